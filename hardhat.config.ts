@@ -1,0 +1,80 @@
+import { subtask } from "hardhat/config";
+import type { HardhatUserConfig } from "hardhat/config";
+import {
+  TASK_COMPILE_GET_REMAPPINGS,
+  TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD,
+} from "hardhat/builtin-tasks/task-names";
+import "@nomicfoundation/hardhat-viem";
+
+import { DEVNET_CHAIN_ID } from "./sdk/chain/devnet";
+
+/**
+ * Compilers come from npm packages (soljson.js), never from the internet.
+ * Each entry maps a configured solc version to the package that ships it.
+ */
+const SOLC_PACKAGES: Readonly<Record<string, string>> = {
+  "0.8.28": "solc",
+  "0.8.17": "solc-0.8.17",
+};
+
+subtask(TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD, async (args: { solcVersion: string }) => {
+  const pkg = SOLC_PACKAGES[args.solcVersion];
+  if (pkg === undefined) {
+    throw new Error(
+      `solc ${args.solcVersion} is not vendored; add an npm alias for it to package.json and SOLC_PACKAGES in hardhat.config.ts`,
+    );
+  }
+  // Hardhat does not check that the soljson matches the configured version, so we do.
+  const solc = require(pkg) as { version(): string };
+  const longVersion = solc.version();
+  if (!longVersion.startsWith(`${args.solcVersion}+`)) {
+    throw new Error(`package ${pkg} ships solc ${longVersion}, expected ${args.solcVersion}`);
+  }
+  return {
+    compilerPath: require.resolve(`${pkg}/soljson.js`),
+    isSolcJs: true,
+    version: args.solcVersion,
+    longVersion,
+  };
+});
+
+// Permit2 imports `solmate/src/...`; use the copy bundled with it, not the npm `solmate` package.
+subtask(TASK_COMPILE_GET_REMAPPINGS).setAction(async (_args, _hre, runSuper) => {
+  const inherited = (await runSuper()) as Record<string, string>;
+  return { ...inherited, "solmate/": "@uniswap/v4-periphery/lib/permit2/lib/solmate/" };
+});
+
+const config: HardhatUserConfig = {
+  solidity: {
+    compilers: [
+      {
+        version: "0.8.28",
+        settings: {
+          evmVersion: "cancun",
+          viaIR: true,
+          optimizer: { enabled: true, runs: 10_000 },
+        },
+      },
+      {
+        // Permit2 pins 0.8.17 and needs viaIR; these are Uniswap's own release settings.
+        version: "0.8.17",
+        settings: {
+          viaIR: true,
+          optimizer: { enabled: true, runs: 1_000_000 },
+          metadata: { bytecodeHash: "none" },
+        },
+      },
+    ],
+  },
+  networks: {
+    hardhat: {
+      chainId: DEVNET_CHAIN_ID,
+      hardfork: "cancun",
+    },
+  },
+  mocha: {
+    timeout: 120_000,
+  },
+};
+
+export default config;

@@ -1,0 +1,51 @@
+import { existsSync } from "node:fs";
+import type { HardhatRuntimeEnvironment } from "hardhat/types";
+import { getAddress } from "viem";
+import { readManifest, writeManifest, type DeploymentManifest } from "../../sdk/chain/manifest";
+import { deployRouterRegistry } from "./deployRegistry";
+import { hardhatClients, type HardhatClients } from "./hardhatClients";
+
+/**
+ * Reuses the manifest when it describes this very chain run: the recorded deploy block still has the
+ * recorded hash and the registry still has code. Anything else (a restarted devnet, another chain) is
+ * a fresh chain, so everything is deployed again.
+ */
+async function manifestMatchesChain({ publicClient }: HardhatClients, manifest: DeploymentManifest): Promise<boolean> {
+  if (manifest.chainId !== (await publicClient.getChainId())) return false;
+  if (BigInt(manifest.deployBlock) > (await publicClient.getBlockNumber())) return false;
+  const block = await publicClient.getBlock({ blockNumber: BigInt(manifest.deployBlock) });
+  if (block.hash !== manifest.deployBlockHash) return false;
+  const code = await publicClient.getCode({ address: manifest.contracts.routerRegistry });
+  return code !== undefined && code !== "0x";
+}
+
+/**
+ * Deploys the project's contracts unless `manifestFile` already describes this chain run, and writes
+ * the manifest. Idempotent per chain run.
+ */
+export async function deployDevnet(
+  hre: HardhatRuntimeEnvironment,
+  manifestFile: string,
+): Promise<{ manifest: DeploymentManifest; reused: boolean }> {
+  const clients = await hardhatClients(hre);
+  if (existsSync(manifestFile)) {
+    const previous = readManifest(manifestFile);
+    if (await manifestMatchesChain(clients, previous)) return { manifest: previous, reused: true };
+  }
+  const [deployer] = clients.walletClients;
+  if (deployer === undefined) throw new Error("the network has no funded account to deploy from");
+
+  // Indexers start from the first block that holds our contracts.
+  const firstBlock = (await clients.publicClient.getBlockNumber()) + 1n;
+  const registry = await deployRouterRegistry(hre, clients, deployer);
+  const deployBlock = await clients.publicClient.getBlock({ blockNumber: firstBlock });
+
+  const manifest: DeploymentManifest = {
+    chainId: await clients.publicClient.getChainId(),
+    deployBlock: Number(deployBlock.number),
+    deployBlockHash: deployBlock.hash,
+    contracts: { routerRegistry: getAddress(registry.address) },
+  };
+  writeManifest(manifestFile, manifest);
+  return { manifest, reused: false };
+}

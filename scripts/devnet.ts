@@ -1,0 +1,106 @@
+/**
+ * `npm start`: a chain-4663 devnet with everything deployed, in one process.
+ *
+ * Each step is one entry of `steps`; adding a service (the API, the relayer) is one line there. A step
+ * may return a stop function; Ctrl-C (or SIGTERM) runs them in reverse order and exits, so nothing the
+ * devnet started outlives it.
+ */
+import hre from "hardhat";
+import { manifestPath, type DeploymentManifest } from "../sdk/chain/manifest";
+import { startChainServer } from "./devnet/chainServer";
+import { devAccounts } from "./devnet/devAccounts";
+import { loadDevnetConfig, type DevnetConfig } from "./devnet/devnetConfig";
+import { deployDevnet } from "./deploy/deployDevnet";
+
+type Stop = () => Promise<void>;
+
+/** What the steps learn as they run; a later step may rely on what an earlier one filled in. */
+type DevnetContext = {
+  config: DevnetConfig;
+  rpcUrl?: string;
+  manifest?: DeploymentManifest;
+  manifestFile?: string;
+};
+
+type Step = { name: string; run(context: DevnetContext): Promise<Stop | void> };
+
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`devnet step order: ${what} is not available yet`);
+  return value;
+}
+
+const steps: Step[] = [
+  {
+    name: "compile contracts",
+    run: async () => {
+      await hre.run("compile", { quiet: true });
+    },
+  },
+  {
+    name: "start chain",
+    run: async (context) => {
+      const server = await startChainServer(hre, context.config.host, context.config.port);
+      context.rpcUrl = server.url;
+      return server.close;
+    },
+  },
+  {
+    name: "deploy contracts",
+    run: async (context) => {
+      const chainId = await (await hre.viem.getPublicClient()).getChainId();
+      context.manifestFile = manifestPath(context.config.deploymentsDir, chainId);
+      context.manifest = (await deployDevnet(hre, context.manifestFile)).manifest;
+    },
+  },
+];
+
+function printBanner(context: DevnetContext): void {
+  const manifest = required(context.manifest, "manifest");
+  const lines = [
+    "",
+    "Devnet ready",
+    `  RPC URL     ${required(context.rpcUrl, "rpcUrl")}`,
+    `  Chain id    ${manifest.chainId} (0x${manifest.chainId.toString(16)})`,
+    `  Manifest    ${required(context.manifestFile, "manifestFile")}`,
+    "",
+    "Contracts",
+    ...Object.entries(manifest.contracts).map(([name, address]) => `  ${name.padEnd(20)} ${address}`),
+    "",
+    "Funded development accounts (10000 ETH each; well-known test keys, never use them on a real chain)",
+    ...devAccounts(hre).map((account, index) => `  #${String(index).padEnd(2)} ${account.address}  ${account.privateKey}`),
+    "",
+    "Press Ctrl-C to stop.",
+    "",
+  ];
+  process.stdout.write(lines.join("\n"));
+}
+
+async function main(): Promise<void> {
+  const context: DevnetContext = { config: loadDevnetConfig() };
+  const stops: Stop[] = [];
+  let stopping = false;
+
+  const stopAll = async (exitCode: number): Promise<never> => {
+    if (stopping) process.exit(exitCode === 0 ? 130 : exitCode);
+    stopping = true;
+    for (const stop of stops.reverse()) {
+      await stop().catch((error: unknown) => console.error("devnet: error while stopping:", error));
+    }
+    process.exit(exitCode);
+  };
+  process.on("SIGINT", () => void stopAll(0));
+  process.on("SIGTERM", () => void stopAll(0));
+
+  for (const step of steps) {
+    try {
+      const stop = await step.run(context);
+      if (stop) stops.push(stop);
+    } catch (error) {
+      console.error(`devnet: step "${step.name}" failed:`, error);
+      await stopAll(1);
+    }
+  }
+  printBanner(context);
+}
+
+void main();

@@ -1,0 +1,93 @@
+import { expect } from "chai";
+import hre from "hardhat";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readManifest, writeManifest } from "../../sdk/chain/manifest";
+import { deployDevnet } from "../../scripts/deploy/deployDevnet";
+
+/** Resolves with the RPC URL once the devnet prints its banner; rejects if it exits first. */
+function waitForReady(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Devnet ready[\s\S]*?RPC URL\s+(\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.once("exit", (code) => reject(new Error(`devnet exited early with ${code}:\n${output}`)));
+  });
+}
+
+async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: unknown };
+  if (body.error) throw new Error(JSON.stringify(body.error));
+  return body.result;
+}
+
+describe("devnet (npm start)", function () {
+  this.timeout(180_000);
+  let directory: string;
+
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), "devnet-"));
+  });
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it("serves chain 0x1237 over JSON-RPC, writes the manifest, and stops cleanly on Ctrl-C", async () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
+    const child = spawn(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/devnet.ts"], {
+      cwd: hre.config.paths.root,
+      env: { ...env, DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const url = await waitForReady(child);
+      expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(await rpc(url, "eth_chainId")).to.equal("0x1237");
+
+      const manifest = readManifest(join(directory, "4663.json"));
+      expect(manifest.chainId).to.equal(4663);
+      expect(await rpc(url, "eth_getCode", [manifest.contracts.routerRegistry, "latest"])).to.not.equal("0x");
+      const block = (await rpc(url, "eth_getBlockByNumber", [`0x${manifest.deployBlock.toString(16)}`, false])) as { hash: string };
+      expect(block.hash).to.equal(manifest.deployBlockHash);
+
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      child.kill("SIGINT");
+      expect(await exited).to.equal(0);
+      let refused = false;
+      await rpc(url, "eth_chainId").catch(() => (refused = true));
+      expect(refused, "the RPC port must be closed after Ctrl-C").to.equal(true);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+
+  it("deploys once per chain run: a second deploy against the same chain reuses the manifest", async () => {
+    const file = join(directory, "4663.json");
+    const first = await deployDevnet(hre, file);
+    const second = await deployDevnet(hre, file);
+    expect(first.reused).to.equal(false);
+    expect(second.reused).to.equal(true);
+    expect(second.manifest).to.deep.equal(first.manifest);
+  });
+
+  it("deploys again when the manifest belongs to another chain run", async () => {
+    const file = join(directory, "4663.json");
+    const first = await deployDevnet(hre, file);
+    // A restarted chain has other block hashes at the same heights.
+    writeManifest(file, { ...first.manifest, deployBlockHash: `0x${"ab".repeat(32)}` });
+    const second = await deployDevnet(hre, file);
+    expect(second.reused).to.equal(false);
+    expect(second.manifest.contracts.routerRegistry).to.not.equal(first.manifest.contracts.routerRegistry);
+    expect(readManifest(file)).to.deep.equal(second.manifest);
+  });
+});
