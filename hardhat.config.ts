@@ -6,7 +6,7 @@ import {
 } from "hardhat/builtin-tasks/task-names";
 import "@nomicfoundation/hardhat-viem";
 
-import { DEVNET_CHAIN_ID } from "./sdk/chain/devnet";
+import { DEVNET_CHAIN_ID, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT } from "./sdk/chain/devnet";
 
 /**
  * Compilers come from npm packages (soljson.js), never from the internet.
@@ -52,7 +52,7 @@ const config: HardhatUserConfig = {
         settings: {
           evmVersion: "cancun",
           viaIR: true,
-          optimizer: { enabled: true, runs: 10_000 },
+          optimizer: { enabled: true, runs: 1_000_000 },
         },
       },
       {
@@ -70,6 +70,13 @@ const config: HardhatUserConfig = {
     hardhat: {
       chainId: DEVNET_CHAIN_ID,
       hardfork: "cancun",
+      // 1,000,000 ETH per development account: seeding the devnet's WETH pools takes a few thousand.
+      accounts: { accountsBalance: "1000000000000000000000000" },
+    },
+    // The running devnet (`npm start`), for scripts such as migrate-router.
+    devnet: {
+      url: process.env.DEVNET_RPC_URL ?? `http://${DEVNET_DEFAULT_HOST}:${DEVNET_DEFAULT_RPC_PORT}`,
+      chainId: DEVNET_CHAIN_ID,
     },
   },
   mocha: {

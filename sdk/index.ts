@@ -17,3 +17,43 @@ export {
 } from "./registry/readRegistry";
 export { SdkError } from "./errors/base";
 export { RegistryResponseError, FeatureIdRangeError } from "./errors/registry";
+
+// --- settlement: route actions, router calldata, Permit2 witness typed data ---
+export { PERMIT2_ADDRESS } from "./chain/permit2";
+export { NATIVE_TOKEN, isNativeToken } from "./tokens/native";
+export { takerSwapRouterAbi } from "./abis/takerSwapRouterAbi";
+export { gaslessSwapRouterAbi } from "./abis/gaslessSwapRouterAbi";
+export { allowanceHolderAbi } from "./abis/allowanceHolderAbi";
+export { permit2Abi } from "./abis/permit2Abi";
+export { type ManifestToken, type ManifestPool } from "./chain/manifest";
+export {
+  encodeRouteActions,
+  decodeRouteActions,
+  hashRouteActions,
+  RouteOpcode,
+  MAX_ROUTE_ACTIONS,
+  type RouteAction,
+} from "./calldata/routeActions";
+export { type SwapOrder } from "./calldata/swapOrder";
+export { SIGNATURE_BYTES, SIGNATURE_PLACEHOLDER, bytesArgumentOffset } from "./calldata/signaturePlaceholder";
+export { patchSignature, normaliseSignature } from "./calldata/patchSignature";
+export {
+  encodeSwapWithPermit,
+  encodeSwapNative,
+  encodeSwapWithAllowance,
+  encodeSwapGasless,
+  type UnsignedCalldata,
+} from "./calldata/swapCalldata";
+export {
+  buildSwapPermitTypedData,
+  buildGaslessPermitTypedData,
+  withDomainType,
+  swapPermitTypes,
+  gaslessPermitTypes,
+  type Permit2Domain,
+  type SwapWitness,
+  type PermitTypedDataParameters,
+} from "./typedData/permit2Witness";
+export { getAmountOut } from "./amm/v2Math";
+export { SignatureLengthError, SignatureOffsetError, RouteActionError } from "./errors/calldata";
+

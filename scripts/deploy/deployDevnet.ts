@@ -3,7 +3,10 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { getAddress } from "viem";
 import { readManifest, writeManifest, type DeploymentManifest } from "../../sdk/chain/manifest";
 import { deployRouterRegistry } from "./deployRegistry";
-import { hardhatClients, type HardhatClients } from "./hardhatClients";
+import { hardhatClients, type DevWalletClient, type HardhatClients } from "./hardhatClients";
+import { deployLiquidity } from "./deployLiquidity";
+import { deployPermit2 } from "./deployPermit2";
+import { deploySettlement } from "./deploySettlement";
 
 /**
  * Reuses the manifest when it describes this very chain run: the recorded deploy block still has the
@@ -17,6 +20,23 @@ async function manifestMatchesChain({ publicClient }: HardhatClients, manifest: 
   if (block.hash !== manifest.deployBlockHash) return false;
   const code = await publicClient.getCode({ address: manifest.contracts.routerRegistry });
   return code !== undefined && code !== "0x";
+}
+
+/** Everything the devnet runs on, in dependency order. Tests deploy through this same function. */
+export async function deployContracts(
+  hre: HardhatRuntimeEnvironment,
+  clients: HardhatClients,
+  deployer: DevWalletClient,
+): Promise<Pick<DeploymentManifest, "contracts" | "tokens" | "pools">> {
+  const registry = getAddress((await deployRouterRegistry(hre, clients, deployer)).address);
+  const permit2 = await deployPermit2(hre, clients);
+  const { weth, uniswapV2Factory, tokens, pools } = await deployLiquidity(hre, clients, deployer);
+  const settlement = await deploySettlement(hre, clients, deployer, { registry, permit2, weth });
+  return {
+    contracts: { routerRegistry: registry, permit2, weth, uniswapV2Factory, ...settlement },
+    tokens,
+    pools,
+  };
 }
 
 /**
@@ -37,14 +57,14 @@ export async function deployDevnet(
 
   // Indexers start from the first block that holds our contracts.
   const firstBlock = (await clients.publicClient.getBlockNumber()) + 1n;
-  const registry = await deployRouterRegistry(hre, clients, deployer);
+  const contracts = await deployContracts(hre, clients, deployer);
   const deployBlock = await clients.publicClient.getBlock({ blockNumber: firstBlock });
 
   const manifest: DeploymentManifest = {
     chainId: await clients.publicClient.getChainId(),
     deployBlock: Number(deployBlock.number),
     deployBlockHash: deployBlock.hash,
-    contracts: { routerRegistry: getAddress(registry.address) },
+    ...contracts,
   };
   writeManifest(manifestFile, manifest);
   return { manifest, reused: false };

@@ -1,5 +1,5 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
-import { createPublicClient, createTestClient, createWalletClient, custom, type Address } from "viem";
+import { createPublicClient, createTestClient, createWalletClient, custom, getAddress, type Address } from "viem";
 import { devnetChain } from "../../sdk/chain/devnet";
 
 /**
@@ -12,7 +12,7 @@ export async function hardhatClients(hre: HardhatRuntimeEnvironment) {
   const settings = { chain: devnetChain, transport, pollingInterval: 50, cacheTime: 0 } as const;
   const publicClient = createPublicClient(settings);
   const accounts = (await hre.network.provider.send("eth_accounts", [])) as Address[];
-  const walletClients = accounts.map((account) => createWalletClient({ ...settings, account }));
+  const walletClients = accounts.map((account) => createWalletClient({ ...settings, account: getAddress(account) }));
   const testClient = createTestClient({ ...settings, mode: "hardhat" });
   return { publicClient, walletClients, testClient };
 }

@@ -16,14 +16,49 @@ export const deploymentManifestSchema = z.object({
   deployBlockHash: hash,
   contracts: z.object({
     routerRegistry: address,
+    permit2: address,
+    weth: address,
+    uniswapV2Factory: address,
+    allowanceHolder: address,
+    takerSwapRouter: address,
+    gaslessSwapRouter: address,
   }),
+  tokens: z.array(
+    z.object({ symbol: z.string().min(1), name: z.string(), address, decimals: z.number().int().min(0).max(255) }),
+  ),
+  pools: z.array(
+    z.object({
+      address,
+      token0: address,
+      token1: address,
+      source: z.literal("uniswap-v2"),
+      feeBps: z.number().int().min(0).max(9999),
+    }),
+  ),
 });
 
+export type ManifestToken = { symbol: string; name: string; address: Address; decimals: number };
+export type ManifestPool = { address: Address; token0: Address; token1: Address; source: "uniswap-v2"; feeBps: number };
+
+/**
+ * What the deploy flow put on a chain. `takerSwapRouter` and `gaslessSwapRouter` are the routers
+ * deployed with it; after a migration the registry, not the manifest, names the active ones.
+ */
 export type DeploymentManifest = {
   chainId: number;
   deployBlock: number;
   deployBlockHash: Hex;
-  contracts: { routerRegistry: Address };
+  contracts: {
+    routerRegistry: Address;
+    permit2: Address;
+    weth: Address;
+    uniswapV2Factory: Address;
+    allowanceHolder: Address;
+    takerSwapRouter: Address;
+    gaslessSwapRouter: Address;
+  };
+  tokens: ManifestToken[];
+  pools: ManifestPool[];
 };
 
 /** Where the manifest of `chainId` lives inside `directory`. */

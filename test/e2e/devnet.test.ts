@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import hre from "hardhat";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { getAddress } from "viem";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,6 +60,25 @@ describe("devnet (npm start)", function () {
       expect(await rpc(url, "eth_getCode", [manifest.contracts.routerRegistry, "latest"])).to.not.equal("0x");
       const block = (await rpc(url, "eth_getBlockByNumber", [`0x${manifest.deployBlock.toString(16)}`, false])) as { hash: string };
       expect(block.hash).to.equal(manifest.deployBlockHash);
+
+      // Both routers are registered: ownerOf(2) and ownerOf(3) by raw selector.
+      const ownerOf = async (feature: number) =>
+        getAddress(`0x${((await rpc(url, "eth_call", [{ to: manifest.contracts.routerRegistry, data: `0x6352211e${feature.toString(16).padStart(64, "0")}` }, "latest"])) as string).slice(-40)}`);
+      expect(await ownerOf(2)).to.equal(manifest.contracts.takerSwapRouter);
+      expect(await ownerOf(3)).to.equal(manifest.contracts.gaslessSwapRouter);
+
+      // npm run migrate-router -- 2 against the running devnet: a new current router, the old one as prev.
+      const migration = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/migrateRouter.ts", "2"], {
+        cwd: hre.config.paths.root,
+        env: { ...env, DEVNET_RPC_URL: url, DEPLOYMENTS_DIR: directory },
+        encoding: "utf8",
+      });
+      expect(migration.status, migration.stderr).to.equal(0);
+      expect(migration.stdout).to.match(/Feature 2 migrated to 0x[0-9a-fA-F]{40}/);
+      const migrated = await ownerOf(2);
+      expect(migrated).to.not.equal(manifest.contracts.takerSwapRouter);
+      const previous = (await rpc(url, "eth_call", [{ to: manifest.contracts.routerRegistry, data: `0xe2603dc2${"0".repeat(63)}2` }, "latest"])) as string;
+      expect(getAddress(`0x${previous.slice(-40)}`)).to.equal(manifest.contracts.takerSwapRouter);
 
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
       child.kill("SIGINT");

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+/// @title ISwapSettlement
+/// @notice What every settlement router shares: the order a taker signs or sends, the settlement
+/// event indexers follow, and the errors a failed swap explains itself with.
+/// @dev A swap delivers `sellAmount` of `sellToken` into the route, runs the route `actions` in
+/// order, then settles: the route must end holding `buyToken`, and the recipient must receive at
+/// least `minBuyAmount` of it. Settlement is not an action, so no route can skip it.
+///
+/// Route actions are packed back to back, each one opcode byte followed by fixed-size operands:
+/// - `0x01` SWAP_V2: pair (20 bytes), tokenOut (20 bytes), pool fee in bps (2 bytes). Swaps the whole
+///   running amount through a Uniswap-V2-style pair. Its output goes straight to the next action's pair
+///   when the next action is also a swap, to the recipient when it is the last action, else to the router.
+/// - `0x02` WRAP: wraps the running native amount into WETH.
+/// - `0x03` UNWRAP: unwraps the running WETH amount into native ETH.
+/// - `0x04` FEE: bps (2 bytes), fee recipient (20 bytes). Pays `amount * bps / 10000` of the running
+///   token (the buy token when placed last) to the fee recipient and keeps the rest running.
+/// The native asset is written as 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE.
+interface ISwapSettlement {
+    /// @notice The order. With permit settlement every field is bound by the taker's signature.
+    struct SwapParams {
+        address sellToken;
+        uint256 sellAmount;
+        address buyToken;
+        uint256 minBuyAmount;
+        address recipient;
+        uint256 deadline;
+        bytes32 quoteId;
+        bytes actions;
+    }
+
+    /// @notice A swap filled. `buyAmount` is what the recipient received, after `feeAmount` (the
+    /// platform fee, in the buy token) was paid.
+    event SwapSettled(
+        bytes32 indexed quoteId,
+        address indexed taker,
+        address indexed recipient,
+        address sellToken,
+        uint256 sellAmount,
+        address buyToken,
+        uint256 buyAmount,
+        uint256 feeAmount
+    );
+
+    /// @notice The order's deadline has passed.
+    error SwapDeadlineExpired(uint256 deadline, uint256 timestamp);
+    /// @notice The recipient would receive less than the signed minimum.
+    error SwapInsufficientOutput(uint256 received, uint256 minimum);
+    /// @notice A permit signature must be exactly 65 bytes (r, s, v); compact 64-byte signatures are refused.
+    error SwapInvalidSignatureLength(uint256 length);
+    /// @notice The action at byte `offset` has an unknown opcode.
+    error SwapUnknownAction(uint8 opcode, uint256 offset);
+    /// @notice The action at byte `offset` is cut short.
+    error SwapTruncatedAction(uint256 offset);
+    /// @notice A route may hold at most `max` actions.
+    error SwapTooManyActions(uint256 max);
+    /// @notice An action needs `expected` as its input token but the route holds `actual`.
+    error SwapUnexpectedToken(address expected, address actual);
+    /// @notice A native sell must send exactly `sellAmount` as value; other sells send none.
+    error SwapNativeValueMismatch(uint256 expected, uint256 sent);
+    /// @notice Native ETH could not be delivered to `to`.
+    error SwapNativeTransferFailed(address to, uint256 amount);
+    /// @notice The recipient or another required address is zero.
+    error SwapZeroAddress();
+    /// @notice A fee above 100 % was requested.
+    error SwapFeeTooHigh(uint256 bps);
+}

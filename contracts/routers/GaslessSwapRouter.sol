@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfaces/ISignatureTransfer.sol";
+import {IGaslessSwapRouter} from "../interfaces/IGaslessSwapRouter.sol";
+import {IWETH9} from "../interfaces/IWETH9.sol";
+import {SwapWitnessHash} from "../libraries/SwapWitnessHash.sol";
+import {RouteExecutor} from "./RouteExecutor.sol";
+
+/// @title GaslessSwapRouter
+/// @notice Feature-3 router: a relayer submits the taker's signed swap and is paid in the sell token.
+contract GaslessSwapRouter is IGaslessSwapRouter, RouteExecutor {
+    using SafeERC20 for IERC20;
+
+    /// @notice Uniswap's Permit2.
+    ISignatureTransfer public immutable permit2;
+
+    /// @param permit2_ Permit2.
+    /// @param weth_ Wrapped ether.
+    constructor(ISignatureTransfer permit2_, IWETH9 weth_) RouteExecutor(weth_) {
+        if (address(permit2_) == address(0)) revert SwapZeroAddress();
+        permit2 = permit2_;
+    }
+
+    /// @inheritdoc IGaslessSwapRouter
+    function swapGasless(
+        SwapParams calldata params,
+        address taker,
+        uint256 relayerFee,
+        uint256 nonce,
+        bytes calldata signature
+    ) external returns (uint256 buyAmount) {
+        _checkOrder(params);
+        _checkSignatureLength(signature);
+        if (params.sellToken == NATIVE) revert SwapNativeSellNotGasless();
+        // One signed transfer of sell amount plus fee into the router, which then splits it.
+        permit2.permitWitnessTransferFrom(
+            ISignatureTransfer.PermitTransferFrom({
+                permitted: ISignatureTransfer.TokenPermissions({
+                    token: params.sellToken,
+                    amount: params.sellAmount + relayerFee
+                }),
+                nonce: nonce,
+                deadline: params.deadline
+            }),
+            ISignatureTransfer.SignatureTransferDetails({to: address(this), requestedAmount: params.sellAmount + relayerFee}),
+            taker,
+            SwapWitnessHash.hashGaslessWitness(params, relayerFee),
+            SwapWitnessHash.GASLESS_WITNESS_TYPE_STRING,
+            signature
+        );
+        if (relayerFee != 0) {
+            IERC20(params.sellToken).safeTransfer(msg.sender, relayerFee);
+            emit RelayerFeePaid(params.quoteId, msg.sender, params.sellToken, relayerFee);
+        }
+        address destination = _inputDestination(params.actions);
+        if (destination != address(this)) IERC20(params.sellToken).safeTransfer(destination, params.sellAmount);
+        buyAmount = _executeAndSettle(params, taker, params.sellToken, params.sellAmount, destination);
+    }
+}

@@ -1,0 +1,119 @@
+/**
+ * `npm run bench:gas`: gasUsed of the same swap through our feature-2 router, Uniswap's
+ * UniversalRouter, UniswapV2Router02 and the bare floor (transfer + pair.swap), each measured from the
+ * same chain state (an EVM snapshot is restored before every measurement) in one run.
+ */
+import hre from "hardhat";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseUnits } from "viem";
+import { formatTable } from "./printTable";
+import {
+  gasBenchSetup,
+  grantPermit2Allowance,
+  measureFloor,
+  measureOurs,
+  measureRouter02,
+  measureUniversalRouter,
+  type BenchSwap,
+  type GasBench,
+  type Measurement,
+  type Venue,
+} from "./gasVenues";
+
+const INTRINSIC_GAS = 21_000n;
+
+type Row = { name: string; swap: BenchSwap; venues: Venue[] };
+
+async function snapshot(): Promise<string> {
+  return (await hre.network.provider.request({ method: "evm_snapshot", params: [] })) as string;
+}
+async function revert(id: string): Promise<void> {
+  const reverted = await hre.network.provider.request({ method: "evm_revert", params: [id] });
+  if (reverted !== true) throw new Error(`could not restore snapshot ${id}`);
+}
+
+/** The floor takes several transactions; count the 21,000 intrinsic gas once, as one transaction would. */
+function total(measurement: Measurement): bigint {
+  const sum = measurement.gasUsed.reduce((a, b) => a + b, 0n);
+  return sum - INTRINSIC_GAS * BigInt(measurement.gasUsed.length - 1);
+}
+
+async function main(): Promise<void> {
+  await hre.run("compile", { quiet: true });
+  const bench = await gasBenchSetup();
+  const { token } = bench;
+  const [USDC, WETH, LINK] = [token("USDC"), token("WETH"), token("LINK")];
+  const measure: Record<Venue, (bench: GasBench, swap: BenchSwap) => Promise<Measurement>> = {
+    ours: measureOurs,
+    universalRouter: measureUniversalRouter,
+    router02: measureRouter02,
+    floor: measureFloor,
+  };
+  const all: Venue[] = ["ours", "universalRouter", "router02", "floor"];
+  const rows: Row[] = [
+    { name: "ERC20→ERC20, 1 hop, Permit2 signature", swap: { path: [USDC, WETH], amountIn: parseUnits("3000", 6), nativeIn: false, nativeOut: false, settlement: "permit" }, venues: ["ours", "universalRouter", "floor"] },
+    { name: "ERC20→ERC20, 1 hop, allowance", swap: { path: [USDC, WETH], amountIn: parseUnits("3000", 6), nativeIn: false, nativeOut: false, settlement: "allowance" }, venues: all },
+    { name: "ETH→ERC20, 1 hop", swap: { path: [WETH, USDC], amountIn: parseUnits("1", 18), nativeIn: true, nativeOut: false, settlement: "allowance" }, venues: all },
+    { name: "ERC20→ETH, 1 hop, Permit2 signature", swap: { path: [USDC, WETH], amountIn: parseUnits("3000", 6), nativeIn: false, nativeOut: true, settlement: "permit" }, venues: all },
+    { name: "ERC20→ERC20, 2 hops, Permit2 signature", swap: { path: [LINK, WETH, USDC], amountIn: parseUnits("200", 18), nativeIn: false, nativeOut: false, settlement: "permit" }, venues: all },
+  ];
+
+  // Warm-up: every pair has traded, and the taker has used Permit2 through both routers once, so
+  // no venue pays first-use storage costs that the others would not.
+  for (const row of rows) {
+    await measureRouter02(bench, row.swap);
+    if (!row.swap.nativeIn) {
+      await measureOurs(bench, { ...row.swap, settlement: "permit" });
+      await measureUniversalRouter(bench, { ...row.swap, settlement: "permit" });
+    }
+  }
+  // The allowance row's UniversalRouter path spends a standing Permit2 allowance (a signed permit
+  // would overwrite it, so it is granted after the warm-up).
+  await grantPermit2Allowance(bench, USDC);
+  await grantPermit2Allowance(bench, LINK);
+
+  const results: { row: string; gas: Partial<Record<Venue, number>> }[] = [];
+  for (const row of rows) {
+    // Reverting consumes a snapshot, so a fresh one of the same state is taken each time.
+    let start = await snapshot();
+    const gas: Partial<Record<Venue, number>> = {};
+    for (const venue of row.venues) {
+      gas[venue] = Number(total(await measure[venue](bench, row.swap)));
+      await revert(start);
+      start = await snapshot();
+    }
+    results.push({ row: row.name, gas });
+  }
+
+  const cell = (value: number | undefined) => (value === undefined ? "n/a" : value.toLocaleString("en-US"));
+  const ratio = (value: number | undefined, base: number | undefined) => (value === undefined || base === undefined ? "n/a" : `${(value / base).toFixed(3)}x`);
+  const table = formatTable(
+    ["swap", "ours", "UniversalRouter", "Router02", "floor", "ours/UR", "ours/floor", "UR/floor"],
+    results.map(({ row, gas }) => [
+      row,
+      cell(gas.ours),
+      cell(gas.universalRouter),
+      cell(gas.router02),
+      cell(gas.floor),
+      ratio(gas.ours, gas.universalRouter),
+      ratio(gas.ours, gas.floor),
+      ratio(gas.universalRouter, gas.floor),
+    ]),
+  );
+  process.stdout.write(`\ngasUsed per swap (chain 4663, same starting state for every column)\n\n${table}\n\n`);
+  process.stdout.write("floor: transfer into the pair + pair.swap per hop (+ WETH deposit/withdraw for ETH legs), summed, with 21,000 intrinsic gas counted once.\n");
+  process.stdout.write("Router02 cannot use Permit2: in the signed rows it runs its ordinary approve-based swap.\n");
+  const beaten = results.every(({ gas }) => gas.ours === undefined || gas.universalRouter === undefined || gas.ours < gas.universalRouter);
+  process.stdout.write(`ours below UniversalRouter in every row both can do: ${beaten ? "yes" : "NO"}\n`);
+
+  const directory = join(hre.config.paths.root, "bench-results");
+  mkdirSync(directory, { recursive: true });
+  writeFileSync(join(directory, "gas.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), results }, null, 2)}\n`);
+  process.stdout.write(`written to bench-results/gas.json\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

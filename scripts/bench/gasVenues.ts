@@ -1,0 +1,258 @@
+import hre from "hardhat";
+import { randomBytes } from "node:crypto";
+import { encodeAbiParameters, erc20Abi, maxUint256, parseAbiParameters, type Address, type Hex } from "viem";
+import {
+  buildSwapPermitTypedData,
+  encodeRouteActions,
+  encodeSwapNative,
+  encodeSwapWithAllowance,
+  encodeSwapWithPermit,
+  getAmountOut,
+  NATIVE_TOKEN,
+  patchSignature,
+  type RouteAction,
+  type SwapOrder,
+} from "../../sdk";
+import { deployContracts } from "../deploy/deployDevnet";
+import { hardhatClients, type DevWalletClient } from "../deploy/hardhatClients";
+import { devAccounts } from "../devnet/devAccounts";
+import { UNISWAP_V2_PAIR_INIT_CODE_HASH, uniswapArtifacts } from "../deploy/uniswapArtifacts";
+import { deployBytecode } from "../deploy/writeAndWait";
+import { privateKeyToAccount } from "viem/accounts";
+
+const MSG_SENDER: Address = "0x0000000000000000000000000000000000000001";
+const ADDRESS_THIS: Address = "0x0000000000000000000000000000000000000002";
+const ZERO: Address = "0x0000000000000000000000000000000000000000";
+const ZERO_HASH: Hex = `0x${"00".repeat(32)}`;
+
+const pairAbi = [
+  { type: "function", name: "getReserves", stateMutability: "view", inputs: [], outputs: [{ type: "uint112" }, { type: "uint112" }, { type: "uint32" }] },
+  { type: "function", name: "swap", stateMutability: "nonpayable", inputs: [{ type: "uint256" }, { type: "uint256" }, { type: "address" }, { type: "bytes" }], outputs: [] },
+] as const;
+const wethAbi = [
+  { type: "function", name: "deposit", stateMutability: "payable", inputs: [], outputs: [] },
+  { type: "function", name: "withdraw", stateMutability: "nonpayable", inputs: [{ type: "uint256" }], outputs: [] },
+] as const;
+const permit2AllowanceAbi = [
+  { type: "function", name: "approve", stateMutability: "nonpayable", inputs: [{ type: "address" }, { type: "address" }, { type: "uint160" }, { type: "uint48" }], outputs: [] },
+  { type: "function", name: "allowance", stateMutability: "view", inputs: [{ type: "address" }, { type: "address" }, { type: "address" }], outputs: [{ type: "uint160" }, { type: "uint48" }, { type: "uint48" }] },
+] as const;
+
+export type Venue = "ours" | "universalRouter" | "router02" | "floor";
+/** One measured swap: gas of each transaction it took (the floor takes several). */
+export type Measurement = { gasUsed: bigint[]; received: bigint };
+
+/** A devnet with every venue deployed and a taker that has approved each of them. */
+export async function gasBenchSetup() {
+  const clients = await hardhatClients(hre);
+  const [deployer, taker] = clients.walletClients as [DevWalletClient, DevWalletClient];
+  const deployed = await deployContracts(hre, clients, deployer);
+  const { contracts } = deployed;
+  const universalRouter = await deployBytecode(clients, deployer, uniswapArtifacts.universalRouter(), [
+    {
+      permit2: contracts.permit2,
+      weth9: contracts.weth,
+      v2Factory: contracts.uniswapV2Factory,
+      v3Factory: ZERO,
+      pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH,
+      poolInitCodeHash: ZERO_HASH,
+      v4PoolManager: ZERO,
+      v3NFTPositionManager: ZERO,
+      v4PositionManager: ZERO,
+      spokePool: ZERO,
+    },
+  ]);
+  const router02 = await deployBytecode(clients, deployer, uniswapArtifacts.router02(), [contracts.uniswapV2Factory, contracts.weth]);
+  const key = devAccounts(hre).find((account) => account.address === taker.account.address)!;
+  const signer = privateKeyToAccount(key.privateKey);
+  const token = (symbol: string) => deployed.tokens.find((candidate) => candidate.symbol === symbol)!.address;
+  const pairOf = (a: Address, b: Address) =>
+    deployed.pools.find((pool) => (pool.token0 === a && pool.token1 === b) || (pool.token0 === b && pool.token1 === a))!.address;
+  const wait = async (hash: Hex) => clients.publicClient.waitForTransactionReceipt({ hash });
+
+  for (const symbol of ["USDC", "LINK"]) {
+    for (const spender of [contracts.permit2, contracts.allowanceHolder, router02]) {
+      await wait(await taker.writeContract({ address: token(symbol), abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] }));
+    }
+  }
+  return { clients, deployer, taker, signer, deployed, contracts, universalRouter, router02, token, pairOf, wait };
+}
+
+export type GasBench = Awaited<ReturnType<typeof gasBenchSetup>>;
+
+/** A swap to measure: a token path (WETH stands for ETH at the native ends) and the amount sold. */
+export type BenchSwap = { path: Address[]; amountIn: bigint; nativeIn: boolean; nativeOut: boolean; settlement: "permit" | "allowance" };
+
+async function quote(bench: GasBench, path: Address[], amountIn: bigint): Promise<bigint> {
+  let amount = amountIn;
+  for (let hop = 0; hop + 1 < path.length; hop++) {
+    const [tokenIn, tokenOut] = [path[hop]!, path[hop + 1]!];
+    const [reserve0, reserve1] = await bench.clients.publicClient.readContract({ address: bench.pairOf(tokenIn, tokenOut), abi: pairAbi, functionName: "getReserves" });
+    const zeroForOne = tokenIn.toLowerCase() < tokenOut.toLowerCase();
+    amount = getAmountOut(amount, zeroForOne ? reserve0 : reserve1, zeroForOne ? reserve1 : reserve0, 30);
+  }
+  return amount;
+}
+
+let nonce = 1n;
+
+/** Our feature-2 router, with the settlement the row names. */
+export async function measureOurs(bench: GasBench, swap: BenchSwap): Promise<Measurement> {
+  const { taker, contracts, wait } = bench;
+  const actions: RouteAction[] = [];
+  if (swap.nativeIn) actions.push({ type: "wrap" });
+  for (let hop = 0; hop + 1 < swap.path.length; hop++) {
+    actions.push({ type: "swapV2", pair: bench.pairOf(swap.path[hop]!, swap.path[hop + 1]!), tokenOut: swap.path[hop + 1]!, feeBps: 30 });
+  }
+  if (swap.nativeOut) actions.push({ type: "unwrap" });
+  const expected = await quote(bench, swap.path, swap.amountIn);
+  const now = (await bench.clients.publicClient.getBlock()).timestamp;
+  const order: SwapOrder = {
+    sellToken: swap.nativeIn ? NATIVE_TOKEN : swap.path[0]!,
+    sellAmount: swap.amountIn,
+    buyToken: swap.nativeOut ? NATIVE_TOKEN : swap.path[swap.path.length - 1]!,
+    minBuyAmount: expected,
+    recipient: taker.account.address,
+    deadline: now + 600n,
+    // Like the API's: 128 random bits, right-aligned in the bytes32.
+    quoteId: `0x${"00".repeat(16)}${randomBytes(16).toString("hex")}`,
+    actions: encodeRouteActions(actions),
+  };
+  let hash: Hex;
+  if (swap.nativeIn) {
+    hash = await taker.sendTransaction({ to: contracts.takerSwapRouter, data: encodeSwapNative(order), value: swap.amountIn });
+  } else if (swap.settlement === "allowance") {
+    hash = await taker.sendTransaction({ to: contracts.allowanceHolder, data: encodeSwapWithAllowance(order, contracts.takerSwapRouter) });
+  } else {
+    const permitNonce = nonce++;
+    const signature = await bench.signer.signTypedData(
+      buildSwapPermitTypedData({ chainId: 4663, permit2: contracts.permit2, router: contracts.takerSwapRouter, order, nonce: permitNonce }),
+    );
+    const { data, signatureOffset } = encodeSwapWithPermit(order, permitNonce);
+    hash = await taker.sendTransaction({ to: contracts.takerSwapRouter, data: patchSignature(data, signatureOffset, signature) });
+  }
+  return { gasUsed: [(await wait(hash)).gasUsed], received: expected };
+}
+
+/** Uniswap's UniversalRouter: PERMIT2_PERMIT (signed rows) or a standing Permit2 allowance, then V2_SWAP_EXACT_IN. */
+export async function measureUniversalRouter(bench: GasBench, swap: BenchSwap): Promise<Measurement> {
+  const { taker, contracts, wait, universalRouter } = bench;
+  const expected = await quote(bench, swap.path, swap.amountIn);
+  const now = (await bench.clients.publicClient.getBlock()).timestamp;
+  const commands: number[] = [];
+  const inputs: Hex[] = [];
+  if (swap.nativeIn) {
+    commands.push(0x0b);
+    inputs.push(encodeAbiParameters(parseAbiParameters("address, uint256"), [ADDRESS_THIS, swap.amountIn]));
+  } else if (swap.settlement === "permit") {
+    const [, , permitNonce] = await bench.clients.publicClient.readContract({
+      address: contracts.permit2,
+      abi: permit2AllowanceAbi,
+      functionName: "allowance",
+      args: [taker.account.address, swap.path[0]!, universalRouter],
+    });
+    const details = { token: swap.path[0]!, amount: swap.amountIn, expiration: Number(now + 3600n), nonce: permitNonce };
+    const signature = await bench.signer.signTypedData({
+      domain: { name: "Permit2", chainId: 4663, verifyingContract: contracts.permit2 },
+      types: {
+        PermitSingle: [
+          { name: "details", type: "PermitDetails" },
+          { name: "spender", type: "address" },
+          { name: "sigDeadline", type: "uint256" },
+        ],
+        PermitDetails: [
+          { name: "token", type: "address" },
+          { name: "amount", type: "uint160" },
+          { name: "expiration", type: "uint48" },
+          { name: "nonce", type: "uint48" },
+        ],
+      },
+      primaryType: "PermitSingle",
+      message: { details, spender: universalRouter, sigDeadline: now + 600n },
+    });
+    commands.push(0x0a);
+    inputs.push(
+      encodeAbiParameters(parseAbiParameters("((address token,uint160 amount,uint48 expiration,uint48 nonce) details,address spender,uint256 sigDeadline), bytes"), [
+        { details, spender: universalRouter, sigDeadline: now + 600n },
+        signature,
+      ]),
+    );
+  }
+  commands.push(0x08);
+  inputs.push(
+    encodeAbiParameters(parseAbiParameters("address, uint256, uint256, address[], bool"), [
+      swap.nativeOut ? ADDRESS_THIS : MSG_SENDER,
+      swap.amountIn,
+      expected,
+      swap.path,
+      !swap.nativeIn,
+    ]),
+  );
+  if (swap.nativeOut) {
+    commands.push(0x0c);
+    inputs.push(encodeAbiParameters(parseAbiParameters("address, uint256"), [MSG_SENDER, expected]));
+  }
+  const data = encodeUniversalExecute(commands, inputs, now + 600n);
+  const hash = await taker.sendTransaction({ to: universalRouter, data, value: swap.nativeIn ? swap.amountIn : 0n });
+  return { gasUsed: [(await wait(hash)).gasUsed], received: expected };
+}
+
+function encodeUniversalExecute(commands: number[], inputs: Hex[], deadline: bigint): Hex {
+  const args = encodeAbiParameters(parseAbiParameters("bytes, bytes[], uint256"), [
+    `0x${commands.map((command) => command.toString(16).padStart(2, "0")).join("")}`,
+    inputs,
+    deadline,
+  ]);
+  return `0x3593564c${args.slice(2)}`;
+}
+
+/** Gives the UniversalRouter a standing Permit2 allowance, as its allowance path expects. */
+export async function grantPermit2Allowance(bench: GasBench, token: Address): Promise<void> {
+  await bench.wait(
+    await bench.taker.writeContract({
+      address: bench.contracts.permit2,
+      abi: permit2AllowanceAbi,
+      functionName: "approve",
+      args: [token, bench.universalRouter, 2n ** 160n - 1n, 2 ** 48 - 1],
+    }),
+  );
+}
+
+/** UniswapV2Router02 with a plain ERC20 approval (it cannot use Permit2). */
+export async function measureRouter02(bench: GasBench, swap: BenchSwap): Promise<Measurement> {
+  const { taker, router02, wait } = bench;
+  const abi = uniswapArtifacts.router02().abi;
+  const expected = await quote(bench, swap.path, swap.amountIn);
+  const deadline = (await bench.clients.publicClient.getBlock()).timestamp + 600n;
+  const to = taker.account.address;
+  let hash: Hex;
+  if (swap.nativeIn) {
+    hash = await taker.writeContract({ address: router02, abi, functionName: "swapExactETHForTokens", args: [expected, swap.path, to, deadline], value: swap.amountIn });
+  } else if (swap.nativeOut) {
+    hash = await taker.writeContract({ address: router02, abi, functionName: "swapExactTokensForETH", args: [swap.amountIn, expected, swap.path, to, deadline] });
+  } else {
+    hash = await taker.writeContract({ address: router02, abi, functionName: "swapExactTokensForTokens", args: [swap.amountIn, expected, swap.path, to, deadline] });
+  }
+  return { gasUsed: [(await wait(hash)).gasUsed], received: expected };
+}
+
+/** The bare floor: wrap if needed, transfer into the first pair, pair.swap per hop, unwrap if needed. */
+export async function measureFloor(bench: GasBench, swap: BenchSwap): Promise<Measurement> {
+  const { taker, contracts, wait } = bench;
+  const gasUsed: bigint[] = [];
+  const send = async (hash: Hex) => gasUsed.push((await wait(hash)).gasUsed);
+  const expected = await quote(bench, swap.path, swap.amountIn);
+  if (swap.nativeIn) await send(await taker.writeContract({ address: contracts.weth, abi: wethAbi, functionName: "deposit", value: swap.amountIn }));
+  await send(await taker.writeContract({ address: swap.path[0]!, abi: erc20Abi, functionName: "transfer", args: [bench.pairOf(swap.path[0]!, swap.path[1]!), swap.amountIn] }));
+  let amount = swap.amountIn;
+  for (let hop = 0; hop + 1 < swap.path.length; hop++) {
+    const [tokenIn, tokenOut] = [swap.path[hop]!, swap.path[hop + 1]!];
+    const out = await quote(bench, [tokenIn, tokenOut], amount);
+    const zeroForOne = tokenIn.toLowerCase() < tokenOut.toLowerCase();
+    const to = hop + 2 < swap.path.length ? bench.pairOf(tokenOut, swap.path[hop + 2]!) : taker.account.address;
+    await send(await taker.writeContract({ address: bench.pairOf(tokenIn, tokenOut), abi: pairAbi, functionName: "swap", args: [zeroForOne ? 0n : out, zeroForOne ? out : 0n, to, "0x"] }));
+    amount = out;
+  }
+  if (swap.nativeOut) await send(await taker.writeContract({ address: contracts.weth, abi: wethAbi, functionName: "withdraw", args: [amount] }));
+  return { gasUsed, received: expected };
+}

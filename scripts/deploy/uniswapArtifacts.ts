@@ -1,0 +1,22 @@
+import type { Abi, Hex } from "viem";
+
+type NpmArtifact = { abi: Abi; bytecode: Hex };
+
+/** Uniswap's build artifacts ship bytecode without the 0x prefix. */
+function load(path: string): NpmArtifact {
+  const artifact = require(path) as { abi: Abi; bytecode: string };
+  const bytecode = (artifact.bytecode.startsWith("0x") ? artifact.bytecode : `0x${artifact.bytecode}`) as Hex;
+  return { abi: artifact.abi, bytecode };
+}
+
+/** Uniswap V2 and WETH9, deployed from their published npm builds rather than rebuilt. */
+export const uniswapArtifacts = {
+  factory: () => load("@uniswap/v2-core/build/UniswapV2Factory.json"),
+  pair: () => load("@uniswap/v2-core/build/UniswapV2Pair.json"),
+  weth9: () => load("@uniswap/v2-periphery/build/WETH9.json"),
+  router02: () => load("@uniswap/v2-periphery/build/UniswapV2Router02.json"),
+  universalRouter: () => load("@uniswap/universal-router/artifacts/contracts/UniversalRouter.sol/UniversalRouter.json"),
+};
+
+/** keccak256 of the UniswapV2Pair creation code: the init-code hash Router02 has built in. */
+export const UNISWAP_V2_PAIR_INIT_CODE_HASH: Hex = "0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f";

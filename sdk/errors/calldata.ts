@@ -1,0 +1,41 @@
+import { SdkError } from "./base";
+
+/** A permit signature that is not exactly 65 bytes. */
+export class SignatureLengthError extends SdkError {
+  override name = "SignatureLengthError";
+  readonly actualBytes: number | undefined;
+  constructor(signature: string) {
+    const body = signature.startsWith("0x") || signature.startsWith("0X") ? signature.slice(2) : signature;
+    const isHex = /^[0-9a-fA-F]*$/.test(body) && body.length % 2 === 0;
+    const actual = isHex ? body.length / 2 : undefined;
+    super(
+      isHex
+        ? `signature is ${actual} bytes (${body.length} hex characters); expected 65 bytes (130 hex characters)`
+        : "signature is not a hex string; expected 65 bytes as 130 hex characters",
+      {
+        details:
+          "Sign the quote's permit2 typed data with eth_signTypedData_v4 and pass the (r, s, v) signature as is. " +
+          "Compact 64-byte (EIP-2098) signatures are not accepted.",
+      },
+    );
+    this.actualBytes = actual;
+  }
+}
+
+/** The signature offset does not point at a 65-byte placeholder inside the calldata. */
+export class SignatureOffsetError extends SdkError {
+  override name = "SignatureOffsetError";
+  constructor(offset: number, dataBytes: number) {
+    super(`signature offset ${offset} does not leave room for 65 bytes in ${dataBytes} bytes of calldata`, {
+      details: "Use tx.signature_offset from the same quote as tx.data, unmodified.",
+    });
+  }
+}
+
+/** A route action that cannot be encoded or decoded. */
+export class RouteActionError extends SdkError {
+  override name = "RouteActionError";
+  constructor(message: string) {
+    super(message, { details: "Route actions come from the quote; do not build or alter them by hand." });
+  }
+}

@@ -1,0 +1,174 @@
+import { expect } from "chai";
+import hre from "hardhat";
+import fc from "fast-check";
+import { decodeFunctionData, encodeFunctionData, getAddress, keccak256, type Address, type Hex } from "viem";
+import {
+  allowanceHolderAbi,
+  buildSwapPermitTypedData,
+  decodeRouteActions,
+  encodeRouteActions,
+  encodeSwapGasless,
+  encodeSwapWithAllowance,
+  encodeSwapWithPermit,
+  gaslessSwapRouterAbi,
+  hashRouteActions,
+  patchSignature,
+  RouteActionError,
+  SIGNATURE_PLACEHOLDER,
+  SignatureLengthError,
+  SignatureOffsetError,
+  takerSwapRouterAbi,
+  withDomainType,
+  type RouteAction,
+  type SwapOrder,
+} from "../../sdk";
+
+const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => getAddress(`0x${Buffer.from(bytes).toString("hex")}`));
+const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `0x${Buffer.from(bytes).toString("hex")}` as Hex);
+const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });
+const action: fc.Arbitrary<RouteAction> = fc.oneof(
+  fc.record({ type: fc.constant("swapV2" as const), pair: address, tokenOut: address, feeBps: fc.integer({ min: 0, max: 9999 }) }),
+  fc.constant({ type: "wrap" as const }),
+  fc.constant({ type: "unwrap" as const }),
+  fc.record({ type: fc.constant("fee" as const), bps: fc.integer({ min: 0, max: 10_000 }), recipient: address }),
+);
+const actions = fc.array(action, { maxLength: 8 });
+const order: fc.Arbitrary<SwapOrder> = fc.record({
+  sellToken: address,
+  sellAmount: uint256,
+  buyToken: address,
+  minBuyAmount: uint256,
+  recipient: address,
+  deadline: uint256,
+  quoteId: bytes32,
+  actions: actions.map(encodeRouteActions),
+});
+const signature = fc.uint8Array({ minLength: 65, maxLength: 65 }).map((bytes) => `0x${Buffer.from(bytes).toString("hex")}` as Hex);
+
+describe("sdk calldata", () => {
+  describe("route actions", () => {
+    it("decode(encode(actions)) gives the actions back, and the hash is keccak256 of the packed bytes", () => {
+      fc.assert(
+        fc.property(actions, (list) => {
+          const encoded = encodeRouteActions(list);
+          expect(decodeRouteActions(encoded)).to.deep.equal(list);
+          expect(hashRouteActions(encoded)).to.equal(keccak256(encoded));
+        }),
+      );
+    });
+
+    it("packs each action in its documented width", () => {
+      const pair = "0x1111111111111111111111111111111111111111";
+      const token = "0x2222222222222222222222222222222222222222";
+      expect(encodeRouteActions([{ type: "swapV2", pair, tokenOut: token, feeBps: 30 }])).to.equal(`0x01${pair.slice(2)}${token.slice(2)}001e`);
+      expect(encodeRouteActions([{ type: "wrap" }, { type: "unwrap" }])).to.equal("0x0203");
+      expect(encodeRouteActions([{ type: "fee", bps: 25, recipient: token }])).to.equal(`0x040019${token.slice(2)}`);
+    });
+
+    it("rejects unknown opcodes, truncated actions, out-of-range bps and too many actions", () => {
+      expect(() => decodeRouteActions("0x05")).to.throw(RouteActionError, /unknown action opcode 0x05 at byte 0/);
+      expect(() => decodeRouteActions("0x0201")).to.throw(RouteActionError, /truncated/);
+      expect(() => encodeRouteActions([{ type: "fee", bps: 10_001, recipient: getAddress(`0x${"1".repeat(40)}`) }])).to.throw(RouteActionError);
+      expect(() => encodeRouteActions(Array.from({ length: 9 }, () => ({ type: "wrap" as const })))).to.throw(RouteActionError, /at most 8/);
+    });
+  });
+
+  describe("signature placeholder and patching", () => {
+    it("the signature offset points at the 65-byte placeholder, and patching equals encoding the real signature", () => {
+      fc.assert(
+        fc.property(order, uint256, signature, (o, nonce, sig) => {
+          const { data, signatureOffset } = encodeSwapWithPermit(o, nonce);
+          expect(`0x${data.slice(2 + signatureOffset * 2, 2 + (signatureOffset + 65) * 2)}`).to.equal(SIGNATURE_PLACEHOLDER);
+          expect(data.slice(2 + (signatureOffset - 32) * 2, 2 + signatureOffset * 2)).to.equal(65n.toString(16).padStart(64, "0"));
+          const expected = encodeFunctionData({ abi: takerSwapRouterAbi, functionName: "swapWithPermit", args: [o, nonce, sig] });
+          expect(patchSignature(data, signatureOffset, sig)).to.equal(expected);
+        }),
+        { numRuns: 50 },
+      );
+    });
+
+    it("gasless calldata has its own offset, patched the same way", () => {
+      fc.assert(
+        fc.property(order, address, uint256, uint256, signature, (o, taker, fee, nonce, sig) => {
+          const { data, signatureOffset } = encodeSwapGasless(o, taker, fee, nonce);
+          const expected = encodeFunctionData({ abi: gaslessSwapRouterAbi, functionName: "swapGasless", args: [o, taker, fee, nonce, sig] });
+          expect(patchSignature(data, signatureOffset, sig)).to.equal(expected);
+        }),
+        { numRuns: 30 },
+      );
+    });
+
+    it("accepts 130 hex characters with or without 0x, in any case", () => {
+      const { data, signatureOffset } = encodeSwapWithPermit(fc.sample(order, 1)[0]!, 1n);
+      const sig = `${"ab".repeat(64)}1c`;
+      expect(patchSignature(data, signatureOffset, sig)).to.equal(patchSignature(data, signatureOffset, `0x${sig.toUpperCase()}`));
+    });
+
+    it("rejects signatures that are not exactly 65 bytes, saying the expected and actual length", () => {
+      const { data, signatureOffset } = encodeSwapWithPermit(fc.sample(order, 1)[0]!, 1n);
+      for (const [candidate, actual] of [
+        [`0x${"11".repeat(64)}`, 64],
+        [`0x${"11".repeat(66)}`, 66],
+        ["0x", 0],
+      ] as const) {
+        expect(() => patchSignature(data, signatureOffset, candidate))
+          .to.throw(SignatureLengthError, `signature is ${actual} bytes`)
+          .with.property("actualBytes", actual);
+      }
+      expect(() => patchSignature(data, signatureOffset, `0x${"zz".repeat(65)}`)).to.throw(SignatureLengthError, /not a hex string/);
+      expect(() => patchSignature(data, signatureOffset, `0x${"1".repeat(129)}`)).to.throw(SignatureLengthError);
+    });
+
+    it("rejects an offset that leaves no room for 65 bytes", () => {
+      const { data } = encodeSwapWithPermit(fc.sample(order, 1)[0]!, 1n);
+      const bytes = (data.length - 2) / 2;
+      for (const offset of [bytes - 64, -1, 2, 1.5]) {
+        expect(() => patchSignature(data, offset, `0x${"11".repeat(65)}`)).to.throw(SignatureOffsetError);
+      }
+    });
+  });
+
+  it("allowance calldata is the holder's exec(router, swapWithAllowance(order))", () => {
+    fc.assert(
+      fc.property(order, address, (o, router) => {
+        const outer = decodeFunctionData({ abi: allowanceHolderAbi, data: encodeSwapWithAllowance(o, router) });
+        expect(outer.functionName).to.equal("exec");
+        const [operator, inner] = outer.args as unknown as readonly [Address, Hex];
+        expect(operator).to.equal(router);
+        const decoded = decodeFunctionData({ abi: takerSwapRouterAbi, data: inner });
+        expect(decoded.functionName).to.equal("swapWithAllowance");
+        expect(decoded.args).to.deep.equal([o]);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("Permit2 typed data: domain without version, witness bound to the order, EIP712Domain addable", () => {
+    const o = fc.sample(order, 1)[0]!;
+    const typed = buildSwapPermitTypedData({ chainId: 4663, permit2: getAddress(`0x${"22".repeat(20)}`), router: getAddress(`0x${"33".repeat(20)}`), order: o, nonce: 9n });
+    expect(typed.domain).to.deep.equal({ name: "Permit2", chainId: 4663, verifyingContract: getAddress(`0x${"22".repeat(20)}`) });
+    expect(typed.message.witness).to.deep.equal({
+      recipient: o.recipient,
+      buyToken: o.buyToken,
+      minBuyAmount: o.minBuyAmount,
+      deadline: o.deadline,
+      quoteId: o.quoteId,
+      actionsHash: keccak256(o.actions),
+    });
+    expect(typed.message.permitted).to.deep.equal({ token: o.sellToken, amount: o.sellAmount });
+    expect(Object.keys(withDomainType(typed.types))).to.deep.equal(["EIP712Domain", "PermitWitnessTransferFrom", "SwapWitness", "TokenPermissions"]);
+  });
+
+  it("the SDK's router and holder ABIs equal the compiled interfaces", async () => {
+    const key = (item: { type: string; name?: string }) => `${item.type}:${item.name ?? ""}`;
+    const sorted = (abi: readonly { type: string; name?: string }[]) => [...abi].sort((a, b) => key(a).localeCompare(key(b)));
+    for (const [name, abi] of [
+      ["ITakerSwapRouter", takerSwapRouterAbi],
+      ["IGaslessSwapRouter", gaslessSwapRouterAbi],
+      ["IAllowanceHolder", allowanceHolderAbi],
+    ] as const) {
+      const artifact = await hre.artifacts.readArtifact(name);
+      expect(JSON.parse(JSON.stringify(sorted(abi))), name).to.deep.equal(sorted(artifact.abi));
+    }
+  });
+});
