@@ -11,6 +11,8 @@ import { startChainServer } from "./devnet/chainServer";
 import { devAccounts } from "./devnet/devAccounts";
 import { loadDevnetConfig, type DevnetConfig } from "./devnet/devnetConfig";
 import { deployDevnet } from "./deploy/deployDevnet";
+import { loadApiConfig } from "../api/config";
+import { startApi } from "../api/startApi";
 
 type Stop = () => Promise<void>;
 
@@ -20,6 +22,7 @@ type DevnetContext = {
   rpcUrl?: string;
   manifest?: DeploymentManifest;
   manifestFile?: string;
+  apiUrl?: string;
 };
 
 type Step = { name: string; run(context: DevnetContext): Promise<Stop | void> };
@@ -52,6 +55,15 @@ const steps: Step[] = [
       context.manifest = (await deployDevnet(hre, context.manifestFile)).manifest;
     },
   },
+  {
+    // Integrator onboarding API on API_HOST:API_PORT (default 127.0.0.1:8080), verifying signatures through this chain.
+    name: "start integrator API",
+    run: async (context) => {
+      const api = await startApi({ ...loadApiConfig(), rpcUrl: required(context.rpcUrl, "rpcUrl") });
+      context.apiUrl = api.url;
+      return api.close;
+    },
+  },
 ];
 
 function printBanner(context: DevnetContext): void {
@@ -62,6 +74,7 @@ function printBanner(context: DevnetContext): void {
     `  RPC URL     ${required(context.rpcUrl, "rpcUrl")}`,
     `  Chain id    ${manifest.chainId} (0x${manifest.chainId.toString(16)})`,
     `  Manifest    ${required(context.manifestFile, "manifestFile")}`,
+    `  API URL     ${required(context.apiUrl, "apiUrl")}`,
     "",
     "Contracts",
     ...Object.entries(manifest.contracts).map(([name, address]) => `  ${name.padEnd(20)} ${address}`),

@@ -57,3 +57,26 @@ export {
 export { getAmountOut } from "./amm/v2Math";
 export { SignatureLengthError, SignatureOffsetError, RouteActionError } from "./errors/calldata";
 
+// --- onboarding: payload hashes and nonce messages of the integrator onboarding API ---
+export { OnboardingAction, onboardingActions, actionRequiresPayloadHash } from "./onboarding/actions";
+export {
+  applicationPayloadHash,
+  apiKeyPayloadHash,
+  revokeApiKeyPayloadHash,
+  encodeApplicationPayload,
+  encodeApiKeyPayload,
+  encodeRevokeApiKeyPayload,
+  hashPayloadText,
+  type ApplicationPayload,
+  type ApiKeyPayload,
+  type RevokeApiKeyPayload,
+} from "./onboarding/payloadHash";
+export {
+  createOnboardingMessage,
+  parseOnboardingMessage,
+  onboardingStatement,
+  type OnboardingMessage,
+  type OnboardingMessageParameters,
+} from "./onboarding/challengeMessage";
+export { SLUG_PATTERN, isValidSlug } from "./onboarding/slug";
+export { PayloadFieldError, OnboardingMessageError } from "./errors/onboarding";

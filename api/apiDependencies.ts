@@ -1,0 +1,17 @@
+import type { Logger } from "pino";
+import type { Chain, Client, Transport } from "viem";
+import type { Clock } from "./clock";
+import type { ApiConfig } from "./config";
+import type { Store } from "./store/store";
+
+/** The viem client used to verify SIWE signatures, including contract wallets (ERC-1271/6492) via eth_call. */
+export type SignatureVerifierClient = Client<Transport, Chain | undefined>;
+
+/** Everything a handler may use; built once at start and passed in, so handlers read no globals. */
+export type ApiDependencies = Readonly<{
+  config: ApiConfig;
+  store: Store;
+  publicClient: SignatureVerifierClient;
+  logger: Logger;
+  clock: Clock;
+}>;

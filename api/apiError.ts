@@ -1,0 +1,55 @@
+/**
+ * Machine codes of the API's errors; each response body is `{ error, code }`, where `error` is a
+ * human message naming the field or value at fault.
+ */
+export type ApiErrorCode =
+  // 400: the request itself is wrong
+  | "invalid_json"
+  | "invalid_request"
+  | "unsupported_chain"
+  | "fee_recipient_not_owner"
+  | "fee_bps_out_of_range"
+  | "payload_hash_mismatch"
+  // 401: the signature, nonce or API key does not authorize the request
+  | "nonce_unknown"
+  | "nonce_expired"
+  | "nonce_action_mismatch"
+  | "nonce_wallet_mismatch"
+  | "nonce_payload_mismatch"
+  | "nonce_field_mismatch"
+  | "invalid_signature"
+  | "api_key_missing"
+  | "api_key_invalid"
+  | "api_key_revoked"
+  // 403: authenticated, but not allowed
+  | "integrator_not_active"
+  | "not_integrator_owner"
+  | "missing_scope"
+  // 404
+  | "not_found"
+  | "integrator_not_found"
+  | "api_key_not_found"
+  // 409: conflicts with the current state
+  | "nonce_used"
+  | "slug_taken"
+  | "api_key_already_revoked"
+  // 413, 415
+  | "payload_too_large"
+  | "unsupported_media_type"
+  // 5xx: ours, never the client's input
+  | "signature_verification_unavailable"
+  | "internal_error";
+
+/** An error the client should see as is; anything else becomes a 500 without details. */
+export class ApiError extends Error {
+  override name = "ApiError";
+  constructor(
+    readonly status: number,
+    readonly code: ApiErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type ApiErrorBody = { error: string; code: ApiErrorCode };

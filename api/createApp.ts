@@ -1,0 +1,30 @@
+import express, { type Express } from "express";
+import type { ApiDependencies } from "./apiDependencies";
+import { errorHandler, notFound } from "./middleware/errorHandler";
+import { jsonBody } from "./middleware/jsonBody";
+import { requestLog } from "./middleware/requestLog";
+import { onboardingRoutes } from "./routes/onboardingRoutes";
+import type { Route } from "./routes/route";
+
+/** Every route the API serves; a new endpoint is one more entry here (e.g. GET /quote behind apiKeyAuth). */
+export const apiRoutes: readonly Route[] = [...onboardingRoutes];
+
+export type CreateAppOptions = {
+  /** Routes to mount instead of `apiRoutes`; tests append probes here. */
+  routes?: readonly Route[];
+};
+
+/** Builds the express app around its dependencies; it does not listen, so tests run it in-process. */
+export function createApp(deps: ApiDependencies, options: CreateAppOptions = {}): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use(requestLog(deps.logger));
+  app.use(jsonBody(deps.config.maxBodyBytes));
+  for (const route of options.routes ?? apiRoutes) {
+    app[route.method](route.path, ...route.handlers(deps));
+  }
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,46 @@
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { Logger } from "pino";
+import { ApiError, type ApiErrorBody } from "../apiError";
+
+/** What body-parser attaches to its errors. */
+type BodyParserError = Error & { type: string; status: number; limit?: number };
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return error instanceof Error && typeof (error as Partial<BodyParserError>).type === "string" && typeof (error as Partial<BodyParserError>).status === "number";
+}
+
+/** Turns any error into `{ error, code }`. Only ApiErrors and body-parser's own 4xx say what went wrong; the rest is a bare 500. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const { status, body } = toResponse(error);
+    if (status >= 500) logger.error({ err: error, method: req.method, path: req.path }, "request failed");
+    res.status(status).json(body);
+  };
+}
+
+/** Unknown routes get the same JSON shape as every other error. */
+export const notFound: RequestHandler = (req, res) => {
+  const body: ApiErrorBody = { error: `no route for ${req.method} ${req.path}`, code: "not_found" };
+  res.status(404).json(body);
+};
+
+function toResponse(error: unknown): { status: number; body: ApiErrorBody } {
+  if (error instanceof ApiError) return { status: error.status, body: { error: error.message, code: error.code } };
+  if (isBodyParserError(error)) {
+    switch (error.type) {
+      case "entity.parse.failed":
+        return { status: 400, body: { error: "request body is not valid JSON (top level must be an object)", code: "invalid_json" } };
+      case "entity.too.large":
+        return { status: 413, body: { error: `request body exceeds ${error.limit ?? "the"} bytes limit`, code: "payload_too_large" } };
+      case "encoding.unsupported":
+      case "charset.unsupported":
+        return { status: 415, body: { error: "request body must be UTF-8 JSON", code: "unsupported_media_type" } };
+      default:
+        if (error.status >= 400 && error.status < 500) {
+          return { status: error.status, body: { error: "request body could not be read", code: "invalid_request" } };
+        }
+    }
+  }
+  return { status: 500, body: { error: "internal error", code: "internal_error" } };
+}

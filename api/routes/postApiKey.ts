@@ -1,0 +1,99 @@
+import { isAddressEqual } from "viem";
+import { z } from "zod";
+import { apiKeyPayloadHash, OnboardingAction } from "../../sdk";
+import { ApiError } from "../apiError";
+import { defaultApiKeyScopes } from "../apiKeyScopes";
+import { parseRequest } from "../requestValidation";
+import { optionalChainId, payloadHash, positiveId, signedChallengeFields, text, walletAddress } from "../schemas/onboardingFields";
+import { generateApiKey, maskApiKey } from "../services/apiKeySecret";
+import { assertServedChain } from "../services/servedChain";
+import { nonceRejectedError, verifySignedRequest } from "../services/verifySignedRequest";
+import type { Route } from "./route";
+
+const bodySchema = z.strictObject({
+  chain_id: optionalChainId,
+  owner_wallet: walletAddress,
+  integrator_id: positiveId,
+  label: text(64),
+  payload_hash: payloadHash,
+  ...signedChallengeFields,
+});
+
+/**
+ * POST /integrators/api-keys: issues a key for an active profile of the signing wallet. The secret
+ * appears in this response only; the store keeps its hash.
+ */
+export const postApiKey: Route = {
+  method: "post",
+  path: "/integrators/api-keys",
+  handlers: (deps) => [
+    async (req, res) => {
+      const body = parseRequest(bodySchema, req.body);
+      assertServedChain(deps.config, body.chain_id);
+
+      await verifySignedRequest(deps, {
+        action: OnboardingAction.CreateApiKey,
+        wallet: body.owner_wallet,
+        sentPayloadHash: body.payload_hash,
+        payloadHash: apiKeyPayloadHash(body),
+        nonce: body.nonce,
+        message: body.message,
+        issuedAt: body.issued_at,
+        expirationTime: body.expiration_time,
+        signature: body.signature,
+      });
+
+      const integrator = await deps.store.findIntegrator(body.integrator_id);
+      if (integrator === undefined) {
+        throw new ApiError(404, "integrator_not_found", `integrator_id ${body.integrator_id} does not exist`);
+      }
+      if (!isAddressEqual(integrator.ownerWallet, body.owner_wallet)) {
+        throw new ApiError(403, "not_integrator_owner", `owner_wallet does not own integrator_id ${body.integrator_id}`);
+      }
+
+      const secret = generateApiKey();
+      const now = deps.clock.now();
+      const result = await deps.store.createApiKey(
+        {
+          integratorId: integrator.id,
+          label: body.label,
+          prefix: secret.prefix,
+          lastFour: secret.lastFour,
+          secretHash: secret.secretHash,
+          scopes: defaultApiKeyScopes,
+          quoteRateLimitPerMinute: deps.config.defaultQuoteRateLimitPerMinute,
+          swapRateLimitPerMinute: deps.config.defaultSwapRateLimitPerMinute,
+          createdAt: now,
+        },
+        { nonce: body.nonce, at: now },
+      );
+      switch (result.outcome) {
+        case "integrator_not_found":
+          throw new ApiError(404, "integrator_not_found", `integrator_id ${body.integrator_id} does not exist`);
+        case "integrator_not_active":
+          throw new ApiError(403, "integrator_not_active", `integrator ${integrator.slug} is ${integrator.status}; keys are issued only for active profiles`);
+        case "nonce_used":
+        case "nonce_expired":
+          throw nonceRejectedError(result.outcome);
+        case "created": {
+          const { key } = result;
+          deps.logger.info({ integratorId: integrator.id, keyId: key.id, prefix: key.prefix }, "api key created");
+          res.status(201).json({
+            key_id: key.id,
+            api_key: secret.apiKey,
+            masked_key: maskApiKey(key.prefix, key.lastFour),
+            prefix: key.prefix,
+            scopes: key.scopes,
+            quote_rate_limit_per_minute: key.quoteRateLimitPerMinute,
+            swap_rate_limit_per_minute: key.swapRateLimitPerMinute,
+            // The spec's key response names the profile by slug here, unlike the application response.
+            integrator_id: integrator.slug,
+            integrator_fee_recipient: integrator.feeRecipient,
+            integrator_max_fee_bps: integrator.maxFeeBps,
+            shown_once: true,
+          });
+        }
+      }
+    },
+  ],
+};

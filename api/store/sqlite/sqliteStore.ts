@@ -1,0 +1,399 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { getAddress, type Address, type Hex } from "viem";
+import { onboardingActions, type OnboardingAction } from "../../../sdk";
+import { apiKeyScopes, type ApiKeyScope } from "../../apiKeyScopes";
+import type {
+  ApiKeyCredential,
+  ApiKeyRecord,
+  ApproveIntegratorResult,
+  ChallengeRecord,
+  ChallengeUse,
+  ChallengeUseOutcome,
+  CreateApiKeyResult,
+  CreateIntegratorResult,
+  IntegratorRecord,
+  IntegratorStatus,
+  NewApiKey,
+  NewChallenge,
+  NewIntegrator,
+  NonceRejected,
+  RevokeApiKeyResult,
+  Store,
+} from "../store";
+import { migrations } from "./migrations";
+
+/** Spent challenges are kept this long past their expiry, so a late replay still reads "used"/"expired", not "unknown". */
+const CHALLENGE_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+type ChallengeRow = {
+  nonce: string;
+  wallet: string;
+  action: string;
+  chain_id: number;
+  payload_hash: string | null;
+  message: string;
+  issued_at: number;
+  expires_at: number;
+  used_at: number | null;
+};
+
+type IntegratorRow = {
+  id: number;
+  slug: string;
+  owner_wallet: string;
+  display_name: string;
+  contact_email: string | null;
+  telegram_handle: string | null;
+  app_url: string | null;
+  fee_recipient: string;
+  max_fee_bps: number;
+  chain_id: number | null;
+  status: string;
+  created_at: number;
+  approved_at: number | null;
+};
+
+type ApiKeyRow = {
+  id: number;
+  integrator_id: number;
+  label: string;
+  prefix: string;
+  last_four: string;
+  scopes: string;
+  quote_rate_limit_per_minute: number;
+  swap_rate_limit_per_minute: number;
+  created_at: number;
+  revoked_at: number | null;
+};
+
+const INTEGRATOR_COLUMNS = `id, slug, owner_wallet, display_name, contact_email, telegram_handle, app_url, fee_recipient,
+  max_fee_bps, chain_id, status, created_at, approved_at`;
+const API_KEY_COLUMNS = `id, integrator_id, label, prefix, last_four, scopes, quote_rate_limit_per_minute,
+  swap_rate_limit_per_minute, created_at, revoked_at`;
+
+/**
+ * Opens (creating if needed) the SQLite database at `path`, in WAL mode so the operator CLI and the
+ * API can use one file at once, and brings its schema up to date.
+ */
+export function openSqliteStore(path: string): Store {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("busy_timeout = 5000");
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return new SqliteStore(db);
+}
+
+/** Applies the migrations this database has not seen, each in its own immediate transaction. */
+function migrate(db: Database.Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`);
+  const applied = db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as { version: number | null };
+  const current = applied.version ?? 0;
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new Error(`database schema version ${current} is newer than this build knows (${latest}); refusing to use it`);
+  }
+  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      // Another process may have applied it between our read and this lock.
+      if (db.prepare("SELECT 1 FROM schema_migrations WHERE version = ?").get(migration.version)) return;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, Date.now());
+    }).immediate();
+  }
+}
+
+/** Every statement the store runs, prepared once per connection. */
+function prepareStatements(db: Database.Database) {
+  return {
+    insertChallenge: db.prepare(`INSERT INTO challenges
+      (nonce, wallet, action, chain_id, payload_hash, message, issued_at, expires_at)
+      VALUES (@nonce, @wallet, @action, @chain_id, @payload_hash, @message, @issued_at, @expires_at)`),
+    pruneChallenges: db.prepare("DELETE FROM challenges WHERE expires_at < ?"),
+    findChallenge: db.prepare("SELECT * FROM challenges WHERE nonce = ?"),
+    // The single conditional write that makes a nonce single-use.
+    spendChallenge: db.prepare("UPDATE challenges SET used_at = @at WHERE nonce = @nonce AND used_at IS NULL AND expires_at > @at"),
+    insertIntegrator: db.prepare(`INSERT INTO integrators
+      (slug, owner_wallet, display_name, contact_email, telegram_handle, app_url, fee_recipient, max_fee_bps,
+       chain_id, status, created_at, approved_at)
+      VALUES (@slug, @owner_wallet, @display_name, @contact_email, @telegram_handle, @app_url, @fee_recipient,
+       @max_fee_bps, @chain_id, @status, @created_at, @approved_at)`),
+    findIntegrator: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE id = ?`),
+    findIntegratorBySlug: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE slug = ?`),
+    listIntegrators: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators ORDER BY id`),
+    listIntegratorsByOwner: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE owner_wallet = ? ORDER BY id`),
+    approveIntegrator: db.prepare("UPDATE integrators SET status = 'active', approved_at = ? WHERE slug = ? AND status = 'pending'"),
+    insertApiKey: db.prepare(`INSERT INTO api_keys
+      (integrator_id, label, prefix, last_four, secret_hash, scopes, quote_rate_limit_per_minute,
+       swap_rate_limit_per_minute, created_at)
+      VALUES (@integrator_id, @label, @prefix, @last_four, @secret_hash, @scopes, @quote_rate_limit_per_minute,
+       @swap_rate_limit_per_minute, @created_at)`),
+    findApiKey: db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`),
+    listApiKeys: db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys
+      WHERE integrator_id IN (SELECT value FROM json_each(?)) ORDER BY id`),
+    revokeApiKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
+    findCredentialsByPrefix: db.prepare(`SELECT secret_hash, ${API_KEY_COLUMNS} FROM api_keys WHERE prefix = ?`),
+  };
+}
+
+class SqliteStore implements Store {
+  readonly #db: Database.Database;
+  readonly #statements: ReturnType<typeof prepareStatements>;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#statements = prepareStatements(db);
+  }
+
+  async saveChallenge(challenge: NewChallenge): Promise<void> {
+    this.#db
+      .transaction(() => {
+        this.#statements.pruneChallenges.run(challenge.issuedAt.getTime() - CHALLENGE_RETENTION_MS);
+        this.#statements.insertChallenge.run({
+          nonce: challenge.nonce,
+          wallet: challenge.wallet.toLowerCase(),
+          action: challenge.action,
+          chain_id: challenge.chainId,
+          payload_hash: challenge.payloadHash ?? null,
+          message: challenge.message,
+          issued_at: challenge.issuedAt.getTime(),
+          expires_at: challenge.expiresAt.getTime(),
+        });
+      })
+      .immediate();
+  }
+
+  async findChallenge(nonce: string): Promise<ChallengeRecord | undefined> {
+    const row = this.#statements.findChallenge.get(nonce) as ChallengeRow | undefined;
+    return row && challengeFromRow(row);
+  }
+
+  async consumeChallenge(use: ChallengeUse): Promise<ChallengeUseOutcome> {
+    return this.#spend(use);
+  }
+
+  async createIntegrator(integrator: NewIntegrator, use: ChallengeUse): Promise<CreateIntegratorResult> {
+    return this.#spendAndWrite(use, (): Written<CreateIntegratorResult> => {
+      if (this.#statements.findIntegratorBySlug.get(integrator.slug)) return { commit: false, result: { outcome: "slug_taken" } };
+      const { lastInsertRowid } = this.#statements.insertIntegrator.run({
+        slug: integrator.slug,
+        owner_wallet: integrator.ownerWallet.toLowerCase(),
+        display_name: integrator.displayName,
+        contact_email: integrator.contactEmail ?? null,
+        telegram_handle: integrator.telegramHandle ?? null,
+        app_url: integrator.appUrl ?? null,
+        fee_recipient: integrator.feeRecipient.toLowerCase(),
+        max_fee_bps: integrator.maxFeeBps,
+        chain_id: integrator.chainId ?? null,
+        status: integrator.status,
+        created_at: integrator.createdAt.getTime(),
+        approved_at: integrator.status === "active" ? integrator.createdAt.getTime() : null,
+      });
+      return { commit: true, result: { outcome: "created", integrator: this.#integrator(Number(lastInsertRowid)) } };
+    });
+  }
+
+  async findIntegrator(id: number): Promise<IntegratorRecord | undefined> {
+    const row = this.#statements.findIntegrator.get(id) as IntegratorRow | undefined;
+    return row && integratorFromRow(row);
+  }
+
+  async listIntegrators(filter: { ownerWallet?: Address } = {}): Promise<IntegratorRecord[]> {
+    const rows = (
+      filter.ownerWallet === undefined
+        ? this.#statements.listIntegrators.all()
+        : this.#statements.listIntegratorsByOwner.all(filter.ownerWallet.toLowerCase())
+    ) as IntegratorRow[];
+    return rows.map(integratorFromRow);
+  }
+
+  async approveIntegrator(slug: string, approvedAt: Date): Promise<ApproveIntegratorResult> {
+    return this.#db
+      .transaction((): ApproveIntegratorResult => {
+        const { changes } = this.#statements.approveIntegrator.run(approvedAt.getTime(), slug);
+        const row = this.#statements.findIntegratorBySlug.get(slug) as IntegratorRow | undefined;
+        if (row === undefined) return { outcome: "not_found" };
+        return { outcome: changes === 1 ? "approved" : "already_active", integrator: integratorFromRow(row) };
+      })
+      .immediate();
+  }
+
+  async createApiKey(key: NewApiKey, use: ChallengeUse): Promise<CreateApiKeyResult> {
+    return this.#spendAndWrite(use, (): Written<CreateApiKeyResult> => {
+      const integrator = this.#statements.findIntegrator.get(key.integratorId) as IntegratorRow | undefined;
+      if (integrator === undefined) return { commit: false, result: { outcome: "integrator_not_found" } };
+      if (integrator.status !== "active") return { commit: false, result: { outcome: "integrator_not_active" } };
+      const { lastInsertRowid } = this.#statements.insertApiKey.run({
+        integrator_id: key.integratorId,
+        label: key.label,
+        prefix: key.prefix,
+        last_four: key.lastFour,
+        secret_hash: key.secretHash,
+        scopes: JSON.stringify(key.scopes),
+        quote_rate_limit_per_minute: key.quoteRateLimitPerMinute,
+        swap_rate_limit_per_minute: key.swapRateLimitPerMinute,
+        created_at: key.createdAt.getTime(),
+      });
+      return { commit: true, result: { outcome: "created", key: this.#apiKey(Number(lastInsertRowid)) } };
+    });
+  }
+
+  async findApiKey(id: number): Promise<ApiKeyRecord | undefined> {
+    const row = this.#statements.findApiKey.get(id) as ApiKeyRow | undefined;
+    return row && apiKeyFromRow(row);
+  }
+
+  async listApiKeys(integratorIds: readonly number[]): Promise<ApiKeyRecord[]> {
+    if (integratorIds.length === 0) return [];
+    return (this.#statements.listApiKeys.all(JSON.stringify(integratorIds)) as ApiKeyRow[]).map(apiKeyFromRow);
+  }
+
+  async revokeApiKey(keyId: number, revokedAt: Date, use: ChallengeUse): Promise<RevokeApiKeyResult> {
+    return this.#spendAndWrite(use, (): Written<RevokeApiKeyResult> => {
+      const row = this.#statements.findApiKey.get(keyId) as ApiKeyRow | undefined;
+      if (row === undefined) return { commit: false, result: { outcome: "not_found" } };
+      if (row.revoked_at !== null) return { commit: false, result: { outcome: "already_revoked", key: apiKeyFromRow(row) } };
+      this.#statements.revokeApiKey.run(revokedAt.getTime(), keyId);
+      return { commit: true, result: { outcome: "revoked", key: this.#apiKey(keyId) } };
+    });
+  }
+
+  async findCredentialsByPrefix(prefix: string): Promise<ApiKeyCredential[]> {
+    const rows = this.#statements.findCredentialsByPrefix.all(prefix) as (ApiKeyRow & { secret_hash: string })[];
+    return rows.map((row) => {
+      const integrator = this.#statements.findIntegrator.get(row.integrator_id) as IntegratorRow;
+      return { key: apiKeyFromRow(row), secretHash: row.secret_hash, integrator: integratorFromRow(integrator) };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+
+  /**
+   * Spends the nonce first, then runs the write, in one immediate transaction. Spending first means a
+   * replay is always told "nonce used", never a conflict caused by its own earlier success; a write
+   * that declines to commit rolls the spend back, so the nonce stays usable.
+   */
+  #spendAndWrite<Result>(use: ChallengeUse, write: () => Written<Result>): Result | NonceRejected {
+    try {
+      return this.#db
+        .transaction((): Result | NonceRejected => {
+          const spent = this.#spend(use);
+          if (spent !== "consumed") return nonceRejected(spent);
+          const written = write();
+          if (!written.commit) throw new Rollback(written.result);
+          return written.result;
+        })
+        .immediate();
+    } catch (error) {
+      if (error instanceof Rollback) return error.result as Result;
+      throw error;
+    }
+  }
+
+  #spend(use: ChallengeUse): ChallengeUseOutcome {
+    const { changes } = this.#statements.spendChallenge.run({ nonce: use.nonce, at: use.at.getTime() });
+    if (changes === 1) return "consumed";
+    const row = this.#statements.findChallenge.get(use.nonce) as ChallengeRow | undefined;
+    return row?.used_at != null ? "used" : "expired";
+  }
+
+  #integrator(id: number): IntegratorRecord {
+    return integratorFromRow(this.#statements.findIntegrator.get(id) as IntegratorRow);
+  }
+
+  #apiKey(id: number): ApiKeyRecord {
+    return apiKeyFromRow(this.#statements.findApiKey.get(id) as ApiKeyRow);
+  }
+}
+
+/** What a write inside `#spendAndWrite` decided: commit its result, or roll back and report it. */
+type Written<Result> = { commit: boolean; result: Result };
+
+/** Thrown inside a transaction to roll it back while still returning a result. */
+class Rollback {
+  constructor(readonly result: unknown) {}
+}
+
+function nonceRejected(outcome: "used" | "expired"): NonceRejected {
+  return { outcome: outcome === "used" ? "nonce_used" : "nonce_expired" };
+}
+
+function date(ms: number): Date;
+function date(ms: number | null): Date | undefined;
+function date(ms: number | null): Date | undefined {
+  return ms === null ? undefined : new Date(ms);
+}
+
+function challengeFromRow(row: ChallengeRow): ChallengeRecord {
+  return {
+    nonce: row.nonce,
+    wallet: getAddress(row.wallet),
+    action: knownAction(row.action),
+    chainId: row.chain_id,
+    payloadHash: (row.payload_hash ?? undefined) as Hex | undefined,
+    message: row.message,
+    issuedAt: date(row.issued_at),
+    expiresAt: date(row.expires_at),
+    usedAt: date(row.used_at),
+  };
+}
+
+function integratorFromRow(row: IntegratorRow): IntegratorRecord {
+  return {
+    id: row.id,
+    slug: row.slug,
+    ownerWallet: getAddress(row.owner_wallet),
+    displayName: row.display_name,
+    contactEmail: row.contact_email ?? undefined,
+    telegramHandle: row.telegram_handle ?? undefined,
+    appUrl: row.app_url ?? undefined,
+    feeRecipient: getAddress(row.fee_recipient),
+    maxFeeBps: row.max_fee_bps,
+    chainId: row.chain_id ?? undefined,
+    status: row.status as IntegratorStatus,
+    createdAt: date(row.created_at),
+    approvedAt: date(row.approved_at),
+  };
+}
+
+function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    integratorId: row.integrator_id,
+    label: row.label,
+    prefix: row.prefix,
+    lastFour: row.last_four,
+    scopes: knownScopes(row.scopes),
+    quoteRateLimitPerMinute: row.quote_rate_limit_per_minute,
+    swapRateLimitPerMinute: row.swap_rate_limit_per_minute,
+    createdAt: date(row.created_at),
+    revokedAt: date(row.revoked_at),
+  };
+}
+
+function knownAction(value: string): OnboardingAction {
+  const action = onboardingActions.find((candidate) => candidate === value);
+  if (action === undefined) throw new Error(`challenges.action holds unknown action ${value}`);
+  return action;
+}
+
+// A scope this build does not know grants nothing, rather than failing every request of the key.
+function knownScopes(json: string): ApiKeyScope[] {
+  const stored = JSON.parse(json) as unknown;
+  if (!Array.isArray(stored)) throw new Error("api_keys.scopes is not a JSON array");
+  return apiKeyScopes.filter((scope) => stored.includes(scope));
+}
