@@ -22,6 +22,14 @@ async function manifestMatchesChain({ publicClient }: HardhatClients, manifest: 
   return code !== undefined && code !== "0x";
 }
 
+function readManifestIfValid(file: string): DeploymentManifest | undefined {
+  try {
+    return readManifest(file);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Everything the devnet runs on, in dependency order. Tests deploy through this same function. */
 export async function deployContracts(
   hre: HardhatRuntimeEnvironment,
@@ -49,8 +57,9 @@ export async function deployDevnet(
 ): Promise<{ manifest: DeploymentManifest; reused: boolean }> {
   const clients = await hardhatClients(hre);
   if (existsSync(manifestFile)) {
-    const previous = readManifest(manifestFile);
-    if (await manifestMatchesChain(clients, previous)) return { manifest: previous, reused: true };
+    // A manifest from an older layout or another chain run is simply stale: deploy afresh over it.
+    const previous = readManifestIfValid(manifestFile);
+    if (previous !== undefined && (await manifestMatchesChain(clients, previous))) return { manifest: previous, reused: true };
   }
   const [deployer] = clients.walletClients;
   if (deployer === undefined) throw new Error("the network has no funded account to deploy from");

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import hre from "hardhat";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { getAddress } from "viem";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readManifest, writeManifest } from "../../sdk/chain/manifest";
@@ -47,7 +47,7 @@ describe("devnet (npm start)", function () {
     const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
     const child = spawn(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/devnet.ts"], {
       cwd: hre.config.paths.root,
-      env: { ...env, DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory },
+      env: { ...env, DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite") },
       stdio: ["ignore", "pipe", "pipe"],
     });
     try {
@@ -98,6 +98,14 @@ describe("devnet (npm start)", function () {
     expect(first.reused).to.equal(false);
     expect(second.reused).to.equal(true);
     expect(second.manifest).to.deep.equal(first.manifest);
+  });
+
+  it("deploys over a manifest that is unreadable or from an older layout", async () => {
+    const file = join(directory, "4663.json");
+    writeFileSync(file, JSON.stringify({ chainId: 4663, deployBlock: 1, contracts: { routerRegistry: "0x5fbdb2315678afecb367f032d93f642f64180aa3" } }));
+    const result = await deployDevnet(hre, file);
+    expect(result.reused).to.equal(false);
+    expect(readManifest(file)).to.deep.equal(result.manifest);
   });
 
   it("deploys again when the manifest belongs to another chain run", async () => {
