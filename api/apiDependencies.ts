@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Chain, Client, Transport } from "viem";
+import type { ChainRegistry } from "./chains/chainContext";
 import type { Clock } from "./clock";
 import type { ApiConfig } from "./config";
 import type { Store } from "./store/store";
@@ -12,6 +13,8 @@ export type ApiDependencies = Readonly<{
   config: ApiConfig;
   store: Store;
   publicClient: SignatureVerifierClient;
+  /** The chains trading routes serve (tokens, pools, quote-time client); empty for an onboarding-only app. */
+  chains: ChainRegistry;
   logger: Logger;
   clock: Clock;
 }>;

@@ -7,6 +7,8 @@ export type ApiErrorCode =
   | "invalid_json"
   | "invalid_request"
   | "unsupported_chain"
+  | "unsupported_token"
+  | "same_token"
   | "fee_recipient_not_owner"
   | "fee_bps_out_of_range"
   | "payload_hash_mismatch"
@@ -33,12 +35,32 @@ export type ApiErrorCode =
   | "nonce_used"
   | "slug_taken"
   | "api_key_already_revoked"
+  // 422: well-formed, but nothing can be offered for it
+  | "no_route"
   // 413, 415
   | "payload_too_large"
   | "unsupported_media_type"
+  // 429: a rate-limit bucket is empty (the body names it in `bucket`; Retry-After says when to retry)
+  | "rate_limited"
   // 5xx: ours, never the client's input
   | "signature_verification_unavailable"
+  | "feature_paused"
+  | "feature_unavailable"
+  | "chain_unavailable"
+  | "quote_unavailable"
   | "internal_error";
+
+/** Scalar values an error body may carry besides `error` and `code`. */
+export type ApiErrorBodyValue = string | number | boolean | null;
+
+/**
+ * What an error adds to its response: more body fields (e.g. `bucket` of a 429) and headers (e.g.
+ * `Retry-After`). `error` and `code` always come from the error itself and cannot be overridden.
+ */
+export type ApiErrorExtras = Readonly<{
+  body?: Readonly<Record<string, ApiErrorBodyValue>>;
+  headers?: Readonly<Record<string, string>>;
+}>;
 
 /** An error the client should see as is; anything else becomes a 500 without details. */
 export class ApiError extends Error {
@@ -47,9 +69,10 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: ApiErrorCode,
     message: string,
+    readonly extras: ApiErrorExtras = {},
   ) {
     super(message);
   }
 }
 
-export type ApiErrorBody = { error: string; code: ApiErrorCode };
+export type ApiErrorBody = { error: string; code: ApiErrorCode; [field: string]: ApiErrorBodyValue };

@@ -13,6 +13,31 @@ const booleanFlag = z
 
 const positiveInt = z.coerce.number().int().positive();
 
+/** A non-negative decimal amount of whole tokens, such as `1` or `0.5`; kept as text for parseUnits. */
+const decimalAmount = z.string().trim().regex(/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/, "must be a non-negative decimal number such as 1 or 0.5");
+
+/** One more chain of `API_CHAINS`: its id, JSON-RPC URL, and deployment manifest file. */
+const additionalChain = z.strictObject({
+  chainId: z.number().int().positive(),
+  rpcUrl: z.url({ protocol: /^https?$/ }),
+  manifest: z.string().min(1),
+});
+
+/** `API_CHAINS`: a JSON array of additional chains; absent or empty means the default chain only. */
+const additionalChains = z
+  .string()
+  .trim()
+  .transform((text, context) => {
+    if (text === "") return [];
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      context.addIssue({ code: "custom", message: "must be a JSON array of {chainId, rpcUrl, manifest}" });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(additionalChain));
+
 const schema = z.object({
   API_HOST: z.string().min(1).default("127.0.0.1"),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -28,7 +53,22 @@ const schema = z.object({
   SIWE_URI: z.string().min(1).optional(),
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
   RPC_URL: z.url({ protocol: /^https?$/ }).default(`http://${DEVNET_DEFAULT_HOST}:${DEVNET_DEFAULT_RPC_PORT}`),
+  DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
+  API_CHAINS: additionalChains.default([]),
+  SNAPSHOT_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
+  SNAPSHOT_REFRESH_SECONDS: positiveInt.default(5),
+  DEMAND_FLUSH_SECONDS: positiveInt.default(5),
+  DEMAND_MAX_TRACKED: positiveInt.default(10_000),
+  PROMOTION_MIN_INTEGRATORS: positiveInt.default(3),
+  PROMOTION_WINDOW_HOURS: positiveInt.default(24),
+  PROMOTION_MIN_LIQUIDITY_WETH: decimalAmount.default("1"),
+  PROMOTION_RECHECK_MINUTES: positiveInt.default(10),
+  QUOTE_TTL_SECONDS: positiveInt.default(300),
+  QUOTE_PROBE_MULTIPLIER: positiveInt.default(10),
 });
+
+/** A chain served besides the default one (`API_CHAINS`). */
+export type AdditionalChain = Readonly<{ chainId: number; rpcUrl: string; manifestPath: string }>;
 
 /** The API's settings, parsed once at start and passed in; no handler reads the environment. */
 export type ApiConfig = Readonly<{
@@ -57,8 +97,41 @@ export type ApiConfig = Readonly<{
   siweUri: string;
   /** The one chain this API serves. `CHAIN_ID`, default 4663. */
   chainId: number;
-  /** JSON-RPC endpoint used to verify contract-wallet signatures. `RPC_URL`, default http://127.0.0.1:8545. */
+  /**
+   * JSON-RPC endpoint of the default chain: quote-time reads, and verification of contract-wallet
+   * signatures. `RPC_URL`, default http://127.0.0.1:8545.
+   */
   rpcUrl: string;
+  /** Folder of deployment manifests; the default chain's is `<dir>/<CHAIN_ID>.json`. `DEPLOYMENTS_DIR`, default deployments. */
+  deploymentsDir: string;
+  /**
+   * Chains served besides the default one. `API_CHAINS`, a JSON array of `{"chainId", "rpcUrl",
+   * "manifest"}` (manifest: a file path); default none. The default chain is always served.
+   */
+  additionalChains: readonly AdditionalChain[];
+  /** GET /tokens/supported-tokens requests per client IP per minute. `SNAPSHOT_RATE_LIMIT_PER_MINUTE`, default 120. */
+  snapshotRateLimitPerMinute: number;
+  /** How often the running API re-reads operator and promotion changes from the database. `SNAPSHOT_REFRESH_SECONDS`, default 5. */
+  snapshotRefreshSeconds: number;
+  /** How often buffered unsupported-token demand is written to the database. `DEMAND_FLUSH_SECONDS`, default 5. */
+  demandFlushSeconds: number;
+  /** Most (chain, token, integrator) observations buffered between flushes; more are dropped and counted. `DEMAND_MAX_TRACKED`, default 10000. */
+  demandMaxTracked: number;
+  /** Distinct integrators that must ask for a token within the window to promote it. `PROMOTION_MIN_INTEGRATORS`, default 3. */
+  promotionMinIntegrators: number;
+  /** The demand window. `PROMOTION_WINDOW_HOURS`, default 24. */
+  promotionWindowHours: number;
+  /**
+   * Least value of the known side of a promoted token's pool, in whole WETH (the known token valued at
+   * its manifest pool's spot price against WETH). `PROMOTION_MIN_LIQUIDITY_WETH`, default 1.
+   */
+  promotionMinLiquidityWeth: string;
+  /** A token that failed its on-chain checks is checked again after this long at the earliest. `PROMOTION_RECHECK_MINUTES`, default 10. */
+  promotionRecheckMinutes: number;
+  /** Lifetime of a quote (its `expires_at` and permit deadline). `QUOTE_TTL_SECONDS`, default 300. */
+  quoteTtlSeconds: number;
+  /** The `quote_probe` bucket allows this many times the key's quote_rate_limit_per_minute. `QUOTE_PROBE_MULTIPLIER`, default 10. */
+  quoteProbeMultiplier: number;
 }>;
 
 /** Reads the API's settings from the environment once; an invalid value stops the start with its name. */
@@ -86,7 +159,31 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     siweUri,
     chainId: values.CHAIN_ID,
     rpcUrl: values.RPC_URL,
+    deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
+    additionalChains: additionalChainsOf(values.CHAIN_ID, values.API_CHAINS),
+    snapshotRateLimitPerMinute: values.SNAPSHOT_RATE_LIMIT_PER_MINUTE,
+    snapshotRefreshSeconds: values.SNAPSHOT_REFRESH_SECONDS,
+    demandFlushSeconds: values.DEMAND_FLUSH_SECONDS,
+    demandMaxTracked: values.DEMAND_MAX_TRACKED,
+    promotionMinIntegrators: values.PROMOTION_MIN_INTEGRATORS,
+    promotionWindowHours: values.PROMOTION_WINDOW_HOURS,
+    promotionMinLiquidityWeth: values.PROMOTION_MIN_LIQUIDITY_WETH,
+    promotionRecheckMinutes: values.PROMOTION_RECHECK_MINUTES,
+    quoteTtlSeconds: values.QUOTE_TTL_SECONDS,
+    quoteProbeMultiplier: values.QUOTE_PROBE_MULTIPLIER,
   };
+}
+
+/** Each chain once: a second entry for a chain (or one for the default chain) is a configuration error. */
+function additionalChainsOf(defaultChainId: number, entries: readonly z.output<typeof additionalChain>[]): AdditionalChain[] {
+  const seen = new Set([defaultChainId]);
+  return entries.map((entry, index) => {
+    if (seen.has(entry.chainId)) {
+      throw new Error(`invalid API_CHAINS.${index}.chainId: chain ${entry.chainId} is configured twice (CHAIN_ID is always served)`);
+    }
+    seen.add(entry.chainId);
+    return { chainId: entry.chainId, rpcUrl: entry.rpcUrl, manifestPath: resolve(entry.manifest) };
+  });
 }
 
 /** Fails at start, not at the first nonce request, when EIP-4361 would refuse the domain or URI. */

@@ -2,13 +2,16 @@ import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http } from "viem";
 import { systemClock } from "./clock";
 import type { ApiConfig } from "./config";
+import { loadChains } from "./chains/loadChains";
 import { createApp } from "./createApp";
 import { serveApp, type RunningServer } from "./serveApp";
 import { openSqliteStore } from "./store/sqlite/sqliteStore";
 
 /**
- * Opens the database, connects the public client to `config.rpcUrl`, and serves the API. `close`
- * stops the server and then closes the database; `npm run api` and the devnet both start it this way.
+ * Opens the database, connects the public client to `config.rpcUrl`, loads the served chains (their
+ * manifests and supported-token sets), starts the supported-token jobs, and serves the API. `close`
+ * stops the server, then the jobs (writing buffered demand), then closes the database; `npm run api`
+ * and the devnet both start it this way.
  */
 export async function startApi(config: ApiConfig, logger: Logger = pino({ name: "api", level: config.logLevel })): Promise<RunningServer> {
   const store = openSqliteStore(config.dbPath);
@@ -20,16 +23,22 @@ export async function startApi(config: ApiConfig, logger: Logger = pino({ name: 
       rpcUrls: { default: { http: [config.rpcUrl] } },
     });
     const publicClient = createPublicClient({ chain, transport: http(config.rpcUrl, { retryCount: 1 }) });
-    const app = createApp({ config, store, publicClient, logger, clock: systemClock });
+    const chains = await loadChains(config, { store, logger, clock: systemClock });
+    const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock });
     const server = await serveApp(app, config.host, config.port);
-    logger.info({ url: server.url, dbPath: config.dbPath, chainId: config.chainId }, "api listening");
+    chains.jobs.start();
+    logger.info({ url: server.url, dbPath: config.dbPath, chainId: config.chainId, chains: chains.registry.all().map((chain) => chain.chainId) }, "api listening");
     return {
       url: server.url,
       close: async () => {
         try {
           await server.close();
         } finally {
-          await store.close();
+          try {
+            await chains.jobs.stop();
+          } finally {
+            await store.close();
+          }
         }
       },
     };

@@ -56,10 +56,16 @@ const steps: Step[] = [
     },
   },
   {
-    // Integrator onboarding API on API_HOST:API_PORT (default 127.0.0.1:8080), verifying signatures through this chain.
+    // The API on API_HOST:API_PORT (default 127.0.0.1:8080): onboarding, the supported-token snapshot and
+    // quotes, reading this chain and the manifest just written (the same DEPLOYMENTS_DIR).
     name: "start integrator API",
     run: async (context) => {
-      const api = await startApi({ ...loadApiConfig(), rpcUrl: required(context.rpcUrl, "rpcUrl") });
+      const api = await startApi({
+        ...loadApiConfig(),
+        chainId: required(context.manifest, "manifest").chainId,
+        rpcUrl: required(context.rpcUrl, "rpcUrl"),
+        deploymentsDir: context.config.deploymentsDir,
+      });
       context.apiUrl = api.url;
       return api.close;
     },

@@ -80,3 +80,4 @@ export {
 } from "./onboarding/challengeMessage";
 export { SLUG_PATTERN, isValidSlug } from "./onboarding/slug";
 export { PayloadFieldError, OnboardingMessageError } from "./errors/onboarding";
+export { onboardIntegrator, OnboardingRequestError, type OnboardIntegratorParameters, type OnboardedIntegrator } from "./onboarding/onboardingClient";

@@ -13,8 +13,9 @@ function isBodyParserError(error: unknown): error is BodyParserError {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    const { status, body } = toResponse(error);
+    const { status, body, headers } = toResponse(error);
     if (status >= 500) logger.error({ err: error, method: req.method, path: req.path }, "request failed");
+    if (headers) res.set(headers);
     res.status(status).json(body);
   };
 }
@@ -25,8 +26,11 @@ export const notFound: RequestHandler = (req, res) => {
   res.status(404).json(body);
 };
 
-function toResponse(error: unknown): { status: number; body: ApiErrorBody } {
-  if (error instanceof ApiError) return { status: error.status, body: { error: error.message, code: error.code } };
+function toResponse(error: unknown): { status: number; body: ApiErrorBody; headers?: Readonly<Record<string, string>> } {
+  if (error instanceof ApiError) {
+    // Extras first, so `error` and `code` always win.
+    return { status: error.status, body: { ...error.extras.body, error: error.message, code: error.code }, headers: error.extras.headers };
+  }
   if (isBodyParserError(error)) {
     switch (error.type) {
       case "entity.parse.failed":

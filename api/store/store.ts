@@ -1,5 +1,5 @@
 import type { Address, Hex } from "viem";
-import type { OnboardingAction } from "../../sdk";
+import type { ManifestPool, OnboardingAction } from "../../sdk";
 import type { ApiKeyScope } from "../apiKeyScopes";
 
 /**
@@ -29,6 +29,29 @@ export interface Store {
   revokeApiKey(keyId: number, revokedAt: Date, use: ChallengeUse): Promise<RevokeApiKeyResult>;
   /** Keys whose public prefix matches, with their hash and profile, for authentication. */
   findCredentialsByPrefix(prefix: string): Promise<ApiKeyCredential[]>;
+
+  /** Adds buffered demand in one transaction; a known (chain, token, integrator) widens its first/last seen. */
+  recordTokenDemand(observations: readonly TokenDemandObservation[]): Promise<void>;
+  /** Forgets demand last seen before `before`; returns how many rows went. */
+  pruneTokenDemand(before: Date): Promise<number>;
+  /** Demand per (chain, token), counting integrators last seen at or after `since`; most integrators first. */
+  listTokenDemand(query: TokenDemandQuery): Promise<TokenDemandSummary[]>;
+
+  /** Operator and promotion decisions, oldest first; of one chain when given. */
+  listTokenOverrides(chainId?: number): Promise<TokenOverride[]>;
+  /**
+   * Writes a decision. `replace` overwrites any earlier one (the operator's word is final);
+   * `if_absent` writes only when the token has none (promotion never overrides an operator).
+   * Returns whether it was written.
+   */
+  saveTokenOverride(override: NewTokenOverride, mode: "replace" | "if_absent"): Promise<boolean>;
+  /** Removes the decision on a token; returns whether there was one. */
+  removeTokenOverride(chainId: number, token: Address): Promise<boolean>;
+
+  /** Records a quote served; its on-chain id (the bytes32 in SwapSettled) is unique per chain. */
+  saveQuote(quote: QuoteRecord): Promise<void>;
+  /** The quote a SwapSettled event's quote id belongs to. */
+  findQuoteByOnchainId(chainId: number, onchainId: Hex): Promise<QuoteRecord | undefined>;
 
   close(): Promise<void>;
 }
@@ -107,3 +130,68 @@ export type ApproveIntegratorResult =
   | { outcome: "approved"; integrator: IntegratorRecord }
   | { outcome: "already_active"; integrator: IntegratorRecord }
   | { outcome: "not_found" };
+
+/** One integrator's requests for an unsupported token, aggregated in memory between flushes. Token in lowercase. */
+export type TokenDemandObservation = { chainId: number; token: Address; integratorId: number; firstSeen: Date; lastSeen: Date };
+
+export type TokenDemandQuery = {
+  chainId?: number;
+  /** Integrators last seen before this do not count. */
+  since: Date;
+  /** Only tokens with at least this many counted integrators (default 1). */
+  minIntegrators?: number;
+  /** Leave out tokens that already carry an operator or promotion decision. */
+  withoutOverride?: boolean;
+  /** At most this many rows (default 1000). */
+  limit?: number;
+};
+
+export type TokenDemandSummary = { chainId: number; token: Address; integrators: number; firstSeen: Date; lastSeen: Date };
+
+/**
+ * How a token's support was changed by hand or by demand: `enabled` (operator) and `promoted`
+ * (demand) add a token with the pool routing uses; `disabled` (operator) removes one.
+ */
+export type TokenStatus = "enabled" | "promoted" | "disabled";
+export type TokenStatusSource = "operator" | "demand";
+
+export type NewTokenOverride = {
+  chainId: number;
+  /** Lowercase. */
+  token: Address;
+  status: TokenStatus;
+  source: TokenStatusSource;
+  /** Read from the token at promotion or enabling; absent for `disabled`. */
+  symbol: string | undefined;
+  decimals: number | undefined;
+  /** The pool recorded for routing; absent for `disabled`. */
+  pool: ManifestPool | undefined;
+  /** Free text for the operator (why it was disabled, which integrators asked). */
+  reason: string | undefined;
+  at: Date;
+};
+
+export type TokenOverride = Omit<NewTokenOverride, "at"> & { createdAt: Date; updatedAt: Date };
+
+/** A quote as served: enough to attribute a fill to its integrator and compare it with the quote. */
+export type QuoteRecord = {
+  quoteId: string;
+  chainId: number;
+  /** The bytes32 quote id bound in the witness and emitted in SwapSettled. */
+  onchainId: Hex;
+  apiKeyId: number;
+  integratorId: number;
+  taker: Address;
+  recipient: Address;
+  sellToken: Address;
+  buyToken: Address;
+  sellAmount: bigint;
+  buyAmount: bigint;
+  minBuyAmount: bigint;
+  feeAmount: bigint;
+  settlement: "permit2" | "allowance";
+  router: Address;
+  blockNumber: bigint;
+  expiresAt: Date;
+  createdAt: Date;
+};

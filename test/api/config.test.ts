@@ -19,7 +19,60 @@ describe("api configuration", () => {
       siweUri: "http://localhost",
       chainId: 4663,
       rpcUrl: "http://127.0.0.1:8545",
+      deploymentsDir: resolve("deployments"),
+      additionalChains: [],
+      snapshotRateLimitPerMinute: 120,
+      snapshotRefreshSeconds: 5,
+      demandFlushSeconds: 5,
+      demandMaxTracked: 10_000,
+      promotionMinIntegrators: 3,
+      promotionWindowHours: 24,
+      promotionMinLiquidityWeth: "1",
+      promotionRecheckMinutes: 10,
+      quoteTtlSeconds: 300,
+      quoteProbeMultiplier: 10,
     });
+  });
+
+  it("reads the chain, snapshot, demand, promotion and quote variables", () => {
+    const config = loadApiConfig({
+      DEPLOYMENTS_DIR: "/tmp/deployments",
+      API_CHAINS: '[{"chainId": 1, "rpcUrl": "https://rpc.example.com", "manifest": "/tmp/mainnet.json"}]',
+      SNAPSHOT_RATE_LIMIT_PER_MINUTE: "30",
+      SNAPSHOT_REFRESH_SECONDS: "2",
+      DEMAND_FLUSH_SECONDS: "3",
+      DEMAND_MAX_TRACKED: "50",
+      PROMOTION_MIN_INTEGRATORS: "5",
+      PROMOTION_WINDOW_HOURS: "48",
+      PROMOTION_MIN_LIQUIDITY_WETH: "0.25",
+      PROMOTION_RECHECK_MINUTES: "1",
+      QUOTE_TTL_SECONDS: "60",
+      QUOTE_PROBE_MULTIPLIER: "4",
+    });
+    expect(config).to.deep.include({
+      deploymentsDir: "/tmp/deployments",
+      additionalChains: [{ chainId: 1, rpcUrl: "https://rpc.example.com", manifestPath: "/tmp/mainnet.json" }],
+      snapshotRateLimitPerMinute: 30,
+      snapshotRefreshSeconds: 2,
+      demandFlushSeconds: 3,
+      demandMaxTracked: 50,
+      promotionMinIntegrators: 5,
+      promotionWindowHours: 48,
+      promotionMinLiquidityWeth: "0.25",
+      promotionRecheckMinutes: 1,
+      quoteTtlSeconds: 60,
+      quoteProbeMultiplier: 4,
+    });
+    expect(loadApiConfig({ API_CHAINS: "" }).additionalChains).to.deep.equal([]);
+  });
+
+  it("refuses API_CHAINS that is not a JSON array of chains, or that serves a chain twice", () => {
+    expect(() => loadApiConfig({ API_CHAINS: "not json" })).to.throw(/API_CHAINS/);
+    expect(() => loadApiConfig({ API_CHAINS: '{"chainId": 1}' })).to.throw(/API_CHAINS/);
+    expect(() => loadApiConfig({ API_CHAINS: '[{"chainId": 1, "rpcUrl": "ftp://x", "manifest": "m.json"}]' })).to.throw(/API_CHAINS\.0\.rpcUrl/);
+    expect(() => loadApiConfig({ API_CHAINS: '[{"chainId": 4663, "rpcUrl": "http://x", "manifest": "m.json"}]' })).to.throw(/API_CHAINS\.0\.chainId.*twice/);
+    expect(() => loadApiConfig({ PROMOTION_MIN_LIQUIDITY_WETH: "-1" })).to.throw(/PROMOTION_MIN_LIQUIDITY_WETH/);
+    expect(() => loadApiConfig({ SNAPSHOT_RATE_LIMIT_PER_MINUTE: "0" })).to.throw(/SNAPSHOT_RATE_LIMIT_PER_MINUTE/);
   });
 
   it("reads every variable, and AUTO_APPROVE as an explicit true/false/1/0", () => {

@@ -1,21 +1,29 @@
 import { expect } from "chai";
 import hre from "hardhat";
+import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
+import type { Address } from "viem";
 import { loadApiConfig } from "../../api/config";
 import { startApi } from "../../api/startApi";
 import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
-import { applicationPayloadHash, OnboardingAction } from "../../sdk";
+import { applicationPayloadHash, manifestPath, OnboardingAction, writeManifest, type DeploymentManifest } from "../../sdk";
 import { applicationFields, newWallet } from "../fixtures/onboardingApi";
+import { settlementFixture } from "../fixtures/settlementFixture";
+import { fixtureManifest } from "../fixtures/tradingApi";
 
 describe("startApi (npm run api, and the devnet's API step)", () => {
   let directory: string;
   let chain: ChainServer;
+  let manifest: DeploymentManifest;
   beforeEach(async () => {
     directory = mkdtempSync(join(tmpdir(), "start-api-"));
+    // The served chain's manifest, as the devnet writes it into DEPLOYMENTS_DIR.
+    manifest = await fixtureManifest(await loadFixture(settlementFixture));
+    writeManifest(manifestPath(directory, 4663), manifest);
     chain = await startChainServer(hre, "127.0.0.1", 0);
   });
   afterEach(async () => {
@@ -25,7 +33,7 @@ describe("startApi (npm run api, and the devnet's API step)", () => {
 
   it("serves on 127.0.0.1, verifies signatures over the chain's JSON-RPC URL, and close() frees the port and the database", async () => {
     const dbPath = join(directory, "data", "api.sqlite");
-    const config = { ...loadApiConfig({ API_PORT: "0", API_DB_PATH: dbPath }), rpcUrl: chain.url };
+    const config = { ...loadApiConfig({ API_PORT: "0", API_DB_PATH: dbPath, DEPLOYMENTS_DIR: directory }), rpcUrl: chain.url };
     const api = await startApi(config, pino({ level: "silent" }));
     expect(api.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
 
@@ -56,11 +64,11 @@ describe("startApi (npm run api, and the devnet's API step)", () => {
   });
 
   it("fails to start, and leaves nothing open, when the port is taken", async () => {
-    const first = await startApi({ ...loadApiConfig({ API_PORT: "0", API_DB_PATH: join(directory, "a.sqlite") }), rpcUrl: chain.url }, pino({ level: "silent" }));
+    const first = await startApi({ ...loadApiConfig({ API_PORT: "0", API_DB_PATH: join(directory, "a.sqlite"), DEPLOYMENTS_DIR: directory }), rpcUrl: chain.url }, pino({ level: "silent" }));
     try {
       const port = Number(new URL(first.url).port);
       let failure: unknown;
-      await startApi({ ...loadApiConfig({ API_PORT: String(port), API_DB_PATH: join(directory, "b.sqlite") }), rpcUrl: chain.url }, pino({ level: "silent" })).catch(
+      await startApi({ ...loadApiConfig({ API_PORT: String(port), API_DB_PATH: join(directory, "b.sqlite"), DEPLOYMENTS_DIR: directory }), rpcUrl: chain.url }, pino({ level: "silent" })).catch(
         (error: unknown) => (failure = error),
       );
       expect(String(failure)).to.match(/EADDRINUSE/);
@@ -68,5 +76,41 @@ describe("startApi (npm run api, and the devnet's API step)", () => {
     } finally {
       await first.close();
     }
+  });
+
+  it("serves the supported-token snapshot of the manifest in DEPLOYMENTS_DIR, with the decisions already in the database", async () => {
+    const dbPath = join(directory, "api.sqlite");
+    const link = manifest.tokens.find((token) => token.symbol === "LINK")!.address.toLowerCase() as Address;
+    const store = openSqliteStore(dbPath);
+    await store.saveTokenOverride(
+      { chainId: 4663, token: link, status: "disabled", source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: "test", at: new Date() },
+      "replace",
+    );
+    await store.close();
+
+    const api = await startApi({ ...loadApiConfig({ API_PORT: "0", API_DB_PATH: dbPath, DEPLOYMENTS_DIR: directory }), rpcUrl: chain.url }, pino({ level: "silent" }));
+    try {
+      const response = await fetch(`${api.url}/tokens/supported-tokens`);
+      expect(response.status).to.equal(200);
+      const body = (await response.json()) as { chain_id: number; count: number; addresses: string[] };
+      expect(body.chain_id).to.equal(4663);
+      expect(body.addresses).to.include(`0x${"e".repeat(40)}`);
+      expect(body.addresses).to.include(manifest.contracts.weth.toLowerCase());
+      expect(body.addresses).to.not.include(link);
+      expect(body.count).to.equal(manifest.tokens.length);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("fails to start, naming the path, when the served chain has no manifest, and leaves the database closed", async () => {
+    const empty = join(directory, "nothing-here");
+    const dbPath = join(directory, "c.sqlite");
+    let failure: unknown;
+    await startApi({ ...loadApiConfig({ API_PORT: "0", API_DB_PATH: dbPath, DEPLOYMENTS_DIR: empty }), rpcUrl: chain.url }, pino({ level: "silent" })).catch(
+      (error: unknown) => (failure = error),
+    );
+    expect(String(failure)).to.include(join(empty, "4663.json")).and.to.match(/DEPLOYMENTS_DIR/);
+    expect(existsSync(`${dbPath}-wal`)).to.equal(false);
   });
 });

@@ -58,4 +58,69 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX api_keys_integrator_id ON api_keys (integrator_id);
     `,
   },
+  {
+    version: 2,
+    name: "supported tokens: unsupported-token demand, operator and promotion decisions",
+    sql: `
+      -- One row per (chain, token, integrator): repeated probes of one integrator count once.
+      CREATE TABLE token_demand (
+        chain_id       INTEGER NOT NULL,
+        token          TEXT NOT NULL,
+        integrator_id  INTEGER NOT NULL,
+        first_seen     INTEGER NOT NULL,
+        last_seen      INTEGER NOT NULL,
+        PRIMARY KEY (chain_id, token, integrator_id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX token_demand_last_seen ON token_demand (chain_id, last_seen);
+
+      CREATE TABLE token_overrides (
+        chain_id      INTEGER NOT NULL,
+        token         TEXT NOT NULL,
+        status        TEXT NOT NULL CHECK (status IN ('enabled', 'promoted', 'disabled')),
+        source        TEXT NOT NULL CHECK (source IN ('operator', 'demand')),
+        symbol        TEXT,
+        decimals      INTEGER,
+        pool_address  TEXT,
+        pool_token0   TEXT,
+        pool_token1   TEXT,
+        pool_fee_bps  INTEGER,
+        reason        TEXT,
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL,
+        PRIMARY KEY (chain_id, token),
+        -- A token added to the set needs what routing and resolution read.
+        CHECK (status = 'disabled' OR (symbol IS NOT NULL AND decimals IS NOT NULL AND pool_address IS NOT NULL
+               AND pool_token0 IS NOT NULL AND pool_token1 IS NOT NULL AND pool_fee_bps IS NOT NULL))
+      ) STRICT;
+    `,
+  },
+  {
+    version: 3,
+    name: "quotes: the server's bytes32 quote id of every quote, so a fill's SwapSettled event maps back to its UUID",
+    sql: `
+      -- Keyed by what a fill reports (chain, bytes32 id): one B-tree, so the write on the quote path
+      -- stays one page update. The UUID is unique too (128 random bits), but nothing looks it up yet.
+      CREATE TABLE quotes (
+        chain_id         INTEGER NOT NULL,
+        onchain_id       TEXT NOT NULL,
+        quote_id         TEXT NOT NULL,
+        api_key_id       INTEGER NOT NULL,
+        integrator_id    INTEGER NOT NULL,
+        taker            TEXT NOT NULL,
+        recipient        TEXT NOT NULL,
+        sell_token       TEXT NOT NULL,
+        buy_token        TEXT NOT NULL,
+        sell_amount      TEXT NOT NULL,
+        buy_amount       TEXT NOT NULL,
+        min_buy_amount   TEXT NOT NULL,
+        fee_amount       TEXT NOT NULL,
+        settlement       TEXT NOT NULL CHECK (settlement IN ('permit2', 'allowance')),
+        router           TEXT NOT NULL,
+        block_number     INTEGER NOT NULL,
+        expires_at       INTEGER NOT NULL,
+        created_at       INTEGER NOT NULL,
+        PRIMARY KEY (chain_id, onchain_id)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

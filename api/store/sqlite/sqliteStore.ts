@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { getAddress, type Address, type Hex } from "viem";
-import { onboardingActions, type OnboardingAction } from "../../../sdk";
+import { onboardingActions, type ManifestPool, type OnboardingAction } from "../../../sdk";
 import { apiKeyScopes, type ApiKeyScope } from "../../apiKeyScopes";
 import type {
   ApiKeyCredential,
@@ -18,9 +18,17 @@ import type {
   NewApiKey,
   NewChallenge,
   NewIntegrator,
+  NewTokenOverride,
   NonceRejected,
+  QuoteRecord,
   RevokeApiKeyResult,
   Store,
+  TokenDemandObservation,
+  TokenDemandQuery,
+  TokenDemandSummary,
+  TokenOverride,
+  TokenStatus,
+  TokenStatusSource,
 } from "../store";
 import { migrations } from "./migrations";
 
@@ -66,6 +74,24 @@ type ApiKeyRow = {
   swap_rate_limit_per_minute: number;
   created_at: number;
   revoked_at: number | null;
+};
+
+type TokenDemandSummaryRow = { chain_id: number; token: string; integrators: number; first_seen: number; last_seen: number };
+
+type TokenOverrideRow = {
+  chain_id: number;
+  token: string;
+  status: string;
+  source: string;
+  symbol: string | null;
+  decimals: number | null;
+  pool_address: string | null;
+  pool_token0: string | null;
+  pool_token1: string | null;
+  pool_fee_bps: number | null;
+  reason: string | null;
+  created_at: number;
+  updated_at: number;
 };
 
 const INTEGRATOR_COLUMNS = `id, slug, owner_wallet, display_name, contact_email, telegram_handle, app_url, fee_recipient,
@@ -145,6 +171,45 @@ function prepareStatements(db: Database.Database) {
       WHERE integrator_id IN (SELECT value FROM json_each(?)) ORDER BY id`),
     revokeApiKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
     findCredentialsByPrefix: db.prepare(`SELECT secret_hash, ${API_KEY_COLUMNS} FROM api_keys WHERE prefix = ?`),
+    upsertTokenDemand: db.prepare(`INSERT INTO token_demand (chain_id, token, integrator_id, first_seen, last_seen)
+      VALUES (@chain_id, @token, @integrator_id, @first_seen, @last_seen)
+      ON CONFLICT (chain_id, token, integrator_id) DO UPDATE SET
+        first_seen = MIN(first_seen, excluded.first_seen), last_seen = MAX(last_seen, excluded.last_seen)`),
+    pruneTokenDemand: db.prepare("DELETE FROM token_demand WHERE last_seen < ?"),
+    listTokenDemand: db.prepare(`SELECT d.chain_id, d.token, COUNT(*) AS integrators, MIN(d.first_seen) AS first_seen,
+        MAX(d.last_seen) AS last_seen
+      FROM token_demand d
+      WHERE d.last_seen >= @since AND (@chain_id IS NULL OR d.chain_id = @chain_id)
+        AND (@without_override = 0 OR NOT EXISTS
+          (SELECT 1 FROM token_overrides o WHERE o.chain_id = d.chain_id AND o.token = d.token))
+      GROUP BY d.chain_id, d.token
+      HAVING COUNT(*) >= @min_integrators
+      ORDER BY integrators DESC, last_seen DESC, d.chain_id, d.token
+      LIMIT @limit`),
+    listTokenOverrides: db.prepare(`SELECT * FROM token_overrides
+      WHERE (@chain_id IS NULL OR chain_id = @chain_id) ORDER BY created_at, chain_id, token`),
+    // Keeps created_at of an earlier decision; `if_absent` inserts use OR IGNORE instead.
+    replaceTokenOverride: db.prepare(`INSERT INTO token_overrides
+      (chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps, reason,
+       created_at, updated_at)
+      VALUES (@chain_id, @token, @status, @source, @symbol, @decimals, @pool_address, @pool_token0, @pool_token1,
+       @pool_fee_bps, @reason, @at, @at)
+      ON CONFLICT (chain_id, token) DO UPDATE SET status = excluded.status, source = excluded.source,
+        symbol = excluded.symbol, decimals = excluded.decimals, pool_address = excluded.pool_address,
+        pool_token0 = excluded.pool_token0, pool_token1 = excluded.pool_token1, pool_fee_bps = excluded.pool_fee_bps,
+        reason = excluded.reason, updated_at = excluded.updated_at`),
+    insertTokenOverrideIfAbsent: db.prepare(`INSERT OR IGNORE INTO token_overrides
+      (chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps, reason,
+       created_at, updated_at)
+      VALUES (@chain_id, @token, @status, @source, @symbol, @decimals, @pool_address, @pool_token0, @pool_token1,
+       @pool_fee_bps, @reason, @at, @at)`),
+    removeTokenOverride: db.prepare("DELETE FROM token_overrides WHERE chain_id = ? AND token = ?"),
+    insertQuote: db.prepare(`INSERT INTO quotes (quote_id, chain_id, onchain_id, api_key_id, integrator_id, taker, recipient,
+       sell_token, buy_token, sell_amount, buy_amount, min_buy_amount, fee_amount, settlement, router, block_number,
+       expires_at, created_at)
+      VALUES (@quote_id, @chain_id, @onchain_id, @api_key_id, @integrator_id, @taker, @recipient, @sell_token, @buy_token,
+       @sell_amount, @buy_amount, @min_buy_amount, @fee_amount, @settlement, @router, @block_number, @expires_at, @created_at)`),
+    findQuoteByOnchainId: db.prepare("SELECT * FROM quotes WHERE chain_id = ? AND onchain_id = ?"),
   };
 }
 
@@ -278,6 +343,99 @@ class SqliteStore implements Store {
     });
   }
 
+  async recordTokenDemand(observations: readonly TokenDemandObservation[]): Promise<void> {
+    if (observations.length === 0) return;
+    this.#db
+      .transaction(() => {
+        for (const observation of observations) {
+          this.#statements.upsertTokenDemand.run({
+            chain_id: observation.chainId,
+            token: observation.token.toLowerCase(),
+            integrator_id: observation.integratorId,
+            first_seen: observation.firstSeen.getTime(),
+            last_seen: observation.lastSeen.getTime(),
+          });
+        }
+      })
+      .immediate();
+  }
+
+  async pruneTokenDemand(before: Date): Promise<number> {
+    return this.#statements.pruneTokenDemand.run(before.getTime()).changes;
+  }
+
+  async listTokenDemand(query: TokenDemandQuery): Promise<TokenDemandSummary[]> {
+    const rows = this.#statements.listTokenDemand.all({
+      since: query.since.getTime(),
+      chain_id: query.chainId ?? null,
+      without_override: query.withoutOverride ? 1 : 0,
+      min_integrators: query.minIntegrators ?? 1,
+      limit: query.limit ?? 1000,
+    }) as TokenDemandSummaryRow[];
+    return rows.map((row) => ({
+      chainId: row.chain_id,
+      token: row.token as Address,
+      integrators: row.integrators,
+      firstSeen: date(row.first_seen),
+      lastSeen: date(row.last_seen),
+    }));
+  }
+
+  async listTokenOverrides(chainId?: number): Promise<TokenOverride[]> {
+    return (this.#statements.listTokenOverrides.all({ chain_id: chainId ?? null }) as TokenOverrideRow[]).map(tokenOverrideFromRow);
+  }
+
+  async saveTokenOverride(override: NewTokenOverride, mode: "replace" | "if_absent"): Promise<boolean> {
+    const row = {
+      chain_id: override.chainId,
+      token: override.token.toLowerCase(),
+      status: override.status,
+      source: override.source,
+      symbol: override.symbol ?? null,
+      decimals: override.decimals ?? null,
+      pool_address: override.pool?.address.toLowerCase() ?? null,
+      pool_token0: override.pool?.token0.toLowerCase() ?? null,
+      pool_token1: override.pool?.token1.toLowerCase() ?? null,
+      pool_fee_bps: override.pool?.feeBps ?? null,
+      reason: override.reason ?? null,
+      at: override.at.getTime(),
+    };
+    const statement = mode === "replace" ? this.#statements.replaceTokenOverride : this.#statements.insertTokenOverrideIfAbsent;
+    return statement.run(row).changes === 1;
+  }
+
+  async removeTokenOverride(chainId: number, token: Address): Promise<boolean> {
+    return this.#statements.removeTokenOverride.run(chainId, token.toLowerCase()).changes === 1;
+  }
+
+  async saveQuote(quote: QuoteRecord): Promise<void> {
+    this.#statements.insertQuote.run({
+      quote_id: quote.quoteId,
+      chain_id: quote.chainId,
+      onchain_id: quote.onchainId.toLowerCase(),
+      api_key_id: quote.apiKeyId,
+      integrator_id: quote.integratorId,
+      taker: quote.taker.toLowerCase(),
+      recipient: quote.recipient.toLowerCase(),
+      sell_token: quote.sellToken.toLowerCase(),
+      buy_token: quote.buyToken.toLowerCase(),
+      sell_amount: quote.sellAmount.toString(),
+      buy_amount: quote.buyAmount.toString(),
+      min_buy_amount: quote.minBuyAmount.toString(),
+      fee_amount: quote.feeAmount.toString(),
+      settlement: quote.settlement,
+      router: quote.router.toLowerCase(),
+      block_number: quote.blockNumber,
+      expires_at: quote.expiresAt.getTime(),
+      created_at: quote.createdAt.getTime(),
+    });
+  }
+
+  async findQuoteByOnchainId(chainId: number, onchainId: Hex): Promise<QuoteRecord | undefined> {
+    const row = this.#statements.findQuoteByOnchainId.get(chainId, onchainId.toLowerCase()) as QuoteRow | undefined;
+    return row === undefined ? undefined : quoteFromRow(row);
+  }
+
   async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
   }
@@ -385,6 +543,31 @@ function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
   };
 }
 
+function tokenOverrideFromRow(row: TokenOverrideRow): TokenOverride {
+  const pool: ManifestPool | undefined =
+    row.pool_address !== null && row.pool_token0 !== null && row.pool_token1 !== null && row.pool_fee_bps !== null
+      ? {
+          address: getAddress(row.pool_address),
+          token0: getAddress(row.pool_token0),
+          token1: getAddress(row.pool_token1),
+          source: "uniswap-v2",
+          feeBps: row.pool_fee_bps,
+        }
+      : undefined;
+  return {
+    chainId: row.chain_id,
+    token: row.token as Address,
+    status: row.status as TokenStatus,
+    source: row.source as TokenStatusSource,
+    symbol: row.symbol ?? undefined,
+    decimals: row.decimals ?? undefined,
+    pool,
+    reason: row.reason ?? undefined,
+    createdAt: date(row.created_at),
+    updatedAt: date(row.updated_at),
+  };
+}
+
 function knownAction(value: string): OnboardingAction {
   const action = onboardingActions.find((candidate) => candidate === value);
   if (action === undefined) throw new Error(`challenges.action holds unknown action ${value}`);
@@ -396,4 +579,49 @@ function knownScopes(json: string): ApiKeyScope[] {
   const stored = JSON.parse(json) as unknown;
   if (!Array.isArray(stored)) throw new Error("api_keys.scopes is not a JSON array");
   return apiKeyScopes.filter((scope) => stored.includes(scope));
+}
+
+type QuoteRow = {
+  quote_id: string;
+  chain_id: number;
+  onchain_id: string;
+  api_key_id: number;
+  integrator_id: number;
+  taker: string;
+  recipient: string;
+  sell_token: string;
+  buy_token: string;
+  sell_amount: string;
+  buy_amount: string;
+  min_buy_amount: string;
+  fee_amount: string;
+  settlement: "permit2" | "allowance";
+  router: string;
+  block_number: number;
+  expires_at: number;
+  created_at: number;
+};
+
+/** Token addresses stay lowercase, as the quote response writes them; wallets come back checksummed. */
+function quoteFromRow(row: QuoteRow): QuoteRecord {
+  return {
+    quoteId: row.quote_id,
+    chainId: row.chain_id,
+    onchainId: row.onchain_id as Hex,
+    apiKeyId: row.api_key_id,
+    integratorId: row.integrator_id,
+    taker: getAddress(row.taker),
+    recipient: getAddress(row.recipient),
+    sellToken: row.sell_token as Address,
+    buyToken: row.buy_token as Address,
+    sellAmount: BigInt(row.sell_amount),
+    buyAmount: BigInt(row.buy_amount),
+    minBuyAmount: BigInt(row.min_buy_amount),
+    feeAmount: BigInt(row.fee_amount),
+    settlement: row.settlement,
+    router: getAddress(row.router),
+    blockNumber: BigInt(row.block_number),
+    expiresAt: new Date(row.expires_at),
+    createdAt: new Date(row.created_at),
+  };
 }

@@ -1,0 +1,21 @@
+import type { PublicClient } from "viem";
+import type { DeploymentManifest } from "../../sdk";
+import type { DemandRecorder } from "../tokens/demandRecorder";
+import type { SupportedTokens } from "../tokens/supportedTokens";
+
+/** Everything the trading routes know about one served chain. */
+export type ChainContext = Readonly<{
+  chainId: number;
+  /** JSON-RPC client for quote-time reads; batches concurrent calls into one HTTP request. */
+  client: PublicClient;
+  manifest: DeploymentManifest;
+  tokens: SupportedTokens;
+  demand: DemandRecorder;
+}>;
+
+/** The chains the API serves, by id, with the default used when a request omits chain_id. */
+export type ChainRegistry = Readonly<{
+  defaultChainId: number;
+  get(chainId: number): ChainContext | undefined;
+  all(): readonly ChainContext[];
+}>;

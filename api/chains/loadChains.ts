@@ -1,0 +1,52 @@
+import { existsSync } from "node:fs";
+import { createPublicClient, defineChain, http, type PublicClient } from "viem";
+import { manifestPath, readManifest, type DeploymentManifest } from "../../sdk";
+import type { ApiConfig } from "../config";
+import { createServedChains, type ChainSource, type ServedChains, type ServedChainsDependencies } from "./servedChains";
+
+/** Where one served chain is reached and described. */
+export type ChainEndpoint = Readonly<{ chainId: number; rpcUrl: string; manifestPath: string }>;
+
+/** The default chain (`CHAIN_ID`, `RPC_URL`, `<DEPLOYMENTS_DIR>/<CHAIN_ID>.json`) first, then `API_CHAINS`. */
+export function servedChainEndpoints(config: Pick<ApiConfig, "chainId" | "rpcUrl" | "deploymentsDir" | "additionalChains">): ChainEndpoint[] {
+  return [{ chainId: config.chainId, rpcUrl: config.rpcUrl, manifestPath: manifestPath(config.deploymentsDir, config.chainId) }, ...config.additionalChains];
+}
+
+/**
+ * A client for quote-time reads of one chain. JSON-RPC batching (`batch: true`) turns the concurrent
+ * reads of one request into one HTTP round trip; the devnet has no Multicall3 to do it on chain.
+ * One retry only: a quote should fail fast rather than wait out a dead node.
+ */
+export function createChainClient(chainId: number, rpcUrl: string): PublicClient {
+  const chain = defineChain({
+    id: chainId,
+    name: `chain ${chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  return createPublicClient({ chain, transport: http(rpcUrl, { batch: true, retryCount: 1 }) });
+}
+
+/** Reads a served chain's manifest, with a start-up error that says what to do when it is missing. */
+export function readChainManifest(endpoint: ChainEndpoint): DeploymentManifest {
+  if (!existsSync(endpoint.manifestPath)) {
+    throw new Error(
+      `no deployment manifest for chain ${endpoint.chainId} at ${endpoint.manifestPath}: deploy first (npm start writes it), or point DEPLOYMENTS_DIR (default chain) or API_CHAINS (others) at it`,
+    );
+  }
+  return readManifest(endpoint.manifestPath);
+}
+
+/**
+ * Every configured chain with its manifest and a batching HTTP client, ready to serve. Start-up
+ * fails when a manifest is missing or describes another chain; the chains' RPCs are not contacted
+ * here, so the API starts while a node is still coming up.
+ */
+export async function loadChains(config: ApiConfig, deps: Omit<ServedChainsDependencies, "config">): Promise<ServedChains> {
+  const sources: ChainSource[] = servedChainEndpoints(config).map((endpoint) => ({
+    chainId: endpoint.chainId,
+    client: createChainClient(endpoint.chainId, endpoint.rpcUrl),
+    manifest: readChainManifest(endpoint),
+  }));
+  return createServedChains(sources, { ...deps, config });
+}

@@ -1,0 +1,104 @@
+import type { Logger } from "pino";
+import { parseUnits, type PublicClient } from "viem";
+import type { DeploymentManifest } from "../../sdk";
+import type { Clock } from "../clock";
+import type { ApiConfig } from "../config";
+import type { Store } from "../store/store";
+import { BufferedDemandRecorder } from "../tokens/bufferedDemandRecorder";
+import { ChainSupportedTokens } from "../tokens/chainSupportedTokens";
+import { SupportedTokenJobs } from "../tokens/supportedTokenJobs";
+import { TokenPromoter } from "../tokens/tokenPromoter";
+import type { ChainContext, ChainRegistry } from "./chainContext";
+import { createChainRegistry } from "./chainRegistry";
+
+/** One chain to serve: its id, a client for quote-time reads, and its deployment manifest. */
+export type ChainSource = Readonly<{ chainId: number; client: PublicClient; manifest: DeploymentManifest }>;
+
+export type ServedChainsDependencies = Readonly<{
+  config: Pick<
+    ApiConfig,
+    | "chainId"
+    | "snapshotRefreshSeconds"
+    | "demandFlushSeconds"
+    | "demandMaxTracked"
+    | "promotionMinIntegrators"
+    | "promotionWindowHours"
+    | "promotionMinLiquidityWeth"
+    | "promotionRecheckMinutes"
+  >;
+  store: Store;
+  logger: Logger;
+  clock: Clock;
+}>;
+
+/** The registry handlers read, the background jobs that keep it current, and the concrete token sets. */
+export type ServedChains = Readonly<{
+  registry: ChainRegistry;
+  jobs: SupportedTokenJobs;
+  recorder: BufferedDemandRecorder;
+  promoter: TokenPromoter;
+  tokens: ReadonlyMap<number, ChainSupportedTokens>;
+}>;
+
+/**
+ * Builds every chain's context: its supported set (manifest plus the decisions already stored), one
+ * demand recorder shared by all chains (observations carry their chain), and the promoter and jobs.
+ * Nothing is started: the caller starts `jobs` (and stops them before closing the store).
+ */
+export async function createServedChains(sources: readonly ChainSource[], deps: ServedChainsDependencies): Promise<ServedChains> {
+  const { config, store, logger, clock } = deps;
+  if (!sources.some((source) => source.chainId === config.chainId)) {
+    throw new Error(`the default chain ${config.chainId} (CHAIN_ID) has no client and manifest`);
+  }
+  const overrides = await store.listTokenOverrides();
+  const tokens = new Map<number, ChainSupportedTokens>();
+  for (const source of sources) {
+    if (source.manifest.chainId !== source.chainId) {
+      throw new Error(`the manifest configured for chain ${source.chainId} describes chain ${source.manifest.chainId}`);
+    }
+    const set = new ChainSupportedTokens(source.chainId, source.manifest, overrides);
+    const disabled = set.disabledManifestSymbols();
+    if (disabled.length > 0) logger.warn({ chainId: source.chainId, disabled }, "manifest tokens disabled by the operator");
+    tokens.set(source.chainId, set);
+  }
+
+  let jobs: SupportedTokenJobs | undefined;
+  const recorder = new BufferedDemandRecorder({
+    store,
+    logger,
+    maxTracked: config.demandMaxTracked,
+    // A full buffer flushes at once (and promotion follows), not at the next tick of the timer.
+    onFlushWanted: () => setImmediate(() => void jobs?.flushDemand().catch((error: unknown) => logger.error({ err: error }, "demand flush failed"))),
+  });
+  const contexts: ChainContext[] = sources.map((source) => ({
+    chainId: source.chainId,
+    client: source.client,
+    manifest: source.manifest,
+    tokens: tokens.get(source.chainId)!,
+    demand: recorder,
+  }));
+  const promoter = new TokenPromoter({
+    store,
+    logger,
+    clock,
+    chains: sources.map((source) => ({ ...source, tokens: tokens.get(source.chainId)! })),
+    rules: {
+      minIntegrators: config.promotionMinIntegrators,
+      windowHours: config.promotionWindowHours,
+      minLiquidityWei: parseUnits(config.promotionMinLiquidityWeth, 18),
+      recheckMinutes: config.promotionRecheckMinutes,
+    },
+  });
+  jobs = new SupportedTokenJobs({
+    store,
+    logger,
+    clock,
+    recorder,
+    promoter,
+    chains: [...tokens].map(([chainId, set]) => ({ chainId, tokens: set })),
+    refreshSeconds: config.snapshotRefreshSeconds,
+    flushSeconds: config.demandFlushSeconds,
+    promotionWindowHours: config.promotionWindowHours,
+  });
+  return { registry: createChainRegistry(config.chainId, contexts), jobs, recorder, promoter, tokens };
+}

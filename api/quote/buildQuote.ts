@@ -1,0 +1,277 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { erc20Abi, getAddress, type Address, type Hex, type PublicClient } from "viem";
+import {
+  buildSwapPermitTypedData,
+  decodeFeatureState,
+  encodeRegistryRead,
+  encodeRouteActions,
+  encodeSwapNative,
+  encodeSwapWithAllowance,
+  encodeSwapWithPermit,
+  Feature,
+  NATIVE_TOKEN,
+  permit2Abi,
+  takerSwapRouterAbi,
+  withDomainType,
+  type FeatureState,
+  type RouteAction,
+  type SwapOrder,
+} from "../../sdk";
+import { ApiError } from "../apiError";
+import type { ChainContext } from "../chains/chainContext";
+import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
+import type { SupportedToken } from "../tokens/supportedTokens";
+import type { BlockCache } from "./blockCache";
+import type { LatestBlockReader } from "./latestBlock";
+import { estimateGas } from "./gasEstimate";
+import type { PermitNonceAllocator } from "./permitNonces";
+import { readPoolReserves } from "./poolReserves";
+import type { QuoteQuery } from "./quoteQuery";
+import { findBestRoute, type RouteHop } from "./routeSearch";
+
+const NATIVE = NATIVE_TOKEN.toLowerCase() as Address;
+const BPS = 10_000n;
+/** Nonce words tried before giving up on a taker whose first words are all used. */
+const MAX_NONCE_WORDS = 4n;
+
+/** What a quote is built from once the request passed admission and both buckets. */
+export type QuoteInput = Readonly<{
+  chain: ChainContext;
+  principal: ApiKeyPrincipal;
+  query: QuoteQuery;
+  sellToken: SupportedToken;
+  buyToken: SupportedToken;
+}>;
+
+/** State shared by all quotes of one app. */
+export type QuoteEngine = Readonly<{
+  heads: LatestBlockReader;
+  blockCache: BlockCache;
+  nonces: PermitNonceAllocator;
+  /** Router → its allowance holder; routers are immutable, so this never goes stale. */
+  holders: Map<Address, Promise<Address>>;
+  /** Quotes expire this long after the block they were priced at. */
+  ttlSeconds: number;
+}>;
+
+export type QuoteSettlement = "permit2" | "allowance";
+
+/** The quote, with amounts as bigints; quoteResponse.ts turns it into JSON. */
+export type Quote = Readonly<{
+  quoteId: string;
+  quoteIdBytes32: Hex;
+  chainId: number;
+  blockNumber: bigint;
+  sellToken: Address;
+  buyToken: Address;
+  sellAmount: bigint;
+  buyAmount: bigint;
+  minBuyAmount: bigint;
+  hops: readonly RouteHop[];
+  platformFee: { token: Address; amount: bigint; bps: number; recipient: Address };
+  settlement: QuoteSettlement;
+  expiresAt: Date;
+  /** The feature-2 router the order executes on (tx.to, or the holder's operator). */
+  router: Address;
+  taker: Address;
+  order: SwapOrder;
+  tx: { to: Address; data: Hex; value: bigint; estimatedGas: number; signatureOffset: number | undefined };
+  permit2: ReturnType<typeof permitTypedData> | undefined;
+  issues: {
+    allowance: { spender: Address; actual: bigint } | null;
+    balance: { token: Address; actual: bigint; expected: bigint } | null;
+  };
+}>;
+
+function permitTypedData(parameters: Parameters<typeof buildSwapPermitTypedData>[0]) {
+  const typed = buildSwapPermitTypedData(parameters);
+  return { ...typed, types: withDomainType(typed.types) };
+}
+
+async function readFeature(client: PublicClient, registry: Address, blockNumber: bigint): Promise<FeatureState> {
+  const { data } = await client.call({ to: registry, data: encodeRegistryRead("getFeature", Feature.TakerSubmittedSwap), blockNumber });
+  return decodeFeatureState(data ?? "0x");
+}
+
+/** The feature-2 router, read from the registry at this block; a paused or empty feature is a 503. */
+async function activeRouter(engine: QuoteEngine, chain: ChainContext, blockHash: Hex, blockNumber: bigint): Promise<Address> {
+  const state = await engine.blockCache.get(blockHash, "feature:2", () => readFeature(chain.client, chain.manifest.contracts.routerRegistry, blockNumber));
+  if (state.paused) throw new ApiError(503, "feature_paused", "taker-submitted swaps (registry feature 2) are paused; retry later");
+  if (state.current === "0x0000000000000000000000000000000000000000") {
+    throw new ApiError(503, "feature_unavailable", "no router is active for taker-submitted swaps (registry feature 2)");
+  }
+  return state.current;
+}
+
+function allowanceHolderOf(engine: QuoteEngine, client: PublicClient, router: Address): Promise<Address> {
+  let holder = engine.holders.get(router);
+  if (holder === undefined) {
+    holder = client.readContract({ address: router, abi: takerSwapRouterAbi, functionName: "allowanceHolder" }).then((address) => getAddress(address));
+    holder.catch(() => engine.holders.delete(router));
+    engine.holders.set(router, holder);
+  }
+  return holder;
+}
+
+/** State reads at the quoted block; a block's state never changes, so they are cached with it. */
+function blockReads(engine: QuoteEngine, client: PublicClient, blockHash: Hex, blockNumber: bigint) {
+  const cached = <T>(key: string, load: () => Promise<T>) => engine.blockCache.get(blockHash, key, load);
+  return {
+    balanceOf: (token: Address, owner: Address): Promise<bigint> =>
+      cached(`balance:${token}:${owner}`, () =>
+        token === NATIVE
+          ? client.getBalance({ address: owner, blockNumber })
+          : client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner], blockNumber }),
+      ),
+    allowance: (token: Address, owner: Address, spender: Address): Promise<bigint> =>
+      cached(`allowance:${token}:${owner}:${spender}`, () =>
+        client.readContract({ address: token, abi: erc20Abi, functionName: "allowance", args: [owner, spender], blockNumber }),
+      ),
+    nonceBitmap: (permit2: Address, owner: Address, word: bigint): Promise<bigint> =>
+      cached(`bitmap:${owner}:${word}`, () => client.readContract({ address: permit2, abi: permit2Abi, functionName: "nonceBitmap", args: [owner, word], blockNumber })),
+  };
+}
+
+/** The route's actions and its gross output (before the platform fee). */
+function planRoute(input: QuoteInput, pools: Awaited<ReturnType<typeof readPoolReserves>>, weth: Address) {
+  const { sellToken, buyToken, query } = input;
+  const sellsNative = sellToken.address === NATIVE;
+  const buysNative = buyToken.address === NATIVE;
+  const tokenIn = sellsNative ? weth : sellToken.address;
+  const tokenOut = buysNative ? weth : buyToken.address;
+  let hops: readonly RouteHop[] = [];
+  let grossOut = query.sellAmount;
+  if (tokenIn !== tokenOut) {
+    const route = findBestRoute(pools, tokenIn, tokenOut, query.sellAmount);
+    if (route === undefined) {
+      throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}`);
+    }
+    hops = route.hops;
+    grossOut = route.amountOut;
+  }
+  const actions: RouteAction[] = [];
+  if (sellsNative) actions.push({ type: "wrap" });
+  for (const hop of hops) actions.push({ type: "swapV2", pair: getAddress(hop.pool.address), tokenOut: getAddress(hop.tokenOut), feeBps: hop.pool.feeBps });
+  if (buysNative) actions.push({ type: "unwrap" });
+  return { hops, grossOut, actions, sellsNative, buysNative };
+}
+
+/**
+ * Prices the request at the latest block and builds everything the taker needs: the order, the
+ * transaction (with a signature placeholder for permit settlement), the Permit2 typed data and the
+ * allowance and balance issues. Reads happen at one block, batched into one JSON-RPC request.
+ */
+export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promise<Quote> {
+  const { chain, principal, query, sellToken, buyToken } = input;
+  const { client, manifest } = chain;
+  const weth = manifest.contracts.weth.toLowerCase() as Address;
+  const sellsNative = sellToken.address === NATIVE;
+  if (sellsNative && query.settlement === "permit2") {
+    throw new ApiError(400, "invalid_request", "settlement permit2 cannot sell native ETH (sell_token); native sells use allowance settlement");
+  }
+  if (query.feeBps > principal.integratorMaxFeeBps) {
+    throw new ApiError(400, "invalid_request", `fee_bps ${query.feeBps} exceeds this key's integrator_max_fee_bps of ${principal.integratorMaxFeeBps}`);
+  }
+  const settlement: QuoteSettlement = sellsNative ? "allowance" : (query.settlement ?? "permit2");
+
+  // The block's hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers), and its
+  // timestamp starts the deadline: chain time, not server time, is what the router checks.
+  const block = await engine.heads.read();
+  const blockNumber = block.number;
+  const poolList = chain.tokens.pools();
+  const [router, pools] = await Promise.all([
+    activeRouter(engine, chain, block.hash, blockNumber),
+    engine.blockCache.get(block.hash, `pools:${poolList.map((pool) => pool.address).join()}`, () => readPoolReserves(client, poolList, blockNumber)),
+  ]);
+  const plan = planRoute(input, pools, weth);
+
+  const feeAmount = (plan.grossOut * BigInt(query.feeBps)) / BPS;
+  const buyAmount = plan.grossOut - feeAmount;
+  if (buyAmount <= 0n) {
+    throw new ApiError(400, "no_route", `sell_amount ${query.sellAmount} is too small to buy any ${buyToken.symbol}`);
+  }
+  const minBuyAmount = (buyAmount * (BPS - BigInt(query.slippageBps))) / BPS;
+  const actions = query.feeBps > 0 ? [...plan.actions, { type: "fee" as const, bps: query.feeBps, recipient: principal.integratorFeeRecipient }] : plan.actions;
+
+  const nowMs = Number(block.timestamp) * 1000;
+  const deadline = block.timestamp + BigInt(engine.ttlSeconds);
+  const quoteIdBytes32: Hex = `0x${"00".repeat(16)}${randomBytes(16).toString("hex")}`;
+  const order: SwapOrder = {
+    sellToken: sellsNative ? NATIVE_TOKEN : getAddress(sellToken.address),
+    sellAmount: query.sellAmount,
+    buyToken: plan.buysNative ? NATIVE_TOKEN : getAddress(buyToken.address),
+    minBuyAmount,
+    recipient: query.recipient,
+    deadline,
+    quoteId: quoteIdBytes32,
+    actions: encodeRouteActions(actions),
+  };
+
+  // Everything the taker-specific parts need, in one batch at the quoted block.
+  const holder = settlement === "allowance" && !sellsNative ? await allowanceHolderOf(engine, client, router) : undefined;
+  const spender = settlement === "permit2" ? manifest.contracts.permit2 : holder;
+  const reads = blockReads(engine, client, block.hash, blockNumber);
+  const [sellBalance, allowance, bitmap, recipientBalance, feeRecipientBalance] = await Promise.all([
+    reads.balanceOf(sellToken.address, query.taker),
+    spender === undefined ? Promise.resolve(undefined) : reads.allowance(sellToken.address, query.taker, spender),
+    settlement === "permit2" ? reads.nonceBitmap(manifest.contracts.permit2, query.taker, 0n) : Promise.resolve(undefined),
+    reads.balanceOf(buyToken.address, query.recipient),
+    query.feeBps > 0 ? reads.balanceOf(buyToken.address, principal.integratorFeeRecipient) : Promise.resolve(1n),
+  ]);
+
+  let tx: Quote["tx"];
+  let permit2: Quote["permit2"];
+  let freshNonceWord = false;
+  if (settlement === "permit2") {
+    let allocated = engine.nonces.allocate(chain.chainId, query.taker, 0n, bitmap ?? 0n, nowMs, Number(deadline) * 1000);
+    for (let word = 1n; allocated === undefined && word < MAX_NONCE_WORDS; word++) {
+      const next = await reads.nonceBitmap(manifest.contracts.permit2, query.taker, word);
+      allocated = engine.nonces.allocate(chain.chainId, query.taker, word, next, nowMs, Number(deadline) * 1000);
+    }
+    if (allocated === undefined) throw new ApiError(503, "quote_unavailable", "no free Permit2 nonce found for taker in its first words; retry shortly");
+    freshNonceWord = allocated.freshWord;
+    const { data, signatureOffset } = encodeSwapWithPermit(order, allocated.nonce);
+    tx = { to: router, data, value: 0n, estimatedGas: 0, signatureOffset };
+    permit2 = permitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
+  } else if (sellsNative) {
+    tx = { to: router, data: encodeSwapNative(order), value: query.sellAmount, estimatedGas: 0, signatureOffset: undefined };
+  } else {
+    tx = { to: holder!, data: encodeSwapWithAllowance(order, router), value: 0n, estimatedGas: 0, signatureOffset: undefined };
+  }
+  tx.estimatedGas = estimateGas(tx.data, tx.signatureOffset, {
+    settlement: sellsNative ? "native" : settlement,
+    hops: plan.hops.length,
+    hopsStartingOracle: plan.hops.filter((hop) => !hop.pool.oracleStarted).length,
+    wrap: sellsNative,
+    unwrap: plan.buysNative,
+    fee: query.feeBps > 0,
+    freshNonceWord,
+    recipientEmpty: recipientBalance === 0n,
+    feeRecipientEmpty: feeRecipientBalance === 0n,
+  });
+
+  return {
+    quoteId: randomUUID(),
+    quoteIdBytes32,
+    chainId: chain.chainId,
+    blockNumber,
+    sellToken: sellToken.address,
+    buyToken: buyToken.address,
+    sellAmount: query.sellAmount,
+    buyAmount,
+    minBuyAmount,
+    hops: plan.hops,
+    platformFee: { token: buyToken.address, amount: feeAmount, bps: query.feeBps, recipient: principal.integratorFeeRecipient },
+    settlement,
+    expiresAt: new Date(Number(deadline) * 1000),
+    router,
+    taker: query.taker,
+    order,
+    tx,
+    permit2,
+    issues: {
+      allowance: spender !== undefined && allowance !== undefined && allowance < query.sellAmount ? { spender, actual: allowance } : null,
+      balance: sellBalance < query.sellAmount ? { token: sellToken.address, actual: sellBalance, expected: query.sellAmount } : null,
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { Response } from "express";
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { ApiError } from "../apiError";
+import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
+
+/** The two /quote buckets of the spec. */
+export type QuoteBucket = "quote_probe" | "quote:read";
+
+const WINDOW_SECONDS = 60;
+
+/**
+ * Per-key, per-minute buckets for GET /quote: `quote_probe` (authentication, parsing, admission,
+ * unsupported-token demand; allowance = multiplier × the key's quote limit) and `quote:read` (routing
+ * and building; the key's quote_rate_limit_per_minute). Keys with different limits get different
+ * limiters, since a limiter has one allowance. In memory, per API process.
+ *
+ * Each consumption sets `X-RateLimit-<bucket>-Remaining` on the response, so a client (and the tests)
+ * can see which buckets a request used.
+ */
+export class QuoteBuckets {
+  readonly #limiters = new Map<string, RateLimiterMemory>();
+
+  constructor(private readonly probeMultiplier: number) {}
+
+  #limiter(bucket: QuoteBucket, points: number): RateLimiterMemory {
+    const id = `${bucket}:${points}`;
+    let limiter = this.#limiters.get(id);
+    if (limiter === undefined) {
+      limiter = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: bucket });
+      this.#limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+
+  allowance(bucket: QuoteBucket, principal: ApiKeyPrincipal): number {
+    return bucket === "quote_probe" ? principal.quoteRateLimitPerMinute * this.probeMultiplier : principal.quoteRateLimitPerMinute;
+  }
+
+  /** Takes one point from `bucket` for the caller's key, or throws 429 naming the bucket. */
+  async consume(bucket: QuoteBucket, principal: ApiKeyPrincipal, res: Response): Promise<void> {
+    const points = this.allowance(bucket, principal);
+    const header = `X-RateLimit-${bucket === "quote_probe" ? "Quote-Probe" : "Quote-Read"}-Remaining`;
+    try {
+      const result = await this.#limiter(bucket, points).consume(String(principal.keyId), 1);
+      res.setHeader(header, String(result.remainingPoints));
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      res.setHeader(header, "0");
+      throw new ApiError(
+        429,
+        "rate_limited",
+        `rate limit of bucket ${bucket} exhausted (${points} requests per minute for this key); retry after ${retryAfter} s`,
+        { body: { bucket }, headers: { "Retry-After": String(retryAfter) } },
+      );
+    }
+  }
+}

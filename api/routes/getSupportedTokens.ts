@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { ApiError } from "../apiError";
+import { perIpRateLimit } from "../middleware/perIpRateLimit";
+import { parseRequest } from "../requestValidation";
+import { ifNoneMatchMatches } from "../services/entityTagMatch";
+import { encodedSnapshot } from "../tokens/encodedSnapshot";
+import type { Route } from "./route";
+
+/** Spec, "Limits": clients poll every 15 to 60 s; a cache may serve a stale copy while it revalidates. */
+const CACHE_CONTROL = "public, max-age=15, stale-while-revalidate=60";
+
+// Other query parameters (cache busters) are ignored; a repeated chain_id is an array and fails.
+const querySchema = z.object({
+  chain_id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, "must be a positive integer chain id")
+    .transform(Number)
+    .refine(Number.isSafeInteger, "must be a positive integer chain id")
+    .optional(),
+});
+
+/**
+ * GET /tokens/supported-tokens?chain_id=<id>: the chain's supported-token snapshot. Public, limited
+ * per client IP. `chain_id` is optional (the default chain). The body of each snapshot version is
+ * serialised and gzipped once and then served from memory; `ETag` is weak (`W/"<snapshot_id>"`)
+ * and changes exactly when the list does, and a matching `If-None-Match` gets 304 with no body.
+ */
+export const getSupportedTokens: Route = {
+  method: "get",
+  path: "/tokens/supported-tokens",
+  handlers: (deps) => [
+    perIpRateLimit("snapshot", deps.config.snapshotRateLimitPerMinute),
+    (req, res) => {
+      const query = parseRequest(querySchema, req.query, "query");
+      const chainId = query.chain_id ?? deps.chains.defaultChainId;
+      const chain = deps.chains.get(chainId);
+      if (chain === undefined) {
+        const served = deps.chains.all().map((context) => context.chainId);
+        throw new ApiError(
+          400,
+          "unsupported_chain",
+          `chain_id ${chainId} is not served here; served chains: ${served.length > 0 ? served.join(", ") : "none"}`,
+        );
+      }
+      const encoded = encodedSnapshot(chain.tokens.snapshot());
+      res.set({ ETag: encoded.etag, "Cache-Control": CACHE_CONTROL, Vary: "Accept-Encoding" });
+      if (ifNoneMatchMatches(req.get("if-none-match"), encoded.etag)) {
+        res.status(304).end();
+        return;
+      }
+      const gzip = req.acceptsEncodings("gzip", "identity") === "gzip";
+      const bytes = gzip ? encoded.gzip : encoded.json;
+      res.set({ "Content-Type": "application/json; charset=utf-8", "Content-Length": String(bytes.length) });
+      if (gzip) res.set("Content-Encoding", "gzip");
+      res.status(200).end(bytes);
+    },
+  ],
+};

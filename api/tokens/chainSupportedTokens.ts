@@ -1,0 +1,160 @@
+import type { Address } from "viem";
+import { NATIVE_TOKEN, type DeploymentManifest, type ManifestPool } from "../../sdk";
+import type { TokenOverride } from "../store/store";
+import type { SupportedToken, SupportedTokens, TokenSnapshotBody } from "./supportedTokens";
+import { buildTokenSnapshot } from "./tokenSnapshot";
+
+/** The native-asset placeholder as the snapshot lists it (lowercase). */
+export const NATIVE_PLACEHOLDER = NATIVE_TOKEN.toLowerCase() as Address;
+
+const NATIVE: SupportedToken = Object.freeze({ address: NATIVE_PLACEHOLDER, symbol: "ETH", decimals: 18 });
+const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+
+/** Why a token is in the set. */
+export type SupportedTokenOrigin = "native" | "manifest" | "promoted" | "enabled";
+
+export type SupportedTokenEntry = SupportedToken & Readonly<{ origin: SupportedTokenOrigin }>;
+
+type TokenSetState = Readonly<{
+  /** What the state was built from; an equal key means nothing to rebuild. */
+  key: string;
+  entries: readonly SupportedTokenEntry[];
+  byAddress: ReadonlyMap<string, SupportedTokenEntry>;
+  bySymbol: ReadonlyMap<string, SupportedTokenEntry>;
+  pools: readonly ManifestPool[];
+  snapshot: TokenSnapshotBody;
+}>;
+
+/**
+ * One chain's supported set, held in memory and swapped atomically: the native placeholder ("ETH"),
+ * the manifest's tokens, and tokens promoted by demand or enabled by the operator, minus those the
+ * operator disabled.
+ *
+ * Rules where the spec is silent:
+ * - the native placeholder cannot be disabled (a stored decision to do so is ignored);
+ * - a manifest token can be disabled by the operator (an explicit, logged decision); promoting or
+ *   enabling a manifest token changes nothing, and its manifest symbol and decimals stay;
+ * - symbols resolve case-insensitively; "ETH" is the native placeholder and WETH its own token;
+ *   manifest symbols win over promoted ones, and a symbol two added tokens share resolves to neither
+ *   (their addresses still do), so a look-alike token cannot capture a name;
+ * - `pools()` lists only pools whose two tokens are both in the set, so a disabled token is not used
+ *   as an intermediate hop either.
+ */
+export class ChainSupportedTokens implements SupportedTokens {
+  #state: TokenSetState;
+
+  constructor(
+    readonly chainId: number,
+    readonly manifest: DeploymentManifest,
+    overrides: readonly TokenOverride[] = [],
+  ) {
+    this.#state = buildState(chainId, manifest, overrides, undefined);
+  }
+
+  resolve(value: string): SupportedToken | undefined {
+    const state = this.#state;
+    const entry = ADDRESS_PATTERN.test(value) ? state.byAddress.get(value.toLowerCase()) : state.bySymbol.get(value.toUpperCase());
+    return entry && { address: entry.address, symbol: entry.symbol, decimals: entry.decimals };
+  }
+
+  snapshot(): TokenSnapshotBody {
+    return this.#state.snapshot;
+  }
+
+  pools(): readonly ManifestPool[] {
+    return this.#state.pools;
+  }
+
+  /** Symbols of manifest tokens the operator disabled; logged so a shrunken manifest set is never silent. */
+  disabledManifestSymbols(): string[] {
+    return this.manifest.tokens.filter((token) => !this.#state.byAddress.has(token.address.toLowerCase())).map((token) => token.symbol);
+  }
+
+  /** Every supported token with why it is there, sorted by address. */
+  entries(): readonly SupportedTokenEntry[] {
+    return this.#state.entries;
+  }
+
+  /**
+   * Rebuilds the set from the stored decisions (those of other chains are ignored). Returns whether
+   * the set or its pools changed. The snapshot object, and with it the ETag and the cached encodings,
+   * is replaced only when the address list changed.
+   */
+  applyOverrides(overrides: readonly TokenOverride[]): boolean {
+    const next = buildState(this.chainId, this.manifest, overrides, this.#state);
+    if (next === this.#state) return false;
+    this.#state = next;
+    return true;
+  }
+}
+
+function buildState(chainId: number, manifest: DeploymentManifest, overrides: readonly TokenOverride[], previous: TokenSetState | undefined): TokenSetState {
+  const relevant = overrides
+    .filter((override) => override.chainId === chainId)
+    .map((override) => ({ ...override, token: override.token.toLowerCase() as Address }))
+    .sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
+  const key = JSON.stringify(
+    relevant.map((override) => [override.token, override.status, override.symbol, override.decimals, override.pool?.address, override.pool?.feeBps]),
+  );
+  if (previous !== undefined && previous.key === key) return previous;
+
+  const byAddress = new Map<string, SupportedTokenEntry>([[NATIVE_PLACEHOLDER, { ...NATIVE, origin: "native" }]]);
+  for (const token of manifest.tokens) {
+    const address = token.address.toLowerCase() as Address;
+    byAddress.set(address, { address, symbol: token.symbol, decimals: token.decimals, origin: "manifest" });
+  }
+  const extraPools: ManifestPool[] = [];
+  for (const override of relevant) {
+    if (override.status === "disabled") {
+      if (override.token !== NATIVE_PLACEHOLDER) byAddress.delete(override.token);
+      continue;
+    }
+    const known = byAddress.get(override.token);
+    if (known?.origin === "manifest" || known?.origin === "native") continue;
+    if (override.symbol === undefined || override.decimals === undefined || override.pool === undefined) continue;
+    byAddress.set(override.token, { address: override.token, symbol: override.symbol, decimals: override.decimals, origin: override.status });
+    extraPools.push(override.pool);
+  }
+
+  const entries = [...byAddress.values()].sort((a, b) => (a.address < b.address ? -1 : 1));
+  const bySymbol = symbolIndex(entries);
+  const pools = dedupePools([...manifest.pools, ...extraPools]).filter(
+    (pool) => byAddress.has(pool.token0.toLowerCase()) && byAddress.has(pool.token1.toLowerCase()),
+  );
+  const addresses = entries.map((entry) => entry.address);
+  const snapshot =
+    previous !== undefined && sameList(previous.snapshot.addresses, addresses) ? previous.snapshot : buildTokenSnapshot(chainId, addresses);
+  return Object.freeze({ key, entries: Object.freeze(entries), byAddress, bySymbol, pools: Object.freeze(pools), snapshot });
+}
+
+/** Native and manifest symbols first; an added token's symbol only when it is free and unshared. */
+function symbolIndex(entries: readonly SupportedTokenEntry[]): Map<string, SupportedTokenEntry> {
+  const index = new Map<string, SupportedTokenEntry>();
+  for (const entry of entries) {
+    if (entry.origin === "native" || entry.origin === "manifest") index.set(entry.symbol.toUpperCase(), entry);
+  }
+  const added = new Map<string, SupportedTokenEntry[]>();
+  for (const entry of entries) {
+    if (entry.origin !== "promoted" && entry.origin !== "enabled") continue;
+    const symbol = entry.symbol.toUpperCase();
+    if (index.has(symbol) || ADDRESS_PATTERN.test(entry.symbol)) continue;
+    added.set(symbol, [...(added.get(symbol) ?? []), entry]);
+  }
+  for (const [symbol, claimants] of added) {
+    if (claimants.length === 1) index.set(symbol, claimants[0]!);
+  }
+  return index;
+}
+
+function dedupePools(pools: readonly ManifestPool[]): ManifestPool[] {
+  const seen = new Map<string, ManifestPool>();
+  for (const pool of pools) {
+    const key = pool.address.toLowerCase();
+    if (!seen.has(key)) seen.set(key, pool);
+  }
+  return [...seen.values()];
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}

@@ -1,0 +1,28 @@
+import type { Address, Hex } from "viem";
+import type { ManifestPool } from "../../sdk";
+
+/** A token accepted for routing on one chain. Addresses are lowercase hex. */
+export type SupportedToken = Readonly<{ address: Address; symbol: string; decimals: number }>;
+
+/** The snapshot body of GET /tokens/supported-tokens (schema_version 1). */
+export type TokenSnapshotBody = Readonly<{
+  schema_version: 1;
+  chain_id: number;
+  snapshot_id: Hex;
+  count: number;
+  addresses: readonly Address[];
+}>;
+
+/**
+ * One chain's supported-token set: the manifest's tokens, the native placeholder, and tokens promoted
+ * by demand or enabled by an operator, minus disabled ones. Lookups are in memory and synchronous:
+ * admission on the quote path must not touch the chain or the database.
+ */
+export interface SupportedTokens {
+  /** The supported token an address (any case) or a symbol (case-insensitive) names, if any. */
+  resolve(value: string): SupportedToken | undefined;
+  /** The current snapshot; replaced atomically when the set changes. */
+  snapshot(): TokenSnapshotBody;
+  /** Pools routing may use: the manifest's plus those recorded for promoted or enabled tokens. */
+  pools(): readonly ManifestPool[];
+}

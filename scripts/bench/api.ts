@@ -1,0 +1,133 @@
+/**
+ * `npm run bench:api`: throughput and latency of the API on a devnet, in one run, with autocannon:
+ * (a) GET /health, the trivial baseline route of the same app, (b) an unsupported-token rejection,
+ * (c) a full quote, (d) a snapshot 304 and (e) a full gzip snapshot 200. Each is printed as a ratio
+ * of the baseline. The devnet (chain + API) runs in a child process, like `npm start`; the load comes
+ * from this process over loopback.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { parseUnits, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { onboardIntegrator } from "../../sdk";
+import { readManifest } from "../../sdk/chain/manifest";
+import { formatTable } from "./printTable";
+
+const ROOT = join(__dirname, "..", "..");
+const DURATION_SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+/** Development account #1 of the devnet (a well-known test key). */
+const INTEGRATOR_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+
+type Case = { name: string; goal?: number; path: string; headers?: Record<string, string>; expectStatus: number };
+
+function startDevnet(directory: string): Promise<{ child: ChildProcess; rpcUrl: string; apiUrl: string }> {
+  const child = spawn(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/devnet.ts"], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DEVNET_PORT: "0",
+      API_PORT: "0",
+      DEPLOYMENTS_DIR: directory,
+      API_DB_PATH: join(directory, "api.sqlite"),
+      API_LOG_LEVEL: "warn",
+      // The benchmark measures the server, not the per-key and per-IP limits.
+      DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000000",
+      SNAPSHOT_RATE_LIMIT_PER_MINUTE: "100000000",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const rpc = /RPC URL\s+(\S+)/.exec(output);
+      const api = /API URL\s+(\S+)/.exec(output);
+      if (/Press Ctrl-C/.test(output) && rpc?.[1] && api?.[1]) resolve({ child, rpcUrl: rpc[1], apiUrl: api[1] });
+    });
+    child.once("exit", (code) => reject(new Error(`devnet exited with ${code}:\n${output}`)));
+  });
+}
+
+/** Onboards development account #1 through the real endpoints and returns its API key. */
+async function onboard(apiUrl: string): Promise<string> {
+  const onboarded = await onboardIntegrator({
+    baseUrl: apiUrl,
+    account: privateKeyToAccount(INTEGRATOR_KEY),
+    application: { chain_id: 4663, display_name: "Bench Swap", slug: `bench-${Date.now()}`, requested_max_fee_bps: 50 },
+    keyLabel: "bench",
+  });
+  if (onboarded.apiKey === undefined) throw new Error("the bench integrator was not approved at once; run the devnet with AUTO_APPROVE=true");
+  return onboarded.apiKey.secret;
+}
+
+async function run(apiUrl: string, benchCase: Case): Promise<autocannon.Result> {
+  // One short warm-up so every case starts with JIT-compiled handlers and warm caches.
+  await autocannon({ url: `${apiUrl}${benchCase.path}`, headers: benchCase.headers, connections: CONNECTIONS, duration: 1 });
+  const result = await autocannon({ url: `${apiUrl}${benchCase.path}`, headers: benchCase.headers, connections: CONNECTIONS, duration: DURATION_SECONDS });
+  const statusKey = `${Math.floor(benchCase.expectStatus / 100)}xx` as "2xx" | "3xx" | "4xx";
+  const expected = result[statusKey];
+  if (result.non2xx > 0 && statusKey === "2xx") throw new Error(`${benchCase.name}: ${result.non2xx} responses were not 2xx`);
+  if (expected === 0) throw new Error(`${benchCase.name}: no ${benchCase.expectStatus} responses`);
+  return result;
+}
+
+async function main(): Promise<void> {
+  const directory = mkdtempSync(join(tmpdir(), "bench-api-"));
+  const { child, apiUrl } = await startDevnet(directory);
+  try {
+    const manifest = readManifest(join(directory, "4663.json"));
+    const token = (symbol: string) => manifest.tokens.find((candidate) => candidate.symbol === symbol)!.address;
+    const apiKey = await onboard(apiUrl);
+    const auth = { authorization: `Bearer ${apiKey}` };
+    const taker = privateKeyToAccount(INTEGRATOR_KEY).address;
+    const snapshot = await fetch(`${apiUrl}/tokens/supported-tokens?chain_id=4663`);
+    const etag = snapshot.headers.get("etag");
+    if (snapshot.status !== 200 || etag === null) throw new Error(`snapshot: ${snapshot.status}`);
+
+    const quotePath = `/quote?chain_id=4663&sell_token=${token("USDC")}&buy_token=${token("WETH")}&sell_amount=${parseUnits("1000", 6)}&taker=${taker}`;
+    const unsupported = "0x00000000000000000000000000000000000b0b0b";
+    const cases: Case[] = [
+      { name: "(a) baseline GET /health", path: "/health", expectStatus: 200 },
+      { name: "(b) unsupported-token rejection", goal: 0.5, path: `/quote?sell_token=${unsupported}&buy_token=${token("WETH")}&sell_amount=1000&taker=${taker}`, headers: auth, expectStatus: 400 },
+      { name: "(c) full quote", goal: 0.25, path: quotePath, headers: auth, expectStatus: 200 },
+      { name: "(d) snapshot 304", goal: 0.5, path: "/tokens/supported-tokens?chain_id=4663", headers: { "if-none-match": etag, "accept-encoding": "gzip" }, expectStatus: 304 },
+      { name: "(e) snapshot 200 (gzip)", path: "/tokens/supported-tokens?chain_id=4663", headers: { "accept-encoding": "gzip" }, expectStatus: 200 },
+    ];
+
+    const results: { name: string; rps: number; p50: number; p99: number; goal?: number }[] = [];
+    for (const benchCase of cases) {
+      const result = await run(apiUrl, benchCase);
+      results.push({ name: benchCase.name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, goal: benchCase.goal });
+    }
+    const baseline = results[0]!.rps;
+    const rows = results.map((result) => [
+      result.name,
+      result.rps.toFixed(0),
+      `${result.p50.toFixed(1)} ms`,
+      `${result.p99.toFixed(1)} ms`,
+      `${((result.rps / baseline) * 100).toFixed(1)} %`,
+      result.goal === undefined ? "" : `${result.goal * 100} % ${result.rps / baseline >= result.goal ? "met" : "MISSED"}`,
+    ]);
+    process.stdout.write(
+      `\nAPI throughput (${CONNECTIONS} connections, ${DURATION_SECONDS} s per case, loopback, devnet in a child process)\n\n` +
+        `${formatTable(["case", "req/s", "p50", "p99", "of baseline", "goal"], rows)}\n\n`,
+    );
+    const out = join(ROOT, "bench-results");
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, "api.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), connections: CONNECTIONS, durationSeconds: DURATION_SECONDS, results }, null, 2)}\n`);
+    process.stdout.write("written to bench-results/api.json\n");
+  } finally {
+    child.kill("SIGINT");
+    await new Promise((resolve) => child.once("exit", resolve));
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,226 @@
+/**
+ * Operator CLI for the supported-token set, on the API's database (API_DB_PATH, default data/api.sqlite):
+ *
+ *   npm run tokens -- list [--chain N]               supported tokens (manifest, promoted, enabled) and disabled ones
+ *   npm run tokens -- demand [--chain N]             unsupported-token demand within PROMOTION_WINDOW_HOURS
+ *   npm run tokens -- enable <address> [--chain N]   add a token after the on-chain checks promotion uses
+ *   npm run tokens -- disable <address> [--chain N]  remove a token from the set
+ *
+ * `--chain` defaults to CHAIN_ID. `list`, `enable` and `disable` read the chain's deployment manifest
+ * (DEPLOYMENTS_DIR, or API_CHAINS for other chains); `enable` also reads the chain over its RPC
+ * (RPC_URL, or API_CHAINS). The running API picks changes up within SNAPSHOT_REFRESH_SECONDS: the
+ * database is in WAL mode and every write is one transaction.
+ */
+import { parseArgs } from "node:util";
+import { parseUnits, type Address, type PublicClient } from "viem";
+import { isNativeToken, type DeploymentManifest } from "../sdk";
+import { createChainClient, readChainManifest, servedChainEndpoints, type ChainEndpoint } from "../api/chains/loadChains";
+import { loadApiConfig, type ApiConfig } from "../api/config";
+import { openSqliteStore } from "../api/store/sqlite/sqliteStore";
+import type { Store, TokenOverride } from "../api/store/store";
+import { ChainSupportedTokens } from "../api/tokens/chainSupportedTokens";
+import { checkTokenOnChain } from "../api/tokens/tokenOnChainCheck";
+
+const USAGE = "usage: npm run tokens -- list [--chain N] | demand [--chain N] | enable <address> [--chain N] | disable <address> [--chain N]";
+
+export type TokensCommandContext = Readonly<{
+  store: Store;
+  config: ApiConfig;
+  print: (line: string) => void;
+  now: Date;
+  /** The client `enable` reads the chain with; by default a JSON-RPC client on the chain's configured URL. */
+  connect?: (endpoint: ChainEndpoint) => PublicClient;
+}>;
+
+/** Runs one command and returns the process exit code (0 done, 1 refused, 2 usage). */
+export async function runTokensCommand(args: readonly string[], context: TokensCommandContext): Promise<number> {
+  let parsed: { positionals: string[]; chain: string | undefined };
+  try {
+    const { positionals, values } = parseArgs({ args: [...args], options: { chain: { type: "string" } }, allowPositionals: true, strict: true });
+    parsed = { positionals, chain: values.chain };
+  } catch (error) {
+    context.print(error instanceof Error ? error.message : String(error));
+    context.print(USAGE);
+    return 2;
+  }
+  const [command, ...rest] = parsed.positionals;
+  const endpoints = servedChainEndpoints(context.config);
+  let endpoint: ChainEndpoint | undefined;
+  if (parsed.chain !== undefined) {
+    endpoint = /^[1-9][0-9]{0,15}$/.test(parsed.chain) ? endpoints.find((candidate) => candidate.chainId === Number(parsed.chain)) : undefined;
+    if (endpoint === undefined) {
+      context.print(`--chain ${parsed.chain} is not a configured chain (configured: ${endpoints.map((candidate) => candidate.chainId).join(", ")})`);
+      return 2;
+    }
+  }
+
+  if (command === "list" && rest.length === 0) return list(context, endpoint ? [endpoint] : endpoints);
+  if (command === "demand" && rest.length === 0) return demand(context, endpoint?.chainId);
+  if ((command === "enable" || command === "disable") && rest.length === 1) {
+    const token = rest[0]!;
+    if (!/^0x[0-9a-fA-F]{40}$/.test(token)) {
+      context.print(`${token} is not a token address (0x + 40 hex digits)`);
+      return 2;
+    }
+    const target = endpoint ?? endpoints[0]!;
+    const address = token.toLowerCase() as Address;
+    return command === "enable" ? enable(context, target, address) : disable(context, target, address);
+  }
+  context.print(USAGE);
+  return 2;
+}
+
+async function list(context: TokensCommandContext, endpoints: readonly ChainEndpoint[]): Promise<number> {
+  const rows: string[][] = [["CHAIN", "TOKEN", "SYMBOL", "DECIMALS", "STATUS", "POOL", "UPDATED"]];
+  for (const endpoint of endpoints) {
+    const overrides = await context.store.listTokenOverrides(endpoint.chainId);
+    const manifest = readManifestOrReport(context, endpoint);
+    if (manifest !== undefined) {
+      const set = new ChainSupportedTokens(endpoint.chainId, manifest, overrides);
+      const decided = new Map(overrides.map((override) => [override.token, override]));
+      for (const entry of set.entries()) {
+        const override = decided.get(entry.address);
+        rows.push([
+          String(endpoint.chainId),
+          entry.address,
+          entry.symbol,
+          String(entry.decimals),
+          entry.origin,
+          override?.pool?.address ?? "",
+          override?.updatedAt.toISOString() ?? "",
+        ]);
+      }
+    }
+    for (const override of overrides.filter((candidate) => candidate.status === "disabled" || manifest === undefined)) rows.push(overrideRow(override));
+  }
+  printTable(context.print, rows);
+  return 0;
+}
+
+async function demand(context: TokensCommandContext, chainId: number | undefined): Promise<number> {
+  const { config, store, now } = context;
+  const summaries = await store.listTokenDemand({ chainId, since: new Date(now.getTime() - config.promotionWindowHours * 3_600_000) });
+  context.print(
+    `demand within the last ${config.promotionWindowHours} h; promotion needs ${config.promotionMinIntegrators} distinct integrators and passing on-chain checks`,
+  );
+  if (summaries.length === 0) {
+    context.print("no demand");
+    return 0;
+  }
+  const decisions = new Map((await store.listTokenOverrides(chainId)).map((override) => [`${override.chainId}:${override.token}`, override]));
+  const rows = [
+    ["CHAIN", "TOKEN", "INTEGRATORS", "FIRST_SEEN", "LAST_SEEN", "STATUS"],
+    ...summaries.map((summary) => [
+      String(summary.chainId),
+      summary.token,
+      String(summary.integrators),
+      summary.firstSeen.toISOString(),
+      summary.lastSeen.toISOString(),
+      decisions.get(`${summary.chainId}:${summary.token}`)?.status ?? (summary.integrators >= config.promotionMinIntegrators ? "due for checks" : "unsupported"),
+    ]),
+  ];
+  printTable(context.print, rows);
+  return 0;
+}
+
+async function enable(context: TokensCommandContext, endpoint: ChainEndpoint, token: Address): Promise<number> {
+  const { store, config, now, print } = context;
+  if (isNativeToken(token)) {
+    print("the native placeholder is always supported");
+    return 0;
+  }
+  const manifest = readManifestOrReport(context, endpoint);
+  if (manifest === undefined) return 1;
+  const overrides = await store.listTokenOverrides(endpoint.chainId);
+  const existing = overrides.find((override) => override.token === token);
+  if (manifest.tokens.some((candidate) => candidate.address.toLowerCase() === token)) {
+    if (existing?.status === "disabled") {
+      await store.removeTokenOverride(endpoint.chainId, token);
+      print(`re-enabled manifest token ${token} on chain ${endpoint.chainId}`);
+    } else {
+      print(`${token} is a manifest token of chain ${endpoint.chainId}; it is already supported`);
+    }
+    return 0;
+  }
+  const set = new ChainSupportedTokens(endpoint.chainId, manifest, overrides);
+  const bases = set
+    .entries()
+    .filter((entry) => entry.origin === "manifest")
+    .map((entry) => entry.address);
+  const client = (context.connect ?? ((target: ChainEndpoint) => createChainClient(target.chainId, target.rpcUrl)))(endpoint);
+  const check = await checkTokenOnChain({ client, manifest, token, bases, minLiquidityWei: parseUnits(config.promotionMinLiquidityWeth, 18) });
+  if (!check.ok) {
+    print(`not enabled: ${token} ${check.reason}`);
+    return 1;
+  }
+  await store.saveTokenOverride(
+    { chainId: endpoint.chainId, token, status: "enabled", source: "operator", symbol: check.symbol, decimals: check.decimals, pool: check.pool, reason: "enabled by the operator", at: now },
+    "replace",
+  );
+  print(`enabled ${token} (${check.symbol}, ${check.decimals} decimals) on chain ${endpoint.chainId}, routed through pool ${check.pool.address}`);
+  return 0;
+}
+
+async function disable(context: TokensCommandContext, endpoint: ChainEndpoint, token: Address): Promise<number> {
+  const { store, now, print } = context;
+  if (isNativeToken(token)) {
+    print("refused: the native placeholder cannot be disabled");
+    return 1;
+  }
+  const manifest = readManifestOrReport(context, endpoint);
+  // Native sells and buys route through WETH; without it the native placeholder would be listed but unroutable.
+  if (manifest !== undefined && manifest.contracts.weth.toLowerCase() === token) {
+    print("refused: WETH carries every native-asset route and cannot be disabled");
+    return 1;
+  }
+  await store.saveTokenOverride(
+    { chainId: endpoint.chainId, token, status: "disabled", source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: "disabled by the operator", at: now },
+    "replace",
+  );
+  const wasManifest = manifest?.tokens.some((candidate) => candidate.address.toLowerCase() === token) ?? false;
+  print(`disabled ${token} on chain ${endpoint.chainId}${wasManifest ? " (a manifest token: `enable` restores it)" : ""}`);
+  return 0;
+}
+
+function readManifestOrReport(context: TokensCommandContext, endpoint: ChainEndpoint): DeploymentManifest | undefined {
+  try {
+    return readChainManifest(endpoint);
+  } catch (error) {
+    context.print(error instanceof Error ? error.message : String(error));
+    return undefined;
+  }
+}
+
+function overrideRow(override: TokenOverride): string[] {
+  return [
+    String(override.chainId),
+    override.token,
+    override.symbol ?? "",
+    override.decimals === undefined ? "" : String(override.decimals),
+    override.status,
+    override.pool?.address ?? "",
+    override.updatedAt.toISOString(),
+  ];
+}
+
+function printTable(print: (line: string) => void, rows: readonly string[][]): void {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows) print(row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd());
+}
+
+async function main(): Promise<void> {
+  const config = loadApiConfig();
+  const store = openSqliteStore(config.dbPath);
+  try {
+    process.exitCode = await runTokensCommand(process.argv.slice(2), { store, config, print: (line) => process.stdout.write(`${line}\n`), now: new Date() });
+  } finally {
+    await store.close();
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error("tokens:", error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,110 @@
+import { expect } from "chai";
+import hre from "hardhat";
+import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Address } from "viem";
+import { manifestPath, writeManifest, type DeploymentManifest } from "../../sdk";
+import { loadApiConfig, type ApiConfig } from "../../api/config";
+import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
+import type { Store } from "../../api/store/store";
+import { ChainSupportedTokens } from "../../api/tokens/chainSupportedTokens";
+import { runTokensCommand } from "../../scripts/tokens";
+import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
+import { fixtureManifest } from "../fixtures/tradingApi";
+import { newDevToken } from "../fixtures/newDevToken";
+
+describe("operator CLI: npm run tokens", () => {
+  let f: SettlementFixture;
+  let directory: string;
+  let config: ApiConfig;
+  let manifest: DeploymentManifest;
+  let store: Store;
+  let output: string[];
+  const now = new Date("2026-01-01T12:00:00.000Z");
+
+  beforeEach(async () => {
+    f = await loadFixture(settlementFixture);
+    directory = mkdtempSync(join(tmpdir(), "tokens-cli-"));
+    config = loadApiConfig({ API_DB_PATH: join(directory, "api.sqlite"), DEPLOYMENTS_DIR: directory });
+    manifest = await fixtureManifest(f);
+    writeManifest(manifestPath(directory, 4663), manifest);
+    store = openSqliteStore(config.dbPath);
+    output = [];
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const run = (...args: string[]) => runTokensCommand(args, { store, config, print: (line) => output.push(line), now, connect: () => f.publicClient });
+  const supported = async () => new ChainSupportedTokens(4663, manifest, await store.listTokenOverrides(4663));
+
+  it("enable runs the on-chain checks and records the token with its pool; a token without a pool is refused with the reason", async () => {
+    const listed = await newDevToken(f, { symbol: "OPS", decimals: 8, wethLiquidity: "5" });
+    expect(await run("enable", listed.address)).to.equal(0);
+    expect(output.at(-1)).to.match(new RegExp(`enabled ${listed.address.toLowerCase()} \\(OPS, 8 decimals\\).*pool ${listed.pair}`));
+    const set = await supported();
+    expect(set.resolve("ops")).to.deep.equal({ address: listed.address.toLowerCase(), symbol: "OPS", decimals: 8 });
+    expect(set.pools().map((pool) => pool.address)).to.include(listed.pair);
+
+    const unlisted = await newDevToken(f, { symbol: "NOPE" });
+    expect(await run("enable", unlisted.address, "--chain", "4663")).to.equal(1);
+    expect(output.at(-1)).to.match(/not enabled: .* no Uniswap V2 pool/);
+    expect((await supported()).resolve(unlisted.address)).to.equal(undefined);
+  });
+
+  it("disable removes a token, also a manifest one (enable restores it), but refuses the native placeholder and WETH", async () => {
+    const usdc = f.token("USDC").toLowerCase() as Address;
+    expect(await run("disable", usdc)).to.equal(0);
+    expect(output.at(-1)).to.match(/disabled .* manifest token/);
+    expect((await supported()).resolve("USDC")).to.equal(undefined);
+    expect(await run("enable", usdc)).to.equal(0);
+    expect(output.at(-1)).to.match(/re-enabled manifest token/);
+    expect((await supported()).resolve("USDC")?.address).to.equal(usdc);
+
+    expect(await run("disable", `0x${"E".repeat(40)}`)).to.equal(1);
+    expect(await run("disable", f.contracts.weth)).to.equal(1);
+    expect(output.slice(-2).join("\n")).to.match(/native placeholder cannot be disabled[\s\S]*WETH/);
+    expect(await store.listTokenOverrides()).to.deep.equal([]);
+  });
+
+  it("demand lists distinct integrators per token within the window; list shows every supported and disabled token", async () => {
+    const token = "0x00000000000000000000000000000000000000aa" as Address;
+    const seen = (integratorId: number, hoursAgo: number) => {
+      const at = new Date(now.getTime() - hoursAgo * 3_600_000);
+      return { chainId: 4663, token, integratorId, firstSeen: at, lastSeen: at };
+    };
+    await store.recordTokenDemand([seen(1, 1), seen(2, 2), seen(3, 30)]);
+    expect(await run("demand")).to.equal(0);
+    expect(output.join("\n")).to.match(new RegExp(`4663\\s+${token}\\s+2\\s`));
+
+    output = [];
+    expect(await run("disable", token)).to.equal(0);
+    expect(await run("list", "--chain", "4663")).to.equal(0);
+    const table = output.slice(1).join("\n");
+    expect(table).to.match(/USDC\s+6\s+manifest/).and.to.match(/ETH\s+18\s+native/);
+    expect(table).to.match(new RegExp(`${token}\\s+disabled`));
+  });
+
+  it("refuses bad usage with exit code 2", async () => {
+    expect(await run()).to.equal(2);
+    expect(await run("enable", "not-an-address")).to.equal(2);
+    expect(await run("list", "--chain", "1")).to.equal(2);
+    expect(await run("list", "--bogus")).to.equal(2);
+  });
+
+  it("runs as npm run tokens does, on the API's database file", async () => {
+    await store.recordTokenDemand([{ chainId: 4663, token: "0x00000000000000000000000000000000000000bb" as Address, integratorId: 1, firstSeen: now, lastSeen: new Date() }]);
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
+    const result = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/tokens.ts", "demand"], {
+      cwd: hre.config.paths.root,
+      env: { ...env, API_DB_PATH: config.dbPath, DEPLOYMENTS_DIR: directory },
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).to.equal(0);
+    expect(result.stdout).to.match(/0x00000000000000000000000000000000000000bb\s+1\s/);
+  });
+});
