@@ -1,5 +1,5 @@
 import pino, { type Logger } from "pino";
-import { createPublicClient, defineChain, http } from "viem";
+import { createPublicClient, defineChain, http, type Transport } from "viem";
 import { systemClock } from "./clock";
 import type { ApiConfig } from "./config";
 import { loadChains } from "./chains/loadChains";
@@ -13,7 +13,12 @@ import { openSqliteStore } from "./store/sqlite/sqliteStore";
  * stops the server, then the jobs (writing buffered demand), then closes the database; `npm run api`
  * and the devnet both start it this way.
  */
-export async function startApi(config: ApiConfig, logger: Logger = pino({ name: "api", level: config.logLevel })): Promise<RunningServer> {
+export async function startApi(
+  config: ApiConfig,
+  logger: Logger = pino({ name: "api", level: config.logLevel }),
+  /** Transports for chains running in this process (the devnet's own), by chain id; others use their RPC URL. */
+  transports: ReadonlyMap<number, Transport> = new Map(),
+): Promise<RunningServer> {
   const store = openSqliteStore(config.dbPath);
   try {
     const chain = defineChain({
@@ -22,8 +27,8 @@ export async function startApi(config: ApiConfig, logger: Logger = pino({ name: 
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [config.rpcUrl] } },
     });
-    const publicClient = createPublicClient({ chain, transport: http(config.rpcUrl, { retryCount: 1 }) });
-    const chains = await loadChains(config, { store, logger, clock: systemClock });
+    const publicClient = createPublicClient({ chain, transport: transports.get(config.chainId) ?? http(config.rpcUrl, { retryCount: 1 }) });
+    const chains = await loadChains(config, { store, logger, clock: systemClock }, transports);
     const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock });
     const server = await serveApp(app, config.host, config.port);
     chains.jobs.start();

@@ -6,6 +6,7 @@
  * devnet started outlives it.
  */
 import hre from "hardhat";
+import { custom } from "viem";
 import { manifestPath, type DeploymentManifest } from "../sdk/chain/manifest";
 import { startChainServer } from "./devnet/chainServer";
 import { devAccounts } from "./devnet/devAccounts";
@@ -57,15 +58,16 @@ const steps: Step[] = [
   },
   {
     // The API on API_HOST:API_PORT (default 127.0.0.1:8080): onboarding, the supported-token snapshot and
-    // quotes, reading this chain and the manifest just written (the same DEPLOYMENTS_DIR).
+    // quotes, reading the manifest just written (the same DEPLOYMENTS_DIR). It reads this chain
+    // in-process, as the chain runs here; RPC_URL still names the devnet's endpoint for anything else.
     name: "start integrator API",
     run: async (context) => {
-      const api = await startApi({
-        ...loadApiConfig(),
-        chainId: required(context.manifest, "manifest").chainId,
-        rpcUrl: required(context.rpcUrl, "rpcUrl"),
-        deploymentsDir: context.config.deploymentsDir,
-      });
+      const chainId = required(context.manifest, "manifest").chainId;
+      const api = await startApi(
+        { ...loadApiConfig(), chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir },
+        undefined,
+        new Map([[chainId, custom(hre.network.provider, { retryCount: 0 })]]),
+      );
       context.apiUrl = api.url;
       return api.close;
     },

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { createPublicClient, defineChain, http, type PublicClient } from "viem";
+import { createPublicClient, defineChain, http, type PublicClient, type Transport } from "viem";
 import { manifestPath, readManifest, type DeploymentManifest } from "../../sdk";
 import type { ApiConfig } from "../config";
 import { createServedChains, type ChainSource, type ServedChains, type ServedChainsDependencies } from "./servedChains";
@@ -17,14 +17,14 @@ export function servedChainEndpoints(config: Pick<ApiConfig, "chainId" | "rpcUrl
  * reads of one request into one HTTP round trip; the devnet has no Multicall3 to do it on chain.
  * One retry only: a quote should fail fast rather than wait out a dead node.
  */
-export function createChainClient(chainId: number, rpcUrl: string): PublicClient {
+export function createChainClient(chainId: number, rpcUrl: string, transport?: Transport): PublicClient {
   const chain = defineChain({
     id: chainId,
     name: `chain ${chainId}`,
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   });
-  return createPublicClient({ chain, transport: http(rpcUrl, { batch: true, retryCount: 1 }) });
+  return createPublicClient({ chain, transport: transport ?? http(rpcUrl, { batch: true, retryCount: 1 }) });
 }
 
 /** Reads a served chain's manifest, with a start-up error that says what to do when it is missing. */
@@ -40,12 +40,18 @@ export function readChainManifest(endpoint: ChainEndpoint): DeploymentManifest {
 /**
  * Every configured chain with its manifest and a batching HTTP client, ready to serve. Start-up
  * fails when a manifest is missing or describes another chain; the chains' RPCs are not contacted
- * here, so the API starts while a node is still coming up.
+ * here, so the API starts while a node is still coming up. `transports` replaces the HTTP client
+ * of a chain that runs in this very process (the devnet), which skips a JSON-RPC round trip over
+ * loopback on every quote.
  */
-export async function loadChains(config: ApiConfig, deps: Omit<ServedChainsDependencies, "config">): Promise<ServedChains> {
+export async function loadChains(
+  config: ApiConfig,
+  deps: Omit<ServedChainsDependencies, "config">,
+  transports: ReadonlyMap<number, Transport> = new Map(),
+): Promise<ServedChains> {
   const sources: ChainSource[] = servedChainEndpoints(config).map((endpoint) => ({
     chainId: endpoint.chainId,
-    client: createChainClient(endpoint.chainId, endpoint.rpcUrl),
+    client: createChainClient(endpoint.chainId, endpoint.rpcUrl, transports.get(endpoint.chainId)),
     manifest: readChainManifest(endpoint),
   }));
   return createServedChains(sources, { ...deps, config });

@@ -12,7 +12,6 @@ import {
   NATIVE_TOKEN,
   permit2Abi,
   takerSwapRouterAbi,
-  withDomainType,
   type FeatureState,
   type RouteAction,
   type SwapOrder,
@@ -76,17 +75,13 @@ export type Quote = Readonly<{
   taker: Address;
   order: SwapOrder;
   tx: { to: Address; data: Hex; value: bigint; estimatedGas: number; signatureOffset: number | undefined };
-  permit2: ReturnType<typeof permitTypedData> | undefined;
+  /** The Permit2 typed data the taker signs (permit settlement only); the response adds EIP712Domain to its types. */
+  permit2: ReturnType<typeof buildSwapPermitTypedData> | undefined;
   issues: {
     allowance: { spender: Address; actual: bigint } | null;
     balance: { token: Address; actual: bigint; expected: bigint } | null;
   };
 }>;
-
-function permitTypedData(parameters: Parameters<typeof buildSwapPermitTypedData>[0]) {
-  const typed = buildSwapPermitTypedData(parameters);
-  return { ...typed, types: withDomainType(typed.types) };
-}
 
 async function readFeature(client: PublicClient, registry: Address, blockNumber: bigint): Promise<FeatureState> {
   const { data } = await client.call({ to: registry, data: encodeRegistryRead("getFeature", Feature.TakerSubmittedSwap), blockNumber });
@@ -232,7 +227,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     freshNonceWord = allocated.freshWord;
     const { data, signatureOffset } = encodeSwapWithPermit(order, allocated.nonce);
     tx = { to: router, data, value: 0n, estimatedGas: 0, signatureOffset };
-    permit2 = permitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
+    permit2 = buildSwapPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
   } else if (sellsNative) {
     tx = { to: router, data: encodeSwapNative(order), value: query.sellAmount, estimatedGas: 0, signatureOffset: undefined };
   } else {

@@ -1,13 +1,32 @@
+import { swapPermitTypes, withDomainType } from "../../sdk";
 import type { Quote } from "./buildQuote";
 
-/** JSON has no bigint: amounts travel as decimal strings, like the EIP-712 message values wallets sign. */
-function jsonSafe(value: unknown): unknown {
-  if (typeof value === "bigint") return value.toString();
-  if (Array.isArray(value)) return value.map(jsonSafe);
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, jsonSafe(inner)]));
-  }
-  return value;
+/** The same for every quote: built once. EIP712Domain is included, as the spec's clients expect. */
+const PERMIT2_TYPES = withDomainType(swapPermitTypes);
+
+/** JSON has no bigint: amounts travel as decimal strings, which wallets sign as uint256 values. */
+function permit2Json(permit2: NonNullable<Quote["permit2"]>) {
+  const { message } = permit2;
+  const { witness } = message;
+  return {
+    domain: permit2.domain,
+    types: PERMIT2_TYPES,
+    primaryType: permit2.primaryType,
+    message: {
+      permitted: { token: message.permitted.token, amount: message.permitted.amount.toString() },
+      spender: message.spender,
+      nonce: message.nonce.toString(),
+      deadline: message.deadline.toString(),
+      witness: {
+        recipient: witness.recipient,
+        buyToken: witness.buyToken,
+        minBuyAmount: witness.minBuyAmount.toString(),
+        deadline: witness.deadline.toString(),
+        quoteId: witness.quoteId,
+        actionsHash: witness.actionsHash,
+      },
+    },
+  };
 }
 
 /** The GET /quote response body (see README, "GET /quote"). */
@@ -47,7 +66,7 @@ export function quoteResponse(quote: Quote) {
       estimated_gas: tx.estimatedGas,
       ...(tx.signatureOffset === undefined ? {} : { signature_offset: tx.signatureOffset }),
     },
-    ...(quote.permit2 === undefined ? {} : { permit2: jsonSafe(quote.permit2) }),
+    ...(quote.permit2 === undefined ? {} : { permit2: permit2Json(quote.permit2) }),
     issues: {
       allowance: quote.issues.allowance === null ? null : { spender: quote.issues.allowance.spender, actual: quote.issues.allowance.actual.toString() },
       balance:

@@ -48,7 +48,7 @@ export interface Store {
   /** Removes the decision on a token; returns whether there was one. */
   removeTokenOverride(chainId: number, token: Address): Promise<boolean>;
 
-  /** Records a quote served; its on-chain id (the bytes32 in SwapSettled) is unique per chain. */
+  /** Records a quote served (possibly batched with others; reads see it at once). Its on-chain id, the bytes32 in SwapSettled, is unique per chain. */
   saveQuote(quote: QuoteRecord): Promise<void>;
   /** The quote a SwapSettled event's quote id belongs to. */
   findQuoteByOnchainId(chainId: number, onchainId: Hex): Promise<QuoteRecord | undefined>;

@@ -1,21 +1,24 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { getAddress } from "viem";
+import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, maxUint256 } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { devnetChain, onboardIntegrator, patchSignature, type ManifestToken } from "../../sdk";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readManifest, writeManifest } from "../../sdk/chain/manifest";
 import { deployDevnet } from "../../scripts/deploy/deployDevnet";
 
-/** Resolves with the RPC URL once the devnet prints its banner; rejects if it exits first. */
-function waitForReady(child: ChildProcess): Promise<string> {
+/** Resolves with the RPC and API URLs once the devnet prints its banner; rejects if it exits first. */
+function waitForReady(child: ChildProcess): Promise<{ url: string; apiUrl: string }> {
   return new Promise((resolve, reject) => {
     let output = "";
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /Devnet ready[\s\S]*?RPC URL\s+(\S+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
+      const rpcUrl = /Devnet ready[\s\S]*?RPC URL\s+(\S+)/.exec(output)?.[1];
+      const apiUrl = /API URL\s+(\S+)/.exec(output)?.[1];
+      if (rpcUrl && apiUrl && output.includes("Press Ctrl-C")) resolve({ url: rpcUrl, apiUrl });
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -32,6 +35,39 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   const body = (await response.json()) as { result?: unknown; error?: unknown };
   if (body.error) throw new Error(JSON.stringify(body.error));
   return body.result;
+}
+
+/** Development account #2's well-known key; it holds token grants on the devnet. */
+const TRADER_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a";
+
+async function tradeThroughTheApi(rpcUrl: string, apiUrl: string, tokens: readonly ManifestToken[]): Promise<void> {
+  const trader = privateKeyToAccount(TRADER_KEY);
+  const onboarded = await onboardIntegrator({
+    baseUrl: apiUrl,
+    account: privateKeyToAccount(generatePrivateKey()),
+    application: { chain_id: 4663, display_name: "E2E", slug: "e2e-devnet", requested_max_fee_bps: 30 },
+    keyLabel: "e2e",
+  });
+  const snapshot = (await (await fetch(`${apiUrl}/tokens/supported-tokens?chain_id=4663`)).json()) as { addresses: string[] };
+  const usdc = tokens.find((token) => token.symbol === "USDC")!.address;
+  const weth = tokens.find((token) => token.symbol === "WETH")!.address;
+  expect(snapshot.addresses).to.include.members([usdc.toLowerCase(), weth.toLowerCase()]);
+  const response = await fetch(`${apiUrl}/quote?sell_token=${usdc}&buy_token=${weth}&sell_amount=1000000000&taker=${trader.address}&fee_bps=10`, {
+    headers: { authorization: `Bearer ${onboarded.apiKey!.secret}` },
+  });
+  const quote = (await response.json()) as Record<string, any>;
+  expect(response.status, JSON.stringify(quote)).to.equal(200);
+
+  const wallet = createWalletClient({ account: trader, chain: devnetChain, transport: http(rpcUrl) });
+  const client = createPublicClient({ chain: devnetChain, transport: http(rpcUrl) });
+  if (quote.issues.allowance) {
+    await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "approve", args: [quote.issues.allowance.spender, maxUint256] }) });
+  }
+  const signature = await trader.signTypedData(quote.permit2);
+  const hash = await wallet.sendTransaction({ to: quote.tx.to, data: patchSignature(quote.tx.data, quote.tx.signature_offset, signature), value: BigInt(quote.tx.value) });
+  const receipt = await client.waitForTransactionReceipt({ hash });
+  expect(receipt.status).to.equal("success");
+  expect(getAddress(receipt.to!)).to.equal(getAddress(quote.tx.to));
 }
 
 describe("devnet (npm start)", function () {
@@ -51,7 +87,7 @@ describe("devnet (npm start)", function () {
       stdio: ["ignore", "pipe", "pipe"],
     });
     try {
-      const url = await waitForReady(child);
+      const { url, apiUrl } = await waitForReady(child);
       expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(await rpc(url, "eth_chainId")).to.equal("0x1237");
 
@@ -79,6 +115,9 @@ describe("devnet (npm start)", function () {
       expect(migrated).to.not.equal(manifest.contracts.takerSwapRouter);
       const previous = (await rpc(url, "eth_call", [{ to: manifest.contracts.routerRegistry, data: `0xe2603dc2${"0".repeat(63)}2` }, "latest"])) as string;
       expect(getAddress(`0x${previous.slice(-40)}`)).to.equal(manifest.contracts.takerSwapRouter);
+
+      // A wallet against the running devnet: onboard, snapshot, quote, approve, sign, patch, send.
+      await tradeThroughTheApi(url, apiUrl, manifest.tokens);
 
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
       child.kill("SIGINT");

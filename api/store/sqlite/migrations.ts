@@ -98,9 +98,10 @@ export const migrations: readonly Migration[] = [
     version: 3,
     name: "quotes: the server's bytes32 quote id of every quote, so a fill's SwapSettled event maps back to its UUID",
     sql: `
-      -- Keyed by what a fill reports (chain, bytes32 id): one B-tree, so the write on the quote path
-      -- stays one page update. The UUID is unique too (128 random bits), but nothing looks it up yet.
+      -- Rows are appended in rowid order (cheap on the quote path); fills are looked up by what their
+      -- event reports, the chain and the bytes32 id.
       CREATE TABLE quotes (
+        id               INTEGER PRIMARY KEY,
         chain_id         INTEGER NOT NULL,
         onchain_id       TEXT NOT NULL,
         quote_id         TEXT NOT NULL,
@@ -119,8 +120,8 @@ export const migrations: readonly Migration[] = [
         block_number     INTEGER NOT NULL,
         expires_at       INTEGER NOT NULL,
         created_at       INTEGER NOT NULL,
-        PRIMARY KEY (chain_id, onchain_id)
-      ) STRICT, WITHOUT ROWID;
+        UNIQUE (chain_id, onchain_id)
+      ) STRICT;
     `,
   },
 ];

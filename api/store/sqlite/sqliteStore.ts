@@ -216,6 +216,8 @@ function prepareStatements(db: Database.Database) {
 class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #statements: ReturnType<typeof prepareStatements>;
+  readonly #pendingQuotes: QuoteRecord[] = [];
+  #quoteTimer: NodeJS.Timeout | undefined;
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -408,35 +410,36 @@ class SqliteStore implements Store {
     return this.#statements.removeTokenOverride.run(chainId, token.toLowerCase()).changes === 1;
   }
 
+  /**
+   * Quotes are the API's hottest write: one commit each would cost more than building the quote.
+   * They are buffered and written together, one transaction per batch: when QUOTE_BATCH_SIZE are
+   * waiting, or QUOTE_FLUSH_MS after the first one, and always before a quote is read or the store
+   * closes. A crash can lose at most that window of quote records, never a partial one.
+   */
   async saveQuote(quote: QuoteRecord): Promise<void> {
-    this.#statements.insertQuote.run({
-      quote_id: quote.quoteId,
-      chain_id: quote.chainId,
-      onchain_id: quote.onchainId.toLowerCase(),
-      api_key_id: quote.apiKeyId,
-      integrator_id: quote.integratorId,
-      taker: quote.taker.toLowerCase(),
-      recipient: quote.recipient.toLowerCase(),
-      sell_token: quote.sellToken.toLowerCase(),
-      buy_token: quote.buyToken.toLowerCase(),
-      sell_amount: quote.sellAmount.toString(),
-      buy_amount: quote.buyAmount.toString(),
-      min_buy_amount: quote.minBuyAmount.toString(),
-      fee_amount: quote.feeAmount.toString(),
-      settlement: quote.settlement,
-      router: quote.router.toLowerCase(),
-      block_number: quote.blockNumber,
-      expires_at: quote.expiresAt.getTime(),
-      created_at: quote.createdAt.getTime(),
-    });
+    this.#pendingQuotes.push(quote);
+    if (this.#pendingQuotes.length >= QUOTE_BATCH_SIZE) this.#flushQuotes();
+    else this.#quoteTimer ??= setTimeout(() => this.#flushQuotes(), QUOTE_FLUSH_MS).unref();
+  }
+
+  #flushQuotes(): void {
+    if (this.#quoteTimer !== undefined) clearTimeout(this.#quoteTimer);
+    this.#quoteTimer = undefined;
+    const batch = this.#pendingQuotes.splice(0);
+    if (batch.length === 0 || !this.#db.open) return;
+    this.#db.transaction(() => {
+      for (const quote of batch) this.#statements.insertQuote.run(quoteRow(quote));
+    })();
   }
 
   async findQuoteByOnchainId(chainId: number, onchainId: Hex): Promise<QuoteRecord | undefined> {
+    this.#flushQuotes();
     const row = this.#statements.findQuoteByOnchainId.get(chainId, onchainId.toLowerCase()) as QuoteRow | undefined;
     return row === undefined ? undefined : quoteFromRow(row);
   }
 
   async close(): Promise<void> {
+    this.#flushQuotes();
     if (this.#db.open) this.#db.close();
   }
 
@@ -579,6 +582,32 @@ function knownScopes(json: string): ApiKeyScope[] {
   const stored = JSON.parse(json) as unknown;
   if (!Array.isArray(stored)) throw new Error("api_keys.scopes is not a JSON array");
   return apiKeyScopes.filter((scope) => stored.includes(scope));
+}
+
+const QUOTE_BATCH_SIZE = 256;
+const QUOTE_FLUSH_MS = 25;
+
+function quoteRow(quote: QuoteRecord) {
+  return {
+    quote_id: quote.quoteId,
+    chain_id: quote.chainId,
+    onchain_id: quote.onchainId.toLowerCase(),
+    api_key_id: quote.apiKeyId,
+    integrator_id: quote.integratorId,
+    taker: quote.taker.toLowerCase(),
+    recipient: quote.recipient.toLowerCase(),
+    sell_token: quote.sellToken.toLowerCase(),
+    buy_token: quote.buyToken.toLowerCase(),
+    sell_amount: quote.sellAmount.toString(),
+    buy_amount: quote.buyAmount.toString(),
+    min_buy_amount: quote.minBuyAmount.toString(),
+    fee_amount: quote.feeAmount.toString(),
+    settlement: quote.settlement,
+    router: quote.router.toLowerCase(),
+    block_number: quote.blockNumber,
+    expires_at: quote.expiresAt.getTime(),
+    created_at: quote.createdAt.getTime(),
+  };
 }
 
 type QuoteRow = {
