@@ -35,7 +35,7 @@ export type ApiErrorCode =
   | "nonce_used"
   | "slug_taken"
   | "api_key_already_revoked"
-  // 422: well-formed, but nothing can be offered for it
+  // 400 too: well-formed, but nothing can be offered for it
   | "no_route"
   // 413, 415
   | "payload_too_large"

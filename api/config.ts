@@ -64,7 +64,8 @@ const schema = z.object({
   PROMOTION_MIN_LIQUIDITY_WETH: decimalAmount.default("1"),
   PROMOTION_RECHECK_MINUTES: positiveInt.default(10),
   QUOTE_TTL_SECONDS: positiveInt.default(300),
-  QUOTE_PROBE_MULTIPLIER: positiveInt.default(10),
+  // The spec allows the probe bucket "up to 10 times" the quote allowance.
+  QUOTE_PROBE_MULTIPLIER: positiveInt.max(10).default(10),
 });
 
 /** A chain served besides the default one (`API_CHAINS`). */

@@ -19,7 +19,9 @@ export async function startApi(
   /** Transports for chains running in this process (the devnet's own), by chain id; others use their RPC URL. */
   transports: ReadonlyMap<number, Transport> = new Map(),
 ): Promise<RunningServer> {
-  const store = openSqliteStore(config.dbPath);
+  const store = openSqliteStore(config.dbPath, {
+    onWriteError: (error, state) => logger.error({ err: error, ...state }, "quote records could not be written; retrying"),
+  });
   try {
     const chain = defineChain({
       id: config.chainId,

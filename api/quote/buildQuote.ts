@@ -10,6 +10,7 @@ import {
   encodeSwapWithPermit,
   Feature,
   NATIVE_TOKEN,
+  NATIVE_TOKEN_LOWERCASE,
   permit2Abi,
   takerSwapRouterAbi,
   type FeatureState,
@@ -28,10 +29,10 @@ import { readPoolReserves } from "./poolReserves";
 import type { QuoteQuery } from "./quoteQuery";
 import { findBestRoute, type RouteHop } from "./routeSearch";
 
-const NATIVE = NATIVE_TOKEN.toLowerCase() as Address;
+const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
-/** Nonce words tried before giving up on a taker whose first words are all used. */
-const MAX_NONCE_WORDS = 4n;
+/** Dense nonce words tried (cheap to fill) before a taker who used them all gets a random word. */
+const DENSE_NONCE_WORDS = 4n;
 
 /** What a quote is built from once the request passed admission and both buckets. */
 export type QuoteInput = Readonly<{
@@ -161,12 +162,6 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   const { client, manifest } = chain;
   const weth = manifest.contracts.weth.toLowerCase() as Address;
   const sellsNative = sellToken.address === NATIVE;
-  if (sellsNative && query.settlement === "permit2") {
-    throw new ApiError(400, "invalid_request", "settlement permit2 cannot sell native ETH (sell_token); native sells use allowance settlement");
-  }
-  if (query.feeBps > principal.integratorMaxFeeBps) {
-    throw new ApiError(400, "invalid_request", `fee_bps ${query.feeBps} exceeds this key's integrator_max_fee_bps of ${principal.integratorMaxFeeBps}`);
-  }
   const settlement: QuoteSettlement = sellsNative ? "allowance" : (query.settlement ?? "permit2");
 
   // The block's hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers), and its
@@ -179,6 +174,11 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     engine.blockCache.get(block.hash, `pools:${poolList.map((pool) => pool.address).join()}`, () => readPoolReserves(client, poolList, blockNumber)),
   ]);
   const plan = planRoute(input, pools, weth);
+  // The output would be stranded in a contract of ours: the router refuses itself, and the holder
+  // has no way to pay anything out.
+  if (query.recipient === router || (settlement === "allowance" && !sellsNative && query.recipient === (await allowanceHolderOf(engine, client, router)))) {
+    throw new ApiError(400, "invalid_request", `recipient ${query.recipient} is the router or allowance holder; it would strand the output`);
+  }
 
   const feeAmount = (plan.grossOut * BigInt(query.feeBps)) / BPS;
   const buyAmount = plan.grossOut - feeAmount;
@@ -219,11 +219,15 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   let freshNonceWord = false;
   if (settlement === "permit2") {
     let allocated = engine.nonces.allocate(chain.chainId, query.taker, 0n, bitmap ?? 0n, nowMs, Number(deadline) * 1000);
-    for (let word = 1n; allocated === undefined && word < MAX_NONCE_WORDS; word++) {
+    for (let word = 1n; allocated === undefined && word < DENSE_NONCE_WORDS; word++) {
       const next = await reads.nonceBitmap(manifest.contracts.permit2, query.taker, word);
       allocated = engine.nonces.allocate(chain.chainId, query.taker, word, next, nowMs, Number(deadline) * 1000);
     }
-    if (allocated === undefined) throw new ApiError(503, "quote_unavailable", "no free Permit2 nonce found for taker in its first words; retry shortly");
+    while (allocated === undefined) {
+      // A very active taker: a random word far above the dense ones (its first use costs a fresh slot).
+      const word = DENSE_NONCE_WORDS + BigInt(`0x${randomBytes(8).toString("hex")}`);
+      allocated = engine.nonces.allocate(chain.chainId, query.taker, word, await reads.nonceBitmap(manifest.contracts.permit2, query.taker, word), nowMs, Number(deadline) * 1000);
+    }
     freshNonceWord = allocated.freshWord;
     const { data, signatureOffset } = encodeSwapWithPermit(order, allocated.nonce);
     tx = { to: router, data, value: 0n, estimatedGas: 0, signatureOffset };

@@ -19,7 +19,7 @@ export type GasFactors = Readonly<{
 }>;
 
 /**
- * Execution gas of each part, measured on the devnet's contracts (test/api/quoteGas.test.ts checks
+ * Execution gas of each part, measured on the devnet's contracts (test/api/quote.test.ts checks
  * the estimate against gasUsed). Storage that goes from zero to non-zero costs 20,000 more than an
  * update, which is why the empty-balance and fresh-word factors matter.
  */

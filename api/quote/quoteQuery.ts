@@ -26,7 +26,7 @@ const quoteQuerySchema = z.strictObject({
     .refine((value) => value <= MAX_UINT256, "must be at most 2^256-1"),
   taker: address,
   slippage_bps: integerText("slippage_bps", 0, 10_000).optional(),
-  recipient: address.optional(),
+  recipient: address.refine((value) => value !== "0x0000000000000000000000000000000000000000", "must not be the zero address").optional(),
   settlement: z.enum(["permit2", "allowance"]).optional(),
   fee_bps: integerText("fee_bps", 0, 10_000).optional(),
 });

@@ -30,10 +30,14 @@ export type FoundRoute = Readonly<{ hops: readonly RouteHop[]; amountOut: bigint
 /** Routes may cross at most this many pools. */
 export const MAX_HOPS = 3;
 
+/** A V2 pair keeps reserves in uint112: a swap that would push the input reserve past it reverts. */
+const MAX_RESERVE = (1n << 112n) - 1n;
+
 function hopThrough(pool: PricedPool, tokenIn: Address, amountIn: bigint): RouteHop | undefined {
   const zeroForOne = pool.token0 === tokenIn;
   if (!zeroForOne && pool.token1 !== tokenIn) return undefined;
   const [reserveIn, reserveOut] = zeroForOne ? [pool.reserve0, pool.reserve1] : [pool.reserve1, pool.reserve0];
+  if (reserveIn + amountIn > MAX_RESERVE) return undefined;
   const amountOut = getAmountOut(amountIn, reserveIn, reserveOut, pool.feeBps);
   if (amountOut <= 0n) return undefined;
   return { pool, tokenIn, tokenOut: zeroForOne ? pool.token1 : pool.token0, amountIn, amountOut };

@@ -1,32 +1,55 @@
 import type { RequestHandler } from "express";
 import { isAddress, type Address } from "viem";
+import { NATIVE_TOKEN_LOWERCASE } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { ApiDependencies } from "../apiDependencies";
 import type { ChainContext } from "../chains/chainContext";
-import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth";
+import { apiKeyAuth, principalOf, requireScope, type ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import { BlockCache } from "../quote/blockCache";
 import { LatestBlockReader } from "../quote/latestBlock";
-import { buildQuote, type QuoteEngine } from "../quote/buildQuote";
+import { buildQuote, type Quote, type QuoteEngine } from "../quote/buildQuote";
 import { PermitNonceAllocator } from "../quote/permitNonces";
 import { QuoteBuckets } from "../quote/quoteBuckets";
-import { parseQuoteQuery } from "../quote/quoteQuery";
+import { parseQuoteQuery, type QuoteQuery } from "../quote/quoteQuery";
 import { quoteRecordOf } from "../quote/quoteRecord";
 import { quoteResponse } from "../quote/quoteResponse";
 import type { SupportedToken } from "../tokens/supportedTokens";
 import type { Route } from "./route";
 
 /**
- * Admission: both tokens must be in the chain's in-memory supported set. A miss is recorded as
- * demand (when the value is an address: a symbol cannot be promoted) and rejected at once, with no
- * chain I/O and before the quote:read bucket.
+ * Admission: both tokens must be in the chain's in-memory supported set. Each miss that names an
+ * address is recorded as demand (a symbol cannot be promoted), both before rejecting, so a request
+ * with two unsupported tokens reports both; the rejection names the first. No chain I/O happens and
+ * the quote:read bucket is untouched.
  */
-function admit(chain: ChainContext, parameter: "sell_token" | "buy_token", value: string, integratorId: number, at: Date): SupportedToken {
-  const token = chain.tokens.resolve(value);
-  if (token !== undefined) return token;
-  if (isAddress(value, { strict: false })) {
-    chain.demand.record({ chainId: chain.chainId, token: value.toLowerCase() as Address, integratorId, at });
+function admit(chain: ChainContext, query: QuoteQuery, integratorId: number, at: Date): { sellToken: SupportedToken; buyToken: SupportedToken } {
+  const sellToken = chain.tokens.resolve(query.sellToken);
+  const buyToken = chain.tokens.resolve(query.buyToken);
+  const misses: ["sell_token" | "buy_token", string][] = [];
+  if (sellToken === undefined) misses.push(["sell_token", query.sellToken]);
+  if (buyToken === undefined) misses.push(["buy_token", query.buyToken]);
+  for (const [, value] of misses) {
+    if (isAddress(value, { strict: false })) chain.demand.record({ chainId: chain.chainId, token: value.toLowerCase() as Address, integratorId, at });
   }
-  throw new ApiError(400, "unsupported_token", `${parameter} ${value} is not supported on chain ${chain.chainId}; see GET /tokens/supported-tokens?chain_id=${chain.chainId}`);
+  const [first] = misses;
+  if (first !== undefined || sellToken === undefined || buyToken === undefined) {
+    const [parameter, value] = first ?? ["sell_token", query.sellToken];
+    throw new ApiError(400, "unsupported_token", `${parameter} ${value} is not supported on chain ${chain.chainId}; see GET /tokens/supported-tokens?chain_id=${chain.chainId}`);
+  }
+  return { sellToken, buyToken };
+}
+
+/** Checks that need the key and the resolved tokens but no chain state; they run before quote:read. */
+function checkRequest(query: QuoteQuery, principal: ApiKeyPrincipal, sellToken: SupportedToken, buyToken: SupportedToken): void {
+  if (sellToken.address === buyToken.address) {
+    throw new ApiError(400, "same_token", `sell_token and buy_token are the same token (${sellToken.symbol})`);
+  }
+  if (query.feeBps > principal.integratorMaxFeeBps) {
+    throw new ApiError(400, "invalid_request", `fee_bps ${query.feeBps} exceeds this key's integrator_max_fee_bps of ${principal.integratorMaxFeeBps}`);
+  }
+  if (sellToken.address === NATIVE_TOKEN_LOWERCASE && query.settlement === "permit2") {
+    throw new ApiError(400, "invalid_request", "settlement permit2 cannot sell native ETH (sell_token); native sells use allowance settlement");
+  }
 }
 
 function quoteHandler(deps: ApiDependencies): RequestHandler {
@@ -49,14 +72,18 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
     const chainId = query.chainId ?? deps.chains.defaultChainId;
     const chain = deps.chains.get(chainId);
     if (chain === undefined) throw new ApiError(400, "unsupported_chain", `chain_id ${chainId} is not served by this API`);
-    const now = deps.clock.now();
-    const sellToken = admit(chain, "sell_token", query.sellToken, principal.integratorId, now);
-    const buyToken = admit(chain, "buy_token", query.buyToken, principal.integratorId, now);
-    if (sellToken.address === buyToken.address) {
-      throw new ApiError(400, "invalid_request", `sell_token and buy_token are the same token (${sellToken.symbol})`);
-    }
+    const { sellToken, buyToken } = admit(chain, query, principal.integratorId, deps.clock.now());
+    checkRequest(query, principal, sellToken, buyToken);
     await buckets.consume("quote:read", principal, res);
-    const quote = await buildQuote(engineFor(chain), { chain, principal, query, sellToken, buyToken });
+    let quote: Quote;
+    try {
+      quote = await buildQuote(engineFor(chain), { chain, principal, query, sellToken, buyToken });
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      // Everything else on this path is a chain read that failed: the node, not the request.
+      deps.logger.error({ err: error, chainId: chain.chainId }, "quote failed on a chain read");
+      throw new ApiError(503, "chain_unavailable", `chain ${chain.chainId} could not be read right now; retry shortly`);
+    }
     await deps.store.saveQuote(quoteRecordOf(quote, principal, deps.clock.now()));
     res.json(quoteResponse(quote));
   };

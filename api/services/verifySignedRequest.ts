@@ -1,4 +1,4 @@
-import { isAddressEqual, type Address, type Hex } from "viem";
+import { BaseError, HttpRequestError, isAddressEqual, RpcRequestError, TimeoutError, type Address, type Hex } from "viem";
 import { verifySiweMessage } from "viem/siwe";
 import type { OnboardingAction } from "../../sdk";
 import type { ApiDependencies } from "../apiDependencies";
@@ -74,13 +74,22 @@ export async function verifySignedRequest(deps: ApiDependencies, request: Signed
       time: now,
     });
   } catch (error) {
-    deps.logger.error({ err: error, nonce: challenge.nonce }, "signature verification failed to run");
-    throw new ApiError(503, "signature_verification_unavailable", "signature could not be verified right now (chain RPC unavailable); retry shortly");
+    // Only a node that cannot be reached is our problem; anything else is a signature we cannot accept.
+    if (isTransportFailure(error)) {
+      deps.logger.error({ err: error, nonce: challenge.nonce }, "signature verification failed to run");
+      throw new ApiError(503, "signature_verification_unavailable", "signature could not be verified right now (chain RPC unavailable); retry shortly");
+    }
+    throw new ApiError(401, "invalid_signature", "signature is not a valid signature of owner_wallet over the nonce's message");
   }
   if (!valid) {
     throw new ApiError(401, "invalid_signature", "signature is not owner_wallet's signature over the nonce's message");
   }
   return challenge;
+}
+
+function isTransportFailure(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  return error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError || cause instanceof RpcRequestError) !== null;
 }
 
 /** Maps a nonce the store refused to spend (a concurrent request won, or it expired meanwhile) to its error. */

@@ -1,11 +1,11 @@
 import type { Address } from "viem";
-import { NATIVE_TOKEN, type DeploymentManifest, type ManifestPool } from "../../sdk";
+import { NATIVE_TOKEN_LOWERCASE, type DeploymentManifest, type ManifestPool } from "../../sdk";
 import type { TokenOverride } from "../store/store";
 import type { SupportedToken, SupportedTokens, TokenSnapshotBody } from "./supportedTokens";
 import { buildTokenSnapshot } from "./tokenSnapshot";
 
 /** The native-asset placeholder as the snapshot lists it (lowercase). */
-export const NATIVE_PLACEHOLDER = NATIVE_TOKEN.toLowerCase() as Address;
+export const NATIVE_PLACEHOLDER = NATIVE_TOKEN_LOWERCASE;
 
 const NATIVE: SupportedToken = Object.freeze({ address: NATIVE_PLACEHOLDER, symbol: "ETH", decimals: 18 });
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
@@ -31,7 +31,7 @@ type TokenSetState = Readonly<{
  * operator disabled.
  *
  * Rules where the spec is silent:
- * - the native placeholder cannot be disabled (a stored decision to do so is ignored);
+ * - the native placeholder and WETH cannot be disabled (a stored decision to do so is ignored);
  * - a manifest token can be disabled by the operator (an explicit, logged decision); promoting or
  *   enabling a manifest token changes nothing, and its manifest symbol and decimals stay;
  * - symbols resolve case-insensitively; "ETH" is the native placeholder and WETH its own token;
@@ -103,10 +103,12 @@ function buildState(chainId: number, manifest: DeploymentManifest, overrides: re
     const address = token.address.toLowerCase() as Address;
     byAddress.set(address, { address, symbol: token.symbol, decimals: token.decimals, origin: "manifest" });
   }
+  // Every native route wraps or unwraps through WETH, so like the placeholder it cannot be disabled.
+  const undisablable = new Set<string>([NATIVE_PLACEHOLDER, manifest.contracts.weth.toLowerCase()]);
   const extraPools: ManifestPool[] = [];
   for (const override of relevant) {
     if (override.status === "disabled") {
-      if (override.token !== NATIVE_PLACEHOLDER) byAddress.delete(override.token);
+      if (!undisablable.has(override.token)) byAddress.delete(override.token);
       continue;
     }
     const known = byAddress.get(override.token);

@@ -15,7 +15,8 @@ pragma solidity ^0.8.28;
 /// - `0x02` WRAP: wraps the running native amount into WETH.
 /// - `0x03` UNWRAP: unwraps the running WETH amount into native ETH.
 /// - `0x04` FEE: bps (2 bytes), fee recipient (20 bytes). Pays `amount * bps / 10000` of the running
-///   token (the buy token when placed last) to the fee recipient and keeps the rest running.
+///   amount to the fee recipient and keeps the rest running. The running token must be the buy token,
+///   so the fee in `SwapSettled` is always in buy-token units.
 /// The native asset is written as 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE.
 interface ISwapSettlement {
     /// @notice The order. With permit settlement every field is bound by the taker's signature.
@@ -63,6 +64,10 @@ interface ISwapSettlement {
     error SwapNativeTransferFailed(address to, uint256 amount);
     /// @notice The recipient or another required address is zero.
     error SwapZeroAddress();
+    /// @notice The recipient is the router itself, where the output would be stranded.
+    error SwapRecipientIsRouter();
+    /// @notice A native sell must use `swapNative` with the amount as `msg.value`.
+    error SwapNativeSellNeedsValue();
     /// @notice A fee above 100 % was requested.
     error SwapFeeTooHigh(uint256 bps);
 }

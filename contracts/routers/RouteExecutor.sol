@@ -51,6 +51,7 @@ abstract contract RouteExecutor is ISwapSettlement {
     function _checkOrder(SwapParams calldata params) internal view {
         if (block.timestamp > params.deadline) revert SwapDeadlineExpired(params.deadline, block.timestamp);
         if (params.recipient == address(0)) revert SwapZeroAddress();
+        if (params.recipient == address(this)) revert SwapRecipientIsRouter();
     }
 
     /// @dev Permit2 accepts 64-byte compact signatures too; the spec fixes the length at 65.
@@ -122,6 +123,7 @@ abstract contract RouteExecutor is ISwapSettlement {
             } else {
                 (uint256 bps, address feeRecipient) = RouteActions.decodeFee(actions, offset);
                 if (bps > V2SwapMath.BPS) revert SwapFeeTooHigh(bps);
+                if (run.token != params.buyToken) revert SwapUnexpectedToken(params.buyToken, run.token);
                 uint256 fee = (run.amount * bps) / V2SwapMath.BPS;
                 run.amount -= fee;
                 run.fee += fee;
@@ -138,7 +140,9 @@ abstract contract RouteExecutor is ISwapSettlement {
         (address pair, address tokenOut, uint256 feeBps) = RouteActions.decodeSwapV2(actions, offset);
         if (feeBps >= V2SwapMath.BPS) revert SwapFeeTooHigh(feeBps);
         address tokenIn = run.token;
+        // Pools trade ERC20s only: the native asset must be wrapped first and unwrapped after.
         if (tokenIn == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
+        if (tokenOut == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
         if (!run.inPair) IERC20(tokenIn).safeTransfer(pair, run.amount);
 
         (uint256 reserve0, uint256 reserve1) = _reserves(pair);

@@ -36,7 +36,7 @@ contract TakerSwapRouter is ITakerSwapRouter, RouteExecutor {
     {
         _checkOrder(params);
         _checkSignatureLength(signature);
-        if (params.sellToken == NATIVE) revert SwapUnexpectedToken(params.sellToken, NATIVE);
+        if (params.sellToken == NATIVE) revert SwapNativeSellNeedsValue();
         address destination = _inputDestination(params.actions);
         permit2.permitWitnessTransferFrom(
             ISignatureTransfer.PermitTransferFrom({
@@ -58,7 +58,7 @@ contract TakerSwapRouter is ITakerSwapRouter, RouteExecutor {
         if (msg.sender != address(_allowanceHolder)) revert SwapOnlyAllowanceHolder(msg.sender);
         if (msg.value != 0) revert SwapNativeValueMismatch(0, msg.value);
         _checkOrder(params);
-        if (params.sellToken == NATIVE) revert SwapUnexpectedToken(params.sellToken, NATIVE);
+        if (params.sellToken == NATIVE) revert SwapNativeSellNeedsValue();
         // The holder appends the address of the taker who called it.
         address taker = address(bytes20(msg.data[msg.data.length - 20:]));
         address destination = _inputDestination(params.actions);

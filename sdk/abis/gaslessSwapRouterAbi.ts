@@ -56,6 +56,11 @@ export const gaslessSwapRouterAbi = [
   },
   {
     inputs: [],
+    name: "SwapNativeSellNeedsValue",
+    type: "error",
+  },
+  {
+    inputs: [],
     name: "SwapNativeSellNotGasless",
     type: "error",
   },
@@ -89,6 +94,11 @@ export const gaslessSwapRouterAbi = [
       },
     ],
     name: "SwapNativeValueMismatch",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "SwapRecipientIsRouter",
     type: "error",
   },
   {

@@ -1,4 +1,4 @@
-/** ABI of IRouterRegistry (contracts/interfaces/IRouterRegistry.sol); a test keeps it equal to the compiled artifact. */
+/** ABI of IRouterRegistry (contracts/interfaces/IRouterRegistry.sol). A test keeps it equal to the compiled artifact. */
 export const routerRegistryAbi = [
   {
     inputs: [

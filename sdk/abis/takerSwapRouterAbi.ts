@@ -55,6 +55,11 @@ export const takerSwapRouterAbi = [
     type: "error",
   },
   {
+    inputs: [],
+    name: "SwapNativeSellNeedsValue",
+    type: "error",
+  },
+  {
     inputs: [
       {
         internalType: "address",
@@ -95,6 +100,11 @@ export const takerSwapRouterAbi = [
       },
     ],
     name: "SwapOnlyAllowanceHolder",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "SwapRecipientIsRouter",
     type: "error",
   },
   {

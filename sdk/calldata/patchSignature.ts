@@ -18,7 +18,9 @@ export function normaliseSignature(signature: string): Hex {
 export function patchSignature(data: Hex, offset: number, signature: string): Hex {
   const normalised = normaliseSignature(signature);
   const dataBytes = size(data);
-  if (!Number.isInteger(offset) || offset < 4 || offset + SIGNATURE_BYTES > dataBytes) throw new SignatureOffsetError(offset, dataBytes);
+  if (!Number.isInteger(offset) || offset < 36 || offset + SIGNATURE_BYTES > dataBytes) throw new SignatureOffsetError(offset, dataBytes);
   const start = 2 + offset * 2;
+  // The ABI length word just before a bytes argument's content: a wrong offset would point elsewhere.
+  if (BigInt(`0x${data.slice(start - 64, start)}`) !== BigInt(SIGNATURE_BYTES)) throw new SignatureOffsetError(offset, dataBytes);
   return `${data.slice(0, start)}${normalised.slice(2)}${data.slice(start + SIGNATURE_BYTES * 2)}` as Hex;
 }

@@ -26,7 +26,7 @@ export class SignatureLengthError extends SdkError {
 export class SignatureOffsetError extends SdkError {
   override name = "SignatureOffsetError";
   constructor(offset: number, dataBytes: number) {
-    super(`signature offset ${offset} does not leave room for 65 bytes in ${dataBytes} bytes of calldata`, {
+    super(`signature offset ${offset} does not point at a 65-byte signature argument in ${dataBytes} bytes of calldata`, {
       details: "Use tx.signature_offset from the same quote as tx.data, unmodified.",
     });
   }

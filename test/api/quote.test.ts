@@ -210,6 +210,14 @@ describe("GET /quote", () => {
       expect(rejected.headers.get("x-ratelimit-quote-read-remaining")).to.equal(null);
       const sellSide = await api.quote({ sell_token: "PEPE", buy_token: "USDC", sell_amount: 1000, taker: f.taker.account.address });
       expect(sellSide.body!.error).to.contain("sell_token").and.contain("PEPE");
+
+      // Both unsupported: the rejection names sell_token, and both tokens are recorded as demand.
+      const other = "0x00000000000000000000000000000000000d0d0e";
+      const both = await api.quote({ sell_token: other, buy_token: unknown, sell_amount: 1000, taker: f.taker.account.address });
+      expect(both.body!.error).to.contain("sell_token").and.contain(other);
+      await api.served.jobs.flushDemand();
+      const demand = await api.store.listTokenDemand({ since: new Date(0) });
+      expect(demand.map((row) => row.token)).to.include.members([unknown, other]);
     });
 
     it("counts the buckets exactly: probes use quote_probe only, quotes use both, and each empty bucket answers 429 with Retry-After and its name", async () => {
@@ -285,15 +293,21 @@ describe("GET /quote", () => {
       { name: "same sell and buy token", params: (f) => ({ ...valid(f), buy_token: "usdc" }), field: "sell_token and buy_token" },
       { name: "permit2 settlement for a native sell", params: (f) => ({ ...valid(f), sell_token: "ETH", settlement: "permit2" }), field: "settlement" },
       { name: "an amount too small to buy anything", params: (f) => ({ ...valid(f), sell_token: "DAI", buy_token: "USDC", sell_amount: "1" }), field: "sell_amount", code: "no_route" },
+      { name: "an amount no pool can take (reserves are uint112)", params: (f) => ({ ...valid(f), sell_amount: (2n ** 200n).toString() }), field: "sell_amount", code: "no_route" },
+      { name: "the zero address as recipient", params: (f) => ({ ...valid(f), recipient: "0x0000000000000000000000000000000000000000" }), field: "recipient" },
+      { name: "the router as recipient", params: (f) => ({ ...valid(f), recipient: f.routerAddress }), field: "recipient" },
     ];
     for (const testCase of cases) {
       it(`${testCase.name} → 400 naming ${testCase.field}`, async () => {
         const { f, api } = await loadFixture(quoteReady);
         const params = Object.fromEntries(Object.entries(testCase.params(f)).filter(([, value]) => value !== undefined));
-        const { status, body } = await api.quote(params);
+        const { status, body, headers } = await api.quote(params);
         expect(status, JSON.stringify(body)).to.equal(400);
         expect(body!.error).to.contain(testCase.field);
         if (testCase.code) expect(body!.code).to.equal(testCase.code);
+        // Only what needs chain state (routing, the router) is refused after quote:read.
+        const afterRead = testCase.code === "no_route" || testCase.field === "recipient" && testCase.name.includes("router");
+        expect(headers.get("x-ratelimit-quote-read-remaining") !== null, "quote:read consumed").to.equal(afterRead);
       });
     }
 

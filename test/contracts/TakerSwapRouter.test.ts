@@ -8,6 +8,7 @@ import {
   encodeSwapNative,
   encodeSwapWithAllowance,
   encodeSwapWithPermit,
+  NATIVE_TOKEN,
   patchSignature,
   takerSwapRouterAbi,
   type SwapOrder,
@@ -366,6 +367,25 @@ describe("TakerSwapRouter (feature 2)", () => {
       await expectRevert(send("0x0201"), "SwapTruncatedAction", [1n]);
       await expectRevert(send("0x02", f.token("USDC")), "SwapUnexpectedToken", [f.token("USDC"), f.contracts.weth]);
       await expectRevert(send(`0x${"0203".repeat(4)}02`), "SwapTooManyActions", [8n]);
+      // A pool never pays out the native asset itself: a swap "into" the placeholder is refused.
+      const intoNative = encodeRouteActions([{ type: "wrap" }, { type: "swapV2", pair: f.pool("WETH", "USDC"), tokenOut: NATIVE_TOKEN, feeBps: 30 }]);
+      await expectRevert(send(intoNative, NATIVE_TOKEN), "SwapUnexpectedToken", [f.contracts.weth, NATIVE_TOKEN]);
+      // A fee is taken in the buy token only, so SwapSettled's fee has one unit.
+      const feeTooEarly = encodeRouteActions([
+        { type: "wrap" },
+        { type: "fee", bps: 10, recipient: f.feeRecipient.account.address },
+        { type: "swapV2", pair: f.pool("WETH", "USDC"), tokenOut: f.token("USDC"), feeBps: 30 },
+      ]);
+      await expectRevert(send(feeTooEarly), "SwapUnexpectedToken", [f.token("USDC"), f.contracts.weth]);
+    });
+
+    it("refuses the router itself as recipient, and native sells through the ERC20 entry points", async () => {
+      const f = await loadFixture(settlementFixture);
+      const route = await testRoute(f, ["ETH", "USDC"], 10n ** 15n);
+      const order = orderFor(route, 10n ** 15n, f.routerAddress, await now(f), QUOTE_ID);
+      await expectRevert(f.taker.sendTransaction({ to: f.routerAddress, data: encodeSwapNative(order), value: order.sellAmount }), "SwapRecipientIsRouter");
+      const { data } = encodeSwapWithPermit({ ...order, recipient: f.taker.account.address }, 1n);
+      await expectRevert(f.taker.sendTransaction({ to: f.routerAddress, data }), "SwapNativeSellNeedsValue");
     });
   });
 });

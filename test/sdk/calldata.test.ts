@@ -119,10 +119,10 @@ describe("sdk calldata", () => {
       expect(() => patchSignature(data, signatureOffset, `0x${"1".repeat(129)}`)).to.throw(SignatureLengthError);
     });
 
-    it("rejects an offset that leaves no room for 65 bytes", () => {
-      const { data } = encodeSwapWithPermit(fc.sample(order, 1)[0]!, 1n);
+    it("rejects an offset that leaves no room for 65 bytes or does not follow a 65-byte length word", () => {
+      const { data, signatureOffset } = encodeSwapWithPermit(fc.sample(order, 1)[0]!, 1n);
       const bytes = (data.length - 2) / 2;
-      for (const offset of [bytes - 64, -1, 2, 1.5]) {
+      for (const offset of [bytes - 64, -1, 2, 1.5, signatureOffset - 32, signatureOffset + 1, 36]) {
         expect(() => patchSignature(data, offset, `0x${"11".repeat(65)}`)).to.throw(SignatureOffsetError);
       }
     });

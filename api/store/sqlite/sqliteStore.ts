@@ -103,7 +103,12 @@ const API_KEY_COLUMNS = `id, integrator_id, label, prefix, last_four, scopes, qu
  * Opens (creating if needed) the SQLite database at `path`, in WAL mode so the operator CLI and the
  * API can use one file at once, and brings its schema up to date.
  */
-export function openSqliteStore(path: string): Store {
+/** Told when buffered quote records could not be written (they are kept and retried, up to a bound). */
+export type WriteErrorListener = (error: unknown, state: { pending: number; dropped: number }) => void;
+
+export type SqliteStoreOptions = { onWriteError?: WriteErrorListener };
+
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   try {
@@ -116,7 +121,7 @@ export function openSqliteStore(path: string): Store {
     db.close();
     throw error;
   }
-  return new SqliteStore(db);
+  return new SqliteStore(db, options.onWriteError ?? (() => undefined));
 }
 
 /** Applies the migrations this database has not seen, each in its own immediate transaction. */
@@ -218,10 +223,12 @@ class SqliteStore implements Store {
   readonly #statements: ReturnType<typeof prepareStatements>;
   readonly #pendingQuotes: QuoteRecord[] = [];
   #quoteTimer: NodeJS.Timeout | undefined;
+  readonly #onWriteError: WriteErrorListener;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, onWriteError: WriteErrorListener) {
     this.#db = db;
     this.#statements = prepareStatements(db);
+    this.#onWriteError = onWriteError;
   }
 
   async saveChallenge(challenge: NewChallenge): Promise<void> {
@@ -422,14 +429,41 @@ class SqliteStore implements Store {
     else this.#quoteTimer ??= setTimeout(() => this.#flushQuotes(), QUOTE_FLUSH_MS).unref();
   }
 
+  /**
+   * Never throws. When the batch's transaction fails, each record is tried alone: one that breaks a
+   * constraint (a duplicate id) is dropped and reported, and the rest are kept for a retry when the
+   * database itself refused (busy, full, I/O), up to a bound.
+   */
   #flushQuotes(): void {
     if (this.#quoteTimer !== undefined) clearTimeout(this.#quoteTimer);
     this.#quoteTimer = undefined;
     const batch = this.#pendingQuotes.splice(0);
     if (batch.length === 0 || !this.#db.open) return;
-    this.#db.transaction(() => {
-      for (const quote of batch) this.#statements.insertQuote.run(quoteRow(quote));
-    })();
+    try {
+      this.#db.transaction(() => {
+        for (const quote of batch) this.#statements.insertQuote.run(quoteRow(quote));
+      })();
+      return;
+    } catch {
+      // Fall through to one record at a time, to tell bad records from a refusing database.
+    }
+    const retry: QuoteRecord[] = [];
+    let rejected = 0;
+    let lastError: unknown;
+    for (const quote of batch) {
+      try {
+        this.#statements.insertQuote.run(quoteRow(quote));
+      } catch (error) {
+        lastError = error;
+        if (isConstraintError(error)) rejected += 1;
+        else retry.push(quote);
+      }
+    }
+    this.#pendingQuotes.unshift(...retry);
+    const dropped = Math.max(0, this.#pendingQuotes.length - MAX_PENDING_QUOTES);
+    if (dropped > 0) this.#pendingQuotes.splice(0, dropped);
+    this.#onWriteError(lastError, { pending: this.#pendingQuotes.length, dropped: dropped + rejected });
+    if (this.#pendingQuotes.length > 0) this.#quoteTimer = setTimeout(() => this.#flushQuotes(), QUOTE_RETRY_MS).unref();
   }
 
   async findQuoteByOnchainId(chainId: number, onchainId: Hex): Promise<QuoteRecord | undefined> {
@@ -584,8 +618,16 @@ function knownScopes(json: string): ApiKeyScope[] {
   return apiKeyScopes.filter((scope) => stored.includes(scope));
 }
 
+function isConstraintError(error: unknown): boolean {
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT");
+}
+
 const QUOTE_BATCH_SIZE = 256;
 const QUOTE_FLUSH_MS = 25;
+const QUOTE_RETRY_MS = 1000;
+/** Quote records held while the database refuses writes; older ones are dropped past this. */
+const MAX_PENDING_QUOTES = 10_000;
 
 function quoteRow(quote: QuoteRecord) {
   return {
