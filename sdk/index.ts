@@ -25,6 +25,7 @@ export { takerSwapRouterAbi } from "./abis/takerSwapRouterAbi";
 export { gaslessSwapRouterAbi } from "./abis/gaslessSwapRouterAbi";
 export { allowanceHolderAbi } from "./abis/allowanceHolderAbi";
 export { permit2Abi } from "./abis/permit2Abi";
+export { uniswapV2PairAbi, uniswapV2FactoryAbi } from "./abis/uniswapV2Abi";
 export { type ManifestToken, type ManifestPool } from "./chain/manifest";
 export {
   encodeRouteActions,

@@ -1,27 +1,7 @@
 import type { Address, PublicClient } from "viem";
-import type { ManifestPool } from "../../sdk";
+import { uniswapV2PairAbi, type ManifestPool } from "../../sdk";
 import type { PricedPool } from "./routeSearch";
 
-const pairAbi = [
-  {
-    type: "function",
-    name: "getReserves",
-    stateMutability: "view",
-    inputs: [],
-    outputs: [
-      { name: "reserve0", type: "uint112" },
-      { name: "reserve1", type: "uint112" },
-      { name: "blockTimestampLast", type: "uint32" },
-    ],
-  },
-  {
-    type: "function",
-    name: "price0CumulativeLast",
-    stateMutability: "view",
-    inputs: [],
-    outputs: [{ name: "", type: "uint256" }],
-  },
-] as const;
 
 /**
  * Reserves of every pool at `blockNumber`, read in one JSON-RPC batch (the client batches concurrent
@@ -30,8 +10,8 @@ const pairAbi = [
  */
 export async function readPoolReserves(client: PublicClient, pools: readonly ManifestPool[], blockNumber: bigint): Promise<PricedPool[]> {
   const [reserves, oracles] = await Promise.all([
-    Promise.all(pools.map((pool) => client.readContract({ address: pool.address, abi: pairAbi, functionName: "getReserves", blockNumber }))),
-    Promise.all(pools.map((pool) => client.readContract({ address: pool.address, abi: pairAbi, functionName: "price0CumulativeLast", blockNumber }))),
+    Promise.all(pools.map((pool) => client.readContract({ address: pool.address, abi: uniswapV2PairAbi, functionName: "getReserves", blockNumber }))),
+    Promise.all(pools.map((pool) => client.readContract({ address: pool.address, abi: uniswapV2PairAbi, functionName: "price0CumulativeLast", blockNumber }))),
   ]);
   return pools.map((pool, index) => {
     const [reserve0, reserve1] = reserves[index]!;

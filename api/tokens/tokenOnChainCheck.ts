@@ -1,36 +1,9 @@
 import { erc20Abi, getAddress, hexToString, isAddressEqual, zeroAddress, type Address, type PublicClient } from "viem";
-import { isNativeToken, type DeploymentManifest, type ManifestPool } from "../../sdk";
+import { isNativeToken, uniswapV2FactoryAbi, uniswapV2PairAbi, type DeploymentManifest, type ManifestPool } from "../../sdk";
 
 /** Uniswap V2's fixed fee, as the manifest records it. */
 const UNISWAP_V2_FEE_BPS = 30;
 
-const factoryAbi = [
-  {
-    type: "function",
-    name: "getPair",
-    stateMutability: "view",
-    inputs: [
-      { name: "tokenA", type: "address" },
-      { name: "tokenB", type: "address" },
-    ],
-    outputs: [{ name: "pair", type: "address" }],
-  },
-] as const;
-
-const pairAbi = [
-  {
-    type: "function",
-    name: "getReserves",
-    stateMutability: "view",
-    inputs: [],
-    outputs: [
-      { name: "reserve0", type: "uint112" },
-      { name: "reserve1", type: "uint112" },
-      { name: "blockTimestampLast", type: "uint32" },
-    ],
-  },
-  { type: "function", name: "token0", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "address" }] },
-] as const;
 
 /** Some early tokens (MKR-style) return their symbol as bytes32. */
 const bytes32SymbolAbi = [{ type: "function", name: "symbol", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "bytes32" }] }] as const;
@@ -84,7 +57,7 @@ export async function checkTokenOnChain(parameters: TokenCheckParameters): Promi
   try {
     pairs = await Promise.all(
       candidates.map((base) =>
-        client.readContract({ address: manifest.contracts.uniswapV2Factory, abi: factoryAbi, functionName: "getPair", args: [token, base] }),
+        client.readContract({ address: manifest.contracts.uniswapV2Factory, abi: uniswapV2FactoryAbi, functionName: "getPair", args: [token, base] }),
       ),
     );
   } catch (error) {
@@ -136,8 +109,8 @@ type PairReserves = Readonly<{ token0: Address; reserve0: bigint; reserve1: bigi
 
 async function pairReserves(client: PublicClient, pair: Address): Promise<PairReserves> {
   const [[reserve0, reserve1], token0] = await Promise.all([
-    client.readContract({ address: pair, abi: pairAbi, functionName: "getReserves" }),
-    client.readContract({ address: pair, abi: pairAbi, functionName: "token0" }),
+    client.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "getReserves" }),
+    client.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "token0" }),
   ]);
   return { token0, reserve0, reserve1 };
 }

@@ -12,6 +12,7 @@ import {
   patchSignature,
   type RouteAction,
   type SwapOrder,
+  uniswapV2PairAbi,
 } from "../../sdk";
 import { deployContracts } from "../deploy/deployDevnet";
 import { hardhatClients, type DevWalletClient } from "../deploy/hardhatClients";
@@ -25,10 +26,6 @@ const ADDRESS_THIS: Address = "0x0000000000000000000000000000000000000002";
 const ZERO: Address = "0x0000000000000000000000000000000000000000";
 const ZERO_HASH: Hex = `0x${"00".repeat(32)}`;
 
-const pairAbi = [
-  { type: "function", name: "getReserves", stateMutability: "view", inputs: [], outputs: [{ type: "uint112" }, { type: "uint112" }, { type: "uint32" }] },
-  { type: "function", name: "swap", stateMutability: "nonpayable", inputs: [{ type: "uint256" }, { type: "uint256" }, { type: "address" }, { type: "bytes" }], outputs: [] },
-] as const;
 const wethAbi = [
   { type: "function", name: "deposit", stateMutability: "payable", inputs: [], outputs: [] },
   { type: "function", name: "withdraw", stateMutability: "nonpayable", inputs: [{ type: "uint256" }], outputs: [] },
@@ -87,7 +84,7 @@ async function quote(bench: GasBench, path: Address[], amountIn: bigint): Promis
   let amount = amountIn;
   for (let hop = 0; hop + 1 < path.length; hop++) {
     const [tokenIn, tokenOut] = [path[hop]!, path[hop + 1]!];
-    const [reserve0, reserve1] = await bench.clients.publicClient.readContract({ address: bench.pairOf(tokenIn, tokenOut), abi: pairAbi, functionName: "getReserves" });
+    const [reserve0, reserve1] = await bench.clients.publicClient.readContract({ address: bench.pairOf(tokenIn, tokenOut), abi: uniswapV2PairAbi, functionName: "getReserves" });
     const zeroForOne = tokenIn.toLowerCase() < tokenOut.toLowerCase();
     amount = getAmountOut(amount, zeroForOne ? reserve0 : reserve1, zeroForOne ? reserve1 : reserve0, 30);
   }
@@ -250,7 +247,7 @@ export async function measureFloor(bench: GasBench, swap: BenchSwap): Promise<Me
     const out = await quote(bench, [tokenIn, tokenOut], amount);
     const zeroForOne = tokenIn.toLowerCase() < tokenOut.toLowerCase();
     const to = hop + 2 < swap.path.length ? bench.pairOf(tokenOut, swap.path[hop + 2]!) : taker.account.address;
-    await send(await taker.writeContract({ address: bench.pairOf(tokenIn, tokenOut), abi: pairAbi, functionName: "swap", args: [zeroForOne ? 0n : out, zeroForOne ? out : 0n, to, "0x"] }));
+    await send(await taker.writeContract({ address: bench.pairOf(tokenIn, tokenOut), abi: uniswapV2PairAbi, functionName: "swap", args: [zeroForOne ? 0n : out, zeroForOne ? out : 0n, to, "0x"] }));
     amount = out;
   }
   if (swap.nativeOut) await send(await taker.writeContract({ address: contracts.weth, abi: wethAbi, functionName: "withdraw", args: [amount] }));
