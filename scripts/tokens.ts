@@ -12,7 +12,7 @@
  * database is in WAL mode and every write is one transaction.
  */
 import { parseArgs } from "node:util";
-import { parseUnits, type Address, type PublicClient } from "viem";
+import { isAddress, parseUnits, type Address, type PublicClient } from "viem";
 import { isNativeToken, type DeploymentManifest } from "../sdk";
 import { createChainClient, readChainManifest, servedChainEndpoints, type ChainEndpoint } from "../api/chains/loadChains";
 import { loadApiConfig, type ApiConfig } from "../api/config";
@@ -58,7 +58,7 @@ export async function runTokensCommand(args: readonly string[], context: TokensC
   if (command === "demand" && rest.length === 0) return demand(context, endpoint?.chainId);
   if ((command === "enable" || command === "disable") && rest.length === 1) {
     const token = rest[0]!;
-    if (!/^0x[0-9a-fA-F]{40}$/.test(token)) {
+    if (!isAddress(token, { strict: false })) {
       context.print(`${token} is not a token address (0x + 40 hex digits)`);
       return 2;
     }

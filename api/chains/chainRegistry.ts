@@ -1,3 +1,4 @@
+import { ApiError } from "../apiError";
 import type { ChainContext, ChainRegistry } from "./chainContext";
 
 /** A registry over these chains; `defaultChainId` answers requests that omit chain_id. */
@@ -14,4 +15,15 @@ export function createChainRegistry(defaultChainId: number, contexts: readonly C
 /** No chain at all: for an app (or a test) that serves onboarding only; trading routes answer 400 unsupported_chain. */
 export function emptyChainRegistry(defaultChainId: number): ChainRegistry {
   return createChainRegistry(defaultChainId, []);
+}
+
+/** The chain a request names (or the default one), or a 400 `unsupported_chain` listing those served. */
+export function requestedChain(registry: ChainRegistry, chainId: number | undefined): ChainContext {
+  const id = chainId ?? registry.defaultChainId;
+  const chain = registry.get(id);
+  if (chain === undefined) {
+    const served = registry.all().map((context) => context.chainId);
+    throw new ApiError(400, "unsupported_chain", `chain_id ${id} is not served here; served chains: ${served.length > 0 ? served.join(", ") : "none"}`);
+  }
+  return chain;
 }

@@ -7,9 +7,10 @@ import type { Hex } from "viem";
  */
 export class BlockCache {
   #block: Hex | undefined;
-  #entries = new Map<string, Promise<unknown>>();
+  #entries = new Map<unknown, Promise<unknown>>();
 
-  get<T>(blockHash: Hex, key: string, load: () => Promise<T>): Promise<T> {
+  /** `key` is a string, or an object compared by identity (such as a token set's pool list). */
+  get<T>(blockHash: Hex, key: string | object, load: () => Promise<T>): Promise<T> {
     if (blockHash !== this.#block) {
       this.#block = blockHash;
       this.#entries = new Map();

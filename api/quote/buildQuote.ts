@@ -128,6 +128,30 @@ function blockReads(engine: QuoteEngine, client: PublicClient, blockHash: Hex, b
   };
 }
 
+/**
+ * The taker's Permit2 nonce: the lowest free one in the dense first words, or, for a taker who used
+ * them all, one in a random word far above them (its first use costs a fresh storage slot).
+ */
+async function allocateNonce(
+  engine: QuoteEngine,
+  reads: ReturnType<typeof blockReads>,
+  chain: ChainContext,
+  taker: Address,
+  nowMs: number,
+  expiresMs: number,
+): Promise<{ nonce: bigint; freshWord: boolean }> {
+  const permit2 = chain.manifest.contracts.permit2;
+  const allocateIn = async (word: bigint) => engine.nonces.allocate(chain.chainId, taker, word, await reads.nonceBitmap(permit2, taker, word), nowMs, expiresMs);
+  for (let word = 0n; word < DENSE_NONCE_WORDS; word++) {
+    const allocated = await allocateIn(word);
+    if (allocated !== undefined) return allocated;
+  }
+  for (;;) {
+    const allocated = await allocateIn(DENSE_NONCE_WORDS + BigInt(`0x${randomBytes(8).toString("hex")}`));
+    if (allocated !== undefined) return allocated;
+  }
+}
+
 /** The route's actions and its gross output (before the platform fee). */
 function planRoute(input: QuoteInput, pools: Awaited<ReturnType<typeof readPoolReserves>>, weth: Address) {
   const { sellToken, buyToken, query } = input;
@@ -147,7 +171,8 @@ function planRoute(input: QuoteInput, pools: Awaited<ReturnType<typeof readPoolR
   }
   const actions: RouteAction[] = [];
   if (sellsNative) actions.push({ type: "wrap" });
-  for (const hop of hops) actions.push({ type: "swapV2", pair: getAddress(hop.pool.address), tokenOut: getAddress(hop.tokenOut), feeBps: hop.pool.feeBps });
+  // encodeRouteActions validates and packs the addresses; checksumming them here would be wasted.
+  for (const hop of hops) actions.push({ type: "swapV2", pair: hop.pool.address, tokenOut: hop.tokenOut, feeBps: hop.pool.feeBps });
   if (buysNative) actions.push({ type: "unwrap" });
   return { hops, grossOut, actions, sellsNative, buysNative };
 }
@@ -171,12 +196,13 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   const poolList = chain.tokens.pools();
   const [router, pools] = await Promise.all([
     activeRouter(engine, chain, block.hash, blockNumber),
-    engine.blockCache.get(block.hash, `pools:${poolList.map((pool) => pool.address).join()}`, () => readPoolReserves(client, poolList, blockNumber)),
+    engine.blockCache.get(block.hash, poolList, () => readPoolReserves(client, poolList, blockNumber)),
   ]);
   const plan = planRoute(input, pools, weth);
+  const holder = settlement === "allowance" && !sellsNative ? await allowanceHolderOf(engine, client, router) : undefined;
   // The output would be stranded in a contract of ours: the router refuses itself, and the holder
   // has no way to pay anything out.
-  if (query.recipient === router || (settlement === "allowance" && !sellsNative && query.recipient === (await allowanceHolderOf(engine, client, router)))) {
+  if (query.recipient === router || query.recipient === holder) {
     throw new ApiError(400, "invalid_request", `recipient ${query.recipient} is the router or allowance holder; it would strand the output`);
   }
 
@@ -202,11 +228,11 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     actions: encodeRouteActions(actions),
   };
 
-  // Everything the taker-specific parts need, in one batch at the quoted block.
-  const holder = settlement === "allowance" && !sellsNative ? await allowanceHolderOf(engine, client, router) : undefined;
+  // Everything the taker-specific parts need, in one batch at the quoted block (nonce word 0 too,
+  // which the allocation below then finds in the block cache).
   const spender = settlement === "permit2" ? manifest.contracts.permit2 : holder;
   const reads = blockReads(engine, client, block.hash, blockNumber);
-  const [sellBalance, allowance, bitmap, recipientBalance, feeRecipientBalance] = await Promise.all([
+  const [sellBalance, allowance, , recipientBalance, feeRecipientBalance] = await Promise.all([
     reads.balanceOf(sellToken.address, query.taker),
     spender === undefined ? Promise.resolve(undefined) : reads.allowance(sellToken.address, query.taker, spender),
     settlement === "permit2" ? reads.nonceBitmap(manifest.contracts.permit2, query.taker, 0n) : Promise.resolve(undefined),
@@ -214,30 +240,21 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     query.feeBps > 0 ? reads.balanceOf(buyToken.address, principal.integratorFeeRecipient) : Promise.resolve(1n),
   ]);
 
-  let tx: Quote["tx"];
+  let unsigned: Omit<Quote["tx"], "estimatedGas">;
   let permit2: Quote["permit2"];
   let freshNonceWord = false;
   if (settlement === "permit2") {
-    let allocated = engine.nonces.allocate(chain.chainId, query.taker, 0n, bitmap ?? 0n, nowMs, Number(deadline) * 1000);
-    for (let word = 1n; allocated === undefined && word < DENSE_NONCE_WORDS; word++) {
-      const next = await reads.nonceBitmap(manifest.contracts.permit2, query.taker, word);
-      allocated = engine.nonces.allocate(chain.chainId, query.taker, word, next, nowMs, Number(deadline) * 1000);
-    }
-    while (allocated === undefined) {
-      // A very active taker: a random word far above the dense ones (its first use costs a fresh slot).
-      const word = DENSE_NONCE_WORDS + BigInt(`0x${randomBytes(8).toString("hex")}`);
-      allocated = engine.nonces.allocate(chain.chainId, query.taker, word, await reads.nonceBitmap(manifest.contracts.permit2, query.taker, word), nowMs, Number(deadline) * 1000);
-    }
+    const allocated = await allocateNonce(engine, reads, chain, query.taker, nowMs, Number(deadline) * 1000);
     freshNonceWord = allocated.freshWord;
     const { data, signatureOffset } = encodeSwapWithPermit(order, allocated.nonce);
-    tx = { to: router, data, value: 0n, estimatedGas: 0, signatureOffset };
+    unsigned = { to: router, data, value: 0n, signatureOffset };
     permit2 = buildSwapPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
   } else if (sellsNative) {
-    tx = { to: router, data: encodeSwapNative(order), value: query.sellAmount, estimatedGas: 0, signatureOffset: undefined };
+    unsigned = { to: router, data: encodeSwapNative(order), value: query.sellAmount, signatureOffset: undefined };
   } else {
-    tx = { to: holder!, data: encodeSwapWithAllowance(order, router), value: 0n, estimatedGas: 0, signatureOffset: undefined };
+    unsigned = { to: holder!, data: encodeSwapWithAllowance(order, router), value: 0n, signatureOffset: undefined };
   }
-  tx.estimatedGas = estimateGas(tx.data, tx.signatureOffset, {
+  const estimatedGas = estimateGas(unsigned.data, unsigned.signatureOffset, {
     settlement: sellsNative ? "native" : settlement,
     hops: plan.hops.length,
     hopsStartingOracle: plan.hops.filter((hop) => !hop.pool.oracleStarted).length,
@@ -248,6 +265,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     recipientEmpty: recipientBalance === 0n,
     feeRecipientEmpty: feeRecipientBalance === 0n,
   });
+  const tx: Quote["tx"] = { ...unsigned, estimatedGas };
 
   return {
     quoteId: randomUUID(),

@@ -1,10 +1,14 @@
 import { z } from "zod";
-import { getAddress, type Address } from "viem";
+import { getAddress, isAddress, type Address } from "viem";
 import { parseRequest } from "../requestValidation";
+import { chainIdQueryField } from "../schemas/queryFields";
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 20-byte hex address (0x + 40 hex digits)").transform((value) => getAddress(value.toLowerCase()));
+const address = z
+  .string()
+  .refine((value) => isAddress(value, { strict: false }), "must be a 20-byte hex address (0x + 40 hex digits)")
+  .transform((value) => getAddress(value.toLowerCase()));
 const integerText = (name: string, min: number, max: number) =>
   z
     .string()
@@ -15,7 +19,7 @@ const integerText = (name: string, min: number, max: number) =>
 
 /** GET /quote's query string, as strings; express gives arrays for repeated parameters, which fail here. */
 const quoteQuerySchema = z.strictObject({
-  chain_id: z.string().regex(/^[0-9]{1,12}$/, "must be a positive integer chain id").transform(Number).optional(),
+  chain_id: chainIdQueryField.optional(),
   sell_token: z.string().min(1).max(64),
   buy_token: z.string().min(1).max(64),
   sell_amount: z

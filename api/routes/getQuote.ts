@@ -4,6 +4,7 @@ import { NATIVE_TOKEN_LOWERCASE } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { ApiDependencies } from "../apiDependencies";
 import type { ChainContext } from "../chains/chainContext";
+import { requestedChain } from "../chains/chainRegistry";
 import { apiKeyAuth, principalOf, requireScope, type ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import { BlockCache } from "../quote/blockCache";
 import { LatestBlockReader } from "../quote/latestBlock";
@@ -69,9 +70,7 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
     const principal = principalOf(res);
     await buckets.consume("quote_probe", principal, res);
     const query = parseQuoteQuery(req.query);
-    const chainId = query.chainId ?? deps.chains.defaultChainId;
-    const chain = deps.chains.get(chainId);
-    if (chain === undefined) throw new ApiError(400, "unsupported_chain", `chain_id ${chainId} is not served by this API`);
+    const chain = requestedChain(deps.chains, query.chainId);
     const { sellToken, buyToken } = admit(chain, query, principal.integratorId, deps.clock.now());
     checkRequest(query, principal, sellToken, buyToken);
     await buckets.consume("quote:read", principal, res);

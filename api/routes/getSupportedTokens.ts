@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { ApiError } from "../apiError";
+import { requestedChain } from "../chains/chainRegistry";
 import { perIpRateLimit } from "../middleware/perIpRateLimit";
 import { parseRequest } from "../requestValidation";
+import { chainIdQueryField } from "../schemas/queryFields";
 import { ifNoneMatchMatches } from "../services/entityTagMatch";
 import { encodedSnapshot } from "../tokens/encodedSnapshot";
 import type { Route } from "./route";
@@ -10,14 +11,7 @@ import type { Route } from "./route";
 const CACHE_CONTROL = "public, max-age=15, stale-while-revalidate=60";
 
 // Other query parameters (cache busters) are ignored; a repeated chain_id is an array and fails.
-const querySchema = z.object({
-  chain_id: z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, "must be a positive integer chain id")
-    .transform(Number)
-    .refine(Number.isSafeInteger, "must be a positive integer chain id")
-    .optional(),
-});
+const querySchema = z.object({ chain_id: chainIdQueryField.optional() });
 
 /**
  * GET /tokens/supported-tokens?chain_id=<id>: the chain's supported-token snapshot. Public, limited
@@ -32,16 +26,7 @@ export const getSupportedTokens: Route = {
     perIpRateLimit("snapshot", deps.config.snapshotRateLimitPerMinute),
     (req, res) => {
       const query = parseRequest(querySchema, req.query, "query");
-      const chainId = query.chain_id ?? deps.chains.defaultChainId;
-      const chain = deps.chains.get(chainId);
-      if (chain === undefined) {
-        const served = deps.chains.all().map((context) => context.chainId);
-        throw new ApiError(
-          400,
-          "unsupported_chain",
-          `chain_id ${chainId} is not served here; served chains: ${served.length > 0 ? served.join(", ") : "none"}`,
-        );
-      }
+      const chain = requestedChain(deps.chains, query.chain_id);
       const encoded = encodedSnapshot(chain.tokens.snapshot());
       res.set({ ETag: encoded.etag, "Cache-Control": CACHE_CONTROL, Vary: "Accept-Encoding" });
       if (ifNoneMatchMatches(req.get("if-none-match"), encoded.etag)) {

@@ -7,7 +7,7 @@ import { parseRequest } from "../requestValidation";
 import { optionalChainId, payloadHash, positiveId, signedChallengeFields, text, walletAddress } from "../schemas/onboardingFields";
 import { generateApiKey, maskApiKey } from "../services/apiKeySecret";
 import { assertServedChain } from "../services/servedChain";
-import { nonceRejectedError, verifySignedRequest } from "../services/verifySignedRequest";
+import { nonceRejectedError, signedFieldsOf, verifySignedRequest } from "../services/verifySignedRequest";
 import type { Route } from "./route";
 
 const bodySchema = z.strictObject({
@@ -36,11 +36,7 @@ export const postApiKey: Route = {
         wallet: body.owner_wallet,
         sentPayloadHash: body.payload_hash,
         payloadHash: apiKeyPayloadHash(body),
-        nonce: body.nonce,
-        message: body.message,
-        issuedAt: body.issued_at,
-        expirationTime: body.expiration_time,
-        signature: body.signature,
+        ...signedFieldsOf(body),
       });
 
       const integrator = await deps.store.findIntegrator(body.integrator_id);

@@ -16,7 +16,7 @@ import {
   walletAddress,
 } from "../schemas/onboardingFields";
 import { assertServedChain } from "../services/servedChain";
-import { nonceRejectedError, verifySignedRequest } from "../services/verifySignedRequest";
+import { nonceRejectedError, signedFieldsOf, verifySignedRequest } from "../services/verifySignedRequest";
 import type { Route } from "./route";
 
 const bodySchema = z.strictObject({
@@ -53,11 +53,7 @@ export const postApplication: Route = {
         wallet: body.owner_wallet,
         sentPayloadHash: body.payload_hash,
         payloadHash: applicationPayloadHash(body),
-        nonce: body.nonce,
-        message: body.message,
-        issuedAt: body.issued_at,
-        expirationTime: body.expiration_time,
-        signature: body.signature,
+        ...signedFieldsOf(body),
       });
 
       const now = deps.clock.now();

@@ -4,7 +4,7 @@ import { parseRequest } from "../requestValidation";
 import { optionalChainId, signedChallengeFields, walletAddress } from "../schemas/onboardingFields";
 import { maskApiKey } from "../services/apiKeySecret";
 import { assertServedChain } from "../services/servedChain";
-import { nonceRejectedError, verifySignedRequest } from "../services/verifySignedRequest";
+import { nonceRejectedError, signedFieldsOf, verifySignedRequest } from "../services/verifySignedRequest";
 import type { ApiKeyRecord, IntegratorRecord } from "../store/store";
 import type { Route } from "./route";
 
@@ -63,11 +63,7 @@ export const postMe: Route = {
         wallet: body.owner_wallet,
         sentPayloadHash: undefined,
         payloadHash: undefined,
-        nonce: body.nonce,
-        message: body.message,
-        issuedAt: body.issued_at,
-        expirationTime: body.expiration_time,
-        signature: body.signature,
+        ...signedFieldsOf(body),
       });
       const spent = await deps.store.consumeChallenge({ nonce: body.nonce, at: deps.clock.now() });
       if (spent !== "consumed") throw nonceRejectedError(spent === "used" ? "nonce_used" : "nonce_expired");

@@ -5,7 +5,7 @@ import { ApiError } from "../apiError";
 import { parseRequest } from "../requestValidation";
 import { optionalChainId, payloadHash, positiveId, signedChallengeFields, walletAddress } from "../schemas/onboardingFields";
 import { assertServedChain } from "../services/servedChain";
-import { nonceRejectedError, verifySignedRequest } from "../services/verifySignedRequest";
+import { nonceRejectedError, signedFieldsOf, verifySignedRequest } from "../services/verifySignedRequest";
 import type { Route } from "./route";
 
 const paramsSchema = z.object({
@@ -46,11 +46,7 @@ export const postRevokeApiKey: Route = {
         wallet: body.owner_wallet,
         sentPayloadHash: body.payload_hash,
         payloadHash: revokeApiKeyPayloadHash({ owner_wallet: body.owner_wallet, integrator_id: body.integrator_id, key_id: keyId }),
-        nonce: body.nonce,
-        message: body.message,
-        issuedAt: body.issued_at,
-        expirationTime: body.expiration_time,
-        signature: body.signature,
+        ...signedFieldsOf(body),
       });
 
       const [key, integrator] = await Promise.all([deps.store.findApiKey(keyId), deps.store.findIntegrator(body.integrator_id)]);

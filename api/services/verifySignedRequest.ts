@@ -20,6 +20,14 @@ export type SignedRequest = {
   signature: Hex;
 };
 
+/** The nonce-response fields and signature every signed onboarding body carries (signedChallengeFields). */
+export type SignedChallengeBody = Readonly<{ nonce: string; message?: string | undefined; issued_at: string; expiration_time: string; signature: Hex }>;
+
+/** The signed part of a request, as verifySignedRequest takes it. */
+export function signedFieldsOf(body: SignedChallengeBody): Pick<SignedRequest, "nonce" | "message" | "issuedAt" | "expirationTime" | "signature"> {
+  return { nonce: body.nonce, message: body.message, issuedAt: body.issued_at, expirationTime: body.expiration_time, signature: body.signature };
+}
+
 /**
  * Checks a signed onboarding request against the challenge stored for its nonce, never against text
  * from the client: the action, the wallet, the echoed times, the payload hash recomputed from the

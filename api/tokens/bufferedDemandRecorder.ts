@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { Address } from "viem";
+import { isAddress, type Address } from "viem";
 import { isNativeToken } from "../../sdk";
 import type { Store, TokenDemandObservation } from "../store/store";
 import type { DemandObservation, DemandRecorder } from "./demandRecorder";
@@ -19,8 +19,6 @@ export type BufferedDemandRecorderOptions = Readonly<{
 }>;
 
 export type DemandFlushResult = Readonly<{ written: number; dropped: number }>;
-
-const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
 
 type Entry = { chainId: number; token: Address; integratorId: number; firstSeen: number; lastSeen: number };
 
@@ -46,7 +44,7 @@ export class BufferedDemandRecorder implements DemandRecorder {
 
   record(observation: DemandObservation): void {
     // Only token addresses are demand; a symbol or the always-supported native placeholder is not.
-    if (!ADDRESS_PATTERN.test(observation.token) || isNativeToken(observation.token)) return;
+    if (!isAddress(observation.token, { strict: false }) || isNativeToken(observation.token)) return;
     const token = observation.token.toLowerCase() as Address;
     const key = `${observation.chainId}:${token}:${observation.integratorId}`;
     const at = observation.at.getTime();

@@ -1,4 +1,4 @@
-import type { Address } from "viem";
+import { isAddress, type Address } from "viem";
 import { NATIVE_TOKEN_LOWERCASE, type DeploymentManifest, type ManifestPool } from "../../sdk";
 import type { TokenOverride } from "../store/store";
 import type { SupportedToken, SupportedTokens, TokenSnapshotBody } from "./supportedTokens";
@@ -8,7 +8,6 @@ import { buildTokenSnapshot } from "./tokenSnapshot";
 export const NATIVE_PLACEHOLDER = NATIVE_TOKEN_LOWERCASE;
 
 const NATIVE: SupportedToken = Object.freeze({ address: NATIVE_PLACEHOLDER, symbol: "ETH", decimals: 18 });
-const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
 
 /** Why a token is in the set. */
 export type SupportedTokenOrigin = "native" | "manifest" | "promoted" | "enabled";
@@ -53,7 +52,7 @@ export class ChainSupportedTokens implements SupportedTokens {
 
   resolve(value: string): SupportedToken | undefined {
     const state = this.#state;
-    const entry = ADDRESS_PATTERN.test(value) ? state.byAddress.get(value.toLowerCase()) : state.bySymbol.get(value.toUpperCase());
+    const entry = isAddress(value, { strict: false }) ? state.byAddress.get(value.toLowerCase()) : state.bySymbol.get(value.toUpperCase());
     return entry && { address: entry.address, symbol: entry.symbol, decimals: entry.decimals };
   }
 
@@ -139,7 +138,7 @@ function symbolIndex(entries: readonly SupportedTokenEntry[]): Map<string, Suppo
   for (const entry of entries) {
     if (entry.origin !== "promoted" && entry.origin !== "enabled") continue;
     const symbol = entry.symbol.toUpperCase();
-    if (index.has(symbol) || ADDRESS_PATTERN.test(entry.symbol)) continue;
+    if (index.has(symbol) || isAddress(entry.symbol, { strict: false })) continue;
     added.set(symbol, [...(added.get(symbol) ?? []), entry]);
   }
   for (const [symbol, claimants] of added) {

@@ -23,6 +23,9 @@ export interface SupportedTokens {
   resolve(value: string): SupportedToken | undefined;
   /** The current snapshot; replaced atomically when the set changes. */
   snapshot(): TokenSnapshotBody;
-  /** Pools routing may use: the manifest's plus those recorded for promoted or enabled tokens. */
+  /**
+   * Pools routing may use: the manifest's plus those recorded for promoted or enabled tokens. The
+   * same array is returned until the set changes, so callers may cache by its identity.
+   */
   pools(): readonly ManifestPool[];
 }

@@ -5,7 +5,6 @@
  * of the baseline. The devnet (chain + API) runs in a child process, like `npm start`; the load comes
  * from this process over loopback.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +13,7 @@ import { parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { onboardIntegrator } from "../../sdk";
 import { readManifest } from "../../sdk/chain/manifest";
+import { spawnDevnet } from "../devnet/spawnDevnet";
 import { formatTable } from "./printTable";
 
 const ROOT = join(__dirname, "..", "..");
@@ -23,34 +23,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const INTEGRATOR_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
 type Case = { name: string; goal?: number; path: string; headers?: Record<string, string>; expectStatus: number };
-
-function startDevnet(directory: string): Promise<{ child: ChildProcess; rpcUrl: string; apiUrl: string }> {
-  const child = spawn(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/devnet.ts"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DEVNET_PORT: "0",
-      API_PORT: "0",
-      DEPLOYMENTS_DIR: directory,
-      API_DB_PATH: join(directory, "api.sqlite"),
-      API_LOG_LEVEL: "warn",
-      // The benchmark measures the server, not the per-key and per-IP limits.
-      DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000000",
-      SNAPSHOT_RATE_LIMIT_PER_MINUTE: "100000000",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const rpc = /RPC URL\s+(\S+)/.exec(output);
-      const api = /API URL\s+(\S+)/.exec(output);
-      if (/Press Ctrl-C/.test(output) && rpc?.[1] && api?.[1]) resolve({ child, rpcUrl: rpc[1], apiUrl: api[1] });
-    });
-    child.once("exit", (code) => reject(new Error(`devnet exited with ${code}:\n${output}`)));
-  });
-}
 
 /** Onboards development account #1 through the real endpoints and returns its API key. */
 async function onboard(apiUrl: string): Promise<string> {
@@ -77,7 +49,17 @@ async function run(apiUrl: string, benchCase: Case): Promise<autocannon.Result> 
 
 async function main(): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), "bench-api-"));
-  const { child, apiUrl } = await startDevnet(directory);
+  const devnet = await spawnDevnet({
+    DEVNET_PORT: "0",
+    API_PORT: "0",
+    DEPLOYMENTS_DIR: directory,
+    API_DB_PATH: join(directory, "api.sqlite"),
+    API_LOG_LEVEL: "warn",
+    // The benchmark measures the server, not the per-key and per-IP limits.
+    DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000000",
+    SNAPSHOT_RATE_LIMIT_PER_MINUTE: "100000000",
+  });
+  const { apiUrl } = devnet;
   try {
     const manifest = readManifest(join(directory, "4663.json"));
     const token = (symbol: string) => manifest.tokens.find((candidate) => candidate.symbol === symbol)!.address;
@@ -121,8 +103,7 @@ async function main(): Promise<void> {
     writeFileSync(join(out, "api.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), connections: CONNECTIONS, durationSeconds: DURATION_SECONDS, results }, null, 2)}\n`);
     process.stdout.write("written to bench-results/api.json\n");
   } finally {
-    child.kill("SIGINT");
-    await new Promise((resolve) => child.once("exit", resolve));
+    await devnet.stop();
     rmSync(directory, { recursive: true, force: true });
   }
 }

@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { getAddress, type Address, type Hex } from "viem";
+import { getAddress, isAddress, type Address, type Hex } from "viem";
 
 const address = z
   .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "expected a 20-byte hex address")
+  .refine((value) => isAddress(value, { strict: false }), "expected a 20-byte hex address")
   .transform((value) => getAddress(value));
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte hex hash");
 

@@ -80,22 +80,29 @@ function witnessOf(order: SwapOrder): SwapWitness {
 }
 
 /**
+ * A PermitWitnessTransferFrom of `amount` of the sell token to `router`, with `witness`: the shape
+ * both routers' typed data share. The deadline is the order's.
+ */
+function permitWitnessTransfer<const Types, const Witness>(
+  { chainId, permit2, router, order, nonce }: PermitTypedDataParameters,
+  types: Types,
+  amount: bigint,
+  witness: Witness,
+) {
+  return {
+    domain: { name: "Permit2", chainId, verifyingContract: permit2 } satisfies Permit2Domain,
+    types,
+    primaryType: "PermitWitnessTransferFrom" as const,
+    message: { permitted: { token: order.sellToken, amount }, spender: router, nonce, deadline: order.deadline, witness },
+  };
+}
+
+/**
  * The Permit2 typed data the taker signs for a feature-2 permit swap. Ready for viem's
  * `signTypedData`; `withDomainType` adds `EIP712Domain` to `types` for wallets that want it.
  */
-export function buildSwapPermitTypedData({ chainId, permit2, router, order, nonce }: PermitTypedDataParameters) {
-  return {
-    domain: { name: "Permit2", chainId, verifyingContract: permit2 } satisfies Permit2Domain,
-    types: swapPermitTypes,
-    primaryType: "PermitWitnessTransferFrom" as const,
-    message: {
-      permitted: { token: order.sellToken, amount: order.sellAmount },
-      spender: router,
-      nonce,
-      deadline: order.deadline,
-      witness: witnessOf(order),
-    },
-  };
+export function buildSwapPermitTypedData(parameters: PermitTypedDataParameters) {
+  return permitWitnessTransfer(parameters, swapPermitTypes, parameters.order.sellAmount, witnessOf(parameters.order));
 }
 
 /**
@@ -103,19 +110,7 @@ export function buildSwapPermitTypedData({ chainId, permit2, router, order, nonc
  * amount plus the relayer fee, and the witness binds that fee too.
  */
 export function buildGaslessPermitTypedData({ relayerFee, ...parameters }: PermitTypedDataParameters & { relayerFee: bigint }) {
-  const { chainId, permit2, router, order, nonce } = parameters;
-  return {
-    domain: { name: "Permit2", chainId, verifyingContract: permit2 } satisfies Permit2Domain,
-    types: gaslessPermitTypes,
-    primaryType: "PermitWitnessTransferFrom" as const,
-    message: {
-      permitted: { token: order.sellToken, amount: order.sellAmount + relayerFee },
-      spender: router,
-      nonce,
-      deadline: order.deadline,
-      witness: { ...witnessOf(order), relayerFee },
-    },
-  };
+  return permitWitnessTransfer(parameters, gaslessPermitTypes, parameters.order.sellAmount + relayerFee, { ...witnessOf(parameters.order), relayerFee });
 }
 
 /** `types` with `EIP712Domain` included, as the quote response carries it. */

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import hre from "hardhat";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, maxUint256 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { devnetChain, onboardIntegrator, patchSignature, type ManifestToken } from "../../sdk";
@@ -9,22 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readManifest, writeManifest } from "../../sdk/chain/manifest";
 import { deployDevnet } from "../../scripts/deploy/deployDevnet";
-
-/** Resolves with the RPC and API URLs once the devnet prints its banner; rejects if it exits first. */
-function waitForReady(child: ChildProcess): Promise<{ url: string; apiUrl: string }> {
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const rpcUrl = /Devnet ready[\s\S]*?RPC URL\s+(\S+)/.exec(output)?.[1];
-      const apiUrl = /API URL\s+(\S+)/.exec(output)?.[1];
-      if (rpcUrl && apiUrl && output.includes("Press Ctrl-C")) resolve({ url: rpcUrl, apiUrl });
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("exit", (code) => reject(new Error(`devnet exited early with ${code}:\n${output}`)));
-  });
-}
+import { spawnDevnet } from "../../scripts/devnet/spawnDevnet";
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const response = await fetch(url, {
@@ -80,14 +65,9 @@ describe("devnet (npm start)", function () {
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
   it("serves chain 0x1237 over JSON-RPC, writes the manifest, and stops cleanly on Ctrl-C", async () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
-    const child = spawn(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/devnet.ts"], {
-      cwd: hre.config.paths.root,
-      env: { ...env, DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite") },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const devnet = await spawnDevnet({ DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite") });
+    const { rpcUrl: url, apiUrl } = devnet;
     try {
-      const { url, apiUrl } = await waitForReady(child);
       expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(await rpc(url, "eth_chainId")).to.equal("0x1237");
 
@@ -106,7 +86,7 @@ describe("devnet (npm start)", function () {
       // npm run migrate-router -- 2 against the running devnet: a new current router, the old one as prev.
       const migration = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/migrateRouter.ts", "2"], {
         cwd: hre.config.paths.root,
-        env: { ...env, DEVNET_RPC_URL: url, DEPLOYMENTS_DIR: directory },
+        env: { ...process.env, DEVNET_RPC_URL: url, DEPLOYMENTS_DIR: directory },
         encoding: "utf8",
       });
       expect(migration.status, migration.stderr).to.equal(0);
@@ -119,14 +99,12 @@ describe("devnet (npm start)", function () {
       // A wallet against the running devnet: onboard, snapshot, quote, approve, sign, patch, send.
       await tradeThroughTheApi(url, apiUrl, manifest.tokens);
 
-      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-      child.kill("SIGINT");
-      expect(await exited).to.equal(0);
+      expect(await devnet.stop()).to.equal(0);
       let refused = false;
       await rpc(url, "eth_chainId").catch(() => (refused = true));
       expect(refused, "the RPC port must be closed after Ctrl-C").to.equal(true);
     } finally {
-      if (child.exitCode === null) child.kill("SIGKILL");
+      if (devnet.child.exitCode === null) devnet.child.kill("SIGKILL");
     }
   });
 
