@@ -54,6 +54,7 @@ export {
   type Permit2Domain,
   type SwapWitness,
   type PermitTypedDataParameters,
+  type RelayerFee,
 } from "./typedData/permit2Witness";
 export { getAmountOut } from "./amm/v2Math";
 export { SignatureLengthError, SignatureOffsetError, RouteActionError } from "./errors/calldata";

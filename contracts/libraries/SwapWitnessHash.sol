@@ -15,10 +15,10 @@ library SwapWitnessHash {
         "SwapWitness witness)SwapWitness(address recipient,address buyToken,uint256 minBuyAmount,uint256 deadline,bytes32 quoteId,bytes32 actionsHash)TokenPermissions(address token,uint256 amount)";
 
     string internal constant GASLESS_WITNESS_TYPE =
-        "GaslessSwapWitness(address recipient,address buyToken,uint256 minBuyAmount,uint256 deadline,bytes32 quoteId,bytes32 actionsHash,uint256 relayerFee)";
+        "GaslessSwapWitness(address recipient,address buyToken,uint256 minBuyAmount,uint256 deadline,bytes32 quoteId,bytes32 actionsHash,uint256 relayerFee,address relayerFeeRecipient)";
     bytes32 internal constant GASLESS_WITNESS_TYPEHASH = keccak256(bytes(GASLESS_WITNESS_TYPE));
     string internal constant GASLESS_WITNESS_TYPE_STRING =
-        "GaslessSwapWitness witness)GaslessSwapWitness(address recipient,address buyToken,uint256 minBuyAmount,uint256 deadline,bytes32 quoteId,bytes32 actionsHash,uint256 relayerFee)TokenPermissions(address token,uint256 amount)";
+        "GaslessSwapWitness witness)GaslessSwapWitness(address recipient,address buyToken,uint256 minBuyAmount,uint256 deadline,bytes32 quoteId,bytes32 actionsHash,uint256 relayerFee,address relayerFeeRecipient)TokenPermissions(address token,uint256 amount)";
 
     /// @notice The struct hash of the SwapWitness of `params`.
     function hashSwapWitness(ISwapSettlement.SwapParams calldata params) internal pure returns (bytes32) {
@@ -35,8 +35,12 @@ library SwapWitnessHash {
         );
     }
 
-    /// @notice The struct hash of the GaslessSwapWitness of `params` and `relayerFee`.
-    function hashGaslessWitness(ISwapSettlement.SwapParams calldata params, uint256 relayerFee)
+    /// @notice The struct hash of the GaslessSwapWitness of `params`, `relayerFee` and its payee.
+    function hashGaslessWitness(
+        ISwapSettlement.SwapParams calldata params,
+        uint256 relayerFee,
+        address relayerFeeRecipient
+    )
         internal
         pure
         returns (bytes32)
@@ -50,7 +54,8 @@ library SwapWitnessHash {
                 params.deadline,
                 params.quoteId,
                 keccak256(params.actions),
-                relayerFee
+                relayerFee,
+                relayerFeeRecipient
             )
         );
     }

@@ -29,12 +29,14 @@ contract GaslessSwapRouter is IGaslessSwapRouter, RouteExecutor {
         SwapParams calldata params,
         address taker,
         uint256 relayerFee,
+        address relayerFeeRecipient,
         uint256 nonce,
         bytes calldata signature
     ) external returns (uint256 buyAmount) {
         _checkOrder(params);
         _checkSignatureLength(signature);
         if (params.sellToken == NATIVE) revert SwapNativeSellNotGasless();
+        if (relayerFee != 0 && relayerFeeRecipient == address(0)) revert SwapZeroAddress();
         // One signed transfer of sell amount plus fee into the router, which then splits it.
         permit2.permitWitnessTransferFrom(
             ISignatureTransfer.PermitTransferFrom({
@@ -47,13 +49,13 @@ contract GaslessSwapRouter is IGaslessSwapRouter, RouteExecutor {
             }),
             ISignatureTransfer.SignatureTransferDetails({to: address(this), requestedAmount: params.sellAmount + relayerFee}),
             taker,
-            SwapWitnessHash.hashGaslessWitness(params, relayerFee),
+            SwapWitnessHash.hashGaslessWitness(params, relayerFee, relayerFeeRecipient),
             SwapWitnessHash.GASLESS_WITNESS_TYPE_STRING,
             signature
         );
         if (relayerFee != 0) {
-            IERC20(params.sellToken).safeTransfer(msg.sender, relayerFee);
-            emit RelayerFeePaid(params.quoteId, msg.sender, params.sellToken, relayerFee);
+            IERC20(params.sellToken).safeTransfer(relayerFeeRecipient, relayerFee);
+            emit RelayerFeePaid(params.quoteId, relayerFeeRecipient, msg.sender, params.sellToken, relayerFee);
         }
         address destination = _inputDestination(params.actions);
         if (destination != address(this)) IERC20(params.sellToken).safeTransfer(destination, params.sellAmount);

@@ -1,131 +1,131 @@
 /** ABI of IAllowanceHolder (contracts/interfaces/IAllowanceHolder.sol). A test keeps it equal to the compiled artifact. */
 export const allowanceHolderAbi = [
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "address",
-        name: "operator",
-        type: "address",
+        "internalType": "address",
+        "name": "operator",
+        "type": "address"
       },
       {
-        internalType: "address",
-        name: "owner",
-        type: "address",
+        "internalType": "address",
+        "name": "owner",
+        "type": "address"
       },
       {
-        internalType: "address",
-        name: "token",
-        type: "address",
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
       },
       {
-        internalType: "uint256",
-        name: "available",
-        type: "uint256",
+        "internalType": "uint256",
+        "name": "available",
+        "type": "uint256"
       },
       {
-        internalType: "uint256",
-        name: "requested",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "requested",
+        "type": "uint256"
+      }
     ],
-    name: "AllowanceHolderInsufficientAllowance",
-    type: "error",
+    "name": "AllowanceHolderInsufficientAllowance",
+    "type": "error"
   },
   {
-    inputs: [],
-    name: "AllowanceHolderMalformedCall",
-    type: "error",
+    "inputs": [],
+    "name": "AllowanceHolderMalformedCall",
+    "type": "error"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "bytes4",
-        name: "selector",
-        type: "bytes4",
-      },
+        "internalType": "bytes4",
+        "name": "selector",
+        "type": "bytes4"
+      }
     ],
-    name: "AllowanceHolderUnsupportedCall",
-    type: "error",
+    "name": "AllowanceHolderUnsupportedCall",
+    "type": "error"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "address",
-        name: "operator",
-        type: "address",
+        "internalType": "address",
+        "name": "operator",
+        "type": "address"
       },
       {
-        internalType: "address",
-        name: "owner",
-        type: "address",
+        "internalType": "address",
+        "name": "owner",
+        "type": "address"
       },
       {
-        internalType: "address",
-        name: "token",
-        type: "address",
-      },
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      }
     ],
-    name: "allowance",
-    outputs: [
+    "name": "allowance",
+    "outputs": [
       {
-        internalType: "uint256",
-        name: "",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
     ],
-    stateMutability: "view",
-    type: "function",
+    "stateMutability": "view",
+    "type": "function"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "address",
-        name: "operator",
-        type: "address",
+        "internalType": "address",
+        "name": "operator",
+        "type": "address"
       },
       {
-        internalType: "bytes",
-        name: "data",
-        type: "bytes",
-      },
+        "internalType": "bytes",
+        "name": "data",
+        "type": "bytes"
+      }
     ],
-    name: "exec",
-    outputs: [
+    "name": "exec",
+    "outputs": [
       {
-        internalType: "bytes",
-        name: "result",
-        type: "bytes",
-      },
+        "internalType": "bytes",
+        "name": "result",
+        "type": "bytes"
+      }
     ],
-    stateMutability: "payable",
-    type: "function",
+    "stateMutability": "payable",
+    "type": "function"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "address",
-        name: "token",
-        type: "address",
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
       },
       {
-        internalType: "address",
-        name: "owner",
-        type: "address",
+        "internalType": "address",
+        "name": "owner",
+        "type": "address"
       },
       {
-        internalType: "address",
-        name: "recipient",
-        type: "address",
+        "internalType": "address",
+        "name": "recipient",
+        "type": "address"
       },
       {
-        internalType: "uint256",
-        name: "amount",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      }
     ],
-    name: "transferFrom",
-    outputs: [],
-    stateMutability: "nonpayable",
-    type: "function",
-  },
+    "name": "transferFrom",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  }
 ] as const;

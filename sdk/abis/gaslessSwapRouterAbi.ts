@@ -1,330 +1,341 @@
 /** ABI of IGaslessSwapRouter (feature 3, contracts/interfaces/IGaslessSwapRouter.sol). A test keeps it equal to the compiled artifact. */
 export const gaslessSwapRouterAbi = [
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "uint256",
-        name: "deadline",
-        type: "uint256",
+        "internalType": "uint256",
+        "name": "deadline",
+        "type": "uint256"
       },
       {
-        internalType: "uint256",
-        name: "timestamp",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "timestamp",
+        "type": "uint256"
+      }
     ],
-    name: "SwapDeadlineExpired",
-    type: "error",
+    "name": "SwapDeadlineExpired",
+    "type": "error"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "uint256",
-        name: "bps",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "bps",
+        "type": "uint256"
+      }
     ],
-    name: "SwapFeeTooHigh",
-    type: "error",
+    "name": "SwapFeeTooHigh",
+    "type": "error"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "uint256",
-        name: "received",
-        type: "uint256",
+        "internalType": "uint256",
+        "name": "received",
+        "type": "uint256"
       },
       {
-        internalType: "uint256",
-        name: "minimum",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "minimum",
+        "type": "uint256"
+      }
     ],
-    name: "SwapInsufficientOutput",
-    type: "error",
+    "name": "SwapInsufficientOutput",
+    "type": "error"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "uint256",
-        name: "length",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "length",
+        "type": "uint256"
+      }
     ],
-    name: "SwapInvalidSignatureLength",
-    type: "error",
+    "name": "SwapInvalidSignatureLength",
+    "type": "error"
   },
   {
-    inputs: [],
-    name: "SwapNativeSellNeedsValue",
-    type: "error",
+    "inputs": [],
+    "name": "SwapNativeSellNeedsValue",
+    "type": "error"
   },
   {
-    inputs: [],
-    name: "SwapNativeSellNotGasless",
-    type: "error",
+    "inputs": [],
+    "name": "SwapNativeSellNotGasless",
+    "type": "error"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "address",
-        name: "to",
-        type: "address",
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
       },
       {
-        internalType: "uint256",
-        name: "amount",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      }
     ],
-    name: "SwapNativeTransferFailed",
-    type: "error",
+    "name": "SwapNativeTransferFailed",
+    "type": "error"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "uint256",
-        name: "expected",
-        type: "uint256",
+        "internalType": "uint256",
+        "name": "expected",
+        "type": "uint256"
       },
       {
-        internalType: "uint256",
-        name: "sent",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "sent",
+        "type": "uint256"
+      }
     ],
-    name: "SwapNativeValueMismatch",
-    type: "error",
+    "name": "SwapNativeValueMismatch",
+    "type": "error"
   },
   {
-    inputs: [],
-    name: "SwapRecipientIsRouter",
-    type: "error",
+    "inputs": [],
+    "name": "SwapRecipientIsRouter",
+    "type": "error"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "uint256",
-        name: "max",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
     ],
-    name: "SwapTooManyActions",
-    type: "error",
+    "name": "SwapTooManyActions",
+    "type": "error"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "uint256",
-        name: "offset",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "offset",
+        "type": "uint256"
+      }
     ],
-    name: "SwapTruncatedAction",
-    type: "error",
+    "name": "SwapTruncatedAction",
+    "type": "error"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "address",
-        name: "expected",
-        type: "address",
+        "internalType": "address",
+        "name": "expected",
+        "type": "address"
       },
       {
-        internalType: "address",
-        name: "actual",
-        type: "address",
-      },
+        "internalType": "address",
+        "name": "actual",
+        "type": "address"
+      }
     ],
-    name: "SwapUnexpectedToken",
-    type: "error",
+    "name": "SwapUnexpectedToken",
+    "type": "error"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        internalType: "uint8",
-        name: "opcode",
-        type: "uint8",
+        "internalType": "uint8",
+        "name": "opcode",
+        "type": "uint8"
       },
       {
-        internalType: "uint256",
-        name: "offset",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "offset",
+        "type": "uint256"
+      }
     ],
-    name: "SwapUnknownAction",
-    type: "error",
+    "name": "SwapUnknownAction",
+    "type": "error"
   },
   {
-    inputs: [],
-    name: "SwapZeroAddress",
-    type: "error",
+    "inputs": [],
+    "name": "SwapZeroAddress",
+    "type": "error"
   },
   {
-    anonymous: false,
-    inputs: [
+    "anonymous": false,
+    "inputs": [
       {
-        indexed: true,
-        internalType: "bytes32",
-        name: "quoteId",
-        type: "bytes32",
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "quoteId",
+        "type": "bytes32"
       },
       {
-        indexed: true,
-        internalType: "address",
-        name: "relayer",
-        type: "address",
+        "indexed": true,
+        "internalType": "address",
+        "name": "recipient",
+        "type": "address"
       },
       {
-        indexed: false,
-        internalType: "address",
-        name: "token",
-        type: "address",
+        "indexed": false,
+        "internalType": "address",
+        "name": "submitter",
+        "type": "address"
       },
       {
-        indexed: false,
-        internalType: "uint256",
-        name: "amount",
-        type: "uint256",
+        "indexed": false,
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
       },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      }
     ],
-    name: "RelayerFeePaid",
-    type: "event",
+    "name": "RelayerFeePaid",
+    "type": "event"
   },
   {
-    anonymous: false,
-    inputs: [
+    "anonymous": false,
+    "inputs": [
       {
-        indexed: true,
-        internalType: "bytes32",
-        name: "quoteId",
-        type: "bytes32",
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "quoteId",
+        "type": "bytes32"
       },
       {
-        indexed: true,
-        internalType: "address",
-        name: "taker",
-        type: "address",
+        "indexed": true,
+        "internalType": "address",
+        "name": "taker",
+        "type": "address"
       },
       {
-        indexed: true,
-        internalType: "address",
-        name: "recipient",
-        type: "address",
+        "indexed": true,
+        "internalType": "address",
+        "name": "recipient",
+        "type": "address"
       },
       {
-        indexed: false,
-        internalType: "address",
-        name: "sellToken",
-        type: "address",
+        "indexed": false,
+        "internalType": "address",
+        "name": "sellToken",
+        "type": "address"
       },
       {
-        indexed: false,
-        internalType: "uint256",
-        name: "sellAmount",
-        type: "uint256",
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "sellAmount",
+        "type": "uint256"
       },
       {
-        indexed: false,
-        internalType: "address",
-        name: "buyToken",
-        type: "address",
+        "indexed": false,
+        "internalType": "address",
+        "name": "buyToken",
+        "type": "address"
       },
       {
-        indexed: false,
-        internalType: "uint256",
-        name: "buyAmount",
-        type: "uint256",
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "buyAmount",
+        "type": "uint256"
       },
       {
-        indexed: false,
-        internalType: "uint256",
-        name: "feeAmount",
-        type: "uint256",
-      },
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "feeAmount",
+        "type": "uint256"
+      }
     ],
-    name: "SwapSettled",
-    type: "event",
+    "name": "SwapSettled",
+    "type": "event"
   },
   {
-    inputs: [
+    "inputs": [
       {
-        components: [
+        "components": [
           {
-            internalType: "address",
-            name: "sellToken",
-            type: "address",
+            "internalType": "address",
+            "name": "sellToken",
+            "type": "address"
           },
           {
-            internalType: "uint256",
-            name: "sellAmount",
-            type: "uint256",
+            "internalType": "uint256",
+            "name": "sellAmount",
+            "type": "uint256"
           },
           {
-            internalType: "address",
-            name: "buyToken",
-            type: "address",
+            "internalType": "address",
+            "name": "buyToken",
+            "type": "address"
           },
           {
-            internalType: "uint256",
-            name: "minBuyAmount",
-            type: "uint256",
+            "internalType": "uint256",
+            "name": "minBuyAmount",
+            "type": "uint256"
           },
           {
-            internalType: "address",
-            name: "recipient",
-            type: "address",
+            "internalType": "address",
+            "name": "recipient",
+            "type": "address"
           },
           {
-            internalType: "uint256",
-            name: "deadline",
-            type: "uint256",
+            "internalType": "uint256",
+            "name": "deadline",
+            "type": "uint256"
           },
           {
-            internalType: "bytes32",
-            name: "quoteId",
-            type: "bytes32",
+            "internalType": "bytes32",
+            "name": "quoteId",
+            "type": "bytes32"
           },
           {
-            internalType: "bytes",
-            name: "actions",
-            type: "bytes",
-          },
+            "internalType": "bytes",
+            "name": "actions",
+            "type": "bytes"
+          }
         ],
-        internalType: "struct ISwapSettlement.SwapParams",
-        name: "params",
-        type: "tuple",
+        "internalType": "struct ISwapSettlement.SwapParams",
+        "name": "params",
+        "type": "tuple"
       },
       {
-        internalType: "address",
-        name: "taker",
-        type: "address",
+        "internalType": "address",
+        "name": "taker",
+        "type": "address"
       },
       {
-        internalType: "uint256",
-        name: "relayerFee",
-        type: "uint256",
+        "internalType": "uint256",
+        "name": "relayerFee",
+        "type": "uint256"
       },
       {
-        internalType: "uint256",
-        name: "nonce",
-        type: "uint256",
+        "internalType": "address",
+        "name": "relayerFeeRecipient",
+        "type": "address"
       },
       {
-        internalType: "bytes",
-        name: "signature",
-        type: "bytes",
+        "internalType": "uint256",
+        "name": "nonce",
+        "type": "uint256"
       },
+      {
+        "internalType": "bytes",
+        "name": "signature",
+        "type": "bytes"
+      }
     ],
-    name: "swapGasless",
-    outputs: [
+    "name": "swapGasless",
+    "outputs": [
       {
-        internalType: "uint256",
-        name: "buyAmount",
-        type: "uint256",
-      },
+        "internalType": "uint256",
+        "name": "buyAmount",
+        "type": "uint256"
+      }
     ],
-    stateMutability: "nonpayable",
-    type: "function",
-  },
+    "stateMutability": "nonpayable",
+    "type": "function"
+  }
 ] as const;

@@ -4,6 +4,7 @@ import { gaslessSwapRouterAbi } from "../abis/gaslessSwapRouterAbi";
 import { takerSwapRouterAbi } from "../abis/takerSwapRouterAbi";
 import { bytesArgumentOffset, SIGNATURE_PLACEHOLDER } from "./signaturePlaceholder";
 import type { SwapOrder } from "./swapOrder";
+import type { RelayerFee } from "../typedData/permit2Witness";
 
 // Selectors are hashed once here rather than on every call: these encoders sit on the quote path.
 const swapWithPermit = getAbiItem({ abi: takerSwapRouterAbi, name: "swapWithPermit" });
@@ -43,8 +44,11 @@ export function encodeSwapWithAllowance(order: SwapOrder, router: Address): Hex 
   return concatHex([selector.exec, encodeAbiParameters(exec.inputs, [router, inner])]);
 }
 
-/** `swapGasless(order, taker, relayerFee, nonce, placeholder)` for the feature-3 router. */
-export function encodeSwapGasless(order: SwapOrder, taker: Address, relayerFee: bigint, nonce: bigint): UnsignedCalldata {
-  const data = concatHex([selector.swapGasless, encodeAbiParameters(swapGasless.inputs, [order, taker, relayerFee, nonce, SIGNATURE_PLACEHOLDER])]);
-  return { data, signatureOffset: bytesArgumentOffset(data, 4) };
+/** `swapGasless(order, taker, relayerFee, relayerFeeRecipient, nonce, placeholder)` for the feature-3 router. */
+export function encodeSwapGasless(order: SwapOrder, taker: Address, fee: RelayerFee, nonce: bigint): UnsignedCalldata {
+  const data = concatHex([
+    selector.swapGasless,
+    encodeAbiParameters(swapGasless.inputs, [order, taker, fee.relayerFee, fee.relayerFeeRecipient, nonce, SIGNATURE_PLACEHOLDER]),
+  ]);
+  return { data, signatureOffset: bytesArgumentOffset(data, 5) };
 }

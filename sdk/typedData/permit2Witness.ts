@@ -44,7 +44,7 @@ export const gaslessPermitTypes = {
     { name: "deadline", type: "uint256" },
     { name: "witness", type: "GaslessSwapWitness" },
   ],
-  GaslessSwapWitness: [...witnessFields, { name: "relayerFee", type: "uint256" }],
+  GaslessSwapWitness: [...witnessFields, { name: "relayerFee", type: "uint256" }, { name: "relayerFeeRecipient", type: "address" }],
   TokenPermissions: tokenPermissions,
 } as const;
 
@@ -105,12 +105,19 @@ export function buildSwapPermitTypedData(parameters: PermitTypedDataParameters) 
   return permitWitnessTransfer(parameters, swapPermitTypes, parameters.order.sellAmount, witnessOf(parameters.order));
 }
 
+/** What a gasless taker pays its relayer, in the sell token, and to whom: both are signed. */
+export type RelayerFee = { relayerFee: bigint; relayerFeeRecipient: Address };
+
 /**
  * The Permit2 typed data the taker signs for a gasless (feature-3) swap: the permit covers the sell
- * amount plus the relayer fee, and the witness binds that fee too.
+ * amount plus the relayer fee, and the witness binds that fee and the address it is paid to.
  */
-export function buildGaslessPermitTypedData({ relayerFee, ...parameters }: PermitTypedDataParameters & { relayerFee: bigint }) {
-  return permitWitnessTransfer(parameters, gaslessPermitTypes, parameters.order.sellAmount + relayerFee, { ...witnessOf(parameters.order), relayerFee });
+export function buildGaslessPermitTypedData({ relayerFee, relayerFeeRecipient, ...parameters }: PermitTypedDataParameters & RelayerFee) {
+  return permitWitnessTransfer(parameters, gaslessPermitTypes, parameters.order.sellAmount + relayerFee, {
+    ...witnessOf(parameters.order),
+    relayerFee,
+    relayerFeeRecipient,
+  });
 }
 
 /** `types` with `EIP712Domain` included, as the quote response carries it. */

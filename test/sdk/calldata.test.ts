@@ -89,9 +89,9 @@ describe("sdk calldata", () => {
 
     it("gasless calldata has its own offset, patched the same way", () => {
       fc.assert(
-        fc.property(order, address, uint256, uint256, signature, (o, taker, fee, nonce, sig) => {
-          const { data, signatureOffset } = encodeSwapGasless(o, taker, fee, nonce);
-          const expected = encodeFunctionData({ abi: gaslessSwapRouterAbi, functionName: "swapGasless", args: [o, taker, fee, nonce, sig] });
+        fc.property(order, address, uint256, address, uint256, signature, (o, taker, fee, feeRecipient, nonce, sig) => {
+          const { data, signatureOffset } = encodeSwapGasless(o, taker, { relayerFee: fee, relayerFeeRecipient: feeRecipient }, nonce);
+          const expected = encodeFunctionData({ abi: gaslessSwapRouterAbi, functionName: "swapGasless", args: [o, taker, fee, feeRecipient, nonce, sig] });
           expect(patchSignature(data, signatureOffset, sig)).to.equal(expected);
         }),
         { numRuns: 30 },
