@@ -27,14 +27,24 @@ export type ApiErrorCode =
   | "integrator_not_active"
   | "not_integrator_owner"
   | "missing_scope"
+  // 400 for gasless submissions
+  | "quote_not_gasless"
+  | "quote_expired"
+  | "signature_mismatch"
+  | "simulation_failed"
   // 404
   | "not_found"
   | "integrator_not_found"
   | "api_key_not_found"
+  | "quote_not_found"
+  | "relay_not_found"
   // 409: conflicts with the current state
   | "nonce_used"
   | "slug_taken"
   | "api_key_already_revoked"
+  | "permit2_nonce_used"
+  | "quote_already_submitted"
+  | "idempotency_key_conflict"
   // 400 too: well-formed, but nothing can be offered for it
   | "no_route"
   // 413, 415
@@ -47,6 +57,8 @@ export type ApiErrorCode =
   | "feature_paused"
   | "feature_unavailable"
   | "chain_unavailable"
+  | "gasless_unavailable"
+  | "relayer_unavailable"
   | "quote_unavailable"
   | "internal_error";
 

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { z } from "zod";
-import { zeroAddress } from "viem";
+import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "viem";
 import { createOnboardingMessage, DEVNET_CHAIN_ID, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT, OnboardingAction } from "../sdk";
 
 /** `true`/`false`/`1`/`0` (any case); anything else is a configuration error, not a silent false. */
@@ -66,6 +66,16 @@ const schema = z.object({
   QUOTE_TTL_SECONDS: positiveInt.default(300),
   // The spec allows the probe bucket "up to 10 times" the quote allowance.
   QUOTE_PROBE_MULTIPLIER: positiveInt.max(10).default(10),
+  RELAYER_URL: z.url({ protocol: /^https?$/ }).default("http://127.0.0.1:8090"),
+  RELAYER_INTERNAL_TOKEN: z.string().min(16, "must be at least 16 characters (a shared secret with the relayer)").optional(),
+  RELAYER_FEE_RECIPIENT: z
+    .string()
+    .refine((value) => isAddress(value, { strict: false }), "must be an address")
+    .transform((value) => getAddress(value.toLowerCase()))
+    .optional(),
+  RELAYER_FEE_MARGIN_BPS: z.coerce.number().int().min(0).max(100_000).default(2000),
+  RELAYER_SPONSOR_GAS: booleanFlag.default(false),
+  RELAYER_PRIORITY_FEE_GWEI: z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5").default("1"),
 });
 
 /** A chain served besides the default one (`API_CHAINS`). */
@@ -133,6 +143,24 @@ export type ApiConfig = Readonly<{
   quoteTtlSeconds: number;
   /** The `quote_probe` bucket allows this many times the key's quote_rate_limit_per_minute. `QUOTE_PROBE_MULTIPLIER`, default 10. */
   quoteProbeMultiplier: number;
+  /** Gasless trading; absent when `RELAYER_INTERNAL_TOKEN` or `RELAYER_FEE_RECIPIENT` is unset (gasless requests then get 503). */
+  gasless: GaslessConfig | undefined;
+}>;
+
+/** How the API prices gasless quotes and reaches the relayer. */
+export type GaslessConfig = Readonly<{
+  /** The relayer's internal endpoint. `RELAYER_URL`, default http://127.0.0.1:8090. */
+  relayerUrl: string;
+  /** Shared secret presented to the relayer. `RELAYER_INTERNAL_TOKEN`. */
+  relayerToken: string;
+  /** The relayer operator's address that receives the fee, signed by the taker. `RELAYER_FEE_RECIPIENT`. */
+  feeRecipient: Address;
+  /** Added to the fee's gas cost, in bps. `RELAYER_FEE_MARGIN_BPS`, default 2000 (20 %). */
+  feeMarginBps: number;
+  /** The operator pays the gas: every relayer fee is zero. `RELAYER_SPONSOR_GAS`, default false. */
+  sponsorGas: boolean;
+  /** Tip the relayer pays above the base fee, in wei (the fee prices it). `RELAYER_PRIORITY_FEE_GWEI`, default 1. */
+  priorityFeeWei: bigint;
 }>;
 
 /** Reads the API's settings from the environment once; an invalid value stops the start with its name. */
@@ -172,6 +200,17 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     promotionRecheckMinutes: values.PROMOTION_RECHECK_MINUTES,
     quoteTtlSeconds: values.QUOTE_TTL_SECONDS,
     quoteProbeMultiplier: values.QUOTE_PROBE_MULTIPLIER,
+    gasless:
+      values.RELAYER_INTERNAL_TOKEN === undefined || values.RELAYER_FEE_RECIPIENT === undefined
+        ? undefined
+        : {
+            relayerUrl: values.RELAYER_URL.replace(/\/+$/, ""),
+            relayerToken: values.RELAYER_INTERNAL_TOKEN,
+            feeRecipient: values.RELAYER_FEE_RECIPIENT,
+            feeMarginBps: values.RELAYER_FEE_MARGIN_BPS,
+            sponsorGas: values.RELAYER_SPONSOR_GAS,
+            priorityFeeWei: parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9),
+          },
   };
 }
 

@@ -6,7 +6,7 @@
  * devnet started outlives it.
  */
 import hre from "hardhat";
-import { custom } from "viem";
+import { custom, formatEther } from "viem";
 import { manifestPath, type DeploymentManifest } from "../sdk/chain/manifest";
 import { startChainServer } from "./devnet/chainServer";
 import { devAccounts } from "./devnet/devAccounts";
@@ -14,6 +14,8 @@ import { loadDevnetConfig, type DevnetConfig } from "./devnet/devnetConfig";
 import { deployDevnet } from "./deploy/deployDevnet";
 import { loadApiConfig } from "../api/config";
 import { startApi } from "../api/startApi";
+import { randomBytes } from "node:crypto";
+import { spawnService } from "./devnet/spawnService";
 
 type Stop = () => Promise<void>;
 
@@ -24,6 +26,7 @@ type DevnetContext = {
   manifest?: DeploymentManifest;
   manifestFile?: string;
   apiUrl?: string;
+  relayer?: { url: string; token: string; feeRecipient: string; signers: { address: string; balance: bigint }[] };
 };
 
 type Step = { name: string; run(context: DevnetContext): Promise<Stop | void> };
@@ -57,14 +60,44 @@ const steps: Step[] = [
     },
   },
   {
+    // The relayer in its own process (as in production), with development accounts #16-#19 as its
+    // signers and #15 as the operator's fee recipient: accounts no other part of the devnet uses.
+    name: "start relayer",
+    run: async (context) => {
+      const accounts = devAccounts(hre);
+      const signers = accounts.slice(16, 20);
+      const feeRecipient = accounts[15]!.address;
+      const token = randomBytes(24).toString("hex");
+      const relayer = await spawnService(
+        "relayer/main.ts",
+        {
+          RELAYER_PRIVATE_KEYS: signers.map((account) => account.privateKey).join(","),
+          RELAYER_INTERNAL_TOKEN: token,
+          RPC_URL: required(context.rpcUrl, "rpcUrl"),
+          CHAIN_ID: String(required(context.manifest, "manifest").chainId),
+          DEPLOYMENTS_DIR: context.config.deploymentsDir,
+        },
+        /^Relayer on (\S+)$/m,
+      );
+      const client = await hre.viem.getPublicClient();
+      const balances = await Promise.all(signers.map(async (account) => ({ address: account.address, balance: await client.getBalance({ address: account.address }) })));
+      context.relayer = { url: relayer.ready[1]!, token, feeRecipient, signers: balances };
+      return async () => {
+        await relayer.stop();
+      };
+    },
+  },
+  {
     // The API on API_HOST:API_PORT (default 127.0.0.1:8080): onboarding, the supported-token snapshot and
     // quotes, reading the manifest just written (the same DEPLOYMENTS_DIR). It reads this chain
     // in-process, as the chain runs here; RPC_URL still names the devnet's endpoint for anything else.
     name: "start integrator API",
     run: async (context) => {
       const chainId = required(context.manifest, "manifest").chainId;
+      const relayer = required(context.relayer, "relayer");
+      const config = loadApiConfig({ ...process.env, RELAYER_URL: relayer.url, RELAYER_INTERNAL_TOKEN: relayer.token, RELAYER_FEE_RECIPIENT: relayer.feeRecipient });
       const api = await startApi(
-        { ...loadApiConfig(), chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir },
+        { ...config, chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir },
         undefined,
         new Map([[chainId, custom(hre.network.provider, { retryCount: 0 })]]),
       );
@@ -83,6 +116,9 @@ function printBanner(context: DevnetContext): void {
     `  Chain id    ${manifest.chainId} (0x${manifest.chainId.toString(16)})`,
     `  Manifest    ${required(context.manifestFile, "manifestFile")}`,
     `  API URL     ${required(context.apiUrl, "apiUrl")}`,
+    `  Relayer     ${required(context.relayer, "relayer").url} (internal; integrators use POST /gasless/submit on the API)`,
+    `  Fee payee   ${required(context.relayer, "relayer").feeRecipient} (relayer fees, signed in every gasless quote)`,
+    ...required(context.relayer, "relayer").signers.map((signer, index) => `  Signer #${index}   ${signer.address}  ${formatEther(signer.balance)} ETH`),
     "",
     "Contracts",
     ...Object.entries(manifest.contracts).map(([name, address]) => `  ${name.padEnd(20)} ${address}`),

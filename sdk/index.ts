@@ -83,3 +83,21 @@ export {
 export { SLUG_PATTERN, isValidSlug } from "./onboarding/slug";
 export { PayloadFieldError, OnboardingMessageError } from "./errors/onboarding";
 export { onboardIntegrator, OnboardingRequestError, type OnboardIntegratorParameters, type OnboardedIntegrator } from "./onboarding/onboardingClient";
+export { applySqliteMigrations, type Migration, type MigratableDatabase } from "./storage/sqliteMigrations";
+export {
+  relayStatuses,
+  finalRelayStatuses,
+  relayTransitions,
+  isFinalRelayStatus,
+  canMoveRelay,
+  relayReasons,
+  type RelayStatus,
+  type RelayReason,
+} from "./relay/relayStatus";
+export type {
+  RelayRequestJson,
+  RelayTransactionJson,
+  RelayJson,
+  InternalRelayJson,
+  RelayHandoffResult,
+} from "./relay/relayWire";

@@ -13,12 +13,17 @@ import {
   NATIVE_TOKEN_LOWERCASE,
   permit2Abi,
   takerSwapRouterAbi,
+  type FeatureId,
   type FeatureState,
+  buildGaslessPermitTypedData,
+  encodeSwapGasless,
   type RouteAction,
   type SwapOrder,
 } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { ChainContext } from "../chains/chainContext";
+import type { GaslessConfig } from "../config";
+import { priceRelayerFee, type RelayerFeeQuote } from "./relayerFee";
 import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import type { SupportedToken } from "../tokens/supportedTokens";
 import type { BlockCache } from "./blockCache";
@@ -36,6 +41,8 @@ const DENSE_NONCE_WORDS = 4n;
 
 /** What a quote is built from once the request passed admission and both buckets. */
 export type QuoteInput = Readonly<{
+  /** How gasless quotes are priced; undefined when the deployment has no relayer. */
+  gasless: GaslessConfig | undefined;
   chain: ChainContext;
   principal: ApiKeyPrincipal;
   query: QuoteQuery;
@@ -71,30 +78,37 @@ export type Quote = Readonly<{
   platformFee: { token: Address; amount: bigint; bps: number; recipient: Address };
   settlement: QuoteSettlement;
   expiresAt: Date;
-  /** The feature-2 router the order executes on (tx.to, or the holder's operator). */
+  /** The router the order executes on: feature 2's (tx.to, or the holder's operator), or feature 3's when gasless. */
   router: Address;
+  /** Gasless quotes only: the relayer's fee, signed in the witness. */
+  relayerFee: RelayerFeeQuote | undefined;
   taker: Address;
   order: SwapOrder;
   tx: { to: Address; data: Hex; value: bigint; estimatedGas: number; signatureOffset: number | undefined };
   /** The Permit2 typed data the taker signs (permit settlement only); the response adds EIP712Domain to its types. */
-  permit2: ReturnType<typeof buildSwapPermitTypedData> | undefined;
+  permit2: ReturnType<typeof buildSwapPermitTypedData> | ReturnType<typeof buildGaslessPermitTypedData> | undefined;
+  /** Permit settlement: the Permit2 nonce the taker signs. */
+  permit2Nonce: bigint | undefined;
   issues: {
     allowance: { spender: Address; actual: bigint } | null;
     balance: { token: Address; actual: bigint; expected: bigint } | null;
   };
 }>;
 
-async function readFeature(client: PublicClient, registry: Address, blockNumber: bigint): Promise<FeatureState> {
-  const { data } = await client.call({ to: registry, data: encodeRegistryRead("getFeature", Feature.TakerSubmittedSwap), blockNumber });
+async function readFeature(client: PublicClient, registry: Address, feature: FeatureId, blockNumber: bigint): Promise<FeatureState> {
+  const { data } = await client.call({ to: registry, data: encodeRegistryRead("getFeature", feature), blockNumber });
   return decodeFeatureState(data ?? "0x");
 }
 
-/** The feature-2 router, read from the registry at this block; a paused or empty feature is a 503. */
-async function activeRouter(engine: QuoteEngine, chain: ChainContext, blockHash: Hex, blockNumber: bigint): Promise<Address> {
-  const state = await engine.blockCache.get(blockHash, "feature:2", () => readFeature(chain.client, chain.manifest.contracts.routerRegistry, blockNumber));
-  if (state.paused) throw new ApiError(503, "feature_paused", "taker-submitted swaps (registry feature 2) are paused; retry later");
+const featureNames: Record<string, string> = { [String(Feature.TakerSubmittedSwap)]: "taker-submitted swaps", [String(Feature.GaslessSwap)]: "gasless swaps" };
+
+/** The feature's router, read from the registry at this block; a paused or empty feature is a 503. */
+async function activeRouter(engine: QuoteEngine, chain: ChainContext, feature: FeatureId, blockHash: Hex, blockNumber: bigint): Promise<Address> {
+  const state = await engine.blockCache.get(blockHash, `feature:${feature}`, () => readFeature(chain.client, chain.manifest.contracts.routerRegistry, feature, blockNumber));
+  const name = `${featureNames[String(feature)] ?? "swaps"} (registry feature ${feature})`;
+  if (state.paused) throw new ApiError(503, "feature_paused", `${name} are paused; retry later`);
   if (state.current === "0x0000000000000000000000000000000000000000") {
-    throw new ApiError(503, "feature_unavailable", "no router is active for taker-submitted swaps (registry feature 2)");
+    throw new ApiError(503, "feature_unavailable", `no router is active for ${name}`);
   }
   return state.current;
 }
@@ -125,6 +139,8 @@ function blockReads(engine: QuoteEngine, client: PublicClient, blockHash: Hex, b
       ),
     nonceBitmap: (permit2: Address, owner: Address, word: bigint): Promise<bigint> =>
       cached(`bitmap:${owner}:${word}`, () => client.readContract({ address: permit2, abi: permit2Abi, functionName: "nonceBitmap", args: [owner, word], blockNumber })),
+    hasCode: (account: Address): Promise<boolean> =>
+      cached(`code:${account}`, async () => ((await client.getCode({ address: account, blockNumber })) ?? "0x") !== "0x"),
   };
 }
 
@@ -187,17 +203,24 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   const { client, manifest } = chain;
   const weth = manifest.contracts.weth.toLowerCase() as Address;
   const sellsNative = sellToken.address === NATIVE;
-  const settlement: QuoteSettlement = sellsNative ? "allowance" : (query.settlement ?? "permit2");
+  const gasless = input.gasless;
+  if (query.gasless && gasless === undefined) {
+    throw new ApiError(503, "gasless_unavailable", "gasless quotes (permit2_owner) are not offered by this deployment: it has no relayer configured");
+  }
 
   // The block's hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers), and its
   // timestamp starts the deadline: chain time, not server time, is what the router checks.
   const block = await engine.heads.read();
   const blockNumber = block.number;
+  const reads = blockReads(engine, client, block.hash, blockNumber);
   const poolList = chain.tokens.pools();
-  const [router, pools] = await Promise.all([
-    activeRouter(engine, chain, block.hash, blockNumber),
+  const feature = query.gasless ? Feature.GaslessSwap : Feature.TakerSubmittedSwap;
+  const [router, pools, takerIsContract] = await Promise.all([
+    activeRouter(engine, chain, feature, block.hash, blockNumber),
     engine.blockCache.get(block.hash, poolList, () => readPoolReserves(client, poolList, blockNumber)),
+    sellsNative || query.settlement === "allowance" ? Promise.resolve(false) : reads.hasCode(query.taker),
   ]);
+  const settlement = chooseSettlement(query, sellsNative, takerIsContract);
   const plan = planRoute(input, pools, weth);
   const holder = settlement === "allowance" && !sellsNative ? await allowanceHolderOf(engine, client, router) : undefined;
   // The output would be stranded in a contract of ours: the router refuses itself, and the holder
@@ -231,31 +254,17 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   // Everything the taker-specific parts need, in one batch at the quoted block (nonce word 0 too,
   // which the allocation below then finds in the block cache).
   const spender = settlement === "permit2" ? manifest.contracts.permit2 : holder;
-  const reads = blockReads(engine, client, block.hash, blockNumber);
-  const [sellBalance, allowance, , recipientBalance, feeRecipientBalance] = await Promise.all([
+  const [sellBalance, allowance, , recipientBalance, feeRecipientBalance, relayerFeeRecipientBalance] = await Promise.all([
     reads.balanceOf(sellToken.address, query.taker),
     spender === undefined ? Promise.resolve(undefined) : reads.allowance(sellToken.address, query.taker, spender),
     settlement === "permit2" ? reads.nonceBitmap(manifest.contracts.permit2, query.taker, 0n) : Promise.resolve(undefined),
     reads.balanceOf(buyToken.address, query.recipient),
     query.feeBps > 0 ? reads.balanceOf(buyToken.address, principal.integratorFeeRecipient) : Promise.resolve(1n),
+    gasless === undefined || !query.gasless ? Promise.resolve(1n) : reads.balanceOf(sellToken.address, gasless.feeRecipient),
   ]);
 
-  let unsigned: Omit<Quote["tx"], "estimatedGas">;
-  let permit2: Quote["permit2"];
-  let freshNonceWord = false;
-  if (settlement === "permit2") {
-    const allocated = await allocateNonce(engine, reads, chain, query.taker, nowMs, Number(deadline) * 1000);
-    freshNonceWord = allocated.freshWord;
-    const { data, signatureOffset } = encodeSwapWithPermit(order, allocated.nonce);
-    unsigned = { to: router, data, value: 0n, signatureOffset };
-    permit2 = buildSwapPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
-  } else if (sellsNative) {
-    unsigned = { to: router, data: encodeSwapNative(order), value: query.sellAmount, signatureOffset: undefined };
-  } else {
-    unsigned = { to: holder!, data: encodeSwapWithAllowance(order, router), value: 0n, signatureOffset: undefined };
-  }
-  const estimatedGas = estimateGas(unsigned.data, unsigned.signatureOffset, {
-    settlement: sellsNative ? "native" : settlement,
+  const gasFactors = (freshNonceWord: boolean, relayerFeePaid: boolean) => ({
+    settlement: query.gasless ? ("gasless" as const) : sellsNative ? ("native" as const) : settlement,
     hops: plan.hops.length,
     hopsStartingOracle: plan.hops.filter((hop) => !hop.pool.oracleStarted).length,
     wrap: sellsNative,
@@ -264,8 +273,43 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     freshNonceWord,
     recipientEmpty: recipientBalance === 0n,
     feeRecipientEmpty: feeRecipientBalance === 0n,
+    relayerFeeRecipientEmpty: relayerFeePaid && relayerFeeRecipientBalance === 0n,
   });
+
+  let unsigned: Omit<Quote["tx"], "estimatedGas">;
+  let permit2: Quote["permit2"];
+  let permit2Nonce: bigint | undefined;
+  let relayerFee: RelayerFeeQuote | undefined;
+  let estimatedGas: number;
+  if (settlement === "permit2") {
+    const allocated = await allocateNonce(engine, reads, chain, query.taker, nowMs, Number(deadline) * 1000);
+    permit2Nonce = allocated.nonce;
+    if (query.gasless && gasless !== undefined) {
+      // The fee is part of the calldata it pays for: price it on a draft with a fee of the same width.
+      const draft = encodeSwapGasless(order, query.taker, { relayerFee: 0n, relayerFeeRecipient: gasless.feeRecipient }, allocated.nonce);
+      const gas = estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas));
+      relayerFee = priceRelayerFee({ config: gasless, gas, baseFeePerGas: block.baseFeePerGas, sellToken: sellToken.address, weth, pools, sellSymbol: sellToken.symbol });
+      const fee = { relayerFee: relayerFee.amount, relayerFeeRecipient: relayerFee.recipient };
+      const { data, signatureOffset } = encodeSwapGasless(order, query.taker, fee, allocated.nonce);
+      unsigned = { to: router, data, value: 0n, signatureOffset };
+      permit2 = buildGaslessPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce, ...fee });
+      estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, relayerFee.amount > 0n));
+    } else {
+      const { data, signatureOffset } = encodeSwapWithPermit(order, allocated.nonce);
+      unsigned = { to: router, data, value: 0n, signatureOffset };
+      permit2 = buildSwapPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
+      estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, false));
+    }
+  } else if (sellsNative) {
+    unsigned = { to: router, data: encodeSwapNative(order), value: query.sellAmount, signatureOffset: undefined };
+    estimatedGas = estimateGas(unsigned.data, undefined, gasFactors(false, false));
+  } else {
+    unsigned = { to: holder!, data: encodeSwapWithAllowance(order, router), value: 0n, signatureOffset: undefined };
+    estimatedGas = estimateGas(unsigned.data, undefined, gasFactors(false, false));
+  }
   const tx: Quote["tx"] = { ...unsigned, estimatedGas };
+  // The taker's debit: the sell amount, plus the relayer's fee on top for a gasless quote.
+  const debit = query.sellAmount + (relayerFee?.amount ?? 0n);
 
   return {
     quoteId: randomUUID(),
@@ -282,13 +326,33 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     settlement,
     expiresAt: new Date(Number(deadline) * 1000),
     router,
+    relayerFee,
     taker: query.taker,
     order,
     tx,
     permit2,
+    permit2Nonce,
     issues: {
-      allowance: spender !== undefined && allowance !== undefined && allowance < query.sellAmount ? { spender, actual: allowance } : null,
-      balance: sellBalance < query.sellAmount ? { token: sellToken.address, actual: sellBalance, expected: query.sellAmount } : null,
+      allowance: spender !== undefined && allowance !== undefined && allowance < debit ? { spender, actual: allowance } : null,
+      balance: sellBalance < debit ? { token: sellToken.address, actual: sellBalance, expected: debit } : null,
     },
   };
+}
+
+/**
+ * `auto` settles ERC20 sells by Permit2 signature when the taker is a plain wallet, and by allowance
+ * for native sells and for contract takers (a smart wallet cannot produce the 65-byte signature).
+ * An explicit `permit2`, and every gasless quote, fails instead of falling back.
+ */
+function chooseSettlement(query: QuoteQuery, sellsNative: boolean, takerIsContract: boolean): QuoteSettlement {
+  if (sellsNative) return "allowance";
+  if (query.settlement === "allowance") return "allowance";
+  if (!takerIsContract) return "permit2";
+  if (query.gasless) {
+    throw new ApiError(400, "invalid_request", `permit2_owner ${query.taker} is a contract: gasless quotes need a 65-byte wallet signature; use settlement=allowance`);
+  }
+  if (query.settlement === "permit2") {
+    throw new ApiError(400, "invalid_request", `settlement permit2 needs a 65-byte wallet signature, but taker ${query.taker} is a contract; use settlement=allowance or auto`);
+  }
+  return "allowance";
 }

@@ -3,7 +3,8 @@ import { SIGNATURE_BYTES } from "../../sdk";
 
 /** What the gas of a quote's transaction depends on, beyond its calldata. */
 export type GasFactors = Readonly<{
-  settlement: "permit2" | "allowance" | "native";
+  /** `gasless`: the permit path through the feature-3 router, which also pays the relayer's fee. */
+  settlement: "permit2" | "allowance" | "native" | "gasless";
   hops: number;
   /** Hops through pairs whose price accumulators are still zero. */
   hopsStartingOracle: number;
@@ -16,6 +17,8 @@ export type GasFactors = Readonly<{
   recipientEmpty: boolean;
   /** The fee recipient holds none of the buy token yet. */
   feeRecipientEmpty: boolean;
+  /** Gasless: a relayer fee is paid to an address that holds none of the sell token yet. */
+  relayerFeeRecipientEmpty?: boolean;
 }>;
 
 /**
@@ -23,7 +26,8 @@ export type GasFactors = Readonly<{
  * the estimate against gasUsed). Storage that goes from zero to non-zero costs 20,000 more than an
  * update, which is why the empty-balance and fresh-word factors matter.
  */
-const EXECUTION_BASE = { permit2: 45_000, allowance: 42_000, native: 32_000 } as const;
+// Gasless adds a transfer into the router (its balance slot written and cleared) and the fee's transfer.
+const EXECUTION_BASE = { permit2: 45_000, allowance: 42_000, native: 32_000, gasless: 70_000 } as const;
 const PER_HOP = 44_000;
 const WRAP = 9_000;
 const UNWRAP = 14_000;
@@ -52,5 +56,6 @@ export function estimateGas(data: Hex, signatureOffset: number | undefined, fact
   if (factors.freshNonceWord) gas += FRESH_SLOT;
   if (factors.recipientEmpty) gas += factors.unwrap ? NEW_ACCOUNT : FRESH_SLOT;
   if (factors.fee && factors.feeRecipientEmpty) gas += factors.unwrap ? NEW_ACCOUNT : FRESH_SLOT;
+  if (factors.relayerFeeRecipientEmpty === true) gas += FRESH_SLOT;
   return gas;
 }

@@ -3,15 +3,22 @@ import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { ApiError } from "../apiError";
 import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 
-/** The two /quote buckets of the spec. */
-export type QuoteBucket = "quote_probe" | "quote:read";
+/** The two /quote buckets of the spec, and the swap bucket of POST /gasless/submit. */
+export type QuoteBucket = "quote_probe" | "quote:read" | "swap:create";
+
+const HEADERS: Record<QuoteBucket, string> = {
+  quote_probe: "X-RateLimit-Quote-Probe-Remaining",
+  "quote:read": "X-RateLimit-Quote-Read-Remaining",
+  "swap:create": "X-RateLimit-Swap-Remaining",
+};
 
 const WINDOW_SECONDS = 60;
 
 /**
  * Per-key, per-minute buckets for GET /quote: `quote_probe` (authentication, parsing, admission,
  * unsupported-token demand; allowance = multiplier × the key's quote limit) and `quote:read` (routing
- * and building; the key's quote_rate_limit_per_minute). Keys with different limits get different
+ * and building; the key's quote_rate_limit_per_minute); and `swap:create` for gasless submissions
+ * (the key's swap_rate_limit_per_minute). Keys with different limits get different
  * limiters, since a limiter has one allowance. In memory, per API process.
  *
  * Each consumption sets `X-RateLimit-<bucket>-Remaining` on the response, so a client (and the tests)
@@ -33,13 +40,14 @@ export class QuoteBuckets {
   }
 
   allowance(bucket: QuoteBucket, principal: ApiKeyPrincipal): number {
+    if (bucket === "swap:create") return principal.swapRateLimitPerMinute;
     return bucket === "quote_probe" ? principal.quoteRateLimitPerMinute * this.probeMultiplier : principal.quoteRateLimitPerMinute;
   }
 
   /** Takes one point from `bucket` for the caller's key, or throws 429 naming the bucket. */
   async consume(bucket: QuoteBucket, principal: ApiKeyPrincipal, res: Response): Promise<void> {
     const points = this.allowance(bucket, principal);
-    const header = `X-RateLimit-${bucket === "quote_probe" ? "Quote-Probe" : "Quote-Read"}-Remaining`;
+    const header = HEADERS[bucket];
     try {
       const result = await this.#limiter(bucket, points).consume(String(principal.keyId), 1);
       res.setHeader(header, String(result.remainingPoints));

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { getAddress, isAddress, type Address } from "viem";
+import { ApiError } from "../apiError";
 import { parseRequest } from "../requestValidation";
 import { chainIdQueryField } from "../schemas/queryFields";
 
 const MAX_UINT256 = (1n << 256n) - 1n;
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
 const address = z
   .string()
@@ -31,8 +33,9 @@ const quoteQuerySchema = z.strictObject({
   taker: address,
   slippage_bps: integerText("slippage_bps", 0, 10_000).optional(),
   recipient: address.refine((value) => value !== "0x0000000000000000000000000000000000000000", "must not be the zero address").optional(),
-  settlement: z.enum(["permit2", "allowance"]).optional(),
+  settlement: z.enum(["auto", "permit2", "allowance"]).optional(),
   fee_bps: integerText("fee_bps", 0, 10_000).optional(),
+  permit2_owner: address.optional(),
 });
 
 export type QuoteQuery = Readonly<{
@@ -44,13 +47,25 @@ export type QuoteQuery = Readonly<{
   taker: Address;
   slippageBps: number;
   recipient: Address;
-  settlement: "permit2" | "allowance" | undefined;
+  /** As asked: `auto` (the default) picks permit2 for ERC20 sells by a wallet, allowance otherwise. */
+  settlement: "auto" | "permit2" | "allowance";
   feeBps: number;
+  /** A gasless quote: the relayer submits, and the taker (who must be this address) only signs. */
+  gasless: boolean;
 }>;
 
 /** Validates GET /quote's query; a 400 names the first parameter at fault. */
 export function parseQuoteQuery(query: unknown): QuoteQuery {
   const parsed = parseRequest(quoteQuerySchema, query, "query");
+  if (parsed.taker === ZERO_ADDRESS) throw new ApiError(400, "invalid_request", "taker must not be the zero address");
+  if (parsed.permit2_owner !== undefined) {
+    if (parsed.permit2_owner !== parsed.taker) {
+      throw new ApiError(400, "invalid_request", `permit2_owner ${parsed.permit2_owner} must equal taker ${parsed.taker}: the taker signs the gasless permit`);
+    }
+    if (parsed.settlement === "allowance") {
+      throw new ApiError(400, "invalid_request", "permit2_owner asks for a gasless quote, which settles by Permit2 signature; it cannot be combined with settlement=allowance");
+    }
+  }
   return {
     chainId: parsed.chain_id,
     sellToken: parsed.sell_token,
@@ -59,7 +74,8 @@ export function parseQuoteQuery(query: unknown): QuoteQuery {
     taker: parsed.taker,
     slippageBps: parsed.slippage_bps ?? 100,
     recipient: parsed.recipient ?? parsed.taker,
-    settlement: parsed.settlement,
+    settlement: parsed.settlement ?? "auto",
     feeBps: parsed.fee_bps ?? 0,
+    gasless: parsed.permit2_owner !== undefined,
   };
 }

@@ -23,5 +23,18 @@ export function quoteRecordOf(quote: Quote, principal: ApiKeyPrincipal, createdA
     blockNumber: quote.blockNumber,
     expiresAt: quote.expiresAt,
     createdAt,
+    ...(quote.relayerFee === undefined || quote.permit2Nonce === undefined || quote.tx.signatureOffset === undefined
+      ? {}
+      : {
+          gasless: {
+            order: quote.order,
+            permit2Nonce: quote.permit2Nonce,
+            relayerFee: quote.relayerFee.amount,
+            relayerFeeRecipient: quote.relayerFee.recipient,
+            data: quote.tx.data,
+            signatureOffset: quote.tx.signatureOffset,
+            estimatedGas: quote.tx.estimatedGas,
+          },
+        }),
   };
 }

@@ -1,16 +1,18 @@
-import { swapPermitTypes, withDomainType } from "../../sdk";
+import { gaslessPermitTypes, swapPermitTypes, withDomainType } from "../../sdk";
 import type { Quote } from "./buildQuote";
 
 /** The same for every quote: built once. EIP712Domain is included, as the spec's clients expect. */
 const PERMIT2_TYPES = withDomainType(swapPermitTypes);
+const GASLESS_PERMIT2_TYPES = withDomainType(gaslessPermitTypes);
 
 /** JSON has no bigint: amounts travel as decimal strings, which wallets sign as uint256 values. */
 function permit2Json(permit2: NonNullable<Quote["permit2"]>) {
   const { message } = permit2;
   const { witness } = message;
+  const gasless = "relayerFee" in witness;
   return {
     domain: permit2.domain,
-    types: PERMIT2_TYPES,
+    types: gasless ? GASLESS_PERMIT2_TYPES : PERMIT2_TYPES,
     primaryType: permit2.primaryType,
     message: {
       permitted: { token: message.permitted.token, amount: message.permitted.amount.toString() },
@@ -24,6 +26,7 @@ function permit2Json(permit2: NonNullable<Quote["permit2"]>) {
         deadline: witness.deadline.toString(),
         quoteId: witness.quoteId,
         actionsHash: witness.actionsHash,
+        ...(gasless ? { relayerFee: witness.relayerFee.toString(), relayerFeeRecipient: witness.relayerFeeRecipient } : {}),
       },
     },
   };
@@ -58,6 +61,17 @@ export function quoteResponse(quote: Quote) {
       recipient: quote.platformFee.recipient,
     },
     settlement: quote.settlement,
+    gasless: quote.relayerFee !== undefined,
+    relayer_fee:
+      quote.relayerFee === undefined
+        ? null
+        : {
+            token: quote.sellToken,
+            amount: quote.relayerFee.amount.toString(),
+            recipient: quote.relayerFee.recipient,
+            gas: quote.relayerFee.gas,
+            gas_price: quote.relayerFee.gasPrice.toString(),
+          },
     expires_at: quote.expiresAt.toISOString(),
     tx: {
       to: tx.to,

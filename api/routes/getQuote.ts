@@ -48,6 +48,9 @@ function checkRequest(query: QuoteQuery, principal: ApiKeyPrincipal, sellToken: 
   if (query.feeBps > principal.integratorMaxFeeBps) {
     throw new ApiError(400, "invalid_request", `fee_bps ${query.feeBps} exceeds this key's integrator_max_fee_bps of ${principal.integratorMaxFeeBps}`);
   }
+  if (sellToken.address === NATIVE_TOKEN_LOWERCASE && query.gasless) {
+    throw new ApiError(400, "invalid_request", "permit2_owner (a gasless quote) cannot sell native ETH (sell_token): only ERC20s can be pulled by signature");
+  }
   if (sellToken.address === NATIVE_TOKEN_LOWERCASE && query.settlement === "permit2") {
     throw new ApiError(400, "invalid_request", "settlement permit2 cannot sell native ETH (sell_token); native sells use allowance settlement");
   }
@@ -76,7 +79,7 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
     await buckets.consume("quote:read", principal, res);
     let quote: Quote;
     try {
-      quote = await buildQuote(engineFor(chain), { chain, principal, query, sellToken, buyToken });
+      quote = await buildQuote(engineFor(chain), { gasless: deps.config.gasless, chain, principal, query, sellToken, buyToken });
     } catch (error) {
       if (error instanceof ApiError) throw error;
       // Everything else on this path is a chain read that failed: the node, not the request.

@@ -1,5 +1,5 @@
 import type { Address, Hex } from "viem";
-import type { ManifestPool, OnboardingAction } from "../../sdk";
+import type { ManifestPool, OnboardingAction, SwapOrder } from "../../sdk";
 import type { ApiKeyScope } from "../apiKeyScopes";
 
 /**
@@ -52,6 +52,8 @@ export interface Store {
   saveQuote(quote: QuoteRecord): Promise<void>;
   /** The quote a SwapSettled event's quote id belongs to. */
   findQuoteByOnchainId(chainId: number, onchainId: Hex): Promise<QuoteRecord | undefined>;
+  /** A quote by its UUID (gasless submissions name it). */
+  findQuote(quoteId: string): Promise<QuoteRecord | undefined>;
 
   close(): Promise<void>;
 }
@@ -194,4 +196,18 @@ export type QuoteRecord = {
   blockNumber: bigint;
   expiresAt: Date;
   createdAt: Date;
+  /** Gasless quotes: what `POST /gasless/submit` checks the signature against and hands to the relayer. */
+  gasless?: GaslessTerms;
+};
+
+/** The signed terms of a gasless quote, kept so a submission is verified against exactly what was issued. */
+export type GaslessTerms = {
+  order: SwapOrder;
+  permit2Nonce: bigint;
+  relayerFee: bigint;
+  relayerFeeRecipient: Address;
+  /** `tx.data` with the signature placeholder, and where the signature goes. */
+  data: Hex;
+  signatureOffset: number;
+  estimatedGas: number;
 };

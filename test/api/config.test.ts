@@ -31,7 +31,25 @@ describe("api configuration", () => {
       promotionRecheckMinutes: 10,
       quoteTtlSeconds: 300,
       quoteProbeMultiplier: 10,
+      gasless: undefined,
     });
+  });
+
+  it("offers gasless quotes only with a relayer secret and a fee recipient, with documented defaults", () => {
+    const payee = "0xcd3B766CCDd6AE721141F452C550Ca635964ce71";
+    expect(loadApiConfig({ RELAYER_FEE_RECIPIENT: payee }).gasless).to.equal(undefined);
+    expect(loadApiConfig({ RELAYER_INTERNAL_TOKEN: "a-secret-of-16-chars" }).gasless).to.equal(undefined);
+    expect(loadApiConfig({ RELAYER_INTERNAL_TOKEN: "a-secret-of-16-chars", RELAYER_FEE_RECIPIENT: payee.toLowerCase() }).gasless).to.deep.equal({
+      relayerUrl: "http://127.0.0.1:8090",
+      relayerToken: "a-secret-of-16-chars",
+      feeRecipient: payee,
+      feeMarginBps: 2000,
+      sponsorGas: false,
+      priorityFeeWei: 1_000_000_000n,
+    });
+    expect(() => loadApiConfig({ RELAYER_INTERNAL_TOKEN: "short" })).to.throw(/RELAYER_INTERNAL_TOKEN/);
+    expect(() => loadApiConfig({ RELAYER_FEE_RECIPIENT: "0x12" })).to.throw(/RELAYER_FEE_RECIPIENT/);
+    expect(() => loadApiConfig({ RELAYER_PRIORITY_FEE_GWEI: "-1" })).to.throw(/RELAYER_PRIORITY_FEE_GWEI/);
   });
 
   it("reads the chain, snapshot, demand, promotion and quote variables", () => {

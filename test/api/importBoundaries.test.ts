@@ -14,7 +14,7 @@ function importsOf(file: string): string[] {
   return [...readFileSync(file, "utf8").matchAll(/(?:from|import|require)\s*\(?\s*["']([^"']+)["']/g)].map((match) => match[1]!);
 }
 
-describe("module boundaries of the API", () => {
+describe("module boundaries of the API and the relayer", () => {
   const root = hre.config.paths.root;
 
   it("api/ imports sdk/ but never relayer/", () => {
@@ -24,9 +24,16 @@ describe("module boundaries of the API", () => {
     }
   });
 
-  it("sdk/ never imports api/", () => {
-    for (const file of sourceFiles(join(root, "sdk"))) {
+  it("relayer/ imports sdk/ but never api/", () => {
+    for (const file of sourceFiles(join(root, "relayer"))) {
       const offending = importsOf(file).filter((specifier) => /(^|\/)api(\/|$)/.test(specifier));
+      expect(offending, relative(root, file)).to.deep.equal([]);
+    }
+  });
+
+  it("sdk/ never imports api/ or relayer/", () => {
+    for (const file of sourceFiles(join(root, "sdk"))) {
+      const offending = importsOf(file).filter((specifier) => /(^|\/)(api|relayer)(\/|$)/.test(specifier));
       expect(offending, relative(root, file)).to.deep.equal([]);
     }
   });

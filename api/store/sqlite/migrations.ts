@@ -4,7 +4,7 @@
  *
  * Times are milliseconds since the epoch; addresses are lowercase hex.
  */
-export type Migration = { version: number; name: string; sql: string };
+import type { Migration } from "../../../sdk";
 
 export const migrations: readonly Migration[] = [
   {
@@ -122,6 +122,14 @@ export const migrations: readonly Migration[] = [
         created_at       INTEGER NOT NULL,
         UNIQUE (chain_id, onchain_id)
       ) STRICT;
+    `,
+  },
+  {
+    version: 4,
+    name: "quotes: the signed terms of gasless quotes, found by their UUID when submitted",
+    sql: `
+      ALTER TABLE quotes ADD COLUMN gasless TEXT;
+      CREATE INDEX quotes_quote_id ON quotes (quote_id);
     `,
   },
 ];

@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { getAddress, type Address, type Hex } from "viem";
-import { onboardingActions, type ManifestPool, type OnboardingAction } from "../../../sdk";
+import { applySqliteMigrations, onboardingActions, type ManifestPool, type OnboardingAction, type SwapOrder } from "../../../sdk";
 import { apiKeyScopes, type ApiKeyScope } from "../../apiKeyScopes";
 import type {
   ApiKeyCredential,
@@ -21,6 +21,7 @@ import type {
   NewTokenOverride,
   NonceRejected,
   QuoteRecord,
+  GaslessTerms,
   RevokeApiKeyResult,
   Store,
   TokenDemandObservation,
@@ -116,7 +117,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
-    migrate(db);
+    applySqliteMigrations(db, migrations);
   } catch (error) {
     db.close();
     throw error;
@@ -125,27 +126,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 }
 
 /** Applies the migrations this database has not seen, each in its own immediate transaction. */
-function migrate(db: Database.Database): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`);
-  const applied = db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as { version: number | null };
-  const current = applied.version ?? 0;
-  const latest = migrations.at(-1)?.version ?? 0;
-  if (current > latest) {
-    throw new Error(`database schema version ${current} is newer than this build knows (${latest}); refusing to use it`);
-  }
-  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
-  for (const migration of migrations) {
-    if (migration.version <= current) continue;
-    db.transaction(() => {
-      // Another process may have applied it between our read and this lock.
-      if (db.prepare("SELECT 1 FROM schema_migrations WHERE version = ?").get(migration.version)) return;
-      db.exec(migration.sql);
-      record.run(migration.version, migration.name, Date.now());
-    }).immediate();
-  }
-}
-
 /** Every statement the store runs, prepared once per connection. */
 function prepareStatements(db: Database.Database) {
   return {
@@ -211,10 +191,12 @@ function prepareStatements(db: Database.Database) {
     removeTokenOverride: db.prepare("DELETE FROM token_overrides WHERE chain_id = ? AND token = ?"),
     insertQuote: db.prepare(`INSERT INTO quotes (quote_id, chain_id, onchain_id, api_key_id, integrator_id, taker, recipient,
        sell_token, buy_token, sell_amount, buy_amount, min_buy_amount, fee_amount, settlement, router, block_number,
-       expires_at, created_at)
+       expires_at, created_at, gasless)
       VALUES (@quote_id, @chain_id, @onchain_id, @api_key_id, @integrator_id, @taker, @recipient, @sell_token, @buy_token,
-       @sell_amount, @buy_amount, @min_buy_amount, @fee_amount, @settlement, @router, @block_number, @expires_at, @created_at)`),
+       @sell_amount, @buy_amount, @min_buy_amount, @fee_amount, @settlement, @router, @block_number, @expires_at, @created_at,
+       @gasless)`),
     findQuoteByOnchainId: db.prepare("SELECT * FROM quotes WHERE chain_id = ? AND onchain_id = ?"),
+    findQuote: db.prepare("SELECT * FROM quotes WHERE quote_id = ?"),
   };
 }
 
@@ -466,6 +448,12 @@ class SqliteStore implements Store {
     if (this.#pendingQuotes.length > 0) this.#quoteTimer = setTimeout(() => this.#flushQuotes(), QUOTE_RETRY_MS).unref();
   }
 
+  async findQuote(quoteId: string): Promise<QuoteRecord | undefined> {
+    this.#flushQuotes();
+    const row = this.#statements.findQuote.get(quoteId) as QuoteRow | undefined;
+    return row === undefined ? undefined : quoteFromRow(row);
+  }
+
   async findQuoteByOnchainId(chainId: number, onchainId: Hex): Promise<QuoteRecord | undefined> {
     this.#flushQuotes();
     const row = this.#statements.findQuoteByOnchainId.get(chainId, onchainId.toLowerCase()) as QuoteRow | undefined;
@@ -649,6 +637,40 @@ function quoteRow(quote: QuoteRecord) {
     block_number: quote.blockNumber,
     expires_at: quote.expiresAt.getTime(),
     created_at: quote.createdAt.getTime(),
+    gasless: quote.gasless === undefined ? null : JSON.stringify(quote.gasless, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value)),
+  };
+}
+
+type GaslessTermsJson = {
+  order: Record<keyof SwapOrder, string>;
+  permit2Nonce: string;
+  relayerFee: string;
+  relayerFeeRecipient: string;
+  data: string;
+  signatureOffset: number;
+  estimatedGas: number;
+};
+
+function gaslessFromJson(text: string): GaslessTerms {
+  const json = JSON.parse(text) as GaslessTermsJson;
+  const { order } = json;
+  return {
+    order: {
+      sellToken: getAddress(order.sellToken),
+      sellAmount: BigInt(order.sellAmount),
+      buyToken: getAddress(order.buyToken),
+      minBuyAmount: BigInt(order.minBuyAmount),
+      recipient: getAddress(order.recipient),
+      deadline: BigInt(order.deadline),
+      quoteId: order.quoteId as Hex,
+      actions: order.actions as Hex,
+    },
+    permit2Nonce: BigInt(json.permit2Nonce),
+    relayerFee: BigInt(json.relayerFee),
+    relayerFeeRecipient: getAddress(json.relayerFeeRecipient),
+    data: json.data as Hex,
+    signatureOffset: json.signatureOffset,
+    estimatedGas: json.estimatedGas,
   };
 }
 
@@ -671,6 +693,7 @@ type QuoteRow = {
   block_number: number;
   expires_at: number;
   created_at: number;
+  gasless: string | null;
 };
 
 /** Token addresses stay lowercase, as the quote response writes them; wallets come back checksummed. */
@@ -694,5 +717,6 @@ function quoteFromRow(row: QuoteRow): QuoteRecord {
     blockNumber: BigInt(row.block_number),
     expiresAt: new Date(row.expires_at),
     createdAt: new Date(row.created_at),
+    ...(row.gasless === null ? {} : { gasless: gaslessFromJson(row.gasless) }),
   };
 }

@@ -1,0 +1,52 @@
+import type { InternalRelayJson, RelayHandoffResult, RelayRequestJson } from "../../sdk";
+import { ApiError } from "../apiError";
+import type { GaslessConfig } from "../config";
+
+/** An existing relay that a submission matches, or a conflict with one; `none` when there is none. */
+export type RelayMatch = RelayHandoffResult | { outcome: "none" };
+
+export type RelayMatchQuery = { chain_id: number; quote_id: string; integrator_id: number; idempotency_key: string | null; signature: string };
+
+const TIMEOUT_MS = 10_000;
+
+/**
+ * The API's side of the hand-off to the relayer: JSON over loopback HTTP with the shared secret.
+ * The relayer owns relays (its database); the API validates and asks. An unreachable relayer is a
+ * 503 `relayer_unavailable`, so the client retries with the same idempotency key.
+ */
+export class RelayerClient {
+  constructor(private readonly config: GaslessConfig) {}
+
+  /** The relay a retried submission belongs to, before any validation that its broadcast would change. */
+  match(query: RelayMatchQuery): Promise<RelayMatch> {
+    return this.#call<RelayMatch>("POST", "/internal/relays/match", query, [200, 409]);
+  }
+
+  /** Hands a validated relay over; the relayer stores it (or finds the existing one) before answering. */
+  handOff(request: RelayRequestJson): Promise<RelayHandoffResult> {
+    return this.#call<RelayHandoffResult>("POST", "/internal/relays", request, [200, 201, 409]);
+  }
+
+  async get(relayId: string): Promise<InternalRelayJson | undefined> {
+    return this.#call<InternalRelayJson | undefined>("GET", `/internal/relays/${encodeURIComponent(relayId)}`, undefined, [200, 404], (status) => status === 404);
+  }
+
+  async #call<T>(method: string, path: string, body: unknown, expected: number[], isAbsent?: (status: number) => boolean): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.config.relayerUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${this.config.relayerToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    } catch {
+      throw new ApiError(503, "relayer_unavailable", "the relayer cannot be reached right now; retry with the same idempotency_key");
+    }
+    if (isAbsent?.(response.status) === true) return undefined as T;
+    if (!expected.includes(response.status)) {
+      throw new ApiError(503, "relayer_unavailable", `the relayer answered ${response.status}; retry with the same idempotency_key`);
+    }
+    return (await response.json()) as T;
+  }
+}

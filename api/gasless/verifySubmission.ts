@@ -1,0 +1,64 @@
+import { BaseError, recoverTypedDataAddress, type Hex } from "viem";
+import { buildGaslessPermitTypedData, patchSignature, permit2Abi } from "../../sdk";
+import { ApiError } from "../apiError";
+import type { ChainContext } from "../chains/chainContext";
+import type { GaslessTerms, QuoteRecord } from "../store/store";
+
+export type VerifiedSubmission = { data: Hex; deadline: bigint };
+
+/**
+ * Checks a gasless submission against exactly what was quoted, cheapest first, each failure a 4xx
+ * naming the problem: the quote's deadline (chain time), the signature against the stored typed
+ * data, the taker's Permit2 nonce, and finally a simulation of the very transaction the relayer will
+ * send. Returns that transaction's calldata.
+ */
+export async function verifySubmission(chain: ChainContext, quote: QuoteRecord & { gasless: GaslessTerms }, signature: Hex): Promise<VerifiedSubmission> {
+  const { gasless: terms } = quote;
+  const { client, manifest } = chain;
+  const [head, bitmap] = await Promise.all([
+    client.getBlock({ blockTag: "latest" }),
+    client.readContract({ address: manifest.contracts.permit2, abi: permit2Abi, functionName: "nonceBitmap", args: [quote.taker, terms.permit2Nonce >> 8n] }),
+  ]);
+  if (head.timestamp >= terms.order.deadline) {
+    throw new ApiError(400, "quote_expired", `quote ${quote.quoteId} expired at ${new Date(Number(terms.order.deadline) * 1000).toISOString()}; request a fresh quote`);
+  }
+  const typedData = buildGaslessPermitTypedData({
+    chainId: quote.chainId,
+    permit2: manifest.contracts.permit2,
+    router: quote.router,
+    order: terms.order,
+    nonce: terms.permit2Nonce,
+    relayerFee: terms.relayerFee,
+    relayerFeeRecipient: terms.relayerFeeRecipient,
+  });
+  let signer: string;
+  try {
+    signer = await recoverTypedDataAddress({ ...typedData, signature });
+  } catch {
+    throw new ApiError(400, "signature_mismatch", "signature is not a valid secp256k1 signature (r, s, v)");
+  }
+  if (signer.toLowerCase() !== quote.taker.toLowerCase()) {
+    throw new ApiError(400, "signature_mismatch", `signature recovers to ${signer}, not the quote's taker ${quote.taker}; sign the quote's permit2 typed data unchanged`);
+  }
+  if ((bitmap & (1n << (terms.permit2Nonce & 0xffn))) !== 0n) {
+    throw new ApiError(409, "permit2_nonce_used", `the taker's Permit2 nonce ${terms.permit2Nonce} of this quote is already used; request a fresh quote`);
+  }
+  const data = patchSignature(terms.data, terms.signatureOffset, signature);
+  try {
+    await client.call({ to: quote.router, data, blockNumber: head.number });
+  } catch (error) {
+    if (!isRevert(error)) throw error;
+    throw new ApiError(422, "simulation_failed", `the relayed swap does not simulate (${revertReason(error)}); check issues.balance and issues.allowance, or request a fresh quote`);
+  }
+  return { data, deadline: terms.order.deadline };
+}
+
+function isRevert(error: unknown): boolean {
+  return error instanceof BaseError && /revert|execution/i.test(`${error.shortMessage} ${error.details ?? ""}`);
+}
+
+function revertReason(error: unknown): string {
+  if (!(error instanceof BaseError)) return "reverted";
+  const text = `${error.details ?? ""}`.trim() || error.shortMessage;
+  return text.split("\n")[0]!.slice(0, 200);
+}

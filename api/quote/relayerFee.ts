@@ -1,0 +1,45 @@
+import type { Address } from "viem";
+import { ApiError } from "../apiError";
+import type { GaslessConfig } from "../config";
+import { findBestRoute, type PricedPool } from "./routeSearch";
+
+const BPS = 10_000n;
+
+/** What a gasless taker pays the relayer, in the sell token, and how it was priced. */
+export type RelayerFeeQuote = Readonly<{
+  amount: bigint;
+  /** Gas the relayed swap is modelled to use. */
+  gas: number;
+  /** Wei per gas the fee assumes: the quoted block's base fee plus the relayer's tip. */
+  gasPrice: bigint;
+  recipient: Address;
+}>;
+
+/**
+ * Prices the relayer's fee: modelled gas × (base fee + tip) × (1 + margin), converted into the sell
+ * token through the same pools the router uses (as if that much WETH were sold for it), rounded up.
+ * The operator may sponsor gas: the fee is then zero. WETH as a sell token needs no conversion.
+ */
+export function priceRelayerFee(parameters: {
+  config: GaslessConfig;
+  gas: number;
+  baseFeePerGas: bigint;
+  /** Lowercase. */
+  sellToken: Address;
+  weth: Address;
+  pools: readonly PricedPool[];
+  sellSymbol: string;
+}): RelayerFeeQuote {
+  const { config, gas, baseFeePerGas, sellToken, weth, pools } = parameters;
+  const gasPrice = baseFeePerGas + config.priorityFeeWei;
+  const base = { gas, gasPrice, recipient: config.feeRecipient };
+  if (config.sponsorGas) return { ...base, amount: 0n };
+  const costWei = (BigInt(gas) * gasPrice * (BPS + BigInt(config.feeMarginBps)) + BPS - 1n) / BPS;
+  if (costWei === 0n) return { ...base, amount: 0n };
+  if (sellToken === weth) return { ...base, amount: costWei };
+  const route = findBestRoute(pools, weth, sellToken, costWei);
+  if (route === undefined || route.amountOut === 0n) {
+    throw new ApiError(400, "no_route", `the relayer fee cannot be priced in sell_token ${parameters.sellSymbol}: no pool route from WETH to it`);
+  }
+  return { ...base, amount: route.amountOut + 1n };
+}

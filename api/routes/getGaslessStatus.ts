@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { ApiError } from "../apiError";
+import { RelayerClient } from "../gasless/relayerClient";
+import { apiKeyAuth, principalOf } from "../middleware/apiKeyAuth";
+import { parseRequest } from "../requestValidation";
+import { publicRelay } from "./postGaslessSubmit";
+import type { Route } from "./route";
+
+const paramsSchema = z.object({ relay_id: z.uuid("must be a relay_id (a UUID) returned by POST /gasless/submit") });
+
+/**
+ * GET /gasless/status/{relay_id}: the relay as POST /gasless/submit returned it, now. Any key of the
+ * integrator that submitted may read it; for everyone else it does not exist (404), so relay ids of
+ * other integrators cannot be probed.
+ */
+export const getGaslessStatusRoute: Route = {
+  method: "get",
+  path: "/gasless/status/:relay_id",
+  handlers: (deps) => {
+    const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);
+    return [
+      apiKeyAuth(deps),
+      async (req, res) => {
+        const { relay_id: relayId } = parseRequest(paramsSchema, req.params, "path");
+        if (relayer === undefined) throw new ApiError(503, "gasless_unavailable", "this deployment has no relayer configured");
+        const relay = await relayer.get(relayId);
+        if (relay === undefined || relay.integrator_id !== principalOf(res).integratorId) {
+          throw new ApiError(404, "relay_not_found", `no relay ${relayId} for this integrator`);
+        }
+        res.json(publicRelay(relay));
+      },
+    ];
+  },
+};

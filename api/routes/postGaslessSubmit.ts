@@ -1,0 +1,111 @@
+import type { Request, Response } from "express";
+import { z } from "zod";
+import type { Hex } from "viem";
+import type { InternalRelayJson, RelayJson } from "../../sdk";
+import { ApiError } from "../apiError";
+import type { ApiDependencies } from "../apiDependencies";
+import { RelayerClient, type RelayMatch } from "../gasless/relayerClient";
+import { verifySubmission } from "../gasless/verifySubmission";
+import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth";
+import { QuoteBuckets } from "../quote/quoteBuckets";
+import { parseRequest } from "../requestValidation";
+import type { GaslessTerms, QuoteRecord } from "../store/store";
+import type { Route } from "./route";
+
+const bodySchema = z.strictObject({
+  quote_id: z.uuid("must be the quote_id (a UUID) of a gasless quote"),
+  signature: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]*$/, "must be 0x-prefixed hex")
+    .superRefine((value, context) => {
+      if (value.length !== 132) context.addIssue({ code: "custom", message: `must be exactly 65 bytes (130 hex characters after 0x); got ${(value.length - 2) / 2} bytes` });
+    })
+    .transform((value) => value.toLowerCase() as Hex),
+  idempotency_key: z.string().min(1).max(128).nullable().optional(),
+});
+
+/** The relay as integrators see it: the relayer's internal fields stay inside. */
+export function publicRelay(relay: InternalRelayJson): RelayJson {
+  const { integrator_id: _integrator, idempotency_key: _key, signature: _signature, ...visible } = relay;
+  return visible;
+}
+
+function conflictOrExisting(match: RelayMatch): InternalRelayJson | undefined {
+  switch (match.outcome) {
+    case "existing":
+      return match.relay;
+    case "idempotency_conflict":
+      throw new ApiError(409, "idempotency_key_conflict", `idempotency_key was already used for quote ${match.relay.quote_id}; use a new key for a new quote`);
+    case "quote_conflict":
+      throw new ApiError(409, "quote_already_submitted", `quote ${match.relay.quote_id} was already submitted with another signature (relay ${match.relay.relay_id})`);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * POST /gasless/submit: validates a signed gasless quote and hands it to the relayer, which stores it
+ * before answering; from `accepted` on, no crash loses it or sends it twice. The same quote and
+ * signature, or the same idempotency key with the same quote, returns the existing relay (200).
+ */
+function submitHandler(deps: ApiDependencies) {
+  const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier);
+  const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);
+  return async (req: Request, res: Response) => {
+    const principal = principalOf(res);
+    await buckets.consume("swap:create", principal, res);
+    const body = parseRequest(bodySchema, req.body);
+    if (relayer === undefined) throw new ApiError(503, "gasless_unavailable", "this deployment has no relayer configured");
+    const quote = await deps.store.findQuote(body.quote_id);
+    if (quote === undefined || quote.apiKeyId !== principal.keyId) {
+      throw new ApiError(404, "quote_not_found", `quote_id ${body.quote_id} is not a quote made with this API key`);
+    }
+    if (quote.gasless === undefined) {
+      throw new ApiError(400, "quote_not_gasless", `quote ${body.quote_id} is not gasless; request one with permit2_owner, or send its tx yourself`);
+    }
+    const chain = deps.chains.get(quote.chainId);
+    if (chain === undefined) throw new ApiError(400, "unsupported_chain", `quote ${body.quote_id} is on chain ${quote.chainId}, which this API no longer serves`);
+    const idempotencyKey = body.idempotency_key ?? null;
+
+    // A retry after the relay went out must find it, before checks that its broadcast would fail.
+    const existing = conflictOrExisting(
+      await relayer.match({ chain_id: quote.chainId, quote_id: quote.quoteId, integrator_id: principal.integratorId, idempotency_key: idempotencyKey, signature: body.signature }),
+    );
+    if (existing !== undefined) {
+      res.status(200).json(publicRelay(existing));
+      return;
+    }
+
+    let verified;
+    try {
+      verified = await verifySubmission(chain, quote as QuoteRecord & { gasless: GaslessTerms }, body.signature);
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      deps.logger.warn({ err: error, chainId: quote.chainId }, "gasless submission could not be checked on chain");
+      throw new ApiError(503, "chain_unavailable", `chain ${quote.chainId} could not be read right now; retry with the same idempotency_key`);
+    }
+    const handoff = await relayer.handOff({
+      chain_id: quote.chainId,
+      quote_id: quote.quoteId,
+      onchain_quote_id: quote.onchainId,
+      integrator_id: principal.integratorId,
+      api_key_id: principal.keyId,
+      idempotency_key: idempotencyKey,
+      taker: quote.taker,
+      router: quote.router,
+      data: verified.data,
+      signature: body.signature,
+      permit2_nonce: quote.gasless.permit2Nonce.toString(),
+      deadline: verified.deadline.toString(),
+      estimated_gas: quote.gasless.estimatedGas,
+    });
+    const relay = handoff.outcome === "created" ? handoff.relay : conflictOrExisting(handoff);
+    res.status(handoff.outcome === "created" ? 202 : 200).json(publicRelay(relay!));
+  };
+}
+
+export const postGaslessSubmitRoute: Route = {
+  method: "post",
+  path: "/gasless/submit",
+  handlers: (deps) => [apiKeyAuth(deps), requireScope("swap:create"), submitHandler(deps)],
+};

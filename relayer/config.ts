@@ -1,0 +1,102 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+import { isHex, parseEther, parseUnits, type Hex } from "viem";
+import { DEVNET_CHAIN_ID, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT } from "../sdk";
+
+const positiveInt = z.coerce.number().int().positive();
+const gwei = z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5");
+
+const privateKeys = z
+  .string()
+  .trim()
+  .min(1, "must list at least one key")
+  .transform((text) => text.split(",").map((key) => key.trim()))
+  .pipe(z.array(z.string().refine((key) => isHex(key) && key.length === 66, "each key must be 0x + 64 hex digits")).min(1))
+  .transform((keys) => keys as Hex[])
+  .refine((keys) => new Set(keys.map((key) => key.toLowerCase())).size === keys.length, "a key is listed twice");
+
+const schema = z.object({
+  RELAYER_HOST: z.string().min(1).default("127.0.0.1"),
+  RELAYER_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
+  RELAYER_DB_PATH: z.string().min(1).default("data/relayer.sqlite"),
+  RELAYER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  RELAYER_INTERNAL_TOKEN: z.string().min(16, "must be at least 16 characters (a shared secret with the API)"),
+  RELAYER_PRIVATE_KEYS: privateKeys,
+  CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
+  RPC_URL: z.url({ protocol: /^https?$/ }).default(`http://${DEVNET_DEFAULT_HOST}:${DEVNET_DEFAULT_RPC_PORT}`),
+  DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
+  RELAYER_CONFIRMATIONS: positiveInt.default(1),
+  RELAYER_RESUBMIT_SECONDS: z.coerce.number().positive().default(15),
+  RELAYER_PRIORITY_FEE_GWEI: gwei.default("1"),
+  RELAYER_MAX_FEE_GWEI: gwei.default("500"),
+  RELAYER_MAX_PENDING_PER_SIGNER: positiveInt.max(256).default(16),
+  RELAYER_POLL_MS: positiveInt.default(250),
+  RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
+});
+
+/** The relayer's settings, parsed once at start and passed in; nothing else reads the environment. */
+export type RelayerConfig = Readonly<{
+  /** Interface of the internal endpoint the API hands relays to. `RELAYER_HOST`, default 127.0.0.1. */
+  host: string;
+  /** Its port; 0 picks a free one. `RELAYER_PORT`, default 8090. */
+  port: number;
+  /** SQLite file of relays and their transactions. `RELAYER_DB_PATH`, default data/relayer.sqlite. */
+  dbPath: string;
+  /** pino level. `RELAYER_LOG_LEVEL`, default info. */
+  logLevel: string;
+  /** Bearer secret the API must present. `RELAYER_INTERNAL_TOKEN`, required. */
+  internalToken: string;
+  /** Signer keys, one per pipeline. `RELAYER_PRIVATE_KEYS`, comma-separated, required. */
+  privateKeys: readonly Hex[];
+  /** `CHAIN_ID`, default 4663. */
+  chainId: number;
+  /** `RPC_URL`, default http://127.0.0.1:8545. */
+  rpcUrl: string;
+  /** The chain's manifest is `<dir>/<CHAIN_ID>.json`. `DEPLOYMENTS_DIR`, default deployments. */
+  deploymentsDir: string;
+  /** Blocks a successful swap needs (its own included) before it is `confirmed`. `RELAYER_CONFIRMATIONS`, default 1. */
+  confirmations: number;
+  /** Without a receipt this long, a transaction is rebroadcast with bumped fees. `RELAYER_RESUBMIT_SECONDS`, default 15. */
+  resubmitSeconds: number;
+  /** Priority fee of a first broadcast, in wei. `RELAYER_PRIORITY_FEE_GWEI`, default 1. */
+  priorityFeeWei: bigint;
+  /** No bump goes above this maxFeePerGas, in wei. `RELAYER_MAX_FEE_GWEI`, default 500. */
+  maxFeeWei: bigint;
+  /** Unmined transactions one signer may have in flight (pipelining). `RELAYER_MAX_PENDING_PER_SIGNER`, default 16. */
+  maxPendingPerSigner: number;
+  /** How often receipts, deadlines and stuck transactions are checked. `RELAYER_POLL_MS`, default 250. */
+  pollMs: number;
+  /** A signer below this balance is logged at warn and not given new work. `RELAYER_MIN_SIGNER_BALANCE_ETH`, default 0.1. */
+  minSignerBalanceWei: bigint;
+}>;
+
+/** Reads the relayer's settings once; an invalid value stops the start with its name. */
+export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): RelayerConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`invalid ${issue?.path.join(".") ?? "environment"}: ${issue?.message ?? ""}`);
+  }
+  const values = parsed.data;
+  const priorityFeeWei = parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9);
+  const maxFeeWei = parseUnits(values.RELAYER_MAX_FEE_GWEI, 9);
+  if (maxFeeWei < priorityFeeWei) throw new Error("invalid RELAYER_MAX_FEE_GWEI: must be at least RELAYER_PRIORITY_FEE_GWEI");
+  return {
+    host: values.RELAYER_HOST,
+    port: values.RELAYER_PORT,
+    dbPath: resolve(values.RELAYER_DB_PATH),
+    logLevel: values.RELAYER_LOG_LEVEL,
+    internalToken: values.RELAYER_INTERNAL_TOKEN,
+    privateKeys: values.RELAYER_PRIVATE_KEYS,
+    chainId: values.CHAIN_ID,
+    rpcUrl: values.RPC_URL,
+    deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
+    confirmations: values.RELAYER_CONFIRMATIONS,
+    resubmitSeconds: values.RELAYER_RESUBMIT_SECONDS,
+    priorityFeeWei,
+    maxFeeWei,
+    maxPendingPerSigner: values.RELAYER_MAX_PENDING_PER_SIGNER,
+    pollMs: values.RELAYER_POLL_MS,
+    minSignerBalanceWei: parseEther(values.RELAYER_MIN_SIGNER_BALANCE_ETH),
+  };
+}

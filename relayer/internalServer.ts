@@ -1,0 +1,139 @@
+import { randomUUID, timingSafeEqual, createHash } from "node:crypto";
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import { getAddress, isAddress, isHex, type Address, type Hex } from "viem";
+import { z } from "zod";
+import type { RelayHandoffResult } from "../sdk";
+import type { RelayContext } from "./relayContext";
+import type { RelayQueue } from "./relayQueue";
+import { internalRelayJson } from "./relayView";
+
+const address = z.string().refine((value) => isAddress(value, { strict: false }), "must be an address").transform((value) => getAddress(value.toLowerCase()) as Address);
+const hex = z.string().refine((value) => isHex(value), "must be 0x-prefixed hex").transform((value) => value as Hex);
+const uintText = z.string().regex(/^[0-9]{1,78}$/).transform((value) => BigInt(value));
+
+/** The API's hand-off (sdk RelayRequestJson), validated again: the relayer trusts the secret, not the shape. */
+const relayRequest = z.strictObject({
+  chain_id: z.number().int().positive(),
+  quote_id: z.uuid(),
+  onchain_quote_id: hex.refine((value) => value.length === 66, "must be 32 bytes"),
+  integrator_id: z.number().int().positive(),
+  api_key_id: z.number().int().positive(),
+  idempotency_key: z.string().min(1).max(128).nullable(),
+  taker: address,
+  router: address,
+  data: hex,
+  signature: hex.refine((value) => value.length === 132, "must be 65 bytes"),
+  permit2_nonce: uintText,
+  deadline: uintText,
+  estimated_gas: z.number().int().positive(),
+});
+
+const matchRequest = relayRequest.pick({ chain_id: true, quote_id: true, integrator_id: true, idempotency_key: true, signature: true });
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+/**
+ * The relayer's internal endpoint, on loopback: the API hands validated relays over with
+ * `POST /internal/relays` and reads them back with `GET /internal/relays/:id`, presenting the shared
+ * secret `RELAYER_INTERNAL_TOKEN` as a bearer token. Not for integrators.
+ */
+export function createInternalApp(context: RelayContext, queue: RelayQueue): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  const expected = digest(`Bearer ${context.config.internalToken}`);
+  app.get("/health", (_req, res) => void res.json({ status: "ok" }));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (timingSafeEqual(digest(req.get("authorization") ?? ""), expected)) return next();
+    res.status(401).json({ error: "the relayer's internal endpoint needs Authorization: Bearer <RELAYER_INTERNAL_TOKEN>", code: "unauthorized" });
+  });
+  app.use(express.json({ limit: "64kb" }));
+
+  app.post("/internal/relays", async (req, res) => {
+    const parsed = relayRequest.safeParse(req.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      res.status(400).json({ error: `${issue?.path.join(".") ?? "body"}: ${issue?.message ?? "invalid"}`, code: "invalid_request" });
+      return;
+    }
+    const body = parsed.data;
+    if (body.chain_id !== context.config.chainId) {
+      res.status(400).json({ error: `chain_id ${body.chain_id} is not this relayer's chain (${context.config.chainId})`, code: "unsupported_chain" });
+      return;
+    }
+    let acceptedBlock: bigint;
+    try {
+      acceptedBlock = await context.client.getBlockNumber({ cacheTime: 0 });
+    } catch {
+      res.status(503).json({ error: "the relayer cannot reach its chain right now; retry shortly", code: "chain_unavailable" });
+      return;
+    }
+    const creation = context.store.createRelay({
+      id: randomUUID(),
+      chainId: body.chain_id,
+      quoteId: body.quote_id,
+      onchainQuoteId: body.onchain_quote_id,
+      integratorId: body.integrator_id,
+      apiKeyId: body.api_key_id,
+      idempotencyKey: body.idempotency_key ?? undefined,
+      taker: body.taker,
+      router: body.router,
+      data: body.data,
+      signature: body.signature,
+      permit2Nonce: body.permit2_nonce,
+      deadline: body.deadline,
+      estimatedGas: body.estimated_gas,
+      acceptedBlock,
+      createdAt: context.now(),
+    });
+    if (creation.outcome === "created") {
+      context.logger.info({ relayId: creation.relay.id, quoteId: body.quote_id, taker: body.taker }, "relay accepted");
+      queue.enqueue(creation.relay.id);
+    }
+    const result: RelayHandoffResult = { outcome: creation.outcome, relay: internalRelayJson(creation.relay) };
+    res.status(creation.outcome === "created" ? 201 : creation.outcome === "existing" ? 200 : 409).json(result);
+  });
+
+  app.post("/internal/relays/match", (req, res) => {
+    const parsed = matchRequest.safeParse(req.body);
+    if (!parsed.success) {
+      res.status(400).json({ error: `${parsed.error.issues[0]?.path.join(".") ?? "body"}: ${parsed.error.issues[0]?.message ?? "invalid"}`, code: "invalid_request" });
+      return;
+    }
+    const body = parsed.data;
+    const match = context.store.matchRelay({
+      chainId: body.chain_id,
+      quoteId: body.quote_id,
+      integratorId: body.integrator_id,
+      idempotencyKey: body.idempotency_key ?? undefined,
+      signature: body.signature,
+    });
+    if (match === undefined) {
+      res.json({ outcome: "none" });
+      return;
+    }
+    res.status(match.outcome === "existing" ? 200 : 409).json({ outcome: match.outcome, relay: internalRelayJson(match.relay) });
+  });
+
+  app.get("/internal/relays/:id", (req, res) => {
+    const relay = z.uuid().safeParse(req.params.id).success ? context.store.getRelay(req.params.id) : undefined;
+    if (relay === undefined) {
+      res.status(404).json({ error: `no relay ${req.params.id}`, code: "relay_not_found" });
+      return;
+    }
+    res.json(internalRelayJson(relay));
+  });
+
+  app.use((_req: Request, res: Response) => void res.status(404).json({ error: "no such endpoint", code: "not_found" }));
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const status = (error as { status?: number }).status;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      res.status(status).json({ error: "malformed request body", code: "invalid_request" });
+      return;
+    }
+    context.logger.error({ err: error }, "internal endpoint error");
+    res.status(500).json({ error: "internal error", code: "internal_error" });
+  });
+  return app;
+}

@@ -1,0 +1,56 @@
+/**
+ * One signer's nonces, kept exact locally so several transactions can be in flight at once. It starts
+ * from what the chain and our own records say (whichever is higher: a transaction we signed may not
+ * have reached the node before a crash) and hands out each nonce once.
+ *
+ * `resync` moves the counter when the node says our view was wrong ("nonce too low": something else
+ * used the key), and `gaps` lists nonces below our counter that the chain has not used and that no
+ * transaction of ours holds; the caller fills them so later transactions are not stuck behind a hole.
+ */
+export class NonceTracker {
+  #next: number;
+  readonly #held = new Set<number>();
+
+  constructor(chainPendingCount: number, highestSigned: number | undefined) {
+    this.#next = Math.max(chainPendingCount, highestSigned === undefined ? 0 : highestSigned + 1);
+  }
+
+  /** The next unused nonce; it stays held until released or mined. */
+  allocate(): number {
+    const nonce = this.#next++;
+    this.#held.add(nonce);
+    return nonce;
+  }
+
+  /** Marks a nonce as held by a transaction we know (e.g. reloaded after a restart). */
+  hold(nonce: number): void {
+    this.#held.add(nonce);
+    if (nonce >= this.#next) this.#next = nonce + 1;
+  }
+
+  /** The chain used this nonce (our transaction, or anything else): it is no longer ours to track. */
+  release(nonce: number): void {
+    this.#held.delete(nonce);
+  }
+
+  /** The node counts `chainPendingCount` transactions: never hand out a nonce below that. */
+  resync(chainPendingCount: number): void {
+    if (chainPendingCount > this.#next) this.#next = chainPendingCount;
+  }
+
+  /** Nonces from the chain's mined count up to our counter that nothing of ours holds. */
+  gaps(chainMinedCount: number): number[] {
+    const gaps: number[] = [];
+    for (let nonce = chainMinedCount; nonce < this.#next; nonce++) if (!this.#held.has(nonce)) gaps.push(nonce);
+    return gaps;
+  }
+
+  get next(): number {
+    return this.#next;
+  }
+
+  /** Transactions of ours not yet mined. */
+  get inFlight(): number {
+    return this.#held.size;
+  }
+}

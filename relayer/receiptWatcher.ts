@@ -1,0 +1,263 @@
+import { parseTransaction, type Hex, type TransactionReceipt } from "viem";
+import { isFinalRelayStatus } from "../sdk";
+import { sendRaw, signPersistSend } from "./broadcaster";
+import { initialFees, replacementFees, type Fees } from "./feeBump";
+import { findFill, isPermit2NonceUsed } from "./orderState";
+import type { RelayContext } from "./relayContext";
+import type { Signer } from "./signerPool";
+import type { RelayRecord, RelayTransaction } from "./store/relayStore";
+import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
+
+type Head = { number: bigint; timestamp: bigint; baseFeePerGas: bigint };
+type Tracked = { resend: boolean; checkedBlock: bigint; strikes: number };
+
+/** Ticks a foreign use of our nonce must be seen before we act: the receipt may trail the nonce count by a read. */
+const FOREIGN_NONCE_STRIKES = 2;
+/** How often (in ticks) signers are checked for nonce gaps and balance. */
+const SIGNER_CHECK_TICKS = 8;
+
+/**
+ * Follows every broadcast relay until it is final: finds its receipt under any of its hashes, waits
+ * for the confirmations, bumps the fees of a transaction stuck past `RELAYER_RESUBMIT_SECONDS`, frees
+ * the nonce with a zero-value self-transfer once the deadline has passed, records a copier's fill as
+ * the fill, and fills nonce gaps. Every step re-reads the chain, so a tick that fails (the node is
+ * down) changes nothing and the next one picks up where it stood.
+ */
+export class ReceiptWatcher {
+  readonly #tracked = new Map<string, Tracked>();
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  #ticks = 0;
+  #stopped = false;
+
+  constructor(
+    private readonly context: RelayContext,
+    /** Broadcast a relay anew (its nonce went to something else before it was mined). */
+    private readonly rebroadcast: (relayId: string) => void,
+  ) {}
+
+  track(relayId: string, options: { resend: boolean }): void {
+    const existing = this.#tracked.get(relayId);
+    this.#tracked.set(relayId, { resend: options.resend || (existing?.resend ?? false), checkedBlock: -1n, strikes: 0 });
+  }
+
+  get size(): number {
+    return this.#tracked.size;
+  }
+
+  start(): void {
+    const loop = () => {
+      if (this.#stopped) return;
+      this.#timer = setTimeout(() => void this.tick().finally(loop), this.context.config.pollMs);
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    await this.#ticking;
+  }
+
+  /** One pass over every tracked relay; concurrent calls share the pass in flight. */
+  tick(): Promise<void> {
+    this.#ticking ??= this.#tick().finally(() => (this.#ticking = undefined));
+    return this.#ticking;
+  }
+
+  async #tick(): Promise<void> {
+    const { client, logger } = this.context;
+    let head: Head;
+    try {
+      const block = await client.getBlock({ blockTag: "latest" });
+      head = { number: block.number, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n };
+    } catch (error) {
+      logger.warn({ err: rpcErrorText(error) }, "chain unreachable; relays wait for the next tick");
+      return;
+    }
+    const minedCounts = new Map<string, Promise<number>>();
+    const minedCount = (signer: Signer) => {
+      let count = minedCounts.get(signer.address);
+      if (count === undefined) {
+        count = this.context.client.getTransactionCount({ address: signer.address, blockTag: "latest" });
+        minedCounts.set(signer.address, count);
+      }
+      return count;
+    };
+    await Promise.all(
+      [...this.#tracked.keys()].map(async (relayId) => {
+        try {
+          await this.#advance(relayId, head, minedCount);
+        } catch (error) {
+          if (isTransientRpcError(error)) logger.warn({ relayId, err: rpcErrorText(error) }, "chain unreachable while following relay; retrying");
+          else logger.error({ relayId, err: error }, "unexpected error while following relay; retrying next tick");
+        }
+      }),
+    );
+    if (++this.#ticks % SIGNER_CHECK_TICKS === 1) await this.#checkSigners(head, minedCount).catch((error: unknown) => logger.warn({ err: rpcErrorText(error) }, "signer check failed"));
+  }
+
+  async #advance(relayId: string, head: Head, minedCount: (signer: Signer) => Promise<number>): Promise<void> {
+    const { store, pool, config, logger } = this.context;
+    const relay = store.getRelay(relayId);
+    const tracked = this.#tracked.get(relayId);
+    if (relay === undefined || tracked === undefined || isFinalRelayStatus(relay.status)) {
+      this.#tracked.delete(relayId);
+      return;
+    }
+    const ours = relay.transactions.filter((transaction) => transaction.raw !== undefined && transaction.nonce === relay.signerNonce);
+    const signer = relay.signer === undefined ? undefined : pool.bySigner(relay.signer);
+    if (signer === undefined || relay.signerNonce === undefined || ours.length === 0) {
+      // Nothing of ours on the chain for it (a released nonce): it goes back to the queue.
+      this.#tracked.delete(relayId);
+      if (relay.signer !== undefined && signer === undefined) logger.error({ relayId, signer: relay.signer }, "relay's signer is not configured any more; it cannot be followed");
+      else this.rebroadcast(relayId);
+      return;
+    }
+
+    if (tracked.checkedBlock !== head.number) {
+      const receipt = await this.#firstReceipt(ours.map((transaction) => transaction.hash));
+      if (receipt !== undefined) {
+        if (head.number - receipt.blockNumber + 1n < BigInt(config.confirmations)) return;
+        tracked.checkedBlock = head.number;
+        await this.#finish(relay, signer, receipt, ours);
+        return;
+      }
+      tracked.checkedBlock = head.number;
+    }
+
+    const nonce = relay.signerNonce;
+    if ((await minedCount(signer)) > nonce) {
+      // The nonce is used, but by none of our hashes: something else took it.
+      if (++tracked.strikes < FOREIGN_NONCE_STRIKES) return;
+      signer.nonces.release(nonce);
+      pool.notify();
+      this.#tracked.delete(relayId);
+      const fill = await findFill(this.context.client, relay);
+      if (fill !== undefined) {
+        store.updateRelay(relayId, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at: this.context.now() });
+        logger.info({ relayId, hash: fill.hash }, "relay confirmed (filled by another transaction)");
+        return;
+      }
+      logger.warn({ relayId, signer: signer.address, nonce }, "relay's nonce was used by another transaction; broadcasting again");
+      store.updateRelay(relayId, { releaseSigner: true, at: this.context.now() });
+      this.rebroadcast(relayId);
+      return;
+    }
+
+    const latest = ours[ours.length - 1]!;
+    const stuck = this.context.now().getTime() - latest.sentAt.getTime() >= config.resubmitSeconds * 1000;
+    if (head.timestamp >= relay.deadline && !relay.cancelling) {
+      await this.#replace(relay, signer, latest, head, "cancel");
+      store.updateRelay(relayId, { cancelling: true, at: this.context.now() });
+      logger.info({ relayId, nonce }, "deadline passed while pending; freeing the nonce with a self-transfer");
+      return;
+    }
+    if (stuck) {
+      await this.#replace(relay, signer, latest, head, relay.cancelling ? "cancel" : "swap");
+      tracked.resend = false;
+      return;
+    }
+    if (tracked.resend) {
+      const { outcome } = await sendRaw(this.context.client, latest.raw!);
+      tracked.resend = outcome === "transient";
+    }
+  }
+
+  async #firstReceipt(hashes: Hex[]): Promise<TransactionReceipt | undefined> {
+    const receipts = await Promise.all(
+      hashes.map((hash) =>
+        this.context.client.getTransactionReceipt({ hash }).catch((error: unknown) => {
+          if (isTransientRpcError(error)) throw error;
+          return undefined;
+        }),
+      ),
+    );
+    return receipts.find((receipt) => receipt !== undefined);
+  }
+
+  /** The relay's nonce was mined under one of our hashes: decide what it means for the order. */
+  async #finish(relay: RelayRecord, signer: Signer, receipt: TransactionReceipt, ours: RelayTransaction[]): Promise<void> {
+    const { store, pool, logger } = this.context;
+    const mined = ours.find((transaction) => transaction.hash.toLowerCase() === receipt.transactionHash.toLowerCase())!;
+    const at = this.context.now();
+    if (mined.kind === "swap" && receipt.status === "success") {
+      store.updateRelay(relay.id, { status: "confirmed", mined: { hash: receipt.transactionHash }, at });
+      logger.info({ relayId: relay.id, hash: receipt.transactionHash, block: receipt.blockNumber, gasUsed: receipt.gasUsed }, "relay confirmed");
+    } else {
+      const fill = await findFill(this.context.client, relay);
+      if (fill !== undefined) {
+        store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
+        logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (a copier's transaction filled it first)");
+      } else if (mined.kind === "cancel") {
+        store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: "the quote's deadline passed before the swap was mined", mined: { hash: receipt.transactionHash }, at });
+        logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay expired; its nonce was freed");
+      } else {
+        const nonceUsed = await isPermit2NonceUsed(this.context.client, this.context.permit2, relay);
+        store.updateRelay(relay.id, {
+          status: "failed",
+          reason: nonceUsed ? "nonce_used" : "reverted",
+          error: `the swap transaction reverted in block ${receipt.blockNumber}`,
+          mined: { hash: receipt.transactionHash },
+          at,
+        });
+        logger.warn({ relayId: relay.id, hash: receipt.transactionHash }, "relay failed: the swap reverted");
+      }
+    }
+    signer.nonces.release(relay.signerNonce!);
+    pool.notify();
+    this.#tracked.delete(relay.id);
+  }
+
+  /** A replacement at the same nonce with bumped fees: the same swap, or a cancel once the deadline passed. */
+  async #replace(relay: RelayRecord, signer: Signer, latest: RelayTransaction, head: Head, kind: "swap" | "cancel"): Promise<void> {
+    const { config, client, store, logger } = this.context;
+    const previous: Fees = { maxFeePerGas: latest.maxFeePerGas, maxPriorityFeePerGas: latest.maxPriorityFeePerGas };
+    const fees = replacementFees(previous, { baseFeePerGas: head.baseFeePerGas, priorityFeePerGas: config.priorityFeeWei }, config.maxFeeWei);
+    if (fees === undefined) {
+      logger.warn({ relayId: relay.id, ceiling: config.maxFeeWei.toString() }, "fee ceiling reached; rebroadcasting without a bump");
+      await sendRaw(client, latest.raw!);
+      return;
+    }
+    const gas = parseTransaction(latest.raw!).gas ?? BigInt(relay.estimatedGas);
+    await signer.exclusive(async () => {
+      const sent = await signPersistSend({ client, store, chainId: config.chainId, now: this.context.now }, signer, relay.id, {
+        kind,
+        nonce: latest.nonce,
+        fees,
+        to: relay.router,
+        data: relay.data,
+        gas,
+      });
+      logger.info({ relayId: relay.id, hash: sent.hash, kind, maxFeePerGas: fees.maxFeePerGas.toString(), outcome: sent.outcome }, "replacement broadcast");
+    });
+  }
+
+  /** Fills nonce holes (a nonce allocated but never sent) with self-transfers, and flags signers low on ETH. */
+  async #checkSigners(head: Head, minedCount: (signer: Signer) => Promise<number>): Promise<void> {
+    const { client, config, logger, pool } = this.context;
+    for (const signer of pool.signers) {
+      const balance = await client.getBalance({ address: signer.address });
+      const funded = balance >= config.minSignerBalanceWei;
+      if (!funded) logger.warn({ signer: signer.address, balance: balance.toString(), floor: config.minSignerBalanceWei.toString() }, "signer balance below the floor; no new work for it");
+      if (funded !== signer.funded) {
+        signer.funded = funded;
+        pool.notify();
+      }
+      const gaps = signer.nonces.gaps(await minedCount(signer));
+      for (const nonce of gaps) {
+        const raw = await signer.account.signTransaction({
+          type: "eip1559",
+          chainId: config.chainId,
+          nonce,
+          to: signer.address,
+          value: 0n,
+          gas: 21_000n,
+          ...initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei),
+        });
+        const { outcome } = await sendRaw(client, raw);
+        logger.warn({ signer: signer.address, nonce, outcome }, "filled a nonce gap with a self-transfer");
+      }
+    }
+  }
+}

@@ -1,0 +1,16 @@
+import type { Logger } from "pino";
+import type { Address, PublicClient } from "viem";
+import type { RelayerConfig } from "./config";
+import type { SignerPool } from "./signerPool";
+import type { RelayStore } from "./store/relayStore";
+
+/** What the relayer's parts share; built once at start and passed in. */
+export type RelayContext = Readonly<{
+  config: RelayerConfig;
+  client: PublicClient;
+  store: RelayStore;
+  pool: SignerPool;
+  logger: Logger;
+  permit2: Address;
+  now: () => Date;
+}>;

@@ -1,0 +1,181 @@
+import PQueue from "p-queue";
+import { isFinalRelayStatus, type RelayReason, type RelayStatus } from "../sdk";
+import { signPersistSend } from "./broadcaster";
+import { initialFees } from "./feeBump";
+import { findFill, isPermit2NonceUsed } from "./orderState";
+import type { RelayContext } from "./relayContext";
+import type { Signer } from "./signerPool";
+import type { RelayRecord } from "./store/relayStore";
+import { backoffMs, isTransientRpcError, rpcErrorText } from "./transientRpcError";
+
+/** Told when a relay has a broadcast transaction to follow. */
+export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
+
+/** Gas limit over the node's estimate: pools move between estimate and inclusion. */
+const GAS_HEADROOM_PERCENT = 125n;
+
+/**
+ * Schedules the first broadcast of each accepted relay (p-queue, one job per relay at a time). A job
+ * checks the order can still fill, leases the least busy signer, then signs, persists and sends under
+ * that signer's lock so nonces go out in order. A node that cannot be reached delays the job with
+ * backoff; it never fails the relay.
+ */
+export class RelayQueue {
+  readonly #queue: PQueue;
+  readonly #queued = new Set<string>();
+  readonly #attempts = new Map<string, number>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #stopped = false;
+
+  constructor(
+    private readonly context: RelayContext,
+    private readonly track: TrackRelay,
+  ) {
+    const { pool, config } = context;
+    this.#queue = new PQueue({ concurrency: Math.max(4, pool.signers.length * config.maxPendingPerSigner) });
+  }
+
+  /** Queues the relay's broadcast unless it is queued already. */
+  enqueue(relayId: string, delayMs = 0): void {
+    if (this.#stopped || this.#queued.has(relayId)) return;
+    this.#queued.add(relayId);
+    const run = () => {
+      void this.#queue.add(async () => {
+        this.#queued.delete(relayId);
+        await this.#broadcastFirst(relayId);
+      });
+    };
+    if (delayMs === 0) return run();
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      run();
+    }, delayMs);
+    this.#timers.add(timer);
+  }
+
+  /** Relays waiting for their first broadcast. */
+  get depth(): number {
+    return this.#queue.size + this.#queue.pending;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#queue.clear();
+    await this.#queue.onIdle();
+  }
+
+  async #broadcastFirst(relayId: string): Promise<void> {
+    const { store } = this.context;
+    const relay = store.getRelay(relayId);
+    if (relay === undefined || isFinalRelayStatus(relay.status) || relay.signer !== undefined) return;
+    try {
+      await this.#checkAndSend(relay);
+      this.#attempts.delete(relayId);
+    } catch (error) {
+      if (!isTransientRpcError(error)) throw error;
+      const attempt = (this.#attempts.get(relayId) ?? 0) + 1;
+      this.#attempts.set(relayId, attempt);
+      this.context.logger.warn({ relayId, attempt, err: rpcErrorText(error) }, "chain unreachable before broadcast; retrying");
+      this.enqueue(relayId, backoffMs(attempt));
+    }
+  }
+
+  async #checkAndSend(relay: RelayRecord): Promise<void> {
+    const { client, config, pool, logger } = this.context;
+    const head = await client.getBlock({ blockTag: "latest" });
+    if (head.timestamp >= relay.deadline) {
+      this.#end(relay, "expired", "deadline_passed", `the quote's deadline (${relay.deadline}) passed before the swap was broadcast`);
+      return;
+    }
+    if (await isPermit2NonceUsed(client, this.context.permit2, relay)) {
+      await this.#settleWithoutUs(relay);
+      return;
+    }
+    const signer = await pool.lease();
+    let reservationHeld = true;
+    const dropReservation = () => {
+      if (!reservationHeld) return;
+      reservationHeld = false;
+      pool.unreserve(signer);
+    };
+    try {
+      let gas: bigint;
+      try {
+        gas = await client.estimateGas({ account: signer.address, to: relay.router, data: relay.data });
+      } catch (error) {
+        if (isTransientRpcError(error)) throw error;
+        // It may have been filled between the nonce check and the simulation.
+        if (await isPermit2NonceUsed(client, this.context.permit2, relay)) return await this.#settleWithoutUs(relay);
+        this.#end(relay, "rejected", "simulation_failed", `the swap no longer simulates: ${rpcErrorText(error).slice(0, 300)}`);
+        return;
+      }
+      const fees = initialFees(head.baseFeePerGas ?? 0n, config.priorityFeeWei, config.maxFeeWei);
+      await signer.exclusive(async () => {
+        const nonce = signer.nonces.allocate();
+        dropReservation();
+        const sent = await signPersistSend(
+          { client, store: this.context.store, chainId: config.chainId, now: this.context.now },
+          signer,
+          relay.id,
+          { kind: "swap", nonce, fees, to: relay.router, data: relay.data, gas: (gas * GAS_HEADROOM_PERCENT) / 100n },
+        );
+        logger.info({ relayId: relay.id, hash: sent.hash, signer: signer.address, nonce, outcome: sent.outcome }, "relay submitted");
+        this.#afterSend(relay, signer, nonce, sent.outcome, sent.error);
+      });
+    } finally {
+      dropReservation();
+    }
+  }
+
+  #afterSend(relay: RelayRecord, signer: Signer, nonce: number, outcome: string, error: string | undefined): void {
+    const { store, pool, logger, now } = this.context;
+    switch (outcome) {
+      case "sent":
+      case "transient":
+        // Persisted either way: the watcher finds its receipt, or sends it again.
+        this.track(relay.id, { resend: outcome === "transient" });
+        return;
+      case "nonce_too_low":
+      case "underpriced":
+        // Something else holds this nonce: sign again with a fresh one.
+        logger.warn({ relayId: relay.id, signer: signer.address, nonce, error }, "nonce taken outside this relayer; re-signing");
+        signer.nonces.release(nonce);
+        signer.nonces.resync(nonce + 1);
+        store.updateRelay(relay.id, { releaseSigner: true, at: now() });
+        pool.notify();
+        this.enqueue(relay.id);
+        return;
+      case "insufficient_funds":
+        logger.error({ relayId: relay.id, signer: signer.address, error }, "signer cannot pay for gas; it gets no new work until funded");
+        signer.funded = false;
+        signer.nonces.release(nonce);
+        store.updateRelay(relay.id, { releaseSigner: true, at: now() });
+        pool.notify();
+        this.enqueue(relay.id, 1_000);
+        return;
+      default:
+        signer.nonces.release(nonce);
+        pool.notify();
+        this.#end(relay, "failed", "simulation_failed", `the node refused the transaction: ${error ?? "no reason given"}`);
+    }
+  }
+
+  /** The Permit2 nonce is spent: a copier's fill is ours to record; anything else ends the relay. */
+  async #settleWithoutUs(relay: RelayRecord): Promise<void> {
+    const fill = await findFill(this.context.client, relay);
+    if (fill !== undefined) {
+      this.context.logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "order filled by someone else; recorded as the fill");
+      this.context.store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at: this.context.now() });
+      return;
+    }
+    this.#end(relay, "rejected", "nonce_used", "the taker's Permit2 nonce of this quote was already used");
+  }
+
+  #end(relay: RelayRecord, wanted: RelayStatus, reason: RelayReason, error: string): void {
+    // A relay broadcast before (its nonce was then taken) cannot be "rejected": it ends "failed".
+    const status = wanted === "rejected" && relay.status === "submitted" ? "failed" : wanted;
+    this.context.logger.info({ relayId: relay.id, status, reason }, "relay ended");
+    this.context.store.updateRelay(relay.id, { status, reason, error, at: this.context.now() });
+  }
+}

@@ -1,0 +1,34 @@
+import type { InternalRelayJson, RelayJson } from "../sdk";
+import type { RelayRecord } from "./store/relayStore";
+
+/** A relay as the API shows it (`POST /gasless/submit`, `GET /gasless/status/{relay_id}`). */
+export function relayJson(relay: RelayRecord): RelayJson {
+  const latest = relay.transactions.filter((transaction) => transaction.kind === "swap").at(-1);
+  const mined = relay.transactions.find((transaction) => transaction.mined);
+  return {
+    relay_id: relay.id,
+    quote_id: relay.quoteId,
+    status: relay.status,
+    chain_id: relay.chainId,
+    // The mined transaction once there is one; before that the latest swap attempt.
+    tx_hash: mined?.hash ?? latest?.hash ?? null,
+    error: relay.error ?? null,
+    reason: relay.reason ?? null,
+    transactions: relay.transactions.map((transaction) => ({
+      hash: transaction.hash,
+      kind: transaction.kind,
+      signer: transaction.signer,
+      nonce: transaction.nonce,
+      max_fee_per_gas: transaction.maxFeePerGas.toString(),
+      max_priority_fee_per_gas: transaction.maxPriorityFeePerGas.toString(),
+      sent_at: transaction.sentAt.toISOString(),
+      mined: transaction.mined,
+    })),
+    created_at: relay.createdAt.toISOString(),
+    updated_at: relay.updatedAt.toISOString(),
+  };
+}
+
+export function internalRelayJson(relay: RelayRecord): InternalRelayJson {
+  return { ...relayJson(relay), integrator_id: relay.integratorId, idempotency_key: relay.idempotencyKey ?? null, signature: relay.signature };
+}

@@ -1,0 +1,111 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import pino, { type Logger } from "pino";
+import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient, type Transport } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { manifestPath, readManifest } from "../sdk";
+import type { RelayerConfig } from "./config";
+import { createInternalApp } from "./internalServer";
+import { NonceTracker } from "./nonceTracker";
+import { recoverOpenRelays } from "./recovery";
+import type { RelayContext } from "./relayContext";
+import { RelayQueue } from "./relayQueue";
+import { ReceiptWatcher } from "./receiptWatcher";
+import { SignerPool } from "./signerPool";
+import type { RelayStore } from "./store/relayStore";
+import { openSqliteRelayStore } from "./store/sqliteRelayStore";
+
+/**
+ * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
+ * chain on which the old relays' transactions never existed: they are forgotten, so their nonces do
+ * not leave holes. A redeploy on the same chain (the old block still exists) keeps them.
+ */
+async function adoptChainRun(store: RelayStore, client: PublicClient, deployBlockHash: Hex, logger: Logger): Promise<void> {
+  const previous = store.chainRun();
+  if (previous === deployBlockHash.toLowerCase()) return;
+  const stillOnChain = previous !== undefined && (await client.getBlock({ blockHash: previous }).then(() => true, () => false));
+  const forgotten = store.setChainRun(deployBlockHash, { forgetRelays: previous !== undefined && !stillOnChain });
+  if (forgotten > 0) logger.warn({ previous, current: deployBlockHash, forgotten }, "the chain was reset since the last run; its relays were forgotten");
+}
+
+export type RunningRelayer = {
+  /** The internal endpoint the API hands relays to. */
+  url: string;
+  signers: readonly { address: Address; balance: bigint }[];
+  context: RelayContext;
+  close(): Promise<void>;
+};
+
+/**
+ * Opens the relay database, reads each signer's nonce from the chain, recovers every relay that is
+ * not final (receipts, nonces, rebroadcasts), and only then starts the queue, the watcher and the
+ * internal endpoint. `close` stops taking work, lets in-flight broadcasts finish, then closes the
+ * database; a crash instead is safe too, since a signed transaction is stored before it is sent.
+ */
+export async function startRelayer(
+  config: RelayerConfig,
+  logger: Logger = pino({ name: "relayer", level: config.logLevel }),
+  /** A transport to use instead of `config.rpcUrl` (tests running the chain in-process). */
+  transport?: Transport,
+): Promise<RunningRelayer> {
+  const manifest = readManifest(manifestPath(config.deploymentsDir, config.chainId));
+  const chain = defineChain({
+    id: config.chainId,
+    name: `chain ${config.chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [config.rpcUrl] } },
+  });
+  const client = createPublicClient({ chain, transport: transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } }) });
+  const chainId = await client.getChainId().catch((error: unknown) => {
+    throw new Error(`the relayer cannot reach RPC_URL ${config.rpcUrl}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+  });
+  if (chainId !== config.chainId) throw new Error(`RPC_URL ${config.rpcUrl} serves chain ${chainId}, not CHAIN_ID ${config.chainId}`);
+
+  const store = openSqliteRelayStore(config.dbPath);
+  try {
+    await adoptChainRun(store, client, manifest.deployBlockHash, logger);
+    const keys = await Promise.all(
+      config.privateKeys.map(async (privateKey) => {
+        const address = privateKeyToAccount(privateKey).address;
+        const pending = await client.getTransactionCount({ address, blockTag: "pending" });
+        return { privateKey, nonces: new NonceTracker(pending, store.highestNonce(address)) };
+      }),
+    );
+    const pool = new SignerPool(keys, config.maxPendingPerSigner);
+    const context: RelayContext = { config, client, store, pool, logger, permit2: manifest.contracts.permit2, now: () => new Date() };
+    let queue: RelayQueue | undefined;
+    const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
+    queue = new RelayQueue(context, (relayId, options) => watcher.track(relayId, options));
+    await recoverOpenRelays(context, queue, watcher);
+    watcher.start();
+
+    const server = createServer(createInternalApp(context, queue));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", (error: NodeJS.ErrnoException) =>
+        reject(error.code === "EADDRINUSE" ? new Error(`relayer port ${config.port} on ${config.host} is in use; set RELAYER_PORT to another port (0 picks a free one)`) : error),
+      );
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    const url = `http://${config.host}:${port}`;
+    const signers = await Promise.all(pool.signers.map(async (signer) => ({ address: signer.address, balance: await client.getBalance({ address: signer.address }) })));
+    logger.info({ url, signers: signers.map((signer) => signer.address), chainId }, "relayer listening");
+    return {
+      url,
+      signers,
+      context,
+      close: async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await queue.stop();
+        await watcher.stop();
+        store.close();
+      },
+    };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}

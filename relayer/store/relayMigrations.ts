@@ -1,0 +1,64 @@
+import type { Migration } from "../../sdk";
+
+/**
+ * Schema of the relayer's SQLite database. Never edit a released migration; add the next version.
+ * Times are milliseconds since the epoch; addresses are lowercase hex; amounts are decimal text.
+ */
+export const relayMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: "relays and every transaction broadcast for them",
+    sql: `
+      CREATE TABLE relays (
+        id                TEXT PRIMARY KEY,
+        chain_id          INTEGER NOT NULL,
+        quote_id          TEXT NOT NULL,
+        onchain_quote_id  TEXT NOT NULL,
+        integrator_id     INTEGER NOT NULL,
+        api_key_id        INTEGER NOT NULL,
+        idempotency_key   TEXT,
+        taker             TEXT NOT NULL,
+        router            TEXT NOT NULL,
+        data              TEXT NOT NULL,
+        signature         TEXT NOT NULL,
+        permit2_nonce     TEXT NOT NULL,
+        deadline          INTEGER NOT NULL,
+        estimated_gas     INTEGER NOT NULL,
+        accepted_block    INTEGER NOT NULL,
+        status            TEXT NOT NULL CHECK (status IN ('accepted', 'submitted', 'confirmed', 'failed', 'expired', 'rejected')),
+        reason            TEXT,
+        error             TEXT,
+        signer            TEXT,
+        signer_nonce      INTEGER,
+        cancelling        INTEGER NOT NULL DEFAULT 0,
+        created_at        INTEGER NOT NULL,
+        updated_at        INTEGER NOT NULL,
+        -- One relay per quote: a second hand-off of the same quote finds the first.
+        UNIQUE (chain_id, quote_id),
+        UNIQUE (integrator_id, idempotency_key)
+      ) STRICT;
+      CREATE INDEX relays_open ON relays (status) WHERE status IN ('accepted', 'submitted');
+
+      -- Written before the broadcast: after a crash every hash that may be on chain is known here.
+      CREATE TABLE relay_transactions (
+        hash                      TEXT PRIMARY KEY,
+        relay_id                  TEXT NOT NULL REFERENCES relays (id),
+        kind                      TEXT NOT NULL CHECK (kind IN ('swap', 'cancel')),
+        signer                    TEXT NOT NULL,
+        nonce                     INTEGER NOT NULL,
+        raw                       TEXT,
+        max_fee_per_gas           TEXT NOT NULL,
+        max_priority_fee_per_gas  TEXT NOT NULL,
+        sent_at                   INTEGER NOT NULL,
+        mined                     INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX relay_transactions_relay ON relay_transactions (relay_id, sent_at);
+      CREATE INDEX relay_transactions_signer_nonce ON relay_transactions (signer, nonce);
+    `,
+  },
+  {
+    version: 2,
+    name: "the chain run (deploy block hash) the relays belong to",
+    sql: `CREATE TABLE relayer_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;`,
+  },
+];

@@ -1,0 +1,64 @@
+import type { Address, Hex } from "viem";
+import type { RelayReason, RelayStatus } from "./relayStatus";
+
+/**
+ * What the API hands the relayer once a gasless submission passed validation (the relayer's
+ * internal `POST /internal/relays`): the signed transaction's target and calldata and everything
+ * the relayer re-checks before each broadcast. JSON on the wire, so numbers travel as strings.
+ */
+export type RelayRequestJson = {
+  chain_id: number;
+  quote_id: string;
+  /** The bytes32 quote id of the witness, which the fill's SwapSettled event carries. */
+  onchain_quote_id: Hex;
+  integrator_id: number;
+  api_key_id: number;
+  idempotency_key: string | null;
+  taker: Address;
+  /** The feature-3 router, `tx.to`. */
+  router: Address;
+  /** `tx.data` with the taker's signature patched in. */
+  data: Hex;
+  signature: Hex;
+  permit2_nonce: string;
+  /** Unix seconds: the order's on-chain deadline. */
+  deadline: string;
+  estimated_gas: number;
+};
+
+/** One transaction broadcast for a relay. */
+export type RelayTransactionJson = {
+  hash: Hex;
+  /** `swap` carries the order; `cancel` is a zero-value self-transfer that frees the signer's nonce. */
+  kind: "swap" | "cancel";
+  signer: Address;
+  nonce: number;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  sent_at: string;
+  /** This hash is the one that was mined for the relay (ours, or a copier's fill). */
+  mined: boolean;
+};
+
+/** A relay as `POST /gasless/submit` and `GET /gasless/status/{relay_id}` return it. */
+export type RelayJson = {
+  relay_id: string;
+  quote_id: string;
+  status: RelayStatus;
+  chain_id: number;
+  tx_hash: Hex | null;
+  error: string | null;
+  reason: RelayReason | null;
+  transactions: RelayTransactionJson[];
+  created_at: string;
+  updated_at: string;
+};
+
+/** The relayer's internal view adds who owns the relay, which the API checks before showing it. */
+export type InternalRelayJson = RelayJson & { integrator_id: number; idempotency_key: string | null; signature: Hex };
+
+/** The relayer's answer to a hand-off: the relay, and whether this call created it. */
+export type RelayHandoffResult =
+  | { outcome: "created" | "existing"; relay: InternalRelayJson }
+  | { outcome: "idempotency_conflict"; relay: InternalRelayJson }
+  | { outcome: "quote_conflict"; relay: InternalRelayJson };

@@ -1,0 +1,36 @@
+/**
+ * Versioned schema migrations for a SQLite database, shared by the API's and the relayer's stores.
+ * Each migration is applied once, in order, in its own immediate transaction, and recorded in
+ * `schema_migrations`; a database newer than the build is refused rather than misread.
+ *
+ * It takes the few methods it needs of a better-sqlite3 database, so the SDK does not depend on it.
+ */
+export type Migration = { version: number; name: string; sql: string };
+
+type Statement = { get(...params: unknown[]): unknown; run(...params: unknown[]): unknown };
+export type MigratableDatabase = {
+  exec(sql: string): unknown;
+  prepare(sql: string): Statement;
+  transaction(fn: () => void): { immediate(): void };
+};
+
+export function applySqliteMigrations(db: MigratableDatabase, migrations: readonly Migration[]): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`);
+  const applied = db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as { version: number | null };
+  const current = applied.version ?? 0;
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new Error(`database schema version ${current} is newer than this build knows (${latest}); refusing to use it`);
+  }
+  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      // Another process may have applied it between our read and this lock.
+      if (db.prepare("SELECT 1 FROM schema_migrations WHERE version = ?").get(migration.version)) return;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, Date.now());
+    }).immediate();
+  }
+}
