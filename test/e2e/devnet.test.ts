@@ -55,6 +55,43 @@ async function tradeThroughTheApi(rpcUrl: string, apiUrl: string, tokens: readon
   expect(getAddress(receipt.to!)).to.equal(getAddress(quote.tx.to));
 }
 
+/** Development account #3's well-known key: the gasless trader, who never pays gas for the swap. */
+const GASLESS_TRADER_KEY = "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6";
+
+/** The README's gasless steps against the running devnet: quote with permit2_owner, sign, submit, follow. */
+async function gaslessTradeThroughTheApi(rpcUrl: string, apiUrl: string): Promise<void> {
+  const trader = privateKeyToAccount(GASLESS_TRADER_KEY);
+  const onboarded = await onboardIntegrator({
+    baseUrl: apiUrl,
+    account: privateKeyToAccount(generatePrivateKey()),
+    application: { chain_id: 4663, display_name: "E2E gasless", slug: "e2e-gasless", requested_max_fee_bps: 0 },
+    keyLabel: "e2e",
+  });
+  const headers = { authorization: `Bearer ${onboarded.apiKey!.secret}`, "content-type": "application/json" };
+  const response = await fetch(`${apiUrl}/quote?sell_token=USDC&buy_token=WETH&sell_amount=250000000&taker=${trader.address}&permit2_owner=${trader.address}`, { headers });
+  const quote = (await response.json()) as Record<string, any>;
+  expect(response.status, JSON.stringify(quote)).to.equal(200);
+  const client = createPublicClient({ chain: devnetChain, transport: http(rpcUrl) });
+  if (quote.issues.allowance) {
+    const wallet = createWalletClient({ account: trader, chain: devnetChain, transport: http(rpcUrl) });
+    await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: quote.sell_token, abi: erc20Abi, functionName: "approve", args: [quote.issues.allowance.spender, maxUint256] }) });
+  }
+  const ethBefore = await client.getBalance({ address: trader.address });
+  const { EIP712Domain: _domain, ...types } = quote.permit2.types;
+  const signature = await trader.signTypedData({ ...quote.permit2, types });
+  const submitted = await fetch(`${apiUrl}/gasless/submit`, { method: "POST", headers, body: JSON.stringify({ quote_id: quote.quote_id, signature }) });
+  const relay = (await submitted.json()) as { relay_id: string; status: string; tx_hash: string | null };
+  expect(submitted.status, JSON.stringify(relay)).to.equal(202);
+  let status = relay;
+  for (const until = Date.now() + 30_000; ["accepted", "submitted"].includes(status.status) && Date.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    status = (await (await fetch(`${apiUrl}/gasless/status/${relay.relay_id}`, { headers })).json()) as typeof relay;
+  }
+  expect(status.status, JSON.stringify(status)).to.equal("confirmed");
+  expect((await client.getTransactionReceipt({ hash: status.tx_hash as `0x${string}` })).status).to.equal("success");
+  expect(await client.getBalance({ address: trader.address })).to.equal(ethBefore);
+}
+
 describe("devnet (npm start)", function () {
   this.timeout(180_000);
   let directory: string;
@@ -65,7 +102,7 @@ describe("devnet (npm start)", function () {
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
   it("serves chain 0x1237 over JSON-RPC, writes the manifest, and stops cleanly on Ctrl-C", async () => {
-    const devnet = await spawnDevnet({ DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite") });
+    const devnet = await spawnDevnet({ DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite"), RELAYER_PORT: "0", RELAYER_DB_PATH: join(directory, "relayer.sqlite") });
     const { rpcUrl: url, apiUrl } = devnet;
     try {
       expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -98,6 +135,8 @@ describe("devnet (npm start)", function () {
 
       // A wallet against the running devnet: onboard, snapshot, quote, approve, sign, patch, send.
       await tradeThroughTheApi(url, apiUrl, manifest.tokens);
+      // And gasless, through the relayer npm start runs as its own process.
+      await gaslessTradeThroughTheApi(url, apiUrl);
 
       expect(await devnet.stop()).to.equal(0);
       let refused = false;

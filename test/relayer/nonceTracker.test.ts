@@ -1,0 +1,57 @@
+import { expect } from "chai";
+import fc from "fast-check";
+import { NonceTracker } from "../../relayer/nonceTracker";
+
+describe("relayer nonce tracking", () => {
+  it("starts above both the chain's pending count and the highest nonce we ever signed", () => {
+    expect(new NonceTracker(5, undefined).next).to.equal(5);
+    expect(new NonceTracker(5, 9).next).to.equal(10);
+    expect(new NonceTracker(12, 9).next).to.equal(12);
+  });
+
+  it("never hands out a nonce twice, and reports as gaps exactly the nonces released unmined", () => {
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 50 }),
+        fc.array(fc.oneof(fc.constant<"allocate">("allocate"), fc.nat({ max: 80 }).map((n) => ({ release: n })), fc.nat({ max: 120 }).map((n) => ({ resync: n }))), {
+          maxLength: 60,
+        }),
+        (start, operations) => {
+          const tracker = new NonceTracker(start, undefined);
+          const handedOut = new Set<number>();
+          const released = new Set<number>();
+          for (const operation of operations) {
+            if (operation === "allocate") {
+              const nonce = tracker.allocate();
+              expect(handedOut.has(nonce), `nonce ${nonce} handed out twice`).to.equal(false);
+              expect(nonce >= start).to.equal(true);
+              handedOut.add(nonce);
+            } else if ("release" in operation) {
+              if (handedOut.has(operation.release)) {
+                tracker.release(operation.release);
+                released.add(operation.release);
+              }
+            } else {
+              tracker.resync(operation.resync);
+              expect(tracker.next >= operation.resync).to.equal(true);
+            }
+          }
+          const held = [...handedOut].filter((nonce) => !released.has(nonce));
+          expect(tracker.inFlight).to.equal(held.length);
+          // Below the counter, anything not held is a hole someone must fill (skipped by resync, or released).
+          for (const gap of tracker.gaps(start)) expect(held.includes(gap)).to.equal(false);
+          for (const nonce of held) expect(tracker.gaps(start)).not.to.include(nonce);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("holding a reloaded nonce moves the counter past it", () => {
+    const tracker = new NonceTracker(3, undefined);
+    tracker.hold(7);
+    expect(tracker.next).to.equal(8);
+    expect(tracker.gaps(3)).to.deep.equal([3, 4, 5, 6]);
+    expect(tracker.gaps(8)).to.deep.equal([]);
+  });
+});

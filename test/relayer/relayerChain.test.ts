@@ -1,0 +1,187 @@
+import { expect } from "chai";
+import hre from "hardhat";
+import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
+import { erc20Abi, http, maxUint256, parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
+import { gaslessSwapRouterAbi, type RelayJson } from "../../sdk";
+import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
+import { fundedTakers, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
+import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
+import { balanceOf } from "../fixtures/testRoute";
+
+async function gaslessReady() {
+  const f = await settlementFixture();
+  await f.publicClient.waitForTransactionReceipt({
+    hash: await f.taker.writeContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "approve", args: [f.contracts.permit2, maxUint256] }),
+  });
+  return f;
+}
+
+const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
+
+/** SwapSettled events of the gasless router for one quote id, over the whole chain. */
+async function fillsOf(f: SettlementFixture, onchainQuoteId: Hex) {
+  const logs = await f.publicClient.getLogs({ address: f.contracts.gaslessSwapRouter, fromBlock: 0n, toBlock: "latest" });
+  return parseEventLogs({ abi: gaslessSwapRouterAbi, logs, eventName: "SwapSettled" }).filter((log) => log.args.quoteId === onchainQuoteId);
+}
+
+describe("the relayer against a real chain: stuck, copied, expired, unreachable, and busy", function () {
+  this.timeout(120_000);
+  let f: SettlementFixture;
+  let stack: GaslessStack | undefined;
+  beforeEach(async () => {
+    f = await loadFixture(gaslessReady);
+  });
+  afterEach(async () => {
+    await setAutomine(true);
+    await stack?.close();
+    stack = undefined;
+  });
+
+  async function submitFor(taker: LocalAccount, params: Record<string, string | bigint | number> = {}) {
+    const quote = (await stack!.gaslessQuote(taker.address, params)).body;
+    const submitted = await stack!.submit({ quote_id: quote.quote_id, signature: await stack!.sign(quote, taker) });
+    expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
+    return { quote, relayId: submitted.body.relay_id as string };
+  }
+  const submitted = (relay: RelayJson) => relay.status === "submitted";
+
+  it("a stuck transaction is replaced with both fees raised by at least 10 %, and the replacement confirms; the old hash stays listed", async () => {
+    stack = await startGaslessStack(f, { relayerEnv: { RELAYER_RESUBMIT_SECONDS: "0.3" } });
+    await setAutomine(false);
+    const { quote, relayId } = await submitFor(f.signerOf(f.taker.account.address));
+    const pending = await stack.waitFor(relayId, (relay) => relay.transactions.length >= 2);
+    await mine(1);
+    const relay = await stack.waitFor(relayId);
+    expect(relay.status).to.equal("confirmed");
+    const [first, ...later] = relay.transactions;
+    expect(first!.mined).to.equal(false);
+    expect(first!.hash).to.equal(pending.transactions[0]!.hash);
+    const mined = relay.transactions.find((transaction) => transaction.mined)!;
+    expect(later).to.deep.include(mined);
+    expect(relay.tx_hash).to.equal(mined.hash);
+    expect(BigInt(later[0]!.max_fee_per_gas) * 100n >= BigInt(first!.max_fee_per_gas) * 110n).to.equal(true);
+    expect(BigInt(later[0]!.max_priority_fee_per_gas) * 100n >= BigInt(first!.max_priority_fee_per_gas) * 110n).to.equal(true);
+    expect(new Set(relay.transactions.map((transaction) => transaction.nonce)).size).to.equal(1);
+    expect(await fillsOf(f, quote.permit2.message.witness.quoteId)).to.have.length(1);
+  });
+
+  it("a copier that front-runs the relayer with a higher tip gains nothing: the fee goes to the signed payee and the relayer records the copier's fill", async () => {
+    stack = await startGaslessStack(f);
+    await setAutomine(false);
+    const { quote, relayId } = await submitFor(f.signerOf(f.taker.account.address));
+    const relay = await stack.waitFor(relayId, submitted);
+    const original = await f.publicClient.getTransaction({ hash: relay.tx_hash as Hex });
+    const copierUsdc = await balanceOf(f, f.token("USDC"), f.stranger.account.address);
+    const payeeUsdc = await balanceOf(f, f.token("USDC"), stack.feeRecipient);
+    const copy = await f.stranger.sendTransaction({
+      to: original.to!,
+      data: original.input,
+      gas: original.gas,
+      maxFeePerGas: original.maxFeePerGas! * 3n,
+      maxPriorityFeePerGas: original.maxPriorityFeePerGas! * 3n,
+    });
+    await mine(1);
+    const final = await stack.waitFor(relayId);
+    expect(final.status).to.equal("confirmed");
+    expect(final.tx_hash).to.equal(copy);
+    expect(final.transactions.map((transaction) => [transaction.hash, transaction.mined])).to.deep.equal([
+      [relay.tx_hash, false],
+      [copy, true],
+    ]);
+    expect(await balanceOf(f, f.token("USDC"), f.stranger.account.address)).to.equal(copierUsdc);
+    expect(await balanceOf(f, f.token("USDC"), stack.feeRecipient)).to.equal(payeeUsdc + BigInt(quote.relayer_fee.amount));
+    expect(await fillsOf(f, quote.permit2.message.witness.quoteId)).to.have.length(1);
+  });
+
+  it("when the deadline passes while pending, the relay expires, a self-transfer frees the signer's nonce, and later relays go through", async () => {
+    stack = await startGaslessStack(f, { signers: 1 });
+    await setAutomine(false);
+    const taker = f.signerOf(f.taker.account.address);
+    const { relayId } = await submitFor(taker);
+    const pending = await stack.waitFor(relayId, submitted);
+    // The node loses the transaction (as a restarted node would); the quote's five minutes then pass.
+    await hre.network.provider.request({ method: "hardhat_dropTransaction", params: [pending.tx_hash] });
+    await time.increase(301);
+    const cancelling = await stack.waitFor(relayId, (relay) => relay.transactions.some((transaction) => transaction.kind === "cancel"));
+    const cancel = cancelling.transactions.find((transaction) => transaction.kind === "cancel")!;
+    expect(cancel.nonce).to.equal(pending.transactions[0]!.nonce);
+    await mine(1);
+    const expired = await stack.waitFor(relayId);
+    expect([expired.status, expired.reason]).to.deep.equal(["expired", "deadline_passed"]);
+    const signer = relayerAccounts(1).signers[0]!.address;
+    expect(await f.publicClient.getTransactionCount({ address: signer })).to.equal(cancel.nonce + 1);
+
+    await setAutomine(true);
+    const later = await submitFor(taker);
+    const confirmed = await stack.waitFor(later.relayId);
+    expect(confirmed.status).to.equal("confirmed");
+    expect(confirmed.transactions[0]!.nonce).to.equal(cancel.nonce + 1);
+  });
+
+  describe("with the chain behind a proxy that can fail", () => {
+    let chain: ChainServer;
+    let proxy: RpcProxy;
+    beforeEach(async () => {
+      chain = await startChainServer(hre, "127.0.0.1", 0);
+      proxy = await startRpcProxy(chain.url);
+    });
+    afterEach(async () => {
+      await proxy.close();
+      await chain.close();
+    });
+
+    it("a node unreachable for a few seconds mid-flight delays the relay but never fails it; it confirms once", async () => {
+      stack = await startGaslessStack(f, { relayerTransport: http(proxy.url, { retryCount: 0, timeout: 2_000 }) });
+      proxy.refuse("eth_estimateGas", "eth_sendRawTransaction");
+      const { quote, relayId } = await submitFor(f.signerOf(f.taker.account.address));
+      const until = Date.now() + 10_000;
+      while (!proxy.seen.includes("eth_estimateGas") && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+      proxy.down();
+      // The outage itself is the scenario: it lasts real seconds, during which the relay must survive.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect((await stack.status(relayId)).body.status).to.equal("accepted");
+      proxy.allow();
+      proxy.up();
+      const relay = await stack.waitFor(relayId);
+      expect(relay.status).to.equal("confirmed");
+      expect(await fillsOf(f, quote.permit2.message.witness.quoteId)).to.have.length(1);
+    });
+  });
+
+  it("100 relays from 20 takers at once with 4 signers all confirm: nonces without gaps, and every signer took a share", async () => {
+    stack = await startGaslessStack(f, { api: { defaultQuoteRateLimitPerMinute: 1000, defaultSwapRateLimitPerMinute: 1000 } });
+    const takers = await fundedTakers(f, 20);
+    const signers = relayerAccounts(4).signers.map((signer) => signer.address);
+    const startNonces = new Map(await Promise.all(signers.map(async (signer) => [signer, await f.publicClient.getTransactionCount({ address: signer })] as const)));
+    const quotes = await Promise.all(
+      takers.flatMap((taker) =>
+        Array.from({ length: 5 }, async () => {
+          const quote = (await stack!.gaslessQuote(taker.address, { sell_amount: parseUnits("100", 6) })).body;
+          return { quote, signature: await stack!.sign(quote, taker) };
+        }),
+      ),
+    );
+    const responses = await Promise.all(quotes.map(({ quote, signature }) => stack!.submit({ quote_id: quote.quote_id, signature })));
+    expect(responses.map((response) => response.status)).to.deep.equal(Array(100).fill(202));
+    const relays = await Promise.all(responses.map((response) => stack!.waitFor(response.body.relay_id as string, undefined, 60_000)));
+    expect(relays.map((relay) => relay.status)).to.deep.equal(Array(100).fill("confirmed"));
+
+    const bySigner = new Map<string, number[]>();
+    for (const relay of relays) {
+      const mined = relay.transactions.find((transaction) => transaction.mined)!;
+      bySigner.set(mined.signer, [...(bySigner.get(mined.signer) ?? []), mined.nonce]);
+    }
+    expect([...bySigner.keys()].sort()).to.deep.equal([...signers].sort());
+    for (const [signer, nonces] of bySigner) {
+      const sorted = [...nonces].sort((a, b) => a - b);
+      const start = startNonces.get(signer as Hex)!;
+      expect(sorted, signer).to.deep.equal(sorted.map((_, index) => start + index));
+      expect(await f.publicClient.getTransactionCount({ address: signer as Hex }), signer).to.equal(start + sorted.length);
+      expect(sorted.length, `${signer} took ${sorted.length} of 100`).to.be.at.least(10);
+    }
+    const settled = new Set<string>();
+    for (const { quote } of quotes) for (const fill of await fillsOf(f, quote.permit2.message.witness.quoteId)) settled.add(fill.transactionHash);
+    expect(settled.size).to.equal(100);
+  });
+});
