@@ -41,7 +41,8 @@ export interface Store {
   listTokenOverrides(chainId?: number): Promise<TokenOverride[]>;
   /**
    * Writes a decision. `replace` overwrites any earlier one (the operator's word is final);
-   * `if_absent` writes only when the token has none (promotion never overrides an operator).
+   * `if_absent` writes only when the token has none of the same chain run (promotion never
+   * overrides an operator, but a decision of an earlier run is stale).
    * Returns whether it was written.
    */
   saveTokenOverride(override: NewTokenOverride, mode: "replace" | "if_absent"): Promise<boolean>;
@@ -140,8 +141,9 @@ export type TokenDemandQuery = {
   since: Date;
   /** Only tokens with at least this many counted integrators (default 1). */
   minIntegrators?: number;
-  /** Leave out tokens that already carry an operator or promotion decision. */
+  /** Leave out tokens that already carry an operator or promotion decision (of `chainRun` when given). */
   withoutOverride?: boolean;
+  chainRun?: Hex;
   /** At most this many rows (default 1000). */
   limit?: number;
 };
@@ -168,6 +170,11 @@ export type NewTokenOverride = {
   pool: ManifestPool | undefined;
   /** Free text for the operator (why it was disabled, which integrators asked). */
   reason: string | undefined;
+  /**
+   * The chain run the decision was made on: its manifest's deploy block hash. Decisions of another
+   * run (a restarted devnet) do not apply; `undefined` only on rows stored before runs were recorded.
+   */
+  chainRun: Hex | undefined;
   at: Date;
 };
 

@@ -124,4 +124,13 @@ export const migrations: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 4,
+    name: "token decisions belong to one chain run (the manifest's deploy block hash)",
+    sql: `
+      -- A restarted devnet is a new chain with the same id: decisions of another run (NULL for those
+      -- stored before this version) no longer apply, and the next decision on the token replaces them.
+      ALTER TABLE token_overrides ADD COLUMN chain_run TEXT;
+    `,
+  },
 ];

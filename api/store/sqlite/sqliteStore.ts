@@ -90,6 +90,7 @@ type TokenOverrideRow = {
   pool_token1: string | null;
   pool_fee_bps: number | null;
   reason: string | null;
+  chain_run: string | null;
   created_at: number;
   updated_at: number;
 };
@@ -186,7 +187,8 @@ function prepareStatements(db: Database.Database) {
       FROM token_demand d
       WHERE d.last_seen >= @since AND (@chain_id IS NULL OR d.chain_id = @chain_id)
         AND (@without_override = 0 OR NOT EXISTS
-          (SELECT 1 FROM token_overrides o WHERE o.chain_id = d.chain_id AND o.token = d.token))
+          (SELECT 1 FROM token_overrides o WHERE o.chain_id = d.chain_id AND o.token = d.token
+             AND (@chain_run IS NULL OR o.chain_run = @chain_run)))
       GROUP BY d.chain_id, d.token
       HAVING COUNT(*) >= @min_integrators
       ORDER BY integrators DESC, last_seen DESC, d.chain_id, d.token
@@ -196,18 +198,25 @@ function prepareStatements(db: Database.Database) {
     // Keeps created_at of an earlier decision; `if_absent` inserts use OR IGNORE instead.
     replaceTokenOverride: db.prepare(`INSERT INTO token_overrides
       (chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps, reason,
-       created_at, updated_at)
+       chain_run, created_at, updated_at)
       VALUES (@chain_id, @token, @status, @source, @symbol, @decimals, @pool_address, @pool_token0, @pool_token1,
-       @pool_fee_bps, @reason, @at, @at)
+       @pool_fee_bps, @reason, @chain_run, @at, @at)
       ON CONFLICT (chain_id, token) DO UPDATE SET status = excluded.status, source = excluded.source,
         symbol = excluded.symbol, decimals = excluded.decimals, pool_address = excluded.pool_address,
         pool_token0 = excluded.pool_token0, pool_token1 = excluded.pool_token1, pool_fee_bps = excluded.pool_fee_bps,
-        reason = excluded.reason, updated_at = excluded.updated_at`),
-    insertTokenOverrideIfAbsent: db.prepare(`INSERT OR IGNORE INTO token_overrides
+        reason = excluded.reason, chain_run = excluded.chain_run, updated_at = excluded.updated_at`),
+    // "Absent" includes a decision of another chain run, which this one replaces whole.
+    insertTokenOverrideIfAbsent: db.prepare(`INSERT INTO token_overrides
       (chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps, reason,
-       created_at, updated_at)
+       chain_run, created_at, updated_at)
       VALUES (@chain_id, @token, @status, @source, @symbol, @decimals, @pool_address, @pool_token0, @pool_token1,
-       @pool_fee_bps, @reason, @at, @at)`),
+       @pool_fee_bps, @reason, @chain_run, @at, @at)
+      ON CONFLICT (chain_id, token) DO UPDATE SET status = excluded.status, source = excluded.source,
+        symbol = excluded.symbol, decimals = excluded.decimals, pool_address = excluded.pool_address,
+        pool_token0 = excluded.pool_token0, pool_token1 = excluded.pool_token1, pool_fee_bps = excluded.pool_fee_bps,
+        reason = excluded.reason, chain_run = excluded.chain_run, created_at = excluded.created_at,
+        updated_at = excluded.updated_at
+      WHERE token_overrides.chain_run IS NOT excluded.chain_run`),
     removeTokenOverride: db.prepare("DELETE FROM token_overrides WHERE chain_id = ? AND token = ?"),
     insertQuote: db.prepare(`INSERT INTO quotes (quote_id, chain_id, onchain_id, api_key_id, integrator_id, taker, recipient,
        sell_token, buy_token, sell_amount, buy_amount, min_buy_amount, fee_amount, settlement, router, block_number,
@@ -378,6 +387,7 @@ class SqliteStore implements Store {
       since: query.since.getTime(),
       chain_id: query.chainId ?? null,
       without_override: query.withoutOverride ? 1 : 0,
+      chain_run: query.chainRun?.toLowerCase() ?? null,
       min_integrators: query.minIntegrators ?? 1,
       limit: query.limit ?? 1000,
     }) as TokenDemandSummaryRow[];
@@ -407,6 +417,7 @@ class SqliteStore implements Store {
       pool_token1: override.pool?.token1.toLowerCase() ?? null,
       pool_fee_bps: override.pool?.feeBps ?? null,
       reason: override.reason ?? null,
+      chain_run: override.chainRun?.toLowerCase() ?? null,
       at: override.at.getTime(),
     };
     const statement = mode === "replace" ? this.#statements.replaceTokenOverride : this.#statements.insertTokenOverrideIfAbsent;
@@ -600,6 +611,7 @@ function tokenOverrideFromRow(row: TokenOverrideRow): TokenOverride {
     decimals: row.decimals ?? undefined,
     pool,
     reason: row.reason ?? undefined,
+    chainRun: (row.chain_run ?? undefined) as Hex | undefined,
     createdAt: date(row.created_at),
     updatedAt: date(row.updated_at),
   };
