@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getAddress, isAddress, type Address } from "viem";
+import { getAddress, isAddress, zeroAddress, type Address } from "viem";
 import { parseRequest } from "../requestValidation";
 import { chainIdQueryField } from "../schemas/queryFields";
 
@@ -9,6 +9,8 @@ const address = z
   .string()
   .refine((value) => isAddress(value, { strict: false }), "must be a 20-byte hex address (0x + 40 hex digits)")
   .transform((value) => getAddress(value.toLowerCase()));
+/** The taker signs or sends, and the recipient is paid: neither can be the zero address. */
+const nonZeroAddress = address.refine((value) => value !== zeroAddress, "must not be the zero address");
 const integerText = (name: string, min: number, max: number) =>
   z
     .string()
@@ -28,9 +30,9 @@ const quoteQuerySchema = z.strictObject({
     .transform((value) => BigInt(value))
     .refine((value) => value > 0n, "must be greater than zero")
     .refine((value) => value <= MAX_UINT256, "must be at most 2^256-1"),
-  taker: address,
+  taker: nonZeroAddress,
   slippage_bps: integerText("slippage_bps", 0, 10_000).optional(),
-  recipient: address.refine((value) => value !== "0x0000000000000000000000000000000000000000", "must not be the zero address").optional(),
+  recipient: nonZeroAddress.optional(),
   settlement: z.enum(["permit2", "allowance"]).optional(),
   fee_bps: integerText("fee_bps", 0, 10_000).optional(),
 });
