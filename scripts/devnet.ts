@@ -14,6 +14,7 @@ import { loadDevnetConfig, type DevnetConfig } from "./devnet/devnetConfig";
 import { deployDevnet } from "./deploy/deployDevnet";
 import { loadApiConfig } from "../api/config";
 import { startApi } from "../api/startApi";
+import { PortInUseError, rethrowPortInUse } from "./devnet/portInUseError";
 
 type Stop = () => Promise<void>;
 
@@ -63,10 +64,9 @@ const steps: Step[] = [
     name: "start integrator API",
     run: async (context) => {
       const chainId = required(context.manifest, "manifest").chainId;
-      const api = await startApi(
-        { ...loadApiConfig(), chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir },
-        undefined,
-        new Map([[chainId, custom(hre.network.provider, { retryCount: 0 })]]),
+      const config = { ...loadApiConfig(), chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir };
+      const api = await startApi(config, undefined, new Map([[chainId, custom(hre.network.provider, { retryCount: 0 })]])).catch((error: unknown) =>
+        rethrowPortInUse(error, "the API's", config.host, config.port, "API_PORT"),
       );
       context.apiUrl = api.url;
       return api.close;
@@ -120,7 +120,9 @@ async function main(): Promise<void> {
       const stop = await step.run(context);
       if (stop) stops.push(stop);
     } catch (error) {
-      console.error(`devnet: step "${step.name}" failed:`, error);
+      // A busy port is the user's to fix: say which and how, without a stack.
+      if (error instanceof PortInUseError) console.error(`devnet: ${error.message}`);
+      else console.error(`devnet: step "${step.name}" failed:`, error);
       await stopAll(1);
     }
   }
