@@ -20,6 +20,7 @@ import { openSqliteStore } from "../api/store/sqlite/sqliteStore";
 import type { Store, TokenDemandSummary, TokenOverride } from "../api/store/store";
 import { ChainSupportedTokens } from "../api/tokens/chainSupportedTokens";
 import { checkTokenOnChain } from "../api/tokens/tokenOnChainCheck";
+import { printTable } from "./textTable";
 
 const USAGE = "usage: npm run tokens -- list [--chain N] | demand [--chain N] | enable <address> [--chain N] | disable <address> [--chain N]";
 
@@ -278,11 +279,6 @@ function overrideRow(override: TokenOverride, manifest: DeploymentManifest | und
     override.pool?.address ?? "",
     override.updatedAt.toISOString(),
   ];
-}
-
-function printTable(print: (line: string) => void, rows: readonly string[][]): void {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  for (const row of rows) print(row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd());
 }
 
 async function main(): Promise<void> {

@@ -75,7 +75,8 @@ export type NewChallenge = {
 
 export type ChallengeRecord = NewChallenge & { usedAt: Date | undefined };
 
-export type IntegratorStatus = "pending" | "active";
+/** See integratorLifecycle.ts for the operator's moves between them. */
+export type IntegratorStatus = "pending" | "active" | "rejected" | "suspended";
 
 export type NewIntegrator = {
   slug: string;
@@ -91,7 +92,13 @@ export type NewIntegrator = {
   createdAt: Date;
 };
 
-export type IntegratorRecord = NewIntegrator & { id: number; approvedAt: Date | undefined };
+export type IntegratorRecord = NewIntegrator & {
+  id: number;
+  approvedAt: Date | undefined;
+  /** Rate limits the operator set for the profile's keys; undefined: the configured defaults. */
+  quoteRateLimitPerMinute: number | undefined;
+  swapRateLimitPerMinute: number | undefined;
+};
 
 export type NewApiKey = {
   integratorId: number;
@@ -106,7 +113,12 @@ export type NewApiKey = {
   createdAt: Date;
 };
 
-export type ApiKeyRecord = Omit<NewApiKey, "secretHash"> & { id: number; revokedAt: Date | undefined };
+export type ApiKeyRecord = Omit<NewApiKey, "secretHash"> & {
+  id: number;
+  revokedAt: Date | undefined;
+  /** The key's own fee cap set by the operator; the effective cap is the lower of it and the profile's. */
+  maxFeeBps: number | undefined;
+};
 
 export type ApiKeyCredential = { key: ApiKeyRecord; secretHash: string; integrator: IntegratorRecord };
 

@@ -61,6 +61,8 @@ type IntegratorRow = {
   status: string;
   created_at: number;
   approved_at: number | null;
+  quote_rate_limit_per_minute: number | null;
+  swap_rate_limit_per_minute: number | null;
 };
 
 type ApiKeyRow = {
@@ -74,6 +76,7 @@ type ApiKeyRow = {
   swap_rate_limit_per_minute: number;
   created_at: number;
   revoked_at: number | null;
+  max_fee_bps: number | null;
 };
 
 type TokenDemandSummaryRow = { chain_id: number; token: string; integrators: number; first_seen: number; last_seen: number };
@@ -96,9 +99,9 @@ type TokenOverrideRow = {
 };
 
 const INTEGRATOR_COLUMNS = `id, slug, owner_wallet, display_name, contact_email, telegram_handle, app_url, fee_recipient,
-  max_fee_bps, chain_id, status, created_at, approved_at`;
+  max_fee_bps, chain_id, status, created_at, approved_at, quote_rate_limit_per_minute, swap_rate_limit_per_minute`;
 const API_KEY_COLUMNS = `id, integrator_id, label, prefix, last_four, scopes, quote_rate_limit_per_minute,
-  swap_rate_limit_per_minute, created_at, revoked_at`;
+  swap_rate_limit_per_minute, created_at, revoked_at, max_fee_bps`;
 
 /**
  * Opens (creating if needed) the SQLite database at `path`, in WAL mode so the operator CLI and the
@@ -110,6 +113,11 @@ export type WriteErrorListener = (error: unknown, state: { pending: number; drop
 export type SqliteStoreOptions = { onWriteError?: WriteErrorListener };
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
+  return new SqliteStore(openSqliteDatabase(path), options.onWriteError ?? (() => undefined));
+}
+
+/** One connection to the store's database, migrated; the store and the operator's writes each open one. */
+export function openSqliteDatabase(path: string): Database.Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   try {
@@ -122,7 +130,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     db.close();
     throw error;
   }
-  return new SqliteStore(db, options.onWriteError ?? (() => undefined));
+  return db;
 }
 
 /** Applies the migrations this database has not seen, each in its own immediate transaction. */
@@ -138,12 +146,21 @@ function migrate(db: Database.Database): void {
   const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
   for (const migration of migrations) {
     if (migration.version <= current) continue;
-    db.transaction(() => {
-      // Another process may have applied it between our read and this lock.
-      if (db.prepare("SELECT 1 FROM schema_migrations WHERE version = ?").get(migration.version)) return;
-      db.exec(migration.sql);
-      record.run(migration.version, migration.name, Date.now());
-    }).immediate();
+    // The pragma is a no-op inside a transaction, so it is switched around it.
+    if (migration.rebuildsReferencedTable) db.pragma("foreign_keys = OFF");
+    try {
+      db.transaction(() => {
+        // Another process may have applied it between our read and this lock.
+        if (db.prepare("SELECT 1 FROM schema_migrations WHERE version = ?").get(migration.version)) return;
+        db.exec(migration.sql);
+        if (migration.rebuildsReferencedTable && (db.pragma("foreign_key_check") as unknown[]).length > 0) {
+          throw new Error(`migration ${migration.version} would break foreign keys; not applied`);
+        }
+        record.run(migration.version, migration.name, Date.now());
+      }).immediate();
+    } finally {
+      if (migration.rebuildsReferencedTable) db.pragma("foreign_keys = ON");
+    }
   }
 }
 
@@ -573,6 +590,8 @@ function integratorFromRow(row: IntegratorRow): IntegratorRecord {
     status: row.status as IntegratorStatus,
     createdAt: date(row.created_at),
     approvedAt: date(row.approved_at),
+    quoteRateLimitPerMinute: row.quote_rate_limit_per_minute ?? undefined,
+    swapRateLimitPerMinute: row.swap_rate_limit_per_minute ?? undefined,
   };
 }
 
@@ -588,6 +607,7 @@ function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
     swapRateLimitPerMinute: row.swap_rate_limit_per_minute,
     createdAt: date(row.created_at),
     revokedAt: date(row.revoked_at),
+    maxFeeBps: row.max_fee_bps ?? undefined,
   };
 }
 
