@@ -166,6 +166,15 @@ async function enable(context: TokensCommandContext, endpoint: ChainEndpoint, to
     .filter((entry) => entry.origin === "manifest")
     .map((entry) => entry.address);
   const client = connectTo(context, endpoint);
+  // Say which URL failed, rather than a check result that blames the token.
+  const reachable = await client.getChainId().then(
+    () => true,
+    () => false,
+  );
+  if (!reachable) {
+    print(`cannot reach chain ${endpoint.chainId} at ${endpoint.rpcUrl}; start the devnet with npm start, or set RPC_URL (API_CHAINS for other chains)`);
+    return 1;
+  }
   const check = await checkTokenOnChain({ client, manifest, token, bases, minLiquidityWei: parseUnits(config.promotionMinLiquidityWeth, 18) });
   if (!check.ok) {
     print(`not enabled: ${token} ${check.reason}`);
