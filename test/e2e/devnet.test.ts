@@ -13,10 +13,17 @@ import { deployDevnet } from "../../scripts/deploy/deployDevnet";
 import { spawnDevnet } from "../../scripts/devnet/spawnDevnet";
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  const send = () =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+  // A kept-alive socket the server closed while idle (a slow child process ran in between) fails
+  // once with "other side closed"; a fresh connection is the honest retry.
+  const response = await send().catch((error: unknown) => {
+    if ((error as { cause?: { code?: string } }).cause?.code === "UND_ERR_SOCKET") return send();
+    throw error;
   });
   const body = (await response.json()) as { result?: unknown; error?: unknown };
   if (body.error) throw new Error(JSON.stringify(body.error));
