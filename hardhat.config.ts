@@ -3,10 +3,11 @@ import type { HardhatUserConfig } from "hardhat/config";
 import {
   TASK_COMPILE_GET_REMAPPINGS,
   TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD,
+  TASK_COMPILE_SOLIDITY_LOG_COMPILATION_ERRORS,
 } from "hardhat/builtin-tasks/task-names";
 import "@nomicfoundation/hardhat-viem";
 
-import { DEVNET_CHAIN_ID, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT } from "./sdk/chain/devnet";
+import { DEVNET_CHAIN_ID, devnetRpcUrl } from "./sdk/chain/devnet";
 
 /**
  * Compilers come from npm packages (soljson.js), never from the internet.
@@ -44,6 +45,22 @@ subtask(TASK_COMPILE_GET_REMAPPINGS).setAction(async (_args, _hre, runSuper) => 
   return { ...inherited, "solmate/": "@uniswap/v4-periphery/lib/permit2/lib/solmate/" };
 });
 
+/**
+ * Compiler warnings we reviewed and accept, by solc error code and file. 2394 warns that transient
+ * storage outlives the call frame; AllowanceHolder clears its slot before `exec` returns, which is
+ * the use the warning allows. Any other warning is still printed.
+ */
+const REVIEWED_WARNINGS: readonly { errorCode: string; file: string }[] = [{ errorCode: "2394", file: "contracts/allowance/AllowanceHolder.sol" }];
+
+type SolcMessage = { severity: string; errorCode?: string; sourceLocation?: { file?: string } };
+
+subtask(TASK_COMPILE_SOLIDITY_LOG_COMPILATION_ERRORS).setAction(async (args: { output?: { errors?: SolcMessage[] }; quiet: boolean }, _hre, runSuper) => {
+  const reviewed = (message: SolcMessage) =>
+    message.severity === "warning" && REVIEWED_WARNINGS.some((known) => known.errorCode === message.errorCode && known.file === message.sourceLocation?.file);
+  const errors = args.output?.errors?.filter((message) => !reviewed(message));
+  return runSuper({ ...args, output: args.output === undefined ? undefined : { ...args.output, errors } });
+});
+
 const config: HardhatUserConfig = {
   solidity: {
     compilers: [
@@ -73,9 +90,10 @@ const config: HardhatUserConfig = {
       // 1,000,000 ETH per development account: seeding the devnet's WETH pools takes a few thousand.
       accounts: { accountsBalance: "1000000000000000000000000" },
     },
-    // The running devnet (`npm start`), for scripts such as migrate-router.
+    // The running devnet (`npm start`), for scripts such as migrate-router: RPC_URL, by default the
+    // devnet's own DEVNET_HOST and DEVNET_PORT.
     devnet: {
-      url: process.env.DEVNET_RPC_URL ?? `http://${DEVNET_DEFAULT_HOST}:${DEVNET_DEFAULT_RPC_PORT}`,
+      url: devnetRpcUrl(process.env),
       chainId: DEVNET_CHAIN_ID,
     },
   },

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "viem";
-import { createOnboardingMessage, DEVNET_CHAIN_ID, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT, OnboardingAction } from "../sdk";
+import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction } from "../sdk";
 
 /** `true`/`false`/`1`/`0` (any case); anything else is a configuration error, not a silent false. */
 const booleanFlag = z
@@ -52,7 +52,8 @@ const schema = z.object({
   SIWE_DOMAIN: z.string().min(1).default("localhost"),
   SIWE_URI: z.string().min(1).optional(),
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
-  RPC_URL: z.url({ protocol: /^https?$/ }).default(`http://${DEVNET_DEFAULT_HOST}:${DEVNET_DEFAULT_RPC_PORT}`),
+  // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
+  RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   API_CHAINS: additionalChains.default([]),
   SNAPSHOT_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
@@ -110,7 +111,7 @@ export type ApiConfig = Readonly<{
   chainId: number;
   /**
    * JSON-RPC endpoint of the default chain: quote-time reads, and verification of contract-wallet
-   * signatures. `RPC_URL`, default http://127.0.0.1:8545.
+   * signatures. `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545).
    */
   rpcUrl: string;
   /** Folder of deployment manifests; the default chain's is `<dir>/<CHAIN_ID>.json`. `DEPLOYMENTS_DIR`, default deployments. */
@@ -187,7 +188,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     siweDomain: values.SIWE_DOMAIN,
     siweUri,
     chainId: values.CHAIN_ID,
-    rpcUrl: values.RPC_URL,
+    rpcUrl: values.RPC_URL ?? devnetRpcUrl(env),
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
     additionalChains: additionalChainsOf(values.CHAIN_ID, values.API_CHAINS),
     snapshotRateLimitPerMinute: values.SNAPSHOT_RATE_LIMIT_PER_MINUTE,

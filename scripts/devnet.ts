@@ -16,6 +16,7 @@ import { loadApiConfig } from "../api/config";
 import { startApi } from "../api/startApi";
 import { randomBytes } from "node:crypto";
 import { spawnService } from "./devnet/spawnService";
+import { PortInUseError, rethrowPortInUse } from "./devnet/portInUseError";
 
 type Stop = () => Promise<void>;
 
@@ -78,7 +79,12 @@ const steps: Step[] = [
           DEPLOYMENTS_DIR: context.config.deploymentsDir,
         },
         /^Relayer on (\S+)$/m,
-      );
+      ).catch((error: unknown) => {
+        // The relayer names a busy port itself; say it the way the other ports are said.
+        const busy = /relayer port (\d+) on (\S+) is in use/.exec(error instanceof Error ? error.message : "");
+        if (busy !== null) throw new PortInUseError("the relayer's", busy[2]!, Number(busy[1]), "RELAYER_PORT");
+        throw error;
+      });
       const client = await hre.viem.getPublicClient();
       const balances = await Promise.all(signers.map(async (account) => ({ address: account.address, balance: await client.getBalance({ address: account.address }) })));
       context.relayer = { url: relayer.ready[1]!, token, feeRecipient, signers: balances };
@@ -95,11 +101,10 @@ const steps: Step[] = [
     run: async (context) => {
       const chainId = required(context.manifest, "manifest").chainId;
       const relayer = required(context.relayer, "relayer");
-      const config = loadApiConfig({ ...process.env, RELAYER_URL: relayer.url, RELAYER_INTERNAL_TOKEN: relayer.token, RELAYER_FEE_RECIPIENT: relayer.feeRecipient });
-      const api = await startApi(
-        { ...config, chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir },
-        undefined,
-        new Map([[chainId, custom(hre.network.provider, { retryCount: 0 })]]),
+      const env = { ...process.env, RELAYER_URL: relayer.url, RELAYER_INTERNAL_TOKEN: relayer.token, RELAYER_FEE_RECIPIENT: relayer.feeRecipient };
+      const config = { ...loadApiConfig(env), chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir };
+      const api = await startApi(config, undefined, new Map([[chainId, custom(hre.network.provider, { retryCount: 0 })]])).catch((error: unknown) =>
+        rethrowPortInUse(error, "the API's", config.host, config.port, "API_PORT"),
       );
       context.apiUrl = api.url;
       return api.close;
@@ -156,7 +161,9 @@ async function main(): Promise<void> {
       const stop = await step.run(context);
       if (stop) stops.push(stop);
     } catch (error) {
-      console.error(`devnet: step "${step.name}" failed:`, error);
+      // A busy port is the user's to fix: say which and how, without a stack.
+      if (error instanceof PortInUseError) console.error(`devnet: ${error.message}`);
+      else console.error(`devnet: step "${step.name}" failed:`, error);
       await stopAll(1);
     }
   }

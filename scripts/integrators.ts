@@ -1,66 +1,300 @@
 /**
- * Operator CLI for integrator profiles, on the API's database (API_DB_PATH, default data/api.sqlite):
+ * Operator CLI for integrator profiles and keys, on the API's database (API_DB_PATH, default
+ * data/api.sqlite). Every change is recorded with who (--by, default the OS user) and when, and
+ * `show` prints that trail.
  *
- *   npm run integrators -- list             every profile with its status
- *   npm run integrators -- approve <slug>   pending → active, so the owner can create API keys
+ *   npm run integrators -- list [--json]
+ *   npm run integrators -- show <slug> [--json]                     profile, limits, keys and audit trail
+ *   npm run integrators -- approve|reject|suspend|reinstate <slug> [--reason TEXT]
+ *   npm run integrators -- keys <slug> [--json]
+ *   npm run integrators -- revoke-key <key_id> [--reason TEXT]
+ *   npm run integrators -- limits <slug> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
+ *   npm run integrators -- key-limits <key_id> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
  *
- * It can run while the API is up: the database is in WAL mode and every write is one transaction.
+ * It can run while the API is up: the database is in WAL mode and every write is one transaction;
+ * the API reads a key's state on every request, so a change holds from the next request on.
  */
+import { userInfo } from "node:os";
+import { parseArgs } from "node:util";
 import { loadApiConfig } from "../api/config";
+import type { IntegratorAdministration, LimitChanges, OperatorAction } from "../api/store/integratorAdministration";
+import { integratorMoveNames, integratorMoves, isIntegratorMove, type IntegratorMove } from "../api/store/integratorLifecycle";
+import { openSqliteIntegratorAdministration } from "../api/store/sqlite/sqliteIntegratorAdministration";
 import { openSqliteStore } from "../api/store/sqlite/sqliteStore";
-import type { Store } from "../api/store/store";
+import type { ApiKeyRecord, IntegratorRecord, Store } from "../api/store/store";
+import { printTable } from "./textTable";
 
-const USAGE = "usage: npm run integrators -- list | approve <slug>";
+const USAGE = [
+  "usage: npm run integrators -- <command>",
+  "  list [--json] | show <slug> [--json] | keys <slug> [--json]",
+  `  ${integratorMoveNames.join("|")} <slug> [--reason TEXT]`,
+  "  revoke-key <key_id> [--reason TEXT]",
+  "  limits <slug> | key-limits <key_id>  with any of --quote-rpm N --swap-rpm N --max-fee-bps N",
+  "  options: --by NAME (recorded as who made the change; default the OS user)",
+].join("\n");
+
+export type IntegratorsCommandContext = Readonly<{
+  store: Store;
+  admin: IntegratorAdministration;
+  print: (line: string) => void;
+  now: Date;
+  /** Who acts when --by is not given. */
+  defaultActor: string;
+}>;
+
+const OPTIONS = {
+  json: { type: "boolean" },
+  reason: { type: "string" },
+  by: { type: "string" },
+  "quote-rpm": { type: "string" },
+  "swap-rpm": { type: "string" },
+  "max-fee-bps": { type: "string" },
+} as const;
+
+type Options = { json?: boolean; reason?: string; by?: string; "quote-rpm"?: string; "swap-rpm"?: string; "max-fee-bps"?: string };
 
 /** Runs one command and returns the process exit code (0 done, 1 refused, 2 usage). */
-export async function runIntegratorsCommand(args: readonly string[], store: Store, print: (line: string) => void, now: Date): Promise<number> {
-  const [command, ...rest] = args;
-  if (command === "list" && rest.length === 0) {
-    const integrators = await store.listIntegrators();
-    if (integrators.length === 0) {
-      print("no integrators");
-      return 0;
-    }
-    const rows = [
-      ["ID", "SLUG", "STATUS", "OWNER", "MAX_FEE_BPS", "CREATED", "NAME"],
-      ...integrators.map((integrator) => [
-        String(integrator.id),
-        integrator.slug,
-        integrator.status,
-        integrator.ownerWallet,
-        String(integrator.maxFeeBps),
-        integrator.createdAt.toISOString(),
-        integrator.displayName,
-      ]),
-    ];
-    const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-    for (const row of rows) print(row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd());
-    return 0;
+export async function runIntegratorsCommand(args: readonly string[], context: IntegratorsCommandContext): Promise<number> {
+  let positionals: string[];
+  let options: Options;
+  try {
+    ({ positionals, values: options } = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true }));
+  } catch (error) {
+    return usage(context, error instanceof Error ? error.message : String(error));
   }
-  if (command === "approve" && rest.length === 1) {
-    const slug = rest[0]!;
-    const result = await store.approveIntegrator(slug, now);
-    switch (result.outcome) {
-      case "approved":
-        print(`approved ${slug} (integrator ${result.integrator.id}); its owner can now create API keys`);
-        return 0;
-      case "already_active":
-        print(`${slug} is already active`);
-        return 0;
-      case "not_found":
-        print(`no integrator with slug ${slug}`);
-        return 1;
-    }
+  const [command, target, ...extra] = positionals;
+  if (extra.length > 0) return usage(context, `unexpected argument ${extra[0]}`);
+  const by: OperatorAction = { actor: options.by ?? context.defaultActor, at: context.now, reason: options.reason };
+
+  if (command === "list" && target === undefined) return list(context, options.json === true);
+  if (target === undefined) return usage(context, command === undefined ? undefined : `${command} needs an argument`);
+  if (command === "show") return show(context, target, options.json === true);
+  if (command === "keys") return keys(context, target, options.json === true);
+  if (command !== undefined && isIntegratorMove(command)) return move(context, command, target, by);
+  if (command === "revoke-key" || command === "key-limits") {
+    if (!/^[1-9][0-9]{0,15}$/.test(target)) return usage(context, `${target} is not a key id (a positive integer, shown by keys <slug>)`);
+    if (command === "revoke-key") return revokeKey(context, Number(target), by);
   }
-  print(USAGE);
+  if (command === "limits" || command === "key-limits") {
+    const changes = limitChanges(options);
+    if (typeof changes === "string") return usage(context, changes);
+    return command === "limits" ? profileLimits(context, target, changes, by) : keyLimits(context, Number(target), changes, by);
+  }
+  return usage(context, command === undefined ? undefined : `unknown command ${command}`);
+}
+
+function usage(context: IntegratorsCommandContext, problem: string | undefined): number {
+  if (problem !== undefined) context.print(problem);
+  context.print(USAGE);
   return 2;
 }
 
+/** The limit options as changes, or what is wrong with them. */
+function limitChanges(options: Options): LimitChanges | string {
+  const read = (name: "quote-rpm" | "swap-rpm" | "max-fee-bps", min: number, max: number): number | string | undefined => {
+    const text = options[name];
+    if (text === undefined) return undefined;
+    const value = /^[0-9]{1,9}$/.test(text) ? Number(text) : Number.NaN;
+    return value >= min && value <= max ? value : `--${name} must be an integer from ${min} to ${max}`;
+  };
+  const quote = read("quote-rpm", 1, 1_000_000);
+  const swap = read("swap-rpm", 1, 1_000_000);
+  const fee = read("max-fee-bps", 0, 10_000);
+  for (const value of [quote, swap, fee]) if (typeof value === "string") return value;
+  if (quote === undefined && swap === undefined && fee === undefined) return "give at least one of --quote-rpm, --swap-rpm, --max-fee-bps";
+  return { quoteRateLimitPerMinute: quote as number | undefined, swapRateLimitPerMinute: swap as number | undefined, maxFeeBps: fee as number | undefined };
+}
+
+async function findBySlug(context: IntegratorsCommandContext, slug: string): Promise<IntegratorRecord | undefined> {
+  const integrator = (await context.store.listIntegrators()).find((candidate) => candidate.slug === slug);
+  if (integrator === undefined) context.print(`no integrator with slug ${slug}; npm run integrators -- list shows them`);
+  return integrator;
+}
+
+function profileJson(integrator: IntegratorRecord) {
+  return {
+    integrator_id: integrator.id,
+    slug: integrator.slug,
+    status: integrator.status,
+    display_name: integrator.displayName,
+    owner_wallet: integrator.ownerWallet,
+    fee_recipient: integrator.feeRecipient,
+    max_fee_bps: integrator.maxFeeBps,
+    quote_rate_limit_per_minute: integrator.quoteRateLimitPerMinute ?? null,
+    swap_rate_limit_per_minute: integrator.swapRateLimitPerMinute ?? null,
+    created_at: integrator.createdAt.toISOString(),
+    approved_at: integrator.approvedAt?.toISOString() ?? null,
+  };
+}
+
+function keyJson(key: ApiKeyRecord, integrator: IntegratorRecord) {
+  return {
+    key_id: key.id,
+    label: key.label,
+    prefix: key.prefix,
+    status: key.revokedAt === undefined ? "active" : "revoked",
+    quote_rate_limit_per_minute: key.quoteRateLimitPerMinute,
+    swap_rate_limit_per_minute: key.swapRateLimitPerMinute,
+    max_fee_bps: Math.min(integrator.maxFeeBps, key.maxFeeBps ?? integrator.maxFeeBps),
+    created_at: key.createdAt.toISOString(),
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+async function list(context: IntegratorsCommandContext, json: boolean): Promise<number> {
+  const integrators = await context.store.listIntegrators();
+  if (json) {
+    context.print(JSON.stringify(integrators.map(profileJson), null, 2));
+    return 0;
+  }
+  if (integrators.length === 0) {
+    context.print("no integrators");
+    return 0;
+  }
+  printTable(context.print, [
+    ["ID", "SLUG", "STATUS", "OWNER", "MAX_FEE_BPS", "CREATED", "NAME"],
+    ...integrators.map((integrator) => [
+      String(integrator.id),
+      integrator.slug,
+      integrator.status,
+      integrator.ownerWallet,
+      String(integrator.maxFeeBps),
+      integrator.createdAt.toISOString(),
+      integrator.displayName,
+    ]),
+  ]);
+  return 0;
+}
+
+async function keys(context: IntegratorsCommandContext, slug: string, json: boolean): Promise<number> {
+  const integrator = await findBySlug(context, slug);
+  if (integrator === undefined) return 1;
+  const rows = (await context.store.listApiKeys([integrator.id])).map((key) => keyJson(key, integrator));
+  if (json) context.print(JSON.stringify(rows, null, 2));
+  else if (rows.length === 0) context.print(`${slug} has no API keys`);
+  else printKeys(context, rows);
+  return 0;
+}
+
+function printKeys(context: IntegratorsCommandContext, rows: readonly ReturnType<typeof keyJson>[]): void {
+  printTable(context.print, [
+    ["KEY_ID", "LABEL", "PREFIX", "STATUS", "QUOTE_RPM", "SWAP_RPM", "MAX_FEE_BPS", "CREATED", "REVOKED"],
+    ...rows.map((key) => [
+      String(key.key_id),
+      key.label,
+      key.prefix,
+      key.status,
+      String(key.quote_rate_limit_per_minute),
+      String(key.swap_rate_limit_per_minute),
+      String(key.max_fee_bps),
+      key.created_at,
+      key.revoked_at ?? "",
+    ]),
+  ]);
+}
+
+async function show(context: IntegratorsCommandContext, slug: string, json: boolean): Promise<number> {
+  const integrator = await findBySlug(context, slug);
+  if (integrator === undefined) return 1;
+  const apiKeys = (await context.store.listApiKeys([integrator.id])).map((key) => keyJson(key, integrator));
+  const audit = (await context.admin.listAudit(integrator.id)).map((entry) => ({
+    at: entry.at.toISOString(),
+    by: entry.actor,
+    action: entry.action,
+    key_id: entry.keyId ?? null,
+    detail: entry.detail,
+  }));
+  if (json) {
+    context.print(JSON.stringify({ ...profileJson(integrator), api_keys: apiKeys, audit }, null, 2));
+    return 0;
+  }
+  const profile = profileJson(integrator);
+  for (const [name, value] of Object.entries(profile)) context.print(`${name.padEnd(28)} ${value ?? "(default)"}`);
+  context.print("");
+  if (apiKeys.length === 0) context.print("no API keys");
+  else printKeys(context, apiKeys);
+  context.print("");
+  if (audit.length === 0) context.print("no operator changes recorded");
+  else
+    printTable(context.print, [
+      ["AT", "BY", "ACTION", "KEY_ID", "DETAIL"],
+      ...audit.map((entry) => [entry.at, entry.by, entry.action, entry.key_id === null ? "" : String(entry.key_id), JSON.stringify(entry.detail)]),
+    ]);
+  return 0;
+}
+
+async function move(context: IntegratorsCommandContext, command: IntegratorMove, slug: string, by: OperatorAction): Promise<number> {
+  const result = await context.admin.changeStatus(slug, command, by);
+  switch (result.outcome) {
+    case "changed": {
+      const after =
+        command === "approve" ? "; its owner can now create API keys" : command === "suspend" ? "; its keys are refused on trading endpoints until reinstate" : "";
+      context.print(`${command}${command.endsWith("e") ? "d" : "ed"} ${slug} (${result.from} → ${result.to})${after}`);
+      return 0;
+    }
+    case "refused":
+      if (result.status === integratorMoves[command].to) {
+        context.print(`${slug} is already ${result.status}`);
+        return 0;
+      }
+      context.print(`cannot ${command} ${slug}: it is ${result.status}; ${command} applies to ${integratorMoves[command].from.join(" or ")} profiles`);
+      return 1;
+    case "not_found":
+      context.print(`no integrator with slug ${slug}; npm run integrators -- list shows them`);
+      return 1;
+  }
+}
+
+async function revokeKey(context: IntegratorsCommandContext, keyId: number, by: OperatorAction): Promise<number> {
+  const result = await context.admin.revokeKey(keyId, by);
+  if (result.outcome === "revoked") context.print(`revoked key ${keyId}; trading endpoints refuse it from the next request on`);
+  else if (result.outcome === "already_revoked") context.print(`key ${keyId} is already revoked`);
+  else context.print(`no API key ${keyId}; npm run integrators -- keys <slug> lists a profile's keys`);
+  return result.outcome === "not_found" ? 1 : 0;
+}
+
+async function profileLimits(context: IntegratorsCommandContext, slug: string, changes: LimitChanges, by: OperatorAction): Promise<number> {
+  const result = await context.admin.changeProfileLimits(slug, changes, by);
+  if (result.outcome === "not_found") {
+    context.print(`no integrator with slug ${slug}; npm run integrators -- list shows them`);
+    return 1;
+  }
+  context.print(`changed the limits of ${slug} (${describeChanges(changes)}); ${result.keysUpdated} live key(s) updated, new keys get them too`);
+  return 0;
+}
+
+async function keyLimits(context: IntegratorsCommandContext, keyId: number, changes: LimitChanges, by: OperatorAction): Promise<number> {
+  const result = await context.admin.changeKeyLimits(keyId, changes, by);
+  if (result.outcome === "not_found") {
+    context.print(`no API key ${keyId}; npm run integrators -- keys <slug> lists a profile's keys`);
+    return 1;
+  }
+  context.print(`changed the limits of key ${keyId} (${describeChanges(changes)}); its fee cap never exceeds its profile's`);
+  return 0;
+}
+
+function describeChanges(changes: LimitChanges): string {
+  const parts: string[] = [];
+  if (changes.quoteRateLimitPerMinute !== undefined) parts.push(`quote ${changes.quoteRateLimitPerMinute}/min`);
+  if (changes.swapRateLimitPerMinute !== undefined) parts.push(`swap ${changes.swapRateLimitPerMinute}/min`);
+  if (changes.maxFeeBps !== undefined) parts.push(`fee cap ${changes.maxFeeBps} bps`);
+  return parts.join(", ");
+}
+
 async function main(): Promise<void> {
-  const store = openSqliteStore(loadApiConfig().dbPath);
+  const { dbPath } = loadApiConfig();
+  const store = openSqliteStore(dbPath);
+  const admin = openSqliteIntegratorAdministration(dbPath);
   try {
-    process.exitCode = await runIntegratorsCommand(process.argv.slice(2), store, (line) => process.stdout.write(`${line}\n`), new Date());
+    process.exitCode = await runIntegratorsCommand(process.argv.slice(2), {
+      store,
+      admin,
+      print: (line) => process.stdout.write(`${line}\n`),
+      now: new Date(),
+      defaultActor: userInfo().username,
+    });
   } finally {
+    await admin.close();
     await store.close();
   }
 }

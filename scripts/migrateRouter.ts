@@ -3,7 +3,8 @@
  * devnet and migrates the registry to it, so the dwell window can be watched (prev answers until it
  * closes). Reads the devnet's manifest; the registry administrator is development account #0.
  *
- * Environment: DEVNET_RPC_URL (default http://127.0.0.1:8545), DEPLOYMENTS_DIR (default deployments).
+ * Environment: RPC_URL (default the devnet's http://DEVNET_HOST:DEVNET_PORT), DEPLOYMENTS_DIR
+ * (default deployments), as every script reads them.
  */
 async function main(): Promise<void> {
   const featureArgument = process.argv[2];
@@ -11,17 +12,17 @@ async function main(): Promise<void> {
     console.error("usage: npm run migrate-router -- <2|3>");
     process.exit(2);
   }
+  // Reach the chain first, so a failure names the URL it tried (Hardhat's own error does not).
+  const { connectToChain, loadChainTarget } = await import("./chainConnection");
+  const { manifest, rpcUrl } = await connectToChain(loadChainTarget());
+  process.env.RPC_URL = rpcUrl;
   // The network must be chosen before Hardhat loads.
   process.env.HARDHAT_NETWORK = "devnet";
   const { default: hre } = await import("hardhat");
   const { hardhatClients } = await import("./deploy/hardhatClients");
   const { migrateRouter } = await import("./deploy/migrateRouter");
-  const { manifestPath, readManifest } = await import("../sdk/chain/manifest");
-  const { loadDevnetConfig } = await import("./devnet/devnetConfig");
 
   const clients = await hardhatClients(hre);
-  const chainId = await clients.publicClient.getChainId();
-  const manifest = readManifest(manifestPath(loadDevnetConfig().deploymentsDir, chainId));
   const [admin] = clients.walletClients;
   if (admin === undefined) throw new Error("the devnet exposes no unlocked account");
   const result = await migrateRouter(hre, clients, admin, manifest, BigInt(featureArgument));

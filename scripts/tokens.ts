@@ -12,14 +12,15 @@
  * database is in WAL mode and every write is one transaction.
  */
 import { parseArgs } from "node:util";
-import { isAddress, parseUnits, type Address, type PublicClient } from "viem";
+import { erc20Abi, isAddress, parseUnits, type Address, type PublicClient } from "viem";
 import { isNativeToken, type DeploymentManifest } from "../sdk";
 import { createChainClient, readChainManifest, servedChainEndpoints, type ChainEndpoint } from "../api/chains/loadChains";
 import { loadApiConfig, type ApiConfig } from "../api/config";
 import { openSqliteStore } from "../api/store/sqlite/sqliteStore";
-import type { Store, TokenOverride } from "../api/store/store";
+import type { Store, TokenDemandSummary, TokenOverride } from "../api/store/store";
 import { ChainSupportedTokens } from "../api/tokens/chainSupportedTokens";
 import { checkTokenOnChain } from "../api/tokens/tokenOnChainCheck";
+import { printTable } from "./textTable";
 
 const USAGE = "usage: npm run tokens -- list [--chain N] | demand [--chain N] | enable <address> [--chain N] | disable <address> [--chain N]";
 
@@ -73,8 +74,10 @@ export async function runTokensCommand(args: readonly string[], context: TokensC
 async function list(context: TokensCommandContext, endpoints: readonly ChainEndpoint[]): Promise<number> {
   const rows: string[][] = [["CHAIN", "TOKEN", "SYMBOL", "DECIMALS", "STATUS", "POOL", "UPDATED"]];
   for (const endpoint of endpoints) {
-    const overrides = await context.store.listTokenOverrides(endpoint.chainId);
+    const stored = await context.store.listTokenOverrides(endpoint.chainId);
     const manifest = readManifestOrReport(context, endpoint);
+    // Without a manifest the chain run is unknown: every stored decision is listed as it is.
+    const overrides = manifest === undefined ? stored : decisionsOfRun(stored, manifest);
     if (manifest !== undefined) {
       const set = new ChainSupportedTokens(endpoint.chainId, manifest, overrides);
       const decided = new Map(overrides.map((override) => [override.token, override]));
@@ -91,7 +94,7 @@ async function list(context: TokensCommandContext, endpoints: readonly ChainEndp
         ]);
       }
     }
-    for (const override of overrides.filter((candidate) => candidate.status === "disabled" || manifest === undefined)) rows.push(overrideRow(override));
+    for (const override of overrides.filter((candidate) => candidate.status === "disabled" || manifest === undefined)) rows.push(overrideRow(override, manifest));
   }
   printTable(context.print, rows);
   return 0;
@@ -107,7 +110,22 @@ async function demand(context: TokensCommandContext, chainId: number | undefined
     context.print("no demand");
     return 0;
   }
-  const decisions = new Map((await store.listTokenOverrides(chainId)).map((override) => [`${override.chainId}:${override.token}`, override]));
+  // The status is what the API's set would say now: the manifest plus this run's decisions.
+  const overrides = await store.listTokenOverrides(chainId);
+  const sets = new Map<number, ChainSupportedTokens>();
+  for (const endpoint of servedChainEndpoints(config)) {
+    if (chainId !== undefined && endpoint.chainId !== chainId) continue;
+    const manifest = readManifestOrReport(context, endpoint);
+    if (manifest !== undefined) sets.set(endpoint.chainId, new ChainSupportedTokens(endpoint.chainId, manifest, decisionsOfRun(overrides, manifest)));
+  }
+  const statusOf = (summary: TokenDemandSummary): string => {
+    const set = sets.get(summary.chainId);
+    const supported = set?.entries().find((entry) => entry.address === summary.token);
+    if (supported !== undefined) return `supported (${supported.origin})`;
+    const decision = set === undefined ? overrides.find((override) => override.chainId === summary.chainId && override.token === summary.token) : undefined;
+    if (decision !== undefined || (set !== undefined && set.disabledAddresses().includes(summary.token))) return "disabled";
+    return summary.integrators >= config.promotionMinIntegrators ? "due for checks" : "unsupported";
+  };
   const rows = [
     ["CHAIN", "TOKEN", "INTEGRATORS", "FIRST_SEEN", "LAST_SEEN", "STATUS"],
     ...summaries.map((summary) => [
@@ -116,7 +134,7 @@ async function demand(context: TokensCommandContext, chainId: number | undefined
       String(summary.integrators),
       summary.firstSeen.toISOString(),
       summary.lastSeen.toISOString(),
-      decisions.get(`${summary.chainId}:${summary.token}`)?.status ?? (summary.integrators >= config.promotionMinIntegrators ? "due for checks" : "unsupported"),
+      statusOf(summary),
     ]),
   ];
   printTable(context.print, rows);
@@ -147,14 +165,34 @@ async function enable(context: TokensCommandContext, endpoint: ChainEndpoint, to
     .entries()
     .filter((entry) => entry.origin === "manifest")
     .map((entry) => entry.address);
-  const client = (context.connect ?? ((target: ChainEndpoint) => createChainClient(target.chainId, target.rpcUrl)))(endpoint);
+  const client = connectTo(context, endpoint);
+  // Say which URL failed, rather than a check result that blames the token.
+  const reachable = await client.getChainId().then(
+    () => true,
+    () => false,
+  );
+  if (!reachable) {
+    print(`cannot reach chain ${endpoint.chainId} at ${endpoint.rpcUrl}; start the devnet with npm start, or set RPC_URL (API_CHAINS for other chains)`);
+    return 1;
+  }
   const check = await checkTokenOnChain({ client, manifest, token, bases, minLiquidityWei: parseUnits(config.promotionMinLiquidityWeth, 18) });
   if (!check.ok) {
     print(`not enabled: ${token} ${check.reason}`);
     return 1;
   }
   await store.saveTokenOverride(
-    { chainId: endpoint.chainId, token, status: "enabled", source: "operator", symbol: check.symbol, decimals: check.decimals, pool: check.pool, reason: "enabled by the operator", at: now },
+    {
+      chainId: endpoint.chainId,
+      token,
+      status: "enabled",
+      source: "operator",
+      symbol: check.symbol,
+      decimals: check.decimals,
+      pool: check.pool,
+      reason: "enabled by the operator",
+      chainRun: manifest.deployBlockHash,
+      at: now,
+    },
     "replace",
   );
   print(`enabled ${token} (${check.symbol}, ${check.decimals} decimals) on chain ${endpoint.chainId}, routed through pool ${check.pool.address}`);
@@ -168,18 +206,58 @@ async function disable(context: TokensCommandContext, endpoint: ChainEndpoint, t
     return 1;
   }
   const manifest = readManifestOrReport(context, endpoint);
+  // The decision belongs to the chain run the manifest describes.
+  if (manifest === undefined) return 1;
   // Native sells and buys route through WETH; without it the native placeholder would be listed but unroutable.
-  if (manifest !== undefined && manifest.contracts.weth.toLowerCase() === token) {
+  if (manifest.contracts.weth.toLowerCase() === token) {
     print("refused: WETH carries every native-asset route and cannot be disabled");
     return 1;
   }
+  const described = await describeToken(context, endpoint, manifest, token);
   await store.saveTokenOverride(
-    { chainId: endpoint.chainId, token, status: "disabled", source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: "disabled by the operator", at: now },
+    {
+      chainId: endpoint.chainId,
+      token,
+      status: "disabled",
+      source: "operator",
+      symbol: described.symbol,
+      decimals: described.decimals,
+      pool: undefined,
+      reason: "disabled by the operator",
+      chainRun: manifest.deployBlockHash,
+      at: now,
+    },
     "replace",
   );
-  const wasManifest = manifest?.tokens.some((candidate) => candidate.address.toLowerCase() === token) ?? false;
+  const wasManifest = manifest.tokens.some((candidate) => candidate.address.toLowerCase() === token);
   print(`disabled ${token} on chain ${endpoint.chainId}${wasManifest ? " (a manifest token: `enable` restores it)" : ""}`);
   return 0;
+}
+
+/**
+ * The symbol and decimals a disabled token is listed with: the manifest's, an earlier decision's, or
+ * read from the chain. Best effort: disabling must work for a token that is broken or unreachable.
+ */
+async function describeToken(
+  context: TokensCommandContext,
+  endpoint: ChainEndpoint,
+  manifest: DeploymentManifest,
+  token: Address,
+): Promise<{ symbol: string | undefined; decimals: number | undefined }> {
+  const known = manifest.tokens.find((candidate) => candidate.address.toLowerCase() === token);
+  if (known !== undefined) return { symbol: known.symbol, decimals: known.decimals };
+  const earlier = (await context.store.listTokenOverrides(endpoint.chainId)).find((override) => override.token === token && override.symbol !== undefined);
+  if (earlier !== undefined) return { symbol: earlier.symbol, decimals: earlier.decimals };
+  const client = connectTo(context, endpoint);
+  const [symbol, decimals] = await Promise.all([
+    client.readContract({ address: token, abi: erc20Abi, functionName: "symbol" }).catch(() => undefined),
+    client.readContract({ address: token, abi: erc20Abi, functionName: "decimals" }).catch(() => undefined),
+  ]);
+  return { symbol, decimals };
+}
+
+function connectTo(context: TokensCommandContext, endpoint: ChainEndpoint): PublicClient {
+  return (context.connect ?? ((target: ChainEndpoint) => createChainClient(target.chainId, target.rpcUrl)))(endpoint);
 }
 
 function readManifestOrReport(context: TokensCommandContext, endpoint: ChainEndpoint): DeploymentManifest | undefined {
@@ -191,21 +269,25 @@ function readManifestOrReport(context: TokensCommandContext, endpoint: ChainEndp
   }
 }
 
-function overrideRow(override: TokenOverride): string[] {
+/** The decisions made on the chain run `manifest` describes; those of earlier runs no longer apply. */
+function decisionsOfRun(overrides: readonly TokenOverride[], manifest: DeploymentManifest): TokenOverride[] {
+  return overrides.filter((override) => override.chainRun?.toLowerCase() === manifest.deployBlockHash.toLowerCase());
+}
+
+/** A decision as a row; a disabled manifest token shows its manifest symbol and decimals. */
+function overrideRow(override: TokenOverride, manifest: DeploymentManifest | undefined): string[] {
+  const known = manifest?.tokens.find((token) => token.address.toLowerCase() === override.token);
+  const symbol = known?.symbol ?? override.symbol;
+  const decimals = known?.decimals ?? override.decimals;
   return [
     String(override.chainId),
     override.token,
-    override.symbol ?? "",
-    override.decimals === undefined ? "" : String(override.decimals),
+    symbol ?? "?",
+    decimals === undefined ? "?" : String(decimals),
     override.status,
     override.pool?.address ?? "",
     override.updatedAt.toISOString(),
   ];
-}
-
-function printTable(print: (line: string) => void, rows: readonly string[][]): void {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  for (const row of rows) print(row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd());
 }
 
 async function main(): Promise<void> {

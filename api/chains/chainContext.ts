@@ -1,5 +1,6 @@
 import type { PublicClient } from "viem";
 import type { DeploymentManifest } from "../../sdk";
+import type { UnreadablePools } from "../quote/unreadablePools";
 import type { DemandRecorder } from "../tokens/demandRecorder";
 import type { SupportedTokens } from "../tokens/supportedTokens";
 
@@ -11,6 +12,8 @@ export type ChainContext = Readonly<{
   manifest: DeploymentManifest;
   tokens: SupportedTokens;
   demand: DemandRecorder;
+  /** Pools routing had to leave out at the latest quoted block, for logs and GET /health. */
+  unreadablePools: UnreadablePools;
 }>;
 
 /** The chains the API serves, by id, with the default used when a request omits chain_id. */

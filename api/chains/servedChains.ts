@@ -4,6 +4,7 @@ import type { DeploymentManifest } from "../../sdk";
 import type { Clock } from "../clock";
 import type { ApiConfig } from "../config";
 import type { Store } from "../store/store";
+import { UnreadablePools } from "../quote/unreadablePools";
 import { BufferedDemandRecorder } from "../tokens/bufferedDemandRecorder";
 import { ChainSupportedTokens } from "../tokens/chainSupportedTokens";
 import { SupportedTokenJobs } from "../tokens/supportedTokenJobs";
@@ -76,6 +77,7 @@ export async function createServedChains(sources: readonly ChainSource[], deps: 
     manifest: source.manifest,
     tokens: tokens.get(source.chainId)!,
     demand: recorder,
+    unreadablePools: new UnreadablePools(source.chainId, logger),
   }));
   const promoter = new TokenPromoter({
     store,

@@ -56,7 +56,8 @@ export function apiKeyAuth(deps: Pick<ApiDependencies, "store">): RequestHandler
       quoteRateLimitPerMinute: credential.key.quoteRateLimitPerMinute,
       swapRateLimitPerMinute: credential.key.swapRateLimitPerMinute,
       integratorFeeRecipient: credential.integrator.feeRecipient,
-      integratorMaxFeeBps: credential.integrator.maxFeeBps,
+      // A key's own cap (set by the operator) can only lower its profile's.
+      integratorMaxFeeBps: Math.min(credential.integrator.maxFeeBps, credential.key.maxFeeBps ?? credential.integrator.maxFeeBps),
     };
     res.locals[PRINCIPAL] = principal;
     next();

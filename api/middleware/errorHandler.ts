@@ -9,12 +9,21 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   return error instanceof Error && typeof (error as Partial<BodyParserError>).type === "string" && typeof (error as Partial<BodyParserError>).status === "number";
 }
 
+/** zlib's errors (Z_DATA_ERROR, Z_BUF_ERROR…), which body-parser passes on for a corrupt compressed body. */
+function isDecompressionError(error: unknown): boolean {
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === "string" && code.startsWith("Z_");
+}
+
 /** Turns any error into `{ error, code }`. Only ApiErrors and body-parser's own 4xx say what went wrong; the rest is a bare 500. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
     const { status, body, headers } = toResponse(error);
-    if (status >= 500) logger.error({ err: error, method: req.method, path: req.path }, "request failed");
+    // An ApiError is a known condition (a paused feature, a node that is down): a warning without a
+    // stack. Anything else is a bug an operator must look at.
+    if (status >= 500 && error instanceof ApiError) logger.warn({ code: body.code, method: req.method, path: req.path, reason: error.message }, "request refused");
+    else if (status >= 500) logger.error({ err: error, method: req.method, path: req.path }, "request failed");
     if (headers) res.set(headers);
     res.status(status).json(body);
   };
@@ -30,6 +39,13 @@ function toResponse(error: unknown): { status: number; body: ApiErrorBody; heade
   if (error instanceof ApiError) {
     // Extras first, so `error` and `code` always win.
     return { status: error.status, body: { ...error.extras.body, error: error.message, code: error.code }, headers: error.extras.headers };
+  }
+  if (isDecompressionError(error)) {
+    return { status: 400, body: { error: "request body could not be decompressed: it is not valid data for its Content-Encoding", code: "invalid_request" } };
+  }
+  // express decodes path parameters with decodeURIComponent and marks its failure 400.
+  if (error instanceof URIError && (error as URIError & { status?: unknown }).status === 400) {
+    return { status: 400, body: { error: "request path has a malformed percent-encoding (such as %ZZ) in a path parameter", code: "invalid_request" } };
   }
   if (isBodyParserError(error)) {
     switch (error.type) {

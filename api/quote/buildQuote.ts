@@ -32,7 +32,7 @@ import { estimateGas } from "./gasEstimate";
 import type { PermitNonceAllocator } from "./permitNonces";
 import { readPoolReserves } from "./poolReserves";
 import type { QuoteQuery } from "./quoteQuery";
-import { findBestRoute, type RouteHop } from "./routeSearch";
+import { findBestRoute, type PricedPool, type RouteHop } from "./routeSearch";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
@@ -169,7 +169,7 @@ async function allocateNonce(
 }
 
 /** The route's actions and its gross output (before the platform fee). */
-function planRoute(input: QuoteInput, pools: Awaited<ReturnType<typeof readPoolReserves>>, weth: Address) {
+function planRoute(input: QuoteInput, pools: readonly PricedPool[], weth: Address) {
   const { sellToken, buyToken, query } = input;
   const sellsNative = sellToken.address === NATIVE;
   const buysNative = buyToken.address === NATIVE;
@@ -217,15 +217,27 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   const feature = query.gasless ? Feature.GaslessSwap : Feature.TakerSubmittedSwap;
   const [router, pools, takerIsContract] = await Promise.all([
     activeRouter(engine, chain, feature, block.hash, blockNumber),
-    engine.blockCache.get(block.hash, poolList, () => readPoolReserves(client, poolList, blockNumber)),
+    engine.blockCache.get(block.hash, poolList, async () => {
+      const read = await readPoolReserves(client, poolList, blockNumber);
+      chain.unreadablePools.observe(
+        poolList.map((pool) => pool.address),
+        read.unreadable,
+        new Date(Number(block.timestamp) * 1000),
+      );
+      return read.pools;
+    }),
     sellsNative || query.settlement === "allowance" ? Promise.resolve(false) : reads.hasCode(query.taker),
   ]);
   const settlement = chooseSettlement(query, sellsNative, takerIsContract);
   const plan = planRoute(input, pools, weth);
-  const holder = settlement === "allowance" && !sellsNative ? await allowanceHolderOf(engine, client, router) : undefined;
+  // Read in every mode (it is cached per router): a permit or native quote paying the holder would
+  // strand the output just as an allowance quote would.
+  // The gasless router has no holder of its own; the deployment's holder is refused all the same.
+  const routerHolder = query.gasless ? getAddress(manifest.contracts.allowanceHolder) : await allowanceHolderOf(engine, client, router);
+  const holder = settlement === "allowance" && !sellsNative ? routerHolder : undefined;
   // The output would be stranded in a contract of ours: the router refuses itself, and the holder
   // has no way to pay anything out.
-  if (query.recipient === router || query.recipient === holder) {
+  if (query.recipient === router || query.recipient === routerHolder) {
     throw new ApiError(400, "invalid_request", `recipient ${query.recipient} is the router or allowance holder; it would strand the output`);
   }
 

@@ -37,6 +37,13 @@ const FRESH_SLOT = 20_000;
 const ORACLE_START = 34_200;
 const NEW_ACCOUNT = 25_000;
 const INTRINSIC = 21_000;
+/**
+ * A route with no swap (a bare wrap or unwrap) skips the pool-side bookkeeping the base costs
+ * include, and pays the recipient with one transfer from the router, whose first write of the
+ * recipient's balance measured cheaper than a pair's.
+ */
+const SWAPLESS_SAVING = 8_000;
+const FRESH_SLOT_SWAPLESS = 13_700;
 
 /** EIP-2028 calldata cost; the signature placeholder counts as the non-zero bytes it will become. */
 function calldataGas(data: Hex, signatureOffset: number | undefined): number {
@@ -54,7 +61,9 @@ export function estimateGas(data: Hex, signatureOffset: number | undefined, fact
   if (factors.unwrap) gas += UNWRAP;
   if (factors.fee) gas += FEE;
   if (factors.freshNonceWord) gas += FRESH_SLOT;
-  if (factors.recipientEmpty) gas += factors.unwrap ? NEW_ACCOUNT : FRESH_SLOT;
+  const swapless = factors.hops === 0;
+  if (swapless) gas -= SWAPLESS_SAVING;
+  if (factors.recipientEmpty) gas += factors.unwrap ? NEW_ACCOUNT : swapless ? FRESH_SLOT_SWAPLESS : FRESH_SLOT;
   if (factors.fee && factors.feeRecipientEmpty) gas += factors.unwrap ? NEW_ACCOUNT : FRESH_SLOT;
   if (factors.relayerFeeRecipientEmpty === true) gas += FRESH_SLOT;
   return gas;

@@ -1,16 +1,17 @@
 import { z } from "zod";
-import { getAddress, isAddress, type Address } from "viem";
+import { getAddress, isAddress, zeroAddress, type Address } from "viem";
 import { ApiError } from "../apiError";
 import { parseRequest } from "../requestValidation";
 import { chainIdQueryField } from "../schemas/queryFields";
 
 const MAX_UINT256 = (1n << 256n) - 1n;
-const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
 const address = z
   .string()
   .refine((value) => isAddress(value, { strict: false }), "must be a 20-byte hex address (0x + 40 hex digits)")
   .transform((value) => getAddress(value.toLowerCase()));
+/** The taker signs or sends, and the recipient is paid: neither can be the zero address. */
+const nonZeroAddress = address.refine((value) => value !== zeroAddress, "must not be the zero address");
 const integerText = (name: string, min: number, max: number) =>
   z
     .string()
@@ -30,9 +31,9 @@ const quoteQuerySchema = z.strictObject({
     .transform((value) => BigInt(value))
     .refine((value) => value > 0n, "must be greater than zero")
     .refine((value) => value <= MAX_UINT256, "must be at most 2^256-1"),
-  taker: address,
+  taker: nonZeroAddress,
   slippage_bps: integerText("slippage_bps", 0, 10_000).optional(),
-  recipient: address.refine((value) => value !== "0x0000000000000000000000000000000000000000", "must not be the zero address").optional(),
+  recipient: nonZeroAddress.optional(),
   settlement: z.enum(["auto", "permit2", "allowance"]).optional(),
   fee_bps: integerText("fee_bps", 0, 10_000).optional(),
   permit2_owner: address.optional(),
@@ -57,7 +58,6 @@ export type QuoteQuery = Readonly<{
 /** Validates GET /quote's query; a 400 names the first parameter at fault. */
 export function parseQuoteQuery(query: unknown): QuoteQuery {
   const parsed = parseRequest(quoteQuerySchema, query, "query");
-  if (parsed.taker === ZERO_ADDRESS) throw new ApiError(400, "invalid_request", "taker must not be the zero address");
   if (parsed.permit2_owner !== undefined) {
     if (parsed.permit2_owner !== parsed.taker) {
       throw new ApiError(400, "invalid_request", `permit2_owner ${parsed.permit2_owner} must equal taker ${parsed.taker}: the taker signs the gasless permit`);

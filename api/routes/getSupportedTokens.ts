@@ -10,8 +10,17 @@ import type { Route } from "./route";
 /** Spec, "Limits": clients poll every 15 to 60 s; a cache may serve a stale copy while it revalidates. */
 const CACHE_CONTROL = "public, max-age=15, stale-while-revalidate=60";
 
-// Other query parameters (cache busters) are ignored; a repeated chain_id is an array and fails.
-const querySchema = z.object({ chain_id: chainIdQueryField.optional() });
+// Other query parameters (cache busters) are ignored, but like every endpoint this one refuses a
+// repeated parameter (express gives an array) and a nested one (`chain_id[a]=1`), rather than
+// silently reading something else than the client meant.
+const querySchema = z
+  .object({ chain_id: chainIdQueryField.optional() })
+  .catchall(z.string({ error: "must be given once" }))
+  .superRefine((query, context) => {
+    for (const name of Object.keys(query)) {
+      if (/[[\]]/.test(name)) context.addIssue({ code: "custom", path: [name], message: "is a nested parameter; send plain name=value parameters" });
+    }
+  });
 
 /**
  * GET /tokens/supported-tokens?chain_id=<id>: the chain's supported-token snapshot. Public, limited

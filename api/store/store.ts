@@ -41,7 +41,8 @@ export interface Store {
   listTokenOverrides(chainId?: number): Promise<TokenOverride[]>;
   /**
    * Writes a decision. `replace` overwrites any earlier one (the operator's word is final);
-   * `if_absent` writes only when the token has none (promotion never overrides an operator).
+   * `if_absent` writes only when the token has none of the same chain run (promotion never
+   * overrides an operator, but a decision of an earlier run is stale).
    * Returns whether it was written.
    */
   saveTokenOverride(override: NewTokenOverride, mode: "replace" | "if_absent"): Promise<boolean>;
@@ -76,7 +77,8 @@ export type NewChallenge = {
 
 export type ChallengeRecord = NewChallenge & { usedAt: Date | undefined };
 
-export type IntegratorStatus = "pending" | "active";
+/** See integratorLifecycle.ts for the operator's moves between them. */
+export type IntegratorStatus = "pending" | "active" | "rejected" | "suspended";
 
 export type NewIntegrator = {
   slug: string;
@@ -92,7 +94,13 @@ export type NewIntegrator = {
   createdAt: Date;
 };
 
-export type IntegratorRecord = NewIntegrator & { id: number; approvedAt: Date | undefined };
+export type IntegratorRecord = NewIntegrator & {
+  id: number;
+  approvedAt: Date | undefined;
+  /** Rate limits the operator set for the profile's keys; undefined: the configured defaults. */
+  quoteRateLimitPerMinute: number | undefined;
+  swapRateLimitPerMinute: number | undefined;
+};
 
 export type NewApiKey = {
   integratorId: number;
@@ -107,7 +115,12 @@ export type NewApiKey = {
   createdAt: Date;
 };
 
-export type ApiKeyRecord = Omit<NewApiKey, "secretHash"> & { id: number; revokedAt: Date | undefined };
+export type ApiKeyRecord = Omit<NewApiKey, "secretHash"> & {
+  id: number;
+  revokedAt: Date | undefined;
+  /** The key's own fee cap set by the operator; the effective cap is the lower of it and the profile's. */
+  maxFeeBps: number | undefined;
+};
 
 export type ApiKeyCredential = { key: ApiKeyRecord; secretHash: string; integrator: IntegratorRecord };
 
@@ -142,8 +155,9 @@ export type TokenDemandQuery = {
   since: Date;
   /** Only tokens with at least this many counted integrators (default 1). */
   minIntegrators?: number;
-  /** Leave out tokens that already carry an operator or promotion decision. */
+  /** Leave out tokens that already carry an operator or promotion decision (of `chainRun` when given). */
   withoutOverride?: boolean;
+  chainRun?: Hex;
   /** At most this many rows (default 1000). */
   limit?: number;
 };
@@ -170,6 +184,11 @@ export type NewTokenOverride = {
   pool: ManifestPool | undefined;
   /** Free text for the operator (why it was disabled, which integrators asked). */
   reason: string | undefined;
+  /**
+   * The chain run the decision was made on: its manifest's deploy block hash. Decisions of another
+   * run (a restarted devnet) do not apply; `undefined` only on rows stored before runs were recorded.
+   */
+  chainRun: Hex | undefined;
   at: Date;
 };
 

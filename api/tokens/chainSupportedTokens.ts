@@ -21,6 +21,7 @@ type TokenSetState = Readonly<{
   byAddress: ReadonlyMap<string, SupportedTokenEntry>;
   bySymbol: ReadonlyMap<string, SupportedTokenEntry>;
   pools: readonly ManifestPool[];
+  disabled: readonly Address[];
   snapshot: TokenSnapshotBody;
 }>;
 
@@ -37,7 +38,8 @@ type TokenSetState = Readonly<{
  *   manifest symbols win over promoted ones, and a symbol two added tokens share resolves to neither
  *   (their addresses still do), so a look-alike token cannot capture a name;
  * - `pools()` lists only pools whose two tokens are both in the set, so a disabled token is not used
- *   as an intermediate hop either.
+ *   as an intermediate hop either;
+ * - only decisions made on this chain run (the manifest's deploy block hash) apply.
  */
 export class ChainSupportedTokens implements SupportedTokens {
   #state: TokenSetState;
@@ -69,13 +71,18 @@ export class ChainSupportedTokens implements SupportedTokens {
     return this.manifest.tokens.filter((token) => !this.#state.byAddress.has(token.address.toLowerCase())).map((token) => token.symbol);
   }
 
+  /** Lowercase addresses this run's decisions disabled (manifest tokens among them); the native placeholder and WETH never. */
+  disabledAddresses(): readonly Address[] {
+    return this.#state.disabled;
+  }
+
   /** Every supported token with why it is there, sorted by address. */
   entries(): readonly SupportedTokenEntry[] {
     return this.#state.entries;
   }
 
   /**
-   * Rebuilds the set from the stored decisions (those of other chains are ignored). Returns whether
+   * Rebuilds the set from the stored decisions (those of other chains and chain runs are ignored). Returns whether
    * the set or its pools changed. The snapshot object, and with it the ETag and the cached encodings,
    * is replaced only when the address list changed.
    */
@@ -88,8 +95,10 @@ export class ChainSupportedTokens implements SupportedTokens {
 }
 
 function buildState(chainId: number, manifest: DeploymentManifest, overrides: readonly TokenOverride[], previous: TokenSetState | undefined): TokenSetState {
+  // Decisions of another run of this chain id (a restarted devnet) name tokens and pools that may not exist here.
+  const run = manifest.deployBlockHash.toLowerCase();
   const relevant = overrides
-    .filter((override) => override.chainId === chainId)
+    .filter((override) => override.chainId === chainId && override.chainRun?.toLowerCase() === run)
     .map((override) => ({ ...override, token: override.token.toLowerCase() as Address }))
     .sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
   const key = JSON.stringify(
@@ -105,9 +114,13 @@ function buildState(chainId: number, manifest: DeploymentManifest, overrides: re
   // Every native route wraps or unwraps through WETH, so like the placeholder it cannot be disabled.
   const undisablable = new Set<string>([NATIVE_PLACEHOLDER, manifest.contracts.weth.toLowerCase()]);
   const extraPools: ManifestPool[] = [];
+  const disabled: Address[] = [];
   for (const override of relevant) {
     if (override.status === "disabled") {
-      if (!undisablable.has(override.token)) byAddress.delete(override.token);
+      if (!undisablable.has(override.token)) {
+        byAddress.delete(override.token);
+        disabled.push(override.token);
+      }
       continue;
     }
     const known = byAddress.get(override.token);
@@ -125,7 +138,7 @@ function buildState(chainId: number, manifest: DeploymentManifest, overrides: re
   const addresses = entries.map((entry) => entry.address);
   const snapshot =
     previous !== undefined && sameList(previous.snapshot.addresses, addresses) ? previous.snapshot : buildTokenSnapshot(chainId, addresses);
-  return Object.freeze({ key, entries: Object.freeze(entries), byAddress, bySymbol, pools: Object.freeze(pools), snapshot });
+  return Object.freeze({ key, entries: Object.freeze(entries), byAddress, bySymbol, pools: Object.freeze(pools), disabled: Object.freeze(disabled), snapshot });
 }
 
 /** Native and manifest symbols first; an added token's symbol only when it is free and unshared. */

@@ -64,6 +64,7 @@ export class TokenPromoter {
         since: new Date(now - rules.windowHours * 3_600_000),
         minIntegrators: rules.minIntegrators,
         withoutOverride: true,
+        chainRun: chain.manifest.deployBlockHash,
         limit: MAX_CANDIDATES_PER_RUN,
       });
       for (const candidate of candidates) {
@@ -97,6 +98,7 @@ export class TokenPromoter {
         decimals: check.decimals,
         pool: check.pool,
         reason: `${integrators} integrators within ${rules.windowHours} h`,
+        chainRun: chain.manifest.deployBlockHash,
         at: clock.now(),
       },
       "if_absent",

@@ -7,6 +7,8 @@ import { hardhatClients, type DevWalletClient, type HardhatClients } from "./har
 import { deployLiquidity } from "./deployLiquidity";
 import { deployPermit2 } from "./deployPermit2";
 import { deploySettlement } from "./deploySettlement";
+import { writeAndWait } from "./writeAndWait";
+import { routerRegistryAbi } from "../../sdk/abis/routerRegistryAbi";
 
 /**
  * Reuses the manifest when it describes this very chain run: the recorded deploy block still has the
@@ -75,6 +77,8 @@ export async function deployDevnet(
     deployBlockHash: deployBlock.hash,
     ...contracts,
   };
+  // The deployer is also a pauser on the devnet, so an operator can try the emergency brake at once.
+  await writeAndWait(clients, deployer, { address: contracts.contracts.routerRegistry, abi: routerRegistryAbi, functionName: "setPauser", args: [deployer.account.address, true] });
   writeManifest(manifestFile, manifest);
   return { manifest, reused: false };
 }

@@ -5,11 +5,21 @@
  *
  * It takes the few methods it needs of a better-sqlite3 database, so the SDK does not depend on it.
  */
-export type Migration = { version: number; name: string; sql: string };
+export type Migration = {
+  version: number;
+  name: string;
+  sql: string;
+  /**
+   * Rebuilds a table others reference: foreign keys are switched off around its transaction (the
+   * procedure SQLite documents for ALTER TABLE), and checked before it commits.
+   */
+  rebuildsReferencedTable?: boolean;
+};
 
 type Statement = { get(...params: unknown[]): unknown; run(...params: unknown[]): unknown };
 export type MigratableDatabase = {
   exec(sql: string): unknown;
+  pragma(source: string): unknown;
   prepare(sql: string): Statement;
   transaction(fn: () => void): { immediate(): void };
 };
@@ -26,11 +36,20 @@ export function applySqliteMigrations(db: MigratableDatabase, migrations: readon
   const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
   for (const migration of migrations) {
     if (migration.version <= current) continue;
-    db.transaction(() => {
-      // Another process may have applied it between our read and this lock.
-      if (db.prepare("SELECT 1 FROM schema_migrations WHERE version = ?").get(migration.version)) return;
-      db.exec(migration.sql);
-      record.run(migration.version, migration.name, Date.now());
-    }).immediate();
+    // The pragma is a no-op inside a transaction, so it is switched around it.
+    if (migration.rebuildsReferencedTable) db.pragma("foreign_keys = OFF");
+    try {
+      db.transaction(() => {
+        // Another process may have applied it between our read and this lock.
+        if (db.prepare("SELECT 1 FROM schema_migrations WHERE version = ?").get(migration.version)) return;
+        db.exec(migration.sql);
+        if (migration.rebuildsReferencedTable && (db.pragma("foreign_key_check") as unknown[]).length > 0) {
+          throw new Error(`migration ${migration.version} would break foreign keys; not applied`);
+        }
+        record.run(migration.version, migration.name, Date.now());
+      }).immediate();
+    } finally {
+      if (migration.rebuildsReferencedTable) db.pragma("foreign_keys = ON");
+    }
   }
 }

@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import hre from "hardhat";
 import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
 import { runIntegratorsCommand } from "../../scripts/integrators";
+import { openSqliteIntegratorAdministration } from "../../api/store/sqlite/sqliteIntegratorAdministration";
 import {
   applied,
   apply,
@@ -132,19 +133,22 @@ describe("integrator onboarding: review by the operator", () => {
     await applied(api, owner, { slug: "review-me" });
 
     const operatorStore = openSqliteStore(api.dbPath);
+    const admin = openSqliteIntegratorAdministration(api.dbPath);
     const lines: string[] = [];
+    const context = { store: operatorStore, admin, print: (line: string) => lines.push(line), now: new Date(), defaultActor: "test" };
     try {
-      expect(await runIntegratorsCommand(["list"], operatorStore, (line) => lines.push(line), new Date())).to.equal(0);
+      expect(await runIntegratorsCommand(["list"], context)).to.equal(0);
       expect(lines[0]).to.match(/^ID\s+SLUG\s+STATUS/);
       expect(lines[1]).to.match(new RegExp(`^1\\s+review-me\\s+pending\\s+${owner.address}`));
 
-      expect(await runIntegratorsCommand(["approve", "review-me"], operatorStore, (line) => lines.push(line), new Date())).to.equal(0);
+      expect(await runIntegratorsCommand(["approve", "review-me"], context)).to.equal(0);
       expect(lines.at(-1)).to.match(/^approved review-me/);
-      expect(await runIntegratorsCommand(["approve", "review-me"], operatorStore, (line) => lines.push(line), new Date())).to.equal(0);
+      expect(await runIntegratorsCommand(["approve", "review-me"], context)).to.equal(0);
       expect(lines.at(-1)).to.equal("review-me is already active");
-      expect(await runIntegratorsCommand(["approve", "nobody"], operatorStore, (line) => lines.push(line), new Date())).to.equal(1);
-      expect(await runIntegratorsCommand(["delete", "review-me"], operatorStore, (line) => lines.push(line), new Date())).to.equal(2);
+      expect(await runIntegratorsCommand(["approve", "nobody"], context)).to.equal(1);
+      expect(await runIntegratorsCommand(["delete", "review-me"], context)).to.equal(2);
     } finally {
+      await admin.close();
       await operatorStore.close();
     }
 

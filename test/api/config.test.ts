@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { devnetRpcUrl } from "../../sdk";
 import { resolve } from "node:path";
 import { loadApiConfig } from "../../api/config";
 
@@ -123,6 +124,14 @@ describe("api configuration", () => {
       rpcUrl: "https://rpc.example.com",
     });
     expect(loadApiConfig({ AUTO_APPROVE: "1" }).autoApprove).to.equal(true);
+  });
+
+  it("defaults RPC_URL to the devnet's own DEVNET_HOST and DEVNET_PORT, as every script and CLI does", () => {
+    expect(loadApiConfig({}).rpcUrl).to.equal("http://127.0.0.1:8545");
+    expect(loadApiConfig({ DEVNET_PORT: "9545" }).rpcUrl).to.equal("http://127.0.0.1:9545");
+    expect(loadApiConfig({ DEVNET_HOST: "0.0.0.0", DEVNET_PORT: "9545" }).rpcUrl, "a wildcard bind is reached on loopback").to.equal("http://127.0.0.1:9545");
+    expect(loadApiConfig({ DEVNET_PORT: "9545", RPC_URL: "http://node:8545" }).rpcUrl, "RPC_URL wins").to.equal("http://node:8545");
+    expect(devnetRpcUrl({ DEVNET_HOST: "::1", DEVNET_PORT: "1" })).to.equal("http://[::1]:1");
   });
 
   it("refuses invalid values at start, naming the variable", () => {

@@ -6,6 +6,7 @@ import { NATIVE_TOKEN, patchSignature, takerSwapRouterAbi } from "../../sdk";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
 import { balanceOf } from "../fixtures/testRoute";
+import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 
 const started: QuoteApi[] = [];
 after(async () => {
@@ -128,6 +129,36 @@ describe("GET /quote", () => {
       expect((await f.publicClient.getBalance({ address: recipient })) - before).to.equal(BigInt(body!.buy_amount));
       expectGasClose(body!.tx.estimated_gas, receipt.gasUsed);
     });
+
+    // Every settlement shape the router has, each priced cold (fresh recipient) where that differs.
+    const shapes: { name: string; params: (f: SettlementFixture) => Record<string, string | bigint>; recipient?: (f: SettlementFixture) => Address }[] = [
+      { name: "wrap only: ETH → WETH", params: () => ({ sell_token: "ETH", buy_token: "WETH", sell_amount: parseUnits("1", 18) }) },
+      { name: "wrap only, to a fresh recipient", params: () => ({ sell_token: "ETH", buy_token: "WETH", sell_amount: parseUnits("1", 18) }), recipient: (f) => f.stranger.account.address },
+      { name: "unwrap only, permit: WETH → ETH", params: () => ({ sell_token: "WETH", buy_token: "ETH", sell_amount: parseUnits("1", 18) }) },
+      { name: "unwrap only, allowance: WETH → ETH", params: () => ({ sell_token: "WETH", buy_token: "ETH", sell_amount: parseUnits("1", 18), settlement: "allowance" }) },
+      { name: "wrap and one hop: ETH → WBTC", params: () => ({ sell_token: "ETH", buy_token: "WBTC", sell_amount: parseUnits("1", 18) }) },
+      { name: "two hops: USDT → WETH → LINK", params: () => ({ sell_token: "USDT", buy_token: "LINK", sell_amount: parseUnits("500", 6) }) },
+      { name: "one hop and unwrap, with a fee: LINK → ETH", params: () => ({ sell_token: "LINK", buy_token: "ETH", sell_amount: parseUnits("100", 18), fee_bps: "30" }) },
+      { name: "two hops, allowance: USDC → WETH → LINK", params: () => ({ sell_token: "USDC", buy_token: "LINK", sell_amount: parseUnits("500", 6), settlement: "allowance" }) },
+    ];
+    for (const shape of shapes) {
+      it(`estimated_gas is within 15 % of gasUsed, cold and warm: ${shape.name}`, async () => {
+        const { f, api } = await loadFixture(quoteReady);
+        const recipient = shape.recipient?.(f);
+        // The taker's WETH, for the unwrap shapes.
+        const weth = uniswapArtifacts.weth9();
+        await f.publicClient.waitForTransactionReceipt({
+          hash: await f.taker.writeContract({ address: f.contracts.weth, abi: weth.abi, functionName: "deposit", value: parseUnits("3", 18) }),
+        });
+        for (const round of ["cold", "warm"]) {
+          const { status, body } = await api.quote({ ...shape.params(f), taker: f.taker.account.address, ...(recipient ? { recipient } : {}) });
+          expect(status, JSON.stringify(body)).to.equal(200);
+          const receipt = await execute(f, body!);
+          expect(receipt.status, round).to.equal("success");
+          expectGasClose(body!.tx.estimated_gas, receipt.gasUsed);
+        }
+      });
+    }
 
     it("multi-hop: LINK (paired only with WETH) to USDC goes through WETH", async () => {
       const { f, api } = await loadFixture(quoteReady);
@@ -296,6 +327,10 @@ describe("GET /quote", () => {
       { name: "an amount no pool can take (reserves are uint112)", params: (f) => ({ ...valid(f), sell_amount: (2n ** 200n).toString() }), field: "sell_amount", code: "no_route" },
       { name: "the zero address as recipient", params: (f) => ({ ...valid(f), recipient: "0x0000000000000000000000000000000000000000" }), field: "recipient" },
       { name: "the router as recipient", params: (f) => ({ ...valid(f), recipient: f.routerAddress }), field: "recipient" },
+      { name: "the zero address as taker", params: (f) => ({ ...valid(f), taker: "0x0000000000000000000000000000000000000000" }), field: "taker" },
+      { name: "the allowance holder as recipient of a permit quote (router check)", params: (f) => ({ ...valid(f), recipient: f.contracts.allowanceHolder }), field: "recipient" },
+      { name: "the allowance holder as recipient of a native sell (router check)", params: (f) => ({ ...valid(f), sell_token: "ETH", buy_token: "USDC", sell_amount: "1000000000000000000", recipient: f.contracts.allowanceHolder }), field: "recipient" },
+      { name: "the allowance holder as recipient of an allowance quote (router check)", params: (f) => ({ ...valid(f), settlement: "allowance", recipient: f.contracts.allowanceHolder }), field: "recipient" },
     ];
     for (const testCase of cases) {
       it(`${testCase.name} → 400 naming ${testCase.field}`, async () => {
@@ -306,7 +341,7 @@ describe("GET /quote", () => {
         expect(body!.error).to.contain(testCase.field);
         if (testCase.code) expect(body!.code).to.equal(testCase.code);
         // Only what needs chain state (routing, the router) is refused after quote:read.
-        const afterRead = testCase.code === "no_route" || testCase.field === "recipient" && testCase.name.includes("router");
+        const afterRead = testCase.code === "no_route" || (testCase.field === "recipient" && testCase.name.includes("router"));
         expect(headers.get("x-ratelimit-quote-read-remaining") !== null, "quote:read consumed").to.equal(afterRead);
       });
     }

@@ -85,9 +85,38 @@ describe("integrator onboarding: request bodies and errors", () => {
     }
     const array = await api.request("POST", "/integrators/nonce", { raw: "[]", headers: { "content-type": "application/json" } });
     expect(array.body).to.deep.equal({ error: "request body must be a JSON object", code: "invalid_request" });
-    const plain = await api.request("POST", "/integrators/nonce", { raw: "wallet=0x", headers: { "content-type": "text/plain" } });
-    expect(plain.status).to.equal(400);
-    expect(plain.body).to.deep.equal({ error: "request body must be a JSON object sent with Content-Type: application/json", code: "invalid_request" });
+    const empty = await api.request("POST", "/integrators/nonce");
+    expect(empty.status).to.equal(400);
+    expect(empty.body).to.deep.equal({ error: "request body must be a JSON object sent with Content-Type: application/json", code: "invalid_request" });
+  });
+
+  it("answers a body that is not JSON with 415 unsupported_media_type naming Content-Type", async () => {
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
+      const response = await api.request("POST", "/integrators/nonce", { raw: "wallet=0x", headers: { "content-type": type } });
+      expect(response.status, type).to.equal(415);
+      expect(response.body.code, type).to.equal("unsupported_media_type");
+      expect(response.body.error, type).to.contain("Content-Type").and.contain("application/json");
+    }
+  });
+
+  it("answers a compressed body it cannot read with a 4xx naming Content-Encoding, never a 500", async () => {
+    const corrupt = await api.request("POST", "/integrators/nonce", { raw: '{"wallet": "not gzip"}', headers: { "content-type": "application/json", "content-encoding": "gzip" } });
+    expect(corrupt.status).to.equal(400);
+    expect(corrupt.body).to.deep.include({ code: "invalid_request" });
+    expect(corrupt.body.error).to.contain("Content-Encoding");
+    for (const encoding of ["br", "zstd", "compress"]) {
+      const response = await api.request("POST", "/integrators/nonce", { raw: "{}", headers: { "content-type": "application/json", "content-encoding": encoding } });
+      expect(response.status, encoding).to.equal(415);
+      expect(response.body.code, encoding).to.equal("unsupported_media_type");
+      expect(response.body.error, encoding).to.contain(`Content-Encoding ${encoding}`);
+    }
+  });
+
+  it("answers a malformed percent-encoding in a path parameter with 400 naming the path", async () => {
+    const response = await api.request("POST", "/integrators/api-keys/%ZZ/revoke", { json: {} });
+    expect(response.status).to.equal(400);
+    expect(response.body).to.deep.include({ code: "invalid_request" });
+    expect(response.body.error).to.contain("percent-encoding");
   });
 
   it("answers unknown routes and methods with a 404 JSON error", async () => {

@@ -25,6 +25,37 @@ describe("sqlite store", () => {
     }
   };
 
+  it("migrates a database with profiles and keys to the integrator lifecycle schema, keeping every row and its foreign keys", async () => {
+    const owner = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+    {
+      const { mkdirSync } = await import("node:fs");
+      mkdirSync(join(directory, "nested"), { recursive: true });
+      const db = new Database(path);
+      db.pragma("foreign_keys = ON");
+      db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT");
+      for (const migration of migrations.filter((candidate) => candidate.version <= 4)) {
+        db.exec(migration.sql);
+        db.prepare("INSERT INTO schema_migrations VALUES (?, ?, 0)").run(migration.version, migration.name);
+      }
+      db.exec(`INSERT INTO integrators (slug, owner_wallet, display_name, fee_recipient, max_fee_bps, status, created_at)
+        VALUES ('old-profile', '${owner}', 'Old', '${owner}', 25, 'active', 1)`);
+      db.exec(`INSERT INTO api_keys (integrator_id, label, prefix, last_four, secret_hash, scopes, quote_rate_limit_per_minute,
+        swap_rate_limit_per_minute, created_at) VALUES (1, 'k', 'tsk_0000', 'ffff', 'hash', '["quote:read"]', 60, 10, 2)`);
+      db.close();
+    }
+    const store = openSqliteStore(path);
+    try {
+      const [profile] = await store.listIntegrators();
+      expect(profile).to.deep.include({ slug: "old-profile", status: "active", maxFeeBps: 25, quoteRateLimitPerMinute: undefined });
+      const [key] = await store.listApiKeys([1]);
+      expect(key).to.deep.include({ label: "k", quoteRateLimitPerMinute: 60, maxFeeBps: undefined });
+    } finally {
+      await store.close();
+    }
+    expect(inspect((db) => db.pragma("foreign_key_check"))).to.deep.equal([]);
+    expect(inspect((db) => (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'integrators'").get() as { sql: string }).sql)).to.contain("'suspended'");
+  });
+
   it("creates the file and its folder, in WAL mode, with every migration recorded once across reopenings", async () => {
     await openSqliteStore(path).close();
     await openSqliteStore(path).close();

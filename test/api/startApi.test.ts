@@ -83,7 +83,7 @@ describe("startApi (npm run api, and the devnet's API step)", () => {
     const link = manifest.tokens.find((token) => token.symbol === "LINK")!.address.toLowerCase() as Address;
     const store = openSqliteStore(dbPath);
     await store.saveTokenOverride(
-      { chainId: 4663, token: link, status: "disabled", source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: "test", at: new Date() },
+      { chainId: 4663, token: link, status: "disabled", source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: "test", chainRun: manifest.deployBlockHash, at: new Date() },
       "replace",
     );
     await store.close();

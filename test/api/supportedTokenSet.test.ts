@@ -36,14 +36,27 @@ const manifest: DeploymentManifest = {
   pools: [pool(501, 1, 2), pool(502, 3, 1)],
 };
 
+/** The manifest's chain run: decisions carry it to apply. */
+const RUN = manifest.deployBlockHash;
+
 function override(n: number, status: TokenOverride["status"], symbol = `T${n}`): TokenOverride {
   const at = new Date(0);
   return status === "disabled"
-    ? { chainId: 4663, token: lower(n), status, source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: undefined, createdAt: at, updatedAt: at }
-    : { chainId: 4663, token: lower(n), status, source: status === "promoted" ? "demand" : "operator", symbol, decimals: 8, pool: pool(600 + n, n, 1), reason: undefined, createdAt: at, updatedAt: at };
+    ? { chainId: 4663, token: lower(n), status, source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: undefined, chainRun: RUN, createdAt: at, updatedAt: at }
+    : { chainId: 4663, token: lower(n), status, source: status === "promoted" ? "demand" : "operator", symbol, decimals: 8, pool: pool(600 + n, n, 1), reason: undefined, chainRun: RUN, createdAt: at, updatedAt: at };
 }
 
 describe("supported-token set of a chain", () => {
+  it("ignores decisions made on another run of the chain (a restarted devnet): their tokens and pools do not apply", () => {
+    const stale = [{ ...override(7, "promoted"), chainRun: `0x${"01".repeat(32)}` as const }, { ...override(2, "disabled"), chainRun: undefined }];
+    const tokens = new ChainSupportedTokens(4663, manifest, stale);
+    expect(tokens.resolve(lower(7))).to.equal(undefined);
+    expect(tokens.resolve("USDC")?.address).to.equal(lower(2));
+    expect(tokens.pools()).to.deep.equal(manifest.pools);
+    expect(tokens.applyOverrides([override(7, "promoted")]), "the same decision on this run applies").to.equal(true);
+    expect(tokens.resolve(lower(7))?.symbol).to.equal("T7");
+  });
+
   it("holds the native placeholder and the manifest tokens; symbols resolve in any case, ETH to the placeholder and WETH to its own token", () => {
     const tokens = new ChainSupportedTokens(4663, manifest);
     expect(tokens.snapshot().addresses).to.deep.equal([lower(1), lower(2), lower(3), NATIVE_PLACEHOLDER]);

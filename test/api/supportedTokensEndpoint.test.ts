@@ -114,6 +114,16 @@ describe("GET /tokens/supported-tokens", () => {
     }
   });
 
+  it("refuses nested and repeated parameters with 400 naming them, as every endpoint does, but ignores other plain ones", async () => {
+    for (const [query, named] of [["chain_id[a]=1", "chain_id[a]"], ["chain_id=4663&chain_id=4663", "chain_id"], ["t[x]=1", "t[x]"], ["t=1&t=2", "t"]]) {
+      const response = await api.request("GET", `/tokens/supported-tokens?${query}`);
+      expect(response.status, query).to.equal(400);
+      expect(response.body.code, query).to.equal("invalid_request");
+      expect(response.body.error, query).to.match(new RegExp(`^${named!.replace(/[[\]]/g, "\\$&")} `));
+    }
+    expect((await api.request("GET", "/tokens/supported-tokens?t=123")).status, "a cache buster").to.equal(200);
+  });
+
   it("needs no API key", async () => {
     const response = await api.request("GET", PATH, { headers: { Authorization: "Bearer not-a-key" } });
     expect(response.status).to.equal(200);

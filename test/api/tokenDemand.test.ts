@@ -11,6 +11,9 @@ import { BufferedDemandRecorder } from "../../api/tokens/bufferedDemandRecorder"
 
 const silent = pino({ level: "silent" });
 const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
+/** Two runs of one chain id (deploy block hashes), as a restarted devnet has. */
+const RUN_A = `0x${"aa".repeat(32)}` as const;
+const RUN_B = `0x${"bb".repeat(32)}` as const;
 const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1) + seconds * 1000);
 
 /** A store that only collects what the recorder writes, and can be told to fail. */
@@ -153,7 +156,7 @@ describe("token demand in the sqlite store", () => {
 
   it("leaves out tokens with a decision when asked, and never lets promotion overwrite the operator", async () => {
     await store.recordTokenDemand([{ chainId: 4663, token: token(2), integratorId: 1, firstSeen: at(1), lastSeen: at(1) }]);
-    const disabled = { chainId: 4663, token: token(2), status: "disabled", source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: "scam", at: at(2) } as const;
+    const disabled = { chainId: 4663, token: token(2), status: "disabled", source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: "scam", chainRun: RUN_A, at: at(2) } as const;
     expect(await store.saveTokenOverride(disabled, "replace")).to.equal(true);
     expect(await store.listTokenDemand({ since: at(0), withoutOverride: true })).to.deep.equal([]);
     const pool = { address: token(99), token0: token(2), token1: token(3), source: "uniswap-v2", feeBps: 30 } as const;
@@ -166,5 +169,20 @@ describe("token demand in the sqlite store", () => {
     const [saved] = await store.listTokenOverrides();
     expect(saved).to.deep.include({ status: "promoted", symbol: "T", decimals: 18, createdAt: at(3), updatedAt: at(3) });
     expect(saved!.pool).to.deep.equal({ address: "0x0000000000000000000000000000000000000063", token0: token(2), token1: token(3), source: "uniswap-v2", feeBps: 30 });
+  });
+
+  it("a decision of an earlier chain run neither hides demand from promotion on the new run nor blocks the new run's promotion", async () => {
+    await store.recordTokenDemand([{ chainId: 4663, token: token(4), integratorId: 1, firstSeen: at(1), lastSeen: at(1) }]);
+    const pool = { address: token(98), token0: token(4), token1: token(3), source: "uniswap-v2", feeBps: 30 } as const;
+    const earlier = { chainId: 4663, token: token(4), status: "promoted", source: "demand", symbol: "OLD", decimals: 18, pool, reason: "run A", chainRun: RUN_A, at: at(2) } as const;
+    expect(await store.saveTokenOverride(earlier, "if_absent")).to.equal(true);
+    expect(await store.listTokenDemand({ since: at(0), withoutOverride: true, chainRun: RUN_A })).to.deep.equal([]);
+    expect((await store.listTokenDemand({ since: at(0), withoutOverride: true, chainRun: RUN_B })).map((row) => row.token)).to.deep.equal([token(4)]);
+
+    expect(await store.saveTokenOverride({ ...earlier, symbol: "NEW", chainRun: RUN_B, at: at(3) }, "if_absent")).to.equal(true);
+    const [replaced] = await store.listTokenOverrides(4663);
+    expect(replaced).to.deep.include({ symbol: "NEW", chainRun: RUN_B, createdAt: at(3) });
+    // Within one run, promotion still never overwrites.
+    expect(await store.saveTokenOverride({ ...earlier, symbol: "AGAIN", chainRun: RUN_B, at: at(4) }, "if_absent")).to.equal(false);
   });
 });

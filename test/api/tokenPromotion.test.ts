@@ -94,7 +94,7 @@ describe("automatic promotion of demanded tokens", () => {
 
     // The operator CLI is another process: it only writes the database.
     await api.store.saveTokenOverride(
-      { chainId: 4663, token: token.address.toLowerCase() as Address, status: "disabled", source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: "test", at: api.clock.now() },
+      { chainId: 4663, token: token.address.toLowerCase() as Address, status: "disabled", source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: "test", chainRun: api.manifest.deployBlockHash, at: api.clock.now() },
       "replace",
     );
     expect((await snapshot()).etag, "unchanged until the refresh").to.equal(promoted.etag);

@@ -86,7 +86,44 @@ describe("operator CLI: npm run tokens", () => {
     expect(await run("list", "--chain", "4663")).to.equal(0);
     const table = output.slice(1).join("\n");
     expect(table).to.match(/USDC\s+6\s+manifest/).and.to.match(/ETH\s+18\s+native/);
-    expect(table).to.match(new RegExp(`${token}\\s+disabled`));
+    // Not a token contract: its symbol and decimals are unknown, and the row says so.
+    expect(table).to.match(new RegExp(`${token}\\s+\\?\\s+\\?\\s+disabled`));
+  });
+
+  it("list shows symbol and decimals on every row, disabled manifest and promoted tokens included", async () => {
+    const listed = await newDevToken(f, { symbol: "LST", decimals: 8, wethLiquidity: "5" });
+    expect(await run("enable", listed.address)).to.equal(0);
+    expect(await run("disable", listed.address)).to.equal(0);
+    expect(await run("disable", f.token("USDC"))).to.equal(0);
+    output = [];
+    expect(await run("list")).to.equal(0);
+    const table = output.join("\n");
+    expect(table).to.match(new RegExp(`${listed.address.toLowerCase()}\\s+LST\\s+8\\s+disabled`));
+    expect(table).to.match(new RegExp(`${f.token("USDC").toLowerCase()}\\s+USDC\\s+6\\s+disabled`));
+  });
+
+  it("demand shows a re-enabled manifest token as supported, and a disabled one as disabled", async () => {
+    const usdc = f.token("USDC").toLowerCase() as Address;
+    await store.recordTokenDemand([{ chainId: 4663, token: usdc, integratorId: 1, firstSeen: now, lastSeen: now }]);
+    expect(await run("disable", usdc)).to.equal(0);
+    output = [];
+    await run("demand");
+    expect(output.join("\n")).to.match(new RegExp(`${usdc}\\s+1\\s.*disabled`));
+    expect(await run("enable", usdc)).to.equal(0);
+    output = [];
+    await run("demand");
+    expect(output.join("\n")).to.match(new RegExp(`${usdc}\\s+1\\s.*supported \\(manifest\\)`));
+  });
+
+  it("decisions of an earlier chain run are not listed for the current one", async () => {
+    const token = "0x00000000000000000000000000000000000000cc" as Address;
+    await store.saveTokenOverride(
+      { chainId: 4663, token, status: "disabled", source: "operator", symbol: "OLD", decimals: 18, pool: undefined, reason: "earlier run", chainRun: `0x${"12".repeat(32)}`, at: now },
+      "replace",
+    );
+    output = [];
+    expect(await run("list")).to.equal(0);
+    expect(output.join("\n")).to.not.include(token);
   });
 
   it("refuses bad usage with exit code 2", async () => {

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { spawnSync } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, maxUint256 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { devnetChain, onboardIntegrator, patchSignature, type ManifestToken } from "../../sdk";
@@ -12,10 +13,17 @@ import { deployDevnet } from "../../scripts/deploy/deployDevnet";
 import { spawnDevnet } from "../../scripts/devnet/spawnDevnet";
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  const send = () =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+  // A kept-alive socket the server closed while idle (a slow child process ran in between) fails
+  // once with "other side closed"; a fresh connection is the honest retry.
+  const response = await send().catch((error: unknown) => {
+    if ((error as { cause?: { code?: string } }).cause?.code === "UND_ERR_SOCKET") return send();
+    throw error;
   });
   const body = (await response.json()) as { result?: unknown; error?: unknown };
   if (body.error) throw new Error(JSON.stringify(body.error));
@@ -123,7 +131,7 @@ describe("devnet (npm start)", function () {
       // npm run migrate-router -- 2 against the running devnet: a new current router, the old one as prev.
       const migration = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/migrateRouter.ts", "2"], {
         cwd: hre.config.paths.root,
-        env: { ...process.env, DEVNET_RPC_URL: url, DEPLOYMENTS_DIR: directory },
+        env: { ...process.env, RPC_URL: url, DEPLOYMENTS_DIR: directory },
         encoding: "utf8",
       });
       expect(migration.status, migration.stderr).to.equal(0);
@@ -144,6 +152,45 @@ describe("devnet (npm start)", function () {
       expect(refused, "the RPC port must be closed after Ctrl-C").to.equal(true);
     } finally {
       if (devnet.child.exitCode === null) devnet.child.kill("SIGKILL");
+    }
+  });
+
+  it("says which port is busy and which variable changes it when the RPC port is taken, without a stack", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const busy = (holder.address() as AddressInfo).port;
+    try {
+      const failure = await spawnDevnet({ DEVNET_PORT: String(busy), DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite"), RELAYER_PORT: "0" }).then(
+        async (devnet) => {
+          await devnet.stop();
+          throw new Error("the devnet started on a busy port");
+        },
+        (error: Error) => error.message,
+      );
+      expect(failure).to.match(/exited early with 1/);
+      expect(failure).to.include(`port ${busy} on 127.0.0.1 is already in use`).and.include("DEVNET_PORT");
+      expect(failure).to.not.match(/EADDRINUSE|\n\s+at /);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it("names the relayer's busy port and RELAYER_PORT the same way, without a stack", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const busy = (holder.address() as AddressInfo).port;
+    try {
+      const failure = await spawnDevnet({ DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite"), RELAYER_PORT: String(busy) }).then(
+        async (devnet) => {
+          await devnet.stop();
+          throw new Error("the devnet started with the relayer on a busy port");
+        },
+        (error: Error) => error.message,
+      );
+      expect(failure).to.include(`the relayer's port ${busy} on 127.0.0.1 is already in use`).and.include("RELAYER_PORT");
+      expect(failure).to.not.match(/EADDRINUSE|\n\s+at /);
+    } finally {
+      holder.close();
     }
   });
 

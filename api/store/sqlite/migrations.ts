@@ -126,6 +126,63 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 4,
+    name: "token decisions belong to one chain run (the manifest's deploy block hash)",
+    sql: `
+      -- A restarted devnet is a new chain with the same id: decisions of another run (NULL for those
+      -- stored before this version) no longer apply, and the next decision on the token replaces them.
+      ALTER TABLE token_overrides ADD COLUMN chain_run TEXT;
+    `,
+  },
+  {
+    version: 5,
+    name: "integrator lifecycle: rejected and suspended profiles, operator limits, audit trail",
+    rebuildsReferencedTable: true,
+    sql: `
+      -- SQLite cannot widen a CHECK: the table is rebuilt (api_keys references it by name).
+      CREATE TABLE integrators_v5 (
+        id                           INTEGER PRIMARY KEY AUTOINCREMENT,
+        slug                         TEXT NOT NULL UNIQUE,
+        owner_wallet                 TEXT NOT NULL,
+        display_name                 TEXT NOT NULL,
+        contact_email                TEXT,
+        telegram_handle              TEXT,
+        app_url                      TEXT,
+        fee_recipient                TEXT NOT NULL,
+        max_fee_bps                  INTEGER NOT NULL,
+        chain_id                     INTEGER,
+        status                       TEXT NOT NULL CHECK (status IN ('pending', 'active', 'rejected', 'suspended')),
+        created_at                   INTEGER NOT NULL,
+        approved_at                  INTEGER,
+        -- Limits the operator set for the profile's keys (new keys too); NULL: the configured defaults.
+        quote_rate_limit_per_minute  INTEGER,
+        swap_rate_limit_per_minute   INTEGER
+      ) STRICT;
+      INSERT INTO integrators_v5 (id, slug, owner_wallet, display_name, contact_email, telegram_handle, app_url,
+        fee_recipient, max_fee_bps, chain_id, status, created_at, approved_at)
+        SELECT id, slug, owner_wallet, display_name, contact_email, telegram_handle, app_url, fee_recipient,
+          max_fee_bps, chain_id, status, created_at, approved_at FROM integrators;
+      DROP TABLE integrators;
+      ALTER TABLE integrators_v5 RENAME TO integrators;
+      CREATE INDEX integrators_owner_wallet ON integrators (owner_wallet);
+
+      -- A key's own fee cap, below its profile's; NULL: the profile's.
+      ALTER TABLE api_keys ADD COLUMN max_fee_bps INTEGER;
+
+      -- Who changed what and when, for integrators show.
+      CREATE TABLE integrator_audit (
+        id             INTEGER PRIMARY KEY,
+        integrator_id  INTEGER NOT NULL REFERENCES integrators (id),
+        key_id         INTEGER REFERENCES api_keys (id),
+        action         TEXT NOT NULL,
+        detail         TEXT NOT NULL,
+        actor          TEXT NOT NULL,
+        at             INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX integrator_audit_integrator ON integrator_audit (integrator_id, id);
+    `,
+  },
+  {
+    version: 6,
     name: "quotes: the signed terms of gasless quotes, found by their UUID when submitted",
     sql: `
       ALTER TABLE quotes ADD COLUMN gasless TEXT;

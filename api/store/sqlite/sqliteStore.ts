@@ -62,6 +62,8 @@ type IntegratorRow = {
   status: string;
   created_at: number;
   approved_at: number | null;
+  quote_rate_limit_per_minute: number | null;
+  swap_rate_limit_per_minute: number | null;
 };
 
 type ApiKeyRow = {
@@ -75,6 +77,7 @@ type ApiKeyRow = {
   swap_rate_limit_per_minute: number;
   created_at: number;
   revoked_at: number | null;
+  max_fee_bps: number | null;
 };
 
 type TokenDemandSummaryRow = { chain_id: number; token: string; integrators: number; first_seen: number; last_seen: number };
@@ -91,14 +94,15 @@ type TokenOverrideRow = {
   pool_token1: string | null;
   pool_fee_bps: number | null;
   reason: string | null;
+  chain_run: string | null;
   created_at: number;
   updated_at: number;
 };
 
 const INTEGRATOR_COLUMNS = `id, slug, owner_wallet, display_name, contact_email, telegram_handle, app_url, fee_recipient,
-  max_fee_bps, chain_id, status, created_at, approved_at`;
+  max_fee_bps, chain_id, status, created_at, approved_at, quote_rate_limit_per_minute, swap_rate_limit_per_minute`;
 const API_KEY_COLUMNS = `id, integrator_id, label, prefix, last_four, scopes, quote_rate_limit_per_minute,
-  swap_rate_limit_per_minute, created_at, revoked_at`;
+  swap_rate_limit_per_minute, created_at, revoked_at, max_fee_bps`;
 
 /**
  * Opens (creating if needed) the SQLite database at `path`, in WAL mode so the operator CLI and the
@@ -110,6 +114,11 @@ export type WriteErrorListener = (error: unknown, state: { pending: number; drop
 export type SqliteStoreOptions = { onWriteError?: WriteErrorListener };
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
+  return new SqliteStore(openSqliteDatabase(path), options.onWriteError ?? (() => undefined));
+}
+
+/** One connection to the store's database, migrated; the store and the operator's writes each open one. */
+export function openSqliteDatabase(path: string): Database.Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   try {
@@ -122,10 +131,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     db.close();
     throw error;
   }
-  return new SqliteStore(db, options.onWriteError ?? (() => undefined));
+  return db;
 }
 
-/** Applies the migrations this database has not seen, each in its own immediate transaction. */
 /** Every statement the store runs, prepared once per connection. */
 function prepareStatements(db: Database.Database) {
   return {
@@ -166,7 +174,8 @@ function prepareStatements(db: Database.Database) {
       FROM token_demand d
       WHERE d.last_seen >= @since AND (@chain_id IS NULL OR d.chain_id = @chain_id)
         AND (@without_override = 0 OR NOT EXISTS
-          (SELECT 1 FROM token_overrides o WHERE o.chain_id = d.chain_id AND o.token = d.token))
+          (SELECT 1 FROM token_overrides o WHERE o.chain_id = d.chain_id AND o.token = d.token
+             AND (@chain_run IS NULL OR o.chain_run = @chain_run)))
       GROUP BY d.chain_id, d.token
       HAVING COUNT(*) >= @min_integrators
       ORDER BY integrators DESC, last_seen DESC, d.chain_id, d.token
@@ -176,18 +185,25 @@ function prepareStatements(db: Database.Database) {
     // Keeps created_at of an earlier decision; `if_absent` inserts use OR IGNORE instead.
     replaceTokenOverride: db.prepare(`INSERT INTO token_overrides
       (chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps, reason,
-       created_at, updated_at)
+       chain_run, created_at, updated_at)
       VALUES (@chain_id, @token, @status, @source, @symbol, @decimals, @pool_address, @pool_token0, @pool_token1,
-       @pool_fee_bps, @reason, @at, @at)
+       @pool_fee_bps, @reason, @chain_run, @at, @at)
       ON CONFLICT (chain_id, token) DO UPDATE SET status = excluded.status, source = excluded.source,
         symbol = excluded.symbol, decimals = excluded.decimals, pool_address = excluded.pool_address,
         pool_token0 = excluded.pool_token0, pool_token1 = excluded.pool_token1, pool_fee_bps = excluded.pool_fee_bps,
-        reason = excluded.reason, updated_at = excluded.updated_at`),
-    insertTokenOverrideIfAbsent: db.prepare(`INSERT OR IGNORE INTO token_overrides
+        reason = excluded.reason, chain_run = excluded.chain_run, updated_at = excluded.updated_at`),
+    // "Absent" includes a decision of another chain run, which this one replaces whole.
+    insertTokenOverrideIfAbsent: db.prepare(`INSERT INTO token_overrides
       (chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps, reason,
-       created_at, updated_at)
+       chain_run, created_at, updated_at)
       VALUES (@chain_id, @token, @status, @source, @symbol, @decimals, @pool_address, @pool_token0, @pool_token1,
-       @pool_fee_bps, @reason, @at, @at)`),
+       @pool_fee_bps, @reason, @chain_run, @at, @at)
+      ON CONFLICT (chain_id, token) DO UPDATE SET status = excluded.status, source = excluded.source,
+        symbol = excluded.symbol, decimals = excluded.decimals, pool_address = excluded.pool_address,
+        pool_token0 = excluded.pool_token0, pool_token1 = excluded.pool_token1, pool_fee_bps = excluded.pool_fee_bps,
+        reason = excluded.reason, chain_run = excluded.chain_run, created_at = excluded.created_at,
+        updated_at = excluded.updated_at
+      WHERE token_overrides.chain_run IS NOT excluded.chain_run`),
     removeTokenOverride: db.prepare("DELETE FROM token_overrides WHERE chain_id = ? AND token = ?"),
     insertQuote: db.prepare(`INSERT INTO quotes (quote_id, chain_id, onchain_id, api_key_id, integrator_id, taker, recipient,
        sell_token, buy_token, sell_amount, buy_amount, min_buy_amount, fee_amount, settlement, router, block_number,
@@ -360,6 +376,7 @@ class SqliteStore implements Store {
       since: query.since.getTime(),
       chain_id: query.chainId ?? null,
       without_override: query.withoutOverride ? 1 : 0,
+      chain_run: query.chainRun?.toLowerCase() ?? null,
       min_integrators: query.minIntegrators ?? 1,
       limit: query.limit ?? 1000,
     }) as TokenDemandSummaryRow[];
@@ -389,6 +406,7 @@ class SqliteStore implements Store {
       pool_token1: override.pool?.token1.toLowerCase() ?? null,
       pool_fee_bps: override.pool?.feeBps ?? null,
       reason: override.reason ?? null,
+      chain_run: override.chainRun?.toLowerCase() ?? null,
       at: override.at.getTime(),
     };
     const statement = mode === "replace" ? this.#statements.replaceTokenOverride : this.#statements.insertTokenOverrideIfAbsent;
@@ -550,6 +568,8 @@ function integratorFromRow(row: IntegratorRow): IntegratorRecord {
     status: row.status as IntegratorStatus,
     createdAt: date(row.created_at),
     approvedAt: date(row.approved_at),
+    quoteRateLimitPerMinute: row.quote_rate_limit_per_minute ?? undefined,
+    swapRateLimitPerMinute: row.swap_rate_limit_per_minute ?? undefined,
   };
 }
 
@@ -565,6 +585,7 @@ function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
     swapRateLimitPerMinute: row.swap_rate_limit_per_minute,
     createdAt: date(row.created_at),
     revokedAt: date(row.revoked_at),
+    maxFeeBps: row.max_fee_bps ?? undefined,
   };
 }
 
@@ -588,6 +609,7 @@ function tokenOverrideFromRow(row: TokenOverrideRow): TokenOverride {
     decimals: row.decimals ?? undefined,
     pool,
     reason: row.reason ?? undefined,
+    chainRun: (row.chain_run ?? undefined) as Hex | undefined,
     createdAt: date(row.created_at),
     updatedAt: date(row.updated_at),
   };

@@ -1,0 +1,135 @@
+import { expect } from "chai";
+import hre from "hardhat";
+import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
+import { execFile } from "node:child_process";
+import { parseUnits } from "viem";
+import type { IntegratorAdministration } from "../../api/store/integratorAdministration";
+import { openSqliteIntegratorAdministration } from "../../api/store/sqlite/sqliteIntegratorAdministration";
+import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
+import type { Store } from "../../api/store/store";
+import { runIntegratorsCommand } from "../../scripts/integrators";
+import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
+import { startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
+
+/** `npm run integrators -- …` as a separate process on the API's database file. */
+/**
+ * The CLI as a separate process. Asynchronous on purpose: the API under test runs in this process,
+ * and a blocked event loop would let its keep-alive sockets expire under the next request.
+ */
+function integratorsCli(dbPath: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/integrators.ts", ...args],
+      { cwd: hre.config.paths.root, env: { ...env, API_DB_PATH: dbPath }, encoding: "utf8" },
+      (error, stdout, stderr) => resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }),
+    );
+  });
+}
+
+describe("operator CLI: npm run integrators (lifecycle, keys, limits, audit)", () => {
+  let f: SettlementFixture;
+  let api: QuoteApi;
+  let store: Store;
+  let admin: IntegratorAdministration;
+  let output: string[];
+  const now = new Date("2026-03-01T10:00:00.000Z");
+
+  beforeEach(async () => {
+    f = await loadFixture(settlementFixture);
+    api = await startQuoteApi(f);
+    store = openSqliteStore(api.dbPath);
+    admin = openSqliteIntegratorAdministration(api.dbPath);
+    output = [];
+  });
+  afterEach(async () => {
+    await admin.close();
+    await store.close();
+    await api.close();
+  });
+
+  const run = (...args: string[]) => runIntegratorsCommand(args, { store, admin, print: (line) => output.push(line), now, defaultActor: "ops-default" });
+  const slug = () => `quote-${api.owner.address.slice(2, 10).toLowerCase()}`;
+  const quote = () => api.quote({ sell_token: "USDC", buy_token: "DAI", sell_amount: parseUnits("10", 6), taker: f.taker.account.address, fee_bps: 40 });
+
+  it("suspend refuses the profile's keys on /quote until reinstate (run as a separate process while the API is up)", async () => {
+    expect((await quote()).status).to.equal(200);
+    const suspended = await integratorsCli(api.dbPath, "suspend", slug(), "--reason", "abuse report", "--by", "alice");
+    expect(suspended.status, suspended.stderr).to.equal(0);
+    expect(suspended.stdout).to.match(new RegExp(`^suspended ${slug()} \\(active → suspended\\)`));
+    const refused = await quote();
+    expect(refused.status).to.equal(403);
+    expect(refused.body).to.deep.include({ code: "integrator_not_active" });
+    expect(refused.body!.error).to.contain("suspended");
+
+    expect(await run("suspend", slug())).to.equal(0);
+    expect(output.at(-1)).to.equal(`${slug()} is already suspended`);
+    expect(await run("approve", slug())).to.equal(1);
+    expect(output.at(-1)).to.match(/cannot approve .*: it is suspended; approve applies to pending profiles/);
+
+    const reinstated = await integratorsCli(api.dbPath, "reinstate", slug(), "--by", "bob");
+    expect(reinstated.status, reinstated.stderr).to.equal(0);
+    expect((await quote()).status).to.equal(200);
+
+    const shown = await integratorsCli(api.dbPath, "show", slug(), "--json");
+    expect(shown.status, shown.stderr).to.equal(0);
+    const profile = JSON.parse(shown.stdout) as { status: string; audit: { by: string; action: string; at: string; detail: Record<string, unknown> }[] };
+    expect(profile.status).to.equal("active");
+    expect(profile.audit.map((entry) => [entry.by, entry.action])).to.deep.equal([
+      ["alice", "suspend"],
+      ["bob", "reinstate"],
+    ]);
+    expect(profile.audit[0]!.detail).to.deep.equal({ from: "active", to: "suspended", reason: "abuse report" });
+    expect(Date.parse(profile.audit[0]!.at)).to.be.a("number").and.not.NaN;
+  });
+
+  it("changes a profile's fee cap and rate limits (live keys and later ones), and one key's own limits; show prints who and when", async () => {
+    expect(await run("limits", slug(), "--max-fee-bps", "30", "--quote-rpm", "5", "--by", "carol")).to.equal(0);
+    expect(output.at(-1)).to.match(/quote 5\/min, fee cap 30 bps.*1 live key/);
+    const capped = await quote();
+    expect(capped.status).to.equal(400);
+    expect(capped.body!.error).to.contain("integrator_max_fee_bps of 30");
+    const ok = await api.quote({ sell_token: "USDC", buy_token: "DAI", sell_amount: parseUnits("10", 6), taker: f.taker.account.address });
+    expect(ok.headers.get("x-ratelimit-quote-read-remaining")).to.equal("4");
+
+    expect(await run("key-limits", String(api.apiKey.keyId), "--max-fee-bps", "10", "--swap-rpm", "3")).to.equal(0);
+    const keyCapped = await api.quote({ sell_token: "USDC", buy_token: "DAI", sell_amount: parseUnits("10", 6), taker: f.taker.account.address, fee_bps: 20 });
+    expect(keyCapped.body!.error).to.contain("integrator_max_fee_bps of 10");
+
+    output = [];
+    expect(await run("keys", slug(), "--json")).to.equal(0);
+    const [key] = JSON.parse(output.join("\n")) as Record<string, unknown>[];
+    expect(key).to.include({ key_id: api.apiKey.keyId, status: "active", quote_rate_limit_per_minute: 5, swap_rate_limit_per_minute: 3, max_fee_bps: 10 });
+
+    output = [];
+    expect(await run("show", slug())).to.equal(0);
+    const text = output.join("\n");
+    expect(text).to.match(/max_fee_bps\s+30/).and.match(/quote_rate_limit_per_minute\s+5/);
+    expect(text).to.match(new RegExp(`${now.toISOString()}\\s+carol\\s+change_limits\\s+.*"max_fee_bps":\\[100,30\\]`));
+    expect(text).to.match(new RegExp(`${now.toISOString()}\\s+ops-default\\s+change_key_limits\\s+${api.apiKey.keyId}\\s`));
+  });
+
+  it("revokes a key: trading endpoints refuse it at once; a move the status does not allow is refused saying why; bad usage exits 2", async () => {
+    expect(await run("revoke-key", String(api.apiKey.keyId), "--reason", "leaked")).to.equal(0);
+    expect((await quote()).body).to.deep.include({ code: "api_key_revoked" });
+    expect(await run("revoke-key", String(api.apiKey.keyId))).to.equal(0);
+    expect(output.at(-1)).to.match(/already revoked/);
+    expect(await run("revoke-key", "999")).to.equal(1);
+
+    const audit = await admin.listAudit(api.integratorId);
+    expect(audit.map((entry) => [entry.action, entry.keyId, entry.actor, entry.at.toISOString()])).to.deep.equal([["revoke_key", api.apiKey.keyId, "ops-default", now.toISOString()]]);
+
+    // A pending profile (made directly in the store) can be rejected, and then not approved.
+    expect(await run("suspend", "nobody")).to.equal(1);
+    expect(await run("reject", slug())).to.equal(1);
+    expect(output.at(-1)).to.match(/cannot reject .*: it is active; reject applies to pending profiles/);
+
+    for (const args of [[], ["limits", slug()], ["limits", slug(), "--quote-rpm", "0"], ["key-limits", "abc", "--quote-rpm", "1"], ["show"], ["list", "--bogus"], ["frobnicate", "x"]]) {
+      expect(await run(...args), args.join(" ")).to.equal(2);
+    }
+    output = [];
+    expect(await run("list", "--json")).to.equal(0);
+    expect((JSON.parse(output.join("\n")) as { slug: string }[]).map((row) => row.slug)).to.include(slug());
+  });
+});

@@ -1,0 +1,60 @@
+import { expect } from "chai";
+import hre from "hardhat";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnDevnet, type SpawnedDevnet } from "../../scripts/devnet/spawnDevnet";
+
+const ROOT = hre.config.paths.root;
+
+/** The README's TypeScript blocks, in order. */
+function typescriptSnippets(): string[] {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+}
+
+describe("README TypeScript snippets", function () {
+  this.timeout(240_000);
+  let directory: string;
+  let devnet: SpawnedDevnet;
+
+  before(async () => {
+    directory = mkdtempSync(join(tmpdir(), "readme-"));
+    devnet = await spawnDevnet({ DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite"), RELAYER_PORT: "0", RELAYER_DB_PATH: join(directory, "relayer.sqlite") });
+  });
+  after(async () => {
+    if (devnet !== undefined && devnet.child.exitCode === null) await devnet.stop();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("there are three, and each type-checks and runs as written against a running devnet", () => {
+    const snippets = typescriptSnippets();
+    expect(snippets).to.have.length(3);
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
+    // At the repository root, where the snippets' `./sdk` imports resolve; outside tsconfig's include.
+    const files = snippets.map((snippet, index) => {
+      const file = join(ROOT, `readme-snippet-${index}.ts`);
+      writeFileSync(file, snippet);
+      return file;
+    });
+    const project = join(ROOT, "readme-snippets.tsconfig.json");
+    writeFileSync(project, JSON.stringify({ extends: "./tsconfig.json", include: files }));
+    try {
+      // One type-check of all three: an undefined helper or a wrong type fails here.
+      const checked = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "--noEmit", "-p", project], { cwd: ROOT, encoding: "utf8" });
+      expect(checked.status, checked.stdout + checked.stderr).to.equal(0);
+      files.forEach((file, index) => {
+        const result = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", file], {
+          cwd: ROOT,
+          env: { ...inherited, RPC_URL: devnet.rpcUrl, API_URL: devnet.apiUrl, DEPLOYMENTS_DIR: directory },
+          encoding: "utf8",
+        });
+        expect(result.status, `snippet ${index}:\n${snippets[index]}\n${result.stderr}${result.stdout}`).to.equal(0);
+        expect(result.stdout, `snippet ${index}`).to.match(/^(swap success|application \{)/m);
+      });
+    } finally {
+      for (const file of [...files, project]) rmSync(file, { force: true });
+    }
+  });
+});
