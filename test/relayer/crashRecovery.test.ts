@@ -7,17 +7,9 @@ import { erc20Abi, maxUint256, parseEventLogs, type Hex } from "viem";
 import { gaslessSwapRouterAbi } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
-import { RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import { RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack, gaslessReadyFixture } from "../fixtures/gaslessStack";
 import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
-import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
-
-async function gaslessReady() {
-  const f = await settlementFixture();
-  await f.publicClient.waitForTransactionReceipt({
-    hash: await f.taker.writeContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "approve", args: [f.contracts.permit2, maxUint256] }),
-  });
-  return f;
-}
+import type { SettlementFixture } from "../fixtures/settlementFixture";
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -64,7 +56,7 @@ describe("relayer crash safety (a real child process, SIGKILL)", function () {
   };
 
   beforeEach(async () => {
-    f = await loadFixture(gaslessReady);
+    f = await loadFixture(gaslessReadyFixture);
     chain = await startChainServer(hre, "127.0.0.1", 0);
     proxy = await startRpcProxy(chain.url);
     port = await freePort();

@@ -2,25 +2,16 @@ import { expect } from "chai";
 import Database from "better-sqlite3";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, maxUint256 } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { onboardIntegrator, permit2Abi } from "../../sdk";
-import { startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
-import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
-
-async function gaslessReady() {
-  const f = await settlementFixture();
-  await f.publicClient.waitForTransactionReceipt({
-    hash: await f.taker.writeContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "approve", args: [f.contracts.permit2, maxUint256] }),
-  });
-  return f;
-}
+import { permit2Abi } from "../../sdk";
+import { startGaslessStack, type GaslessStack, gaslessReadyFixture, otherIntegratorKey } from "../fixtures/gaslessStack";
+import type { SettlementFixture } from "../fixtures/settlementFixture";
 
 describe("POST /gasless/submit and GET /gasless/status: validation, ownership and idempotency", function () {
   this.timeout(60_000);
   let f: SettlementFixture;
   let stack: GaslessStack;
   beforeEach(async () => {
-    f = await loadFixture(gaslessReady);
+    f = await loadFixture(gaslessReadyFixture);
     stack = await startGaslessStack(f);
   });
   afterEach(async () => {
@@ -55,14 +46,7 @@ describe("POST /gasless/submit and GET /gasless/status: validation, ownership an
     await expectRefused({ quote_id: plain.quote_id, signature }, 400, "quote_not_gasless");
 
     const { quote } = await signedQuote();
-    const owner = privateKeyToAccount(generatePrivateKey());
-    const other = await onboardIntegrator({
-      baseUrl: stack.api.url,
-      account: owner,
-      application: { chain_id: 4663, display_name: "Other", slug: `other-${owner.address.slice(2, 10).toLowerCase()}`, requested_max_fee_bps: 0 },
-      keyLabel: "other",
-    });
-    await expectRefused({ quote_id: quote.quote_id, signature: await stack.sign(quote, taker()) }, 404, "quote_not_found", undefined, other.apiKey!.secret);
+    await expectRefused({ quote_id: quote.quote_id, signature: await stack.sign(quote, taker()) }, 404, "quote_not_found", undefined, await otherIntegratorKey(stack.api.url));
   });
 
   it("refuses a signature by anyone but the taker, over other typed data, or that is no signature at all", async () => {
@@ -143,14 +127,7 @@ describe("POST /gasless/submit and GET /gasless/status: validation, ownership an
     const mine = await stack.status(body.relay_id);
     expect([mine.status, mine.body.relay_id]).to.deep.equal([200, body.relay_id]);
     expect(Object.keys(mine.body).sort()).to.deep.equal(["chain_id", "created_at", "error", "quote_id", "reason", "relay_id", "status", "transactions", "tx_hash", "updated_at"]);
-    const owner = privateKeyToAccount(generatePrivateKey());
-    const other = await onboardIntegrator({
-      baseUrl: stack.api.url,
-      account: owner,
-      application: { chain_id: 4663, display_name: "Other", slug: `other-${owner.address.slice(2, 10).toLowerCase()}`, requested_max_fee_bps: 0 },
-      keyLabel: "other",
-    });
-    const theirs = await stack.status(body.relay_id, other.apiKey!.secret);
+    const theirs = await stack.status(body.relay_id, await otherIntegratorKey(stack.api.url));
     expect([theirs.status, theirs.body.code]).to.deep.equal([404, "relay_not_found"]);
     const unknown = await stack.status("7c0e2d6e-1b7e-4c1e-9a52-1f0e6f4b9a11");
     expect([unknown.status, unknown.body.code]).to.deep.equal([404, "relay_not_found"]);

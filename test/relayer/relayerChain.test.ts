@@ -4,18 +4,10 @@ import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helper
 import { erc20Abi, http, maxUint256, parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
 import { gaslessSwapRouterAbi, type RelayJson } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
-import { fundedTakers, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import { fundedTakers, relayerAccounts, startGaslessStack, type GaslessStack, gaslessReadyFixture } from "../fixtures/gaslessStack";
 import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
-import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
+import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { balanceOf } from "../fixtures/testRoute";
-
-async function gaslessReady() {
-  const f = await settlementFixture();
-  await f.publicClient.waitForTransactionReceipt({
-    hash: await f.taker.writeContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "approve", args: [f.contracts.permit2, maxUint256] }),
-  });
-  return f;
-}
 
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
 
@@ -30,7 +22,7 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
   let f: SettlementFixture;
   let stack: GaslessStack | undefined;
   beforeEach(async () => {
-    f = await loadFixture(gaslessReady);
+    f = await loadFixture(gaslessReadyFixture);
   });
   afterEach(async () => {
     await setAutomine(true);
