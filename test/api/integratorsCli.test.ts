@@ -1,7 +1,5 @@
 import { expect } from "chai";
-import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { spawnSync } from "node:child_process";
 import { parseUnits } from "viem";
 import type { IntegratorAdministration } from "../../api/store/integratorAdministration";
 import { openSqliteIntegratorAdministration } from "../../api/store/sqlite/sqliteIntegratorAdministration";
@@ -10,16 +8,10 @@ import type { Store } from "../../api/store/store";
 import { runIntegratorsCommand } from "../../scripts/integrators";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
+import { runScript } from "../fixtures/runScript";
 
 /** `npm run integrators -- …` as a separate process on the API's database file. */
-function integratorsCli(dbPath: string, ...args: string[]) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
-  return spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/integrators.ts", ...args], {
-    cwd: hre.config.paths.root,
-    env: { ...env, API_DB_PATH: dbPath },
-    encoding: "utf8",
-  });
-}
+const integratorsCli = (dbPath: string, ...args: string[]) => runScript("scripts/integrators.ts", args, { API_DB_PATH: dbPath });
 
 describe("operator CLI: npm run integrators (lifecycle, keys, limits, audit)", () => {
   let f: SettlementFixture;
@@ -48,7 +40,7 @@ describe("operator CLI: npm run integrators (lifecycle, keys, limits, audit)", (
 
   it("suspend refuses the profile's keys on /quote until reinstate (run as a separate process while the API is up)", async () => {
     expect((await quote()).status).to.equal(200);
-    const suspended = integratorsCli(api.dbPath, "suspend", slug(), "--reason", "abuse report", "--by", "alice");
+    const suspended = await integratorsCli(api.dbPath, "suspend", slug(), "--reason", "abuse report", "--by", "alice");
     expect(suspended.status, suspended.stderr).to.equal(0);
     expect(suspended.stdout).to.match(new RegExp(`^suspended ${slug()} \\(active → suspended\\)`));
     const refused = await quote();
@@ -61,11 +53,11 @@ describe("operator CLI: npm run integrators (lifecycle, keys, limits, audit)", (
     expect(await run("approve", slug())).to.equal(1);
     expect(output.at(-1)).to.match(/cannot approve .*: it is suspended; approve applies to pending profiles/);
 
-    const reinstated = integratorsCli(api.dbPath, "reinstate", slug(), "--by", "bob");
+    const reinstated = await integratorsCli(api.dbPath, "reinstate", slug(), "--by", "bob");
     expect(reinstated.status, reinstated.stderr).to.equal(0);
     expect((await quote()).status).to.equal(200);
 
-    const shown = integratorsCli(api.dbPath, "show", slug(), "--json");
+    const shown = await integratorsCli(api.dbPath, "show", slug(), "--json");
     expect(shown.status, shown.stderr).to.equal(0);
     const profile = JSON.parse(shown.stdout) as { status: string; audit: { by: string; action: string; at: string; detail: Record<string, unknown> }[] };
     expect(profile.status).to.equal("active");
