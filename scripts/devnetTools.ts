@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     const lines = [
       `deployed ${token.symbol} (${token.decimals} decimals) at ${token.address}`,
       token.pair === undefined ? "  no pool" : `  pool ${token.pair} with ${values.depth ?? "10"} ${pairWith} and ${values["token-depth"] ?? "1000"} ${token.symbol}`,
-      `  try: npm run tokens -- enable ${token.address}   (or ask quotes for it from ${"PROMOTION_MIN_INTEGRATORS"} integrators)`,
+      `  try: npm run tokens -- enable ${token.address}   (or ask for quotes of it from PROMOTION_MIN_INTEGRATORS integrators)`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
   } else {

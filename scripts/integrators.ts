@@ -105,9 +105,12 @@ function limitChanges(options: Options): LimitChanges | string {
   return { quoteRateLimitPerMinute: quote as number | undefined, swapRateLimitPerMinute: swap as number | undefined, maxFeeBps: fee as number | undefined };
 }
 
+const noProfile = (slug: string) => `no integrator with slug ${slug}; npm run integrators -- list shows them`;
+const noKey = (keyId: number) => `no API key ${keyId}; npm run integrators -- keys <slug> lists a profile's keys`;
+
 async function findBySlug(context: IntegratorsCommandContext, slug: string): Promise<IntegratorRecord | undefined> {
   const integrator = (await context.store.listIntegrators()).find((candidate) => candidate.slug === slug);
-  if (integrator === undefined) context.print(`no integrator with slug ${slug}; npm run integrators -- list shows them`);
+  if (integrator === undefined) context.print(noProfile(slug));
   return integrator;
 }
 
@@ -240,7 +243,7 @@ async function move(context: IntegratorsCommandContext, command: IntegratorMove,
       context.print(`cannot ${command} ${slug}: it is ${result.status}; ${command} applies to ${integratorMoves[command].from.join(" or ")} profiles`);
       return 1;
     case "not_found":
-      context.print(`no integrator with slug ${slug}; npm run integrators -- list shows them`);
+      context.print(noProfile(slug));
       return 1;
   }
 }
@@ -249,14 +252,14 @@ async function revokeKey(context: IntegratorsCommandContext, keyId: number, by: 
   const result = await context.admin.revokeKey(keyId, by);
   if (result.outcome === "revoked") context.print(`revoked key ${keyId}; trading endpoints refuse it from the next request on`);
   else if (result.outcome === "already_revoked") context.print(`key ${keyId} is already revoked`);
-  else context.print(`no API key ${keyId}; npm run integrators -- keys <slug> lists a profile's keys`);
+  else context.print(noKey(keyId));
   return result.outcome === "not_found" ? 1 : 0;
 }
 
 async function profileLimits(context: IntegratorsCommandContext, slug: string, changes: LimitChanges, by: OperatorAction): Promise<number> {
   const result = await context.admin.changeProfileLimits(slug, changes, by);
   if (result.outcome === "not_found") {
-    context.print(`no integrator with slug ${slug}; npm run integrators -- list shows them`);
+    context.print(noProfile(slug));
     return 1;
   }
   context.print(`changed the limits of ${slug} (${describeChanges(changes)}); ${result.keysUpdated} live key(s) updated, new keys get them too`);
@@ -266,7 +269,7 @@ async function profileLimits(context: IntegratorsCommandContext, slug: string, c
 async function keyLimits(context: IntegratorsCommandContext, keyId: number, changes: LimitChanges, by: OperatorAction): Promise<number> {
   const result = await context.admin.changeKeyLimits(keyId, changes, by);
   if (result.outcome === "not_found") {
-    context.print(`no API key ${keyId}; npm run integrators -- keys <slug> lists a profile's keys`);
+    context.print(noKey(keyId));
     return 1;
   }
   context.print(`changed the limits of key ${keyId} (${describeChanges(changes)}); its fee cap never exceeds its profile's`);

@@ -6,9 +6,10 @@
  *   npm run tokens -- enable <address> [--chain N]   add a token after the on-chain checks promotion uses
  *   npm run tokens -- disable <address> [--chain N]  remove a token from the set
  *
- * `--chain` defaults to CHAIN_ID. `list`, `enable` and `disable` read the chain's deployment manifest
- * (DEPLOYMENTS_DIR, or API_CHAINS for other chains); `enable` also reads the chain over its RPC
- * (RPC_URL, or API_CHAINS). The running API picks changes up within SNAPSHOT_REFRESH_SECONDS: the
+ * `--chain` defaults to CHAIN_ID. Every command reads the chain's deployment manifest (DEPLOYMENTS_DIR,
+ * or API_CHAINS for other chains) and only shows and applies decisions of the chain run it describes;
+ * `enable` (and `disable`, for the token's symbol) also reads the chain over its RPC (RPC_URL, or
+ * API_CHAINS). The running API picks changes up within SNAPSHOT_REFRESH_SECONDS: the
  * database is in WAL mode and every write is one transaction.
  */
 import { parseArgs } from "node:util";

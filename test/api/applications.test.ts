@@ -1,9 +1,8 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { spawnSync } from "node:child_process";
-import hre from "hardhat";
 import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
 import { runIntegratorsCommand } from "../../scripts/integrators";
+import { runScript } from "../fixtures/runScript";
 import { openSqliteIntegratorAdministration } from "../../api/store/sqlite/sqliteIntegratorAdministration";
 import {
   applied,
@@ -163,12 +162,7 @@ describe("integrator onboarding: review by the operator", () => {
     this.timeout(60_000);
     const owner = newWallet();
     await applied(api, owner, { slug: "cli-approved" });
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
-    const result = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/integrators.ts", "approve", "cli-approved"], {
-      cwd: hre.config.paths.root,
-      env: { ...env, API_DB_PATH: api.dbPath },
-      encoding: "utf8",
-    });
+    const result = await runScript("scripts/integrators.ts", ["approve", "cli-approved"], { API_DB_PATH: api.dbPath });
     expect(result.status, result.stderr).to.equal(0);
     expect(result.stdout).to.match(/^approved cli-approved/);
     expect((await createApiKey(api, owner, 1)).status).to.equal(201);

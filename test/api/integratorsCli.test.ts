@@ -1,7 +1,5 @@
 import { expect } from "chai";
-import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { execFile } from "node:child_process";
 import { parseUnits } from "viem";
 import type { IntegratorAdministration } from "../../api/store/integratorAdministration";
 import { openSqliteIntegratorAdministration } from "../../api/store/sqlite/sqliteIntegratorAdministration";
@@ -10,23 +8,10 @@ import type { Store } from "../../api/store/store";
 import { runIntegratorsCommand } from "../../scripts/integrators";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
+import { runScript } from "../fixtures/runScript";
 
 /** `npm run integrators -- …` as a separate process on the API's database file. */
-/**
- * The CLI as a separate process. Asynchronous on purpose: the API under test runs in this process,
- * and a blocked event loop would let its keep-alive sockets expire under the next request.
- */
-function integratorsCli(dbPath: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/integrators.ts", ...args],
-      { cwd: hre.config.paths.root, env: { ...env, API_DB_PATH: dbPath }, encoding: "utf8" },
-      (error, stdout, stderr) => resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }),
-    );
-  });
-}
+const integratorsCli = (dbPath: string, ...args: string[]) => runScript("scripts/integrators.ts", args, { API_DB_PATH: dbPath });
 
 describe("operator CLI: npm run integrators (lifecycle, keys, limits, audit)", () => {
   let f: SettlementFixture;

@@ -1,6 +1,5 @@
 import { expect } from "chai";
 import hre from "hardhat";
-import { spawnSync } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, maxUint256 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -11,19 +10,13 @@ import { join } from "node:path";
 import { readManifest, writeManifest } from "../../sdk/chain/manifest";
 import { deployDevnet } from "../../scripts/deploy/deployDevnet";
 import { spawnDevnet } from "../../scripts/devnet/spawnDevnet";
+import { runScript } from "../fixtures/runScript";
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const send = () =>
-    fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    });
-  // A kept-alive socket the server closed while idle (a slow child process ran in between) fails
-  // once with "other side closed"; a fresh connection is the honest retry.
-  const response = await send().catch((error: unknown) => {
-    if ((error as { cause?: { code?: string } }).cause?.code === "UND_ERR_SOCKET") return send();
-    throw error;
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
   });
   const body = (await response.json()) as { result?: unknown; error?: unknown };
   if (body.error) throw new Error(JSON.stringify(body.error));
@@ -129,11 +122,7 @@ describe("devnet (npm start)", function () {
       expect(await ownerOf(3)).to.equal(manifest.contracts.gaslessSwapRouter);
 
       // npm run migrate-router -- 2 against the running devnet: a new current router, the old one as prev.
-      const migration = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/migrateRouter.ts", "2"], {
-        cwd: hre.config.paths.root,
-        env: { ...process.env, RPC_URL: url, DEPLOYMENTS_DIR: directory },
-        encoding: "utf8",
-      });
+      const migration = await runScript("scripts/migrateRouter.ts", ["2"], { RPC_URL: url, DEPLOYMENTS_DIR: directory });
       expect(migration.status, migration.stderr).to.equal(0);
       expect(migration.stdout).to.match(/Feature 2 migrated to 0x[0-9a-fA-F]{40}/);
       const migrated = await ownerOf(2);

@@ -1,6 +1,4 @@
 import { expect } from "chai";
-import hre from "hardhat";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +8,7 @@ import { readManifest, type DeploymentManifest } from "../../sdk/chain/manifest"
 import { connectToChain } from "../../scripts/chainConnection";
 import { spawnDevnet, type SpawnedDevnet } from "../../scripts/devnet/spawnDevnet";
 import { runRegistryCommand } from "../../scripts/registry";
+import { runScript } from "../fixtures/runScript";
 
 /** Development accounts #0 (the deployer: registry administrator, and pauser on the devnet) and #1. */
 const DEPLOYER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" as Address;
@@ -23,15 +22,13 @@ describe("operator tools against a running devnet (npm start)", function () {
   let env: NodeJS.ProcessEnv;
 
   /** An npm script's file as a separate process, pointed at the devnet by the documented variables only. */
-  const cli = (script: string, ...args: string[]) =>
-    spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", script, ...args], { cwd: hre.config.paths.root, env, encoding: "utf8" });
+  const cli = (script: string, ...args: string[]) => runScript(script, args, env);
 
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), "operator-tools-"));
     devnet = await spawnDevnet({ DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite"), RELAYER_PORT: "0", RELAYER_DB_PATH: join(directory, "relayer.sqlite") });
     manifest = readManifest(join(directory, "4663.json"));
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
-    env = { ...inherited, RPC_URL: devnet.rpcUrl, DEPLOYMENTS_DIR: directory, API_DB_PATH: join(directory, "api.sqlite") };
+    env = { RPC_URL: devnet.rpcUrl, DEPLOYMENTS_DIR: directory, API_DB_PATH: join(directory, "api.sqlite") };
   });
   after(async () => {
     if (devnet !== undefined && devnet.child.exitCode === null) await devnet.stop();
@@ -39,20 +36,20 @@ describe("operator tools against a running devnet (npm start)", function () {
   });
 
   it("registry: show prints the four reads; the deployer can pause at once (it is a pauser) and unpause; each write prints its transaction and the state after", async () => {
-    const shown = cli("scripts/registry.ts", "show", "2");
+    const shown = await cli("scripts/registry.ts", "show", "2");
     expect(shown.status, shown.stderr).to.equal(0);
     expect(shown.stdout).to.match(new RegExp(`ownerOf\\s+${manifest.contracts.takerSwapRouter}`));
     expect(shown.stdout).to.match(/prev\s+reverts: RouterRegistryNoPreviousRouter\(2\)/).and.match(/getFeature\s+previous 0x0{40}, current 0x/);
 
-    const paused = cli("scripts/registry.ts", "pause", "2");
+    const paused = await cli("scripts/registry.ts", "pause", "2");
     expect(paused.status, paused.stderr).to.equal(0);
     expect(paused.stdout).to.match(new RegExp(`pause sent by ${DEPLOYER}: tx 0x[0-9a-f]{64}, block \\d+, gas \\d+, success`));
     expect(paused.stdout).to.match(/ownerOf\s+reverts: RouterRegistryFeaturePaused\(2\)/).and.match(/paused true/);
 
-    const again = cli("scripts/registry.ts", "pause", "2");
+    const again = await cli("scripts/registry.ts", "pause", "2");
     expect(again.status).to.equal(1);
     expect(again.stdout).to.match(/refused: pause reverts with RouterRegistryFeaturePaused\(2\)/);
-    expect(cli("scripts/registry.ts", "unpause", "2").status).to.equal(0);
+    expect((await cli("scripts/registry.ts", "unpause", "2")).status).to.equal(0);
   });
 
   it("registry: pausers, dwell, staging and activation, and the two-step administrator hand-over; refusals name the registry's error", async () => {
@@ -99,41 +96,37 @@ describe("operator tools against a running devnet (npm start)", function () {
   });
 
   it("devnet-tools: deploys a test token with a pool against a stablecoin, which tokens enable accepts; fund mints and sends test tokens", async () => {
-    const deployed = cli("scripts/devnetTools.ts", "deploy-token", "NEWT", "--decimals", "8", "--pair-with", "USDC", "--depth", "50000");
+    const deployed = await cli("scripts/devnetTools.ts", "deploy-token", "NEWT", "--decimals", "8", "--pair-with", "USDC", "--depth", "50000");
     expect(deployed.status, deployed.stderr + deployed.stdout).to.equal(0);
     const address = /deployed NEWT \(8 decimals\) at (0x[0-9a-fA-F]{40})/.exec(deployed.stdout)?.[1] as Address;
     expect(address, deployed.stdout).to.be.a("string");
     expect(deployed.stdout).to.match(/pool 0x[0-9a-fA-F]{40} with 50000 USDC and 1000 NEWT/);
 
-    const enabled = cli("scripts/tokens.ts", "enable", address);
+    const enabled = await cli("scripts/tokens.ts", "enable", address);
     expect(enabled.status, enabled.stdout + enabled.stderr).to.equal(0);
     expect(enabled.stdout).to.match(new RegExp(`enabled ${address.toLowerCase()} \\(NEWT, 8 decimals\\)`));
 
     const account = "0x00000000000000000000000000000000000f00d5" as Address;
-    const funded = cli("scripts/devnetTools.ts", "fund", account, "usdc", "250.5");
+    const funded = await cli("scripts/devnetTools.ts", "fund", account, "usdc", "250.5");
     expect(funded.status, funded.stderr).to.equal(0);
     expect(funded.stdout).to.contain(`funded ${getAddress(account)} with 250.5 USDC (250500000 base units)`);
     const client = createPublicClient({ transport: http(devnet.rpcUrl) });
     const usdc = manifest.tokens.find((token) => token.symbol === "USDC")!.address;
     expect(await client.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [account] })).to.equal(250_500_000n);
 
-    expect(cli("scripts/devnetTools.ts", "fund", account, "PEPE", "1").status).to.equal(1);
-    expect(cli("scripts/devnetTools.ts", "deploy-token").status).to.equal(2);
+    expect((await cli("scripts/devnetTools.ts", "fund", account, "PEPE", "1")).status).to.equal(1);
+    expect((await cli("scripts/devnetTools.ts", "deploy-token")).status).to.equal(2);
   });
 
   it("every tool names the URL it tried when the chain cannot be reached", async () => {
     const unreachable = { ...env, RPC_URL: "http://127.0.0.1:9" };
     for (const [script, ...args] of [["scripts/registry.ts", "show", "2"], ["scripts/devnetTools.ts", "fund", SECOND, "USDC", "1"], ["scripts/migrateRouter.ts", "2"]] as const) {
-      const result = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", script, ...args], { cwd: hre.config.paths.root, env: unreachable, encoding: "utf8" });
+      const result = await runScript(script, args, unreachable);
       expect(result.status, script).to.equal(1);
       expect(result.stderr, script).to.contain("cannot reach a chain at http://127.0.0.1:9").and.contain("RPC_URL");
     }
     // tokens enable: the API's RPC_URL, the same variable.
-    const tokens = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/tokens.ts", "enable", SECOND], {
-      cwd: hre.config.paths.root,
-      env: unreachable,
-      encoding: "utf8",
-    });
+    const tokens = await runScript("scripts/tokens.ts", ["enable", SECOND], unreachable);
     expect(tokens.status).to.equal(1);
     expect(tokens.stdout).to.contain("cannot reach chain 4663 at http://127.0.0.1:9");
   });
