@@ -29,7 +29,7 @@ const schema = z.object({
   RELAYER_RESUBMIT_SECONDS: z.coerce.number().positive().default(15),
   RELAYER_PRIORITY_FEE_GWEI: gwei.default("1"),
   RELAYER_MAX_FEE_GWEI: gwei.default("500"),
-  RELAYER_MAX_PENDING_PER_SIGNER: positiveInt.max(256).default(16),
+  RELAYER_MAX_PENDING_PER_SIGNER: positiveInt.max(256).default(32),
   RELAYER_POLL_MS: positiveInt.default(250),
   RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
 });
@@ -62,7 +62,7 @@ export type RelayerConfig = Readonly<{
   priorityFeeWei: bigint;
   /** No bump goes above this maxFeePerGas, in wei. `RELAYER_MAX_FEE_GWEI`, default 500. */
   maxFeeWei: bigint;
-  /** Unmined transactions one signer may have in flight (pipelining). `RELAYER_MAX_PENDING_PER_SIGNER`, default 16. */
+  /** Unmined transactions one signer may have in flight (pipelining). `RELAYER_MAX_PENDING_PER_SIGNER`, default 32. */
   maxPendingPerSigner: number;
   /** How often receipts, deadlines and stuck transactions are checked. `RELAYER_POLL_MS`, default 250. */
   pollMs: number;

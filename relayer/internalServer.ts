@@ -64,7 +64,8 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
     }
     let acceptedBlock: bigint;
     try {
-      acceptedBlock = await context.client.getBlockNumber({ cacheTime: 0 });
+      // Where the search for a copier's fill starts: a head a poll interval old only widens it.
+      acceptedBlock = (context.head.last ?? (await context.head.read())).number;
     } catch {
       res.status(503).json({ error: "the relayer cannot reach its chain right now; retry shortly", code: "chain_unavailable" });
       return;

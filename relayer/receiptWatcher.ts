@@ -3,12 +3,12 @@ import { isFinalRelayStatus } from "../sdk";
 import { sendRaw, signPersistSend } from "./broadcaster";
 import { initialFees, replacementFees, type Fees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
+import { nextBlockTimeAtLeast, type Head } from "./chainHead";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { RelayRecord, RelayTransaction } from "./store/relayStore";
 import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
 
-type Head = { number: bigint; timestamp: bigint; baseFeePerGas: bigint };
 type Tracked = { resend: boolean; checkedBlock: bigint; strikes: number };
 
 /** Ticks a foreign use of our nonce must be seen before we act: the receipt may trail the nonce count by a read. */
@@ -66,11 +66,10 @@ export class ReceiptWatcher {
   }
 
   async #tick(): Promise<void> {
-    const { client, logger } = this.context;
+    const { logger } = this.context;
     let head: Head;
     try {
-      const block = await client.getBlock({ blockTag: "latest" });
-      head = { number: block.number, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n };
+      head = await this.context.head.fresh();
     } catch (error) {
       logger.warn({ err: rpcErrorText(error) }, "chain unreachable; relays wait for the next tick");
       return;
@@ -147,7 +146,8 @@ export class ReceiptWatcher {
 
     const latest = ours[ours.length - 1]!;
     const stuck = this.context.now().getTime() - latest.sentAt.getTime() >= config.resubmitSeconds * 1000;
-    if (head.timestamp >= relay.deadline && !relay.cancelling) {
+    // The router refuses a block later than the deadline; the next block comes at the earliest now.
+    if (nextBlockTimeAtLeast(head, this.context.now().getTime()) > relay.deadline && !relay.cancelling) {
       await this.#replace(relay, signer, latest, head, "cancel");
       store.updateRelay(relayId, { cancelling: true, at: this.context.now() });
       logger.info({ relayId, nonce }, "deadline passed while pending; freeing the nonce with a self-transfer");

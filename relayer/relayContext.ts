@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Address, PublicClient } from "viem";
+import type { ChainHead } from "./chainHead";
 import type { RelayerConfig } from "./config";
 import type { SignerPool } from "./signerPool";
 import type { RelayStore } from "./store/relayStore";
@@ -8,6 +9,8 @@ import type { RelayStore } from "./store/relayStore";
 export type RelayContext = Readonly<{
   config: RelayerConfig;
   client: PublicClient;
+  /** The latest block, shared: one read per poll interval, not one per relay. */
+  head: ChainHead;
   store: RelayStore;
   pool: SignerPool;
   logger: Logger;

@@ -1,6 +1,7 @@
 import PQueue from "p-queue";
 import { isFinalRelayStatus, type RelayReason, type RelayStatus } from "../sdk";
 import { signPersistSend } from "./broadcaster";
+import { nextBlockTimeAtLeast } from "./chainHead";
 import { initialFees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
@@ -11,8 +12,11 @@ import { backoffMs, isTransientRpcError, rpcErrorText } from "./transientRpcErro
 /** Told when a relay has a broadcast transaction to follow. */
 export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
 
-/** Gas limit over the node's estimate: pools move between estimate and inclusion. */
-const GAS_HEADROOM_PERCENT = 125n;
+/**
+ * Gas limit over the quote's modelled gas, which tests keep within 15 % of what swaps use: room for
+ * that error and for pools that moved. Only gas used is paid, so the headroom costs nothing.
+ */
+const GAS_HEADROOM_PERCENT = 150n;
 
 /**
  * Schedules the first broadcast of each accepted relay (p-queue, one job per relay at a time). A job
@@ -73,18 +77,19 @@ export class RelayQueue {
       await this.#checkAndSend(relay);
       this.#attempts.delete(relayId);
     } catch (error) {
-      if (!isTransientRpcError(error)) throw error;
+      // Nothing here may fail a relay or escape the queue: the relay is tried again, later and later.
       const attempt = (this.#attempts.get(relayId) ?? 0) + 1;
       this.#attempts.set(relayId, attempt);
-      this.context.logger.warn({ relayId, attempt, err: rpcErrorText(error) }, "chain unreachable before broadcast; retrying");
-      this.enqueue(relayId, backoffMs(attempt));
+      if (isTransientRpcError(error)) this.context.logger.warn({ relayId, attempt, err: rpcErrorText(error) }, "chain unreachable before broadcast; retrying");
+      else this.context.logger.error({ relayId, attempt, err: error }, "unexpected error before broadcast; retrying");
+      this.enqueue(relayId, backoffMs(attempt, 30_000));
     }
   }
 
   async #checkAndSend(relay: RelayRecord): Promise<void> {
     const { client, config, pool, logger } = this.context;
-    const head = await client.getBlock({ blockTag: "latest" });
-    if (head.timestamp >= relay.deadline) {
+    const head = await this.context.head.read();
+    if (nextBlockTimeAtLeast(head, this.context.now().getTime()) > relay.deadline) {
       this.#end(relay, "expired", "deadline_passed", `the quote's deadline (${relay.deadline}) passed before the swap was broadcast`);
       return;
     }
@@ -100,9 +105,10 @@ export class RelayQueue {
       pool.unreserve(signer);
     };
     try {
-      let gas: bigint;
+      // One execution at the latest block (an estimate would search, and against the pending block it
+      // re-runs every transaction in flight). The gas limit comes from the quote's model instead.
       try {
-        gas = await client.estimateGas({ account: signer.address, to: relay.router, data: relay.data });
+        await client.call({ account: signer.address, to: relay.router, data: relay.data, blockTag: "latest" });
       } catch (error) {
         if (isTransientRpcError(error)) throw error;
         // It may have been filled between the nonce check and the simulation.
@@ -110,7 +116,7 @@ export class RelayQueue {
         this.#end(relay, "rejected", "simulation_failed", `the swap no longer simulates: ${rpcErrorText(error).slice(0, 300)}`);
         return;
       }
-      const fees = initialFees(head.baseFeePerGas ?? 0n, config.priorityFeeWei, config.maxFeeWei);
+      const fees = initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei);
       await signer.exclusive(async () => {
         const nonce = signer.nonces.allocate();
         dropReservation();
@@ -118,18 +124,18 @@ export class RelayQueue {
           { client, store: this.context.store, chainId: config.chainId, now: this.context.now },
           signer,
           relay.id,
-          { kind: "swap", nonce, fees, to: relay.router, data: relay.data, gas: (gas * GAS_HEADROOM_PERCENT) / 100n },
+          { kind: "swap", nonce, fees, to: relay.router, data: relay.data, gas: (BigInt(relay.estimatedGas) * GAS_HEADROOM_PERCENT) / 100n },
         );
         logger.info({ relayId: relay.id, hash: sent.hash, signer: signer.address, nonce, outcome: sent.outcome }, "relay submitted");
-        this.#afterSend(relay, signer, nonce, sent.outcome, sent.error);
+        await this.#afterSend(relay, signer, nonce, sent.outcome, sent.error);
       });
     } finally {
       dropReservation();
     }
   }
 
-  #afterSend(relay: RelayRecord, signer: Signer, nonce: number, outcome: string, error: string | undefined): void {
-    const { store, pool, logger, now } = this.context;
+  async #afterSend(relay: RelayRecord, signer: Signer, nonce: number, outcome: string, error: string | undefined): Promise<void> {
+    const { store, pool, logger, now, client } = this.context;
     switch (outcome) {
       case "sent":
       case "transient":
@@ -141,7 +147,7 @@ export class RelayQueue {
         // Something else holds this nonce: sign again with a fresh one.
         logger.warn({ relayId: relay.id, signer: signer.address, nonce, error }, "nonce taken outside this relayer; re-signing");
         signer.nonces.release(nonce);
-        signer.nonces.resync(nonce + 1);
+        signer.nonces.resync(Math.max(nonce + 1, await client.getTransactionCount({ address: signer.address, blockTag: "pending" }).catch(() => 0)));
         store.updateRelay(relay.id, { releaseSigner: true, at: now() });
         pool.notify();
         this.enqueue(relay.id);

@@ -4,6 +4,7 @@ import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { manifestPath, readManifest } from "../sdk";
+import { ChainHead } from "./chainHead";
 import type { RelayerConfig } from "./config";
 import { createInternalApp } from "./internalServer";
 import { NonceTracker } from "./nonceTracker";
@@ -72,7 +73,8 @@ export async function startRelayer(
       }),
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
-    const context: RelayContext = { config, client, store, pool, logger, permit2: manifest.contracts.permit2, now: () => new Date() };
+    const head = new ChainHead(client, config.pollMs);
+    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, now: () => new Date() };
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
     queue = new RelayQueue(context, (relayId, options) => watcher.track(relayId, options));

@@ -12,14 +12,18 @@ export type VerifiedSubmission = { data: Hex; deadline: bigint };
  * data, the taker's Permit2 nonce, and finally a simulation of the very transaction the relayer will
  * send. Returns that transaction's calldata.
  */
-export async function verifySubmission(chain: ChainContext, quote: QuoteRecord & { gasless: GaslessTerms }, signature: Hex): Promise<VerifiedSubmission> {
+export async function verifySubmission(chain: ChainContext, quote: QuoteRecord & { gasless: GaslessTerms }, signature: Hex, now: Date): Promise<VerifiedSubmission> {
   const { gasless: terms } = quote;
   const { client, manifest } = chain;
   const [head, bitmap] = await Promise.all([
     client.getBlock({ blockTag: "latest" }),
     client.readContract({ address: manifest.contracts.permit2, abi: permit2Abi, functionName: "nonceBitmap", args: [quote.taker, terms.permit2Nonce >> 8n] }),
   ]);
-  if (head.timestamp >= terms.order.deadline) {
+  // The next block comes after the latest and no earlier than the clock (a chain may not have mined
+  // for a while); the router refuses any block past the deadline.
+  const nowSeconds = BigInt(Math.floor(now.getTime() / 1000));
+  const nextBlock = head.timestamp + 1n > nowSeconds ? head.timestamp + 1n : nowSeconds;
+  if (nextBlock > terms.order.deadline) {
     throw new ApiError(400, "quote_expired", `quote ${quote.quoteId} expired at ${new Date(Number(terms.order.deadline) * 1000).toISOString()}; request a fresh quote`);
   }
   const typedData = buildGaslessPermitTypedData({

@@ -64,7 +64,14 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
   const engineFor = (chain: ChainContext): QuoteEngine => {
     let engine = engines.get(chain.chainId);
     if (engine === undefined) {
-      engine = { heads: new LatestBlockReader(chain.client), blockCache: new BlockCache(), nonces, holders: new Map(), ttlSeconds: deps.config.quoteTtlSeconds };
+      engine = {
+        heads: new LatestBlockReader(chain.client),
+        blockCache: new BlockCache(),
+        nonces,
+        holders: new Map(),
+        ttlSeconds: deps.config.quoteTtlSeconds,
+        now: () => deps.clock.now(),
+      };
       engines.set(chain.chainId, engine);
     }
     return engine;

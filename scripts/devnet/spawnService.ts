@@ -2,12 +2,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 
 const ROOT = join(__dirname, "..", "..");
+const OUTPUT_KEPT = 64 * 1024;
 
 export type SpawnedService = {
   child: ChildProcess;
   /** The capture groups of the ready line. */
   ready: RegExpExecArray;
-  /** Everything the process printed so far. */
+  /** What the process printed (the last 64 KiB). */
   output(): string;
   /** SIGTERM (or the given signal); resolves with the exit code once it exited. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -30,7 +31,8 @@ export function spawnService(entry: string, env: NodeJS.ProcessEnv, readyLine: R
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let output = "";
   const collect = (stream: NodeJS.WritableStream) => (chunk: Buffer) => {
-    output += chunk.toString();
+    // A long-running service prints without end: keep the recent part, enough for an error report.
+    output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
     if (options.echo !== undefined) stream.write(chunk);
   };
   child.stdout?.on("data", collect(process.stdout));

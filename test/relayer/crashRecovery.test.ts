@@ -93,9 +93,9 @@ describe("relayer crash safety (a real child process, SIGKILL)", function () {
   }
 
   it("(a) killed after accepting, before any broadcast: the restarted relayer broadcasts it once", async () => {
-    proxy.refuse("eth_estimateGas", "eth_sendRawTransaction");
+    proxy.refuse("eth_call", "eth_sendRawTransaction");
     const { relayId, onchainQuoteId } = await submit();
-    await waitForProxyToSee("eth_estimateGas");
+    await waitForProxyToSee("eth_call");
     await relayer!.stop("SIGKILL");
     expect((await stack.status(relayId)).status).to.equal(503);
     proxy.allow();

@@ -125,10 +125,10 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
 
     it("a node unreachable for a few seconds mid-flight delays the relay but never fails it; it confirms once", async () => {
       stack = await startGaslessStack(f, { relayerTransport: http(proxy.url, { retryCount: 0, timeout: 2_000 }) });
-      proxy.refuse("eth_estimateGas", "eth_sendRawTransaction");
+      proxy.refuse("eth_call", "eth_sendRawTransaction");
       const { quote, relayId } = await submitFor(f.signerOf(f.taker.account.address));
       const until = Date.now() + 10_000;
-      while (!proxy.seen.includes("eth_estimateGas") && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (!proxy.seen.includes("eth_call") && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
       proxy.down();
       // The outage itself is the scenario: it lasts real seconds, during which the relay must survive.
       await new Promise((resolve) => setTimeout(resolve, 2_500));
