@@ -471,7 +471,10 @@ async function runCase(input: CaseInput): Promise<CaseResult> {
           submission.submitErrorDetail = body.error;
         }
       } catch (error) {
+        // fetch's TypeError ("fetch failed") carries the socket error as its cause.
         submission.submitError = error instanceof Error ? error.name : "error";
+        const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+        submission.submitErrorDetail = error instanceof Error ? `${error.message}${cause === undefined ? "" : `: ${cause.code ?? ""} ${cause.message ?? ""}`}` : String(error);
       }
     };
     let next = 0;
