@@ -12,6 +12,8 @@ export type ApiTransportOptions = {
   maxAttempts?: number;
   /** First backoff delay; doubled per attempt, capped at 8 s, unless the API sent Retry-After. */
   baseDelayMs?: number;
+  /** Abort one attempt that has not answered after this long (ApiError code `timeout`); none by default. */
+  timeoutMs?: number;
 };
 
 export type ApiRequest = {
@@ -86,16 +88,22 @@ export class ApiTransport {
       headers.authorization = `Bearer ${this.#options.apiKey}`;
     }
     if (request.body !== undefined) headers["content-type"] = "application/json";
+    const timeoutMs = this.#options.timeoutMs;
+    const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+    const signals = [request.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
     let response: Response;
     try {
       response = await this.#options.fetch(`${this.apiUrl}${request.path}`, {
         method: request.method,
         headers,
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
-        signal: request.signal,
+        signal: signals.length === 0 ? undefined : AbortSignal.any(signals),
       });
     } catch (cause) {
       if (request.signal?.aborted) throw cause;
+      if (timeout?.aborted) {
+        throw new ApiError({ method: request.method, path: request.path, status: 0, code: "timeout", message: `${this.apiUrl} did not answer within ${timeoutMs} ms`, cause });
+      }
       throw new ApiError({ method: request.method, path: request.path, status: 0, code: "network_error", message: `could not reach ${this.apiUrl} (${String((cause as Error).message ?? cause)})`, cause });
     }
     const text = await response.text();

@@ -35,6 +35,8 @@ export type TradingClientOptions = {
   maxAttempts?: number;
   /** First retry delay without Retry-After; default 250 ms. */
   retryBaseDelayMs?: number;
+  /** Per-attempt HTTP timeout; none by default. */
+  requestTimeoutMs?: number;
 };
 
 export type QuoteParameters = {
@@ -67,6 +69,8 @@ export type TradingClient = {
   refreshSupportedTokens(chainId?: number): Promise<SnapshotRefresh>;
   getQuote(parameters: QuoteParameters): Promise<QuoteJson>;
   executeQuote(quote: QuoteJson, wallet: TradingWallet): Promise<ExecutedQuote>;
+  /** The checks executeQuote runs before signing: the balance issue and every contract against the registry. */
+  verifyQuote(quote: QuoteJson): Promise<void>;
   /** For a gasless quote: verifies, approves Permit2 when needed, signs, and simulates; returns the signature. */
   signGaslessQuote(quote: QuoteJson, wallet: TradingWallet): Promise<Hex>;
   submitGasless(quote: QuoteJson | string, signature: Hex, options?: SubmitGaslessOptions): Promise<RelayJson>;
@@ -121,7 +125,7 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
   const logger = options.logger ?? silentLogger;
   const defaultChainId = options.chainId ?? DEVNET_CHAIN_ID;
   const fetchFunction: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const transport = new ApiTransport({ apiUrl: options.apiUrl, apiKey: options.apiKey, fetch: fetchFunction, logger, maxAttempts: options.maxAttempts, baseDelayMs: options.retryBaseDelayMs });
+  const transport = new ApiTransport({ apiUrl: options.apiUrl, apiKey: options.apiKey, fetch: fetchFunction, logger, maxAttempts: options.maxAttempts, baseDelayMs: options.retryBaseDelayMs, timeoutMs: options.requestTimeoutMs });
   const snapshots = new SnapshotCache(transport, logger, options.snapshotPollMs);
   const onboarding = new OnboardingSteps(transport);
 
@@ -172,6 +176,10 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     refreshSupportedTokens: (chainId = defaultChainId) => snapshots.refresh(chainId),
     getQuote,
     executeQuote: (quote, wallet) => executeQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), logger }),
+    verifyQuote: async (quote) => {
+      assertBalance(quote);
+      await verifyQuoteTargets(readerFor(undefined), contractsOrThrow(), quote);
+    },
     signGaslessQuote,
     submitGasless: (quote, signature, submitOptions) => submitGasless(transport, typeof quote === "string" ? quote : quote.quote_id, signature, submitOptions),
     getRelay: (relayId) => getRelay(transport, relayId),
