@@ -141,3 +141,11 @@ export { quoteJsonSchema, permit2TypedDataJsonSchema, type QuoteJson } from "./w
 export { snapshotJsonSchema, type SnapshotJson } from "./wire/snapshotJson";
 export { relayJsonSchema } from "./wire/relayJson";
 export { errorJsonSchema, type ErrorJson } from "./wire/errorJson";
+export {
+  nonceJsonSchema,
+  applicationJsonSchema,
+  createdApiKeyJsonSchema,
+  integratorProfilesJsonSchema,
+  revokedApiKeyJsonSchema,
+  healthJsonSchema,
+} from "./wire/onboardingJson";

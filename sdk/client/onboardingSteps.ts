@@ -1,6 +1,8 @@
-import type { Address, Hex } from "viem";
+import type { Hex } from "viem";
+import type { z } from "zod";
 import { OnboardingAction } from "../onboarding/actions";
 import { apiKeyPayloadHash, applicationPayloadHash, revokeApiKeyPayloadHash, type ApplicationPayload } from "../onboarding/payloadHash";
+import type { applicationJsonSchema, createdApiKeyJsonSchema, integratorProfilesJsonSchema, revokedApiKeyJsonSchema } from "../wire/onboardingJson";
 import type { ApiTransport } from "./apiTransport";
 import type { TradingWallet } from "./tradingWallet";
 
@@ -17,26 +19,11 @@ export type IntegratorProfile = {
   keyLabel?: string;
 };
 
-export type ApplicationResult = { integrator_id: number; slug: string; status: "pending" | "active"; message: string };
-
-export type CreatedApiKey = {
-  key_id: number;
-  api_key: string;
-  masked_key: string;
-  prefix: string;
-  scopes: string[];
-  quote_rate_limit_per_minute: number;
-  swap_rate_limit_per_minute: number;
-  integrator_id: string;
-  integrator_fee_recipient: Address;
-  integrator_max_fee_bps: number;
-  shown_once: boolean;
-};
-
-export type RevokedApiKey = { key_id: number; integrator_id: number; revoked: true; revoked_at: string };
-
+export type ApplicationResult = z.input<typeof applicationJsonSchema>;
+export type CreatedApiKey = z.input<typeof createdApiKeyJsonSchema>;
+export type RevokedApiKey = z.input<typeof revokedApiKeyJsonSchema>;
 /** POST /integrators/me's body: the wallet's profiles with masked keys. */
-export type IntegratorProfiles = { owner_wallet: Address; integrators: Record<string, unknown>[] };
+export type IntegratorProfiles = z.input<typeof integratorProfilesJsonSchema>;
 
 export type OnboardingResult = { application: ApplicationResult; apiKey: CreatedApiKey | undefined };
 

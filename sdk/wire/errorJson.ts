@@ -7,7 +7,6 @@ export const errorJsonSchema = z
     code: z.string().describe("machine-readable code, e.g. invalid_request, unsupported_token, rate_limited"),
     bucket: z.string().optional().describe("the empty rate-limit bucket (429 only)"),
   })
-  .catchall(z.union([z.string(), z.number(), z.boolean(), z.null()]))
-  .meta({ id: "Error" });
+  .catchall(z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
 export type ErrorJson = z.output<typeof errorJsonSchema>;

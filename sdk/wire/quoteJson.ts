@@ -55,7 +55,6 @@ export const quoteJsonSchema = z
       allowance: z.object({ spender: address, actual: amount }).nullable(),
       balance: z.object({ token: address, actual: amount, expected: amount }).nullable(),
     }),
-  })
-  .meta({ id: "Quote" });
+  });
 
 export type QuoteJson = z.output<typeof quoteJsonSchema>;

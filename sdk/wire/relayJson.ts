@@ -29,8 +29,7 @@ export const relayJsonSchema = z
     ),
     created_at: z.string(),
     updated_at: z.string(),
-  })
-  .meta({ id: "Relay" });
+  });
 
 /** Parses a relay body into the shared wire type. */
 export function parseRelayJson(body: unknown): RelayJson {

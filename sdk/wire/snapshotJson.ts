@@ -8,7 +8,6 @@ export const snapshotJsonSchema = z
     snapshot_id: z.string().regex(/^0x[0-9a-f]+$/),
     count: z.number().int().min(0),
     addresses: z.array(z.string().regex(/^0x[0-9a-f]{40}$/)),
-  })
-  .meta({ id: "SupportedTokenSnapshot" });
+  });
 
 export type SnapshotJson = z.output<typeof snapshotJsonSchema>;
