@@ -4,6 +4,8 @@ import { errorHandler, notFound } from "./middleware/errorHandler";
 import { jsonBody } from "./middleware/jsonBody";
 import { requestLog } from "./middleware/requestLog";
 import { getHealthRoute } from "./routes/getHealth";
+import { getDocsAssetRoute, getDocsRoute } from "./routes/getDocs";
+import { getOpenApiRoute } from "./routes/getOpenApi";
 import { getGaslessStatusRoute } from "./routes/getGaslessStatus";
 import { getQuoteRoute } from "./routes/getQuote";
 import { postGaslessSubmitRoute } from "./routes/postGaslessSubmit";
@@ -12,7 +14,7 @@ import { onboardingRoutes } from "./routes/onboardingRoutes";
 import type { Route } from "./routes/route";
 
 /** Every route the API serves; a new endpoint is one more entry here (e.g. GET /quote behind apiKeyAuth). */
-export const apiRoutes: readonly Route[] = [getHealthRoute, ...onboardingRoutes, getSupportedTokens, getQuoteRoute, postGaslessSubmitRoute, getGaslessStatusRoute];
+export const apiRoutes: readonly Route[] = [getHealthRoute, ...onboardingRoutes, getSupportedTokens, getQuoteRoute, postGaslessSubmitRoute, getGaslessStatusRoute, getOpenApiRoute, getDocsRoute, getDocsAssetRoute];
 
 export type CreateAppOptions = {
   /** Routes to mount instead of `apiRoutes`; tests append probes here. */

@@ -101,3 +101,51 @@ export type {
   InternalRelayJson,
   RelayHandoffResult,
 } from "./relay/relayWire";
+
+// --- the integrator client: createTradingClient and what it returns and throws ---
+export {
+  createTradingClient,
+  type TradingClient,
+  type TradingClientOptions,
+  type QuoteParameters,
+} from "./client/createTradingClient";
+export { type TrustedContracts } from "./client/verifyQuoteTargets";
+export { type TradingWallet, type ChainReader } from "./client/tradingWallet";
+export { type ClientLogger } from "./client/clientLogger";
+export { type FetchFunction } from "./client/apiTransport";
+export { type TokenSnapshot, type SnapshotRefresh } from "./client/snapshotCache";
+export { type ExecutedQuote } from "./client/executeQuote";
+export { newIdempotencyKey, type SubmitGaslessOptions, type WaitForRelayOptions } from "./client/gaslessRelay";
+export { acceptedRouters } from "./client/routerCheck";
+export {
+  type IntegratorProfile,
+  type ApplicationResult,
+  type CreatedApiKey,
+  type RevokedApiKey,
+  type IntegratorProfiles,
+  type OnboardingResult,
+} from "./client/onboardingSteps";
+export {
+  ApiError,
+  InsufficientBalanceError,
+  StaleQuoteError,
+  UntrustedRouterError,
+  TokenNotSupportedError,
+  SnapshotFormatError,
+  QuoteKindError,
+  ClientConfigError,
+  TransactionRevertedError,
+  RelayTimeoutError,
+} from "./errors/client";
+export { quoteJsonSchema, permit2TypedDataJsonSchema, type QuoteJson } from "./wire/quoteJson";
+export { snapshotJsonSchema, type SnapshotJson } from "./wire/snapshotJson";
+export { relayJsonSchema } from "./wire/relayJson";
+export { errorJsonSchema, type ErrorJson } from "./wire/errorJson";
+export {
+  nonceJsonSchema,
+  applicationJsonSchema,
+  createdApiKeyJsonSchema,
+  integratorProfilesJsonSchema,
+  revokedApiKeyJsonSchema,
+  healthJsonSchema,
+} from "./wire/onboardingJson";

@@ -79,3 +79,6 @@ export function parseQuoteQuery(query: unknown): QuoteQuery {
     gasless: parsed.permit2_owner !== undefined,
   };
 }
+
+/** The request schema, for the OpenAPI document (api/openapi). */
+export { quoteQuerySchema };

@@ -32,3 +32,6 @@ export const getGaslessStatusRoute: Route = {
     ];
   },
 };
+
+/** The request schema, for the OpenAPI document (api/openapi). */
+export { paramsSchema as gaslessStatusParamsSchema };

@@ -50,3 +50,6 @@ export const getSupportedTokens: Route = {
     },
   ],
 };
+
+/** The request schema, for the OpenAPI document (api/openapi). */
+export { querySchema as supportedTokensQuerySchema };

@@ -93,3 +93,6 @@ export const postApiKey: Route = {
     },
   ],
 };
+
+/** The request schema, for the OpenAPI document (api/openapi). */
+export { bodySchema as apiKeyBodySchema };

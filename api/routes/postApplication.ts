@@ -96,3 +96,6 @@ export const postApplication: Route = {
     },
   ],
 };
+
+/** The request schema, for the OpenAPI document (api/openapi). */
+export { bodySchema as applicationBodySchema };

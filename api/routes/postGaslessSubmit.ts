@@ -109,3 +109,6 @@ export const postGaslessSubmitRoute: Route = {
   path: "/gasless/submit",
   handlers: (deps) => [apiKeyAuth(deps), requireScope("swap:create"), submitHandler(deps)],
 };
+
+/** The request schema, for the OpenAPI document (api/openapi). */
+export { bodySchema as gaslessSubmitBodySchema };

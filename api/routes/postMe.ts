@@ -77,3 +77,6 @@ export const postMe: Route = {
     },
   ],
 };
+
+/** The request schema, for the OpenAPI document (api/openapi). */
+export { bodySchema as meBodySchema };

@@ -62,3 +62,6 @@ export const postNonce: Route = {
     },
   ],
 };
+
+/** The request schema, for the OpenAPI document (api/openapi). */
+export { bodySchema as nonceBodySchema };

@@ -82,3 +82,6 @@ export const postRevokeApiKey: Route = {
     },
   ],
 };
+
+/** The request schema, for the OpenAPI document (api/openapi). */
+export { paramsSchema as revokeApiKeyParamsSchema, bodySchema as revokeApiKeyBodySchema };

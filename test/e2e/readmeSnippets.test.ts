@@ -28,9 +28,9 @@ describe("README TypeScript snippets", function () {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it("there are four, and each type-checks and runs as written against a running devnet", () => {
+  it("there are two, and each type-checks and runs as written against a running devnet", () => {
     const snippets = typescriptSnippets();
-    expect(snippets).to.have.length(4);
+    expect(snippets).to.have.length(2);
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
     // At the repository root, where the snippets' `./sdk` imports resolve; outside tsconfig's include.
     const files = snippets.map((snippet, index) => {
@@ -51,7 +51,8 @@ describe("README TypeScript snippets", function () {
           encoding: "utf8",
         });
         expect(result.status, `snippet ${index}:\n${snippets[index]}\n${result.stderr}${result.stdout}`).to.equal(0);
-        expect(result.stdout, `snippet ${index}`).to.match(/^(swap success|application \{|relay confirmed 0x)/m);
+        expect(result.stdout, `snippet ${index}`).to.match(/^swap success/m);
+        if (index === 1) expect(result.stdout, "the client example's gasless swap").to.match(/^relay confirmed 0x/m);
       });
     } finally {
       for (const file of [...files, project]) rmSync(file, { force: true });

@@ -1,0 +1,238 @@
+import type { z } from "zod";
+import {
+  applicationJsonSchema,
+  createdApiKeyJsonSchema,
+  errorJsonSchema,
+  healthJsonSchema,
+  integratorProfilesJsonSchema,
+  nonceJsonSchema,
+  quoteJsonSchema,
+  relayJsonSchema,
+  revokedApiKeyJsonSchema,
+  snapshotJsonSchema,
+} from "../../sdk";
+import { quoteQuerySchema } from "../quote/quoteQuery";
+import { gaslessStatusParamsSchema } from "../routes/getGaslessStatus";
+import { supportedTokensQuerySchema } from "../routes/getSupportedTokens";
+import { apiKeyBodySchema } from "../routes/postApiKey";
+import { applicationBodySchema } from "../routes/postApplication";
+import { gaslessSubmitBodySchema } from "../routes/postGaslessSubmit";
+import { meBodySchema } from "../routes/postMe";
+import { nonceBodySchema } from "../routes/postNonce";
+import { revokeApiKeyBodySchema, revokeApiKeyParamsSchema } from "../routes/postRevokeApiKey";
+import { jsonSchemaOf, parametersOf, type JsonSchema } from "./jsonSchemaOf";
+
+/**
+ * The API's OpenAPI 3.1 document, built from the zod schemas that validate requests (exported by the
+ * routes) and the wire schemas of responses in sdk/wire, which the client parses with: no second copy.
+ */
+
+const responseSchemas = {
+  Error: errorJsonSchema,
+  Health: healthJsonSchema,
+  Nonce: nonceJsonSchema,
+  Application: applicationJsonSchema,
+  CreatedApiKey: createdApiKeyJsonSchema,
+  IntegratorProfiles: integratorProfilesJsonSchema,
+  RevokedApiKey: revokedApiKeyJsonSchema,
+  SupportedTokenSnapshot: snapshotJsonSchema,
+  Quote: quoteJsonSchema,
+  Relay: relayJsonSchema,
+} satisfies Record<string, z.ZodType>;
+type SchemaName = keyof typeof responseSchemas;
+
+const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: JsonSchema, example?: unknown) => ({ "application/json": { schema, ...(example === undefined ? {} : { example }) } });
+
+const errorExamples: Record<number, { error: string; code: string; bucket?: string }> = {
+  400: { error: "buy_token 0x1111111111111111111111111111111111111111 is not supported on chain 4663; see GET /tokens/supported-tokens?chain_id=4663", code: "unsupported_token" },
+  401: { error: "Authorization header is missing; send Authorization: Bearer <api_key>", code: "api_key_missing" },
+  403: { error: "this API key lacks scope quote:read", code: "missing_scope" },
+  404: { error: "no relay 00000000-0000-4000-8000-000000000000 for this integrator", code: "relay_not_found" },
+  409: { error: "nonce was already used", code: "nonce_used" },
+  429: { error: "rate limit exceeded for bucket quote:read; retry after 12 s", code: "rate_limited", bucket: "quote:read" },
+  503: { error: "chain 4663 could not be read right now; retry shortly", code: "chain_unavailable" },
+};
+const errorDescriptions: Record<number, string> = {
+  400: "Invalid request: the message names the parameter or field at fault",
+  401: "Signature, nonce or API key rejected",
+  403: "Authenticated, but not allowed",
+  404: "Not found",
+  409: "Conflicts with the current state",
+  429: "Rate-limited: `bucket` names the empty bucket; wait `Retry-After` seconds",
+  503: "A dependency (chain, relayer, signature verification) is unavailable; retry later",
+};
+
+function errors(...statuses: number[]) {
+  const responses: Record<string, unknown> = {};
+  for (const status of statuses) {
+    responses[String(status)] = {
+      description: errorDescriptions[status],
+      ...(status === 429 ? { headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" } } } } : {}),
+      content: json(ref("Error"), errorExamples[status]),
+    };
+  }
+  responses.default = { description: "Any other error (413 payload_too_large, 415 unsupported_media_type, 500 internal_error, …)", content: json(ref("Error")) };
+  return responses;
+}
+
+const ok = (status: number, description: string, name: SchemaName, example?: unknown) => ({ [String(status)]: { description, content: json(ref(name), example) } });
+const body = (schema: z.ZodType, example?: unknown) => ({ required: true, content: json(jsonSchemaOf(schema), example) });
+const bearer = [{ apiKey: [] }];
+
+const snapshotExample = {
+  schema_version: 1,
+  chain_id: 4663,
+  snapshot_id: "0x6a2eaafa0e17c264c3fdf7a0963371e11009f98125aae9b47c82dd9c8c15899f",
+  count: 2,
+  addresses: ["0xcf7ed3acca5a467e9e704c703e8d87f634fb0fc9", "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"],
+};
+
+const quoteParameterDescriptions = {
+  chain_id: "Chain id; default 4663",
+  sell_token: "Token to sell: an address (any case) or a supported token's symbol (`ETH` is the native placeholder)",
+  buy_token: "Token to buy",
+  sell_amount: "Amount to sell in base units, a positive integer string",
+  taker: "Wallet that sends the transaction (or signs the permit); an address",
+  slippage_bps: "Slippage tolerance in basis points, 0-10000, default 100",
+  recipient: "Address receiving the buy token; default taker",
+  settlement: "`permit2` (default for ERC20 sells) or `allowance`",
+  fee_bps: "Integrator fee in basis points, up to the key's integrator_max_fee_bps",
+  permit2_owner: "Asks for a gasless quote; must equal taker",
+};
+
+/** The document, built once per process. */
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const schemas = Object.fromEntries(Object.entries(responseSchemas).map(([name, schema]) => [name, jsonSchemaOf(schema)]));
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Token Swap Trading API",
+      version: "1.0.0",
+      description:
+        "Integrator onboarding with wallet signatures, the supported-token snapshot, quotes with an executable transaction, and gasless submission through the relayer. Clients should use the typed client in `sdk/` (`createTradingClient`) or the `swap-api` command-line tool.",
+    },
+    servers: [{ url: "/", description: "this server" }],
+    tags: [{ name: "onboarding" }, { name: "tokens" }, { name: "trading" }, { name: "gasless" }, { name: "service" }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: "http", scheme: "bearer", bearerFormat: "tsk_<64 hex>", description: "The API key from POST /integrators/api-keys, as `Authorization: Bearer <api_key>`" },
+      },
+      schemas,
+    },
+    paths: {
+      "/health": { get: { operationId: "getHealth", tags: ["service"], summary: "Liveness", responses: { ...ok(200, "The service is up", "Health", { status: "ok" }) } } },
+      "/integrators/nonce": {
+        post: {
+          operationId: "postNonce",
+          tags: ["onboarding"],
+          summary: "Issue a single-use challenge to sign",
+          requestBody: body(nonceBodySchema, { wallet: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", action: "view_integrator_profile", chain_id: 4663 }),
+          responses: { ...ok(200, "The message to sign exactly as returned", "Nonce"), ...errors(400) },
+        },
+      },
+      "/integrators/applications": {
+        post: {
+          operationId: "postApplication",
+          tags: ["onboarding"],
+          summary: "Apply for an integrator profile (signed by the owner wallet)",
+          requestBody: body(applicationBodySchema),
+          responses: { ...ok(201, "The profile, `active` or `pending`", "Application"), ...errors(400, 401, 409, 503) },
+        },
+      },
+      "/integrators/api-keys": {
+        post: {
+          operationId: "postApiKey",
+          tags: ["onboarding"],
+          summary: "Create an API key for an active profile (the secret is shown once)",
+          requestBody: body(apiKeyBodySchema),
+          responses: { ...ok(201, "The new key", "CreatedApiKey"), ...errors(400, 401, 403, 404, 409, 503) },
+        },
+      },
+      "/integrators/me": {
+        post: {
+          operationId: "postMe",
+          tags: ["onboarding"],
+          summary: "The owner wallet's profiles and masked keys",
+          requestBody: body(meBodySchema),
+          responses: { ...ok(200, "Profiles and masked keys", "IntegratorProfiles"), ...errors(400, 401, 409, 503) },
+        },
+      },
+      "/integrators/api-keys/{key_id}/revoke": {
+        post: {
+          operationId: "postRevokeApiKey",
+          tags: ["onboarding"],
+          summary: "Revoke an API key (signed by the owner wallet)",
+          parameters: parametersOf(revokeApiKeyParamsSchema, "path", { key_id: "The key's key_id" }, { key_id: "1" }),
+          requestBody: body(revokeApiKeyBodySchema),
+          responses: { ...ok(200, "The key is revoked", "RevokedApiKey"), ...errors(400, 401, 403, 404, 409, 503) },
+        },
+      },
+      "/tokens/supported-tokens": {
+        get: {
+          operationId: "getSupportedTokens",
+          tags: ["tokens"],
+          summary: "The supported-token snapshot (public; poll with If-None-Match every 15-60 s)",
+          parameters: [
+            ...parametersOf(supportedTokensQuerySchema, "query", { chain_id: "Chain id; default 4663" }, { chain_id: "4663" }),
+            { name: "If-None-Match", in: "header", required: false, description: "The ETag of the snapshot you hold", schema: { type: "string" } },
+          ],
+          responses: {
+            "200": {
+              description: "The snapshot",
+              headers: {
+                ETag: { description: "Weak validator; changes exactly when the list does", schema: { type: "string" } },
+                "Cache-Control": { description: "public, max-age=15, stale-while-revalidate=60", schema: { type: "string" } },
+              },
+              content: json(ref("SupportedTokenSnapshot"), snapshotExample),
+            },
+            "304": { description: "Unchanged since the ETag sent in If-None-Match; no body" },
+            ...errors(400, 429),
+          },
+        },
+      },
+      "/quote": {
+        get: {
+          operationId: "getQuote",
+          tags: ["trading"],
+          summary: "Price a swap and return an executable transaction",
+          security: bearer,
+          parameters: parametersOf(quoteQuerySchema, "query", quoteParameterDescriptions, {
+            sell_token: "USDC",
+            buy_token: "WETH",
+            sell_amount: "1000000000",
+            taker: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+          }),
+          responses: { ...ok(200, "The quote", "Quote"), ...errors(400, 401, 403, 429, 503) },
+        },
+      },
+      "/gasless/submit": {
+        post: {
+          operationId: "postGaslessSubmit",
+          tags: ["gasless"],
+          summary: "Submit a signed gasless quote to the relayer (retry with the same idempotency_key)",
+          security: bearer,
+          requestBody: body(gaslessSubmitBodySchema, { quote_id: "7c0e2a43-8a6e-4a5e-9d51-0c6f6f4b6f6e", signature: `0x${"ab".repeat(65)}`, idempotency_key: "order-42" }),
+          responses: {
+            ...ok(202, "Accepted: the relay was created", "Relay"),
+            ...ok(200, "The relay already created for this quote and signature or idempotency key", "Relay"),
+            ...errors(400, 401, 403, 404, 409, 429, 503),
+          },
+        },
+      },
+      "/gasless/status/{relay_id}": {
+        get: {
+          operationId: "getGaslessStatus",
+          tags: ["gasless"],
+          summary: "A relay's status",
+          security: bearer,
+          parameters: parametersOf(gaslessStatusParamsSchema, "path", { relay_id: "The relay_id POST /gasless/submit returned" }),
+          responses: { ...ok(200, "The relay now", "Relay"), ...errors(400, 401, 404, 503) },
+        },
+      },
+      "/openapi.json": {
+        get: { operationId: "getOpenApi", tags: ["service"], summary: "This document", responses: { "200": { description: "The OpenAPI 3.1 document", content: json({ type: "object" }) } } },
+      },
+    },
+  };
+}

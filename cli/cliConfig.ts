@@ -1,0 +1,101 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { createPublicClient, createWalletClient, http, isAddress, isHex, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { createTradingClient, devnetChain, manifestPath, readManifest, type DeploymentManifest, type TradingClient, type TradingWallet } from "../sdk";
+import { CliError, ExitCode } from "./exitCodes";
+
+/** Global options, as commander parses them. */
+export type GlobalOptions = {
+  apiUrl?: string;
+  apiKey?: string;
+  rpcUrl?: string;
+  privateKey?: string;
+  chainId?: string;
+  registry?: string;
+  deploymentsDir?: string;
+  json?: boolean;
+  retries?: string;
+  timeout?: string;
+};
+
+/** Configuration, parsed once from flags, then the environment, then the devnet's defaults. */
+export type CliConfig = Readonly<{
+  apiUrl: string;
+  apiKey: string | undefined;
+  rpcUrl: string;
+  privateKey: Hex | undefined;
+  chainId: number;
+  manifest: DeploymentManifest | undefined;
+  registry: Address | undefined;
+  allowanceHolder: Address | undefined;
+  json: boolean;
+  retries: number;
+  timeoutSeconds: number | undefined;
+}>;
+
+export const DEFAULTS = { apiUrl: "http://127.0.0.1:8080", rpcUrl: "http://127.0.0.1:8545", chainId: 4663, deploymentsDir: "deployments" } as const;
+
+function integer(name: string, text: string, min: number): number {
+  if (!/^[0-9]+$/.test(text) || Number(text) < min) throw new CliError(`${name} must be an integer ≥ ${min}, got ${text}`, ExitCode.usage);
+  return Number(text);
+}
+
+export function loadCliConfig(options: GlobalOptions, env: NodeJS.ProcessEnv): CliConfig {
+  const chainId = integer("--chain-id", options.chainId ?? env.CHAIN_ID ?? String(DEFAULTS.chainId), 1);
+  const deploymentsDir = options.deploymentsDir ?? env.DEPLOYMENTS_DIR ?? join(__dirname, "..", DEFAULTS.deploymentsDir);
+  const file = manifestPath(deploymentsDir, chainId);
+  const manifest = existsSync(file) ? readManifest(file) : undefined;
+  const registry = options.registry ?? env.ROUTER_REGISTRY ?? manifest?.contracts.routerRegistry;
+  if (registry !== undefined && !isAddress(registry)) throw new CliError(`--registry must be an address, got ${registry}`, ExitCode.usage);
+  const privateKey = options.privateKey ?? env.PRIVATE_KEY;
+  if (privateKey !== undefined && !(isHex(privateKey) && privateKey.length === 66)) throw new CliError("PRIVATE_KEY (--private-key) must be 0x + 64 hex digits", ExitCode.usage);
+  return {
+    apiUrl: options.apiUrl ?? env.SWAP_API_URL ?? DEFAULTS.apiUrl,
+    apiKey: options.apiKey ?? env.SWAP_API_KEY,
+    rpcUrl: options.rpcUrl ?? env.RPC_URL ?? DEFAULTS.rpcUrl,
+    privateKey: privateKey as Hex | undefined,
+    chainId,
+    manifest,
+    registry: registry as Address | undefined,
+    allowanceHolder: manifest?.contracts.allowanceHolder,
+    json: options.json === true,
+    retries: integer("--retries", options.retries ?? "3", 0),
+    timeoutSeconds: options.timeout === undefined ? undefined : integer("--timeout", options.timeout, 1),
+  };
+}
+
+export function publicClientOf(config: CliConfig) {
+  return createPublicClient({ chain: { ...devnetChain, id: config.chainId }, transport: http(config.rpcUrl, { retryCount: 0 }) });
+}
+
+export function walletOf(config: CliConfig): TradingWallet {
+  if (config.privateKey === undefined) throw new CliError("this command signs: set PRIVATE_KEY (or pass --private-key)", ExitCode.usage);
+  return createWalletClient({ account: privateKeyToAccount(config.privateKey), chain: { ...devnetChain, id: config.chainId }, transport: http(config.rpcUrl, { retryCount: 0 }) });
+}
+
+export function clientOf(config: CliConfig, log: (message: string) => void): TradingClient {
+  return createTradingClient({
+    apiUrl: config.apiUrl,
+    apiKey: config.apiKey,
+    chainId: config.chainId,
+    publicClient: publicClientOf(config),
+    contracts: config.registry === undefined ? undefined : { routerRegistry: config.registry, allowanceHolder: config.allowanceHolder },
+    maxAttempts: config.retries + 1,
+    requestTimeoutMs: config.timeoutSeconds === undefined ? undefined : config.timeoutSeconds * 1000,
+    logger: { info: log, warn: log },
+  });
+}
+
+/** A token argument: an address, "ETH", or a symbol the deployment manifest knows (else sent as is). */
+export function resolveToken(config: CliConfig, token: string): string {
+  if (isAddress(token, { strict: false }) || token.toUpperCase() === "ETH") return token;
+  const known = config.manifest?.tokens.find((candidate) => candidate.symbol.toLowerCase() === token.toLowerCase());
+  return known?.address ?? token;
+}
+
+/** The symbol of a token address when the manifest knows it. */
+export function symbolOf(config: CliConfig, address: string): string {
+  if (address.toLowerCase() === "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee") return "ETH";
+  return config.manifest?.tokens.find((token) => token.address.toLowerCase() === address.toLowerCase())?.symbol ?? "";
+}

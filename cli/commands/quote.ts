@@ -1,0 +1,83 @@
+import type { Command } from "commander";
+import type { Address } from "viem";
+import type { QuoteJson, QuoteParameters, TradingClient } from "../../sdk";
+import { clientOf, resolveToken, symbolOf, walletOf, type CliConfig } from "../cliConfig";
+import { contextOf } from "../cliContext";
+import { table } from "../cliOutput";
+import { CliError, ExitCode } from "../exitCodes";
+
+/** Options shared by `quote` and `swap`. */
+export type QuoteOptions = { taker?: string; slippageBps?: string; settlement?: string; feeBps?: string; gasless?: boolean; genuineDemand?: boolean };
+
+export function addQuoteOptions(command: Command): Command {
+  return command
+    .argument("<sell>", "token to sell: address, symbol from the deployment manifest, or ETH")
+    .argument("<buy>", "token to buy")
+    .argument("<amount>", "sell amount in base units (e.g. 1000000 for 1 USDC)")
+    .option("--taker <address>", "taker wallet (default: the PRIVATE_KEY's address)")
+    .option("--slippage-bps <bps>", "slippage tolerance in basis points")
+    .option("--settlement <mode>", "permit2 or allowance")
+    .option("--fee-bps <bps>", "integrator fee in basis points")
+    .option("--gasless", "a gasless quote: a relayer sends the swap")
+    .option("--genuine-demand", "a real user asked for a token outside the snapshot: send one probe");
+}
+
+export function quoteParameters(config: CliConfig, sell: string, buy: string, amount: string, options: QuoteOptions, taker: Address): QuoteParameters {
+  if (!/^[0-9]+$/.test(amount)) throw new CliError(`<amount> must be an integer in base units, got ${amount}`, ExitCode.usage);
+  if (options.settlement !== undefined && options.settlement !== "permit2" && options.settlement !== "allowance") {
+    throw new CliError(`--settlement must be permit2 or allowance, got ${options.settlement}`, ExitCode.usage);
+  }
+  return {
+    chainId: config.chainId,
+    sellToken: resolveToken(config, sell),
+    buyToken: resolveToken(config, buy),
+    sellAmount: BigInt(amount),
+    taker,
+    slippageBps: options.slippageBps === undefined ? undefined : Number(options.slippageBps),
+    settlement: options.settlement as "permit2" | "allowance" | undefined,
+    feeBps: options.feeBps === undefined ? undefined : Number(options.feeBps),
+    gasless: options.gasless === true,
+    genuineDemand: options.genuineDemand === true,
+  };
+}
+
+export function takerOf(config: CliConfig, options: QuoteOptions): Address {
+  if (options.taker !== undefined) return options.taker as Address;
+  return walletOf(config).account.address;
+}
+
+export function quoteTable(config: CliConfig, quote: QuoteJson): string {
+  const label = (address: string) => `${symbolOf(config, address) || "?"} ${address}`;
+  return table(
+    ["field", "value"],
+    [
+      ["quote_id", quote.quote_id],
+      ["sell", `${quote.sell_amount} ${label(quote.sell_token)}`],
+      ["buy", `${quote.buy_amount} ${label(quote.buy_token)}`],
+      ["min_buy_amount", quote.min_buy_amount],
+      ["route", quote.route.hops.map((hop) => `${symbolOf(config, hop.token_in) || hop.token_in}→${symbolOf(config, hop.token_out) || hop.token_out}`).join(", ")],
+      ["settlement", `${quote.settlement}${quote.gasless ? " (gasless)" : ""}`],
+      ["relayer_fee", quote.relayer_fee === null ? "-" : quote.relayer_fee.amount],
+      ["tx.to", quote.tx.to],
+      ["estimated_gas", String(quote.tx.estimated_gas)],
+      ["expires_at", quote.expires_at],
+      ["issues", `allowance: ${quote.issues.allowance === null ? "ok" : `approve ${quote.issues.allowance.spender}`}; balance: ${quote.issues.balance === null ? "ok" : `holds ${quote.issues.balance.actual}, needs ${quote.issues.balance.expected}`}`],
+    ],
+  );
+}
+
+export async function fetchQuote(client: TradingClient, config: CliConfig, sell: string, buy: string, amount: string, options: QuoteOptions): Promise<QuoteJson> {
+  return client.getQuote(quoteParameters(config, sell, buy, amount, options, takerOf(config, options)));
+}
+
+export function registerQuote(program: Command): void {
+  addQuoteOptions(program.command("quote").description("get a quote (needs SWAP_API_KEY)")).action(
+    async (sell: string, buy: string, amount: string, options: QuoteOptions, command: Command) => {
+      const { config, out } = contextOf(command);
+      const client = clientOf(config, (message) => out.progress(message));
+      const quote = await fetchQuote(client, config, sell, buy, amount, options);
+      client.close();
+      out.result(quote, () => quoteTable(config, quote));
+    },
+  );
+}

@@ -1,0 +1,23 @@
+import type { Command } from "commander";
+import { clientOf } from "../cliConfig";
+import { contextOf } from "../cliContext";
+import { table } from "../cliOutput";
+import { CliError, ExitCode } from "../exitCodes";
+
+export function registerRelay(program: Command): void {
+  const relay = program.command("relay").description("gasless relays");
+  relay
+    .command("status")
+    .argument("<relay_id>", "the relay_id POST /gasless/submit returned")
+    .option("--wait", "poll until the relay is final (confirmed, failed, expired, rejected)")
+    .description("show a relay's status")
+    .action(async (relayId: string, options: { wait?: boolean }, command: Command) => {
+      const { config, out } = contextOf(command);
+      const client = clientOf(config, (message) => out.progress(message));
+      const found = options.wait
+        ? await client.waitForRelay(relayId, { timeoutMs: (config.timeoutSeconds ?? 120) * 1000, intervalMs: 500, onStatus: (seen) => out.progress(`relay ${relayId}: ${seen.status}`) })
+        : await client.getRelay(relayId);
+      out.result(found, () => table(["relay_id", "status", "reason", "tx_hash"], [[found.relay_id, found.status, found.reason ?? "-", found.tx_hash ?? "-"]]));
+      if (options.wait && found.status !== "confirmed") throw new CliError(`relay ${relayId} ended ${found.status}`, ExitCode.onChainFailure);
+    });
+}

@@ -1,0 +1,75 @@
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import { StaleQuoteError, quoteJsonSchema, type QuoteJson } from "../../sdk";
+import { clientOf, walletOf } from "../cliConfig";
+import { contextOf } from "../cliContext";
+import { table } from "../cliOutput";
+import { CliError, ExitCode } from "../exitCodes";
+import { addQuoteOptions, fetchQuote, quoteTable, type QuoteOptions } from "./quote";
+
+type SwapOptions = QuoteOptions & { dryRun?: boolean; yes?: boolean; quote?: string; pollMs?: string };
+
+async function confirmed(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) throw new CliError("refusing to swap without confirmation: pass --yes (stdin is not a terminal)", ExitCode.usage);
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  const answer = await prompt.question(question);
+  prompt.close();
+  return /^y(es)?$/i.test(answer.trim());
+}
+
+function savedQuote(file: string): QuoteJson {
+  const parsed = quoteJsonSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.success) throw new CliError(`--quote ${file} is not a quote saved with \`swap-api quote --json\``, ExitCode.usage);
+  return parsed.data;
+}
+
+export function registerSwap(program: Command): void {
+  addQuoteOptions(program.command("swap").description("quote and execute a swap with PRIVATE_KEY's wallet (or --gasless through the relayer)"))
+    .option("--dry-run", "quote and run every check, but sign and send nothing")
+    .option("-y, --yes", "do not ask for confirmation")
+    .option("--quote <file>", "execute this saved quote (from `quote --json`) instead of a new one; <sell> <buy> <amount> are then ignored")
+    .action(async (sell: string, buy: string, amount: string, options: SwapOptions, command: Command) => {
+      const { config, out } = contextOf(command);
+      const client = clientOf(config, (message) => out.progress(message));
+      try {
+        const wallet = walletOf(config);
+        let quote = options.quote === undefined ? await fetchQuote(client, config, sell, buy, amount, options) : savedQuote(options.quote);
+        out.progress(quoteTable(config, quote));
+        if (options.dryRun) {
+          await client.verifyQuote(quote);
+          out.progress("dry run: the quote passed the balance and registry checks; nothing was signed or sent");
+          out.result({ dry_run: true, checks: "passed", quote }, () => `dry run OK: quote ${quote.quote_id} would send to ${quote.tx.to}`);
+          return;
+        }
+        if (!options.yes && !(await confirmed(`Swap ${quote.sell_amount} for at least ${quote.min_buy_amount}? [y/N] `))) {
+          throw new CliError("swap cancelled", ExitCode.usage);
+        }
+        // A quote can go stale while its approval is mined: a fresh one (no approval needed now) is tried once.
+        const once = async <T>(run: (current: QuoteJson) => Promise<T>): Promise<T> => {
+          try {
+            return await run(quote);
+          } catch (error) {
+            if (!(error instanceof StaleQuoteError) || options.quote !== undefined) throw error;
+            out.progress(`quote ${quote.quote_id} went stale; re-quoting once`);
+            quote = await fetchQuote(client, config, sell, buy, amount, options);
+            return run(quote);
+          }
+        };
+        if (quote.gasless) {
+          const timeoutMs = (config.timeoutSeconds ?? 120) * 1000;
+          const relay = await once((current) => client.swapGasless(current, wallet, { timeoutMs, intervalMs: 500, onStatus: (seen) => out.progress(`relay ${seen.relay_id}: ${seen.status}${seen.tx_hash ? ` ${seen.tx_hash}` : ""}`) }));
+          out.result({ quote_id: quote.quote_id, gasless: true, relay }, () =>
+            table(["relay_id", "status", "tx_hash"], [[relay.relay_id, relay.status, relay.tx_hash ?? "-"]]),
+          );
+          if (relay.status !== "confirmed") throw new CliError(`relay ${relay.relay_id} ended ${relay.status}${relay.reason ? ` (${relay.reason})` : ""}: ${relay.error ?? ""}`, ExitCode.onChainFailure);
+          return;
+        }
+        const executed = await once((current) => client.executeQuote(current, wallet));
+        const result = { quote_id: quote.quote_id, gasless: false, tx_hash: executed.hash, status: executed.receipt.status, block_number: executed.receipt.blockNumber, gas_used: executed.receipt.gasUsed, approval_tx_hash: executed.approvalHash ?? null };
+        out.result(result, () => table(["quote_id", "tx_hash", "status", "gas_used"], [[quote.quote_id, executed.hash, executed.receipt.status, String(executed.receipt.gasUsed)]]));
+      } finally {
+        client.close();
+      }
+    });
+}

@@ -1,0 +1,60 @@
+import { Command, CommanderError } from "commander";
+import { ApiError, SdkError } from "../sdk";
+import { DEFAULTS } from "./cliConfig";
+import { registerDoctor } from "./commands/doctor";
+import { registerOnboard } from "./commands/onboard";
+import { registerQuote } from "./commands/quote";
+import { registerRegistry } from "./commands/registry";
+import { registerRelay } from "./commands/relay";
+import { registerSwap } from "./commands/swap";
+import { registerTokens } from "./commands/tokens";
+import { ExitCode, exitCodeOf } from "./exitCodes";
+
+/** The `swap-api` program: global options, then one registration per command. */
+export function buildProgram(): Command {
+  const program = new Command("swap-api")
+    .description("Token Swap Trading API from a shell: onboard, list tokens, quote, swap (also gasless), follow relays, read the router registry")
+    .option("--api-url <url>", `API base URL (env SWAP_API_URL, default ${DEFAULTS.apiUrl})`)
+    .option("--api-key <key>", "API key (env SWAP_API_KEY)")
+    .option("--rpc-url <url>", `JSON-RPC URL (env RPC_URL, default ${DEFAULTS.rpcUrl})`)
+    .option("--private-key <hex>", "wallet key for signing commands (env PRIVATE_KEY); prefer the environment variable")
+    .option("--chain-id <id>", `chain id (env CHAIN_ID, default ${DEFAULTS.chainId})`)
+    .option("--registry <address>", "router registry (env ROUTER_REGISTRY, default from the deployment manifest)")
+    .option("--deployments-dir <dir>", "folder of deployment manifests (env DEPLOYMENTS_DIR, default deployments/)")
+    .option("--retries <n>", "retries of idempotent requests on 429/5xx/network errors", "3")
+    .option("--timeout <seconds>", "per-request HTTP timeout, and the wait limit of relays (default 120 s)")
+    .option("--json", "print only machine-readable JSON on stdout")
+    .showHelpAfterError()
+    .exitOverride();
+  for (const register of [registerOnboard, registerTokens, registerQuote, registerSwap, registerRelay, registerRegistry, registerDoctor]) register(program);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+function describe(error: unknown) {
+  if (error instanceof ApiError) return { name: error.name, message: error.shortMessage, status: error.status, code: error.code, retryable: error.retryable, retry_after_seconds: error.retryAfterSeconds ?? null };
+  if (error instanceof SdkError) return { name: error.name, message: error.shortMessage, details: error.details ?? null };
+  return { name: (error as Error).name ?? "Error", message: (error as Error).message ?? String(error) };
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv as string[]);
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are successes; everything else commander raises is a usage error.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    const exitCode = exitCodeOf(error);
+    const described = describe(error);
+    process.stderr.write(`error: ${error instanceof SdkError ? error.message : described.message}\n`);
+    if (program.opts<{ json?: boolean }>().json) process.stdout.write(`${JSON.stringify({ error: { ...described, exit_code: exitCode } }, null, 2)}\n`);
+    return exitCode;
+  }
+}
+
+void main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,202 @@
+import { isAddress, publicActions, type Address, type Hex } from "viem";
+import { DEVNET_CHAIN_ID } from "../chain/devnet";
+import { ClientConfigError, QuoteKindError, TokenNotSupportedError } from "../errors/client";
+import { readFeatureState } from "../registry/readRegistry";
+import type { FeatureState } from "../registry/rawRegistryCall";
+import type { RelayJson } from "../relay/relayWire";
+import { NATIVE_TOKEN_LOWERCASE } from "../tokens/native";
+import { quoteJsonSchema, type QuoteJson } from "../wire/quoteJson";
+import { ApiTransport, type FetchFunction } from "./apiTransport";
+import { silentLogger, type ClientLogger } from "./clientLogger";
+import { ensureAllowance } from "./ensureAllowance";
+import { assertBalance, executeQuote, signedCalldata, simulateFromTaker, type ExecutedQuote } from "./executeQuote";
+import { getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
+import { OnboardingSteps, type ApplicationResult, type CreatedApiKey, type IntegratorProfile, type IntegratorProfiles, type OnboardingResult, type RevokedApiKey } from "./onboardingSteps";
+import { SnapshotCache, type SnapshotRefresh, type TokenSnapshot } from "./snapshotCache";
+import type { ChainReader, TradingWallet } from "./tradingWallet";
+import { verifyQuoteTargets, type TrustedContracts } from "./verifyQuoteTargets";
+
+export type TradingClientOptions = {
+  /** Base URL of the API, e.g. http://127.0.0.1:8080. */
+  apiUrl: string;
+  /** API key for trading endpoints (quote, gasless); onboarding needs none. */
+  apiKey?: string;
+  /** Chain reads (registry, simulation, receipts); defaults to the wallet's transport when executing. */
+  publicClient?: ChainReader;
+  /** The on-chain contracts the client trusts; the router registry is needed to execute quotes. */
+  contracts?: TrustedContracts;
+  /** Chain used when a call omits chainId; default 4663. */
+  chainId?: number;
+  fetch?: FetchFunction;
+  logger?: ClientLogger;
+  /** Snapshot poll interval, clamped to 15-60 s; default 30 s. */
+  snapshotPollMs?: number;
+  /** Attempts of retryable requests (GETs, idempotent gasless submits); default 4. */
+  maxAttempts?: number;
+  /** First retry delay without Retry-After; default 250 ms. */
+  retryBaseDelayMs?: number;
+  /** Per-attempt HTTP timeout; none by default. */
+  requestTimeoutMs?: number;
+};
+
+export type QuoteParameters = {
+  chainId?: number;
+  /** Token addresses (any case) or, passed through to the API, symbols such as "USDC" or "ETH". */
+  sellToken: string;
+  buyToken: string;
+  sellAmount: bigint | string;
+  taker: Address;
+  slippageBps?: number;
+  recipient?: Address;
+  settlement?: "permit2" | "allowance";
+  feeBps?: number;
+  /** A gasless quote: the relayer sends the swap and takes its fee in the sell token. */
+  gasless?: boolean;
+  /**
+   * A real user asked for this pair. Only then is a token outside the snapshot sent to the API, as one
+   * probe (no retries) that records demand; otherwise the client refuses without calling /quote.
+   */
+  genuineDemand?: boolean;
+  signal?: AbortSignal;
+};
+
+export type TradingClient = {
+  readonly apiUrl: string;
+  /** The chain's current snapshot (fetched once, then polled with If-None-Match). */
+  getSupportedTokens(chainId?: number): Promise<TokenSnapshot>;
+  isSupported(chainId: number, token: string): Promise<boolean>;
+  /** One conditional refresh now, as the poll timer does. */
+  refreshSupportedTokens(chainId?: number): Promise<SnapshotRefresh>;
+  getQuote(parameters: QuoteParameters): Promise<QuoteJson>;
+  executeQuote(quote: QuoteJson, wallet: TradingWallet): Promise<ExecutedQuote>;
+  /** The checks executeQuote runs before signing: the balance issue and every contract against the registry. */
+  verifyQuote(quote: QuoteJson): Promise<void>;
+  /** For a gasless quote: verifies, approves Permit2 when needed, signs, and simulates; returns the signature. */
+  signGaslessQuote(quote: QuoteJson, wallet: TradingWallet): Promise<Hex>;
+  submitGasless(quote: QuoteJson | string, signature: Hex, options?: SubmitGaslessOptions): Promise<RelayJson>;
+  getRelay(relayId: string): Promise<RelayJson>;
+  waitForRelay(relayId: string, options?: WaitForRelayOptions): Promise<RelayJson>;
+  /** signGaslessQuote + submitGasless + waitForRelay. */
+  swapGasless(quote: QuoteJson, wallet: TradingWallet, options?: WaitForRelayOptions & SubmitGaslessOptions): Promise<RelayJson>;
+  /** Application, then an API key when the profile is active. */
+  onboard(wallet: TradingWallet, profile: IntegratorProfile): Promise<OnboardingResult>;
+  apply(wallet: TradingWallet, profile: IntegratorProfile): Promise<ApplicationResult>;
+  createApiKey(wallet: TradingWallet, integratorId: number, label: string, chainId?: number): Promise<CreatedApiKey>;
+  viewProfile(wallet: TradingWallet, chainId?: number): Promise<IntegratorProfiles>;
+  revokeApiKey(wallet: TradingWallet, integratorId: number, keyId: number): Promise<RevokedApiKey>;
+  /** The registry's state of a feature (2 taker-submitted, 3 gasless), by raw selector. */
+  readFeature(featureId: bigint): Promise<FeatureState>;
+  /** Stops the snapshot poll timers. */
+  close(): void;
+};
+
+function quoteQuery(parameters: QuoteParameters, chainId: number): string {
+  const entries: [string, string][] = [
+    ["chain_id", String(chainId)],
+    ["sell_token", parameters.sellToken],
+    ["buy_token", parameters.buyToken],
+    ["sell_amount", String(parameters.sellAmount)],
+    ["taker", parameters.taker],
+  ];
+  if (parameters.slippageBps !== undefined) entries.push(["slippage_bps", String(parameters.slippageBps)]);
+  if (parameters.recipient !== undefined) entries.push(["recipient", parameters.recipient]);
+  if (parameters.settlement !== undefined) entries.push(["settlement", parameters.settlement]);
+  if (parameters.feeBps !== undefined) entries.push(["fee_bps", String(parameters.feeBps)]);
+  if (parameters.gasless) entries.push(["permit2_owner", parameters.taker]);
+  return new URLSearchParams(entries).toString();
+}
+
+/** "ETH" is the native placeholder; other symbols cannot be checked against an address snapshot. */
+function admissionKey(token: string): string | undefined {
+  if (token.toUpperCase() === "ETH") return NATIVE_TOKEN_LOWERCASE;
+  return isAddress(token, { strict: false }) ? token.toLowerCase() : undefined;
+}
+
+/**
+ * The integrator client: snapshot cache, admission, quotes, execution with on-chain router checks,
+ * gasless submission and onboarding, over the API's HTTP interface and viem.
+ *
+ * @example
+ * const client = createTradingClient({ apiUrl: "http://127.0.0.1:8080", apiKey, publicClient, contracts: { routerRegistry } });
+ * const quote = await client.getQuote({ sellToken: usdc, buyToken: weth, sellAmount: 1_000_000_000n, taker: wallet.account.address });
+ * const { receipt } = await client.executeQuote(quote, wallet);
+ */
+export function createTradingClient(options: TradingClientOptions): TradingClient {
+  const logger = options.logger ?? silentLogger;
+  const defaultChainId = options.chainId ?? DEVNET_CHAIN_ID;
+  const fetchFunction: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const transport = new ApiTransport({ apiUrl: options.apiUrl, apiKey: options.apiKey, fetch: fetchFunction, logger, maxAttempts: options.maxAttempts, baseDelayMs: options.retryBaseDelayMs, timeoutMs: options.requestTimeoutMs });
+  const snapshots = new SnapshotCache(transport, logger, options.snapshotPollMs);
+  const onboarding = new OnboardingSteps(transport);
+
+  const readerFor = (wallet: TradingWallet | undefined): ChainReader => {
+    if (options.publicClient !== undefined) return options.publicClient;
+    if (wallet !== undefined) return wallet.extend(publicActions);
+    throw new ClientConfigError("no publicClient to read the chain with", "Pass publicClient (a viem PublicClient) to createTradingClient.");
+  };
+  const contractsOrThrow = (): TrustedContracts => {
+    if (options.contracts === undefined) {
+      throw new ClientConfigError("no router registry configured: the client cannot verify the quote's router", "Pass contracts: { routerRegistry } (the chain's deployment; the devnet writes it to deployments/4663.json).");
+    }
+    return options.contracts;
+  };
+
+  const getQuote = async (parameters: QuoteParameters): Promise<QuoteJson> => {
+    const chainId = parameters.chainId ?? defaultChainId;
+    const snapshot = await snapshots.get(chainId);
+    const missing = [parameters.sellToken, parameters.buyToken].filter((token) => {
+      const key = admissionKey(token);
+      return key !== undefined && !snapshot.addresses.has(key);
+    });
+    const probe = missing.length > 0;
+    if (probe && !parameters.genuineDemand) throw new TokenNotSupportedError(chainId, missing);
+    if (probe) logger.info?.(`probing /quote once for ${missing.join(", ")} (genuine demand)`);
+    const response = await transport.request({ method: "GET", path: `/quote?${quoteQuery(parameters, chainId)}`, authenticated: true, retry: !probe, signal: parameters.signal });
+    // A probe that succeeded means the token was promoted since our snapshot: pick the new set up.
+    if (probe) void snapshots.refresh(chainId);
+    return quoteJsonSchema.parse(response.body);
+  };
+
+  const signGaslessQuote = async (quote: QuoteJson, wallet: TradingWallet): Promise<Hex> => {
+    if (!quote.gasless) throw new QuoteKindError(quote.quote_id, "is not a gasless quote", "Use executeQuote: the taker sends it.");
+    assertBalance(quote);
+    const reader = readerFor(wallet);
+    await verifyQuoteTargets(reader, contractsOrThrow(), quote);
+    await ensureAllowance(quote, wallet, reader, logger);
+    const { data, signature } = await signedCalldata(quote, wallet);
+    // Anyone may send a gasless swap, so the taker can simulate it exactly as the relayer will.
+    await simulateFromTaker(quote, data, wallet, reader);
+    return signature!;
+  };
+
+  const client: TradingClient = {
+    apiUrl: transport.apiUrl,
+    getSupportedTokens: (chainId = defaultChainId) => snapshots.get(chainId),
+    isSupported: (chainId, token) => snapshots.isSupported(chainId, token),
+    refreshSupportedTokens: (chainId = defaultChainId) => snapshots.refresh(chainId),
+    getQuote,
+    executeQuote: (quote, wallet) => executeQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), logger }),
+    verifyQuote: async (quote) => {
+      assertBalance(quote);
+      await verifyQuoteTargets(readerFor(undefined), contractsOrThrow(), quote);
+    },
+    signGaslessQuote,
+    submitGasless: (quote, signature, submitOptions) => submitGasless(transport, typeof quote === "string" ? quote : quote.quote_id, signature, submitOptions),
+    getRelay: (relayId) => getRelay(transport, relayId),
+    waitForRelay: (relayId, waitOptions) => waitForRelay(transport, relayId, waitOptions),
+    swapGasless: async (quote, wallet, swapOptions = {}) => {
+      const signature = await signGaslessQuote(quote, wallet);
+      const relay = await submitGasless(transport, quote.quote_id, signature, swapOptions);
+      swapOptions.onStatus?.(relay);
+      return waitForRelay(transport, relay.relay_id, swapOptions);
+    },
+    onboard: (wallet, profile) => onboarding.onboard(wallet, profile),
+    apply: (wallet, profile) => onboarding.apply(wallet, profile),
+    createApiKey: (wallet, integratorId, label, chainId) => onboarding.createApiKey(wallet, integratorId, label, chainId),
+    viewProfile: (wallet, chainId) => onboarding.viewProfile(wallet, chainId),
+    revokeApiKey: (wallet, integratorId, keyId) => onboarding.revokeApiKey(wallet, integratorId, keyId),
+    readFeature: (featureId) => readFeatureState(readerFor(undefined), { registry: contractsOrThrow().routerRegistry, featureId }),
+    close: () => snapshots.close(),
+  };
+  return client;
+}

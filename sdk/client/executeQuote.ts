@@ -1,0 +1,55 @@
+import type { Hash, Hex, TransactionReceipt } from "viem";
+import { patchSignature } from "../calldata/patchSignature";
+import { InsufficientBalanceError, QuoteKindError, StaleQuoteError, TransactionRevertedError } from "../errors/client";
+import type { QuoteJson } from "../wire/quoteJson";
+import type { ClientLogger } from "./clientLogger";
+import { ensureAllowance } from "./ensureAllowance";
+import { signQuotePermit } from "./signQuotePermit";
+import type { ChainReader, TradingWallet } from "./tradingWallet";
+import { verifyQuoteTargets, type TrustedContracts } from "./verifyQuoteTargets";
+
+export type ExecuteQuoteContext = { reader: ChainReader; contracts: TrustedContracts; logger: ClientLogger };
+
+export type ExecutedQuote = { quoteId: string; hash: Hash; receipt: TransactionReceipt; approvalHash: Hash | undefined };
+
+/** Refuses a quote whose `issues.balance` says the taker cannot pay. */
+export function assertBalance(quote: QuoteJson): void {
+  const balance = quote.issues.balance;
+  if (balance !== null) throw new InsufficientBalanceError(balance.token, BigInt(balance.actual), BigInt(balance.expected));
+}
+
+/** `tx.data` with the taker's signature at `tx.signature_offset`, for permit and gasless quotes; unchanged otherwise. */
+export async function signedCalldata(quote: QuoteJson, wallet: TradingWallet): Promise<{ data: Hex; signature: Hex | undefined }> {
+  if (quote.permit2 === undefined || quote.tx.signature_offset === undefined) return { data: quote.tx.data, signature: undefined };
+  const signature = await signQuotePermit(quote, wallet);
+  return { data: patchSignature(quote.tx.data, quote.tx.signature_offset, signature), signature };
+}
+
+/** eth_call of the transaction from the taker: a failure means the quote no longer fills. */
+export async function simulateFromTaker(quote: QuoteJson, data: Hex, wallet: TradingWallet, reader: ChainReader): Promise<void> {
+  try {
+    await reader.call({ account: wallet.account.address, to: quote.tx.to, data, value: BigInt(quote.tx.value) });
+  } catch (cause) {
+    throw new StaleQuoteError(quote.quote_id, cause);
+  }
+}
+
+/**
+ * Executes a taker-submitted quote (permit, allowance or native) with the taker's wallet: checks the
+ * balance issue, verifies the quote's contracts against the registry, approves when needed, signs
+ * the permit and patches the signature in, simulates from the taker, sends, and waits for the
+ * receipt. Nothing else of the quote is changed.
+ */
+export async function executeQuote(quote: QuoteJson, wallet: TradingWallet, { reader, contracts, logger }: ExecuteQuoteContext): Promise<ExecutedQuote> {
+  if (quote.gasless) throw new QuoteKindError(quote.quote_id, "is a gasless quote", "Use swapGasless (or signGaslessQuote + submitGasless): a relayer sends it.");
+  assertBalance(quote);
+  await verifyQuoteTargets(reader, contracts, quote);
+  const approvalHash = await ensureAllowance(quote, wallet, reader, logger);
+  const { data } = await signedCalldata(quote, wallet);
+  await simulateFromTaker(quote, data, wallet, reader);
+  logger.info?.(`sending quote ${quote.quote_id} to ${quote.tx.to}`);
+  const hash = await wallet.sendTransaction({ account: wallet.account, chain: wallet.chain, to: quote.tx.to, data, value: BigInt(quote.tx.value) });
+  const receipt = await reader.waitForTransactionReceipt({ hash });
+  if (receipt.status !== "success") throw new TransactionRevertedError(hash, "swap");
+  return { quoteId: quote.quote_id, hash, receipt, approvalHash };
+}

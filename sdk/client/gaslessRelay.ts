@@ -1,0 +1,69 @@
+import type { Hex } from "viem";
+import { RelayTimeoutError } from "../errors/client";
+import { isFinalRelayStatus } from "../relay/relayStatus";
+import type { RelayJson } from "../relay/relayWire";
+import { parseRelayJson } from "../wire/relayJson";
+import type { ApiTransport } from "./apiTransport";
+
+export type SubmitGaslessOptions = {
+  /** Makes retries safe: the API returns the same relay for the same key and quote. Generated when absent. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+};
+
+export type WaitForRelayOptions = {
+  /** Poll interval; default 1000 ms. */
+  intervalMs?: number;
+  /** Give up (RelayTimeoutError) after this long; default 120000 ms. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Called with every status read that differs from the previous one. */
+  onStatus?: (relay: RelayJson) => void;
+};
+
+/** A fresh idempotency key for one gasless submission. */
+export function newIdempotencyKey(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+/**
+ * POST /gasless/submit. Always sent with an idempotency key, so the transport may retry it after a
+ * network error or a 5xx/429: a repeat returns the relay already created instead of a second one.
+ */
+export async function submitGasless(transport: ApiTransport, quoteId: string, signature: Hex, options: SubmitGaslessOptions = {}): Promise<RelayJson> {
+  const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey();
+  const response = await transport.request({
+    method: "POST",
+    path: "/gasless/submit",
+    body: { quote_id: quoteId, signature, idempotency_key: idempotencyKey },
+    authenticated: true,
+    retry: true,
+    signal: options.signal,
+  });
+  return parseRelayJson(response.body);
+}
+
+/** GET /gasless/status/{relay_id}. */
+export async function getRelay(transport: ApiTransport, relayId: string, signal?: AbortSignal): Promise<RelayJson> {
+  const response = await transport.request({ method: "GET", path: `/gasless/status/${encodeURIComponent(relayId)}`, authenticated: true, retry: true, signal });
+  return parseRelayJson(response.body);
+}
+
+/** Polls a relay until it is final (confirmed, failed, expired, rejected); returns that relay. */
+export async function waitForRelay(transport: ApiTransport, relayId: string, options: WaitForRelayOptions = {}): Promise<RelayJson> {
+  const intervalMs = options.intervalMs ?? 1000;
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const deadline = Date.now() + timeoutMs;
+  let last: RelayJson | undefined;
+  for (;;) {
+    const relay = await getRelay(transport, relayId, options.signal);
+    if (last === undefined || last.status !== relay.status || last.tx_hash !== relay.tx_hash) options.onStatus?.(relay);
+    last = relay;
+    if (isFinalRelayStatus(relay.status)) return relay;
+    if (Date.now() + intervalMs > deadline) throw new RelayTimeoutError(relayId, relay.status, timeoutMs);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, intervalMs);
+      options.signal?.addEventListener("abort", () => (clearTimeout(timer), reject(options.signal?.reason)), { once: true });
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import { decodeFunctionData, getAddress, isAddressEqual, type Address } from "viem";
+import { allowanceHolderAbi } from "../abis/allowanceHolderAbi";
+import { PERMIT2_ADDRESS } from "../chain/permit2";
+import { isNativeToken } from "../tokens/native";
+import { ClientConfigError, UntrustedRouterError } from "../errors/client";
+import { Feature } from "../registry/features";
+import type { QuoteJson } from "../wire/quoteJson";
+import { assertRegisteredRouter } from "./routerCheck";
+import type { ChainReader } from "./tradingWallet";
+
+/** The on-chain contracts the client trusts independently of the API's answers. */
+export type TrustedContracts = {
+  /** The chain's router registry: the source of truth for routers. */
+  routerRegistry: Address;
+  /** The allowance holder takers approve for allowance settlement (needed only for such quotes). */
+  allowanceHolder?: Address;
+};
+
+function mustEqual(role: string, actual: Address, expected: Address, featureId: bigint): void {
+  if (!isAddressEqual(actual, expected)) throw new UntrustedRouterError(role, getAddress(actual), featureId, [getAddress(expected)]);
+}
+
+/**
+ * Checks every address of a quote that the taker would approve, sign for or call against on-chain
+ * truth before anything is signed or sent: the router (`tx.to`, the Permit2 spender, or the allowance
+ * holder's operator) must be the registry's `ownerOf` or `prev` for the quote's feature, Permit2 must be
+ * the canonical Permit2, and an allowance spender must be Permit2 or the configured allowance holder.
+ */
+export async function verifyQuoteTargets(reader: ChainReader, contracts: TrustedContracts, quote: QuoteJson): Promise<void> {
+  const featureId = BigInt(quote.gasless ? Feature.GaslessSwap : Feature.TakerSubmittedSwap);
+  const registry = contracts.routerRegistry;
+  // Native sells are `allowance` settlement too, but go straight to the router with tx.value.
+  if (quote.settlement === "allowance" && !isNativeToken(quote.sell_token)) {
+    const holder = contracts.allowanceHolder;
+    if (holder === undefined) {
+      throw new ClientConfigError(`quote ${quote.quote_id} settles through an allowance holder (${quote.tx.to}) the client cannot verify`, "Pass contracts.allowanceHolder to createTradingClient (the deployment's allowance holder), or quote with settlement permit2.");
+    }
+    mustEqual("tx.to (allowance holder)", quote.tx.to, holder, featureId);
+    if (quote.issues.allowance !== null) mustEqual("issues.allowance.spender", quote.issues.allowance.spender, holder, featureId);
+    const { args } = decodeFunctionData({ abi: allowanceHolderAbi, data: quote.tx.data });
+    const operator = (args as readonly unknown[])[0] as Address;
+    await assertRegisteredRouter(reader, { registry, featureId, role: "allowance holder operator", address: operator });
+    return;
+  }
+  await assertRegisteredRouter(reader, { registry, featureId, role: "tx.to", address: quote.tx.to });
+  if (quote.permit2 !== undefined) {
+    mustEqual("permit2.domain.verifyingContract", quote.permit2.domain.verifyingContract, PERMIT2_ADDRESS, featureId);
+    mustEqual("permit2.message.spender", quote.permit2.message.spender, quote.tx.to, featureId);
+    if (quote.issues.allowance !== null) mustEqual("issues.allowance.spender", quote.issues.allowance.spender, PERMIT2_ADDRESS, featureId);
+  }
+}

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import type { Address, Hex } from "viem";
+
+/**
+ * The GET /quote response body as the wire carries it (amounts as decimal strings). The client parses
+ * responses with it and the API's OpenAPI document describes the response from it: one definition.
+ */
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((value) => value as Address);
+const hex = z.string().regex(/^0x[0-9a-fA-F]*$/).transform((value) => value as Hex);
+const amount = z.string().regex(/^[0-9]+$/).describe("an integer amount in base units, as a decimal string");
+const typedDataField = z.object({ name: z.string(), type: z.string() });
+
+export const permit2TypedDataJsonSchema = z
+  .object({
+    domain: z.object({ name: z.string(), chainId: z.number().int(), verifyingContract: address }),
+    types: z.record(z.string(), z.array(typedDataField)),
+    primaryType: z.string(),
+    message: z.object({
+      permitted: z.object({ token: address, amount }),
+      spender: address,
+      nonce: amount,
+      deadline: amount,
+      witness: z.record(z.string(), z.string()),
+    }),
+  })
+  .describe("EIP-712 typed data the taker signs (Permit2 PermitWitnessTransferFrom); `types` includes EIP712Domain");
+
+export const quoteJsonSchema = z
+  .object({
+    quote_id: z.uuid(),
+    chain_id: z.number().int(),
+    block_number: amount,
+    sell_token: address,
+    buy_token: address,
+    sell_amount: amount,
+    buy_amount: amount,
+    min_buy_amount: amount,
+    route: z.object({
+      hops: z.array(z.object({ pool: address, source: z.string(), token_in: address, token_out: address, amount_in: amount, amount_out: amount })),
+    }),
+    platform_fee: z.object({ token: address, amount, bps: z.number().int(), recipient: address }),
+    settlement: z.enum(["permit2", "allowance", "native", "gasless"]),
+    gasless: z.boolean(),
+    relayer_fee: z.object({ token: address, amount, recipient: address, gas: z.number().int(), gas_price: amount }).nullable(),
+    expires_at: z.string(),
+    tx: z.object({
+      to: address,
+      data: hex,
+      value: amount,
+      estimated_gas: z.number().int(),
+      signature_offset: z.number().int().optional().describe("byte offset of the 65-byte signature placeholder in tx.data (permit and gasless quotes)"),
+    }),
+    permit2: permit2TypedDataJsonSchema.optional(),
+    issues: z.object({
+      allowance: z.object({ spender: address, actual: amount }).nullable(),
+      balance: z.object({ token: address, actual: amount, expected: amount }).nullable(),
+    }),
+  });
+
+export type QuoteJson = z.output<typeof quoteJsonSchema>;

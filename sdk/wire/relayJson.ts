@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { relayReasons, relayStatuses } from "../relay/relayStatus";
+import type { RelayJson } from "../relay/relayWire";
+
+const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+
+/** A relay as POST /gasless/submit and GET /gasless/status/{relay_id} return it. */
+export const relayJsonSchema = z
+  .object({
+    relay_id: z.uuid(),
+    quote_id: z.uuid(),
+    status: z.enum(relayStatuses),
+    chain_id: z.number().int(),
+    tx_hash: hash.nullable(),
+    error: z.string().nullable(),
+    reason: z.enum(relayReasons).nullable(),
+    transactions: z.array(
+      z.object({
+        hash,
+        kind: z.enum(["swap", "cancel"]),
+        signer: address,
+        nonce: z.number().int(),
+        max_fee_per_gas: z.string(),
+        max_priority_fee_per_gas: z.string(),
+        sent_at: z.string(),
+        mined: z.boolean(),
+      }),
+    ),
+    created_at: z.string(),
+    updated_at: z.string(),
+  });
+
+/** Parses a relay body into the shared wire type. */
+export function parseRelayJson(body: unknown): RelayJson {
+  return relayJsonSchema.parse(body) as RelayJson;
+}

@@ -1,0 +1,201 @@
+import { expect } from "chai";
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
+import { createTradingClient } from "../../sdk";
+import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
+
+const ROOT = join(__dirname, "..", "..");
+const BIN = join(ROOT, "cli", "swap-api.js");
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+/** Runs the tool as a child process, as a shell would; stdin is a pipe (not a terminal). */
+function run(args: readonly string[], env: Record<string, string | undefined>, command: readonly string[] = [process.execPath, BIN]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_") && !["SWAP_API_KEY", "PRIVATE_KEY", "SWAP_API_URL", "RPC_URL"].includes(key)));
+    const child = spawn(command[0]!, [...command.slice(1), ...args], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.end();
+    child.once("error", reject);
+    child.once("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** stdout of a --json run must be one JSON document and nothing else. */
+function json(result: Run): any {
+  try {
+    return JSON.parse(result.stdout);
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${result.code}):\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+}
+
+describe("swap-api (command-line tool) against npm start's devnet", function () {
+  this.timeout(120_000);
+  let devnet: SharedDevnet;
+  let env: Record<string, string | undefined>;
+
+  before(async function () {
+    this.timeout(120_000);
+    devnet = await sharedDevnet();
+    env = { SWAP_API_URL: devnet.apiUrl, RPC_URL: devnet.rpcUrl, DEPLOYMENTS_DIR: devnet.directory, PRIVATE_KEY: DEV_KEYS[6] };
+  });
+
+  it("runs as `npx swap-api` from the checkout", async () => {
+    const result = await run(["--help"], env, ["npx", "--no-install", "swap-api"]);
+    expect(result.code, result.stderr).to.equal(0);
+    for (const command of ["onboard", "tokens", "quote", "swap", "relay", "registry", "doctor"]) expect(result.stdout).to.include(command);
+  });
+
+  it("onboards, lists tokens, quotes, swaps (permit and gasless), follows the relay, reads the registry and passes doctor", async () => {
+    const ownerKey = "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6";
+    const onboarded = await run(["onboard", "apply", "--name", "CLI Tests", "--slug", `cli-${Date.now().toString(36)}`, "--max-fee-bps", "10", "--json"], { ...env, PRIVATE_KEY: ownerKey });
+    expect(onboarded.code, onboarded.stderr).to.equal(0);
+    const apiKey = json(onboarded).apiKey.api_key as string;
+    expect(apiKey).to.match(/^tsk_/);
+    expect(onboarded.stderr).to.include("shown once");
+    const trading = { ...env, SWAP_API_KEY: apiKey };
+
+    const profile = await run(["onboard", "profile", "--json"], { ...env, PRIVATE_KEY: ownerKey });
+    expect(profile.code, profile.stderr).to.equal(0);
+    expect(JSON.stringify(json(profile))).to.include("CLI Tests").and.not.include(apiKey);
+
+    const tokens = await run(["tokens", "--json"], env);
+    expect(tokens.code, tokens.stderr).to.equal(0);
+    expect(json(tokens).addresses).to.include(devnet.token("USDC").toLowerCase());
+    const table = await run(["tokens"], env);
+    expect(table.stdout).to.match(/USDC\s+0x/);
+
+    const quote = await run(["quote", "USDC", "WETH", "250000000", "--json"], trading);
+    expect(quote.code, quote.stderr).to.equal(0);
+    expect(json(quote).quote_id).to.match(/^[0-9a-f-]{36}$/);
+
+    const dry = await run(["swap", "USDC", "WETH", "250000000", "--dry-run", "--json"], trading);
+    expect(dry.code, dry.stderr).to.equal(0);
+    expect(json(dry)).to.include({ dry_run: true, checks: "passed" });
+
+    const swap = await run(["swap", "USDC", "WETH", "250000000", "--yes", "--json"], trading);
+    expect(swap.code, swap.stderr).to.equal(0);
+    const swapped = json(swap);
+    expect(swapped.status).to.equal("success");
+    expect((await devnet.publicClient.getTransactionReceipt({ hash: swapped.tx_hash })).status).to.equal("success");
+
+    const gasless = await run(["swap", "USDC", "WETH", "150000000", "--gasless", "--yes", "--json"], trading);
+    expect(gasless.code, gasless.stderr).to.equal(0);
+    const relay = json(gasless).relay;
+    expect(relay.status).to.equal("confirmed");
+    expect(gasless.stderr).to.include(`relay ${relay.relay_id}`);
+
+    const status = await run(["relay", "status", relay.relay_id, "--wait", "--json"], trading);
+    expect(status.code, status.stderr).to.equal(0);
+    expect(json(status)).to.include({ relay_id: relay.relay_id, status: "confirmed" });
+
+    const registry = await run(["registry", "3", "--json"], env);
+    expect(registry.code, registry.stderr).to.equal(0);
+    const [feature] = json(registry).features;
+    expect(feature.feature).to.equal("3");
+    expect(feature.ownerOf).to.equal(feature.getFeature.current);
+    expect(feature.prev).to.include({ reverted: true });
+
+    const doctor = await run(["doctor", "--json"], trading);
+    expect(doctor.code, doctor.stdout + doctor.stderr).to.equal(0);
+    expect(json(doctor).checks.map((check: { check: string }) => check.check)).to.include.members(["RPC chain id", "router registry", "key scope quote:read", "key scope swap:create"]);
+  });
+
+  describe("exit codes, each produced by its cause", () => {
+    let apiKey: string;
+    before(async () => {
+      apiKey = (await devnet.onboardedClient()).apiKey;
+    });
+
+    it("2: usage errors (unknown option, no confirmation on a pipe, missing PRIVATE_KEY)", async () => {
+      expect((await run(["--bogus"], env)).code).to.equal(2);
+      const unconfirmed = await run(["swap", "USDC", "WETH", "1000000"], { ...env, SWAP_API_KEY: apiKey });
+      expect(unconfirmed.code, unconfirmed.stderr).to.equal(2);
+      expect(unconfirmed.stderr).to.include("--yes");
+      const keyless = await run(["swap", "USDC", "WETH", "1000000", "--yes", "--json"], { ...env, SWAP_API_KEY: apiKey, PRIVATE_KEY: undefined });
+      expect(keyless.code).to.equal(2);
+      expect(json(keyless).error.exit_code).to.equal(2);
+    });
+
+    it("3: the API refused the request (4xx)", async () => {
+      const result = await run(["quote", "USDC", "USDC", "1000000", "--json"], { ...env, SWAP_API_KEY: apiKey });
+      expect(result.code, result.stderr).to.equal(3);
+      expect(json(result).error).to.include({ status: 400, code: "same_token" });
+    });
+
+    it("4: rate-limited (429)", async () => {
+      const client = createTradingClient({ apiUrl: devnet.apiUrl, apiKey, maxAttempts: 1 });
+      const taker = devnet.wallet(DEV_KEYS[6]).account.address;
+      let limited = false;
+      for (let i = 0; i < 80 && !limited; i++) {
+        limited = await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 1000n, taker }).then(
+          () => false,
+          (error: { status?: number }) => error.status === 429,
+        );
+      }
+      client.close();
+      expect(limited).to.equal(true);
+      const result = await run(["quote", "USDC", "WETH", "1000", "--retries", "0", "--json"], { ...env, SWAP_API_KEY: apiKey });
+      expect(result.code, result.stderr).to.equal(4);
+      expect(json(result).error).to.include({ status: 429, code: "rate_limited" });
+    });
+
+    it("5: on chain, a quote that no longer fills (executed twice)", async () => {
+      const { apiKey: fresh } = await devnet.onboardedClient();
+      const trading = { ...env, SWAP_API_KEY: fresh, PRIVATE_KEY: DEV_KEYS[7] };
+      const quote = await run(["quote", "USDC", "DAI", "5000000", "--json"], trading);
+      expect(quote.code, quote.stderr).to.equal(0);
+      const file = join(devnet.directory, "saved-quote.json");
+      writeFileSync(file, quote.stdout);
+      const first = await run(["swap", "x", "y", "0", "--quote", file, "--yes", "--json"], trading);
+      expect(first.code, first.stderr).to.equal(0);
+      const second = await run(["swap", "x", "y", "0", "--quote", file, "--yes", "--json"], trading);
+      expect(second.code, second.stderr).to.equal(5);
+      expect(json(second).error.name).to.equal("StaleQuoteError");
+    });
+
+    describe("with an API that does not answer, or is not there", () => {
+      let silent: Server;
+      const sockets: Socket[] = [];
+      let silentUrl: string;
+      let closedUrl: string;
+      before(async () => {
+        silent = createServer((socket) => sockets.push(socket));
+        await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+        silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+        const probe = createServer();
+        await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+        closedUrl = `http://127.0.0.1:${(probe.address() as { port: number }).port}`;
+        await new Promise<void>((resolve) => probe.close(() => resolve()));
+      });
+      after(async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => silent.close(() => resolve()));
+      });
+
+      it("6: timeout", async () => {
+        const result = await run(["tokens", "--timeout", "1", "--retries", "0", "--json"], { ...env, SWAP_API_URL: silentUrl });
+        expect(result.code, result.stderr).to.equal(6);
+        expect(json(result).error.code).to.equal("timeout");
+      });
+
+      it("7: API unavailable", async () => {
+        const result = await run(["tokens", "--retries", "0", "--json"], { ...env, SWAP_API_URL: closedUrl });
+        expect(result.code, result.stderr).to.equal(7);
+        expect(json(result).error.code).to.equal("network_error");
+      });
+    });
+
+    it("8: refused by the client's checks (a token outside the snapshot, without --genuine-demand)", async () => {
+      const result = await run(["quote", "USDC", "0x1111111111111111111111111111111111111111", "1000000", "--json"], { ...env, SWAP_API_KEY: apiKey });
+      expect(result.code, result.stderr).to.equal(8);
+      expect(json(result).error.name).to.equal("TokenNotSupportedError");
+    });
+  });
+});
