@@ -1,15 +1,13 @@
 import type { PublicClient } from "viem";
+import { ChainClock } from "../sdk";
 
-export type Head = Readonly<{ number: bigint; timestamp: bigint; baseFeePerGas: bigint }>;
-
-/**
- * The earliest timestamp the next block can have: one past the latest block's, or the clock's when the
- * chain has not mined for a while (a devnet mines on demand). A deadline below it cannot be met.
- */
-export function nextBlockTimeAtLeast(head: Head, nowMs: number): bigint {
-  const clock = BigInt(Math.floor(nowMs / 1000));
-  return head.timestamp + 1n > clock ? head.timestamp + 1n : clock;
-}
+export type Head = Readonly<{
+  number: bigint;
+  timestamp: bigint;
+  baseFeePerGas: bigint;
+  /** The earliest timestamp the next block can have (see ChainClock); a deadline below it cannot be met. */
+  nextTimestamp: bigint;
+}>;
 
 /**
  * The chain's latest block for every part of the relayer: one read in flight at a time, and a head
@@ -21,11 +19,15 @@ export class ChainHead {
   #latest: { head: Head; at: number } | undefined;
   #inFlight: Promise<Head> | undefined;
 
+  readonly #clock: ChainClock;
+
   constructor(
     private readonly client: PublicClient,
     private readonly maxAgeMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.#clock = new ChainClock(client);
+  }
 
   /** The latest head, read now unless one younger than the allowed age is at hand. */
   read(): Promise<Head> {
@@ -37,8 +39,9 @@ export class ChainHead {
   fresh(): Promise<Head> {
     this.#inFlight ??= this.client
       .getBlock({ blockTag: "latest" })
-      .then((block) => {
-        const head = { number: block.number, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n };
+      .then(async (block) => {
+        const nextTimestamp = await this.#clock.nextBlockTimestamp(block.timestamp);
+        const head = { number: block.number, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n, nextTimestamp };
         this.#latest = { head, at: this.now() };
         return head;
       })

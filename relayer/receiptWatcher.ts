@@ -3,7 +3,7 @@ import { isFinalRelayStatus } from "../sdk";
 import { sendRaw, signPersistSend } from "./broadcaster";
 import { initialFees, replacementFees, type Fees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
-import { nextBlockTimeAtLeast, type Head } from "./chainHead";
+import type { Head } from "./chainHead";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { RelayRecord, RelayTransaction } from "./store/relayStore";
@@ -147,7 +147,7 @@ export class ReceiptWatcher {
     const latest = ours[ours.length - 1]!;
     const stuck = this.context.now().getTime() - latest.sentAt.getTime() >= config.resubmitSeconds * 1000;
     // The router refuses a block later than the deadline; the next block comes at the earliest now.
-    if (nextBlockTimeAtLeast(head, this.context.now().getTime()) > relay.deadline && !relay.cancelling) {
+    if (head.nextTimestamp > relay.deadline && !relay.cancelling) {
       await this.#replace(relay, signer, latest, head, "cancel");
       store.updateRelay(relayId, { cancelling: true, at: this.context.now() });
       logger.info({ relayId, nonce }, "deadline passed while pending; freeing the nonce with a self-transfer");

@@ -1,7 +1,6 @@
 import PQueue from "p-queue";
 import { isFinalRelayStatus, type RelayReason, type RelayStatus } from "../sdk";
 import { signPersistSend } from "./broadcaster";
-import { nextBlockTimeAtLeast } from "./chainHead";
 import { initialFees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
@@ -89,7 +88,7 @@ export class RelayQueue {
   async #checkAndSend(relay: RelayRecord): Promise<void> {
     const { client, config, pool, logger } = this.context;
     const head = await this.context.head.read();
-    if (nextBlockTimeAtLeast(head, this.context.now().getTime()) > relay.deadline) {
+    if (head.nextTimestamp > relay.deadline) {
       this.#end(relay, "expired", "deadline_passed", `the quote's deadline (${relay.deadline}) passed before the swap was broadcast`);
       return;
     }

@@ -83,6 +83,7 @@ export {
 export { SLUG_PATTERN, isValidSlug } from "./onboarding/slug";
 export { PayloadFieldError, OnboardingMessageError } from "./errors/onboarding";
 export { onboardIntegrator, OnboardingRequestError, type OnboardIntegratorParameters, type OnboardedIntegrator } from "./onboarding/onboardingClient";
+export { ChainClock } from "./chain/chainClock";
 export { applySqliteMigrations, type Migration, type MigratableDatabase } from "./storage/sqliteMigrations";
 export {
   relayStatuses,

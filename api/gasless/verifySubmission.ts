@@ -12,18 +12,18 @@ export type VerifiedSubmission = { data: Hex; deadline: bigint };
  * data, the taker's Permit2 nonce, and finally a simulation of the very transaction the relayer will
  * send. Returns that transaction's calldata.
  */
-export async function verifySubmission(chain: ChainContext, quote: QuoteRecord & { gasless: GaslessTerms }, signature: Hex, now: Date): Promise<VerifiedSubmission> {
+export async function verifySubmission(chain: ChainContext, quote: QuoteRecord & { gasless: GaslessTerms }, signature: Hex): Promise<VerifiedSubmission> {
   const { gasless: terms } = quote;
   const { client, manifest } = chain;
-  const [head, bitmap] = await Promise.all([
+  const [head, pending, bitmap] = await Promise.all([
     client.getBlock({ blockTag: "latest" }),
+    // Exact at submission (the relayer's checks use a cached clock offset instead).
+    client.getBlock({ blockTag: "pending" }),
     client.readContract({ address: manifest.contracts.permit2, abi: permit2Abi, functionName: "nonceBitmap", args: [quote.taker, terms.permit2Nonce >> 8n] }),
   ]);
-  // The next block comes after the latest and no earlier than the clock (a chain may not have mined
-  // for a while); the router refuses any block past the deadline.
-  const nowSeconds = BigInt(Math.floor(now.getTime() / 1000));
-  const nextBlock = head.timestamp + 1n > nowSeconds ? head.timestamp + 1n : nowSeconds;
-  if (nextBlock > terms.order.deadline) {
+  // The router refuses any block past the deadline; the pending block's time is the earliest the
+  // relayed swap can have (the latest block may be hours old on a chain that mines on demand).
+  if (pending.timestamp > terms.order.deadline) {
     throw new ApiError(400, "quote_expired", `quote ${quote.quoteId} expired at ${new Date(Number(terms.order.deadline) * 1000).toISOString()}; request a fresh quote`);
   }
   const typedData = buildGaslessPermitTypedData({

@@ -59,8 +59,6 @@ export type QuoteEngine = Readonly<{
   holders: Map<Address, Promise<Address>>;
   /** Quotes expire this long after the block they were priced at. */
   ttlSeconds: number;
-  /** The server's clock: a quote's deadline starts no earlier than now, even on an idle chain. */
-  now: () => Date;
 }>;
 
 export type QuoteSettlement = "permit2" | "allowance";
@@ -251,11 +249,9 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   const minBuyAmount = (buyAmount * (BPS - BigInt(query.slippageBps))) / BPS;
   const actions = query.feeBps > 0 ? [...plan.actions, { type: "fee" as const, bps: query.feeBps, recipient: principal.integratorFeeRecipient }] : plan.actions;
 
-  // The block that includes the swap is at least as late as both the latest block and the clock: on
-  // a chain that mines on demand (a devnet) the latest block may be hours old, and a deadline counted
-  // from it would already have passed. Counting from the later of the two keeps time-travelled
-  // devnets (blocks ahead of the clock) working too.
-  const start = latestOf(block.timestamp, BigInt(Math.floor(engine.now().getTime() / 1000)));
+  // Counted from the next block's time, not the latest block's: on a chain that mines on demand (a
+  // devnet) the latest block may be hours old, and a deadline counted from it would already be past.
+  const start = block.nextTimestamp;
   const nowMs = Number(start) * 1000;
   const deadline = start + BigInt(engine.ttlSeconds);
   const quoteIdBytes32: Hex = `0x${"00".repeat(16)}${randomBytes(16).toString("hex")}`;
@@ -356,10 +352,6 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
       balance: sellBalance < debit ? { token: sellToken.address, actual: sellBalance, expected: debit } : null,
     },
   };
-}
-
-function latestOf(a: bigint, b: bigint): bigint {
-  return a > b ? a : b;
 }
 
 /**

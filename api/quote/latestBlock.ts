@@ -1,6 +1,14 @@
 import type { Hex, PublicClient } from "viem";
+import { ChainClock } from "../../sdk";
 
-export type BlockHead = Readonly<{ number: bigint; hash: Hex; timestamp: bigint; baseFeePerGas: bigint }>;
+export type BlockHead = Readonly<{
+  number: bigint;
+  hash: Hex;
+  timestamp: bigint;
+  baseFeePerGas: bigint;
+  /** The earliest timestamp the next block can have (see ChainClock): quotes' deadlines count from it. */
+  nextTimestamp: bigint;
+}>;
 
 /**
  * Reads the chain head for quotes with at most one request in flight: quotes that arrive while a
@@ -12,7 +20,11 @@ export type BlockHead = Readonly<{ number: bigint; hash: Hex; timestamp: bigint;
 export class LatestBlockReader {
   #inFlight: Promise<BlockHead> | undefined;
 
-  constructor(private readonly client: PublicClient) {}
+  readonly #clock: ChainClock;
+
+  constructor(private readonly client: PublicClient) {
+    this.#clock = new ChainClock(client);
+  }
 
   read(): Promise<BlockHead> {
     this.#inFlight ??= this.#fetch().finally(() => (this.#inFlight = undefined));
@@ -21,6 +33,7 @@ export class LatestBlockReader {
 
   async #fetch(): Promise<BlockHead> {
     const block = await this.client.getBlock({ blockTag: "latest" });
-    return { number: block.number, hash: block.hash, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n };
+    const nextTimestamp = await this.#clock.nextBlockTimestamp(block.timestamp);
+    return { number: block.number, hash: block.hash, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n, nextTimestamp };
   }
 }

@@ -70,7 +70,6 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
         nonces,
         holders: new Map(),
         ttlSeconds: deps.config.quoteTtlSeconds,
-        now: () => deps.clock.now(),
       };
       engines.set(chain.chainId, engine);
     }

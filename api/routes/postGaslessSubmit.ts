@@ -78,7 +78,7 @@ function submitHandler(deps: ApiDependencies) {
 
     let verified;
     try {
-      verified = await verifySubmission(chain, quote as QuoteRecord & { gasless: GaslessTerms }, body.signature, deps.clock.now());
+      verified = await verifySubmission(chain, quote as QuoteRecord & { gasless: GaslessTerms }, body.signature);
     } catch (error) {
       if (error instanceof ApiError) throw error;
       deps.logger.warn({ err: error, chainId: quote.chainId }, "gasless submission could not be checked on chain");

@@ -59,8 +59,8 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
   });
 
   it("packs, installs into a fresh project, and runs a quote and a swap from .mjs and from .cjs", async () => {
-    buildSdk();
-    const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", project], { cwd: SDK });
+    const staged = buildSdk();
+    const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", project], { cwd: staged });
     const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
     expect(packed!.files.map((file) => file.path)).to.include.members(["package.json", "dist/cjs/index.js", "dist/cjs/index.d.ts", "dist/esm/index.mjs"]);
     expect(packed!.files.some((file) => file.path.endsWith(".ts") && !file.path.endsWith(".d.ts"))).to.equal(false);

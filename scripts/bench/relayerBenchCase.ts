@@ -1,0 +1,333 @@
+/** One case of `npm run bench:relayer`: a fresh relayer process under an open-loop load at one rate. */
+import { join } from "node:path";
+import { createPublicClient, type Hex, type TypedDataDefinition } from "viem";
+import { type PrivateKeyAccount } from "viem/accounts";
+import { isFinalRelayStatus, type RelayJson } from "../../sdk";
+import { spawnService, type SpawnedService } from "../devnet/spawnService";
+import { mapLimit, mean, percentile, sleep, summary } from "./relayerStats";
+import { BlockWatcher } from "./blockWatcher";
+import { BLOCK_MS, CHAIN_ID, DRAIN_SECONDS, DURATION_SECONDS, QUOTE_CONCURRENCY, RELAYER_ENTRY, SELL_USDC, SLIPPAGE_BPS, env, log } from "./relayerBenchSettings";
+
+type QuoteJson = {
+  quote_id: string;
+  permit2: TypedDataDefinition & { types: Record<string, unknown> };
+  relayer_fee?: { amount: string };
+  issues: { allowance: unknown; balance: unknown };
+};
+
+/** One scheduled submission and what became of it. */
+type Submission = {
+  quoteId: string;
+  signature: Hex;
+  dueMs: number;
+  /** Epoch ms the POST was sent (comparable with the relayer's timestamps: same machine clock). */
+  sentAt?: number;
+  lagMs?: number;
+  headAtSend?: bigint;
+  httpStatus?: number;
+  responseMs?: number;
+  submitError?: string;
+  submitErrorDetail?: string;
+  relay?: RelayJson;
+  minedBlock?: bigint;
+  gasUsed?: bigint;
+  receiptOk?: boolean;
+  ours?: boolean;
+};
+
+/** Drops whatever the node still holds in its mempool (a case's unmined transactions), so no case inherits another's. */
+export async function clearMempool(rpc: (method: string, params?: unknown[]) => Promise<unknown>): Promise<number> {
+  let dropped = 0;
+  for (;;) {
+    const pending = (await rpc("eth_getBlockByNumber", ["pending", false])) as { transactions: Hex[] } | null;
+    const hashes = pending?.transactions ?? [];
+    if (hashes.length === 0) return dropped;
+    for (const hash of hashes) if ((await rpc("hardhat_dropTransaction", [hash])) === true) dropped++;
+  }
+}
+
+export type CaseInput = {
+  rate: number;
+  signers: number;
+  keys: Hex[];
+  caseDir: string;
+  rpc: (method: string, params?: unknown[]) => Promise<unknown>;
+  watcherRpc: (method: string, params?: unknown[]) => Promise<unknown>;
+  client: ReturnType<typeof createPublicClient>;
+  apiUrl: string;
+  auth: Record<string, string>;
+  takers: PrivateKeyAccount[];
+  relayerPort: number;
+  relayerToken: string;
+  rpcUrl: string;
+  directory: string;
+  blockGasLimit: bigint;
+};
+
+export type CaseResult = {
+  rate: number;
+  signers: number;
+  offered: number;
+  offeredPerSecond: number;
+  accepted: number;
+  non2xx: number;
+  submitErrors: Record<string, number>;
+  /** One message per error code, as the API gave it. */
+  submitErrorSamples: Record<string, string>;
+  landed: number;
+  landedRatio: number;
+  landedPerSecond: number;
+  withinTwoBlocks: number;
+  confirmMs: ReturnType<typeof summary>;
+  minedMs: ReturnType<typeof summary>;
+  broadcastMs: ReturnType<typeof summary>;
+  minedToConfirmedMs: ReturnType<typeof summary>;
+  blocks: ReturnType<typeof summary>;
+  submitResponseMs: ReturnType<typeof summary>;
+  sendLagMs: ReturnType<typeof summary>;
+  gasPerSwap: number | undefined;
+  gasPerSwapP50: number | undefined;
+  ceilingPerSecond: number | undefined;
+  bumped: number;
+  statuses: Record<string, number>;
+  reasons: Record<string, number>;
+  blockIntervalMs: number | undefined;
+  maxSwapsPerBlock: number;
+  blocksSeen: number;
+  quoteSeconds: number;
+  relayerLog: Record<string, number>;
+};
+
+export async function runCase(input: CaseInput): Promise<CaseResult> {
+  const { rate, signers, rpc, client, apiUrl, auth, takers } = input;
+  const label = `${rate}/s × ${signers} signer${signers === 1 ? "" : "s"}`;
+  const count = Math.round(rate * DURATION_SECONDS);
+  let relayer: SpawnedService | undefined;
+  const watcher = new BlockWatcher(input.watcherRpc);
+  try {
+    // 1-second blocks with a real mempool.
+    await rpc("evm_setAutomine", [false]);
+    await rpc("evm_setIntervalMining", [BLOCK_MS]);
+    log(`${label}: starting a fresh relayer (${signers} new signer key${signers === 1 ? "" : "s"}, its own SQLite file)`);
+    relayer = await spawnService(
+      RELAYER_ENTRY,
+      {
+        RELAYER_PRIVATE_KEYS: input.keys.join(","),
+        RELAYER_INTERNAL_TOKEN: input.relayerToken,
+        RELAYER_HOST: "127.0.0.1",
+        RELAYER_PORT: String(input.relayerPort),
+        RELAYER_DB_PATH: join(input.caseDir, "relayer.sqlite"),
+        RELAYER_LOG_LEVEL: env.BENCH_RELAYER_LOG_LEVEL ?? "warn",
+        RPC_URL: input.rpcUrl,
+        CHAIN_ID: String(CHAIN_ID),
+        DEPLOYMENTS_DIR: input.directory,
+      },
+      /^Relayer on (\S+)$/m,
+    );
+
+    // Quotes and signatures before the timed window: quoting is not what this measures.
+    const quoteStart = Date.now();
+    let quoted = 0;
+    const submissions: Submission[] = await mapLimit(
+      Array.from({ length: count }, (_, index) => index),
+      QUOTE_CONCURRENCY,
+      async (index) => {
+        const taker = takers[index % takers.length]!;
+        const query = new URLSearchParams({
+          chain_id: String(CHAIN_ID),
+          sell_token: "USDC",
+          buy_token: "WETH",
+          sell_amount: SELL_USDC.toString(),
+          taker: taker.address,
+          permit2_owner: taker.address,
+          slippage_bps: String(SLIPPAGE_BPS),
+        });
+        const response = await fetch(`${apiUrl}/quote?${query}`, { headers: auth });
+        if (response.status !== 200) throw new Error(`gasless quote: ${response.status} ${await response.text()}`);
+        const quote = (await response.json()) as QuoteJson;
+        if (quote.issues.allowance !== null || quote.issues.balance !== null) throw new Error(`taker ${taker.address} is not ready: ${JSON.stringify(quote.issues)}`);
+        const { EIP712Domain: _domain, ...types } = quote.permit2.types;
+        const signature = await taker.signTypedData({ ...quote.permit2, types } as TypedDataDefinition);
+        if (++quoted % 500 === 0) log(`${label}: ${quoted}/${count} quotes signed`);
+        return { quoteId: quote.quote_id, signature, dueMs: (index * 1000) / rate };
+      },
+    );
+    const quoteSeconds = (Date.now() - quoteStart) / 1000;
+    log(`${label}: ${count} gasless quotes fetched and signed in ${quoteSeconds.toFixed(1)} s; submitting at ${rate}/s for ${DURATION_SECONDS} s`);
+
+    // Open loop: each submission at its time, whatever happened to the earlier ones.
+    await watcher.start();
+    const startBlock = watcher.head;
+    const t0 = performance.now() + 100;
+    const epoch0 = Date.now() + 100;
+    const inFlight: Promise<void>[] = [];
+    const submit = async (submission: Submission) => {
+      const sentPerf = performance.now();
+      submission.sentAt = epoch0 + (sentPerf - t0);
+      submission.lagMs = sentPerf - t0 - submission.dueMs;
+      submission.headAtSend = watcher.head;
+      try {
+        const response = await fetch(`${apiUrl}/gasless/submit`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify({ quote_id: submission.quoteId, signature: submission.signature }),
+          signal: AbortSignal.timeout(60_000),
+        });
+        submission.httpStatus = response.status;
+        const body = (await response.json()) as RelayJson & { code?: string; error?: string };
+        submission.responseMs = performance.now() - sentPerf;
+        if (response.status === 202 || response.status === 200) submission.relay = body;
+        else {
+          submission.submitError = body.code ?? String(response.status);
+          submission.submitErrorDetail = body.error;
+        }
+      } catch (error) {
+        // fetch's TypeError ("fetch failed") carries the socket error as its cause.
+        submission.submitError = error instanceof Error ? error.name : "error";
+        const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+        submission.submitErrorDetail = error instanceof Error ? `${error.message}${cause === undefined ? "" : `: ${cause.code ?? ""} ${cause.message ?? ""}`}` : String(error);
+      }
+    };
+    let next = 0;
+    let lastProgress = performance.now();
+    while (next < submissions.length) {
+      const elapsed = performance.now() - t0;
+      while (next < submissions.length && submissions[next]!.dueMs <= elapsed) inFlight.push(submit(submissions[next++]!));
+      if (performance.now() - lastProgress >= 5000) {
+        lastProgress = performance.now();
+        const answered = submissions.filter((submission) => submission.httpStatus !== undefined || submission.submitError !== undefined).length;
+        log(`${label}: ${next}/${count} submitted, ${answered} answered, head ${watcher.head - startBlock} blocks in`);
+      }
+      if (next < submissions.length) await sleep(Math.max(0, Math.min(20, submissions[next]!.dueMs - (performance.now() - t0))));
+    }
+    const windowEnd = Date.now();
+    await Promise.all(inFlight);
+    const accepted = submissions.filter((submission) => submission.relay !== undefined);
+    log(`${label}: all ${count} submitted; ${accepted.length} accepted; following them until final (at most ${DRAIN_SECONDS} s after the window)`);
+
+    // Follow every accepted relay until it is final, or the drain time (from the window's end, or from
+    // the last answer when answers trailed it) is up; every open relay is read at least once.
+    const deadline = Math.max(windowEnd, Date.now()) + DRAIN_SECONDS * 1000;
+    for (;;) {
+      const open = accepted.filter((submission) => !isFinalRelayStatus(submission.relay!.status));
+      if (open.length === 0) break;
+      await mapLimit(open, 16, async (submission) => {
+        const response = await fetch(`${apiUrl}/gasless/status/${submission.relay!.relay_id}`, { headers: auth });
+        if (response.status === 200) submission.relay = (await response.json()) as RelayJson;
+      });
+      const stillOpen = accepted.filter((submission) => !isFinalRelayStatus(submission.relay!.status)).length;
+      if (stillOpen === 0 || Date.now() >= deadline) break;
+      log(`${label}: ${accepted.length - stillOpen}/${accepted.length} final, head ${watcher.head - startBlock} blocks in`);
+      await sleep(2000);
+    }
+    await watcher.stop();
+    const endBlock = watcher.head;
+
+    // Receipts of every confirmed relay: its block and gas, and that it was the relayer's transaction.
+    const confirmed = accepted.filter((submission) => submission.relay!.status === "confirmed" && submission.relay!.tx_hash !== null);
+    await mapLimit(confirmed, 32, async (submission) => {
+      const relay = submission.relay!;
+      const receipt = await client.getTransactionReceipt({ hash: relay.tx_hash! });
+      submission.minedBlock = receipt.blockNumber;
+      submission.gasUsed = receipt.gasUsed;
+      submission.receiptOk = receipt.status === "success";
+      submission.ours = relay.transactions.some((transaction) => transaction.hash.toLowerCase() === receipt.transactionHash.toLowerCase() && transaction.kind === "swap");
+    });
+    const landed = confirmed.filter((submission) => submission.receiptOk === true && submission.ours === true);
+
+    // Blocks of the case: how full they were and how regular the interval was.
+    const blockNumbers: bigint[] = [];
+    for (let block = startBlock + 1n; block <= endBlock; block++) blockNumbers.push(block);
+    const blocks = await mapLimit(blockNumbers, 16, (blockNumber) => client.getBlock({ blockNumber }));
+    const swapsPerBlock = new Map<bigint, number>();
+    for (const submission of landed) swapsPerBlock.set(submission.minedBlock!, (swapsPerBlock.get(submission.minedBlock!) ?? 0) + 1);
+    const intervals = blocks.slice(1).map((block, index) => Number(block.timestamp - blocks[index]!.timestamp) * 1000);
+    const seen = blockNumbers.map((block) => watcher.firstSeen.get(block)).filter((at): at is number => at !== undefined);
+    const seenIntervals = seen.slice(1).map((at, index) => at - seen[index]!);
+
+    const landedBlocks = landed.map((submission) => submission.minedBlock!);
+    const firstLanded = landedBlocks.length === 0 ? undefined : landedBlocks.reduce((a, b) => (a < b ? a : b));
+    const lastLanded = landedBlocks.length === 0 ? undefined : landedBlocks.reduce((a, b) => (a > b ? a : b));
+    const spanMs =
+      firstLanded === undefined || lastLanded === undefined
+        ? undefined
+        : (watcher.firstSeen.get(lastLanded) ?? 0) - (watcher.firstSeen.get(firstLanded) ?? 0) + BLOCK_MS;
+    const blocksOf = (submission: Submission) => Number(submission.minedBlock! - submission.headAtSend!);
+    const gas = landed.map((submission) => Number(submission.gasUsed!));
+    const gasPerSwap = mean(gas);
+    const sentTimes = submissions.map((submission) => submission.sentAt!).filter((at) => at !== undefined);
+    const sendSpan = (Math.max(...sentTimes) - Math.min(...sentTimes)) / 1000;
+    const countBy = (values: string[]) => values.reduce<Record<string, number>>((counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }), {});
+
+    // The relayer's warnings and errors (it runs at warn), counted by message.
+    const relayerLog: Record<string, number> = {};
+    for (const line of relayer.output().split("\n")) {
+      if (!line.startsWith("{")) continue;
+      try {
+        const entry = JSON.parse(line) as { msg?: string; level?: number };
+        const key = `${entry.level === 40 ? "warn" : entry.level === 50 ? "error" : String(entry.level)}: ${entry.msg ?? ""}`;
+        relayerLog[key] = (relayerLog[key] ?? 0) + 1;
+      } catch {
+        // Not a log line.
+      }
+    }
+
+    const result: CaseResult = {
+      rate,
+      signers,
+      offered: count,
+      offeredPerSecond: count > 1 && sendSpan > 0 ? (count - 1) / sendSpan : rate,
+      accepted: accepted.length,
+      non2xx: submissions.filter((submission) => submission.relay === undefined).length,
+      submitErrorSamples: Object.fromEntries(submissions.filter((submission) => submission.submitError !== undefined).map((submission) => [submission.submitError!, submission.submitErrorDetail ?? ""])),
+      submitErrors: countBy(submissions.filter((submission) => submission.submitError !== undefined).map((submission) => submission.submitError!)),
+      landed: landed.length,
+      landedRatio: landed.length / count,
+      landedPerSecond: spanMs === undefined ? 0 : landed.length / (spanMs / 1000),
+      withinTwoBlocks: landed.filter((submission) => blocksOf(submission) <= 2).length / count,
+      confirmMs: summary(landed.map((submission) => Date.parse(submission.relay!.updated_at) - submission.sentAt!)),
+      minedMs: summary(landed.map((submission) => (watcher.firstSeen.get(submission.minedBlock!) ?? NaN) - submission.sentAt!).filter(Number.isFinite)),
+      broadcastMs: summary(
+        accepted
+          .filter((submission) => submission.relay!.transactions.length > 0)
+          .map((submission) => Math.min(...submission.relay!.transactions.map((transaction) => Date.parse(transaction.sent_at))) - submission.sentAt!),
+      ),
+      minedToConfirmedMs: summary(
+        landed.map((submission) => Date.parse(submission.relay!.updated_at) - (watcher.firstSeen.get(submission.minedBlock!) ?? NaN)).filter(Number.isFinite),
+      ),
+      blocks: summary(landed.map(blocksOf)),
+      submitResponseMs: summary(submissions.filter((submission) => submission.responseMs !== undefined).map((submission) => submission.responseMs!)),
+      sendLagMs: summary(submissions.map((submission) => submission.lagMs ?? 0)),
+      gasPerSwap,
+      gasPerSwapP50: percentile(gas, 50),
+      ceilingPerSecond: gasPerSwap === undefined ? undefined : Number(input.blockGasLimit) / gasPerSwap / (BLOCK_MS / 1000),
+      bumped: accepted.filter((submission) => submission.relay!.transactions.length > 1).length,
+      statuses: countBy(accepted.map((submission) => submission.relay!.status)),
+      reasons: countBy(accepted.filter((submission) => submission.relay!.reason !== null).map((submission) => submission.relay!.reason!)),
+      blockIntervalMs: mean(seenIntervals.length > 0 ? seenIntervals : intervals),
+      maxSwapsPerBlock: Math.max(0, ...swapsPerBlock.values()),
+      blocksSeen: blockNumbers.length,
+      quoteSeconds,
+      relayerLog,
+    };
+    log(
+      `${label}: landed ${result.landed}/${count}, ${result.landedPerSecond.toFixed(1)}/s, ≤2 blocks ${(result.withinTwoBlocks * 100).toFixed(1)} %, ` +
+        `confirm p50 ${result.confirmMs.p50 ?? "n/a"} ms p99 ${result.confirmMs.p99 ?? "n/a"} ms, statuses ${JSON.stringify(result.statuses)}` +
+        (Object.keys(result.submitErrors).length > 0 ? `, submit errors ${JSON.stringify(result.submitErrors)}` : "") +
+        (Object.keys(relayerLog).length > 0 ? `, relayer log ${JSON.stringify(relayerLog)}` : ""),
+    );
+    return result;
+  } finally {
+    await watcher.stop();
+    if (relayer !== undefined) {
+      // SIGTERM lets it finish in-flight broadcasts; a relayer stuck behind a saturated node gets SIGKILL.
+      const running = relayer;
+      const code = await Promise.race([running.stop(), sleep(20_000).then(() => running.stop("SIGKILL"))]);
+      if (code !== 0 && code !== null) log(`${label}: the relayer exited with ${code}:\n${running.output().slice(-4000)}`);
+    }
+    await rpc("evm_setIntervalMining", [0]);
+    await rpc("evm_setAutomine", [true]);
+    const dropped = await clearMempool(rpc);
+    if (dropped > 0) log(`${label}: dropped ${dropped} transactions still pending in the node's mempool`);
+  }
+}
