@@ -5,6 +5,7 @@ import {
   TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD,
 } from "hardhat/builtin-tasks/task-names";
 import "@nomicfoundation/hardhat-viem";
+import "solidity-coverage";
 
 import { DEVNET_CHAIN_ID, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT } from "./sdk/chain/devnet";
 
@@ -82,6 +83,9 @@ const config: HardhatUserConfig = {
   mocha: {
     timeout: 120_000,
   },
+  // solidity-coverage (`npm run coverage`, which sets SOLIDITY_COVERAGE) compiles instrumented
+  // contracts; they get their own folders so the real artifacts are never replaced by them.
+  ...(process.env.SOLIDITY_COVERAGE === "true" ? { paths: { artifacts: "coverage-artifacts", cache: "coverage-cache" } } : {}),
 };
 
 export default config;
