@@ -69,8 +69,9 @@ contract TakerSwapRouter is ITakerSwapRouter, RouteExecutor {
     /// @inheritdoc ITakerSwapRouter
     function swapWithAllowance(SwapParams calldata params) external settles returns (uint256 buyAmount) {
         if (msg.sender != address(_allowanceHolder)) revert SwapOnlyAllowanceHolder(msg.sender);
+        // A native sell cannot arrive here: the holder's transferFrom on the native placeholder (no
+        // code) reverts before this call is made.
         (address sellToken, uint256 sellAmount, bytes calldata actions) = _checkOrder(params);
-        if (sellToken == NATIVE) revert SwapNativeSellNeedsValue();
         // The holder appends the address of the taker who called it, and has already delivered the
         // order's sell amount to the route's input, which it finds by the same rule as
         // `_inputDestination` from the same bytes.
