@@ -3,18 +3,16 @@ import hre from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, getAddress, maxUint256, parseEventLogs, parseUnits, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
 import {
-  buildGaslessPermitTypedData,
   encodeRouteActions,
-  encodeSwapGasless,
   encodeSwapNative,
   encodeSwapWithAllowance,
   gaslessSwapRouterAbi,
   NATIVE_TOKEN,
-  patchSignature,
   takerSwapRouterAbi,
   type SwapOrder,
 } from "../../sdk";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
+import { signedGaslessCalldata } from "../fixtures/signedGasless";
 import { balanceOf, orderFor, testRoute } from "../fixtures/testRoute";
 import { expectRevert, revertOf } from "../helpers/expectRevert";
 
@@ -54,19 +52,8 @@ async function sendAllowanceSwap(f: SettlementFixture, order: SwapOrder, router:
   return f.publicClient.waitForTransactionReceipt({ hash });
 }
 
-async function signedGasless(f: SettlementFixture, order: SwapOrder, nonce: bigint, relayerFee = parseUnits("1", 6)) {
-  const typedData = buildGaslessPermitTypedData({
-    chainId: 4663,
-    permit2: f.contracts.permit2,
-    router: f.contracts.gaslessSwapRouter,
-    order,
-    nonce: NONCE_BASE + nonce,
-    relayerFee,
-    relayerFeeRecipient: FEE_PAYEE,
-  });
-  const signature = await f.signerOf(f.taker.account.address).signTypedData(typedData);
-  const { data, signatureOffset } = encodeSwapGasless(order, f.taker.account.address, { relayerFee, relayerFeeRecipient: FEE_PAYEE }, NONCE_BASE + nonce);
-  return patchSignature(data, signatureOffset, signature);
+function signedGasless(f: SettlementFixture, order: SwapOrder, nonce: bigint) {
+  return signedGaslessCalldata(f, { order, nonce: NONCE_BASE + nonce, relayerFee: parseUnits("1", 6), relayerFeeRecipient: FEE_PAYEE });
 }
 
 async function relay(f: SettlementFixture, data: Hex, from = f.relayer) {

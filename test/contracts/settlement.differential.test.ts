@@ -44,6 +44,7 @@ const order = fc.record({
   actions,
 });
 
+/** The witness types restated from the spec, not imported from the SDK: the comparison must not share code. */
 const swapWitnessTypes = {
   SwapWitness: [
     { name: "recipient", type: "address" },

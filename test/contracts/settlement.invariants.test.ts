@@ -3,19 +3,17 @@ import fc from "fast-check";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, maxUint256, parseEventLogs, parseUnits, zeroAddress, type Address, type Hex, type TransactionReceipt } from "viem";
 import {
-  buildGaslessPermitTypedData,
   encodeRouteActions,
-  encodeSwapGasless,
   encodeSwapNative,
   encodeSwapWithAllowance,
   gaslessSwapRouterAbi,
   NATIVE_TOKEN,
-  patchSignature,
   routerRegistryAbi,
   takerSwapRouterAbi,
   type SwapOrder,
 } from "../../sdk";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
+import { signedGaslessCalldata } from "../fixtures/signedGasless";
 import { balanceOf, orderFor, testRoute, type TestRoute } from "../fixtures/testRoute";
 import { revertOf } from "../helpers/expectRevert";
 import { fuzzRuns } from "../helpers/fuzzRuns";
@@ -157,10 +155,7 @@ class GaslessSwap implements fc.AsyncCommand<object, World> {
     const at = await nextTimestamp(w);
     const order = orderFor(route, sellAmount, f.recipient.account.address, at, `0x${"c3".repeat(32)}`);
     const nonce = NONCE_BASE + nonceCounter++;
-    const typedData = buildGaslessPermitTypedData({ chainId: 4663, permit2: f.contracts.permit2, router, order, nonce, relayerFee, relayerFeeRecipient: FEE_PAYEE });
-    const signature = await f.signerOf(f.taker.account.address).signTypedData(typedData);
-    const { data, signatureOffset } = encodeSwapGasless(order, f.taker.account.address, { relayerFee, relayerFeeRecipient: FEE_PAYEE }, nonce);
-    const signed = patchSignature(data, signatureOffset, signature);
+    const signed = await signedGaslessCalldata(f, { order, nonce, relayerFee, relayerFeeRecipient: FEE_PAYEE, router });
     const before = { takerSell: await balanceOf(f, order.sellToken, f.taker.account.address), recipientBuy: await balanceOf(f, order.buyToken, order.recipient) };
     const payeeBefore = await balanceOf(f, order.sellToken, FEE_PAYEE);
     const refusal = await expectedRefusal(w, 3n, router, at);

@@ -3,10 +3,8 @@ import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { encodeFunctionData, erc20Abi, maxUint256, parseEventLogs, parseUnits, zeroAddress, type Address, type Hex } from "viem";
 import {
-  buildGaslessPermitTypedData,
   buildSwapPermitTypedData,
   encodeRouteActions,
-  encodeSwapGasless,
   encodeSwapNative,
   encodeSwapWithAllowance,
   encodeSwapWithPermit,
@@ -17,6 +15,7 @@ import {
 } from "../../sdk";
 import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../scripts/deploy/uniswapArtifacts";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
+import { signedGaslessCalldata } from "../fixtures/signedGasless";
 import { balanceOf } from "../fixtures/testRoute";
 import { expectRevert } from "../helpers/expectRevert";
 
@@ -96,11 +95,9 @@ describe("settlement refusals and corner cases", () => {
       const o = await order(f, { recipient: f.taker.account.address });
       const relayerFee = parseUnits("0.001", 18);
       const nonce = NONCE_BASE + 1n;
-      const typedData = buildGaslessPermitTypedData({ chainId: 4663, permit2: f.contracts.permit2, router: f.contracts.gaslessSwapRouter, order: o, nonce, relayerFee, relayerFeeRecipient: f.feeRecipient.account.address });
-      const signature = await f.signerOf(f.taker.account.address).signTypedData(typedData);
-      const { data, signatureOffset } = encodeSwapGasless(o, f.taker.account.address, { relayerFee, relayerFeeRecipient: f.feeRecipient.account.address }, nonce);
+      const data = await signedGaslessCalldata(f, { order: o, nonce, relayerFee, relayerFeeRecipient: f.feeRecipient.account.address });
       const wethBefore = await balanceOf(f, f.contracts.weth, f.feeRecipient.account.address);
-      const receipt = await f.publicClient.waitForTransactionReceipt({ hash: await f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: patchSignature(data, signatureOffset, signature) }) });
+      const receipt = await f.publicClient.waitForTransactionReceipt({ hash: await f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data }) });
       expect(receipt.status).to.equal("success");
       expect(await balanceOf(f, f.contracts.weth, f.feeRecipient.account.address)).to.equal(wethBefore + relayerFee);
     });
