@@ -186,7 +186,8 @@ contract RouterRegistry is IRouterRegistry {
 
     /// @inheritdoc IRouterRegistry
     function acceptAdmin() external {
-        if (msg.sender != pendingAdmin || msg.sender == address(0)) revert RouterRegistryUnauthorized(msg.sender);
+        // No transaction comes from the zero address, so an empty proposal matches no caller.
+        if (msg.sender != pendingAdmin) revert RouterRegistryUnauthorized(msg.sender);
         address previousAdmin = admin;
         admin = msg.sender;
         pendingAdmin = address(0);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
+import {IRegistryGatedRouter} from "../interfaces/IRegistryGatedRouter.sol";
 import {ISwapSettlement} from "../interfaces/ISwapSettlement.sol";
 import {ITakerSwapRouter} from "../interfaces/ITakerSwapRouter.sol";
 
@@ -15,12 +16,13 @@ contract GriefingRecipient {
         Revert,
         BurnGas,
         ReturnBomb,
-        Reenter
+        Reenter,
+        ReenterRescue
     }
 
     /// @notice The current behaviour.
     Mode public mode;
-    /// @notice The router `Reenter` calls back with a `swapNative` order.
+    /// @notice The router `Reenter` calls back with a `swapNative` order (`ReenterRescue`: with a `rescue`).
     address public reentryTarget;
     /// @notice The first four bytes of the revert the last re-entry attempt got (nonzero seed so the
     /// write inside a gas-limited payout is cheap).
@@ -54,10 +56,13 @@ contract GriefingRecipient {
                 return(0, 200000)
             }
         }
-        if (current == Mode.Reenter) {
+        if (current == Mode.Reenter || current == Mode.ReenterRescue) {
             ISwapSettlement.SwapParams memory order;
+            bytes memory call = current == Mode.Reenter
+                ? abi.encodeCall(ITakerSwapRouter.swapNative, (order))
+                : abi.encodeCall(IRegistryGatedRouter.rescue, (address(0), address(this), 0));
             // solhint-disable-next-line avoid-low-level-calls
-            (bool ok, bytes memory data) = reentryTarget.call(abi.encodeCall(ITakerSwapRouter.swapNative, (order)));
+            (bool ok, bytes memory data) = reentryTarget.call(call);
             lastReentryError = ok || data.length < 4 ? bytes4(0) : bytes4(data);
         }
     }

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { encodeFunctionData, erc20Abi, maxUint256, parseEventLogs, parseUnits, zeroAddress, type Address, type Hex } from "viem";
+import { encodeFunctionData, erc20Abi, maxUint256, parseEventLogs, parseUnits, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
 import {
   buildSwapPermitTypedData,
   encodeRouteActions,
@@ -127,6 +127,29 @@ describe("settlement refusals and corner cases", () => {
         "SwapNativeTransferFailed",
       );
     });
+  });
+
+  describe("router identity and re-entry with unlimited gas", () => {
+    it("each router names its registry, its feature and (feature 2) its allowance holder", async () => {
+      const f = await loadFixture(ready);
+      expect(await f.takerRouter.read.registry()).to.equal(f.contracts.routerRegistry);
+      expect(await f.gaslessRouter.read.registry()).to.equal(f.contracts.routerRegistry);
+      expect([await f.takerRouter.read.featureId(), await f.gaslessRouter.read.featureId()]).to.deep.equal([2n, 3n]);
+      expect(await f.takerRouter.read.allowanceHolder()).to.equal(f.contracts.allowanceHolder);
+    });
+
+    for (const { mode, entry } of [{ mode: 4, entry: "swapNative" }, { mode: 5, entry: "rescue" }]) {
+      it(`a rescue's payee that re-enters ${entry} with all the gas it wants is refused by the lock`, async () => {
+        const f = await loadFixture(ready);
+        const payee = await hre.viem.deployContract("GriefingRecipient", [], { client: { public: f.publicClient, wallet: f.deployer } });
+        await payee.write.setReentryTarget([f.routerAddress]);
+        await payee.write.setMode([mode]);
+        await f.testClient.setBalance({ address: f.routerAddress, value: 9n });
+        const hash = await f.deployer.writeContract({ address: f.routerAddress, abi: takerSwapRouterAbi, functionName: "rescue", args: [NATIVE_TOKEN, payee.address, 9n] });
+        expect((await f.publicClient.waitForTransactionReceipt({ hash })).status).to.equal("success");
+        expect(await payee.read.lastReentryError()).to.equal(toFunctionSelector("SwapReentrantCall()"));
+      });
+    }
   });
 
   describe("registry corner cases", () => {
