@@ -13,6 +13,7 @@ import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 abstract contract RegistryGate is IRegistryGatedRouter {
     /// @dev keccak256("RegistryGate.lock") - 1: a transient slot no Solidity variable can collide with.
     uint256 private constant LOCK_SLOT = 0xadb3926339d54caaa2ef40d36228586b5a539d182ece25b1c86f92c95c6d5592;
+
     struct Status {
         bool paused;
         uint64 activeUntil;

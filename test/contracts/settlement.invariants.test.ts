@@ -25,9 +25,10 @@ import { fuzzRuns } from "../helpers/fuzzRuns";
  * Each step checks what it promises (the taker lost at most the signed amount plus the relayer fee,
  * the recipient gained exactly SwapSettled.buyAmount >= minBuyAmount, fee + buyAmount = the route's
  * output, a refused swap moved nothing, a Permit2 nonce never fills twice); after every step the
- * global invariants are checked: no router and not the holder holds tokens or ETH, every router's
- * copied status equals the registry's, `current` is never zero, `prev` answers only inside its window
- * and unpaused, and the administrator never changed.
+ * global invariants are checked: no router and not the holder holds tokens or ETH, the current and
+ * previous routers' copied status equals the registry's (a retired router's copy says it is active
+ * until 0, like the registry), `current` is never zero, `prev` answers only inside its window and
+ * unpaused, and the administrator never changed.
  */
 
 const FEATURES = [2n, 3n] as const;
@@ -289,7 +290,11 @@ async function checkInvariants(w: World) {
     for (const router of w.routers[String(feature) as "2" | "3"]) {
       const abi = feature === 2n ? takerSwapRouterAbi : gaslessSwapRouterAbi;
       const copied = await f.publicClient.readContract({ address: router, abi, functionName: "status" });
-      expect(copied, `router ${router} disagrees with the registry`).to.deep.equal(await f.registry.read.statusOf([feature, router]));
+      const truth = await f.registry.read.statusOf([feature, router]);
+      // A retired router (the registry's answer is "active until 0") is never synced again, so its
+      // copy may keep a stale pause flag; what matters is that it can never settle either.
+      if (truth[1] === 0n) expect(copied[1], `retired router ${router} could still settle`).to.equal(0n);
+      else expect(copied, `router ${router} disagrees with the registry`).to.deep.equal(truth);
     }
   }
   expect(await f.registry.read.admin()).to.equal(w.admin);
