@@ -61,11 +61,15 @@ async function nextTimestamp(w: World): Promise<bigint> {
   return next;
 }
 
-/** Whether the registry lets `router` settle for `feature` at `at`, and the error it is refused with. */
-async function expectedRefusal(w: World, feature: bigint, router: Address, at: bigint): Promise<string | undefined> {
+/**
+ * Whether the registry lets `router` settle for `feature` at `at`, and the errors it may be refused
+ * with. A retired router is not synced on later pauses, so it may name either reason.
+ */
+async function expectedRefusal(w: World, feature: bigint, router: Address, at: bigint): Promise<string[] | undefined> {
   const [paused, activeUntil] = await w.f.registry.read.statusOf([feature, router]);
-  if (paused) return "SwapFeaturePaused";
-  if (at >= activeUntil) return "SwapRouterNotActive";
+  if (activeUntil === 0n) return ["SwapRouterNotActive", "SwapFeaturePaused"];
+  if (paused) return ["SwapFeaturePaused"];
+  if (at >= activeUntil) return ["SwapRouterNotActive"];
   return undefined;
 }
 
@@ -81,7 +85,7 @@ async function send(action: () => Promise<Hex>, w: World): Promise<TransactionRe
 async function checkSwap(
   w: World,
   outcome: TransactionReceipt | { error: unknown },
-  refusal: string | undefined,
+  refusal: string[] | undefined,
   route: TestRoute,
   order: SwapOrder,
   before: { takerSell: bigint; recipientBuy: bigint },
@@ -92,7 +96,7 @@ async function checkSwap(
   const recipientBuy = await balanceOf(f, order.buyToken, order.recipient);
   if (refusal !== undefined) {
     expect("error" in outcome, `a swap the registry forbids settled (${refusal})`).to.equal(true);
-    expect((await revertOf((outcome as { error: unknown }).error)).errorName).to.equal(refusal);
+    expect(refusal).to.include((await revertOf((outcome as { error: unknown }).error)).errorName);
     if (order.sellToken !== NATIVE_TOKEN) expect(takerSell).to.equal(before.takerSell);
     expect(recipientBuy).to.equal(before.recipientBuy);
     return;
