@@ -6,6 +6,7 @@ import {
   TASK_COMPILE_SOLIDITY_LOG_COMPILATION_ERRORS,
 } from "hardhat/builtin-tasks/task-names";
 import "@nomicfoundation/hardhat-viem";
+import "solidity-coverage";
 
 import { DEVNET_CHAIN_ID, devnetRpcUrl } from "./sdk/chain/devnet";
 
@@ -100,6 +101,9 @@ const config: HardhatUserConfig = {
   mocha: {
     timeout: 120_000,
   },
+  // solidity-coverage (`npm run coverage`, which sets SOLIDITY_COVERAGE) compiles instrumented
+  // contracts; they get their own folders so the real artifacts are never replaced by them.
+  ...(process.env.SOLIDITY_COVERAGE === "true" ? { paths: { artifacts: "coverage-artifacts", cache: "coverage-cache" } } : {}),
 };
 
 export default config;

@@ -7,84 +7,105 @@ import {IAllowanceHolder} from "../interfaces/IAllowanceHolder.sol";
 import {ITakerSwapRouter} from "../interfaces/ITakerSwapRouter.sol";
 
 /// @title AllowanceHolder
-/// @notice Holds takers' ERC20 approvals and lends them to a router for the duration of a single call.
-/// @dev Transient allowances emit no events: nothing about them outlives the transaction, and the
-/// router's SwapSettled event records the fill. The holder has no owner and no stored state.
+/// @notice Holds takers' ERC20 approvals and spends them only on the order in the taker's own call.
+/// @dev No owner, no storage, no events: the router's SwapSettled records the fill.
 contract AllowanceHolder is IAllowanceHolder {
     using SafeERC20 for IERC20;
 
+    /// @dev First opcode of a route that starts with a swap, and that action's width (RouteActions).
+    uint256 private constant SWAP_V2 = 0x01;
+    uint256 private constant SWAP_V2_WIDTH = 43;
+
     /// @inheritdoc IAllowanceHolder
-    function exec(address operator, bytes calldata data) external payable returns (bytes memory result) {
-        (address token, uint256 amount) = _orderOf(data);
-        bytes32 slot = _slot(operator, msg.sender, token);
-        assembly ("memory-safe") {
-            tstore(slot, amount)
-        }
+    function exec(address operator, bytes calldata data) external returns (bytes memory) {
+        (address token, uint256 amount, address destination) = orderOf(operator, data);
+        // The caller's own tokens, exactly the order's amount, to where the router will look for them.
+        IERC20(token).safeTransferFrom(msg.sender, destination, amount);
         bool success;
-        (success, result) = operator.call{value: msg.value}(bytes.concat(data, bytes20(msg.sender)));
         assembly ("memory-safe") {
-            tstore(slot, 0)
-        }
-        if (!success) {
-            assembly ("memory-safe") {
-                revert(add(result, 0x20), mload(result))
+            // data ++ msg.sender, built once in free memory; no value: the only entry point is not payable.
+            let ptr := mload(0x40)
+            calldatacopy(ptr, data.offset, data.length)
+            mstore(add(ptr, data.length), shl(96, caller()))
+            success := call(gas(), operator, 0, ptr, add(data.length, 20), 0, 0)
+            if iszero(success) {
+                returndatacopy(ptr, 0, returndatasize())
+                revert(ptr, returndatasize())
             }
+            // Return `bytes result` ABI-encoded straight from the return data, without a second copy.
+            mstore(ptr, 0x20)
+            mstore(add(ptr, 0x20), returndatasize())
+            returndatacopy(add(ptr, 0x40), 0, returndatasize())
+            mstore(add(add(ptr, 0x40), returndatasize()), 0)
+            return(ptr, add(0x40, and(add(returndatasize(), 31), not(31))))
         }
     }
 
     /// @inheritdoc IAllowanceHolder
-    function transferFrom(address token, address owner, address recipient, uint256 amount) external {
-        bytes32 slot = _slot(msg.sender, owner, token);
-        uint256 available;
-        assembly ("memory-safe") {
-            available := tload(slot)
-        }
-        if (available < amount) {
-            revert AllowanceHolderInsufficientAllowance(msg.sender, owner, token, available, amount);
-        }
-        assembly ("memory-safe") {
-            tstore(slot, sub(available, amount))
-        }
-        IERC20(token).safeTransferFrom(owner, recipient, amount);
-    }
-
-    /// @inheritdoc IAllowanceHolder
-    function allowance(address operator, address owner, address token) external view returns (uint256 available) {
-        bytes32 slot = _slot(operator, owner, token);
-        assembly ("memory-safe") {
-            available := tload(slot)
-        }
-    }
-
-    /// @dev The sell token and amount of the `swapWithAllowance(SwapParams)` call in `data`: the first
-    /// two words of the struct its single argument points at.
-    function _orderOf(bytes calldata data) private pure returns (address token, uint256 amount) {
+    function orderOf(address operator, bytes calldata data)
+        public
+        pure
+        returns (address token, uint256 amount, address destination)
+    {
         if (data.length < 4 || bytes4(data) != ITakerSwapRouter.swapWithAllowance.selector) {
             revert AllowanceHolderUnsupportedCall(data.length < 4 ? bytes4(0) : bytes4(data));
         }
-        if (data.length < 4 + 64) revert AllowanceHolderMalformedCall();
+        // Every word read must lie inside `data` itself, never in the 20 bytes appended for the
+        // router, so the router's ABI decoder reads exactly the bytes checked here. Each bound is
+        // checked before it is used in a subtraction, so nothing wraps (hence `unchecked`).
+        uint256 size;
+        unchecked {
+            size = data.length - 4;
+        }
         uint256 structOffset;
         assembly ("memory-safe") {
             structOffset := calldataload(add(data.offset, 4))
         }
-        if (structOffset > data.length - 4 - 64) revert AllowanceHolderMalformedCall();
+        // The struct head: 7 static words and the offset of `actions`.
+        if (size < 0x100 || structOffset > size - 0x100) revert AllowanceHolderMalformedCall();
         uint256 rawToken;
+        uint256 actionsOffset;
+        uint256 structStart;
         assembly ("memory-safe") {
-            let start := add(add(data.offset, 4), structOffset)
-            rawToken := calldataload(start)
-            amount := calldataload(add(start, 32))
+            structStart := add(add(data.offset, 4), structOffset)
+            rawToken := calldataload(structStart)
+            amount := calldataload(add(structStart, 0x20))
+            actionsOffset := calldataload(add(structStart, 0xe0))
         }
         if (rawToken > type(uint160).max) revert AllowanceHolderMalformedCall();
         token = address(uint160(rawToken));
+        uint256 afterStruct;
+        unchecked {
+            afterStruct = size - structOffset; // >= 0x100 by the check above
+        }
+        destination = _routeInput(operator, structStart, afterStruct, actionsOffset);
     }
 
-    function _slot(address operator, address owner, address token) private pure returns (bytes32 slot) {
-        assembly ("memory-safe") {
-            let ptr := mload(0x40)
-            mstore(ptr, operator)
-            mstore(add(ptr, 0x20), owner)
-            mstore(add(ptr, 0x40), token)
-            slot := keccak256(ptr, 0x60)
+    /// @dev Same rule as the router's `_inputDestination`: a route that starts with a swap takes its
+    /// input in the first pair, any other route in the router. The `actions` length word and bytes
+    /// must fit in the `afterStruct` bytes of `data` that follow the struct's start.
+    function _routeInput(address operator, uint256 structStart, uint256 afterStruct, uint256 actionsOffset)
+        private
+        pure
+        returns (address destination)
+    {
+        uint256 actionsRoom;
+        unchecked {
+            actionsRoom = afterStruct - 0x20;
         }
+        if (actionsOffset > actionsRoom) revert AllowanceHolderMalformedCall();
+        uint256 actionsLength;
+        uint256 head;
+        assembly ("memory-safe") {
+            actionsLength := calldataload(add(structStart, actionsOffset))
+            head := calldataload(add(add(structStart, actionsOffset), 0x20))
+        }
+        uint256 actionsFit;
+        unchecked {
+            actionsFit = actionsRoom - actionsOffset;
+        }
+        if (actionsLength > actionsFit) revert AllowanceHolderMalformedCall();
+        destination = operator;
+        if (actionsLength >= SWAP_V2_WIDTH && head >> 248 == SWAP_V2) destination = address(uint160(head >> 88));
     }
 }

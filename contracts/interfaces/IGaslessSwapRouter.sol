@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
+import {IRegistryGatedRouter} from "./IRegistryGatedRouter.sol";
 import {ISwapSettlement} from "./ISwapSettlement.sol";
 
 /// @title IGaslessSwapRouter
@@ -10,7 +11,7 @@ import {ISwapSettlement} from "./ISwapSettlement.sol";
 /// impossible. The taker signs a permit for `sellAmount + relayerFee`. The fee goes to the signed
 /// `relayerFeeRecipient`, never to `msg.sender`: whoever copies a relayer's pending transaction and
 /// lands it first pays the gas and gains nothing.
-interface IGaslessSwapRouter is ISwapSettlement {
+interface IGaslessSwapRouter is ISwapSettlement, IRegistryGatedRouter {
     /// @notice `amount` of `token` went to the signed fee recipient for the swap of `quoteId`, which
     /// `submitter` sent.
     event RelayerFeePaid(

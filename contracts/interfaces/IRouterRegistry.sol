@@ -34,6 +34,9 @@ interface IRouterRegistry {
     error RouterRegistryDwellTooLong(uint64 dwell, uint64 maxDwell);
     /// @notice Thrown when the zero address is given where an account is required.
     error RouterRegistryZeroAddress();
+    /// @notice Thrown when a router whose state changed could not take in the change (its `sync()` reverted).
+    /// @dev Refusing the whole transition keeps the registry and the routers' on-chain brakes in step.
+    error RouterRegistrySyncFailed(address router);
 
     /// @notice A router was staged as the feature's next router, replacing `replaced` (zero if none).
     event RouterStaged(uint128 indexed featureId, address indexed router, address replaced);
@@ -92,6 +95,17 @@ interface IRouterRegistry {
         view
         returns (address previous, address current, address staged, bool paused);
 
+    /// @notice Whether `router` may settle for the feature, as the router itself enforces it.
+    /// @dev The routers copy this into their own storage when the registry tells them to (`sync()` on
+    /// every activation, pause and unpause), so a swap reads one of their own slots instead of calling
+    /// here. `activeUntil` is `type(uint64).max` for the current router, the dwell deadline for the
+    /// previous one, and zero for any other address (staged, retired or unknown).
+    /// @param featureId The feature id.
+    /// @param router The router asking.
+    /// @return paused Whether the feature is paused.
+    /// @return activeUntil The first timestamp at which `router` no longer settles.
+    function statusOf(uint128 featureId, address router) external view returns (bool paused, uint64 activeUntil);
+
     /// @notice When the previous router's dwell window closes (zero if there is no previous router).
     /// @param featureId The feature id.
     /// @return closesAt Unix time at which `prev` starts reverting.
@@ -109,16 +123,20 @@ interface IRouterRegistry {
 
     /// @notice Makes the staged router current. Administrator only.
     /// @dev The outgoing router becomes `previous` for `dwell()` seconds. On a feature's first
-    /// activation there is no outgoing router, so `previous` stays empty.
+    /// activation there is no outgoing router, so `previous` stays empty. The incoming, outgoing and
+    /// displaced previous routers are told to `sync()` in the same transaction, so the change binds on
+    /// chain in the block it is mined in.
     /// @param featureId The feature id.
     function activate(uint128 featureId) external;
 
     /// @notice Halts a feature: `ownerOf` and `prev` revert until it is unpaused.
     /// @dev Pausers or the administrator. A pauser can only stop things, so a hot key can hold it.
+    /// The current and previous routers are told to `sync()` in the same transaction: from the next
+    /// instruction on they refuse to settle, whoever calls them.
     /// @param featureId The feature id.
     function pause(uint128 featureId) external;
 
-    /// @notice Resumes a paused feature. Administrator only.
+    /// @notice Resumes a paused feature. Administrator only. The current and previous routers sync.
     /// @param featureId The feature id.
     function unpause(uint128 featureId) external;
 

@@ -10,7 +10,8 @@ pragma solidity ^0.8.28;
 ///
 /// Route actions are packed back to back, each one opcode byte followed by fixed-size operands:
 /// - `0x01` SWAP_V2: pair (20 bytes), tokenOut (20 bytes), pool fee in bps (2 bytes). Swaps the whole
-///   running amount through a Uniswap-V2-style pair. Its output goes straight to the next action's pair
+///   running amount through a Uniswap-V2-style pair. The pair must be the router's configured
+///   factory's pair of (running token, tokenOut), and the fee must be that venue's pool fee. Its output goes straight to the next action's pair
 ///   when the next action is also a swap, to the recipient when it is the last action, else to the router.
 /// - `0x02` WRAP: wraps the running native amount into WETH.
 /// - `0x03` UNWRAP: unwraps the running WETH amount into native ETH.
@@ -44,6 +45,10 @@ interface ISwapSettlement {
         uint256 feeAmount
     );
 
+    /// @notice A native payout to `to` failed (the recipient reverted or needed more than the payout
+    /// gas), so `amount` was paid as WETH instead.
+    event NativePayoutWrapped(address indexed to, uint256 amount);
+
     /// @notice The order's deadline has passed.
     error SwapDeadlineExpired(uint256 deadline, uint256 timestamp);
     /// @notice The recipient would receive less than the signed minimum.
@@ -70,4 +75,8 @@ interface ISwapSettlement {
     error SwapNativeSellNeedsValue();
     /// @notice A fee above 100 % was requested.
     error SwapFeeTooHigh(uint256 bps);
+    /// @notice A SWAP_V2 action names `pair`, but the configured factory's pair of its tokens is `expected`.
+    error SwapUnknownPair(address pair, address expected);
+    /// @notice A SWAP_V2 action states a pool fee of `stated` bps; the venue's pairs charge `expected`.
+    error SwapPoolFeeMismatch(uint256 stated, uint256 expected);
 }

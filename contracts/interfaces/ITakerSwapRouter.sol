@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
+import {IRegistryGatedRouter} from "./IRegistryGatedRouter.sol";
 import {ISwapSettlement} from "./ISwapSettlement.sol";
 
 /// @title ITakerSwapRouter
@@ -11,7 +12,7 @@ import {ISwapSettlement} from "./ISwapSettlement.sol";
 /// - allowance: the taker has approved the allowance holder, which calls the router with a transient
 ///   allowance for exactly this call;
 /// - native: the taker sends ETH as `msg.value`.
-interface ITakerSwapRouter is ISwapSettlement {
+interface ITakerSwapRouter is ISwapSettlement, IRegistryGatedRouter {
     /// @notice `swapWithAllowance` was called by someone other than the allowance holder.
     error SwapOnlyAllowanceHolder(address caller);
 
@@ -29,9 +30,10 @@ interface ITakerSwapRouter is ISwapSettlement {
 
     /// @notice Sells an ERC20 through the allowance holder. Callable only by the allowance holder,
     /// which appends the taker's address to the calldata.
+    /// @dev Not payable: an allowance swap sells an ERC20, so ETH sent along could only be stranded.
     /// @param params The order.
     /// @return buyAmount What the recipient received.
-    function swapWithAllowance(SwapParams calldata params) external payable returns (uint256 buyAmount);
+    function swapWithAllowance(SwapParams calldata params) external returns (uint256 buyAmount);
 
     /// @notice Sells native ETH sent as `msg.value` (exactly `params.sellAmount`).
     /// @param params The order; `sellToken` is the native placeholder and the first action wraps.

@@ -33,6 +33,13 @@ library RouteActions {
         }
     }
 
+    /// @notice The opcode at byte `offset`, for callers that already know `offset < actions.length`.
+    function opcodeAtInBounds(bytes calldata actions, uint256 offset) internal pure returns (uint8 opcode) {
+        assembly ("memory-safe") {
+            opcode := byte(0, calldataload(add(actions.offset, offset)))
+        }
+    }
+
     /// @notice Operands of a SWAP_V2 action starting at `offset`.
     function decodeSwapV2(bytes calldata actions, uint256 offset)
         internal

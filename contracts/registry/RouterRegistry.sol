@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
+import {IRegistryGatedRouter} from "../interfaces/IRegistryGatedRouter.sol";
 
 /// @title RouterRegistry
 /// @notice Per-feature router assignments with staged migrations, a dwell window for the outgoing
@@ -88,6 +89,15 @@ contract RouterRegistry is IRouterRegistry {
     }
 
     /// @inheritdoc IRouterRegistry
+    function statusOf(uint128 featureId, address router) external view returns (bool paused, uint64 activeUntil) {
+        Feature storage feature = _features[featureId];
+        paused = feature.paused;
+        if (router == address(0)) return (paused, 0);
+        if (router == feature.current) return (paused, type(uint64).max);
+        if (router == feature.previous) return (paused, feature.previousUntil);
+    }
+
+    /// @inheritdoc IRouterRegistry
     function dwellDeadline(uint128 featureId) external view returns (uint64 closesAt) {
         closesAt = _features[featureId].previousUntil;
     }
@@ -117,6 +127,7 @@ contract RouterRegistry is IRouterRegistry {
         address incoming = feature.staged;
         if (incoming == address(0)) revert RouterRegistryNothingStaged(featureId);
         address outgoing = feature.current;
+        address displaced = feature.previous;
         uint64 until;
         if (outgoing != address(0)) {
             until = uint64(block.timestamp) + dwell;
@@ -126,6 +137,9 @@ contract RouterRegistry is IRouterRegistry {
         feature.current = incoming;
         feature.staged = address(0);
         emit RouterActivated(featureId, incoming, outgoing, until);
+        _sync(incoming);
+        _sync(outgoing);
+        if (displaced != incoming) _sync(displaced);
     }
 
     /// @inheritdoc IRouterRegistry
@@ -135,6 +149,8 @@ contract RouterRegistry is IRouterRegistry {
         if (feature.paused) revert RouterRegistryFeaturePaused(featureId);
         feature.paused = true;
         emit FeaturePaused(featureId, feature.current, msg.sender);
+        _sync(feature.current);
+        _sync(feature.previous);
     }
 
     /// @inheritdoc IRouterRegistry
@@ -143,6 +159,8 @@ contract RouterRegistry is IRouterRegistry {
         if (!feature.paused) revert RouterRegistryFeatureNotPaused(featureId);
         feature.paused = false;
         emit FeatureUnpaused(featureId, feature.current);
+        _sync(feature.current);
+        _sync(feature.previous);
     }
 
     /// @inheritdoc IRouterRegistry
@@ -168,10 +186,24 @@ contract RouterRegistry is IRouterRegistry {
 
     /// @inheritdoc IRouterRegistry
     function acceptAdmin() external {
-        if (msg.sender != pendingAdmin || msg.sender == address(0)) revert RouterRegistryUnauthorized(msg.sender);
+        // No transaction comes from the zero address, so an empty proposal matches no caller.
+        if (msg.sender != pendingAdmin) revert RouterRegistryUnauthorized(msg.sender);
         address previousAdmin = admin;
         admin = msg.sender;
         pendingAdmin = address(0);
         emit AdminTransferred(previousAdmin, msg.sender);
+    }
+
+    /// @dev Tells `router` to copy its status (`statusOf`) into its own storage, after the state it
+    /// reads is final (checks-effects-interactions). A router that cannot take the change in fails the
+    /// whole transition: a pause that the routers ignore would be worse than one that visibly fails.
+    /// Only administrator-staged routers are ever called, so none of them can block another's sync.
+    function _sync(address router) private {
+        if (router == address(0)) return;
+        try IRegistryGatedRouter(router).sync() {
+            return;
+        } catch {
+            revert RouterRegistrySyncFailed(router);
+        }
     }
 }

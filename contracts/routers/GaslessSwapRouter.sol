@@ -5,6 +5,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfaces/ISignatureTransfer.sol";
 import {IGaslessSwapRouter} from "../interfaces/IGaslessSwapRouter.sol";
+import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
 import {SwapWitnessHash} from "../libraries/SwapWitnessHash.sol";
 import {RouteExecutor} from "./RouteExecutor.sol";
@@ -14,12 +15,19 @@ import {RouteExecutor} from "./RouteExecutor.sol";
 contract GaslessSwapRouter is IGaslessSwapRouter, RouteExecutor {
     using SafeERC20 for IERC20;
 
+    /// @notice The registry feature of gasless swaps.
+    uint128 public constant FEATURE_ID = 3;
+
     /// @notice Uniswap's Permit2.
     ISignatureTransfer public immutable permit2;
 
     /// @param permit2_ Permit2.
     /// @param weth_ Wrapped ether.
-    constructor(ISignatureTransfer permit2_, IWETH9 weth_) RouteExecutor(weth_) {
+    /// @param registry_ The registry whose feature-3 status gates this router.
+    /// @param venue The V2 factory whose pairs routes may use, and its pool fee.
+    constructor(ISignatureTransfer permit2_, IWETH9 weth_, IRouterRegistry registry_, V2Venue memory venue)
+        RouteExecutor(weth_, registry_, FEATURE_ID, venue)
+    {
         if (address(permit2_) == address(0)) revert SwapZeroAddress();
         permit2 = permit2_;
     }
@@ -32,33 +40,33 @@ contract GaslessSwapRouter is IGaslessSwapRouter, RouteExecutor {
         address relayerFeeRecipient,
         uint256 nonce,
         bytes calldata signature
-    ) external returns (uint256 buyAmount) {
-        _checkOrder(params);
+    ) external settles returns (uint256 buyAmount) {
+        (address sellToken, uint256 sellAmount, bytes calldata actions) = _checkOrder(params);
         _checkSignatureLength(signature);
-        if (params.sellToken == NATIVE) revert SwapNativeSellNotGasless();
+        if (sellToken == NATIVE) revert SwapNativeSellNotGasless();
         if (relayerFee != 0 && relayerFeeRecipient == address(0)) revert SwapZeroAddress();
         // One signed transfer of sell amount plus fee into the router, which then splits it.
         permit2.permitWitnessTransferFrom(
             ISignatureTransfer.PermitTransferFrom({
                 permitted: ISignatureTransfer.TokenPermissions({
-                    token: params.sellToken,
-                    amount: params.sellAmount + relayerFee
+                    token: sellToken,
+                    amount: sellAmount + relayerFee
                 }),
                 nonce: nonce,
                 deadline: params.deadline
             }),
-            ISignatureTransfer.SignatureTransferDetails({to: address(this), requestedAmount: params.sellAmount + relayerFee}),
+            ISignatureTransfer.SignatureTransferDetails({to: address(this), requestedAmount: sellAmount + relayerFee}),
             taker,
             SwapWitnessHash.hashGaslessWitness(params, relayerFee, relayerFeeRecipient),
             SwapWitnessHash.GASLESS_WITNESS_TYPE_STRING,
             signature
         );
         if (relayerFee != 0) {
-            IERC20(params.sellToken).safeTransfer(relayerFeeRecipient, relayerFee);
-            emit RelayerFeePaid(params.quoteId, relayerFeeRecipient, msg.sender, params.sellToken, relayerFee);
+            IERC20(sellToken).safeTransfer(relayerFeeRecipient, relayerFee);
+            emit RelayerFeePaid(params.quoteId, relayerFeeRecipient, msg.sender, sellToken, relayerFee);
         }
-        address destination = _inputDestination(params.actions);
-        if (destination != address(this)) IERC20(params.sellToken).safeTransfer(destination, params.sellAmount);
-        buyAmount = _executeAndSettle(params, taker, params.sellToken, params.sellAmount, destination);
+        address destination = _inputDestination(actions);
+        if (destination != address(this)) IERC20(sellToken).safeTransfer(destination, sellAmount);
+        buyAmount = _executeAndSettle(params, actions, taker, sellToken, sellAmount, destination);
     }
 }

@@ -3,19 +3,37 @@ pragma solidity ^0.8.28;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {IRegistryGatedRouter} from "../interfaces/IRegistryGatedRouter.sol";
+import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {ISwapSettlement} from "../interfaces/ISwapSettlement.sol";
 import {IUniswapV2PairMinimal} from "../interfaces/IUniswapV2PairMinimal.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
 import {RouteActions} from "../libraries/RouteActions.sol";
+import {V2PairAddress} from "../libraries/V2PairAddress.sol";
 import {V2SwapMath} from "../libraries/V2SwapMath.sol";
+import {RegistryGate} from "./RegistryGate.sol";
 
 /// @title RouteExecutor
 /// @notice Runs route actions and settles a swap. The entry points of the routers only differ in how
 /// the sell token arrives; everything after that happens here.
 /// @dev The router holds no funds between transactions: every action moves the whole running amount
-/// on, and settlement pays out everything the route produced.
-abstract contract RouteExecutor is ISwapSettlement {
+/// on, and settlement pays out everything the route produced. Entry points are gated by `settles`
+/// (re-entrancy lock and registry status, see RegistryGate).
+abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
     using SafeERC20 for IERC20;
+
+    /// @notice The Uniswap-V2-style venue a router trades on: only pairs this factory deployed are
+    /// accepted, and their pool fee is `feeBps` (30 for Uniswap V2).
+    struct V2Venue {
+        address factory;
+        uint16 feeBps;
+        bytes32 pairInitCodeHash;
+    }
+
+    /// @notice Gas a native payout may use. Enough for a smart wallet's `receive` (a Safe needs about
+    /// 10,000); a recipient that needs more, reverts, or returns a bomb gets WETH instead, so it can
+    /// neither make a relayed swap fail nor make it cost more than this.
+    uint256 public constant NATIVE_PAYOUT_GAS = 40_000;
 
     /// @notice The native-asset placeholder used for sell and buy tokens.
     address public constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
@@ -24,22 +42,28 @@ abstract contract RouteExecutor is ISwapSettlement {
 
     /// @notice Wrapped ether.
     IWETH9 public immutable weth;
+    /// @notice The only factory whose pairs routes may use.
+    address public immutable v2Factory;
+    bytes32 private immutable _pairInitCodeHash;
+    /// @notice The pool fee of every pair of `v2Factory`, in bps; a route stating another is refused.
+    uint256 public immutable v2FeeBps;
 
-    /// @dev The running state of a route while its actions execute.
-    struct Running {
-        address token;
-        // True when the running amount already sits in the pair of the next SWAP_V2 action.
-        bool inPair;
-        // True when the last swap paid the recipient directly (and `amount` was measured there).
-        bool paidOut;
-        uint256 amount;
-        uint256 fee;
-    }
 
     /// @param weth_ Wrapped ether.
-    constructor(IWETH9 weth_) {
-        if (address(weth_) == address(0)) revert SwapZeroAddress();
+    /// @param registry_ The registry whose status gates settlement and whose administrator may rescue.
+    /// @param featureId_ The registry feature this router serves.
+    /// @param venue The V2 factory, its pair init-code hash and its pool fee.
+    constructor(IWETH9 weth_, IRouterRegistry registry_, uint128 featureId_, V2Venue memory venue)
+        RegistryGate(registry_, featureId_)
+    {
+        if (address(weth_) == address(0) || address(registry_) == address(0) || venue.factory == address(0)) {
+            revert SwapZeroAddress();
+        }
+        if (venue.feeBps >= V2SwapMath.BPS) revert SwapFeeTooHigh(venue.feeBps);
         weth = weth_;
+        v2Factory = venue.factory;
+        _pairInitCodeHash = venue.pairInitCodeHash;
+        v2FeeBps = venue.feeBps;
     }
 
     /// @notice Accepts ether only from WETH, when unwrapping.
@@ -47,11 +71,46 @@ abstract contract RouteExecutor is ISwapSettlement {
         if (msg.sender != address(weth)) revert SwapNativeValueMismatch(0, msg.value);
     }
 
-    /// @dev Checks shared by every entry point, before any token moves.
-    function _checkOrder(SwapParams calldata params) internal view {
-        if (block.timestamp > params.deadline) revert SwapDeadlineExpired(params.deadline, block.timestamp);
-        if (params.recipient == address(0)) revert SwapZeroAddress();
-        if (params.recipient == address(this)) revert SwapRecipientIsRouter();
+    /// @inheritdoc IRegistryGatedRouter
+    function rescue(address token, address to, uint256 amount) external locked {
+        _checkRegistryAdmin();
+        if (to == address(0)) revert SwapZeroAddress();
+        if (token == NATIVE) {
+            (bool sent,) = to.call{value: amount}("");
+            if (!sent) revert SwapNativeTransferFailed(to, amount);
+        } else {
+            IERC20(token).safeTransfer(to, amount);
+        }
+        emit FundsRescued(token, to, amount);
+    }
+
+    /// @dev Checks shared by every entry point, before any token moves. Returns the fields every
+    /// entry point needs next, read from calldata once (see `_field`).
+    function _checkOrder(SwapParams calldata params)
+        internal
+        view
+        returns (address sellToken, uint256 sellAmount, bytes calldata actions)
+    {
+        uint256 deadline = _field(params, 5);
+        address recipient = address(uint160(_field(params, 4)));
+        if (block.timestamp > deadline) revert SwapDeadlineExpired(deadline, block.timestamp);
+        if (recipient == address(0)) revert SwapZeroAddress();
+        if (recipient == address(this)) revert SwapRecipientIsRouter();
+        sellToken = address(uint160(_field(params, 0)));
+        sellAmount = _field(params, 1);
+        actions = params.actions;
+    }
+
+    /// @dev Word `index` of the order's head (0 sellToken, 1 sellAmount, 2 buyToken, 3 minBuyAmount,
+    /// 4 recipient, 5 deadline, 6 quoteId), without the ABI decoder's per-access checks: the hot path
+    /// reads each field once. An address is its low 160 bits, as the EVM itself reads call targets; in
+    /// permit and gasless settlement the witness hash reads the same fields through the ABI decoder,
+    /// which refuses dirty addresses.
+    function _field(SwapParams calldata params, uint256 index) internal pure returns (uint256 word) {
+        assembly ("memory-safe") {
+            word := calldataload(add(params, shl(5, index)))
+        }
+        if (index == 0 || index == 2 || index == 4) word = uint160(word);
     }
 
     /// @dev Permit2 accepts 64-byte compact signatures too; the spec fixes the length at 65.
@@ -62,7 +121,7 @@ abstract contract RouteExecutor is ISwapSettlement {
     /// @dev Where the sell token should be delivered: straight into the first pair when the route
     /// starts with a swap (saving a transfer), otherwise to this router.
     function _inputDestination(bytes calldata actions) internal view returns (address) {
-        if (actions.length >= RouteActions.SWAP_V2_WIDTH && RouteActions.opcodeAt(actions, 0) == RouteActions.SWAP_V2) {
+        if (actions.length >= RouteActions.SWAP_V2_WIDTH && RouteActions.opcodeAtInBounds(actions, 0) == RouteActions.SWAP_V2) {
             return RouteActions.pairAt(actions, 0);
         }
         return address(this);
@@ -72,112 +131,148 @@ abstract contract RouteExecutor is ISwapSettlement {
     /// `_inputDestination` returned), settles, and emits SwapSettled.
     function _executeAndSettle(
         SwapParams calldata params,
+        bytes calldata actions,
         address taker,
         address tokenIn,
         uint256 amountIn,
         address destination
     ) internal returns (uint256 buyAmount) {
-        Running memory run = Running({
-            token: tokenIn,
-            inPair: destination != address(this),
-            paidOut: false,
-            amount: amountIn,
-            fee: 0
-        });
-        _runActions(params, run);
-        buyAmount = _settle(params, run);
-        emit SwapSettled(
-            params.quoteId,
-            taker,
-            params.recipient,
-            params.sellToken,
-            params.sellAmount,
-            params.buyToken,
-            buyAmount,
-            run.fee
-        );
+        address buyToken = address(uint160(_field(params, 2)));
+        address recipient = address(uint160(_field(params, 4)));
+        (address token, uint256 amount, bool paidOut, uint256 fee) =
+            _runActions(actions, buyToken, recipient, tokenIn, amountIn, destination != address(this));
+        // Settlement: the route must end in the buy token; the recipient gets all of it, at least the minimum.
+        if (token != buyToken) revert SwapUnexpectedToken(buyToken, token);
+        buyAmount = amount;
+        uint256 minBuyAmount = _field(params, 3);
+        if (buyAmount < minBuyAmount) revert SwapInsufficientOutput(buyAmount, minBuyAmount);
+        if (!paidOut) _pay(buyToken, recipient, buyAmount);
+        // tokenIn and amountIn are the order's sellToken and sellAmount in every entry point.
+        _emitSwapSettled(bytes32(_field(params, 6)), taker, recipient, tokenIn, amountIn, buyToken, buyAmount, fee);
     }
 
-    function _runActions(SwapParams calldata params, Running memory run) private {
-        bytes calldata actions = params.actions;
+    /// @dev SwapSettled, encoded by hand: it is emitted once per swap, and the ABI encoder's generic
+    /// path costs a few hundred gas more than five stores. Same topics and data as `emit SwapSettled`.
+    function _emitSwapSettled(
+        bytes32 quoteId,
+        address taker,
+        address recipient,
+        address sellToken,
+        uint256 sellAmount,
+        address buyToken,
+        uint256 buyAmount,
+        uint256 fee
+    ) private {
+        bytes32 topic0 = SwapSettled.selector;
+        assembly ("memory-safe") {
+            let ptr := mload(0x40)
+            mstore(ptr, sellToken)
+            mstore(add(ptr, 0x20), sellAmount)
+            mstore(add(ptr, 0x40), buyToken)
+            mstore(add(ptr, 0x60), buyAmount)
+            mstore(add(ptr, 0x80), fee)
+            log4(ptr, 0xa0, topic0, quoteId, taker, recipient)
+        }
+    }
+
+    /// @dev The running state (token, amount, whether it already sits in the next pair, whether the
+    /// last swap paid the recipient directly, and the fee taken) lives on the stack, not in memory.
+    function _runActions(
+        bytes calldata actions,
+        address buyToken,
+        address recipient,
+        address token,
+        uint256 amount,
+        bool inPair
+    ) private returns (address, uint256, bool paidOut, uint256 feeTotal) {
         uint256 offset;
         uint256 count;
         while (offset < actions.length) {
-            if (++count > MAX_ACTIONS) revert SwapTooManyActions(MAX_ACTIONS);
-            uint8 opcode = RouteActions.opcodeAt(actions, offset);
+            uint256 nextOffset;
+            uint8 opcode = RouteActions.opcodeAtInBounds(actions, offset);
             uint256 width = RouteActions.width(opcode);
+            // Neither sum can wrap: count is at most MAX_ACTIONS + 1, offset at most the calldata size.
+            unchecked {
+                if (++count > MAX_ACTIONS) revert SwapTooManyActions(MAX_ACTIONS);
+                nextOffset = offset + width;
+            }
             if (width == 0) revert SwapUnknownAction(opcode, offset);
-            if (offset + width > actions.length) revert SwapTruncatedAction(offset);
-            uint256 nextOffset = offset + width;
+            if (nextOffset > actions.length) revert SwapTruncatedAction(offset);
 
             if (opcode == RouteActions.SWAP_V2) {
-                _swapV2(params, run, offset, nextOffset);
+                (token, amount, inPair, paidOut) =
+                    _swapV2(actions, buyToken, recipient, token, amount, inPair, offset, nextOffset);
             } else if (opcode == RouteActions.WRAP) {
-                if (run.token != NATIVE) revert SwapUnexpectedToken(NATIVE, run.token);
-                weth.deposit{value: run.amount}();
-                run.token = address(weth);
+                if (token != NATIVE) revert SwapUnexpectedToken(NATIVE, token);
+                _wethCall(0xd0e30db0, amount, 0); // deposit()
+                token = address(weth);
             } else if (opcode == RouteActions.UNWRAP) {
-                if (run.token != address(weth)) revert SwapUnexpectedToken(address(weth), run.token);
-                weth.withdraw(run.amount);
-                run.token = NATIVE;
+                if (token != address(weth)) revert SwapUnexpectedToken(address(weth), token);
+                _wethCall(0x2e1a7d4d, 0, amount); // withdraw(uint256)
+                token = NATIVE;
             } else {
                 (uint256 bps, address feeRecipient) = RouteActions.decodeFee(actions, offset);
                 if (bps > V2SwapMath.BPS) revert SwapFeeTooHigh(bps);
-                if (run.token != params.buyToken) revert SwapUnexpectedToken(params.buyToken, run.token);
-                uint256 fee = (run.amount * bps) / V2SwapMath.BPS;
-                run.amount -= fee;
-                run.fee += fee;
-                _pay(run.token, feeRecipient, fee);
+                if (token != buyToken) revert SwapUnexpectedToken(buyToken, token);
+                uint256 fee = (amount * bps) / V2SwapMath.BPS;
+                amount -= fee;
+                feeTotal += fee;
+                paidOut = false;
+                _pay(token, feeRecipient, fee);
             }
             offset = nextOffset;
         }
+        return (token, amount, paidOut, feeTotal);
     }
 
     /// @dev One hop. The output goes to the next pair when the next action is a swap, to the recipient
     /// when this is the last action and yields the (ERC20) buy token, and to this router otherwise.
-    function _swapV2(SwapParams calldata params, Running memory run, uint256 offset, uint256 nextOffset) private {
-        bytes calldata actions = params.actions;
-        (address pair, address tokenOut, uint256 feeBps) = RouteActions.decodeSwapV2(actions, offset);
-        if (feeBps >= V2SwapMath.BPS) revert SwapFeeTooHigh(feeBps);
-        address tokenIn = run.token;
+    function _swapV2(
+        bytes calldata actions,
+        address buyToken,
+        address recipient,
+        address tokenIn,
+        uint256 amountIn,
+        bool inPair,
+        uint256 offset,
+        uint256 nextOffset
+    ) private returns (address tokenOut, uint256 amountOut, bool outInPair, bool paidOut) {
+        address pair;
+        uint256 feeBps;
+        (pair, tokenOut, feeBps) = RouteActions.decodeSwapV2(actions, offset);
+        // The stated fee is only a claim: the pool fee is the venue's, and a route must say so.
+        if (feeBps != v2FeeBps) revert SwapPoolFeeMismatch(feeBps, v2FeeBps);
         // Pools trade ERC20s only: the native asset must be wrapped first and unwrapped after.
         if (tokenIn == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
         if (tokenOut == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
-        if (!run.inPair) IERC20(tokenIn).safeTransfer(pair, run.amount);
+        // Only the factory's own pair of (tokenIn, tokenOut): a look-alike pair could report any
+        // reserves, and a real pair of other tokens would take the input and pay out something else.
+        // For the first hop this runs after the sell token was already delivered to `pair`; a revert
+        // here undoes that delivery with everything else.
+        address expected = V2PairAddress.pairFor(v2Factory, _pairInitCodeHash, tokenIn, tokenOut);
+        if (pair != expected) revert SwapUnknownPair(pair, expected);
+        if (!inPair) IERC20(tokenIn).safeTransfer(pair, amountIn);
 
         (uint256 reserve0, uint256 reserve1) = _reserves(pair);
         bool zeroForOne = tokenIn < tokenOut;
-        uint256 amountOut = zeroForOne
-            ? V2SwapMath.getAmountOut(run.amount, reserve0, reserve1, feeBps)
-            : V2SwapMath.getAmountOut(run.amount, reserve1, reserve0, feeBps);
+        amountOut = zeroForOne
+            ? V2SwapMath.getAmountOut(amountIn, reserve0, reserve1, v2FeeBps)
+            : V2SwapMath.getAmountOut(amountIn, reserve1, reserve0, v2FeeBps);
         (uint256 amount0Out, uint256 amount1Out) = zeroForOne ? (uint256(0), amountOut) : (amountOut, uint256(0));
 
         if (RouteActions.opcodeAt(actions, nextOffset) == RouteActions.SWAP_V2) {
             _pairSwap(pair, amount0Out, amount1Out, RouteActions.pairAt(actions, nextOffset));
-            run.inPair = true;
-            run.amount = amountOut;
-        } else if (nextOffset == actions.length && tokenOut == params.buyToken) {
+            outInPair = true;
+        } else if (nextOffset == actions.length && tokenOut == buyToken) {
             // Measure what the recipient actually received (a fee-on-transfer token delivers less than
             // the formula says) rather than trusting the formula.
-            uint256 before = _balanceOf(tokenOut, params.recipient);
-            _pairSwap(pair, amount0Out, amount1Out, params.recipient);
-            run.amount = _balanceOf(tokenOut, params.recipient) - before;
-            run.paidOut = true;
-            run.inPair = false;
+            uint256 before = _balanceOf(tokenOut, recipient);
+            _pairSwap(pair, amount0Out, amount1Out, recipient);
+            amountOut = _balanceOf(tokenOut, recipient) - before;
+            paidOut = true;
         } else {
             _pairSwap(pair, amount0Out, amount1Out, address(this));
-            run.inPair = false;
-            run.amount = amountOut;
         }
-        run.token = tokenOut;
-    }
-
-    /// @dev The route must end in the buy token; the recipient gets all of it, and at least the minimum.
-    function _settle(SwapParams calldata params, Running memory run) private returns (uint256 buyAmount) {
-        if (run.token != params.buyToken) revert SwapUnexpectedToken(params.buyToken, run.token);
-        buyAmount = run.amount;
-        if (buyAmount < params.minBuyAmount) revert SwapInsufficientOutput(buyAmount, params.minBuyAmount);
-        if (!run.paidOut) _pay(run.token, params.recipient, buyAmount);
     }
 
     /// @dev `getReserves` without the ABI decoder: the hot path reads it once per hop.
@@ -211,6 +306,20 @@ abstract contract RouteExecutor is ISwapSettlement {
         }
     }
 
+    /// @dev WETH's `deposit` (with `value`) or `withdraw(amount)` without the ABI encoder: WETH is a
+    /// known contract, so the extcodesize check of a high-level call buys nothing.
+    function _wethCall(uint32 selector, uint256 value, uint256 amount) private {
+        IWETH9 wrapped = weth;
+        assembly ("memory-safe") {
+            mstore(0, shl(224, selector))
+            mstore(4, amount)
+            if iszero(call(gas(), wrapped, value, 0, 0x24, 0, 0)) {
+                returndatacopy(0, 0, returndatasize())
+                revert(0, returndatasize())
+            }
+        }
+    }
+
     /// @dev `balanceOf` without the ABI decoder; reverts if the token does not answer with a word.
     function _balanceOf(address token, address account) private view returns (uint256 amount) {
         assembly ("memory-safe") {
@@ -228,10 +337,25 @@ abstract contract RouteExecutor is ISwapSettlement {
     function _pay(address token, address to, uint256 amount) internal {
         if (amount == 0) return;
         if (token == NATIVE) {
-            (bool sent,) = to.call{value: amount}("");
-            if (!sent) revert SwapNativeTransferFailed(to, amount);
+            _payNative(to, amount);
         } else {
             IERC20(token).safeTransfer(to, amount);
+        }
+    }
+
+    /// @dev ETH to a recipient the taker or the fee route named, who may be a contract that reverts
+    /// (perhaps only outside simulation), burns gas, or returns megabytes. The call gets at most
+    /// NATIVE_PAYOUT_GAS and none of its return data is copied; if it fails, the same value is paid
+    /// as WETH, which cannot run recipient code. The swap settles either way, at a bounded cost.
+    function _payNative(address to, uint256 amount) private {
+        bool sent;
+        assembly ("memory-safe") {
+            sent := call(NATIVE_PAYOUT_GAS, to, amount, 0, 0, 0, 0)
+        }
+        if (!sent) {
+            _wethCall(0xd0e30db0, amount, 0); // deposit()
+            IERC20(address(weth)).safeTransfer(to, amount);
+            emit NativePayoutWrapped(to, amount);
         }
     }
 }

@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfaces/ISignatureTransfer.sol";
 import {IAllowanceHolder} from "../interfaces/IAllowanceHolder.sol";
+import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {ITakerSwapRouter} from "../interfaces/ITakerSwapRouter.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
 import {SwapWitnessHash} from "../libraries/SwapWitnessHash.sol";
@@ -11,6 +12,9 @@ import {RouteExecutor} from "./RouteExecutor.sol";
 /// @title TakerSwapRouter
 /// @notice Feature-2 router: the taker's wallet sends the swap transaction itself.
 contract TakerSwapRouter is ITakerSwapRouter, RouteExecutor {
+    /// @notice The registry feature of taker-submitted swaps.
+    uint128 public constant FEATURE_ID = 2;
+
     /// @notice Uniswap's Permit2.
     ISignatureTransfer public immutable permit2;
     IAllowanceHolder private immutable _allowanceHolder;
@@ -18,7 +22,15 @@ contract TakerSwapRouter is ITakerSwapRouter, RouteExecutor {
     /// @param permit2_ Permit2.
     /// @param allowanceHolder_ The allowance holder takers approve for allowance settlement.
     /// @param weth_ Wrapped ether.
-    constructor(ISignatureTransfer permit2_, IAllowanceHolder allowanceHolder_, IWETH9 weth_) RouteExecutor(weth_) {
+    /// @param registry_ The registry whose feature-2 status gates this router.
+    /// @param venue The V2 factory whose pairs routes may use, and its pool fee.
+    constructor(
+        ISignatureTransfer permit2_,
+        IAllowanceHolder allowanceHolder_,
+        IWETH9 weth_,
+        IRouterRegistry registry_,
+        V2Venue memory venue
+    ) RouteExecutor(weth_, registry_, FEATURE_ID, venue) {
         if (address(permit2_) == address(0) || address(allowanceHolder_) == address(0)) revert SwapZeroAddress();
         permit2 = permit2_;
         _allowanceHolder = allowanceHolder_;
@@ -32,64 +44,50 @@ contract TakerSwapRouter is ITakerSwapRouter, RouteExecutor {
     /// @inheritdoc ITakerSwapRouter
     function swapWithPermit(SwapParams calldata params, uint256 nonce, bytes calldata signature)
         external
+        settles
         returns (uint256 buyAmount)
     {
-        _checkOrder(params);
+        (address sellToken, uint256 sellAmount, bytes calldata actions) = _checkOrder(params);
         _checkSignatureLength(signature);
-        if (params.sellToken == NATIVE) revert SwapNativeSellNeedsValue();
-        address destination = _inputDestination(params.actions);
+        if (sellToken == NATIVE) revert SwapNativeSellNeedsValue();
+        address destination = _inputDestination(actions);
         permit2.permitWitnessTransferFrom(
             ISignatureTransfer.PermitTransferFrom({
-                permitted: ISignatureTransfer.TokenPermissions({token: params.sellToken, amount: params.sellAmount}),
+                permitted: ISignatureTransfer.TokenPermissions({token: sellToken, amount: sellAmount}),
                 nonce: nonce,
                 deadline: params.deadline
             }),
-            ISignatureTransfer.SignatureTransferDetails({to: destination, requestedAmount: params.sellAmount}),
+            ISignatureTransfer.SignatureTransferDetails({to: destination, requestedAmount: sellAmount}),
             msg.sender,
             SwapWitnessHash.hashSwapWitness(params),
             SwapWitnessHash.SWAP_WITNESS_TYPE_STRING,
             signature
         );
-        buyAmount = _executeAndSettle(params, msg.sender, params.sellToken, params.sellAmount, destination);
+        buyAmount = _executeAndSettle(params, actions, msg.sender, sellToken, sellAmount, destination);
     }
 
     /// @inheritdoc ITakerSwapRouter
-    function swapWithAllowance(SwapParams calldata params) external payable returns (uint256 buyAmount) {
+    function swapWithAllowance(SwapParams calldata params) external settles returns (uint256 buyAmount) {
         if (msg.sender != address(_allowanceHolder)) revert SwapOnlyAllowanceHolder(msg.sender);
-        if (msg.value != 0) revert SwapNativeValueMismatch(0, msg.value);
-        _checkOrder(params);
-        if (params.sellToken == NATIVE) revert SwapNativeSellNeedsValue();
-        // The holder appends the address of the taker who called it.
-        address taker = address(bytes20(msg.data[msg.data.length - 20:]));
-        address destination = _inputDestination(params.actions);
-        _pullFromHolder(params.sellToken, taker, destination, params.sellAmount);
-        buyAmount = _executeAndSettle(params, taker, params.sellToken, params.sellAmount, destination);
+        // A native sell cannot arrive here: the holder's transferFrom on the native placeholder (no
+        // code) reverts before this call is made.
+        (address sellToken, uint256 sellAmount, bytes calldata actions) = _checkOrder(params);
+        // The holder appends the address of the taker who called it, and has already delivered the
+        // order's sell amount to the route's input, which it finds by the same rule as
+        // `_inputDestination` from the same bytes.
+        address taker;
+        assembly ("memory-safe") {
+            taker := shr(96, calldataload(sub(calldatasize(), 20)))
+        }
+        address destination = _inputDestination(actions);
+        buyAmount = _executeAndSettle(params, actions, taker, sellToken, sellAmount, destination);
     }
 
     /// @inheritdoc ITakerSwapRouter
-    function swapNative(SwapParams calldata params) external payable returns (uint256 buyAmount) {
-        _checkOrder(params);
-        if (params.sellToken != NATIVE) revert SwapUnexpectedToken(NATIVE, params.sellToken);
-        if (msg.value != params.sellAmount) revert SwapNativeValueMismatch(params.sellAmount, msg.value);
-        buyAmount = _executeAndSettle(params, msg.sender, NATIVE, msg.value, address(this));
-    }
-
-    /// @dev `allowanceHolder.transferFrom(token, owner, to, amount)` encoded by hand: it is on the hot
-    /// path of every allowance swap, and the holder is known to be a contract.
-    function _pullFromHolder(address token, address owner, address to, uint256 amount) private {
-        IAllowanceHolder holder = _allowanceHolder;
-        bytes4 selector = IAllowanceHolder.transferFrom.selector;
-        assembly ("memory-safe") {
-            let ptr := mload(0x40)
-            mstore(ptr, selector)
-            mstore(add(ptr, 0x04), token)
-            mstore(add(ptr, 0x24), owner)
-            mstore(add(ptr, 0x44), to)
-            mstore(add(ptr, 0x64), amount)
-            if iszero(call(gas(), holder, 0, ptr, 0x84, 0, 0)) {
-                returndatacopy(ptr, 0, returndatasize())
-                revert(ptr, returndatasize())
-            }
-        }
+    function swapNative(SwapParams calldata params) external payable settles returns (uint256 buyAmount) {
+        (address sellToken, uint256 sellAmount, bytes calldata actions) = _checkOrder(params);
+        if (sellToken != NATIVE) revert SwapUnexpectedToken(NATIVE, sellToken);
+        if (msg.value != sellAmount) revert SwapNativeValueMismatch(sellAmount, msg.value);
+        buyAmount = _executeAndSettle(params, actions, msg.sender, NATIVE, sellAmount, address(this));
     }
 }

@@ -41,7 +41,7 @@ export async function deployContracts(
   const registry = getAddress((await deployRouterRegistry(hre, clients, deployer)).address);
   const permit2 = await deployPermit2(hre, clients);
   const { weth, uniswapV2Factory, tokens, pools } = await deployLiquidity(hre, clients, deployer);
-  const settlement = await deploySettlement(hre, clients, deployer, { registry, permit2, weth });
+  const settlement = await deploySettlement(hre, clients, deployer, { registry, permit2, weth, uniswapV2Factory });
   return {
     contracts: { routerRegistry: registry, permit2, weth, uniswapV2Factory, ...settlement },
     tokens,

@@ -1,30 +1,43 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { getAddress, type Address } from "viem";
 import type { DevWalletClient, HardhatClients } from "./hardhatClients";
+import { UNISWAP_V2_FEE_BPS } from "./deployLiquidity";
+import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "./uniswapArtifacts";
+
+/** What a router is wired to: Permit2, WETH, the registry that gates it, and the V2 factory whose pairs it trades. */
+export type RouterDependencies = { permit2: Address; weth: Address; registry: Address; uniswapV2Factory: Address };
+
+/** The V2 venue constructor argument: only the factory's pairs, at Uniswap V2's fixed pool fee. */
+function v2Venue(uniswapV2Factory: Address) {
+  return { factory: uniswapV2Factory, pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH, feeBps: UNISWAP_V2_FEE_BPS };
+}
 
 export type Settlement = { allowanceHolder: Address; takerSwapRouter: Address; gaslessSwapRouter: Address };
 
-/** Deploys a feature-2 router (taker-submitted swaps). */
+/**
+ * Deploys a feature-2 router (taker-submitted swaps). It settles nothing until the registry activates
+ * it for feature 2 (see `migrateFeature`).
+ */
 export async function deployTakerSwapRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-  { permit2, allowanceHolder, weth }: { permit2: Address; allowanceHolder: Address; weth: Address },
+  { permit2, allowanceHolder, weth, registry, uniswapV2Factory }: RouterDependencies & { allowanceHolder: Address },
 ): Promise<Address> {
-  const router = await hre.viem.deployContract("TakerSwapRouter", [permit2, allowanceHolder, weth], {
+  const router = await hre.viem.deployContract("TakerSwapRouter", [permit2, allowanceHolder, weth, registry, v2Venue(uniswapV2Factory)], {
     client: { public: clients.publicClient, wallet: deployer },
   });
   return getAddress(router.address);
 }
 
-/** Deploys a feature-3 router (gasless swaps). */
+/** Deploys a feature-3 router (gasless swaps); like feature 2's, it settles only once activated. */
 export async function deployGaslessSwapRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-  { permit2, weth }: { permit2: Address; weth: Address },
+  { permit2, weth, registry, uniswapV2Factory }: RouterDependencies,
 ): Promise<Address> {
-  const router = await hre.viem.deployContract("GaslessSwapRouter", [permit2, weth], {
+  const router = await hre.viem.deployContract("GaslessSwapRouter", [permit2, weth, registry, v2Venue(uniswapV2Factory)], {
     client: { public: clients.publicClient, wallet: deployer },
   });
   return getAddress(router.address);
@@ -38,19 +51,23 @@ export async function deploySettlement(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-  { registry, permit2, weth }: { registry: Address; permit2: Address; weth: Address },
+  dependencies: RouterDependencies,
 ): Promise<Settlement> {
+  const { registry } = dependencies;
   const client = { public: clients.publicClient, wallet: deployer };
   const holder = await hre.viem.deployContract("AllowanceHolder", [], { client });
   const allowanceHolder = getAddress(holder.address);
-  const takerSwapRouter = await deployTakerSwapRouter(hre, clients, deployer, { permit2, allowanceHolder, weth });
-  const gaslessSwapRouter = await deployGaslessSwapRouter(hre, clients, deployer, { permit2, weth });
+  const takerSwapRouter = await deployTakerSwapRouter(hre, clients, deployer, { ...dependencies, allowanceHolder });
+  const gaslessSwapRouter = await deployGaslessSwapRouter(hre, clients, deployer, dependencies);
   await migrateFeature(hre, clients, deployer, registry, 2n, takerSwapRouter);
   await migrateFeature(hre, clients, deployer, registry, 3n, gaslessSwapRouter);
   return { allowanceHolder, takerSwapRouter, gaslessSwapRouter };
 }
 
-/** Stages `router` for `featureId` and activates it; the outgoing router enters its dwell window. */
+/**
+ * Stages `router` for `featureId` and activates it; the outgoing router enters its dwell window. The
+ * registry makes the routers concerned sync their on-chain status in the activation itself.
+ */
 export async function migrateFeature(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,

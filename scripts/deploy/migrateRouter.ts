@@ -21,10 +21,16 @@ export async function migrateRouter(
 ): Promise<MigrationResult> {
   const { contracts } = manifest;
   let router: Address;
+  const dependencies = {
+    permit2: contracts.permit2,
+    weth: contracts.weth,
+    registry: contracts.routerRegistry,
+    uniswapV2Factory: contracts.uniswapV2Factory,
+  };
   if (featureId === 2n) {
-    router = await deployTakerSwapRouter(hre, clients, admin, { permit2: contracts.permit2, allowanceHolder: contracts.allowanceHolder, weth: contracts.weth });
+    router = await deployTakerSwapRouter(hre, clients, admin, { ...dependencies, allowanceHolder: contracts.allowanceHolder });
   } else if (featureId === 3n) {
-    router = await deployGaslessSwapRouter(hre, clients, admin, { permit2: contracts.permit2, weth: contracts.weth });
+    router = await deployGaslessSwapRouter(hre, clients, admin, dependencies);
   } else {
     throw new Error(`feature ${featureId} has no router type; use 2 (taker-submitted) or 3 (gasless)`);
   }

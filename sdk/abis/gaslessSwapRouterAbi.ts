@@ -19,6 +19,17 @@ export const gaslessSwapRouterAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint128",
+        "name": "featureId",
+        "type": "uint128"
+      }
+    ],
+    "name": "SwapFeaturePaused",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "bps",
         "type": "uint256"
@@ -97,8 +108,56 @@ export const gaslessSwapRouterAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "caller",
+        "type": "address"
+      }
+    ],
+    "name": "SwapOnlyRegistryAdmin",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "stated",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "expected",
+        "type": "uint256"
+      }
+    ],
+    "name": "SwapPoolFeeMismatch",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "SwapRecipientIsRouter",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "SwapReentrantCall",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint128",
+        "name": "featureId",
+        "type": "uint128"
+      },
+      {
+        "internalType": "uint64",
+        "name": "activeUntil",
+        "type": "uint64"
+      }
+    ],
+    "name": "SwapRouterNotActive",
     "type": "error"
   },
   {
@@ -156,9 +215,69 @@ export const gaslessSwapRouterAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "pair",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "expected",
+        "type": "address"
+      }
+    ],
+    "name": "SwapUnknownPair",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "SwapZeroAddress",
     "type": "error"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      }
+    ],
+    "name": "FundsRescued",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      }
+    ],
+    "name": "NativePayoutWrapped",
+    "type": "event"
   },
   {
     "anonymous": false,
@@ -195,6 +314,31 @@ export const gaslessSwapRouterAbi = [
       }
     ],
     "name": "RelayerFeePaid",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint128",
+        "name": "featureId",
+        "type": "uint128"
+      },
+      {
+        "indexed": false,
+        "internalType": "bool",
+        "name": "paused",
+        "type": "bool"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "activeUntil",
+        "type": "uint64"
+      }
+    ],
+    "name": "RouterStatusSynced",
     "type": "event"
   },
   {
@@ -251,6 +395,73 @@ export const gaslessSwapRouterAbi = [
     ],
     "name": "SwapSettled",
     "type": "event"
+  },
+  {
+    "inputs": [],
+    "name": "featureId",
+    "outputs": [
+      {
+        "internalType": "uint128",
+        "name": "",
+        "type": "uint128"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "registry",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      }
+    ],
+    "name": "rescue",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "status",
+    "outputs": [
+      {
+        "internalType": "bool",
+        "name": "paused",
+        "type": "bool"
+      },
+      {
+        "internalType": "uint64",
+        "name": "activeUntil",
+        "type": "uint64"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
   },
   {
     "inputs": [
@@ -335,6 +546,13 @@ export const gaslessSwapRouterAbi = [
         "type": "uint256"
       }
     ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "sync",
+    "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"
   }

@@ -35,9 +35,10 @@ export function encodeSwapNative(order: SwapOrder): Hex {
 }
 
 /**
- * Allowance settlement: the taker calls the allowance holder, which lends `router` a transient
- * allowance of exactly the order's sell amount for one `swapWithAllowance` call. The transaction's
- * `to` is the allowance holder, the contract the taker approved.
+ * Allowance settlement: the taker calls the allowance holder, which moves exactly the order's sell
+ * amount of the taker's tokens to the route's first pair and then calls `router`'s
+ * `swapWithAllowance`. The transaction's `to` is the allowance holder, the contract the taker
+ * approved; it carries no value.
  */
 export function encodeSwapWithAllowance(order: SwapOrder, router: Address): Hex {
   const inner = concatHex([selector.swapWithAllowance, encodeAbiParameters(swapWithAllowance.inputs, [order])]);

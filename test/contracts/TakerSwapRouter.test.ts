@@ -1,5 +1,5 @@
-import { expect } from "chai";
 import hre from "hardhat";
+import { expect } from "chai";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { encodeFunctionData, erc20Abi, getAddress, maxUint256, parseEventLogs, parseUnits, type Address, type Hex } from "viem";
 import {
@@ -213,7 +213,13 @@ describe("TakerSwapRouter (feature 2)", () => {
       expect(receipt.status).to.equal("success");
       expect(await balanceOf(f, f.token("USDC"), f.taker.account.address)).to.equal(usdcBefore - sellAmount);
       expect(await balanceOf(f, f.token("DAI"), f.taker.account.address)).to.equal(daiBefore + route.buyAmount);
-      expect(await f.holder.read.allowance([f.routerAddress, f.taker.account.address, f.token("USDC")])).to.equal(0n);
+      // The taker's USDC went straight into the first pair: the router never held or pulled any.
+      const usdcMoves = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: "Transfer" }).filter(
+        (log) => log.address.toLowerCase() === f.token("USDC").toLowerCase(),
+      );
+      expect(usdcMoves.map((log) => [log.args.from, log.args.to, log.args.value])).to.deep.equal([
+        [f.taker.account.address, f.pool("USDC", "DAI"), sellAmount],
+      ]);
       const [settled] = parseEventLogs({ abi: takerSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" });
       expect(settled?.args.taker).to.equal(f.taker.account.address);
     });
@@ -242,29 +248,21 @@ describe("TakerSwapRouter (feature 2)", () => {
       ]);
     });
 
-    it("has no allowance outside the single exec call: direct transferFrom on the holder reverts", async () => {
+    it("moves only the caller's own tokens, exactly the order's amount, to the order's first pair: nothing else can spend the approval", async () => {
       const f = await loadFixture(settlementFixture);
       await approve(f, f.token("USDC"), f.taker, f.contracts.allowanceHolder);
       const sellAmount = parseUnits("100", 6);
       const route = await testRoute(f, ["USDC", "DAI"], sellAmount);
-      const order = orderFor(route, sellAmount, f.taker.account.address, await now(f), QUOTE_ID);
-      await f.publicClient.waitForTransactionReceipt({
-        hash: await f.taker.sendTransaction({ to: f.contracts.allowanceHolder, data: encodeSwapWithAllowance(order, f.routerAddress) }),
-      });
-      // After the call, neither a stranger nor the router address itself can pull the taker's tokens.
-      await expectRevert(
-        f.holder.simulate.transferFrom([f.token("USDC"), f.taker.account.address, f.stranger.account.address, 1n], {
-          account: f.stranger.account,
-        }),
-        "AllowanceHolderInsufficientAllowance",
-        [f.stranger.account.address, f.taker.account.address, f.token("USDC"), 0n, 1n],
-      );
-      await f.testClient.impersonateAccount({ address: f.routerAddress });
-      await f.testClient.setBalance({ address: f.routerAddress, value: parseUnits("1", 18) });
-      await expectRevert(
-        f.holder.simulate.transferFrom([f.token("USDC"), f.taker.account.address, f.routerAddress, 1n], { account: f.routerAddress }),
-        "AllowanceHolderInsufficientAllowance",
-      );
+      const order = orderFor(route, sellAmount, f.stranger.account.address, await now(f), QUOTE_ID);
+      const data = encodeFunctionData({ abi: takerSwapRouterAbi, functionName: "swapWithAllowance", args: [order] });
+      expect(await f.holder.read.orderOf([f.routerAddress, data])).to.deep.equal([f.token("USDC"), sellAmount, f.pool("USDC", "DAI")]);
+      // A stranger sending the taker's order spends the stranger's own (absent) approval, never the taker's.
+      const takerBefore = await balanceOf(f, f.token("USDC"), f.taker.account.address);
+      await expectRevert(f.stranger.sendTransaction({ to: f.contracts.allowanceHolder, data: encodeSwapWithAllowance(order, f.routerAddress) }), "ERC20InsufficientAllowance");
+      expect(await balanceOf(f, f.token("USDC"), f.taker.account.address)).to.equal(takerBefore);
+      // The holder exposes no other way to move tokens: its ABI is exec and a pure parser.
+      const functions = (await hre.artifacts.readArtifact("AllowanceHolder")).abi.filter((item) => item.type === "function").map((item) => (item as { name: string }).name);
+      expect(functions.sort()).to.deep.equal(["exec", "orderOf"]);
     });
 
     it("calls nothing but swapWithAllowance, so it cannot be turned against token contracts", async () => {
@@ -289,9 +287,7 @@ describe("TakerSwapRouter (feature 2)", () => {
     it("keeps the taker's approval useful across a router migration: the new router and the old one both settle", async () => {
       const f = await loadFixture(settlementFixture);
       await approve(f, f.token("USDC"), f.taker, f.contracts.allowanceHolder);
-      const successor = await hre.viem.deployContract("TakerSwapRouter", [f.contracts.permit2, f.contracts.allowanceHolder, f.contracts.weth], {
-        client: { public: f.publicClient, wallet: f.deployer },
-      });
+      const successor = { address: await f.newTakerRouter() };
       await f.registry.write.stage([2n, successor.address]);
       await f.registry.write.activate([2n]);
       for (const router of [successor.address, f.routerAddress]) {
