@@ -59,7 +59,8 @@ describe("POST /gasless/submit and GET /gasless/status: validation, ownership an
 
   it("refuses an expired quote, a spent Permit2 nonce, and a swap that no longer simulates", async () => {
     const expired = await signedQuote();
-    await time.increase(301);
+    // Past the quote's deadline (blocks mined faster than one a second can run ahead of the clock).
+    await time.increaseTo(BigInt(expired.quote.permit2.message.deadline) + 1n);
     await expectRefused({ quote_id: expired.quote.quote_id, signature: expired.signature }, 400, "quote_expired", /request a fresh quote/);
 
     const spent = await signedQuote();

@@ -90,11 +90,11 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
     stack = await startGaslessStack(f, { signers: 1 });
     await setAutomine(false);
     const taker = f.signerOf(f.taker.account.address);
-    const { relayId } = await submitFor(taker);
+    const { quote, relayId } = await submitFor(taker);
     const pending = await stack.waitFor(relayId, submitted);
     // The node loses the transaction (as a restarted node would); the quote's five minutes then pass.
     await hre.network.provider.request({ method: "hardhat_dropTransaction", params: [pending.tx_hash] });
-    await time.increase(301);
+    await time.increaseTo(BigInt(quote.permit2.message.deadline) + 1n);
     const cancelling = await stack.waitFor(relayId, (relay) => relay.transactions.some((transaction) => transaction.kind === "cancel"));
     const cancel = cancelling.transactions.find((transaction) => transaction.kind === "cancel")!;
     expect(cancel.nonce).to.equal(pending.transactions[0]!.nonce);
