@@ -1,26 +1,15 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { erc20Abi, maxUint256, parseEventLogs, type Hex } from "viem";
 import { gaslessSwapRouterAbi } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
+import { freePort } from "../../scripts/devnet/freePort";
 import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
 import { RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack, gaslessReadyFixture } from "../fixtures/gaslessStack";
 import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
 
@@ -84,6 +73,15 @@ describe("relayer crash safety (a real child process, SIGKILL)", function () {
     return parseEventLogs({ abi: gaslessSwapRouterAbi, logs, eventName: "SwapSettled" }).filter((log) => log.args.quoteId === onchainQuoteId);
   }
 
+  /** The relay ended confirmed, with one transaction of its own, and its quote settled exactly once on chain. */
+  async function expectConfirmedOnce(relayId: string, onchainQuoteId: Hex) {
+    const relay = await stack.waitFor(relayId);
+    expect(relay.status).to.equal("confirmed");
+    expect(relay.transactions).to.have.length(1);
+    expect(await settledOnce(onchainQuoteId)).to.have.length(1);
+    return relay;
+  }
+
   async function waitForProxyToSee(method: string) {
     const until = Date.now() + 15_000;
     while (!proxy.seen.includes(method)) {
@@ -100,10 +98,7 @@ describe("relayer crash safety (a real child process, SIGKILL)", function () {
     expect((await stack.status(relayId)).status).to.equal(503);
     proxy.allow();
     await startRelayerProcess();
-    const relay = await stack.waitFor(relayId);
-    expect(relay.status).to.equal("confirmed");
-    expect(relay.transactions).to.have.length(1);
-    expect(await settledOnce(onchainQuoteId)).to.have.length(1);
+    await expectConfirmedOnce(relayId, onchainQuoteId);
   });
 
   it("(b) killed after the broadcast, before the receipt: the restarted relayer finds the mined transaction instead of sending another", async () => {
@@ -114,11 +109,7 @@ describe("relayer crash safety (a real child process, SIGKILL)", function () {
     await mine(1);
     await setAutomine(true);
     await startRelayerProcess();
-    const relay = await stack.waitFor(relayId);
-    expect(relay.status).to.equal("confirmed");
-    expect(relay.tx_hash).to.equal(pending.tx_hash);
-    expect(relay.transactions).to.have.length(1);
-    expect(await settledOnce(onchainQuoteId)).to.have.length(1);
+    expect((await expectConfirmedOnce(relayId, onchainQuoteId)).tx_hash).to.equal(pending.tx_hash);
   });
 
   it("(b') killed after the node took the transaction but before the relayer heard back: still one fill", async () => {
@@ -128,10 +119,7 @@ describe("relayer crash safety (a real child process, SIGKILL)", function () {
     await relayer!.stop("SIGKILL");
     proxy.allow();
     await startRelayerProcess();
-    const relay = await stack.waitFor(relayId);
-    expect(relay.status).to.equal("confirmed");
-    expect(relay.transactions).to.have.length(1);
-    expect(await settledOnce(onchainQuoteId)).to.have.length(1);
+    await expectConfirmedOnce(relayId, onchainQuoteId);
   });
 
   it("(c) killed while the transaction is pending in the mempool: the restarted relayer rebroadcasts what it signed, with the same nonce", async () => {
