@@ -42,6 +42,7 @@ const schema = z.object({
   API_HOST: z.string().min(1).default("127.0.0.1"),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   API_DB_PATH: z.string().min(1).default("data/api.sqlite"),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
   API_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   API_MAX_BODY_BYTES: positiveInt.default(16_384),
   NONCE_TTL_SECONDS: positiveInt.default(600),
@@ -90,6 +91,11 @@ export type ApiConfig = Readonly<{
   port: number;
   /** SQLite database file (created with its folder). `API_DB_PATH`, default data/api.sqlite. */
   dbPath: string;
+  /**
+   * PostgreSQL instead of the SQLite file: every API instance on this URL shares profiles, keys,
+   * quotes, token decisions and rate limits. `DATABASE_URL` (`postgres://…`), default unset (SQLite).
+   */
+  databaseUrl: string | undefined;
   /** pino level. `API_LOG_LEVEL`, default info. */
   logLevel: string;
   /** Largest accepted request body; larger ones get 413. `API_MAX_BODY_BYTES`, default 16384. */
@@ -178,6 +184,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     host: values.API_HOST,
     port: values.API_PORT,
     dbPath: resolve(values.API_DB_PATH),
+    databaseUrl: values.DATABASE_URL,
     logLevel: values.API_LOG_LEVEL,
     maxBodyBytes: values.API_MAX_BODY_BYTES,
     nonceTtlSeconds: values.NONCE_TTL_SECONDS,

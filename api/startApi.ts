@@ -5,7 +5,7 @@ import type { ApiConfig } from "./config";
 import { loadChains } from "./chains/loadChains";
 import { createApp } from "./createApp";
 import { serveApp, type RunningServer } from "./serveApp";
-import { openSqliteStore } from "./store/sqlite/sqliteStore";
+import { openStore } from "./store/openStore";
 
 /**
  * Opens the database, connects the public client to `config.rpcUrl`, loads the served chains (their
@@ -19,7 +19,7 @@ export async function startApi(
   /** Transports for chains running in this process (the devnet's own), by chain id; others use their RPC URL. */
   transports: ReadonlyMap<number, Transport> = new Map(),
 ): Promise<RunningServer> {
-  const store = openSqliteStore(config.dbPath, {
+  const store = await openStore(config, {
     onWriteError: (error, state) => logger.error({ err: error, ...state }, "quote records could not be written; retrying"),
   });
   try {
@@ -34,7 +34,7 @@ export async function startApi(
     const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock });
     const server = await serveApp(app, config.host, config.port);
     chains.jobs.start();
-    logger.info({ url: server.url, dbPath: config.dbPath, chainId: config.chainId, chains: chains.registry.all().map((chain) => chain.chainId) }, "api listening");
+    logger.info({ url: server.url, database: config.databaseUrl === undefined ? config.dbPath : "postgresql", chainId: config.chainId, chains: chains.registry.all().map((chain) => chain.chainId) }, "api listening");
     return {
       url: server.url,
       close: async () => {

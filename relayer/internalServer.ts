@@ -69,7 +69,7 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
       res.status(503).json({ error: "the relayer cannot reach its chain right now; retry shortly", code: "chain_unavailable" });
       return;
     }
-    const creation = context.store.createRelay({
+    const creation = await context.store.createRelay({
       id: randomUUID(),
       chainId: body.chain_id,
       quoteId: body.quote_id,
@@ -86,7 +86,7 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
       estimatedGas: body.estimated_gas,
       acceptedBlock,
       createdAt: context.now(),
-    });
+    }, { owner: context.config.relayerId, until: new Date(context.now().getTime() + context.config.leaseSeconds * 1000) });
     if (creation.outcome === "created") {
       context.logger.info({ relayId: creation.relay.id, quoteId: body.quote_id, taker: body.taker }, "relay accepted");
       queue.enqueue(creation.relay.id);
@@ -95,14 +95,14 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
     res.status(creation.outcome === "created" ? 201 : creation.outcome === "existing" ? 200 : 409).json(result);
   });
 
-  app.post("/internal/relays/match", (req, res) => {
+  app.post("/internal/relays/match", async (req, res) => {
     const parsed = matchRequest.safeParse(req.body);
     if (!parsed.success) {
       res.status(400).json({ error: `${parsed.error.issues[0]?.path.join(".") ?? "body"}: ${parsed.error.issues[0]?.message ?? "invalid"}`, code: "invalid_request" });
       return;
     }
     const body = parsed.data;
-    const match = context.store.matchRelay({
+    const match = await context.store.matchRelay({
       chainId: body.chain_id,
       quoteId: body.quote_id,
       integratorId: body.integrator_id,
@@ -116,8 +116,8 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
     res.status(match.outcome === "existing" ? 200 : 409).json({ outcome: match.outcome, relay: internalRelayJson(match.relay) });
   });
 
-  app.get("/internal/relays/:id", (req, res) => {
-    const relay = z.uuid().safeParse(req.params.id).success ? context.store.getRelay(req.params.id) : undefined;
+  app.get("/internal/relays/:id", async (req, res) => {
+    const relay = z.uuid().safeParse(req.params.id).success ? await context.store.getRelay(req.params.id) : undefined;
     if (relay === undefined) {
       res.status(404).json({ error: `no relay ${req.params.id}`, code: "relay_not_found" });
       return;

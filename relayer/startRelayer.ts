@@ -7,13 +7,13 @@ import { manifestPath, readManifest } from "../sdk";
 import type { RelayerConfig } from "./config";
 import { createInternalApp } from "./internalServer";
 import { NonceTracker } from "./nonceTracker";
-import { recoverOpenRelays } from "./recovery";
 import type { RelayContext } from "./relayContext";
 import { RelayQueue } from "./relayQueue";
 import { ReceiptWatcher } from "./receiptWatcher";
 import { SignerPool } from "./signerPool";
 import type { RelayStore } from "./store/relayStore";
-import { openSqliteRelayStore } from "./store/sqliteRelayStore";
+import { openRelayStore } from "./store/openRelayStore";
+import { LeaseKeeper } from "./leaseKeeper";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
@@ -21,10 +21,10 @@ import { openSqliteRelayStore } from "./store/sqliteRelayStore";
  * not leave holes. A redeploy on the same chain (the old block still exists) keeps them.
  */
 async function adoptChainRun(store: RelayStore, client: PublicClient, deployBlockHash: Hex, logger: Logger): Promise<void> {
-  const previous = store.chainRun();
+  const previous = await store.chainRun();
   if (previous === deployBlockHash.toLowerCase()) return;
   const stillOnChain = previous !== undefined && (await client.getBlock({ blockHash: previous }).then(() => true, () => false));
-  const forgotten = store.setChainRun(deployBlockHash, { forgetRelays: previous !== undefined && !stillOnChain });
+  const forgotten = await store.setChainRun(deployBlockHash, { forgetRelays: previous !== undefined && !stillOnChain });
   if (forgotten > 0) logger.warn({ previous, current: deployBlockHash, forgotten }, "the chain was reset since the last run; its relays were forgotten");
 }
 
@@ -61,14 +61,14 @@ export async function startRelayer(
   });
   if (chainId !== config.chainId) throw new Error(`RPC_URL ${config.rpcUrl} serves chain ${chainId}, not CHAIN_ID ${config.chainId}`);
 
-  const store = openSqliteRelayStore(config.dbPath);
+  const store = await openRelayStore(config);
   try {
     await adoptChainRun(store, client, manifest.deployBlockHash, logger);
     const keys = await Promise.all(
       config.privateKeys.map(async (privateKey) => {
         const address = privateKeyToAccount(privateKey).address;
         const pending = await client.getTransactionCount({ address, blockTag: "pending" });
-        return { privateKey, nonces: new NonceTracker(pending, store.highestNonce(address)) };
+        return { privateKey, nonces: new NonceTracker(pending, await store.highestNonce(address)) };
       }),
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
@@ -76,8 +76,10 @@ export async function startRelayer(
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
     queue = new RelayQueue(context, (relayId, options) => watcher.track(relayId, options));
-    await recoverOpenRelays(context, queue, watcher);
+    const leases = new LeaseKeeper(context, queue, watcher);
+    await leases.recover();
     watcher.start();
+    leases.start();
 
     const server = createServer(createInternalApp(context, queue));
     await new Promise<void>((resolve, reject) => {
@@ -99,13 +101,14 @@ export async function startRelayer(
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        await leases.stop();
         await queue.stop();
         await watcher.stop();
-        store.close();
+        await store.close();
       },
     };
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
 }

@@ -9,6 +9,7 @@ describe("api configuration", () => {
       host: "127.0.0.1",
       port: 8080,
       dbPath: resolve("data/api.sqlite"),
+      databaseUrl: undefined,
       logLevel: "info",
       maxBodyBytes: 16_384,
       nonceTtlSeconds: 600,
