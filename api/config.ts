@@ -58,6 +58,8 @@ const schema = z.object({
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   API_CHAINS: additionalChains.default([]),
   SNAPSHOT_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
+  ONBOARDING_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
+  ONBOARDING_WALLET_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),
   SNAPSHOT_REFRESH_SECONDS: positiveInt.default(5),
   DEMAND_FLUSH_SECONDS: positiveInt.default(5),
   DEMAND_MAX_TRACKED: positiveInt.default(10_000),
@@ -68,7 +70,11 @@ const schema = z.object({
   QUOTE_TTL_SECONDS: positiveInt.default(300),
   // The spec allows the probe bucket "up to 10 times" the quote allowance.
   QUOTE_PROBE_MULTIPLIER: positiveInt.max(10).default(10),
-  RELAYER_URL: z.url({ protocol: /^https?$/ }).default("http://127.0.0.1:8090"),
+  RELAYER_URL: z
+    .string()
+    .default("http://127.0.0.1:8090")
+    .transform((text) => text.split(",").map((url) => url.trim().replace(/\/+$/, "")))
+    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1)),
   RELAYER_INTERNAL_TOKEN: z.string().min(16, "must be at least 16 characters (a shared secret with the relayer)").optional(),
   RELAYER_FEE_RECIPIENT: z
     .string()
@@ -129,6 +135,10 @@ export type ApiConfig = Readonly<{
   additionalChains: readonly AdditionalChain[];
   /** GET /tokens/supported-tokens requests per client IP per minute. `SNAPSHOT_RATE_LIMIT_PER_MINUTE`, default 120. */
   snapshotRateLimitPerMinute: number;
+  /** Requests per client IP per minute on each onboarding endpoint. `ONBOARDING_RATE_LIMIT_PER_MINUTE`, default 120. */
+  onboardingRateLimitPerMinute: number;
+  /** POST /integrators/nonce requests per wallet per minute (each stores a challenge). `ONBOARDING_WALLET_RATE_LIMIT_PER_MINUTE`, default 30. */
+  onboardingWalletRateLimitPerMinute: number;
   /** How often the running API re-reads operator and promotion changes from the database. `SNAPSHOT_REFRESH_SECONDS`, default 5. */
   snapshotRefreshSeconds: number;
   /** How often buffered unsupported-token demand is written to the database. `DEMAND_FLUSH_SECONDS`, default 5. */
@@ -156,8 +166,11 @@ export type ApiConfig = Readonly<{
 
 /** How the API prices gasless quotes and reaches the relayer. */
 export type GaslessConfig = Readonly<{
-  /** The relayer's internal endpoint. `RELAYER_URL`, default http://127.0.0.1:8090. */
-  relayerUrl: string;
+  /**
+   * The relayers' internal endpoints, tried in turn (round-robin; an unreachable one is skipped): with
+   * PostgreSQL every relayer sees every relay. `RELAYER_URL`, comma-separated, default http://127.0.0.1:8090.
+   */
+  relayerUrls: readonly string[];
   /** Shared secret presented to the relayer. `RELAYER_INTERNAL_TOKEN`. */
   relayerToken: string;
   /** The relayer operator's address that receives the fee, signed by the taker. `RELAYER_FEE_RECIPIENT`. */
@@ -199,6 +212,8 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
     additionalChains: additionalChainsOf(values.CHAIN_ID, values.API_CHAINS),
     snapshotRateLimitPerMinute: values.SNAPSHOT_RATE_LIMIT_PER_MINUTE,
+    onboardingRateLimitPerMinute: values.ONBOARDING_RATE_LIMIT_PER_MINUTE,
+    onboardingWalletRateLimitPerMinute: values.ONBOARDING_WALLET_RATE_LIMIT_PER_MINUTE,
     snapshotRefreshSeconds: values.SNAPSHOT_REFRESH_SECONDS,
     demandFlushSeconds: values.DEMAND_FLUSH_SECONDS,
     demandMaxTracked: values.DEMAND_MAX_TRACKED,
@@ -212,7 +227,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       values.RELAYER_INTERNAL_TOKEN === undefined || values.RELAYER_FEE_RECIPIENT === undefined
         ? undefined
         : {
-            relayerUrl: values.RELAYER_URL.replace(/\/+$/, ""),
+            relayerUrls: values.RELAYER_URL,
             relayerToken: values.RELAYER_INTERNAL_TOKEN,
             feeRecipient: values.RELAYER_FEE_RECIPIENT,
             feeMarginBps: values.RELAYER_FEE_MARGIN_BPS,

@@ -2,8 +2,11 @@ import express, { type Express } from "express";
 import type { ApiDependencies } from "./apiDependencies";
 import { errorHandler, notFound } from "./middleware/errorHandler";
 import { jsonBody } from "./middleware/jsonBody";
+import { createApiMetrics, metricsMiddleware } from "./metrics/apiMetrics";
 import { requestLog } from "./middleware/requestLog";
 import { getHealthRoute } from "./routes/getHealth";
+import { getMetricsRoute } from "./routes/getMetrics";
+import { getReadyRoute } from "./routes/getReady";
 import { getGaslessStatusRoute } from "./routes/getGaslessStatus";
 import { getQuoteRoute } from "./routes/getQuote";
 import { postGaslessSubmitRoute } from "./routes/postGaslessSubmit";
@@ -12,7 +15,7 @@ import { onboardingRoutes } from "./routes/onboardingRoutes";
 import type { Route } from "./routes/route";
 
 /** Every route the API serves; a new endpoint is one more entry here (e.g. GET /quote behind apiKeyAuth). */
-export const apiRoutes: readonly Route[] = [getHealthRoute, ...onboardingRoutes, getSupportedTokens, getQuoteRoute, postGaslessSubmitRoute, getGaslessStatusRoute];
+export const apiRoutes: readonly Route[] = [getHealthRoute, getReadyRoute, getMetricsRoute, ...onboardingRoutes, getSupportedTokens, getQuoteRoute, postGaslessSubmitRoute, getGaslessStatusRoute];
 
 export type CreateAppOptions = {
   /** Routes to mount instead of `apiRoutes`; tests append probes here. */
@@ -20,11 +23,13 @@ export type CreateAppOptions = {
 };
 
 /** Builds the express app around its dependencies; it does not listen, so tests run it in-process. */
-export function createApp(deps: ApiDependencies, options: CreateAppOptions = {}): Express {
+export function createApp(given: ApiDependencies, options: CreateAppOptions = {}): Express {
+  const deps: ApiDependencies = { ...given, metrics: given.metrics ?? createApiMetrics() };
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(requestLog(deps.logger));
+  app.use(metricsMiddleware(deps.metrics!));
   app.use(jsonBody(deps.config.maxBodyBytes));
   for (const route of options.routes ?? apiRoutes) {
     app[route.method](route.path, ...route.handlers(deps));

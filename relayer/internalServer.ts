@@ -6,6 +6,7 @@ import type { RelayHandoffResult } from "../sdk";
 import type { RelayContext } from "./relayContext";
 import type { RelayQueue } from "./relayQueue";
 import { internalRelayJson } from "./relayView";
+import { relayerReadiness } from "./relayerReadiness";
 
 const address = z.string().refine((value) => isAddress(value, { strict: false }), "must be an address").transform((value) => getAddress(value.toLowerCase()) as Address);
 const hex = z.string().refine((value) => isHex(value), "must be 0x-prefixed hex").transform((value) => value as Hex);
@@ -44,6 +45,15 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
   app.disable("x-powered-by");
   const expected = digest(`Bearer ${context.config.internalToken}`);
   app.get("/health", (_req, res) => void res.json({ status: "ok" }));
+  app.get("/ready", async (_req, res) => {
+    const readiness = await relayerReadiness(context);
+    res.status(readiness.ready ? 200 : 503).json(readiness.ready ? { status: "ready", ...readiness.body } : { error: "this relayer cannot work right now", code: "not_ready", ...readiness.body });
+  });
+  app.get("/metrics", async (_req, res) => {
+    const registry = context.metrics?.registry;
+    if (registry === undefined) return void res.status(404).json({ error: "no metrics in this relayer", code: "not_found" });
+    res.set("Content-Type", registry.contentType).send(await registry.metrics());
+  });
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (timingSafeEqual(digest(req.get("authorization") ?? ""), expected)) return next();
     res.status(401).json({ error: "the relayer's internal endpoint needs Authorization: Bearer <RELAYER_INTERNAL_TOKEN>", code: "unauthorized" });

@@ -84,6 +84,7 @@ export class LeaseKeeper {
       for (const { relay, previousOwner } of claimed) {
         if (previousOwner !== undefined && previousOwner !== this.context.config.relayerId) {
           pass.takenOver++;
+          this.context.metrics?.takeovers.inc();
           this.context.logger.warn({ relayId: relay.id, previousOwner, status: relay.status }, "relay claimed from a relayer whose lease ran out");
         }
         const adopted = await this.#adopt(relay);

@@ -232,6 +232,7 @@ export class ReceiptWatcher {
         data: relay.data,
         gas,
       });
+      this.context.metrics?.bumps.inc({ kind });
       logger.info({ relayId: relay.id, hash: sent.hash, kind, maxFeePerGas: fees.maxFeePerGas.toString(), outcome: sent.outcome }, "replacement broadcast");
     });
   }
@@ -241,6 +242,7 @@ export class ReceiptWatcher {
     const { client, config, logger, pool } = this.context;
     for (const signer of pool.signers) {
       const balance = await client.getBalance({ address: signer.address });
+      this.context.metrics?.signerBalance.set({ signer: signer.address }, Number(balance));
       const funded = balance >= config.minSignerBalanceWei;
       if (!funded) logger.warn({ signer: signer.address, balance: balance.toString(), floor: config.minSignerBalanceWei.toString() }, "signer balance below the floor; no new work for it");
       if (funded !== signer.funded) {

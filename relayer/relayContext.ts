@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Address, PublicClient } from "viem";
 import type { RelayerConfig } from "./config";
+import type { RelayerMetrics } from "./relayerMetrics";
 import type { SignerPool } from "./signerPool";
 import type { RelayStore } from "./store/relayStore";
 
@@ -13,4 +14,6 @@ export type RelayContext = Readonly<{
   logger: Logger;
   permit2: Address;
   now: () => Date;
+  /** Prometheus metrics; absent in tests that build a context by hand. */
+  metrics?: RelayerMetrics;
 }>;

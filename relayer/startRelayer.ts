@@ -14,6 +14,9 @@ import { SignerPool } from "./signerPool";
 import type { RelayStore } from "./store/relayStore";
 import { openRelayStore } from "./store/openRelayStore";
 import { LeaseKeeper } from "./leaseKeeper";
+import { createRelayerMetrics } from "./relayerMetrics";
+import { observedRelayStore } from "./store/observedRelayStore";
+import { observedTransport } from "../sdk/observability/observedTransport";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
@@ -55,13 +58,21 @@ export async function startRelayer(
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [config.rpcUrl] } },
   });
-  const client = createPublicClient({ chain, transport: transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } }) });
+  const metrics = createRelayerMetrics();
+  const base = transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } });
+  const client = createPublicClient({
+    chain,
+    transport: observedTransport(base, (method, seconds, failed) => {
+      metrics.rpcDuration.observe({ method }, seconds);
+      if (failed) metrics.rpcErrors.inc({ method });
+    }),
+  });
   const chainId = await client.getChainId().catch((error: unknown) => {
     throw new Error(`the relayer cannot reach RPC_URL ${config.rpcUrl}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
   });
   if (chainId !== config.chainId) throw new Error(`RPC_URL ${config.rpcUrl} serves chain ${chainId}, not CHAIN_ID ${config.chainId}`);
 
-  const store = await openRelayStore(config);
+  const store = observedRelayStore(await openRelayStore(config), metrics, logger);
   try {
     await adoptChainRun(store, client, manifest.deployBlockHash, logger);
     const keys = await Promise.all(
@@ -72,10 +83,15 @@ export async function startRelayer(
       }),
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
-    const context: RelayContext = { config, client, store, pool, logger, permit2: manifest.contracts.permit2, now: () => new Date() };
+    const context: RelayContext = { config, client, store, pool, logger, permit2: manifest.contracts.permit2, now: () => new Date(), metrics };
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
     queue = new RelayQueue(context, (relayId, options) => watcher.track(relayId, options));
+    metrics.observe({
+      queueDepth: () => queue!.depth,
+      tracked: () => watcher.size,
+      pendingNonces: () => pool.signers.map((signer) => ({ signer: signer.address, pending: signer.nonces.inFlight })),
+    });
     const leases = new LeaseKeeper(context, queue, watcher);
     await leases.recover();
     watcher.start();

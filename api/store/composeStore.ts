@@ -1,9 +1,9 @@
 import type { ChallengeStore, IntegratorStore, QuoteStore, Store, TokenDemandStore } from "./store";
 
-/** One engine's concerns joined into the `Store` the handlers use; `close` closes the engine's connection(s). */
+/** One engine's concerns joined into the `Store` the handlers use; `engine` pings and closes its connection(s). */
 export function composeStore(
   parts: { challenges: ChallengeStore; integrators: IntegratorStore; tokens: TokenDemandStore; quotes: QuoteStore },
-  close: () => Promise<void>,
+  engine: { ping(): Promise<void>; close(): Promise<void> },
 ): Store {
   const { challenges, integrators, tokens, quotes } = parts;
   return {
@@ -28,6 +28,7 @@ export function composeStore(
     saveQuote: (quote) => quotes.saveQuote(quote),
     findQuoteByOnchainId: (chainId, onchainId) => quotes.findQuoteByOnchainId(chainId, onchainId),
     findQuote: (quoteId) => quotes.findQuote(quoteId),
-    close,
+    ping: () => engine.ping(),
+    close: () => engine.close(),
   };
 }

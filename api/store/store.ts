@@ -14,6 +14,8 @@ import type { ApiKeyScope } from "../apiKeyScopes";
  * `postgres/`) implements each concern in its own file, and `composeStore` joins them.
  */
 export interface Store extends ChallengeStore, IntegratorStore, TokenDemandStore, QuoteStore {
+  /** A trivial round trip to the database, for readiness. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -27,9 +27,12 @@ export async function openPostgresStore(url: string, options: { onWriteError?: W
   const quotes = new PgQuotes(pool, options.onWriteError ?? (() => undefined));
   return composeStore(
     { challenges, integrators: new PgIntegrators(pool, challenges), tokens: new PgTokenDemand(pool), quotes },
-    async () => {
-      await quotes.flush();
-      await pool.end();
+    {
+      ping: async () => void (await pool.query("SELECT 1")),
+      close: async () => {
+        await quotes.flush();
+        await pool.end();
+      },
     },
   );
 }

@@ -26,9 +26,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const quotes = new SqliteQuotes(db, options.onWriteError ?? (() => undefined));
   return composeStore(
     { challenges, integrators: new SqliteIntegrators(db, challenges), tokens: new SqliteTokenDemand(db), quotes },
-    async () => {
-      await quotes.flush();
-      if (db.open) db.close();
+    {
+      ping: async () => void db.prepare("SELECT 1").get(),
+      close: async () => {
+        await quotes.flush();
+        if (db.open) db.close();
+      },
     },
   );
 }
