@@ -1,12 +1,12 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
-import { createServer } from "node:net";
 import { erc20Abi, maxUint256, parseEventLogs, type Hex } from "viem";
 import { gaslessSwapRouterAbi } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
 import { RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import { freePort } from "../fixtures/freePort";
 import { createTestDatabase } from "../fixtures/postgresServer";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 
@@ -16,17 +16,6 @@ async function gaslessReady() {
     hash: await f.taker.writeContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "approve", args: [f.contracts.permit2, maxUint256] }),
   });
   return f;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
