@@ -11,7 +11,7 @@ import { gaslessSwapRouterAbi, onboardIntegrator, writeManifest } from "../../sd
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
 import { fundedTakers, RELAYER_TOKEN, relayerAccounts, type QuotePermit2 } from "../fixtures/gaslessStack";
-import { freePort } from "../fixtures/freePort";
+import { freePort } from "../../scripts/devnet/freePort";
 import { createTestDatabase } from "../fixtures/postgresServer";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";

@@ -42,7 +42,7 @@ describe("gasless relaying, end to end (API + relayer + chain)", function () {
     const payeeBefore = await balanceOf(f, f.token("USDC"), stack.feeRecipient);
 
     const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, taker) });
-    expect(submitted.status).to.equal(202);
+    expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
     expect(submitted.body).to.include({ quote_id: quote.quote_id, status: "accepted", chain_id: 4663, tx_hash: null, error: null, reason: null });
     const relay = await stack.waitFor(submitted.body.relay_id);
     expect(relay.status).to.equal("confirmed");

@@ -6,7 +6,7 @@ import { gaslessSwapRouterAbi } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
 import { RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
-import { freePort } from "../fixtures/freePort";
+import { freePort } from "../../scripts/devnet/freePort";
 import { createTestDatabase } from "../fixtures/postgresServer";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 
