@@ -1,6 +1,7 @@
 import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Transport } from "viem";
 import { observedTransport, type RpcObserver } from "../sdk/observability/observedTransport";
+import { observeRpc } from "../sdk/observability/serverMetrics";
 import { timedMethods } from "../sdk/observability/timedMethods";
 import { systemClock } from "./clock";
 import type { ApiConfig } from "./config";
@@ -26,10 +27,7 @@ export async function startApi(
   transports: ReadonlyMap<number, Transport> = new Map(),
 ): Promise<RunningServer> {
   const metrics = createApiMetrics();
-  const observe: RpcObserver = (method, seconds, failed) => {
-    metrics.rpcDuration.observe({ method }, seconds);
-    if (failed) metrics.rpcErrors.inc({ method });
-  };
+  const observe: RpcObserver = observeRpc(metrics);
   const opened = await openStore(config, {
     onWriteError: (error, state) => logger.error({ err: error, ...state }, "quote records could not be written; retrying"),
   });

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { dependencyMetrics } from "../sdk/observability/serverMetrics";
 
 /** What the metrics read when scraped: the queue's and the watcher's sizes, each signer's nonces in flight. */
 export type RelayerGauges = { queueDepth(): number; tracked(): number; pendingNonces(): { signer: string; pending: number }[] };
@@ -31,21 +32,7 @@ export function createRelayerMetrics() {
       registers: [registry],
     }),
     signerBalance: new Gauge({ name: "relayer_signer_balance_wei", help: "Each signer's balance at the last check", labelNames: ["signer"] as const, registers: [registry] }),
-    storeDuration: new Histogram({
-      name: "relayer_store_operation_duration_seconds",
-      help: "Store operation duration by operation",
-      labelNames: ["operation"] as const,
-      buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
-      registers: [registry],
-    }),
-    rpcDuration: new Histogram({
-      name: "relayer_chain_rpc_duration_seconds",
-      help: "Chain JSON-RPC request duration by method",
-      labelNames: ["method"] as const,
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers: [registry],
-    }),
-    rpcErrors: new Counter({ name: "relayer_chain_rpc_errors_total", help: "Chain JSON-RPC requests that failed, by method", labelNames: ["method"] as const, registers: [registry] }),
+    ...dependencyMetrics(registry, "relayer"),
   };
   new Gauge({ name: "relayer_queue_depth", help: "Relays waiting for their first broadcast", registers: [registry], collect() { this.set(gauges?.queueDepth() ?? 0); } });
   new Gauge({ name: "relayer_tracked_relays", help: "Broadcast relays followed until final", registers: [registry], collect() { this.set(gauges?.tracked() ?? 0); } });

@@ -17,6 +17,7 @@ import { LeaseKeeper } from "./leaseKeeper";
 import { createRelayerMetrics } from "./relayerMetrics";
 import { observedRelayStore } from "./store/observedRelayStore";
 import { observedTransport } from "../sdk/observability/observedTransport";
+import { observeRpc } from "../sdk/observability/serverMetrics";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
@@ -62,10 +63,7 @@ export async function startRelayer(
   const base = transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } });
   const client = createPublicClient({
     chain,
-    transport: observedTransport(base, (method, seconds, failed) => {
-      metrics.rpcDuration.observe({ method }, seconds);
-      if (failed) metrics.rpcErrors.inc({ method });
-    }),
+    transport: observedTransport(base, observeRpc(metrics)),
   });
   const chainId = await client.getChainId().catch((error: unknown) => {
     throw new Error(`the relayer cannot reach RPC_URL ${config.rpcUrl}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);

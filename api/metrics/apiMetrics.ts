@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { dependencyMetrics } from "../../sdk/observability/serverMetrics";
 
 /**
  * The API's Prometheus metrics (prom-client), served by GET /metrics. Labels never carry a key, a
@@ -24,21 +25,7 @@ export function createApiMetrics() {
     rejections: new Counter({ name: "api_rejections_total", help: "Error answers by their code", labelNames: ["code"] as const, registers: [registry] }),
     rateLimited: new Counter({ name: "api_rate_limit_rejections_total", help: "Requests refused by a rate limit, by bucket", labelNames: ["bucket"] as const, registers: [registry] }),
     snapshots: new Counter({ name: "api_snapshot_responses_total", help: "Supported-token snapshot answers by status (200 or 304)", labelNames: ["status"] as const, registers: [registry] }),
-    storeDuration: new Histogram({
-      name: "api_store_operation_duration_seconds",
-      help: "Store operation duration by operation",
-      labelNames: ["operation"] as const,
-      buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
-      registers: [registry],
-    }),
-    rpcDuration: new Histogram({
-      name: "api_chain_rpc_duration_seconds",
-      help: "Chain JSON-RPC request duration by method",
-      labelNames: ["method"] as const,
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers: [registry],
-    }),
-    rpcErrors: new Counter({ name: "api_chain_rpc_errors_total", help: "Chain JSON-RPC requests that failed, by method", labelNames: ["method"] as const, registers: [registry] }),
+    ...dependencyMetrics(registry, "api"),
   };
   return metrics;
 }

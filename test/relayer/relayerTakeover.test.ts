@@ -1,22 +1,14 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
-import { erc20Abi, maxUint256, parseEventLogs, type Hex } from "viem";
+import { parseEventLogs, type Hex } from "viem";
 import { gaslessSwapRouterAbi } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
-import { RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import { gaslessReady, RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { freePort } from "../../scripts/devnet/freePort";
 import { createTestDatabase } from "../fixtures/postgresServer";
-import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
-
-async function gaslessReady() {
-  const f = await settlementFixture();
-  await f.publicClient.waitForTransactionReceipt({
-    hash: await f.taker.writeContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "approve", args: [f.contracts.permit2, maxUint256] }),
-  });
-  return f;
-}
+import type { SettlementFixture } from "../fixtures/settlementFixture";
 
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
 

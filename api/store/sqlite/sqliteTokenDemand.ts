@@ -3,6 +3,16 @@ import type { Address } from "viem";
 import { demandFromRow, demandParams, tokenOverrideFromRow, tokenOverrideParams, type TokenDemandSummaryRow, type TokenOverrideRow } from "../rows/tokenRows";
 import type { NewTokenOverride, TokenDemandObservation, TokenDemandQuery, TokenDemandStore, TokenDemandSummary, TokenOverride } from "../store";
 
+const OVERRIDE_UPSERT = `INSERT INTO token_overrides
+  (chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps, reason,
+   chain_run, created_at, updated_at)
+  VALUES (@chain_id, @token, @status, @source, @symbol, @decimals, @pool_address, @pool_token0, @pool_token1,
+   @pool_fee_bps, @reason, @chain_run, @at, @at)
+  ON CONFLICT (chain_id, token) DO UPDATE SET status = excluded.status, source = excluded.source,
+    symbol = excluded.symbol, decimals = excluded.decimals, pool_address = excluded.pool_address,
+    pool_token0 = excluded.pool_token0, pool_token1 = excluded.pool_token1, pool_fee_bps = excluded.pool_fee_bps,
+    reason = excluded.reason, chain_run = excluded.chain_run, updated_at = excluded.updated_at`;
+
 /** Unsupported-token demand and token decisions on SQLite. */
 export class SqliteTokenDemand implements TokenDemandStore {
   readonly #db: Database.Database;
@@ -29,28 +39,10 @@ export class SqliteTokenDemand implements TokenDemandStore {
         LIMIT @limit`),
       listTokenOverrides: db.prepare(`SELECT * FROM token_overrides
         WHERE (@chain_id IS NULL OR chain_id = @chain_id) ORDER BY created_at, chain_id, token`),
-      // Keeps created_at of an earlier decision; `if_absent` inserts use OR IGNORE instead.
-      replaceTokenOverride: db.prepare(`INSERT INTO token_overrides
-        (chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps, reason,
-         chain_run, created_at, updated_at)
-        VALUES (@chain_id, @token, @status, @source, @symbol, @decimals, @pool_address, @pool_token0, @pool_token1,
-         @pool_fee_bps, @reason, @chain_run, @at, @at)
-        ON CONFLICT (chain_id, token) DO UPDATE SET status = excluded.status, source = excluded.source,
-          symbol = excluded.symbol, decimals = excluded.decimals, pool_address = excluded.pool_address,
-          pool_token0 = excluded.pool_token0, pool_token1 = excluded.pool_token1, pool_fee_bps = excluded.pool_fee_bps,
-          reason = excluded.reason, chain_run = excluded.chain_run, updated_at = excluded.updated_at`),
+      // Keeps created_at of an earlier decision.
+      replaceTokenOverride: db.prepare(OVERRIDE_UPSERT),
       // "Absent" includes a decision of another chain run, which this one replaces whole.
-      insertTokenOverrideIfAbsent: db.prepare(`INSERT INTO token_overrides
-        (chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps, reason,
-         chain_run, created_at, updated_at)
-        VALUES (@chain_id, @token, @status, @source, @symbol, @decimals, @pool_address, @pool_token0, @pool_token1,
-         @pool_fee_bps, @reason, @chain_run, @at, @at)
-        ON CONFLICT (chain_id, token) DO UPDATE SET status = excluded.status, source = excluded.source,
-          symbol = excluded.symbol, decimals = excluded.decimals, pool_address = excluded.pool_address,
-          pool_token0 = excluded.pool_token0, pool_token1 = excluded.pool_token1, pool_fee_bps = excluded.pool_fee_bps,
-          reason = excluded.reason, chain_run = excluded.chain_run, created_at = excluded.created_at,
-          updated_at = excluded.updated_at
-        WHERE token_overrides.chain_run IS NOT excluded.chain_run`),
+      insertTokenOverrideIfAbsent: db.prepare(`${OVERRIDE_UPSERT}, created_at = excluded.created_at WHERE token_overrides.chain_run IS NOT excluded.chain_run`),
       removeTokenOverride: db.prepare("DELETE FROM token_overrides WHERE chain_id = ? AND token = ?"),
     };
   }
