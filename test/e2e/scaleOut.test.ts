@@ -120,6 +120,12 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
   const quotePath = (taker: LocalAccount) =>
     `/quote?${new URLSearchParams({ sell_token: "USDC", buy_token: "WETH", sell_amount: parseUnits("10", 6).toString(), taker: taker.address, permit2_owner: taker.address })}`;
 
+  it("serves the same supported-token snapshot, with the same ETag, from both APIs", async () => {
+    const etags = await Promise.all(apis.map(async (api) => (await fetch(`${api}/tokens/supported-tokens?chain_id=4663`)).headers.get("etag")));
+    expect(etags[0]).to.be.a("string");
+    expect(etags[1]).to.equal(etags[0]);
+  });
+
   it("serves /health, /ready and /metrics on every API and relayer", async () => {
     for (const api of apis) {
       expect((await call(api, "GET", "/health")).status).to.equal(200);

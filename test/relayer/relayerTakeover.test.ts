@@ -67,6 +67,12 @@ describe("two relayers on one PostgreSQL: takeover after SIGKILL", function () {
     expect(response.status, JSON.stringify(response.body)).to.equal(202);
     const relayId = response.body.relay_id as string;
     const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
+    // "submitted" is written before the broadcast: wait until the node holds the transaction too.
+    const until = Date.now() + 10_000;
+    while ((await f.publicClient.getTransaction({ hash: pending.tx_hash as Hex }).catch(() => undefined)) === undefined) {
+      if (Date.now() > until) throw new Error("the relayer never broadcast its transaction");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const owner = relayers.get(pending.transactions[0]!.signer.toLowerCase())!;
     await owner.stop("SIGKILL");
     return { relayId, pending, onchainQuoteId: quote.permit2.message.witness.quoteId as Hex };
