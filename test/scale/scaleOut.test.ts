@@ -32,6 +32,9 @@ async function call(base: string, method: string, path: string, key?: string, js
 }
 
 /**
+ * (In test/scale/, so it runs after the relayer tests: its few hundred blocks in seconds push the
+ * shared in-process chain's clock ahead of the wall clock, which later quote-expiry checks would feel.)
+ *
  * Scale-out on real parts: one chain, one PostgreSQL, two API processes and two relayer processes
  * (child processes on loopback ports). Relays are submitted round-robin to both APIs, a relayer is
  * killed with SIGKILL mid-run, and every relay still ends confirmed with exactly one SwapSettled; a
@@ -93,6 +96,7 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
           DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000",
           DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE: "100000",
           API_LOG_LEVEL: "warn",
+          SNAPSHOT_REFRESH_SECONDS: "1",
         },
         /^Integrator API on (\S+)$/m,
       );
@@ -222,5 +226,33 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
       expect([status.status, status.body.status]).to.deep.equal([200, "confirmed"]);
     }
   });
-});
 
+  it("an operator's decision written once reaches the snapshot of both APIs within the refresh interval, with one new ETag", async () => {
+    const etag = async (api: string) => (await fetch(`${api}/tokens/supported-tokens?chain_id=4663`)).headers.get("etag");
+    const before = await etag(apis[0]!);
+    const manifest = await fixtureManifest(f);
+    const link = manifest.tokens.find((token) => token.symbol === "LINK")!;
+    const db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    try {
+      await db.query(
+        `INSERT INTO token_overrides (chain_id, token, status, source, reason, chain_run, created_at, updated_at)
+         VALUES (4663, $1, 'disabled', 'operator', 'scale-out test', $2, $3, $3)`,
+        [link.address.toLowerCase(), manifest.deployBlockHash.toLowerCase(), Date.now()],
+      );
+    } finally {
+      await db.end();
+    }
+    const until = Date.now() + 10_000;
+    let etags: (string | null)[] = [];
+    while (Date.now() < until) {
+      etags = await Promise.all(apis.map(etag));
+      if (etags.every((value) => value !== before)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(etags[0]).to.not.equal(before);
+    expect(etags[1]).to.equal(etags[0]);
+    const body = (await (await fetch(`${apis[1]!}/tokens/supported-tokens?chain_id=4663`)).json()) as { addresses: string[] };
+    expect(body.addresses).to.not.include(link.address.toLowerCase());
+  });
+});
