@@ -3,6 +3,8 @@ import type { Chain, Client, Transport } from "viem";
 import type { ChainRegistry } from "./chains/chainContext";
 import type { Clock } from "./clock";
 import type { ApiConfig } from "./config";
+import type { ApiMetrics } from "./metrics/apiMetrics";
+import type { RateLimiterFactory } from "./rateLimits/rateLimiterFactory";
 import type { Store } from "./store/store";
 
 /** The viem client used to verify SIWE signatures, including contract wallets (ERC-1271/6492) via eth_call. */
@@ -17,4 +19,8 @@ export type ApiDependencies = Readonly<{
   chains: ChainRegistry;
   logger: Logger;
   clock: Clock;
+  /** Prometheus metrics; createApp makes a registry of its own when absent. */
+  metrics?: ApiMetrics;
+  /** Where rate limits count: in memory (default) or PostgreSQL, shared by every instance. */
+  rateLimiters?: RateLimiterFactory;
 }>;

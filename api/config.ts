@@ -42,6 +42,7 @@ const schema = z.object({
   API_HOST: z.string().min(1).default("127.0.0.1"),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   API_DB_PATH: z.string().min(1).default("data/api.sqlite"),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
   API_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   API_MAX_BODY_BYTES: positiveInt.default(16_384),
   NONCE_TTL_SECONDS: positiveInt.default(600),
@@ -57,6 +58,8 @@ const schema = z.object({
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   API_CHAINS: additionalChains.default([]),
   SNAPSHOT_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
+  ONBOARDING_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
+  ONBOARDING_WALLET_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),
   SNAPSHOT_REFRESH_SECONDS: positiveInt.default(5),
   DEMAND_FLUSH_SECONDS: positiveInt.default(5),
   DEMAND_MAX_TRACKED: positiveInt.default(10_000),
@@ -67,7 +70,11 @@ const schema = z.object({
   QUOTE_TTL_SECONDS: positiveInt.default(300),
   // The spec allows the probe bucket "up to 10 times" the quote allowance.
   QUOTE_PROBE_MULTIPLIER: positiveInt.max(10).default(10),
-  RELAYER_URL: z.url({ protocol: /^https?$/ }).default("http://127.0.0.1:8090"),
+  RELAYER_URL: z
+    .string()
+    .default("http://127.0.0.1:8090")
+    .transform((text) => text.split(",").map((url) => url.trim().replace(/\/+$/, "")))
+    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1)),
   RELAYER_INTERNAL_TOKEN: z.string().min(16, "must be at least 16 characters (a shared secret with the relayer)").optional(),
   RELAYER_FEE_RECIPIENT: z
     .string()
@@ -90,6 +97,11 @@ export type ApiConfig = Readonly<{
   port: number;
   /** SQLite database file (created with its folder). `API_DB_PATH`, default data/api.sqlite. */
   dbPath: string;
+  /**
+   * PostgreSQL instead of the SQLite file: every API instance on this URL shares profiles, keys,
+   * quotes, token decisions and rate limits. `DATABASE_URL` (`postgres://…`), default unset (SQLite).
+   */
+  databaseUrl: string | undefined;
   /** pino level. `API_LOG_LEVEL`, default info. */
   logLevel: string;
   /** Largest accepted request body; larger ones get 413. `API_MAX_BODY_BYTES`, default 16384. */
@@ -123,6 +135,10 @@ export type ApiConfig = Readonly<{
   additionalChains: readonly AdditionalChain[];
   /** GET /tokens/supported-tokens requests per client IP per minute. `SNAPSHOT_RATE_LIMIT_PER_MINUTE`, default 120. */
   snapshotRateLimitPerMinute: number;
+  /** Requests per client IP per minute on each onboarding endpoint. `ONBOARDING_RATE_LIMIT_PER_MINUTE`, default 120. */
+  onboardingRateLimitPerMinute: number;
+  /** POST /integrators/nonce requests per wallet per minute (each stores a challenge). `ONBOARDING_WALLET_RATE_LIMIT_PER_MINUTE`, default 30. */
+  onboardingWalletRateLimitPerMinute: number;
   /** How often the running API re-reads operator and promotion changes from the database. `SNAPSHOT_REFRESH_SECONDS`, default 5. */
   snapshotRefreshSeconds: number;
   /** How often buffered unsupported-token demand is written to the database. `DEMAND_FLUSH_SECONDS`, default 5. */
@@ -150,8 +166,11 @@ export type ApiConfig = Readonly<{
 
 /** How the API prices gasless quotes and reaches the relayer. */
 export type GaslessConfig = Readonly<{
-  /** The relayer's internal endpoint. `RELAYER_URL`, default http://127.0.0.1:8090. */
-  relayerUrl: string;
+  /**
+   * The relayers' internal endpoints, tried in turn (round-robin; an unreachable one is skipped): with
+   * PostgreSQL every relayer sees every relay. `RELAYER_URL`, comma-separated, default http://127.0.0.1:8090.
+   */
+  relayerUrls: readonly string[];
   /** Shared secret presented to the relayer. `RELAYER_INTERNAL_TOKEN`. */
   relayerToken: string;
   /** The relayer operator's address that receives the fee, signed by the taker. `RELAYER_FEE_RECIPIENT`. */
@@ -178,6 +197,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     host: values.API_HOST,
     port: values.API_PORT,
     dbPath: resolve(values.API_DB_PATH),
+    databaseUrl: values.DATABASE_URL,
     logLevel: values.API_LOG_LEVEL,
     maxBodyBytes: values.API_MAX_BODY_BYTES,
     nonceTtlSeconds: values.NONCE_TTL_SECONDS,
@@ -192,6 +212,8 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
     additionalChains: additionalChainsOf(values.CHAIN_ID, values.API_CHAINS),
     snapshotRateLimitPerMinute: values.SNAPSHOT_RATE_LIMIT_PER_MINUTE,
+    onboardingRateLimitPerMinute: values.ONBOARDING_RATE_LIMIT_PER_MINUTE,
+    onboardingWalletRateLimitPerMinute: values.ONBOARDING_WALLET_RATE_LIMIT_PER_MINUTE,
     snapshotRefreshSeconds: values.SNAPSHOT_REFRESH_SECONDS,
     demandFlushSeconds: values.DEMAND_FLUSH_SECONDS,
     demandMaxTracked: values.DEMAND_MAX_TRACKED,
@@ -205,7 +227,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       values.RELAYER_INTERNAL_TOKEN === undefined || values.RELAYER_FEE_RECIPIENT === undefined
         ? undefined
         : {
-            relayerUrl: values.RELAYER_URL.replace(/\/+$/, ""),
+            relayerUrls: values.RELAYER_URL,
             relayerToken: values.RELAYER_INTERNAL_TOKEN,
             feeRecipient: values.RELAYER_FEE_RECIPIENT,
             feeMarginBps: values.RELAYER_FEE_MARGIN_BPS,

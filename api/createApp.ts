@@ -2,10 +2,13 @@ import express, { type Express } from "express";
 import type { ApiDependencies } from "./apiDependencies";
 import { errorHandler, notFound } from "./middleware/errorHandler";
 import { jsonBody } from "./middleware/jsonBody";
+import { createApiMetrics, metricsMiddleware } from "./metrics/apiMetrics";
 import { requestLog } from "./middleware/requestLog";
 import { getHealthRoute } from "./routes/getHealth";
 import { getDocsAssetRoute, getDocsRoute } from "./routes/getDocs";
+import { getMetricsRoute } from "./routes/getMetrics";
 import { getOpenApiRoute } from "./routes/getOpenApi";
+import { getReadyRoute } from "./routes/getReady";
 import { getGaslessStatusRoute } from "./routes/getGaslessStatus";
 import { getQuoteRoute } from "./routes/getQuote";
 import { postGaslessSubmitRoute } from "./routes/postGaslessSubmit";
@@ -14,7 +17,19 @@ import { onboardingRoutes } from "./routes/onboardingRoutes";
 import type { Route } from "./routes/route";
 
 /** Every route the API serves; a new endpoint is one more entry here (e.g. GET /quote behind apiKeyAuth). */
-export const apiRoutes: readonly Route[] = [getHealthRoute, ...onboardingRoutes, getSupportedTokens, getQuoteRoute, postGaslessSubmitRoute, getGaslessStatusRoute, getOpenApiRoute, getDocsRoute, getDocsAssetRoute];
+export const apiRoutes: readonly Route[] = [
+  getHealthRoute,
+  getReadyRoute,
+  getMetricsRoute,
+  ...onboardingRoutes,
+  getSupportedTokens,
+  getQuoteRoute,
+  postGaslessSubmitRoute,
+  getGaslessStatusRoute,
+  getOpenApiRoute,
+  getDocsRoute,
+  getDocsAssetRoute,
+];
 
 export type CreateAppOptions = {
   /** Routes to mount instead of `apiRoutes`; tests append probes here. */
@@ -22,11 +37,13 @@ export type CreateAppOptions = {
 };
 
 /** Builds the express app around its dependencies; it does not listen, so tests run it in-process. */
-export function createApp(deps: ApiDependencies, options: CreateAppOptions = {}): Express {
+export function createApp(given: ApiDependencies, options: CreateAppOptions = {}): Express {
+  const deps: ApiDependencies = { ...given, metrics: given.metrics ?? createApiMetrics() };
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(requestLog(deps.logger));
+  app.use(metricsMiddleware(deps.metrics!));
   app.use(jsonBody(deps.config.maxBodyBytes));
   for (const route of options.routes ?? apiRoutes) {
     app[route.method](route.path, ...route.handlers(deps));

@@ -1,14 +1,21 @@
 import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Transport } from "viem";
+import { observedTransport, type RpcObserver } from "../sdk/observability/observedTransport";
+import { observeRpc } from "../sdk/observability/serverMetrics";
+import { timedMethods } from "../sdk/observability/timedMethods";
 import { systemClock } from "./clock";
 import type { ApiConfig } from "./config";
 import { loadChains } from "./chains/loadChains";
 import { createApp } from "./createApp";
+import { createApiMetrics } from "./metrics/apiMetrics";
+import { openPostgresRateLimiters } from "./rateLimits/postgresRateLimiters";
+import { memoryRateLimiters } from "./rateLimits/rateLimiterFactory";
 import { serveApp, type RunningServer } from "./serveApp";
-import { openSqliteStore } from "./store/sqlite/sqliteStore";
+import { openStore } from "./store/openStore";
 
 /**
- * Opens the database, connects the public client to `config.rpcUrl`, loads the served chains (their
+ * Opens the database (SQLite, or PostgreSQL when `DATABASE_URL` is set, with rate limits shared
+ * there too), connects the public client to `config.rpcUrl`, loads the served chains (their
  * manifests and supported-token sets), starts the supported-token jobs, and serves the API. `close`
  * stops the server, then the jobs (writing buffered demand), then closes the database; `npm run api`
  * and the devnet both start it this way.
@@ -19,9 +26,23 @@ export async function startApi(
   /** Transports for chains running in this process (the devnet's own), by chain id; others use their RPC URL. */
   transports: ReadonlyMap<number, Transport> = new Map(),
 ): Promise<RunningServer> {
-  const store = openSqliteStore(config.dbPath, {
+  const metrics = createApiMetrics();
+  const observe: RpcObserver = observeRpc(metrics);
+  const opened = await openStore(config, {
     onWriteError: (error, state) => logger.error({ err: error, ...state }, "quote records could not be written; retrying"),
   });
+  const store = timedMethods(opened, (operation, seconds) => metrics.storeDuration.observe({ operation }, seconds));
+  const limits = config.databaseUrl === undefined ? { factory: memoryRateLimiters, close: async () => undefined } : await openPostgresRateLimiters(config.databaseUrl).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const closeStorage = async () => {
+    try {
+      await limits.close();
+    } finally {
+      await store.close();
+    }
+  };
   try {
     const chain = defineChain({
       id: config.chainId,
@@ -29,12 +50,16 @@ export async function startApi(
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [config.rpcUrl] } },
     });
-    const publicClient = createPublicClient({ chain, transport: transports.get(config.chainId) ?? http(config.rpcUrl, { retryCount: 1 }) });
-    const chains = await loadChains(config, { store, logger, clock: systemClock }, transports);
-    const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock });
+    const transport = observedTransport(transports.get(config.chainId) ?? http(config.rpcUrl, { retryCount: 1 }), observe);
+    const publicClient = createPublicClient({ chain, transport });
+    const chains = await loadChains(config, { store, logger, clock: systemClock }, transports, observe);
+    const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock, metrics, rateLimiters: limits.factory });
     const server = await serveApp(app, config.host, config.port);
     chains.jobs.start();
-    logger.info({ url: server.url, dbPath: config.dbPath, chainId: config.chainId, chains: chains.registry.all().map((chain) => chain.chainId) }, "api listening");
+    logger.info(
+      { url: server.url, database: config.databaseUrl === undefined ? config.dbPath : "postgresql", chainId: config.chainId, chains: chains.registry.all().map((served) => served.chainId) },
+      "api listening",
+    );
     return {
       url: server.url,
       close: async () => {
@@ -44,13 +69,13 @@ export async function startApi(
           try {
             await chains.jobs.stop();
           } finally {
-            await store.close();
+            await closeStorage();
           }
         }
       },
     };
   } catch (error) {
-    await store.close();
+    await closeStorage();
     throw error;
   }
 }

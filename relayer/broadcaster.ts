@@ -59,7 +59,7 @@ export async function signPersistSend(
     maxPriorityFeePerGas: plan.fees.maxPriorityFeePerGas,
   });
   const hash = keccak256(raw);
-  deps.store.recordBroadcast(relayId, {
+  await deps.store.recordBroadcast(relayId, {
     hash,
     kind: plan.kind,
     signer: signer.address,

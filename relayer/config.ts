@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { isHex, parseEther, parseUnits, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { DEVNET_CHAIN_ID, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT } from "../sdk";
 
 const positiveInt = z.coerce.number().int().positive();
@@ -19,6 +20,9 @@ const schema = z.object({
   RELAYER_HOST: z.string().min(1).default("127.0.0.1"),
   RELAYER_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
   RELAYER_DB_PATH: z.string().min(1).default("data/relayer.sqlite"),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
+  RELAYER_ID: z.string().trim().min(1).max(100).optional(),
+  RELAYER_LEASE_SECONDS: z.coerce.number().positive().default(30),
   RELAYER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   RELAYER_INTERNAL_TOKEN: z.string().min(16, "must be at least 16 characters (a shared secret with the API)"),
   RELAYER_PRIVATE_KEYS: privateKeys,
@@ -42,6 +46,15 @@ export type RelayerConfig = Readonly<{
   port: number;
   /** SQLite file of relays and their transactions. `RELAYER_DB_PATH`, default data/relayer.sqlite. */
   dbPath: string;
+  /**
+   * PostgreSQL instead of the SQLite file: relayers on one URL share the relay queue, each claiming
+   * relays with a lease. `DATABASE_URL` (`postgres://…`), default unset (SQLite, one relayer).
+   */
+  databaseUrl: string | undefined;
+  /** This relayer's name on the relays it claims. `RELAYER_ID`, default `relayer-<first signer address>` (stable across restarts). */
+  relayerId: string;
+  /** A claim lasts this long unless renewed; a dead relayer's relays are taken over after it. `RELAYER_LEASE_SECONDS`, default 30. */
+  leaseSeconds: number;
   /** pino level. `RELAYER_LOG_LEVEL`, default info. */
   logLevel: string;
   /** Bearer secret the API must present. `RELAYER_INTERNAL_TOKEN`, required. */
@@ -85,6 +98,9 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     host: values.RELAYER_HOST,
     port: values.RELAYER_PORT,
     dbPath: resolve(values.RELAYER_DB_PATH),
+    databaseUrl: values.DATABASE_URL,
+    relayerId: values.RELAYER_ID ?? `relayer-${privateKeyToAccount(values.RELAYER_PRIVATE_KEYS[0]!).address.toLowerCase()}`,
+    leaseSeconds: values.RELAYER_LEASE_SECONDS,
     logLevel: values.RELAYER_LOG_LEVEL,
     internalToken: values.RELAYER_INTERNAL_TOKEN,
     privateKeys: values.RELAYER_PRIVATE_KEYS,

@@ -6,6 +6,7 @@ import type { RelayHandoffResult } from "../sdk";
 import type { RelayContext } from "./relayContext";
 import type { RelayQueue } from "./relayQueue";
 import { internalRelayJson } from "./relayView";
+import { relayerReadiness } from "./relayerReadiness";
 
 const address = z.string().refine((value) => isAddress(value, { strict: false }), "must be an address").transform((value) => getAddress(value.toLowerCase()) as Address);
 const hex = z.string().refine((value) => isHex(value), "must be 0x-prefixed hex").transform((value) => value as Hex);
@@ -44,6 +45,15 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
   app.disable("x-powered-by");
   const expected = digest(`Bearer ${context.config.internalToken}`);
   app.get("/health", (_req, res) => void res.json({ status: "ok" }));
+  app.get("/ready", async (_req, res) => {
+    const readiness = await relayerReadiness(context);
+    res.status(readiness.ready ? 200 : 503).json(readiness.ready ? { status: "ready", ...readiness.body } : { error: "this relayer cannot work right now", code: "not_ready", ...readiness.body });
+  });
+  app.get("/metrics", async (_req, res) => {
+    const registry = context.metrics?.registry;
+    if (registry === undefined) return void res.status(404).json({ error: "no metrics in this relayer", code: "not_found" });
+    res.set("Content-Type", registry.contentType).send(await registry.metrics());
+  });
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (timingSafeEqual(digest(req.get("authorization") ?? ""), expected)) return next();
     res.status(401).json({ error: "the relayer's internal endpoint needs Authorization: Bearer <RELAYER_INTERNAL_TOKEN>", code: "unauthorized" });
@@ -70,7 +80,7 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
       res.status(503).json({ error: "the relayer cannot reach its chain right now; retry shortly", code: "chain_unavailable" });
       return;
     }
-    const creation = context.store.createRelay({
+    const creation = await context.store.createRelay({
       id: randomUUID(),
       chainId: body.chain_id,
       quoteId: body.quote_id,
@@ -87,7 +97,7 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
       estimatedGas: body.estimated_gas,
       acceptedBlock,
       createdAt: context.now(),
-    });
+    }, { owner: context.config.relayerId, until: new Date(context.now().getTime() + context.config.leaseSeconds * 1000) });
     if (creation.outcome === "created") {
       context.logger.info({ relayId: creation.relay.id, quoteId: body.quote_id, taker: body.taker }, "relay accepted");
       queue.enqueue(creation.relay.id);
@@ -96,14 +106,14 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
     res.status(creation.outcome === "created" ? 201 : creation.outcome === "existing" ? 200 : 409).json(result);
   });
 
-  app.post("/internal/relays/match", (req, res) => {
+  app.post("/internal/relays/match", async (req, res) => {
     const parsed = matchRequest.safeParse(req.body);
     if (!parsed.success) {
       res.status(400).json({ error: `${parsed.error.issues[0]?.path.join(".") ?? "body"}: ${parsed.error.issues[0]?.message ?? "invalid"}`, code: "invalid_request" });
       return;
     }
     const body = parsed.data;
-    const match = context.store.matchRelay({
+    const match = await context.store.matchRelay({
       chainId: body.chain_id,
       quoteId: body.quote_id,
       integratorId: body.integrator_id,
@@ -117,8 +127,8 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
     res.status(match.outcome === "existing" ? 200 : 409).json({ outcome: match.outcome, relay: internalRelayJson(match.relay) });
   });
 
-  app.get("/internal/relays/:id", (req, res) => {
-    const relay = z.uuid().safeParse(req.params.id).success ? context.store.getRelay(req.params.id) : undefined;
+  app.get("/internal/relays/:id", async (req, res) => {
+    const relay = z.uuid().safeParse(req.params.id).success ? await context.store.getRelay(req.params.id) : undefined;
     if (relay === undefined) {
       res.status(404).json({ error: `no relay ${req.params.id}`, code: "relay_not_found" });
       return;

@@ -98,13 +98,16 @@ export class ReceiptWatcher {
 
   async #advance(relayId: string, head: Head, minedCount: (signer: Signer) => Promise<number>): Promise<void> {
     const { store, pool, config, logger } = this.context;
-    const relay = store.getRelay(relayId);
+    const relay = await store.getRelay(relayId);
     const tracked = this.#tracked.get(relayId);
     if (relay === undefined || tracked === undefined || isFinalRelayStatus(relay.status)) {
       this.#tracked.delete(relayId);
       return;
     }
-    const ours = relay.transactions.filter((transaction) => transaction.raw !== undefined && transaction.nonce === relay.signerNonce);
+    // Only this relayer's current signer: a relay taken over from another relayer keeps that one's transactions on record.
+    const ours = relay.transactions.filter(
+      (transaction) => transaction.raw !== undefined && transaction.nonce === relay.signerNonce && transaction.signer === relay.signer,
+    );
     const signer = relay.signer === undefined ? undefined : pool.bySigner(relay.signer);
     if (signer === undefined || relay.signerNonce === undefined || ours.length === 0) {
       // Nothing of ours on the chain for it (a released nonce): it goes back to the queue.
@@ -134,12 +137,12 @@ export class ReceiptWatcher {
       this.#tracked.delete(relayId);
       const fill = await findFill(this.context.client, relay);
       if (fill !== undefined) {
-        store.updateRelay(relayId, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at: this.context.now() });
+        await store.updateRelay(relayId, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at: this.context.now() });
         logger.info({ relayId, hash: fill.hash }, "relay confirmed (filled by another transaction)");
         return;
       }
       logger.warn({ relayId, signer: signer.address, nonce }, "relay's nonce was used by another transaction; broadcasting again");
-      store.updateRelay(relayId, { releaseSigner: true, at: this.context.now() });
+      await store.updateRelay(relayId, { releaseSigner: true, at: this.context.now() });
       this.rebroadcast(relayId);
       return;
     }
@@ -149,7 +152,7 @@ export class ReceiptWatcher {
     // The router refuses a block later than the deadline; the next block comes at the earliest now.
     if (head.nextTimestamp > relay.deadline && !relay.cancelling) {
       await this.#replace(relay, signer, latest, head, "cancel");
-      store.updateRelay(relayId, { cancelling: true, at: this.context.now() });
+      await store.updateRelay(relayId, { cancelling: true, at: this.context.now() });
       logger.info({ relayId, nonce }, "deadline passed while pending; freeing the nonce with a self-transfer");
       return;
     }
@@ -182,19 +185,19 @@ export class ReceiptWatcher {
     const mined = ours.find((transaction) => transaction.hash.toLowerCase() === receipt.transactionHash.toLowerCase())!;
     const at = this.context.now();
     if (mined.kind === "swap" && receipt.status === "success") {
-      store.updateRelay(relay.id, { status: "confirmed", mined: { hash: receipt.transactionHash }, at });
+      await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: receipt.transactionHash }, at });
       logger.info({ relayId: relay.id, hash: receipt.transactionHash, block: receipt.blockNumber, gasUsed: receipt.gasUsed }, "relay confirmed");
     } else {
       const fill = await findFill(this.context.client, relay);
       if (fill !== undefined) {
-        store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
+        await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
         logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (a copier's transaction filled it first)");
       } else if (mined.kind === "cancel") {
-        store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: "the quote's deadline passed before the swap was mined", mined: { hash: receipt.transactionHash }, at });
+        await store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: "the quote's deadline passed before the swap was mined", mined: { hash: receipt.transactionHash }, at });
         logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay expired; its nonce was freed");
       } else {
         const nonceUsed = await isPermit2NonceUsed(this.context.client, this.context.permit2, relay);
-        store.updateRelay(relay.id, {
+        await store.updateRelay(relay.id, {
           status: "failed",
           reason: nonceUsed ? "nonce_used" : "reverted",
           error: `the swap transaction reverted in block ${receipt.blockNumber}`,
@@ -229,6 +232,7 @@ export class ReceiptWatcher {
         data: relay.data,
         gas,
       });
+      this.context.metrics?.bumps.inc({ kind });
       logger.info({ relayId: relay.id, hash: sent.hash, kind, maxFeePerGas: fees.maxFeePerGas.toString(), outcome: sent.outcome }, "replacement broadcast");
     });
   }
@@ -238,6 +242,7 @@ export class ReceiptWatcher {
     const { client, config, logger, pool } = this.context;
     for (const signer of pool.signers) {
       const balance = await client.getBalance({ address: signer.address });
+      this.context.metrics?.signerBalance.set({ signer: signer.address }, Number(balance));
       const funded = balance >= config.minSignerBalanceWei;
       if (!funded) logger.warn({ signer: signer.address, balance: balance.toString(), floor: config.minSignerBalanceWei.toString() }, "signer balance below the floor; no new work for it");
       if (funded !== signer.funded) {

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Address, PublicClient } from "viem";
 import type { ChainHead } from "./chainHead";
 import type { RelayerConfig } from "./config";
+import type { RelayerMetrics } from "./relayerMetrics";
 import type { SignerPool } from "./signerPool";
 import type { RelayStore } from "./store/relayStore";
 
@@ -16,4 +17,6 @@ export type RelayContext = Readonly<{
   logger: Logger;
   permit2: Address;
   now: () => Date;
+  /** Prometheus metrics; absent in tests that build a context by hand. */
+  metrics?: RelayerMetrics;
 }>;

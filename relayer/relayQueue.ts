@@ -70,7 +70,7 @@ export class RelayQueue {
 
   async #broadcastFirst(relayId: string): Promise<void> {
     const { store } = this.context;
-    const relay = store.getRelay(relayId);
+    const relay = await store.getRelay(relayId);
     if (relay === undefined || isFinalRelayStatus(relay.status) || relay.signer !== undefined) return;
     try {
       await this.#checkAndSend(relay);
@@ -89,7 +89,7 @@ export class RelayQueue {
     const { client, config, pool, logger } = this.context;
     const head = await this.context.head.read();
     if (head.nextTimestamp > relay.deadline) {
-      this.#end(relay, "expired", "deadline_passed", `the quote's deadline (${relay.deadline}) passed before the swap was broadcast`);
+      await this.#end(relay, "expired", "deadline_passed", `the quote's deadline (${relay.deadline}) passed before the swap was broadcast`);
       return;
     }
     if (await isPermit2NonceUsed(client, this.context.permit2, relay)) {
@@ -112,7 +112,7 @@ export class RelayQueue {
         if (isTransientRpcError(error)) throw error;
         // It may have been filled between the nonce check and the simulation.
         if (await isPermit2NonceUsed(client, this.context.permit2, relay)) return await this.#settleWithoutUs(relay);
-        this.#end(relay, "rejected", "simulation_failed", `the swap no longer simulates: ${rpcErrorText(error).slice(0, 300)}`);
+        await this.#end(relay, "rejected", "simulation_failed", `the swap no longer simulates: ${rpcErrorText(error).slice(0, 300)}`);
         return;
       }
       const fees = initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei);
@@ -147,7 +147,7 @@ export class RelayQueue {
         logger.warn({ relayId: relay.id, signer: signer.address, nonce, error }, "nonce taken outside this relayer; re-signing");
         signer.nonces.release(nonce);
         signer.nonces.resync(Math.max(nonce + 1, await client.getTransactionCount({ address: signer.address, blockTag: "pending" }).catch(() => 0)));
-        store.updateRelay(relay.id, { releaseSigner: true, at: now() });
+        await store.updateRelay(relay.id, { releaseSigner: true, at: now() });
         pool.notify();
         this.enqueue(relay.id);
         return;
@@ -155,14 +155,14 @@ export class RelayQueue {
         logger.error({ relayId: relay.id, signer: signer.address, error }, "signer cannot pay for gas; it gets no new work until funded");
         signer.funded = false;
         signer.nonces.release(nonce);
-        store.updateRelay(relay.id, { releaseSigner: true, at: now() });
+        await store.updateRelay(relay.id, { releaseSigner: true, at: now() });
         pool.notify();
         this.enqueue(relay.id, 1_000);
         return;
       default:
         signer.nonces.release(nonce);
         pool.notify();
-        this.#end(relay, "failed", "simulation_failed", `the node refused the transaction: ${error ?? "no reason given"}`);
+        await this.#end(relay, "failed", "simulation_failed", `the node refused the transaction: ${error ?? "no reason given"}`);
     }
   }
 
@@ -171,16 +171,16 @@ export class RelayQueue {
     const fill = await findFill(this.context.client, relay);
     if (fill !== undefined) {
       this.context.logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "order filled by someone else; recorded as the fill");
-      this.context.store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at: this.context.now() });
+      await this.context.store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at: this.context.now() });
       return;
     }
-    this.#end(relay, "rejected", "nonce_used", "the taker's Permit2 nonce of this quote was already used");
+    await this.#end(relay, "rejected", "nonce_used", "the taker's Permit2 nonce of this quote was already used");
   }
 
-  #end(relay: RelayRecord, wanted: RelayStatus, reason: RelayReason, error: string): void {
+  async #end(relay: RelayRecord, wanted: RelayStatus, reason: RelayReason, error: string): Promise<void> {
     // A relay broadcast before (its nonce was then taken) cannot be "rejected": it ends "failed".
     const status = wanted === "rejected" && relay.status === "submitted" ? "failed" : wanted;
     this.context.logger.info({ relayId: relay.id, status, reason }, "relay ended");
-    this.context.store.updateRelay(relay.id, { status, reason, error, at: this.context.now() });
+    await this.context.store.updateRelay(relay.id, { status, reason, error, at: this.context.now() });
   }
 }

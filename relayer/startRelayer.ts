@@ -8,13 +8,17 @@ import { ChainHead } from "./chainHead";
 import type { RelayerConfig } from "./config";
 import { createInternalApp } from "./internalServer";
 import { NonceTracker } from "./nonceTracker";
-import { recoverOpenRelays } from "./recovery";
 import type { RelayContext } from "./relayContext";
 import { RelayQueue } from "./relayQueue";
 import { ReceiptWatcher } from "./receiptWatcher";
 import { SignerPool } from "./signerPool";
 import type { RelayStore } from "./store/relayStore";
-import { openSqliteRelayStore } from "./store/sqliteRelayStore";
+import { openRelayStore } from "./store/openRelayStore";
+import { LeaseKeeper } from "./leaseKeeper";
+import { createRelayerMetrics } from "./relayerMetrics";
+import { observedRelayStore } from "./store/observedRelayStore";
+import { observedTransport } from "../sdk/observability/observedTransport";
+import { observeRpc } from "../sdk/observability/serverMetrics";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
@@ -22,10 +26,10 @@ import { openSqliteRelayStore } from "./store/sqliteRelayStore";
  * not leave holes. A redeploy on the same chain (the old block still exists) keeps them.
  */
 async function adoptChainRun(store: RelayStore, client: PublicClient, deployBlockHash: Hex, logger: Logger): Promise<void> {
-  const previous = store.chainRun();
+  const previous = await store.chainRun();
   if (previous === deployBlockHash.toLowerCase()) return;
   const stillOnChain = previous !== undefined && (await client.getBlock({ blockHash: previous }).then(() => true, () => false));
-  const forgotten = store.setChainRun(deployBlockHash, { forgetRelays: previous !== undefined && !stillOnChain });
+  const forgotten = await store.setChainRun(deployBlockHash, { forgetRelays: previous !== undefined && !stillOnChain });
   if (forgotten > 0) logger.warn({ previous, current: deployBlockHash, forgotten }, "the chain was reset since the last run; its relays were forgotten");
 }
 
@@ -56,30 +60,42 @@ export async function startRelayer(
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [config.rpcUrl] } },
   });
-  const client = createPublicClient({ chain, transport: transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } }) });
+  const metrics = createRelayerMetrics();
+  const base = transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } });
+  const client = createPublicClient({
+    chain,
+    transport: observedTransport(base, observeRpc(metrics)),
+  });
   const chainId = await client.getChainId().catch((error: unknown) => {
     throw new Error(`the relayer cannot reach RPC_URL ${config.rpcUrl}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
   });
   if (chainId !== config.chainId) throw new Error(`RPC_URL ${config.rpcUrl} serves chain ${chainId}, not CHAIN_ID ${config.chainId}`);
 
-  const store = openSqliteRelayStore(config.dbPath);
+  const store = observedRelayStore(await openRelayStore(config), metrics, logger);
   try {
     await adoptChainRun(store, client, manifest.deployBlockHash, logger);
     const keys = await Promise.all(
       config.privateKeys.map(async (privateKey) => {
         const address = privateKeyToAccount(privateKey).address;
         const pending = await client.getTransactionCount({ address, blockTag: "pending" });
-        return { privateKey, nonces: new NonceTracker(pending, store.highestNonce(address)) };
+        return { privateKey, nonces: new NonceTracker(pending, await store.highestNonce(address)) };
       }),
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
     const head = new ChainHead(client, config.pollMs);
-    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, now: () => new Date() };
+    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, now: () => new Date(), metrics };
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
     queue = new RelayQueue(context, (relayId, options) => watcher.track(relayId, options));
-    await recoverOpenRelays(context, queue, watcher);
+    metrics.observe({
+      queueDepth: () => queue!.depth,
+      tracked: () => watcher.size,
+      pendingNonces: () => pool.signers.map((signer) => ({ signer: signer.address, pending: signer.nonces.inFlight })),
+    });
+    const leases = new LeaseKeeper(context, queue, watcher);
+    await leases.recover();
     watcher.start();
+    leases.start();
 
     const server = createServer(createInternalApp(context, queue));
     await new Promise<void>((resolve, reject) => {
@@ -101,13 +117,14 @@ export async function startRelayer(
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        await leases.stop();
         await queue.stop();
         await watcher.stop();
-        store.close();
+        await store.close();
       },
     };
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
 }

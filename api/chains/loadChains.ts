@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { createPublicClient, defineChain, http, type PublicClient, type Transport } from "viem";
+import { observedTransport, type RpcObserver } from "../../sdk/observability/observedTransport";
 import { manifestPath, readManifest, type DeploymentManifest } from "../../sdk";
 import type { ApiConfig } from "../config";
 import { createServedChains, type ChainSource, type ServedChains, type ServedChainsDependencies } from "./servedChains";
@@ -17,14 +18,15 @@ export function servedChainEndpoints(config: Pick<ApiConfig, "chainId" | "rpcUrl
  * reads of one request into one HTTP round trip; the devnet has no Multicall3 to do it on chain.
  * One retry only: a quote should fail fast rather than wait out a dead node.
  */
-export function createChainClient(chainId: number, rpcUrl: string, transport?: Transport): PublicClient {
+export function createChainClient(chainId: number, rpcUrl: string, transport?: Transport, observe?: RpcObserver): PublicClient {
   const chain = defineChain({
     id: chainId,
     name: `chain ${chainId}`,
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   });
-  return createPublicClient({ chain, transport: transport ?? http(rpcUrl, { batch: true, retryCount: 1 }) });
+  const base = transport ?? http(rpcUrl, { batch: true, retryCount: 1 });
+  return createPublicClient({ chain, transport: observe === undefined ? base : observedTransport(base, observe) });
 }
 
 /** Reads a served chain's manifest, with a start-up error that says what to do when it is missing. */
@@ -48,10 +50,12 @@ export async function loadChains(
   config: ApiConfig,
   deps: Omit<ServedChainsDependencies, "config">,
   transports: ReadonlyMap<number, Transport> = new Map(),
+  /** Told of every chain RPC request (metrics). */
+  observe?: RpcObserver,
 ): Promise<ServedChains> {
   const sources: ChainSource[] = servedChainEndpoints(config).map((endpoint) => ({
     chainId: endpoint.chainId,
-    client: createChainClient(endpoint.chainId, endpoint.rpcUrl, transports.get(endpoint.chainId)),
+    client: createChainClient(endpoint.chainId, endpoint.rpcUrl, transports.get(endpoint.chainId), observe),
     manifest: readChainManifest(endpoint),
   }));
   return createServedChains(sources, { ...deps, config });

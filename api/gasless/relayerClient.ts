@@ -11,10 +11,14 @@ const TIMEOUT_MS = 10_000;
 
 /**
  * The API's side of the hand-off to the relayer: JSON over loopback HTTP with the shared secret.
- * The relayer owns relays (its database); the API validates and asks. An unreachable relayer is a
- * 503 `relayer_unavailable`, so the client retries with the same idempotency key.
+ * The relayers own relays (their database); the API validates and asks. Calls go to the configured
+ * relayers in turn, and one that cannot be reached (or answers 5xx) is skipped for the next: with
+ * PostgreSQL any relayer stores a relay for all and reads any relay. When none answers, a 503
+ * `relayer_unavailable`, so the client retries with the same idempotency key.
  */
 export class RelayerClient {
+  #next = 0;
+
   constructor(private readonly config: GaslessConfig) {}
 
   /** The relay a retried submission belongs to, before any validation that its broadcast would change. */
@@ -32,15 +36,21 @@ export class RelayerClient {
   }
 
   async #call<T>(method: string, path: string, body: unknown, expected: number[], isAbsent?: (status: number) => boolean): Promise<T> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.config.relayerUrl}${path}`, {
+    const urls = this.config.relayerUrls;
+    const start = this.#next++ % urls.length;
+    let response: Response | undefined;
+    for (let attempt = 0; attempt < urls.length && response === undefined; attempt++) {
+      response = await fetch(`${urls[(start + attempt) % urls.length]}${path}`, {
         method,
         headers: { authorization: `Bearer ${this.config.relayerToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-    } catch {
+      }).then(
+        (answer) => (answer.status >= 500 && attempt < urls.length - 1 ? undefined : answer),
+        () => undefined,
+      );
+    }
+    if (response === undefined) {
       throw new ApiError(503, "relayer_unavailable", "the relayer cannot be reached right now; retry with the same idempotency_key");
     }
     if (isAbsent?.(response.status) === true) return undefined as T;

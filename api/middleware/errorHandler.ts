@@ -25,6 +25,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (status >= 500 && error instanceof ApiError) logger.warn({ code: body.code, method: req.method, path: req.path, reason: error.message }, "request refused");
     else if (status >= 500) logger.error({ err: error, method: req.method, path: req.path }, "request failed");
     if (headers) res.set(headers);
+    res.locals.errorCode = body.code;
     res.status(status).json(body);
   };
 }
@@ -32,6 +33,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 /** Unknown routes get the same JSON shape as every other error. */
 export const notFound: RequestHandler = (req, res) => {
   const body: ApiErrorBody = { error: `no route for ${req.method} ${req.path}`, code: "not_found" };
+  res.locals.errorCode = body.code;
   res.status(404).json(body);
 };
 

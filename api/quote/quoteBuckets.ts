@@ -1,7 +1,8 @@
 import type { Response } from "express";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { ApiError } from "../apiError";
 import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
+import { memoryRateLimiters, type RateLimiterFactory } from "../rateLimits/rateLimiterFactory";
 
 /** The two /quote buckets of the spec, and the swap bucket of POST /gasless/submit. */
 export type QuoteBucket = "quote_probe" | "quote:read" | "swap:create";
@@ -19,21 +20,27 @@ const WINDOW_SECONDS = 60;
  * unsupported-token demand; allowance = multiplier × the key's quote limit) and `quote:read` (routing
  * and building; the key's quote_rate_limit_per_minute); and `swap:create` for gasless submissions
  * (the key's swap_rate_limit_per_minute). Keys with different limits get different
- * limiters, since a limiter has one allowance. In memory, per API process.
+ * limiters, since a limiter has one allowance. In memory per API process, or shared by every
+ * instance on PostgreSQL (the factory decides).
  *
  * Each consumption sets `X-RateLimit-<bucket>-Remaining` on the response, so a client (and the tests)
  * can see which buckets a request used.
  */
 export class QuoteBuckets {
-  readonly #limiters = new Map<string, RateLimiterMemory>();
+  readonly #limiters = new Map<string, RateLimiterAbstract>();
 
-  constructor(private readonly probeMultiplier: number) {}
+  constructor(
+    private readonly probeMultiplier: number,
+    private readonly limiters: RateLimiterFactory = memoryRateLimiters,
+    /** Told of each refusal, by bucket (metrics). */
+    private readonly onRejected: (bucket: string) => void = () => undefined,
+  ) {}
 
-  #limiter(bucket: QuoteBucket, points: number): RateLimiterMemory {
+  #limiter(bucket: QuoteBucket, points: number): RateLimiterAbstract {
     const id = `${bucket}:${points}`;
     let limiter = this.#limiters.get(id);
     if (limiter === undefined) {
-      limiter = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: bucket });
+      limiter = this.limiters({ points, duration: WINDOW_SECONDS, keyPrefix: bucket });
       this.#limiters.set(id, limiter);
     }
     return limiter;
@@ -55,6 +62,7 @@ export class QuoteBuckets {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
       res.setHeader(header, "0");
+      this.onRejected(bucket);
       throw new ApiError(
         429,
         "rate_limited",

@@ -57,7 +57,7 @@ function checkRequest(query: QuoteQuery, principal: ApiKeyPrincipal, sellToken: 
 }
 
 function quoteHandler(deps: ApiDependencies): RequestHandler {
-  const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier);
+  const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }));
   const nonces = new PermitNonceAllocator();
   // Block caches and router→holder lookups are per chain; nonce reservations are keyed by chain already.
   const engines = new Map<number, QuoteEngine>();
@@ -93,6 +93,7 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
       throw new ApiError(503, "chain_unavailable", `chain ${chain.chainId} could not be read right now; retry shortly`);
     }
     await deps.store.saveQuote(quoteRecordOf(quote, principal, deps.clock.now()));
+    deps.metrics?.quotes.inc({ settlement: quote.settlement, outcome: "served" });
     res.json(quoteResponse(quote));
   };
 }

@@ -32,7 +32,7 @@ export const getSupportedTokens: Route = {
   method: "get",
   path: "/tokens/supported-tokens",
   handlers: (deps) => [
-    perIpRateLimit("snapshot", deps.config.snapshotRateLimitPerMinute),
+    perIpRateLimit("snapshot", deps.config.snapshotRateLimitPerMinute, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket })),
     (req, res) => {
       const query = parseRequest(querySchema, req.query, "query");
       const chain = requestedChain(deps.chains, query.chain_id);

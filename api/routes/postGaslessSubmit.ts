@@ -49,7 +49,7 @@ function conflictOrExisting(match: RelayMatch): InternalRelayJson | undefined {
  * signature, or the same idempotency key with the same quote, returns the existing relay (200).
  */
 function submitHandler(deps: ApiDependencies) {
-  const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier);
+  const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }));
   const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);
   return async (req: Request, res: Response) => {
     const principal = principalOf(res);

@@ -9,13 +9,26 @@ import type { ApiKeyScope } from "../apiKeyScopes";
  * Writes that spend a nonce take a `ChallengeUse` and spend it in the same transaction as the write:
  * of two requests with one nonce exactly one succeeds, and a failed write leaves the nonce unspent.
  * Addresses come back checksummed; times are Dates.
+ *
+ * It is the sum of one interface per concern; each engine (SQLite in `sqlite/`, PostgreSQL in
+ * `postgres/`) implements each concern in its own file, and `composeStore` joins them.
  */
-export interface Store {
+export interface Store extends ChallengeStore, IntegratorStore, TokenDemandStore, QuoteStore {
+  /** A trivial round trip to the database, for readiness. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Onboarding challenges: one nonce per signed request. */
+export interface ChallengeStore {
   saveChallenge(challenge: NewChallenge): Promise<void>;
   findChallenge(nonce: string): Promise<ChallengeRecord | undefined>;
   /** Spends a nonce that guards no other write (viewing the profile). */
   consumeChallenge(use: ChallengeUse): Promise<ChallengeUseOutcome>;
+}
 
+/** Integrator profiles and their API keys; the writes spend the request's nonce in the same transaction. */
+export interface IntegratorStore {
   createIntegrator(integrator: NewIntegrator, use: ChallengeUse): Promise<CreateIntegratorResult>;
   findIntegrator(id: number): Promise<IntegratorRecord | undefined>;
   /** Every profile, or those of one owner wallet, oldest first. */
@@ -29,7 +42,10 @@ export interface Store {
   revokeApiKey(keyId: number, revokedAt: Date, use: ChallengeUse): Promise<RevokeApiKeyResult>;
   /** Keys whose public prefix matches, with their hash and profile, for authentication. */
   findCredentialsByPrefix(prefix: string): Promise<ApiKeyCredential[]>;
+}
 
+/** Demand for unsupported tokens, and the operator's and promotion's decisions on tokens. */
+export interface TokenDemandStore {
   /** Adds buffered demand in one transaction; a known (chain, token, integrator) widens its first/last seen. */
   recordTokenDemand(observations: readonly TokenDemandObservation[]): Promise<void>;
   /** Forgets demand last seen before `before`; returns how many rows went. */
@@ -48,15 +64,16 @@ export interface Store {
   saveTokenOverride(override: NewTokenOverride, mode: "replace" | "if_absent"): Promise<boolean>;
   /** Removes the decision on a token; returns whether there was one. */
   removeTokenOverride(chainId: number, token: Address): Promise<boolean>;
+}
 
+/** Quotes served, found again by their UUID or by the bytes32 id of their fill. */
+export interface QuoteStore {
   /** Records a quote served (possibly batched with others; reads see it at once). Its on-chain id, the bytes32 in SwapSettled, is unique per chain. */
   saveQuote(quote: QuoteRecord): Promise<void>;
   /** The quote a SwapSettled event's quote id belongs to. */
   findQuoteByOnchainId(chainId: number, onchainId: Hex): Promise<QuoteRecord | undefined>;
   /** A quote by its UUID (gasless submissions name it). */
   findQuote(quoteId: string): Promise<QuoteRecord | undefined>;
-
-  close(): Promise<void>;
 }
 
 export type ChallengeUse = { nonce: string; at: Date };

@@ -61,4 +61,12 @@ export const relayMigrations: readonly Migration[] = [
     name: "the chain run (deploy block hash) the relays belong to",
     sql: `CREATE TABLE relayer_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;`,
   },
+  {
+    version: 3,
+    name: "relay claims: the relayer working on a relay and until when its lease holds",
+    sql: `
+      ALTER TABLE relays ADD COLUMN claimed_by TEXT;
+      ALTER TABLE relays ADD COLUMN lease_until INTEGER;
+    `,
+  },
 ];

@@ -9,26 +9,42 @@ import type { RelayReason, RelayStatus } from "../../sdk";
 export interface RelayStore {
   /**
    * Stores a validated relay, or returns the one that already exists for the same quote or the same
-   * idempotency key; one transaction, so concurrent hand-offs of one quote create one relay.
+   * idempotency key; one transaction, so concurrent hand-offs of one quote create one relay. A
+   * `claim` makes the accepting relayer its owner at once.
    */
-  createRelay(relay: NewRelay): RelayCreation;
+  createRelay(relay: NewRelay, claim?: Lease): Promise<RelayCreation>;
   /** What `createRelay` would find instead of creating: the relay of this idempotency key or this quote. */
-  matchRelay(query: RelayMatchQuery): RelayCreation | undefined;
-  getRelay(id: string): RelayRecord | undefined;
-  /** Relays that are not final, oldest first: what a restarted relayer must finish. */
-  listOpenRelays(): RelayRecord[];
+  matchRelay(query: RelayMatchQuery): Promise<RelayCreation | undefined>;
+  getRelay(id: string): Promise<RelayRecord | undefined>;
+  /** Relays that are not final, oldest first, whoever owns them. */
+  listOpenRelays(): Promise<RelayRecord[]>;
+  /**
+   * Claims open relays that have no owner, or whose owner's lease ran out before `now`, and with
+   * `own` those `lease.owner` holds already (a restart), oldest first, at most `limit`: each is claimed by exactly one relayer
+   * (`FOR UPDATE SKIP LOCKED` on PostgreSQL). Returns them with the owner they were taken from.
+   */
+  claimOpenRelays(lease: Lease, now: Date, limit: number, options: { own: boolean }): Promise<ClaimedRelay[]>;
+  /** Extends the lease on every open relay `lease.owner` holds; returns how many. */
+  renewLeases(lease: Lease): Promise<number>;
   /** Persists a signed transaction before its broadcast, and moves the relay to `submitted`. */
-  recordBroadcast(relayId: string, transaction: NewRelayTransaction): void;
+  recordBroadcast(relayId: string, transaction: NewRelayTransaction): Promise<void>;
   /** Ends or advances a relay; `minedHash` marks the transaction that was mined (a copier's is added). */
-  updateRelay(relayId: string, update: RelayUpdate): void;
+  updateRelay(relayId: string, update: RelayUpdate): Promise<void>;
   /** The deploy block hash of the chain run these relays belong to, if recorded. */
-  chainRun(): Hex | undefined;
+  chainRun(): Promise<Hex | undefined>;
   /** Records the chain run; `forgetRelays` first deletes every relay of the previous one (its chain is gone). */
-  setChainRun(deployBlockHash: Hex, options: { forgetRelays: boolean }): number;
+  setChainRun(deployBlockHash: Hex, options: { forgetRelays: boolean }): Promise<number>;
   /** Highest nonce this relayer ever signed with `signer`, or undefined. */
-  highestNonce(signer: Address): number | undefined;
-  close(): void;
+  highestNonce(signer: Address): Promise<number | undefined>;
+  /** A cheap round trip, for readiness. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
 }
+
+/** A relayer's hold on relays: its id (`RELAYER_ID`) and when the hold ends unless renewed. */
+export type Lease = { owner: string; until: Date };
+
+export type ClaimedRelay = { relay: RelayRecord; previousOwner: string | undefined };
 
 export type NewRelay = {
   id: string;
@@ -74,6 +90,9 @@ export type RelayRecord = NewRelay & {
   signerNonce: number | undefined;
   /** The deadline passed: no more bumps; a cancel at the same nonce frees it. */
   cancelling: boolean;
+  /** The relayer working on it, and until when (absent: nobody yet). */
+  claimedBy: string | undefined;
+  leaseUntil: Date | undefined;
   transactions: RelayTransaction[];
   updatedAt: Date;
 };

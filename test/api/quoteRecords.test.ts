@@ -4,30 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
-import type { QuoteRecord } from "../../api/store/store";
-
-function quote(onchainId: Hex, quoteId: string): QuoteRecord {
-  return {
-    quoteId,
-    chainId: 4663,
-    onchainId,
-    apiKeyId: 1,
-    integratorId: 1,
-    taker: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-    recipient: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-    sellToken: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
-    buyToken: "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
-    sellAmount: 10n ** 30n,
-    buyAmount: 5n,
-    minBuyAmount: 4n,
-    feeAmount: 0n,
-    settlement: "permit2",
-    router: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
-    blockNumber: 12n,
-    expiresAt: new Date(1_800_000_000_000),
-    createdAt: new Date(1_799_999_000_000),
-  };
-}
+import { quote } from "../fixtures/quoteRecord";
 
 describe("quote records", () => {
   let directory: string;

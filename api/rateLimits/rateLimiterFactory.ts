@@ -1,0 +1,12 @@
+import { RateLimiterMemory, type RateLimiterAbstract } from "rate-limiter-flexible";
+
+/** One bucket's settings: `points` requests per `duration` seconds for each key, keys prefixed by the bucket. */
+export type RateLimiterOptions = { keyPrefix: string; points: number; duration: number };
+
+/**
+ * Makes the limiter of a bucket. In memory (one API process) by default; on PostgreSQL every API
+ * instance shares one table, so two instances do not double a key's allowance.
+ */
+export type RateLimiterFactory = (options: RateLimiterOptions) => RateLimiterAbstract;
+
+export const memoryRateLimiters: RateLimiterFactory = (options) => new RateLimiterMemory(options);

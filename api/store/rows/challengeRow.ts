@@ -1,0 +1,51 @@
+import { getAddress, type Hex } from "viem";
+import { onboardingActions, type OnboardingAction } from "../../../sdk";
+import type { ChallengeRecord, NewChallenge } from "../store";
+import { date } from "./msDate";
+
+/** A `challenges` row, as both engines return it (times in milliseconds, wallet lowercase). */
+export type ChallengeRow = {
+  nonce: string;
+  wallet: string;
+  action: string;
+  chain_id: number;
+  payload_hash: string | null;
+  message: string;
+  issued_at: number;
+  expires_at: number;
+  used_at: number | null;
+};
+
+/** The row's values for an insert. */
+export function challengeParams(challenge: NewChallenge) {
+  return {
+    nonce: challenge.nonce,
+    wallet: challenge.wallet.toLowerCase(),
+    action: challenge.action,
+    chain_id: challenge.chainId,
+    payload_hash: challenge.payloadHash ?? null,
+    message: challenge.message,
+    issued_at: challenge.issuedAt.getTime(),
+    expires_at: challenge.expiresAt.getTime(),
+  };
+}
+
+export function challengeFromRow(row: ChallengeRow): ChallengeRecord {
+  return {
+    nonce: row.nonce,
+    wallet: getAddress(row.wallet),
+    action: knownAction(row.action),
+    chainId: row.chain_id,
+    payloadHash: (row.payload_hash ?? undefined) as Hex | undefined,
+    message: row.message,
+    issuedAt: date(row.issued_at),
+    expiresAt: date(row.expires_at),
+    usedAt: date(row.used_at),
+  };
+}
+
+function knownAction(value: string): OnboardingAction {
+  const action = onboardingActions.find((candidate) => candidate === value);
+  if (action === undefined) throw new Error(`challenges.action holds unknown action ${value}`);
+  return action;
+}

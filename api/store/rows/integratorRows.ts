@@ -1,0 +1,117 @@
+import { getAddress } from "viem";
+import { apiKeyScopes, type ApiKeyScope } from "../../apiKeyScopes";
+import type { ApiKeyRecord, IntegratorRecord, IntegratorStatus, NewApiKey, NewIntegrator } from "../store";
+import { date } from "./msDate";
+
+/** `integrators` and `api_keys` rows, as both engines return them. */
+export type IntegratorRow = {
+  id: number;
+  slug: string;
+  owner_wallet: string;
+  display_name: string;
+  contact_email: string | null;
+  telegram_handle: string | null;
+  app_url: string | null;
+  fee_recipient: string;
+  max_fee_bps: number;
+  chain_id: number | null;
+  status: string;
+  created_at: number;
+  approved_at: number | null;
+  quote_rate_limit_per_minute: number | null;
+  swap_rate_limit_per_minute: number | null;
+};
+
+export type ApiKeyRow = {
+  id: number;
+  integrator_id: number;
+  label: string;
+  prefix: string;
+  last_four: string;
+  scopes: string;
+  quote_rate_limit_per_minute: number;
+  swap_rate_limit_per_minute: number;
+  created_at: number;
+  revoked_at: number | null;
+  max_fee_bps: number | null;
+};
+
+export const INTEGRATOR_COLUMNS = `id, slug, owner_wallet, display_name, contact_email, telegram_handle, app_url, fee_recipient,
+  max_fee_bps, chain_id, status, created_at, approved_at, quote_rate_limit_per_minute, swap_rate_limit_per_minute`;
+export const API_KEY_COLUMNS = `id, integrator_id, label, prefix, last_four, scopes, quote_rate_limit_per_minute,
+  swap_rate_limit_per_minute, created_at, revoked_at, max_fee_bps`;
+
+/** The row's values for an insert (a profile created active is approved at once). */
+export function integratorParams(integrator: NewIntegrator) {
+  return {
+    slug: integrator.slug,
+    owner_wallet: integrator.ownerWallet.toLowerCase(),
+    display_name: integrator.displayName,
+    contact_email: integrator.contactEmail ?? null,
+    telegram_handle: integrator.telegramHandle ?? null,
+    app_url: integrator.appUrl ?? null,
+    fee_recipient: integrator.feeRecipient.toLowerCase(),
+    max_fee_bps: integrator.maxFeeBps,
+    chain_id: integrator.chainId ?? null,
+    status: integrator.status,
+    created_at: integrator.createdAt.getTime(),
+    approved_at: integrator.status === "active" ? integrator.createdAt.getTime() : null,
+  };
+}
+
+export function apiKeyParams(key: NewApiKey) {
+  return {
+    integrator_id: key.integratorId,
+    label: key.label,
+    prefix: key.prefix,
+    last_four: key.lastFour,
+    secret_hash: key.secretHash,
+    scopes: JSON.stringify(key.scopes),
+    quote_rate_limit_per_minute: key.quoteRateLimitPerMinute,
+    swap_rate_limit_per_minute: key.swapRateLimitPerMinute,
+    created_at: key.createdAt.getTime(),
+  };
+}
+
+export function integratorFromRow(row: IntegratorRow): IntegratorRecord {
+  return {
+    id: row.id,
+    slug: row.slug,
+    ownerWallet: getAddress(row.owner_wallet),
+    displayName: row.display_name,
+    contactEmail: row.contact_email ?? undefined,
+    telegramHandle: row.telegram_handle ?? undefined,
+    appUrl: row.app_url ?? undefined,
+    feeRecipient: getAddress(row.fee_recipient),
+    maxFeeBps: row.max_fee_bps,
+    chainId: row.chain_id ?? undefined,
+    status: row.status as IntegratorStatus,
+    createdAt: date(row.created_at),
+    approvedAt: date(row.approved_at),
+    quoteRateLimitPerMinute: row.quote_rate_limit_per_minute ?? undefined,
+    swapRateLimitPerMinute: row.swap_rate_limit_per_minute ?? undefined,
+  };
+}
+
+export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    integratorId: row.integrator_id,
+    label: row.label,
+    prefix: row.prefix,
+    lastFour: row.last_four,
+    scopes: knownScopes(row.scopes),
+    quoteRateLimitPerMinute: row.quote_rate_limit_per_minute,
+    swapRateLimitPerMinute: row.swap_rate_limit_per_minute,
+    createdAt: date(row.created_at),
+    revokedAt: date(row.revoked_at),
+    maxFeeBps: row.max_fee_bps ?? undefined,
+  };
+}
+
+// A scope this build does not know grants nothing, rather than failing every request of the key.
+function knownScopes(json: string): ApiKeyScope[] {
+  const stored = JSON.parse(json) as unknown;
+  if (!Array.isArray(stored)) throw new Error("api_keys.scopes is not a JSON array");
+  return apiKeyScopes.filter((scope) => stored.includes(scope));
+}

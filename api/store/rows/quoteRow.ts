@@ -1,0 +1,108 @@
+import { getAddress, type Address, type Hex } from "viem";
+import type { SwapOrder } from "../../../sdk";
+import type { GaslessTerms, QuoteRecord } from "../store";
+
+/** A `quotes` row, as both engines return it: amounts as decimal text, gasless terms as JSON text. */
+export function quoteRow(quote: QuoteRecord) {
+  return {
+    quote_id: quote.quoteId,
+    chain_id: quote.chainId,
+    onchain_id: quote.onchainId.toLowerCase(),
+    api_key_id: quote.apiKeyId,
+    integrator_id: quote.integratorId,
+    taker: quote.taker.toLowerCase(),
+    recipient: quote.recipient.toLowerCase(),
+    sell_token: quote.sellToken.toLowerCase(),
+    buy_token: quote.buyToken.toLowerCase(),
+    sell_amount: quote.sellAmount.toString(),
+    buy_amount: quote.buyAmount.toString(),
+    min_buy_amount: quote.minBuyAmount.toString(),
+    fee_amount: quote.feeAmount.toString(),
+    settlement: quote.settlement,
+    router: quote.router.toLowerCase(),
+    block_number: quote.blockNumber,
+    expires_at: quote.expiresAt.getTime(),
+    created_at: quote.createdAt.getTime(),
+    gasless: quote.gasless === undefined ? null : JSON.stringify(quote.gasless, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value)),
+  };
+}
+
+type GaslessTermsJson = {
+  order: Record<keyof SwapOrder, string>;
+  permit2Nonce: string;
+  relayerFee: string;
+  relayerFeeRecipient: string;
+  data: string;
+  signatureOffset: number;
+  estimatedGas: number;
+};
+
+function gaslessFromJson(text: string): GaslessTerms {
+  const json = JSON.parse(text) as GaslessTermsJson;
+  const { order } = json;
+  return {
+    order: {
+      sellToken: getAddress(order.sellToken),
+      sellAmount: BigInt(order.sellAmount),
+      buyToken: getAddress(order.buyToken),
+      minBuyAmount: BigInt(order.minBuyAmount),
+      recipient: getAddress(order.recipient),
+      deadline: BigInt(order.deadline),
+      quoteId: order.quoteId as Hex,
+      actions: order.actions as Hex,
+    },
+    permit2Nonce: BigInt(json.permit2Nonce),
+    relayerFee: BigInt(json.relayerFee),
+    relayerFeeRecipient: getAddress(json.relayerFeeRecipient),
+    data: json.data as Hex,
+    signatureOffset: json.signatureOffset,
+    estimatedGas: json.estimatedGas,
+  };
+}
+
+export type QuoteRow = {
+  quote_id: string;
+  chain_id: number;
+  onchain_id: string;
+  api_key_id: number;
+  integrator_id: number;
+  taker: string;
+  recipient: string;
+  sell_token: string;
+  buy_token: string;
+  sell_amount: string;
+  buy_amount: string;
+  min_buy_amount: string;
+  fee_amount: string;
+  settlement: "permit2" | "allowance";
+  router: string;
+  block_number: number;
+  expires_at: number;
+  created_at: number;
+  gasless: string | null;
+};
+
+/** Token addresses stay lowercase, as the quote response writes them; wallets come back checksummed. */
+export function quoteFromRow(row: QuoteRow): QuoteRecord {
+  return {
+    quoteId: row.quote_id,
+    chainId: row.chain_id,
+    onchainId: row.onchain_id as Hex,
+    apiKeyId: row.api_key_id,
+    integratorId: row.integrator_id,
+    taker: getAddress(row.taker),
+    recipient: getAddress(row.recipient),
+    sellToken: row.sell_token as Address,
+    buyToken: row.buy_token as Address,
+    sellAmount: BigInt(row.sell_amount),
+    buyAmount: BigInt(row.buy_amount),
+    minBuyAmount: BigInt(row.min_buy_amount),
+    feeAmount: BigInt(row.fee_amount),
+    settlement: row.settlement,
+    router: getAddress(row.router),
+    blockNumber: BigInt(row.block_number),
+    expiresAt: new Date(row.expires_at),
+    createdAt: new Date(row.created_at),
+    ...(row.gasless === null ? {} : { gasless: gaslessFromJson(row.gasless) }),
+  };
+}

@@ -1,0 +1,88 @@
+import { getAddress, type Address, type Hex } from "viem";
+import type { ManifestPool } from "../../../sdk";
+import type { NewTokenOverride, TokenDemandObservation, TokenDemandSummary, TokenOverride, TokenStatus, TokenStatusSource } from "../store";
+import { date } from "./msDate";
+
+/** `token_demand` and `token_overrides` rows, as both engines return them. */
+export type TokenDemandSummaryRow = { chain_id: number; token: string; integrators: number; first_seen: number; last_seen: number };
+
+export type TokenOverrideRow = {
+  chain_id: number;
+  token: string;
+  status: string;
+  source: string;
+  symbol: string | null;
+  decimals: number | null;
+  pool_address: string | null;
+  pool_token0: string | null;
+  pool_token1: string | null;
+  pool_fee_bps: number | null;
+  reason: string | null;
+  chain_run: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export function demandParams(observation: TokenDemandObservation) {
+  return {
+    chain_id: observation.chainId,
+    token: observation.token.toLowerCase(),
+    integrator_id: observation.integratorId,
+    first_seen: observation.firstSeen.getTime(),
+    last_seen: observation.lastSeen.getTime(),
+  };
+}
+
+export function demandFromRow(row: TokenDemandSummaryRow): TokenDemandSummary {
+  return {
+    chainId: row.chain_id,
+    token: row.token as Address,
+    integrators: row.integrators,
+    firstSeen: date(row.first_seen),
+    lastSeen: date(row.last_seen),
+  };
+}
+
+export function tokenOverrideParams(override: NewTokenOverride) {
+  return {
+    chain_id: override.chainId,
+    token: override.token.toLowerCase(),
+    status: override.status,
+    source: override.source,
+    symbol: override.symbol ?? null,
+    decimals: override.decimals ?? null,
+    pool_address: override.pool?.address.toLowerCase() ?? null,
+    pool_token0: override.pool?.token0.toLowerCase() ?? null,
+    pool_token1: override.pool?.token1.toLowerCase() ?? null,
+    pool_fee_bps: override.pool?.feeBps ?? null,
+    reason: override.reason ?? null,
+    chain_run: override.chainRun?.toLowerCase() ?? null,
+    at: override.at.getTime(),
+  };
+}
+
+export function tokenOverrideFromRow(row: TokenOverrideRow): TokenOverride {
+  const pool: ManifestPool | undefined =
+    row.pool_address !== null && row.pool_token0 !== null && row.pool_token1 !== null && row.pool_fee_bps !== null
+      ? {
+          address: getAddress(row.pool_address),
+          token0: getAddress(row.pool_token0),
+          token1: getAddress(row.pool_token1),
+          source: "uniswap-v2",
+          feeBps: row.pool_fee_bps,
+        }
+      : undefined;
+  return {
+    chainId: row.chain_id,
+    token: row.token as Address,
+    status: row.status as TokenStatus,
+    source: row.source as TokenStatusSource,
+    symbol: row.symbol ?? undefined,
+    decimals: row.decimals ?? undefined,
+    pool,
+    reason: row.reason ?? undefined,
+    chainRun: (row.chain_run ?? undefined) as Hex | undefined,
+    createdAt: date(row.created_at),
+    updatedAt: date(row.updated_at),
+  };
+}

@@ -1,0 +1,131 @@
+import type Database from "better-sqlite3";
+import type { Address } from "viem";
+import type { Written } from "../challengeSpending";
+import { API_KEY_COLUMNS, apiKeyFromRow, apiKeyParams, INTEGRATOR_COLUMNS, integratorFromRow, integratorParams, type ApiKeyRow, type IntegratorRow } from "../rows/integratorRows";
+import type {
+  ApiKeyCredential,
+  ApiKeyRecord,
+  ApproveIntegratorResult,
+  ChallengeUse,
+  CreateApiKeyResult,
+  CreateIntegratorResult,
+  IntegratorRecord,
+  IntegratorStore,
+  NewApiKey,
+  NewIntegrator,
+  RevokeApiKeyResult,
+} from "../store";
+import type { SqliteChallenges } from "./sqliteChallenges";
+
+/** Integrator profiles and API keys on SQLite; writes that spend a nonce run in the challenges' transaction. */
+export class SqliteIntegrators implements IntegratorStore {
+  readonly #db: Database.Database;
+  readonly #challenges: SqliteChallenges;
+  readonly #statements;
+
+  constructor(db: Database.Database, challenges: SqliteChallenges) {
+    this.#db = db;
+    this.#challenges = challenges;
+    this.#statements = {
+      insertIntegrator: db.prepare(`INSERT INTO integrators
+        (slug, owner_wallet, display_name, contact_email, telegram_handle, app_url, fee_recipient, max_fee_bps,
+         chain_id, status, created_at, approved_at)
+        VALUES (@slug, @owner_wallet, @display_name, @contact_email, @telegram_handle, @app_url, @fee_recipient,
+         @max_fee_bps, @chain_id, @status, @created_at, @approved_at)`),
+      findIntegrator: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE id = ?`),
+      findIntegratorBySlug: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE slug = ?`),
+      listIntegrators: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators ORDER BY id`),
+      listIntegratorsByOwner: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE owner_wallet = ? ORDER BY id`),
+      approveIntegrator: db.prepare("UPDATE integrators SET status = 'active', approved_at = ? WHERE slug = ? AND status = 'pending'"),
+      insertApiKey: db.prepare(`INSERT INTO api_keys
+        (integrator_id, label, prefix, last_four, secret_hash, scopes, quote_rate_limit_per_minute,
+         swap_rate_limit_per_minute, created_at)
+        VALUES (@integrator_id, @label, @prefix, @last_four, @secret_hash, @scopes, @quote_rate_limit_per_minute,
+         @swap_rate_limit_per_minute, @created_at)`),
+      findApiKey: db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`),
+      listApiKeys: db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys
+        WHERE integrator_id IN (SELECT value FROM json_each(?)) ORDER BY id`),
+      revokeApiKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
+      findCredentialsByPrefix: db.prepare(`SELECT secret_hash, ${API_KEY_COLUMNS} FROM api_keys WHERE prefix = ?`),
+    };
+  }
+
+  async createIntegrator(integrator: NewIntegrator, use: ChallengeUse): Promise<CreateIntegratorResult> {
+    return this.#challenges.spendAndWrite(use, (): Written<CreateIntegratorResult> => {
+      if (this.#statements.findIntegratorBySlug.get(integrator.slug)) return { commit: false, result: { outcome: "slug_taken" } };
+      const { lastInsertRowid } = this.#statements.insertIntegrator.run(integratorParams(integrator));
+      return { commit: true, result: { outcome: "created", integrator: this.#integrator(Number(lastInsertRowid)) } };
+    });
+  }
+
+  async findIntegrator(id: number): Promise<IntegratorRecord | undefined> {
+    const row = this.#statements.findIntegrator.get(id) as IntegratorRow | undefined;
+    return row && integratorFromRow(row);
+  }
+
+  async listIntegrators(filter: { ownerWallet?: Address } = {}): Promise<IntegratorRecord[]> {
+    const rows = (
+      filter.ownerWallet === undefined
+        ? this.#statements.listIntegrators.all()
+        : this.#statements.listIntegratorsByOwner.all(filter.ownerWallet.toLowerCase())
+    ) as IntegratorRow[];
+    return rows.map(integratorFromRow);
+  }
+
+  async approveIntegrator(slug: string, approvedAt: Date): Promise<ApproveIntegratorResult> {
+    return this.#db
+      .transaction((): ApproveIntegratorResult => {
+        const { changes } = this.#statements.approveIntegrator.run(approvedAt.getTime(), slug);
+        const row = this.#statements.findIntegratorBySlug.get(slug) as IntegratorRow | undefined;
+        if (row === undefined) return { outcome: "not_found" };
+        return { outcome: changes === 1 ? "approved" : "already_active", integrator: integratorFromRow(row) };
+      })
+      .immediate();
+  }
+
+  async createApiKey(key: NewApiKey, use: ChallengeUse): Promise<CreateApiKeyResult> {
+    return this.#challenges.spendAndWrite(use, (): Written<CreateApiKeyResult> => {
+      const integrator = this.#statements.findIntegrator.get(key.integratorId) as IntegratorRow | undefined;
+      if (integrator === undefined) return { commit: false, result: { outcome: "integrator_not_found" } };
+      if (integrator.status !== "active") return { commit: false, result: { outcome: "integrator_not_active" } };
+      const { lastInsertRowid } = this.#statements.insertApiKey.run(apiKeyParams(key));
+      return { commit: true, result: { outcome: "created", key: this.#apiKey(Number(lastInsertRowid)) } };
+    });
+  }
+
+  async findApiKey(id: number): Promise<ApiKeyRecord | undefined> {
+    const row = this.#statements.findApiKey.get(id) as ApiKeyRow | undefined;
+    return row && apiKeyFromRow(row);
+  }
+
+  async listApiKeys(integratorIds: readonly number[]): Promise<ApiKeyRecord[]> {
+    if (integratorIds.length === 0) return [];
+    return (this.#statements.listApiKeys.all(JSON.stringify(integratorIds)) as ApiKeyRow[]).map(apiKeyFromRow);
+  }
+
+  async revokeApiKey(keyId: number, revokedAt: Date, use: ChallengeUse): Promise<RevokeApiKeyResult> {
+    return this.#challenges.spendAndWrite(use, (): Written<RevokeApiKeyResult> => {
+      const row = this.#statements.findApiKey.get(keyId) as ApiKeyRow | undefined;
+      if (row === undefined) return { commit: false, result: { outcome: "not_found" } };
+      if (row.revoked_at !== null) return { commit: false, result: { outcome: "already_revoked", key: apiKeyFromRow(row) } };
+      this.#statements.revokeApiKey.run(revokedAt.getTime(), keyId);
+      return { commit: true, result: { outcome: "revoked", key: this.#apiKey(keyId) } };
+    });
+  }
+
+  async findCredentialsByPrefix(prefix: string): Promise<ApiKeyCredential[]> {
+    const rows = this.#statements.findCredentialsByPrefix.all(prefix) as (ApiKeyRow & { secret_hash: string })[];
+    return rows.map((row) => {
+      const integrator = this.#statements.findIntegrator.get(row.integrator_id) as IntegratorRow;
+      return { key: apiKeyFromRow(row), secretHash: row.secret_hash, integrator: integratorFromRow(integrator) };
+    });
+  }
+
+  #integrator(id: number): IntegratorRecord {
+    return integratorFromRow(this.#statements.findIntegrator.get(id) as IntegratorRow);
+  }
+
+  #apiKey(id: number): ApiKeyRecord {
+    return apiKeyFromRow(this.#statements.findApiKey.get(id) as ApiKeyRow);
+  }
+}

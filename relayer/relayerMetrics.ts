@@ -1,0 +1,49 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { dependencyMetrics } from "../sdk/observability/serverMetrics";
+
+/** What the metrics read when scraped: the queue's and the watcher's sizes, each signer's nonces in flight. */
+export type RelayerGauges = { queueDepth(): number; tracked(): number; pendingNonces(): { signer: string; pending: number }[] };
+
+/**
+ * The relayer's Prometheus metrics (prom-client), served by GET /metrics on its internal port:
+ * relays by status and reason, broadcasts and bumps, confirmation latency, queue depth, signer
+ * balances and pending nonces, chain RPC latency and errors, store latency.
+ */
+export type RelayerMetrics = ReturnType<typeof createRelayerMetrics>;
+
+export function createRelayerMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  let gauges: RelayerGauges | undefined;
+  const metrics = {
+    registry,
+    /** Connects the gauges read at scrape time, once the queue and the watcher exist. */
+    observe(source: RelayerGauges) {
+      gauges = source;
+    },
+    relays: new Counter({ name: "relayer_relays_total", help: "Relays reaching a status, by status and reason", labelNames: ["status", "reason"] as const, registers: [registry] }),
+    broadcasts: new Counter({ name: "relayer_broadcasts_total", help: "Signed transactions persisted and sent, by kind (swap, cancel)", labelNames: ["kind"] as const, registers: [registry] }),
+    bumps: new Counter({ name: "relayer_fee_bumps_total", help: "Replacements at the same nonce with bumped fees, by kind", labelNames: ["kind"] as const, registers: [registry] }),
+    takeovers: new Counter({ name: "relayer_takeovers_total", help: "Relays claimed from a relayer whose lease ran out", registers: [registry] }),
+    confirmationSeconds: new Histogram({
+      name: "relayer_confirmation_latency_seconds",
+      help: "From acceptance to confirmed",
+      buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
+      registers: [registry],
+    }),
+    signerBalance: new Gauge({ name: "relayer_signer_balance_wei", help: "Each signer's balance at the last check", labelNames: ["signer"] as const, registers: [registry] }),
+    ...dependencyMetrics(registry, "relayer"),
+  };
+  new Gauge({ name: "relayer_queue_depth", help: "Relays waiting for their first broadcast", registers: [registry], collect() { this.set(gauges?.queueDepth() ?? 0); } });
+  new Gauge({ name: "relayer_tracked_relays", help: "Broadcast relays followed until final", registers: [registry], collect() { this.set(gauges?.tracked() ?? 0); } });
+  new Gauge({
+    name: "relayer_signer_pending_nonces",
+    help: "Each signer's transactions not yet mined",
+    labelNames: ["signer"] as const,
+    registers: [registry],
+    collect() {
+      for (const { signer, pending } of gauges?.pendingNonces() ?? []) this.set({ signer }, pending);
+    },
+  });
+  return metrics;
+}

@@ -1,0 +1,43 @@
+import type { Logger } from "pino";
+import { isFinalRelayStatus } from "../../sdk";
+import { timedMethods } from "../../sdk/observability/timedMethods";
+import type { RelayerMetrics } from "../relayerMetrics";
+import type { RelayStore } from "./relayStore";
+
+/**
+ * The relay store as the relayer uses it: every status change of a relay is logged with its id and
+ * counted (by status and reason), a confirmation's latency from acceptance is observed, and every
+ * operation's duration is measured. One place, so no code path can change a relay unseen.
+ */
+export function observedRelayStore(store: RelayStore, metrics: RelayerMetrics, logger: Logger): RelayStore {
+  const timed = timedMethods(store, (operation, seconds) => metrics.storeDuration.observe({ operation }, seconds));
+  return Object.assign(Object.create(timed) as RelayStore, {
+    createRelay: async (...args: Parameters<RelayStore["createRelay"]>) => {
+      const creation = await timed.createRelay(...args);
+      if (creation.outcome === "created") {
+        metrics.relays.inc({ status: "accepted", reason: "" });
+        logger.info({ relayId: creation.relay.id, status: "accepted", claimedBy: creation.relay.claimedBy }, "relay state changed");
+      }
+      return creation;
+    },
+    recordBroadcast: async (...args: Parameters<RelayStore["recordBroadcast"]>) => {
+      const [relayId, transaction] = args;
+      const before = await timed.getRelay(relayId);
+      await timed.recordBroadcast(...args);
+      metrics.broadcasts.inc({ kind: transaction.kind });
+      if (before?.status === "accepted") {
+        metrics.relays.inc({ status: "submitted", reason: "" });
+        logger.info({ relayId, status: "submitted", hash: transaction.hash, signer: transaction.signer, nonce: transaction.nonce }, "relay state changed");
+      }
+    },
+    updateRelay: async (...args: Parameters<RelayStore["updateRelay"]>) => {
+      const [relayId, update] = args;
+      await timed.updateRelay(...args);
+      if (update.status === undefined) return;
+      const relay = await timed.getRelay(relayId);
+      metrics.relays.inc({ status: update.status, reason: update.reason ?? "" });
+      if (update.status === "confirmed" && relay !== undefined) metrics.confirmationSeconds.observe((update.at.getTime() - relay.createdAt.getTime()) / 1000);
+      logger.info({ relayId, status: update.status, reason: update.reason, hash: update.mined?.hash, final: isFinalRelayStatus(update.status) }, "relay state changed");
+    },
+  });
+}

@@ -1,0 +1,64 @@
+import type { PostgresMigration } from "../../sdk/storage/postgresPool";
+
+/**
+ * Schema of the relayer's tables on PostgreSQL, recorded in `relayer_schema_migrations` (the API's
+ * tables may share the database). Same columns as the SQLite schema at its latest version, so one
+ * row mapper reads both. Never edit a released migration; add the next version.
+ */
+export const postgresRelayMigrations: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: "relays with claims, every transaction broadcast for them, the chain run (the SQLite schema at its version 3)",
+    sql: `
+      CREATE TABLE relays (
+        id                TEXT PRIMARY KEY,
+        chain_id          INTEGER NOT NULL,
+        quote_id          TEXT NOT NULL,
+        onchain_quote_id  TEXT NOT NULL,
+        integrator_id     INTEGER NOT NULL,
+        api_key_id        INTEGER NOT NULL,
+        idempotency_key   TEXT,
+        taker             TEXT NOT NULL,
+        router            TEXT NOT NULL,
+        data              TEXT NOT NULL,
+        signature         TEXT NOT NULL,
+        permit2_nonce     TEXT NOT NULL,
+        deadline          BIGINT NOT NULL,
+        estimated_gas     INTEGER NOT NULL,
+        accepted_block    BIGINT NOT NULL,
+        status            TEXT NOT NULL CHECK (status IN ('accepted', 'submitted', 'confirmed', 'failed', 'expired', 'rejected')),
+        reason            TEXT,
+        error             TEXT,
+        signer            TEXT,
+        signer_nonce      INTEGER,
+        cancelling        INTEGER NOT NULL DEFAULT 0,
+        -- The relayer working on it (RELAYER_ID) and until when; another takes it over after that.
+        claimed_by        TEXT,
+        lease_until       BIGINT,
+        created_at        BIGINT NOT NULL,
+        updated_at        BIGINT NOT NULL,
+        UNIQUE (chain_id, quote_id),
+        UNIQUE (integrator_id, idempotency_key)
+      );
+      CREATE INDEX relays_open ON relays (created_at, id) WHERE status IN ('accepted', 'submitted');
+
+      CREATE TABLE relay_transactions (
+        seq                       BIGINT GENERATED ALWAYS AS IDENTITY,
+        hash                      TEXT PRIMARY KEY,
+        relay_id                  TEXT NOT NULL REFERENCES relays (id),
+        kind                      TEXT NOT NULL CHECK (kind IN ('swap', 'cancel')),
+        signer                    TEXT NOT NULL,
+        nonce                     INTEGER NOT NULL,
+        raw                       TEXT,
+        max_fee_per_gas           TEXT NOT NULL,
+        max_priority_fee_per_gas  TEXT NOT NULL,
+        sent_at                   BIGINT NOT NULL,
+        mined                     INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX relay_transactions_relay ON relay_transactions (relay_id, sent_at);
+      CREATE INDEX relay_transactions_signer_nonce ON relay_transactions (signer, nonce);
+
+      CREATE TABLE relayer_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `,
+  },
+];

@@ -1,0 +1,168 @@
+import type { Address, Hex } from "viem";
+import { canMoveRelay } from "../../sdk";
+import { applyPostgresMigrations, openPostgresPool, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
+import { postgresRelayMigrations } from "./postgresRelayMigrations";
+import { foreignFill, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, TRANSACTION_COLUMNS, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
+import type { ClaimedRelay, Lease, NewRelay, NewRelayTransaction, RelayCreation, RelayMatchQuery, RelayRecord, RelayStore, RelayTransaction, RelayUpdate } from "./relayStore";
+
+type Queryable = Pick<PostgresClient, "query">;
+const OPEN = "status IN ('accepted', 'submitted')";
+
+/**
+ * The relay table in one PostgreSQL database is the queue that several relayers share: a relay is
+ * claimed with `FOR UPDATE SKIP LOCKED` by exactly one of them, held by a lease it renews, and taken
+ * over by another once the lease runs out (its owner died).
+ */
+export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
+  const pool = openPostgresPool(url, { max: 10, applicationName: "relayer" });
+  try {
+    await applyPostgresMigrations(pool, "relayer_schema_migrations", postgresRelayMigrations);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return new PostgresRelayStore(pool);
+}
+
+class PostgresRelayStore implements RelayStore {
+  readonly #pool: PostgresPool;
+
+  constructor(pool: PostgresPool) {
+    this.#pool = pool;
+  }
+
+  async matchRelay(query: RelayMatchQuery): Promise<RelayCreation | undefined> {
+    const byKey =
+      query.idempotencyKey === undefined
+        ? undefined
+        : await this.#one("SELECT * FROM relays WHERE integrator_id = $1 AND idempotency_key = $2", [query.integratorId, query.idempotencyKey]);
+    const byQuote = byKey !== undefined ? undefined : await this.#one("SELECT * FROM relays WHERE chain_id = $1 AND quote_id = $2", [query.chainId, query.quoteId]);
+    const match = matchOutcome(query, byKey, byQuote);
+    return match && { outcome: match.outcome, relay: await record(this.#pool, match.row) };
+  }
+
+  /** The insert skips a conflicting row; the loser of a race then finds the winner's relay. */
+  async createRelay(relay: NewRelay, claim?: Lease): Promise<RelayCreation> {
+    const existing = await this.matchRelay(relay);
+    if (existing !== undefined) return existing;
+    const row = relayParams(relay, claim);
+    const { rows } = await this.#pool.query<RelayRow>(
+      `INSERT INTO relays (${RELAY_INSERT_COLUMNS.join(", ")}, status, updated_at)
+       VALUES (${RELAY_INSERT_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")}, 'accepted', $${RELAY_INSERT_COLUMNS.length})
+       ON CONFLICT DO NOTHING RETURNING *`,
+      RELAY_INSERT_COLUMNS.map((column) => row[column]),
+    );
+    if (rows[0] !== undefined) return { outcome: "created", relay: await record(this.#pool, rows[0]) };
+    const winner = await this.matchRelay(relay);
+    if (winner === undefined) throw new Error(`relay ${relay.id} conflicted with a relay that cannot be found`);
+    return winner;
+  }
+
+  async getRelay(id: string): Promise<RelayRecord | undefined> {
+    const row = await this.#one("SELECT * FROM relays WHERE id = $1", [id]);
+    return row && record(this.#pool, row);
+  }
+
+  async listOpenRelays(): Promise<RelayRecord[]> {
+    const { rows } = await this.#pool.query<RelayRow>(`SELECT * FROM relays WHERE ${OPEN} ORDER BY created_at, id`);
+    return Promise.all(rows.map((row) => record(this.#pool, row)));
+  }
+
+  async claimOpenRelays(lease: Lease, now: Date, limit: number, options: { own: boolean }): Promise<ClaimedRelay[]> {
+    const { rows } = await this.#pool.query<RelayRow & { previous_owner: string | null }>(
+      `WITH candidates AS (
+         SELECT id, claimed_by FROM relays
+         WHERE ${OPEN} AND (claimed_by IS NULL OR lease_until < $3 OR ($5::boolean AND claimed_by = $1))
+         ORDER BY created_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+       UPDATE relays r SET claimed_by = $1, lease_until = $2 FROM candidates c WHERE r.id = c.id
+       RETURNING r.*, c.claimed_by AS previous_owner`,
+      [lease.owner, lease.until.getTime(), now.getTime(), limit, options.own],
+    );
+    rows.sort((a, b) => a.created_at - b.created_at || a.id.localeCompare(b.id));
+    return Promise.all(rows.map(async (row) => ({ relay: await record(this.#pool, row), previousOwner: row.previous_owner ?? undefined })));
+  }
+
+  async renewLeases(lease: Lease): Promise<number> {
+    const { rowCount } = await this.#pool.query(`UPDATE relays SET lease_until = $2 WHERE claimed_by = $1 AND ${OPEN}`, [lease.owner, lease.until.getTime()]);
+    return rowCount ?? 0;
+  }
+
+  async recordBroadcast(relayId: string, transaction: NewRelayTransaction): Promise<void> {
+    await withTransaction(this.#pool, async (client) => {
+      await insertTransaction(client, relayId, { ...transaction, mined: false });
+      await client.query(
+        `UPDATE relays SET status = CASE WHEN status = 'accepted' THEN 'submitted' ELSE status END, signer = $2, signer_nonce = $3, updated_at = $4 WHERE id = $1`,
+        [relayId, transaction.signer.toLowerCase(), transaction.nonce, transaction.sentAt.getTime()],
+      );
+    });
+  }
+
+  async updateRelay(relayId: string, update: RelayUpdate): Promise<void> {
+    await withTransaction(this.#pool, async (client) => {
+      const { rows } = await client.query<{ status: RelayRow["status"] }>("SELECT status FROM relays WHERE id = $1 FOR UPDATE", [relayId]);
+      const current = rows[0];
+      if (current === undefined) throw new Error(`relay ${relayId} does not exist`);
+      if (update.status !== undefined && update.status !== current.status && !canMoveRelay(current.status, update.status)) {
+        throw new Error(`relay ${relayId} cannot move from ${current.status} to ${update.status}`);
+      }
+      const { mined } = update;
+      if (mined?.foreign !== undefined) await insertTransaction(client, relayId, foreignFill(mined.hash, mined.foreign, update.at));
+      if (mined !== undefined) await client.query("UPDATE relay_transactions SET mined = 1 WHERE hash = $1 AND relay_id = $2", [mined.hash.toLowerCase(), relayId]);
+      const release = update.releaseSigner === true;
+      await client.query(
+        `UPDATE relays SET status = COALESCE($2, status), reason = COALESCE($3, reason), error = COALESCE($4, error),
+           cancelling = COALESCE($5, cancelling), signer = CASE WHEN $6 THEN NULL ELSE signer END,
+           signer_nonce = CASE WHEN $6 THEN NULL ELSE signer_nonce END, updated_at = $7 WHERE id = $1`,
+        [relayId, update.status ?? null, update.reason ?? null, update.error ?? null, update.cancelling === undefined ? null : Number(update.cancelling), release, update.at.getTime()],
+      );
+    });
+  }
+
+  async chainRun(): Promise<Hex | undefined> {
+    const { rows } = await this.#pool.query<{ value: string }>("SELECT value FROM relayer_meta WHERE key = 'chain_run'");
+    return rows[0]?.value as Hex | undefined;
+  }
+
+  async setChainRun(deployBlockHash: Hex, options: { forgetRelays: boolean }): Promise<number> {
+    return withTransaction(this.#pool, async (client) => {
+      let forgotten = 0;
+      if (options.forgetRelays) {
+        await client.query("DELETE FROM relay_transactions");
+        forgotten = (await client.query("DELETE FROM relays")).rowCount ?? 0;
+      }
+      await client.query("INSERT INTO relayer_meta (key, value) VALUES ('chain_run', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [deployBlockHash.toLowerCase()]);
+      return forgotten;
+    });
+  }
+
+  async highestNonce(signer: Address): Promise<number | undefined> {
+    const { rows } = await this.#pool.query<{ nonce: number | null }>("SELECT MAX(nonce) AS nonce FROM relay_transactions WHERE signer = $1 AND raw IS NOT NULL", [signer.toLowerCase()]);
+    return rows[0]?.nonce ?? undefined;
+  }
+
+  async ping(): Promise<void> {
+    await this.#pool.query("SELECT 1");
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  async #one(sql: string, params: unknown[]): Promise<RelayRow | undefined> {
+    return (await this.#pool.query<RelayRow>(sql, params)).rows[0];
+  }
+}
+
+async function insertTransaction(client: Queryable, relayId: string, transaction: RelayTransaction): Promise<void> {
+  const row = transactionParams(relayId, transaction);
+  await client.query(
+    `INSERT INTO relay_transactions (${TRANSACTION_COLUMNS.join(", ")}) VALUES (${TRANSACTION_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")})
+     ON CONFLICT (hash) DO NOTHING`,
+    TRANSACTION_COLUMNS.map((column) => row[column]),
+  );
+}
+
+async function record(db: Queryable, row: RelayRow): Promise<RelayRecord> {
+  const { rows } = await db.query<TransactionRow>("SELECT * FROM relay_transactions WHERE relay_id = $1 ORDER BY sent_at, seq", [row.id]);
+  return relayFromRow(row, rows.map(transactionFromRow));
+}

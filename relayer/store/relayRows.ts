@@ -1,0 +1,156 @@
+import { getAddress, type Hex } from "viem";
+import type { RelayReason, RelayStatus } from "../../sdk";
+import type { NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
+
+/** A `relays` row as both engines return it: times in milliseconds, addresses lowercase, amounts as text. */
+export type RelayRow = {
+  id: string;
+  chain_id: number;
+  quote_id: string;
+  onchain_quote_id: string;
+  integrator_id: number;
+  api_key_id: number;
+  idempotency_key: string | null;
+  taker: string;
+  router: string;
+  data: string;
+  signature: string;
+  permit2_nonce: string;
+  deadline: number;
+  estimated_gas: number;
+  accepted_block: number;
+  status: RelayStatus;
+  reason: string | null;
+  error: string | null;
+  signer: string | null;
+  signer_nonce: number | null;
+  cancelling: number | boolean;
+  claimed_by: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type TransactionRow = {
+  hash: string;
+  relay_id: string;
+  kind: "swap" | "cancel";
+  signer: string;
+  nonce: number;
+  raw: string | null;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  sent_at: number;
+  mined: number | boolean;
+};
+
+export const RELAY_INSERT_COLUMNS = [
+  "id", "chain_id", "quote_id", "onchain_quote_id", "integrator_id", "api_key_id", "idempotency_key", "taker", "router", "data",
+  "signature", "permit2_nonce", "deadline", "estimated_gas", "accepted_block", "claimed_by", "lease_until", "created_at",
+] as const;
+
+export function relayParams(relay: NewRelay, claim: { owner: string; until: Date } | undefined) {
+  return {
+    id: relay.id,
+    chain_id: relay.chainId,
+    quote_id: relay.quoteId,
+    onchain_quote_id: relay.onchainQuoteId.toLowerCase(),
+    integrator_id: relay.integratorId,
+    api_key_id: relay.apiKeyId,
+    idempotency_key: relay.idempotencyKey ?? null,
+    taker: relay.taker.toLowerCase(),
+    router: relay.router.toLowerCase(),
+    data: relay.data.toLowerCase(),
+    signature: relay.signature.toLowerCase(),
+    permit2_nonce: relay.permit2Nonce.toString(),
+    deadline: Number(relay.deadline),
+    estimated_gas: relay.estimatedGas,
+    accepted_block: Number(relay.acceptedBlock),
+    claimed_by: claim?.owner ?? null,
+    lease_until: claim?.until.getTime() ?? null,
+    created_at: relay.createdAt.getTime(),
+  };
+}
+
+export const TRANSACTION_COLUMNS = [
+  "hash", "relay_id", "kind", "signer", "nonce", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "sent_at", "mined",
+] as const;
+
+export function transactionParams(relayId: string, transaction: RelayTransaction) {
+  return {
+    hash: transaction.hash.toLowerCase(),
+    relay_id: relayId,
+    kind: transaction.kind,
+    signer: transaction.signer.toLowerCase(),
+    nonce: transaction.nonce,
+    raw: transaction.raw ?? null,
+    max_fee_per_gas: transaction.maxFeePerGas.toString(),
+    max_priority_fee_per_gas: transaction.maxPriorityFeePerGas.toString(),
+    sent_at: transaction.sentAt.getTime(),
+    mined: Number(transaction.mined),
+  };
+}
+
+/** What `updateRelay` records for a copier's fill: a transaction we did not sign. */
+export function foreignFill(hash: Hex, foreign: { from: string; nonce: number }, at: Date): RelayTransaction {
+  return { hash, kind: "swap", signer: getAddress(foreign.from), nonce: foreign.nonce, raw: undefined, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, sentAt: at, mined: true };
+}
+
+export function transactionFromRow(row: TransactionRow): RelayTransaction {
+  return {
+    hash: row.hash as Hex,
+    kind: row.kind,
+    signer: getAddress(row.signer),
+    nonce: row.nonce,
+    raw: (row.raw ?? undefined) as Hex | undefined,
+    maxFeePerGas: BigInt(row.max_fee_per_gas),
+    maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
+    sentAt: new Date(row.sent_at),
+    mined: row.mined === 1 || row.mined === true,
+  };
+}
+
+export function relayFromRow(row: RelayRow, transactions: RelayTransaction[]): RelayRecord {
+  return {
+    id: row.id,
+    chainId: row.chain_id,
+    quoteId: row.quote_id,
+    onchainQuoteId: row.onchain_quote_id as Hex,
+    integratorId: row.integrator_id,
+    apiKeyId: row.api_key_id,
+    idempotencyKey: row.idempotency_key ?? undefined,
+    taker: getAddress(row.taker),
+    router: getAddress(row.router),
+    data: row.data as Hex,
+    signature: row.signature as Hex,
+    permit2Nonce: BigInt(row.permit2_nonce),
+    deadline: BigInt(row.deadline),
+    estimatedGas: row.estimated_gas,
+    acceptedBlock: BigInt(row.accepted_block),
+    createdAt: new Date(row.created_at),
+    status: row.status,
+    reason: (row.reason ?? undefined) as RelayReason | undefined,
+    error: row.error ?? undefined,
+    signer: row.signer === null ? undefined : getAddress(row.signer),
+    signerNonce: row.signer_nonce ?? undefined,
+    cancelling: row.cancelling === 1 || row.cancelling === true,
+    claimedBy: row.claimed_by ?? undefined,
+    leaseUntil: row.lease_until === null ? undefined : new Date(row.lease_until),
+    transactions,
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** Which relay a query's match is: the same idempotency key (unless it names another quote), else the same quote. */
+export function matchOutcome(
+  query: { chainId: number; quoteId: string; signature: Hex },
+  byKey: RelayRow | undefined,
+  byQuote: RelayRow | undefined,
+): { outcome: "existing" | "idempotency_conflict" | "quote_conflict"; row: RelayRow } | undefined {
+  if (byKey !== undefined) {
+    const sameQuote = byKey.chain_id === query.chainId && byKey.quote_id === query.quoteId;
+    return { outcome: sameQuote ? "existing" : "idempotency_conflict", row: byKey };
+  }
+  if (byQuote === undefined) return undefined;
+  return { outcome: byQuote.signature === query.signature.toLowerCase() ? "existing" : "quote_conflict", row: byQuote };
+}
