@@ -105,9 +105,12 @@ export class RelayQueue {
     };
     try {
       // One execution at the latest block (an estimate would search, and against the pending block it
-      // re-runs every transaction in flight). The gas limit comes from the quote's model instead.
+      // re-runs every transaction in flight). The gas limit comes from the quote's model instead. A
+      // relay taken over from a relayer that died is simulated against the pending block: that
+      // relayer's swap may still be in the mempool, and then ours must not go out (it would only revert).
+      const takenOver = relay.transactions.some((transaction) => transaction.raw !== undefined && pool.bySigner(transaction.signer) === undefined);
       try {
-        await client.call({ account: signer.address, to: relay.router, data: relay.data, blockTag: "latest" });
+        await client.call({ account: signer.address, to: relay.router, data: relay.data, blockTag: takenOver ? "pending" : "latest" });
       } catch (error) {
         if (isTransientRpcError(error)) throw error;
         // It may have been filled between the nonce check and the simulation.

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import {
   applicationJsonSchema,
   createdApiKeyJsonSchema,
@@ -38,6 +38,12 @@ const responseSchemas = {
   SupportedTokenSnapshot: snapshotJsonSchema,
   Quote: quoteJsonSchema,
   Relay: relayJsonSchema,
+  Ready: z.object({
+    status: z.enum(["ready", "not_ready"]),
+    error: z.string().optional(),
+    code: z.string().optional(),
+    checks: z.record(z.string(), z.string()).describe('Each dependency checked: "ok", or why it failed'),
+  }),
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof responseSchemas;
 
@@ -122,6 +128,25 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     paths: {
       "/health": { get: { operationId: "getHealth", tags: ["service"], summary: "Liveness", responses: { ...ok(200, "The service is up", "Health", { status: "ok" }) } } },
+      "/ready": {
+        get: {
+          operationId: "getReady",
+          tags: ["service"],
+          summary: "Readiness: the database and the chain answer",
+          responses: {
+            ...ok(200, "Ready to serve", "Ready", { status: "ready", checks: { database: "ok", chain: "ok" } }),
+            "503": { description: "A dependency is unreachable (`code`: not_ready); `checks` names it", content: json(ref("Ready")) },
+          },
+        },
+      },
+      "/metrics": {
+        get: {
+          operationId: "getMetrics",
+          tags: ["service"],
+          summary: "Prometheus metrics (text exposition format)",
+          responses: { "200": { description: "Metrics in the Prometheus text format", content: { "text/plain": { schema: { type: "string" } } } } },
+        },
+      },
       "/integrators/nonce": {
         post: {
           operationId: "postNonce",

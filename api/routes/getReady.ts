@@ -36,7 +36,7 @@ export const getReadyRoute: Route = {
         return;
       }
       res.locals.errorCode = "not_ready";
-      res.status(503).json({ error: "a dependency of this instance is unreachable", code: "not_ready", checks });
+      res.status(503).json({ status: "not_ready", error: "a dependency of this instance is unreachable", code: "not_ready", checks });
     },
   ],
 };
