@@ -1,6 +1,6 @@
 import type { Hex, PublicClient } from "viem";
 
-export type BlockHead = Readonly<{ number: bigint; hash: Hex; timestamp: bigint; baseFeePerGas: bigint }>;
+export type BlockHead = Readonly<{ number: bigint; hash: Hex; parentHash: Hex; timestamp: bigint; baseFeePerGas: bigint }>;
 
 /**
  * Reads the chain head for quotes with at most one request in flight: quotes that arrive while a
@@ -21,6 +21,6 @@ export class LatestBlockReader {
 
   async #fetch(): Promise<BlockHead> {
     const block = await this.client.getBlock({ blockTag: "latest" });
-    return { number: block.number, hash: block.hash, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n };
+    return { number: block.number, hash: block.hash, parentHash: block.parentHash, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n };
   }
 }
