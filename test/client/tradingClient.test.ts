@@ -287,7 +287,7 @@ describe("trading client (sdk) against npm start's devnet", function () {
       const quote = await client.getQuote({ sellToken: devnet.token("DAI"), buyToken: devnet.token("USDC"), sellAmount: 10n ** 18n, taker: taker.account.address });
       const migration = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/migrateRouter.ts", "2"], {
         cwd: ROOT,
-        env: { ...process.env, DEVNET_RPC_URL: devnet.rpcUrl, DEPLOYMENTS_DIR: devnet.directory },
+        env: { ...process.env, RPC_URL: devnet.rpcUrl, DEPLOYMENTS_DIR: devnet.directory },
         encoding: "utf8",
       });
       expect(migration.status, migration.stderr).to.equal(0);
