@@ -1,22 +1,12 @@
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { parseUnits, type Hex } from "viem";
-import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
-import { startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
+import type { SettlementFixture } from "../fixtures/settlementFixture";
+import { closeSharedQuoteApis, quoteReady, type QuoteApi } from "../fixtures/quoteApi";
 import { balanceOf } from "../fixtures/testRoute";
 import { chainControl, moveDevnetPool } from "../fixtures/poolMoves";
 
-const started: QuoteApi[] = [];
-after(async () => {
-  for (const api of started.splice(0)) await api.close();
-});
-
-async function quoteReady() {
-  const f = await settlementFixture();
-  const api = await startQuoteApi(f, { defaultQuoteRateLimitPerMinute: 1_000_000 });
-  started.push(api);
-  return { f, api };
-}
+after(closeSharedQuoteApis);
 
 /** A native sell needs no approval or signature: quote it for the taker, send it, return what arrived and the quote. */
 async function quoteAndSwap(f: SettlementFixture, api: QuoteApi, buySymbol: string, ether: string) {
