@@ -30,9 +30,11 @@ import type { BlockCache } from "./blockCache";
 import type { LatestBlockReader } from "./latestBlock";
 import { estimateGas } from "./gasEstimate";
 import type { PermitNonceAllocator } from "./permitNonces";
-import { readPoolReserves } from "./poolReserves";
+import type { PricedMarket } from "./poolGraph";
+import type { PoolStateTracker } from "./poolState";
+import { searchRoute } from "./prunedRouteSearch";
 import type { QuoteQuery } from "./quoteQuery";
-import { findBestRoute, type PricedPool, type RouteHop } from "./routeSearch";
+import type { RouteHop } from "./routeSearch";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
@@ -53,6 +55,8 @@ export type QuoteInput = Readonly<{
 /** State shared by all quotes of one app. */
 export type QuoteEngine = Readonly<{
   heads: LatestBlockReader;
+  /** The chain's pool reserves, followed from events; a quote is priced at one of its snapshots. */
+  pools: PoolStateTracker;
   blockCache: BlockCache;
   nonces: PermitNonceAllocator;
   /** Router → its allowance holder; routers are immutable, so this never goes stale. */
@@ -169,7 +173,7 @@ async function allocateNonce(
 }
 
 /** The route's actions and its gross output (before the platform fee). */
-function planRoute(input: QuoteInput, pools: readonly PricedPool[], weth: Address) {
+function planRoute(input: QuoteInput, market: PricedMarket, weth: Address) {
   const { sellToken, buyToken, query } = input;
   const sellsNative = sellToken.address === NATIVE;
   const buysNative = buyToken.address === NATIVE;
@@ -178,7 +182,7 @@ function planRoute(input: QuoteInput, pools: readonly PricedPool[], weth: Addres
   let hops: readonly RouteHop[] = [];
   let grossOut = query.sellAmount;
   if (tokenIn !== tokenOut) {
-    const route = findBestRoute(pools, tokenIn, tokenOut, query.sellAmount);
+    const route = searchRoute(market, tokenIn, tokenOut, query.sellAmount);
     if (route === undefined) {
       throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}`);
     }
@@ -208,24 +212,16 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     throw new ApiError(503, "gasless_unavailable", "gasless quotes (permit2_owner) are not offered by this deployment: it has no relayer configured");
   }
 
-  // The block's hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers), and its
-  // timestamp starts the deadline: chain time, not server time, is what the router checks.
-  const block = await engine.heads.read();
+  // The quote is priced at the pool snapshot of the latest head, and every other read is at that same
+  // block. Its hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers),
+  // and its timestamp starts the deadline: chain time, not server time, is what the router checks.
+  const pools = await engine.pools.at(client, await engine.heads.read(), chain.tokens.pools());
+  const block = pools.block;
   const blockNumber = block.number;
   const reads = blockReads(engine, client, block.hash, blockNumber);
-  const poolList = chain.tokens.pools();
   const feature = query.gasless ? Feature.GaslessSwap : Feature.TakerSubmittedSwap;
-  const [router, pools, takerIsContract] = await Promise.all([
+  const [router, takerIsContract] = await Promise.all([
     activeRouter(engine, chain, feature, block.hash, blockNumber),
-    engine.blockCache.get(block.hash, poolList, async () => {
-      const read = await readPoolReserves(client, poolList, blockNumber);
-      chain.unreadablePools.observe(
-        poolList.map((pool) => pool.address),
-        read.unreadable,
-        new Date(Number(block.timestamp) * 1000),
-      );
-      return read.pools;
-    }),
     sellsNative || query.settlement === "allowance" ? Promise.resolve(false) : reads.hasCode(query.taker),
   ]);
   const settlement = chooseSettlement(query, sellsNative, takerIsContract);

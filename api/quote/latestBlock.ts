@@ -4,6 +4,7 @@ import { ChainClock } from "../../sdk";
 export type BlockHead = Readonly<{
   number: bigint;
   hash: Hex;
+  parentHash: Hex;
   timestamp: bigint;
   baseFeePerGas: bigint;
   /** The earliest timestamp the next block can have (see ChainClock): quotes' deadlines count from it. */
@@ -34,6 +35,6 @@ export class LatestBlockReader {
   async #fetch(): Promise<BlockHead> {
     const block = await this.client.getBlock({ blockTag: "latest" });
     const nextTimestamp = await this.#clock.nextBlockTimestamp(block.timestamp);
-    return { number: block.number, hash: block.hash, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n, nextTimestamp };
+    return { number: block.number, hash: block.hash, parentHash: block.parentHash, timestamp: block.timestamp, baseFeePerGas: block.baseFeePerGas ?? 0n, nextTimestamp };
   }
 }

@@ -1,7 +1,8 @@
 import type { Address } from "viem";
 import { ApiError } from "../apiError";
 import type { GaslessConfig } from "../config";
-import { findBestRoute, type PricedPool } from "./routeSearch";
+import type { PricedMarket } from "./poolGraph";
+import { searchRoute } from "./prunedRouteSearch";
 
 const BPS = 10_000n;
 
@@ -27,7 +28,7 @@ export function priceRelayerFee(parameters: {
   /** Lowercase. */
   sellToken: Address;
   weth: Address;
-  pools: readonly PricedPool[];
+  pools: PricedMarket;
   sellSymbol: string;
 }): RelayerFeeQuote {
   const { config, gas, baseFeePerGas, sellToken, weth, pools } = parameters;
@@ -37,7 +38,7 @@ export function priceRelayerFee(parameters: {
   const costWei = (BigInt(gas) * gasPrice * (BPS + BigInt(config.feeMarginBps)) + BPS - 1n) / BPS;
   if (costWei === 0n) return { ...base, amount: 0n };
   if (sellToken === weth) return { ...base, amount: costWei };
-  const route = findBestRoute(pools, weth, sellToken, costWei);
+  const route = searchRoute(pools, weth, sellToken, costWei);
   if (route === undefined || route.amountOut === 0n) {
     throw new ApiError(400, "no_route", `the relayer fee cannot be priced in sell_token ${parameters.sellSymbol}: no pool route from WETH to it`);
   }

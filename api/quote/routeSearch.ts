@@ -33,7 +33,7 @@ export const MAX_HOPS = 3;
 /** A V2 pair keeps reserves in uint112: a swap that would push the input reserve past it reverts. */
 const MAX_RESERVE = (1n << 112n) - 1n;
 
-function hopThrough(pool: PricedPool, tokenIn: Address, amountIn: bigint): RouteHop | undefined {
+export function hopThrough(pool: PricedPool, tokenIn: Address, amountIn: bigint): RouteHop | undefined {
   const zeroForOne = pool.token0 === tokenIn;
   if (!zeroForOne && pool.token1 !== tokenIn) return undefined;
   const [reserveIn, reserveOut] = zeroForOne ? [pool.reserve0, pool.reserve1] : [pool.reserve1, pool.reserve0];

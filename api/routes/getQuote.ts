@@ -10,12 +10,16 @@ import { BlockCache } from "../quote/blockCache";
 import { LatestBlockReader } from "../quote/latestBlock";
 import { buildQuote, type Quote, type QuoteEngine } from "../quote/buildQuote";
 import { PermitNonceAllocator } from "../quote/permitNonces";
+import { PoolStateTracker } from "../quote/poolState";
 import { QuoteBuckets } from "../quote/quoteBuckets";
 import { parseQuoteQuery, type QuoteQuery } from "../quote/quoteQuery";
 import { quoteRecordOf } from "../quote/quoteRecord";
 import { quoteResponse } from "../quote/quoteResponse";
 import type { SupportedToken } from "../tokens/supportedTokens";
 import type { Route } from "./route";
+
+/** Uniswap V2's pool fee, for pairs the factory announces after deployment. */
+const UNISWAP_V2_FEE_BPS = 30;
 
 /**
  * Admission: both tokens must be in the chain's in-memory supported set. Each miss that names an
@@ -66,6 +70,11 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
     if (engine === undefined) {
       engine = {
         heads: new LatestBlockReader(chain.client),
+        pools: new PoolStateTracker({
+          factory: { address: chain.manifest.contracts.uniswapV2Factory, feeBps: UNISWAP_V2_FEE_BPS },
+          isSupported: (token) => token !== NATIVE_TOKEN_LOWERCASE && chain.tokens.resolve(token) !== undefined,
+          observeReads: (pools, failed, at) => chain.unreadablePools.observe(pools, failed, at),
+        }),
         blockCache: new BlockCache(),
         nonces,
         holders: new Map(),

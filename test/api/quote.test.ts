@@ -3,22 +3,15 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, getAddress, maxUint256, parseEventLogs, parseUnits, type Address, type Hex } from "viem";
 import { NATIVE_TOKEN, patchSignature, takerSwapRouterAbi } from "../../sdk";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
-import { startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
+import { closeSharedQuoteApis, quoteReady, startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
 import { balanceOf } from "../fixtures/testRoute";
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 
 const started: QuoteApi[] = [];
 after(async () => {
   for (const api of started.splice(0)) await api.close();
+  await closeSharedQuoteApis();
 });
-
-/** The devnet plus the API serving it, with limits high enough that these tests never hit them. */
-async function quoteReady() {
-  const f = await settlementFixture();
-  const api = await startQuoteApi(f, { defaultQuoteRateLimitPerMinute: 1_000_000 });
-  started.push(api);
-  return { f, api };
-}
 
 type QuoteBody = Record<string, any>;
 

@@ -1,0 +1,219 @@
+import { BlockNotFoundError, type Address, type Hex, type PublicClient } from "viem";
+import type { ManifestPool } from "../../sdk";
+import type { BlockHead } from "./latestBlock";
+import { readPoolEvents, type LogWindow, type PoolEvent } from "./poolEvents";
+import { PoolGraph, type PricedMarket } from "./poolGraph";
+import { readPoolReserves } from "./poolReserves";
+import type { PricedPool } from "./routeSearch";
+
+/** Every pool's reserves at one block: what a quote is priced at. */
+export type PoolSnapshot = PricedMarket & Readonly<{ block: BlockHead }>;
+
+export type PoolStateOptions = Readonly<{
+  /** The V2 factory whose `PairCreated` events add pools, and the fee of its pairs. */
+  factory: { address: Address; feeBps: number } | undefined;
+  /** Whether a token (lowercase) is supported; a created pair joins routing only if both of its tokens are. */
+  isSupported: (token: Address) => boolean;
+  /** Told the outcome of each direct read: `failed` pools are unreadable now, the others readable. */
+  observeReads: (pools: readonly Address[], failed: ReadonlyMap<Address, string>, at: Date) => void;
+  /** Absorbed blocks remembered for finding where a reorg forked; a deeper one re-reads every pool. */
+  historyDepth?: number;
+}>;
+
+/** What an absorbed block changed: the pools whose reserves it moved. */
+type AbsorbedBlock = { number: bigint; hash: Hex; touched: Set<Address> };
+
+const lower = (address: Address) => address.toLowerCase() as Address;
+
+/**
+ * One chain's pool reserves, held in memory and followed from events instead of read on every
+ * block. Each new head costs one `eth_getLogs` over the known pools (their `Sync` events, plus the
+ * factory's `PairCreated`); pools are read directly only when they first appear, when a `Sync` is
+ * their first swap (the gas model needs to know the price oracle started), while unreadable, and
+ * after a reorg. Every snapshot is the state at exactly one block, and snapshots are immutable, so
+ * a quote in progress is never affected by the next block.
+ *
+ * Reorgs (a head whose parent is not the absorbed block, or that is not ahead of it; a devnet's
+ * `evm_revert` looks the same): the newest remembered block still on the chain is the fork point,
+ * and every pool touched on either side of it since is re-read at the new head. With no fork point
+ * in memory, everything is re-read.
+ */
+export class PoolStateTracker {
+  readonly #options: PoolStateOptions;
+  #snapshot: PoolSnapshot | undefined;
+  /** The pool list (by identity) the snapshot covers. */
+  #listed: readonly ManifestPool[] | undefined;
+  /** Pools found through `PairCreated`, by lowercase address. */
+  readonly #created = new Map<Address, ManifestPool>();
+  /** Every pool routing may use (list plus created), by lowercase address, readable or not. */
+  #known = new Map<Address, ManifestPool>();
+  readonly #unreadable = new Set<Address>();
+  #history: AbsorbedBlock[] = [];
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: PoolStateOptions) {
+    this.#options = options;
+  }
+
+  /** The pools at exactly `head`. Updates run one at a time; concurrent quotes at one head share one. */
+  at(client: PublicClient, head: BlockHead, list: readonly ManifestPool[]): Promise<PoolSnapshot> {
+    const current = this.#fresh(head, list);
+    if (current !== undefined) return Promise.resolve(current);
+    const run = this.#queue.then(() => this.#fresh(head, list) ?? this.#advance(client, head, list));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The snapshot if it already answers for `head`. */
+  #fresh(head: BlockHead, list: readonly ManifestPool[]): PoolSnapshot | undefined {
+    const snapshot = this.#snapshot;
+    if (snapshot === undefined || this.#listed !== list) return undefined;
+    // Only the very block: a later snapshot may belong to blocks that a reorg (or an evm_revert back
+    // to `head`) has since removed, so an older head is handled as a reorg to it.
+    return snapshot.block.hash === head.hash ? snapshot : undefined;
+  }
+
+  async #advance(client: PublicClient, head: BlockHead, list: readonly ManifestPool[]): Promise<PoolSnapshot> {
+    const previous = this.#snapshot;
+    const listChanged = this.#listed !== list;
+    if (listChanged) this.#setKnown(list);
+    if (previous === undefined) return this.#rebuild(client, head, list);
+
+    const reread = new Set<Address>(this.#unreadable);
+    // Replaced only once the update succeeds: a failed one must not forget what a reorg orphaned.
+    let history = this.#history;
+    let events: PoolEvent[];
+    if (head.hash === previous.block.hash) {
+      events = [];
+    } else if (head.number === previous.block.number + 1n && head.parentHash === previous.block.hash) {
+      events = await readPoolEvents(client, this.#addresses(), this.#options.factory?.address, { blockHash: head.hash });
+    } else {
+      const forward = head.number > previous.block.number;
+      const [rangeEvents, stillThere] = await Promise.all([
+        forward ? readPoolEvents(client, this.#addresses(), this.#options.factory?.address, { fromBlock: previous.block.number + 1n, toBlock: head.number }) : [],
+        forward ? canonicalHash(client, previous.block.number) : undefined,
+      ]);
+      if (forward && stillThere === previous.block.hash && rangeEvents.every((event) => event.blockNumber !== head.number || event.blockHash === head.hash)) {
+        events = rangeEvents;
+      } else {
+        const fork = await this.#forkPoint(client, head);
+        if (fork === undefined) return this.#rebuild(client, head, list);
+        for (const block of history.filter((entry) => entry.number > fork.number)) for (const pool of block.touched) reread.add(pool);
+        history = history.filter((entry) => entry.number <= fork.number);
+        const window: LogWindow | undefined = head.number > fork.number ? { fromBlock: fork.number + 1n, toBlock: head.number } : undefined;
+        events = window === undefined ? [] : await readPoolEvents(client, this.#addresses(), this.#options.factory?.address, window);
+        // The new side's events are applied on top of the old side's state: re-read what they touch too.
+        for (const event of events) if (event.kind === "sync") reread.add(event.pool);
+      }
+    }
+
+    const pools = new Map(previous.pools);
+    let shapeChanged = listChanged;
+    for (const [address] of pools) {
+      if (!this.#known.has(address)) pools.delete(address);
+    }
+    for (const address of this.#known.keys()) if (!pools.has(address) && !this.#unreadable.has(address)) reread.add(address);
+    const touchedByBlock = new Map<bigint, AbsorbedBlock>();
+    for (const event of events) {
+      let block = touchedByBlock.get(event.blockNumber);
+      if (block === undefined) touchedByBlock.set(event.blockNumber, (block = { number: event.blockNumber, hash: event.blockHash, touched: new Set() }));
+      if (event.kind === "sync") {
+        block.touched.add(event.pool);
+        const pool = pools.get(event.pool);
+        if (pool === undefined || !pool.oracleStarted) reread.add(event.pool);
+        else pools.set(event.pool, { ...pool, reserve0: event.reserve0, reserve1: event.reserve1 });
+      } else if (this.#adoptCreated(event)) {
+        reread.add(event.pair);
+        block.touched.add(event.pair);
+        shapeChanged = true;
+      }
+    }
+    if (reread.size > 0) shapeChanged = (await this.#read(client, head, [...reread], pools)) || shapeChanged;
+    this.#history = remembered(history, [...touchedByBlock.values(), { number: head.number, hash: head.hash, touched: new Set() }], this.#options.historyDepth ?? 256);
+    const graph = shapeChanged ? new PoolGraph(pools.values()) : previous.graph;
+    return this.#publish({ block: head, pools, graph }, list);
+  }
+
+  /** Reads every known pool at `head` and starts the history there. */
+  async #rebuild(client: PublicClient, head: BlockHead, list: readonly ManifestPool[]): Promise<PoolSnapshot> {
+    const pools = new Map<Address, PricedPool>();
+    this.#unreadable.clear();
+    await this.#read(client, head, [...this.#known.keys()], pools);
+    this.#history = [{ number: head.number, hash: head.hash, touched: new Set() }];
+    return this.#publish({ block: head, pools, graph: new PoolGraph(pools.values()) }, list);
+  }
+
+  /** Reads `addresses` at `head` into `pools`; returns whether the set of readable pools changed. */
+  async #read(client: PublicClient, head: BlockHead, addresses: readonly Address[], pools: Map<Address, PricedPool>): Promise<boolean> {
+    const descriptors = addresses.map((address) => this.#known.get(address)).filter((pool): pool is ManifestPool => pool !== undefined);
+    const read = await readPoolReserves(client, descriptors, head.number);
+    let changed = false;
+    for (const pool of read.pools) {
+      if (!pools.has(pool.address)) changed = true;
+      pools.set(pool.address, pool);
+      this.#unreadable.delete(pool.address);
+    }
+    const failed = new Map<Address, string>();
+    for (const [address, reason] of read.unreadable) {
+      const key = lower(address);
+      failed.set(key, reason);
+      if (pools.delete(key)) changed = true;
+      this.#unreadable.add(key);
+    }
+    this.#options.observeReads(descriptors.map((pool) => lower(pool.address)), failed, new Date(Number(head.timestamp) * 1000));
+    return changed;
+  }
+
+  /** The newest remembered block that is still on the chain at its number, if any. */
+  async #forkPoint(client: PublicClient, head: BlockHead): Promise<AbsorbedBlock | undefined> {
+    const candidates = this.#history.filter((block) => block.number <= head.number).reverse();
+    const hashes = await Promise.all(candidates.map((block) => (block.number === head.number ? Promise.resolve(head.hash) : canonicalHash(client, block.number))));
+    return candidates.find((block, index) => hashes[index] === block.hash);
+  }
+
+  #setKnown(list: readonly ManifestPool[]): void {
+    const known = new Map<Address, ManifestPool>();
+    for (const pool of list) known.set(lower(pool.address), pool);
+    for (const [address, pool] of this.#created) {
+      if (this.#options.isSupported(lower(pool.token0)) && this.#options.isSupported(lower(pool.token1))) known.set(address, pool);
+    }
+    for (const address of this.#unreadable) if (!known.has(address)) this.#unreadable.delete(address);
+    this.#known = known;
+  }
+
+  /** A `PairCreated` of two supported tokens joins routing; returns whether it was new. */
+  #adoptCreated(event: Extract<PoolEvent, { kind: "pairCreated" }>): boolean {
+    const factory = this.#options.factory;
+    if (factory === undefined || this.#known.has(event.pair)) return false;
+    if (!this.#options.isSupported(event.token0) || !this.#options.isSupported(event.token1)) return false;
+    const pool: ManifestPool = { address: event.pair, token0: event.token0, token1: event.token1, source: "uniswap-v2", feeBps: factory.feeBps };
+    this.#created.set(event.pair, pool);
+    this.#known.set(event.pair, pool);
+    return true;
+  }
+
+  #addresses(): Address[] {
+    return [...this.#known.keys()];
+  }
+
+  #publish(snapshot: PoolSnapshot, list: readonly ManifestPool[]): PoolSnapshot {
+    this.#snapshot = snapshot;
+    this.#listed = list;
+    return snapshot;
+  }
+}
+
+/** `history` followed by `blocks`, keeping the newest `depth`. */
+function remembered(history: readonly AbsorbedBlock[], blocks: readonly AbsorbedBlock[], depth: number): AbsorbedBlock[] {
+  return [...history, ...blocks].slice(-depth);
+}
+
+/** The hash of the chain's block at `number`, or undefined when the chain is shorter. */
+async function canonicalHash(client: PublicClient, number: bigint): Promise<Hex | undefined> {
+  try {
+    return (await client.getBlock({ blockNumber: number })).hash;
+  } catch (error) {
+    if (error instanceof BlockNotFoundError) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,102 @@
+import { expect } from "chai";
+import fc from "fast-check";
+import type { Address } from "viem";
+import { pricedMarketOf } from "../../api/quote/poolGraph";
+import { pathOutput, splitRoute } from "../../api/quote/splitRoute";
+import type { PricedPool, RouteHop } from "../../api/quote/routeSearch";
+
+const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
+const pool = (n: number, a: number, b: number, reserveA: bigint, reserveB: bigint): PricedPool => {
+  const aFirst = token(a) < token(b);
+  return {
+    address: token(1000 + n),
+    token0: token(aFirst ? a : b),
+    token1: token(aFirst ? b : a),
+    reserve0: aFirst ? reserveA : reserveB,
+    reserve1: aFirst ? reserveB : reserveA,
+    feeBps: 30,
+    source: "uniswap-v2",
+    oracleStarted: true,
+  };
+};
+const [SELL, BUY] = [token(1), token(2)];
+
+/** The best total output over a grid of allotments to the legs' paths (step = amount / steps). */
+function gridOptimum(paths: readonly (readonly RouteHop[])[], amountIn: bigint, steps: bigint): bigint {
+  let best = 0n;
+  const step = amountIn / steps;
+  if (paths.length === 2) {
+    for (let i = 0n; i <= steps; i++) {
+      const x = i === steps ? amountIn : i * step;
+      const out = pathOutput(paths[0]!, x) + pathOutput(paths[1]!, amountIn - x);
+      if (out > best) best = out;
+    }
+    return best;
+  }
+  for (let i = 0n; i <= steps; i++) {
+    for (let j = 0n; i + j <= steps; j++) {
+      const [x, y] = [i * step, j * step];
+      const out = pathOutput(paths[0]!, x) + pathOutput(paths[1]!, y) + pathOutput(paths[2]!, amountIn - x - y);
+      if (out > best) best = out;
+    }
+  }
+  return best;
+}
+
+describe("split routes", () => {
+  it("over random markets of parallel paths: never below the best single path, and within 0.1 % of the optimum", () => {
+    const reserve = fc.bigInt({ min: 10n ** 20n, max: 10n ** 24n });
+    fc.assert(
+      fc.property(
+        fc.tuple(reserve, reserve, reserve, reserve, reserve, reserve, reserve, reserve),
+        fc.integer({ min: 1, max: 400 }),
+        fc.boolean(),
+        ([a, b, c, d, e, g, h, k], permille, threeLegs) => {
+          // A direct pool, a route through hub 3, and (sometimes) one through hub 4.
+          const pools = [pool(1, 1, 2, a, b), pool(2, 1, 3, c, d), pool(3, 3, 2, e, g)];
+          if (threeLegs) pools.push(pool(4, 1, 4, h, k), pool(5, 4, 2, k, h));
+          const amountIn = (a * BigInt(permille)) / 1000n;
+          const split = splitRoute(pricedMarketOf(pools), SELL, BUY, amountIn)!;
+          expect(split.amountOut >= split.singleAmountOut).to.equal(true);
+          expect(split.legs.reduce((sum, leg) => sum + leg.amountIn, 0n)).to.equal(amountIn);
+          for (const leg of split.legs) expect(leg.amountOut).to.equal(pathOutput(leg.hops, leg.amountIn));
+          const paths = [[pools[0]!], [pools[1]!, pools[2]!], ...(threeLegs ? [[pools[3]!, pools[4]!]] : [])].map((route) => {
+            let tokenIn = SELL;
+            return route.map((p) => {
+              const hop = { pool: p, tokenIn, tokenOut: p.token0 === tokenIn ? p.token1 : p.token0, amountIn: 0n, amountOut: 0n };
+              tokenIn = hop.tokenOut;
+              return hop;
+            });
+          });
+          const optimum = gridOptimum(paths, amountIn, threeLegs ? 120n : 2000n);
+          expect(split.amountOut * 1000n >= optimum * 999n, `split ${split.amountOut} vs optimum ${optimum}`).to.equal(true);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("a large order on a market with parallel paths gains over the best single path; a small one stays single", () => {
+    const deep = 10n ** 24n;
+    const pools = [pool(1, 1, 2, deep, deep), pool(2, 1, 3, deep, deep), pool(3, 3, 2, deep, deep), pool(4, 1, 4, deep, deep), pool(5, 4, 2, deep, deep)];
+    const market = pricedMarketOf(pools);
+    const large = splitRoute(market, SELL, BUY, deep / 10n)!;
+    expect(large.legs).to.have.length(3);
+    const gainBps = ((large.amountOut - large.singleAmountOut) * 10_000n) / large.singleAmountOut;
+    expect(gainBps >= 20n, `gain ${gainBps} bps`).to.equal(true);
+    const small = splitRoute(market, SELL, BUY, 10n ** 15n)!;
+    expect(small.legs).to.have.length(1);
+    expect(small.amountOut).to.equal(small.singleAmountOut);
+  });
+
+  it("stays on one path when the extra legs' gas costs more than they gain", () => {
+    const deep = 10n ** 24n;
+    const pools = [pool(1, 1, 2, deep, deep), pool(2, 1, 3, deep, deep), pool(3, 3, 2, deep, deep)];
+    const free = splitRoute(pricedMarketOf(pools), SELL, BUY, deep / 100n)!;
+    expect(free.legs).to.have.length(2);
+    const gain = free.amountOut - free.singleAmountOut;
+    const costly = splitRoute(pricedMarketOf(pools), SELL, BUY, deep / 100n, { extraLegCost: () => gain + 1n })!;
+    expect(costly.legs).to.have.length(1);
+    expect(costly.amountOut).to.equal(free.singleAmountOut);
+  });
+});
