@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
+import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, maxUint256, parseEventLogs, parseUnits, type Hex } from "viem";
 import { gaslessSwapRouterAbi } from "../../sdk";
 import { fundedTakers, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
@@ -13,9 +13,6 @@ describe("gasless relaying, end to end (API + relayer + chain)", function () {
   let stack: GaslessStack;
   beforeEach(async () => {
     f = await loadFixture(settlementFixture);
-    // The fixture's head was mined when the run first loaded it, maybe more than a quote's TTL ago,
-    // and the stack's clock is fixed in the past: quote at a block of the present instead.
-    await mine();
     stack = await startGaslessStack(f);
   });
   afterEach(async () => {
