@@ -132,18 +132,24 @@ export class ReceiptWatcher {
     if ((await minedCount(signer)) > nonce) {
       // The nonce is used, but by none of our hashes: something else took it.
       if (++tracked.strikes < FOREIGN_NONCE_STRIKES) return;
-      signer.nonces.release(nonce);
-      pool.notify();
-      this.#tracked.delete(relayId);
+      // Our receipts once more, right before acting: a receipt read that failed must not look foreign.
+      if ((await this.#firstReceipt(ours.map((transaction) => transaction.hash))) !== undefined) {
+        tracked.checkedBlock = -1n;
+        return;
+      }
+      // Record the outcome first: if a read fails here, the relay stays followed and the next tick retries.
       const fill = await findFill(this.context.client, relay);
       if (fill !== undefined) {
         await store.updateRelay(relayId, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at: this.context.now() });
         logger.info({ relayId, hash: fill.hash }, "relay confirmed (filled by another transaction)");
-        return;
+      } else {
+        logger.warn({ relayId, signer: signer.address, nonce }, "relay's nonce was used by another transaction; broadcasting again");
+        await store.updateRelay(relayId, { releaseSigner: true, at: this.context.now() });
       }
-      logger.warn({ relayId, signer: signer.address, nonce }, "relay's nonce was used by another transaction; broadcasting again");
-      await store.updateRelay(relayId, { releaseSigner: true, at: this.context.now() });
-      this.rebroadcast(relayId);
+      signer.nonces.release(nonce);
+      pool.notify();
+      this.#tracked.delete(relayId);
+      if (fill === undefined) this.rebroadcast(relayId);
       return;
     }
 

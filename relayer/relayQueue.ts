@@ -6,7 +6,7 @@ import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { RelayRecord } from "./store/relayStore";
-import { backoffMs, isTransientRpcError, rpcErrorText } from "./transientRpcError";
+import { backoffMs, isRevert, isTransientRpcError, rpcErrorText } from "./transientRpcError";
 
 /** Told when a relay has a broadcast transaction to follow. */
 export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
@@ -43,10 +43,12 @@ export class RelayQueue {
     if (this.#stopped || this.#queued.has(relayId)) return;
     this.#queued.add(relayId);
     const run = () => {
-      void this.#queue.add(async () => {
-        this.#queued.delete(relayId);
-        await this.#broadcastFirst(relayId);
-      });
+      this.#queue
+        .add(async () => {
+          this.#queued.delete(relayId);
+          await this.#broadcastFirst(relayId);
+        })
+        .catch((error: unknown) => this.context.logger.error({ relayId, err: error }, "relay job failed outside its own error handling"));
     };
     if (delayMs === 0) return run();
     const timer = setTimeout(() => {
@@ -70,9 +72,9 @@ export class RelayQueue {
 
   async #broadcastFirst(relayId: string): Promise<void> {
     const { store } = this.context;
-    const relay = await store.getRelay(relayId);
-    if (relay === undefined || isFinalRelayStatus(relay.status) || relay.signer !== undefined) return;
     try {
+      const relay = await store.getRelay(relayId);
+      if (relay === undefined || isFinalRelayStatus(relay.status) || relay.signer !== undefined) return;
       await this.#checkAndSend(relay);
       this.#attempts.delete(relayId);
     } catch (error) {
@@ -112,9 +114,13 @@ export class RelayQueue {
       try {
         await client.call({ account: signer.address, to: relay.router, data: relay.data, blockTag: takenOver ? "pending" : "latest" });
       } catch (error) {
-        if (isTransientRpcError(error)) throw error;
+        // Only a revert says the order cannot fill; any other answer is the node's trouble: retry.
+        if (isTransientRpcError(error) || !isRevert(error)) throw error;
         // It may have been filled between the nonce check and the simulation.
         if (await isPermit2NonceUsed(client, this.context.permit2, relay)) return await this.#settleWithoutUs(relay);
+        // A dead relayer's swap may still be pending (the pending block spends the nonce): wait for it
+        // to land or for the deadline, rather than ending a relay that may yet fill.
+        if (takenOver) throw new Error("a taken-over relay does not simulate against the pending block; waiting for the previous relayer's swap");
         await this.#end(relay, "rejected", "simulation_failed", `the swap no longer simulates: ${rpcErrorText(error).slice(0, 300)}`);
         return;
       }
@@ -122,12 +128,23 @@ export class RelayQueue {
       await signer.exclusive(async () => {
         const nonce = signer.nonces.allocate();
         dropReservation();
-        const sent = await signPersistSend(
-          { client, store: this.context.store, chainId: config.chainId, now: this.context.now },
-          signer,
-          relay.id,
-          { kind: "swap", nonce, fees, to: relay.router, data: relay.data, gas: (BigInt(relay.estimatedGas) * GAS_HEADROOM_PERCENT) / 100n },
-        );
+        let sent;
+        try {
+          sent = await signPersistSend(
+            { client, store: this.context.store, chainId: config.chainId, now: this.context.now },
+            signer,
+            relay.id,
+            { kind: "swap", nonce, fees, to: relay.router, data: relay.data, gas: (BigInt(relay.estimatedGas) * GAS_HEADROOM_PERCENT) / 100n },
+          );
+        } catch (error) {
+          // The write may or may not have committed: if it did, the watcher follows (and sends) it;
+          // if not, the nonce goes back, or it would hold up every later transaction of this signer.
+          const stored = await this.context.store.getRelay(relay.id).catch(() => undefined);
+          if (stored?.signerNonce === nonce && stored.signer === signer.address) this.track(relay.id, { resend: true });
+          else signer.nonces.release(nonce);
+          pool.notify();
+          throw error;
+        }
         logger.info({ relayId: relay.id, hash: sent.hash, signer: signer.address, nonce, outcome: sent.outcome }, "relay submitted");
         await this.#afterSend(relay, signer, nonce, sent.outcome, sent.error);
       });
@@ -152,7 +169,9 @@ export class RelayQueue {
         signer.nonces.resync(Math.max(nonce + 1, await client.getTransactionCount({ address: signer.address, blockTag: "pending" }).catch(() => 0)));
         await store.updateRelay(relay.id, { releaseSigner: true, at: now() });
         pool.notify();
-        this.enqueue(relay.id);
+        // "Underpriced" may also mean our tip is below the node's minimum: do not spin on it.
+        this.enqueue(relay.id, outcome === "underpriced" ? backoffMs((this.#attempts.get(relay.id) ?? 0) + 1, 30_000) : 0);
+        if (outcome === "underpriced") this.#attempts.set(relay.id, (this.#attempts.get(relay.id) ?? 0) + 1);
         return;
       case "insufficient_funds":
         logger.error({ relayId: relay.id, signer: signer.address, error }, "signer cannot pay for gas; it gets no new work until funded");
