@@ -1,12 +1,12 @@
 import PQueue from "p-queue";
-import { isFinalRelayStatus, type RelayReason, type RelayStatus } from "../sdk";
+import { isFinalRelayStatus, isRevertError, type RelayReason, type RelayStatus } from "../sdk";
 import { signPersistSend } from "./broadcaster";
 import { initialFees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { RelayRecord } from "./store/relayStore";
-import { backoffMs, isRevert, isTransientRpcError, rpcErrorText } from "./transientRpcError";
+import { backoffMs, isTransientRpcError, rpcErrorText } from "./transientRpcError";
 
 /** Told when a relay has a broadcast transaction to follow. */
 export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
@@ -115,7 +115,7 @@ export class RelayQueue {
         await client.call({ account: signer.address, to: relay.router, data: relay.data, blockTag: takenOver ? "pending" : "latest" });
       } catch (error) {
         // Only a revert says the order cannot fill; any other answer is the node's trouble: retry.
-        if (isTransientRpcError(error) || !isRevert(error)) throw error;
+        if (isTransientRpcError(error) || !isRevertError(error)) throw error;
         // It may have been filled between the nonce check and the simulation.
         if (await isPermit2NonceUsed(client, this.context.permit2, relay)) return await this.#settleWithoutUs(relay);
         // A dead relayer's swap may still be pending (the pending block spends the nonce): wait for it
@@ -170,8 +170,11 @@ export class RelayQueue {
         await store.updateRelay(relay.id, { releaseSigner: true, at: now() });
         pool.notify();
         // "Underpriced" may also mean our tip is below the node's minimum: do not spin on it.
-        this.enqueue(relay.id, outcome === "underpriced" ? backoffMs((this.#attempts.get(relay.id) ?? 0) + 1, 30_000) : 0);
-        if (outcome === "underpriced") this.#attempts.set(relay.id, (this.#attempts.get(relay.id) ?? 0) + 1);
+        if (outcome === "underpriced") {
+          const attempt = (this.#attempts.get(relay.id) ?? 0) + 1;
+          this.#attempts.set(relay.id, attempt);
+          this.enqueue(relay.id, backoffMs(attempt, 30_000));
+        } else this.enqueue(relay.id);
         return;
       case "insufficient_funds":
         logger.error({ relayId: relay.id, signer: signer.address, error }, "signer cannot pay for gas; it gets no new work until funded");

@@ -25,8 +25,3 @@ export function rpcErrorText(error: unknown): string {
 export function backoffMs(attempt: number, capMs = 5_000): number {
   return Math.min(capMs, 200 * 2 ** Math.min(attempt, 10));
 }
-
-/** Whether the node answered that the call reverted (the order itself cannot execute). */
-export function isRevert(error: unknown): boolean {
-  return error instanceof BaseError && /revert|execution/i.test(`${error.shortMessage} ${error.details ?? ""}`);
-}

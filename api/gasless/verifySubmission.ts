@@ -1,5 +1,5 @@
 import { BaseError, recoverTypedDataAddress, type Hex } from "viem";
-import { buildGaslessPermitTypedData, patchSignature, permit2Abi } from "../../sdk";
+import { buildGaslessPermitTypedData, isRevertError, patchSignature, permit2Abi } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { ChainContext } from "../chains/chainContext";
 import type { GaslessTerms, QuoteRecord } from "../store/store";
@@ -51,14 +51,10 @@ export async function verifySubmission(chain: ChainContext, quote: QuoteRecord &
   try {
     await client.call({ to: quote.router, data, blockNumber: head.number });
   } catch (error) {
-    if (!isRevert(error)) throw error;
+    if (!isRevertError(error)) throw error;
     throw new ApiError(422, "simulation_failed", `the relayed swap does not simulate (${revertReason(error)}); check issues.balance and issues.allowance, or request a fresh quote`);
   }
   return { data, deadline: terms.order.deadline };
-}
-
-function isRevert(error: unknown): boolean {
-  return error instanceof BaseError && /revert|execution/i.test(`${error.shortMessage} ${error.details ?? ""}`);
 }
 
 function revertReason(error: unknown): string {
