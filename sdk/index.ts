@@ -33,7 +33,12 @@ export {
   hashRouteActions,
   RouteOpcode,
   MAX_ROUTE_ACTIONS,
+  MAX_LEG_HOPS,
+  SPLIT_LEGS,
+  splitAmounts,
   type RouteAction,
+  type SplitLegAction,
+  type V2Hop,
 } from "./calldata/routeActions";
 export { type SwapOrder } from "./calldata/swapOrder";
 export { SIGNATURE_BYTES, SIGNATURE_PLACEHOLDER, bytesArgumentOffset } from "./calldata/signaturePlaceholder";

@@ -35,9 +35,16 @@ import type { PoolStateTracker } from "./poolState";
 import { searchRoute } from "./prunedRouteSearch";
 import type { QuoteQuery } from "./quoteQuery";
 import type { RouteHop } from "./routeSearch";
+import { bestExecution } from "./splitDecision";
+import type { SplitLeg } from "./splitRoute";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
+/**
+ * The tip a taker-submitted quote assumes on top of the block's base fee when it weighs a split's
+ * extra gas against its gain (gasless quotes use the relayer's configured tip).
+ */
+const ASSUMED_PRIORITY_FEE_WEI = 1_000_000_000n;
 /** Dense nonce words tried (cheap to fill) before a taker who used them all gets a random word. */
 const DENSE_NONCE_WORDS = 4n;
 
@@ -78,7 +85,10 @@ export type Quote = Readonly<{
   sellAmount: bigint;
   buyAmount: bigint;
   minBuyAmount: bigint;
+  /** Every hop of the route, leg after leg. */
   hops: readonly RouteHop[];
+  /** The route's paths: one, or 2-3 legs of a split, each with its share of the sell amount. */
+  legs: readonly SplitLeg[];
   platformFee: { token: Address; amount: bigint; bps: number; recipient: Address };
   settlement: QuoteSettlement;
   expiresAt: Date;
@@ -173,28 +183,31 @@ async function allocateNonce(
 }
 
 /** The route's actions and its gross output (before the platform fee). */
-function planRoute(input: QuoteInput, market: PricedMarket, weth: Address) {
+function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint) {
   const { sellToken, buyToken, query } = input;
   const sellsNative = sellToken.address === NATIVE;
   const buysNative = buyToken.address === NATIVE;
   const tokenIn = sellsNative ? weth : sellToken.address;
   const tokenOut = buysNative ? weth : buyToken.address;
-  let hops: readonly RouteHop[] = [];
+  let legs: readonly SplitLeg[] = [];
   let grossOut = query.sellAmount;
   if (tokenIn !== tokenOut) {
     const route = searchRoute(market, tokenIn, tokenOut, query.sellAmount);
     if (route === undefined) {
       throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}`);
     }
-    hops = route.hops;
-    grossOut = route.amountOut;
+    const execution = bestExecution(market, tokenIn, tokenOut, query.sellAmount, route, gasPriceWei, weth);
+    legs = execution.legs;
+    grossOut = execution.amountOut;
   }
+  // encodeRouteActions validates and packs the addresses; checksumming them here would be wasted.
+  const swapsOf = (hops: readonly RouteHop[]) => hops.map((hop) => ({ pair: hop.pool.address, tokenOut: hop.tokenOut, feeBps: hop.pool.feeBps }));
   const actions: RouteAction[] = [];
   if (sellsNative) actions.push({ type: "wrap" });
-  // encodeRouteActions validates and packs the addresses; checksumming them here would be wasted.
-  for (const hop of hops) actions.push({ type: "swapV2", pair: hop.pool.address, tokenOut: hop.tokenOut, feeBps: hop.pool.feeBps });
+  if (legs.length > 1) actions.push({ type: "split", legs: legs.map((leg) => ({ shareBps: leg.shareBps, hops: swapsOf(leg.hops) })) });
+  else for (const hop of swapsOf(legs[0]?.hops ?? [])) actions.push({ type: "swapV2", ...hop });
   if (buysNative) actions.push({ type: "unwrap" });
-  return { hops, grossOut, actions, sellsNative, buysNative };
+  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, actions, sellsNative, buysNative };
 }
 
 /**
@@ -225,7 +238,8 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     sellsNative || query.settlement === "allowance" ? Promise.resolve(false) : reads.hasCode(query.taker),
   ]);
   const settlement = chooseSettlement(query, sellsNative, takerIsContract);
-  const plan = planRoute(input, pools, weth);
+  const tip = query.gasless && gasless !== undefined ? gasless.priorityFeeWei : ASSUMED_PRIORITY_FEE_WEI;
+  const plan = planRoute(input, pools, weth, block.baseFeePerGas + tip);
   // Read in every mode (it is cached per router): a permit or native quote paying the holder would
   // strand the output just as an allowance quote would.
   // The gasless router has no holder of its own; the deployment's holder is refused all the same.
@@ -277,6 +291,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   const gasFactors = (freshNonceWord: boolean, relayerFeePaid: boolean) => ({
     settlement: query.gasless ? ("gasless" as const) : sellsNative ? ("native" as const) : settlement,
     hops: plan.hops.length,
+    splitLegs: plan.legs.length > 1 ? plan.legs.length : 0,
     hopsStartingOracle: plan.hops.filter((hop) => !hop.pool.oracleStarted).length,
     wrap: sellsNative,
     unwrap: plan.buysNative,
@@ -333,6 +348,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     buyAmount,
     minBuyAmount,
     hops: plan.hops,
+    legs: plan.legs,
     platformFee: { token: buyToken.address, amount: feeAmount, bps: query.feeBps, recipient: principal.integratorFeeRecipient },
     settlement,
     expiresAt: new Date(Number(deadline) * 1000),

@@ -5,7 +5,10 @@ import { SIGNATURE_BYTES } from "../../sdk";
 export type GasFactors = Readonly<{
   /** `gasless`: the permit path through the feature-3 router, which also pays the relayer's fee. */
   settlement: "permit2" | "allowance" | "native" | "gasless";
+  /** Every hop of the route, across all legs of a split. */
   hops: number;
+  /** Legs of a split route (2 or 3), or 0 for a single path. */
+  splitLegs?: number;
   /** Hops through pairs whose price accumulators are still zero. */
   hopsStartingOracle: number;
   wrap: boolean;
@@ -29,6 +32,14 @@ export type GasFactors = Readonly<{
 // Gasless adds a transfer into the router (its balance slot written and cleared) and the fee's transfer.
 const EXECUTION_BASE = { permit2: 45_000, allowance: 42_000, native: 32_000, gasless: 70_000 } as const;
 const PER_HOP = 44_000;
+/**
+ * A split takes the sell token into the router (instead of straight into the first pair), checks its
+ * layout, and moves each leg's part on: calibrated on the devnet market (test/api/quote.test.ts) as 10,000 plus 5,000 per leg.
+ */
+const SPLIT_BASE = 10_000;
+const SPLIT_PER_LEG = 5_000;
+/** The gas a split adds over one path, and what each extra leg's hops cost: how split routes are priced. */
+export const SPLIT_GAS = { base: SPLIT_BASE, perLeg: SPLIT_PER_LEG, perHop: PER_HOP } as const;
 const WRAP = 9_000;
 const UNWRAP = 14_000;
 const FEE = 12_000;
@@ -57,6 +68,8 @@ function calldataGas(data: Hex, signatureOffset: number | undefined): number {
 export function estimateGas(data: Hex, signatureOffset: number | undefined, factors: GasFactors): number {
   let gas = INTRINSIC + calldataGas(data, signatureOffset) + EXECUTION_BASE[factors.settlement] + PER_HOP * factors.hops;
   gas += ORACLE_START * factors.hopsStartingOracle;
+  const legs = factors.splitLegs ?? 0;
+  if (legs > 1) gas += SPLIT_BASE + SPLIT_PER_LEG * legs;
   if (factors.wrap) gas += WRAP;
   if (factors.unwrap) gas += UNWRAP;
   if (factors.fee) gas += FEE;

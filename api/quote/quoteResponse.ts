@@ -1,5 +1,6 @@
 import { gaslessPermitTypes, swapPermitTypes, withDomainType } from "../../sdk";
 import type { Quote } from "./buildQuote";
+import type { RouteHop } from "./routeSearch";
 
 /** The same for every quote: built once. EIP712Domain is included, as the spec's clients expect. */
 const PERMIT2_TYPES = withDomainType(swapPermitTypes);
@@ -32,6 +33,17 @@ function permit2Json(permit2: NonNullable<Quote["permit2"]>) {
   };
 }
 
+function hopJson(hop: RouteHop) {
+  return {
+    pool: hop.pool.address,
+    source: hop.pool.source,
+    token_in: hop.tokenIn,
+    token_out: hop.tokenOut,
+    amount_in: hop.amountIn.toString(),
+    amount_out: hop.amountOut.toString(),
+  };
+}
+
 /** The GET /quote response body (see README, "GET /quote"). */
 export function quoteResponse(quote: Quote) {
   const { tx } = quote;
@@ -45,13 +57,12 @@ export function quoteResponse(quote: Quote) {
     buy_amount: quote.buyAmount.toString(),
     min_buy_amount: quote.minBuyAmount.toString(),
     route: {
-      hops: quote.hops.map((hop) => ({
-        pool: hop.pool.address,
-        source: hop.pool.source,
-        token_in: hop.tokenIn,
-        token_out: hop.tokenOut,
-        amount_in: hop.amountIn.toString(),
-        amount_out: hop.amountOut.toString(),
+      hops: quote.hops.map(hopJson),
+      legs: quote.legs.map((leg) => ({
+        share_bps: leg.shareBps,
+        sell_amount: leg.amountIn.toString(),
+        buy_amount: leg.amountOut.toString(),
+        hops: leg.hops.map(hopJson),
       })),
     },
     platform_fee: {

@@ -18,6 +18,15 @@ pragma solidity ^0.8.28;
 /// - `0x04` FEE: bps (2 bytes), fee recipient (20 bytes). Pays `amount * bps / 10000` of the running
 ///   amount to the fee recipient and keeps the rest running. The running token must be the buy token,
 ///   so the fee in `SwapSettled` is always in buy-token units.
+/// - `0x05` SPLIT: leg count (1 byte, 2 or 3), then per leg: share in bps (2 bytes), hop count (1 byte,
+///   1 to 3) and that many hops, each a SWAP_V2's operands (pair, tokenOut, pool fee; 42 bytes). Sells
+///   the running amount along parallel paths: every leg but the last takes `amount * share / 10000`,
+///   the last takes the rest, so nothing is left over. The shares must be non-zero and add up to
+///   10,000, and every leg must end in the same token, which becomes the running token with the legs'
+///   summed output. Each leg's hops obey SWAP_V2's rules. When SPLIT is the last action and ends in the
+///   buy token, every leg pays the recipient directly; otherwise the output collects in the router.
+///   A large order loses less to price impact across several pools than through one, and settling all
+///   legs in one transaction keeps one minimum check over their total.
 /// The native asset is written as 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE.
 interface ISwapSettlement {
     /// @notice The order. With permit settlement every field is bound by the taker's signature.
@@ -77,6 +86,13 @@ interface ISwapSettlement {
     error SwapFeeTooHigh(uint256 bps);
     /// @notice A SWAP_V2 action names `pair`, but the configured factory's pair of its tokens is `expected`.
     error SwapUnknownPair(address pair, address expected);
+    /// @notice The SPLIT at byte `offset` has `legs` legs; a split needs 2 or 3.
+    error SwapSplitLegCount(uint256 offset, uint256 legs);
+    /// @notice A leg of the SPLIT at byte `offset` has `hops` hops; a leg needs 1 to 3.
+    error SwapSplitHopCount(uint256 offset, uint256 hops);
+    /// @notice The legs of the SPLIT at byte `offset` have shares adding up to `totalBps`, or one of
+    /// them is zero; the shares must be non-zero and add up to exactly 10,000.
+    error SwapSplitShares(uint256 offset, uint256 totalBps);
     /// @notice A SWAP_V2 action states a pool fee of `stated` bps; the venue's pairs charge `expected`.
     error SwapPoolFeeMismatch(uint256 stated, uint256 expected);
 }

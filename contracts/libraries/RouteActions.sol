@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
+import {ISwapSettlement} from "../interfaces/ISwapSettlement.sol";
+
 /// @title RouteActions
 /// @notice Opcodes and operand decoding of the packed route-action format described in ISwapSettlement.
 /// @dev Decoding reads calldata directly; callers check the length first with `width`.
@@ -9,6 +11,7 @@ library RouteActions {
     uint8 internal constant WRAP = 0x02;
     uint8 internal constant UNWRAP = 0x03;
     uint8 internal constant FEE = 0x04;
+    uint8 internal constant SPLIT = 0x05;
 
     /// @dev Opcode plus operands, in bytes; zero for an unknown opcode.
     uint256 internal constant SWAP_V2_WIDTH = 43;
@@ -16,13 +19,38 @@ library RouteActions {
     uint256 internal constant UNWRAP_WIDTH = 1;
     uint256 internal constant FEE_WIDTH = 23;
 
-    /// @notice The encoded width of an action with `opcode`, or zero when the opcode is unknown.
+    /// @dev SPLIT layout: opcode, leg count, then per leg a 2-byte share in bps, a 1-byte hop count and
+    /// that many hops of HOP_WIDTH bytes (a SWAP_V2's operands without its opcode).
+    uint256 internal constant SPLIT_HEADER_WIDTH = 2;
+    uint256 internal constant LEG_HEADER_WIDTH = 3;
+    uint256 internal constant HOP_WIDTH = 42;
+    /// @notice Bounds of a SPLIT: at most 3 legs of at most 3 hops, so one action runs at most 9 swaps.
+    uint256 internal constant MIN_SPLIT_LEGS = 2;
+    uint256 internal constant MAX_SPLIT_LEGS = 3;
+    uint256 internal constant MAX_LEG_HOPS = 3;
+
+    /// @notice The encoded width of a fixed-width action with `opcode`, or zero when the opcode is
+    /// unknown or SPLIT (whose width depends on its legs: `splitWidth`, kept off the common path).
     function width(uint8 opcode) internal pure returns (uint256) {
         if (opcode == SWAP_V2) return SWAP_V2_WIDTH;
         if (opcode == WRAP) return WRAP_WIDTH;
         if (opcode == UNWRAP) return UNWRAP_WIDTH;
         if (opcode == FEE) return FEE_WIDTH;
         return 0;
+    }
+
+    /// @notice The byte at `offset`, for callers that already checked `offset < actions.length`.
+    function byteAt(bytes calldata actions, uint256 offset) internal pure returns (uint256 value) {
+        assembly ("memory-safe") {
+            value := byte(0, calldataload(add(actions.offset, offset)))
+        }
+    }
+
+    /// @notice The 2-byte big-endian word at `offset`, for callers that already checked its bounds.
+    function uint16At(bytes calldata actions, uint256 offset) internal pure returns (uint256 value) {
+        assembly ("memory-safe") {
+            value := shr(240, calldataload(add(actions.offset, offset)))
+        }
     }
 
     /// @notice The opcode at byte `offset` (zero past the end).
@@ -67,6 +95,32 @@ library RouteActions {
             let start := add(add(actions.offset, offset), 1)
             bps := shr(240, calldataload(start))
             recipient := shr(96, calldataload(add(start, 2)))
+        }
+    }
+
+    /// @notice The encoded width of the SPLIT at `offset`, after checking its leg count, hop counts and
+    /// shares. Every read is bounds-checked first: a truncated split must not read the calldata after it.
+    /// @dev At most 3 legs are walked, so the loop is bounded whatever the calldata says.
+    function splitWidth(bytes calldata actions, uint256 offset) internal pure returns (uint256) {
+        uint256 length = actions.length;
+        // offset < length (the caller read the opcode there), so none of these sums can wrap.
+        unchecked {
+            uint256 cursor = offset + SPLIT_HEADER_WIDTH;
+            if (cursor > length) revert ISwapSettlement.SwapTruncatedAction(offset);
+            uint256 legs = byteAt(actions, offset + 1);
+            if (legs < MIN_SPLIT_LEGS || legs > MAX_SPLIT_LEGS) revert ISwapSettlement.SwapSplitLegCount(offset, legs);
+            uint256 totalBps;
+            for (uint256 leg; leg < legs; ++leg) {
+                if (cursor + LEG_HEADER_WIDTH > length) revert ISwapSettlement.SwapTruncatedAction(offset);
+                uint256 share = uint16At(actions, cursor);
+                uint256 hops = byteAt(actions, cursor + 2);
+                if (share == 0) revert ISwapSettlement.SwapSplitShares(offset, 0);
+                if (hops == 0 || hops > MAX_LEG_HOPS) revert ISwapSettlement.SwapSplitHopCount(offset, hops);
+                totalBps += share;
+                cursor += LEG_HEADER_WIDTH + hops * HOP_WIDTH;
+            }
+            if (totalBps != 10_000) revert ISwapSettlement.SwapSplitShares(offset, totalBps);
+            return cursor - offset;
         }
     }
 }

@@ -191,17 +191,22 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
             uint256 nextOffset;
             uint8 opcode = RouteActions.opcodeAtInBounds(actions, offset);
             uint256 width = RouteActions.width(opcode);
+            if (width == 0) {
+                if (opcode != RouteActions.SPLIT) revert SwapUnknownAction(opcode, offset);
+                width = RouteActions.splitWidth(actions, offset);
+            }
             // Neither sum can wrap: count is at most MAX_ACTIONS + 1, offset at most the calldata size.
             unchecked {
                 if (++count > MAX_ACTIONS) revert SwapTooManyActions(MAX_ACTIONS);
                 nextOffset = offset + width;
             }
-            if (width == 0) revert SwapUnknownAction(opcode, offset);
             if (nextOffset > actions.length) revert SwapTruncatedAction(offset);
 
             if (opcode == RouteActions.SWAP_V2) {
                 (token, amount, inPair, paidOut) =
                     _swapV2(actions, buyToken, recipient, token, amount, inPair, offset, nextOffset);
+            } else if (opcode == RouteActions.SPLIT) {
+                (token, amount, inPair, paidOut) = _split(actions, buyToken, recipient, token, amount, offset, nextOffset);
             } else if (opcode == RouteActions.WRAP) {
                 if (token != NATIVE) revert SwapUnexpectedToken(NATIVE, token);
                 _wethCall(0xd0e30db0, amount, 0); // deposit()
@@ -238,27 +243,11 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         uint256 nextOffset
     ) private returns (address tokenOut, uint256 amountOut, bool outInPair, bool paidOut) {
         address pair;
-        uint256 feeBps;
-        (pair, tokenOut, feeBps) = RouteActions.decodeSwapV2(actions, offset);
-        // The stated fee is only a claim: the pool fee is the venue's, and a route must say so.
-        if (feeBps != v2FeeBps) revert SwapPoolFeeMismatch(feeBps, v2FeeBps);
-        // Pools trade ERC20s only: the native asset must be wrapped first and unwrapped after.
-        if (tokenIn == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
-        if (tokenOut == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
-        // Only the factory's own pair of (tokenIn, tokenOut): a look-alike pair could report any
-        // reserves, and a real pair of other tokens would take the input and pay out something else.
-        // For the first hop this runs after the sell token was already delivered to `pair`; a revert
-        // here undoes that delivery with everything else.
-        address expected = V2PairAddress.pairFor(v2Factory, _pairInitCodeHash, tokenIn, tokenOut);
-        if (pair != expected) revert SwapUnknownPair(pair, expected);
+        (pair, tokenOut, amountOut) = _priceHop(actions, offset, tokenIn, amountIn);
+        // For the first hop the sell token was already delivered to `pair` (before `_priceHop` checked
+        // it); a revert there undoes that delivery with everything else.
         if (!inPair) IERC20(tokenIn).safeTransfer(pair, amountIn);
-
-        (uint256 reserve0, uint256 reserve1) = _reserves(pair);
-        bool zeroForOne = tokenIn < tokenOut;
-        amountOut = zeroForOne
-            ? V2SwapMath.getAmountOut(amountIn, reserve0, reserve1, v2FeeBps)
-            : V2SwapMath.getAmountOut(amountIn, reserve1, reserve0, v2FeeBps);
-        (uint256 amount0Out, uint256 amount1Out) = zeroForOne ? (uint256(0), amountOut) : (amountOut, uint256(0));
+        (uint256 amount0Out, uint256 amount1Out) = tokenIn < tokenOut ? (uint256(0), amountOut) : (amountOut, uint256(0));
 
         if (RouteActions.opcodeAt(actions, nextOffset) == RouteActions.SWAP_V2) {
             _pairSwap(pair, amount0Out, amount1Out, RouteActions.pairAt(actions, nextOffset));
@@ -273,6 +262,97 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         } else {
             _pairSwap(pair, amount0Out, amount1Out, address(this));
         }
+    }
+
+    /// @dev Decodes the hop whose operands follow byte `offset` (a SWAP_V2's opcode, or the byte before
+    /// a split leg's hop), checks it, and prices `amountIn` of `tokenIn` through it at its reserves.
+    function _priceHop(bytes calldata actions, uint256 offset, address tokenIn, uint256 amountIn)
+        private
+        view
+        returns (address pair, address tokenOut, uint256 amountOut)
+    {
+        uint256 feeBps;
+        (pair, tokenOut, feeBps) = RouteActions.decodeSwapV2(actions, offset);
+        // The stated fee is only a claim: the pool fee is the venue's, and a route must say so.
+        if (feeBps != v2FeeBps) revert SwapPoolFeeMismatch(feeBps, v2FeeBps);
+        // Pools trade ERC20s only: the native asset must be wrapped first and unwrapped after.
+        if (tokenIn == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
+        if (tokenOut == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
+        // Only the factory's own pair of (tokenIn, tokenOut): a look-alike pair could report any
+        // reserves, and a real pair of other tokens would take the input and pay out something else.
+        address expected = V2PairAddress.pairFor(v2Factory, _pairInitCodeHash, tokenIn, tokenOut);
+        if (pair != expected) revert SwapUnknownPair(pair, expected);
+
+        (uint256 reserve0, uint256 reserve1) = _reserves(pair);
+        bool zeroForOne = tokenIn < tokenOut;
+        amountOut = zeroForOne
+            ? V2SwapMath.getAmountOut(amountIn, reserve0, reserve1, v2FeeBps)
+            : V2SwapMath.getAmountOut(amountIn, reserve1, reserve0, v2FeeBps);
+    }
+
+    /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output
+    /// never sits in a pair (`inPair` is always false): legs end in the recipient or here. The running
+    /// amount sits in this router: a split is never the target of a previous swap's hand-off, and a route
+    /// starting with one has its sell token delivered here. Legs pay the recipient directly when the split
+    /// ends the route in the buy token; the recipient's balance is then measured once around all legs.
+    function _split(
+        bytes calldata actions,
+        address buyToken,
+        address recipient,
+        address tokenIn,
+        uint256 amountIn,
+        uint256 offset,
+        uint256 nextOffset
+    ) private returns (address tokenOut, uint256 amountOut, bool inPair, bool paidOut) {
+        uint256 legs = RouteActions.byteAt(actions, offset + 1);
+        uint256 cursor = offset + RouteActions.SPLIT_HEADER_WIDTH;
+        // The first leg's last hop names the token every leg must end in.
+        uint256 firstHops = RouteActions.byteAt(actions, cursor + 2);
+        (, tokenOut,) = RouteActions.decodeSwapV2(
+            actions, cursor + RouteActions.LEG_HEADER_WIDTH + (firstHops - 1) * RouteActions.HOP_WIDTH - 1
+        );
+        paidOut = nextOffset == actions.length && tokenOut == buyToken;
+        address destination = paidOut ? recipient : address(this);
+        uint256 before = paidOut ? _balanceOf(tokenOut, recipient) : 0;
+        uint256 remaining = amountIn;
+        for (uint256 leg; leg < legs; ++leg) {
+            uint256 hops = RouteActions.byteAt(actions, cursor + 2);
+            // Shares add up to 10,000, so the other legs' amounts never exceed what remains.
+            uint256 legIn = leg + 1 == legs ? remaining : (amountIn * RouteActions.uint16At(actions, cursor)) / V2SwapMath.BPS;
+            remaining -= legIn;
+            (address legOut, uint256 legAmount) =
+                _runLeg(actions, cursor + RouteActions.LEG_HEADER_WIDTH, hops, tokenIn, legIn, destination);
+            if (legOut != tokenOut) revert SwapUnexpectedToken(tokenOut, legOut);
+            amountOut += legAmount;
+            cursor += RouteActions.LEG_HEADER_WIDTH + hops * RouteActions.HOP_WIDTH;
+        }
+        // As for a last SWAP_V2: what the recipient received, not what the formula says.
+        if (paidOut) amountOut = _balanceOf(tokenOut, recipient) - before;
+    }
+
+    /// @dev One leg of a split: `hops` hops starting at byte `start`, each handing its output straight
+    /// to the next hop's pair, the last one to `destination`. A leg whose share rounds to nothing is
+    /// checked but not traded (a pair refuses a zero-output swap).
+    function _runLeg(
+        bytes calldata actions,
+        uint256 start,
+        uint256 hops,
+        address token,
+        uint256 amount,
+        address destination
+    ) private returns (address, uint256) {
+        for (uint256 hop; hop < hops; ++hop) {
+            uint256 at = start + hop * RouteActions.HOP_WIDTH - 1;
+            (address pair, address tokenOut, uint256 amountOut) = _priceHop(actions, at, token, amount);
+            if (amount != 0) {
+                if (hop == 0) IERC20(token).safeTransfer(pair, amount);
+                address to = hop + 1 == hops ? destination : RouteActions.pairAt(actions, at + RouteActions.HOP_WIDTH);
+                (uint256 amount0Out, uint256 amount1Out) = token < tokenOut ? (uint256(0), amountOut) : (amountOut, uint256(0));
+                _pairSwap(pair, amount0Out, amount1Out, to);
+            }
+            (token, amount) = (tokenOut, amountOut);
+        }
+        return (token, amount);
     }
 
     /// @dev `getReserves` without the ABI decoder: the hot path reads it once per hop.

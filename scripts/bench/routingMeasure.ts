@@ -79,7 +79,7 @@ async function followPools(
   const gasPrice = snapshot.block.baseFeePerGas + PRIORITY_FEE;
   const split: SplitResult[] = [0.001, 0.01, 0.1].map((orderOfDepth) => {
     const amount = (depth * BigInt(orderOfDepth * 1000)) / 1000n;
-    const found = splitRoute(snapshot, usdc, weth, amount, { extraLegCost: (hops) => BigInt(hops) * GAS_PER_HOP * gasPrice })!;
+    const found = splitRoute(snapshot, usdc, weth, amount, { legCost: (hops) => BigInt(hops) * GAS_PER_HOP * gasPrice })!;
     const gainBps = Number(((found.amountOut - found.singleAmountOut) * 1_000_000n) / found.singleAmountOut) / 100;
     return { orderOfDepth, sellUsdc: amount.toString(), singleOut: found.singleAmountOut.toString(), splitOut: found.amountOut.toString(), legs: found.legs.length, gainBps };
   });

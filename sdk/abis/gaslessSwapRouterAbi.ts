@@ -164,6 +164,54 @@ export const gaslessSwapRouterAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "offset",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "hops",
+        "type": "uint256"
+      }
+    ],
+    "name": "SwapSplitHopCount",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "offset",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "legs",
+        "type": "uint256"
+      }
+    ],
+    "name": "SwapSplitLegCount",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "offset",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "totalBps",
+        "type": "uint256"
+      }
+    ],
+    "name": "SwapSplitShares",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "max",
         "type": "uint256"
       }

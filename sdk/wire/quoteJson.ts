@@ -25,6 +25,8 @@ export const permit2TypedDataJsonSchema = z
   })
   .describe("EIP-712 typed data the taker signs (Permit2 PermitWitnessTransferFrom); `types` includes EIP712Domain");
 
+const hopJsonSchema = z.object({ pool: address, source: z.string(), token_in: address, token_out: address, amount_in: amount, amount_out: amount });
+
 export const quoteJsonSchema = z
   .object({
     quote_id: z.uuid(),
@@ -36,7 +38,17 @@ export const quoteJsonSchema = z
     buy_amount: amount,
     min_buy_amount: amount,
     route: z.object({
-      hops: z.array(z.object({ pool: address, source: z.string(), token_in: address, token_out: address, amount_in: amount, amount_out: amount })),
+      hops: z.array(hopJsonSchema).describe("every hop of the route, leg after leg"),
+      legs: z
+        .array(
+          z.object({
+            share_bps: z.number().int().describe("the leg's share of sell_amount in bps, as the router's SPLIT action states it"),
+            sell_amount: amount.describe("what the router gives the leg: sell_amount × share_bps / 10000 rounded down, the last leg the rest"),
+            buy_amount: amount,
+            hops: z.array(hopJsonSchema),
+          }),
+        )
+        .describe("the route's paths: one for a single path, or 2-3 legs of a split settled in one transaction"),
     }),
     platform_fee: z.object({ token: address, amount, bps: z.number().int(), recipient: address }),
     settlement: z.enum(["permit2", "allowance", "native", "gasless"]),

@@ -164,6 +164,72 @@ describe("GET /quote", () => {
     });
   });
 
+  describe("split routes", () => {
+    type Leg = { share_bps: number; sell_amount: string; buy_amount: string; hops: { pool: string; amount_in: string; amount_out: string }[] };
+
+    /** What the direct pool alone would pay for the whole amount, at the quoted block's reserves. */
+    async function directOutput(f: SettlementFixture, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<bigint> {
+      const pair = f.pool(...([tokenIn, tokenOut].map((token) => f.tokens.find((t) => t.address === token)!.symbol) as [string, string]));
+      const [reserve0, reserve1] = await f.publicClient.readContract({ address: pair, abi: uniswapArtifacts.pair().abi, functionName: "getReserves" }) as readonly [bigint, bigint, number];
+      const [reserveIn, reserveOut] = tokenIn.toLowerCase() < tokenOut.toLowerCase() ? [reserve0, reserve1] : [reserve1, reserve0];
+      return (amountIn * 9970n * reserveOut) / (reserveIn * 10_000n + amountIn * 9970n);
+    }
+
+    it("a large order is split across parallel paths and settles in one transaction: the recipient gets buy_amount and the fee is paid", async () => {
+      const { f, api } = await loadFixture(quoteReady);
+      const sellAmount = parseUnits("300000", 6);
+      const single = await directOutput(f, f.token("USDC"), f.token("WETH"), sellAmount);
+      const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: sellAmount, taker: f.taker.account.address, fee_bps: 25 });
+      expect(status, JSON.stringify(body)).to.equal(200);
+      const legs = body!.route.legs as Leg[];
+      expect(legs.length).to.be.within(2, 3);
+      expect(legs.reduce((sum, leg) => sum + leg.share_bps, 0)).to.equal(10_000);
+      expect(legs.reduce((sum, leg) => sum + BigInt(leg.sell_amount), 0n)).to.equal(sellAmount);
+      // Pool-disjoint legs, listed hop by hop in route.hops too.
+      const pools = legs.flatMap((leg) => leg.hops.map((hop) => hop.pool));
+      expect(new Set(pools).size).to.equal(pools.length);
+      expect(body!.route.hops.map((hop: { pool: string }) => hop.pool)).to.deep.equal(pools);
+      const gross = legs.reduce((sum, leg) => sum + BigInt(leg.buy_amount), 0n);
+      expect(BigInt(body!.buy_amount) + BigInt(body!.platform_fee.amount)).to.equal(gross);
+      expect(gross > single, `split ${gross} vs direct pool ${single}`).to.equal(true);
+
+      const before = await balanceOf(f, f.token("WETH"), f.taker.account.address);
+      const feeBefore = await balanceOf(f, f.token("WETH"), api.owner.address);
+      const receipt = await execute(f, body!);
+      expect((await balanceOf(f, f.token("WETH"), f.taker.account.address)) - before).to.equal(BigInt(body!.buy_amount));
+      expect((await balanceOf(f, f.token("WETH"), api.owner.address)) - feeBefore).to.equal(BigInt(body!.platform_fee.amount));
+      const settled = parseEventLogs({ abi: takerSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" });
+      expect(settled).to.have.length(1);
+      expect(settled[0]!.args.buyAmount).to.equal(BigInt(body!.buy_amount));
+      expectGasClose(body!.tx.estimated_gas, receipt.gasUsed);
+    });
+
+    it("splits native sells and buys too: ETH in wraps before the split, ETH out unwraps after it", async () => {
+      const { f, api } = await loadFixture(quoteReady);
+      const { body: sell } = await api.quote({ sell_token: "ETH", buy_token: f.token("USDC"), sell_amount: parseUnits("100", 18), taker: f.taker.account.address });
+      expect((sell!.route.legs as Leg[]).length).to.be.within(2, 3);
+      const usdcBefore = await balanceOf(f, f.token("USDC"), f.taker.account.address);
+      const sold = await execute(f, sell!);
+      expect((await balanceOf(f, f.token("USDC"), f.taker.account.address)) - usdcBefore).to.equal(BigInt(sell!.buy_amount));
+      expectGasClose(sell!.tx.estimated_gas, sold.gasUsed);
+
+      const recipient = f.recipient.account.address;
+      const { body: buy } = await api.quote({ sell_token: f.token("USDC"), buy_token: "ETH", sell_amount: parseUnits("200000", 6), taker: f.taker.account.address, recipient });
+      expect((buy!.route.legs as Leg[]).length).to.be.within(2, 3);
+      const ethBefore = await f.publicClient.getBalance({ address: recipient });
+      const bought = await execute(f, buy!);
+      expect((await f.publicClient.getBalance({ address: recipient })) - ethBefore).to.equal(BigInt(buy!.buy_amount));
+      expectGasClose(buy!.tx.estimated_gas, bought.gasUsed);
+    });
+
+    it("a small order stays on one path (one leg with the whole amount)", async () => {
+      const { f, api } = await loadFixture(quoteReady);
+      const sellAmount = parseUnits("50", 6);
+      const { body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: sellAmount, taker: f.taker.account.address });
+      expect(body!.route.legs).to.deep.equal([{ share_bps: 10_000, sell_amount: sellAmount.toString(), buy_amount: body!.buy_amount, hops: body!.route.hops }]);
+    });
+  });
+
   describe("tampering and staleness", () => {
     it("altered calldata or an altered witness reverts on chain", async () => {
       const { f, api } = await loadFixture(quoteReady);

@@ -2,8 +2,10 @@ import { expect } from "chai";
 import fc from "fast-check";
 import type { Address } from "viem";
 import { pricedMarketOf } from "../../api/quote/poolGraph";
-import { pathOutput, splitRoute } from "../../api/quote/splitRoute";
+import { pathOutput, priceImpactLoss, splitRoute } from "../../api/quote/splitRoute";
+import { splitAmounts } from "../../sdk";
 import type { PricedPool, RouteHop } from "../../api/quote/routeSearch";
+import { searchRoute } from "../../api/quote/prunedRouteSearch";
 
 const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
 const pool = (n: number, a: number, b: number, reserveA: bigint, reserveB: bigint): PricedPool => {
@@ -60,6 +62,9 @@ describe("split routes", () => {
           expect(split.amountOut >= split.singleAmountOut).to.equal(true);
           expect(split.legs.reduce((sum, leg) => sum + leg.amountIn, 0n)).to.equal(amountIn);
           for (const leg of split.legs) expect(leg.amountOut).to.equal(pathOutput(leg.hops, leg.amountIn));
+          // The legs are what the router's SPLIT gives them: whole-bps shares adding up to 10,000.
+          expect(split.legs.reduce((sum, leg) => sum + leg.shareBps, 0)).to.equal(10_000);
+          expect(split.legs.map((leg) => leg.amountIn)).to.deep.equal(splitAmounts(amountIn, split.legs.map((leg) => leg.shareBps)));
           const paths = [[pools[0]!], [pools[1]!, pools[2]!], ...(threeLegs ? [[pools[3]!, pools[4]!]] : [])].map((route) => {
             let tokenIn = SELL;
             return route.map((p) => {
@@ -89,13 +94,31 @@ describe("split routes", () => {
     expect(small.amountOut).to.equal(small.singleAmountOut);
   });
 
+  it("gains at most what the best single path loses to price impact, when that path is also the best priced (the quote's screen)", () => {
+    const depth = fc.bigInt({ min: 10n ** 20n, max: 10n ** 24n });
+    fc.assert(
+      fc.property(depth, depth, depth, fc.integer({ min: 1, max: 300 }), (a, b, c, permille) => {
+        // Every pool at the same 1:1 price: the direct pool has the best marginal price (one fee).
+        const pools = [pool(1, 1, 2, a, a), pool(2, 1, 3, b, b), pool(3, 3, 2, b, b), pool(4, 1, 4, c, c), pool(5, 4, 2, c, c)];
+        const market = pricedMarketOf(pools);
+        const amountIn = (a * BigInt(permille)) / 1000n;
+        const single = searchRoute(market, SELL, BUY, amountIn)!;
+        const split = splitRoute(market, SELL, BUY, amountIn, { single })!;
+        // Bounded only when the single path is the best-priced one; a deeper two-hop path can win instead.
+        fc.pre(single.hops.length === 1);
+        expect(split.amountOut - split.singleAmountOut <= priceImpactLoss(single)).to.equal(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it("stays on one path when the extra legs' gas costs more than they gain", () => {
     const deep = 10n ** 24n;
     const pools = [pool(1, 1, 2, deep, deep), pool(2, 1, 3, deep, deep), pool(3, 3, 2, deep, deep)];
     const free = splitRoute(pricedMarketOf(pools), SELL, BUY, deep / 100n)!;
     expect(free.legs).to.have.length(2);
     const gain = free.amountOut - free.singleAmountOut;
-    const costly = splitRoute(pricedMarketOf(pools), SELL, BUY, deep / 100n, { extraLegCost: () => gain + 1n })!;
+    const costly = splitRoute(pricedMarketOf(pools), SELL, BUY, deep / 100n, { legCost: () => gain + 1n })!;
     expect(costly.legs).to.have.length(1);
     expect(costly.amountOut).to.equal(free.singleAmountOut);
   });

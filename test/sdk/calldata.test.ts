@@ -17,6 +17,7 @@ import {
   SIGNATURE_PLACEHOLDER,
   SignatureLengthError,
   SignatureOffsetError,
+  splitAmounts,
   takerSwapRouterAbi,
   withDomainType,
   type RouteAction,
@@ -26,8 +27,20 @@ import {
 const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => getAddress(`0x${Buffer.from(bytes).toString("hex")}`));
 const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `0x${Buffer.from(bytes).toString("hex")}` as Hex);
 const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });
+const hop = fc.record({ pair: address, tokenOut: address, feeBps: fc.integer({ min: 0, max: 9999 }) });
+/** 2-3 legs of 1-3 hops ending in one token, with non-zero shares adding up to 10,000. */
+const split = fc
+  .tuple(address, fc.array(fc.array(hop, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 3 }), fc.integer({ min: 1, max: 4_999 }), fc.integer({ min: 1, max: 4_999 }))
+  .map(([end, legs, a, b]) => {
+    const shares = legs.length === 2 ? [a, 10_000 - a] : [a, b, 10_000 - a - b];
+    return {
+      type: "split" as const,
+      legs: legs.map((hops, index) => ({ shareBps: shares[index]!, hops: hops.map((h, at) => (at === hops.length - 1 ? { ...h, tokenOut: end } : h)) })),
+    };
+  });
 const action: fc.Arbitrary<RouteAction> = fc.oneof(
-  fc.record({ type: fc.constant("swapV2" as const), pair: address, tokenOut: address, feeBps: fc.integer({ min: 0, max: 9999 }) }),
+  hop.map((h) => ({ type: "swapV2" as const, ...h })),
+  split,
   fc.constant({ type: "wrap" as const }),
   fc.constant({ type: "unwrap" as const }),
   fc.record({ type: fc.constant("fee" as const), bps: fc.integer({ min: 0, max: 10_000 }), recipient: address }),
@@ -66,10 +79,48 @@ describe("sdk calldata", () => {
     });
 
     it("rejects unknown opcodes, truncated actions, out-of-range bps and too many actions", () => {
-      expect(() => decodeRouteActions("0x05")).to.throw(RouteActionError, /unknown action opcode 0x05 at byte 0/);
+      expect(() => decodeRouteActions("0x06")).to.throw(RouteActionError, /unknown action opcode 0x06 at byte 0/);
       expect(() => decodeRouteActions("0x0201")).to.throw(RouteActionError, /truncated/);
       expect(() => encodeRouteActions([{ type: "fee", bps: 10_001, recipient: getAddress(`0x${"1".repeat(40)}`) }])).to.throw(RouteActionError);
       expect(() => encodeRouteActions(Array.from({ length: 9 }, () => ({ type: "wrap" as const })))).to.throw(RouteActionError, /at most 8/);
+    });
+  });
+
+  describe("split actions", () => {
+    const pair = getAddress(`0x${"1".repeat(40)}`);
+    const [usdc, weth] = [getAddress(`0x${"2".repeat(40)}`), getAddress(`0x${"3".repeat(40)}`)];
+    const leg = (shareBps: number, ...tokens: Address[]) => ({ shareBps, hops: tokens.map((tokenOut) => ({ pair, tokenOut, feeBps: 30 })) });
+
+    it("packs a split as opcode, leg count, then per leg its share, hop count and hops", () => {
+      const encoded = encodeRouteActions([{ type: "split", legs: [leg(6000, weth), leg(4000, usdc, weth)] }]);
+      const hopBytes = (token: Address) => `${pair.slice(2)}${token.slice(2)}001e`.toLowerCase();
+      expect(encoded).to.equal(`0x0502177001${hopBytes(weth)}0fa002${hopBytes(usdc)}${hopBytes(weth)}`);
+    });
+
+    it("gives each leg its share rounded down and the last leg the rest (splitAmounts)", () => {
+      fc.assert(
+        fc.property(fc.bigInt({ min: 0n, max: 2n ** 128n }), split, (amount, { legs }) => {
+          const amounts = splitAmounts(amount, legs.map((l) => l.shareBps));
+          expect(amounts.reduce((sum, value) => sum + value, 0n)).to.equal(amount);
+          amounts.slice(0, -1).forEach((value, index) => expect(value).to.equal((amount * BigInt(legs[index]!.shareBps)) / 10_000n));
+        }),
+      );
+    });
+
+    it("refuses what the router refuses: leg counts, hop counts, shares, mixed end tokens, truncation", () => {
+      const refused = (legs: ReturnType<typeof leg>[], pattern: RegExp) =>
+        expect(() => encodeRouteActions([{ type: "split", legs }])).to.throw(RouteActionError, pattern);
+      refused([leg(10_000, weth)], /2 or 3 legs, got 1/);
+      refused([leg(2500, weth), leg(2500, weth), leg(2500, weth), leg(2500, weth)], /2 or 3 legs, got 4/);
+      refused([leg(5000, weth), leg(5000)], /1 to 3/);
+      refused([leg(5000, weth), leg(5000, usdc, usdc, usdc, weth)], /1 to 3/);
+      refused([leg(5000, weth), leg(4999, weth)], /add up to 9999/);
+      refused([leg(10_000, weth), leg(0, weth)], /share bps 0/);
+      refused([leg(5000, weth), leg(5000, usdc)], /ends in/);
+      const encoded = encodeRouteActions([{ type: "split", legs: [leg(5000, weth), leg(5000, usdc, weth)] }]);
+      expect(() => decodeRouteActions(encoded.slice(0, -2) as Hex)).to.throw(RouteActionError, /truncated/);
+      expect(() => decodeRouteActions("0x05")).to.throw(RouteActionError, /truncated/);
+      expect(() => decodeRouteActions("0x050113880101")).to.throw(RouteActionError, /truncated/);
     });
   });
 

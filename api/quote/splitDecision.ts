@@ -1,0 +1,47 @@
+import type { Address } from "viem";
+import { SPLIT_GAS } from "./gasEstimate";
+import type { PricedMarket } from "./poolGraph";
+import { searchRoute } from "./prunedRouteSearch";
+import type { FoundRoute } from "./routeSearch";
+import { priceImpactLoss, splitRoute, type SplitLeg } from "./splitRoute";
+
+/** WETH priced to convert gas costs into the buy token: small enough to sit at the marginal price. */
+const PRICE_PROBE_WEI = 10n ** 15n;
+
+export type Execution = Readonly<{ legs: readonly SplitLeg[]; amountOut: bigint }>;
+
+/**
+ * The route a quote settles: the best single path, or a split of it across up to 3 paths when that
+ * pays more after its extra gas, priced at `gasPriceWei` in the buy token as the gas model counts it
+ * (SPLIT_GAS). Splitting is searched only when the single path loses more to price impact than the
+ * cheapest split costs: the search of further paths and the allotment are skipped for the small
+ * orders that make up most quotes. The buy token's price of gas comes from selling a little WETH for
+ * it; a buy token with no route from WETH is not split (its gas cannot be priced).
+ */
+export function bestExecution(
+  market: PricedMarket,
+  tokenIn: Address,
+  tokenOut: Address,
+  amountIn: bigint,
+  single: FoundRoute,
+  gasPriceWei: bigint,
+  weth: Address,
+): Execution {
+  const singleExecution: Execution = { legs: [{ ...single, amountIn, shareBps: 10_000 }], amountOut: single.amountOut };
+  const inBuyToken = gasPricer(market, tokenOut, weth);
+  if (inBuyToken === undefined) return singleExecution;
+  const legCost = (hops: number) => inBuyToken(BigInt(SPLIT_GAS.perLeg + hops * SPLIT_GAS.perHop) * gasPriceWei);
+  const splitCost = inBuyToken(BigInt(SPLIT_GAS.base + SPLIT_GAS.perLeg) * gasPriceWei);
+  // The cheapest split there is: its base and one more leg, no extra hops.
+  if (priceImpactLoss(single) <= splitCost + legCost(0)) return singleExecution;
+  const split = splitRoute(market, tokenIn, tokenOut, amountIn, { single, splitCost, legCost });
+  return split === undefined ? singleExecution : { legs: split.legs, amountOut: split.amountOut };
+}
+
+/** Converts wei into `token` at the market's price, or undefined when no pool route prices it. */
+function gasPricer(market: PricedMarket, token: Address, weth: Address): ((wei: bigint) => bigint) | undefined {
+  if (token === weth) return (wei) => wei;
+  const probe = searchRoute(market, weth, token, PRICE_PROBE_WEI);
+  if (probe === undefined) return undefined;
+  return (wei) => (wei * probe.amountOut) / PRICE_PROBE_WEI;
+}
