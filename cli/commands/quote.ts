@@ -46,6 +46,15 @@ export function takerOf(config: CliConfig, options: QuoteOptions): Address {
   return walletOf(config).account.address;
 }
 
+/** `USDC→WETH`, or for a split each leg's path and share: `60.00% USDC→WETH | 40.00% USDC→DAI→WETH`. */
+function routeText(config: CliConfig, quote: QuoteJson): string {
+  const name = (address: string) => symbolOf(config, address) || address;
+  const path = (hops: QuoteJson["route"]["hops"]) => (hops.length === 0 ? "-" : [name(hops[0]!.token_in), ...hops.map((hop) => name(hop.token_out))].join("→"));
+  const { legs } = quote.route;
+  if (legs.length < 2) return path(quote.route.hops);
+  return legs.map((leg) => `${(leg.share_bps / 100).toFixed(2)}% ${path(leg.hops)}`).join(" | ");
+}
+
 export function quoteTable(config: CliConfig, quote: QuoteJson): string {
   const label = (address: string) => `${symbolOf(config, address) || "?"} ${address}`;
   return table(
@@ -55,7 +64,7 @@ export function quoteTable(config: CliConfig, quote: QuoteJson): string {
       ["sell", `${quote.sell_amount} ${label(quote.sell_token)}`],
       ["buy", `${quote.buy_amount} ${label(quote.buy_token)}`],
       ["min_buy_amount", quote.min_buy_amount],
-      ["route", quote.route.hops.map((hop) => `${symbolOf(config, hop.token_in) || hop.token_in}→${symbolOf(config, hop.token_out) || hop.token_out}`).join(", ")],
+      ["route", routeText(config, quote)],
       ["settlement", `${quote.settlement}${quote.gasless ? " (gasless)" : ""}`],
       ["relayer_fee", quote.relayer_fee === null ? "-" : quote.relayer_fee.amount],
       ["tx.to", quote.tx.to],

@@ -8,7 +8,8 @@ import { encodeFunctionData, toHex, type Abi, type Address, type PublicClient } 
 import type { DeploymentManifest } from "../../sdk";
 import { LatestBlockReader } from "../../api/quote/latestBlock";
 import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
-import { splitRoute } from "../../api/quote/splitRoute";
+import { searchRoute } from "../../api/quote/prunedRouteSearch";
+import { bestExecution } from "../../api/quote/splitDecision";
 import { uniswapArtifacts } from "../deploy/uniswapArtifacts";
 import { seededRandom } from "../market/generateMarket";
 
@@ -16,8 +17,7 @@ export type AbsorbResult = { fraction: number; pools: number; ms: number };
 export type SplitResult = { orderOfDepth: number; sellUsdc: string; singleOut: string; splitOut: string; legs: number; gainBps: number };
 export type StateResult = { fullReadMs: number; heapMiB: number; absorb: AbsorbResult[]; split: SplitResult[] };
 
-/** Gas of one more hop, as the quote's gas model prices it (gasEstimate.ts: PER_HOP). */
-const GAS_PER_HOP = 44_000n;
+/** The tip GET /quote assumes for taker-submitted swaps (buildQuote.ts). */
 const PRIORITY_FEE = 1_000_000_000n;
 
 function heapUsed(): number {
@@ -79,9 +79,11 @@ async function followPools(
   const gasPrice = snapshot.block.baseFeePerGas + PRIORITY_FEE;
   const split: SplitResult[] = [0.001, 0.01, 0.1].map((orderOfDepth) => {
     const amount = (depth * BigInt(orderOfDepth * 1000)) / 1000n;
-    const found = splitRoute(snapshot, usdc, weth, amount, { legCost: (hops) => BigInt(hops) * GAS_PER_HOP * gasPrice })!;
-    const gainBps = Number(((found.amountOut - found.singleAmountOut) * 1_000_000n) / found.singleAmountOut) / 100;
-    return { orderOfDepth, sellUsdc: amount.toString(), singleOut: found.singleAmountOut.toString(), splitOut: found.amountOut.toString(), legs: found.legs.length, gainBps };
+    // What GET /quote would settle: the best single path, or a split when it pays more after its gas.
+    const single = searchRoute(snapshot, usdc, weth, amount)!;
+    const found = bestExecution(snapshot, usdc, weth, amount, single, gasPrice, weth);
+    const gainBps = Number(((found.amountOut - single.amountOut) * 1_000_000n) / single.amountOut) / 100;
+    return { orderOfDepth, sellUsdc: amount.toString(), singleOut: single.amountOut.toString(), splitOut: found.amountOut.toString(), legs: found.legs.length, gainBps };
   });
   return { fullReadMs, absorb, split, held: Object.assign(held, { tracker, snapshot }) };
 }

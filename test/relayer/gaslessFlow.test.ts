@@ -63,6 +63,29 @@ describe("gasless relaying, end to end (API + relayer + chain)", function () {
     expect(ratio, `gasUsed ${receipt.gasUsed} vs estimated ${quote.tx.estimated_gas}`).to.be.within(0.85, 1.15);
   });
 
+  it("a large gasless order is relayed as a split route: one transaction, buy_amount received, the fee paid", async () => {
+    const taker = f.signerOf(f.taker.account.address);
+    const quote = (await stack.gaslessQuote(taker.address, { sell_amount: parseUnits("250000", 6) })).body;
+    expect(quote.route.legs.length, JSON.stringify(quote.route)).to.be.within(2, 3);
+    await f.publicClient.waitForTransactionReceipt({
+      hash: await f.taker.writeContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "approve", args: [f.contracts.permit2, maxUint256] }),
+    });
+    const wethBefore = await balanceOf(f, f.token("WETH"), taker.address);
+    const payeeBefore = await balanceOf(f, f.token("USDC"), stack.feeRecipient);
+
+    const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, taker) });
+    expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
+    const relay = await stack.waitFor(submitted.body.relay_id);
+    expect(relay.status).to.equal("confirmed");
+
+    const receipt = await f.publicClient.getTransactionReceipt({ hash: relay.tx_hash as Hex });
+    expect(parseEventLogs({ abi: gaslessSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" })).to.have.length(1);
+    expect(await balanceOf(f, f.token("WETH"), taker.address)).to.equal(wethBefore + BigInt(quote.buy_amount));
+    expect(await balanceOf(f, f.token("USDC"), stack.feeRecipient)).to.equal(payeeBefore + BigInt(quote.relayer_fee.amount));
+    const ratio = Number(receipt.gasUsed) / quote.tx.estimated_gas;
+    expect(ratio, `gasUsed ${receipt.gasUsed} vs estimated ${quote.tx.estimated_gas}`).to.be.within(0.85, 1.15);
+  });
+
   describe("gasless quotes", () => {
     it("refuses a permit2_owner other than the taker, a native sell, and settlement=allowance, naming permit2_owner", async () => {
       const taker = f.taker.account.address;
