@@ -5,8 +5,31 @@ import type { Signer } from "./signerPool";
 import type { RelayStore } from "./store/relayStore";
 import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
 
-/** What the node said to a raw transaction. `sent` includes "already known": it is in the mempool. */
-export type SendOutcome = "sent" | "transient" | "nonce_too_low" | "underpriced" | "insufficient_funds" | "refused";
+/**
+ * What the node said to a raw transaction. `sent` includes "already known": it is in the mempool.
+ * `busy` is a node that cannot take it now (a full txpool, a max fee below the next block's base fee):
+ * the same transaction, or one with fresh fees, may be taken later. `refused` is anything else.
+ */
+export type SendOutcome = "sent" | "transient" | "busy" | "nonce_too_low" | "underpriced" | "insufficient_funds" | "refused";
+
+/** Outcomes after which the transaction is worth sending again later, unchanged or re-priced. */
+export function isRetryableSend(outcome: SendOutcome): boolean {
+  return outcome === "transient" || outcome === "busy";
+}
+
+/**
+ * Classifies a node's refusal of a raw transaction by its message (lowercase), as geth, Erigon,
+ * Nethermind, Anvil and Hardhat word them.
+ */
+export function classifySendRefusal(text: string): SendOutcome {
+  if (/already known|known transaction|already imported|already exists/.test(text)) return "sent";
+  if (/nonce too low|nonce has already been used|nonce is too low/.test(text)) return "nonce_too_low";
+  if (/underpriced|replacement/.test(text)) return "underpriced";
+  if (/insufficient funds|enough funds/.test(text)) return "insufficient_funds";
+  if (/(txpool|transaction pool|tx pool|mempool) is full|too many (pending )?transactions|pool limit/.test(text)) return "busy";
+  if (/less than (the )?block base fee|below (the )?block base fee|fee cap .*base fee|too low for the next block|maxfeepergas .*base ?fee/.test(text)) return "busy";
+  return "refused";
+}
 
 export type Broadcast = { hash: Hex; raw: Hex; outcome: SendOutcome; error?: string };
 
@@ -28,11 +51,8 @@ export async function sendRaw(client: PublicClient, raw: Hex): Promise<{ outcome
   } catch (error) {
     if (isTransientRpcError(error)) return { outcome: "transient", error: rpcErrorText(error) };
     const text = rpcErrorText(error);
-    if (/already known|known transaction|already imported|already exists/.test(text)) return { outcome: "sent" };
-    if (/nonce too low|nonce has already been used|nonce is too low/.test(text)) return { outcome: "nonce_too_low", error: text };
-    if (/underpriced|replacement/.test(text)) return { outcome: "underpriced", error: text };
-    if (/insufficient funds|enough funds/.test(text)) return { outcome: "insufficient_funds", error: text };
-    return { outcome: "refused", error: text };
+    const outcome = classifySendRefusal(text);
+    return outcome === "sent" ? { outcome } : { outcome, error: text };
   }
 }
 

@@ -1,6 +1,6 @@
 import { parseTransaction, type Hex, type TransactionReceipt } from "viem";
 import { isFinalRelayStatus } from "../sdk";
-import { sendRaw, signPersistSend } from "./broadcaster";
+import { isRetryableSend, sendRaw, signPersistSend, type SendOutcome } from "./broadcaster";
 import { initialFees, replacementFees, type Fees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { Head } from "./chainHead";
@@ -163,13 +163,13 @@ export class ReceiptWatcher {
       return;
     }
     if (stuck) {
-      await this.#replace(relay, signer, latest, head, relay.cancelling ? "cancel" : "swap");
-      tracked.resend = false;
+      // A replacement the node could not take now (unreachable, full) is sent again on the next ticks.
+      tracked.resend = isRetryableSend(await this.#replace(relay, signer, latest, head, relay.cancelling ? "cancel" : "swap"));
       return;
     }
     if (tracked.resend) {
       const { outcome } = await sendRaw(this.context.client, latest.raw!);
-      tracked.resend = outcome === "transient";
+      tracked.resend = isRetryableSend(outcome);
     }
   }
 
@@ -219,17 +219,16 @@ export class ReceiptWatcher {
   }
 
   /** A replacement at the same nonce with bumped fees: the same swap, or a cancel once the deadline passed. */
-  async #replace(relay: RelayRecord, signer: Signer, latest: RelayTransaction, head: Head, kind: "swap" | "cancel"): Promise<void> {
+  async #replace(relay: RelayRecord, signer: Signer, latest: RelayTransaction, head: Head, kind: "swap" | "cancel"): Promise<SendOutcome> {
     const { config, client, store, logger } = this.context;
     const previous: Fees = { maxFeePerGas: latest.maxFeePerGas, maxPriorityFeePerGas: latest.maxPriorityFeePerGas };
     const fees = replacementFees(previous, { baseFeePerGas: head.baseFeePerGas, priorityFeePerGas: config.priorityFeeWei }, config.maxFeeWei);
     if (fees === undefined) {
       logger.warn({ relayId: relay.id, ceiling: config.maxFeeWei.toString() }, "fee ceiling reached; rebroadcasting without a bump");
-      await sendRaw(client, latest.raw!);
-      return;
+      return (await sendRaw(client, latest.raw!)).outcome;
     }
     const gas = parseTransaction(latest.raw!).gas ?? BigInt(relay.estimatedGas);
-    await signer.exclusive(async () => {
+    return signer.exclusive(async () => {
       const sent = await signPersistSend({ client, store, chainId: config.chainId, now: this.context.now }, signer, relay.id, {
         kind,
         nonce: latest.nonce,
@@ -240,6 +239,7 @@ export class ReceiptWatcher {
       });
       this.context.metrics?.bumps.inc({ kind });
       logger.info({ relayId: relay.id, hash: sent.hash, kind, maxFeePerGas: fees.maxFeePerGas.toString(), outcome: sent.outcome }, "replacement broadcast");
+      return sent.outcome;
     });
   }
 

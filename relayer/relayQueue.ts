@@ -27,6 +27,8 @@ export class RelayQueue {
   readonly #queue: PQueue;
   readonly #queued = new Set<string>();
   readonly #attempts = new Map<string, number>();
+  /** Relays that went back to wait (fee cap, refused tip) in their last attempt. */
+  readonly #waiting = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
   #stopped = false;
 
@@ -76,7 +78,8 @@ export class RelayQueue {
       const relay = await store.getRelay(relayId);
       if (relay === undefined || isFinalRelayStatus(relay.status) || relay.signer !== undefined) return;
       await this.#checkAndSend(relay);
-      this.#attempts.delete(relayId);
+      // A relay sent back to wait keeps its attempt count, so its pauses grow.
+      if (!this.#waiting.delete(relayId)) this.#attempts.delete(relayId);
     } catch (error) {
       // Nothing here may fail a relay or escape the queue: the relay is tried again, later and later.
       const attempt = (this.#attempts.get(relayId) ?? 0) + 1;
@@ -96,6 +99,12 @@ export class RelayQueue {
     }
     if (await isPermit2NonceUsed(client, this.context.permit2, relay)) {
       await this.#settleWithoutUs(relay);
+      return;
+    }
+    // A base fee above the operator's cap would get the swap refused (or stuck): wait for it to fall,
+    // up to the deadline, rather than fail a relay that can still fill.
+    if (head.baseFeePerGas >= config.maxFeeWei) {
+      this.#waitAndRetry(relay.id, { baseFeePerGas: head.baseFeePerGas.toString(), maxFeeWei: config.maxFeeWei.toString() }, "base fee at or above RELAYER_MAX_FEE_GWEI; waiting for it to fall");
       return;
     }
     const signer = await pool.lease();
@@ -158,8 +167,11 @@ export class RelayQueue {
     switch (outcome) {
       case "sent":
       case "transient":
-        // Persisted either way: the watcher finds its receipt, or sends it again.
-        this.track(relay.id, { resend: outcome === "transient" });
+      case "busy":
+        // Persisted either way: the watcher finds its receipt, or sends it again (a busy node, full or
+        // below the base fee, may take it later; if not, the stuck and deadline rules replace it).
+        if (outcome === "busy") logger.warn({ relayId: relay.id, signer: signer.address, nonce, error }, "the node cannot take the swap now; sending it again later");
+        this.track(relay.id, { resend: outcome !== "sent" });
         return;
       case "nonce_too_low":
       case "underpriced":
@@ -170,12 +182,10 @@ export class RelayQueue {
         await store.updateRelay(relay.id, { releaseSigner: true, at: now() });
         pool.notify();
         // "Underpriced" may also mean our tip is below the node's minimum: do not spin on it.
-        if (outcome === "underpriced") {
-          const attempt = (this.#attempts.get(relay.id) ?? 0) + 1;
-          this.#attempts.set(relay.id, attempt);
-          this.enqueue(relay.id, backoffMs(attempt, 30_000));
-        } else this.enqueue(relay.id);
+        if (outcome === "underpriced") this.#waitAndRetry(relay.id, { error }, "the node refused the tip; retrying later");
+        else this.enqueue(relay.id);
         return;
+
       case "insufficient_funds":
         logger.error({ relayId: relay.id, signer: signer.address, error }, "signer cannot pay for gas; it gets no new work until funded");
         signer.funded = false;
@@ -189,6 +199,15 @@ export class RelayQueue {
         pool.notify();
         await this.#end(relay, "failed", "simulation_failed", `the node refused the transaction: ${error ?? "no reason given"}`);
     }
+  }
+
+  /** Tries the relay again after a growing pause (up to 30 s); the deadline check ends it in time. */
+  #waitAndRetry(relayId: string, details: Record<string, unknown>, message: string): void {
+    const attempt = (this.#attempts.get(relayId) ?? 0) + 1;
+    this.#attempts.set(relayId, attempt);
+    this.#waiting.add(relayId);
+    this.context.logger.warn({ relayId, attempt, ...details }, message);
+    this.enqueue(relayId, backoffMs(attempt, 30_000));
   }
 
   /** The Permit2 nonce is spent: a copier's fill is ours to record; anything else ends the relay. */

@@ -9,6 +9,15 @@ import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { balanceOf } from "../fixtures/testRoute";
 
+/** Polls `condition` every 20 ms for up to 20 s (the relayer runs in its own timers). */
+async function waitUntil(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
 
 /** SwapSettled events of the gasless router for one quote id, over the whole chain. */
@@ -127,8 +136,7 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
       stack = await startGaslessStack(f, { relayerTransport: http(proxy.url, { retryCount: 0, timeout: 2_000 }) });
       proxy.refuse("eth_call", "eth_sendRawTransaction");
       const { quote, relayId } = await submitFor(f.signerOf(f.taker.account.address));
-      const until = Date.now() + 10_000;
-      while (!proxy.seen.includes("eth_call") && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitUntil(() => proxy.seen.includes("eth_call"));
       proxy.down();
       // The outage itself is the scenario: it lasts real seconds, during which the relay must survive.
       await new Promise((resolve) => setTimeout(resolve, 2_500));
@@ -137,6 +145,42 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
       proxy.up();
       const relay = await stack.waitFor(relayId);
       expect(relay.status).to.equal("confirmed");
+      expect(await fillsOf(f, quote.permit2.message.witness.quoteId)).to.have.length(1);
+    });
+    it("a node whose txpool is full delays the relay without failing it; once it takes transactions the relay confirms once", async () => {
+      stack = await startGaslessStack(f, { relayerTransport: http(proxy.url, { retryCount: 0, timeout: 2_000 }) });
+      proxy.fail("eth_sendRawTransaction", "txpool is full");
+      const { quote, relayId } = await submitFor(f.signerOf(f.taker.account.address));
+      // Refused twice, and still waiting: the nonce went back each time, nothing failed. The refused
+      // transactions stay listed (each was stored before it was offered), none of them mined.
+      await waitUntil(() => proxy.seen.filter((method) => method === "eth_sendRawTransaction").length >= 2);
+      const waiting = (await stack.status(relayId)).body;
+      expect(waiting.status).to.be.oneOf(["accepted", "submitted"]);
+      expect(waiting.reason).to.equal(null);
+      proxy.allow();
+      const relay = await stack.waitFor(relayId);
+      expect(relay.status, JSON.stringify(relay)).to.equal("confirmed");
+      expect(relay.transactions.filter((transaction) => transaction.mined)).to.have.length(1);
+      expect(new Set(relay.transactions.map((transaction) => transaction.nonce)).size).to.equal(1);
+      expect(await fillsOf(f, quote.permit2.message.witness.quoteId)).to.have.length(1);
+    });
+
+    it("a base fee above RELAYER_MAX_FEE_GWEI holds the relay, unsent, until the base fee falls; then it confirms", async () => {
+      await hre.network.provider.request({ method: "hardhat_setNextBlockBaseFeePerGas", params: [`0x${parseUnits("20", 9).toString(16)}`] });
+      await mine(1);
+      stack = await startGaslessStack(f, { relayerTransport: http(proxy.url, { retryCount: 0, timeout: 2_000 }), relayerEnv: { RELAYER_MAX_FEE_GWEI: "4" } });
+      const { quote, relayId } = await submitFor(f.signerOf(f.taker.account.address));
+      const checks = () => proxy.seen.filter((method) => method === "eth_call").length;
+      const before = checks();
+      // Three more rounds of checks (each reads the Permit2 nonce) and not one broadcast.
+      await waitUntil(() => checks() >= before + 3);
+      expect(proxy.seen).to.not.include("eth_sendRawTransaction");
+      expect((await stack.status(relayId)).body.status).to.equal("accepted");
+      await hre.network.provider.request({ method: "hardhat_setNextBlockBaseFeePerGas", params: [`0x${parseUnits("1", 9).toString(16)}`] });
+      await mine(1);
+      const relay = await stack.waitFor(relayId, undefined, 60_000);
+      expect(relay.status).to.equal("confirmed");
+      expect(BigInt(relay.transactions[0]!.max_fee_per_gas) <= parseUnits("4", 9)).to.equal(true);
       expect(await fillsOf(f, quote.permit2.message.witness.quoteId)).to.have.length(1);
     });
   });
