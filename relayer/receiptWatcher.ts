@@ -1,6 +1,7 @@
 import { parseTransaction, type Hex, type TransactionReceipt } from "viem";
 import { isFinalRelayStatus } from "../sdk";
 import { isRetryableSend, sendRaw, signPersistSend, type SendOutcome } from "./broadcaster";
+import { relayOwnership } from "./relayOwnership";
 import { initialFees, replacementFees, type Fees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { Head } from "./chainHead";
@@ -104,6 +105,15 @@ export class ReceiptWatcher {
       this.#tracked.delete(relayId);
       return;
     }
+    // Another relayer took it over (our lease ran out): it follows the relay, our transactions included.
+    // A lapsed lease (renewals failing) may be taken at any moment: nothing is signed until it is renewed.
+    const ownership = relayOwnership(relay, config, this.context.now());
+    if (ownership === "theirs") {
+      logger.warn({ relayId, owner: relay.claimedBy }, "relay was taken over by another relayer; no longer following it");
+      this.#tracked.delete(relayId);
+      return;
+    }
+    if (ownership === "lapsed") return;
     // Only this relayer's current signer: a relay taken over from another relayer keeps that one's transactions on record.
     const ours = relay.transactions.filter(
       (transaction) => transaction.raw !== undefined && transaction.nonce === relay.signerNonce && transaction.signer === relay.signer,

@@ -7,6 +7,7 @@ import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { RelayRecord } from "./store/relayStore";
 import { backoffMs, isTransientRpcError, rpcErrorText } from "./transientRpcError";
+import { relayOwnership } from "./relayOwnership";
 
 /** Told when a relay has a broadcast transaction to follow. */
 export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
@@ -27,7 +28,7 @@ export class RelayQueue {
   readonly #queue: PQueue;
   readonly #queued = new Set<string>();
   readonly #attempts = new Map<string, number>();
-  /** Relays that went back to wait (fee cap, refused tip) in their last attempt. */
+  /** Relays that went back to wait (fee cap, refused tip, lapsed lease) in their last attempt. */
   readonly #waiting = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
   #stopped = false;
@@ -77,6 +78,15 @@ export class RelayQueue {
     try {
       const relay = await store.getRelay(relayId);
       if (relay === undefined || isFinalRelayStatus(relay.status) || relay.signer !== undefined) return;
+      const ownership = relayOwnership(relay, this.context.config, this.context.now());
+      if (ownership === "theirs") {
+        this.context.logger.warn({ relayId, owner: relay.claimedBy }, "relay was taken over by another relayer; leaving it");
+        return;
+      }
+      if (ownership === "lapsed") {
+        this.#waitAndRetry(relayId, { leaseUntil: relay.leaseUntil?.toISOString() }, "lease on the relay lapsed (renewals failing?); waiting for a renewal before signing");
+        return;
+      }
       await this.#checkAndSend(relay);
       // A relay sent back to wait keeps its attempt count, so its pauses grow.
       if (!this.#waiting.delete(relayId)) this.#attempts.delete(relayId);

@@ -1,4 +1,7 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { expect } from "chai";
+import pino from "pino";
 import hre from "hardhat";
 import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, http, maxUint256, parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
@@ -183,6 +186,27 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
       expect(BigInt(relay.transactions[0]!.max_fee_per_gas) <= parseUnits("4", 9)).to.equal(true);
       expect(await fillsOf(f, quote.permit2.message.witness.quoteId)).to.have.length(1);
     });
+  });
+
+  it("a relay another relayer took over (this one's lease lapsed) is left alone: never broadcast here", async () => {
+    const lines: string[] = [];
+    const relayerLogger = pino({ level: "warn" }, { write: (line: string) => void lines.push(line) });
+    // A base fee over the ceiling keeps the relay waiting in the queue, unbroadcast.
+    await hre.network.provider.request({ method: "hardhat_setNextBlockBaseFeePerGas", params: [`0x${parseUnits("20", 9).toString(16)}`] });
+    await mine(1);
+    stack = await startGaslessStack(f, { relayerLogger, relayerEnv: { RELAYER_MAX_FEE_GWEI: "4" } });
+    const { relayId } = await submitFor(f.signerOf(f.taker.account.address));
+    await waitUntil(() => lines.some((line) => line.includes("waiting for it to fall")));
+    // Another relayer claims it, as after this one's lease ran out during a database outage.
+    const db = new Database(join(stack.directory, "relayer.sqlite"));
+    db.prepare("UPDATE relays SET claimed_by = 'relayer-other', lease_until = ? WHERE id = ?").run(Date.now() + 3_600_000, relayId);
+    db.close();
+    await hre.network.provider.request({ method: "hardhat_setNextBlockBaseFeePerGas", params: [`0x${parseUnits("1", 9).toString(16)}`] });
+    await mine(1);
+    await waitUntil(() => lines.some((line) => line.includes("taken over by another relayer; leaving it")));
+    const relay = (await stack.status(relayId)).body as RelayJson;
+    expect(relay.status).to.equal("accepted");
+    expect(relay.transactions).to.deep.equal([]);
   });
 
   it("100 relays from 20 takers at once with 4 signers all confirm: nonces without gaps, and every signer took a share", async () => {
