@@ -127,19 +127,21 @@ export class ReceiptWatcher {
       return;
     }
 
-    if (tracked.checkedBlock !== head.number) {
-      const receipt = await this.#firstReceipt(ours.map((transaction) => transaction.hash));
-      if (receipt !== undefined) {
-        if (head.number - receipt.blockNumber + 1n < BigInt(config.confirmations)) return;
-        tracked.checkedBlock = head.number;
-        await this.#finish(relay, signer, receipt, ours);
-        return;
-      }
-      tracked.checkedBlock = head.number;
-    }
-
+    // Receipts are looked up only once the signer's nonce is used (one count per signer per tick): a
+    // transaction still pending has none, and with hundreds in flight a lookup per relay per block was
+    // most of the node's load.
     const nonce = relay.signerNonce;
     if ((await minedCount(signer)) > nonce) {
+      if (tracked.checkedBlock !== head.number) {
+        const receipt = await this.#firstReceipt(ours.map((transaction) => transaction.hash));
+        if (receipt !== undefined) {
+          if (head.number - receipt.blockNumber + 1n < BigInt(config.confirmations)) return;
+          tracked.checkedBlock = head.number;
+          await this.#finish(relay, signer, receipt, ours);
+          return;
+        }
+        tracked.checkedBlock = head.number;
+      }
       // The nonce is used, but by none of our hashes: something else took it.
       if (++tracked.strikes < FOREIGN_NONCE_STRIKES) return;
       // Our receipts once more, right before acting: a receipt read that failed must not look foreign.
