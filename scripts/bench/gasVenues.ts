@@ -10,6 +10,7 @@ import {
   getAmountOut,
   NATIVE_TOKEN,
   patchSignature,
+  splitAmounts,
   type RouteAction,
   type SwapOrder,
   uniswapV2PairAbi,
@@ -77,8 +78,33 @@ export async function gasBenchSetup() {
 
 export type GasBench = Awaited<ReturnType<typeof gasBenchSetup>>;
 
-/** A swap to measure: a token path (WETH stands for ETH at the native ends) and the amount sold. */
-export type BenchSwap = { path: Address[]; amountIn: bigint; nativeIn: boolean; nativeOut: boolean; settlement: "permit" | "allowance" };
+/**
+ * A swap to measure: a token path (WETH stands for ETH at the native ends) and the amount sold. With
+ * `split`, the amount is sold along these pool-disjoint paths instead (ERC20s only), each taking its
+ * share as the SPLIT action gives it; `path` is then the first of them.
+ */
+export type BenchSwap = {
+  path: Address[];
+  amountIn: bigint;
+  nativeIn: boolean;
+  nativeOut: boolean;
+  settlement: "permit" | "allowance";
+  split?: { path: Address[]; shareBps: number }[];
+};
+
+/** The swap's paths and the amount each sells: one, or a split's legs. */
+function legsOf(swap: BenchSwap): { path: Address[]; amountIn: bigint }[] {
+  if (swap.split === undefined) return [{ path: swap.path, amountIn: swap.amountIn }];
+  const amounts = splitAmounts(swap.amountIn, swap.split.map((leg) => leg.shareBps));
+  return swap.split.map((leg, index) => ({ path: leg.path, amountIn: amounts[index]! }));
+}
+
+/** What the swap pays, leg by leg at the current reserves. */
+async function expectedOut(bench: GasBench, swap: BenchSwap): Promise<bigint> {
+  let total = 0n;
+  for (const leg of legsOf(swap)) total += await quote(bench, leg.path, leg.amountIn);
+  return total;
+}
 
 async function quote(bench: GasBench, path: Address[], amountIn: bigint): Promise<bigint> {
   let amount = amountIn;
@@ -96,13 +122,13 @@ let nonce = 1n;
 /** Our feature-2 router, with the settlement the row names. */
 export async function measureOurs(bench: GasBench, swap: BenchSwap): Promise<Measurement> {
   const { taker, contracts, wait } = bench;
+  const hopsOf = (path: Address[]) => path.slice(1).map((tokenOut, hop) => ({ pair: bench.pairOf(path[hop]!, tokenOut), tokenOut, feeBps: 30 }));
   const actions: RouteAction[] = [];
   if (swap.nativeIn) actions.push({ type: "wrap" });
-  for (let hop = 0; hop + 1 < swap.path.length; hop++) {
-    actions.push({ type: "swapV2", pair: bench.pairOf(swap.path[hop]!, swap.path[hop + 1]!), tokenOut: swap.path[hop + 1]!, feeBps: 30 });
-  }
+  if (swap.split !== undefined) actions.push({ type: "split", legs: swap.split.map((leg) => ({ shareBps: leg.shareBps, hops: hopsOf(leg.path) })) });
+  else for (const hop of hopsOf(swap.path)) actions.push({ type: "swapV2", ...hop });
   if (swap.nativeOut) actions.push({ type: "unwrap" });
-  const expected = await quote(bench, swap.path, swap.amountIn);
+  const expected = await expectedOut(bench, swap);
   const now = (await bench.clients.publicClient.getBlock()).timestamp;
   const order: SwapOrder = {
     sellToken: swap.nativeIn ? NATIVE_TOKEN : swap.path[0]!,
@@ -134,7 +160,7 @@ export async function measureOurs(bench: GasBench, swap: BenchSwap): Promise<Mea
 /** Uniswap's UniversalRouter: PERMIT2_PERMIT (signed rows) or a standing Permit2 allowance, then V2_SWAP_EXACT_IN. */
 export async function measureUniversalRouter(bench: GasBench, swap: BenchSwap): Promise<Measurement> {
   const { taker, contracts, wait, universalRouter } = bench;
-  const expected = await quote(bench, swap.path, swap.amountIn);
+  const expected = await expectedOut(bench, swap);
   const now = (await bench.clients.publicClient.getBlock()).timestamp;
   const commands: number[] = [];
   const inputs: Hex[] = [];
@@ -175,16 +201,20 @@ export async function measureUniversalRouter(bench: GasBench, swap: BenchSwap): 
       ]),
     );
   }
-  commands.push(0x08);
-  inputs.push(
-    encodeAbiParameters(parseAbiParameters("address, uint256, uint256, address[], bool"), [
-      swap.nativeOut ? ADDRESS_THIS : MSG_SENDER,
-      swap.amountIn,
-      expected,
-      swap.path,
-      !swap.nativeIn,
-    ]),
-  );
+  // A split is one V2_SWAP_EXACT_IN per leg, each pulling its part from the taker into its first pair
+  // with its own minimum (UniversalRouter has no minimum over several commands).
+  for (const leg of legsOf(swap)) {
+    commands.push(0x08);
+    inputs.push(
+      encodeAbiParameters(parseAbiParameters("address, uint256, uint256, address[], bool"), [
+        swap.nativeOut ? ADDRESS_THIS : MSG_SENDER,
+        leg.amountIn,
+        await quote(bench, leg.path, leg.amountIn),
+        leg.path,
+        !swap.nativeIn,
+      ]),
+    );
+  }
   if (swap.nativeOut) {
     commands.push(0x0c);
     inputs.push(encodeAbiParameters(parseAbiParameters("address, uint256"), [MSG_SENDER, expected]));
@@ -233,22 +263,26 @@ export async function measureRouter02(bench: GasBench, swap: BenchSwap): Promise
   return { gasUsed: [(await wait(hash)).gasUsed], received: expected };
 }
 
-/** The bare floor: wrap if needed, transfer into the first pair, pair.swap per hop, unwrap if needed. */
+/** The bare floor: wrap if needed, per leg a transfer into its first pair and pair.swap per hop, unwrap if needed. */
 export async function measureFloor(bench: GasBench, swap: BenchSwap): Promise<Measurement> {
   const { taker, contracts, wait } = bench;
   const gasUsed: bigint[] = [];
   const send = async (hash: Hex) => gasUsed.push((await wait(hash)).gasUsed);
-  const expected = await quote(bench, swap.path, swap.amountIn);
+  const expected = await expectedOut(bench, swap);
   if (swap.nativeIn) await send(await taker.writeContract({ address: contracts.weth, abi: wethAbi, functionName: "deposit", value: swap.amountIn }));
-  await send(await taker.writeContract({ address: swap.path[0]!, abi: erc20Abi, functionName: "transfer", args: [bench.pairOf(swap.path[0]!, swap.path[1]!), swap.amountIn] }));
-  let amount = swap.amountIn;
-  for (let hop = 0; hop + 1 < swap.path.length; hop++) {
-    const [tokenIn, tokenOut] = [swap.path[hop]!, swap.path[hop + 1]!];
-    const out = await quote(bench, [tokenIn, tokenOut], amount);
-    const zeroForOne = tokenIn.toLowerCase() < tokenOut.toLowerCase();
-    const to = hop + 2 < swap.path.length ? bench.pairOf(tokenOut, swap.path[hop + 2]!) : taker.account.address;
-    await send(await taker.writeContract({ address: bench.pairOf(tokenIn, tokenOut), abi: uniswapV2PairAbi, functionName: "swap", args: [zeroForOne ? 0n : out, zeroForOne ? out : 0n, to, "0x"] }));
-    amount = out;
+  let amount = 0n;
+  for (const { path, amountIn } of legsOf(swap)) {
+    await send(await taker.writeContract({ address: path[0]!, abi: erc20Abi, functionName: "transfer", args: [bench.pairOf(path[0]!, path[1]!), amountIn] }));
+    let legAmount = amountIn;
+    for (let hop = 0; hop + 1 < path.length; hop++) {
+      const [tokenIn, tokenOut] = [path[hop]!, path[hop + 1]!];
+      const out = await quote(bench, [tokenIn, tokenOut], legAmount);
+      const zeroForOne = tokenIn.toLowerCase() < tokenOut.toLowerCase();
+      const to = hop + 2 < path.length ? bench.pairOf(tokenOut, path[hop + 2]!) : taker.account.address;
+      await send(await taker.writeContract({ address: bench.pairOf(tokenIn, tokenOut), abi: uniswapV2PairAbi, functionName: "swap", args: [zeroForOne ? 0n : out, zeroForOne ? out : 0n, to, "0x"] }));
+      legAmount = out;
+    }
+    amount += legAmount;
   }
   if (swap.nativeOut) await send(await taker.writeContract({ address: contracts.weth, abi: wethAbi, functionName: "withdraw", args: [amount] }));
   return { gasUsed, received: expected };
