@@ -93,6 +93,9 @@ interface ISwapSettlement {
     /// @notice The legs of the SPLIT at byte `offset` have shares adding up to `totalBps`, or one of
     /// them is zero; the shares must be non-zero and add up to exactly 10,000.
     error SwapSplitShares(uint256 offset, uint256 totalBps);
+    /// @notice A hop of a split leg would pay nothing for `amountIn` through `pair`: the leg's share of
+    /// the amount is too small to trade; route the order without that leg.
+    error SwapSplitLegTooSmall(address pair, uint256 amountIn);
     /// @notice A SWAP_V2 action states a pool fee of `stated` bps; the venue's pairs charge `expected`.
     error SwapPoolFeeMismatch(uint256 stated, uint256 expected);
 }

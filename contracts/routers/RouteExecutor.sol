@@ -345,6 +345,8 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
             uint256 at = start + hop * RouteActions.HOP_WIDTH - 1;
             (address pair, address tokenOut, uint256 amountOut) = _priceHop(actions, at, token, amount);
             if (amount != 0) {
+                // The pair would refuse a swap paying nothing; say which leg is too small instead.
+                if (amountOut == 0) revert SwapSplitLegTooSmall(pair, amount);
                 if (hop == 0) IERC20(token).safeTransfer(pair, amount);
                 address to = hop + 1 == hops ? destination : RouteActions.pairAt(actions, at + RouteActions.HOP_WIDTH);
                 (uint256 amount0Out, uint256 amount1Out) = token < tokenOut ? (uint256(0), amountOut) : (amountOut, uint256(0));

@@ -201,6 +201,22 @@ export const takerSwapRouterAbi = [
   {
     "inputs": [
       {
+        "internalType": "address",
+        "name": "pair",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amountIn",
+        "type": "uint256"
+      }
+    ],
+    "name": "SwapSplitLegTooSmall",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "offset",
         "type": "uint256"

@@ -127,18 +127,30 @@ describe("settlement fuzzing", function () {
   });
 
   describe("the route-actions decoder on arbitrary bytes", () => {
-    const actionArbitrary = (f: HarnessFixture): fc.Arbitrary<RouteAction> =>
-      fc.oneof(
-        fc.record({
-          type: fc.constant("swapV2" as const),
-          pair: fc.constantFrom(f.pool("WETH", "USDC"), f.pool("USDC", "DAI"), f.pool("LINK", "WETH"), f.contracts.weth),
-          tokenOut: fc.constantFrom(f.token("USDC"), f.contracts.weth, f.token("DAI"), NATIVE_TOKEN),
-          feeBps: fc.constantFrom(30, 0, 9000, 9999),
-        }),
+    const actionArbitrary = (f: HarnessFixture): fc.Arbitrary<RouteAction> => {
+      const hop = fc.record({
+        pair: fc.constantFrom(f.pool("WETH", "USDC"), f.pool("USDC", "DAI"), f.pool("LINK", "WETH"), f.pool("WETH", "DAI"), f.contracts.weth),
+        tokenOut: fc.constantFrom(f.token("USDC"), f.contracts.weth, f.token("DAI"), NATIVE_TOKEN),
+        feeBps: fc.constantFrom(30, 0, 9000, 9999),
+      });
+      // Legs of 1-3 random hops ending in one token (the SDK insists), shares adding up to 10,000.
+      const split = fc
+        .tuple(fc.array(fc.array(hop, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 3 }), fc.constantFrom(f.token("USDC"), f.contracts.weth, f.token("DAI")), fc.integer({ min: 1, max: 4_999 }))
+        .map(([legs, end, share]) => ({
+          type: "split" as const,
+          legs: legs.map((hops, index) => ({
+            shareBps: index === 0 ? 10_000 - share * (legs.length - 1) : share,
+            hops: hops.map((h, at) => (at === hops.length - 1 ? { ...h, tokenOut: end } : h)),
+          })),
+        }));
+      return fc.oneof(
+        hop.map((h) => ({ type: "swapV2" as const, ...h })),
+        split,
         fc.constant({ type: "wrap" as const }),
         fc.constant({ type: "unwrap" as const }),
         fc.record({ type: fc.constant("fee" as const), bps: fc.constantFrom(0, 25, 10_000), recipient: fc.constant(f.stranger.account.address) }),
       );
+    };
     /** The SDK refuses fees above 100 %; the router must too, so they are encoded by hand here. */
     const rawFee = (bps: number, recipient: Address): Hex => concatHex(["0x04", padHex(numberToHex(bps), { size: 2 }), recipient]);
 

@@ -218,6 +218,15 @@ describe("Split routes (SPLIT action)", () => {
       await expectRevert(send(unwrapped), "SwapUnexpectedToken", [f.contracts.weth, NATIVE_TOKEN]);
     });
 
+    it("refuses a leg too small to buy anything with the router's own error, naming the pair", async () => {
+      const { f, hop, leg, split } = await nativeSender();
+      // 10^11 wei split 9999:1 gives the second leg 10^7 wei: worth less than one unit of USDC at its last pool.
+      const value = 10n ** 11n;
+      const actions = split(leg(9999, hop("WETH", "USDC")), leg(1, hop("WETH", "DAI"), hop("DAI", "USDC")));
+      const order: SwapOrder = { sellToken: NATIVE_TOKEN, sellAmount: value, buyToken: f.token("USDC"), minBuyAmount: 0n, recipient: f.recipient.account.address, deadline: maxUint256, quoteId: QUOTE_ID, actions };
+      await expectRevert(f.taker.sendTransaction({ to: f.routerAddress, data: encodeSwapNative(order), value }), "SwapSplitLegTooSmall");
+    });
+
     it("lets a swap follow a split, and a split end in another token than the buy token only when more actions follow", async () => {
       const { f, send, hop, leg, split } = await nativeSender();
       // WETH → (USDC | DAI→USDC) → USDC/WETH pool back to WETH, then unwrap: a legal (if pointless) route.
