@@ -9,7 +9,7 @@ import { verifySubmission } from "../gasless/verifySubmission";
 import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth";
 import { QuoteBuckets } from "../quote/quoteBuckets";
 import { parseRequest } from "../requestValidation";
-import type { GaslessTerms, QuoteRecord } from "../store/store";
+import type { GaslessTerms, QuoteRecord, Store } from "../store/store";
 import type { Route } from "./route";
 
 const bodySchema = z.strictObject({
@@ -48,6 +48,24 @@ function conflictOrExisting(match: RelayMatch): InternalRelayJson | undefined {
  * before answering; from `accepted` on, no crash loses it or sends it twice. The same quote and
  * signature, or the same idempotency key with the same quote, returns the existing relay (200).
  */
+/** Pauses before looking again for a quote not found: about ten of another instance's flushes in all. */
+const QUOTE_LOOKUP_RETRIES_MS = [50, 100, 150];
+
+/**
+ * The quote, looked up again for a moment when it is not found: instances buffer quote records
+ * (written every 25 ms, `quoteWriteBuffer.ts`), so a quote another API instance issued an instant ago
+ * may not be stored yet when a load balancer sends its submission here.
+ */
+async function findQuoteSoon(store: Store, quoteId: string): Promise<QuoteRecord | undefined> {
+  let quote = await store.findQuote(quoteId);
+  for (const pauseMs of QUOTE_LOOKUP_RETRIES_MS) {
+    if (quote !== undefined) break;
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    quote = await store.findQuote(quoteId);
+  }
+  return quote;
+}
+
 function submitHandler(deps: ApiDependencies) {
   const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }));
   const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);
@@ -56,7 +74,7 @@ function submitHandler(deps: ApiDependencies) {
     await buckets.consume("swap:create", principal, res);
     const body = parseRequest(bodySchema, req.body);
     if (relayer === undefined) throw new ApiError(503, "gasless_unavailable", "this deployment has no relayer configured");
-    const quote = await deps.store.findQuote(body.quote_id);
+    const quote = await findQuoteSoon(deps.store, body.quote_id);
     if (quote === undefined || quote.apiKeyId !== principal.keyId) {
       throw new ApiError(404, "quote_not_found", `quote_id ${body.quote_id} is not a quote made with this API key`);
     }

@@ -162,15 +162,24 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
     }
   });
 
+  it("hands out distinct Permit2 nonces to one taker quoting through both APIs at once", async () => {
+    const key = await onboard("nonces-across-apis");
+    const [taker] = await fundedTakers(f, 1);
+    const quotes = await Promise.all(Array.from({ length: 24 }, (_, index) => call(apis[index % 2]!, "GET", quotePath(taker!), key)));
+    expect(quotes.map((quote) => quote.status)).to.deep.equal(Array(24).fill(200));
+    const nonces = quotes.map((quote) => (quote.body.permit2 as QuotePermit2).message.nonce as string);
+    expect(new Set(nonces).size, nonces.join(",")).to.equal(24);
+  });
+
   it(`confirms ${RELAYS} gasless relays submitted round-robin to both APIs, each with one SwapSettled, while a relayer is killed mid-run`, async () => {
     const key = await onboard("scale-out");
     const takers = await fundedTakers(f, TAKERS);
     const submitted: { relayId: string; onchainQuoteId: Hex; api: string }[] = [];
     let killed = false;
     const relayOne = async (index: number) => {
-      // A taker always quotes on one API: Permit2 nonces are reserved per API process.
+      // A taker's quotes alternate between the APIs: Permit2 nonce reservations are shared.
       const taker = takers[index % TAKERS]!;
-      const api = apis[index % TAKERS % 2]!;
+      const api = apis[(index + Math.floor(index / TAKERS)) % 2]!;
       const quote = await call(api, "GET", quotePath(taker), key);
       expect(quote.status, JSON.stringify(quote.body)).to.equal(200);
       const permit2 = quote.body.permit2 as QuotePermit2;
