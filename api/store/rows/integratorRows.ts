@@ -1,4 +1,4 @@
-import { getAddress } from "viem";
+import { checksummed } from "../../services/checksummedAddress";
 import { apiKeyScopes, type ApiKeyScope } from "../../apiKeyScopes";
 import type { ApiKeyRecord, IntegratorRecord, IntegratorStatus, NewApiKey, NewIntegrator } from "../store";
 import { date } from "./msDate";
@@ -77,12 +77,12 @@ export function integratorFromRow(row: IntegratorRow): IntegratorRecord {
   return {
     id: row.id,
     slug: row.slug,
-    ownerWallet: getAddress(row.owner_wallet),
+    ownerWallet: checksummed(row.owner_wallet),
     displayName: row.display_name,
     contactEmail: row.contact_email ?? undefined,
     telegramHandle: row.telegram_handle ?? undefined,
     appUrl: row.app_url ?? undefined,
-    feeRecipient: getAddress(row.fee_recipient),
+    feeRecipient: checksummed(row.fee_recipient),
     maxFeeBps: row.max_fee_bps,
     chainId: row.chain_id ?? undefined,
     status: row.status as IntegratorStatus,
