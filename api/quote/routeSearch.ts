@@ -15,6 +15,11 @@ export type PricedPool = Readonly<{
    * mint writes both from zero, which costs about 34,000 gas more than later swaps.
    */
   oracleStarted: boolean;
+  /**
+   * The pair's `blockTimestampLast` (uint32) at this state, when known: with it, a `Sync` tells
+   * whether it started the oracle, and the pool need not be read again on its first swap.
+   */
+  timestampLast?: number;
 }>;
 
 export type RouteHop = Readonly<{
