@@ -22,6 +22,7 @@ import {
 } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { ChainContext } from "../chains/chainContext";
+import { checksummed } from "../services/checksummedAddress";
 import type { GaslessConfig } from "../config";
 import { priceRelayerFee, type RelayerFeeQuote } from "./relayerFee";
 import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
@@ -243,7 +244,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   // Read in every mode (it is cached per router): a permit or native quote paying the holder would
   // strand the output just as an allowance quote would.
   // The gasless router has no holder of its own; the deployment's holder is refused all the same.
-  const routerHolder = query.gasless ? getAddress(manifest.contracts.allowanceHolder) : await allowanceHolderOf(engine, client, router);
+  const routerHolder = query.gasless ? checksummed(manifest.contracts.allowanceHolder) : await allowanceHolderOf(engine, client, router);
   const holder = settlement === "allowance" && !sellsNative ? routerHolder : undefined;
   // The output would be stranded in a contract of ours: the router refuses itself, and the holder
   // has no way to pay anything out.
@@ -266,9 +267,9 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   const deadline = start + BigInt(engine.ttlSeconds);
   const quoteIdBytes32: Hex = `0x${"00".repeat(16)}${randomBytes(16).toString("hex")}`;
   const order: SwapOrder = {
-    sellToken: sellsNative ? NATIVE_TOKEN : getAddress(sellToken.address),
+    sellToken: sellsNative ? NATIVE_TOKEN : checksummed(sellToken.address),
     sellAmount: query.sellAmount,
-    buyToken: plan.buysNative ? NATIVE_TOKEN : getAddress(buyToken.address),
+    buyToken: plan.buysNative ? NATIVE_TOKEN : checksummed(buyToken.address),
     minBuyAmount,
     recipient: query.recipient,
     deadline,

@@ -2,6 +2,7 @@ import type { Address } from "viem";
 
 /** Takers tracked before expired reservations are swept. */
 const SWEEP_THRESHOLD = 10_000;
+const BITS = 256;
 
 /**
  * Chooses Permit2 unordered nonces for quotes. A nonce in a bitmap word the taker has already used
@@ -12,8 +13,12 @@ const SWEEP_THRESHOLD = 10_000;
  * quotes are meant to be refreshed rather than kept.
  */
 export class PermitNonceAllocator {
-  /** chain:taker → nonce → reservation expiry (ms). */
-  readonly #reserved = new Map<string, Map<bigint, number>>();
+  /**
+   * chain:taker → word → each bit's reservation expiry (ms, 0 when free). Numbers, not bigints: a
+   * taker polling quotes scans every bit of a full word per quote, and bigint arithmetic there
+   * allocated more than the rest of the quote.
+   */
+  readonly #reserved = new Map<string, Map<bigint, Float64Array>>();
 
   /**
    * A nonce in word `word` given its on-chain `bitmap`, reserved until `expiresAt` (ms); undefined
@@ -22,28 +27,39 @@ export class PermitNonceAllocator {
   allocate(chainId: number, taker: Address, word: bigint, bitmap: bigint, now: number, expiresAt: number): { nonce: bigint; freshWord: boolean } | undefined {
     if (this.#reserved.size > SWEEP_THRESHOLD) this.#sweep(now);
     const key = `${chainId}:${taker.toLowerCase()}`;
-    const reserved = this.#reserved.get(key) ?? new Map<bigint, number>();
-    let fallback: { nonce: bigint; until: number } | undefined;
-    for (let bit = 0n; bit < 256n; bit++) {
-      if ((bitmap >> bit) & 1n) continue;
-      const nonce = (word << 8n) | bit;
-      const until = reserved.get(nonce);
-      if (until === undefined || until <= now) {
-        reserved.set(nonce, expiresAt);
-        this.#reserved.set(key, reserved);
-        return { nonce, freshWord: bitmap === 0n };
+    let words = this.#reserved.get(key);
+    const until = words?.get(word);
+    const used = usedBits(bitmap);
+    let fallback = -1;
+    for (let bit = 0; bit < BITS; bit++) {
+      if ((used[bit >>> 5]! >>> (bit & 31)) & 1) continue;
+      const held = until === undefined ? 0 : until[bit]!;
+      if (held <= now) {
+        fallback = bit;
+        break;
       }
-      if (fallback === undefined || until < fallback.until) fallback = { nonce, until };
+      if (fallback === -1 || held < until![fallback]!) fallback = bit;
     }
-    if (fallback === undefined) return undefined;
-    reserved.set(fallback.nonce, expiresAt);
-    return { nonce: fallback.nonce, freshWord: bitmap === 0n };
+    if (fallback === -1) return undefined;
+    if (words === undefined) this.#reserved.set(key, (words = new Map()));
+    let reservations = until;
+    if (reservations === undefined) words.set(word, (reservations = new Float64Array(BITS)));
+    reservations[fallback] = expiresAt;
+    return { nonce: (word << 8n) | BigInt(fallback), freshWord: bitmap === 0n };
   }
 
   #sweep(now: number): void {
-    for (const [key, reserved] of this.#reserved) {
-      for (const [nonce, until] of reserved) if (until <= now) reserved.delete(nonce);
-      if (reserved.size === 0) this.#reserved.delete(key);
+    for (const [key, words] of this.#reserved) {
+      for (const [word, until] of words) if (until.every((expiry) => expiry <= now)) words.delete(word);
+      if (words.size === 0) this.#reserved.delete(key);
     }
   }
+}
+
+/** The bitmap's 256 bits as eight 32-bit numbers, lowest first. */
+function usedBits(bitmap: bigint): Uint32Array {
+  const used = new Uint32Array(BITS / 32);
+  if (bitmap === 0n) return used;
+  for (let index = 0; index < used.length; index++) used[index] = Number(BigInt.asUintN(32, bitmap >> BigInt(index * 32)));
+  return used;
 }

@@ -7,9 +7,7 @@ export type PoolEdge = Readonly<{ address: Address; token0: Address; token1: Add
 /** Intermediate tokens the pruned search may route through. */
 export const HUB_COUNT = 8;
 
-function pairKey(a: Address, b: Address): string {
-  return a < b ? `${a}|${b}` : `${b}|${a}`;
-}
+const NONE: readonly Address[] = [];
 
 /**
  * The shape of a market: which pools join which tokens, and its hubs (the best-connected tokens,
@@ -17,7 +15,8 @@ function pairKey(a: Address, b: Address): string {
  * reserves live beside it in a `PricedMarket`.
  */
 export class PoolGraph {
-  readonly #between = new Map<string, Address[]>();
+  /** token → other token → pools joining them, both ways round: a lookup builds no key string (it runs ~80 times a quote). */
+  readonly #between = new Map<Address, Map<Address, Address[]>>();
   /** The `HUB_COUNT` tokens with the most pools, ties broken by address (deterministic). */
   readonly hubs: readonly Address[];
   readonly size: number;
@@ -27,10 +26,9 @@ export class PoolGraph {
     let size = 0;
     for (const pool of pools) {
       size++;
-      const key = pairKey(pool.token0, pool.token1);
-      const list = this.#between.get(key);
-      if (list === undefined) this.#between.set(key, [pool.address]);
-      else list.push(pool.address);
+      const list = this.#pools(pool.token0, pool.token1);
+      list.push(pool.address);
+      if (pool.token0 !== pool.token1) this.#pools(pool.token1, pool.token0).push(pool.address);
       for (const token of [pool.token0, pool.token1]) degree.set(token, (degree.get(token) ?? 0) + 1);
     }
     this.size = size;
@@ -42,7 +40,15 @@ export class PoolGraph {
 
   /** Pools (addresses) joining `a` and `b`, in list order. */
   between(a: Address, b: Address): readonly Address[] {
-    return this.#between.get(pairKey(a, b)) ?? [];
+    return this.#between.get(a)?.get(b) ?? NONE;
+  }
+
+  #pools(from: Address, to: Address): Address[] {
+    let byOther = this.#between.get(from);
+    if (byOther === undefined) this.#between.set(from, (byOther = new Map()));
+    let list = byOther.get(to);
+    if (list === undefined) byOther.set(to, (list = []));
+    return list;
   }
 }
 

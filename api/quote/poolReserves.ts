@@ -44,7 +44,7 @@ export async function readPoolReserves(client: PublicClient, pools: readonly Man
   const read = await Promise.all(
     pools.map(async (pool) => {
       try {
-        const [[reserve0, reserve1], oracle] = await Promise.all([
+        const [[reserve0, reserve1, timestampLast], oracle] = await Promise.all([
           client.readContract({ address: pool.address, abi: uniswapV2PairAbi, functionName: "getReserves", blockNumber }),
           client.readContract({ address: pool.address, abi: uniswapV2PairAbi, functionName: "price0CumulativeLast", blockNumber }),
         ]);
@@ -57,6 +57,7 @@ export async function readPoolReserves(client: PublicClient, pools: readonly Man
           feeBps: pool.feeBps,
           source: pool.source,
           oracleStarted: oracle !== 0n,
+          timestampLast,
         };
         return priced;
       } catch (error) {

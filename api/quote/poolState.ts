@@ -120,8 +120,9 @@ export class PoolStateTracker {
       if (event.kind === "sync") {
         block.touched.add(event.pool);
         const pool = pools.get(event.pool);
-        if (pool === undefined || !pool.oracleStarted) reread.add(event.pool);
-        else pools.set(event.pool, { ...pool, reserve0: event.reserve0, reserve1: event.reserve1 });
+        const synced = pool === undefined ? undefined : afterSync(pool, event, event.blockHash === head.hash ? head.timestamp : undefined);
+        if (synced === undefined) reread.add(event.pool);
+        else pools.set(event.pool, synced);
       } else if (this.#adoptCreated(event)) {
         reread.add(event.pair);
         block.touched.add(event.pair);
@@ -201,6 +202,21 @@ export class PoolStateTracker {
     this.#listed = list;
     return snapshot;
   }
+}
+
+/**
+ * The pool after `sync`, mined in a block at `timestamp` (when known). The pair's `_update` starts
+ * its price oracle when time has passed since `blockTimestampLast` and the reserves before it were
+ * both non-zero; undefined when that cannot be told (the pool must be read).
+ */
+function afterSync(pool: PricedPool, sync: Extract<PoolEvent, { kind: "sync" }>, timestamp: bigint | undefined): PricedPool | undefined {
+  const timestampLast = timestamp === undefined ? undefined : Number(timestamp % 2n ** 32n);
+  let oracleStarted = pool.oracleStarted;
+  if (!oracleStarted) {
+    if (timestampLast === undefined || pool.timestampLast === undefined) return undefined;
+    oracleStarted = timestampLast !== pool.timestampLast && pool.reserve0 > 0n && pool.reserve1 > 0n;
+  }
+  return { ...pool, reserve0: sync.reserve0, reserve1: sync.reserve1, oracleStarted, timestampLast };
 }
 
 /** `history` followed by `blocks`, keeping the newest `depth`. */

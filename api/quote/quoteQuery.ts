@@ -1,15 +1,16 @@
 import { z } from "zod";
-import { getAddress, isAddress, zeroAddress, type Address } from "viem";
+import { zeroAddress, type Address } from "viem";
 import { ApiError } from "../apiError";
 import { parseRequest } from "../requestValidation";
+import { checksummed, isHexAddress } from "../services/checksummedAddress";
 import { chainIdQueryField } from "../schemas/queryFields";
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 
 const address = z
   .string()
-  .refine((value) => isAddress(value, { strict: false }), "must be a 20-byte hex address (0x + 40 hex digits)")
-  .transform((value) => getAddress(value.toLowerCase()));
+  .refine(isHexAddress, "must be a 20-byte hex address (0x + 40 hex digits)")
+  .transform(checksummed);
 /** The taker signs or sends, and the recipient is paid: neither can be the zero address. */
 const nonZeroAddress = address.refine((value) => value !== zeroAddress, "must not be the zero address");
 const integerText = (name: string, min: number, max: number) =>

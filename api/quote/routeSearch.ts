@@ -15,6 +15,11 @@ export type PricedPool = Readonly<{
    * mint writes both from zero, which costs about 34,000 gas more than later swaps.
    */
   oracleStarted: boolean;
+  /**
+   * The pair's `blockTimestampLast` (uint32) at this state, when known: with it, a `Sync` tells
+   * whether it started the oracle, and the pool need not be read again on its first swap.
+   */
+  timestampLast?: number;
 }>;
 
 export type RouteHop = Readonly<{
@@ -33,14 +38,19 @@ export const MAX_HOPS = 3;
 /** A V2 pair keeps reserves in uint112: a swap that would push the input reserve past it reverts. */
 const MAX_RESERVE = (1n << 112n) - 1n;
 
-export function hopThrough(pool: PricedPool, tokenIn: Address, amountIn: bigint): RouteHop | undefined {
+/** What `amountIn` of `tokenIn` buys through `pool`; 0n when the pool cannot take it (no hop). */
+export function amountThrough(pool: PricedPool, tokenIn: Address, amountIn: bigint): bigint {
   const zeroForOne = pool.token0 === tokenIn;
-  if (!zeroForOne && pool.token1 !== tokenIn) return undefined;
-  const [reserveIn, reserveOut] = zeroForOne ? [pool.reserve0, pool.reserve1] : [pool.reserve1, pool.reserve0];
-  if (reserveIn + amountIn > MAX_RESERVE) return undefined;
-  const amountOut = getAmountOut(amountIn, reserveIn, reserveOut, pool.feeBps);
+  if (!zeroForOne && pool.token1 !== tokenIn) return 0n;
+  const reserveIn = zeroForOne ? pool.reserve0 : pool.reserve1;
+  if (reserveIn + amountIn > MAX_RESERVE) return 0n;
+  return getAmountOut(amountIn, reserveIn, zeroForOne ? pool.reserve1 : pool.reserve0, pool.feeBps);
+}
+
+export function hopThrough(pool: PricedPool, tokenIn: Address, amountIn: bigint): RouteHop | undefined {
+  const amountOut = amountThrough(pool, tokenIn, amountIn);
   if (amountOut <= 0n) return undefined;
-  return { pool, tokenIn, tokenOut: zeroForOne ? pool.token1 : pool.token0, amountIn, amountOut };
+  return { pool, tokenIn, tokenOut: pool.token0 === tokenIn ? pool.token1 : pool.token0, amountIn, amountOut };
 }
 
 /**

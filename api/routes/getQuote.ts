@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { isAddress, type Address } from "viem";
+import type { Address } from "viem";
 import { NATIVE_TOKEN_LOWERCASE } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { ApiDependencies } from "../apiDependencies";
@@ -16,6 +16,7 @@ import { parseQuoteQuery, type QuoteQuery } from "../quote/quoteQuery";
 import { quoteRecordOf } from "../quote/quoteRecord";
 import { quoteResponse } from "../quote/quoteResponse";
 import type { SupportedToken } from "../tokens/supportedTokens";
+import { isHexAddress } from "../services/checksummedAddress";
 import type { Route } from "./route";
 
 /** Uniswap V2's pool fee, for pairs the factory announces after deployment. */
@@ -34,7 +35,7 @@ function admit(chain: ChainContext, query: QuoteQuery, integratorId: number, at:
   if (sellToken === undefined) misses.push(["sell_token", query.sellToken]);
   if (buyToken === undefined) misses.push(["buy_token", query.buyToken]);
   for (const [, value] of misses) {
-    if (isAddress(value, { strict: false })) chain.demand.record({ chainId: chain.chainId, token: value.toLowerCase() as Address, integratorId, at });
+    if (isHexAddress(value)) chain.demand.record({ chainId: chain.chainId, token: value.toLowerCase() as Address, integratorId, at });
   }
   const [first] = misses;
   if (first !== undefined || sellToken === undefined || buyToken === undefined) {

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
-import { isAddress, type Address } from "viem";
+import type { Address } from "viem";
 import { isNativeToken } from "../../sdk";
+import { isHexAddress } from "../services/checksummedAddress";
 import type { Store, TokenDemandObservation } from "../store/store";
 import type { DemandObservation, DemandRecorder } from "./demandRecorder";
 
@@ -44,7 +45,7 @@ export class BufferedDemandRecorder implements DemandRecorder {
 
   record(observation: DemandObservation): void {
     // Only token addresses are demand; a symbol or the always-supported native placeholder is not.
-    if (!isAddress(observation.token, { strict: false }) || isNativeToken(observation.token)) return;
+    if (!isHexAddress(observation.token) || isNativeToken(observation.token)) return;
     const token = observation.token.toLowerCase() as Address;
     const key = `${observation.chainId}:${token}:${observation.integratorId}`;
     const at = observation.at.getTime();

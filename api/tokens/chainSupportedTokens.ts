@@ -1,6 +1,7 @@
 import { isAddress, type Address } from "viem";
 import { NATIVE_TOKEN_LOWERCASE, type DeploymentManifest, type ManifestPool } from "../../sdk";
 import type { TokenOverride } from "../store/store";
+import { isHexAddress } from "../services/checksummedAddress";
 import type { SupportedToken, SupportedTokens, TokenSnapshotBody } from "./supportedTokens";
 import { buildTokenSnapshot } from "./tokenSnapshot";
 
@@ -54,7 +55,7 @@ export class ChainSupportedTokens implements SupportedTokens {
 
   resolve(value: string): SupportedToken | undefined {
     const state = this.#state;
-    const entry = isAddress(value, { strict: false }) ? state.byAddress.get(value.toLowerCase()) : state.bySymbol.get(value.toUpperCase());
+    const entry = isHexAddress(value) ? state.byAddress.get(value.toLowerCase()) : state.bySymbol.get(value.toUpperCase());
     return entry && { address: entry.address, symbol: entry.symbol, decimals: entry.decimals };
   }
 

@@ -66,8 +66,8 @@ function casesFor(manifestPath: string, apiKey: string, etag: string): Case[] {
   const unsupported = "0x00000000000000000000000000000000000b0b0b";
   return [
     { name: "(a) baseline GET /health", path: "/health", expectStatus: 200 },
-    { name: "(b) unsupported-token rejection", goal: 0.5, path: `/quote?sell_token=${unsupported}&buy_token=${token("WETH")}&sell_amount=1000&taker=${taker}`, headers: auth, expectStatus: 400 },
-    { name: "(c) full quote", goal: 0.25, path: quotePath, headers: auth, expectStatus: 200 },
+    { name: "(b) unsupported-token rejection", goal: 0.7, path: `/quote?sell_token=${unsupported}&buy_token=${token("WETH")}&sell_amount=1000&taker=${taker}`, headers: auth, expectStatus: 400 },
+    { name: "(c) full quote", goal: 0.4, path: quotePath, headers: auth, expectStatus: 200 },
     { name: "(d) snapshot 304", goal: 0.5, path: "/tokens/supported-tokens?chain_id=4663", headers: { "if-none-match": etag, "accept-encoding": "gzip" }, expectStatus: 304 },
     { name: "(e) snapshot 200 (gzip)", path: "/tokens/supported-tokens?chain_id=4663", headers: { "accept-encoding": "gzip" }, expectStatus: 200 },
   ];

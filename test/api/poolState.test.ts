@@ -50,7 +50,7 @@ describe("pool state followed from events", () => {
     const f = await loadFixture(settlementFixture);
     const { snapshot, calls } = trackerFor(f);
     await expectOnChain(f, await snapshot());
-    // The first swap through each pool starts its price oracle: a direct read, once.
+    // The first swap through each pool starts its price oracle (told from its Sync, see below).
     for (const [a, b, sell] of [["WETH", "USDC", "USDC"], ["USDC", "DAI", "DAI"], ["LINK", "WETH", "LINK"], ["WBTC", "USDC", "WBTC"]] as const) {
       await moveDevnetPool(f, a, b, sell, "100");
     }
@@ -79,6 +79,23 @@ describe("pool state followed from events", () => {
     heads++;
     expect(calls.get("eth_getLogs")).to.equal(heads);
     expect(calls.get("eth_call") ?? 0, "no pool is read directly once its oracle runs").to.equal(0);
+  });
+
+  it("tells from a pool's first Sync that its oracle started, as the chain says, without reading the pool", async () => {
+    const f = await loadFixture(settlementFixture);
+    const { snapshot, calls } = trackerFor(f);
+    const before = await snapshot();
+    calls.clear();
+    for (const [a, b, sell] of [["WETH", "USDC", "USDC"], ["USDC", "DAI", "DAI"], ["LINK", "WETH", "LINK"]] as const) {
+      await moveDevnetPool(f, a, b, sell, "100");
+      const after = await snapshot();
+      await expectOnChain(f, after);
+      const address = f.pool(a, b).toLowerCase() as Address;
+      const cumulative = await f.publicClient.readContract({ address, abi: uniswapArtifacts.pair().abi, functionName: "price0CumulativeLast", blockNumber: after.block.number });
+      expect(before.pools.get(address)!.oracleStarted, `${a}/${b} before its first swap`).to.equal(false);
+      expect(after.pools.get(address)!.oracleStarted, `${a}/${b} after it`).to.equal(cumulative !== 0n);
+    }
+    expect(calls.get("eth_call") ?? 0, "no pool is read directly").to.equal(0);
   });
 
   it("a reorg (evm_revert, then other blocks) is followed: the snapshot is never a state that left the chain", async () => {

@@ -1,7 +1,7 @@
 import type { Address } from "viem";
 import type { PostgresClient, PostgresPool } from "../../../sdk/storage/postgresPool";
 import type { Written } from "../challengeSpending";
-import { API_KEY_COLUMNS, apiKeyFromRow, apiKeyParams, INTEGRATOR_COLUMNS, integratorFromRow, integratorParams, type ApiKeyRow, type IntegratorRow } from "../rows/integratorRows";
+import { API_KEY_COLUMNS, apiKeyFromRow, CREDENTIAL_COLUMNS, credentialFromRow, type CredentialRow, apiKeyParams, INTEGRATOR_COLUMNS, integratorFromRow, integratorParams, type ApiKeyRow, type IntegratorRow } from "../rows/integratorRows";
 import type {
   ApiKeyCredential,
   ApiKeyRecord,
@@ -105,16 +105,8 @@ export class PgIntegrators implements IntegratorStore {
   }
 
   async findCredentialsByPrefix(prefix: string): Promise<ApiKeyCredential[]> {
-    const columns = API_KEY_COLUMNS.split(",").map((column) => `k.${column.trim()}`).join(", ");
-    const integratorColumns = INTEGRATOR_COLUMNS.split(",").map((column) => `i.${column.trim()} AS i_${column.trim()}`).join(", ");
-    const { rows } = await this.#pool.query<ApiKeyRow & { secret_hash: string } & Record<string, unknown>>(
-      `SELECT k.secret_hash, ${columns}, ${integratorColumns} FROM api_keys k JOIN integrators i ON i.id = k.integrator_id WHERE k.prefix = $1`,
-      [prefix],
-    );
-    return rows.map((row) => {
-      const integrator = Object.fromEntries(Object.entries(row).filter(([name]) => name.startsWith("i_")).map(([name, value]) => [name.slice(2), value]));
-      return { key: apiKeyFromRow(row), secretHash: row.secret_hash, integrator: integratorFromRow(integrator as IntegratorRow) };
-    });
+    const { rows } = await this.#pool.query<CredentialRow>(`SELECT ${CREDENTIAL_COLUMNS} FROM api_keys k JOIN integrators i ON i.id = k.integrator_id WHERE k.prefix = $1`, [prefix]);
+    return rows.map(credentialFromRow);
   }
 }
 

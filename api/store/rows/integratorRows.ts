@@ -1,6 +1,6 @@
-import { getAddress } from "viem";
+import { checksummed } from "../../services/checksummedAddress";
 import { apiKeyScopes, type ApiKeyScope } from "../../apiKeyScopes";
-import type { ApiKeyRecord, IntegratorRecord, IntegratorStatus, NewApiKey, NewIntegrator } from "../store";
+import type { ApiKeyCredential, ApiKeyRecord, IntegratorRecord, IntegratorStatus, NewApiKey, NewIntegrator } from "../store";
 import { date } from "./msDate";
 
 /** `integrators` and `api_keys` rows, as both engines return them. */
@@ -41,6 +41,41 @@ export const INTEGRATOR_COLUMNS = `id, slug, owner_wallet, display_name, contact
 export const API_KEY_COLUMNS = `id, integrator_id, label, prefix, last_four, scopes, quote_rate_limit_per_minute,
   swap_rate_limit_per_minute, created_at, revoked_at, max_fee_bps`;
 
+const columnsOf = (list: string) => list.split(",").map((column) => column.trim());
+
+/**
+ * An API key joined with its profile (`api_keys k JOIN integrators i`), the profile's columns
+ * prefixed `i_`: authentication reads both in one query on every authenticated request.
+ */
+export const CREDENTIAL_COLUMNS = [
+  "k.secret_hash",
+  ...columnsOf(API_KEY_COLUMNS).map((column) => `k.${column}`),
+  ...columnsOf(INTEGRATOR_COLUMNS).map((column) => `i.${column} AS i_${column}`),
+].join(", ");
+
+export type CredentialRow = ApiKeyRow & { secret_hash: string } & { [Column in keyof IntegratorRow as `i_${Column}`]: IntegratorRow[Column] };
+
+export function credentialFromRow(row: CredentialRow): ApiKeyCredential {
+  const integrator: IntegratorRow = {
+    id: row.i_id,
+    slug: row.i_slug,
+    owner_wallet: row.i_owner_wallet,
+    display_name: row.i_display_name,
+    contact_email: row.i_contact_email,
+    telegram_handle: row.i_telegram_handle,
+    app_url: row.i_app_url,
+    fee_recipient: row.i_fee_recipient,
+    max_fee_bps: row.i_max_fee_bps,
+    chain_id: row.i_chain_id,
+    status: row.i_status,
+    created_at: row.i_created_at,
+    approved_at: row.i_approved_at,
+    quote_rate_limit_per_minute: row.i_quote_rate_limit_per_minute,
+    swap_rate_limit_per_minute: row.i_swap_rate_limit_per_minute,
+  };
+  return { key: apiKeyFromRow(row), secretHash: row.secret_hash, integrator: integratorFromRow(integrator) };
+}
+
 /** The row's values for an insert (a profile created active is approved at once). */
 export function integratorParams(integrator: NewIntegrator) {
   return {
@@ -77,12 +112,12 @@ export function integratorFromRow(row: IntegratorRow): IntegratorRecord {
   return {
     id: row.id,
     slug: row.slug,
-    ownerWallet: getAddress(row.owner_wallet),
+    ownerWallet: checksummed(row.owner_wallet),
     displayName: row.display_name,
     contactEmail: row.contact_email ?? undefined,
     telegramHandle: row.telegram_handle ?? undefined,
     appUrl: row.app_url ?? undefined,
-    feeRecipient: getAddress(row.fee_recipient),
+    feeRecipient: checksummed(row.fee_recipient),
     maxFeeBps: row.max_fee_bps,
     chainId: row.chain_id ?? undefined,
     status: row.status as IntegratorStatus,

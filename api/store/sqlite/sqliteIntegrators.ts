@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Address } from "viem";
 import type { Written } from "../challengeSpending";
-import { API_KEY_COLUMNS, apiKeyFromRow, apiKeyParams, INTEGRATOR_COLUMNS, integratorFromRow, integratorParams, type ApiKeyRow, type IntegratorRow } from "../rows/integratorRows";
+import { API_KEY_COLUMNS, apiKeyFromRow, CREDENTIAL_COLUMNS, credentialFromRow, type CredentialRow, apiKeyParams, INTEGRATOR_COLUMNS, integratorFromRow, integratorParams, type ApiKeyRow, type IntegratorRow } from "../rows/integratorRows";
 import type {
   ApiKeyCredential,
   ApiKeyRecord,
@@ -46,7 +46,7 @@ export class SqliteIntegrators implements IntegratorStore {
       listApiKeys: db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys
         WHERE integrator_id IN (SELECT value FROM json_each(?)) ORDER BY id`),
       revokeApiKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
-      findCredentialsByPrefix: db.prepare(`SELECT secret_hash, ${API_KEY_COLUMNS} FROM api_keys WHERE prefix = ?`),
+      findCredentialsByPrefix: db.prepare(`SELECT ${CREDENTIAL_COLUMNS} FROM api_keys k JOIN integrators i ON i.id = k.integrator_id WHERE k.prefix = ?`),
     };
   }
 
@@ -114,11 +114,7 @@ export class SqliteIntegrators implements IntegratorStore {
   }
 
   async findCredentialsByPrefix(prefix: string): Promise<ApiKeyCredential[]> {
-    const rows = this.#statements.findCredentialsByPrefix.all(prefix) as (ApiKeyRow & { secret_hash: string })[];
-    return rows.map((row) => {
-      const integrator = this.#statements.findIntegrator.get(row.integrator_id) as IntegratorRow;
-      return { key: apiKeyFromRow(row), secretHash: row.secret_hash, integrator: integratorFromRow(integrator) };
-    });
+    return (this.#statements.findCredentialsByPrefix.all(prefix) as CredentialRow[]).map(credentialFromRow);
   }
 
   #integrator(id: number): IntegratorRecord {
