@@ -4,6 +4,7 @@ import type { ChainRegistry } from "./chains/chainContext";
 import type { Clock } from "./clock";
 import type { ApiConfig } from "./config";
 import type { ApiMetrics } from "./metrics/apiMetrics";
+import type { SharedNonceReservations } from "./quote/sharedNonceReservations";
 import type { RateLimiterFactory } from "./rateLimits/rateLimiterFactory";
 import type { Store } from "./store/store";
 
@@ -23,4 +24,6 @@ export type ApiDependencies = Readonly<{
   metrics?: ApiMetrics;
   /** Where rate limits count: in memory (default) or PostgreSQL, shared by every instance. */
   rateLimiters?: RateLimiterFactory;
+  /** Permit2 nonce reservations shared by every instance (PostgreSQL); absent: this process's own suffice. */
+  nonceReservations?: SharedNonceReservations;
 }>;

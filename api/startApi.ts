@@ -8,14 +8,15 @@ import type { ApiConfig } from "./config";
 import { loadChains } from "./chains/loadChains";
 import { createApp } from "./createApp";
 import { createApiMetrics } from "./metrics/apiMetrics";
+import { openPostgresNonceReservations } from "./quote/sharedNonceReservations";
 import { openPostgresRateLimiters } from "./rateLimits/postgresRateLimiters";
 import { memoryRateLimiters } from "./rateLimits/rateLimiterFactory";
 import { serveApp, type RunningServer } from "./serveApp";
 import { openStore } from "./store/openStore";
 
 /**
- * Opens the database (SQLite, or PostgreSQL when `DATABASE_URL` is set, with rate limits shared
- * there too), connects the public client to `config.rpcUrl`, loads the served chains (their
+ * Opens the database (SQLite, or PostgreSQL when `DATABASE_URL` is set, with rate limits and Permit2
+ * nonce reservations shared there too), connects the public client to `config.rpcUrl`, loads the served chains (their
  * manifests and supported-token sets), starts the supported-token jobs, and serves the API. `close`
  * stops the server, then the jobs (writing buffered demand), then closes the database; `npm run api`
  * and the devnet both start it this way.
@@ -36,8 +37,14 @@ export async function startApi(
     await store.close();
     throw error;
   });
+  const nonceReservations = config.databaseUrl === undefined ? undefined : await openPostgresNonceReservations(config.databaseUrl).catch(async (error: unknown) => {
+    await limits.close();
+    await store.close();
+    throw error;
+  });
   const closeStorage = async () => {
     try {
+      await nonceReservations?.close();
       await limits.close();
     } finally {
       await store.close();
@@ -53,7 +60,7 @@ export async function startApi(
     const transport = observedTransport(transports.get(config.chainId) ?? http(config.rpcUrl, { retryCount: 1 }), observe);
     const publicClient = createPublicClient({ chain, transport });
     const chains = await loadChains(config, { store, logger, clock: systemClock }, transports, observe);
-    const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock, metrics, rateLimiters: limits.factory });
+    const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock, metrics, rateLimiters: limits.factory, nonceReservations });
     const server = await serveApp(app, config.host, config.port);
     chains.jobs.start();
     logger.info(

@@ -31,6 +31,7 @@ import type { BlockCache } from "./blockCache";
 import type { LatestBlockReader } from "./latestBlock";
 import { estimateGas } from "./gasEstimate";
 import type { PermitNonceAllocator } from "./permitNonces";
+import type { SharedNonceReservations } from "./sharedNonceReservations";
 import type { PricedMarket } from "./poolGraph";
 import type { PoolStateTracker } from "./poolState";
 import { searchRoute } from "./prunedRouteSearch";
@@ -46,6 +47,8 @@ const BPS = 10_000n;
  * extra gas against its gain (gasless quotes use the relayer's configured tip).
  */
 const ASSUMED_PRIORITY_FEE_WEI = 1_000_000_000n;
+/** Nonces tried per word against the other instances' reservations before the next word. */
+const SHARED_NONCE_TRIES = 8;
 /** Dense nonce words tried (cheap to fill) before a taker who used them all gets a random word. */
 const DENSE_NONCE_WORDS = 4n;
 
@@ -67,6 +70,8 @@ export type QuoteEngine = Readonly<{
   pools: PoolStateTracker;
   blockCache: BlockCache;
   nonces: PermitNonceAllocator;
+  /** Reservations shared with the other API instances (PostgreSQL); undefined for one instance alone. */
+  sharedNonces: SharedNonceReservations | undefined;
   /** Router → its allowance holder; routers are immutable, so this never goes stale. */
   holders: Map<Address, Promise<Address>>;
   /** Quotes expire this long after the block they were priced at. */
@@ -172,7 +177,19 @@ async function allocateNonce(
   expiresMs: number,
 ): Promise<{ nonce: bigint; freshWord: boolean }> {
   const permit2 = chain.manifest.contracts.permit2;
-  const allocateIn = async (word: bigint) => engine.nonces.allocate(chain.chainId, taker, word, await reads.nonceBitmap(permit2, taker, word), nowMs, expiresMs);
+  const shared = engine.sharedNonces;
+  const allocateIn = async (word: bigint) => {
+    const bitmap = await reads.nonceBitmap(permit2, taker, word);
+    // With other instances, a nonce is ours only once the shared table agrees. One that another holds
+    // stays reserved here until our quote's expiry (the allocator just reserved it), so the next try
+    // picks another bit; a word where several tries fail is given up for the next.
+    for (let attempt = 0; attempt < SHARED_NONCE_TRIES; attempt++) {
+      const allocated = engine.nonces.allocate(chain.chainId, taker, word, bitmap, nowMs, expiresMs);
+      if (allocated === undefined || shared === undefined) return allocated;
+      if (await shared.claim(chain.chainId, taker, allocated.nonce, expiresMs, nowMs)) return allocated;
+    }
+    return undefined;
+  };
   for (let word = 0n; word < DENSE_NONCE_WORDS; word++) {
     const allocated = await allocateIn(word);
     if (allocated !== undefined) return allocated;

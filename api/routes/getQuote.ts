@@ -78,6 +78,7 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
         }),
         blockCache: new BlockCache(),
         nonces,
+        sharedNonces: deps.nonceReservations,
         holders: new Map(),
         ttlSeconds: deps.config.quoteTtlSeconds,
       };
