@@ -109,6 +109,8 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
     expect(await run("revoke-key", String(api.apiKey.keyId))).to.equal(0);
     expect(output.at(-1)).to.match(/already revoked/);
     expect(await run("revoke-key", "999")).to.equal(1);
+    // Beyond a 32-bit id: no such key on either engine (PostgreSQL's INTEGER would otherwise fail the query).
+    expect(await run("key-limits", "99999999999", "--quote-rpm", "1")).to.equal(1);
 
     const audit = await admin.listAudit(api.integratorId);
     expect(audit.map((entry) => [entry.action, entry.keyId, entry.actor, entry.at.toISOString()])).to.deep.equal([["revoke_key", api.apiKey.keyId, "ops-default", now.toISOString()]]);
