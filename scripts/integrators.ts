@@ -1,7 +1,7 @@
 /**
- * Operator CLI for integrator profiles and keys, on the API's database (API_DB_PATH, default
- * data/api.sqlite). Every change is recorded with who (--by, default the OS user) and when, and
- * `show` prints that trail.
+ * Operator CLI for integrator profiles and keys, on the API's database (PostgreSQL at DATABASE_URL
+ * when set, else the SQLite file API_DB_PATH, default data/api.sqlite). Every change is recorded
+ * with who (--by, default the OS user) and when, and `show` prints that trail.
  *
  *   npm run integrators -- list [--json]
  *   npm run integrators -- show <slug> [--json]                     profile, limits, keys and audit trail
@@ -11,7 +11,7 @@
  *   npm run integrators -- limits <slug> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
  *   npm run integrators -- key-limits <key_id> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
  *
- * It can run while the API is up: the database is in WAL mode and every write is one transaction;
+ * It can run while the API is up: every write is one transaction (SQLite is in WAL mode);
  * the API reads a key's state on every request, so a change holds from the next request on.
  */
 import { userInfo } from "node:os";
@@ -19,9 +19,10 @@ import { parseArgs } from "node:util";
 import { loadApiConfig } from "../api/config";
 import type { IntegratorAdministration, LimitChanges, OperatorAction } from "../api/store/integratorAdministration";
 import { integratorMoveNames, integratorMoves, isIntegratorMove, type IntegratorMove } from "../api/store/integratorLifecycle";
-import { openSqliteIntegratorAdministration } from "../api/store/sqlite/sqliteIntegratorAdministration";
-import { openSqliteStore } from "../api/store/sqlite/sqliteStore";
+import { openIntegratorAdministration } from "../api/store/openIntegratorAdministration";
+import { openStore } from "../api/store/openStore";
 import type { ApiKeyRecord, IntegratorRecord, Store } from "../api/store/store";
+import { openApiDatabase } from "./apiDatabase";
 import { printTable } from "./textTable";
 
 const USAGE = [
@@ -285,9 +286,12 @@ function describeChanges(changes: LimitChanges): string {
 }
 
 async function main(): Promise<void> {
-  const { dbPath } = loadApiConfig();
-  const store = openSqliteStore(dbPath);
-  const admin = openSqliteIntegratorAdministration(dbPath);
+  const config = loadApiConfig();
+  const store = await openApiDatabase(config, () => openStore(config));
+  const admin = await openApiDatabase(config, () => openIntegratorAdministration(config)).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   try {
     process.exitCode = await runIntegratorsCommand(process.argv.slice(2), {
       store,

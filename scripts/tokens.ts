@@ -1,5 +1,6 @@
 /**
- * Operator CLI for the supported-token set, on the API's database (API_DB_PATH, default data/api.sqlite):
+ * Operator CLI for the supported-token set, on the API's database (PostgreSQL at DATABASE_URL when set,
+ * else the SQLite file API_DB_PATH, default data/api.sqlite):
  *
  *   npm run tokens -- list [--chain N]               supported tokens (manifest, promoted, enabled) and disabled ones
  *   npm run tokens -- demand [--chain N]             unsupported-token demand within PROMOTION_WINDOW_HOURS
@@ -9,18 +10,19 @@
  * `--chain` defaults to CHAIN_ID. Every command reads the chain's deployment manifest (DEPLOYMENTS_DIR,
  * or API_CHAINS for other chains) and only shows and applies decisions of the chain run it describes;
  * `enable` (and `disable`, for the token's symbol) also reads the chain over its RPC (RPC_URL, or
- * API_CHAINS). The running API picks changes up within SNAPSHOT_REFRESH_SECONDS: the
- * database is in WAL mode and every write is one transaction.
+ * API_CHAINS). The running API picks changes up within SNAPSHOT_REFRESH_SECONDS: every write is
+ * one transaction (SQLite is in WAL mode).
  */
 import { parseArgs } from "node:util";
 import { erc20Abi, isAddress, parseUnits, type Address, type PublicClient } from "viem";
 import { isNativeToken, type DeploymentManifest } from "../sdk";
 import { createChainClient, readChainManifest, servedChainEndpoints, type ChainEndpoint } from "../api/chains/loadChains";
 import { loadApiConfig, type ApiConfig } from "../api/config";
-import { openSqliteStore } from "../api/store/sqlite/sqliteStore";
+import { openStore } from "../api/store/openStore";
 import type { Store, TokenDemandSummary, TokenOverride } from "../api/store/store";
 import { ChainSupportedTokens } from "../api/tokens/chainSupportedTokens";
 import { checkTokenOnChain } from "../api/tokens/tokenOnChainCheck";
+import { openApiDatabase } from "./apiDatabase";
 import { printTable } from "./textTable";
 
 const USAGE = "usage: npm run tokens -- list [--chain N] | demand [--chain N] | enable <address> [--chain N] | disable <address> [--chain N]";
@@ -293,7 +295,7 @@ function overrideRow(override: TokenOverride, manifest: DeploymentManifest | und
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
-  const store = openSqliteStore(config.dbPath);
+  const store = await openApiDatabase(config, () => openStore(config));
   try {
     process.exitCode = await runTokensCommand(process.argv.slice(2), { store, config, print: (line) => process.stdout.write(`${line}\n`), now: new Date() });
   } finally {

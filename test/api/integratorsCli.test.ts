@@ -2,18 +2,26 @@ import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { parseUnits } from "viem";
 import type { IntegratorAdministration } from "../../api/store/integratorAdministration";
-import { openSqliteIntegratorAdministration } from "../../api/store/sqlite/sqliteIntegratorAdministration";
-import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
+import { openIntegratorAdministration } from "../../api/store/openIntegratorAdministration";
+import { openStore } from "../../api/store/openStore";
 import type { Store } from "../../api/store/store";
 import { runIntegratorsCommand } from "../../scripts/integrators";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
+import { createTestDatabase } from "../fixtures/postgresServer";
 import { runScript } from "../fixtures/runScript";
 
-/** `npm run integrators -- …` as a separate process on the API's database file. */
-const integratorsCli = (dbPath: string, ...args: string[]) => runScript("scripts/integrators.ts", args, { API_DB_PATH: dbPath });
+/** The API's database: its SQLite file, or a fresh PostgreSQL database (`DATABASE_URL`). */
+const engines: { name: string; database(): Promise<{ databaseUrl?: string }> }[] = [
+  { name: "SQLite", database: async () => ({}) },
+  { name: "PostgreSQL", database: async () => ({ databaseUrl: await createTestDatabase("integrators_cli") }) },
+];
 
-describe("operator CLI: npm run integrators (lifecycle, keys, limits, audit)", () => {
+/** `npm run integrators -- …` as a separate process on the API's database, as `npm run api` finds it. */
+const integratorsCli = (api: QuoteApi, ...args: string[]) =>
+  runScript("scripts/integrators.ts", args, { API_DB_PATH: api.dbPath, ...(api.config.databaseUrl === undefined ? {} : { DATABASE_URL: api.config.databaseUrl }) });
+
+for (const engine of engines) describe(`operator CLI: npm run integrators (lifecycle, keys, limits, audit) on ${engine.name}`, () => {
   let f: SettlementFixture;
   let api: QuoteApi;
   let store: Store;
@@ -23,9 +31,9 @@ describe("operator CLI: npm run integrators (lifecycle, keys, limits, audit)", (
 
   beforeEach(async () => {
     f = await loadFixture(settlementFixture);
-    api = await startQuoteApi(f);
-    store = openSqliteStore(api.dbPath);
-    admin = openSqliteIntegratorAdministration(api.dbPath);
+    api = await startQuoteApi(f, await engine.database());
+    store = await openStore(api.config);
+    admin = await openIntegratorAdministration(api.config);
     output = [];
   });
   afterEach(async () => {
@@ -40,7 +48,7 @@ describe("operator CLI: npm run integrators (lifecycle, keys, limits, audit)", (
 
   it("suspend refuses the profile's keys on /quote until reinstate (run as a separate process while the API is up)", async () => {
     expect((await quote()).status).to.equal(200);
-    const suspended = await integratorsCli(api.dbPath, "suspend", slug(), "--reason", "abuse report", "--by", "alice");
+    const suspended = await integratorsCli(api, "suspend", slug(), "--reason", "abuse report", "--by", "alice");
     expect(suspended.status, suspended.stderr).to.equal(0);
     expect(suspended.stdout).to.match(new RegExp(`^suspended ${slug()} \\(active → suspended\\)`));
     const refused = await quote();
@@ -53,11 +61,11 @@ describe("operator CLI: npm run integrators (lifecycle, keys, limits, audit)", (
     expect(await run("approve", slug())).to.equal(1);
     expect(output.at(-1)).to.match(/cannot approve .*: it is suspended; approve applies to pending profiles/);
 
-    const reinstated = await integratorsCli(api.dbPath, "reinstate", slug(), "--by", "bob");
+    const reinstated = await integratorsCli(api, "reinstate", slug(), "--by", "bob");
     expect(reinstated.status, reinstated.stderr).to.equal(0);
     expect((await quote()).status).to.equal(200);
 
-    const shown = await integratorsCli(api.dbPath, "show", slug(), "--json");
+    const shown = await integratorsCli(api, "show", slug(), "--json");
     expect(shown.status, shown.stderr).to.equal(0);
     const profile = JSON.parse(shown.stdout) as { status: string; audit: { by: string; action: string; at: string; detail: Record<string, unknown> }[] };
     expect(profile.status).to.equal("active");
@@ -101,6 +109,8 @@ describe("operator CLI: npm run integrators (lifecycle, keys, limits, audit)", (
     expect(await run("revoke-key", String(api.apiKey.keyId))).to.equal(0);
     expect(output.at(-1)).to.match(/already revoked/);
     expect(await run("revoke-key", "999")).to.equal(1);
+    // Beyond a 32-bit id: no such key on either engine (PostgreSQL's INTEGER would otherwise fail the query).
+    expect(await run("key-limits", "99999999999", "--quote-rpm", "1")).to.equal(1);
 
     const audit = await admin.listAudit(api.integratorId);
     expect(audit.map((entry) => [entry.action, entry.keyId, entry.actor, entry.at.toISOString()])).to.deep.equal([["revoke_key", api.apiKey.keyId, "ops-default", now.toISOString()]]);
@@ -116,5 +126,15 @@ describe("operator CLI: npm run integrators (lifecycle, keys, limits, audit)", (
     output = [];
     expect(await run("list", "--json")).to.equal(0);
     expect((JSON.parse(output.join("\n")) as { slug: string }[]).map((row) => row.slug)).to.include(slug());
+  });
+});
+
+describe("operator CLI: npm run integrators on an unreachable PostgreSQL", () => {
+  it("says so in one line naming DATABASE_URL (not its password), exit code 1", async () => {
+    const result = await runScript("scripts/integrators.ts", ["list"], { DATABASE_URL: "postgres://ops:hunter2@127.0.0.1:9/swap" });
+    expect(result.status).to.equal(1);
+    expect(result.stdout).to.equal("");
+    expect(result.stderr.trim()).to.match(/^integrators: cannot use the PostgreSQL database at DATABASE_URL \(postgres:\/\/ops@127\.0\.0\.1:9\/swap\): \S.*$/);
+    expect(result.stderr).to.not.contain("hunter2");
   });
 });

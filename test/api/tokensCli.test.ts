@@ -8,18 +8,27 @@ import { join } from "node:path";
 import type { Address } from "viem";
 import { manifestPath, writeManifest, type DeploymentManifest } from "../../sdk";
 import { loadApiConfig, type ApiConfig } from "../../api/config";
-import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
+import { openStore } from "../../api/store/openStore";
 import type { Store } from "../../api/store/store";
 import { ChainSupportedTokens } from "../../api/tokens/chainSupportedTokens";
 import { runTokensCommand } from "../../scripts/tokens";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";
 import { newDevToken } from "../fixtures/newDevToken";
+import { createTestDatabase } from "../fixtures/postgresServer";
+import { runScript } from "../fixtures/runScript";
 
-describe("operator CLI: npm run tokens", () => {
+/** The API's database: a SQLite file, or a fresh PostgreSQL database (`DATABASE_URL`). */
+const engines: { name: string; env(): Promise<Record<string, string>> }[] = [
+  { name: "SQLite", env: async () => ({}) },
+  { name: "PostgreSQL", env: async () => ({ DATABASE_URL: await createTestDatabase("tokens_cli") }) },
+];
+
+for (const engine of engines) describe(`operator CLI: npm run tokens on ${engine.name}`, () => {
   let f: SettlementFixture;
   let directory: string;
   let config: ApiConfig;
+  let databaseEnv: Record<string, string>;
   let manifest: DeploymentManifest;
   let store: Store;
   let output: string[];
@@ -28,10 +37,11 @@ describe("operator CLI: npm run tokens", () => {
   beforeEach(async () => {
     f = await loadFixture(settlementFixture);
     directory = mkdtempSync(join(tmpdir(), "tokens-cli-"));
-    config = loadApiConfig({ API_DB_PATH: join(directory, "api.sqlite"), DEPLOYMENTS_DIR: directory });
+    databaseEnv = { API_DB_PATH: join(directory, "api.sqlite"), ...(await engine.env()) };
+    config = loadApiConfig({ ...databaseEnv, DEPLOYMENTS_DIR: directory });
     manifest = await fixtureManifest(f);
     writeManifest(manifestPath(directory, 4663), manifest);
-    store = openSqliteStore(config.dbPath);
+    store = await openStore(config);
     output = [];
   });
   afterEach(async () => {
@@ -133,15 +143,24 @@ describe("operator CLI: npm run tokens", () => {
     expect(await run("list", "--bogus")).to.equal(2);
   });
 
-  it("runs as npm run tokens does, on the API's database file", async () => {
+  it("runs as npm run tokens does, on the API's database", async () => {
     await store.recordTokenDemand([{ chainId: 4663, token: "0x00000000000000000000000000000000000000bb" as Address, integratorId: 1, firstSeen: now, lastSeen: new Date() }]);
     const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
     const result = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/tokens.ts", "demand"], {
       cwd: hre.config.paths.root,
-      env: { ...env, API_DB_PATH: config.dbPath, DEPLOYMENTS_DIR: directory },
+      env: { ...env, ...databaseEnv, DEPLOYMENTS_DIR: directory },
       encoding: "utf8",
     });
     expect(result.status, result.stderr).to.equal(0);
     expect(result.stdout).to.match(/0x00000000000000000000000000000000000000bb\s+1\s/);
+  });
+});
+
+describe("operator CLI: npm run tokens on an unreachable PostgreSQL", () => {
+  it("says so in one line naming DATABASE_URL, exit code 1", async () => {
+    const result = await runScript("scripts/tokens.ts", ["list"], { DATABASE_URL: "postgres://ops:hunter2@127.0.0.1:9/swap" });
+    expect(result.status).to.equal(1);
+    expect(result.stderr.trim()).to.match(/^tokens: cannot use the PostgreSQL database at DATABASE_URL \(postgres:\/\/ops@127\.0\.0\.1:9\/swap\): \S.*$/);
+    expect(result.stderr).to.not.contain("hunter2");
   });
 });

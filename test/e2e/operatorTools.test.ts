@@ -8,6 +8,8 @@ import { readManifest, type DeploymentManifest } from "../../sdk/chain/manifest"
 import { connectToChain } from "../../scripts/chainConnection";
 import { spawnDevnet, type SpawnedDevnet } from "../../scripts/devnet/spawnDevnet";
 import { runRegistryCommand } from "../../scripts/registry";
+import { openPostgresStore } from "../../api/store/postgres/postgresStore";
+import { createTestDatabase } from "../fixtures/postgresServer";
 import { runScript } from "../fixtures/runScript";
 
 /** Development accounts #0 (the deployer: registry administrator, and pauser on the devnet) and #1. */
@@ -105,6 +107,17 @@ describe("operator tools against a running devnet (npm start)", function () {
     const enabled = await cli("scripts/tokens.ts", "enable", address);
     expect(enabled.status, enabled.stdout + enabled.stderr).to.equal(0);
     expect(enabled.stdout).to.match(new RegExp(`enabled ${address.toLowerCase()} \\(NEWT, 8 decimals\\)`));
+
+    // The same command on PostgreSQL (DATABASE_URL), as an operator of a scaled-out API runs it.
+    const databaseUrl = await createTestDatabase("operator_tools");
+    const enabledOnPostgres = await runScript("scripts/tokens.ts", ["enable", address], { ...env, DATABASE_URL: databaseUrl });
+    expect(enabledOnPostgres.status, enabledOnPostgres.stdout + enabledOnPostgres.stderr).to.equal(0);
+    const store = await openPostgresStore(databaseUrl);
+    try {
+      expect((await store.listTokenOverrides(4663)).map((override) => [override.token, override.status, override.symbol])).to.deep.equal([[address.toLowerCase(), "enabled", "NEWT"]]);
+    } finally {
+      await store.close();
+    }
 
     const account = "0x00000000000000000000000000000000000f00d5" as Address;
     const funded = await cli("scripts/devnetTools.ts", "fund", account, "usdc", "250.5");

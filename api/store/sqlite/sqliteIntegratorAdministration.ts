@@ -10,12 +10,18 @@ import type {
   ProfileLimitsResult,
   StatusChangeResult,
 } from "../integratorAdministration";
+import { AUDIT_COLUMNS, auditFromRow, auditParams, type AuditRow } from "../rows/auditRows";
+import {
+  KEY_LIMITS_COLUMNS,
+  limitChangeDetail,
+  nextKeyLimits,
+  nextProfileLimits,
+  PROFILE_LIMITS_COLUMNS,
+  type KeyLimitsRow,
+  type ProfileLimitsRow,
+} from "../rows/limitRows";
 import type { IntegratorStatus } from "../store";
 import { openSqliteDatabase } from "./sqliteStore";
-
-type ProfileRow = { id: number; status: string; max_fee_bps: number; quote_rate_limit_per_minute: number | null; swap_rate_limit_per_minute: number | null };
-type KeyRow = { id: number; integrator_id: number; revoked_at: number | null; quote_rate_limit_per_minute: number; swap_rate_limit_per_minute: number; max_fee_bps: number | null };
-type AuditRow = { id: number; integrator_id: number; key_id: number | null; action: string; detail: string; actor: string; at: number };
 
 /** Opens the operator's writes on the API's database (its own connection, migrated like the store's). */
 export function openSqliteIntegratorAdministration(path: string): IntegratorAdministration {
@@ -24,8 +30,8 @@ export function openSqliteIntegratorAdministration(path: string): IntegratorAdmi
 
 function prepareStatements(db: Database.Database) {
   return {
-    profileBySlug: db.prepare("SELECT id, status, max_fee_bps, quote_rate_limit_per_minute, swap_rate_limit_per_minute FROM integrators WHERE slug = ?"),
-    key: db.prepare("SELECT id, integrator_id, revoked_at, quote_rate_limit_per_minute, swap_rate_limit_per_minute, max_fee_bps FROM api_keys WHERE id = ?"),
+    profileBySlug: db.prepare(`SELECT ${PROFILE_LIMITS_COLUMNS} FROM integrators WHERE slug = ?`),
+    key: db.prepare(`SELECT ${KEY_LIMITS_COLUMNS} FROM api_keys WHERE id = ?`),
     setStatus: db.prepare("UPDATE integrators SET status = @status, approved_at = COALESCE(@approved_at, approved_at) WHERE id = @id"),
     setProfileLimits: db.prepare(`UPDATE integrators SET max_fee_bps = @max_fee_bps, quote_rate_limit_per_minute = @quote,
       swap_rate_limit_per_minute = @swap WHERE id = @id`),
@@ -36,7 +42,7 @@ function prepareStatements(db: Database.Database) {
     revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
     insertAudit: db.prepare(`INSERT INTO integrator_audit (integrator_id, key_id, action, detail, actor, at)
       VALUES (@integrator_id, @key_id, @action, @detail, @actor, @at)`),
-    listAudit: db.prepare("SELECT * FROM integrator_audit WHERE integrator_id = ? ORDER BY id"),
+    listAudit: db.prepare(`SELECT ${AUDIT_COLUMNS} FROM integrator_audit WHERE integrator_id = ? ORDER BY id`),
   };
 }
 
@@ -52,7 +58,7 @@ class SqliteIntegratorAdministration implements IntegratorAdministration {
   async changeStatus(slug: string, move: IntegratorMove, by: OperatorAction): Promise<StatusChangeResult> {
     return this.#db
       .transaction((): StatusChangeResult => {
-        const profile = this.#statements.profileBySlug.get(slug) as ProfileRow | undefined;
+        const profile = this.#statements.profileBySlug.get(slug) as ProfileLimitsRow | undefined;
         if (profile === undefined) return { outcome: "not_found" };
         const from = profile.status as IntegratorStatus;
         const { from: allowed, to } = integratorMoves[move];
@@ -67,25 +73,15 @@ class SqliteIntegratorAdministration implements IntegratorAdministration {
   async changeProfileLimits(slug: string, changes: LimitChanges, by: OperatorAction): Promise<ProfileLimitsResult> {
     return this.#db
       .transaction((): ProfileLimitsResult => {
-        const profile = this.#statements.profileBySlug.get(slug) as ProfileRow | undefined;
+        const profile = this.#statements.profileBySlug.get(slug) as ProfileLimitsRow | undefined;
         if (profile === undefined) return { outcome: "not_found" };
-        const next = {
-          id: profile.id,
-          max_fee_bps: changes.maxFeeBps ?? profile.max_fee_bps,
-          quote: changes.quoteRateLimitPerMinute ?? profile.quote_rate_limit_per_minute,
-          swap: changes.swapRateLimitPerMinute ?? profile.swap_rate_limit_per_minute,
-        };
-        this.#statements.setProfileLimits.run(next);
+        this.#statements.setProfileLimits.run({ id: profile.id, ...nextProfileLimits(profile, changes) });
         const { changes: keysUpdated } = this.#statements.setLiveKeysLimits.run({
           id: profile.id,
           quote: changes.quoteRateLimitPerMinute ?? null,
           swap: changes.swapRateLimitPerMinute ?? null,
         });
-        const detail = changeDetail(
-          { max_fee_bps: profile.max_fee_bps, quote_rate_limit_per_minute: profile.quote_rate_limit_per_minute, swap_rate_limit_per_minute: profile.swap_rate_limit_per_minute },
-          changes,
-        );
-        this.#audit(profile.id, undefined, "change_limits", { ...detail, live_keys_updated: keysUpdated }, by);
+        this.#audit(profile.id, undefined, "change_limits", { ...limitChangeDetail(profile, changes), live_keys_updated: keysUpdated }, by);
         return { outcome: "changed", keysUpdated };
       })
       .immediate();
@@ -94,19 +90,10 @@ class SqliteIntegratorAdministration implements IntegratorAdministration {
   async changeKeyLimits(keyId: number, changes: LimitChanges, by: OperatorAction): Promise<KeyLimitsResult> {
     return this.#db
       .transaction((): KeyLimitsResult => {
-        const key = this.#statements.key.get(keyId) as KeyRow | undefined;
+        const key = this.#statements.key.get(keyId) as KeyLimitsRow | undefined;
         if (key === undefined) return { outcome: "not_found" };
-        this.#statements.setKeyLimits.run({
-          id: key.id,
-          quote: changes.quoteRateLimitPerMinute ?? key.quote_rate_limit_per_minute,
-          swap: changes.swapRateLimitPerMinute ?? key.swap_rate_limit_per_minute,
-          max_fee_bps: changes.maxFeeBps ?? key.max_fee_bps,
-        });
-        const detail = changeDetail(
-          { max_fee_bps: key.max_fee_bps, quote_rate_limit_per_minute: key.quote_rate_limit_per_minute, swap_rate_limit_per_minute: key.swap_rate_limit_per_minute },
-          changes,
-        );
-        this.#audit(key.integrator_id, key.id, "change_key_limits", detail, by);
+        this.#statements.setKeyLimits.run({ id: key.id, ...nextKeyLimits(key, changes) });
+        this.#audit(key.integrator_id, key.id, "change_key_limits", limitChangeDetail(key, changes), by);
         return { outcome: "changed", integratorId: key.integrator_id };
       })
       .immediate();
@@ -115,7 +102,7 @@ class SqliteIntegratorAdministration implements IntegratorAdministration {
   async revokeKey(keyId: number, by: OperatorAction): Promise<OperatorRevokeResult> {
     return this.#db
       .transaction((): OperatorRevokeResult => {
-        const key = this.#statements.key.get(keyId) as KeyRow | undefined;
+        const key = this.#statements.key.get(keyId) as KeyLimitsRow | undefined;
         if (key === undefined) return { outcome: "not_found" };
         if (this.#statements.revokeKey.run(by.at.getTime(), keyId).changes === 0) return { outcome: "already_revoked" };
         this.#audit(key.integrator_id, key.id, "revoke_key", {}, by);
@@ -125,15 +112,7 @@ class SqliteIntegratorAdministration implements IntegratorAdministration {
   }
 
   async listAudit(integratorId: number): Promise<AuditEntry[]> {
-    return (this.#statements.listAudit.all(integratorId) as AuditRow[]).map((row) => ({
-      id: row.id,
-      integratorId: row.integrator_id,
-      keyId: row.key_id ?? undefined,
-      action: row.action,
-      detail: JSON.parse(row.detail) as Record<string, unknown>,
-      actor: row.actor,
-      at: new Date(row.at),
-    }));
+    return (this.#statements.listAudit.all(integratorId) as AuditRow[]).map(auditFromRow);
   }
 
   async close(): Promise<void> {
@@ -141,22 +120,6 @@ class SqliteIntegratorAdministration implements IntegratorAdministration {
   }
 
   #audit(integratorId: number, keyId: number | undefined, action: string, detail: Record<string, unknown>, by: OperatorAction): void {
-    this.#statements.insertAudit.run({
-      integrator_id: integratorId,
-      key_id: keyId ?? null,
-      action,
-      detail: JSON.stringify(by.reason === undefined ? detail : { ...detail, reason: by.reason }),
-      actor: by.actor,
-      at: by.at.getTime(),
-    });
+    this.#statements.insertAudit.run(auditParams(integratorId, keyId, action, detail, by));
   }
-}
-
-/** `{ field: [old, new] }` for each limit the change names. */
-function changeDetail(before: Record<"max_fee_bps" | "quote_rate_limit_per_minute" | "swap_rate_limit_per_minute", number | null>, changes: LimitChanges) {
-  const detail: Record<string, [number | null, number]> = {};
-  if (changes.maxFeeBps !== undefined) detail.max_fee_bps = [before.max_fee_bps, changes.maxFeeBps];
-  if (changes.quoteRateLimitPerMinute !== undefined) detail.quote_rate_limit_per_minute = [before.quote_rate_limit_per_minute, changes.quoteRateLimitPerMinute];
-  if (changes.swapRateLimitPerMinute !== undefined) detail.swap_rate_limit_per_minute = [before.swap_rate_limit_per_minute, changes.swapRateLimitPerMinute];
-  return detail;
 }
