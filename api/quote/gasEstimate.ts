@@ -56,10 +56,14 @@ const INTRINSIC = 21_000;
 const SWAPLESS_SAVING = 8_000;
 const FRESH_SLOT_SWAPLESS = 13_700;
 
+const ZERO_DIGIT = "0".charCodeAt(0);
+
 /** EIP-2028 calldata cost; the signature placeholder counts as the non-zero bytes it will become. */
 function calldataGas(data: Hex, signatureOffset: number | undefined): number {
   let gas = 0;
-  for (let index = 2; index < data.length; index += 2) gas += data.slice(index, index + 2) === "00" ? 4 : 16;
+  // Character codes, not slices: a quote's calldata is over a thousand bytes, and a string per byte
+  // was a tenth of what a quote allocated.
+  for (let index = 2; index < data.length; index += 2) gas += data.charCodeAt(index) === ZERO_DIGIT && data.charCodeAt(index + 1) === ZERO_DIGIT ? 4 : 16;
   if (signatureOffset !== undefined) gas += SIGNATURE_BYTES * 12;
   return gas;
 }
