@@ -4,7 +4,7 @@ import { isRetryableSend, sendRaw, signPersistSend, type SendOutcome } from "./b
 import { relayOwnership } from "./relayOwnership";
 import { initialFees, replacementFees, type Fees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
-import type { Head } from "./chainHead";
+import type { BlockHead as Head } from "../sdk";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { RelayRecord, RelayTransaction } from "./store/relayStore";

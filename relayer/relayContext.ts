@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Address, PublicClient } from "viem";
-import type { ChainHead } from "./chainHead";
+import type { ChainHead } from "../sdk";
 import type { RelayerConfig } from "./config";
 import type { RelayerMetrics } from "./relayerMetrics";
 import type { SignerPool } from "./signerPool";

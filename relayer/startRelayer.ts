@@ -4,7 +4,7 @@ import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { manifestPath, readManifest } from "../sdk";
-import { ChainHead } from "./chainHead";
+import { ChainHead } from "../sdk";
 import type { RelayerConfig } from "./config";
 import { createInternalApp } from "./internalServer";
 import { NonceTracker } from "./nonceTracker";

@@ -89,6 +89,7 @@ export { SLUG_PATTERN, isValidSlug } from "./onboarding/slug";
 export { PayloadFieldError, OnboardingMessageError } from "./errors/onboarding";
 export { onboardIntegrator, OnboardingRequestError, type OnboardIntegratorParameters, type OnboardedIntegrator } from "./onboarding/onboardingClient";
 export { ChainClock } from "./chain/chainClock";
+export { ChainHead, type BlockHead } from "./chain/chainHead";
 export { isRevertError } from "./chain/revertError";
 export { applySqliteMigrations, type Migration, type MigratableDatabase } from "./storage/sqliteMigrations";
 export {

@@ -28,7 +28,7 @@ import { priceRelayerFee, type RelayerFeeQuote } from "./relayerFee";
 import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import type { SupportedToken } from "../tokens/supportedTokens";
 import type { BlockCache } from "./blockCache";
-import type { LatestBlockReader } from "./latestBlock";
+import type { ChainHead } from "../../sdk";
 import { estimateGas } from "./gasEstimate";
 import type { PermitNonceAllocator } from "./permitNonces";
 import type { SharedNonceReservations } from "./sharedNonceReservations";
@@ -65,7 +65,7 @@ export type QuoteInput = Readonly<{
 
 /** State shared by all quotes of one app. */
 export type QuoteEngine = Readonly<{
-  heads: LatestBlockReader;
+  heads: ChainHead;
   /** The chain's pool reserves, followed from events; a quote is priced at one of its snapshots. */
   pools: PoolStateTracker;
   blockCache: BlockCache;
@@ -246,7 +246,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   // The quote is priced at the pool snapshot of the latest head, and every other read is at that same
   // block. Its hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers),
   // and its timestamp starts the deadline: chain time, not server time, is what the router checks.
-  const pools = await engine.pools.at(client, await engine.heads.read(), chain.tokens.pools());
+  const pools = await engine.pools.at(client, await engine.heads.fresh(), chain.tokens.pools());
   const block = pools.block;
   const blockNumber = block.number;
   const reads = blockReads(engine, client, block.hash, blockNumber);

@@ -1,6 +1,6 @@
 import { BlockNotFoundError, type Address, type Hex, type PublicClient } from "viem";
 import type { ManifestPool } from "../../sdk";
-import type { BlockHead } from "./latestBlock";
+import type { BlockHead } from "../../sdk";
 import { readPoolEvents, type LogWindow, type PoolEvent } from "./poolEvents";
 import { PoolGraph, type PricedMarket } from "./poolGraph";
 import { readPoolReserves } from "./poolReserves";

@@ -7,7 +7,7 @@ import type { ChainContext } from "../chains/chainContext";
 import { requestedChain } from "../chains/chainRegistry";
 import { apiKeyAuth, principalOf, requireScope, type ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import { BlockCache } from "../quote/blockCache";
-import { LatestBlockReader } from "../quote/latestBlock";
+import { ChainHead } from "../../sdk";
 import { buildQuote, type Quote, type QuoteEngine } from "../quote/buildQuote";
 import { PermitNonceAllocator } from "../quote/permitNonces";
 import { PoolStateTracker } from "../quote/poolState";
@@ -70,7 +70,7 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
     let engine = engines.get(chain.chainId);
     if (engine === undefined) {
       engine = {
-        heads: new LatestBlockReader(chain.client),
+        heads: new ChainHead(chain.client),
         pools: new PoolStateTracker({
           factory: { address: chain.manifest.contracts.uniswapV2Factory, feeBps: UNISWAP_V2_FEE_BPS },
           isSupported: (token) => token !== NATIVE_TOKEN_LOWERCASE && chain.tokens.resolve(token) !== undefined,

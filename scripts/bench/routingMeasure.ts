@@ -6,7 +6,7 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { encodeFunctionData, toHex, type Abi, type Address, type PublicClient } from "viem";
 import type { DeploymentManifest } from "../../sdk";
-import { LatestBlockReader } from "../../api/quote/latestBlock";
+import { ChainHead } from "../../sdk";
 import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
 import { bestExecution } from "../../api/quote/splitDecision";
@@ -56,9 +56,9 @@ async function followPools(
 ): Promise<Omit<StateResult, "heapMiB"> & { held: { tracker?: PoolStateTracker; snapshot?: PoolSnapshot } }> {
   const held: { tracker?: PoolStateTracker; snapshot?: PoolSnapshot } = {};
   const tracker = new PoolStateTracker({ factory: { address: manifest.contracts.uniswapV2Factory, feeBps: 30 }, isSupported: () => true, observeReads: () => undefined });
-  const heads = new LatestBlockReader(client);
+  const heads = new ChainHead(client);
   let started = performance.now();
-  let snapshot = await tracker.at(client, await heads.read(), manifest.pools);
+  let snapshot = await tracker.at(client, await heads.fresh(), manifest.pools);
   const fullReadMs = performance.now() - started;
   if (snapshot.pools.size !== manifest.pools.length) throw new Error(`${manifest.pools.length - snapshot.pools.size} pools could not be read`);
 
@@ -66,7 +66,7 @@ async function followPools(
   for (const fraction of [0.01, 0.1, 1]) {
     const count = Math.max(1, Math.round(manifest.pools.length * fraction));
     await touchPools(hre, snapshot, manifest.contracts.weth, count, 7 + absorb.length, devTokenAbi, from);
-    const head = await heads.read();
+    const head = await heads.fresh();
     started = performance.now();
     snapshot = await tracker.at(client, head, manifest.pools);
     absorb.push({ fraction, pools: count, ms: performance.now() - started });

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { createPublicClient, custom, parseUnits, type Address, type EIP1193RequestFn, type PublicClient } from "viem";
 import hre from "hardhat";
-import { LatestBlockReader } from "../../api/quote/latestBlock";
+import { ChainHead } from "../../sdk";
 import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 import { fundAccount } from "../../scripts/deploy/deployTestToken";
@@ -29,8 +29,8 @@ function trackerFor(f: SettlementFixture, supported: readonly Address[] = f.toke
     observeReads: (_pools, failed) => unreadable.push([...failed.keys()]),
   });
   const { client, calls } = countingClient(f);
-  const heads = new LatestBlockReader(client);
-  return { tracker, calls, snapshot: async () => tracker.at(client, await heads.read(), f.pools) };
+  const heads = new ChainHead(client);
+  return { tracker, calls, snapshot: async () => tracker.at(client, await heads.fresh(), f.pools) };
 }
 
 /** The snapshot is the chain's state at its block, and that block is on the chain now. */
