@@ -22,8 +22,6 @@ export type SplitRoute = Readonly<{
 export type SplitOptions = Readonly<{
   /** Paths considered (pool-disjoint, best first); default 3. */
   maxPaths?: number;
-  /** The sell amount is allotted in this many equal parts; default 200. */
-  parts?: number;
   /**
    * What a path of `hops` hops costs in the buy token (the gas model's price of it); a split pays for
    * its legs beyond the single path's one. Default nothing.
@@ -104,13 +102,63 @@ function without(market: PricedMarket, excluded: ReadonlySet<Address>): PricedMa
 }
 
 /**
+ * A path's output as a function of its input, `p·x / (1 + q·x)`, ignoring integer rounding. One V2 hop
+ * with reserves (Rin, Rout) and fee factor γ pays `γ·x·Rout / (Rin + γ·x)`: p = γ·Rout/Rin (its
+ * marginal price at zero), q = γ/Rin. Such linear-fractional maps compose into the same form, so a
+ * whole path has one (p, q): after a hop (p1, q1), a hop (p2, q2) gives (p1·p2, q1 + q2·p1). Its
+ * marginal price at x is p / (1 + q·x)².
+ */
+type PathCurve = { p: number; q: number };
+
+function curveOf(hops: readonly RouteHop[]): PathCurve {
+  let p = 1;
+  let q = 0;
+  for (const hop of hops) {
+    const zeroForOne = hop.pool.token0 === hop.tokenIn;
+    const [reserveIn, reserveOut] = zeroForOne ? [hop.pool.reserve0, hop.pool.reserve1] : [hop.pool.reserve1, hop.pool.reserve0];
+    const gamma = (10_000 - hop.pool.feeBps) / 10_000;
+    const hopP = (gamma * Number(reserveOut)) / Number(reserveIn);
+    const hopQ = gamma / Number(reserveIn);
+    q += hopQ * p;
+    p *= hopP;
+  }
+  return { p, q };
+}
+
+/**
+ * The amounts that equalise the paths' marginal prices, which maximises their total output (each
+ * output is concave): with marginal λ on every leg, leg i takes x_i = (√(p_i/λ) − 1) / q_i, and the
+ * x_i add up to the amount, so 1/√λ = (X + Σ 1/q_i) / Σ (√p_i / q_i). A leg whose marginal price
+ * at zero is already below λ gets nothing: it is dropped and λ found again over the others.
+ */
+function equalMarginalAllotment(curves: readonly PathCurve[], amountIn: bigint): number[] {
+  const total = Number(amountIn);
+  const active = curves.map((curve) => curve.p > 0 && curve.q > 0);
+  for (;;) {
+    let sumInverseQ = 0;
+    let sumRootP = 0;
+    curves.forEach((curve, index) => {
+      if (!active[index]) return;
+      sumInverseQ += 1 / curve.q;
+      sumRootP += Math.sqrt(curve.p) / curve.q;
+    });
+    if (sumRootP === 0) return curves.map(() => 0);
+    const scale = (total + sumInverseQ) / sumRootP;
+    const allotted = curves.map((curve, index) => (active[index] ? (Math.sqrt(curve.p) * scale - 1) / curve.q : 0));
+    const negative = allotted.findIndex((amount, index) => active[index] && amount <= 0);
+    if (negative === -1) return allotted;
+    active[negative] = false;
+  }
+}
+
+/**
  * Splits a sell across up to `maxPaths` pool-disjoint paths (each the best path left once the pools
  * of the earlier ones are taken out, found at the full amount). Disjoint paths have separable, concave
- * outputs (a V2 output's marginal falls as its input grows, and so does a chain of them), so filling
- * the legs greedily, one part at a time, to the leg whose next part pays most equalises their
- * marginal prices up to one part's width; moving halving amounts between legs while that pays then
- * narrows it to 1/4096 of a part (a leg that saturates within one part needs it). The split is returned only when it pays
- * more than the best single path after its extra gas (`splitCost`, `legCost`); otherwise the single path is.
+ * outputs, so the best allotment equalises their marginal prices; each path's output curve has a
+ * closed form (`PathCurve`), and so does the allotment (`equalMarginalAllotment`): a few floating-point
+ * operations per leg instead of a search. The legs are then priced exactly, at the whole-bps shares
+ * the router executes. The split is returned only when it pays more than the best single path after
+ * its extra gas (`splitCost`, `legCost`); otherwise the single path is.
  */
 export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Address, amountIn: bigint, options: SplitOptions = {}): SplitRoute | undefined {
   const single = options.single ?? searchRoute(market, tokenIn, tokenOut, amountIn);
@@ -126,44 +174,9 @@ export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Add
   }
   if (paths.length === 1) return singleResult;
 
-  const parts = BigInt(options.parts ?? 200);
-  const part = amountIn / parts;
-  if (part === 0n) return singleResult;
-  const allotted = paths.map(() => 0n);
-  const outputs = paths.map(() => 0n);
-  const gainOf = (index: number, extra: bigint) => pathOutput(paths[index]!.hops, allotted[index]! + extra) - outputs[index]!;
-  let remaining = amountIn;
-  while (remaining > 0n) {
-    const step = remaining < part * 2n ? remaining : part;
-    let best = 0;
-    let bestGain = -1n;
-    for (let index = 0; index < paths.length; index++) {
-      const gain = gainOf(index, step);
-      if (gain > bestGain) [best, bestGain] = [index, gain];
-    }
-    allotted[best] = allotted[best]! + step;
-    outputs[best] = outputs[best]! + bestGain;
-    remaining -= step;
-  }
-
-  // A leg that saturates within one part (a shallow pool behind a deep one) is over-filled by a whole
-  // part: move ever-smaller amounts between legs while that pays, down to 1/4096 of a part.
-  for (let step = part / 2n; step > 0n && step * 4096n >= part; step /= 2n) {
-    for (let moved = true; moved; ) {
-      moved = false;
-      for (let from = 0; from < paths.length; from++) {
-        for (let to = 0; to < paths.length; to++) {
-          if (from === to || allotted[from]! < step) continue;
-          const fromOut = pathOutput(paths[from]!.hops, allotted[from]! - step);
-          const toOut = pathOutput(paths[to]!.hops, allotted[to]! + step);
-          if (fromOut + toOut <= outputs[from]! + outputs[to]!) continue;
-          [allotted[from], allotted[to], outputs[from], outputs[to]] = [allotted[from]! - step, allotted[to]! + step, fromOut, toOut];
-          moved = true;
-        }
-      }
-    }
-  }
-
+  const amounts = equalMarginalAllotment(paths.map((path) => curveOf(path.hops)), amountIn);
+  const scale = 1_000_000_000;
+  const allotted = amounts.map((amount) => (amountIn * BigInt(Math.round((amount / Number(amountIn)) * scale))) / BigInt(scale));
   const legs = settledLegs(
     paths.map((path, index) => ({ hops: path.hops, allotted: allotted[index]! })),
     amountIn,
