@@ -44,8 +44,11 @@ export async function startApi(
   });
   const closeStorage = async () => {
     try {
-      await nonceReservations?.close();
-      await limits.close();
+      try {
+        await nonceReservations?.close();
+      } finally {
+        await limits.close();
+      }
     } finally {
       await store.close();
     }

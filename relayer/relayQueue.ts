@@ -74,22 +74,9 @@ export class RelayQueue {
   }
 
   async #broadcastFirst(relayId: string): Promise<void> {
-    const { store } = this.context;
+    this.#waiting.delete(relayId);
     try {
-      const relay = await store.getRelay(relayId);
-      if (relay === undefined || isFinalRelayStatus(relay.status) || relay.signer !== undefined) return;
-      const ownership = relayOwnership(relay, this.context.config, this.context.now());
-      if (ownership === "theirs") {
-        this.context.logger.warn({ relayId, owner: relay.claimedBy }, "relay was taken over by another relayer; leaving it");
-        return;
-      }
-      if (ownership === "lapsed") {
-        this.#waitAndRetry(relayId, { leaseUntil: relay.leaseUntil?.toISOString() }, "lease on the relay lapsed (renewals failing?); waiting for a renewal before signing");
-        return;
-      }
-      await this.#checkAndSend(relay);
-      // A relay sent back to wait keeps its attempt count, so its pauses grow.
-      if (!this.#waiting.delete(relayId)) this.#attempts.delete(relayId);
+      await this.#attempt(relayId);
     } catch (error) {
       // Nothing here may fail a relay or escape the queue: the relay is tried again, later and later.
       const attempt = (this.#attempts.get(relayId) ?? 0) + 1;
@@ -97,7 +84,26 @@ export class RelayQueue {
       if (isTransientRpcError(error)) this.context.logger.warn({ relayId, attempt, err: rpcErrorText(error) }, "chain unreachable before broadcast; retrying");
       else this.context.logger.error({ relayId, attempt, err: error }, "unexpected error before broadcast; retrying");
       this.enqueue(relayId, backoffMs(attempt, 30_000));
+      return;
     }
+    // A relay sent back to wait keeps its attempt count, so its pauses grow; any other outcome (sent,
+    // ended, another relayer's) closes its count.
+    if (!this.#waiting.has(relayId)) this.#attempts.delete(relayId);
+  }
+
+  async #attempt(relayId: string): Promise<void> {
+    const relay = await this.context.store.getRelay(relayId);
+    if (relay === undefined || isFinalRelayStatus(relay.status) || relay.signer !== undefined) return;
+    const ownership = relayOwnership(relay, this.context.config, this.context.now());
+    if (ownership === "theirs") {
+      this.context.logger.warn({ relayId, owner: relay.claimedBy }, "relay was taken over by another relayer; leaving it");
+      return;
+    }
+    if (ownership === "lapsed") {
+      this.#waitAndRetry(relayId, { leaseUntil: relay.leaseUntil?.toISOString() }, "lease on the relay lapsed (renewals failing?); waiting for a renewal before signing");
+      return;
+    }
+    await this.#checkAndSend(relay);
   }
 
   async #checkAndSend(relay: RelayRecord): Promise<void> {

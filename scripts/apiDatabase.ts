@@ -15,6 +15,8 @@ export async function openApiDatabase<T>(config: Pick<ApiConfig, "databaseUrl">,
 }
 
 function withoutPassword(url: string): string {
+  // A libpq keyword string is not a URL: say so rather than echo it (it may hold the password).
+  if (!URL.canParse(url)) return "a value that is not a postgres:// URL";
   const parsed = new URL(url);
   parsed.password = "";
   return parsed.toString();

@@ -42,9 +42,12 @@ const MAX_RESERVE = (1n << 112n) - 1n;
 export function amountThrough(pool: PricedPool, tokenIn: Address, amountIn: bigint): bigint {
   const zeroForOne = pool.token0 === tokenIn;
   if (!zeroForOne && pool.token1 !== tokenIn) return 0n;
-  const reserveIn = zeroForOne ? pool.reserve0 : pool.reserve1;
+  const [reserveIn, reserveOut] = zeroForOne ? [pool.reserve0, pool.reserve1] : [pool.reserve1, pool.reserve0];
   if (reserveIn + amountIn > MAX_RESERVE) return 0n;
-  return getAmountOut(amountIn, reserveIn, zeroForOne ? pool.reserve1 : pool.reserve0, pool.feeBps);
+  // An empty side (anyone can make one: send one token to a pair, then sync) would price the whole
+  // other reserve for any input, which the pair then refuses to pay out: no hop.
+  if (reserveIn === 0n || reserveOut === 0n) return 0n;
+  return getAmountOut(amountIn, reserveIn, reserveOut, pool.feeBps);
 }
 
 export function hopThrough(pool: PricedPool, tokenIn: Address, amountIn: bigint): RouteHop | undefined {

@@ -27,6 +27,7 @@ export async function openPostgresNonceReservations(url: string): Promise<Shared
     await pool.query(
       `CREATE TABLE IF NOT EXISTS ${TABLE} (chain_id INTEGER NOT NULL, taker TEXT NOT NULL, nonce NUMERIC(78) NOT NULL, until_ms BIGINT NOT NULL, PRIMARY KEY (chain_id, taker, nonce))`,
     );
+    await pool.query(`CREATE INDEX IF NOT EXISTS ${TABLE}_until ON ${TABLE} (until_ms)`);
   } catch (error) {
     await pool.end();
     throw error;
@@ -34,7 +35,8 @@ export async function openPostgresNonceReservations(url: string): Promise<Shared
   let claims = 0;
   return {
     async claim(chainId, taker, nonce, untilMs, nowMs) {
-      if (++claims % SWEEP_EVERY === 0) await pool.query(`DELETE FROM ${TABLE} WHERE until_ms <= $1`, [nowMs]);
+      // The sweep runs beside the claim, not before it: no quote waits for it, and a failed one is retried later.
+      if (++claims % SWEEP_EVERY === 0) void pool.query(`DELETE FROM ${TABLE} WHERE until_ms <= $1`, [nowMs]).catch(() => undefined);
       const { rowCount } = await pool.query(
         `INSERT INTO ${TABLE} (chain_id, taker, nonce, until_ms) VALUES ($1, $2, $3, $4)
          ON CONFLICT (chain_id, taker, nonce) DO UPDATE SET until_ms = EXCLUDED.until_ms WHERE ${TABLE}.until_ms <= $5`,

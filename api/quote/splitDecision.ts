@@ -38,10 +38,24 @@ export function bestExecution(
   return split === undefined ? singleExecution : { legs: split.legs, amountOut: split.amountOut };
 }
 
+/**
+ * What PRICE_PROBE_WEI of WETH buys of each token, per snapshot: one search per token and block rather
+ * than one per quote (null: no route). Snapshots never change and are held weakly, so this is a pure
+ * memo of the market's state.
+ */
+const probes = new WeakMap<PricedMarket, Map<Address, bigint | null>>();
+
 /** Converts wei into `token` at the market's price, or undefined when no pool route prices it. */
 function gasPricer(market: PricedMarket, token: Address, weth: Address): ((wei: bigint) => bigint) | undefined {
   if (token === weth) return (wei) => wei;
-  const probe = searchRoute(market, weth, token, PRICE_PROBE_WEI);
-  if (probe === undefined) return undefined;
-  return (wei) => (wei * probe.amountOut) / PRICE_PROBE_WEI;
+  let known = probes.get(market);
+  if (known === undefined) probes.set(market, (known = new Map()));
+  let probe = known.get(token);
+  if (probe === undefined) {
+    probe = searchRoute(market, weth, token, PRICE_PROBE_WEI)?.amountOut ?? null;
+    known.set(token, probe);
+  }
+  if (probe === null) return undefined;
+  const perProbe = probe;
+  return (wei) => (wei * perProbe) / PRICE_PROBE_WEI;
 }

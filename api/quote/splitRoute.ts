@@ -61,6 +61,7 @@ export function priceImpactLoss(route: FoundRoute): bigint {
     numerator *= reserveOut * BigInt(10_000 - hop.pool.feeBps);
     denominator *= reserveIn * 10_000n;
   }
+  if (denominator === 0n) return 0n;
   const atMarginalPrice = numerator / denominator;
   return atMarginalPrice > route.amountOut ? atMarginalPrice - route.amountOut : 0n;
 }
@@ -133,7 +134,7 @@ function curveOf(hops: readonly RouteHop[]): PathCurve {
  */
 function equalMarginalAllotment(curves: readonly PathCurve[], amountIn: bigint): number[] {
   const total = Number(amountIn);
-  const active = curves.map((curve) => curve.p > 0 && curve.q > 0);
+  const active = curves.map((curve) => Number.isFinite(curve.p) && Number.isFinite(curve.q) && curve.p > 0 && curve.q > 0);
   for (;;) {
     let sumInverseQ = 0;
     let sumRootP = 0;

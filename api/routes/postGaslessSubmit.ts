@@ -43,11 +43,6 @@ function conflictOrExisting(match: RelayMatch): InternalRelayJson | undefined {
   }
 }
 
-/**
- * POST /gasless/submit: validates a signed gasless quote and hands it to the relayer, which stores it
- * before answering; from `accepted` on, no crash loses it or sends it twice. The same quote and
- * signature, or the same idempotency key with the same quote, returns the existing relay (200).
- */
 /** Pauses before looking again for a quote not found: about ten of another instance's flushes in all. */
 const QUOTE_LOOKUP_RETRIES_MS = [50, 100, 150];
 
@@ -66,6 +61,11 @@ async function findQuoteSoon(store: Store, quoteId: string): Promise<QuoteRecord
   return quote;
 }
 
+/**
+ * POST /gasless/submit: validates a signed gasless quote and hands it to the relayer, which stores it
+ * before answering; from `accepted` on, no crash loses it or sends it twice. The same quote and
+ * signature, or the same idempotency key with the same quote, returns the existing relay (200).
+ */
 function submitHandler(deps: ApiDependencies) {
   const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }));
   const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);

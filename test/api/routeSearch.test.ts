@@ -3,6 +3,9 @@ import fc from "fast-check";
 import type { Address } from "viem";
 import { getAmountOut } from "../../sdk";
 import { findBestRoute, type PricedPool } from "../../api/quote/routeSearch";
+import { pricedMarketOf } from "../../api/quote/poolGraph";
+import { searchRoute } from "../../api/quote/prunedRouteSearch";
+import { priceImpactLoss, splitRoute } from "../../api/quote/splitRoute";
 
 const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
 const pool = (n: number, a: number, b: number, reserveA: bigint, reserveB: bigint): PricedPool => {
@@ -32,6 +35,18 @@ describe("route search", () => {
     const chain = [pool(1, 1, 2, 10n ** 20n, 10n ** 20n), pool(2, 2, 3, 10n ** 20n, 10n ** 20n), pool(3, 3, 4, 10n ** 20n, 10n ** 20n), pool(4, 4, 5, 10n ** 20n, 10n ** 20n)];
     expect(findBestRoute(chain, token(1), token(4), 10n ** 15n)?.hops).to.have.length(3);
     expect(findBestRoute(chain, token(1), token(5), 10n ** 15n)).to.equal(undefined);
+  });
+
+  it("never routes through a pool with an empty side (a pair anyone can sync to one token): the pruned search and a split skip it too", () => {
+    // Pool 1 has no token-1 reserve: V2's formula would pay all of its token-2 reserve for any input.
+    const pools = [pool(1, 1, 2, 0n, 10n ** 24n), pool(2, 1, 3, 10n ** 22n, 10n ** 22n), pool(3, 3, 2, 10n ** 22n, 10n ** 22n), pool(4, 1, 2, 10n ** 22n, 0n)];
+    const route = findBestRoute(pools, token(1), token(2), 10n ** 18n)!;
+    expect(route.hops.map((hop) => hop.pool.address)).to.deep.equal([token(1002), token(1003)]);
+    const market = pricedMarketOf(pools);
+    expect(searchRoute(market, token(1), token(2), 10n ** 18n)!.hops.map((hop) => hop.pool.address)).to.deep.equal([token(1002), token(1003)]);
+    const split = splitRoute(market, token(1), token(2), 10n ** 21n)!;
+    expect(split.legs).to.have.length(1);
+    expect(priceImpactLoss(split.legs[0]!) > 0n).to.equal(true);
   });
 
   it("returns nothing for unconnected tokens, a zero amount, or the same token", () => {

@@ -4,6 +4,7 @@ import type { Address } from "viem";
 import { pricedMarketOf } from "../../api/quote/poolGraph";
 import { pathOutput, priceImpactLoss, splitRoute } from "../../api/quote/splitRoute";
 import { splitAmounts } from "../../sdk";
+import { bestExecution } from "../../api/quote/splitDecision";
 import type { PricedPool, RouteHop } from "../../api/quote/routeSearch";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
 
@@ -110,6 +111,23 @@ describe("split routes", () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  it("the quote's decision: a large order splits when its gas can be priced through WETH, and stays single when the buy token has no route from WETH", () => {
+    const deep = 10n ** 24n;
+    const parallel = [pool(1, 1, 2, deep, deep), pool(2, 1, 3, deep, deep), pool(3, 3, 2, deep, deep)];
+    const WETH = token(9);
+    const gasPrice = 10n ** 9n;
+    const amount = deep / 10n;
+    const single = (market: ReturnType<typeof pricedMarketOf>) => searchRoute(market, SELL, BUY, amount)!;
+    const unpriced = pricedMarketOf(parallel);
+    expect(bestExecution(unpriced, SELL, BUY, amount, single(unpriced), gasPrice, WETH).legs).to.have.length(1);
+    const priced = pricedMarketOf([...parallel, pool(4, 9, 2, deep, deep)]);
+    const execution = bestExecution(priced, SELL, BUY, amount, single(priced), gasPrice, WETH);
+    expect(execution.legs).to.have.length(2);
+    expect(execution.amountOut > single(priced).amountOut).to.equal(true);
+    // A small order is screened out before any further search: its price impact is below the split's gas.
+    expect(bestExecution(priced, SELL, BUY, 10n ** 12n, searchRoute(priced, SELL, BUY, 10n ** 12n)!, gasPrice, WETH).legs).to.have.length(1);
   });
 
   it("stays on one path when the extra legs' gas costs more than they gain", () => {

@@ -234,6 +234,11 @@ describe("Split routes (SPLIT action)", () => {
       const receipt = await f.publicClient.waitForTransactionReceipt({ hash: await send(roundTrip, NATIVE_TOKEN) });
       expect(receipt.status).to.equal("success");
       expect(await balanceOf(f, f.token("USDC"), f.routerAddress)).to.equal(0n);
+      // A swap before a split hands its output to the router (not to a pair), and the split sells it on.
+      const swapThenSplit = concatHex(["0x02", "0x01", hop("WETH", "USDC"), "0x05", "0x02", leg(5000, hop("USDC", "DAI"), hop("DAI", "WETH")).slice(2) as Hex, leg(5000, hop("USDC", "WETH")).slice(2) as Hex, "0x03"]);
+      const swapped = await f.publicClient.waitForTransactionReceipt({ hash: await send(swapThenSplit, NATIVE_TOKEN) });
+      expect(swapped.status).to.equal("success");
+      for (const token of [f.token("USDC"), f.token("DAI"), f.contracts.weth]) expect(await balanceOf(f, token, f.routerAddress)).to.equal(0n);
       // The same split as the last action, ending in USDC while the order buys ETH.
       await expectRevert(send(split(leg(5000, hop("WETH", "USDC")), leg(5000, hop("WETH", "DAI"), hop("DAI", "USDC"))), NATIVE_TOKEN), "SwapUnexpectedToken", [NATIVE_TOKEN, f.token("USDC")]);
     });
