@@ -37,16 +37,11 @@ import type { PoolStateTracker } from "./poolState";
 import { searchRoute } from "./prunedRouteSearch";
 import type { QuoteQuery } from "./quoteQuery";
 import type { RouteHop } from "./routeSearch";
-import { bestExecution } from "./splitDecision";
+import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "./splitDecision";
 import type { SplitLeg } from "./splitRoute";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
-/**
- * The tip a taker-submitted quote assumes on top of the block's base fee when it weighs a split's
- * extra gas against its gain (gasless quotes use the relayer's configured tip).
- */
-const ASSUMED_PRIORITY_FEE_WEI = 1_000_000_000n;
 /** Nonces tried per word against the other instances' reservations before the next word. */
 const SHARED_NONCE_TRIES = 8;
 /** Dense nonce words tried (cheap to fill) before a taker who used them all gets a random word. */

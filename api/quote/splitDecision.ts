@@ -5,6 +5,12 @@ import { searchRoute } from "./prunedRouteSearch";
 import type { FoundRoute } from "./routeSearch";
 import { priceImpactLoss, splitRoute, type SplitLeg } from "./splitRoute";
 
+/**
+ * The tip a taker-submitted quote assumes on top of the block's base fee when it weighs a split's
+ * extra gas against its gain (gasless quotes use the relayer's configured tip).
+ */
+export const ASSUMED_PRIORITY_FEE_WEI = 1_000_000_000n;
+
 /** WETH priced to convert gas costs into the buy token: small enough to sit at the marginal price. */
 const PRICE_PROBE_WEI = 10n ** 15n;
 

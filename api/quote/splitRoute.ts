@@ -35,14 +35,8 @@ export type SplitOptions = Readonly<{
 
 /** The output of `path` (its pools and direction) for `amountIn`, or 0 when a hop cannot take it. */
 export function pathOutput(hops: readonly RouteHop[], amountIn: bigint): bigint {
-  let amount = amountIn;
-  for (const hop of hops) {
-    if (amount <= 0n) return 0n;
-    const next = hopThrough(hop.pool, hop.tokenIn, amount);
-    if (next === undefined) return 0n;
-    amount = next.amountOut;
-  }
-  return amount;
+  if (hops.length === 0) return amountIn;
+  return legHops(hops, amountIn)?.at(-1)?.amountOut ?? 0n;
 }
 
 /**
@@ -176,10 +170,8 @@ export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Add
   if (paths.length === 1) return singleResult;
 
   const amounts = equalMarginalAllotment(paths.map((path) => curveOf(path.hops)), amountIn);
-  const scale = 1_000_000_000;
-  const allotted = amounts.map((amount) => (amountIn * BigInt(Math.round((amount / Number(amountIn)) * scale))) / BigInt(scale));
   const legs = settledLegs(
-    paths.map((path, index) => ({ hops: path.hops, allotted: allotted[index]! })),
+    paths.map((path, index) => ({ hops: path.hops, fraction: amounts[index]! / Number(amountIn) })),
     amountIn,
   );
   if (legs === undefined || legs.length < 2) return singleResult;
@@ -197,11 +189,11 @@ export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Add
  * moves at most half a bps of the amount between legs whose marginal prices are nearly equal, so it
  * costs a second-order sliver of output. Undefined when a leg would buy nothing at its amount.
  */
-function settledLegs(allotments: readonly { hops: readonly RouteHop[]; allotted: bigint }[], amountIn: bigint): SplitLeg[] | undefined {
+function settledLegs(allotments: readonly { hops: readonly RouteHop[]; fraction: number }[], amountIn: bigint): SplitLeg[] | undefined {
   const ranked = allotments
-    .map((allotment) => ({ ...allotment, shareBps: Number((allotment.allotted * 10_000n + amountIn / 2n) / amountIn) }))
+    .map((allotment) => ({ ...allotment, shareBps: Math.round(allotment.fraction * 10_000) }))
     .filter((allotment) => allotment.shareBps > 0)
-    .sort((a, b) => (a.allotted > b.allotted ? -1 : a.allotted < b.allotted ? 1 : 0));
+    .sort((a, b) => b.fraction - a.fraction);
   if (ranked.length === 0) return undefined;
   ranked[0]!.shareBps += 10_000 - ranked.reduce((sum, leg) => sum + leg.shareBps, 0);
   const amounts = splitAmounts(amountIn, ranked.map((leg) => leg.shareBps));
@@ -214,7 +206,7 @@ function settledLegs(allotments: readonly { hops: readonly RouteHop[]; allotted:
   return legs;
 }
 
-/** The path's hops re-priced for `amountIn`; undefined when a hop would pay nothing. */
+/** The path's hops re-priced for `amountIn`; undefined when a hop would pay nothing (or `amountIn` is 0). */
 function legHops(hops: readonly RouteHop[], amountIn: bigint): RouteHop[] | undefined {
   const priced: RouteHop[] = [];
   let amount = amountIn;

@@ -9,7 +9,7 @@ import type { DeploymentManifest } from "../../sdk";
 import { ChainHead } from "../../sdk";
 import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
-import { bestExecution } from "../../api/quote/splitDecision";
+import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "../../api/quote/splitDecision";
 import { uniswapArtifacts } from "../deploy/uniswapArtifacts";
 import { seededRandom } from "../market/generateMarket";
 
@@ -17,8 +17,6 @@ export type AbsorbResult = { fraction: number; pools: number; ms: number };
 export type SplitResult = { orderOfDepth: number; sellUsdc: string; singleOut: string; splitOut: string; legs: number; gainBps: number };
 export type StateResult = { fullReadMs: number; heapMiB: number; absorb: AbsorbResult[]; split: SplitResult[] };
 
-/** The tip GET /quote assumes for taker-submitted swaps (buildQuote.ts). */
-const PRIORITY_FEE = 1_000_000_000n;
 
 function heapUsed(): number {
   (globalThis as { gc?: () => void }).gc?.();
@@ -76,7 +74,7 @@ async function followPools(
   const weth = manifest.contracts.weth.toLowerCase() as Address;
   const hub = [...snapshot.pools.values()].find((pool) => [pool.token0, pool.token1].includes(usdc) && [pool.token0, pool.token1].includes(weth))!;
   const depth = hub.token0 === usdc ? hub.reserve0 : hub.reserve1;
-  const gasPrice = snapshot.block.baseFeePerGas + PRIORITY_FEE;
+  const gasPrice = snapshot.block.baseFeePerGas + ASSUMED_PRIORITY_FEE_WEI;
   const split: SplitResult[] = [0.001, 0.01, 0.1].map((orderOfDepth) => {
     const amount = (depth * BigInt(orderOfDepth * 1000)) / 1000n;
     // What GET /quote would settle: the best single path, or a split when it pays more after its gas.
