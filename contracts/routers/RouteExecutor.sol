@@ -303,7 +303,7 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         uint256 amountIn,
         uint256 offset,
         uint256 nextOffset
-    ) private returns (address tokenOut, uint256 amountOut, bool inPair, bool paidOut) {
+    ) private returns (address tokenOut, uint256 amountOut, bool, /* inPair: always false */ bool paidOut) {
         uint256 legs = RouteActions.byteAt(actions, offset + 1);
         uint256 cursor = offset + RouteActions.SPLIT_HEADER_WIDTH;
         // The first leg's last hop names the token every leg must end in.

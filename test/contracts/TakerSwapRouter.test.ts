@@ -362,6 +362,8 @@ describe("TakerSwapRouter (feature 2)", () => {
       await expectRevert(send("0x02ff"), "SwapUnknownAction", [0xff, 1n]);
       await expectRevert(send("0x0201"), "SwapTruncatedAction", [1n]);
       await expectRevert(send("0x02", f.token("USDC")), "SwapUnexpectedToken", [f.token("USDC"), f.contracts.weth]);
+      // A second WRAP finds WETH running, not the native asset.
+      await expectRevert(send("0x0202"), "SwapUnexpectedToken", [NATIVE_TOKEN, f.contracts.weth]);
       await expectRevert(send(`0x${"0203".repeat(4)}02`), "SwapTooManyActions", [8n]);
       // A pool never pays out the native asset itself: a swap "into" the placeholder is refused.
       const intoNative = encodeRouteActions([{ type: "wrap" }, { type: "swapV2", pair: f.pool("WETH", "USDC"), tokenOut: NATIVE_TOKEN, feeBps: 30 }]);
