@@ -104,6 +104,8 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
   });
 
   it("revokes a key: trading endpoints refuse it at once; a move the status does not allow is refused saying why; bad usage exits 2", async () => {
+    // The key was just used, so the API holds its credential in memory: the revocation must still win.
+    expect((await quote()).status).to.equal(200);
     expect(await run("revoke-key", String(api.apiKey.keyId), "--reason", "leaked")).to.equal(0);
     expect((await quote()).body).to.deep.include({ code: "api_key_revoked" });
     expect(await run("revoke-key", String(api.apiKey.keyId))).to.equal(0);

@@ -15,17 +15,25 @@ import type {
   NewIntegrator,
   RevokeApiKeyResult,
 } from "../store";
+import { SqliteChangeMark } from "./sqliteChangeMark";
 import type { SqliteChallenges } from "./sqliteChallenges";
+
+/** Prefixes whose credentials are remembered at once; a flood of made-up prefixes starts the memo over, never grows it. */
+const MAX_REMEMBERED_PREFIXES = 1024;
 
 /** Integrator profiles and API keys on SQLite; writes that spend a nonce run in the challenges' transaction. */
 export class SqliteIntegrators implements IntegratorStore {
   readonly #db: Database.Database;
   readonly #challenges: SqliteChallenges;
   readonly #statements;
+  readonly #changes: SqliteChangeMark;
+  /** Credentials by key prefix as last read; emptied whenever the database changed (see `findCredentialsByPrefix`). */
+  readonly #credentials = new Map<string, readonly ApiKeyCredential[]>();
 
   constructor(db: Database.Database, challenges: SqliteChallenges) {
     this.#db = db;
     this.#challenges = challenges;
+    this.#changes = new SqliteChangeMark(db);
     this.#statements = {
       insertIntegrator: db.prepare(`INSERT INTO integrators
         (slug, owner_wallet, display_name, contact_email, telegram_handle, app_url, fee_recipient, max_fee_bps,
@@ -113,8 +121,20 @@ export class SqliteIntegrators implements IntegratorStore {
     });
   }
 
+  /**
+   * Every trading request authenticates here, so the joined lookup is remembered; but only while the
+   * database has not changed at all, by this connection or any other, so a revocation, a suspension or
+   * a new key holds from the next request exactly as without the memo.
+   */
   async findCredentialsByPrefix(prefix: string): Promise<ApiKeyCredential[]> {
-    return (this.#statements.findCredentialsByPrefix.all(prefix) as CredentialRow[]).map(credentialFromRow);
+    if (this.#changes.moved()) this.#credentials.clear();
+    let credentials = this.#credentials.get(prefix);
+    if (credentials === undefined) {
+      credentials = (this.#statements.findCredentialsByPrefix.all(prefix) as CredentialRow[]).map((row) => frozen(credentialFromRow(row)));
+      if (this.#credentials.size >= MAX_REMEMBERED_PREFIXES) this.#credentials.clear();
+      this.#credentials.set(prefix, credentials);
+    }
+    return [...credentials];
   }
 
   #integrator(id: number): IntegratorRecord {
@@ -124,4 +144,12 @@ export class SqliteIntegrators implements IntegratorStore {
   #apiKey(id: number): ApiKeyRecord {
     return apiKeyFromRow(this.#statements.findApiKey.get(id) as ApiKeyRow);
   }
+}
+
+/** Remembered credentials are handed to many requests: none of them may change one for the others. */
+function frozen(credential: ApiKeyCredential): ApiKeyCredential {
+  Object.freeze(credential.key.scopes);
+  Object.freeze(credential.key);
+  Object.freeze(credential.integrator);
+  return Object.freeze(credential);
 }
