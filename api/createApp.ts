@@ -16,16 +16,19 @@ import { getSupportedTokens } from "./routes/getSupportedTokens";
 import { onboardingRoutes } from "./routes/onboardingRoutes";
 import type { Route } from "./routes/route";
 
-/** Every route the API serves; a new endpoint is one more entry here (e.g. GET /quote behind apiKeyAuth). */
+/**
+ * Every route the API serves; a new endpoint is one more entry here (e.g. GET /quote behind apiKeyAuth).
+ * express tries them in this order, so the busiest come first: the liveness probe, then trading.
+ */
 export const apiRoutes: readonly Route[] = [
   getHealthRoute,
-  getReadyRoute,
-  getMetricsRoute,
-  ...onboardingRoutes,
-  getSupportedTokens,
   getQuoteRoute,
   postGaslessSubmitRoute,
   getGaslessStatusRoute,
+  getSupportedTokens,
+  getReadyRoute,
+  getMetricsRoute,
+  ...onboardingRoutes,
   getOpenApiRoute,
   getDocsRoute,
   getDocsAssetRoute,
@@ -45,10 +48,13 @@ export function createApp(given: ApiDependencies, options: CreateAppOptions = {}
   app.use(requestLog(deps.logger));
   app.use(metricsMiddleware(deps.metrics!));
   app.use(jsonBody(deps.config.maxBodyBytes));
+  const answerError = errorHandler(deps.logger);
   for (const route of options.routes ?? apiRoutes) {
-    app[route.method](route.path, ...route.handlers(deps));
+    // Each route answers its own errors: a refusal is then sent without express walking every later
+    // route in search of an error handler (the hot path of an unsupported-token 400).
+    app[route.method](route.path, ...route.handlers(deps), answerError);
   }
   app.use(notFound);
-  app.use(errorHandler(deps.logger));
+  app.use(answerError);
   return app;
 }
