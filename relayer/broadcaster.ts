@@ -57,12 +57,24 @@ export async function sendRaw(client: PublicClient, raw: Hex): Promise<{ outcome
 }
 
 /**
+ * The relay was claimed by another relayer between this one's checks and its write: nothing was
+ * recorded or sent, and the transaction's nonce is still the signer's to use.
+ */
+export class RelayTakenOverError extends Error {
+  override readonly name = "RelayTakenOverError";
+  constructor(readonly relayId: string) {
+    super(`relay ${relayId} was taken over by another relayer before its transaction was recorded; nothing was sent`);
+  }
+}
+
+/**
  * Signs `plan` with `signer`, writes the signed transaction to the store, and only then broadcasts it:
  * a crash between the two leaves a transaction the restarted relayer finds and sends again, never
- * one it does not know about.
+ * one it does not know about. The write is fenced by this relayer's lease on the relay: if another
+ * relayer took the relay over, it throws `RelayTakenOverError` and sends nothing.
  */
 export async function signPersistSend(
-  deps: { client: PublicClient; store: RelayStore; chainId: number; now: () => Date },
+  deps: { client: PublicClient; store: RelayStore; chainId: number; now: () => Date; relayerId: string },
   signer: Signer,
   relayId: string,
   plan: TransactionPlan,
@@ -79,7 +91,7 @@ export async function signPersistSend(
     maxPriorityFeePerGas: plan.fees.maxPriorityFeePerGas,
   });
   const hash = keccak256(raw);
-  await deps.store.recordBroadcast(relayId, {
+  const recording = await deps.store.recordBroadcast(relayId, {
     hash,
     kind: plan.kind,
     signer: signer.address,
@@ -88,7 +100,8 @@ export async function signPersistSend(
     maxFeePerGas: plan.fees.maxFeePerGas,
     maxPriorityFeePerGas: plan.fees.maxPriorityFeePerGas,
     sentAt: deps.now(),
-  });
+  }, { owner: deps.relayerId, now: deps.now() });
+  if (recording === "not_ours") throw new RelayTakenOverError(relayId);
   const { outcome, error } = await sendRaw(deps.client, raw);
   return { hash, raw, outcome, ...(error === undefined ? {} : { error }) };
 }

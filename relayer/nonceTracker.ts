@@ -33,6 +33,17 @@ export class NonceTracker {
     this.#held.delete(nonce);
   }
 
+  /**
+   * A nonce allocated for a transaction that was never recorded nor sent (the store refused or failed
+   * the write): when it is the last one handed out, as it is inside the signer's lock, the next
+   * allocation hands it out again, so no hole opens (on an automining node a hole makes every later
+   * transaction of the signer fail as "nonce too high"). Otherwise it is released, a gap to fill.
+   */
+  giveBack(nonce: number): void {
+    this.#held.delete(nonce);
+    if (nonce === this.#next - 1) this.#next = nonce;
+  }
+
   /** The node counts `chainPendingCount` transactions: never hand out a nonce below that. */
   resync(chainPendingCount: number): void {
     if (chainPendingCount > this.#next) this.#next = chainPendingCount;

@@ -1,6 +1,6 @@
 import { parseTransaction, type Hex, type TransactionReceipt } from "viem";
 import { isFinalRelayStatus } from "../sdk";
-import { isRetryableSend, sendRaw, signPersistSend, type SendOutcome } from "./broadcaster";
+import { isRetryableSend, RelayTakenOverError, sendRaw, signPersistSend, type SendOutcome } from "./broadcaster";
 import { relayOwnership } from "./relayOwnership";
 import { initialFees, replacementFees, type Fees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
@@ -89,7 +89,9 @@ export class ReceiptWatcher {
         try {
           await this.#advance(relayId, head, minedCount);
         } catch (error) {
-          if (isTransientRpcError(error)) logger.warn({ relayId, err: rpcErrorText(error) }, "chain unreachable while following relay; retrying");
+          // A replacement the store's fence refused: the relay is another relayer's now, ours stays on record for it.
+          if (error instanceof RelayTakenOverError) this.#tracked.delete(relayId);
+          else if (isTransientRpcError(error)) logger.warn({ relayId, err: rpcErrorText(error) }, "chain unreachable while following relay; retrying");
           else logger.error({ relayId, err: error }, "unexpected error while following relay; retrying next tick");
         }
       }),
@@ -241,7 +243,7 @@ export class ReceiptWatcher {
     }
     const gas = parseTransaction(latest.raw!).gas ?? BigInt(relay.estimatedGas);
     return signer.exclusive(async () => {
-      const sent = await signPersistSend({ client, store, chainId: config.chainId, now: this.context.now }, signer, relay.id, {
+      const sent = await signPersistSend({ client, store, chainId: config.chainId, now: this.context.now, relayerId: config.relayerId }, signer, relay.id, {
         kind,
         nonce: latest.nonce,
         fees,

@@ -1,6 +1,6 @@
 import PQueue from "p-queue";
 import { isFinalRelayStatus, isRevertError, type RelayReason, type RelayStatus } from "../sdk";
-import { signPersistSend } from "./broadcaster";
+import { RelayTakenOverError, signPersistSend } from "./broadcaster";
 import { initialFees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
@@ -78,6 +78,12 @@ export class RelayQueue {
     try {
       await this.#attempt(relayId);
     } catch (error) {
+      // Claimed by another relayer while this one waited for a signer: its nonce went back, and the
+      // relay is the other relayer's to send (the store's fence stopped ours).
+      if (error instanceof RelayTakenOverError) {
+        this.#attempts.delete(relayId);
+        return;
+      }
       // Nothing here may fail a relay or escape the queue: the relay is tried again, later and later.
       const attempt = (this.#attempts.get(relayId) ?? 0) + 1;
       this.#attempts.set(relayId, attempt);
@@ -156,16 +162,18 @@ export class RelayQueue {
         let sent;
         try {
           sent = await signPersistSend(
-            { client, store: this.context.store, chainId: config.chainId, now: this.context.now },
+            { client, store: this.context.store, chainId: config.chainId, now: this.context.now, relayerId: config.relayerId },
             signer,
             relay.id,
             { kind: "swap", nonce, fees, to: relay.router, data: relay.data, gas: (BigInt(relay.estimatedGas) * GAS_HEADROOM_PERCENT) / 100n },
           );
         } catch (error) {
-          // The write may or may not have committed: if it did, the watcher follows (and sends) it;
-          // if not, the nonce goes back, or it would hold up every later transaction of this signer.
-          const stored = await this.context.store.getRelay(relay.id).catch(() => undefined);
-          if (stored?.signerNonce === nonce && stored.signer === signer.address) this.track(relay.id, { resend: true });
+          // The write may or may not have committed: if it did, the watcher follows (and sends) it. If
+          // it surely did not (the store's fence refused it, or the relay reads back without it), the
+          // nonce is used next; if that cannot be known, it is released, a gap the watcher fills.
+          const stored = await this.context.store.getRelay(relay.id).then((found) => ({ found }), () => undefined);
+          if (stored?.found?.signerNonce === nonce && stored.found.signer === signer.address) this.track(relay.id, { resend: true });
+          else if (stored !== undefined) signer.nonces.giveBack(nonce);
           else signer.nonces.release(nonce);
           pool.notify();
           throw error;

@@ -23,12 +23,17 @@ export function observedRelayStore(store: RelayStore, metrics: RelayerMetrics, l
     recordBroadcast: async (...args: Parameters<RelayStore["recordBroadcast"]>) => {
       const [relayId, transaction] = args;
       const before = await timed.getRelay(relayId);
-      await timed.recordBroadcast(...args);
+      const recording = await timed.recordBroadcast(...args);
+      if (recording === "not_ours") {
+        logger.warn({ relayId, owner: before?.claimedBy, hash: transaction.hash }, "relay was taken over before its transaction was recorded; not sending it");
+        return recording;
+      }
       metrics.broadcasts.inc({ kind: transaction.kind });
       if (before?.status === "accepted") {
         metrics.relays.inc({ status: "submitted", reason: "" });
         logger.info({ relayId, status: "submitted", hash: transaction.hash, signer: transaction.signer, nonce: transaction.nonce }, "relay state changed");
       }
+      return recording;
     },
     updateRelay: async (...args: Parameters<RelayStore["updateRelay"]>) => {
       const [relayId, update] = args;

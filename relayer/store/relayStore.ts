@@ -26,8 +26,13 @@ export interface RelayStore {
   claimOpenRelays(lease: Lease, now: Date, limit: number, options: { own: boolean }): Promise<ClaimedRelay[]>;
   /** Extends the lease on every open relay `lease.owner` holds; returns how many. */
   renewLeases(lease: Lease): Promise<number>;
-  /** Persists a signed transaction before its broadcast, and moves the relay to `submitted`. */
-  recordBroadcast(relayId: string, transaction: NewRelayTransaction): Promise<void>;
+  /**
+   * Persists a signed transaction before its broadcast, and moves the relay to `submitted`; but only
+   * while `fence.owner` holds the relay's lease at `fence.now` (or nobody claimed it), checked in the
+   * same transaction as the write. `not_ours` writes nothing: the relay was taken over meanwhile, and
+   * the transaction must not be sent.
+   */
+  recordBroadcast(relayId: string, transaction: NewRelayTransaction, fence: BroadcastFence): Promise<BroadcastRecording>;
   /** Ends or advances a relay; `minedHash` marks the transaction that was mined (a copier's is added). */
   updateRelay(relayId: string, update: RelayUpdate): Promise<void>;
   /** The deploy block hash of the chain run these relays belong to, if recorded. */
@@ -43,6 +48,10 @@ export interface RelayStore {
 
 /** A relayer's hold on relays: its id (`RELAYER_ID`) and when the hold ends unless renewed. */
 export type Lease = { owner: string; until: Date };
+
+/** Who records a broadcast, and when: the lease it must still hold. */
+export type BroadcastFence = { owner: string; now: Date };
+export type BroadcastRecording = "recorded" | "not_ours";
 
 export type ClaimedRelay = { relay: RelayRecord; previousOwner: string | undefined };
 

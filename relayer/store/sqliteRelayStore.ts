@@ -4,8 +4,8 @@ import { dirname } from "node:path";
 import type { Address, Hex } from "viem";
 import { applySqliteMigrations, canMoveRelay } from "../../sdk";
 import { relayMigrations } from "./relayMigrations";
-import { foreignFill, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
-import type { ClaimedRelay, Lease, NewRelay, NewRelayTransaction, RelayCreation, RelayMatchQuery, RelayRecord, RelayStore, RelayUpdate } from "./relayStore";
+import { foreignFill, holdsLease, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
+import type { BroadcastFence, BroadcastRecording, ClaimedRelay, Lease, NewRelay, NewRelayTransaction, RelayCreation, RelayMatchQuery, RelayRecord, RelayStore, RelayUpdate } from "./relayStore";
 
 const OPEN = "status IN ('accepted', 'submitted')";
 
@@ -113,11 +113,15 @@ class SqliteRelayStore implements RelayStore {
     return this.#statements.renew.run({ owner: lease.owner, until: lease.until.getTime() }).changes;
   }
 
-  async recordBroadcast(relayId: string, transaction: NewRelayTransaction): Promise<void> {
-    this.#db
-      .transaction(() => {
+  async recordBroadcast(relayId: string, transaction: NewRelayTransaction, fence: BroadcastFence): Promise<BroadcastRecording> {
+    return this.#db
+      .transaction((): BroadcastRecording => {
+        const row = this.#statements.byId.get(relayId) as RelayRow | undefined;
+        if (row === undefined) throw new Error(`relay ${relayId} does not exist`);
+        if (!holdsLease(row, fence)) return "not_ours";
         this.#statements.insertTransaction.run(transactionParams(relayId, { ...transaction, mined: false }));
         this.#statements.submitted.run({ id: relayId, signer: transaction.signer.toLowerCase(), nonce: transaction.nonce, at: transaction.sentAt.getTime() });
+        return "recorded";
       })
       .immediate();
   }

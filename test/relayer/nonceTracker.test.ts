@@ -47,6 +47,20 @@ describe("relayer nonce tracking", () => {
     );
   });
 
+  it("hands a nonce given back (never recorded nor sent) out again when it was the last one, and otherwise leaves a gap to fill", () => {
+    const tracker = new NonceTracker(4, undefined);
+    const first = tracker.allocate();
+    const second = tracker.allocate();
+    tracker.giveBack(second);
+    expect(tracker.allocate()).to.equal(second);
+    expect(tracker.gaps(4)).to.deep.equal([]);
+    // Not the last one handed out: it cannot be reused safely, so it becomes a gap (filled by a self-transfer).
+    tracker.giveBack(first);
+    expect(tracker.next).to.equal(6);
+    expect(tracker.gaps(4)).to.deep.equal([first]);
+    expect(tracker.inFlight).to.equal(1);
+  });
+
   it("holding a reloaded nonce moves the counter past it", () => {
     const tracker = new NonceTracker(3, undefined);
     tracker.hold(7);

@@ -143,7 +143,7 @@ for (const engine of engines) {
         raw: "0xaa",
         ...fees,
         sentAt: new Date(2_000),
-      });
+      }, { owner: "relayer-1", now: new Date(2_000) });
       await store.recordBroadcast(relay.id, {
         hash: `0x${"02".repeat(32)}`,
         kind: "swap",
@@ -152,7 +152,7 @@ for (const engine of engines) {
         raw: "0xbb",
         ...fees,
         sentAt: new Date(3_000),
-      });
+      }, { owner: "relayer-1", now: new Date(2_000) });
       let stored = (await store.getRelay(relay.id))!;
       expect(stored.status).to.equal("submitted");
       expect([stored.signer, stored.signerNonce]).to.deep.equal([SIGNER, 7]);
@@ -217,6 +217,29 @@ for (const engine of engines) {
       expect(await store.listOpenRelays()).to.deep.equal([]);
     });
 
+    it("records a broadcast only while the recording relayer holds the relay's lease: another relayer's or a lapsed lease writes nothing", async () => {
+      const relay = newRelay();
+      await store.createRelay(relay, { owner: "a", until: new Date(5_000) });
+      const other = await engine.connect();
+      try {
+        const transaction = (byte: string) => ({ hash: `0x${byte.repeat(32)}` as Hex, kind: "swap" as const, signer: SIGNER as Hex, nonce: 4, raw: "0xaa" as Hex, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, sentAt: new Date(2_000) });
+        expect(await other.recordBroadcast(relay.id, transaction("01"), { owner: "b", now: new Date(2_000) })).to.equal("not_ours");
+        expect(await store.recordBroadcast(relay.id, transaction("02"), { owner: "a", now: new Date(5_000) })).to.equal("not_ours");
+        let stored = (await store.getRelay(relay.id))!;
+        expect([stored.status, stored.signer, stored.transactions.length]).to.deep.equal(["accepted", undefined, 0]);
+
+        expect(await store.recordBroadcast(relay.id, transaction("03"), { owner: "a", now: new Date(4_999) })).to.equal("recorded");
+        stored = (await store.getRelay(relay.id))!;
+        expect([stored.status, stored.signer, stored.transactions.map((t) => t.hash)]).to.deep.equal(["submitted", SIGNER, [`0x${"03".repeat(32)}`]]);
+        // Once "b" takes the lapsed relay over, "a" can no longer add a replacement.
+        expect((await other.claimOpenRelays({ owner: "b", until: new Date(20_000) }, new Date(6_000), 10, { own: false })).map(({ relay: claimed }) => claimed.id)).to.deep.equal([relay.id]);
+        expect(await store.recordBroadcast(relay.id, transaction("04"), { owner: "a", now: new Date(4_000) })).to.equal("not_ours");
+        expect((await other.getRelay(relay.id))!.transactions).to.have.length(1);
+      } finally {
+        await other.close();
+      }
+    });
+
     it("survives a reopen: relays and their signed transactions are on disk", async () => {
       const relay = newRelay();
       await store.createRelay(relay);
@@ -229,7 +252,7 @@ for (const engine of engines) {
         maxFeePerGas: 1n,
         maxPriorityFeePerGas: 1n,
         sentAt: new Date(2_000),
-      });
+      }, { owner: "relayer-1", now: new Date(2_000) });
       await store.close();
       store = await engine.reopen();
       const [open] = await store.listOpenRelays();
@@ -287,7 +310,7 @@ for (const engine of engines) {
         maxFeePerGas: 1n,
         maxPriorityFeePerGas: 1n,
         sentAt: new Date(2_000),
-      });
+      }, { owner: "dead", now: new Date(2_000) });
       expect(
         await store.claimOpenRelays(
           { owner: "alive", until: new Date(9_000) },

@@ -135,6 +135,40 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
       await chain.close();
     });
 
+    it("a relay taken over between the relayer's ownership check and its write is never broadcast here, and its nonce goes back", async () => {
+      const lines: string[] = [];
+      const relayerLogger = pino({ level: "warn" }, { write: (line: string) => void lines.push(line) });
+      stack = await startGaslessStack(f, { relayerLogger, relayerTransport: http(proxy.url, { retryCount: 0, timeout: 5_000 }) });
+      const relayerDb = join(stack.directory, "relayer.sqlite");
+      // The relayer's first chain read after it decided the relay is its own (the Permit2 nonce check,
+      // then the simulation): another relayer claims the relay right then.
+      proxy.before("eth_call", () => {
+        const db = new Database(relayerDb);
+        try {
+          return db.prepare("UPDATE relays SET claimed_by = 'relayer-other', lease_until = ? WHERE status = 'accepted'").run(Date.now() + 3_600_000).changes > 0;
+        } finally {
+          db.close();
+        }
+      });
+      const signers = relayerAccounts(4).signers.map((signer) => signer.address);
+      const nonces = async () => Promise.all(signers.map((signer) => f.publicClient.getTransactionCount({ address: signer, blockTag: "pending" })));
+      const before = await nonces();
+      const taken = await submitFor(f.signerOf(f.taker.account.address));
+      await waitUntil(() => lines.some((line) => line.includes("taken over before its transaction was recorded")));
+      const relay = (await stack.status(taken.relayId)).body as RelayJson;
+      expect([relay.status, relay.transactions]).to.deep.equal(["accepted", []]);
+      expect(proxy.seen).to.not.include("eth_sendRawTransaction");
+
+      // The nonce it had taken went back: the next relay uses it, and nothing waits behind a gap.
+      const [next] = await fundedTakers(f, 1);
+      const { relayId } = await submitFor(next!);
+      const confirmed = await stack.waitFor(relayId);
+      expect(confirmed.status, JSON.stringify(confirmed)).to.equal("confirmed");
+      const sent = confirmed.transactions[0]!;
+      expect(sent.nonce).to.equal(before[signers.indexOf(sent.signer as Hex)]);
+      expect(await nonces()).to.deep.equal(before.map((nonce, index) => (signers[index] === sent.signer ? nonce + 1 : nonce)));
+    });
+
     it("a node unreachable for a few seconds mid-flight delays the relay but never fails it; it confirms once", async () => {
       stack = await startGaslessStack(f, { relayerTransport: http(proxy.url, { retryCount: 0, timeout: 2_000 }) });
       proxy.refuse("eth_call", "eth_sendRawTransaction");
