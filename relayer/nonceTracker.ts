@@ -49,6 +49,22 @@ export class NonceTracker {
     if (chainPendingCount > this.#next) this.#next = chainPendingCount;
   }
 
+  /**
+   * Lets go of held nonces the chain has mined (below `chainMinedCount`): whatever used them, they
+   * occupy no place any more. A relay another relayer took over is never finished here, and without
+   * this its nonce would count against the signer's pending limit for good. Returns how many went.
+   */
+  settle(chainMinedCount: number): number {
+    let settled = 0;
+    for (const nonce of this.#held) {
+      if (nonce < chainMinedCount) {
+        this.#held.delete(nonce);
+        settled++;
+      }
+    }
+    return settled;
+  }
+
   /** Nonces from the chain's mined count up to our counter that nothing of ours holds. */
   gaps(chainMinedCount: number): number[] {
     const gaps: number[] = [];

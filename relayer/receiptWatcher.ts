@@ -269,7 +269,9 @@ export class ReceiptWatcher {
         signer.funded = funded;
         pool.notify();
       }
-      const gaps = signer.nonces.gaps(await minedCount(signer));
+      const mined = await minedCount(signer);
+      if (signer.nonces.settle(mined) > 0) pool.notify();
+      const gaps = signer.nonces.gaps(mined);
       for (const nonce of gaps) {
         const raw = await signer.account.signTransaction({
           type: "eip1559",

@@ -61,6 +61,16 @@ describe("relayer nonce tracking", () => {
     expect(tracker.inFlight).to.equal(1);
   });
 
+  it("settling at the chain's mined count lets go of held nonces below it only, freeing their places", () => {
+    const tracker = new NonceTracker(0, undefined);
+    for (let index = 0; index < 5; index++) tracker.allocate();
+    tracker.release(1);
+    expect(tracker.settle(3)).to.equal(2);
+    expect(tracker.inFlight).to.equal(2);
+    expect(tracker.gaps(3)).to.deep.equal([]);
+    expect(tracker.settle(3)).to.equal(0);
+  });
+
   it("holding a reloaded nonce moves the counter past it", () => {
     const tracker = new NonceTracker(3, undefined);
     tracker.hold(7);

@@ -243,6 +243,32 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
     expect(relay.transactions).to.deep.equal([]);
   });
 
+  it("a broadcast relay taken over by another relayer stops counting against this one's signer once its nonce is mined", async () => {
+    stack = await startGaslessStack(f, { signers: 1 });
+    const pendingNonces = async () => {
+      const text = await (await fetch(`${stack!.relayer!.url}/metrics`)).text();
+      return Number(/^relayer_signer_pending_nonces\{[^}]*\} (\d+)$/m.exec(text)?.[1]);
+    };
+    await setAutomine(false);
+    const { relayId } = await submitFor(f.signerOf(f.taker.account.address));
+    await stack.waitFor(relayId, submitted);
+    expect(await pendingNonces()).to.equal(1);
+    // Another relayer takes the broadcast relay over (this one's lease ran out); then the swap is mined.
+    const db = new Database(join(stack.directory, "relayer.sqlite"));
+    db.prepare("UPDATE relays SET claimed_by = 'relayer-other', lease_until = ? WHERE id = ?").run(Date.now() + 3_600_000, relayId);
+    db.close();
+    await mine(1);
+    await setAutomine(true);
+    // The watcher's signer check (every few ticks) lets go of the mined nonce it no longer follows.
+    const until = Date.now() + 20_000;
+    while ((await pendingNonces()) !== 0) {
+      if (Date.now() > until) throw new Error("the taken-over relay's nonce still counts against the signer");
+      await mine(1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await f.publicClient.getTransactionCount({ address: relayerAccounts(1).signers[0]!.address })).to.be.greaterThan(0);
+  });
+
   it("100 relays from 20 takers at once with 4 signers all confirm: nonces without gaps, and every signer took a share", async () => {
     stack = await startGaslessStack(f, { api: { defaultQuoteRateLimitPerMinute: 1000, defaultSwapRateLimitPerMinute: 1000 } });
     const takers = await fundedTakers(f, 20);
