@@ -179,9 +179,13 @@ async function allocateNonce(
     // stays reserved here until our quote's expiry (the allocator just reserved it), so the next try
     // picks another bit; a word where several tries fail is given up for the next.
     for (let attempt = 0; attempt < SHARED_NONCE_TRIES; attempt++) {
-      const allocated = engine.nonces.allocate(chain.chainId, taker, word, bitmap, nowMs, expiresMs);
+      const allocated = engine.nonces.allocate(chain.chainId, taker, word, bitmap, nowMs, expiresMs, { onlyFree: shared !== undefined });
       if (allocated === undefined || shared === undefined) return allocated;
-      if (await shared.claim(chain.chainId, taker, allocated.nonce, expiresMs, nowMs)) return allocated;
+      const claimed = await shared.claim(chain.chainId, taker, allocated.nonce, expiresMs, nowMs).catch(() => {
+        // The database, not the chain, failed: say so (the handler calls any other failure a chain read's).
+        throw new ApiError(503, "quote_unavailable", "Permit2 nonce reservations could not be made right now (the API's database did not answer); retry shortly");
+      });
+      if (claimed) return allocated;
     }
     return undefined;
   };

@@ -33,6 +33,17 @@ describe("Permit2 nonce allocation", () => {
     expect(allocator.allocate(4663, TAKER, 0n, bitmap, 150, 300)?.nonce).to.equal(1n);
   });
 
+  it("with onlyFree (shared reservations), reports a word whose free bits are all held as full instead of reusing one", () => {
+    const allocator = new PermitNonceAllocator();
+    const bitmap = (1n << 256n) - 1n - 0b110n; // only bits 1 and 2 are free
+    const onlyFree = { onlyFree: true };
+    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 0, 100, onlyFree)?.nonce).to.equal(1n);
+    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 0, 50, onlyFree)?.nonce).to.equal(2n);
+    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 0, 200, onlyFree)).to.equal(undefined);
+    // Once a reservation expired, its bit is free again.
+    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 60, 300, onlyFree)?.nonce).to.equal(2n);
+  });
+
   it("reports a word with every bit used on chain as full, and keeps words and takers apart", () => {
     const allocator = new PermitNonceAllocator();
     expect(allocator.allocate(4663, TAKER, 0n, (1n << 256n) - 1n, 0, 1)).to.equal(undefined);

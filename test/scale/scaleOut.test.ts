@@ -171,6 +171,23 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
     expect(new Set(nonces).size, nonces.join(",")).to.equal(24);
   });
 
+  it("answers 503 quote_unavailable, not a chain error, while the shared nonce reservations cannot be written; quotes resume after", async () => {
+    const key = await onboard("nonces-unavailable");
+    const [taker] = await fundedTakers(f, 1);
+    const db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    try {
+      await db.query("ALTER TABLE permit_nonce_reservations RENAME TO permit_nonce_reservations_away");
+      const refused = await call(apis[0]!, "GET", quotePath(taker!), key);
+      expect([refused.status, refused.body.code]).to.deep.equal([503, "quote_unavailable"]);
+      expect(refused.body.error).to.match(/nonce reservations/).and.not.match(/permit_nonce_reservations|postgres/i);
+    } finally {
+      await db.query("ALTER TABLE permit_nonce_reservations_away RENAME TO permit_nonce_reservations");
+      await db.end();
+    }
+    expect((await call(apis[0]!, "GET", quotePath(taker!), key)).status).to.equal(200);
+  });
+
   it(`confirms ${RELAYS} gasless relays submitted round-robin to both APIs, each with one SwapSettled, while a relayer is killed mid-run`, async () => {
     const key = await onboard("scale-out");
     const takers = await fundedTakers(f, TAKERS);
