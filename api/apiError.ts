@@ -72,6 +72,8 @@ export type ApiErrorBodyValue = string | number | boolean | null;
 export type ApiErrorExtras = Readonly<{
   body?: Readonly<Record<string, ApiErrorBodyValue>>;
   headers?: Readonly<Record<string, string>>;
+  /** What failed underneath a 5xx (a database error, say): logged for the operator, never sent. */
+  cause?: unknown;
 }>;
 
 /** An error the client should see as is; anything else becomes a 500 without details. */

@@ -2,7 +2,7 @@ import type { Address, Hex, PublicClient } from "viem";
 import { keccak256 } from "viem";
 import type { Fees } from "./feeBump";
 import type { Signer } from "./signerPool";
-import type { RelayStore } from "./store/relayStore";
+import type { LeaseRefusal, RelayStore } from "./store/relayStore";
 import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
 
 /**
@@ -57,13 +57,21 @@ export async function sendRaw(client: PublicClient, raw: Hex): Promise<{ outcome
 }
 
 /**
- * The relay was claimed by another relayer between this one's checks and its write: nothing was
- * recorded or sent, and the transaction's nonce is still the signer's to use.
+ * The store's fence refused the write: another relayer claimed the relay (`not_ours`), or this one's
+ * lease on it ran out (`lapsed`) between its checks and the write. Nothing was recorded or sent, and
+ * the transaction's nonce is still the signer's to use.
  */
-export class RelayTakenOverError extends Error {
-  override readonly name = "RelayTakenOverError";
-  constructor(readonly relayId: string) {
-    super(`relay ${relayId} was taken over by another relayer before its transaction was recorded; nothing was sent`);
+export class RelayLeaseError extends Error {
+  override readonly name = "RelayLeaseError";
+  constructor(
+    readonly relayId: string,
+    readonly refusal: LeaseRefusal,
+  ) {
+    super(
+      refusal === "not_ours"
+        ? `relay ${relayId} was taken over by another relayer before its transaction was recorded; nothing was sent`
+        : `this relayer's lease on relay ${relayId} ran out before its transaction was recorded; nothing was sent`,
+    );
   }
 }
 
@@ -71,7 +79,7 @@ export class RelayTakenOverError extends Error {
  * Signs `plan` with `signer`, writes the signed transaction to the store, and only then broadcasts it:
  * a crash between the two leaves a transaction the restarted relayer finds and sends again, never
  * one it does not know about. The write is fenced by this relayer's lease on the relay: if another
- * relayer took the relay over, it throws `RelayTakenOverError` and sends nothing.
+ * relayer took the relay over, or the lease lapsed, it throws `RelayLeaseError` and sends nothing.
  */
 export async function signPersistSend(
   deps: { client: PublicClient; store: RelayStore; chainId: number; now: () => Date; relayerId: string },
@@ -101,7 +109,7 @@ export async function signPersistSend(
     maxPriorityFeePerGas: plan.fees.maxPriorityFeePerGas,
     sentAt: deps.now(),
   }, { owner: deps.relayerId, now: deps.now() });
-  if (recording === "not_ours") throw new RelayTakenOverError(relayId);
+  if (recording !== "recorded") throw new RelayLeaseError(relayId, recording);
   const { outcome, error } = await sendRaw(deps.client, raw);
   return { hash, raw, outcome, ...(error === undefined ? {} : { error }) };
 }

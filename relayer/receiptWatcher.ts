@@ -1,6 +1,6 @@
 import { parseTransaction, type Hex, type TransactionReceipt } from "viem";
 import { isFinalRelayStatus } from "../sdk";
-import { isRetryableSend, RelayTakenOverError, sendRaw, signPersistSend, type SendOutcome } from "./broadcaster";
+import { isRetryableSend, RelayLeaseError, sendRaw, signPersistSend, type SendOutcome } from "./broadcaster";
 import { relayOwnership } from "./relayOwnership";
 import { initialFees, replacementFees, type Fees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
@@ -26,6 +26,12 @@ const SIGNER_CHECK_TICKS = 8;
  */
 export class ReceiptWatcher {
   readonly #tracked = new Map<string, Tracked>();
+  /**
+   * Our signers' nonces held by relays another relayer took over, with each relay's deadline. Mined,
+   * they go at the signer check (`settle`); never mined (the node dropped our transaction), they are
+   * let go once the deadline passed: the swap can no longer fill, and the gap fill may take the nonce.
+   */
+  readonly #handedOver = new Map<Signer, Map<number, bigint>>();
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #ticks = 0;
@@ -89,9 +95,16 @@ export class ReceiptWatcher {
         try {
           await this.#advance(relayId, head, minedCount);
         } catch (error) {
-          // A replacement the store's fence refused: the relay is another relayer's now, ours stays on record for it.
-          if (error instanceof RelayTakenOverError) this.#tracked.delete(relayId);
-          else if (isTransientRpcError(error)) logger.warn({ relayId, err: rpcErrorText(error) }, "chain unreachable while following relay; retrying");
+          // A replacement the store's fence refused: taken over, the relay is another relayer's now (ours
+          // stays on record for it); a lapsed lease is tried again next tick, once renewed.
+          if (error instanceof RelayLeaseError) {
+            if (error.refusal === "not_ours") {
+              const relay = await this.context.store.getRelay(relayId).catch(() => undefined);
+              if (relay === undefined) this.#tracked.delete(relayId);
+              else this.#handOver(relay);
+            }
+            else logger.warn({ relayId }, "lease on the relay lapsed; the replacement waits for a renewal");
+          } else if (isTransientRpcError(error)) logger.warn({ relayId, err: rpcErrorText(error) }, "chain unreachable while following relay; retrying");
           else logger.error({ relayId, err: error }, "unexpected error while following relay; retrying next tick");
         }
       }),
@@ -112,7 +125,7 @@ export class ReceiptWatcher {
     const ownership = relayOwnership(relay, config, this.context.now());
     if (ownership === "theirs") {
       logger.warn({ relayId, owner: relay.claimedBy }, "relay was taken over by another relayer; no longer following it");
-      this.#tracked.delete(relayId);
+      this.#handOver(relay);
       return;
     }
     if (ownership === "lapsed") return;
@@ -232,6 +245,31 @@ export class ReceiptWatcher {
     this.#tracked.delete(relay.id);
   }
 
+  /** Stops following a relay another relayer owns now, remembering our nonce it may still hold. */
+  #handOver(relay: RelayRecord): void {
+    this.#tracked.delete(relay.id);
+    const signer = relay.signer === undefined ? undefined : this.context.pool.bySigner(relay.signer);
+    if (signer === undefined || relay.signerNonce === undefined) return;
+    let held = this.#handedOver.get(signer);
+    if (held === undefined) this.#handedOver.set(signer, (held = new Map()));
+    held.set(relay.signerNonce, relay.deadline);
+  }
+
+  /** Lets go of handed-over nonces that were mined or whose relay's deadline passed; true if any went. */
+  #releaseHandedOver(signer: Signer, mined: number, head: Head): boolean {
+    const held = this.#handedOver.get(signer);
+    if (held === undefined) return false;
+    let released = false;
+    for (const [nonce, deadline] of held) {
+      if (nonce >= mined && head.nextTimestamp <= deadline) continue;
+      held.delete(nonce);
+      signer.nonces.release(nonce);
+      released = true;
+    }
+    if (held.size === 0) this.#handedOver.delete(signer);
+    return released;
+  }
+
   /** A replacement at the same nonce with bumped fees: the same swap, or a cancel once the deadline passed. */
   async #replace(relay: RelayRecord, signer: Signer, latest: RelayTransaction, head: Head, kind: "swap" | "cancel"): Promise<SendOutcome> {
     const { config, client, store, logger } = this.context;
@@ -270,7 +308,8 @@ export class ReceiptWatcher {
         pool.notify();
       }
       const mined = await minedCount(signer);
-      if (signer.nonces.settle(mined) > 0) pool.notify();
+      const expired = this.#releaseHandedOver(signer, mined, head);
+      if (signer.nonces.settle(mined) > 0 || expired) pool.notify();
       const gaps = signer.nonces.gaps(mined);
       for (const nonce of gaps) {
         const raw = await signer.account.signTransaction({

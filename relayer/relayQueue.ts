@@ -1,6 +1,6 @@
 import PQueue from "p-queue";
 import { isFinalRelayStatus, isRevertError, type RelayReason, type RelayStatus } from "../sdk";
-import { RelayTakenOverError, signPersistSend } from "./broadcaster";
+import { RelayLeaseError, signPersistSend } from "./broadcaster";
 import { initialFees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
@@ -78,10 +78,11 @@ export class RelayQueue {
     try {
       await this.#attempt(relayId);
     } catch (error) {
-      // Claimed by another relayer while this one waited for a signer: its nonce went back, and the
-      // relay is the other relayer's to send (the store's fence stopped ours).
-      if (error instanceof RelayTakenOverError) {
-        this.#attempts.delete(relayId);
+      // The store's fence stopped the write (its nonce went back). Claimed by another relayer while
+      // this one waited: the relay is theirs to send. Our lease lapsed: wait for a renewal, as below.
+      if (error instanceof RelayLeaseError) {
+        if (error.refusal === "lapsed") this.#waitAndRetry(relayId, {}, "lease on the relay lapsed before the broadcast was recorded; waiting for a renewal");
+        else this.#attempts.delete(relayId);
         return;
       }
       // Nothing here may fail a relay or escape the queue: the relay is tried again, later and later.
@@ -168,13 +169,16 @@ export class RelayQueue {
             { kind: "swap", nonce, fees, to: relay.router, data: relay.data, gas: (BigInt(relay.estimatedGas) * GAS_HEADROOM_PERCENT) / 100n },
           );
         } catch (error) {
-          // The write may or may not have committed: if it did, the watcher follows (and sends) it. If
-          // it surely did not (the store's fence refused it, or the relay reads back without it), the
-          // nonce is used next; if that cannot be known, it is released, a gap the watcher fills.
-          const stored = await this.context.store.getRelay(relay.id).then((found) => ({ found }), () => undefined);
-          if (stored?.found?.signerNonce === nonce && stored.found.signer === signer.address) this.track(relay.id, { resend: true });
-          else if (stored !== undefined) signer.nonces.giveBack(nonce);
-          else signer.nonces.release(nonce);
+          // The store's fence refused the write: nothing was recorded, so the nonce is used next.
+          // Otherwise the write may or may not have committed (a lost COMMIT acknowledgement): if it
+          // reads back, the watcher follows (and sends) it; if not, the nonce is released, a gap the
+          // watcher fills, never handed to another swap while a recorded one may hold it.
+          if (error instanceof RelayLeaseError) signer.nonces.giveBack(nonce);
+          else {
+            const stored = await this.context.store.getRelay(relay.id).catch(() => undefined);
+            if (stored?.signerNonce === nonce && stored.signer === signer.address) this.track(relay.id, { resend: true });
+            else signer.nonces.release(nonce);
+          }
           pool.notify();
           throw error;
         }

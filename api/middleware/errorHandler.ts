@@ -22,7 +22,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const { status, body, headers } = toResponse(error);
     // An ApiError is a known condition (a paused feature, a node that is down): a warning without a
     // stack. Anything else is a bug an operator must look at.
-    if (status >= 500 && error instanceof ApiError) logger.warn({ code: body.code, method: req.method, path: req.path, reason: error.message }, "request refused");
+    if (status >= 500 && error instanceof ApiError) {
+      const cause = error.extras.cause;
+      logger.warn({ code: body.code, method: req.method, path: req.path, reason: error.message, ...(cause === undefined ? {} : { err: cause }) }, "request refused");
+    }
     else if (status >= 500) logger.error({ err: error, method: req.method, path: req.path }, "request failed");
     if (headers) res.set(headers);
     res.locals.errorCode = body.code;

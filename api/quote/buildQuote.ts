@@ -181,9 +181,10 @@ async function allocateNonce(
     for (let attempt = 0; attempt < SHARED_NONCE_TRIES; attempt++) {
       const allocated = engine.nonces.allocate(chain.chainId, taker, word, bitmap, nowMs, expiresMs, { onlyFree: shared !== undefined });
       if (allocated === undefined || shared === undefined) return allocated;
-      const claimed = await shared.claim(chain.chainId, taker, allocated.nonce, expiresMs, nowMs).catch(() => {
-        // The database, not the chain, failed: say so (the handler calls any other failure a chain read's).
-        throw new ApiError(503, "quote_unavailable", "Permit2 nonce reservations could not be made right now (the API's database did not answer); retry shortly");
+      const claimed = await shared.claim(chain.chainId, taker, allocated.nonce, expiresMs, nowMs).catch((cause: unknown) => {
+        // The database, not the chain, failed: say so (the handler calls any other failure a chain
+        // read's), and log what it said for the operator.
+        throw new ApiError(503, "quote_unavailable", "Permit2 nonce reservations could not be made right now (the API's database did not answer); retry shortly", { cause });
       });
       if (claimed) return allocated;
     }

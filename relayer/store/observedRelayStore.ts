@@ -24,8 +24,9 @@ export function observedRelayStore(store: RelayStore, metrics: RelayerMetrics, l
       const [relayId, transaction] = args;
       const before = await timed.getRelay(relayId);
       const recording = await timed.recordBroadcast(...args);
-      if (recording === "not_ours") {
-        logger.warn({ relayId, owner: before?.claimedBy, hash: transaction.hash }, "relay was taken over before its transaction was recorded; not sending it");
+      if (recording !== "recorded") {
+        const why = recording === "lapsed" ? "this relayer's lease on the relay ran out" : "relay was taken over";
+        logger.warn({ relayId, owner: before?.claimedBy, hash: transaction.hash }, `${why} before its transaction was recorded; not sending it`);
         return recording;
       }
       metrics.broadcasts.inc({ kind: transaction.kind });

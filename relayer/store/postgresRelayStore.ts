@@ -2,7 +2,7 @@ import type { Address, Hex } from "viem";
 import { canMoveRelay } from "../../sdk";
 import { applyPostgresMigrations, openPostgresPool, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
 import { postgresRelayMigrations } from "./postgresRelayMigrations";
-import { foreignFill, holdsLease, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, TRANSACTION_COLUMNS, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
+import { foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, TRANSACTION_COLUMNS, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
 import type { BroadcastFence, BroadcastRecording, ClaimedRelay, Lease, NewRelay, NewRelayTransaction, RelayCreation, RelayMatchQuery, RelayRecord, RelayStore, RelayTransaction, RelayUpdate } from "./relayStore";
 
 type Queryable = Pick<PostgresClient, "query">;
@@ -93,7 +93,8 @@ class PostgresRelayStore implements RelayStore {
       const { rows } = await client.query<Pick<RelayRow, "claimed_by" | "lease_until">>("SELECT claimed_by, lease_until FROM relays WHERE id = $1 FOR UPDATE", [relayId]);
       const row = rows[0];
       if (row === undefined) throw new Error(`relay ${relayId} does not exist`);
-      if (!holdsLease(row, fence)) return "not_ours";
+      const refusal = leaseRefusal(row, fence);
+        if (refusal !== undefined) return refusal;
       await insertTransaction(client, relayId, { ...transaction, mined: false });
       await client.query(
         `UPDATE relays SET status = CASE WHEN status = 'accepted' THEN 'submitted' ELSE status END, signer = $2, signer_nonce = $3, updated_at = $4 WHERE id = $1`,

@@ -1,6 +1,6 @@
 import { getAddress, type Hex } from "viem";
 import type { RelayReason, RelayStatus } from "../../sdk";
-import type { BroadcastFence, NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
+import type { BroadcastFence, LeaseRefusal, NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
 
 /** A `relays` row as both engines return it: times in milliseconds, addresses lowercase, amounts as text. */
 export type RelayRow = {
@@ -156,10 +156,12 @@ export function matchOutcome(
 }
 
 /**
- * The fence of `recordBroadcast`: the relay is unclaimed, or `fence.owner` claimed it and its lease
- * runs past `fence.now`. Both engines decide with this one rule inside their transaction.
+ * The fence of `recordBroadcast`: undefined (go ahead) when the relay is unclaimed, or `fence.owner`
+ * claimed it and its lease runs past `fence.now`; otherwise why not. Both engines decide with this one
+ * rule inside their transaction.
  */
-export function holdsLease(row: Pick<RelayRow, "claimed_by" | "lease_until">, fence: BroadcastFence): boolean {
-  if (row.claimed_by === null) return true;
-  return row.claimed_by === fence.owner && row.lease_until !== null && row.lease_until > fence.now.getTime();
+export function leaseRefusal(row: Pick<RelayRow, "claimed_by" | "lease_until">, fence: BroadcastFence): LeaseRefusal | undefined {
+  if (row.claimed_by === null) return undefined;
+  if (row.claimed_by !== fence.owner) return "not_ours";
+  return row.lease_until !== null && row.lease_until > fence.now.getTime() ? undefined : "lapsed";
 }

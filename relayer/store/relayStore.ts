@@ -29,8 +29,10 @@ export interface RelayStore {
   /**
    * Persists a signed transaction before its broadcast, and moves the relay to `submitted`; but only
    * while `fence.owner` holds the relay's lease at `fence.now` (or nobody claimed it), checked in the
-   * same transaction as the write. `not_ours` writes nothing: the relay was taken over meanwhile, and
-   * the transaction must not be sent.
+   * same transaction as the write. Otherwise nothing is written and the transaction must not be sent:
+   * `not_ours` when another relayer claimed the relay, `lapsed` when the claim is still ours but its
+   * lease ran out (renewals failing): another relayer may take it at any moment, or a renewal may
+   * give it back, so the caller tries again later.
    */
   recordBroadcast(relayId: string, transaction: NewRelayTransaction, fence: BroadcastFence): Promise<BroadcastRecording>;
   /** Ends or advances a relay; `minedHash` marks the transaction that was mined (a copier's is added). */
@@ -51,7 +53,8 @@ export type Lease = { owner: string; until: Date };
 
 /** Who records a broadcast, and when: the lease it must still hold. */
 export type BroadcastFence = { owner: string; now: Date };
-export type BroadcastRecording = "recorded" | "not_ours";
+export type BroadcastRecording = "recorded" | LeaseRefusal;
+export type LeaseRefusal = "not_ours" | "lapsed";
 
 export type ClaimedRelay = { relay: RelayRecord; previousOwner: string | undefined };
 

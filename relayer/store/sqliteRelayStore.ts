@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import type { Address, Hex } from "viem";
 import { applySqliteMigrations, canMoveRelay } from "../../sdk";
 import { relayMigrations } from "./relayMigrations";
-import { foreignFill, holdsLease, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
+import { foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
 import type { BroadcastFence, BroadcastRecording, ClaimedRelay, Lease, NewRelay, NewRelayTransaction, RelayCreation, RelayMatchQuery, RelayRecord, RelayStore, RelayUpdate } from "./relayStore";
 
 const OPEN = "status IN ('accepted', 'submitted')";
@@ -118,7 +118,8 @@ class SqliteRelayStore implements RelayStore {
       .transaction((): BroadcastRecording => {
         const row = this.#statements.byId.get(relayId) as RelayRow | undefined;
         if (row === undefined) throw new Error(`relay ${relayId} does not exist`);
-        if (!holdsLease(row, fence)) return "not_ours";
+        const refusal = leaseRefusal(row, fence);
+        if (refusal !== undefined) return refusal;
         this.#statements.insertTransaction.run(transactionParams(relayId, { ...transaction, mined: false }));
         this.#statements.submitted.run({ id: relayId, signer: transaction.signer.toLowerCase(), nonce: transaction.nonce, at: transaction.sentAt.getTime() });
         return "recorded";

@@ -217,24 +217,26 @@ for (const engine of engines) {
       expect(await store.listOpenRelays()).to.deep.equal([]);
     });
 
-    it("records a broadcast only while the recording relayer holds the relay's lease: another relayer's or a lapsed lease writes nothing", async () => {
+    it("records a broadcast only while the recording relayer holds the relay's lease: another relayer's (not_ours) or a lapsed lease writes nothing", async () => {
       const relay = newRelay();
       await store.createRelay(relay, { owner: "a", until: new Date(5_000) });
       const other = await engine.connect();
       try {
         const transaction = (byte: string) => ({ hash: `0x${byte.repeat(32)}` as Hex, kind: "swap" as const, signer: SIGNER as Hex, nonce: 4, raw: "0xaa" as Hex, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, sentAt: new Date(2_000) });
         expect(await other.recordBroadcast(relay.id, transaction("01"), { owner: "b", now: new Date(2_000) })).to.equal("not_ours");
-        expect(await store.recordBroadcast(relay.id, transaction("02"), { owner: "a", now: new Date(5_000) })).to.equal("not_ours");
+        expect(await store.recordBroadcast(relay.id, transaction("02"), { owner: "a", now: new Date(5_000) })).to.equal("lapsed");
         let stored = (await store.getRelay(relay.id))!;
         expect([stored.status, stored.signer, stored.transactions.length]).to.deep.equal(["accepted", undefined, 0]);
 
         expect(await store.recordBroadcast(relay.id, transaction("03"), { owner: "a", now: new Date(4_999) })).to.equal("recorded");
         stored = (await store.getRelay(relay.id))!;
         expect([stored.status, stored.signer, stored.transactions.map((t) => t.hash)]).to.deep.equal(["submitted", SIGNER, [`0x${"03".repeat(32)}`]]);
-        // Once "b" takes the lapsed relay over, "a" can no longer add a replacement.
+        // A renewal gives "a" its relay back; once "b" takes a lapsed relay over, "a" can no longer add a replacement.
+        expect(await store.renewLeases({ owner: "a", until: new Date(5_500) })).to.equal(1);
+        expect(await store.recordBroadcast(relay.id, transaction("05"), { owner: "a", now: new Date(5_200) })).to.equal("recorded");
         expect((await other.claimOpenRelays({ owner: "b", until: new Date(20_000) }, new Date(6_000), 10, { own: false })).map(({ relay: claimed }) => claimed.id)).to.deep.equal([relay.id]);
         expect(await store.recordBroadcast(relay.id, transaction("04"), { owner: "a", now: new Date(4_000) })).to.equal("not_ours");
-        expect((await other.getRelay(relay.id))!.transactions).to.have.length(1);
+        expect((await other.getRelay(relay.id))!.transactions.map((t) => t.hash)).to.deep.equal([`0x${"03".repeat(32)}`, `0x${"05".repeat(32)}`]);
       } finally {
         await other.close();
       }

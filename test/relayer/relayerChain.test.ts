@@ -169,6 +169,29 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
       expect(await nonces()).to.deep.equal(before.map((nonce, index) => (signers[index] === sent.signer ? nonce + 1 : nonce)));
     });
 
+    it("a relay whose lease lapsed between the ownership check and the write waits for a renewal, then confirms once", async () => {
+      const lines: string[] = [];
+      const relayerLogger = pino({ level: "warn" }, { write: (line: string) => void lines.push(line) });
+      // Leases of 1.5 s, renewed every half second: a lapse is soon mended.
+      stack = await startGaslessStack(f, { relayerLogger, relayerTransport: http(proxy.url, { retryCount: 0, timeout: 5_000 }), relayerEnv: { RELAYER_LEASE_SECONDS: "1.5" } });
+      const relayerDb = join(stack.directory, "relayer.sqlite");
+      proxy.before("eth_call", () => {
+        const db = new Database(relayerDb);
+        try {
+          // Still this relayer's claim, but run out (as after renewals failed during a database outage).
+          return db.prepare("UPDATE relays SET lease_until = ? WHERE status = 'accepted' AND claimed_by IS NOT NULL").run(Date.now() - 1).changes > 0;
+        } finally {
+          db.close();
+        }
+      });
+      const { quote, relayId } = await submitFor(f.signerOf(f.taker.account.address));
+      const relay = await stack.waitFor(relayId);
+      expect(relay.status, JSON.stringify(relay)).to.equal("confirmed");
+      expect(lines.some((line) => line.includes("lease on the relay lapsed before the broadcast was recorded"))).to.equal(true);
+      expect(relay.transactions).to.have.length(1);
+      expect(await fillsOf(f, quote.permit2.message.witness.quoteId)).to.have.length(1);
+    });
+
     it("a node unreachable for a few seconds mid-flight delays the relay but never fails it; it confirms once", async () => {
       stack = await startGaslessStack(f, { relayerTransport: http(proxy.url, { retryCount: 0, timeout: 2_000 }) });
       proxy.refuse("eth_call", "eth_sendRawTransaction");
@@ -267,6 +290,31 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(await f.publicClient.getTransactionCount({ address: relayerAccounts(1).signers[0]!.address })).to.be.greaterThan(0);
+  });
+
+  it("a taken-over relay whose transaction the node dropped frees this relayer's nonce after its deadline: the gap is filled, later relays go through", async () => {
+    stack = await startGaslessStack(f, { signers: 1 });
+    const signer = relayerAccounts(1).signers[0]!.address;
+    await setAutomine(false);
+    const { quote, relayId } = await submitFor(f.signerOf(f.taker.account.address));
+    const broadcast = await stack.waitFor(relayId, submitted);
+    const db = new Database(join(stack.directory, "relayer.sqlite"));
+    db.prepare("UPDATE relays SET claimed_by = 'relayer-other', lease_until = ? WHERE id = ?").run(Date.now() + 3_600_000, relayId);
+    db.close();
+    // The node forgets our swap; nothing will ever mine its nonce unless the relayer lets go of it.
+    await hre.network.provider.request({ method: "hardhat_dropTransaction", params: [broadcast.transactions[0]!.hash] });
+    const before = await f.publicClient.getTransactionCount({ address: signer });
+    await time.increaseTo(Number(quote.permit2.message.deadline) + 1);
+    await setAutomine(true);
+    const until = Date.now() + 20_000;
+    while ((await f.publicClient.getTransactionCount({ address: signer })) === before) {
+      if (Date.now() > until) throw new Error("the dropped, handed-over nonce was never filled");
+      await mine(1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const [next] = await fundedTakers(f, 1);
+    const later = await submitFor(next!);
+    expect((await stack.waitFor(later.relayId)).status).to.equal("confirmed");
   });
 
   it("100 relays from 20 takers at once with 4 signers all confirm: nonces without gaps, and every signer took a share", async () => {
