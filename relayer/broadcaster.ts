@@ -99,7 +99,8 @@ export async function signPersistSend(
     maxPriorityFeePerGas: plan.fees.maxPriorityFeePerGas,
   });
   const hash = keccak256(raw);
-  const recording = await deps.store.recordBroadcast(relayId, {
+  const sentAt = deps.now();
+  const transaction = {
     hash,
     kind: plan.kind,
     signer: signer.address,
@@ -107,8 +108,9 @@ export async function signPersistSend(
     raw,
     maxFeePerGas: plan.fees.maxFeePerGas,
     maxPriorityFeePerGas: plan.fees.maxPriorityFeePerGas,
-    sentAt: deps.now(),
-  }, { owner: deps.relayerId, now: deps.now() });
+    sentAt,
+  };
+  const recording = await deps.store.recordBroadcast(relayId, transaction, { owner: deps.relayerId, now: sentAt });
   if (recording !== "recorded") throw new RelayLeaseError(relayId, recording);
   const { outcome, error } = await sendRaw(deps.client, raw);
   return { hash, raw, outcome, ...(error === undefined ? {} : { error }) };

@@ -98,12 +98,12 @@ export class ReceiptWatcher {
           // A replacement the store's fence refused: taken over, the relay is another relayer's now (ours
           // stays on record for it); a lapsed lease is tried again next tick, once renewed.
           if (error instanceof RelayLeaseError) {
-            if (error.refusal === "not_ours") {
+            if (error.refusal === "lapsed") logger.warn({ relayId }, "lease on the relay lapsed; the replacement waits for a renewal");
+            else {
               const relay = await this.context.store.getRelay(relayId).catch(() => undefined);
               if (relay === undefined) this.#tracked.delete(relayId);
               else this.#handOver(relay);
             }
-            else logger.warn({ relayId }, "lease on the relay lapsed; the replacement waits for a renewal");
           } else if (isTransientRpcError(error)) logger.warn({ relayId, err: rpcErrorText(error) }, "chain unreachable while following relay; retrying");
           else logger.error({ relayId, err: error }, "unexpected error while following relay; retrying next tick");
         }

@@ -94,7 +94,7 @@ class PostgresRelayStore implements RelayStore {
       const row = rows[0];
       if (row === undefined) throw new Error(`relay ${relayId} does not exist`);
       const refusal = leaseRefusal(row, fence);
-        if (refusal !== undefined) return refusal;
+      if (refusal !== undefined) return refusal;
       await insertTransaction(client, relayId, { ...transaction, mined: false });
       await client.query(
         `UPDATE relays SET status = CASE WHEN status = 'accepted' THEN 'submitted' ELSE status END, signer = $2, signer_nonce = $3, updated_at = $4 WHERE id = $1`,
