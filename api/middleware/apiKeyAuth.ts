@@ -21,8 +21,8 @@ const PRINCIPAL = "apiKeyPrincipal";
 
 /**
  * Authenticates `Authorization: Bearer <key>`: 401 when the key is missing, unknown or revoked, 403
- * when its profile is not active. Nothing is cached: every request reads the key's current state, so
- * a revocation holds from the next request on.
+ * when its profile is not active. Every request sees the key's current state (the SQLite store
+ * remembers a key only while its database is unchanged), so a revocation holds from the next request.
  */
 export function apiKeyAuth(deps: Pick<ApiDependencies, "store">): RequestHandler {
   return async (req, res, next) => {

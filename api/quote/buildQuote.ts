@@ -179,7 +179,7 @@ async function allocateNonce(
     // stays reserved here until our quote's expiry (the allocator just reserved it), so the next try
     // picks another bit; a word where several tries fail is given up for the next.
     for (let attempt = 0; attempt < SHARED_NONCE_TRIES; attempt++) {
-      const allocated = engine.nonces.allocate(chain.chainId, taker, word, bitmap, nowMs, expiresMs, { onlyFree: shared !== undefined });
+      const allocated = engine.nonces.allocate(chain.chainId, taker, word, bitmap, nowMs, expiresMs);
       if (allocated === undefined || shared === undefined) return allocated;
       const claimed = await shared.claim(chain.chainId, taker, allocated.nonce, expiresMs, nowMs).catch((cause: unknown) => {
         // The database, not the chain, failed: say so (the handler calls any other failure a chain

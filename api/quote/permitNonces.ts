@@ -10,9 +10,10 @@ const BITS = 256;
  * has room. Bits used on chain are never chosen; bits held by the taker's other open quotes are
  * avoided while any other bit is free. When every free bit is held (a taker polling for hundreds of
  * quotes), the bit of the quote that expires first is reused: at most one of the two can fill, and
- * quotes are meant to be refreshed rather than kept. With `onlyFree` (several API instances, whose
- * shared reservations would refuse a held bit anyway) a word with no free bit yields nothing, and the
- * caller moves on to the next word instead of asking the database about bits it knows are taken.
+ * quotes are meant to be refreshed rather than kept. An allocator made `onlyFree` (several API
+ * instances, whose shared reservations would refuse a held bit anyway) finds nothing in a word with
+ * no free bit, and the caller moves on to the next word instead of asking the database about bits it
+ * knows are taken.
  */
 export class PermitNonceAllocator {
   /**
@@ -22,20 +23,14 @@ export class PermitNonceAllocator {
    */
   readonly #reserved = new Map<string, Map<bigint, Float64Array>>();
 
+  constructor(private readonly options: { onlyFree?: boolean } = {}) {}
+
   /**
    * A nonce in word `word` given its on-chain `bitmap`, reserved until `expiresAt` (ms); undefined
-   * when every bit of the word is used on chain (or, with `onlyFree`, used or held). `freshWord` tells
-   * the gas model the word is zero.
+   * when every bit of the word is used on chain (or, `onlyFree`, used or held). `freshWord` tells the
+   * gas model the word is zero.
    */
-  allocate(
-    chainId: number,
-    taker: Address,
-    word: bigint,
-    bitmap: bigint,
-    now: number,
-    expiresAt: number,
-    options: { onlyFree?: boolean } = {},
-  ): { nonce: bigint; freshWord: boolean } | undefined {
+  allocate(chainId: number, taker: Address, word: bigint, bitmap: bigint, now: number, expiresAt: number): { nonce: bigint; freshWord: boolean } | undefined {
     if (this.#reserved.size > SWEEP_THRESHOLD) this.#sweep(now);
     const key = `${chainId}:${taker.toLowerCase()}`;
     let words = this.#reserved.get(key);
@@ -49,7 +44,7 @@ export class PermitNonceAllocator {
         fallback = bit;
         break;
       }
-      if (options.onlyFree) continue;
+      if (this.options.onlyFree) continue;
       if (fallback === -1 || held < until![fallback]!) fallback = bit;
     }
     if (fallback === -1) return undefined;

@@ -63,7 +63,8 @@ function checkRequest(query: QuoteQuery, principal: ApiKeyPrincipal, sellToken: 
 
 function quoteHandler(deps: ApiDependencies): RequestHandler {
   const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }));
-  const nonces = new PermitNonceAllocator();
+  // With reservations shared between instances, a held bit would only be refused by the others' table.
+  const nonces = new PermitNonceAllocator({ onlyFree: deps.nonceReservations !== undefined });
   // Block caches and router→holder lookups are per chain; nonce reservations are keyed by chain already.
   const engines = new Map<number, QuoteEngine>();
   const engineFor = (chain: ChainContext): QuoteEngine => {

@@ -17,7 +17,6 @@ export type AbsorbResult = { fraction: number; pools: number; ms: number };
 export type SplitResult = { orderOfDepth: number; sellUsdc: string; singleOut: string; splitOut: string; legs: number; gainBps: number };
 export type StateResult = { fullReadMs: number; heapMiB: number; absorb: AbsorbResult[]; split: SplitResult[] };
 
-
 function heapUsed(): number {
   (globalThis as { gc?: () => void }).gc?.();
   return process.memoryUsage().heapUsed;

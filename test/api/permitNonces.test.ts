@@ -34,14 +34,13 @@ describe("Permit2 nonce allocation", () => {
   });
 
   it("with onlyFree (shared reservations), reports a word whose free bits are all held as full instead of reusing one", () => {
-    const allocator = new PermitNonceAllocator();
+    const allocator = new PermitNonceAllocator({ onlyFree: true });
     const bitmap = (1n << 256n) - 1n - 0b110n; // only bits 1 and 2 are free
-    const onlyFree = { onlyFree: true };
-    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 0, 100, onlyFree)?.nonce).to.equal(1n);
-    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 0, 50, onlyFree)?.nonce).to.equal(2n);
-    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 0, 200, onlyFree)).to.equal(undefined);
+    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 0, 100)?.nonce).to.equal(1n);
+    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 0, 50)?.nonce).to.equal(2n);
+    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 0, 200)).to.equal(undefined);
     // Once a reservation expired, its bit is free again.
-    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 60, 300, onlyFree)?.nonce).to.equal(2n);
+    expect(allocator.allocate(4663, TAKER, 0n, bitmap, 60, 300)?.nonce).to.equal(2n);
   });
 
   it("reports a word with every bit used on chain as full, and keeps words and takers apart", () => {
