@@ -1,0 +1,486 @@
+import { expect } from "chai";
+import fc from "fast-check";
+import { encodeFunctionData, erc20Abi, getAddress, type Address, type Hex } from "viem";
+import {
+  ClientConfigError,
+  PERMIT2_ADDRESS,
+  QuoteCalldataError,
+  QuoteFeeError,
+  QuoteMismatchError,
+  createTradingClient,
+  decodeQuoteOrder,
+  decodeRouteActions,
+  encodeRouteActions,
+  encodeSwapNative,
+  permit2Abi,
+  verifyQuoteOrder,
+  type QuoteCall,
+  type QuoteExpectation,
+  type QuoteJson,
+  type QuoteParameters,
+  type RouteAction,
+  type TradingClient,
+  type TradingWallet,
+} from "../../sdk";
+import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
+import { copyQuote, withCall, withMessage, type PermitMessageJson } from "../fixtures/quoteTampering";
+
+const ATTACKER: Address = "0x000000000000000000000000000000000000bEEF";
+const FEE_BPS = 25;
+
+type Mode = "permit" | "permitSplit" | "gasless" | "allowance" | "allowanceSplit" | "nativeSell" | "nativeSplit" | "nativeBuy";
+
+/** A real quote of the devnet's API and the expectation its request sets. */
+type RealQuote = { quote: QuoteJson; request: QuoteParameters; expected: QuoteExpectation };
+
+/** The refusal a check must produce: its class and the field named (as the refused field or as its source). */
+function refusal(run: () => unknown): QuoteMismatchError | QuoteCalldataError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof QuoteMismatchError || error instanceof QuoteCalldataError) return error;
+    throw error;
+  }
+  throw new Error("the tampered quote passed");
+}
+
+function names(error: QuoteMismatchError | QuoteCalldataError): string[] {
+  return error instanceof QuoteMismatchError ? [error.field, error.source] : [error.field];
+}
+
+describe("verifyQuote looks inside tx.data and the permit message (audit L-4)", function () {
+  this.timeout(240_000);
+  let devnet: SharedDevnet;
+  let client: TradingClient;
+  let owner: Address;
+  let taker: TradingWallet;
+  const quotes = {} as Record<Mode, RealQuote>;
+
+  before(async function () {
+    this.timeout(240_000);
+    devnet = await sharedDevnet();
+    const onboarded = await devnet.onboardedClient();
+    onboarded.client.close();
+    owner = onboarded.owner.account.address;
+    client = createTradingClient({
+      apiUrl: devnet.apiUrl,
+      apiKey: onboarded.apiKey,
+      publicClient: devnet.publicClient,
+      contracts: { routerRegistry: devnet.manifest.contracts.routerRegistry, allowanceHolder: devnet.manifest.contracts.allowanceHolder },
+      integratorFeeRecipient: owner,
+    });
+    taker = devnet.wallet(DEV_KEYS[8]);
+    const [usdc, weth, dai] = [devnet.token("USDC"), devnet.token("WETH"), devnet.token("DAI")];
+    const base = { taker: taker.account.address, feeBps: FEE_BPS };
+    const requests: Record<Mode, QuoteParameters> = {
+      permit: { ...base, sellToken: usdc, buyToken: weth, sellAmount: 1_000_000_000n },
+      permitSplit: { ...base, sellToken: usdc, buyToken: weth, sellAmount: 300_000_000_000n },
+      gasless: { ...base, sellToken: usdc, buyToken: weth, sellAmount: 200_000_000n, gasless: true },
+      allowance: { ...base, sellToken: usdc, buyToken: dai, sellAmount: 10_000_000n, settlement: "allowance" },
+      allowanceSplit: { ...base, sellToken: usdc, buyToken: weth, sellAmount: 300_000_000_000n, settlement: "allowance" },
+      nativeSell: { ...base, sellToken: "ETH", buyToken: usdc, sellAmount: 10n ** 17n },
+      nativeSplit: { ...base, sellToken: "ETH", buyToken: usdc, sellAmount: 100n * 10n ** 18n },
+      nativeBuy: { ...base, sellToken: usdc, buyToken: "ETH", sellAmount: 50_000_000n, recipient: devnet.wallet(DEV_KEYS[9]).account.address },
+    };
+    for (const [mode, request] of Object.entries(requests) as [Mode, QuoteParameters][]) {
+      const quote = await client.getQuote(request);
+      const expected: QuoteExpectation = {
+        taker: request.taker,
+        recipient: request.recipient ?? request.taker,
+        sellToken: request.sellToken,
+        buyToken: request.buyToken,
+        sellAmount: request.sellAmount,
+        feeBps: FEE_BPS,
+        gasless: request.gasless === true,
+        chainId: 4663,
+        feeRecipient: owner,
+      };
+      quotes[mode] = { quote, request, expected };
+    }
+  });
+  after(() => client?.close());
+
+  describe("real quotes pass unmodified", () => {
+    it("decodes every settlement mode the API issues and accepts it: permit, gasless, allowance (ERC20 and native sells, native buys), split routes", async () => {
+      const kinds: Record<Mode, QuoteCall["kind"]> = {
+        permit: "permit",
+        permitSplit: "permit",
+        gasless: "gasless",
+        allowance: "allowance",
+        allowanceSplit: "allowance",
+        nativeSell: "native",
+        nativeSplit: "native",
+        nativeBuy: "permit",
+      };
+      for (const [mode, { quote, expected }] of Object.entries(quotes) as [Mode, RealQuote][]) {
+        expect(verifyQuoteOrder(quote, expected).kind, mode).to.equal(kinds[mode]);
+        // Through the client, which remembers the request of each quote it fetched.
+        await client.verifyQuote(quote);
+      }
+      for (const mode of ["permitSplit", "allowanceSplit", "nativeSplit"] as const) expect(quotes[mode].quote.route.legs.length, mode).to.be.within(2, 3);
+      expect(quotes.permit.quote.platform_fee).to.include({ bps: FEE_BPS });
+    });
+
+    it("a quote the client did not fetch needs the taker: without it verifyQuote refuses to guess", async () => {
+      const error = await client.verifyQuote(copyQuote(quotes.permit.quote)).catch((caught: unknown) => caught);
+      expect(error).to.be.instanceOf(ClientConfigError);
+      await client.verifyQuote(copyQuote(quotes.permit.quote), { taker: taker.account.address, feeBps: FEE_BPS });
+    });
+  });
+
+  describe("each refusal names the field", () => {
+    const order = (mode: Mode, change: (call: QuoteCall) => void) =>
+      withCall(quotes[mode].quote, (call) => {
+        const copy = structuredClone(call);
+        change(copy);
+        return copy;
+      });
+    const expectRefused = (mode: Mode, tampered: QuoteJson, type: typeof QuoteMismatchError | typeof QuoteCalldataError, field: string) => {
+      const error = refusal(() => verifyQuoteOrder(tampered, quotes[mode].expected));
+      expect(error, error.message).to.be.instanceOf(type);
+      expect(error.field, error.message).to.equal(field);
+      expect(error.message).to.include(field);
+      return error;
+    };
+
+    it("sell token, buy token, sell amount, recipient and a minimum below min_buy_amount in the order", () => {
+      expectRefused("permit", order("permit", (call) => void (call.order.sellToken = devnet.token("DAI"))), QuoteMismatchError, "tx.data.order.sellToken");
+      expectRefused("allowance", order("allowance", (call) => void (call.order.buyToken = devnet.token("WETH"))), QuoteMismatchError, "tx.data.order.buyToken");
+      expectRefused("nativeSell", order("nativeSell", (call) => void (call.order.sellAmount -= 1n)), QuoteMismatchError, "tx.data.order.sellAmount");
+      const recipient = expectRefused("allowanceSplit", order("allowanceSplit", (call) => void (call.order.recipient = ATTACKER)), QuoteMismatchError, "tx.data.order.recipient") as QuoteMismatchError;
+      expect(recipient).to.include({ expected: taker.account.address, actual: getAddress(ATTACKER), source: "request recipient" });
+      expect(recipient.details).to.include("Do not sign or send");
+      const below = expectRefused("gasless", order("gasless", (call) => void (call.order.minBuyAmount /= 2n)), QuoteMismatchError, "tx.data.order.minBuyAmount") as QuoteMismatchError;
+      expect(below.message).to.include("is below").and.include(quotes.gasless.quote.min_buy_amount);
+    });
+
+    it("a recipient rewritten in tx.data and in the signed witness alike (a consistent attacker) is still the request's recipient check", () => {
+      const tampered = withMessage(order("permit", (call) => void (call.order.recipient = ATTACKER)), (message) => void (message.witness.recipient = ATTACKER));
+      expectRefused("permit", tampered, QuoteMismatchError, "tx.data.order.recipient");
+      const buy = withMessage(order("nativeBuy", (call) => void (call.order.recipient = ATTACKER)), (message) => void (message.witness.recipient = ATTACKER));
+      expectRefused("nativeBuy", buy, QuoteMismatchError, "tx.data.order.recipient");
+    });
+
+    it("an actionsHash that is not keccak256 of the actions", () => {
+      const tampered = withMessage(quotes.permitSplit.quote, (message) => void (message.witness.actionsHash = `0x${"ab".repeat(32)}`));
+      const error = expectRefused("permitSplit", tampered, QuoteMismatchError, "permit2.message.witness.actionsHash") as QuoteMismatchError;
+      expect(error.source).to.equal("keccak256(tx.data.order.actions)");
+    });
+
+    it("a fee to anyone but the integrator's fee recipient, or above fee_bps, in the actions or in platform_fee too", () => {
+      const feeChange = (mode: Mode, change: (fee: Extract<RouteAction, { type: "fee" }>) => void) =>
+        order(mode, (call) => {
+          const actions = decodeRouteActions(call.order.actions);
+          change(actions.find((action): action is Extract<RouteAction, { type: "fee" }> => action.type === "fee")!);
+          call.order.actions = encodeRouteActions(actions);
+        });
+      expectRefused("allowance", feeChange("allowance", (fee) => void (fee.recipient = ATTACKER)), QuoteFeeError, "tx.data.order.actions.fee.recipient");
+      const higher = expectRefused("nativeSell", feeChange("nativeSell", (fee) => void (fee.bps = 500)), QuoteFeeError, "tx.data.order.actions.fee.bps");
+      expect(higher.message).to.include("is above");
+      // The JSON rewritten to match: the client's own configuration and request still refuse it.
+      const both = feeChange("permit", (fee) => void (fee.recipient = ATTACKER));
+      both.platform_fee.recipient = ATTACKER;
+      expectRefused("permit", both, QuoteFeeError, "platform_fee.recipient");
+      const capped = feeChange("permitSplit", (fee) => void (fee.bps = 500));
+      capped.platform_fee.bps = 500;
+      expectRefused("permitSplit", capped, QuoteFeeError, "platform_fee.bps");
+      // A fee present although the request asked for none (fee_bps 0).
+      const { quote } = quotes.nativeBuy;
+      const added = withCall(quote, (call) => ({ ...call, order: { ...call.order, actions: encodeRouteActions([...decodeRouteActions(call.order.actions).filter((a) => a.type !== "fee"), { type: "fee", bps: 10, recipient: ATTACKER }]) } }));
+      expect(refusal(() => verifyQuoteOrder(added, { ...quotes.nativeBuy.expected, feeBps: 0 }))).to.be.instanceOf(QuoteFeeError);
+    });
+
+    it("split routes: a leg's share or pair that differs from route.legs", () => {
+      const reshare = order("permitSplit", (call) => {
+        const actions = decodeRouteActions(call.order.actions);
+        const split = actions.find((action): action is Extract<RouteAction, { type: "split" }> => action.type === "split")!;
+        split.legs[0]!.shareBps += 1;
+        split.legs[1]!.shareBps -= 1;
+        call.order.actions = encodeRouteActions(actions);
+      });
+      const error = expectRefused("permitSplit", reshare, QuoteMismatchError, "tx.data.order.actions") as QuoteMismatchError;
+      expect(error.source).to.include("route");
+      const repair = order("nativeSplit", (call) => {
+        const actions = decodeRouteActions(call.order.actions);
+        const split = actions.find((action): action is Extract<RouteAction, { type: "split" }> => action.type === "split")!;
+        split.legs[0]!.hops[0]!.pair = ATTACKER;
+        call.order.actions = encodeRouteActions(actions);
+      });
+      expectRefused("nativeSplit", repair, QuoteMismatchError, "tx.data.order.actions");
+    });
+
+    it("gasless: the relayer fee and its recipient in tx.data and in the typed data must be the quote's relayer_fee", () => {
+      const { quote } = quotes.gasless;
+      expectRefused("gasless", order("gasless", (call) => void (call.kind === "gasless" && (call.relayerFee += 1n))), QuoteMismatchError, "tx.data.relayerFee");
+      expectRefused("gasless", order("gasless", (call) => void (call.kind === "gasless" && (call.relayerFeeRecipient = ATTACKER))), QuoteMismatchError, "tx.data.relayerFeeRecipient");
+      expectRefused("gasless", order("gasless", (call) => void (call.kind === "gasless" && (call.taker = ATTACKER))), QuoteMismatchError, "tx.data.taker");
+      expectRefused("gasless", withMessage(quote, (message) => void (message.witness.relayerFee = "1")), QuoteMismatchError, "permit2.message.witness.relayerFee");
+      expectRefused("gasless", withMessage(quote, (message) => void (message.witness.relayerFeeRecipient = ATTACKER)), QuoteMismatchError, "permit2.message.witness.relayerFeeRecipient");
+      // The JSON's relayer_fee raised alone: the calldata no longer pays what the quote says.
+      const json = copyQuote(quote);
+      json.relayer_fee!.amount = (BigInt(json.relayer_fee!.amount) * 2n + 1n).toString();
+      expectRefused("gasless", json, QuoteMismatchError, "tx.data.relayerFee");
+      // The permit must cover exactly sell amount + relayer fee.
+      expectRefused("gasless", withMessage(quote, (message) => void (message.permitted.amount = quote.sell_amount)), QuoteMismatchError, "permit2.message.permitted.amount");
+    });
+
+    it("the permit2 message: permitted token and amount, spender, nonce, deadline and witness fields agree with tx.data", () => {
+      const { quote } = quotes.permit;
+      const cases: [string, (message: PermitMessageJson) => void][] = [
+        ["permit2.message.permitted.token", (m) => void (m.permitted.token = devnet.token("DAI"))],
+        ["permit2.message.permitted.amount", (m) => void (m.permitted.amount = (BigInt(m.permitted.amount) * 10n).toString())],
+        ["permit2.message.spender", (m) => void (m.spender = ATTACKER)],
+        ["permit2.message.nonce", (m) => void (m.nonce = (BigInt(m.nonce) + 1n).toString())],
+        ["permit2.message.deadline", (m) => void (m.deadline = (BigInt(m.deadline) + 3600n).toString())],
+        ["permit2.message.witness.buyToken", (m) => void (m.witness.buyToken = devnet.token("DAI"))],
+        ["permit2.message.witness.minBuyAmount", (m) => void (m.witness.minBuyAmount = "0")],
+        ["permit2.message.witness.deadline", (m) => void (m.witness.deadline = "99999999999")],
+        ["permit2.message.witness.quoteId", (m) => void (m.witness.quoteId = `0x${"11".repeat(32)}`)],
+        ["permit2.message.witness", (m) => void (m.witness.extra = "1")],
+      ];
+      for (const [field, change] of cases) expectRefused("permit", withMessage(quote, change), QuoteMismatchError, field);
+      const wrongChain = copyQuote(quote);
+      wrongChain.permit2!.domain.chainId = 1;
+      expectRefused("permit", wrongChain, QuoteMismatchError, "permit2.domain.chainId");
+      const wrongTypes = copyQuote(quote);
+      wrongTypes.permit2!.types.SwapWitness = wrongTypes.permit2!.types.SwapWitness!.filter((field) => field.name !== "recipient");
+      expectRefused("permit", wrongTypes, QuoteMismatchError, "permit2.types");
+    });
+
+    it("the call itself: another function, a non-canonical encoding, a stray permit2 or signature slot, a wrong value", () => {
+      const { quote } = quotes.allowance;
+      const native = copyQuote(quote);
+      native.tx.data = encodeSwapNative(decodeQuoteOrder(quote.tx.data).order);
+      expectRefused("allowance", native, QuoteMismatchError, "tx.data");
+      const padded = copyQuote(quote);
+      padded.tx.data = `${quote.tx.data}00` as Hex;
+      expectRefused("allowance", padded, QuoteCalldataError, "tx.data");
+      const transfer = copyQuote(quote);
+      transfer.tx.data = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [ATTACKER, 1n] });
+      expect(refusal(() => verifyQuoteOrder(transfer, quotes.allowance.expected)).message).to.include("selector 0xa9059cbb");
+      // A permit2 object on an allowance quote would be signed and its signature published in tx.data.
+      const harvest = copyQuote(quote);
+      harvest.permit2 = structuredClone(quotes.permit.quote.permit2);
+      expectRefused("allowance", harvest, QuoteMismatchError, "permit2");
+      const valued = copyQuote(quotes.nativeSell.quote);
+      valued.tx.value = (BigInt(valued.tx.value) + 1n).toString();
+      expectRefused("nativeSell", valued, QuoteMismatchError, "tx.value");
+      const slot = copyQuote(quotes.permit.quote);
+      slot.tx.signature_offset = slot.tx.signature_offset! - 32;
+      expectRefused("permit", slot, QuoteMismatchError, "tx.signature_offset");
+    });
+  });
+
+  describe("property: any single-field mutation of a real quote's order or permit message is refused naming that field", () => {
+    type Mutation = { path: string; modes: readonly Mode[]; apply: (quote: QuoteJson, seed: Hex) => QuoteJson | undefined };
+    const PERMIT_MODES: readonly Mode[] = ["permit", "permitSplit", "gasless", "nativeBuy"];
+    const ALL_MODES = Object.keys({ permit: 0, permitSplit: 0, gasless: 0, allowance: 0, allowanceSplit: 0, nativeSell: 0, nativeSplit: 0, nativeBuy: 0 }) as Mode[];
+    const addressFrom = (seed: Hex): Address => getAddress(`0x${seed.slice(2, 42)}`);
+    const amountFrom = (seed: Hex, old: bigint): bigint => {
+      const raw = BigInt(seed) % 2n ** 128n;
+      return raw === old ? old + 1n : raw;
+    };
+    const callMutation = (path: string, modes: readonly Mode[], change: (call: QuoteCall, seed: Hex) => void): Mutation => ({
+      path,
+      modes,
+      apply: (quote, seed) =>
+        withCall(quote, (call) => {
+          const copy = structuredClone(call);
+          change(copy, seed);
+          return copy;
+        }),
+    });
+    const messageMutation = (path: string, change: (message: PermitMessageJson, seed: Hex) => void, modes = PERMIT_MODES): Mutation => ({
+      path,
+      modes,
+      apply: (quote, seed) => withMessage(quote, (message) => change(message, seed)),
+    });
+    const differentAddress = (old: string, seed: Hex) => {
+      const next = addressFrom(seed);
+      return next.toLowerCase() === old.toLowerCase() ? ATTACKER : next;
+    };
+    /** A change to the actions: a pair, a token, a pool fee (bound by the witness only), the fee's bps or recipient, or a dropped action. */
+    const actionsMutation = (poolFee: boolean): ((call: QuoteCall, seed: Hex) => void) => (call, seed) => {
+      const actions = decodeRouteActions(call.order.actions);
+      const hops = actions.flatMap((action) => (action.type === "swapV2" ? [action] : action.type === "split" ? action.legs.flatMap((leg) => leg.hops) : []));
+      const fee = actions.find((action): action is Extract<RouteAction, { type: "fee" }> => action.type === "fee");
+      const pick = Number(BigInt(seed) % 997n);
+      const choice = pick % (poolFee ? 5 : 4);
+      const hop = hops[pick % Math.max(hops.length, 1)];
+      if (choice === 0 && hop !== undefined) hop.pair = differentAddress(hop.pair, seed);
+      else if (choice === 1 && fee !== undefined) fee.recipient = differentAddress(fee.recipient, seed);
+      else if (choice === 2 && fee !== undefined) fee.bps = (fee.bps + 1 + (pick % 9000)) % 10_001;
+      else if (choice === 4 && hop !== undefined) hop.feeBps = (hop.feeBps + 1 + (pick % 100)) % 10_000;
+      else actions.splice(pick % actions.length, 1);
+      call.order.actions = encodeRouteActions(actions);
+    };
+    const mutations: Mutation[] = [
+      callMutation("tx.data.order.sellToken", ALL_MODES, (call, seed) => void (call.order.sellToken = differentAddress(call.order.sellToken, seed))),
+      callMutation("tx.data.order.sellAmount", ALL_MODES, (call, seed) => void (call.order.sellAmount = amountFrom(seed, call.order.sellAmount))),
+      callMutation("tx.data.order.buyToken", ALL_MODES, (call, seed) => void (call.order.buyToken = differentAddress(call.order.buyToken, seed))),
+      callMutation("tx.data.order.minBuyAmount", ALL_MODES, (call, seed) => void (call.order.minBuyAmount = amountFrom(seed, call.order.minBuyAmount))),
+      callMutation("tx.data.order.recipient", ALL_MODES, (call, seed) => void (call.order.recipient = differentAddress(call.order.recipient, seed))),
+      callMutation("tx.data.order.deadline", ALL_MODES, (call, seed) => void (call.order.deadline = amountFrom(seed, call.order.deadline))),
+      // The bytes32 quote id has no counterpart in the JSON (the UUID is not derived from it): only the witness binds it.
+      callMutation("tx.data.order.quoteId", PERMIT_MODES, (call, seed) => void (call.order.quoteId = seed.toLowerCase() === call.order.quoteId ? `0x${"00".repeat(31)}01` : seed)),
+      callMutation("tx.data.order.actions", PERMIT_MODES, actionsMutation(true)),
+      // Without a witness, the pool fee of a hop is checked on chain only (SwapPoolFeeMismatch): the JSON does not state it.
+      callMutation("tx.data.order.actions", ["allowance", "allowanceSplit", "nativeSell", "nativeSplit"], actionsMutation(false)),
+      callMutation("tx.data.nonce", PERMIT_MODES, (call, seed) => void ((call.kind === "permit" || call.kind === "gasless") && (call.nonce = amountFrom(seed, call.nonce)))),
+      callMutation("tx.data.taker", ["gasless"], (call, seed) => void (call.kind === "gasless" && (call.taker = differentAddress(call.taker, seed)))),
+      callMutation("tx.data.relayerFee", ["gasless"], (call, seed) => void (call.kind === "gasless" && (call.relayerFee = amountFrom(seed, call.relayerFee)))),
+      callMutation("tx.data.relayerFeeRecipient", ["gasless"], (call, seed) => void (call.kind === "gasless" && (call.relayerFeeRecipient = differentAddress(call.relayerFeeRecipient, seed)))),
+      messageMutation("permit2.message.permitted.token", (m, seed) => void (m.permitted.token = differentAddress(m.permitted.token, seed))),
+      messageMutation("permit2.message.permitted.amount", (m, seed) => void (m.permitted.amount = amountFrom(seed, BigInt(m.permitted.amount)).toString())),
+      messageMutation("permit2.message.spender", (m, seed) => void (m.spender = differentAddress(m.spender, seed))),
+      messageMutation("permit2.message.nonce", (m, seed) => void (m.nonce = amountFrom(seed, BigInt(m.nonce)).toString())),
+      messageMutation("permit2.message.deadline", (m, seed) => void (m.deadline = amountFrom(seed, BigInt(m.deadline)).toString())),
+      ...(["recipient", "buyToken", "relayerFeeRecipient"] as const).map((name) =>
+        messageMutation(`permit2.message.witness.${name}`, (m, seed) => void (m.witness[name] = differentAddress(m.witness[name]!, seed)), name === "relayerFeeRecipient" ? ["gasless"] : PERMIT_MODES),
+      ),
+      ...(["minBuyAmount", "deadline", "relayerFee"] as const).map((name) =>
+        messageMutation(`permit2.message.witness.${name}`, (m, seed) => void (m.witness[name] = amountFrom(seed, BigInt(m.witness[name]!)).toString()), name === "relayerFee" ? ["gasless"] : PERMIT_MODES),
+      ),
+      ...(["quoteId", "actionsHash"] as const).map((name) =>
+        messageMutation(`permit2.message.witness.${name}`, (m, seed) => void (m.witness[name] = m.witness[name]!.toLowerCase() === seed ? `0x${"00".repeat(31)}02` : seed)),
+      ),
+    ];
+    const cases = mutations.flatMap((mutation) => mutation.modes.map((mode) => ({ mode, mutation })));
+    const seed = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `0x${Buffer.from(bytes).toString("hex")}` as Hex);
+
+    it(`covers ${mutations.length} fields over 8 real quotes (${cases.length} field-mode pairs), each at least once`, () => {
+      for (const { mode, mutation } of cases) {
+        const tampered = mutation.apply(quotes[mode].quote, `0x${"5a".repeat(32)}`)!;
+        const error = refusal(() => verifyQuoteOrder(tampered, quotes[mode].expected));
+        expect(names(error).some((name) => name.includes(mutation.path)), `${mode} ${mutation.path}: ${error.message}`).to.equal(true);
+      }
+    });
+
+    it("holds for random values (fast-check)", () => {
+      fc.assert(
+        fc.property(fc.constantFrom(...cases), seed, ({ mode, mutation }, value) => {
+          const tampered = mutation.apply(quotes[mode].quote, value)!;
+          const error = refusal(() => verifyQuoteOrder(tampered, quotes[mode].expected));
+          return names(error).some((name) => name.includes(mutation.path));
+        }),
+        { numRuns: 600 },
+      );
+    });
+
+    it("and the unmodified quotes pass (fast-check over modes and copies)", () => {
+      fc.assert(
+        fc.property(fc.constantFrom(...ALL_MODES), (mode) => {
+          verifyQuoteOrder(copyQuote(quotes[mode].quote), quotes[mode].expected);
+          return true;
+        }),
+        { numRuns: 40 },
+      );
+    });
+  });
+
+  describe("executeQuote and swapGasless refuse a tampered quote before signing or sending", () => {
+    /** A compromised API or proxy: the /quote response's order pays the attacker (witness rewritten to match). */
+    function tamperingClient(apiKey: string, rewrite: (quote: QuoteJson) => QuoteJson) {
+      const submits: string[] = [];
+      const tampering = createTradingClient({
+        apiUrl: devnet.apiUrl,
+        apiKey,
+        publicClient: devnet.publicClient,
+        contracts: { routerRegistry: devnet.manifest.contracts.routerRegistry, allowanceHolder: devnet.manifest.contracts.allowanceHolder },
+        fetch: async (url, init) => {
+          if (url.includes("/gasless/submit")) submits.push(url);
+          const response = await globalThis.fetch(url, init);
+          if (!url.includes("/quote?") || response.status !== 200) return response;
+          const body = (await response.json()) as QuoteJson;
+          return new Response(JSON.stringify(rewrite(body)), { status: 200, headers: { "content-type": "application/json" } });
+        },
+      });
+      return { tampering, submits };
+    }
+    const payAttacker = (quote: QuoteJson): QuoteJson => {
+      const tampered = withCall(quote, (call) => ({ ...call, order: { ...call.order, recipient: ATTACKER } }));
+      if (tampered.permit2 !== undefined) tampered.permit2.message.witness.recipient = ATTACKER;
+      return tampered;
+    };
+    /** A real wallet whose signatures are counted. */
+    function countingWallet(key: Hex): { wallet: TradingWallet; signatures: () => number } {
+      const real = devnet.wallet(key);
+      let count = 0;
+      const wallet = { ...real, signTypedData: ((parameters: Parameters<TradingWallet["signTypedData"]>[0]) => (count++, real.signTypedData(parameters))) as TradingWallet["signTypedData"] };
+      return { wallet, signatures: () => count };
+    }
+
+    it("permit, allowance and native quotes paying the attacker: no signature, no transaction (taker nonce, balances and Permit2 nonces unchanged)", async () => {
+      const { apiKey } = await devnet.onboardedClient();
+      const { tampering } = tamperingClient(apiKey, payAttacker);
+      // An approval sent by executeQuote would show in the nonce too.
+      const { wallet, signatures } = countingWallet(DEV_KEYS[3]);
+      const address = wallet.account.address;
+      const [usdc, weth] = [devnet.token("USDC"), devnet.token("WETH")];
+      const requests: QuoteParameters[] = [
+        { sellToken: usdc, buyToken: weth, sellAmount: 20_000_000n, taker: address },
+        { sellToken: usdc, buyToken: weth, sellAmount: 20_000_000n, taker: address, settlement: "allowance" },
+        { sellToken: "ETH", buyToken: usdc, sellAmount: 10n ** 16n, taker: address },
+      ];
+      for (const request of requests) {
+        const quote = await tampering.getQuote(request);
+        const before = await Promise.all([
+          devnet.publicClient.getTransactionCount({ address, blockTag: "pending" }),
+          devnet.publicClient.getBalance({ address }),
+          devnet.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] }),
+          devnet.publicClient.readContract({ address: PERMIT2_ADDRESS, abi: permit2Abi, functionName: "nonceBitmap", args: [address, 0n] }),
+        ]);
+        const error = await tampering.executeQuote(quote, wallet).catch((caught: unknown) => caught);
+        expect(error, `${request.settlement ?? request.sellToken}`).to.be.instanceOf(QuoteMismatchError);
+        expect(error).to.include({ field: "tx.data.order.recipient", actual: getAddress(ATTACKER) });
+        const after = await Promise.all([
+          devnet.publicClient.getTransactionCount({ address, blockTag: "pending" }),
+          devnet.publicClient.getBalance({ address }),
+          devnet.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] }),
+          devnet.publicClient.readContract({ address: PERMIT2_ADDRESS, abi: permit2Abi, functionName: "nonceBitmap", args: [address, 0n] }),
+        ]);
+        expect(after).to.deep.equal(before);
+      }
+      expect(signatures()).to.equal(0);
+      // The same client, untampered responses: the swap goes through (the check is not what failed).
+      const honest = createTradingClient({ apiUrl: devnet.apiUrl, apiKey, publicClient: devnet.publicClient, contracts: { routerRegistry: devnet.manifest.contracts.routerRegistry } });
+      const quote = await honest.getQuote({ sellToken: "ETH", buyToken: usdc, sellAmount: 10n ** 16n, taker: address });
+      expect((await honest.executeQuote(quote, wallet)).receipt.status).to.equal("success");
+      tampering.close();
+      honest.close();
+    });
+
+    it("a gasless quote whose relayer fee was raised: not signed, not submitted", async () => {
+      const { apiKey } = await devnet.onboardedClient();
+      const raiseFee = (quote: QuoteJson): QuoteJson => {
+        const tampered = withCall(quote, (call) => (call.kind === "gasless" ? { ...call, relayerFee: call.relayerFee + 10n ** 6n, relayerFeeRecipient: ATTACKER } : call));
+        tampered.permit2!.message.witness.relayerFee = (BigInt(tampered.permit2!.message.witness.relayerFee!) + 10n ** 6n).toString();
+        tampered.permit2!.message.witness.relayerFeeRecipient = ATTACKER;
+        tampered.permit2!.message.permitted.amount = (BigInt(tampered.permit2!.message.permitted.amount) + 10n ** 6n).toString();
+        return tampered;
+      };
+      const { tampering, submits } = tamperingClient(apiKey, raiseFee);
+      const { wallet, signatures } = countingWallet(DEV_KEYS[3]);
+      const quote = await tampering.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 50_000_000n, taker: wallet.account.address, gasless: true });
+      const nonce = await devnet.publicClient.getTransactionCount({ address: wallet.account.address, blockTag: "pending" });
+      const error = (await tampering.swapGasless(quote, wallet, { intervalMs: 100, timeoutMs: 5_000 }).catch((caught: unknown) => caught)) as QuoteMismatchError;
+      expect(error).to.be.instanceOf(QuoteMismatchError);
+      expect(error.field).to.equal("tx.data.relayerFee");
+      expect(error.source).to.equal("relayer_fee.amount");
+      expect(signatures()).to.equal(0);
+      expect(submits).to.deep.equal([]);
+      expect(await devnet.publicClient.getTransactionCount({ address: wallet.account.address, blockTag: "pending" })).to.equal(nonce);
+      tampering.close();
+    });
+
+    it("an unmodified split permit quote with a fee still executes, paying the integrator's fee recipient", async () => {
+      const { wallet } = countingWallet(DEV_KEYS[8]);
+      const quote = await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 300_000_000_000n, taker: wallet.account.address, feeBps: FEE_BPS });
+      expect(quote.route.legs.length).to.be.within(2, 3);
+      const feeBefore = await devnet.publicClient.readContract({ address: devnet.token("WETH"), abi: erc20Abi, functionName: "balanceOf", args: [owner] });
+      expect((await client.executeQuote(quote, wallet)).receipt.status).to.equal("success");
+      const feeAfter = await devnet.publicClient.readContract({ address: devnet.token("WETH"), abi: erc20Abi, functionName: "balanceOf", args: [owner] });
+      expect(feeAfter - feeBefore >= BigInt(quote.platform_fee.amount)).to.equal(true);
+    });
+  });
+});
