@@ -119,7 +119,8 @@ export {
   type QuoteParameters,
 } from "./client/createTradingClient";
 export { type TrustedContracts } from "./client/verifyQuoteTargets";
-export { verifyQuoteOrder, quoteCallKind } from "./client/verifyQuoteOrder";
+export { verifyQuoteOrder } from "./client/verifyQuoteOrder";
+export { quoteCallKind } from "./client/readQuoteCall";
 export { type QuoteExpectation } from "./client/quoteExpectation";
 export { QuoteMismatchError, QuoteFeeError, QuoteCalldataError } from "./errors/quoteCheck";
 export { type TradingWallet, type ChainReader } from "./client/tradingWallet";

@@ -42,7 +42,7 @@ function decode<const Abi extends typeof outerAbi | typeof innerAbi>(abi: Abi, d
   } catch (cause) {
     const selector = data.slice(0, 10);
     const known = abi.map((item) => `${item.name} (${toFunctionSelector(item)})`).join(", ");
-    throw new SwapCalldataError(`${what} does not decode as ${known}; its selector is ${selector}`, cause);
+    throw new SwapCalldataError(`${what} does not decode as ${known}: its selector is ${selector}`, cause);
   }
   // Solidity's decoder follows offsets, so other bytes could carry other values than the ones read
   // here; only the encoding viem would produce is accepted.
@@ -76,7 +76,7 @@ export function decodeQuoteOrder(data: Hex): QuoteCall {
       return { kind: "native", order: orderOf(outer.args[0]) };
     case "exec": {
       const [operator, inner] = outer.args;
-      const call = decode(innerAbi, inner, "the allowance holder's call");
+      const call = decode(innerAbi, inner, "the router call inside tx.data's exec");
       return { kind: "allowance", order: orderOf(call.args[0]), operator };
     }
   }

@@ -55,7 +55,7 @@ export function verifyQuoteActions(check: QuoteFieldCheck, quote: QuoteJson, ord
   try {
     actions = decodeRouteActions(order.actions);
   } catch (cause) {
-    throw new QuoteCalldataError(check.quoteId, FIELD, `do not decode: ${cause instanceof SdkError ? cause.shortMessage : String(cause)}`, cause);
+    throw new QuoteCalldataError(check.quoteId, FIELD, `${FIELD} do not decode: ${cause instanceof SdkError ? cause.shortMessage : String(cause)}`, cause);
   }
 
   const platformFee = quote.platform_fee;

@@ -1,37 +1,20 @@
 import { isAddress } from "viem";
-import { decodeQuoteOrder, quoteCallFunction, type QuoteCall, type QuoteCallKind } from "../calldata/decodeQuoteOrder";
-import { SwapCalldataError } from "../errors/calldata";
-import { QuoteCalldataError } from "../errors/quoteCheck";
-import { isNativeToken, NATIVE_TOKEN } from "../tokens/native";
+import { quoteCallFunction, type QuoteCall } from "../calldata/decodeQuoteOrder";
+import { NATIVE_TOKEN } from "../tokens/native";
 import type { QuoteJson } from "../wire/quoteJson";
 import type { QuoteExpectation } from "./quoteExpectation";
 import { amountOf, QuoteFieldCheck } from "./quoteFieldCheck";
+import { readQuoteCall } from "./readQuoteCall";
 import { verifyQuoteActions } from "./verifyQuoteActions";
 import { verifyQuotePermit } from "./verifyQuotePermit";
 
 const BPS = 10_000n;
-
-/** The router call a quote's settlement mode makes. */
-export function quoteCallKind(quote: QuoteJson): QuoteCallKind {
-  if (quote.gasless || quote.settlement === "gasless") return "gasless";
-  if (quote.settlement === "permit2") return "permit";
-  return isNativeToken(quote.sell_token) ? "native" : "allowance";
-}
 
 /** A requested token as an address to compare, or undefined for a symbol (the API resolves those). */
 function requestedToken(token: string | undefined): string | undefined {
   if (token === undefined) return undefined;
   if (token.toUpperCase() === "ETH") return NATIVE_TOKEN;
   return isAddress(token, { strict: false }) ? token : undefined;
-}
-
-function decodeCall(quote: QuoteJson): QuoteCall {
-  try {
-    return decodeQuoteOrder(quote.tx.data);
-  } catch (cause) {
-    if (cause instanceof SwapCalldataError) throw new QuoteCalldataError(quote.quote_id, "tx.data", cause.shortMessage.replace(/^calldata /, ""), cause);
-    throw cause;
-  }
 }
 
 /** The quote JSON against the request: chain, mode, tokens, amount and slippage. */
@@ -91,9 +74,7 @@ export function verifyQuoteOrder(quote: QuoteJson, expected: QuoteExpectation): 
   const check = new QuoteFieldCheck(quote.quote_id);
   verifyAgainstRequest(check, quote, expected);
 
-  const call = decodeCall(quote);
-  const kind = quoteCallKind(quote);
-  if (call.kind !== kind) check.refuse("tx.data", quoteCallFunction[call.kind], quoteCallFunction[kind], `settlement ${quote.settlement}${quote.gasless ? " (gasless)" : ""}`, "is not");
+  const call = readQuoteCall(quote);
 
   const { order } = call;
   check.address("tx.data.order.sellToken", order.sellToken, quote.sell_token, "sell_token");

@@ -44,6 +44,6 @@ export class RouteActionError extends SdkError {
 export class SwapCalldataError extends SdkError {
   override name = "SwapCalldataError";
   constructor(problem: string, cause?: unknown) {
-    super(`calldata ${problem}`, { details: "A quote's tx.data is built by the API and must reach the wallet unmodified; re-quote.", cause });
+    super(problem, { details: "A quote's tx.data is built by the API and must reach the wallet unmodified; re-quote.", cause });
   }
 }

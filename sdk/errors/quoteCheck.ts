@@ -28,8 +28,8 @@ export class QuoteFeeError extends QuoteMismatchError {
 }
 
 /**
- * `tx.data` is not the router call the quote's settlement mode makes (another function, calldata that
- * does not decode, or a non-canonical encoding that could read differently on chain).
+ * `tx.data` is not a router call a quote makes (another function, calldata that does not decode, or a
+ * non-canonical encoding that could read differently on chain). `problem` names the field itself.
  */
 export class QuoteCalldataError extends SdkError {
   override name = "QuoteCalldataError";
@@ -39,6 +39,6 @@ export class QuoteCalldataError extends SdkError {
     problem: string,
     cause?: unknown,
   ) {
-    super(`quote ${quoteId}: ${field} ${problem}`, { details: REFUSE, cause });
+    super(`quote ${quoteId}: ${problem}`, { details: REFUSE, cause });
   }
 }

@@ -152,6 +152,8 @@ describe("verifyQuote looks inside tx.data and the permit message (audit L-4)", 
       expect(recipient.details).to.include("Do not sign or send");
       const below = expectRefused("gasless", order("gasless", (call) => void (call.order.minBuyAmount /= 2n)), QuoteMismatchError, "tx.data.order.minBuyAmount") as QuoteMismatchError;
       expect(below.message).to.include("is below").and.include(quotes.gasless.quote.min_buy_amount);
+      // Asked with 10 bps of slippage, the API's minimum (its default of 100 bps) is too low.
+      expect(refusal(() => verifyQuoteOrder(quotes.permit.quote, { ...quotes.permit.expected, slippageBps: 10 })).field).to.equal("min_buy_amount");
     });
 
     it("a recipient rewritten in tx.data and in the signed witness alike (a consistent attacker) is still the request's recipient check", () => {
@@ -257,7 +259,9 @@ describe("verifyQuote looks inside tx.data and the permit message (audit L-4)", 
       expectRefused("allowance", padded, QuoteCalldataError, "tx.data");
       const transfer = copyQuote(quote);
       transfer.tx.data = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [ATTACKER, 1n] });
-      expect(refusal(() => verifyQuoteOrder(transfer, quotes.allowance.expected)).message).to.include("selector 0xa9059cbb");
+      expect(refusal(() => verifyQuoteOrder(transfer, quotes.allowance.expected)).message).to.include("its selector is 0xa9059cbb");
+      const opcode = order("allowance", (call) => void (call.order.actions = `${call.order.actions}ff`));
+      expect(refusal(() => verifyQuoteOrder(opcode, quotes.allowance.expected)).message).to.include("tx.data.order.actions do not decode").and.include("unknown action opcode 0xff");
       // A permit2 object on an allowance quote would be signed and its signature published in tx.data.
       const harvest = copyQuote(quote);
       harvest.permit2 = structuredClone(quotes.permit.quote.permit2);
