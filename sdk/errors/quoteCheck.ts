@@ -16,7 +16,7 @@ export class QuoteMismatchError extends SdkError {
     readonly expected: string,
     readonly actual: string,
     readonly source: string,
-    problem = "differs from",
+    problem = "is not",
   ) {
     super(`quote ${quoteId}: ${field} is ${actual}, which ${problem} ${expected} (${source})`, { details: REFUSE });
   }
