@@ -13,6 +13,7 @@ export type GlobalOptions = {
   privateKey?: string;
   chainId?: string;
   registry?: string;
+  feeRecipient?: string;
   deploymentsDir?: string;
   json?: boolean;
   retries?: string;
@@ -29,6 +30,8 @@ export type CliConfig = Readonly<{
   manifest: DeploymentManifest | undefined;
   registry: Address | undefined;
   allowanceHolder: Address | undefined;
+  /** The integrator's fee recipient: the only address a quote's fee may go to (else the quote's own platform_fee.recipient). */
+  feeRecipient: Address | undefined;
   json: boolean;
   retries: number;
   timeoutSeconds: number | undefined;
@@ -48,6 +51,8 @@ export function loadCliConfig(options: GlobalOptions, env: NodeJS.ProcessEnv): C
   const manifest = existsSync(file) ? readManifest(file) : undefined;
   const registry = options.registry ?? env.ROUTER_REGISTRY ?? manifest?.contracts.routerRegistry;
   if (registry !== undefined && !isAddress(registry)) throw new CliError(`--registry must be an address, got ${registry}`, ExitCode.usage);
+  const feeRecipient = options.feeRecipient ?? env.SWAP_FEE_RECIPIENT;
+  if (feeRecipient !== undefined && !isAddress(feeRecipient)) throw new CliError(`--fee-recipient must be an address, got ${feeRecipient}`, ExitCode.usage);
   const privateKey = options.privateKey ?? env.PRIVATE_KEY;
   if (privateKey !== undefined && !(isHex(privateKey) && privateKey.length === 66)) throw new CliError("PRIVATE_KEY (--private-key) must be 0x + 64 hex digits", ExitCode.usage);
   return {
@@ -59,6 +64,7 @@ export function loadCliConfig(options: GlobalOptions, env: NodeJS.ProcessEnv): C
     manifest,
     registry: registry as Address | undefined,
     allowanceHolder: manifest?.contracts.allowanceHolder,
+    feeRecipient: feeRecipient as Address | undefined,
     json: options.json === true,
     retries: integer("--retries", options.retries ?? "3", 0),
     timeoutSeconds: options.timeout === undefined ? undefined : integer("--timeout", options.timeout, 1),
@@ -81,6 +87,7 @@ export function clientOf(config: CliConfig, log: (message: string) => void): Tra
     chainId: config.chainId,
     publicClient: publicClientOf(config),
     contracts: config.registry === undefined ? undefined : { routerRegistry: config.registry, allowanceHolder: config.allowanceHolder },
+    integratorFeeRecipient: config.feeRecipient,
     maxAttempts: config.retries + 1,
     requestTimeoutMs: config.timeoutSeconds === undefined ? undefined : config.timeoutSeconds * 1000,
     logger: { info: log, warn: log },

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { ApiError, SdkError } from "../sdk";
+import { ApiError, QuoteCalldataError, QuoteMismatchError, SdkError } from "../sdk";
 import { DEFAULTS } from "./cliConfig";
 import { registerDoctor } from "./commands/doctor";
 import { registerOnboard } from "./commands/onboard";
@@ -20,6 +20,7 @@ export function buildProgram(): Command {
     .option("--private-key <hex>", "wallet key for signing commands (env PRIVATE_KEY); prefer the environment variable")
     .option("--chain-id <id>", `chain id (env CHAIN_ID, default ${DEFAULTS.chainId})`)
     .option("--registry <address>", "router registry (env ROUTER_REGISTRY, default from the deployment manifest)")
+    .option("--fee-recipient <address>", "your integrator fee recipient (env SWAP_FEE_RECIPIENT): a quote paying a fee to anyone else is refused")
     .option("--deployments-dir <dir>", "folder of deployment manifests (env DEPLOYMENTS_DIR, default deployments/)")
     .option("--retries <n>", "retries of idempotent requests on 429/5xx/network errors", "3")
     .option("--timeout <seconds>", "per-request HTTP timeout, and the wait limit of relays (default 120 s)")
@@ -33,6 +34,8 @@ export function buildProgram(): Command {
 
 function describe(error: unknown) {
   if (error instanceof ApiError) return { name: error.name, message: error.shortMessage, status: error.status, code: error.code, retryable: error.retryable, retry_after_seconds: error.retryAfterSeconds ?? null };
+  if (error instanceof QuoteMismatchError) return { name: error.name, message: error.shortMessage, field: error.field, expected: error.expected, actual: error.actual, source: error.source, details: error.details ?? null };
+  if (error instanceof QuoteCalldataError) return { name: error.name, message: error.shortMessage, field: error.field, details: error.details ?? null };
   if (error instanceof SdkError) return { name: error.name, message: error.shortMessage, details: error.details ?? null };
   return { name: (error as Error).name ?? "Error", message: (error as Error).message ?? String(error) };
 }

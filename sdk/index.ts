@@ -62,7 +62,8 @@ export {
   type RelayerFee,
 } from "./typedData/permit2Witness";
 export { getAmountOut } from "./amm/v2Math";
-export { SignatureLengthError, SignatureOffsetError, RouteActionError } from "./errors/calldata";
+export { decodeQuoteOrder, type QuoteCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
+export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError } from "./errors/calldata";
 
 // --- onboarding: payload hashes and nonce messages of the integrator onboarding API ---
 export { OnboardingAction, onboardingActions, actionRequiresPayloadHash } from "./onboarding/actions";
@@ -118,6 +119,10 @@ export {
   type QuoteParameters,
 } from "./client/createTradingClient";
 export { type TrustedContracts } from "./client/verifyQuoteTargets";
+export { verifyQuoteOrder } from "./client/verifyQuoteOrder";
+export { quoteCallKind } from "./client/readQuoteCall";
+export { type QuoteExpectation } from "./client/quoteExpectation";
+export { QuoteMismatchError, QuoteFeeError, QuoteCalldataError } from "./errors/quoteCheck";
 export { type TradingWallet, type ChainReader } from "./client/tradingWallet";
 export { type ClientLogger } from "./client/clientLogger";
 export { type FetchFunction } from "./client/apiTransport";

@@ -39,3 +39,11 @@ export class RouteActionError extends SdkError {
     super(message, { details: "Route actions come from the quote; do not build or alter them by hand." });
   }
 }
+
+/** Calldata that is not one of the router calls a quote carries, or not in canonical ABI encoding. */
+export class SwapCalldataError extends SdkError {
+  override name = "SwapCalldataError";
+  constructor(problem: string, cause?: unknown) {
+    super(problem, { details: "A quote's tx.data is built by the API and must reach the wallet unmodified; re-quote.", cause });
+  }
+}

@@ -3,7 +3,10 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { createTradingClient } from "../../sdk";
+import { erc20Abi } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { createTradingClient, quoteJsonSchema } from "../../sdk";
+import { withCall } from "../fixtures/quoteTampering";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
 
 const ROOT = join(__dirname, "..", "..");
@@ -190,6 +193,38 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
         expect(result.code, result.stderr).to.equal(7);
         expect(json(result).error.code).to.equal("network_error");
       });
+    });
+
+    it("8: a saved quote whose tx.data pays someone else is refused before anything is signed or sent, in a dry run too", async () => {
+      const { apiKey: fresh } = await devnet.onboardedClient();
+      const trading = { ...env, SWAP_API_KEY: fresh, PRIVATE_KEY: DEV_KEYS[5] };
+      const taker = privateKeyToAccount(DEV_KEYS[5]).address;
+      const saved = await run(["quote", "USDC", "WETH", "5000000", "--json"], trading);
+      expect(saved.code, saved.stderr).to.equal(0);
+      const quote = quoteJsonSchema.parse(JSON.parse(saved.stdout));
+      const attacker = "0x000000000000000000000000000000000000bEEF";
+      // The recipient rewritten in the calldata and in the witness alike, as a proxy would.
+      const tampered = withCall(quote, (call) => ({ ...call, order: { ...call.order, recipient: attacker } }));
+      tampered.permit2!.message.witness.recipient = attacker;
+      const file = join(devnet.directory, "tampered-quote.json");
+      writeFileSync(file, JSON.stringify(tampered));
+      const state = () =>
+        Promise.all([
+          devnet.publicClient.getTransactionCount({ address: taker, blockTag: "pending" }),
+          devnet.publicClient.readContract({ address: devnet.token("USDC"), abi: erc20Abi, functionName: "balanceOf", args: [taker] }),
+        ]);
+      const before = await state();
+      for (const mode of ["--dry-run", "--yes"]) {
+        const result = await run(["swap", "x", "y", "0", "--quote", file, mode, "--json"], trading);
+        expect(result.code, result.stderr).to.equal(8);
+        expect(json(result).error).to.include({ name: "QuoteMismatchError", field: "tx.data.order.recipient", exit_code: 8 });
+        expect(result.stderr).to.include("tx.data.order.recipient");
+      }
+      expect(await state()).to.deep.equal(before);
+      // The same quote as served passes the dry run.
+      writeFileSync(file, saved.stdout);
+      const honest = await run(["swap", "x", "y", "0", "--quote", file, "--dry-run", "--json"], trading);
+      expect(honest.code, honest.stderr).to.equal(0);
     });
 
     it("8: refused by the client's checks (a token outside the snapshot, without --genuine-demand)", async () => {
