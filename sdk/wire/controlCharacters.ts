@@ -12,3 +12,11 @@ export const CONTROL_CHARACTER_MESSAGE = "must not contain control characters (U
 export function hasControlCharacter(value: string): boolean {
   return CONTROL_CHARACTER.test(value);
 }
+
+/**
+ * Text the servers write that others chose (a node's refusal, a revert reason: anyone's bytes), made
+ * storable: NUL, which PostgreSQL refuses, becomes U+FFFD on both engines alike, so recording a failure cannot fail.
+ */
+export function storableMessage(text: string): string {
+  return text.replaceAll("\u0000", "\ufffd");
+}
