@@ -47,6 +47,8 @@ export const contactEmail = z.email("must be an email address").max(254).nullish
 // Checked as sent, before the URL parser, which keeps NUL in a path and silently drops tabs and line breaks.
 export const appUrl = storableText(z.string().max(2048))
   .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }))
+  // The OpenAPI document shows a pipe's input side: say it is a URL there too.
+  .meta({ format: "uri" })
   .nullish()
   .transform((value) => value ?? undefined);
 
