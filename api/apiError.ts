@@ -60,6 +60,7 @@ export type ApiErrorCode =
   | "gasless_unavailable"
   | "relayer_unavailable"
   | "quote_unavailable"
+  | "database_unavailable"
   | "internal_error";
 
 /** Scalar values an error body may carry besides `error` and `code`. */

@@ -33,7 +33,7 @@ export async function startApi(
     onWriteError: (error, state) => logger.error({ err: error, ...state }, "quote records could not be written; retrying"),
   });
   const store = timedMethods(opened, (operation, seconds) => metrics.storeDuration.observe({ operation }, seconds));
-  const limits = config.databaseUrl === undefined ? { factory: memoryRateLimiters, close: async () => undefined } : await openPostgresRateLimiters(config.databaseUrl).catch(async (error: unknown) => {
+  const limits = config.databaseUrl === undefined ? { factory: memoryRateLimiters, close: async () => undefined } : await openPostgresRateLimiters(config.databaseUrl, logger).catch(async (error: unknown) => {
     await store.close();
     throw error;
   });

@@ -3,6 +3,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { getAddress, isAddress, isHex, type Address, type Hex } from "viem";
 import { z } from "zod";
 import type { RelayHandoffResult } from "../sdk";
+import { CONTROL_CHARACTER_MESSAGE, hasControlCharacter } from "../sdk/wire/controlCharacters";
 import type { RelayContext } from "./relayContext";
 import type { RelayQueue } from "./relayQueue";
 import { internalRelayJson } from "./relayView";
@@ -19,7 +20,8 @@ const relayRequest = z.strictObject({
   onchain_quote_id: hex.refine((value) => value.length === 66, "must be 32 bytes"),
   integrator_id: z.number().int().positive(),
   api_key_id: z.number().int().positive(),
-  idempotency_key: z.string().min(1).max(128).nullable(),
+  // PostgreSQL cannot store NUL: refused here too, so a relayer never answers the API a 500 it would retry.
+  idempotency_key: z.string().min(1).max(128).refine((value) => !hasControlCharacter(value), CONTROL_CHARACTER_MESSAGE).nullable(),
   taker: address,
   router: address,
   data: hex,

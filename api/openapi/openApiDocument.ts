@@ -66,7 +66,7 @@ const errorDescriptions: Record<number, string> = {
   404: "Not found",
   409: "Conflicts with the current state",
   429: "Rate-limited: `bucket` names the empty bucket; wait `Retry-After` seconds",
-  503: "A dependency (chain, relayer, signature verification) is unavailable; retry later",
+  503: "A dependency is unavailable (`database_unavailable`: the API's database; `chain_unavailable`, `relayer_unavailable`, `signature_verification_unavailable`, …); retry later, after `Retry-After` seconds when sent",
 };
 
 function errors(...statuses: number[]) {
@@ -74,7 +74,7 @@ function errors(...statuses: number[]) {
   for (const status of statuses) {
     responses[String(status)] = {
       description: errorDescriptions[status],
-      ...(status === 429 ? { headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" } } } } : {}),
+      ...(status === 429 || status === 503 ? { headers: { "Retry-After": { description: "seconds to wait (always on 429 and on 503 database_unavailable)", schema: { type: "integer" } } } } : {}),
       content: json(ref("Error"), errorExamples[status]),
     };
   }
@@ -153,7 +153,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           tags: ["onboarding"],
           summary: "Issue a single-use challenge to sign",
           requestBody: body(nonceBodySchema, { wallet: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", action: "view_integrator_profile", chain_id: 4663 }),
-          responses: { ...ok(200, "The message to sign exactly as returned", "Nonce"), ...errors(400) },
+          responses: { ...ok(200, "The message to sign exactly as returned", "Nonce"), ...errors(400, 429, 503) },
         },
       },
       "/integrators/applications": {

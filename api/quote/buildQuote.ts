@@ -21,6 +21,7 @@ import {
   type SwapOrder,
 } from "../../sdk";
 import { ApiError } from "../apiError";
+import { classifyDatabaseError } from "../store/databaseUnavailable";
 import type { ChainContext } from "../chains/chainContext";
 import { checksummed } from "../services/checksummedAddress";
 import type { GaslessConfig } from "../config";
@@ -183,7 +184,9 @@ async function allocateNonce(
       if (allocated === undefined || shared === undefined) return allocated;
       const claimed = await shared.claim(chain.chainId, taker, allocated.nonce, expiresMs, nowMs).catch((cause: unknown) => {
         // The database, not the chain, failed: say so (the handler calls any other failure a chain
-        // read's), and log what it said for the operator.
+        // read's), and log what it said for the operator. An outage is the API-wide 503.
+        const classified = classifyDatabaseError(cause);
+        if (classified !== cause) throw classified;
         throw new ApiError(503, "quote_unavailable", "Permit2 nonce reservations could not be made right now (the API's database did not answer); retry shortly", { cause });
       });
       if (claimed) return allocated;

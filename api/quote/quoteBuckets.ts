@@ -1,8 +1,8 @@
 import type { Response } from "express";
-import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterRes } from "rate-limiter-flexible";
 import { ApiError } from "../apiError";
 import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
-import { memoryRateLimiters, type RateLimiterFactory } from "../rateLimits/rateLimiterFactory";
+import { memoryRateLimiters, type RateLimiter, type RateLimiterFactory } from "../rateLimits/rateLimiterFactory";
 
 /** The two /quote buckets of the spec, and the swap bucket of POST /gasless/submit. */
 export type QuoteBucket = "quote_probe" | "quote:read" | "swap:create";
@@ -27,7 +27,7 @@ const WINDOW_SECONDS = 60;
  * can see which buckets a request used.
  */
 export class QuoteBuckets {
-  readonly #limiters = new Map<string, RateLimiterAbstract>();
+  readonly #limiters = new Map<string, RateLimiter>();
 
   constructor(
     private readonly probeMultiplier: number,
@@ -36,7 +36,7 @@ export class QuoteBuckets {
     private readonly onRejected: (bucket: string) => void = () => undefined,
   ) {}
 
-  #limiter(bucket: QuoteBucket, points: number): RateLimiterAbstract {
+  #limiter(bucket: QuoteBucket, points: number): RateLimiter {
     const id = `${bucket}:${points}`;
     let limiter = this.#limiters.get(id);
     if (limiter === undefined) {

@@ -9,6 +9,7 @@ import { verifySubmission } from "../gasless/verifySubmission";
 import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth";
 import { QuoteBuckets } from "../quote/quoteBuckets";
 import { parseRequest } from "../requestValidation";
+import { plainText } from "../schemas/plainText";
 import type { GaslessTerms, QuoteRecord, Store } from "../store/store";
 import type { Route } from "./route";
 
@@ -21,7 +22,7 @@ const bodySchema = z.strictObject({
       if (value.length !== 132) context.addIssue({ code: "custom", message: `must be exactly 65 bytes (130 hex characters after 0x); got ${(value.length - 2) / 2} bytes` });
     })
     .transform((value) => value.toLowerCase() as Hex),
-  idempotency_key: z.string().min(1).max(128).nullable().optional(),
+  idempotency_key: plainText(128).nullable().optional(),
 });
 
 /** The relay as integrators see it: the relayer's internal fields stay inside. */

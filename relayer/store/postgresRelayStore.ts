@@ -4,6 +4,7 @@ import { applyPostgresMigrations, openPostgresPool, withTransaction, type Postgr
 import { postgresRelayMigrations } from "./postgresRelayMigrations";
 import { foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, TRANSACTION_COLUMNS, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
 import type { BroadcastFence, BroadcastRecording, ClaimedRelay, Lease, NewRelay, NewRelayTransaction, RelayCreation, RelayMatchQuery, RelayRecord, RelayStore, RelayTransaction, RelayUpdate } from "./relayStore";
+import { storableMessage } from "../../sdk/wire/controlCharacters";
 
 type Queryable = Pick<PostgresClient, "query">;
 const OPEN = "status IN ('accepted', 'submitted')";
@@ -120,7 +121,7 @@ class PostgresRelayStore implements RelayStore {
         `UPDATE relays SET status = COALESCE($2, status), reason = COALESCE($3, reason), error = COALESCE($4, error),
            cancelling = COALESCE($5, cancelling), signer = CASE WHEN $6 THEN NULL ELSE signer END,
            signer_nonce = CASE WHEN $6 THEN NULL ELSE signer_nonce END, updated_at = $7 WHERE id = $1`,
-        [relayId, update.status ?? null, update.reason ?? null, update.error ?? null, update.cancelling === undefined ? null : Number(update.cancelling), release, update.at.getTime()],
+        [relayId, update.status ?? null, update.reason ?? null, update.error === undefined ? null : storableMessage(update.error), update.cancelling === undefined ? null : Number(update.cancelling), release, update.at.getTime()],
       );
     });
   }

@@ -6,6 +6,7 @@ import { applySqliteMigrations, canMoveRelay } from "../../sdk";
 import { relayMigrations } from "./relayMigrations";
 import { foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
 import type { BroadcastFence, BroadcastRecording, ClaimedRelay, Lease, NewRelay, NewRelayTransaction, RelayCreation, RelayMatchQuery, RelayRecord, RelayStore, RelayUpdate } from "./relayStore";
+import { storableMessage } from "../../sdk/wire/controlCharacters";
 
 const OPEN = "status IN ('accepted', 'submitted')";
 
@@ -143,7 +144,7 @@ class SqliteRelayStore implements RelayStore {
           id: relayId,
           status: update.status ?? null,
           reason: update.reason ?? null,
-          error: update.error ?? null,
+          error: update.error === undefined ? null : storableMessage(update.error),
           cancelling: update.cancelling === undefined ? null : Number(update.cancelling),
           release: update.releaseSigner === true ? 1 : 0,
           at: update.at.getTime(),

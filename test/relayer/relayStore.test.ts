@@ -105,6 +105,14 @@ for (const engine of engines) {
       ).to.equal("quote_conflict");
     });
 
+    it("records a failure whose text holds NUL (a node's message, a revert reason: anyone's bytes), NUL replaced by U+FFFD", async () => {
+      const relay = newRelay();
+      await store.createRelay(relay);
+      await store.updateRelay(relay.id, { status: "rejected", reason: "simulation_failed", error: "execution reverted: bad\u0000reason", at: new Date(2_000) });
+      const stored = await store.getRelay(relay.id);
+      expect([stored?.status, stored?.error]).to.deep.equal(["rejected", "execution reverted: bad\ufffdreason"]);
+    });
+
     it("an idempotency key returns its relay for the same quote and conflicts for another quote", async () => {
       const relay = newRelay({ idempotencyKey: "client-key-1" });
       await store.createRelay(relay);
