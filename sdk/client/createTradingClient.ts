@@ -12,6 +12,7 @@ import { ensureAllowance } from "./ensureAllowance";
 import { assertBalance, executeQuote, signedCalldata, simulateFromTaker, type ExecutedQuote } from "./executeQuote";
 import { getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
 import { OnboardingSteps, type ApplicationResult, type CreatedApiKey, type IntegratorProfile, type IntegratorProfiles, type OnboardingResult, type RevokedApiKey } from "./onboardingSteps";
+import { signQuote, type SignedQuote } from "./signQuote";
 import { SnapshotCache, type SnapshotRefresh, type TokenSnapshot } from "./snapshotCache";
 import type { ChainReader, TradingWallet } from "./tradingWallet";
 import { verifyQuoteTargets, type TrustedContracts } from "./verifyQuoteTargets";
@@ -69,6 +70,11 @@ export type TradingClient = {
   refreshSupportedTokens(chainId?: number): Promise<SnapshotRefresh>;
   getQuote(parameters: QuoteParameters): Promise<QuoteJson>;
   executeQuote(quote: QuoteJson, wallet: TradingWallet): Promise<ExecutedQuote>;
+  /**
+   * executeQuote's checks and signature without sending anything (custody, multisig): returns the
+   * patched transaction, and the approval to send before it when `issues.allowance` is set.
+   */
+  signQuote(quote: QuoteJson, wallet: TradingWallet): Promise<SignedQuote>;
   /** The checks executeQuote runs before signing: the balance issue and every contract against the registry. */
   verifyQuote(quote: QuoteJson): Promise<void>;
   /** For a gasless quote: verifies, approves Permit2 when needed, signs, and simulates; returns the signature. */
@@ -176,6 +182,7 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     refreshSupportedTokens: (chainId = defaultChainId) => snapshots.refresh(chainId),
     getQuote,
     executeQuote: (quote, wallet) => executeQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), logger }),
+    signQuote: (quote, wallet) => signQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow() }),
     verifyQuote: async (quote) => {
       assertBalance(quote);
       await verifyQuoteTargets(readerFor(undefined), contractsOrThrow(), quote);
