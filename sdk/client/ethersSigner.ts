@@ -135,7 +135,7 @@ export async function fromEthersSigner(signer: EthersSigner, options: FromEthers
 
 async function chainOf(provider: Partial<NetworkReader> | null): Promise<Chain> {
   if (typeof provider?.getNetwork !== "function") {
-    throw new ClientConfigError("the ethers signer has no provider to learn its chain from", "Connect the signer to a provider (signer.connect(provider)), or pass options.chain.");
+    throw new ClientConfigError("the ethers signer has no provider, so its chain is unknown", "Connect the signer to a provider (signer.connect(provider)), or pass options.chain.");
   }
   const id = Number((await provider.getNetwork.call(provider)).chainId);
   if (id === devnetChain.id) return devnetChain;

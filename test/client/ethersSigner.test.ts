@@ -17,7 +17,8 @@ describe("ethers v6 signers in the trading client (fromEthersSigner) against npm
   before(async function () {
     this.timeout(300_000);
     devnet = await sharedDevnet();
-    provider = new JsonRpcProvider(devnet.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    // ethers defaults (a 250 ms cache of identical calls included), as a user has them.
+    provider = new JsonRpcProvider(devnet.rpcUrl, undefined, { staticNetwork: true });
     // Onboarding signed by an ethers wallet (personal_sign through the adapter), with no funds at all.
     const owner = await fromEthersSigner(new Wallet(generatePrivateKey(), provider));
     const { application, apiKey } = await createTradingClient({ apiUrl: devnet.apiUrl }).onboard(owner, {
