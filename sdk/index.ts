@@ -128,6 +128,9 @@ export { type ClientLogger } from "./client/clientLogger";
 export { type FetchFunction } from "./client/apiTransport";
 export { type TokenSnapshot, type SnapshotRefresh } from "./client/snapshotCache";
 export { type ExecutedQuote } from "./client/executeQuote";
+export { type SignedQuote } from "./client/signQuote";
+export { type UnsignedTransaction } from "./client/ensureAllowance";
+export { fromEthersSigner, type EthersSigner, type EthersTransactionRequest, type FromEthersSignerOptions } from "./client/ethersSigner";
 export { newIdempotencyKey, type SubmitGaslessOptions, type WaitForRelayOptions } from "./client/gaslessRelay";
 export { acceptedRouters } from "./client/routerCheck";
 export {

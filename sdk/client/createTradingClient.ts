@@ -12,6 +12,7 @@ import { ensureAllowance } from "./ensureAllowance";
 import { assertBalance, executeQuote, signedCalldata, simulateFromTaker, type ExecutedQuote } from "./executeQuote";
 import { getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
 import { OnboardingSteps, type ApplicationResult, type CreatedApiKey, type IntegratorProfile, type IntegratorProfiles, type OnboardingResult, type RevokedApiKey } from "./onboardingSteps";
+import { signQuote, type SignedQuote } from "./signQuote";
 import { SnapshotCache, type SnapshotRefresh, type TokenSnapshot } from "./snapshotCache";
 import { expectationOfRequest, type QuoteExpectation } from "./quoteExpectation";
 import type { ChainReader, TradingWallet } from "./tradingWallet";
@@ -88,6 +89,11 @@ export type TradingClient = {
    * this client's getQuote needs `expected` (at least the taker).
    */
   verifyQuote(quote: QuoteJson, expected?: QuoteExpectation): Promise<void>;
+  /**
+   * executeQuote's checks and signature without sending anything (custody, multisig): returns the
+   * patched transaction, and the approval to send before it when `issues.allowance` is set.
+   */
+  signQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<SignedQuote>;
   /** For a gasless quote: verifies, approves Permit2 when needed, signs, and simulates; returns the signature. */
   signGaslessQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex>;
   submitGasless(quote: QuoteJson | string, signature: Hex, options?: SubmitGaslessOptions): Promise<RelayJson>;
@@ -209,6 +215,7 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     refreshSupportedTokens: (chainId = defaultChainId) => snapshots.refresh(chainId),
     getQuote,
     executeQuote: (quote, wallet, expected) => executeQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), logger, expected: expectationFor(quote, wallet, expected) }),
+    signQuote: (quote, wallet, expected) => signQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), expected: expectationFor(quote, wallet, expected) }),
     verifyQuote: async (quote, expected) => {
       assertBalance(quote);
       await verifyQuote(readerFor(undefined), contractsOrThrow(), quote, expectationFor(quote, undefined, expected));
