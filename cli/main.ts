@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { ApiError, SdkError } from "../sdk";
 import { DEFAULTS } from "./cliConfig";
+import { connectionFailure } from "./connectionFailure";
 import { registerDoctor } from "./commands/doctor";
 import { registerOnboard } from "./commands/onboard";
 import { registerQuote } from "./commands/quote";
@@ -14,9 +15,9 @@ import { ExitCode, exitCodeOf } from "./exitCodes";
 export function buildProgram(): Command {
   const program = new Command("swap-api")
     .description("Token Swap Trading API from a shell: onboard, list tokens, quote, swap (also gasless), follow relays, read the router registry")
-    .option("--api-url <url>", `API base URL (env SWAP_API_URL, default ${DEFAULTS.apiUrl})`)
+    .option("--api-url <url>", `API base URL (env SWAP_API_URL, else http://API_HOST:API_PORT, default ${DEFAULTS.apiUrl})`)
     .option("--api-key <key>", "API key (env SWAP_API_KEY)")
-    .option("--rpc-url <url>", `JSON-RPC URL (env RPC_URL, default ${DEFAULTS.rpcUrl})`)
+    .option("--rpc-url <url>", `JSON-RPC URL (env RPC_URL, else http://DEVNET_HOST:DEVNET_PORT, default ${DEFAULTS.rpcUrl})`)
     .option("--private-key <hex>", "wallet key for signing commands (env PRIVATE_KEY); prefer the environment variable")
     .option("--chain-id <id>", `chain id (env CHAIN_ID, default ${DEFAULTS.chainId})`)
     .option("--registry <address>", "router registry (env ROUTER_REGISTRY, default from the deployment manifest)")
@@ -34,7 +35,7 @@ export function buildProgram(): Command {
 function describe(error: unknown) {
   if (error instanceof ApiError) return { name: error.name, message: error.shortMessage, status: error.status, code: error.code, retryable: error.retryable, retry_after_seconds: error.retryAfterSeconds ?? null };
   if (error instanceof SdkError) return { name: error.name, message: error.shortMessage, details: error.details ?? null };
-  return { name: (error as Error).name ?? "Error", message: (error as Error).message ?? String(error) };
+  return { name: (error as Error).name ?? "Error", message: connectionFailure(error) ?? (error as Error).message ?? String(error) };
 }
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -77,6 +77,13 @@ describe("POST /gasless/submit and GET /gasless/status: validation, ownership an
     await expectRefused({ quote_id: stale.quote.quote_id, signature: stale.signature }, 422, "simulation_failed", /fresh quote/);
   });
 
+  it("a signed swap refused because gasless swaps (feature 3) are paused says so, not to check balance and allowance", async () => {
+    const { quote, signature } = await signedQuote();
+    await f.registry.write.pause([3n]);
+    const refused = await expectRefused({ quote_id: quote.quote_id, signature }, 503, "feature_paused", /feature 3\) are paused/);
+    expect(refused.body.error).to.not.match(/issues\.balance|issues\.allowance/);
+  });
+
   it("needs a key with swap:create that is not revoked, and counts submissions against swap_rate_limit_per_minute", async () => {
     const { quote, signature } = await signedQuote();
     await expectRefused({ quote_id: quote.quote_id, signature }, 401, "api_key_missing", undefined, null);
