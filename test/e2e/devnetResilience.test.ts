@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { onboardIntegrator } from "../../sdk";
 import { spawnDevnet, type SpawnedDevnet } from "../../scripts/devnet/spawnDevnet";
+import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
 import { runScript } from "../fixtures/runScript";
 
 /** The pids of `parent`'s child processes whose command line contains `needle` (Linux /proc). */
@@ -120,6 +121,27 @@ describe("npm start: failed starts and a dying relayer", function () {
       await until("the second restart", () => (devnet.output().match(/relayer restarted/g)?.length === 2 ? true : undefined));
       expect((await ready(devnet.apiUrl)).body.gasless).to.equal("available");
     });
+  });
+
+  it("with DEVNET_RELAYER=off starts no relayer and prints the command that runs it by hand; run so, gasless becomes available", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "devnet-manual-relayer-"));
+    const token = "a-devnet-relayer-secret-0123";
+    const devnet = await spawnDevnet({ DEVNET_PORT: "0", API_PORT: "0", RELAYER_PORT: "0", DEPLOYMENTS_DIR: directory, API_DB_PATH: join(directory, "api.sqlite"), API_LOG_LEVEL: "silent", DEVNET_RELAYER: "off", RELAYER_INTERNAL_TOKEN: token });
+    let relayer: SpawnedService | undefined;
+    try {
+      expect(childPids(devnet.child.pid!, "relayer/main.ts")).to.deep.equal([]);
+      expect((await ready(devnet.apiUrl)).body).to.deep.include({ status: "ready", gasless: "unavailable" });
+      const command = /Run the relayer by hand.*\n {2}(.*) npm run relayer$/m.exec(devnet.output())?.[1];
+      expect(command, devnet.output()).to.be.a("string");
+      const env = Object.fromEntries(command!.split(" ").map((assignment) => assignment.split("=", 2) as [string, string]));
+      expect(env).to.include({ RELAYER_INTERNAL_TOKEN: token, CHAIN_ID: "4663", DEPLOYMENTS_DIR: directory });
+      relayer = await spawnService("relayer/main.ts", { ...env, RELAYER_DB_PATH: join(directory, "relayer.sqlite"), RELAYER_LOG_LEVEL: "silent" }, /^Relayer on (\S+)$/m);
+      expect((await ready(devnet.apiUrl)).body).to.deep.include({ gasless: "available" });
+    } finally {
+      await relayer?.stop();
+      await devnet.stop();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it("a start that fails after deploying puts back the manifest it replaced", async () => {
