@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { ApiError, SdkError } from "../sdk";
 import { DEFAULTS } from "./cliConfig";
+import { finishJson } from "./cliOutput";
 import { connectionFailure } from "./connectionFailure";
 import { registerDoctor } from "./commands/doctor";
 import { registerOnboard } from "./commands/onboard";
@@ -42,6 +43,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv as string[]);
+    finishJson();
     return ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -51,7 +53,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const exitCode = exitCodeOf(error);
     const described = describe(error);
     process.stderr.write(`error: ${error instanceof SdkError ? error.message : described.message}\n`);
-    if (program.opts<{ json?: boolean }>().json) process.stdout.write(`${JSON.stringify({ error: { ...described, exit_code: exitCode } }, null, 2)}\n`);
+    if (program.opts<{ json?: boolean }>().json) finishJson({ ...described, exit_code: exitCode });
     return exitCode;
   }
 }

@@ -128,8 +128,9 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const doctor = await run(["doctor", "--json"], { DEVNET_PORT: closed, API_PORT: closed, DEPLOYMENTS_DIR: devnet.directory, SWAP_API_KEY: "tsk_unused" });
     expect(doctor.code).to.equal(7);
-    // A failed doctor prints its checks, then the error document.
-    const report = JSON.parse(doctor.stdout.slice(0, doctor.stdout.indexOf("\n}\n") + 2)) as { checks: { check: string; ok: boolean; detail: string }[] };
+    // One document: the checks, with the error that made the run fail.
+    const report = json(doctor);
+    expect(report.error.exit_code).to.equal(7);
     const failed = (report.checks as { check: string; ok: boolean; detail: string }[]).filter((check) => !check.ok);
     expect(failed.map((check) => check.check)).to.include.members(["API reachable", "API serves the chain", "RPC chain id", "router registry", "API key"]);
     for (const check of failed) expect(check.detail, check.check).to.include(`http://127.0.0.1:${closed}`);
