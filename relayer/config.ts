@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { isHex, parseEther, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { DEVNET_CHAIN_ID, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT } from "../sdk";
+import { DEVNET_CHAIN_ID, devnetRpcUrl } from "../sdk";
 
 const positiveInt = z.coerce.number().int().positive();
 const gwei = z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5");
@@ -27,7 +27,8 @@ const schema = z.object({
   RELAYER_INTERNAL_TOKEN: z.string().min(16, "must be at least 16 characters (a shared secret with the API)"),
   RELAYER_PRIVATE_KEYS: privateKeys,
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
-  RPC_URL: z.url({ protocol: /^https?$/ }).default(`http://${DEVNET_DEFAULT_HOST}:${DEVNET_DEFAULT_RPC_PORT}`),
+  // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
+  RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   RELAYER_CONFIRMATIONS: positiveInt.default(1),
   RELAYER_RESUBMIT_SECONDS: z.coerce.number().positive().default(15),
@@ -63,7 +64,7 @@ export type RelayerConfig = Readonly<{
   privateKeys: readonly Hex[];
   /** `CHAIN_ID`, default 4663. */
   chainId: number;
-  /** `RPC_URL`, default http://127.0.0.1:8545. */
+  /** `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545). */
   rpcUrl: string;
   /** The chain's manifest is `<dir>/<CHAIN_ID>.json`. `DEPLOYMENTS_DIR`, default deployments. */
   deploymentsDir: string;
@@ -105,7 +106,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     internalToken: values.RELAYER_INTERNAL_TOKEN,
     privateKeys: values.RELAYER_PRIVATE_KEYS,
     chainId: values.CHAIN_ID,
-    rpcUrl: values.RPC_URL,
+    rpcUrl: values.RPC_URL ?? devnetRpcUrl(env),
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
     confirmations: values.RELAYER_CONFIRMATIONS,
     resubmitSeconds: values.RELAYER_RESUBMIT_SECONDS,

@@ -2,7 +2,7 @@
  * The project's shared TypeScript module: what the API, the relayer, the tests and integrators all
  * import. One entry point; modules inside are imported by name, never re-exported wholesale.
  */
-export { DEVNET_CHAIN_ID, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT, devnetChain, devnetRpcUrl, type RpcEnvironment } from "./chain/devnet";
+export { DEVNET_CHAIN_ID, DEVNET_DEFAULT_API_PORT, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT, devnetApiUrl, devnetChain, devnetRpcUrl, type ApiEnvironment, type RpcEnvironment } from "./chain/devnet";
 export { deploymentManifestSchema, manifestPath, readManifest, writeManifest, type DeploymentManifest } from "./chain/manifest";
 export { routerRegistryAbi } from "./abis/routerRegistryAbi";
 export { Feature, RegistrySelector, type FeatureId, type RegistryRead } from "./registry/features";

@@ -35,6 +35,22 @@ export class RelayerClient {
     return this.#call<InternalRelayJson | undefined>("GET", `/internal/relays/${encodeURIComponent(relayId)}`, undefined, [200, 404], (status) => status === 404);
   }
 
+  /**
+   * Whether gasless swaps can be served now: "ok" when any configured relayer answers its own
+   * GET /ready with 200 (database, chain and a funded signer), else why not, naming each URL.
+   */
+  async ready(timeoutMs: number): Promise<string> {
+    const answers = await Promise.all(
+      this.config.relayerUrls.map((url) =>
+        fetch(`${url}/ready`, { signal: AbortSignal.timeout(timeoutMs) }).then(
+          async (response) => (response.status === 200 ? "ok" : `${url}/ready answered ${response.status}${await notReadyChecks(response)}`),
+          (error: unknown) => `${url} cannot be reached (${networkReason(error)})`,
+        ),
+      ),
+    );
+    return answers.includes("ok") ? "ok" : answers.join("; ");
+  }
+
   async #call<T>(method: string, path: string, body: unknown, expected: number[], isAbsent?: (status: number) => boolean): Promise<T> {
     const urls = this.config.relayerUrls;
     const start = this.#next++ % urls.length;
@@ -59,4 +75,17 @@ export class RelayerClient {
     }
     return (await response.json()) as T;
   }
+}
+
+/** The failing checks of a relayer's 503 not_ready, as ` (signers: …)`. */
+async function notReadyChecks(response: Response): Promise<string> {
+  const body = (await response.json().catch(() => ({}))) as { checks?: Record<string, unknown> };
+  const failing = Object.entries(body.checks ?? {}).filter(([, value]) => value !== "ok");
+  return failing.length === 0 ? "" : ` (${failing.map(([name, value]) => `${name}: ${String(value)}`).join(", ")})`;
+}
+
+function networkReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as Error & { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === "string" ? code : error.message;
 }

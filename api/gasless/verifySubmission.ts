@@ -3,6 +3,7 @@ import { buildGaslessPermitTypedData, isRevertError, patchSignature, permit2Abi 
 import { ApiError } from "../apiError";
 import type { ChainContext } from "../chains/chainContext";
 import type { GaslessTerms, QuoteRecord } from "../store/store";
+import { pausedFeatureOf } from "./pausedFeatureRevert";
 
 export type VerifiedSubmission = { data: Hex; deadline: bigint };
 
@@ -52,6 +53,10 @@ export async function verifySubmission(chain: ChainContext, quote: QuoteRecord &
     await client.call({ to: quote.router, data, blockNumber: head.number });
   } catch (error) {
     if (!isRevertError(error)) throw error;
+    const paused = pausedFeatureOf(error);
+    if (paused !== undefined) {
+      throw new ApiError(503, "feature_paused", `gasless swaps (feature ${paused}) are paused in the router registry, so the signed swap cannot be relayed now; retry later with the same idempotency_key while the quote is valid`);
+    }
     throw new ApiError(422, "simulation_failed", `the relayed swap does not simulate (${revertReason(error)}); check issues.balance and issues.allowance, or request a fresh quote`);
   }
   return { data, deadline: terms.order.deadline };

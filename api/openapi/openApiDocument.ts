@@ -42,7 +42,11 @@ const responseSchemas = {
     status: z.enum(["ready", "not_ready"]),
     error: z.string().optional(),
     code: z.string().optional(),
-    checks: z.record(z.string(), z.string()).describe('Each dependency checked: "ok", or why it failed'),
+    gasless: z
+      .enum(["available", "unavailable"])
+      .optional()
+      .describe("With gasless trading configured: whether a relayer is ready (checks.relayer says why not); quotes do not depend on it"),
+    checks: z.record(z.string(), z.string()).describe('Each dependency checked (database, chain, and relayer when gasless is configured): "ok", or why it failed'),
   }),
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof responseSchemas;
@@ -132,9 +136,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         get: {
           operationId: "getReady",
           tags: ["service"],
-          summary: "Readiness: the database and the chain answer",
+          summary: "Readiness: the database and the chain answer (and whether a relayer is ready for gasless swaps)",
           responses: {
-            ...ok(200, "Ready to serve", "Ready", { status: "ready", checks: { database: "ok", chain: "ok" } }),
+            ...ok(200, "Ready to serve", "Ready", { status: "ready", gasless: "available", checks: { database: "ok", chain: "ok", relayer: "ok" } }),
             "503": { description: "A dependency is unreachable (`code`: not_ready); `checks` names it", content: json(ref("Ready")) },
           },
         },

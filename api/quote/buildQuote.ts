@@ -269,7 +269,10 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   // The output would be stranded in a contract of ours: the router refuses itself, and the holder
   // has no way to pay anything out.
   if (query.recipient === router || query.recipient === routerHolder) {
-    throw new ApiError(400, "invalid_request", `recipient ${query.recipient} is the router or allowance holder; it would strand the output`);
+    // Name the parameter that was sent: without `recipient` the output goes to the taker.
+    const parameter = query.recipient === query.taker ? "taker" : "recipient";
+    const paid = parameter === "taker" ? " (the output is paid to the taker when no recipient is given)" : "";
+    throw new ApiError(400, "invalid_request", `${parameter} ${query.recipient} is the router or allowance holder${paid}; it would strand the output`);
   }
 
   const feeAmount = (plan.grossOut * BigInt(query.feeBps)) / BPS;

@@ -1,4 +1,6 @@
 import { expect } from "chai";
+import { createServer, type AddressInfo } from "node:net";
+import { loadApiConfig } from "../../api/config";
 import type { Store } from "../../api/store/store";
 import { newWallet, startOnboardingApi, type OnboardingApi } from "../fixtures/onboardingApi";
 
@@ -26,6 +28,24 @@ describe("operator endpoints and onboarding limits", () => {
     const down = await api.request("GET", "/ready");
     expect(down.status).to.equal(503);
     expect(down.body).to.deep.include({ code: "not_ready", checks: { database: "database is gone", chain: "ok" } });
+  });
+
+  it("GET /ready with gasless configured reports the relayer: quotes stay ready (200), gasless unavailable naming the relayer's URL", async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const closed = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const base = loadApiConfig({ RELAYER_URL: closed, RELAYER_INTERNAL_TOKEN: "a-long-shared-secret-0123", RELAYER_FEE_RECIPIENT: "0x90F79bf6EB2c4f870365E785982E1f101E93b906" });
+    const gaslessApi = await startOnboardingApi({ gasless: base.gasless });
+    try {
+      const ready = await gaslessApi.request("GET", "/ready");
+      expect(ready.status).to.equal(200);
+      expect(ready.body).to.deep.include({ status: "ready", gasless: "unavailable" });
+      expect(ready.body.checks).to.include({ database: "ok", chain: "ok" });
+      expect(ready.body.checks.relayer).to.include(closed).and.include("ECONNREFUSED");
+    } finally {
+      await gaslessApi.close();
+    }
   });
 
   it("GET /metrics exports request durations by route pattern, rejections by code and rate-limit rejections by bucket", async () => {

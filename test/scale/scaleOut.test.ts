@@ -133,7 +133,7 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
   it("serves /health, /ready and /metrics on every API and relayer", async () => {
     for (const api of apis) {
       expect((await call(api, "GET", "/health")).status).to.equal(200);
-      expect((await call(api, "GET", "/ready")).body).to.deep.equal({ status: "ready", checks: { database: "ok", chain: "ok" } });
+      expect((await call(api, "GET", "/ready")).body).to.deep.equal({ status: "ready", gasless: "available", checks: { database: "ok", chain: "ok", relayer: "ok" } });
       expect(await (await fetch(`${api}/metrics`)).text()).to.contain("api_http_request_duration_seconds");
     }
     for (const relayer of relayers) {
