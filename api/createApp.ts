@@ -18,7 +18,7 @@ import type { Route } from "./routes/route";
 /**
  * Every route the API serves; a new endpoint is one more entry here (e.g. GET /quote behind apiKeyAuth).
  * express tries them in this order, so the busiest come first: the liveness probe, then trading.
- * GET /metrics is not among them: it is served on its own port (api/metrics/metricsApp.ts).
+ * GET /metrics is not among them: it is served on its own port (sdk/observability/metricsServer.ts).
  */
 export const apiRoutes: readonly Route[] = [
   getHealthRoute,

@@ -1,6 +1,7 @@
 import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Transport } from "viem";
 import { observedTransport, type RpcObserver } from "../sdk/observability/observedTransport";
+import { serveMetrics } from "../sdk/observability/metricsServer";
 import { observeRpc } from "../sdk/observability/serverMetrics";
 import { timedMethods } from "../sdk/observability/timedMethods";
 import { systemClock } from "./clock";
@@ -8,7 +9,6 @@ import type { ApiConfig } from "./config";
 import { loadChains } from "./chains/loadChains";
 import { createApp } from "./createApp";
 import { createApiMetrics } from "./metrics/apiMetrics";
-import { createMetricsApp } from "./metrics/metricsApp";
 import { openPostgresNonceReservations } from "./quote/sharedNonceReservations";
 import { openPostgresRateLimiters } from "./rateLimits/postgresRateLimiters";
 import { memoryRateLimiters } from "./rateLimits/rateLimiterFactory";
@@ -70,7 +70,7 @@ export async function startApi(
     const metricsServer =
       config.metrics === undefined
         ? undefined
-        : await serveApp(createMetricsApp(metrics.registry), config.metrics.host, config.metrics.port).catch(async (error: unknown) => {
+        : await serveMetrics(metrics.registry, config.metrics.host, config.metrics.port, "METRICS_PORT").catch(async (error: unknown) => {
             await server.close();
             throw error;
           });

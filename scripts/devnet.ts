@@ -27,7 +27,8 @@ type DevnetContext = {
   manifest?: DeploymentManifest;
   manifestFile?: string;
   apiUrl?: string;
-  relayer?: { url: string; token: string; feeRecipient: string; signers: { address: string; balance: bigint }[] };
+  apiMetricsUrl?: string;
+  relayer?: { url: string; metricsUrl: string; token: string; feeRecipient: string; signers: { address: string; balance: bigint }[] };
 };
 
 type Step = { name: string; run(context: DevnetContext): Promise<Stop | void> };
@@ -77,8 +78,10 @@ const steps: Step[] = [
           RPC_URL: required(context.rpcUrl, "rpcUrl"),
           CHAIN_ID: String(required(context.manifest, "manifest").chainId),
           DEPLOYMENTS_DIR: context.config.deploymentsDir,
+          // Metrics on a port of their own (a free one unless RELAYER_METRICS_PORT says otherwise).
+          RELAYER_METRICS_PORT: process.env.RELAYER_METRICS_PORT ?? "0",
         },
-        /^Relayer on (\S+)$/m,
+        /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m,
       ).catch((error: unknown) => {
         // The relayer names a busy port itself; say it the way the other ports are said.
         const busy = /relayer port (\d+) on (\S+) is in use/.exec(error instanceof Error ? error.message : "");
@@ -87,7 +90,7 @@ const steps: Step[] = [
       });
       const client = await hre.viem.getPublicClient();
       const balances = await Promise.all(signers.map(async (account) => ({ address: account.address, balance: await client.getBalance({ address: account.address }) })));
-      context.relayer = { url: relayer.ready[1]!, token, feeRecipient, signers: balances };
+      context.relayer = { url: relayer.ready[1]!, metricsUrl: `${relayer.ready[2]!}/metrics`, token, feeRecipient, signers: balances };
       return async () => {
         await relayer.stop();
       };
@@ -101,12 +104,14 @@ const steps: Step[] = [
     run: async (context) => {
       const chainId = required(context.manifest, "manifest").chainId;
       const relayer = required(context.relayer, "relayer");
-      const env = { ...process.env, RELAYER_URL: relayer.url, RELAYER_INTERNAL_TOKEN: relayer.token, RELAYER_FEE_RECIPIENT: relayer.feeRecipient };
+      // GET /metrics on a port of its own: a free one unless METRICS_PORT says otherwise.
+      const env = { METRICS_PORT: "0", ...process.env, RELAYER_URL: relayer.url, RELAYER_INTERNAL_TOKEN: relayer.token, RELAYER_FEE_RECIPIENT: relayer.feeRecipient };
       const config = { ...loadApiConfig(env), chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir };
       const api = await startApi(config, undefined, new Map([[chainId, custom(hre.network.provider, { retryCount: 0 })]])).catch((error: unknown) =>
         rethrowPortInUse(error, "the API's", config.host, config.port, "API_PORT"),
       );
       context.apiUrl = api.url;
+      context.apiMetricsUrl = `${required(api.metricsUrl, "metricsUrl")}/metrics`;
       return api.close;
     },
   },
@@ -121,6 +126,7 @@ function printBanner(context: DevnetContext): void {
     `  Chain id    ${manifest.chainId} (0x${manifest.chainId.toString(16)})`,
     `  Manifest    ${required(context.manifestFile, "manifestFile")}`,
     `  API URL     ${required(context.apiUrl, "apiUrl")}`,
+    `  Metrics     ${required(context.apiMetricsUrl, "apiMetricsUrl")} (API), ${required(context.relayer, "relayer").metricsUrl} (relayer); operators only`,
     `  Relayer     ${required(context.relayer, "relayer").url} (internal; integrators use POST /gasless/submit on the API)`,
     `  Fee payee   ${required(context.relayer, "relayer").feeRecipient} (relayer fees, signed in every gasless quote)`,
     ...required(context.relayer, "relayer").signers.map((signer, index) => `  Signer #${index}   ${signer.address}  ${formatEther(signer.balance)} ETH`),
