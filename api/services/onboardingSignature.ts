@@ -1,5 +1,4 @@
-import { BaseError, encodeFunctionData, ExecutionRevertedError, HttpRequestError, RpcRequestError, TimeoutError, hashMessage, isAddressEqual, recoverMessageAddress, size, sliceHex, type Address, type Hex } from "viem";
-import { call, getCode } from "viem/actions";
+import { BaseError, encodeFunctionData, ExecutionRevertedError, hashMessage, HttpRequestError, isAddressEqual, isHex, numberToHex, recoverMessageAddress, RpcRequestError, size, sliceHex, TimeoutError, type Address, type Hex } from "viem";
 import type { SignatureVerifierClient } from "../apiDependencies";
 
 /**
@@ -63,19 +62,21 @@ export type ContractSignatureCheck = Readonly<{ gas: number; timeoutMs: number }
  */
 export async function isContractSignature(client: SignatureVerifierClient, wallet: Address, message: string, signature: Hex, limits: ContractSignatureCheck): Promise<boolean> {
   return withTimeout(limits.timeoutMs, async () => {
-    const code = await getCode(client, { address: wallet });
-    if (code === undefined || code === "0x") return false;
+    // Plain JSON-RPC requests, not viem's actions: viem's `call` would follow an EIP-3668
+    // OffchainLookup revert by fetching URLs the wallet names (a request forged from our server).
+    const code = await client.request({ method: "eth_getCode", params: [wallet, "latest"] });
+    if (code === undefined || code === "0x" || code === "0x0") return false;
     const data = encodeFunctionData({ abi: erc1271Abi, functionName: "isValidSignature", args: [hashMessage(message), signature] });
-    let answer: Hex | undefined;
+    let answer: Hex;
     try {
-      ({ data: answer } = await call(client, { to: wallet, data, gas: BigInt(limits.gas) }));
+      answer = await client.request({ method: "eth_call", params: [{ to: wallet, data, gas: numberToHex(limits.gas) }, "latest"] });
     } catch (error) {
       // A revert, running out of gas, an invalid opcode: the wallet's code said no.
       if (!isTransportFailure(error)) return false;
       throw error;
     }
     // The answer is an ABI-encoded bytes4: the selector, left-aligned in one 32-byte word.
-    return answer !== undefined && size(answer) === 32 && sliceHex(answer, 0, 4).toLowerCase() === ERC1271_MAGIC_VALUE;
+    return isHex(answer) && size(answer) === 32 && sliceHex(answer, 0, 4).toLowerCase() === ERC1271_MAGIC_VALUE;
   });
 }
 

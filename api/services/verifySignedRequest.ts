@@ -39,8 +39,9 @@ export function signedFieldsOf(body: SignedChallengeBody): Pick<SignedRequest, "
  * is recovered locally; a deployed contract wallet is asked through ERC-1271 with a gas and a time
  * limit; wrapped signatures (ERC-6492, ERC-8010), which would run code before the check, are refused.
  *
- * It does not spend the nonce: the caller spends it in the same store transaction as its write, so a
- * request that fails later leaves the nonce usable and two concurrent requests yield one success.
+ * It does not spend the nonce, except when a third on-chain signature check of it fails: the caller
+ * spends it in the same store transaction as its write, so a request that fails later leaves the
+ * nonce usable and two concurrent requests yield one success.
  */
 export async function verifySignedRequest(deps: ApiDependencies, request: SignedRequest): Promise<ChallengeRecord> {
   if (request.sentPayloadHash !== undefined && request.sentPayloadHash !== request.payloadHash) {
@@ -108,7 +109,8 @@ async function verifyOnChain(deps: ApiDependencies, challenge: ChallengeRecord, 
     });
   } catch (error) {
     await deps.store.settleVerification(use, "unavailable", MAX_FAILED_VERIFICATIONS);
-    // Only a node that cannot be reached (or is too slow) is our problem; anything else is a signature we cannot accept.
+    // A node that cannot be reached (or is too slow) is ours to report, not counted against the nonce;
+    // the wallet's own refusals (reverts, running out of gas) came back as `false` already.
     if (error instanceof ContractSignatureTimeout || isTransportFailure(error)) {
       deps.logger.warn({ err: error, nonce: challenge.nonce }, "signature verification failed to run");
       throw new ApiError(503, "signature_verification_unavailable", "signature could not be verified right now (chain RPC unavailable); retry shortly");

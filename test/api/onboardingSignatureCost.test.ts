@@ -1,6 +1,8 @@
 import { expect } from "chai";
 import hre from "hardhat";
-import { concatHex, createPublicClient, http, numberToHex, serializeErc6492Signature, type Address, type Hex, type LocalAccount } from "viem";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { concatHex, createPublicClient, encodeErrorResult, http, numberToHex, parseAbiItem, serializeErc6492Signature, size, type Address, type Hex, type LocalAccount } from "viem";
 import { applicationPayloadHash, devnetChain, OnboardingAction } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { hardhatClients } from "../../scripts/deploy/hardhatClients";
@@ -111,6 +113,35 @@ describe("onboarding signatures: what a check may cost the chain node (M-1)", ()
     const calls = ethCalls().slice(before);
     expect(calls).to.have.length(1);
     expect((calls[0]!.params[0] as { gas?: Hex }).gas).to.equal(numberToHex(300_000));
+  });
+
+  it("never follows an EIP-3668 OffchainLookup revert: the URL the wallet names gets no request, and the answer is 401", async () => {
+    await start();
+    const hits: string[] = [];
+    const lookup = createServer((req, res) => {
+      hits.push(req.url ?? "");
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: "0x1626ba7e" }));
+    });
+    await new Promise<void>((resolve) => lookup.listen(0, "127.0.0.1", resolve));
+    try {
+      const wallet: Address = "0x0000000000000000000000000000000000c0de03";
+      const revertData = encodeErrorResult({
+        abi: [parseAbiItem("error OffchainLookup(address sender, string[] urls, bytes callData, bytes4 callbackFunction, bytes extraData)")],
+        errorName: "OffchainLookup",
+        args: [wallet, [`http://127.0.0.1:${(lookup.address() as AddressInfo).port}/{sender}/{data}`], "0x", "0x1626ba7e", "0x"],
+      });
+      // Runtime code that reverts every call with that data: CODECOPY the blob after the 14-byte prefix, REVERT.
+      const length = numberToHex(size(revertData), { size: 2 }).slice(2);
+      const bytecode = `0x61${length}600e60003961${length}6000fd${revertData.slice(2)}` as Hex;
+      const { testClient } = await hardhatClients(hre);
+      await testClient.setCode({ address: wallet, bytecode });
+      const { challenge, body } = await applicationOf(wallet, "offchain-lookup");
+      const response = await api.post("/integrators/applications", { ...body, signature: await sign(newWallet(), challenge) });
+      expect(response.status, response.text).to.equal(401);
+      expect(hits).to.deep.equal([]);
+    } finally {
+      await new Promise<void>((resolve) => lookup.close(() => resolve()));
+    }
   });
 
   it("spends a nonce after 3 failed verifications: the 4th try, even with a valid signature, is 409 nonce_used saying it is used up", async () => {
