@@ -12,6 +12,7 @@ export type ApiErrorCode =
   | "fee_recipient_not_owner"
   | "fee_bps_out_of_range"
   | "payload_hash_mismatch"
+  | "signature_unsupported"
   // 401: the signature, nonce or API key does not authorize the request
   | "nonce_unknown"
   | "nonce_expired"

@@ -19,6 +19,8 @@ const privateKeys = z
 const schema = z.object({
   RELAYER_HOST: z.string().min(1).default("127.0.0.1"),
   RELAYER_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
+  RELAYER_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  RELAYER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   RELAYER_DB_PATH: z.string().min(1).default("data/relayer.sqlite"),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
   RELAYER_ID: z.string().trim().min(1).max(100).optional(),
@@ -45,6 +47,12 @@ export type RelayerConfig = Readonly<{
   host: string;
   /** Its port; 0 picks a free one. `RELAYER_PORT`, default 8090. */
   port: number;
+  /**
+   * GET /metrics (relays, signer balances, nonces) is served only on this port, apart from the
+   * internal endpoint every API instance reaches; absent: not served. `RELAYER_METRICS_PORT` (0 picks
+   * a free one), default unset; `RELAYER_METRICS_HOST`, default 127.0.0.1.
+   */
+  metrics: Readonly<{ host: string; port: number }> | undefined;
   /** SQLite file of relays and their transactions. `RELAYER_DB_PATH`, default data/relayer.sqlite. */
   dbPath: string;
   /**
@@ -98,6 +106,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
   return {
     host: values.RELAYER_HOST,
     port: values.RELAYER_PORT,
+    metrics: values.RELAYER_METRICS_PORT === undefined ? undefined : { host: values.RELAYER_METRICS_HOST, port: values.RELAYER_METRICS_PORT },
     dbPath: resolve(values.RELAYER_DB_PATH),
     databaseUrl: values.DATABASE_URL,
     relayerId: values.RELAYER_ID ?? `relayer-${privateKeyToAccount(values.RELAYER_PRIVATE_KEYS[0]!).address.toLowerCase()}`,

@@ -40,7 +40,8 @@ function digest(text: string): Buffer {
 /**
  * The relayer's internal endpoint, on loopback: the API hands validated relays over with
  * `POST /internal/relays` and reads them back with `GET /internal/relays/:id`, presenting the shared
- * secret `RELAYER_INTERNAL_TOKEN` as a bearer token. Not for integrators.
+ * secret `RELAYER_INTERNAL_TOKEN` as a bearer token. Not for integrators. GET /metrics, which tells
+ * signer balances, is not here: it has a port of its own (`RELAYER_METRICS_PORT`).
  */
 export function createInternalApp(context: RelayContext, queue: RelayQueue): Express {
   const app = express();
@@ -50,11 +51,6 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
   app.get("/ready", async (_req, res) => {
     const readiness = await relayerReadiness(context);
     res.status(readiness.ready ? 200 : 503).json(readiness.ready ? { status: "ready", ...readiness.body } : { error: "this relayer cannot work right now", code: "not_ready", ...readiness.body });
-  });
-  app.get("/metrics", async (_req, res) => {
-    const registry = context.metrics?.registry;
-    if (registry === undefined) return void res.status(404).json({ error: "no metrics in this relayer", code: "not_found" });
-    res.set("Content-Type", registry.contentType).send(await registry.metrics());
   });
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (timingSafeEqual(digest(req.get("authorization") ?? ""), expected)) return next();

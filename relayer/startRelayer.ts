@@ -19,6 +19,7 @@ import { createRelayerMetrics } from "./relayerMetrics";
 import { observedRelayStore } from "./store/observedRelayStore";
 import { observedTransport } from "../sdk/observability/observedTransport";
 import { observeRpc } from "../sdk/observability/serverMetrics";
+import { serveMetrics } from "../sdk/observability/metricsServer";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
@@ -36,6 +37,8 @@ async function adoptChainRun(store: RelayStore, client: PublicClient, deployBloc
 export type RunningRelayer = {
   /** The internal endpoint the API hands relays to. */
   url: string;
+  /** Where GET /metrics is served, when `RELAYER_METRICS_PORT` is set. */
+  metricsUrl?: string;
   signers: readonly { address: Address; balance: bigint }[];
   context: RelayContext;
   close(): Promise<void>;
@@ -106,10 +109,21 @@ export async function startRelayer(
     });
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host}:${port}`;
+    const metricsServer =
+      config.metrics === undefined
+        ? undefined
+        : await serveMetrics(metrics.registry, config.metrics.host, config.metrics.port, "RELAYER_METRICS_PORT").catch(async (error: unknown) => {
+            await new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeAllConnections();
+            });
+            throw error;
+          });
     const signers = await Promise.all(pool.signers.map(async (signer) => ({ address: signer.address, balance: await client.getBalance({ address: signer.address }) })));
     logger.info({ url, signers: signers.map((signer) => signer.address), chainId }, "relayer listening");
     return {
       url,
+      ...(metricsServer === undefined ? {} : { metricsUrl: metricsServer.url }),
       signers,
       context,
       close: async () => {
@@ -117,6 +131,7 @@ export async function startRelayer(
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        await metricsServer?.close();
         await leases.stop();
         await queue.stop();
         await watcher.stop();

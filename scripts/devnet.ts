@@ -33,8 +33,9 @@ type DevnetContext = {
   /** Puts back the manifest the deploy replaced; a start that fails calls it. */
   restoreManifest?: () => void;
   apiUrl?: string;
+  apiMetricsUrl?: string;
   /** `byHand`: with DEVNET_RELAYER=off, the environment to run the relayer with (`npm run relayer`). */
-  relayer?: { url: string; token: string; feeRecipient: string; signers: { address: string; balance: bigint }[]; byHand?: Record<string, string> };
+  relayer?: { url: string; metricsUrl: string; token: string; feeRecipient: string; signers: { address: string; balance: bigint }[]; byHand?: Record<string, string> };
 };
 
 type Step = { name: string; run(context: DevnetContext): Promise<Stop | void> };
@@ -92,6 +93,8 @@ const steps: Step[] = [
       const token = context.config.relayerToken ?? randomBytes(24).toString("hex");
       const { host } = context.config.relayer;
       const port = context.config.relayer.port === 0 ? await freePort() : context.config.relayer.port;
+      // Metrics on a port of their own, chosen once (unless RELAYER_METRICS_PORT says) so a restart keeps it.
+      const metricsPort = process.env.RELAYER_METRICS_PORT ?? String(await freePort());
       const env = {
         RELAYER_PORT: String(port),
         RELAYER_INTERNAL_TOKEN: token,
@@ -99,17 +102,19 @@ const steps: Step[] = [
         RPC_URL: required(context.rpcUrl, "rpcUrl"),
         CHAIN_ID: String(required(context.manifest, "manifest").chainId),
         DEPLOYMENTS_DIR: context.config.deploymentsDir,
+        RELAYER_METRICS_PORT: metricsPort,
       };
       const client = await hre.viem.getPublicClient();
       const balances = await Promise.all(signers.map(async (account) => ({ address: account.address, balance: await client.getBalance({ address: account.address }) })));
+      const reachable = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+      const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
       if (!context.config.startRelayer) {
-        const reachable = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
-        context.relayer = { url: `http://${reachable}:${port}`, token, feeRecipient, signers: balances, byHand: env };
+        context.relayer = { url: `http://${reachable}:${port}`, metricsUrl, token, feeRecipient, signers: balances, byHand: env };
         return;
       }
       const relayer = await superviseService({
         name: "relayer",
-        start: () => spawnService("relayer/main.ts", env, /^Relayer on (\S+)$/m),
+        start: () => spawnService("relayer/main.ts", env, /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m),
         log: (line) => console.error(`devnet: ${line}`),
       }).catch((error: unknown) => {
         // The relayer names a busy port itself; say it the way the other ports are said.
@@ -117,7 +122,7 @@ const steps: Step[] = [
         if (busy !== null) throw new PortInUseError("the relayer's", busy[2]!, Number(busy[1]), "RELAYER_PORT");
         throw error;
       });
-      context.relayer = { url: relayer.current().ready[1]!, token, feeRecipient, signers: balances };
+      context.relayer = { url: relayer.current().ready[1]!, metricsUrl: `${relayer.current().ready[2]!}/metrics`, token, feeRecipient, signers: balances };
       return relayer.stop;
     },
   },
@@ -129,12 +134,14 @@ const steps: Step[] = [
     run: async (context) => {
       const chainId = required(context.manifest, "manifest").chainId;
       const relayer = required(context.relayer, "relayer");
-      const env = { ...process.env, RELAYER_URL: relayer.url, RELAYER_INTERNAL_TOKEN: relayer.token, RELAYER_FEE_RECIPIENT: relayer.feeRecipient };
+      // GET /metrics on a port of its own: a free one unless METRICS_PORT says otherwise.
+      const env = { METRICS_PORT: "0", ...process.env, RELAYER_URL: relayer.url, RELAYER_INTERNAL_TOKEN: relayer.token, RELAYER_FEE_RECIPIENT: relayer.feeRecipient };
       const config = { ...loadApiConfig(env), chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir };
       const api = await startApi(config, undefined, new Map([[chainId, custom(hre.network.provider, { retryCount: 0 })]])).catch((error: unknown) =>
         rethrowPortInUse(error, "the API's", config.host, config.port, "API_PORT"),
       );
       context.apiUrl = api.url;
+      context.apiMetricsUrl = `${required(api.metricsUrl, "metricsUrl")}/metrics`;
       return api.close;
     },
   },
@@ -149,6 +156,7 @@ function printBanner(context: DevnetContext): void {
     `  Chain id    ${manifest.chainId} (0x${manifest.chainId.toString(16)})`,
     `  Manifest    ${required(context.manifestFile, "manifestFile")}`,
     `  API URL     ${required(context.apiUrl, "apiUrl")}`,
+    `  Metrics     ${required(context.apiMetricsUrl, "apiMetricsUrl")} (API), ${required(context.relayer, "relayer").metricsUrl} (relayer); operators only`,
     required(context.relayer, "relayer").byHand === undefined
       ? `  Relayer     ${required(context.relayer, "relayer").url} (internal; integrators use POST /gasless/submit on the API; restarted if it dies)`
       : `  Relayer     ${required(context.relayer, "relayer").url} (not started: DEVNET_RELAYER=off; run it by hand, below)`,

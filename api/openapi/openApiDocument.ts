@@ -143,14 +143,6 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           },
         },
       },
-      "/metrics": {
-        get: {
-          operationId: "getMetrics",
-          tags: ["service"],
-          summary: "Prometheus metrics (text exposition format)",
-          responses: { "200": { description: "Metrics in the Prometheus text format", content: { "text/plain": { schema: { type: "string" } } } } },
-        },
-      },
       "/integrators/nonce": {
         post: {
           operationId: "postNonce",
@@ -254,9 +246,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           operationId: "getGaslessStatus",
           tags: ["gasless"],
           summary: "A relay's status",
+          description: "Each read takes a point of the key's `gasless:status` bucket (`status_rate_limit_per_minute`); past it, 429 with `Retry-After`.",
           security: bearer,
           parameters: parametersOf(gaslessStatusParamsSchema, "path", { relay_id: "The relay_id POST /gasless/submit returned" }),
-          responses: { ...ok(200, "The relay now", "Relay"), ...errors(400, 401, 404, 503) },
+          responses: { ...ok(200, "The relay now", "Relay"), ...errors(400, 401, 404, 429, 503) },
         },
       },
       "/openapi.json": {

@@ -10,6 +10,8 @@ export function composeStore(
     saveChallenge: (challenge) => challenges.saveChallenge(challenge),
     findChallenge: (nonce) => challenges.findChallenge(nonce),
     consumeChallenge: (use) => challenges.consumeChallenge(use),
+    beginVerification: (use, limit) => challenges.beginVerification(use, limit),
+    settleVerification: (use, outcome, limit) => challenges.settleVerification(use, outcome, limit),
     createIntegrator: (integrator, use) => integrators.createIntegrator(integrator, use),
     findIntegrator: (id) => integrators.findIntegrator(id),
     listIntegrators: (filter) => integrators.listIntegrators(filter),

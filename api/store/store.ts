@@ -25,6 +25,17 @@ export interface ChallengeStore {
   findChallenge(nonce: string): Promise<ChallengeRecord | undefined>;
   /** Spends a nonce that guards no other write (viewing the profile). */
   consumeChallenge(use: ChallengeUse): Promise<ChallengeUseOutcome>;
+  /**
+   * Counts a signature check that needs the chain (a contract wallet's, or one that did not recover
+   * locally) against the nonce before it runs, as failed until `settleVerification` says otherwise;
+   * refused once `limit` are counted, or when the nonce is spent or expired.
+   */
+  beginVerification(use: ChallengeUse, limit: number): Promise<VerificationStart>;
+  /**
+   * Ends a counted check: `valid` and `unavailable` give the count back (the signature was not
+   * bad); `invalid` keeps it and, once `limit` are counted, spends the nonce.
+   */
+  settleVerification(use: ChallengeUse, outcome: "valid" | "unavailable" | "invalid", limit: number): Promise<void>;
 }
 
 /** Integrator profiles and their API keys; the writes spend the request's nonce in the same transaction. */
@@ -92,7 +103,14 @@ export type NewChallenge = {
   expiresAt: Date;
 };
 
-export type ChallengeRecord = NewChallenge & { usedAt: Date | undefined };
+export type ChallengeRecord = NewChallenge & {
+  usedAt: Date | undefined;
+  /** Signature checks against the chain that failed or are running (see `beginVerification`). */
+  failedVerifications: number;
+};
+
+/** Whether a counted signature check may run: yes, or why not (spent, too many failures, expired). */
+export type VerificationStart = "started" | "used" | "used_up" | "expired";
 
 /** See integratorLifecycle.ts for the operator's moves between them. */
 export type IntegratorStatus = "pending" | "active" | "rejected" | "suspended";

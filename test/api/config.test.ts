@@ -8,6 +8,8 @@ describe("api configuration", () => {
     expect(loadApiConfig({})).to.deep.equal({
       host: "127.0.0.1",
       port: 8080,
+      trustProxy: false,
+      metrics: undefined,
       dbPath: resolve("data/api.sqlite"),
       databaseUrl: undefined,
       logLevel: "info",
@@ -26,6 +28,8 @@ describe("api configuration", () => {
       snapshotRateLimitPerMinute: 120,
       onboardingRateLimitPerMinute: 120,
       onboardingWalletRateLimitPerMinute: 30,
+      onboarding1271Gas: 300_000,
+      onboarding1271TimeoutMs: 3_000,
       snapshotRefreshSeconds: 5,
       demandFlushSeconds: 5,
       demandMaxTracked: 10_000,
@@ -35,8 +39,33 @@ describe("api configuration", () => {
       promotionRecheckMinutes: 10,
       quoteTtlSeconds: 300,
       quoteProbeMultiplier: 10,
+      statusRateLimitMultiplier: 10,
       gasless: undefined,
     });
+  });
+
+  it("reads the security settings: trusted proxies, the metrics port, the ERC-1271 limits and the status bucket", () => {
+    expect(loadApiConfig({ API_TRUST_PROXY: "false" }).trustProxy).to.equal(false);
+    expect(loadApiConfig({ API_TRUST_PROXY: "2" }).trustProxy).to.equal(2);
+    expect(loadApiConfig({ API_TRUST_PROXY: "10.0.0.1, 10.1.0.0/16,fd00::/8,loopback,10.2.0.0/255.255.0.0" }).trustProxy).to.deep.equal([
+      "10.0.0.1",
+      "10.1.0.0/16",
+      "fd00::/8",
+      "loopback",
+      "10.2.0.0/255.255.0.0",
+    ]);
+    expect(() => loadApiConfig({ API_TRUST_PROXY: "true" })).to.throw(/API_TRUST_PROXY: true would trust an X-Forwarded-For any client can write/);
+    expect(() => loadApiConfig({ API_TRUST_PROXY: "10.0.0.1,lb.internal" })).to.throw(/API_TRUST_PROXY: "lb.internal" is not/);
+    expect(() => loadApiConfig({ API_TRUST_PROXY: "10.0.0.0/33" })).to.throw(/API_TRUST_PROXY/);
+    expect(loadApiConfig({ METRICS_PORT: "9464" }).metrics).to.deep.equal({ host: "127.0.0.1", port: 9464 });
+    expect(loadApiConfig({ METRICS_PORT: "0", METRICS_HOST: "10.0.0.5" }).metrics).to.deep.equal({ host: "10.0.0.5", port: 0 });
+    expect(() => loadApiConfig({ METRICS_PORT: "70000" })).to.throw(/METRICS_PORT/);
+    expect(loadApiConfig({ ONBOARDING_1271_GAS: "500000", ONBOARDING_1271_TIMEOUT_MS: "1000", STATUS_RATE_LIMIT_MULTIPLIER: "4" })).to.deep.include({
+      onboarding1271Gas: 500_000,
+      onboarding1271TimeoutMs: 1_000,
+      statusRateLimitMultiplier: 4,
+    });
+    expect(() => loadApiConfig({ ONBOARDING_1271_GAS: "100" })).to.throw(/ONBOARDING_1271_GAS/);
   });
 
   it("offers gasless quotes only with a relayer secret and a fee recipient, with documented defaults", () => {

@@ -48,14 +48,16 @@ describe("operator endpoints and onboarding limits", () => {
     }
   });
 
-  it("GET /metrics exports request durations by route pattern, rejections by code and rate-limit rejections by bucket", async () => {
+  it("GET /metrics, on the metrics port only, exports request durations by route pattern, rejections by code and rate-limit rejections by bucket", async () => {
     const wallet = newWallet().address;
     for (let index = 0; index < 4; index++) await api.post("/integrators/nonce", { wallet, action: "view_integrator_profile" });
     await api.request("GET", "/no-such-route");
-    const text = (await api.request("GET", "/metrics")).text;
+    const publicPort = await api.request("GET", "/metrics");
+    expect([publicPort.status, publicPort.body.code]).to.deep.equal([404, "not_found"]);
+    const text = await (await fetch(`${api.metricsUrl}/metrics`)).text();
     expect(text).to.match(/api_http_request_duration_seconds_count\{method="POST",route="\/integrators\/nonce",status="200"\} 3/);
     expect(text).to.match(/api_http_request_duration_seconds_count\{method="POST",route="\/integrators\/nonce",status="429"\} 1/);
-    expect(text).to.match(/api_rejections_total\{code="not_found"\} 1/);
+    expect(text).to.match(/api_rejections_total\{code="not_found"\} 2/);
     expect(text).to.match(/api_rate_limit_rejections_total\{bucket="onboarding_wallet"\} 1/);
     expect(text).to.not.contain(wallet.toLowerCase());
   });

@@ -269,7 +269,7 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
   it("a broadcast relay taken over by another relayer stops counting against this one's signer once its nonce is mined", async () => {
     stack = await startGaslessStack(f, { signers: 1 });
     const pendingNonces = async () => {
-      const text = await (await fetch(`${stack!.relayer!.url}/metrics`)).text();
+      const text = await (await fetch(`${stack!.relayer!.metricsUrl}/metrics`)).text();
       return Number(/^relayer_signer_pending_nonces\{[^}]*\} (\d+)$/m.exec(text)?.[1]);
     };
     await setAutomine(false);

@@ -127,4 +127,11 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       CREATE INDEX quotes_quote_id ON quotes (quote_id);
     `,
   },
+  {
+    version: 2,
+    name: "challenges: signature verifications that failed (or are running), the SQLite schema's version 7",
+    sql: `
+      ALTER TABLE challenges ADD COLUMN failed_verifications INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

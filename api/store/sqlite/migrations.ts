@@ -189,4 +189,11 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX quotes_quote_id ON quotes (quote_id);
     `,
   },
+  {
+    version: 7,
+    name: "challenges: signature verifications that failed (or are running), so a nonce serves at most a few",
+    sql: `
+      ALTER TABLE challenges ADD COLUMN failed_verifications INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
