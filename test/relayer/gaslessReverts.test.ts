@@ -2,8 +2,10 @@ import { expect } from "chai";
 import { join } from "node:path";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { erc20Abi, http, parseUnits, type LocalAccount } from "viem";
-import type { RelayJson } from "../../sdk";
+import { decodeFunctionData, erc20Abi, http, parseUnits, type Hex, type LocalAccount } from "viem";
+import { gaslessSwapRouterAbi, type RelayJson, type SwapOrder } from "../../sdk";
+import { findFill } from "../../relayer/orderState";
+import { signedGaslessCalldata } from "../fixtures/signedGasless";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { openStore } from "../../api/store/openStore";
 import { openIntegratorAdministration } from "../../api/store/openIntegratorAdministration";
@@ -119,5 +121,36 @@ describe("reverted relays count against their taker and integrator, and block th
       await store.close();
     }
     expect(await gaslessQuoteStatus(alice!)).to.deep.equal([200, null]);
+  });
+
+  it("a settlement of someone else's order carrying the relay's quote id is not the relay's fill (audit L-1): the relay whose swap reverted ends failed, not confirmed", async () => {
+    const [victim] = await fundedTakers(f, 1);
+    const quote = (await stack.gaslessQuote(victim!.address, { sell_amount: parseUnits("100", 6) })).body;
+    const quoteId = quote.permit2.message.witness.quoteId as Hex;
+    // The attacker's own order (a quote of theirs), with the victim's quote id put in, signed by them.
+    const own = (await stack.gaslessQuote(f.taker.account.address, { sell_amount: parseUnits("50", 6) })).body;
+    const { args } = decodeFunctionData({ abi: gaslessSwapRouterAbi, data: own.tx.data as Hex });
+    if (args[0] === undefined || typeof args[0] !== "object") throw new Error("not swapGasless calldata");
+    const order = { ...(args[0] as SwapOrder), quoteId };
+    const attack = await signedGaslessCalldata(f, { order, nonce: BigInt(own.permit2.message.nonce), relayerFee: 0n, relayerFeeRecipient: f.taker.account.address });
+    proxy.before("eth_sendRawTransaction", async () => {
+      // Right before the relayer's broadcast: the attacker settles, and the victim's swap is made to revert.
+      await f.publicClient.waitForTransactionReceipt({ hash: await f.taker.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: attack }) });
+      const wallet = await hre.viem.getWalletClient(victim!.address, { account: victim! });
+      const all = await balanceOf(f, f.token("USDC"), victim!.address);
+      await f.publicClient.waitForTransactionReceipt({
+        hash: await wallet.writeContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "transfer", args: [f.stranger.account.address, all] }),
+      });
+      return true;
+    });
+    const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, victim!) });
+    expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
+    const relay = await stack.waitFor(submitted.body.relay_id);
+    expect([relay.status, relay.reason], JSON.stringify(relay)).to.deep.equal(["failed", "reverted"]);
+    // The attacker's settlement did carry the quote id: only its taker and nonce tell it apart.
+    const settled = await f.publicClient.getContractEvents({ address: f.contracts.gaslessSwapRouter, abi: gaslessSwapRouterAbi, eventName: "SwapSettled", args: { quoteId }, fromBlock: 0n });
+    expect(settled.map((log) => log.args.taker)).to.deep.equal([f.taker.account.address]);
+    expect(relay.transactions.map((transaction) => transaction.signer)).to.not.include(f.taker.account.address);
+    expect(await findFill(f.publicClient, f.contracts.permit2, { router: f.contracts.gaslessSwapRouter, onchainQuoteId: quoteId, acceptedBlock: 0n, taker: victim!.address, permit2Nonce: BigInt(quote.permit2.message.nonce) })).to.equal(undefined);
   });
 });
