@@ -11,7 +11,11 @@ import {
   WETH_FALLBACK_GAS,
   type RelayJson,
 } from "../../sdk";
-import { gaslessReadyFixture, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import { join } from "node:path";
+import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
+import { freePort } from "../../scripts/devnet/freePort";
+import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
+import { gaslessReadyFixture, RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { balanceOf } from "../fixtures/testRoute";
 
@@ -86,5 +90,50 @@ describe("gasless relays to a recipient that burns the native payout's gas (audi
       const count = await f.publicClient.getTransactionCount({ address: signer.address });
       expect(count).to.be.at.most(5);
     }
+  });
+
+  describe("with the relayer a child process on an HTTP chain, as npm start runs it", () => {
+    let chain: ChainServer;
+    let relayer: SpawnedService | undefined;
+    beforeEach(async () => {
+      await stack.close();
+      chain = await startChainServer(hre, "127.0.0.1", 0);
+      const port = await freePort();
+      stack = await startGaslessStack(f, { relayerUrl: `http://127.0.0.1:${port}` });
+      relayer = await spawnService(
+        "relayer/main.ts",
+        {
+          RELAYER_PRIVATE_KEYS: relayerAccounts(2).signers.map((account) => account.privateKey).join(","),
+          RELAYER_INTERNAL_TOKEN: RELAYER_TOKEN,
+          RPC_URL: chain.url,
+          DEPLOYMENTS_DIR: stack.directory,
+          RELAYER_DB_PATH: join(stack.directory, "relayer.sqlite"),
+          RELAYER_PORT: String(port),
+          RELAYER_POLL_MS: "50",
+          RELAYER_LOG_LEVEL: "warn",
+        },
+        /^Relayer on (\S+)$/m,
+      );
+    });
+    afterEach(async () => {
+      await relayer?.stop("SIGTERM");
+      await chain.close();
+    });
+
+    it("five relays in a row to the audit's recipient confirm, and the signers' ETH went only to mined, successful swaps", async () => {
+      const griefer = await deployGriefer(Mode.BurnGas);
+      const taker = f.signerOf(f.taker.account.address);
+      const signers = relayerAccounts(2).signers.map((signer) => signer.address);
+      for (let round = 0; round < 5; round++) {
+        const quote = (await stack.gaslessQuote(taker.address, { buy_token: "ETH", recipient: griefer.address })).body;
+        const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, taker) });
+        expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
+        const relay: RelayJson = await stack.waitFor(submitted.body.relay_id);
+        expect([relay.status, relay.reason], `round ${round}: ${JSON.stringify(relay)}`).to.deep.equal(["confirmed", null]);
+        expect((await f.publicClient.getTransactionReceipt({ hash: relay.tx_hash as Hex })).status).to.equal("success");
+      }
+      const sent = (await Promise.all(signers.map((address) => f.publicClient.getTransactionCount({ address })))).reduce((a, b) => a + b, 0);
+      expect(sent).to.equal(5);
+    });
   });
 });

@@ -30,6 +30,14 @@ describe("relayer safeguards of the operator's money: its signers, and fees belo
     stack = undefined;
   });
 
+  it("reads RELAYER_MAX_LOSS_BPS (0), RELAYER_MAX_REVERTS_PER_TAKER (2) and RELAYER_MAX_REVERTS_PER_INTEGRATOR (10), refusing bad values by name", () => {
+    const config = testRelayerConfig("/tmp/unused");
+    expect([config.maxLossBps, config.maxRevertsPerTaker, config.maxRevertsPerIntegrator]).to.deep.equal([0, 2, 10]);
+    for (const name of ["RELAYER_MAX_LOSS_BPS", "RELAYER_MAX_REVERTS_PER_TAKER", "RELAYER_MAX_REVERTS_PER_INTEGRATOR"]) {
+      expect(() => testRelayerConfig("/tmp/unused", { [name]: "-1" })).to.throw(new RegExp(name));
+    }
+  });
+
   it("refuses to start while another live relayer on the same database signs with one of its keys, and starts once that one stopped", async () => {
     stack = await startGaslessStack(f);
     const shared = relayerAccounts(4).signers[3]!;
