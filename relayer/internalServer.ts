@@ -2,7 +2,7 @@ import { randomUUID, timingSafeEqual, createHash } from "node:crypto";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { getAddress, isAddress, isHex, type Address, type Hex } from "viem";
 import { z } from "zod";
-import type { RelayHandoffResult } from "../sdk";
+import { relayGasLimitOfCalldata, type RelayHandoffResult } from "../sdk";
 import type { RelayContext } from "./relayContext";
 import type { RelayQueue } from "./relayQueue";
 import { internalRelayJson } from "./relayView";
@@ -72,6 +72,13 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
       return;
     }
     const body = parsed.data;
+    // The gas limit is derived from the calldata at each broadcast: calldata it cannot read is refused now.
+    try {
+      relayGasLimitOfCalldata(body.estimated_gas, body.data);
+    } catch {
+      res.status(400).json({ error: "data: must be swapGasless calldata with readable route actions", code: "invalid_request" });
+      return;
+    }
     if (body.chain_id !== context.config.chainId) {
       res.status(400).json({ error: `chain_id ${body.chain_id} is not this relayer's chain (${context.config.chainId})`, code: "unsupported_chain" });
       return;

@@ -1,4 +1,5 @@
 import PQueue from "p-queue";
+import type { Hex } from "viem";
 import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type RelayReason, type RelayStatus } from "../sdk";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";
 import { initialFees } from "./feeBump";
@@ -205,7 +206,7 @@ export class RelayQueue {
     }
   }
 
-  async #afterSend(relay: RelayRecord, signer: Signer, nonce: number, sent: { hash: `0x${string}`; outcome: string; error?: string }): Promise<void> {
+  async #afterSend(relay: RelayRecord, signer: Signer, nonce: number, sent: { hash: Hex; outcome: string; error?: string }): Promise<void> {
     const { store, pool, logger, now, client } = this.context;
     const { outcome, error } = sent;
     switch (outcome) {
@@ -266,6 +267,7 @@ export class RelayQueue {
 
   /** The Permit2 nonce is spent: a copier's fill is ours to record; anything else ends the relay. */
   async #settleWithoutUs(relay: RelayRecord): Promise<void> {
+    this.#belowCost.delete(relay.id);
     const fill = await findFill(this.context.client, this.context.permit2, relay);
     if (fill !== undefined) {
       this.context.logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "order filled by someone else; recorded as the fill");
@@ -276,6 +278,7 @@ export class RelayQueue {
   }
 
   async #end(relay: RelayRecord, wanted: RelayStatus, reason: RelayReason, error: string): Promise<void> {
+    this.#belowCost.delete(relay.id);
     // A relay broadcast before (its nonce was then taken) cannot be "rejected": it ends "failed".
     const status = wanted === "rejected" && relay.status === "submitted" ? "failed" : wanted;
     this.context.logger.info({ relayId: relay.id, status, reason }, "relay ended");

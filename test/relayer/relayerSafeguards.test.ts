@@ -4,7 +4,7 @@ import pino from "pino";
 import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
 import { parseUnits, toHex } from "viem";
 import { startRelayer } from "../../relayer/startRelayer";
-import { gaslessReadyFixture, inProcessTransport, relayerAccounts, startGaslessStack, testRelayerConfig, type GaslessStack } from "../fixtures/gaslessStack";
+import { gaslessReadyFixture, inProcessTransport, RELAYER_TOKEN, relayerAccounts, startGaslessStack, testRelayerConfig, type GaslessStack } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
 /** The next block's base fee, in wei (Hardhat), then one block mined at it. */
@@ -36,6 +36,34 @@ describe("relayer safeguards of the operator's money: its signers, and fees belo
     for (const name of ["RELAYER_MAX_LOSS_BPS", "RELAYER_MAX_REVERTS_PER_TAKER", "RELAYER_MAX_REVERTS_PER_INTEGRATOR"]) {
       expect(() => testRelayerConfig("/tmp/unused", { [name]: "-1" })).to.throw(new RegExp(name));
     }
+  });
+
+  it("the internal endpoint refuses a hand-off whose calldata it cannot derive a gas limit from, and a standing query without a valid taker, naming the field", async () => {
+    stack = await startGaslessStack(f);
+    const post = await fetch(`${stack.relayer!.url}/internal/relays`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${RELAYER_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        chain_id: 4663,
+        quote_id: "7c0e2d6e-1b7e-4c1e-9a52-1f0e6f4b9a11",
+        onchain_quote_id: `0x${"00".repeat(31)}01`,
+        integrator_id: 1,
+        api_key_id: 1,
+        idempotency_key: null,
+        taker: f.taker.account.address,
+        router: f.contracts.gaslessSwapRouter,
+        data: "0x12345678",
+        signature: `0x${"11".repeat(65)}`,
+        permit2_nonce: "1",
+        deadline: "1900000000",
+        estimated_gas: 200000,
+        fee_wei: "1000",
+      }),
+    });
+    expect([post.status, ((await post.json()) as { code: string; error: string }).error]).to.deep.equal([400, "data: must be swapGasless calldata with readable route actions"]);
+    const standing = await fetch(`${stack.relayer!.url}/internal/gasless-standing?taker=0x12&integrator_id=1`, { headers: { authorization: `Bearer ${RELAYER_TOKEN}` } });
+    expect(standing.status).to.equal(400);
+    expect(((await standing.json()) as { error: string }).error).to.match(/^taker/);
   });
 
   it("refuses to start while another live relayer on the same database signs with one of its keys, and starts once that one stopped", async () => {
