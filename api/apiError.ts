@@ -28,6 +28,8 @@ export type ApiErrorCode =
   | "integrator_not_active"
   | "not_integrator_owner"
   | "missing_scope"
+  | "gasless_taker_blocked"
+  | "gasless_integrator_blocked"
   // 400 for gasless submissions
   | "quote_not_gasless"
   | "quote_expired"

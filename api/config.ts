@@ -129,6 +129,7 @@ const schema = z.object({
   RELAYER_FEE_MARGIN_BPS: z.coerce.number().int().min(0).max(100_000).default(2000),
   RELAYER_SPONSOR_GAS: booleanFlag.default(false),
   RELAYER_PRIORITY_FEE_GWEI: z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5").default("1"),
+  RELAYER_STANDING_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
 });
 
 /** A chain served besides the default one (`API_CHAINS`). */
@@ -249,6 +250,11 @@ export type GaslessConfig = Readonly<{
   sponsorGas: boolean;
   /** Tip the relayer pays above the base fee, in wei (the fee prices it). `RELAYER_PRIORITY_FEE_GWEI`, default 1. */
   priorityFeeWei: bigint;
+  /**
+   * How long the relayer's answer about a taker's and an integrator's reverted relays is reused before
+   * the next gasless quote asks again. `RELAYER_STANDING_CACHE_MS`, default 5000.
+   */
+  standingCacheMs: number;
 }>;
 
 /** Reads the API's settings from the environment once; an invalid value stops the start with its name. */
@@ -306,6 +312,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
             feeMarginBps: values.RELAYER_FEE_MARGIN_BPS,
             sponsorGas: values.RELAYER_SPONSOR_GAS,
             priorityFeeWei: parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9),
+            standingCacheMs: values.RELAYER_STANDING_CACHE_MS,
           },
   };
 }

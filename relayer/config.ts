@@ -39,6 +39,9 @@ const schema = z.object({
   RELAYER_MAX_PENDING_PER_SIGNER: positiveInt.max(256).default(32),
   RELAYER_POLL_MS: positiveInt.default(250),
   RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
+  RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
+  RELAYER_MAX_REVERTS_PER_TAKER: z.coerce.number().int().min(0).max(1_000_000).default(2),
+  RELAYER_MAX_REVERTS_PER_INTEGRATOR: z.coerce.number().int().min(0).max(1_000_000).default(10),
 });
 
 /** The relayer's settings, parsed once at start and passed in; nothing else reads the environment. */
@@ -90,6 +93,16 @@ export type RelayerConfig = Readonly<{
   pollMs: number;
   /** A signer below this balance is logged at warn and not given new work. `RELAYER_MIN_SIGNER_BALANCE_ETH`, default 0.1. */
   minSignerBalanceWei: bigint;
+  /**
+   * A first broadcast waits while the gas limit's cost at the current base fee plus tip exceeds the
+   * signed fee's worth by more than this, in bps (sponsored relays are not checked); at the deadline
+   * the relay ends `expired` / `fee_below_cost`. `RELAYER_MAX_LOSS_BPS`, default 0.
+   */
+  maxLossBps: number;
+  /** A taker with this many reverted relays in 24 hours gets no new gasless quotes. `RELAYER_MAX_REVERTS_PER_TAKER`, default 2. */
+  maxRevertsPerTaker: number;
+  /** The same for an integrator's keys. `RELAYER_MAX_REVERTS_PER_INTEGRATOR`, default 10. */
+  maxRevertsPerIntegrator: number;
 }>;
 
 /** Reads the relayer's settings once; an invalid value stops the start with its name. */
@@ -124,5 +137,8 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     maxPendingPerSigner: values.RELAYER_MAX_PENDING_PER_SIGNER,
     pollMs: values.RELAYER_POLL_MS,
     minSignerBalanceWei: parseEther(values.RELAYER_MIN_SIGNER_BALANCE_ETH),
+    maxLossBps: values.RELAYER_MAX_LOSS_BPS,
+    maxRevertsPerTaker: values.RELAYER_MAX_REVERTS_PER_TAKER,
+    maxRevertsPerIntegrator: values.RELAYER_MAX_REVERTS_PER_INTEGRATOR,
   };
 }

@@ -2,12 +2,13 @@ import { randomUUID, timingSafeEqual, createHash } from "node:crypto";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { getAddress, isAddress, isHex, type Address, type Hex } from "viem";
 import { z } from "zod";
-import type { RelayHandoffResult } from "../sdk";
+import { relayGasLimitOfCalldata, type RelayHandoffResult } from "../sdk";
 import { CONTROL_CHARACTER_MESSAGE, hasControlCharacter } from "../sdk/wire/controlCharacters";
 import type { RelayContext } from "./relayContext";
 import type { RelayQueue } from "./relayQueue";
 import { internalRelayJson } from "./relayView";
 import { relayerReadiness } from "./relayerReadiness";
+import { gaslessStanding } from "./gaslessStanding";
 
 const address = z.string().refine((value) => isAddress(value, { strict: false }), "must be an address").transform((value) => getAddress(value.toLowerCase()) as Address);
 const hex = z.string().refine((value) => isHex(value), "must be 0x-prefixed hex").transform((value) => value as Hex);
@@ -29,7 +30,10 @@ const relayRequest = z.strictObject({
   permit2_nonce: uintText,
   deadline: uintText,
   estimated_gas: z.number().int().positive(),
+  fee_wei: z.string().regex(/^[0-9]{1,78}$/, "must be decimal wei").nullable(),
 });
+
+const standingQuery = z.strictObject({ taker: address, integrator_id: z.coerce.number().int().positive() });
 
 const matchRequest = relayRequest.pick({ chain_id: true, quote_id: true, integrator_id: true, idempotency_key: true, signature: true });
 
@@ -66,6 +70,13 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
       return;
     }
     const body = parsed.data;
+    // The gas limit is derived from the calldata at each broadcast: calldata it cannot read is refused now.
+    try {
+      relayGasLimitOfCalldata(body.estimated_gas, body.data);
+    } catch {
+      res.status(400).json({ error: "data: must be swapGasless calldata with readable route actions", code: "invalid_request" });
+      return;
+    }
     if (body.chain_id !== context.config.chainId) {
       res.status(400).json({ error: `chain_id ${body.chain_id} is not this relayer's chain (${context.config.chainId})`, code: "unsupported_chain" });
       return;
@@ -93,6 +104,7 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
       permit2Nonce: body.permit2_nonce,
       deadline: body.deadline,
       estimatedGas: body.estimated_gas,
+      feeWei: body.fee_wei === null ? undefined : BigInt(body.fee_wei),
       acceptedBlock,
       createdAt: context.now(),
     }, { owner: context.config.relayerId, until: new Date(context.now().getTime() + context.config.leaseSeconds * 1000) });
@@ -123,6 +135,17 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
       return;
     }
     res.status(match.outcome === "existing" ? 200 : 409).json({ outcome: match.outcome, relay: internalRelayJson(match.relay) });
+  });
+
+  // Read by the API before each gasless quote (it caches answers briefly): reverted relays counted
+  // against the taker and the integrator, and whether either is past its limit.
+  app.get("/internal/gasless-standing", async (req, res) => {
+    const parsed = standingQuery.safeParse(req.query);
+    if (!parsed.success) {
+      res.status(400).json({ error: `${parsed.error.issues[0]?.path.join(".") ?? "query"}: ${parsed.error.issues[0]?.message ?? "invalid"}`, code: "invalid_request" });
+      return;
+    }
+    res.json(await gaslessStanding(context.store, context.config, { taker: parsed.data.taker, integratorId: parsed.data.integrator_id }, context.now()));
   });
 
   app.get("/internal/relays/:id", async (req, res) => {

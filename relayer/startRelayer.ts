@@ -34,6 +34,20 @@ async function adoptChainRun(store: RelayStore, client: PublicClient, deployBloc
   if (forgotten > 0) logger.warn({ previous, current: deployBlockHash, forgotten }, "the chain was reset since the last run; its relays were forgotten");
 }
 
+/**
+ * Two relayers signing with one key on one database would spend each other's nonces: each would
+ * replace or strand the other's swaps. A relayer registers its signer addresses (renewed with its
+ * leases) and does not start while another live relayer holds one of them.
+ */
+async function claimSigners(store: RelayStore, config: RelayerConfig, signers: readonly Address[], now: Date): Promise<void> {
+  const holders = await store.claimSigners({ relayerId: config.relayerId, signers, until: new Date(now.getTime() + config.leaseSeconds * 1000), now });
+  if (holders.length === 0) return;
+  const list = holders.map((holder) => `${holder.signer} (relayer ${holder.relayerId}, live until ${holder.until.toISOString()})`).join(", ");
+  throw new Error(
+    `another live relayer on this database signs with ${list}: each signer key belongs to one relayer; give this one other RELAYER_PRIVATE_KEYS, or stop the other (a relayer that died frees its signers after RELAYER_LEASE_SECONDS)`,
+  );
+}
+
 export type RunningRelayer = {
   /** The internal endpoint the API hands relays to. */
   url: string;
@@ -77,6 +91,7 @@ export async function startRelayer(
   const store = observedRelayStore(await openRelayStore(config), metrics, logger);
   try {
     await adoptChainRun(store, client, manifest.deployBlockHash, logger);
+    await claimSigners(store, config, config.privateKeys.map((key) => privateKeyToAccount(key).address), new Date());
     const keys = await Promise.all(
       config.privateKeys.map(async (privateKey) => {
         const address = privateKeyToAccount(privateKey).address;
@@ -135,6 +150,7 @@ export async function startRelayer(
         await leases.stop();
         await queue.stop();
         await watcher.stop();
+        await store.releaseSigners(config.relayerId).catch((error: unknown) => logger.warn({ err: error }, "could not release this relayer's signers; they free up after RELAYER_LEASE_SECONDS"));
         await store.close();
       },
     };

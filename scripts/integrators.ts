@@ -10,7 +10,10 @@
  *   npm run integrators -- revoke-key <key_id> [--reason TEXT]
  *   npm run integrators -- limits <slug> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
  *   npm run integrators -- key-limits <key_id> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
+ *   npm run integrators -- reverts [--json]                           reverted gasless relays per taker and integrator (24 h)
+ *   npm run integrators -- clear-reverts <slug|taker address>         lifts a gasless_*_blocked refusal
  *
+ * The last two open the relayer's database (see scripts/gaslessReverts.ts for how it is found).
  * It can run while the API is up: every write is one transaction (SQLite is in WAL mode);
  * the API reads a key's state on every request, so a change holds from the next request on.
  */
@@ -24,6 +27,8 @@ import { openStore } from "../api/store/openStore";
 import type { ApiKeyRecord, IntegratorRecord, Store } from "../api/store/store";
 import { openApiDatabase } from "./apiDatabase";
 import { printTable } from "./textTable";
+import type { RelayStore } from "../relayer/store/relayStore";
+import { clearReverts, listReverts, relayerDatabaseFromEnv, type RevertLimits } from "./gaslessReverts";
 
 const USAGE = [
   "usage: npm run integrators -- <command>",
@@ -31,6 +36,7 @@ const USAGE = [
   `  ${integratorMoveNames.join("|")} <slug> [--reason TEXT]`,
   "  revoke-key <key_id> [--reason TEXT]",
   "  limits <slug> | key-limits <key_id>  with any of --quote-rpm N --swap-rpm N --max-fee-bps N",
+  "  reverts [--json] | clear-reverts <slug|taker address>   (the relayer's database: RELAYER_DATABASE_URL, RELAYER_DB_PATH or DATABASE_URL)",
   "  options: --by NAME (recorded as who made the change; default the OS user)",
 ].join("\n");
 
@@ -41,6 +47,8 @@ export type IntegratorsCommandContext = Readonly<{
   now: Date;
   /** Who acts when --by is not given. */
   defaultActor: string;
+  /** The relayer's database, opened only by the reverts commands (the caller closes it), and its limits. */
+  relayer?: { open: () => Promise<RelayStore>; limits: RevertLimits };
 }>;
 
 const OPTIONS = {
@@ -68,6 +76,17 @@ export async function runIntegratorsCommand(args: readonly string[], context: In
   const by: OperatorAction = { actor: options.by ?? context.defaultActor, at: context.now, reason: options.reason };
 
   if (command === "list" && target === undefined) return list(context, options.json === true);
+  if ((command === "reverts" && target === undefined) || command === "clear-reverts") {
+    if (command === "clear-reverts" && target === undefined) return usage(context, "clear-reverts needs a slug or a taker address");
+    if (context.relayer === undefined) return usage(context, "the relayer's database is not configured for this command");
+    const relayStore = await context.relayer.open();
+    const reverts = { store: context.store, relayStore, limits: context.relayer.limits, print: context.print, now: context.now };
+    try {
+      return command === "reverts" ? await listReverts(reverts, options.json === true) : await clearReverts(reverts, target!);
+    } finally {
+      await relayStore.close();
+    }
+  }
   if (target === undefined) return usage(context, command === undefined ? undefined : `${command} needs an argument`);
   if (command === "show") return show(context, target, options.json === true);
   if (command === "keys") return keys(context, target, options.json === true);
@@ -299,6 +318,7 @@ async function main(): Promise<void> {
       print: (line) => process.stdout.write(`${line}\n`),
       now: new Date(),
       defaultActor: userInfo().username,
+      relayer: relayerDatabaseFromEnv(process.env),
     });
   } finally {
     await admin.close();

@@ -103,12 +103,23 @@ export {
   type RelayStatus,
   type RelayReason,
 } from "./relay/relayStatus";
+export {
+  RELAY_GAS_HEADROOM_PERCENT,
+  NATIVE_PAYOUT_GAS,
+  WETH_FALLBACK_GAS,
+  NATIVE_PAYOUT_WORST_CASE_GAS,
+  nativePayoutsOf,
+  relayGasLimit,
+  relayGasLimitOfCalldata,
+} from "./relay/relayGasLimit";
+export { firstBroadcastFees } from "./relay/firstBroadcastFees";
 export type {
   RelayRequestJson,
   RelayTransactionJson,
   RelayJson,
   InternalRelayJson,
   RelayHandoffResult,
+  GaslessStandingJson,
 } from "./relay/relayWire";
 
 // --- the integrator client: createTradingClient and what it returns and throws ---

@@ -1,4 +1,5 @@
-import type { InternalRelayJson, RelayHandoffResult, RelayRequestJson } from "../../sdk";
+import type { Address } from "viem";
+import type { GaslessStandingJson, InternalRelayJson, RelayHandoffResult, RelayRequestJson } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { GaslessConfig } from "../config";
 
@@ -29,6 +30,11 @@ export class RelayerClient {
   /** Hands a validated relay over; the relayer stores it (or finds the existing one) before answering. */
   handOff(request: RelayRequestJson): Promise<RelayHandoffResult> {
     return this.#call<RelayHandoffResult>("POST", "/internal/relays", request, [200, 201, 409]);
+  }
+
+  /** Reverted relays counted against a taker and an integrator, and whether either is blocked. */
+  standing(taker: Address, integratorId: number): Promise<GaslessStandingJson> {
+    return this.#call<GaslessStandingJson>("GET", `/internal/gasless-standing?taker=${taker}&integrator_id=${integratorId}`, undefined, [200]);
   }
 
   async get(relayId: string): Promise<InternalRelayJson | undefined> {

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { erc20Abi, getAddress, type Address, type Hex, type PublicClient } from "viem";
+import { erc20Abi, getAddress, maxUint256, type Address, type Hex, type PublicClient } from "viem";
 import {
   buildSwapPermitTypedData,
   decodeFeatureState,
@@ -19,6 +19,8 @@ import {
   encodeSwapGasless,
   type RouteAction,
   type SwapOrder,
+  nativePayoutsOf,
+  relayGasLimit,
 } from "../../sdk";
 import { ApiError } from "../apiError";
 import { classifyDatabaseError } from "../store/databaseUnavailable";
@@ -335,10 +337,12 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     const allocated = await allocateNonce(engine, reads, chain, query.taker, nowMs, Number(deadline) * 1000);
     permit2Nonce = allocated.nonce;
     if (query.gasless && gasless !== undefined) {
-      // The fee is part of the calldata it pays for: price it on a draft with a fee of the same width.
-      const draft = encodeSwapGasless(order, query.taker, { relayerFee: 0n, relayerFeeRecipient: gasless.feeRecipient }, allocated.nonce);
-      const gas = estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas));
-      relayerFee = priceRelayerFee({ config: gasless, gas, baseFeePerGas: block.baseFeePerGas, sellToken: sellToken.address, weth, pools, sellSymbol: sellToken.symbol });
+      // The fee is part of the calldata it pays for: price it on a draft whose fee has no zero byte (the
+      // most calldata gas a fee can add), on the gas limit the relayer will sign for it: the model's
+      // headroom plus the worst case of every native payout, whatever the recipients do on chain.
+      const draft = encodeSwapGasless(order, query.taker, { relayerFee: maxUint256, relayerFeeRecipient: gasless.feeRecipient }, allocated.nonce);
+      const gasLimit = relayGasLimit(estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas)), nativePayoutsOf(order));
+      relayerFee = priceRelayerFee({ config: gasless, gas: Number(gasLimit), baseFeePerGas: block.baseFeePerGas, sellToken: sellToken.address, weth, pools, sellSymbol: sellToken.symbol });
       const fee = { relayerFee: relayerFee.amount, relayerFeeRecipient: relayerFee.recipient };
       const { data, signatureOffset } = encodeSwapGasless(order, query.taker, fee, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };

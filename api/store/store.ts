@@ -264,4 +264,9 @@ export type GaslessTerms = {
   data: Hex;
   signatureOffset: number;
   estimatedGas: number;
+  /**
+   * What the relayer fee was worth in wei when quoted: the relayer's gas limit at the quoted gas price
+   * with the margin (the relayer waits while the network asks more). Undefined when gas is sponsored.
+   */
+  feeWei?: bigint | undefined;
 };

@@ -79,7 +79,9 @@ describe("api configuration", () => {
       feeMarginBps: 2000,
       sponsorGas: false,
       priorityFeeWei: 1_000_000_000n,
+      standingCacheMs: 5000,
     });
+    expect(() => loadApiConfig({ RELAYER_STANDING_CACHE_MS: "-5" })).to.throw(/RELAYER_STANDING_CACHE_MS/);
     expect(() => loadApiConfig({ RELAYER_INTERNAL_TOKEN: "short" })).to.throw(/RELAYER_INTERNAL_TOKEN/);
     expect(() => loadApiConfig({ RELAYER_FEE_RECIPIENT: "0x12" })).to.throw(/RELAYER_FEE_RECIPIENT/);
     expect(() => loadApiConfig({ RELAYER_PRIORITY_FEE_GWEI: "-1" })).to.throw(/RELAYER_PRIORITY_FEE_GWEI/);

@@ -10,6 +10,11 @@ import { settlementFixture, type SettlementFixture } from "../fixtures/settlemen
 import { startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
 import { createTestDatabase } from "../fixtures/postgresServer";
 import { runScript } from "../fixtures/runScript";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openRelayStore } from "../../relayer/store/openRelayStore";
 
 /** The API's database: its SQLite file, or a fresh PostgreSQL database (`DATABASE_URL`). */
 const engines: { name: string; database(): Promise<{ databaseUrl?: string }> }[] = [
@@ -128,6 +133,38 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
     output = [];
     expect(await run("list", "--json")).to.equal(0);
     expect((JSON.parse(output.join("\n")) as { slug: string }[]).map((row) => row.slug)).to.include(slug());
+  });
+
+  it("lists reverted gasless relays per taker and integrator from the relayer's database, with limits and who is blocked, and clears them (reverts, clear-reverts)", async () => {
+    const relayerDb = engine.name === "SQLite" ? { dbPath: join(mkdtempSync(join(tmpdir(), "cli-relayer-")), "relayer.sqlite"), databaseUrl: undefined } : { dbPath: "unused", databaseUrl: await createTestDatabase("cli_relayer") };
+    const relayer = { open: () => openRelayStore(relayerDb), limits: { taker: 2, integrator: 3 } };
+    const taker = f.taker.account.address;
+    const seed = await relayer.open();
+    try {
+      for (let index = 0; index < 2; index++) await seed.recordRevert({ relayId: randomUUID(), taker, integratorId: api.integratorId, at: new Date(now.getTime() - index * 60_000) });
+      await seed.recordRevert({ relayId: randomUUID(), taker, integratorId: api.integratorId, at: new Date(now.getTime() - 30 * 3_600_000) }); // a day and more ago
+    } finally {
+      await seed.close();
+    }
+    const context = { store, admin, print: (line: string) => output.push(line), now, defaultActor: "ops", relayer };
+    expect(await runIntegratorsCommand(["reverts", "--json"], context)).to.equal(0);
+    expect(JSON.parse(output.join("\n"))).to.deep.equal({
+      window_hours: 24,
+      counts: [
+        { kind: "integrator", subject: slug(), integrator_id: api.integratorId, reverts: 2, limit: 3, blocked: false, last_revert_at: now.toISOString() },
+        { kind: "taker", subject: taker, integrator_id: null, reverts: 2, limit: 2, blocked: true, last_revert_at: now.toISOString() },
+      ],
+    });
+    output.length = 0;
+    expect(await runIntegratorsCommand(["reverts"], context)).to.equal(0);
+    expect(output[0]).to.match(/^KIND\s+SUBJECT\s+REVERTS_24H\s+LIMIT\s+BLOCKED\s+LAST_REVERT/);
+    output.length = 0;
+    expect(await runIntegratorsCommand(["clear-reverts", taker], context)).to.equal(0);
+    expect(await runIntegratorsCommand(["clear-reverts", "no-such-slug"], context)).to.equal(1);
+    expect(await runIntegratorsCommand(["clear-reverts"], context)).to.equal(2);
+    output.length = 0;
+    expect(await runIntegratorsCommand(["reverts", "--json"], context)).to.equal(0);
+    expect((JSON.parse(output.join("\n")) as { counts: { kind: string }[] }).counts.map((row) => row.kind)).to.deep.equal(["integrator"]);
   });
 });
 
