@@ -27,6 +27,8 @@ type DevnetContext = {
   manifest?: DeploymentManifest;
   manifestFile?: string;
   apiUrl?: string;
+  /** Whether the API approves applications at once (the devnet's default; a deployment's is false). */
+  autoApprove?: boolean;
   relayer?: { url: string; token: string; feeRecipient: string; signers: { address: string; balance: bigint }[] };
 };
 
@@ -101,12 +103,21 @@ const steps: Step[] = [
     run: async (context) => {
       const chainId = required(context.manifest, "manifest").chainId;
       const relayer = required(context.relayer, "relayer");
-      const env = { ...process.env, RELAYER_URL: relayer.url, RELAYER_INTERNAL_TOKEN: relayer.token, RELAYER_FEE_RECIPIENT: relayer.feeRecipient };
+      // Onboarding on a devnet should not wait for an operator: AUTO_APPROVE is on unless the user set it
+      // (the API's own default is off). The banner says so.
+      const env = {
+        ...process.env,
+        AUTO_APPROVE: process.env.AUTO_APPROVE ?? "true",
+        RELAYER_URL: relayer.url,
+        RELAYER_INTERNAL_TOKEN: relayer.token,
+        RELAYER_FEE_RECIPIENT: relayer.feeRecipient,
+      };
       const config = { ...loadApiConfig(env), chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir };
       const api = await startApi(config, undefined, new Map([[chainId, custom(hre.network.provider, { retryCount: 0 })]])).catch((error: unknown) =>
         rethrowPortInUse(error, "the API's", config.host, config.port, "API_PORT"),
       );
       context.apiUrl = api.url;
+      context.autoApprove = config.autoApprove;
       return api.close;
     },
   },
@@ -121,6 +132,9 @@ function printBanner(context: DevnetContext): void {
     `  Chain id    ${manifest.chainId} (0x${manifest.chainId.toString(16)})`,
     `  Manifest    ${required(context.manifestFile, "manifestFile")}`,
     `  API URL     ${required(context.apiUrl, "apiUrl")}`,
+    required(context.autoApprove, "autoApprove")
+      ? "  Onboarding  AUTO_APPROVE=true (devnet): applications are active at once; their token demand counts toward promotion after `npm run integrators -- confirm <slug>`"
+      : "  Onboarding  AUTO_APPROVE=false: applications wait for `npm run integrators -- approve <slug>`",
     `  Relayer     ${required(context.relayer, "relayer").url} (internal; integrators use POST /gasless/submit on the API)`,
     `  Fee payee   ${required(context.relayer, "relayer").feeRecipient} (relayer fees, signed in every gasless quote)`,
     ...required(context.relayer, "relayer").signers.map((signer, index) => `  Signer #${index}   ${signer.address}  ${formatEther(signer.balance)} ETH`),

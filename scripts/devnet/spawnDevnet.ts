@@ -7,6 +7,8 @@ export type SpawnedDevnet = {
   child: ChildProcess;
   rpcUrl: string;
   apiUrl: string;
+  /** What it printed up to its banner, the banner included. */
+  banner: string;
   /** Ctrl-C, as a user would: resolves with the exit code once everything stopped. */
   stop(): Promise<number | null>;
 };
@@ -36,6 +38,7 @@ export function spawnDevnet(env: NodeJS.ProcessEnv): Promise<SpawnedDevnet> {
           child,
           rpcUrl,
           apiUrl,
+          banner: output,
           stop: () => {
             if (child.exitCode === null) child.kill("SIGINT");
             return exited;

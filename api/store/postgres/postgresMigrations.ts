@@ -127,4 +127,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       CREATE INDEX quotes_quote_id ON quotes (quote_id);
     `,
   },
+  {
+    version: 2,
+    name: "integrators: when an operator approved or confirmed the profile (the SQLite schema at its version 7)",
+    sql: `
+      ALTER TABLE integrators ADD COLUMN operator_approved_at BIGINT;
+      UPDATE integrators SET operator_approved_at = approved_at WHERE approved_at IS NOT NULL AND approved_at > created_at;
+    `,
+  },
 ];

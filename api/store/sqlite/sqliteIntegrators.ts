@@ -44,7 +44,7 @@ export class SqliteIntegrators implements IntegratorStore {
       findIntegratorBySlug: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE slug = ?`),
       listIntegrators: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators ORDER BY id`),
       listIntegratorsByOwner: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE owner_wallet = ? ORDER BY id`),
-      approveIntegrator: db.prepare("UPDATE integrators SET status = 'active', approved_at = ? WHERE slug = ? AND status = 'pending'"),
+      approveIntegrator: db.prepare("UPDATE integrators SET status = 'active', approved_at = ?1, operator_approved_at = ?1 WHERE slug = ?2 AND status = 'pending'"),
       insertApiKey: db.prepare(`INSERT INTO api_keys
         (integrator_id, label, prefix, last_four, secret_hash, scopes, quote_rate_limit_per_minute,
          swap_rate_limit_per_minute, created_at)
