@@ -35,6 +35,8 @@ export type ApiErrorCode =
   | "quote_expired"
   | "signature_mismatch"
   | "simulation_failed"
+  // 400: a gasless quote selling a token the relayer does not take its fee in
+  | "fee_token_not_accepted"
   // 404
   | "not_found"
   | "integrator_not_found"

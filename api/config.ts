@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "viem";
-import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction } from "../sdk";
+import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, parseFeeTokenList } from "../sdk";
 
 /** `true`/`false`/`1`/`0` (any case); anything else is a configuration error, not a silent false. */
 const booleanFlag = z
@@ -77,6 +77,16 @@ const additionalChains = z
   })
   .pipe(z.array(additionalChain));
 
+/** `RELAYER_FEE_TOKENS`: token addresses or manifest symbols, comma-separated. */
+export const feeTokenList = z.string().transform((text, context) => {
+  const parsed = parseFeeTokenList(text);
+  if (typeof parsed === "string") {
+    context.addIssue({ code: "custom", message: parsed });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
 const schema = z.object({
   API_HOST: z.string().min(1).default("127.0.0.1"),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -88,7 +98,7 @@ const schema = z.object({
   API_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   API_MAX_BODY_BYTES: positiveInt.default(16_384),
   NONCE_TTL_SECONDS: positiveInt.default(600),
-  AUTO_APPROVE: booleanFlag.default(true),
+  AUTO_APPROVE: booleanFlag.default(false),
   DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE: positiveInt.default(10),
   MAX_FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(1000),
@@ -128,6 +138,7 @@ const schema = z.object({
     .optional(),
   RELAYER_FEE_MARGIN_BPS: z.coerce.number().int().min(0).max(100_000).default(2000),
   RELAYER_SPONSOR_GAS: booleanFlag.default(false),
+  RELAYER_FEE_TOKENS: feeTokenList.optional(),
   RELAYER_PRIORITY_FEE_GWEI: z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5").default("1"),
   RELAYER_STANDING_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
 });
@@ -165,7 +176,11 @@ export type ApiConfig = Readonly<{
   maxBodyBytes: number;
   /** Lifetime of an onboarding nonce. `NONCE_TTL_SECONDS`, default 600. */
   nonceTtlSeconds: number;
-  /** New applications are `active` at once when true, else `pending` until approved. `AUTO_APPROVE`, default true. */
+  /**
+   * New applications are `active` at once when true, else `pending` until approved. Either way only
+   * profiles an operator approved or confirmed count toward token promotion. `AUTO_APPROVE`, default
+   * false (`npm start` turns it on for the devnet).
+   */
   autoApprove: boolean;
   /** Limits given to new API keys. `DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE` (60), `DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE` (10). */
   defaultQuoteRateLimitPerMinute: number;
@@ -218,7 +233,11 @@ export type ApiConfig = Readonly<{
    * its manifest pool's spot price against WETH). `PROMOTION_MIN_LIQUIDITY_WETH`, default 1.
    */
   promotionMinLiquidityWeth: string;
-  /** A token that failed its on-chain checks is checked again after this long at the earliest. `PROMOTION_RECHECK_MINUTES`, default 10. */
+  /**
+   * A token that failed its on-chain checks is checked again after this long at the earliest, and a
+   * promoted token's checks (its pool's liquidity) are run again this often: one below the minimum is
+   * demoted. `PROMOTION_RECHECK_MINUTES`, default 10.
+   */
   promotionRecheckMinutes: number;
   /** Lifetime of a quote (its `expires_at` and permit deadline). `QUOTE_TTL_SECONDS`, default 300. */
   quoteTtlSeconds: number;
@@ -255,6 +274,12 @@ export type GaslessConfig = Readonly<{
    * the next gasless quote asks again. `RELAYER_STANDING_CACHE_MS`, default 5000.
    */
   standingCacheMs: number;
+  /**
+   * Tokens the relayer takes its fee in, so the only tokens a gasless quote may sell: addresses or
+   * manifest symbols (`acceptedFeeTokens`). `RELAYER_FEE_TOKENS`, comma-separated; default (undefined)
+   * every token of the chain's manifest.
+   */
+  feeTokens?: readonly string[] | undefined;
 }>;
 
 /** Reads the API's settings from the environment once; an invalid value stops the start with its name. */
@@ -313,6 +338,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
             sponsorGas: values.RELAYER_SPONSOR_GAS,
             priorityFeeWei: parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9),
             standingCacheMs: values.RELAYER_STANDING_CACHE_MS,
+            feeTokens: values.RELAYER_FEE_TOKENS,
           },
   };
 }

@@ -1,5 +1,6 @@
 import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Transport } from "viem";
+import { unknownFeeTokenSymbols } from "../sdk";
 import { observedTransport, type RpcObserver } from "../sdk/observability/observedTransport";
 import { serveMetrics } from "../sdk/observability/metricsServer";
 import { observeRpc } from "../sdk/observability/serverMetrics";
@@ -65,6 +66,10 @@ export async function startApi(
     const transport = observedTransport(transports.get(config.chainId) ?? http(config.rpcUrl, { retryCount: 1 }), observe);
     const publicClient = createPublicClient({ chain, transport });
     const chains = await loadChains(config, { store, logger, clock: systemClock }, transports, observe);
+    const unknownFeeTokens = unknownFeeTokenSymbols(chains.registry.all().map((served) => served.manifest), config.gasless?.feeTokens);
+    if (unknownFeeTokens.length > 0) {
+      throw new Error(`invalid RELAYER_FEE_TOKENS: ${unknownFeeTokens.join(", ")} is not the symbol of a token in any served chain's manifest (give its address instead)`);
+    }
     const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock, metrics, rateLimiters: limits.factory, nonceReservations });
     const server = await serveApp(app, config.host, config.port);
     const metricsServer =

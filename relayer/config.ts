@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { isHex, parseEther, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { DEVNET_CHAIN_ID, devnetRpcUrl } from "../sdk";
+import { DEVNET_CHAIN_ID, devnetRpcUrl, parseFeeTokenList } from "../sdk";
 
 const positiveInt = z.coerce.number().int().positive();
 const gwei = z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5");
@@ -15,6 +15,16 @@ const privateKeys = z
   .pipe(z.array(z.string().refine((key) => isHex(key) && key.length === 66, "each key must be 0x + 64 hex digits")).min(1))
   .transform((keys) => keys as Hex[])
   .refine((keys) => new Set(keys.map((key) => key.toLowerCase())).size === keys.length, "a key is listed twice");
+
+/** `RELAYER_FEE_TOKENS`: token addresses or manifest symbols, comma-separated (the API reads the same variable). */
+const feeTokenList = z.string().transform((text, context) => {
+  const parsed = parseFeeTokenList(text);
+  if (typeof parsed === "string") {
+    context.addIssue({ code: "custom", message: parsed });
+    return z.NEVER;
+  }
+  return parsed;
+});
 
 const schema = z.object({
   RELAYER_HOST: z.string().min(1).default("127.0.0.1"),
@@ -42,6 +52,7 @@ const schema = z.object({
   RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
   RELAYER_MAX_REVERTS_PER_TAKER: z.coerce.number().int().min(0).max(1_000_000).default(2),
   RELAYER_MAX_REVERTS_PER_INTEGRATOR: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  RELAYER_FEE_TOKENS: feeTokenList.optional(),
 });
 
 /** The relayer's settings, parsed once at start and passed in; nothing else reads the environment. */
@@ -103,6 +114,12 @@ export type RelayerConfig = Readonly<{
   maxRevertsPerTaker: number;
   /** The same for an integrator's keys. `RELAYER_MAX_REVERTS_PER_INTEGRATOR`, default 10. */
   maxRevertsPerIntegrator: number;
+  /**
+   * Tokens a relay's fee may be paid in (its order's sell token): addresses or symbols of the
+   * manifest's tokens. A hand-off whose fee token is not one of them is refused before it is stored.
+   * `RELAYER_FEE_TOKENS`, comma-separated, as the API's; default (undefined) every manifest token.
+   */
+  feeTokens: readonly string[] | undefined;
 }>;
 
 /** Reads the relayer's settings once; an invalid value stops the start with its name. */
@@ -140,5 +157,6 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     maxLossBps: values.RELAYER_MAX_LOSS_BPS,
     maxRevertsPerTaker: values.RELAYER_MAX_REVERTS_PER_TAKER,
     maxRevertsPerIntegrator: values.RELAYER_MAX_REVERTS_PER_INTEGRATOR,
+    feeTokens: values.RELAYER_FEE_TOKENS,
   };
 }

@@ -7,6 +7,7 @@ import { CONTROL_CHARACTER_MESSAGE, hasControlCharacter } from "../sdk/wire/cont
 import type { RelayContext } from "./relayContext";
 import type { RelayQueue } from "./relayQueue";
 import { internalRelayJson } from "./relayView";
+import { relayFeeToken } from "./relayFeeToken";
 import { relayerReadiness } from "./relayerReadiness";
 import { gaslessStanding } from "./gaslessStanding";
 
@@ -79,6 +80,17 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
     }
     if (body.chain_id !== context.config.chainId) {
       res.status(400).json({ error: `chain_id ${body.chain_id} is not this relayer's chain (${context.config.chainId})`, code: "unsupported_chain" });
+      return;
+    }
+    // The fee is the relayer's pay for the gas it spends: refused before anything is stored or sent
+    // when it is in a token the operator does not take (one anyone can mint is worth nothing).
+    const feeToken = relayFeeToken(body.data);
+    if (feeToken === undefined) {
+      res.status(400).json({ error: "data: is not swapGasless calldata for the gasless router", code: "invalid_request" });
+      return;
+    }
+    if (!context.feeTokens.has(feeToken)) {
+      res.status(400).json({ error: `the relay's fee token ${feeToken} (its order's sellToken) is not one this relayer accepts (RELAYER_FEE_TOKENS)`, code: "fee_token_not_accepted" });
       return;
     }
     let acceptedBlock: bigint;

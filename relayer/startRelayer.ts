@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { manifestPath, readManifest } from "../sdk";
+import { acceptedFeeTokens, manifestPath, readManifest, unknownFeeTokenSymbols } from "../sdk";
 import { ChainHead } from "../sdk";
 import type { RelayerConfig } from "./config";
 import { createInternalApp } from "./internalServer";
@@ -71,6 +71,11 @@ export async function startRelayer(
   transport?: Transport,
 ): Promise<RunningRelayer> {
   const manifest = readManifest(manifestPath(config.deploymentsDir, config.chainId));
+  const unknownFeeTokens = unknownFeeTokenSymbols([manifest], config.feeTokens);
+  if (unknownFeeTokens.length > 0) {
+    throw new Error(`invalid RELAYER_FEE_TOKENS: ${unknownFeeTokens.join(", ")} is not the symbol of a token in the manifest of chain ${config.chainId} (give its address instead)`);
+  }
+  const feeTokens = acceptedFeeTokens(manifest, config.feeTokens);
   const chain = defineChain({
     id: config.chainId,
     name: `chain ${config.chainId}`,
@@ -101,7 +106,7 @@ export async function startRelayer(
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
     const head = new ChainHead(client, config.pollMs);
-    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, now: () => new Date(), metrics };
+    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics };
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
     queue = new RelayQueue(context, (relayId, options) => watcher.track(relayId, options));

@@ -34,6 +34,8 @@ type DevnetContext = {
   restoreManifest?: () => void;
   apiUrl?: string;
   apiMetricsUrl?: string;
+  /** Whether the API approves applications at once (the devnet's default; a deployment's is false). */
+  autoApprove?: boolean;
   /** `byHand`: with DEVNET_RELAYER=off, the environment to run the relayer with (`npm run relayer`). */
   relayer?: { url: string; metricsUrl: string; token: string; feeRecipient: string; signers: { address: string; balance: bigint }[]; byHand?: Record<string, string> };
 };
@@ -134,14 +136,24 @@ const steps: Step[] = [
     run: async (context) => {
       const chainId = required(context.manifest, "manifest").chainId;
       const relayer = required(context.relayer, "relayer");
-      // GET /metrics on a port of its own: a free one unless METRICS_PORT says otherwise.
-      const env = { METRICS_PORT: "0", ...process.env, RELAYER_URL: relayer.url, RELAYER_INTERNAL_TOKEN: relayer.token, RELAYER_FEE_RECIPIENT: relayer.feeRecipient };
+      // GET /metrics on a port of its own: a free one unless METRICS_PORT says otherwise. Onboarding on a
+      // devnet should not wait for an operator: AUTO_APPROVE is on unless the user set it (the API's own
+      // default is off). The banner says so.
+      const env = {
+        METRICS_PORT: "0",
+        ...process.env,
+        AUTO_APPROVE: process.env.AUTO_APPROVE ?? "true",
+        RELAYER_URL: relayer.url,
+        RELAYER_INTERNAL_TOKEN: relayer.token,
+        RELAYER_FEE_RECIPIENT: relayer.feeRecipient,
+      };
       const config = { ...loadApiConfig(env), chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir };
       const api = await startApi(config, undefined, new Map([[chainId, custom(hre.network.provider, { retryCount: 0 })]])).catch((error: unknown) =>
         rethrowPortInUse(error, "the API's", config.host, config.port, "API_PORT"),
       );
       context.apiUrl = api.url;
       context.apiMetricsUrl = `${required(api.metricsUrl, "metricsUrl")}/metrics`;
+      context.autoApprove = config.autoApprove;
       return api.close;
     },
   },
@@ -157,6 +169,9 @@ function printBanner(context: DevnetContext): void {
     `  Manifest    ${required(context.manifestFile, "manifestFile")}`,
     `  API URL     ${required(context.apiUrl, "apiUrl")}`,
     `  Metrics     ${required(context.apiMetricsUrl, "apiMetricsUrl")} (API), ${required(context.relayer, "relayer").metricsUrl} (relayer); operators only`,
+    required(context.autoApprove, "autoApprove")
+      ? "  Onboarding  AUTO_APPROVE=true (devnet): applications are active at once; their token demand counts toward promotion after `npm run integrators -- confirm <slug>`"
+      : "  Onboarding  AUTO_APPROVE=false: applications wait for `npm run integrators -- approve <slug>`",
     required(context.relayer, "relayer").byHand === undefined
       ? `  Relayer     ${required(context.relayer, "relayer").url} (internal; integrators use POST /gasless/submit on the API; restarted if it dies)`
       : `  Relayer     ${required(context.relayer, "relayer").url} (not started: DEVNET_RELAYER=off; run it by hand, below)`,

@@ -5,7 +5,8 @@
  *
  *   npm run integrators -- list [--json]
  *   npm run integrators -- show <slug> [--json]                     profile, limits, keys and audit trail
- *   npm run integrators -- approve|reject|suspend|reinstate <slug> [--reason TEXT]
+ *   npm run integrators -- approve|confirm|reject|suspend|reinstate <slug> [--reason TEXT]
+ *                        (confirm: vouch for a profile AUTO_APPROVE made active, so its demand counts toward promotion)
  *   npm run integrators -- keys <slug> [--json]
  *   npm run integrators -- revoke-key <key_id> [--reason TEXT]
  *   npm run integrators -- limits <slug> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
@@ -147,6 +148,8 @@ function profileJson(integrator: IntegratorRecord) {
     swap_rate_limit_per_minute: integrator.swapRateLimitPerMinute ?? null,
     created_at: integrator.createdAt.toISOString(),
     approved_at: integrator.approvedAt?.toISOString() ?? null,
+    // Approved or confirmed by an operator: only these profiles' demand counts toward token promotion.
+    operator_approved_at: integrator.operatorApprovedAt?.toISOString() ?? null,
   };
 }
 
@@ -179,7 +182,8 @@ async function list(context: IntegratorsCommandContext, json: boolean): Promise<
     ...integrators.map((integrator) => [
       String(integrator.id),
       integrator.slug,
-      integrator.status,
+      // An active profile no operator vouched for (AUTO_APPROVE) is shown as such: `confirm` it.
+      integrator.status === "active" && integrator.operatorApprovedAt === undefined ? "active (unconfirmed)" : integrator.status,
       integrator.ownerWallet,
       String(integrator.maxFeeBps),
       integrator.createdAt.toISOString(),
@@ -251,11 +255,21 @@ async function move(context: IntegratorsCommandContext, command: IntegratorMove,
   switch (result.outcome) {
     case "changed": {
       const after =
-        command === "approve" ? "; its owner can now create API keys" : command === "suspend" ? "; its keys are refused on trading endpoints until reinstate" : "";
+        command === "approve"
+          ? "; its owner can now create API keys"
+          : command === "suspend"
+            ? "; its keys are refused on trading endpoints until reinstate"
+            : command === "confirm"
+              ? "; its demand for unsupported tokens now counts toward promotion"
+              : "";
       context.print(`${command}${command.endsWith("e") ? "d" : "ed"} ${slug} (${result.from} → ${result.to})${after}`);
       return 0;
     }
     case "refused":
+      if (command === "confirm" && result.status === "active") {
+        context.print(`${slug} is already approved by an operator`);
+        return 0;
+      }
       if (result.status === integratorMoves[command].to) {
         context.print(`${slug} is already ${result.status}`);
         return 0;

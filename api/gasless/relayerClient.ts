@@ -76,6 +76,14 @@ export class RelayerClient {
       throw new ApiError(503, "relayer_unavailable", "the relayer cannot be reached right now; retry with the same idempotency_key");
     }
     if (isAbsent?.(response.status) === true) return undefined as T;
+    if (response.status === 400) {
+      // The relayer's own fee-token list refused the relay (it and the API were configured apart):
+      // the client's sell token is at fault for this relayer, and no retry changes that.
+      const refusal = (await response.json().catch(() => undefined)) as { code?: unknown; error?: unknown } | undefined;
+      if (refusal?.code === "fee_token_not_accepted") {
+        throw new ApiError(400, "fee_token_not_accepted", `sell_token: ${String(refusal.error)}; quote it without permit2_owner to swap it yourself`);
+      }
+    }
     if (!expected.includes(response.status)) {
       throw new ApiError(503, "relayer_unavailable", `the relayer answered ${response.status}; retry with the same idempotency_key`);
     }

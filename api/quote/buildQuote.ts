@@ -27,6 +27,7 @@ import { classifyDatabaseError } from "../store/databaseUnavailable";
 import type { ChainContext } from "../chains/chainContext";
 import { checksummed } from "../services/checksummedAddress";
 import type { GaslessConfig } from "../config";
+import { admitFeeToken } from "./feeTokenAdmission";
 import { priceRelayerFee, type RelayerFeeQuote } from "./relayerFee";
 import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import type { SupportedToken } from "../tokens/supportedTokens";
@@ -247,6 +248,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   if (query.gasless && gasless === undefined) {
     throw new ApiError(503, "gasless_unavailable", "gasless quotes (permit2_owner) are not offered by this deployment: it has no relayer configured");
   }
+  if (query.gasless && gasless !== undefined) admitFeeToken(gasless, manifest, sellToken);
 
   // The quote is priced at the pool snapshot of the latest head, and every other read is at that same
   // block. Its hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers),

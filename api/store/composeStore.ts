@@ -27,6 +27,7 @@ export function composeStore(
     listTokenOverrides: (chainId) => tokens.listTokenOverrides(chainId),
     saveTokenOverride: (override, mode) => tokens.saveTokenOverride(override, mode),
     removeTokenOverride: (chainId, token) => tokens.removeTokenOverride(chainId, token),
+    demoteToken: (demotion) => tokens.demoteToken(demotion),
     saveQuote: (quote) => quotes.saveQuote(quote),
     findQuoteByOnchainId: (chainId, onchainId) => quotes.findQuoteByOnchainId(chainId, onchainId),
     findQuote: (quoteId) => quotes.findQuote(quoteId),

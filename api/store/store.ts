@@ -75,6 +75,12 @@ export interface TokenDemandStore {
   saveTokenOverride(override: NewTokenOverride, mode: "replace" | "if_absent"): Promise<boolean>;
   /** Removes the decision on a token; returns whether there was one. */
   removeTokenOverride(chainId: number, token: Address): Promise<boolean>;
+  /**
+   * Turns a token `promoted` by demand on `chainRun` into `disabled` (source `demand`: demoted) with
+   * the reason, keeping its symbol, decimals and pool for the operator; any other decision (the
+   * operator's, made meanwhile) is left alone. Returns whether it was demoted.
+   */
+  demoteToken(demotion: TokenDemotion): Promise<boolean>;
 }
 
 /** Quotes served, found again by their UUID or by the bytes32 id of their fill. */
@@ -135,6 +141,11 @@ export type IntegratorRecord = NewIntegrator & {
   /** Rate limits the operator set for the profile's keys; undefined: the configured defaults. */
   quoteRateLimitPerMinute: number | undefined;
   swapRateLimitPerMinute: number | undefined;
+  /**
+   * When an operator approved the profile (`approve`) or confirmed an auto-approved one (`confirm`);
+   * undefined for a profile no operator looked at. Only such profiles' demand counts toward promotion.
+   */
+  operatorApprovedAt: Date | undefined;
 };
 
 export type NewApiKey = {
@@ -190,6 +201,8 @@ export type TokenDemandQuery = {
   since: Date;
   /** Only tokens with at least this many counted integrators (default 1). */
   minIntegrators?: number;
+  /** Count only integrators that are active and were approved or confirmed by an operator (promotion does). */
+  operatorApprovedOnly?: boolean;
   /** Leave out tokens that already carry an operator or promotion decision (of `chainRun` when given). */
   withoutOverride?: boolean;
   chainRun?: Hex;
@@ -228,6 +241,9 @@ export type NewTokenOverride = {
 };
 
 export type TokenOverride = Omit<NewTokenOverride, "at"> & { createdAt: Date; updatedAt: Date };
+
+/** A promoted token that failed its recheck. */
+export type TokenDemotion = { chainId: number; token: Address; chainRun: Hex; reason: string; at: Date };
 
 /** A quote as served: enough to attribute a fill to its integrator and compare it with the quote. */
 export type QuoteRecord = {

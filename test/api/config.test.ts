@@ -15,7 +15,7 @@ describe("api configuration", () => {
       logLevel: "info",
       maxBodyBytes: 16_384,
       nonceTtlSeconds: 600,
-      autoApprove: true,
+      autoApprove: false,
       defaultQuoteRateLimitPerMinute: 60,
       defaultSwapRateLimitPerMinute: 10,
       maxFeeBps: 1000,
@@ -80,8 +80,13 @@ describe("api configuration", () => {
       sponsorGas: false,
       priorityFeeWei: 1_000_000_000n,
       standingCacheMs: 5000,
+      feeTokens: undefined,
     });
     expect(() => loadApiConfig({ RELAYER_STANDING_CACHE_MS: "-5" })).to.throw(/RELAYER_STANDING_CACHE_MS/);
+    const listed = loadApiConfig({ RELAYER_INTERNAL_TOKEN: "a-secret-of-16-chars", RELAYER_FEE_RECIPIENT: payee, RELAYER_FEE_TOKENS: " usdc, 0xcd3B766CCDd6AE721141F452C550Ca635964ce71 " });
+    expect(listed.gasless?.feeTokens).to.deep.equal(["usdc", "0xcd3B766CCDd6AE721141F452C550Ca635964ce71"]);
+    expect(() => loadApiConfig({ RELAYER_FEE_TOKENS: "USDC,,WETH" })).to.throw(/RELAYER_FEE_TOKENS/);
+    expect(() => loadApiConfig({ RELAYER_FEE_TOKENS: "not a token" })).to.throw(/RELAYER_FEE_TOKENS.*neither an address nor a token symbol/);
     expect(() => loadApiConfig({ RELAYER_INTERNAL_TOKEN: "short" })).to.throw(/RELAYER_INTERNAL_TOKEN/);
     expect(() => loadApiConfig({ RELAYER_FEE_RECIPIENT: "0x12" })).to.throw(/RELAYER_FEE_RECIPIENT/);
     expect(() => loadApiConfig({ RELAYER_PRIORITY_FEE_GWEI: "-1" })).to.throw(/RELAYER_PRIORITY_FEE_GWEI/);

@@ -82,6 +82,33 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
     expect(Date.parse(profile.audit[0]!.at)).to.be.a("number").and.not.NaN;
   });
 
+  it("confirm vouches for an auto-approved profile once (list shows it unconfirmed until then): only then, and while active, does its token demand count", async () => {
+    const token = "0x00000000000000000000000000000000000000c1" as const;
+    await store.recordTokenDemand([{ chainId: 4663, token, integratorId: api.integratorId, firstSeen: now, lastSeen: now }]);
+    const counted = async () => (await store.listTokenDemand({ since: new Date(0), operatorApprovedOnly: true })).map((row) => row.integrators);
+    expect((await store.listTokenDemand({ since: new Date(0) })).map((row) => row.integrators)).to.deep.equal([1]);
+    expect(await counted(), "auto-approved: active, but no operator vouched for it").to.deep.equal([]);
+    expect(await run("list")).to.equal(0);
+    expect(output.join("\n")).to.match(new RegExp(`${slug()}\\s+active \\(unconfirmed\\)`));
+
+    const confirmed = await integratorsCli(api, "confirm", slug(), "--by", "dana");
+    expect(confirmed.status, confirmed.stderr).to.equal(0);
+    expect(confirmed.stdout).to.match(new RegExp(`^confirmed ${slug()} \\(active → active\\); its demand for unsupported tokens now counts toward promotion`));
+    expect(await counted()).to.deep.equal([1]);
+    expect(await run("confirm", slug())).to.equal(0);
+    expect(output.at(-1)).to.equal(`${slug()} is already approved by an operator`);
+    output = [];
+    expect(await run("show", slug(), "--json")).to.equal(0);
+    const profile = JSON.parse(output.join("\n")) as { operator_approved_at: string | null; audit: { by: string; action: string }[] };
+    expect(profile.operator_approved_at).to.be.a("string");
+    expect(profile.audit.map((entry) => [entry.by, entry.action])).to.deep.equal([["dana", "confirm"]]);
+
+    expect(await run("suspend", slug())).to.equal(0);
+    expect(await counted(), "a suspended profile's demand does not count").to.deep.equal([]);
+    expect(await run("confirm", slug())).to.equal(1);
+    expect(output.at(-1)).to.match(/cannot confirm .*: it is suspended; confirm applies to active profiles/);
+  });
+
   it("changes a profile's fee cap and rate limits (live keys and later ones), and one key's own limits; show prints who and when", async () => {
     expect(await run("limits", slug(), "--max-fee-bps", "30", "--quote-rpm", "5", "--by", "carol")).to.equal(0);
     expect(output.at(-1)).to.match(/quote 5\/min, fee cap 30 bps.*1 live key/);

@@ -190,6 +190,8 @@ for (const engine of engines) {
       expect(
         (await store.approveIntegrator("waiting", during)).outcome,
       ).to.equal("approved");
+      // An approval by the operator vouches for the profile: its demand counts toward promotion.
+      expect((await store.findIntegrator(pending.integrator.id))?.operatorApprovedAt).to.deep.equal(during);
       expect(
         (await store.approveIntegrator("waiting", during)).outcome,
       ).to.equal("already_active");

@@ -98,6 +98,7 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
           DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000",
           DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE: "100000",
           API_LOG_LEVEL: "warn",
+          AUTO_APPROVE: "true",
           SNAPSHOT_REFRESH_SECONDS: "1",
         },
         /^Integrator API on (\S+)\nMetrics on (\S+)\/metrics$/m,

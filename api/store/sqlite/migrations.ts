@@ -196,4 +196,14 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE challenges ADD COLUMN failed_verifications INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 8,
+    name: "integrators: when an operator approved or confirmed the profile (only those count toward token promotion)",
+    sql: `
+      -- Auto-approved profiles are active with approved_at = created_at and no operator behind them;
+      -- one approved later than created was approved by an operator.
+      ALTER TABLE integrators ADD COLUMN operator_approved_at INTEGER;
+      UPDATE integrators SET operator_approved_at = approved_at WHERE approved_at IS NOT NULL AND approved_at > created_at;
+    `,
+  },
 ];
