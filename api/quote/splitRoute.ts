@@ -170,12 +170,15 @@ export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Add
   if (paths.length === 1) return singleResult;
 
   const amounts = equalMarginalAllotment(paths.map((path) => curveOf(path.hops)), amountIn);
-  const legs = settledLegs(
-    paths.map((path, index) => ({ hops: path.hops, fraction: amounts[index]! / Number(amountIn) })),
-    amountIn,
-  );
-  if (legs === undefined || legs.length < 2) return singleResult;
-  const amountOut = legs.reduce((sum, leg) => sum + leg.amountOut, 0n);
+  const allotments = paths.map((path, index) => ({ hops: path.hops, fraction: amounts[index]! / Number(amountIn) }));
+  // A leg whose best share is below half a bps would be dropped by rounding, yet a thin path with a far
+  // better price (a small pool behind a deep first hop) can pay more for one bps than the others lose:
+  // price both and keep the better.
+  const legs = [settledLegs(allotments, amountIn, 0), settledLegs(allotments, amountIn, 1)]
+    .filter((candidate): candidate is SplitLeg[] => candidate !== undefined && candidate.length >= 2)
+    .reduce<SplitLeg[] | undefined>((best, candidate) => (best === undefined || outputOf(candidate) > outputOf(best) ? candidate : best), undefined);
+  if (legs === undefined) return singleResult;
+  const amountOut = outputOf(legs);
   const legCost = (hops: number) => options.legCost?.(hops) ?? 0n;
   const cost = legs.reduce((sum, leg) => sum + legCost(leg.hops.length), options.splitCost ?? 0n) - legCost(single.hops.length);
   if (amountOut - cost <= single.amountOut) return singleResult;
@@ -185,13 +188,14 @@ export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Add
 /**
  * The allotments as the router will execute them: shares in whole bps (the SPLIT action's unit), largest
  * first, every leg but the last taking its share rounded down and the last the rest, each leg priced at
- * exactly that amount. A leg whose share rounds to zero is dropped (its bps go to the largest). Rounding
+ * exactly that amount. A leg whose share rounds to zero is dropped (its bps go to the largest), unless
+ * `leastShareBps` keeps every leg with a positive allotment at one bps or more. Rounding
  * moves at most half a bps of the amount between legs whose marginal prices are nearly equal, so it
  * costs a second-order sliver of output. Undefined when a leg would buy nothing at its amount.
  */
-function settledLegs(allotments: readonly { hops: readonly RouteHop[]; fraction: number }[], amountIn: bigint): SplitLeg[] | undefined {
+function settledLegs(allotments: readonly { hops: readonly RouteHop[]; fraction: number }[], amountIn: bigint, leastShareBps: 0 | 1): SplitLeg[] | undefined {
   const ranked = allotments
-    .map((allotment) => ({ ...allotment, shareBps: Math.round(allotment.fraction * 10_000) }))
+    .map((allotment) => ({ ...allotment, shareBps: allotment.fraction > 0 ? Math.max(leastShareBps, Math.round(allotment.fraction * 10_000)) : 0 }))
     .filter((allotment) => allotment.shareBps > 0)
     .sort((a, b) => b.fraction - a.fraction);
   if (ranked.length === 0) return undefined;
@@ -204,6 +208,10 @@ function settledLegs(allotments: readonly { hops: readonly RouteHop[]; fraction:
     legs.push({ hops, amountOut: hops.at(-1)!.amountOut, amountIn: amounts[index]!, shareBps: leg.shareBps });
   }
   return legs;
+}
+
+function outputOf(legs: readonly SplitLeg[]): bigint {
+  return legs.reduce((sum, leg) => sum + leg.amountOut, 0n);
 }
 
 /** The path's hops re-priced for `amountIn`; undefined when a hop would pay nothing (or `amountIn` is 0). */

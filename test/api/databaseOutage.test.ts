@@ -49,7 +49,7 @@ describe("API during a PostgreSQL outage", function () {
     const own = await startOwnTestPostgres("database_outage");
     postgres = own.server;
     const config = {
-      ...loadApiConfig({ API_PORT: "0", DATABASE_URL: own.url, DEPLOYMENTS_DIR: directory, SNAPSHOT_RATE_LIMIT_PER_MINUTE: String(SNAPSHOT_LIMIT) }),
+      ...loadApiConfig({ API_PORT: "0", AUTO_APPROVE: "true", DATABASE_URL: own.url, DEPLOYMENTS_DIR: directory, SNAPSHOT_RATE_LIMIT_PER_MINUTE: String(SNAPSHOT_LIMIT) }),
       rpcUrl: chain.url,
     };
     const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });

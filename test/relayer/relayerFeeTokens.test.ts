@@ -89,7 +89,7 @@ describe("relayer fees only in tokens the operator accepts (RELAYER_FEE_TOKENS)"
         body: JSON.stringify({
           chain_id: 4663, quote_id: quote.quote_id, onchain_quote_id: quote.permit2.message.witness.quoteId, integrator_id: 1, api_key_id: 1,
           idempotency_key: null, taker: taker.address, router: quote.tx.to, data, signature: `0x${"11".repeat(65)}`,
-          permit2_nonce: quote.permit2.message.nonce, deadline: quote.permit2.message.deadline, estimated_gas: quote.tx.estimated_gas,
+          permit2_nonce: quote.permit2.message.nonce, deadline: quote.permit2.message.deadline, estimated_gas: quote.tx.estimated_gas, fee_wei: null,
         }),
       }).then(async (response) => ({ status: response.status, body: (await response.json()) as { code: string } }));
     expect(await handOff(quote.tx.data)).to.deep.include({ status: 400, body: { error: `the relay's fee token ${minted.address.toLowerCase()} (its order's sellToken) is not one this relayer accepts (RELAYER_FEE_TOKENS)`, code: "fee_token_not_accepted" } });
