@@ -22,7 +22,9 @@ describe("README TypeScript snippets", function () {
   let directory: string;
   let devnet: SpawnedDevnet;
 
-  before(async () => {
+  before(async function () {
+    // Starting a devnet (compile check, deploy, API, relayer) takes minutes on two loaded cores.
+    this.timeout(480_000);
     directory = mkdtempSync(join(tmpdir(), "readme-"));
     devnet = await spawnDevnet({ DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite"), RELAYER_PORT: "0", RELAYER_DB_PATH: join(directory, "relayer.sqlite") });
   });
