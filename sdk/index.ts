@@ -23,6 +23,7 @@ export { PERMIT2_ADDRESS } from "./chain/permit2";
 export { NATIVE_TOKEN, NATIVE_TOKEN_LOWERCASE, isNativeToken } from "./tokens/native";
 export { takerSwapRouterAbi } from "./abis/takerSwapRouterAbi";
 export { gaslessSwapRouterAbi } from "./abis/gaslessSwapRouterAbi";
+export { gaslessBatchSwapRouterAbi } from "./abis/gaslessBatchSwapRouterAbi";
 export { allowanceHolderAbi } from "./abis/allowanceHolderAbi";
 export { permit2Abi } from "./abis/permit2Abi";
 export { uniswapV2PairAbi, uniswapV2FactoryAbi } from "./abis/uniswapV2Abi";
@@ -50,6 +51,7 @@ export {
   encodeSwapGasless,
   type UnsignedCalldata,
 } from "./calldata/swapCalldata";
+export { encodeSwapGaslessBatch, decodeSwapGasless, MAX_GASLESS_BATCH_ORDERS, type SignedGaslessOrder } from "./calldata/gaslessBatchCalldata";
 export {
   buildSwapPermitTypedData,
   buildGaslessPermitTypedData,
@@ -62,7 +64,7 @@ export {
   type RelayerFee,
 } from "./typedData/permit2Witness";
 export { getAmountOut } from "./amm/v2Math";
-export { SignatureLengthError, SignatureOffsetError, RouteActionError } from "./errors/calldata";
+export { SignatureLengthError, SignatureOffsetError, RouteActionError, BatchSizeError, GaslessCalldataError } from "./errors/calldata";
 
 // --- onboarding: payload hashes and nonce messages of the integrator onboarding API ---
 export { OnboardingAction, onboardingActions, actionRequiresPayloadHash } from "./onboarding/actions";

@@ -10,6 +10,7 @@ import {
   encodeSwapGasless,
   encodeSwapWithAllowance,
   encodeSwapWithPermit,
+  gaslessBatchSwapRouterAbi,
   gaslessSwapRouterAbi,
   hashRouteActions,
   patchSignature,
@@ -216,6 +217,7 @@ describe("sdk calldata", () => {
     for (const [name, abi] of [
       ["ITakerSwapRouter", takerSwapRouterAbi],
       ["IGaslessSwapRouter", gaslessSwapRouterAbi],
+      ["IGaslessBatchSwapRouter", gaslessBatchSwapRouterAbi],
       ["IAllowanceHolder", allowanceHolderAbi],
     ] as const) {
       const artifact = await hre.artifacts.readArtifact(name);
