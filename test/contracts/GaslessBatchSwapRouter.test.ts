@@ -2,7 +2,7 @@ import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { encodeFunctionData, erc20Abi, getAddress, maxUint256, parseUnits, toFunctionSelector, type Address, type Hex } from "viem";
-import { encodeSwapGaslessBatch, gaslessBatchSwapRouterAbi, gaslessSwapRouterAbi, type SignedGaslessOrder, type SwapOrder } from "../../sdk";
+import { encodeSwapGaslessBatch, gaslessBatchSwapRouterAbi, gaslessSwapRouterAbi, MAX_GASLESS_BATCH_ORDERS, type SignedGaslessOrder, type SwapOrder } from "../../sdk";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { batchOutcome, nonceUsed, oddTokenMarket, skipReasonName } from "../fixtures/gaslessBatch";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
@@ -173,6 +173,7 @@ describe("GaslessBatchSwapRouter (feature 3, batches)", () => {
   it("refuses an empty batch and one above MAX_BATCH_ORDERS (SwapBatchSize) before any order runs", async () => {
     const f = await loadFixture(ready);
     const max = await f.gaslessRouter.read.MAX_BATCH_ORDERS();
+    expect(max, "the SDK's cap").to.equal(BigInt(MAX_GASLESS_BATCH_ORDERS));
     const order = await sign(f, await usdcOrder(f, 60), 60n);
     const call = (orders: SignedGaslessOrder[]) => encodeFunctionData({ abi: gaslessBatchSwapRouterAbi, functionName: "swapGaslessBatch", args: [orders] });
     await expectRevert(f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: call([]) }), "SwapBatchSize", [0n, max]);
