@@ -18,8 +18,9 @@ contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter {
     /// @inheritdoc IGaslessBatchSwapRouter
     uint256 public constant MAX_BATCH_ORDERS = 64;
     /// @inheritdoc IGaslessBatchSwapRouter
-    /// @dev Above the devnet's costliest quoted route (a three-leg split of three hops each, with
-    /// unwrap and fee, every pair cold: under 700,000).
+    /// @dev About three times the costliest route `npm run bench:gas` measures (a split of 1+2+2 hops,
+    /// about 340,000 with its transaction overhead), so quoted routes fit with room; a route that
+    /// needs more settles only through `swapGasless`.
     uint256 public constant BATCH_ORDER_GAS = 1_000_000;
     /// @inheritdoc IGaslessBatchSwapRouter
     /// @dev Room for any custom error of a few words or a short revert string; a longer reason (a
