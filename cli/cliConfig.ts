@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createPublicClient, createWalletClient, http, isAddress, isHex, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createTradingClient, devnetChain, manifestPath, readManifest, type DeploymentManifest, type TradingClient, type TradingWallet } from "../sdk";
+import { createTradingClient, devnetApiUrl, devnetChain, devnetRpcUrl, manifestPath, readManifest, type DeploymentManifest, type TradingClient, type TradingWallet } from "../sdk";
 import { CliError, ExitCode } from "./exitCodes";
 
 /** Global options, as commander parses them. */
@@ -13,13 +13,18 @@ export type GlobalOptions = {
   privateKey?: string;
   chainId?: string;
   registry?: string;
+  feeRecipient?: string;
   deploymentsDir?: string;
   json?: boolean;
   retries?: string;
   timeout?: string;
 };
 
-/** Configuration, parsed once from flags, then the environment, then the devnet's defaults. */
+/**
+ * Configuration, parsed once from flags, then the environment, then the devnet's defaults. The chain
+ * and the API are found as every tool of the project finds them: `RPC_URL`, else the devnet's
+ * `DEVNET_HOST`/`DEVNET_PORT`; `SWAP_API_URL`, else the API's `API_HOST`/`API_PORT`.
+ */
 export type CliConfig = Readonly<{
   apiUrl: string;
   apiKey: string | undefined;
@@ -29,12 +34,14 @@ export type CliConfig = Readonly<{
   manifest: DeploymentManifest | undefined;
   registry: Address | undefined;
   allowanceHolder: Address | undefined;
+  /** The integrator's fee recipient: the only address a quote's fee may go to (else the quote's own platform_fee.recipient). */
+  feeRecipient: Address | undefined;
   json: boolean;
   retries: number;
   timeoutSeconds: number | undefined;
 }>;
 
-export const DEFAULTS = { apiUrl: "http://127.0.0.1:8080", rpcUrl: "http://127.0.0.1:8545", chainId: 4663, deploymentsDir: "deployments" } as const;
+export const DEFAULTS = { apiUrl: devnetApiUrl({}), rpcUrl: devnetRpcUrl({}), chainId: 4663, deploymentsDir: "deployments" } as const;
 
 function integer(name: string, text: string, min: number): number {
   if (!/^[0-9]+$/.test(text) || Number(text) < min) throw new CliError(`${name} must be an integer ≥ ${min}, got ${text}`, ExitCode.usage);
@@ -48,17 +55,20 @@ export function loadCliConfig(options: GlobalOptions, env: NodeJS.ProcessEnv): C
   const manifest = existsSync(file) ? readManifest(file) : undefined;
   const registry = options.registry ?? env.ROUTER_REGISTRY ?? manifest?.contracts.routerRegistry;
   if (registry !== undefined && !isAddress(registry)) throw new CliError(`--registry must be an address, got ${registry}`, ExitCode.usage);
+  const feeRecipient = options.feeRecipient ?? env.SWAP_FEE_RECIPIENT;
+  if (feeRecipient !== undefined && !isAddress(feeRecipient)) throw new CliError(`--fee-recipient must be an address, got ${feeRecipient}`, ExitCode.usage);
   const privateKey = options.privateKey ?? env.PRIVATE_KEY;
   if (privateKey !== undefined && !(isHex(privateKey) && privateKey.length === 66)) throw new CliError("PRIVATE_KEY (--private-key) must be 0x + 64 hex digits", ExitCode.usage);
   return {
-    apiUrl: options.apiUrl ?? env.SWAP_API_URL ?? DEFAULTS.apiUrl,
+    apiUrl: options.apiUrl ?? devnetApiUrl(env),
     apiKey: options.apiKey ?? env.SWAP_API_KEY,
-    rpcUrl: options.rpcUrl ?? env.RPC_URL ?? DEFAULTS.rpcUrl,
+    rpcUrl: options.rpcUrl ?? devnetRpcUrl(env),
     privateKey: privateKey as Hex | undefined,
     chainId,
     manifest,
     registry: registry as Address | undefined,
     allowanceHolder: manifest?.contracts.allowanceHolder,
+    feeRecipient: feeRecipient as Address | undefined,
     json: options.json === true,
     retries: integer("--retries", options.retries ?? "3", 0),
     timeoutSeconds: options.timeout === undefined ? undefined : integer("--timeout", options.timeout, 1),
@@ -81,6 +91,7 @@ export function clientOf(config: CliConfig, log: (message: string) => void): Tra
     chainId: config.chainId,
     publicClient: publicClientOf(config),
     contracts: config.registry === undefined ? undefined : { routerRegistry: config.registry, allowanceHolder: config.allowanceHolder },
+    integratorFeeRecipient: config.feeRecipient,
     maxAttempts: config.retries + 1,
     requestTimeoutMs: config.timeoutSeconds === undefined ? undefined : config.timeoutSeconds * 1000,
     logger: { info: log, warn: log },

@@ -1,4 +1,15 @@
-import { ApiError, InsufficientBalanceError, QuoteKindError, RelayTimeoutError, StaleQuoteError, TokenNotSupportedError, TransactionRevertedError, UntrustedRouterError } from "../sdk";
+import {
+  ApiError,
+  InsufficientBalanceError,
+  QuoteCalldataError,
+  QuoteKindError,
+  QuoteMismatchError,
+  RelayTimeoutError,
+  StaleQuoteError,
+  TokenNotSupportedError,
+  TransactionRevertedError,
+  UntrustedRouterError,
+} from "../sdk";
 
 /** The tool's exit codes, documented in the README; each cause has its own. */
 export const ExitCode = {
@@ -17,7 +28,7 @@ export const ExitCode = {
   timeout: 6,
   /** The API could not be reached or answered 5xx. */
   apiUnavailable: 7,
-  /** The client's own checks refused: an untrusted router, an insufficient balance, a token outside the snapshot. */
+  /** The client's own checks refused: an untrusted router, a tampered quote, an insufficient balance, a token outside the snapshot. */
   refused: 8,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -44,7 +55,8 @@ export function exitCodeOf(error: unknown): ExitCode {
   }
   if (error instanceof StaleQuoteError || error instanceof TransactionRevertedError) return ExitCode.onChainFailure;
   if (error instanceof RelayTimeoutError) return ExitCode.timeout;
-  if (error instanceof UntrustedRouterError || error instanceof InsufficientBalanceError || error instanceof TokenNotSupportedError) return ExitCode.refused;
+  if (error instanceof UntrustedRouterError || error instanceof QuoteMismatchError || error instanceof QuoteCalldataError) return ExitCode.refused;
+  if (error instanceof InsufficientBalanceError || error instanceof TokenNotSupportedError) return ExitCode.refused;
   if (error instanceof QuoteKindError) return ExitCode.usage;
   return ExitCode.unexpected;
 }

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "pino";
 import { ApiError, type ApiErrorBody } from "../apiError";
+import { classifyDatabaseError } from "../store/databaseUnavailable";
 
 /** What body-parser attaches to its errors. */
 type BodyParserError = Error & { type: string; status: number; limit?: number };
@@ -15,10 +16,15 @@ function isDecompressionError(error: unknown): boolean {
   return typeof code === "string" && code.startsWith("Z_");
 }
 
-/** Turns any error into `{ error, code }`. Only ApiErrors and body-parser's own 4xx say what went wrong; the rest is a bare 500. */
+/**
+ * Turns any error into `{ error, code }`. Only ApiErrors, body-parser's own 4xx and a database that
+ * cannot be reached (503 `database_unavailable`) say what went wrong; the rest is a bare 500.
+ */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, next) => {
-    if (res.headersSent) return next(error);
+  return (thrown: unknown, req, res, next) => {
+    if (res.headersSent) return next(thrown);
+    // A database outage is a known condition too (503 database_unavailable), wherever it surfaced.
+    const error = classifyDatabaseError(thrown);
     const { status, body, headers } = toResponse(error);
     // An ApiError is a known condition (a paused feature, a node that is down): a warning without a
     // stack. Anything else is a bug an operator must look at.

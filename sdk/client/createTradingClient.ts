@@ -12,9 +12,12 @@ import { ensureAllowance } from "./ensureAllowance";
 import { assertBalance, executeQuote, signedCalldata, simulateFromTaker, type ExecutedQuote } from "./executeQuote";
 import { getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
 import { OnboardingSteps, type ApplicationResult, type CreatedApiKey, type IntegratorProfile, type IntegratorProfiles, type OnboardingResult, type RevokedApiKey } from "./onboardingSteps";
+import { signQuote, type SignedQuote } from "./signQuote";
 import { SnapshotCache, type SnapshotRefresh, type TokenSnapshot } from "./snapshotCache";
+import { expectationOfRequest, type QuoteExpectation } from "./quoteExpectation";
 import type { ChainReader, TradingWallet } from "./tradingWallet";
-import { verifyQuoteTargets, type TrustedContracts } from "./verifyQuoteTargets";
+import { verifyQuote } from "./verifyQuote";
+import type { TrustedContracts } from "./verifyQuoteTargets";
 
 export type TradingClientOptions = {
   /** Base URL of the API, e.g. http://127.0.0.1:8080. */
@@ -25,6 +28,11 @@ export type TradingClientOptions = {
   publicClient?: ChainReader;
   /** The on-chain contracts the client trusts; the router registry is needed to execute quotes. */
   contracts?: TrustedContracts;
+  /**
+   * The integrator's fee recipient (the key's `integrator_fee_recipient`, the owner wallet): the only
+   * address a quote's route may pay a fee to. Without it, the quote's own `platform_fee.recipient`.
+   */
+  integratorFeeRecipient?: Address;
   /** Chain used when a call omits chainId; default 4663. */
   chainId?: number;
   fetch?: FetchFunction;
@@ -68,16 +76,31 @@ export type TradingClient = {
   /** One conditional refresh now, as the poll timer does. */
   refreshSupportedTokens(chainId?: number): Promise<SnapshotRefresh>;
   getQuote(parameters: QuoteParameters): Promise<QuoteJson>;
-  executeQuote(quote: QuoteJson, wallet: TradingWallet): Promise<ExecutedQuote>;
-  /** The checks executeQuote runs before signing: the balance issue and every contract against the registry. */
-  verifyQuote(quote: QuoteJson): Promise<void>;
+  /**
+   * Verifies (see verifyQuote), approves, signs, simulates, sends and waits. `expected` is needed only
+   * for a quote this client did not fetch with getQuote (whose request it remembers); without either,
+   * the wallet must be the recipient and the rest is checked against the quote JSON.
+   */
+  executeQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<ExecutedQuote>;
+  /**
+   * The checks executeQuote runs before signing: the balance issue; the order in tx.data and the permit
+   * message against the request and the quote JSON (QuoteMismatchError, QuoteFeeError,
+   * QuoteCalldataError); every contract against the registry (UntrustedRouterError). A quote not from
+   * this client's getQuote needs `expected` (at least the taker).
+   */
+  verifyQuote(quote: QuoteJson, expected?: QuoteExpectation): Promise<void>;
+  /**
+   * executeQuote's checks and signature without sending anything (custody, multisig): returns the
+   * patched transaction, and the approval to send before it when `issues.allowance` is set.
+   */
+  signQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<SignedQuote>;
   /** For a gasless quote: verifies, approves Permit2 when needed, signs, and simulates; returns the signature. */
-  signGaslessQuote(quote: QuoteJson, wallet: TradingWallet): Promise<Hex>;
+  signGaslessQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex>;
   submitGasless(quote: QuoteJson | string, signature: Hex, options?: SubmitGaslessOptions): Promise<RelayJson>;
   getRelay(relayId: string): Promise<RelayJson>;
   waitForRelay(relayId: string, options?: WaitForRelayOptions): Promise<RelayJson>;
   /** signGaslessQuote + submitGasless + waitForRelay. */
-  swapGasless(quote: QuoteJson, wallet: TradingWallet, options?: WaitForRelayOptions & SubmitGaslessOptions): Promise<RelayJson>;
+  swapGasless(quote: QuoteJson, wallet: TradingWallet, options?: WaitForRelayOptions & SubmitGaslessOptions & { expected?: QuoteExpectation }): Promise<RelayJson>;
   /** Application, then an API key when the profile is active. */
   onboard(wallet: TradingWallet, profile: IntegratorProfile): Promise<OnboardingResult>;
   apply(wallet: TradingWallet, profile: IntegratorProfile): Promise<ApplicationResult>;
@@ -141,6 +164,20 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     return options.contracts;
   };
 
+  // The request each quote answers, so executeQuote can check the quote against it; a WeakMap lets
+  // quotes be collected as usual.
+  const requests = new WeakMap<QuoteJson, QuoteParameters>();
+  const expectationFor = (quote: QuoteJson, signer: TradingWallet | undefined, explicit: QuoteExpectation | undefined): QuoteExpectation => {
+    if (explicit !== undefined) return { feeRecipient: options.integratorFeeRecipient, ...explicit };
+    const request = requests.get(quote);
+    const taker = signer?.account.address;
+    if (request !== undefined) return expectationOfRequest(request, { signer: taker, chainId: defaultChainId, feeRecipient: options.integratorFeeRecipient });
+    if (taker === undefined) {
+      throw new ClientConfigError(`quote ${quote.quote_id} was not fetched by this client: its request is unknown`, "Pass the request to verifyQuote(quote, { taker, recipient, sellToken, buyToken, sellAmount, feeBps }).");
+    }
+    return { taker, feeRecipient: options.integratorFeeRecipient };
+  };
+
   const getQuote = async (parameters: QuoteParameters): Promise<QuoteJson> => {
     const chainId = parameters.chainId ?? defaultChainId;
     const snapshot = await snapshots.get(chainId);
@@ -154,14 +191,16 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     const response = await transport.request({ method: "GET", path: `/quote?${quoteQuery(parameters, chainId)}`, authenticated: true, retry: !probe, signal: parameters.signal });
     // A probe that succeeded means the token was promoted since our snapshot: pick the new set up.
     if (probe) void snapshots.refresh(chainId);
-    return quoteJsonSchema.parse(response.body);
+    const quote = quoteJsonSchema.parse(response.body);
+    requests.set(quote, parameters);
+    return quote;
   };
 
-  const signGaslessQuote = async (quote: QuoteJson, wallet: TradingWallet): Promise<Hex> => {
+  const signGaslessQuote = async (quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex> => {
     if (!quote.gasless) throw new QuoteKindError(quote.quote_id, "is not a gasless quote", "Use executeQuote: the taker sends it.");
     assertBalance(quote);
     const reader = readerFor(wallet);
-    await verifyQuoteTargets(reader, contractsOrThrow(), quote);
+    await verifyQuote(reader, contractsOrThrow(), quote, expectationFor(quote, wallet, expected));
     await ensureAllowance(quote, wallet, reader, logger);
     const { data, signature } = await signedCalldata(quote, wallet);
     // Anyone may send a gasless swap, so the taker can simulate it exactly as the relayer will.
@@ -175,17 +214,18 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     isSupported: (chainId, token) => snapshots.isSupported(chainId, token),
     refreshSupportedTokens: (chainId = defaultChainId) => snapshots.refresh(chainId),
     getQuote,
-    executeQuote: (quote, wallet) => executeQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), logger }),
-    verifyQuote: async (quote) => {
+    executeQuote: (quote, wallet, expected) => executeQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), logger, expected: expectationFor(quote, wallet, expected) }),
+    signQuote: (quote, wallet, expected) => signQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), expected: expectationFor(quote, wallet, expected) }),
+    verifyQuote: async (quote, expected) => {
       assertBalance(quote);
-      await verifyQuoteTargets(readerFor(undefined), contractsOrThrow(), quote);
+      await verifyQuote(readerFor(undefined), contractsOrThrow(), quote, expectationFor(quote, undefined, expected));
     },
     signGaslessQuote,
     submitGasless: (quote, signature, submitOptions) => submitGasless(transport, typeof quote === "string" ? quote : quote.quote_id, signature, submitOptions),
     getRelay: (relayId) => getRelay(transport, relayId),
     waitForRelay: (relayId, waitOptions) => waitForRelay(transport, relayId, waitOptions),
     swapGasless: async (quote, wallet, swapOptions = {}) => {
-      const signature = await signGaslessQuote(quote, wallet);
+      const signature = await signGaslessQuote(quote, wallet, swapOptions.expected);
       const relay = await submitGasless(transport, quote.quote_id, signature, swapOptions);
       swapOptions.onStatus?.(relay);
       return waitForRelay(transport, relay.relay_id, swapOptions);

@@ -1,8 +1,11 @@
-import { erc20Abi, maxUint256, type Hash } from "viem";
+import { encodeFunctionData, erc20Abi, maxUint256, type Address, type Hash, type Hex } from "viem";
 import { TransactionRevertedError } from "../errors/client";
 import type { QuoteJson } from "../wire/quoteJson";
 import type { ClientLogger } from "./clientLogger";
 import type { ChainReader, TradingWallet } from "./tradingWallet";
+
+/** A transaction for the taker to send as it is (its account signs it and pays its gas). */
+export type UnsignedTransaction = { from: Address; to: Address; data: Hex; value: bigint };
 
 /** How much the taker's debit is: the sell amount, plus the relayer's fee for a gasless quote. */
 export function takerDebit(quote: QuoteJson): bigint {
@@ -10,23 +13,23 @@ export function takerDebit(quote: QuoteJson): bigint {
 }
 
 /**
- * When `issues.allowance` is set, approves its spender (already verified) and waits for the receipt:
- * Permit2 once per token with the maximum (permits then bound each swap), the allowance holder for
- * exactly the taker's debit (it hands out only transient, exact allowances anyway).
+ * The approval `issues.allowance` asks for, or undefined when there is none: Permit2 once per token with
+ * the maximum (permits then bound each swap), the allowance holder for exactly the taker's debit (it
+ * hands out only transient, exact allowances anyway). Its spender must have been verified first.
  */
-export async function ensureAllowance(quote: QuoteJson, wallet: TradingWallet, reader: ChainReader, logger: ClientLogger): Promise<Hash | undefined> {
+export function approvalTransaction(quote: QuoteJson, from: Address): UnsignedTransaction | undefined {
   const issue = quote.issues.allowance;
   if (issue === null) return undefined;
   const amount = quote.settlement === "allowance" ? takerDebit(quote) : maxUint256;
-  logger.info?.(`approving ${issue.spender} to spend ${quote.sell_token}`);
-  const hash = await wallet.writeContract({
-    account: wallet.account,
-    chain: wallet.chain,
-    address: quote.sell_token,
-    abi: erc20Abi,
-    functionName: "approve",
-    args: [issue.spender, amount],
-  });
+  return { from, to: quote.sell_token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [issue.spender, amount] }), value: 0n };
+}
+
+/** When `issues.allowance` is set, sends its approval (spender already verified) and waits for the receipt. */
+export async function ensureAllowance(quote: QuoteJson, wallet: TradingWallet, reader: ChainReader, logger: ClientLogger): Promise<Hash | undefined> {
+  const approval = approvalTransaction(quote, wallet.account.address);
+  if (approval === undefined) return undefined;
+  logger.info?.(`approving ${quote.issues.allowance?.spender} to spend ${quote.sell_token}`);
+  const hash = await wallet.sendTransaction({ account: wallet.account, chain: wallet.chain, to: approval.to, data: approval.data, value: 0n });
   const receipt = await reader.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") throw new TransactionRevertedError(hash, "approval");
   return hash;

@@ -6,9 +6,12 @@ import type { ClientLogger } from "./clientLogger";
 import { ensureAllowance } from "./ensureAllowance";
 import { signQuotePermit } from "./signQuotePermit";
 import type { ChainReader, TradingWallet } from "./tradingWallet";
-import { verifyQuoteTargets, type TrustedContracts } from "./verifyQuoteTargets";
+import type { QuoteExpectation } from "./quoteExpectation";
+import { verifyQuote } from "./verifyQuote";
+import type { TrustedContracts } from "./verifyQuoteTargets";
 
-export type ExecuteQuoteContext = { reader: ChainReader; contracts: TrustedContracts; logger: ClientLogger };
+/** `expected`: the request the quote answers (default: the wallet as taker and recipient, the rest from the quote JSON). */
+export type ExecuteQuoteContext = { reader: ChainReader; contracts: TrustedContracts; logger: ClientLogger; expected?: QuoteExpectation };
 
 export type ExecutedQuote = { quoteId: string; hash: Hash; receipt: TransactionReceipt; approvalHash: Hash | undefined };
 
@@ -36,14 +39,15 @@ export async function simulateFromTaker(quote: QuoteJson, data: Hex, wallet: Tra
 
 /**
  * Executes a taker-submitted quote (permit, allowance or native) with the taker's wallet: checks the
- * balance issue, verifies the quote's contracts against the registry, approves when needed, signs
+ * balance issue, verifies the order in tx.data against the request and the quote's contracts against
+ * the registry (verifyQuote), approves when needed, signs
  * the permit and patches the signature in, simulates from the taker, sends, and waits for the
  * receipt. Nothing else of the quote is changed.
  */
-export async function executeQuote(quote: QuoteJson, wallet: TradingWallet, { reader, contracts, logger }: ExecuteQuoteContext): Promise<ExecutedQuote> {
+export async function executeQuote(quote: QuoteJson, wallet: TradingWallet, { reader, contracts, logger, expected }: ExecuteQuoteContext): Promise<ExecutedQuote> {
   if (quote.gasless) throw new QuoteKindError(quote.quote_id, "is a gasless quote", "Use swapGasless (or signGaslessQuote + submitGasless): a relayer sends it.");
   assertBalance(quote);
-  await verifyQuoteTargets(reader, contracts, quote);
+  await verifyQuote(reader, contracts, quote, expected ?? { taker: wallet.account.address });
   const approvalHash = await ensureAllowance(quote, wallet, reader, logger);
   const { data } = await signedCalldata(quote, wallet);
   await simulateFromTaker(quote, data, wallet, reader);

@@ -1,10 +1,10 @@
-import { decodeFunctionData, getAddress, isAddressEqual, type Address } from "viem";
-import { allowanceHolderAbi } from "../abis/allowanceHolderAbi";
+import { getAddress, isAddressEqual, type Address } from "viem";
 import { PERMIT2_ADDRESS } from "../chain/permit2";
 import { isNativeToken } from "../tokens/native";
 import { ClientConfigError, UntrustedRouterError } from "../errors/client";
 import { Feature } from "../registry/features";
 import type { QuoteJson } from "../wire/quoteJson";
+import { readQuoteCall } from "./readQuoteCall";
 import { assertRegisteredRouter } from "./routerCheck";
 import type { ChainReader } from "./tradingWallet";
 
@@ -37,9 +37,8 @@ export async function verifyQuoteTargets(reader: ChainReader, contracts: Trusted
     }
     mustEqual("tx.to (allowance holder)", quote.tx.to, holder, featureId);
     if (quote.issues.allowance !== null) mustEqual("issues.allowance.spender", quote.issues.allowance.spender, holder, featureId);
-    const { args } = decodeFunctionData({ abi: allowanceHolderAbi, data: quote.tx.data });
-    const operator = (args as readonly unknown[])[0] as Address;
-    await assertRegisteredRouter(reader, { registry, featureId, role: "allowance holder operator", address: operator });
+    const call = readQuoteCall(quote);
+    if (call.kind === "allowance") await assertRegisteredRouter(reader, { registry, featureId, role: "allowance holder operator", address: call.operator });
     return;
   }
   await assertRegisteredRouter(reader, { registry, featureId, role: "tx.to", address: quote.tx.to });

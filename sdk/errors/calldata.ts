@@ -59,3 +59,11 @@ export class GaslessCalldataError extends SdkError {
     super(`not swapGasless calldata: ${reason}`, { details: "Pass the signed tx.data of a gasless quote (the calldata the relayer received)." });
   }
 }
+
+/** Calldata that is not one of the router calls a quote carries, or not in canonical ABI encoding. */
+export class SwapCalldataError extends SdkError {
+  override name = "SwapCalldataError";
+  constructor(problem: string, cause?: unknown) {
+    super(problem, { details: "A quote's tx.data is built by the API and must reach the wallet unmodified; re-quote.", cause });
+  }
+}

@@ -19,9 +19,22 @@ const types = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * How long a query waits for a connection (a free one in the pool, or a new one to the server) before
+ * it fails: without a bound, a server that stops answering (a dropped network, not a refusal) would
+ * hold every request open. The failure is one `isPostgresUnavailableError` recognises.
+ */
+const CONNECTION_TIMEOUT_MS = 10_000;
+
 /** A pool on `DATABASE_URL`; `max` connections at most. */
-export function openPostgresPool(url: string, options: { max?: number; applicationName?: string } = {}): PostgresPool {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, application_name: options.applicationName, types });
+export function openPostgresPool(url: string, options: { max?: number; applicationName?: string; connectionTimeoutMs?: number } = {}): PostgresPool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    application_name: options.applicationName,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS,
+    types,
+  });
   // An idle client losing its connection (a restarted server) must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
   return pool;

@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { buildSdk } from "../../scripts/sdk/buildSdk";
+import { fundedTaker } from "../fixtures/fundedTaker";
+import { readmeProjectSnippets } from "../fixtures/readmeSnippets";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
 
 const run = promisify(execFile);
@@ -15,6 +17,9 @@ const SDK = join(ROOT, "sdk");
  * (sdk/tsconfig.build.json), and no module of the package may import them.
  */
 const SERVER_ONLY = ["storage/postgresPool", "observability/"];
+
+/** The version of a package this checkout installed, so the consumer's install is served from npm's cache. */
+const installedVersion = (name: string) => (JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory).flatMap((entry) => {
@@ -45,6 +50,8 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
   this.timeout(240_000);
   let devnet: SharedDevnet;
   let project: string;
+  /** The packed SDK in the consumer project, written by the packing test. */
+  let tarball: string | undefined;
 
   before(async function () {
     this.timeout(240_000);
@@ -53,7 +60,7 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
   });
   after(() => rmSync(project, { recursive: true, force: true }));
 
-  it("imports nothing but its own files, viem, zod and node built-ins (server-only modules apart, which nothing in the package reaches)", () => {
+  it("imports nothing but its own files, viem, zod and node built-ins (not ethers: the adapter describes the signer it takes itself) (server-only modules apart, which nothing in the package reaches)", () => {
     const declared = ["viem", "zod"];
     const serverOnly = (file: string) => SERVER_ONLY.some((prefix) => relative(SDK, file).startsWith(prefix));
     for (const file of sourceFiles(SDK)) {
@@ -67,17 +74,23 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
     }
   });
 
-  it("packs, installs into a fresh project, and runs a quote and a swap from .mjs and from .cjs", async () => {
+  it("packs (with its README, ethers an optional peer), installs into a fresh project, and runs a quote and a swap from .mjs and from .cjs", async () => {
     const staged = buildSdk();
     const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", project], { cwd: staged });
     const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
-    expect(packed!.files.map((file) => file.path)).to.include.members(["package.json", "dist/cjs/index.js", "dist/cjs/index.d.ts", "dist/esm/index.mjs"]);
+    expect(packed!.files.map((file) => file.path)).to.include.members(["package.json", "README.md", "dist/cjs/index.js", "dist/cjs/index.d.ts", "dist/esm/index.mjs"]);
     expect(packed!.files.some((file) => file.path.endsWith(".ts") && !file.path.endsWith(".d.ts"))).to.equal(false);
+    const published = JSON.parse(readFileSync(join(staged, "package.json"), "utf8")) as { peerDependencies: Record<string, string>; peerDependenciesMeta: Record<string, { optional?: boolean }> };
+    expect(published.peerDependencies).to.include.keys("viem", "ethers");
+    expect(published.peerDependenciesMeta.ethers?.optional).to.equal(true);
+    const readme = readFileSync(join(staged, "README.md"), "utf8");
+    for (const section of ["## Install", "## A swap in five lines", "## Gasless", "## Errors", "fromEthersSigner", "signQuote"]) expect(readme, section).to.include(section);
 
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "sdk-consumer", private: true, version: "1.0.0" }));
-    // viem is a peer dependency: the consumer installs the version this repository pins.
-    const viemVersion = (JSON.parse(readFileSync(join(ROOT, "node_modules", "viem", "package.json"), "utf8")) as { version: string }).version;
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--no-package-lock", join(project, packed!.filename), `viem@${viemVersion}`], { cwd: project });
+    // viem is a peer dependency: the consumer installs the version this repository pins. Without ethers,
+    // an optional peer, the package installs and runs (ethers comes in with the README's examples below).
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--no-package-lock", join(project, packed!.filename), `viem@${installedVersion("viem")}`], { cwd: project });
+    tarball = join(project, packed!.filename);
 
     const { apiKey } = await devnet.onboardedClient();
     const env = {
@@ -108,5 +121,46 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
     // The installed package resolves from the consumer project, not from this checkout.
     const resolved = await run(process.execPath, ["-p", "require.resolve('@token-swap/sdk')"], { cwd: project });
     expect(resolved.stdout.trim().startsWith(project)).to.equal(true);
+  });
+
+  it("npm run pack:sdk leaves its tarball where git ignores it", async () => {
+    const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    expect(scripts["pack:sdk"]).to.match(/npm pack \.\/dist\/sdk --pack-destination dist$/);
+    for (const file of ["dist/token-swap-sdk-0.1.0.tgz", "token-swap-sdk-0.1.0.tgz"]) {
+      await run("git", ["check-ignore", "--quiet", "--no-index", file], { cwd: ROOT }); // exits 1 (a rejection) when not ignored
+    }
+  });
+
+  it("runs the README's project examples (viem, then ethers) as written, installed as the README says, from a folder outside the checkout", async function () {
+    expect(tarball, "the packing test ran first").to.be.a("string");
+    const snippets = readmeProjectSnippets(ROOT);
+    expect(snippets).to.have.length(2);
+    expect(snippets[1]).to.include('from "ethers"');
+    // The README's install line: the tarball, viem, ethers, and TypeScript to run a .ts file with ts-node.
+    const packages = ["viem", "ethers", "typescript", "ts-node", "@types/node"].map((name) => `${name}@${installedVersion(name)}`);
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--no-package-lock", tarball!, ...packages], { cwd: project });
+    // The README's tsconfig line (ts-node needs one to compile to CommonJS; without it Node takes the file for an ES module).
+    const tsconfig = /^echo '(\{.*\})' > tsconfig\.json$/m.exec(readFileSync(join(ROOT, "README.md"), "utf8"));
+    expect(tsconfig, "the README's tsconfig line").to.not.equal(null);
+    writeFileSync(join(project, "tsconfig.json"), tsconfig![1]!);
+
+    // Only what the README names: no DEPLOYMENTS_DIR, nothing of the checkout but the manifest's path.
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_") && !key.startsWith("TS_NODE") && key !== "DEPLOYMENTS_DIR"));
+    expect(devnet.manifestFile.startsWith(ROOT)).to.equal(false);
+    for (const [index, snippet] of snippets.entries()) {
+      const taker = await fundedTaker(devnet, { USDC: 5_000_000_000n });
+      writeFileSync(join(project, "swap.ts"), snippet);
+      const result = await run("npx", ["ts-node", "swap.ts"], {
+        cwd: project,
+        env: { ...inherited, DEPLOYMENT_MANIFEST: devnet.manifestFile, SWAP_API_URL: devnet.apiUrl, RPC_URL: devnet.rpcUrl, PRIVATE_KEY: taker.privateKey },
+      }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+        throw new Error(`README project example ${index} failed:\n${error.stderr ?? ""}${error.stdout ?? error.message}`);
+      });
+      expect(result.stdout, `example ${index}`).to.match(/^swap success$/m);
+      expect(result.stdout, `example ${index}`).to.match(/^relay confirmed 0x[0-9a-f]{64}$/m);
+      if (index === 1) expect(result.stdout, "signQuote, sent by the taker with ethers").to.match(/^signed swap success$/m);
+      // The taker's own trades landed: it sent transactions and holds WETH now.
+      expect(await devnet.publicClient.getTransactionCount({ address: taker.address })).to.be.greaterThan(1);
+    }
   });
 });

@@ -1,17 +1,20 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnDevnet, type SpawnedDevnet } from "../../scripts/devnet/spawnDevnet";
+import { readmeTypescriptSnippets } from "../fixtures/readmeSnippets";
 
 const ROOT = hre.config.paths.root;
 
-/** The README's TypeScript blocks, in order. */
-function typescriptSnippets(): string[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+/** The checkout's own import of what a project installs as @token-swap/sdk (the README says so beside it). */
+const insideCheckout = (snippet: string) => snippet.replaceAll('from "@token-swap/sdk"', 'from "./sdk"');
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  return ((await response.json()) as { result: unknown }).result;
 }
 
 describe("README TypeScript snippets", function () {
@@ -28,14 +31,17 @@ describe("README TypeScript snippets", function () {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it("there are two, and each type-checks and runs as written against a running devnet", () => {
-    const snippets = typescriptSnippets();
-    expect(snippets).to.have.length(2);
+  it("there are three, and each type-checks and runs as written against a running devnet whose clock runs an hour ahead", async () => {
+    const snippets = readmeTypescriptSnippets(ROOT);
+    expect(snippets).to.have.length(3);
+    // As after the dwell test: block time far from this machine's, so a deadline from Date.now() has passed.
+    await rpc(devnet.rpcUrl, "evm_increaseTime", [3600]);
+    await rpc(devnet.rpcUrl, "evm_mine", []);
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
     // At the repository root, where the snippets' `./sdk` imports resolve; outside tsconfig's include.
     const files = snippets.map((snippet, index) => {
       const file = join(ROOT, `readme-snippet-${index}.ts`);
-      writeFileSync(file, snippet);
+      writeFileSync(file, insideCheckout(snippet));
       return file;
     });
     const project = join(ROOT, "readme-snippets.tsconfig.json");
@@ -47,12 +53,13 @@ describe("README TypeScript snippets", function () {
       files.forEach((file, index) => {
         const result = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", file], {
           cwd: ROOT,
-          env: { ...inherited, RPC_URL: devnet.rpcUrl, API_URL: devnet.apiUrl, DEPLOYMENTS_DIR: directory },
+          env: { ...inherited, RPC_URL: devnet.rpcUrl, SWAP_API_URL: devnet.apiUrl, DEPLOYMENTS_DIR: directory, DEPLOYMENT_MANIFEST: join(directory, "4663.json") },
           encoding: "utf8",
         });
         expect(result.status, `snippet ${index}:\n${snippets[index]}\n${result.stderr}${result.stdout}`).to.equal(0);
         expect(result.stdout, `snippet ${index}`).to.match(/^swap success/m);
-        if (index === 1) expect(result.stdout, "the client example's gasless swap").to.match(/^relay confirmed 0x/m);
+        if (index >= 1) expect(result.stdout, "the client examples' gasless swap").to.match(/^relay confirmed 0x/m);
+        if (index === 2) expect(result.stdout, "the ethers example's signQuote, sent by the taker").to.match(/^signed swap success$/m);
       });
     } finally {
       for (const file of [...files, project]) rmSync(file, { force: true });

@@ -10,9 +10,11 @@ import {
   GaslessCalldataError,
   MAX_GASLESS_BATCH_ORDERS,
   buildSwapPermitTypedData,
+  decodeQuoteOrder,
   decodeRouteActions,
   encodeRouteActions,
   encodeSwapGasless,
+  encodeSwapNative,
   encodeSwapWithAllowance,
   encodeSwapWithPermit,
   gaslessBatchSwapRouterAbi,
@@ -23,6 +25,7 @@ import {
   SIGNATURE_PLACEHOLDER,
   SignatureLengthError,
   SignatureOffsetError,
+  SwapCalldataError,
   splitAmounts,
   takerSwapRouterAbi,
   withDomainType,
@@ -225,6 +228,47 @@ describe("sdk calldata", () => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  describe("decodeQuoteOrder", () => {
+    const lower = (o: SwapOrder): SwapOrder => ({ ...o, quoteId: o.quoteId.toLowerCase() as Hex, actions: o.actions.toLowerCase() as Hex });
+
+    it("reads back the order and call fields of every router call a quote makes, with the signature slot", () => {
+      fc.assert(
+        fc.property(order, address, uint256, address, uint256, (o, who, fee, feeRecipient, nonce) => {
+          const permit = encodeSwapWithPermit(o, nonce);
+          expect(decodeQuoteOrder(permit.data)).to.deep.equal({ kind: "permit", order: lower(o), nonce, signature: SIGNATURE_PLACEHOLDER, signatureOffset: permit.signatureOffset });
+          const gasless = encodeSwapGasless(o, who, { relayerFee: fee, relayerFeeRecipient: feeRecipient }, nonce);
+          expect(decodeQuoteOrder(gasless.data)).to.deep.equal({
+            kind: "gasless",
+            order: lower(o),
+            taker: who,
+            relayerFee: fee,
+            relayerFeeRecipient: feeRecipient,
+            nonce,
+            signature: SIGNATURE_PLACEHOLDER,
+            signatureOffset: gasless.signatureOffset,
+          });
+          expect(decodeQuoteOrder(encodeSwapNative(o))).to.deep.equal({ kind: "native", order: lower(o) });
+          expect(decodeQuoteOrder(encodeSwapWithAllowance(o, who))).to.deep.equal({ kind: "allowance", order: lower(o), operator: who });
+        }),
+        { numRuns: 40 },
+      );
+    });
+
+    it("refuses other functions, an exec of anything but swapWithAllowance, and non-canonical encodings", () => {
+      const o = fc.sample(order, 1)[0]!;
+      const holder = getAddress(`0x${"44".repeat(20)}`);
+      expect(() => decodeQuoteOrder(encodeFunctionData({ abi: allowanceHolderAbi, functionName: "orderOf", args: [holder, "0x"] }))).to.throw(SwapCalldataError, /its selector is/);
+      const execNative = encodeFunctionData({ abi: allowanceHolderAbi, functionName: "exec", args: [holder, encodeSwapNative(o)] });
+      expect(() => decodeQuoteOrder(execNative)).to.throw(SwapCalldataError, /the router call inside tx.data's exec does not decode/);
+      expect(() => decodeQuoteOrder(`${encodeSwapNative(o)}00`)).to.throw(SwapCalldataError, /not in canonical ABI encoding/);
+      // The order's tail moved one word further, the gap left as zeros: Solidity reads the same order, other bytes could hide in the gap.
+      const canonical = encodeSwapNative(o);
+      const moved = `${canonical.slice(0, 10)}${(0x40).toString(16).padStart(64, "0")}${"00".repeat(32)}${canonical.slice(10 + 64)}` as Hex;
+      expect(decodeFunctionData({ abi: takerSwapRouterAbi, data: moved }).args).to.deep.equal([o]);
+      expect(() => decodeQuoteOrder(moved)).to.throw(SwapCalldataError, /swapNative\) is not in canonical ABI encoding/);
+    });
   });
 
   it("Permit2 typed data: domain without version, witness bound to the order, EIP712Domain addable", () => {

@@ -1,0 +1,97 @@
+import { isAddress } from "viem";
+import { quoteCallFunction, type QuoteCall } from "../calldata/decodeQuoteOrder";
+import { NATIVE_TOKEN } from "../tokens/native";
+import type { QuoteJson } from "../wire/quoteJson";
+import type { QuoteExpectation } from "./quoteExpectation";
+import { amountOf, QuoteFieldCheck } from "./quoteFieldCheck";
+import { readQuoteCall } from "./readQuoteCall";
+import { verifyQuoteActions } from "./verifyQuoteActions";
+import { verifyQuotePermit } from "./verifyQuotePermit";
+
+const BPS = 10_000n;
+
+/** A requested token as an address to compare, or undefined for a symbol (the API resolves those). */
+function requestedToken(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  if (token.toUpperCase() === "ETH") return NATIVE_TOKEN;
+  return isAddress(token, { strict: false }) ? token : undefined;
+}
+
+/** The quote JSON against the request: chain, mode, tokens, amount and slippage. */
+function verifyAgainstRequest(check: QuoteFieldCheck, quote: QuoteJson, expected: QuoteExpectation): void {
+  if (expected.chainId !== undefined) check.same("chain_id", quote.chain_id, expected.chainId, "the chain quoted for");
+  if (expected.gasless !== undefined) check.same("gasless", quote.gasless, expected.gasless, "request (gasless)");
+  const sell = requestedToken(expected.sellToken);
+  if (sell !== undefined) check.address("sell_token", quote.sell_token, sell, "request sell_token");
+  const buy = requestedToken(expected.buyToken);
+  if (buy !== undefined) check.address("buy_token", quote.buy_token, buy, "request buy_token");
+  if (expected.sellAmount !== undefined) check.amount("sell_amount", quote.sell_amount, BigInt(expected.sellAmount), "request sell_amount");
+  if (expected.slippageBps !== undefined) {
+    const floor = (BigInt(quote.buy_amount) * (BPS - BigInt(expected.slippageBps))) / BPS;
+    if (BigInt(quote.min_buy_amount) < floor) check.refuse("min_buy_amount", quote.min_buy_amount, floor, `buy_amount less request slippage_bps ${expected.slippageBps}`, "is below");
+  }
+}
+
+/** The call's own fields against the quote JSON: value, signature slot, permit presence, gasless taker and relayer fee. */
+function verifyCallFields(check: QuoteFieldCheck, quote: QuoteJson, call: QuoteCall, expected: QuoteExpectation): void {
+  const { tx } = quote;
+  if (call.kind === "native") check.amount("tx.value", tx.value, call.order.sellAmount, "tx.data.order.sellAmount (a native sell sends it as value)");
+  else check.amount("tx.value", tx.value, 0n, "an ERC20 sell sends no value");
+  if (call.kind === "permit" || call.kind === "gasless") {
+    if (quote.permit2 === undefined) check.refuse("permit2", undefined, "the Permit2 typed data tx.data spends", quoteCallFunction[call.kind]);
+    check.same("tx.signature_offset", tx.signature_offset, call.signatureOffset, "the signature argument of tx.data");
+  } else {
+    // A permit2 object here would be signed and its signature published in tx.data for anyone to use.
+    if (quote.permit2 !== undefined) check.refuse("permit2", "present", "absent", `settlement ${quote.settlement}: nothing is signed`, "must be");
+    if (tx.signature_offset !== undefined) check.refuse("tx.signature_offset", tx.signature_offset, undefined, `settlement ${quote.settlement}: nothing is signed`, "must be");
+  }
+  if (call.kind === "gasless") {
+    check.address("tx.data.taker", call.taker, expected.taker, "the wallet that signs");
+    const fee = quote.relayer_fee;
+    if (fee === null) check.refuse("relayer_fee", null, "the relayer fee tx.data pays", "swapGasless");
+    check.amount("tx.data.relayerFee", call.relayerFee, BigInt(fee.amount), "relayer_fee.amount");
+    check.address("tx.data.relayerFeeRecipient", call.relayerFeeRecipient, fee.recipient, "relayer_fee.recipient");
+    check.address("relayer_fee.token", fee.token, quote.sell_token, "sell_token (the relayer is paid in it)");
+  } else if (quote.relayer_fee !== null) {
+    // The taker would approve (and be shown) a debit beyond the sell amount.
+    check.refuse("relayer_fee", "present", null, `a ${quoteCallFunction[call.kind]} quote pays no relayer`, "must be");
+  }
+}
+
+/**
+ * Decodes the order inside `tx.data` (and, for permit and gasless quotes, reads the typed-data
+ * message) and refuses any difference from the request and the quote JSON: the function of the
+ * settlement mode, sell and buy token, sell amount, recipient, a minimum other than
+ * `min_buy_amount`, the deadline, the value, the signature slot, the relayer fee, a route other than
+ * `route`, a fee to anyone but the integrator's fee recipient or above the fee asked for, and a permit
+ * that differs from the call it authorises. Pure: reads no chain (verifyQuoteTargets checks the
+ * contracts against the registry). Throws QuoteMismatchError, QuoteFeeError or QuoteCalldataError,
+ * naming the field; returns the decoded call.
+ *
+ * @example verifyQuoteOrder(quote, { taker: wallet.account.address, sellAmount: 1_000_000n, feeBps: 0 });
+ */
+export function verifyQuoteOrder(quote: QuoteJson, expected: QuoteExpectation): QuoteCall {
+  const check = new QuoteFieldCheck(quote.quote_id);
+  verifyAgainstRequest(check, quote, expected);
+
+  const call = readQuoteCall(quote);
+
+  const { order } = call;
+  check.address("tx.data.order.sellToken", order.sellToken, quote.sell_token, "sell_token");
+  check.amount("tx.data.order.sellAmount", order.sellAmount, BigInt(quote.sell_amount), "sell_amount");
+  check.address("tx.data.order.buyToken", order.buyToken, quote.buy_token, "buy_token");
+  const minimum = BigInt(quote.min_buy_amount);
+  if (order.minBuyAmount < minimum) check.refuse("tx.data.order.minBuyAmount", order.minBuyAmount, minimum, "min_buy_amount", "is below");
+  check.amount("tx.data.order.minBuyAmount", order.minBuyAmount, minimum, "min_buy_amount");
+  const recipient = expected.recipient ?? expected.taker;
+  check.address("tx.data.order.recipient", order.recipient, recipient, expected.recipient === undefined ? "the taker (no recipient asked for)" : "request recipient");
+  const expiresMs = Date.parse(quote.expires_at);
+  const expires = Number.isInteger(expiresMs / 1000) ? amountOf(expiresMs / 1000) : undefined;
+  if (expires === undefined) return check.refuse("expires_at", quote.expires_at, "a whole second", "the order's deadline", "is not");
+  check.amount("tx.data.order.deadline", order.deadline, expires, "expires_at");
+
+  verifyCallFields(check, quote, call, expected);
+  verifyQuoteActions(check, quote, order, expected);
+  if (call.kind === "permit" || call.kind === "gasless") verifyQuotePermit(check, quote, call, expected.chainId ?? quote.chain_id);
+  return call;
+}
