@@ -10,6 +10,12 @@ const SDK_ABIS: readonly { contract: string; constant: string; file: string; doc
   { contract: "IRouterRegistry", constant: "routerRegistryAbi", file: "routerRegistryAbi.ts", doc: "ABI of IRouterRegistry (contracts/interfaces/IRouterRegistry.sol)." },
   { contract: "ITakerSwapRouter", constant: "takerSwapRouterAbi", file: "takerSwapRouterAbi.ts", doc: "ABI of ITakerSwapRouter (feature 2, contracts/interfaces/ITakerSwapRouter.sol)." },
   { contract: "IGaslessSwapRouter", constant: "gaslessSwapRouterAbi", file: "gaslessSwapRouterAbi.ts", doc: "ABI of IGaslessSwapRouter (feature 3, contracts/interfaces/IGaslessSwapRouter.sol)." },
+  {
+    contract: "IGaslessBatchSwapRouter",
+    constant: "gaslessBatchSwapRouterAbi",
+    file: "gaslessBatchSwapRouterAbi.ts",
+    doc: "ABI of IGaslessBatchSwapRouter (feature 3 with batches, contracts/interfaces/IGaslessBatchSwapRouter.sol).",
+  },
   { contract: "IAllowanceHolder", constant: "allowanceHolderAbi", file: "allowanceHolderAbi.ts", doc: "ABI of IAllowanceHolder (contracts/interfaces/IAllowanceHolder.sol)." },
 ];
 

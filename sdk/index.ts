@@ -24,6 +24,7 @@ export { NATIVE_TOKEN, NATIVE_TOKEN_LOWERCASE, isNativeToken } from "./tokens/na
 export { acceptedFeeTokens, unknownFeeTokenSymbols, parseFeeTokenList } from "./tokens/feeTokens";
 export { takerSwapRouterAbi } from "./abis/takerSwapRouterAbi";
 export { gaslessSwapRouterAbi } from "./abis/gaslessSwapRouterAbi";
+export { gaslessBatchSwapRouterAbi } from "./abis/gaslessBatchSwapRouterAbi";
 export { allowanceHolderAbi } from "./abis/allowanceHolderAbi";
 export { permit2Abi } from "./abis/permit2Abi";
 export { uniswapV2PairAbi, uniswapV2FactoryAbi } from "./abis/uniswapV2Abi";
@@ -51,6 +52,7 @@ export {
   encodeSwapGasless,
   type UnsignedCalldata,
 } from "./calldata/swapCalldata";
+export { encodeSwapGaslessBatch, decodeSwapGasless, MAX_GASLESS_BATCH_ORDERS, type SignedGaslessOrder } from "./calldata/gaslessBatchCalldata";
 export {
   buildSwapPermitTypedData,
   buildGaslessPermitTypedData,
@@ -64,7 +66,7 @@ export {
 } from "./typedData/permit2Witness";
 export { getAmountOut } from "./amm/v2Math";
 export { decodeQuoteOrder, type QuoteCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
-export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError } from "./errors/calldata";
+export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError, BatchSizeError, GaslessCalldataError } from "./errors/calldata";
 
 // --- onboarding: payload hashes and nonce messages of the integrator onboarding API ---
 export { OnboardingAction, onboardingActions, actionRequiresPayloadHash } from "./onboarding/actions";

@@ -12,6 +12,7 @@ import {RouteExecutor} from "./RouteExecutor.sol";
 
 /// @title GaslessSwapRouter
 /// @notice Feature-3 router: a relayer submits the taker's signed swap and is paid in the sell token.
+/// @dev The first feature-3 version; GaslessBatchSwapRouter adds batches on top of it.
 contract GaslessSwapRouter is IGaslessSwapRouter, RouteExecutor {
     using SafeERC20 for IERC20;
 
@@ -41,6 +42,20 @@ contract GaslessSwapRouter is IGaslessSwapRouter, RouteExecutor {
         uint256 nonce,
         bytes calldata signature
     ) external settles returns (uint256 buyAmount) {
+        buyAmount = _swapGasless(params, taker, relayerFee, relayerFeeRecipient, nonce, signature, msg.sender);
+    }
+
+    /// @dev One signed order, after the gate: `submitter` is who sent the transaction (RelayerFeePaid
+    /// names it), which a batch passes on because its own call to each order comes from this router.
+    function _swapGasless(
+        SwapParams calldata params,
+        address taker,
+        uint256 relayerFee,
+        address relayerFeeRecipient,
+        uint256 nonce,
+        bytes calldata signature,
+        address submitter
+    ) internal returns (uint256 buyAmount) {
         (address sellToken, uint256 sellAmount, bytes calldata actions) = _checkOrder(params);
         _checkSignatureLength(signature);
         if (sellToken == NATIVE) revert SwapNativeSellNotGasless();
@@ -63,7 +78,7 @@ contract GaslessSwapRouter is IGaslessSwapRouter, RouteExecutor {
         );
         if (relayerFee != 0) {
             IERC20(sellToken).safeTransfer(relayerFeeRecipient, relayerFee);
-            emit RelayerFeePaid(params.quoteId, relayerFeeRecipient, msg.sender, sellToken, relayerFee);
+            emit RelayerFeePaid(params.quoteId, relayerFeeRecipient, submitter, sellToken, relayerFee);
         }
         address destination = _inputDestination(actions);
         if (destination != address(this)) IERC20(sellToken).safeTransfer(destination, sellAmount);

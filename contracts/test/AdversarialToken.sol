@@ -4,7 +4,8 @@ pragma solidity ^0.8.28;
 /// @title AdversarialToken
 /// @notice Test-only ERC20 with the behaviours real tokens have and routers trip over: a fee on every
 /// transfer, no return value (USDT-style), a revert on zero-value transfers, and rebasing (every
-/// balance scaled by a settable factor). Never deployed by the devnet.
+/// balance scaled by a settable factor), and a `transfer` (not `transferFrom`) that reverts with a
+/// return-data bomb or burns all its gas. Never deployed by the devnet.
 contract AdversarialToken {
     /// @notice Transfer fee in bps, taken from the amount the receiver gets (burned).
     uint256 public feeBps;
@@ -14,6 +15,10 @@ contract AdversarialToken {
     bool public revertOnZero;
     /// @notice Balances are shares times this factor over 1e18.
     uint256 public rebaseFactor = 1e18;
+    /// @notice When non-zero, `transfer` reverts with this many bytes of revert data.
+    uint256 public transferRevertBytes;
+    /// @notice Whether `transfer` burns all the gas it is given.
+    bool public transferBurnsGas;
 
     mapping(address account => uint256 shares) private _shares;
     mapping(address owner => mapping(address spender => uint256 amount)) public allowance;
@@ -37,6 +42,14 @@ contract AdversarialToken {
         feeBps = feeBps_;
         noReturn = noReturn_;
         revertOnZero = revertOnZero_;
+    }
+
+    /// @notice Makes `transfer` fail: revert with `revertBytes` bytes (when non-zero), or burn all gas.
+    /// @param revertBytes Revert data length, 0 for none.
+    /// @param burnGas Burn all gas instead.
+    function setTransferFailure(uint256 revertBytes, bool burnGas) external {
+        transferRevertBytes = revertBytes;
+        transferBurnsGas = burnGas;
     }
 
     /// @notice Rebases every balance.
@@ -89,6 +102,15 @@ contract AdversarialToken {
     /// @param amount Amount.
     /// @return Whether it succeeded (nothing when `noReturn`).
     function transfer(address to, uint256 amount) external returns (bool) {
+        if (transferBurnsGas) {
+            while (true) {} // solhint-disable-line no-empty-blocks
+        }
+        uint256 revertBytes = transferRevertBytes;
+        if (revertBytes != 0) {
+            assembly ("memory-safe") {
+                revert(0, revertBytes)
+            }
+        }
         _move(msg.sender, to, amount);
         return _answer();
     }

@@ -1,13 +1,15 @@
 /**
  * `npm run bench:gas`: gasUsed of the same swap through our feature-2 router, Uniswap's
  * UniversalRouter, UniswapV2Router02 and the bare floor (transfer + pair.swap), each measured from the
- * same chain state (an EVM snapshot is restored before every measurement) in one run.
+ * same chain state (an EVM snapshot is restored before every measurement) in one run; then gasless
+ * single-hop swaps one per transaction against batches of 1, 10 and 50 through the feature-3 router.
  */
 import hre from "hardhat";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseUnits, type Address } from "viem";
 import { formatTable } from "./printTable";
+import { measureGaslessBatches } from "./gaslessBatchGas";
 import {
   gasBenchSetup,
   grantPermit2Allowance,
@@ -22,6 +24,9 @@ import {
 } from "./gasVenues";
 
 const INTRINSIC_GAS = 21_000n;
+/** Batch sizes measured, and the goal at 10 orders: per-swap gas at most this share of a single swapGasless. */
+const BATCH_SIZES = [1, 10, 50] as const;
+const BATCH_GOAL = { swaps: 10, ratio: 0.85 } as const;
 
 type Row = { name: string; swap: BenchSwap; venues: Venue[] };
 
@@ -123,9 +128,30 @@ async function main(): Promise<void> {
   const beaten = results.every(({ gas }) => gas.ours === undefined || gas.universalRouter === undefined || gas.ours < gas.universalRouter);
   process.stdout.write(`ours below UniversalRouter in every row both can do: ${beaten ? "yes" : "NO"}\n`);
 
+  const isolate = async <T>(measure: () => Promise<T>): Promise<T> => {
+    const id = await snapshot();
+    try {
+      return await measure();
+    } finally {
+      await revert(id);
+    }
+  };
+  const gasless = await measureGaslessBatches(bench, BATCH_SIZES, isolate);
+  const batchTable = formatTable(
+    ["gasless USDC→WETH, 1 hop", "gasUsed", "per swap", "per swap / single"],
+    [
+      ["swapGasless (one per transaction)", cell(gasless.single), cell(gasless.single), "1.000x"],
+      ...gasless.batches.map((row) => [`swapGaslessBatch of ${row.swaps}`, cell(row.gasUsed), cell(row.perSwap), ratio(row.perSwap, gasless.single)]),
+    ],
+  );
+  process.stdout.write(`\ngasless swaps one per transaction and in batches (each order a different taker's, same relayer fee payee)\n\n${batchTable}\n\n`);
+  const atGoal = gasless.batches.find((row) => row.swaps === BATCH_GOAL.swaps);
+  const met = atGoal !== undefined && atGoal.perSwap <= gasless.single * BATCH_GOAL.ratio;
+  process.stdout.write(`batch of ${BATCH_GOAL.swaps} at most ${BATCH_GOAL.ratio}x a single swap's gas per swap: ${met ? "yes" : "NO"}\n`);
+
   const directory = join(hre.config.paths.root, "bench-results");
   mkdirSync(directory, { recursive: true });
-  writeFileSync(join(directory, "gas.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), results }, null, 2)}\n`);
+  writeFileSync(join(directory, "gas.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), results, gasless }, null, 2)}\n`);
   process.stdout.write(`written to bench-results/gas.json\n`);
 }
 

@@ -30,16 +30,25 @@ export async function deployTakerSwapRouter(
   return getAddress(router.address);
 }
 
-/** Deploys a feature-3 router (gasless swaps); like feature 2's, it settles only once activated. */
+/**
+ * The feature-3 router versions: `GaslessBatchSwapRouter` (the current one: `swapGasless` and
+ * `swapGaslessBatch`) and `GaslessSwapRouter` (the first, `swapGasless` only), which tests deploy to
+ * migrate away from.
+ */
+export type GaslessRouterVersion = "GaslessBatchSwapRouter" | "GaslessSwapRouter";
+
+/** Deploys a feature-3 router (gasless swaps), the current version unless named; like feature 2's, it settles only once activated. */
 export async function deployGaslessSwapRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
   { permit2, weth, registry, uniswapV2Factory }: RouterDependencies,
+  version: GaslessRouterVersion = "GaslessBatchSwapRouter",
 ): Promise<Address> {
-  const router = await hre.viem.deployContract("GaslessSwapRouter", [permit2, weth, registry, v2Venue(uniswapV2Factory)], {
-    client: { public: clients.publicClient, wallet: deployer },
-  });
+  const args = [permit2, weth, registry, v2Venue(uniswapV2Factory)] as const;
+  const config = { client: { public: clients.publicClient, wallet: deployer } };
+  const router =
+    version === "GaslessSwapRouter" ? await hre.viem.deployContract("GaslessSwapRouter", [...args], config) : await hre.viem.deployContract("GaslessBatchSwapRouter", [...args], config);
   return getAddress(router.address);
 }
 

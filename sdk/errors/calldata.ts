@@ -40,6 +40,26 @@ export class RouteActionError extends SdkError {
   }
 }
 
+/** A gasless batch with no orders or more than the router's MAX_BATCH_ORDERS. */
+export class BatchSizeError extends SdkError {
+  override name = "BatchSizeError";
+  readonly count: number;
+  constructor(count: number, max: number) {
+    super(`a gasless batch holds ${count} orders; it must hold 1 to ${max}`, {
+      details: "Split the orders into several batches, or send a single order with swapGasless.",
+    });
+    this.count = count;
+  }
+}
+
+/** Calldata that is not a `swapGasless` call, so no batch order can be read from it. */
+export class GaslessCalldataError extends SdkError {
+  override name = "GaslessCalldataError";
+  constructor(reason: string) {
+    super(`not swapGasless calldata: ${reason}`, { details: "Pass the signed tx.data of a gasless quote (the calldata the relayer received)." });
+  }
+}
+
 /** Calldata that is not one of the router calls a quote carries, or not in canonical ABI encoding. */
 export class SwapCalldataError extends SdkError {
   override name = "SwapCalldataError";

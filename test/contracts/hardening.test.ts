@@ -4,7 +4,9 @@ import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, getAddress, maxUint256, parseEventLogs, parseUnits, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
 import {
   encodeRouteActions,
+  encodeSwapGaslessBatch,
   encodeSwapNative,
+  gaslessBatchSwapRouterAbi,
   encodeSwapWithAllowance,
   gaslessSwapRouterAbi,
   NATIVE_TOKEN,
@@ -12,7 +14,8 @@ import {
   type SwapOrder,
 } from "../../sdk";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
-import { signedGaslessCalldata } from "../fixtures/signedGasless";
+import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
+import { nonceUsed } from "../fixtures/gaslessBatch";
 import { balanceOf, orderFor, testRoute } from "../fixtures/testRoute";
 import { expectRevert, revertOf } from "../helpers/expectRevert";
 
@@ -56,6 +59,11 @@ function signedGasless(f: SettlementFixture, order: SwapOrder, nonce: bigint) {
   return signedGaslessCalldata(f, { order, nonce: NONCE_BASE + nonce, relayerFee: parseUnits("1", 6), relayerFeeRecipient: FEE_PAYEE });
 }
 
+async function signedBatch(f: SettlementFixture, orders: SwapOrder[], firstNonce: bigint) {
+  const signed = await Promise.all(orders.map((order, index) => signedGaslessOrder(f, { order, nonce: NONCE_BASE + firstNonce + BigInt(index), relayerFee: parseUnits("1", 6), relayerFeeRecipient: FEE_PAYEE })));
+  return encodeSwapGaslessBatch(signed);
+}
+
 async function relay(f: SettlementFixture, data: Hex, from = f.relayer) {
   const hash = await from.sendTransaction({ to: f.contracts.gaslessSwapRouter, data });
   return f.publicClient.waitForTransactionReceipt({ hash });
@@ -89,6 +97,19 @@ describe("contract hardening (issue 11)", () => {
       await expectRevert(relay(f, data, f.stranger), "SwapFeaturePaused", [3n]);
       await f.registry.write.unpause([3n]);
       expect((await relay(f, data)).status).to.equal("success");
+    });
+
+    it("after pause(3) a stranger relaying an already-signed gasless batch is refused as a whole, and no signature in it is spent", async () => {
+      const f = await loadFixture(ready);
+      const first = await usdcOrder(f, ["USDC", "WETH"], f.taker.account.address);
+      const second = await usdcOrder(f, ["USDC", "DAI"], f.taker.account.address);
+      const data = await signedBatch(f, [first.order, second.order], 40n);
+      await f.registry.write.pause([3n]);
+      await expectRevert(relay(f, data, f.stranger), "SwapFeaturePaused", [3n]);
+      for (const nonce of [40n, 41n]) expect(await nonceUsed(f, f.taker.account.address, NONCE_BASE + nonce)).to.equal(false);
+      await f.registry.write.unpause([3n]);
+      const receipt = await relay(f, data);
+      expect(parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" })).to.have.length(2);
     });
 
     it("after a migration the old router settles inside the dwell window and is refused from the second it closes", async () => {
@@ -197,6 +218,28 @@ describe("contract hardening (issue 11)", () => {
         expect(receipt.gasUsed < limit, `gasUsed ${receipt.gasUsed} >= ${limit}`).to.equal(true);
       });
     }
+
+    it("in one batch, recipients that revert, burn gas and return a bomb are each paid in WETH, every order settles, at a bounded gas cost", async () => {
+      const f = await loadFixture(ready);
+      const baseline = await relay(f, await signedBatch(f, [(await usdcOrder(f, ["USDC", "ETH"], f.recipient.account.address, "3000")).order], 50n));
+      const griefers: Address[] = [];
+      const orders = [];
+      for (const { mode } of modes) {
+        const griefer = await griefingRecipient(f);
+        await griefer.write.setMode([mode]);
+        griefers.push(griefer.address);
+        orders.push((await usdcOrder(f, ["USDC", "ETH"], griefer.address, "3000")).order);
+      }
+      // Each order is quoted before the others move the pool: accept what the batch gives.
+      const receipt = await relay(f, await signedBatch(f, orders.map((order) => ({ ...order, minBuyAmount: 1n })), 51n));
+      const settled = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" });
+      const wrapped = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "NativePayoutWrapped" });
+      expect(settled).to.have.length(modes.length);
+      expect(wrapped.map((log) => log.args.to)).to.deep.equal(griefers.map((address) => getAddress(address)));
+      for (const [index, griefer] of griefers.entries()) expect(await balanceOf(f, f.contracts.weth, griefer)).to.equal(settled[index]!.args.buyAmount);
+      const limit = BigInt(modes.length) * (baseline.gasUsed + (await f.gaslessRouter.read.NATIVE_PAYOUT_GAS()) + 40_000n);
+      expect(receipt.gasUsed < limit, `gasUsed ${receipt.gasUsed} >= ${limit}`).to.equal(true);
+    });
 
     it("an ETH fee recipient that reverts is paid its fee in WETH and the recipient still gets ETH", async () => {
       const f = await loadFixture(ready);

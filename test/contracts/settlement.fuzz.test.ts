@@ -1,16 +1,31 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { concatHex, decodeAbiParameters, encodeAbiParameters, encodeFunctionData, erc20Abi, getAddress, maxUint256, numberToHex, padHex, parseUnits, sliceHex, toFunctionSelector, type Address, type Hex } from "viem";
-import { encodeRouteActions, encodeSwapGasless, encodeSwapNative, NATIVE_TOKEN, takerSwapRouterAbi, type RouteAction, type SwapOrder } from "../../sdk";
+import { concatHex, decodeAbiParameters, encodeAbiParameters, encodeFunctionData, erc20Abi, getAddress, maxUint256, numberToHex, padHex, parseEventLogs, parseUnits, sliceHex, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
+import {
+  encodeRouteActions,
+  encodeSwapGasless,
+  encodeSwapGaslessBatch,
+  encodeSwapNative,
+  gaslessBatchSwapRouterAbi,
+  NATIVE_TOKEN,
+  patchSignature,
+  takerSwapRouterAbi,
+  type RouteAction,
+  type SignedGaslessOrder,
+  type SwapOrder,
+} from "../../sdk";
 import { harnessFixture, type HarnessFixture } from "../fixtures/harnessFixture";
+import { signedGaslessOrder } from "../fixtures/signedGasless";
+import { balanceOf, orderFor, testRoute } from "../fixtures/testRoute";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 import { revertOf } from "../helpers/expectRevert";
 
 /**
  * Fuzzing with fast-check (random seed printed; replay with FUZZ_SEED): the route-actions decoder on
  * arbitrary bytes, the allowance holder's order parsing on non-standard ABI encodings (differentially
- * against the router's own ABI decoder), and amounts at the edges.
+ * against the router's own ABI decoder), gasless batches (differentially against one swapGasless per
+ * order), and amounts at the edges.
  */
 
 const SWAP_WITH_ALLOWANCE = toFunctionSelector("swapWithAllowance((address,uint256,address,uint256,address,uint256,bytes32,bytes))");
@@ -197,6 +212,95 @@ describe("settlement fuzzing", function () {
     });
   });
 
+  describe("gasless batches, differentially against one swapGasless per order", () => {
+    /** How a random order is spoiled, if at all. */
+    const kinds = ["valid", "valid", "repeat", "forged", "expired", "greedy", "zeroPayee"] as const;
+    type Kind = (typeof kinds)[number];
+
+    async function randomOrders(f: HarnessFixture, plan: { kind: Kind; amount: number; fee: number }[], nonceBase: bigint): Promise<SignedGaslessOrder[]> {
+      const now = (await f.publicClient.getBlock()).timestamp;
+      const orders: SignedGaslessOrder[] = [];
+      for (const [index, { kind, amount, fee }] of plan.entries()) {
+        if (kind === "repeat" && orders.length > 0) {
+          orders.push(orders[index % orders.length]!);
+          continue;
+        }
+        const sellAmount = parseUnits(String(amount), 6);
+        const route = await testRoute(f, ["USDC", "WETH"], sellAmount);
+        const quoted = orderFor(route, sellAmount, f.recipient.account.address, now, `0x${(index + 1).toString(16).padStart(64, "0")}`);
+        const order = {
+          ...quoted,
+          // Valid orders accept a fifth less than the quote (earlier orders move the pool); a greedy one wants more than the pool gives.
+          minBuyAmount: kind === "greedy" ? quoted.minBuyAmount * 2n : (quoted.minBuyAmount * 4n) / 5n,
+          deadline: kind === "expired" ? now - 1n : quoted.deadline,
+        };
+        const relayerFee = kind === "zeroPayee" ? 1n : BigInt(fee);
+        const relayerFeeRecipient = kind === "zeroPayee" ? zeroAddress : f.feeRecipient.account.address;
+        const signer = kind === "forged" ? f.stranger.account.address : f.taker.account.address;
+        orders.push(await signedGaslessOrder(f, { order, nonce: nonceBase + BigInt(index), relayerFee, relayerFeeRecipient, signer, taker: f.taker.account.address }));
+      }
+      return orders;
+    }
+
+    async function balances(f: HarnessFixture) {
+      return Promise.all([
+        balanceOf(f, f.token("USDC"), f.taker.account.address),
+        balanceOf(f, f.token("WETH"), f.recipient.account.address),
+        balanceOf(f, f.token("USDC"), f.feeRecipient.account.address),
+        balanceOf(f, f.token("USDC"), f.contracts.gaslessSwapRouter),
+        balanceOf(f, f.token("WETH"), f.contracts.gaslessSwapRouter),
+      ]);
+    }
+
+    it("a random batch (valid, repeated, forged, expired, greedy orders, zero payees) settles exactly the orders, outputs and fees that one swapGasless per order would, and skips the rest", async () => {
+      const f = await loadFixture(harnessFixture);
+      await f.taker.writeContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "approve", args: [f.contracts.permit2, maxUint256] });
+      let run = 0n;
+      let settledAny = false;
+      let skippedAny = false;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.record({ kind: fc.constantFrom(...kinds), amount: fc.integer({ min: 1, max: 20_000 }), fee: fc.integer({ min: 0, max: 2_000_000 }) }), { minLength: 1, maxLength: 6 }),
+          async (plan) => {
+            const orders = await randomOrders(f, plan, (15n << 64n) + (run++ << 8n));
+            const start = (await f.testClient.snapshot()) as Hex;
+            // One transaction per order, in the batch's order.
+            const singles: bigint[] = [];
+            for (const order of orders) {
+              const { data, signatureOffset } = encodeSwapGasless(order.params, order.taker, order, order.nonce);
+              const signed = patchSignature(data, signatureOffset, order.signature);
+              const receipt = await f.relayer
+                .sendTransaction({ to: f.contracts.gaslessSwapRouter, data: signed, gas: 2_000_000n })
+                .then((hash) => f.publicClient.waitForTransactionReceipt({ hash }))
+                .catch(() => undefined);
+              const [settled] = receipt === undefined ? [] : parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" });
+              singles.push(settled === undefined ? -1n : settled.args.buyAmount);
+            }
+            const afterSingles = await balances(f);
+            await f.testClient.revert({ id: start });
+            // The same orders in one batch.
+            const receipt = await f.publicClient.waitForTransactionReceipt({
+              hash: await f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: encodeSwapGaslessBatch(orders) }),
+            });
+            const settled = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" });
+            const skipped = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "GaslessOrderSkipped" });
+            const batch: bigint[] = orders.map(() => -1n);
+            let next = 0;
+            for (const [index, outcome] of singles.entries()) if (outcome !== -1n) batch[index] = settled[next++]?.args.buyAmount ?? -2n;
+            expect(batch, "settled outputs, order by order").to.deep.equal(singles);
+            expect(settled).to.have.length(next);
+            expect(skipped.map((log) => Number(log.args.index))).to.deep.equal(singles.flatMap((outcome, index) => (outcome === -1n ? [index] : [])));
+            expect(await balances(f), "taker, recipient, payee and router balances").to.deep.equal(afterSingles);
+            settledAny ||= settled.length > 0;
+            skippedAny ||= skipped.length > 0;
+          },
+        ),
+        fuzzRuns(15),
+      );
+      expect(settledAny && skippedAny, "the runs settled and skipped orders").to.equal(true);
+    });
+  });
+
   describe("amounts at the edges", () => {
     it("a gasless order whose sellAmount + relayerFee exceeds 2^256 reverts before any token moves", async () => {
       const f = await loadFixture(harnessFixture);
@@ -218,6 +322,36 @@ describe("settlement fuzzing", function () {
         }),
         fuzzRuns(20),
       );
+    });
+
+    it("in a batch, such an order is skipped with the overflow panic and the batch goes on", async () => {
+      const f = await loadFixture(harnessFixture);
+      await f.taker.writeContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "approve", args: [f.contracts.permit2, maxUint256] });
+      await fc.assert(
+        fc.asyncProperty(fc.bigInt({ min: 1n, max: maxUint256 }), fc.bigInt({ min: 1n, max: maxUint256 }), async (sellAmount, fee) => {
+          const relayerFee = maxUint256 - sellAmount + (fee % sellAmount) + 1n;
+          fc.pre(relayerFee <= maxUint256);
+          const params: SwapOrder = {
+            sellToken: f.token("USDC"), sellAmount, buyToken: f.contracts.weth, minBuyAmount: 0n, recipient: f.taker.account.address,
+            deadline: maxUint256, quoteId: `0x${"ed".repeat(32)}`, actions: "0x",
+          };
+          const order: SignedGaslessOrder = { params, taker: f.taker.account.address, relayerFee, relayerFeeRecipient: f.relayer.account.address, nonce: 1n, signature: padHex("0x1b", { size: 65, dir: "left" }) };
+          const { result } = await f.publicClient.simulateContract({
+            account: f.relayer.account, address: f.contracts.gaslessSwapRouter, abi: gaslessBatchSwapRouterAbi, functionName: "swapGaslessBatch", args: [[order, order]],
+          });
+          expect(result).to.deep.equal([0n, [0n, 0n]]);
+        }),
+        fuzzRuns(10),
+      );
+      // And the reason the event carries is that panic.
+      const params: SwapOrder = {
+        sellToken: f.token("USDC"), sellAmount: maxUint256, buyToken: f.contracts.weth, minBuyAmount: 0n, recipient: f.taker.account.address,
+        deadline: maxUint256, quoteId: `0x${"ee".repeat(32)}`, actions: "0x",
+      };
+      const order: SignedGaslessOrder = { params, taker: f.taker.account.address, relayerFee: 1n, relayerFeeRecipient: f.relayer.account.address, nonce: 1n, signature: padHex("0x1b", { size: 65, dir: "left" }) };
+      const receipt = await f.publicClient.waitForTransactionReceipt({ hash: await f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: encodeSwapGaslessBatch([order]) }) });
+      const [skip] = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "GaslessOrderSkipped" });
+      expect(skip?.args.reason).to.equal(concatHex([toFunctionSelector("Panic(uint256)"), word(0x11n)]));
     });
 
     it("swaps against a pool near the 2^112 reserve limit settle exactly the V2 formula's output", async () => {

@@ -4,16 +4,19 @@ import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, maxUint256, parseEventLogs, parseUnits, zeroAddress, type Address, type Hex, type TransactionReceipt } from "viem";
 import {
   encodeRouteActions,
+  encodeSwapGaslessBatch,
   encodeSwapNative,
+  gaslessBatchSwapRouterAbi,
   encodeSwapWithAllowance,
   gaslessSwapRouterAbi,
   NATIVE_TOKEN,
   routerRegistryAbi,
   takerSwapRouterAbi,
+  type SignedGaslessOrder,
   type SwapOrder,
 } from "../../sdk";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
-import { signedGaslessCalldata } from "../fixtures/signedGasless";
+import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf, orderFor, testRoute, type TestRoute } from "../fixtures/testRoute";
 import { revertOf } from "../helpers/expectRevert";
 import { fuzzRuns } from "../helpers/fuzzRuns";
@@ -21,7 +24,8 @@ import { fuzzRuns } from "../helpers/fuzzRuns";
 /**
  * Stateful invariant tests: fast-check drives random sequences of swaps (allowance, native, gasless),
  * migrations, pauses, unpauses, time, and adversarial actors (a stranger trying administrator calls
- * and a sweep through a look-alike pair, a copier front-running a relayer) against the real devnet.
+ * and a sweep through a look-alike pair, a copier front-running a relayer, gasless batches holding
+ * duplicated, forged and expired orders) against the real devnet.
  * Each step checks what it promises (the taker lost at most the signed amount plus the relayer fee,
  * the recipient gained exactly SwapSettled.buyAmount >= minBuyAmount, fee + buyAmount = the route's
  * output, a refused swap moved nothing, a Permit2 nonce never fills twice); after every step the
@@ -179,6 +183,73 @@ class GaslessSwap implements fc.AsyncCommand<object, World> {
   toString = () => `gaslessSwap(router#${this.pick}, ${this.amount} USDC, fee ${this.fee}, copier ${this.copier})`;
 }
 
+/** How one order of a random batch is made: valid, a repeat of an earlier one, signed by another wallet, or expired. */
+type BatchOrderKind = "valid" | "repeat" | "forged" | "expired";
+
+/**
+ * A relayer's (or a copier's) batch of random orders: the registry gate refuses it as a whole or not
+ * at all; otherwise exactly the valid orders settle (a repeat never twice), each skip is reported, the
+ * taker pays exactly the settled orders and their fees, the payee gets exactly those fees, and a
+ * replay of the whole batch settles nothing.
+ */
+class GaslessBatch implements fc.AsyncCommand<object, World> {
+  constructor(readonly pick: number, readonly kinds: BatchOrderKind[], readonly amount: number, readonly copier: boolean) {}
+  check = () => true;
+  async run(_: object, w: World) {
+    const { f } = w;
+    const router = w.routers["3"][this.pick % w.routers["3"].length]!;
+    const at = await nextTimestamp(w);
+    const relayerFee = parseUnits("0.25", 6);
+    const sellAmount = parseUnits(String(this.amount), 6);
+    const orders: SignedGaslessOrder[] = [];
+    const expected: boolean[] = [];
+    for (const [index, kind] of this.kinds.entries()) {
+      if (kind === "repeat" && orders.length > 0) {
+        orders.push(orders[index % orders.length]!);
+        expected.push(false);
+        continue;
+      }
+      const route = await testRoute(f, ["USDC", "WETH"], sellAmount);
+      const quoted = orderFor(route, sellAmount, f.recipient.account.address, at, `0x${(0xd0 + index).toString(16).repeat(32)}`);
+      // Earlier orders of the batch move the pool: accept half the quote.
+      const order = { ...quoted, minBuyAmount: quoted.minBuyAmount / 2n, deadline: kind === "expired" ? at - 1n : quoted.deadline };
+      const signer = kind === "forged" ? f.stranger.account.address : f.taker.account.address;
+      orders.push(await signedGaslessOrder(f, { order, nonce: NONCE_BASE + nonceCounter++, relayerFee, relayerFeeRecipient: FEE_PAYEE, router, signer, taker: f.taker.account.address }));
+      expected.push(kind === "valid" || kind === "repeat");
+    }
+    const data = encodeSwapGaslessBatch(orders);
+    const before = { takerSell: await balanceOf(f, f.token("USDC"), f.taker.account.address), recipientBuy: await balanceOf(f, f.token("WETH"), f.recipient.account.address) };
+    const payeeBefore = await balanceOf(f, f.token("USDC"), FEE_PAYEE);
+    const refusal = await expectedRefusal(w, 3n, router, at);
+    const outcome = await send(() => (this.copier ? f.stranger : f.relayer).sendTransaction({ to: router, data }), w);
+    const takerSell = await balanceOf(f, f.token("USDC"), f.taker.account.address);
+    const recipientBuy = await balanceOf(f, f.token("WETH"), f.recipient.account.address);
+    if (refusal !== undefined) {
+      expect("error" in outcome, `a batch the registry forbids settled (${refusal})`).to.equal(true);
+      expect(refusal).to.include((await revertOf((outcome as { error: unknown }).error)).errorName);
+      expect([takerSell, recipientBuy]).to.deep.equal([before.takerSell, before.recipientBuy]);
+      return;
+    }
+    expect("error" in outcome, `an allowed batch reverted: ${"error" in outcome ? String(outcome.error) : ""}`).to.equal(false);
+    const logs = (outcome as TransactionReceipt).logs;
+    const settled = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs, eventName: "SwapSettled" });
+    const skipped = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs, eventName: "GaslessOrderSkipped" });
+    const settledCount = expected.filter(Boolean).length;
+    expect(settled.length, "settled orders").to.equal(settledCount);
+    expect(skipped.map((log) => Number(log.args.index))).to.deep.equal(expected.flatMap((ok, index) => (ok ? [] : [index])));
+    for (const log of settled) expect(log.args.buyAmount >= orders.find((order) => order.params.quoteId === log.args.quoteId)!.params.minBuyAmount).to.equal(true);
+    expect(before.takerSell - takerSell).to.equal(BigInt(settledCount) * (sellAmount + relayerFee));
+    expect(recipientBuy - before.recipientBuy).to.equal(settled.reduce((sum, log) => sum + log.args.buyAmount, 0n));
+    expect(await balanceOf(f, f.token("USDC"), FEE_PAYEE)).to.equal(payeeBefore + BigInt(settledCount) * relayerFee);
+    // No order of the batch ever fills twice, whoever sends it again.
+    await nextTimestamp(w);
+    const replay = await send(() => f.relayer.sendTransaction({ to: router, data }), w);
+    expect("error" in replay, "a replayed batch reverted").to.equal(false);
+    expect(parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: (replay as TransactionReceipt).logs, eventName: "SwapSettled" }), "a Permit2 nonce filled twice").to.have.length(0);
+  }
+  toString = () => `gaslessBatch(router#${this.pick}, [${this.kinds.join(", ")}], ${this.amount} USDC, copier ${this.copier})`;
+}
+
 class Migrate implements fc.AsyncCommand<object, World> {
   constructor(readonly feature: 2n | 3n) {}
   check = () => true;
@@ -322,6 +393,9 @@ describe("settlement invariants under random sequences of swaps, migrations, pau
       fc.tuple(fc.nat(), fc.integer({ min: 1, max: 20_000 }), fc.constantFrom(0, 25)).map(([pick, amount, fee]) => new AllowanceSwap(pick, amount, fee)),
       fc.tuple(fc.nat(), fc.integer({ min: 1, max: 5_000 })).map(([pick, milliEth]) => new NativeSwap(pick, milliEth)),
       fc.tuple(fc.nat(), fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 0, max: 30_000 }), fc.boolean()).map(([pick, amount, fee, copier]) => new GaslessSwap(pick, amount, fee, copier)),
+      fc
+        .tuple(fc.nat(), fc.array(fc.constantFrom<BatchOrderKind>("valid", "valid", "repeat", "forged", "expired"), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 5_000 }), fc.boolean())
+        .map(([pick, kinds, amount, copier]) => new GaslessBatch(pick, kinds, amount, copier)),
       feature.map((id) => new Migrate(id)),
       fc.tuple(feature, fc.boolean()).map(([id, byPauser]) => new Pause(id, byPauser)),
       feature.map((id) => new Unpause(id)),

@@ -51,7 +51,7 @@ async function order(f: SettlementFixture, fields: Partial<SwapOrder>): Promise<
 
 describe("settlement refusals and corner cases", () => {
   describe("constructors refuse a zero dependency or an impossible pool fee", () => {
-    it("TakerSwapRouter and GaslessSwapRouter", async () => {
+    it("TakerSwapRouter, GaslessSwapRouter and GaslessBatchSwapRouter", async () => {
       const f = await loadFixture(ready);
       const { permit2, allowanceHolder, weth, routerRegistry, uniswapV2Factory } = f.contracts;
       const client = { client: { public: f.publicClient, wallet: f.deployer } };
@@ -67,6 +67,8 @@ describe("settlement refusals and corner cases", () => {
       }
       await expectRevert(taker([permit2, allowanceHolder, weth, routerRegistry, venue(uniswapV2Factory, 10_000)]), "SwapFeeTooHigh", [10_000n]);
       await expectRevert(hre.viem.deployContract("GaslessSwapRouter", [zeroAddress, weth, routerRegistry, venue(uniswapV2Factory)], client), "SwapZeroAddress");
+      await expectRevert(hre.viem.deployContract("GaslessBatchSwapRouter", [zeroAddress, weth, routerRegistry, venue(uniswapV2Factory)], client), "SwapZeroAddress");
+      await expectRevert(hre.viem.deployContract("GaslessBatchSwapRouter", [permit2, weth, routerRegistry, venue(zeroAddress)], client), "SwapZeroAddress");
     });
   });
 

@@ -1,9 +1,14 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import fc from "fast-check";
-import { decodeFunctionData, encodeFunctionData, getAddress, keccak256, type Address, type Hex } from "viem";
+import { decodeFunctionData, encodeFunctionData, getAddress, keccak256, toFunctionSelector, type Address, type Hex } from "viem";
 import {
   allowanceHolderAbi,
+  BatchSizeError,
+  decodeSwapGasless,
+  encodeSwapGaslessBatch,
+  GaslessCalldataError,
+  MAX_GASLESS_BATCH_ORDERS,
   buildSwapPermitTypedData,
   decodeQuoteOrder,
   decodeRouteActions,
@@ -12,6 +17,7 @@ import {
   encodeSwapNative,
   encodeSwapWithAllowance,
   encodeSwapWithPermit,
+  gaslessBatchSwapRouterAbi,
   gaslessSwapRouterAbi,
   hashRouteActions,
   patchSignature,
@@ -152,6 +158,33 @@ describe("sdk calldata", () => {
       );
     });
 
+    it("a gasless batch lists each order exactly as its signed swapGasless calldata carries it (decodeSwapGasless, then encodeSwapGaslessBatch)", () => {
+      const signedGasless = fc.tuple(order, address, uint256, address, uint256, signature).map(([o, taker, fee, feeRecipient, nonce, sig]) => {
+        const { data, signatureOffset } = encodeSwapGasless(o, taker, { relayerFee: fee, relayerFeeRecipient: feeRecipient }, nonce);
+        return { data: patchSignature(data, signatureOffset, sig), order: { params: o, taker, relayerFee: fee, relayerFeeRecipient: feeRecipient, nonce, signature: sig } };
+      });
+      fc.assert(
+        fc.property(fc.array(signedGasless, { minLength: 1, maxLength: 5 }), (signed) => {
+          const orders = signed.map(({ data }) => decodeSwapGasless(data));
+          expect(orders).to.deep.equal(signed.map(({ order: o }) => ({ ...o, params: { ...o.params, sellToken: getAddress(o.params.sellToken), buyToken: getAddress(o.params.buyToken), recipient: getAddress(o.params.recipient) } })));
+          const batch = encodeSwapGaslessBatch(orders);
+          expect(batch).to.equal(encodeFunctionData({ abi: gaslessBatchSwapRouterAbi, functionName: "swapGaslessBatch", args: [orders] }));
+          expect(decodeFunctionData({ abi: gaslessBatchSwapRouterAbi, data: batch }).args[0]).to.deep.equal(orders);
+        }),
+        { numRuns: 30 },
+      );
+    });
+
+    it("refuses a gasless batch of no orders or more than the router's cap, and calldata that is not swapGasless", () => {
+      const { data, signatureOffset } = encodeSwapGasless(fc.sample(order, 1)[0]!, getAddress(`0x${"11".repeat(20)}`), { relayerFee: 1n, relayerFeeRecipient: getAddress(`0x${"22".repeat(20)}`) }, 1n);
+      const one = decodeSwapGasless(patchSignature(data, signatureOffset, `0x${"ab".repeat(64)}1b`));
+      expect(() => encodeSwapGaslessBatch([])).to.throw(BatchSizeError, "must hold 1 to 64").with.property("count", 0);
+      expect(() => encodeSwapGaslessBatch(Array.from({ length: MAX_GASLESS_BATCH_ORDERS + 1 }, () => one))).to.throw(BatchSizeError, "holds 65 orders");
+      expect(encodeSwapGaslessBatch(Array.from({ length: MAX_GASLESS_BATCH_ORDERS }, () => one)).startsWith(toFunctionSelector("swapGaslessBatch(((address,uint256,address,uint256,address,uint256,bytes32,bytes),address,uint256,address,uint256,bytes)[])"))).to.equal(true);
+      expect(() => decodeSwapGasless(encodeSwapWithPermit(fc.sample(order, 1)[0]!, 1n).data)).to.throw(GaslessCalldataError);
+      expect(() => decodeSwapGasless(encodeFunctionData({ abi: gaslessSwapRouterAbi, functionName: "sync" }))).to.throw(GaslessCalldataError, "it calls sync");
+    });
+
     it("accepts 130 hex characters with or without 0x, in any case", () => {
       const { data, signatureOffset } = encodeSwapWithPermit(fc.sample(order, 1)[0]!, 1n);
       const sig = `${"ab".repeat(64)}1c`;
@@ -260,6 +293,7 @@ describe("sdk calldata", () => {
     for (const [name, abi] of [
       ["ITakerSwapRouter", takerSwapRouterAbi],
       ["IGaslessSwapRouter", gaslessSwapRouterAbi],
+      ["IGaslessBatchSwapRouter", gaslessBatchSwapRouterAbi],
       ["IAllowanceHolder", allowanceHolderAbi],
     ] as const) {
       const artifact = await hre.artifacts.readArtifact(name);

@@ -1,0 +1,52 @@
+import { concatHex, decodeFunctionData, encodeAbiParameters, getAbiItem, toFunctionSelector, type Address, type Hex } from "viem";
+import { gaslessBatchSwapRouterAbi } from "../abis/gaslessBatchSwapRouterAbi";
+import { gaslessSwapRouterAbi } from "../abis/gaslessSwapRouterAbi";
+import { BatchSizeError, GaslessCalldataError } from "../errors/calldata";
+import { normaliseSignature } from "./patchSignature";
+import type { SwapOrder } from "./swapOrder";
+
+/** The router's MAX_BATCH_ORDERS: a longer batch is refused on chain with SwapBatchSize. */
+export const MAX_GASLESS_BATCH_ORDERS = 64;
+
+/** One signed gasless order: the arguments of `swapGasless`, as a batch lists them (IGaslessBatchSwapRouter.GaslessOrder). */
+export type SignedGaslessOrder = {
+  params: SwapOrder;
+  taker: Address;
+  relayerFee: bigint;
+  relayerFeeRecipient: Address;
+  /** The Permit2 nonce the taker signed. */
+  nonce: bigint;
+  /** The taker's 65-byte signature. */
+  signature: Hex;
+};
+
+const swapGaslessBatch = getAbiItem({ abi: gaslessBatchSwapRouterAbi, name: "swapGaslessBatch" });
+const batchSelector = toFunctionSelector(swapGaslessBatch);
+
+/**
+ * `swapGaslessBatch(orders)` for a feature-3 router of the batch version: it settles every order that
+ * can settle and skips (GaslessOrderSkipped) the others, paying each settled order's own signed fee.
+ *
+ * @example encodeSwapGaslessBatch(relays.map((relay) => decodeSwapGasless(relay.data)))
+ */
+export function encodeSwapGaslessBatch(orders: readonly SignedGaslessOrder[]): Hex {
+  if (orders.length === 0 || orders.length > MAX_GASLESS_BATCH_ORDERS) throw new BatchSizeError(orders.length, MAX_GASLESS_BATCH_ORDERS);
+  const encoded = orders.map((order) => ({ ...order, signature: normaliseSignature(order.signature) }));
+  return concatHex([batchSelector, encodeAbiParameters(swapGaslessBatch.inputs, [encoded])]);
+}
+
+/**
+ * The order inside signed `swapGasless` calldata (a gasless quote's tx.data with the signature patched
+ * in), ready for `encodeSwapGaslessBatch`. Throws GaslessCalldataError for any other calldata.
+ */
+export function decodeSwapGasless(data: Hex): SignedGaslessOrder {
+  let decoded;
+  try {
+    decoded = decodeFunctionData({ abi: gaslessSwapRouterAbi, data });
+  } catch (error) {
+    throw new GaslessCalldataError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+  }
+  if (decoded.functionName !== "swapGasless") throw new GaslessCalldataError(`it calls ${decoded.functionName}`);
+  const [params, taker, relayerFee, relayerFeeRecipient, nonce, signature] = decoded.args;
+  return { params: { ...params }, taker, relayerFee, relayerFeeRecipient, nonce, signature: normaliseSignature(signature) };
+}
