@@ -103,8 +103,17 @@ const quoteParameterDescriptions = {
   slippage_bps: "Slippage tolerance in basis points, 0-10000, default 100",
   recipient: "Address receiving the buy token; default taker",
   settlement: "`permit2` (default for ERC20 sells) or `allowance`",
-  fee_bps: "Integrator fee in basis points, up to the key's integrator_max_fee_bps",
+  fee_bps: "Integrator fee in basis points, up to the key's integrator_max_fee_bps and MAX_COMBINED_FEE_BPS (default 100) with the platform fee; needs scope swap:integrator (403 otherwise)",
   permit2_owner: "Asks for a gasless quote; must equal taker",
+  max_hops: "Upper bound on pools per path (1-16); our paths have at most 3",
+  slippageBps: "Alias of slippage_bps (the live service's name); two names with different values are a 400",
+  swap_fee_bps: "Alias of fee_bps (the live service's name); needs scope swap:integrator",
+  swapFeeBps: "Alias of fee_bps (the live service's name); needs scope swap:integrator",
+  permit2Owner: "Alias of permit2_owner (the live service's name)",
+  permitOwner: "Alias of permit2_owner (the live service's name)",
+  settlementPreference: "Alias of settlement (the live service's name)",
+  swap_fee_token: "Accepted for the live service's clients and validated (an address or symbol); the fee is always taken in the buy token (platform_fee.token). Needs scope swap:integrator",
+  swap_fee_recipient: "Accepted and ignored: the fee goes to the key's integrator_fee_recipient. Needs scope swap:integrator",
 };
 
 /** The document, built once per process. */

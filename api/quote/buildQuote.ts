@@ -213,11 +213,11 @@ function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPr
   let legs: readonly SplitLeg[] = [];
   let grossOut = query.sellAmount;
   if (tokenIn !== tokenOut) {
-    const route = searchRoute(market, tokenIn, tokenOut, query.sellAmount);
+    const route = searchRoute(market, tokenIn, tokenOut, query.sellAmount, query.maxHops);
     if (route === undefined) {
-      throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}`);
+      throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
     }
-    const execution = bestExecution(market, tokenIn, tokenOut, query.sellAmount, route, gasPriceWei, weth);
+    const execution = bestExecution(market, tokenIn, tokenOut, query.sellAmount, route, gasPriceWei, weth, query.maxHops);
     legs = execution.legs;
     grossOut = execution.amountOut;
   }

@@ -2,6 +2,7 @@ import type { RequestHandler } from "express";
 import type { Address } from "viem";
 import { NATIVE_TOKEN_LOWERCASE } from "../../sdk";
 import { ApiError } from "../apiError";
+import { ApiKeyScope } from "../apiKeyScopes";
 import type { ApiDependencies } from "../apiDependencies";
 import type { ChainContext } from "../chains/chainContext";
 import { requestedChain } from "../chains/chainRegistry";
@@ -45,13 +46,31 @@ function admit(chain: ChainContext, query: QuoteQuery, integratorId: number, at:
   return { sellToken, buyToken };
 }
 
+/** The platform takes no fee of its own: `platform_fee` is the integrator's `fee_bps`, paid to the key's recipient. */
+const PLATFORM_OWN_FEE_BPS = 0;
+
+/** A fee parameter (even fee_bps=0) needs the key's swap:integrator scope; checked right after parsing. */
+function checkFeeScope(query: QuoteQuery, principal: ApiKeyPrincipal): void {
+  const [parameter] = query.feeParameters;
+  if (parameter !== undefined && !principal.scopes.includes(ApiKeyScope.SwapIntegrator)) {
+    throw new ApiError(403, "missing_scope", `${parameter} needs an API key with scope ${ApiKeyScope.SwapIntegrator}; this key lacks it`);
+  }
+}
+
 /** Checks that need the key and the resolved tokens but no chain state; they run before quote:read. */
-function checkRequest(query: QuoteQuery, principal: ApiKeyPrincipal, sellToken: SupportedToken, buyToken: SupportedToken): void {
+function checkRequest(query: QuoteQuery, principal: ApiKeyPrincipal, sellToken: SupportedToken, buyToken: SupportedToken, maxCombinedFeeBps: number): void {
   if (sellToken.address === buyToken.address) {
     throw new ApiError(400, "same_token", `sell_token and buy_token are the same token (${sellToken.symbol})`);
   }
   if (query.feeBps > principal.integratorMaxFeeBps) {
-    throw new ApiError(400, "invalid_request", `fee_bps ${query.feeBps} exceeds this key's integrator_max_fee_bps of ${principal.integratorMaxFeeBps}`);
+    throw new ApiError(400, "invalid_request", `${query.feeBpsName} ${query.feeBps} exceeds this key's integrator_max_fee_bps of ${principal.integratorMaxFeeBps}`);
+  }
+  if (PLATFORM_OWN_FEE_BPS + query.feeBps > maxCombinedFeeBps) {
+    throw new ApiError(
+      400,
+      "fee_bps_out_of_range",
+      `${query.feeBpsName} ${query.feeBps} plus the platform fee (${PLATFORM_OWN_FEE_BPS} bps) exceeds the combined fee cap of ${maxCombinedFeeBps} bps`,
+    );
   }
   if (sellToken.address === NATIVE_TOKEN_LOWERCASE && query.gasless) {
     throw new ApiError(400, "invalid_request", "permit2_owner (a gasless quote) cannot sell native ETH (sell_token): only ERC20s can be pulled by signature");
@@ -91,9 +110,10 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
     const principal = principalOf(res);
     await buckets.consume("quote_probe", principal, res);
     const query = parseQuoteQuery(req.query);
+    checkFeeScope(query, principal);
     const chain = requestedChain(deps.chains, query.chainId);
     const { sellToken, buyToken } = admit(chain, query, principal.integratorId, deps.clock.now());
-    checkRequest(query, principal, sellToken, buyToken);
+    checkRequest(query, principal, sellToken, buyToken, deps.config.maxCombinedFeeBps);
     await buckets.consume("quote:read", principal, res);
     let quote: Quote;
     try {

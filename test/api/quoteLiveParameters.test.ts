@@ -1,0 +1,166 @@
+import { expect } from "chai";
+import Database from "better-sqlite3";
+import fc from "fast-check";
+import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
+import { parseUnits } from "viem";
+import { ApiError } from "../../api/apiError";
+import { parseQuoteQuery } from "../../api/quote/quoteQuery";
+import { closeSharedQuoteApis, quoteReady, startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
+
+const started: QuoteApi[] = [];
+after(async () => {
+  for (const api of started.splice(0)) await api.close();
+  await closeSharedQuoteApis();
+});
+
+const TAKER = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+const base = { sell_token: "USDC", buy_token: "WETH", sell_amount: "1000000", taker: TAKER };
+
+/** The parameter's names (ours first) and a valid value generator for each. */
+const aliasGroups = [
+  { names: ["slippage_bps", "slippageBps"], value: fc.integer({ min: 0, max: 10_000 }).map(String) },
+  { names: ["fee_bps", "swap_fee_bps", "swapFeeBps"], value: fc.integer({ min: 0, max: 10_000 }).map(String) },
+  { names: ["settlement", "settlementPreference"], value: fc.constantFrom("auto", "permit2", "allowance") },
+] as const;
+
+function refusal(query: Record<string, string>): ApiError {
+  try {
+    parseQuoteQuery(query);
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error(`accepted ${JSON.stringify(query)}`);
+}
+
+describe("GET /quote: the live service's parameters", () => {
+  describe("aliases resolve in parsing", () => {
+    it("any alias gives the same parsed request as our name; the same value under two names is accepted", () => {
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...aliasGroups).chain((group) => fc.tuple(fc.constant(group.names[0]), fc.constantFrom(...group.names.slice(1)), group.value)),
+          ([canonical, alias, value]) => {
+            const ours = parseQuoteQuery({ ...base, [canonical]: value });
+            const viaAlias = parseQuoteQuery({ ...base, [alias]: value });
+            const both = parseQuoteQuery({ ...base, [canonical]: value, [alias]: value });
+            for (const parsed of [viaAlias, both]) {
+              expect({ slippageBps: parsed.slippageBps, feeBps: parsed.feeBps, settlement: parsed.settlement }).to.deep.equal({
+                slippageBps: ours.slippageBps,
+                feeBps: ours.feeBps,
+                settlement: ours.settlement,
+              });
+            }
+          },
+        ),
+      );
+    });
+
+    it("one parameter under two names with different values is a 400 naming both", () => {
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...aliasGroups).chain((group) =>
+            fc.tuple(fc.subarray([...group.names], { minLength: 2, maxLength: 2 }), fc.uniqueArray(group.value, { minLength: 2, maxLength: 2 })),
+          ),
+          ([[first, second], [a, b]]) => {
+            const error = refusal({ ...base, [first!]: a!, [second!]: b! });
+            expect(error.status).to.equal(400);
+            expect(error.message).to.contain(first).and.contain(second);
+          },
+        ),
+      );
+      const owners = refusal({ ...base, permit2Owner: TAKER, permitOwner: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
+      expect(owners.message).to.contain("permit2Owner").and.contain("permitOwner");
+    });
+
+    it("a bad value under an alias is a 400 naming the alias as sent; permit2Owner is checked like permit2_owner", () => {
+      expect(refusal({ ...base, slippageBps: "10001" }).message).to.match(/^slippageBps /);
+      expect(refusal({ ...base, max_hops: "0" }).message).to.match(/^max_hops /);
+      expect(refusal({ ...base, swap_fee_recipient: "0x12" }).message).to.match(/^swap_fee_recipient /);
+      expect(refusal({ ...base, permit2Owner: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" }).message).to.match(/^permit2Owner .* must equal taker/);
+      expect(refusal({ ...base, unknownThing: "1" }).message).to.contain("unknownThing");
+    });
+  });
+
+  describe("over HTTP against the devnet", () => {
+    it("slippageBps, swapFeeBps and settlementPreference act as slippage_bps, fee_bps and settlement; swap_fee_recipient and swap_fee_token change nothing", async () => {
+      const { f, api } = await loadFixture(quoteReady);
+      const { status, body } = await api.quote({
+        sell_token: f.token("USDC"),
+        buy_token: f.token("WETH"),
+        sell_amount: parseUnits("100", 6),
+        taker: f.taker.account.address,
+        slippageBps: 250,
+        swapFeeBps: 30,
+        settlementPreference: "allowance",
+        swap_fee_recipient: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        swap_fee_token: "USDC",
+      });
+      expect(status, JSON.stringify(body)).to.equal(200);
+      expect(body!.settlement).to.equal("allowance");
+      expect(body!.platform_fee).to.deep.include({ bps: 30, recipient: api.owner.address, token: f.token("WETH").toLowerCase() });
+      expect(BigInt(body!.min_buy_amount)).to.equal((BigInt(body!.buy_amount) * 9_750n) / 10_000n);
+    });
+
+    it("conflicting aliases over HTTP: 400 naming both, before admission (no demand for an unknown token)", async () => {
+      const { f, api } = await loadFixture(quoteReady);
+      const { status, body } = await api.quote({ sell_token: "0x1111111111111111111111111111111111111111", buy_token: "WETH", sell_amount: 1000, taker: f.taker.account.address, fee_bps: 10, swap_fee_bps: 20 });
+      expect(status).to.equal(400);
+      expect(body).to.include({ code: "invalid_request" });
+      expect(body!.error).to.contain("fee_bps").and.contain("swap_fee_bps");
+    });
+
+    it("max_hops bounds the pools per path: LINK → USDC needs two, so max_hops=1 is no_route and max_hops=2 routes through WETH", async () => {
+      const { f, api } = await loadFixture(quoteReady);
+      const params = { sell_token: "LINK", buy_token: "USDC", sell_amount: parseUnits("500", 18), taker: f.taker.account.address };
+      const one = await api.quote({ ...params, max_hops: 1 });
+      expect(one.status).to.equal(400);
+      expect(one.body).to.include({ code: "no_route" });
+      expect(one.body!.error).to.contain("max_hops 1");
+      const two = await api.quote({ ...params, max_hops: 2 });
+      expect(two.status, JSON.stringify(two.body)).to.equal(200);
+      for (const leg of two.body!.route.legs) expect(leg.hops.length).to.be.at.most(2);
+      const unbounded = await api.quote({ ...params, max_hops: 16 });
+      expect(unbounded.status).to.equal(200);
+    });
+  });
+
+  describe("the swap:integrator scope and the combined fee cap", () => {
+    it("a fee parameter from a key without swap:integrator is a 403 naming the parameter; without fee parameters the key quotes", async () => {
+      const { f } = await loadFixture(quoteReady);
+      const api = await startQuoteApi(f);
+      started.push(api);
+      const db = new Database(api.dbPath);
+      db.prepare("UPDATE api_keys SET scopes = ? WHERE id = ?").run(JSON.stringify(["quote:read", "swap:create"]), api.apiKey.keyId);
+      db.close();
+      const params = { sell_token: "USDC", buy_token: "WETH", sell_amount: parseUnits("10", 6), taker: f.taker.account.address };
+      for (const [name, value] of [["fee_bps", "0"], ["swapFeeBps", "5"], ["swap_fee_bps", "5"], ["swap_fee_token", "WETH"], ["swap_fee_recipient", f.taker.account.address]] as const) {
+        const { status, body } = await api.quote({ ...params, [name]: value });
+        expect(status, name).to.equal(403);
+        expect(body).to.include({ code: "missing_scope" });
+        expect(body!.error).to.match(new RegExp(`^${name} `)).and.contain("swap:integrator");
+      }
+      expect((await api.quote(params)).status).to.equal(200);
+    });
+
+    it("fee_bps plus the platform fee past MAX_COMBINED_FEE_BPS is a 400, even within the key's own cap", async () => {
+      const { f } = await loadFixture(quoteReady);
+      const api = await startQuoteApi(f, { maxCombinedFeeBps: 20 });
+      started.push(api);
+      const params = { sell_token: "USDC", buy_token: "WETH", sell_amount: parseUnits("10", 6), taker: f.taker.account.address };
+      const over = await api.quote({ ...params, swapFeeBps: 21 });
+      expect(over.status).to.equal(400);
+      expect(over.body).to.include({ code: "fee_bps_out_of_range" });
+      expect(over.body!.error).to.match(/^swapFeeBps 21 .*combined fee cap of 20 bps/);
+      const at = await api.quote({ ...params, fee_bps: 20 });
+      expect(at.status, JSON.stringify(at.body)).to.equal(200);
+      expect(at.body!.platform_fee.bps).to.equal(20);
+    });
+
+    it("MAX_COMBINED_FEE_BPS defaults to 100", async () => {
+      const { loadApiConfig } = await import("../../api/config");
+      expect(loadApiConfig({}).maxCombinedFeeBps).to.equal(100);
+      expect(loadApiConfig({ MAX_COMBINED_FEE_BPS: "50" }).maxCombinedFeeBps).to.equal(50);
+      expect(() => loadApiConfig({ MAX_COMBINED_FEE_BPS: "10001" })).to.throw(/MAX_COMBINED_FEE_BPS/);
+    });
+  });
+});
