@@ -10,6 +10,7 @@ import {
   relayJsonSchema,
   revokedApiKeyJsonSchema,
   snapshotJsonSchema,
+  tokenListJsonSchema,
 } from "../../sdk";
 import { quoteQuerySchema } from "../quote/quoteQuery";
 import { gaslessStatusParamsSchema } from "../routes/getGaslessStatus";
@@ -36,6 +37,7 @@ const responseSchemas = {
   IntegratorProfiles: integratorProfilesJsonSchema,
   RevokedApiKey: revokedApiKeyJsonSchema,
   SupportedTokenSnapshot: snapshotJsonSchema,
+  TokenList: tokenListJsonSchema,
   Quote: quoteJsonSchema,
   Relay: relayJsonSchema,
   Ready: z.object({
@@ -219,6 +221,29 @@ export function buildOpenApiDocument(): Record<string, unknown> {
                 "Cache-Control": { description: "public, max-age=15, stale-while-revalidate=60", schema: { type: "string" } },
               },
               content: json(ref("SupportedTokenSnapshot"), snapshotExample),
+            },
+            "304": { description: "Unchanged since the ETag sent in If-None-Match; no body" },
+            ...errors(400, 429),
+          },
+        },
+      },
+      "/tokens": {
+        get: {
+          operationId: "getTokens",
+          tags: ["tokens"],
+          summary: "Every supported token with symbol, name, decimals, source and type (public; same caching as the snapshot)",
+          parameters: [
+            ...parametersOf(supportedTokensQuerySchema, "query", { chain_id: "Chain id; default 4663" }, { chain_id: "4663" }),
+            { name: "If-None-Match", in: "header", required: false, description: "The ETag of the list you hold", schema: { type: "string" } },
+          ],
+          responses: {
+            "200": {
+              description: "The token list",
+              headers: {
+                ETag: { description: "Weak validator; changes exactly when the list does", schema: { type: "string" } },
+                "Cache-Control": { description: "public, max-age=15, stale-while-revalidate=60", schema: { type: "string" } },
+              },
+              content: json(ref("TokenList")),
             },
             "304": { description: "Unchanged since the ETag sent in If-None-Match; no body" },
             ...errors(400, 429),
