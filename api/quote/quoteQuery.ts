@@ -4,6 +4,7 @@ import { ApiError } from "../apiError";
 import { parseRequest } from "../requestValidation";
 import { checksummed, isHexAddress } from "../services/checksummedAddress";
 import { chainIdQueryField } from "../schemas/queryFields";
+import { tokenAmountToBaseUnits } from "./tokenAmount";
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 
@@ -59,12 +60,10 @@ const quoteQuerySchema = z.strictObject({
   chain_id: chainIdQueryField.optional(),
   sell_token: tokenParameter,
   buy_token: tokenParameter,
-  sell_amount: z
-    .string()
-    .regex(/^[0-9]{1,78}$/, "must be a positive integer string in base units")
-    .transform((value) => BigInt(value))
-    .refine((value) => value > 0n, "must be greater than zero")
-    .refine((value) => value <= MAX_UINT256, "must be at most 2^256-1"),
+  // Base units (the default) or, with amount_unit=token, whole tokens with a decimal point: checked
+  // per unit in parseQuoteQuery, and converted with the token's decimals after admission.
+  sell_amount: z.string().regex(/^[0-9]{1,78}(\.[0-9]{1,78})?$/, "must be a positive integer string in base units (or, with amount_unit=token, a decimal such as 1.5)"),
+  amount_unit: z.enum(["base", "token"]).optional(),
   taker: nonZeroAddress,
   slippage_bps: slippageBps,
   recipient: nonZeroAddress.optional(),
@@ -105,6 +104,12 @@ function resolveAliases(parsed: ParsedQuery): ParsedQuery {
   return resolved as ParsedQuery;
 }
 
+/** `sell_amount` as parsed: base units already, or whole tokens to convert once the token is known. */
+export type SellAmountInput = Readonly<{ unit: "base"; value: bigint }> | Readonly<{ unit: "token"; text: string }>;
+
+/** The request before the sell amount is in base units (see quoteQueryFor). */
+export type QuoteRequest = Omit<QuoteQuery, "sellAmount"> & Readonly<{ sellAmount: SellAmountInput }>;
+
 export type QuoteQuery = Readonly<{
   chainId: number | undefined;
   /** As sent: an address in any case, or a symbol; admission resolves it. */
@@ -127,8 +132,26 @@ export type QuoteQuery = Readonly<{
   feeBpsName: string;
 }>;
 
+function sellAmountOf(text: string, unit: "base" | "token"): SellAmountInput {
+  if (unit === "token") return { unit, text };
+  if (text.includes(".")) {
+    throw new ApiError(400, "invalid_request", "sell_amount must be a positive integer string in base units; send amount_unit=token for a decimal amount of tokens such as 1.5");
+  }
+  const value = BigInt(text);
+  if (value === 0n) throw new ApiError(400, "invalid_request", "sell_amount must be greater than zero");
+  if (value > MAX_UINT256) throw new ApiError(400, "invalid_request", "sell_amount must be at most 2^256-1");
+  return { unit, value };
+}
+
+/** The request with its sell amount in base units of the admitted sell token. */
+export function quoteQueryFor(request: QuoteRequest, sellToken: Readonly<{ decimals: number; symbol: string }>): QuoteQuery {
+  const amount = request.sellAmount;
+  const sellAmount = amount.unit === "base" ? amount.value : tokenAmountToBaseUnits(amount.text, sellToken.decimals, sellToken.symbol, "sell_amount");
+  return { ...request, sellAmount };
+}
+
 /** Validates GET /quote's query; a 400 names the first parameter at fault. */
-export function parseQuoteQuery(query: unknown): QuoteQuery {
+export function parseQuoteQuery(query: unknown): QuoteRequest {
   const sent = parseRequest(quoteQuerySchema, query, "query");
   const parsed = resolveAliases(sent);
   const permit2OwnerName = (["permit2_owner", ...aliasesOf.permit2_owner] as const).find((name) => sent[name] !== undefined) ?? "permit2_owner";
@@ -144,7 +167,7 @@ export function parseQuoteQuery(query: unknown): QuoteQuery {
     chainId: parsed.chain_id,
     sellToken: parsed.sell_token,
     buyToken: parsed.buy_token,
-    sellAmount: parsed.sell_amount,
+    sellAmount: sellAmountOf(parsed.sell_amount, parsed.amount_unit ?? "base"),
     taker: parsed.taker,
     slippageBps: parsed.slippage_bps ?? 100,
     recipient: parsed.recipient ?? parsed.taker,

@@ -13,7 +13,7 @@ import { buildQuote, type Quote, type QuoteEngine } from "../quote/buildQuote";
 import { PermitNonceAllocator } from "../quote/permitNonces";
 import { PoolStateTracker } from "../quote/poolState";
 import { QuoteBuckets } from "../quote/quoteBuckets";
-import { parseQuoteQuery, type QuoteQuery } from "../quote/quoteQuery";
+import { parseQuoteQuery, quoteQueryFor, type QuoteRequest } from "../quote/quoteQuery";
 import { quoteRecordOf } from "../quote/quoteRecord";
 import { quoteResponse } from "../quote/quoteResponse";
 import type { SupportedToken } from "../tokens/supportedTokens";
@@ -29,7 +29,7 @@ const UNISWAP_V2_FEE_BPS = 30;
  * with two unsupported tokens reports both; the rejection names the first. No chain I/O happens and
  * the quote:read bucket is untouched.
  */
-function admit(chain: ChainContext, query: QuoteQuery, integratorId: number, at: Date): { sellToken: SupportedToken; buyToken: SupportedToken } {
+function admit(chain: ChainContext, query: QuoteRequest, integratorId: number, at: Date): { sellToken: SupportedToken; buyToken: SupportedToken } {
   const sellToken = chain.tokens.resolve(query.sellToken);
   const buyToken = chain.tokens.resolve(query.buyToken);
   const misses: ["sell_token" | "buy_token", string][] = [];
@@ -50,7 +50,7 @@ function admit(chain: ChainContext, query: QuoteQuery, integratorId: number, at:
 const PLATFORM_OWN_FEE_BPS = 0;
 
 /** A fee parameter (even fee_bps=0) needs the key's swap:integrator scope; checked right after parsing. */
-function checkFeeScope(query: QuoteQuery, principal: ApiKeyPrincipal): void {
+function checkFeeScope(query: QuoteRequest, principal: ApiKeyPrincipal): void {
   const [parameter] = query.feeParameters;
   if (parameter !== undefined && !principal.scopes.includes(ApiKeyScope.SwapIntegrator)) {
     throw new ApiError(403, "missing_scope", `${parameter} needs an API key with scope ${ApiKeyScope.SwapIntegrator}; this key lacks it`);
@@ -58,7 +58,7 @@ function checkFeeScope(query: QuoteQuery, principal: ApiKeyPrincipal): void {
 }
 
 /** Checks that need the key and the resolved tokens but no chain state; they run before quote:read. */
-function checkRequest(query: QuoteQuery, principal: ApiKeyPrincipal, sellToken: SupportedToken, buyToken: SupportedToken, maxCombinedFeeBps: number): void {
+function checkRequest(query: Omit<QuoteRequest, "sellAmount">, principal: ApiKeyPrincipal, sellToken: SupportedToken, buyToken: SupportedToken, maxCombinedFeeBps: number): void {
   if (sellToken.address === buyToken.address) {
     throw new ApiError(400, "same_token", `sell_token and buy_token are the same token (${sellToken.symbol})`);
   }
@@ -109,10 +109,11 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
   return async (req, res) => {
     const principal = principalOf(res);
     await buckets.consume("quote_probe", principal, res);
-    const query = parseQuoteQuery(req.query);
-    checkFeeScope(query, principal);
-    const chain = requestedChain(deps.chains, query.chainId);
-    const { sellToken, buyToken } = admit(chain, query, principal.integratorId, deps.clock.now());
+    const request = parseQuoteQuery(req.query);
+    checkFeeScope(request, principal);
+    const chain = requestedChain(deps.chains, request.chainId);
+    const { sellToken, buyToken } = admit(chain, request, principal.integratorId, deps.clock.now());
+    const query = quoteQueryFor(request, sellToken);
     checkRequest(query, principal, sellToken, buyToken, deps.config.maxCombinedFeeBps);
     await buckets.consume("quote:read", principal, res);
     let quote: Quote;

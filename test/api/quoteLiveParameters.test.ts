@@ -2,7 +2,8 @@ import { expect } from "chai";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { parseUnits } from "viem";
+import { formatUnits, parseUnits } from "viem";
+import { tokenAmountToBaseUnits } from "../../api/quote/tokenAmount";
 import { ApiError } from "../../api/apiError";
 import { parseQuoteQuery } from "../../api/quote/quoteQuery";
 import { closeSharedQuoteApis, quoteReady, startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
@@ -161,6 +162,54 @@ describe("GET /quote: the live service's parameters", () => {
       expect(loadApiConfig({}).maxCombinedFeeBps).to.equal(100);
       expect(loadApiConfig({ MAX_COMBINED_FEE_BPS: "50" }).maxCombinedFeeBps).to.equal(50);
       expect(() => loadApiConfig({ MAX_COMBINED_FEE_BPS: "10001" })).to.throw(/MAX_COMBINED_FEE_BPS/);
+    });
+  });
+
+  describe("sell_amount in tokens (amount_unit=token)", () => {
+    it("converts exactly: parse(format(x, decimals)) = x for any base-unit x and decimals, trailing zeros included (property)", () => {
+      fc.assert(
+        fc.property(fc.bigInt({ min: 1n, max: (1n << 256n) - 1n }), fc.integer({ min: 0, max: 36 }), fc.nat({ max: 3 }), (x, decimals, zeros) => {
+          const text = formatUnits(x, decimals);
+          expect(tokenAmountToBaseUnits(text, decimals, "T", "sell_amount")).to.equal(x);
+          const padded = text.includes(".") ? text + "0".repeat(zeros) : zeros > 0 ? `${text}.${"0".repeat(zeros)}` : text;
+          expect(tokenAmountToBaseUnits(padded, decimals, "T", "sell_amount")).to.equal(x);
+        }),
+      );
+    });
+
+    it("more fraction digits than the token has is a 400 naming sell_amount, never a rounded amount (property)", () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 9 }), (decimals, last) => {
+          const text = `1.${"0".repeat(decimals)}${last}`;
+          expect(() => tokenAmountToBaseUnits(text, decimals, "T", "sell_amount")).to.throw(ApiError, new RegExp(`^sell_amount ${text.replace(".", "\\.")} has ${decimals + 1} decimals, but T has ${decimals}$`));
+        }),
+      );
+    });
+
+    it("over HTTP: 2.5 USDC and 0.01 ETH are quoted in base units; 1.1234567 USDC is a 400; a decimal without amount_unit=token is a 400; admission still runs first", async () => {
+      const { f, api } = await loadFixture(quoteReady);
+      const taker = f.taker.account.address;
+      const usdc = await api.quote({ sell_token: "USDC", buy_token: "WETH", sell_amount: "2.5", amount_unit: "token", taker });
+      expect(usdc.status, JSON.stringify(usdc.body)).to.equal(200);
+      expect(usdc.body!.sell_amount).to.equal("2500000");
+      const base = await api.quote({ sell_token: "USDC", buy_token: "WETH", sell_amount: "2500000", amount_unit: "base", taker });
+      expect(base.body!.sell_amount).to.equal("2500000");
+      const eth = await api.quote({ sell_token: "ETH", buy_token: "USDC", sell_amount: "0.01", amount_unit: "token", taker });
+      expect(eth.status, JSON.stringify(eth.body)).to.equal(200);
+      expect(eth.body!.tx.value).to.equal(parseUnits("0.01", 18).toString());
+
+      const tooPrecise = await api.quote({ sell_token: "USDC", buy_token: "WETH", sell_amount: "1.1234567", amount_unit: "token", taker });
+      expect(tooPrecise.status).to.equal(400);
+      expect(tooPrecise.body).to.deep.equal({ error: "sell_amount 1.1234567 has 7 decimals, but USDC has 6", code: "invalid_request" });
+      const zero = await api.quote({ sell_token: "USDC", buy_token: "WETH", sell_amount: "0.000", amount_unit: "token", taker });
+      expect(zero.body).to.deep.include({ error: "sell_amount must be greater than zero" });
+      const decimalInBase = await api.quote({ sell_token: "USDC", buy_token: "WETH", sell_amount: "1.5", taker });
+      expect(decimalInBase.status).to.equal(400);
+      expect(decimalInBase.body!.error).to.match(/^sell_amount .*amount_unit=token/);
+      const badUnit = await api.quote({ sell_token: "USDC", buy_token: "WETH", sell_amount: "1", amount_unit: "wei", taker });
+      expect(badUnit.body!.error).to.match(/^amount_unit /);
+      const unsupported = await api.quote({ sell_token: "0x1111111111111111111111111111111111111111", buy_token: "WETH", sell_amount: "1.1234567", amount_unit: "token", taker });
+      expect(unsupported.body).to.include({ code: "unsupported_token" });
     });
   });
 });
