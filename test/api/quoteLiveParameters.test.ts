@@ -6,6 +6,7 @@ import { formatUnits, parseUnits } from "viem";
 import { tokenAmountToBaseUnits } from "../../api/quote/tokenAmount";
 import { ApiError } from "../../api/apiError";
 import { parseQuoteQuery } from "../../api/quote/quoteQuery";
+import { createTradingClient } from "../../sdk";
 import { closeSharedQuoteApis, quoteReady, startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
 
 const started: QuoteApi[] = [];
@@ -122,6 +123,19 @@ describe("GET /quote: the live service's parameters", () => {
       for (const leg of two.body!.route.legs) expect(leg.hops.length).to.be.at.most(2);
       const unbounded = await api.quote({ ...params, max_hops: 16 });
       expect(unbounded.status).to.equal(200);
+    });
+
+    it("the SDK client sends maxHops as max_hops", async () => {
+      const { f, api } = await loadFixture(quoteReady);
+      const client = createTradingClient({ apiUrl: api.url, apiKey: api.apiKey.secret, maxAttempts: 1 });
+      try {
+        const parameters = { sellToken: f.token("LINK"), buyToken: f.token("USDC"), sellAmount: parseUnits("500", 18), taker: f.taker.account.address };
+        const error = await client.getQuote({ ...parameters, maxHops: 1 }).then(() => undefined, (caught: unknown) => caught as Error);
+        expect(error?.message).to.contain("max_hops 1");
+        expect((await client.getQuote({ ...parameters, maxHops: 2 })).route.hops).to.have.length(2);
+      } finally {
+        client.close();
+      }
     });
   });
 
