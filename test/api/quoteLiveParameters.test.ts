@@ -123,6 +123,15 @@ describe("GET /quote: the live service's parameters", () => {
       for (const leg of two.body!.route.legs) expect(leg.hops.length).to.be.at.most(2);
       const unbounded = await api.quote({ ...params, max_hops: 16 });
       expect(unbounded.status).to.equal(200);
+      // Route statistics count the token paths tried: the direct one (no LINK/USDC pool: failed), one
+      // per hub with two hops, and one per hub with three.
+      const [twoStats, allStats] = [two.body!.route_stats, unbounded.body!.route_stats];
+      expect(twoStats.successful_routes).to.be.at.least(1);
+      expect(twoStats.failed_routes).to.be.at.least(1);
+      expect(allStats.candidate_paths).to.equal(2 * twoStats.candidate_paths - 1);
+      for (const stats of [twoStats, allStats]) expect(stats.candidate_paths).to.equal(stats.successful_routes + stats.failed_routes);
+      const wrap = await api.quote({ sell_token: "ETH", buy_token: "WETH", sell_amount: 1000, taker: f.taker.account.address });
+      expect(wrap.body!.route_stats, "a bare wrap searches nothing").to.deep.equal({ candidate_paths: 0, successful_routes: 0, failed_routes: 0 });
     });
 
     it("the SDK client sends maxHops as max_hops", async () => {
@@ -224,6 +233,40 @@ describe("GET /quote: the live service's parameters", () => {
       expect(badUnit.body!.error).to.match(/^amount_unit /);
       const unsupported = await api.quote({ sell_token: "0x1111111111111111111111111111111111111111", buy_token: "WETH", sell_amount: "1.1234567", amount_unit: "token", taker });
       expect(unsupported.body).to.include({ code: "unsupported_token" });
+    });
+  });
+
+  describe("the live service's response fields", () => {
+    it("adds taker, slippage_bps, integrator_fee and permit2.nonce/deadline, keeps every field; the SDK's verifyQuote passes and refuses a top-level nonce that disagrees", async () => {
+      const { f, api } = await loadFixture(quoteReady);
+      const client = createTradingClient({ apiUrl: api.url, apiKey: api.apiKey.secret, maxAttempts: 1, publicClient: f.publicClient, contracts: { routerRegistry: f.contracts.routerRegistry } });
+      try {
+        const taker = f.taker.account.address;
+        const raw = await api.quote({ sell_token: "USDC", buy_token: "WETH", sell_amount: parseUnits("20", 6), taker, slippage_bps: 75, fee_bps: 15 });
+        expect(raw.status, JSON.stringify(raw.body)).to.equal(200);
+        const body = raw.body!;
+        for (const kept of ["quote_id", "chain_id", "block_number", "sell_token", "buy_token", "sell_amount", "buy_amount", "min_buy_amount", "route", "platform_fee", "settlement", "gasless", "relayer_fee", "expires_at", "tx", "permit2", "issues"]) {
+          expect(body, kept).to.have.property(kept);
+        }
+        expect(body.taker).to.equal(taker);
+        expect(body.slippage_bps).to.equal(75);
+        expect(body.integrator_fee).to.deep.equal({ bps: 15, recipient: api.owner.address, id: body.integrator_fee.id });
+        expect(body.integrator_fee.id).to.match(/^quote-/);
+        expect(body.permit2.nonce).to.equal(body.permit2.message.nonce);
+        expect(body.permit2.deadline).to.equal(body.permit2.message.deadline);
+        const stats = body.route_stats;
+        expect(stats.successful_routes).to.be.at.least(1);
+        expect(stats.candidate_paths).to.equal(stats.successful_routes + stats.failed_routes);
+
+        const quote = await client.getQuote({ sellToken: f.token("USDC"), buyToken: f.token("WETH"), sellAmount: parseUnits("20", 6), taker, feeBps: 15 });
+        expect(quote.permit2?.nonce).to.equal(quote.permit2?.message.nonce);
+        await client.verifyQuote(quote);
+        const tampered = { ...quote, permit2: { ...quote.permit2!, nonce: (BigInt(quote.permit2!.message.nonce) + 1n).toString() } };
+        const refused = await client.verifyQuote(tampered, { taker, feeBps: 15 }).then(() => undefined, (caught: unknown) => caught as Error);
+        expect(refused?.message).to.contain("permit2.nonce");
+      } finally {
+        client.close();
+      }
     });
   });
 });
