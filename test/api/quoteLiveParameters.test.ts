@@ -80,6 +80,9 @@ describe("GET /quote: the live service's parameters", () => {
       expect(refusal({ ...base, swap_fee_recipient: "0x12" }).message).to.match(/^swap_fee_recipient /);
       expect(refusal({ ...base, permit2Owner: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" }).message).to.match(/^permit2Owner .* must equal taker/);
       expect(refusal({ ...base, unknownThing: "1" }).message).to.contain("unknownThing");
+      expect(refusal({ ...base, permitOwner: TAKER, settlementPreference: "allowance" }).message).to.match(/^permitOwner asks for a gasless quote/);
+      for (const name of ["permit2_owner", "permit2Owner", "permitOwner"]) expect(parseQuoteQuery({ ...base, [name]: TAKER.toLowerCase() }).gasless, name).to.equal(true);
+      expect(parseQuoteQuery(base).gasless).to.equal(false);
     });
   });
 
