@@ -8,7 +8,7 @@ import type { SharedNonceReservations } from "./quote/sharedNonceReservations";
 import type { RateLimiterFactory } from "./rateLimits/rateLimiterFactory";
 import type { Store } from "./store/store";
 
-/** The viem client used to verify SIWE signatures, including contract wallets (ERC-1271/6492) via eth_call. */
+/** The viem client that asks deployed contract wallets (ERC-1271) about onboarding signatures; keys are verified without it. */
 export type SignatureVerifierClient = Client<Transport, Chain | undefined>;
 
 /** Everything a handler may use; built once at start and passed in, so handlers read no globals. */

@@ -12,6 +12,7 @@ export type ApiErrorCode =
   | "fee_recipient_not_owner"
   | "fee_bps_out_of_range"
   | "payload_hash_mismatch"
+  | "signature_unsupported"
   // 401: the signature, nonce or API key does not authorize the request
   | "nonce_unknown"
   | "nonce_expired"
@@ -27,11 +28,15 @@ export type ApiErrorCode =
   | "integrator_not_active"
   | "not_integrator_owner"
   | "missing_scope"
+  | "gasless_taker_blocked"
+  | "gasless_integrator_blocked"
   // 400 for gasless submissions
   | "quote_not_gasless"
   | "quote_expired"
   | "signature_mismatch"
   | "simulation_failed"
+  // 400: a gasless quote selling a token the relayer does not take its fee in
+  | "fee_token_not_accepted"
   // 404
   | "not_found"
   | "integrator_not_found"

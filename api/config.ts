@@ -1,7 +1,8 @@
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "viem";
-import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction } from "../sdk";
+import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, parseFeeTokenList } from "../sdk";
 
 /** `true`/`false`/`1`/`0` (any case); anything else is a configuration error, not a silent false. */
 const booleanFlag = z
@@ -15,6 +16,44 @@ const positiveInt = z.coerce.number().int().positive();
 
 /** A non-negative decimal amount of whole tokens, such as `1` or `0.5`; kept as text for parseUnits. */
 const decimalAmount = z.string().trim().regex(/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/, "must be a non-negative decimal number such as 1 or 0.5");
+
+/** The names express's `trust proxy` accepts for address ranges, besides addresses and CIDR blocks. */
+const PROXY_RANGE_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/** One entry of an `API_TRUST_PROXY` list: an address, a CIDR block, or a range name. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^[0-9]{1,3}$/.test(prefix)) return family === 4 && isIP(prefix) === 4; // an IPv4 netmask
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * `API_TRUST_PROXY`, passed to express's `trust proxy`: `false` (the socket's address is the client),
+ * a hop count, or a comma-separated list of the proxies' addresses. `true` (trust every hop) is
+ * refused: any client could then choose its own address by sending X-Forwarded-For.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((text, context): false | number | string[] => {
+    if (text === "" || text.toLowerCase() === "false") return false;
+    if (/^[0-9]{1,3}$/.test(text)) return Number(text);
+    if (text.toLowerCase() === "true") {
+      context.addIssue({ code: "custom", message: "true would trust an X-Forwarded-For any client can write; give the number of proxies in front (e.g. 1) or their addresses" });
+      return z.NEVER;
+    }
+    const entries = text.split(",").map((entry) => entry.trim());
+    const bad = entries.find((entry) => !isProxyAddress(entry));
+    if (bad !== undefined) {
+      context.addIssue({ code: "custom", message: `${JSON.stringify(bad)} is not a hop count, an IP address, a CIDR block, loopback, linklocal or uniquelocal` });
+      return z.NEVER;
+    }
+    return entries;
+  });
 
 /** One more chain of `API_CHAINS`: its id, JSON-RPC URL, and deployment manifest file. */
 const additionalChain = z.strictObject({
@@ -38,15 +77,28 @@ const additionalChains = z
   })
   .pipe(z.array(additionalChain));
 
+/** `RELAYER_FEE_TOKENS`: token addresses or manifest symbols, comma-separated. */
+export const feeTokenList = z.string().transform((text, context) => {
+  const parsed = parseFeeTokenList(text);
+  if (typeof parsed === "string") {
+    context.addIssue({ code: "custom", message: parsed });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
 const schema = z.object({
   API_HOST: z.string().min(1).default("127.0.0.1"),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  API_TRUST_PROXY: trustProxy.default(false),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   API_DB_PATH: z.string().min(1).default("data/api.sqlite"),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
   API_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   API_MAX_BODY_BYTES: positiveInt.default(16_384),
   NONCE_TTL_SECONDS: positiveInt.default(600),
-  AUTO_APPROVE: booleanFlag.default(true),
+  AUTO_APPROVE: booleanFlag.default(false),
   DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE: positiveInt.default(10),
   MAX_FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(1000),
@@ -61,6 +113,8 @@ const schema = z.object({
   SNAPSHOT_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
   ONBOARDING_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
   ONBOARDING_WALLET_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),
+  ONBOARDING_1271_GAS: positiveInt.min(30_000).max(10_000_000).default(300_000),
+  ONBOARDING_1271_TIMEOUT_MS: positiveInt.max(60_000).default(3_000),
   SNAPSHOT_REFRESH_SECONDS: positiveInt.default(5),
   DEMAND_FLUSH_SECONDS: positiveInt.default(5),
   DEMAND_MAX_TRACKED: positiveInt.default(10_000),
@@ -71,6 +125,7 @@ const schema = z.object({
   QUOTE_TTL_SECONDS: positiveInt.default(300),
   // The spec allows the probe bucket "up to 10 times" the quote allowance.
   QUOTE_PROBE_MULTIPLIER: positiveInt.max(10).default(10),
+  STATUS_RATE_LIMIT_MULTIPLIER: positiveInt.max(1000).default(10),
   RELAYER_URL: z
     .string()
     .default("http://127.0.0.1:8090")
@@ -84,7 +139,9 @@ const schema = z.object({
     .optional(),
   RELAYER_FEE_MARGIN_BPS: z.coerce.number().int().min(0).max(100_000).default(2000),
   RELAYER_SPONSOR_GAS: booleanFlag.default(false),
+  RELAYER_FEE_TOKENS: feeTokenList.optional(),
   RELAYER_PRIORITY_FEE_GWEI: z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5").default("1"),
+  RELAYER_STANDING_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
 });
 
 /** A chain served besides the default one (`API_CHAINS`). */
@@ -96,6 +153,17 @@ export type ApiConfig = Readonly<{
   host: string;
   /** HTTP port; 0 picks a free one. `API_PORT`, default 8080. */
   port: number;
+  /**
+   * express's `trust proxy`: which hops in front of the API may name the client in X-Forwarded-For,
+   * for the per-IP limits. `API_TRUST_PROXY`: `false` (default; the socket's address), a hop count,
+   * or a comma-separated list of addresses / CIDR blocks / `loopback`, `linklocal`, `uniquelocal`.
+   */
+  trustProxy: false | number | readonly string[];
+  /**
+   * GET /metrics is served only on this port, apart from the public API (absent: not served).
+   * `METRICS_PORT` (0 picks a free one), default unset; `METRICS_HOST`, default 127.0.0.1.
+   */
+  metrics: Readonly<{ host: string; port: number }> | undefined;
   /** SQLite database file (created with its folder). `API_DB_PATH`, default data/api.sqlite. */
   dbPath: string;
   /**
@@ -109,7 +177,11 @@ export type ApiConfig = Readonly<{
   maxBodyBytes: number;
   /** Lifetime of an onboarding nonce. `NONCE_TTL_SECONDS`, default 600. */
   nonceTtlSeconds: number;
-  /** New applications are `active` at once when true, else `pending` until approved. `AUTO_APPROVE`, default true. */
+  /**
+   * New applications are `active` at once when true, else `pending` until approved. Either way only
+   * profiles an operator approved or confirmed count toward token promotion. `AUTO_APPROVE`, default
+   * false (`npm start` turns it on for the devnet).
+   */
   autoApprove: boolean;
   /** Limits given to new API keys. `DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE` (60), `DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE` (10). */
   defaultQuoteRateLimitPerMinute: number;
@@ -145,6 +217,13 @@ export type ApiConfig = Readonly<{
   onboardingRateLimitPerMinute: number;
   /** POST /integrators/nonce requests per wallet per minute (each stores a challenge). `ONBOARDING_WALLET_RATE_LIMIT_PER_MINUTE`, default 30. */
   onboardingWalletRateLimitPerMinute: number;
+  /**
+   * Gas given to a contract wallet's ERC-1271 `isValidSignature` call (an eth_call of code the
+   * requester chose). `ONBOARDING_1271_GAS`, default 300000.
+   */
+  onboarding1271Gas: number;
+  /** How long that call may take before the answer is 503 signature_verification_unavailable. `ONBOARDING_1271_TIMEOUT_MS`, default 3000. */
+  onboarding1271TimeoutMs: number;
   /** How often the running API re-reads operator and promotion changes from the database. `SNAPSHOT_REFRESH_SECONDS`, default 5. */
   snapshotRefreshSeconds: number;
   /** How often buffered unsupported-token demand is written to the database. `DEMAND_FLUSH_SECONDS`, default 5. */
@@ -160,12 +239,21 @@ export type ApiConfig = Readonly<{
    * its manifest pool's spot price against WETH). `PROMOTION_MIN_LIQUIDITY_WETH`, default 1.
    */
   promotionMinLiquidityWeth: string;
-  /** A token that failed its on-chain checks is checked again after this long at the earliest. `PROMOTION_RECHECK_MINUTES`, default 10. */
+  /**
+   * A token that failed its on-chain checks is checked again after this long at the earliest, and a
+   * promoted token's checks (its pool's liquidity) are run again this often: one below the minimum is
+   * demoted. `PROMOTION_RECHECK_MINUTES`, default 10.
+   */
   promotionRecheckMinutes: number;
   /** Lifetime of a quote (its `expires_at` and permit deadline). `QUOTE_TTL_SECONDS`, default 300. */
   quoteTtlSeconds: number;
   /** The `quote_probe` bucket allows this many times the key's quote_rate_limit_per_minute. `QUOTE_PROBE_MULTIPLIER`, default 10. */
   quoteProbeMultiplier: number;
+  /**
+   * A key's GET /gasless/status reads per minute are this many times its swap_rate_limit_per_minute
+   * (its `status_rate_limit_per_minute`). `STATUS_RATE_LIMIT_MULTIPLIER`, default 10.
+   */
+  statusRateLimitMultiplier: number;
   /** Gasless trading; absent when `RELAYER_INTERNAL_TOKEN` or `RELAYER_FEE_RECIPIENT` is unset (gasless requests then get 503). */
   gasless: GaslessConfig | undefined;
 }>;
@@ -187,6 +275,17 @@ export type GaslessConfig = Readonly<{
   sponsorGas: boolean;
   /** Tip the relayer pays above the base fee, in wei (the fee prices it). `RELAYER_PRIORITY_FEE_GWEI`, default 1. */
   priorityFeeWei: bigint;
+  /**
+   * How long the relayer's answer about a taker's and an integrator's reverted relays is reused before
+   * the next gasless quote asks again. `RELAYER_STANDING_CACHE_MS`, default 5000.
+   */
+  standingCacheMs: number;
+  /**
+   * Tokens the relayer takes its fee in, so the only tokens a gasless quote may sell: addresses or
+   * manifest symbols (`acceptedFeeTokens`). `RELAYER_FEE_TOKENS`, comma-separated; default (undefined)
+   * every token of the chain's manifest.
+   */
+  feeTokens?: readonly string[] | undefined;
 }>;
 
 /** Reads the API's settings from the environment once; an invalid value stops the start with its name. */
@@ -202,6 +301,8 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   return {
     host: values.API_HOST,
     port: values.API_PORT,
+    trustProxy: values.API_TRUST_PROXY,
+    metrics: values.METRICS_PORT === undefined ? undefined : { host: values.METRICS_HOST, port: values.METRICS_PORT },
     dbPath: resolve(values.API_DB_PATH),
     databaseUrl: values.DATABASE_URL,
     logLevel: values.API_LOG_LEVEL,
@@ -221,6 +322,8 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     snapshotRateLimitPerMinute: values.SNAPSHOT_RATE_LIMIT_PER_MINUTE,
     onboardingRateLimitPerMinute: values.ONBOARDING_RATE_LIMIT_PER_MINUTE,
     onboardingWalletRateLimitPerMinute: values.ONBOARDING_WALLET_RATE_LIMIT_PER_MINUTE,
+    onboarding1271Gas: values.ONBOARDING_1271_GAS,
+    onboarding1271TimeoutMs: values.ONBOARDING_1271_TIMEOUT_MS,
     snapshotRefreshSeconds: values.SNAPSHOT_REFRESH_SECONDS,
     demandFlushSeconds: values.DEMAND_FLUSH_SECONDS,
     demandMaxTracked: values.DEMAND_MAX_TRACKED,
@@ -230,6 +333,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     promotionRecheckMinutes: values.PROMOTION_RECHECK_MINUTES,
     quoteTtlSeconds: values.QUOTE_TTL_SECONDS,
     quoteProbeMultiplier: values.QUOTE_PROBE_MULTIPLIER,
+    statusRateLimitMultiplier: values.STATUS_RATE_LIMIT_MULTIPLIER,
     gasless:
       values.RELAYER_INTERNAL_TOKEN === undefined || values.RELAYER_FEE_RECIPIENT === undefined
         ? undefined
@@ -240,6 +344,8 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
             feeMarginBps: values.RELAYER_FEE_MARGIN_BPS,
             sponsorGas: values.RELAYER_SPONSOR_GAS,
             priorityFeeWei: parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9),
+            standingCacheMs: values.RELAYER_STANDING_CACHE_MS,
+            feeTokens: values.RELAYER_FEE_TOKENS,
           },
   };
 }

@@ -6,7 +6,6 @@ import { createApiMetrics, metricsMiddleware } from "./metrics/apiMetrics";
 import { requestLog } from "./middleware/requestLog";
 import { getHealthRoute } from "./routes/getHealth";
 import { getDocsAssetRoute, getDocsRoute } from "./routes/getDocs";
-import { getMetricsRoute } from "./routes/getMetrics";
 import { getOpenApiRoute } from "./routes/getOpenApi";
 import { getReadyRoute } from "./routes/getReady";
 import { getGaslessStatusRoute } from "./routes/getGaslessStatus";
@@ -20,6 +19,7 @@ import type { Route } from "./routes/route";
 /**
  * Every route the API serves; a new endpoint is one more entry here (e.g. GET /quote behind apiKeyAuth).
  * express tries them in this order, so the busiest come first: the liveness probe, then trading.
+ * GET /metrics is not among them: it is served on its own port (sdk/observability/metricsServer.ts).
  */
 export const apiRoutes: readonly Route[] = [
   getHealthRoute,
@@ -29,7 +29,6 @@ export const apiRoutes: readonly Route[] = [
   getSupportedTokens,
   getTokensRoute,
   getReadyRoute,
-  getMetricsRoute,
   ...onboardingRoutes,
   getOpenApiRoute,
   getDocsRoute,
@@ -47,6 +46,8 @@ export function createApp(given: ApiDependencies, options: CreateAppOptions = {}
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // Which hops may name the client in X-Forwarded-For (req.ip, the per-IP limits); off by default.
+  app.set("trust proxy", deps.config.trustProxy);
   app.use(requestLog(deps.logger));
   app.use(metricsMiddleware(deps.metrics!));
   app.use(jsonBody(deps.config.maxBodyBytes));

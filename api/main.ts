@@ -8,6 +8,7 @@ import { startApi } from "./startApi";
 async function main(): Promise<void> {
   const api = await startApi(loadApiConfig());
   process.stdout.write(`Integrator API on ${api.url}\n`);
+  if (api.metricsUrl !== undefined) process.stdout.write(`Metrics on ${api.metricsUrl}/metrics\n`);
   let stopping = false;
   const stop = () => {
     if (stopping) process.exit(130);

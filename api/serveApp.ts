@@ -2,7 +2,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 
-export type RunningServer = { url: string; close(): Promise<void> };
+export type RunningServer = {
+  url: string;
+  /** Where GET /metrics is served, when a metrics port is configured (`METRICS_PORT`). */
+  metricsUrl?: string;
+  close(): Promise<void>;
+};
 
 /** Listens on host:port (0 picks a free port) and resolves once bound, or rejects (e.g. port in use). */
 export function serveApp(app: Express, host: string, port: number): Promise<RunningServer> {

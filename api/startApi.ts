@@ -1,6 +1,8 @@
 import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Transport } from "viem";
+import { unknownFeeTokenSymbols } from "../sdk";
 import { observedTransport, type RpcObserver } from "../sdk/observability/observedTransport";
+import { serveMetrics } from "../sdk/observability/metricsServer";
 import { observeRpc } from "../sdk/observability/serverMetrics";
 import { timedMethods } from "../sdk/observability/timedMethods";
 import { systemClock } from "./clock";
@@ -17,7 +19,8 @@ import { openStore } from "./store/openStore";
 /**
  * Opens the database (SQLite, or PostgreSQL when `DATABASE_URL` is set, with rate limits and Permit2
  * nonce reservations shared there too), connects the public client to `config.rpcUrl`, loads the served chains (their
- * manifests and supported-token sets), starts the supported-token jobs, and serves the API. `close`
+ * manifests and supported-token sets), starts the supported-token jobs, and serves the API (and, with
+ * `METRICS_PORT`, GET /metrics on a port of its own). `close`
  * stops the server, then the jobs (writing buffered demand), then closes the database; `npm run api`
  * and the devnet both start it this way.
  */
@@ -63,18 +66,30 @@ export async function startApi(
     const transport = observedTransport(transports.get(config.chainId) ?? http(config.rpcUrl, { retryCount: 1 }), observe);
     const publicClient = createPublicClient({ chain, transport });
     const chains = await loadChains(config, { store, logger, clock: systemClock }, transports, observe);
+    const unknownFeeTokens = unknownFeeTokenSymbols(chains.registry.all().map((served) => served.manifest), config.gasless?.feeTokens);
+    if (unknownFeeTokens.length > 0) {
+      throw new Error(`invalid RELAYER_FEE_TOKENS: ${unknownFeeTokens.join(", ")} is not the symbol of a token in any served chain's manifest (give its address instead)`);
+    }
     const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock, metrics, rateLimiters: limits.factory, nonceReservations });
     const server = await serveApp(app, config.host, config.port);
+    const metricsServer =
+      config.metrics === undefined
+        ? undefined
+        : await serveMetrics(metrics.registry, config.metrics.host, config.metrics.port, "METRICS_PORT").catch(async (error: unknown) => {
+            await server.close();
+            throw error;
+          });
     chains.jobs.start();
     logger.info(
-      { url: server.url, database: config.databaseUrl === undefined ? config.dbPath : "postgresql", chainId: config.chainId, chains: chains.registry.all().map((served) => served.chainId) },
+      { url: server.url, metricsUrl: metricsServer?.url, database: config.databaseUrl === undefined ? config.dbPath : "postgresql", chainId: config.chainId, chains: chains.registry.all().map((served) => served.chainId) },
       "api listening",
     );
     return {
       url: server.url,
+      ...(metricsServer === undefined ? {} : { metricsUrl: metricsServer.url }),
       close: async () => {
         try {
-          await server.close();
+          await Promise.all([server.close(), metricsServer?.close()]);
         } finally {
           try {
             await chains.jobs.stop();

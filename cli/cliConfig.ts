@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createPublicClient, createWalletClient, http, isAddress, isHex, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createTradingClient, devnetChain, manifestPath, readManifest, type DeploymentManifest, type TradingClient, type TradingWallet } from "../sdk";
+import { createTradingClient, devnetApiUrl, devnetChain, devnetRpcUrl, manifestPath, readManifest, type DeploymentManifest, type TradingClient, type TradingWallet } from "../sdk";
 import { CliError, ExitCode } from "./exitCodes";
 
 /** Global options, as commander parses them. */
@@ -20,7 +20,11 @@ export type GlobalOptions = {
   timeout?: string;
 };
 
-/** Configuration, parsed once from flags, then the environment, then the devnet's defaults. */
+/**
+ * Configuration, parsed once from flags, then the environment, then the devnet's defaults. The chain
+ * and the API are found as every tool of the project finds them: `RPC_URL`, else the devnet's
+ * `DEVNET_HOST`/`DEVNET_PORT`; `SWAP_API_URL`, else the API's `API_HOST`/`API_PORT`.
+ */
 export type CliConfig = Readonly<{
   apiUrl: string;
   apiKey: string | undefined;
@@ -37,7 +41,7 @@ export type CliConfig = Readonly<{
   timeoutSeconds: number | undefined;
 }>;
 
-export const DEFAULTS = { apiUrl: "http://127.0.0.1:8080", rpcUrl: "http://127.0.0.1:8545", chainId: 4663, deploymentsDir: "deployments" } as const;
+export const DEFAULTS = { apiUrl: devnetApiUrl({}), rpcUrl: devnetRpcUrl({}), chainId: 4663, deploymentsDir: "deployments" } as const;
 
 function integer(name: string, text: string, min: number): number {
   if (!/^[0-9]+$/.test(text) || Number(text) < min) throw new CliError(`${name} must be an integer ≥ ${min}, got ${text}`, ExitCode.usage);
@@ -56,9 +60,9 @@ export function loadCliConfig(options: GlobalOptions, env: NodeJS.ProcessEnv): C
   const privateKey = options.privateKey ?? env.PRIVATE_KEY;
   if (privateKey !== undefined && !(isHex(privateKey) && privateKey.length === 66)) throw new CliError("PRIVATE_KEY (--private-key) must be 0x + 64 hex digits", ExitCode.usage);
   return {
-    apiUrl: options.apiUrl ?? env.SWAP_API_URL ?? DEFAULTS.apiUrl,
+    apiUrl: options.apiUrl ?? devnetApiUrl(env),
     apiKey: options.apiKey ?? env.SWAP_API_KEY,
-    rpcUrl: options.rpcUrl ?? env.RPC_URL ?? DEFAULTS.rpcUrl,
+    rpcUrl: options.rpcUrl ?? devnetRpcUrl(env),
     privateKey: privateKey as Hex | undefined,
     chainId,
     manifest,

@@ -9,11 +9,27 @@ export class CliOutput {
     process.stderr.write(`${message}\n`);
   }
 
-  /** The command's result: JSON (bigints as strings) or, for people, a table or lines. */
+  /**
+   * The command's result: for people, a table or lines at once; with `--json`, kept until the command
+   * ends, so that a command that reports and then fails (doctor, a relay that failed) still prints one
+   * document, its result with the `error` added (`finishJson`).
+   */
   result(value: unknown, human: () => string): void {
-    if (this.json) process.stdout.write(`${JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item), 2)}\n`);
+    if (this.json) pendingJson = { value };
     else process.stdout.write(`${human()}\n`);
   }
+}
+
+let pendingJson: { value: unknown } | undefined;
+
+/** Writes the one JSON document of a `--json` run: the result, with `error` when the command failed. */
+export function finishJson(error?: Record<string, unknown>): void {
+  const result = pendingJson?.value;
+  pendingJson = undefined;
+  if (result === undefined && error === undefined) return;
+  const document =
+    error === undefined ? result : result === undefined ? { error } : typeof result === "object" && result !== null && !Array.isArray(result) ? { ...result, error } : { result, error };
+  process.stdout.write(`${JSON.stringify(document, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item), 2)}\n`);
 }
 
 /** A plain text table: one header row, then rows, columns padded to their widest cell. */

@@ -1,6 +1,8 @@
 import { Command, CommanderError } from "commander";
 import { ApiError, QuoteCalldataError, QuoteMismatchError, SdkError } from "../sdk";
 import { DEFAULTS } from "./cliConfig";
+import { finishJson } from "./cliOutput";
+import { connectionFailure } from "./connectionFailure";
 import { registerDoctor } from "./commands/doctor";
 import { registerOnboard } from "./commands/onboard";
 import { registerQuote } from "./commands/quote";
@@ -14,9 +16,9 @@ import { ExitCode, exitCodeOf } from "./exitCodes";
 export function buildProgram(): Command {
   const program = new Command("swap-api")
     .description("Token Swap Trading API from a shell: onboard, list tokens, quote, swap (also gasless), follow relays, read the router registry")
-    .option("--api-url <url>", `API base URL (env SWAP_API_URL, default ${DEFAULTS.apiUrl})`)
+    .option("--api-url <url>", `API base URL (env SWAP_API_URL, else http://API_HOST:API_PORT, default ${DEFAULTS.apiUrl})`)
     .option("--api-key <key>", "API key (env SWAP_API_KEY)")
-    .option("--rpc-url <url>", `JSON-RPC URL (env RPC_URL, default ${DEFAULTS.rpcUrl})`)
+    .option("--rpc-url <url>", `JSON-RPC URL (env RPC_URL, else http://DEVNET_HOST:DEVNET_PORT, default ${DEFAULTS.rpcUrl})`)
     .option("--private-key <hex>", "wallet key for signing commands (env PRIVATE_KEY); prefer the environment variable")
     .option("--chain-id <id>", `chain id (env CHAIN_ID, default ${DEFAULTS.chainId})`)
     .option("--registry <address>", "router registry (env ROUTER_REGISTRY, default from the deployment manifest)")
@@ -37,13 +39,14 @@ function describe(error: unknown) {
   if (error instanceof QuoteMismatchError) return { name: error.name, message: error.shortMessage, field: error.field, expected: error.expected, actual: error.actual, source: error.source, details: error.details ?? null };
   if (error instanceof QuoteCalldataError) return { name: error.name, message: error.shortMessage, field: error.field, details: error.details ?? null };
   if (error instanceof SdkError) return { name: error.name, message: error.shortMessage, details: error.details ?? null };
-  return { name: (error as Error).name ?? "Error", message: (error as Error).message ?? String(error) };
+  return { name: (error as Error).name ?? "Error", message: connectionFailure(error) ?? (error as Error).message ?? String(error) };
 }
 
 async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv as string[]);
+    finishJson();
     return ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -53,7 +56,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const exitCode = exitCodeOf(error);
     const described = describe(error);
     process.stderr.write(`error: ${error instanceof SdkError ? error.message : described.message}\n`);
-    if (program.opts<{ json?: boolean }>().json) process.stdout.write(`${JSON.stringify({ error: { ...described, exit_code: exitCode } }, null, 2)}\n`);
+    if (program.opts<{ json?: boolean }>().json) finishJson({ ...described, exit_code: exitCode });
     return exitCode;
   }
 }

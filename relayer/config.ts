@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { isHex, parseEther, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { DEVNET_CHAIN_ID, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT } from "../sdk";
+import { DEVNET_CHAIN_ID, devnetRpcUrl, parseFeeTokenList } from "../sdk";
 
 const positiveInt = z.coerce.number().int().positive();
 const gwei = z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5");
@@ -16,9 +16,21 @@ const privateKeys = z
   .transform((keys) => keys as Hex[])
   .refine((keys) => new Set(keys.map((key) => key.toLowerCase())).size === keys.length, "a key is listed twice");
 
+/** `RELAYER_FEE_TOKENS`: token addresses or manifest symbols, comma-separated (the API reads the same variable). */
+const feeTokenList = z.string().transform((text, context) => {
+  const parsed = parseFeeTokenList(text);
+  if (typeof parsed === "string") {
+    context.addIssue({ code: "custom", message: parsed });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
 const schema = z.object({
   RELAYER_HOST: z.string().min(1).default("127.0.0.1"),
   RELAYER_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
+  RELAYER_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  RELAYER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   RELAYER_DB_PATH: z.string().min(1).default("data/relayer.sqlite"),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
   RELAYER_ID: z.string().trim().min(1).max(100).optional(),
@@ -27,7 +39,8 @@ const schema = z.object({
   RELAYER_INTERNAL_TOKEN: z.string().min(16, "must be at least 16 characters (a shared secret with the API)"),
   RELAYER_PRIVATE_KEYS: privateKeys,
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
-  RPC_URL: z.url({ protocol: /^https?$/ }).default(`http://${DEVNET_DEFAULT_HOST}:${DEVNET_DEFAULT_RPC_PORT}`),
+  // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
+  RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   RELAYER_CONFIRMATIONS: positiveInt.default(1),
   RELAYER_RESUBMIT_SECONDS: z.coerce.number().positive().default(15),
@@ -36,6 +49,10 @@ const schema = z.object({
   RELAYER_MAX_PENDING_PER_SIGNER: positiveInt.max(256).default(32),
   RELAYER_POLL_MS: positiveInt.default(250),
   RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
+  RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
+  RELAYER_MAX_REVERTS_PER_TAKER: z.coerce.number().int().min(0).max(1_000_000).default(2),
+  RELAYER_MAX_REVERTS_PER_INTEGRATOR: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  RELAYER_FEE_TOKENS: feeTokenList.optional(),
 });
 
 /** The relayer's settings, parsed once at start and passed in; nothing else reads the environment. */
@@ -44,6 +61,12 @@ export type RelayerConfig = Readonly<{
   host: string;
   /** Its port; 0 picks a free one. `RELAYER_PORT`, default 8090. */
   port: number;
+  /**
+   * GET /metrics (relays, signer balances, nonces) is served only on this port, apart from the
+   * internal endpoint every API instance reaches; absent: not served. `RELAYER_METRICS_PORT` (0 picks
+   * a free one), default unset; `RELAYER_METRICS_HOST`, default 127.0.0.1.
+   */
+  metrics: Readonly<{ host: string; port: number }> | undefined;
   /** SQLite file of relays and their transactions. `RELAYER_DB_PATH`, default data/relayer.sqlite. */
   dbPath: string;
   /**
@@ -63,7 +86,7 @@ export type RelayerConfig = Readonly<{
   privateKeys: readonly Hex[];
   /** `CHAIN_ID`, default 4663. */
   chainId: number;
-  /** `RPC_URL`, default http://127.0.0.1:8545. */
+  /** `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545). */
   rpcUrl: string;
   /** The chain's manifest is `<dir>/<CHAIN_ID>.json`. `DEPLOYMENTS_DIR`, default deployments. */
   deploymentsDir: string;
@@ -81,6 +104,22 @@ export type RelayerConfig = Readonly<{
   pollMs: number;
   /** A signer below this balance is logged at warn and not given new work. `RELAYER_MIN_SIGNER_BALANCE_ETH`, default 0.1. */
   minSignerBalanceWei: bigint;
+  /**
+   * A first broadcast waits while the gas limit's cost at the current base fee plus tip exceeds the
+   * signed fee's worth by more than this, in bps (sponsored relays are not checked); at the deadline
+   * the relay ends `expired` / `fee_below_cost`. `RELAYER_MAX_LOSS_BPS`, default 0.
+   */
+  maxLossBps: number;
+  /** A taker with this many reverted relays in 24 hours gets no new gasless quotes. `RELAYER_MAX_REVERTS_PER_TAKER`, default 2. */
+  maxRevertsPerTaker: number;
+  /** The same for an integrator's keys. `RELAYER_MAX_REVERTS_PER_INTEGRATOR`, default 10. */
+  maxRevertsPerIntegrator: number;
+  /**
+   * Tokens a relay's fee may be paid in (its order's sell token): addresses or symbols of the
+   * manifest's tokens. A hand-off whose fee token is not one of them is refused before it is stored.
+   * `RELAYER_FEE_TOKENS`, comma-separated, as the API's; default (undefined) every manifest token.
+   */
+  feeTokens: readonly string[] | undefined;
 }>;
 
 /** Reads the relayer's settings once; an invalid value stops the start with its name. */
@@ -97,6 +136,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
   return {
     host: values.RELAYER_HOST,
     port: values.RELAYER_PORT,
+    metrics: values.RELAYER_METRICS_PORT === undefined ? undefined : { host: values.RELAYER_METRICS_HOST, port: values.RELAYER_METRICS_PORT },
     dbPath: resolve(values.RELAYER_DB_PATH),
     databaseUrl: values.DATABASE_URL,
     relayerId: values.RELAYER_ID ?? `relayer-${privateKeyToAccount(values.RELAYER_PRIVATE_KEYS[0]!).address.toLowerCase()}`,
@@ -105,7 +145,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     internalToken: values.RELAYER_INTERNAL_TOKEN,
     privateKeys: values.RELAYER_PRIVATE_KEYS,
     chainId: values.CHAIN_ID,
-    rpcUrl: values.RPC_URL,
+    rpcUrl: values.RPC_URL ?? devnetRpcUrl(env),
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
     confirmations: values.RELAYER_CONFIRMATIONS,
     resubmitSeconds: values.RELAYER_RESUBMIT_SECONDS,
@@ -114,5 +154,9 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     maxPendingPerSigner: values.RELAYER_MAX_PENDING_PER_SIGNER,
     pollMs: values.RELAYER_POLL_MS,
     minSignerBalanceWei: parseEther(values.RELAYER_MIN_SIGNER_BALANCE_ETH),
+    maxLossBps: values.RELAYER_MAX_LOSS_BPS,
+    maxRevertsPerTaker: values.RELAYER_MAX_REVERTS_PER_TAKER,
+    maxRevertsPerIntegrator: values.RELAYER_MAX_REVERTS_PER_INTEGRATOR,
+    feeTokens: values.RELAYER_FEE_TOKENS,
   };
 }

@@ -1,13 +1,14 @@
+import { firstBroadcastFees } from "../sdk";
+
 /** EIP-1559 fees of one transaction, in wei. */
 export type Fees = Readonly<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
 
 /** The replacement rule of Hardhat's and geth's mempools: both fees at least 110 % of the old ones. */
 export const REPLACEMENT_BUMP_PERCENT = 10n;
 
-/** Fees of a first broadcast: twice the base fee (room for six full blocks of rises) plus the tip. */
+/** Fees of a first broadcast: twice the base fee (room for six full blocks of rises) plus the tip (the API simulates with the same rule). */
 export function initialFees(baseFeePerGas: bigint, priorityFeePerGas: bigint, ceiling: bigint): Fees {
-  const maxPriorityFeePerGas = min(priorityFeePerGas, ceiling);
-  return { maxPriorityFeePerGas, maxFeePerGas: min(2n * baseFeePerGas + maxPriorityFeePerGas, ceiling) };
+  return firstBroadcastFees(baseFeePerGas, priorityFeePerGas, ceiling);
 }
 
 /** `value` raised by the replacement percentage, rounded up, and by at least one wei. */

@@ -64,7 +64,10 @@ export class LeaseKeeper {
   async #renewAndTakeOver(): Promise<void> {
     const { store, logger } = this.context;
     try {
-      await store.renewLeases(this.#lease());
+      const lease = this.#lease();
+      await store.renewLeases(lease);
+      // The registration of our signer addresses lives as long as our leases (see startRelayer).
+      await store.renewSigners(lease.owner, lease.until);
       for (const relay of [...this.#unadopted.values()]) await this.#adopt(relay);
       const pass = await this.#claim(false);
       if (pass.takenOver > 0) logger.warn(pass, "took over relays of a relayer whose lease ran out");

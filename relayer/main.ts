@@ -9,6 +9,7 @@ import { startRelayer } from "./startRelayer";
 async function main(): Promise<void> {
   const relayer = await startRelayer(loadRelayerConfig());
   process.stdout.write(`Relayer on ${relayer.url}\n`);
+  if (relayer.metricsUrl !== undefined) process.stdout.write(`Relayer metrics on ${relayer.metricsUrl}/metrics\n`);
   for (const signer of relayer.signers) process.stdout.write(`  signer ${signer.address}  ${signer.balance} wei\n`);
   let stopping = false;
   const stop = () => {

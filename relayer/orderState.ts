@@ -13,22 +13,31 @@ export async function isPermit2NonceUsed(client: PublicClient, permit2: Address,
 export type Fill = { hash: Hex; from: Address; nonce: number; blockNumber: bigint };
 
 /**
- * The transaction that filled this order, found by its SwapSettled event (the quote id is indexed),
- * from the block the relay was accepted in: ours, or a copier's that landed first.
+ * The transaction that filled this order, found by its SwapSettled event from the block the relay
+ * was accepted in: ours, or a copier's that landed first. The quote id alone proves nothing (it is
+ * public once broadcast, and anyone may settle an order of their own carrying it): the event must
+ * name the relay's taker, and the taker's Permit2 nonce of this order must be spent. Only the
+ * taker's signature over this order can do both.
  */
-export async function findFill(client: PublicClient, relay: Pick<RelayRecord, "router" | "onchainQuoteId" | "acceptedBlock">): Promise<Fill | undefined> {
+export async function findFill(
+  client: PublicClient,
+  permit2: Address,
+  relay: Pick<RelayRecord, "router" | "onchainQuoteId" | "acceptedBlock" | "taker" | "permit2Nonce">,
+): Promise<Fill | undefined> {
   const logs = await client.getLogs({
     address: relay.router,
     event: gaslessSwapRouterAbi.find((item) => item.type === "event" && item.name === "SwapSettled") as Extract<
       (typeof gaslessSwapRouterAbi)[number],
       { type: "event"; name: "SwapSettled" }
     >,
-    args: { quoteId: relay.onchainQuoteId },
+    args: { quoteId: relay.onchainQuoteId, taker: relay.taker },
     fromBlock: relay.acceptedBlock,
     toBlock: "latest",
   });
-  const [settled] = parseEventLogs({ abi: gaslessSwapRouterAbi, logs, eventName: "SwapSettled" });
-  if (settled === undefined) return undefined;
+  const settled = parseEventLogs({ abi: gaslessSwapRouterAbi, logs, eventName: "SwapSettled" }).find(
+    (log) => log.args.taker.toLowerCase() === relay.taker.toLowerCase() && log.args.quoteId.toLowerCase() === relay.onchainQuoteId.toLowerCase(),
+  );
+  if (settled === undefined || !(await isPermit2NonceUsed(client, permit2, relay))) return undefined;
   const transaction = await client.getTransaction({ hash: settled.transactionHash });
   return { hash: settled.transactionHash, from: transaction.from, nonce: transaction.nonce, blockNumber: settled.blockNumber };
 }

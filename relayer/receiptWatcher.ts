@@ -165,7 +165,7 @@ export class ReceiptWatcher {
         return;
       }
       // Record the outcome first: if a read fails here, the relay stays followed and the next tick retries.
-      const fill = await findFill(this.context.client, relay);
+      const fill = await findFill(this.context.client, this.context.permit2, relay);
       if (fill !== undefined) {
         await store.updateRelay(relayId, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at: this.context.now() });
         logger.info({ relayId, hash: fill.hash }, "relay confirmed (filled by another transaction)");
@@ -221,7 +221,7 @@ export class ReceiptWatcher {
       await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: receipt.transactionHash }, at });
       logger.info({ relayId: relay.id, hash: receipt.transactionHash, block: receipt.blockNumber, gasUsed: receipt.gasUsed }, "relay confirmed");
     } else {
-      const fill = await findFill(this.context.client, relay);
+      const fill = await findFill(this.context.client, this.context.permit2, relay);
       if (fill !== undefined) {
         await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
         logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (a copier's transaction filled it first)");
@@ -230,6 +230,9 @@ export class ReceiptWatcher {
         logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay expired; its nonce was freed");
       } else {
         const nonceUsed = await isPermit2NonceUsed(this.context.client, this.context.permit2, relay);
+        // Our gas was spent and no fee was paid: counted against the taker and the integrator (first,
+        // so a crash before the update below still counts it; a second record is ignored).
+        await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
         await store.updateRelay(relay.id, {
           status: "failed",
           reason: nonceUsed ? "nonce_used" : "reverted",

@@ -26,7 +26,7 @@ export async function adoptRelay(context: RelayContext, relay: RelayRecord, queu
   if (relay.signer !== undefined) {
     let fill;
     try {
-      fill = await findFill(client, relay);
+      fill = await findFill(client, context.permit2, relay);
     } catch (error) {
       logger.warn({ relayId: relay.id, err: error instanceof Error ? error.message.split("\n")[0] : String(error) }, "cannot read the chain to take over relay; retrying");
       return false;

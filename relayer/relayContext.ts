@@ -16,6 +16,8 @@ export type RelayContext = Readonly<{
   pool: SignerPool;
   logger: Logger;
   permit2: Address;
+  /** Lowercase addresses of the tokens relay fees may be paid in (`RELAYER_FEE_TOKENS` resolved against the manifest). */
+  feeTokens: ReadonlySet<Address>;
   now: () => Date;
   /** Prometheus metrics; absent in tests that build a context by hand. */
   metrics?: RelayerMetrics;

@@ -1,5 +1,6 @@
 import PQueue from "p-queue";
-import { isFinalRelayStatus, isRevertError, type RelayReason, type RelayStatus } from "../sdk";
+import type { Hex } from "viem";
+import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type RelayReason, type RelayStatus } from "../sdk";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";
 import { initialFees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
@@ -12,11 +13,7 @@ import { relayOwnership } from "./relayOwnership";
 /** Told when a relay has a broadcast transaction to follow. */
 export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
 
-/**
- * Gas limit over the quote's modelled gas, which tests keep within 15 % of what swaps use: room for
- * that error and for pools that moved. Only gas used is paid, so the headroom costs nothing.
- */
-const GAS_HEADROOM_PERCENT = 150n;
+const BPS = 10_000n;
 
 /**
  * Schedules the first broadcast of each accepted relay (p-queue, one job per relay at a time). A job
@@ -30,6 +27,8 @@ export class RelayQueue {
   readonly #attempts = new Map<string, number>();
   /** Relays that went back to wait (fee cap, refused tip, lapsed lease) in their last attempt. */
   readonly #waiting = new Set<string>();
+  /** Relays whose last attempt waited because the gas limit's cost was above the signed fee. */
+  readonly #belowCost = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
   #stopped = false;
 
@@ -117,7 +116,9 @@ export class RelayQueue {
     const { client, config, pool, logger } = this.context;
     const head = await this.context.head.read();
     if (head.nextTimestamp > relay.deadline) {
-      await this.#end(relay, "expired", "deadline_passed", `the quote's deadline (${relay.deadline}) passed before the swap was broadcast`);
+      if (this.#belowCost.delete(relay.id)) {
+        await this.#end(relay, "expired", "fee_below_cost", `the quote's deadline (${relay.deadline}) passed while the gas limit's cost stayed above the signed relayer fee`);
+      } else await this.#end(relay, "expired", "deadline_passed", `the quote's deadline (${relay.deadline}) passed before the swap was broadcast`);
       return;
     }
     if (await isPermit2NonceUsed(client, this.context.permit2, relay)) {
@@ -130,6 +131,21 @@ export class RelayQueue {
       this.#waitAndRetry(relay.id, { baseFeePerGas: head.baseFeePerGas.toString(), maxFeeWei: config.maxFeeWei.toString() }, "base fee at or above RELAYER_MAX_FEE_GWEI; waiting for it to fall");
       return;
     }
+    // The limit covers the contract's worst case (every native payout's stipend burnt, then its WETH
+    // fallback): a recipient cannot make the swap run out of gas, whatever it does on chain.
+    const gas = relayGasLimitOfCalldata(relay.estimatedGas, relay.data);
+    const fees = initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei);
+    // The fee was priced on this limit at the quote's gas price: while the network asks more than it
+    // covers (beyond RELAYER_MAX_LOSS_BPS), the relay waits rather than costing the operator money.
+    if (relay.feeWei !== undefined) {
+      const cost = gas * (head.baseFeePerGas + fees.maxPriorityFeePerGas);
+      if (cost * BPS > relay.feeWei * (BPS + BigInt(config.maxLossBps))) {
+        this.#belowCost.add(relay.id);
+        this.#waitAndRetry(relay.id, { costWei: cost.toString(), feeWei: relay.feeWei.toString(), maxLossBps: config.maxLossBps }, "the gas limit costs more than the signed fee covers; waiting for the base fee to fall");
+        return;
+      }
+    }
+    this.#belowCost.delete(relay.id);
     const signer = await pool.lease();
     let reservationHeld = true;
     const dropReservation = () => {
@@ -139,12 +155,13 @@ export class RelayQueue {
     };
     try {
       // One execution at the latest block (an estimate would search, and against the pending block it
-      // re-runs every transaction in flight). The gas limit comes from the quote's model instead. A
-      // relay taken over from a relayer that died is simulated against the pending block: that
-      // relayer's swap may still be in the mempool, and then ours must not go out (it would only revert).
+      // re-runs every transaction in flight), with exactly the gas limit and fees that are signed next
+      // (a recipient may tell a zero gas price from a real one). A relay taken over from a relayer that
+      // died is simulated against the pending block: that relayer's swap may still be in the mempool,
+      // and then ours must not go out (it would only revert).
       const takenOver = relay.transactions.some((transaction) => transaction.raw !== undefined && pool.bySigner(transaction.signer) === undefined);
       try {
-        await client.call({ account: signer.address, to: relay.router, data: relay.data, blockTag: takenOver ? "pending" : "latest" });
+        await client.call({ account: signer.address, to: relay.router, data: relay.data, gas, ...fees, blockTag: takenOver ? "pending" : "latest" });
       } catch (error) {
         // Only a revert says the order cannot fill; any other answer is the node's trouble: retry.
         if (isTransientRpcError(error) || !isRevertError(error)) throw error;
@@ -156,7 +173,6 @@ export class RelayQueue {
         await this.#end(relay, "rejected", "simulation_failed", `the swap no longer simulates: ${rpcErrorText(error).slice(0, 300)}`);
         return;
       }
-      const fees = initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei);
       await signer.exclusive(async () => {
         const nonce = signer.nonces.allocate();
         dropReservation();
@@ -166,7 +182,7 @@ export class RelayQueue {
             { client, store: this.context.store, chainId: config.chainId, now: this.context.now, relayerId: config.relayerId },
             signer,
             relay.id,
-            { kind: "swap", nonce, fees, to: relay.router, data: relay.data, gas: (BigInt(relay.estimatedGas) * GAS_HEADROOM_PERCENT) / 100n },
+            { kind: "swap", nonce, fees, to: relay.router, data: relay.data, gas },
           );
         } catch (error) {
           // The store's fence refused the write: nothing was recorded, so the nonce is used next.
@@ -183,15 +199,16 @@ export class RelayQueue {
           throw error;
         }
         logger.info({ relayId: relay.id, hash: sent.hash, signer: signer.address, nonce, outcome: sent.outcome }, "relay submitted");
-        await this.#afterSend(relay, signer, nonce, sent.outcome, sent.error);
+        await this.#afterSend(relay, signer, nonce, sent);
       });
     } finally {
       dropReservation();
     }
   }
 
-  async #afterSend(relay: RelayRecord, signer: Signer, nonce: number, outcome: string, error: string | undefined): Promise<void> {
+  async #afterSend(relay: RelayRecord, signer: Signer, nonce: number, sent: { hash: Hex; outcome: string; error?: string }): Promise<void> {
     const { store, pool, logger, now, client } = this.context;
+    const { outcome, error } = sent;
     switch (outcome) {
       case "sent":
       case "transient":
@@ -222,10 +239,20 @@ export class RelayQueue {
         pool.notify();
         this.enqueue(relay.id, 1_000);
         return;
-      default:
+      default: {
+        // A chain that mines on send (Hardhat's automine, an in-process chain) answers a swap that was
+        // mined and reverted with an error: it is on chain, so the watcher ends it `failed` / `reverted`
+        // and counts it against its taker, as for any other mined revert.
+        const receipt = await client.getTransactionReceipt({ hash: sent.hash }).catch(() => undefined);
+        if (receipt !== undefined) {
+          logger.warn({ relayId: relay.id, hash: sent.hash, status: receipt.status, error }, "the node answered the swap with an error, but it was mined; following its receipt");
+          this.track(relay.id, { resend: false });
+          return;
+        }
         signer.nonces.release(nonce);
         pool.notify();
         await this.#end(relay, "failed", "simulation_failed", `the node refused the transaction: ${error ?? "no reason given"}`);
+      }
     }
   }
 
@@ -240,7 +267,8 @@ export class RelayQueue {
 
   /** The Permit2 nonce is spent: a copier's fill is ours to record; anything else ends the relay. */
   async #settleWithoutUs(relay: RelayRecord): Promise<void> {
-    const fill = await findFill(this.context.client, relay);
+    this.#belowCost.delete(relay.id);
+    const fill = await findFill(this.context.client, this.context.permit2, relay);
     if (fill !== undefined) {
       this.context.logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "order filled by someone else; recorded as the fill");
       await this.context.store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at: this.context.now() });
@@ -250,6 +278,7 @@ export class RelayQueue {
   }
 
   async #end(relay: RelayRecord, wanted: RelayStatus, reason: RelayReason, error: string): Promise<void> {
+    this.#belowCost.delete(relay.id);
     // A relay broadcast before (its nonce was then taken) cannot be "rejected": it ends "failed".
     const status = wanted === "rejected" && relay.status === "submitted" ? "failed" : wanted;
     this.context.logger.info({ relayId: relay.id, status, reason }, "relay ended");

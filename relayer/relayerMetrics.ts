@@ -5,7 +5,7 @@ import { dependencyMetrics } from "../sdk/observability/serverMetrics";
 export type RelayerGauges = { queueDepth(): number; tracked(): number; pendingNonces(): { signer: string; pending: number }[] };
 
 /**
- * The relayer's Prometheus metrics (prom-client), served by GET /metrics on its internal port:
+ * The relayer's Prometheus metrics (prom-client), served by GET /metrics on its metrics port (RELAYER_METRICS_PORT):
  * relays by status and reason, broadcasts and bumps, confirmation latency, queue depth, signer
  * balances and pending nonces, chain RPC latency and errors, store latency.
  */

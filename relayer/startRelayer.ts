@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { manifestPath, readManifest } from "../sdk";
+import { acceptedFeeTokens, manifestPath, readManifest, unknownFeeTokenSymbols } from "../sdk";
 import { ChainHead } from "../sdk";
 import type { RelayerConfig } from "./config";
 import { createInternalApp } from "./internalServer";
@@ -19,6 +19,7 @@ import { createRelayerMetrics } from "./relayerMetrics";
 import { observedRelayStore } from "./store/observedRelayStore";
 import { observedTransport } from "../sdk/observability/observedTransport";
 import { observeRpc } from "../sdk/observability/serverMetrics";
+import { serveMetrics } from "../sdk/observability/metricsServer";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
@@ -33,9 +34,25 @@ async function adoptChainRun(store: RelayStore, client: PublicClient, deployBloc
   if (forgotten > 0) logger.warn({ previous, current: deployBlockHash, forgotten }, "the chain was reset since the last run; its relays were forgotten");
 }
 
+/**
+ * Two relayers signing with one key on one database would spend each other's nonces: each would
+ * replace or strand the other's swaps. A relayer registers its signer addresses (renewed with its
+ * leases) and does not start while another live relayer holds one of them.
+ */
+async function claimSigners(store: RelayStore, config: RelayerConfig, signers: readonly Address[], now: Date): Promise<void> {
+  const holders = await store.claimSigners({ relayerId: config.relayerId, signers, until: new Date(now.getTime() + config.leaseSeconds * 1000), now });
+  if (holders.length === 0) return;
+  const list = holders.map((holder) => `${holder.signer} (relayer ${holder.relayerId}, live until ${holder.until.toISOString()})`).join(", ");
+  throw new Error(
+    `another live relayer on this database signs with ${list}: each signer key belongs to one relayer; give this one other RELAYER_PRIVATE_KEYS, or stop the other (a relayer that died frees its signers after RELAYER_LEASE_SECONDS)`,
+  );
+}
+
 export type RunningRelayer = {
   /** The internal endpoint the API hands relays to. */
   url: string;
+  /** Where GET /metrics is served, when `RELAYER_METRICS_PORT` is set. */
+  metricsUrl?: string;
   signers: readonly { address: Address; balance: bigint }[];
   context: RelayContext;
   close(): Promise<void>;
@@ -54,6 +71,11 @@ export async function startRelayer(
   transport?: Transport,
 ): Promise<RunningRelayer> {
   const manifest = readManifest(manifestPath(config.deploymentsDir, config.chainId));
+  const unknownFeeTokens = unknownFeeTokenSymbols([manifest], config.feeTokens);
+  if (unknownFeeTokens.length > 0) {
+    throw new Error(`invalid RELAYER_FEE_TOKENS: ${unknownFeeTokens.join(", ")} is not the symbol of a token in the manifest of chain ${config.chainId} (give its address instead)`);
+  }
+  const feeTokens = acceptedFeeTokens(manifest, config.feeTokens);
   const chain = defineChain({
     id: config.chainId,
     name: `chain ${config.chainId}`,
@@ -74,6 +96,7 @@ export async function startRelayer(
   const store = observedRelayStore(await openRelayStore(config), metrics, logger);
   try {
     await adoptChainRun(store, client, manifest.deployBlockHash, logger);
+    await claimSigners(store, config, config.privateKeys.map((key) => privateKeyToAccount(key).address), new Date());
     const keys = await Promise.all(
       config.privateKeys.map(async (privateKey) => {
         const address = privateKeyToAccount(privateKey).address;
@@ -83,7 +106,7 @@ export async function startRelayer(
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
     const head = new ChainHead(client, config.pollMs);
-    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, now: () => new Date(), metrics };
+    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics };
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
     queue = new RelayQueue(context, (relayId, options) => watcher.track(relayId, options));
@@ -106,10 +129,21 @@ export async function startRelayer(
     });
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host}:${port}`;
+    const metricsServer =
+      config.metrics === undefined
+        ? undefined
+        : await serveMetrics(metrics.registry, config.metrics.host, config.metrics.port, "RELAYER_METRICS_PORT").catch(async (error: unknown) => {
+            await new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeAllConnections();
+            });
+            throw error;
+          });
     const signers = await Promise.all(pool.signers.map(async (signer) => ({ address: signer.address, balance: await client.getBalance({ address: signer.address }) })));
     logger.info({ url, signers: signers.map((signer) => signer.address), chainId }, "relayer listening");
     return {
       url,
+      ...(metricsServer === undefined ? {} : { metricsUrl: metricsServer.url }),
       signers,
       context,
       close: async () => {
@@ -117,9 +151,11 @@ export async function startRelayer(
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        await metricsServer?.close();
         await leases.stop();
         await queue.stop();
         await watcher.stop();
+        await store.releaseSigners(config.relayerId).catch((error: unknown) => logger.warn({ err: error }, "could not release this relayer's signers; they free up after RELAYER_LEASE_SECONDS"));
         await store.close();
       },
     };

@@ -17,6 +17,10 @@ import { startApi } from "../api/startApi";
 import { randomBytes } from "node:crypto";
 import { spawnService } from "./devnet/spawnService";
 import { PortInUseError, rethrowPortInUse } from "./devnet/portInUseError";
+import { assertPortsFree } from "./devnet/portCheck";
+import { preserveFile } from "./devnet/manifestRollback";
+import { superviseService } from "./devnet/serviceSupervisor";
+import { freePort } from "./devnet/freePort";
 
 type Stop = () => Promise<void>;
 
@@ -26,8 +30,14 @@ type DevnetContext = {
   rpcUrl?: string;
   manifest?: DeploymentManifest;
   manifestFile?: string;
+  /** Puts back the manifest the deploy replaced; a start that fails calls it. */
+  restoreManifest?: () => void;
   apiUrl?: string;
-  relayer?: { url: string; token: string; feeRecipient: string; signers: { address: string; balance: bigint }[] };
+  apiMetricsUrl?: string;
+  /** Whether the API approves applications at once (the devnet's default; a deployment's is false). */
+  autoApprove?: boolean;
+  /** `byHand`: with DEVNET_RELAYER=off, the environment to run the relayer with (`npm run relayer`). */
+  relayer?: { url: string; metricsUrl: string; token: string; feeRecipient: string; signers: { address: string; balance: bigint }[]; byHand?: Record<string, string> };
 };
 
 type Step = { name: string; run(context: DevnetContext): Promise<Stop | void> };
@@ -38,6 +48,17 @@ function required<T>(value: T | undefined, what: string): T {
 }
 
 const steps: Step[] = [
+  {
+    // Every port first: a busy one must stop the start before a chain is deployed or a manifest written.
+    name: "check ports",
+    run: async ({ config }) => {
+      await assertPortsFree([
+        { what: "the devnet's JSON-RPC", host: config.host, port: config.port, variable: "DEVNET_PORT" },
+        { what: "the API's", host: config.api.host, port: config.api.port, variable: "API_PORT" },
+        ...(config.startRelayer ? [{ what: "the relayer's", host: config.relayer.host, port: config.relayer.port, variable: "RELAYER_PORT" }] : []),
+      ]);
+    },
+  },
   {
     name: "compile contracts",
     run: async () => {
@@ -57,40 +78,54 @@ const steps: Step[] = [
     run: async (context) => {
       const chainId = await (await hre.viem.getPublicClient()).getChainId();
       context.manifestFile = manifestPath(context.config.deploymentsDir, chainId);
+      context.restoreManifest = preserveFile(context.manifestFile).restore;
       context.manifest = (await deployDevnet(hre, context.manifestFile)).manifest;
     },
   },
   {
     // The relayer in its own process (as in production), with development accounts #16-#19 as its
     // signers and #15 as the operator's fee recipient: accounts no other part of the devnet uses.
+    // Supervised: if it dies it is logged and started again (it reconciles its relays on start), on
+    // the same port, so the API's RELAYER_URL stays right. DEVNET_RELAYER=off leaves it to be run by hand.
     name: "start relayer",
     run: async (context) => {
       const accounts = devAccounts(hre);
       const signers = accounts.slice(16, 20);
       const feeRecipient = accounts[15]!.address;
-      const token = randomBytes(24).toString("hex");
-      const relayer = await spawnService(
-        "relayer/main.ts",
-        {
-          RELAYER_PRIVATE_KEYS: signers.map((account) => account.privateKey).join(","),
-          RELAYER_INTERNAL_TOKEN: token,
-          RPC_URL: required(context.rpcUrl, "rpcUrl"),
-          CHAIN_ID: String(required(context.manifest, "manifest").chainId),
-          DEPLOYMENTS_DIR: context.config.deploymentsDir,
-        },
-        /^Relayer on (\S+)$/m,
-      ).catch((error: unknown) => {
+      const token = context.config.relayerToken ?? randomBytes(24).toString("hex");
+      const { host } = context.config.relayer;
+      const port = context.config.relayer.port === 0 ? await freePort() : context.config.relayer.port;
+      // Metrics on a port of their own, chosen once (unless RELAYER_METRICS_PORT says) so a restart keeps it.
+      const metricsPort = process.env.RELAYER_METRICS_PORT ?? String(await freePort());
+      const env = {
+        RELAYER_PORT: String(port),
+        RELAYER_INTERNAL_TOKEN: token,
+        RELAYER_PRIVATE_KEYS: signers.map((account) => account.privateKey).join(","),
+        RPC_URL: required(context.rpcUrl, "rpcUrl"),
+        CHAIN_ID: String(required(context.manifest, "manifest").chainId),
+        DEPLOYMENTS_DIR: context.config.deploymentsDir,
+        RELAYER_METRICS_PORT: metricsPort,
+      };
+      const client = await hre.viem.getPublicClient();
+      const balances = await Promise.all(signers.map(async (account) => ({ address: account.address, balance: await client.getBalance({ address: account.address }) })));
+      const reachable = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+      const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+      if (!context.config.startRelayer) {
+        context.relayer = { url: `http://${reachable}:${port}`, metricsUrl, token, feeRecipient, signers: balances, byHand: env };
+        return;
+      }
+      const relayer = await superviseService({
+        name: "relayer",
+        start: () => spawnService("relayer/main.ts", env, /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m),
+        log: (line) => console.error(`devnet: ${line}`),
+      }).catch((error: unknown) => {
         // The relayer names a busy port itself; say it the way the other ports are said.
         const busy = /relayer port (\d+) on (\S+) is in use/.exec(error instanceof Error ? error.message : "");
         if (busy !== null) throw new PortInUseError("the relayer's", busy[2]!, Number(busy[1]), "RELAYER_PORT");
         throw error;
       });
-      const client = await hre.viem.getPublicClient();
-      const balances = await Promise.all(signers.map(async (account) => ({ address: account.address, balance: await client.getBalance({ address: account.address }) })));
-      context.relayer = { url: relayer.ready[1]!, token, feeRecipient, signers: balances };
-      return async () => {
-        await relayer.stop();
-      };
+      context.relayer = { url: relayer.current().ready[1]!, metricsUrl: `${relayer.current().ready[2]!}/metrics`, token, feeRecipient, signers: balances };
+      return relayer.stop;
     },
   },
   {
@@ -101,12 +136,24 @@ const steps: Step[] = [
     run: async (context) => {
       const chainId = required(context.manifest, "manifest").chainId;
       const relayer = required(context.relayer, "relayer");
-      const env = { ...process.env, RELAYER_URL: relayer.url, RELAYER_INTERNAL_TOKEN: relayer.token, RELAYER_FEE_RECIPIENT: relayer.feeRecipient };
+      // GET /metrics on a port of its own: a free one unless METRICS_PORT says otherwise. Onboarding on a
+      // devnet should not wait for an operator: AUTO_APPROVE is on unless the user set it (the API's own
+      // default is off). The banner says so.
+      const env = {
+        METRICS_PORT: "0",
+        ...process.env,
+        AUTO_APPROVE: process.env.AUTO_APPROVE ?? "true",
+        RELAYER_URL: relayer.url,
+        RELAYER_INTERNAL_TOKEN: relayer.token,
+        RELAYER_FEE_RECIPIENT: relayer.feeRecipient,
+      };
       const config = { ...loadApiConfig(env), chainId, rpcUrl: required(context.rpcUrl, "rpcUrl"), deploymentsDir: context.config.deploymentsDir };
       const api = await startApi(config, undefined, new Map([[chainId, custom(hre.network.provider, { retryCount: 0 })]])).catch((error: unknown) =>
         rethrowPortInUse(error, "the API's", config.host, config.port, "API_PORT"),
       );
       context.apiUrl = api.url;
+      context.apiMetricsUrl = `${required(api.metricsUrl, "metricsUrl")}/metrics`;
+      context.autoApprove = config.autoApprove;
       return api.close;
     },
   },
@@ -121,9 +168,16 @@ function printBanner(context: DevnetContext): void {
     `  Chain id    ${manifest.chainId} (0x${manifest.chainId.toString(16)})`,
     `  Manifest    ${required(context.manifestFile, "manifestFile")}`,
     `  API URL     ${required(context.apiUrl, "apiUrl")}`,
-    `  Relayer     ${required(context.relayer, "relayer").url} (internal; integrators use POST /gasless/submit on the API)`,
+    `  Metrics     ${required(context.apiMetricsUrl, "apiMetricsUrl")} (API), ${required(context.relayer, "relayer").metricsUrl} (relayer); operators only`,
+    required(context.autoApprove, "autoApprove")
+      ? "  Onboarding  AUTO_APPROVE=true (devnet): applications are active at once; their token demand counts toward promotion after `npm run integrators -- confirm <slug>`"
+      : "  Onboarding  AUTO_APPROVE=false: applications wait for `npm run integrators -- approve <slug>`",
+    required(context.relayer, "relayer").byHand === undefined
+      ? `  Relayer     ${required(context.relayer, "relayer").url} (internal; integrators use POST /gasless/submit on the API; restarted if it dies)`
+      : `  Relayer     ${required(context.relayer, "relayer").url} (not started: DEVNET_RELAYER=off; run it by hand, below)`,
     `  Fee payee   ${required(context.relayer, "relayer").feeRecipient} (relayer fees, signed in every gasless quote)`,
     ...required(context.relayer, "relayer").signers.map((signer, index) => `  Signer #${index}   ${signer.address}  ${formatEther(signer.balance)} ETH`),
+    ...relayerByHand(context),
     "",
     "Contracts",
     ...Object.entries(manifest.contracts).map(([name, address]) => `  ${name.padEnd(20)} ${address}`),
@@ -138,6 +192,13 @@ function printBanner(context: DevnetContext): void {
     "",
   ];
   process.stdout.write(lines.join("\n"));
+}
+
+/** With DEVNET_RELAYER=off: the command that runs the devnet's relayer by hand, as npm start would. */
+function relayerByHand(context: DevnetContext): string[] {
+  const env = required(context.relayer, "relayer").byHand;
+  if (env === undefined) return [];
+  return ["", "Run the relayer by hand (the API expects it at the URL above, with this token):", `  ${Object.entries(env).map(([name, value]) => `${name}=${value}`).join(" ")} npm run relayer`];
 }
 
 async function main(): Promise<void> {
@@ -164,6 +225,8 @@ async function main(): Promise<void> {
       // A busy port is the user's to fix: say which and how, without a stack.
       if (error instanceof PortInUseError) console.error(`devnet: ${error.message}`);
       else console.error(`devnet: step "${step.name}" failed:`, error);
+      // A failed start leaves the manifest as it was (another devnet may be running on it).
+      context.restoreManifest?.();
       await stopAll(1);
     }
   }

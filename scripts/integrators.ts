@@ -5,12 +5,16 @@
  *
  *   npm run integrators -- list [--json]
  *   npm run integrators -- show <slug> [--json]                     profile, limits, keys and audit trail
- *   npm run integrators -- approve|reject|suspend|reinstate <slug> [--reason TEXT]
+ *   npm run integrators -- approve|confirm|reject|suspend|reinstate <slug> [--reason TEXT]
+ *                        (confirm: vouch for a profile AUTO_APPROVE made active, so its demand counts toward promotion)
  *   npm run integrators -- keys <slug> [--json]
  *   npm run integrators -- revoke-key <key_id> [--reason TEXT]
  *   npm run integrators -- limits <slug> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
  *   npm run integrators -- key-limits <key_id> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
+ *   npm run integrators -- reverts [--json]                           reverted gasless relays per taker and integrator (24 h)
+ *   npm run integrators -- clear-reverts <slug|taker address>         lifts a gasless_*_blocked refusal
  *
+ * The last two open the relayer's database (see scripts/gaslessReverts.ts for how it is found).
  * It can run while the API is up: every write is one transaction (SQLite is in WAL mode);
  * the API reads a key's state on every request, so a change holds from the next request on.
  */
@@ -24,6 +28,8 @@ import { openStore } from "../api/store/openStore";
 import type { ApiKeyRecord, IntegratorRecord, Store } from "../api/store/store";
 import { openApiDatabase } from "./apiDatabase";
 import { printTable } from "./textTable";
+import type { RelayStore } from "../relayer/store/relayStore";
+import { clearReverts, listReverts, relayerDatabaseFromEnv, type RevertLimits } from "./gaslessReverts";
 
 const USAGE = [
   "usage: npm run integrators -- <command>",
@@ -31,6 +37,7 @@ const USAGE = [
   `  ${integratorMoveNames.join("|")} <slug> [--reason TEXT]`,
   "  revoke-key <key_id> [--reason TEXT]",
   "  limits <slug> | key-limits <key_id>  with any of --quote-rpm N --swap-rpm N --max-fee-bps N",
+  "  reverts [--json] | clear-reverts <slug|taker address>   (the relayer's database: RELAYER_DATABASE_URL, RELAYER_DB_PATH or DATABASE_URL)",
   "  options: --by NAME (recorded as who made the change; default the OS user)",
 ].join("\n");
 
@@ -41,6 +48,8 @@ export type IntegratorsCommandContext = Readonly<{
   now: Date;
   /** Who acts when --by is not given. */
   defaultActor: string;
+  /** The relayer's database, opened only by the reverts commands (the caller closes it), and its limits. */
+  relayer?: { open: () => Promise<RelayStore>; limits: RevertLimits };
 }>;
 
 const OPTIONS = {
@@ -68,6 +77,17 @@ export async function runIntegratorsCommand(args: readonly string[], context: In
   const by: OperatorAction = { actor: options.by ?? context.defaultActor, at: context.now, reason: options.reason };
 
   if (command === "list" && target === undefined) return list(context, options.json === true);
+  if ((command === "reverts" && target === undefined) || command === "clear-reverts") {
+    if (command === "clear-reverts" && target === undefined) return usage(context, "clear-reverts needs a slug or a taker address");
+    if (context.relayer === undefined) return usage(context, "the relayer's database is not configured for this command");
+    const relayStore = await context.relayer.open();
+    const reverts = { store: context.store, relayStore, limits: context.relayer.limits, print: context.print, now: context.now };
+    try {
+      return command === "reverts" ? await listReverts(reverts, options.json === true) : await clearReverts(reverts, target!);
+    } finally {
+      await relayStore.close();
+    }
+  }
   if (target === undefined) return usage(context, command === undefined ? undefined : `${command} needs an argument`);
   if (command === "show") return show(context, target, options.json === true);
   if (command === "keys") return keys(context, target, options.json === true);
@@ -128,6 +148,8 @@ function profileJson(integrator: IntegratorRecord) {
     swap_rate_limit_per_minute: integrator.swapRateLimitPerMinute ?? null,
     created_at: integrator.createdAt.toISOString(),
     approved_at: integrator.approvedAt?.toISOString() ?? null,
+    // Approved or confirmed by an operator: only these profiles' demand counts toward token promotion.
+    operator_approved_at: integrator.operatorApprovedAt?.toISOString() ?? null,
   };
 }
 
@@ -160,7 +182,8 @@ async function list(context: IntegratorsCommandContext, json: boolean): Promise<
     ...integrators.map((integrator) => [
       String(integrator.id),
       integrator.slug,
-      integrator.status,
+      // An active profile no operator vouched for (AUTO_APPROVE) is shown as such: `confirm` it.
+      integrator.status === "active" && integrator.operatorApprovedAt === undefined ? "active (unconfirmed)" : integrator.status,
       integrator.ownerWallet,
       String(integrator.maxFeeBps),
       integrator.createdAt.toISOString(),
@@ -232,11 +255,21 @@ async function move(context: IntegratorsCommandContext, command: IntegratorMove,
   switch (result.outcome) {
     case "changed": {
       const after =
-        command === "approve" ? "; its owner can now create API keys" : command === "suspend" ? "; its keys are refused on trading endpoints until reinstate" : "";
+        command === "approve"
+          ? "; its owner can now create API keys"
+          : command === "suspend"
+            ? "; its keys are refused on trading endpoints until reinstate"
+            : command === "confirm"
+              ? "; its demand for unsupported tokens now counts toward promotion"
+              : "";
       context.print(`${command}${command.endsWith("e") ? "d" : "ed"} ${slug} (${result.from} → ${result.to})${after}`);
       return 0;
     }
     case "refused":
+      if (command === "confirm" && result.status === "active") {
+        context.print(`${slug} is already approved by an operator`);
+        return 0;
+      }
       if (result.status === integratorMoves[command].to) {
         context.print(`${slug} is already ${result.status}`);
         return 0;
@@ -299,6 +332,7 @@ async function main(): Promise<void> {
       print: (line) => process.stdout.write(`${line}\n`),
       now: new Date(),
       defaultActor: userInfo().username,
+      relayer: relayerDatabaseFromEnv(process.env),
     });
   } finally {
     await admin.close();

@@ -2,8 +2,8 @@
  * Operator CLI for the supported-token set, on the API's database (PostgreSQL at DATABASE_URL when set,
  * else the SQLite file API_DB_PATH, default data/api.sqlite):
  *
- *   npm run tokens -- list [--chain N]               supported tokens (manifest, promoted, enabled) and disabled ones
- *   npm run tokens -- demand [--chain N]             unsupported-token demand within PROMOTION_WINDOW_HOURS
+ *   npm run tokens -- list [--chain N]               supported tokens (manifest, promoted, enabled), disabled and demoted ones, with why
+ *   npm run tokens -- demand [--chain N]             unsupported-token demand within PROMOTION_WINDOW_HOURS (all and operator-approved integrators)
  *   npm run tokens -- enable <address> [--chain N]   add a token after the on-chain checks promotion uses
  *   npm run tokens -- disable <address> [--chain N]  remove a token from the set
  *
@@ -75,7 +75,7 @@ export async function runTokensCommand(args: readonly string[], context: TokensC
 }
 
 async function list(context: TokensCommandContext, endpoints: readonly ChainEndpoint[]): Promise<number> {
-  const rows: string[][] = [["CHAIN", "TOKEN", "SYMBOL", "DECIMALS", "STATUS", "POOL", "UPDATED"]];
+  const rows: string[][] = [["CHAIN", "TOKEN", "SYMBOL", "DECIMALS", "STATUS", "POOL", "UPDATED", "REASON"]];
   for (const endpoint of endpoints) {
     const stored = await context.store.listTokenOverrides(endpoint.chainId);
     const manifest = readManifestOrReport(context, endpoint);
@@ -94,6 +94,7 @@ async function list(context: TokensCommandContext, endpoints: readonly ChainEndp
           entry.origin,
           override?.pool?.address ?? "",
           override?.updatedAt.toISOString() ?? "",
+          override?.reason ?? "",
         ]);
       }
     }
@@ -105,9 +106,15 @@ async function list(context: TokensCommandContext, endpoints: readonly ChainEndp
 
 async function demand(context: TokensCommandContext, chainId: number | undefined): Promise<number> {
   const { config, store, now } = context;
-  const summaries = await store.listTokenDemand({ chainId, since: new Date(now.getTime() - config.promotionWindowHours * 3_600_000) });
+  const since = new Date(now.getTime() - config.promotionWindowHours * 3_600_000);
+  const summaries = await store.listTokenDemand({ chainId, since });
+  // Promotion counts only integrators an operator approved or confirmed (`npm run integrators -- confirm`).
+  const approved = new Map(
+    (await store.listTokenDemand({ chainId, since, operatorApprovedOnly: true })).map((summary) => [`${summary.chainId}:${summary.token}`, summary.integrators]),
+  );
+  const approvedOf = (summary: TokenDemandSummary) => approved.get(`${summary.chainId}:${summary.token}`) ?? 0;
   context.print(
-    `demand within the last ${config.promotionWindowHours} h; promotion needs ${config.promotionMinIntegrators} distinct integrators and passing on-chain checks`,
+    `demand within the last ${config.promotionWindowHours} h; promotion needs ${config.promotionMinIntegrators} distinct operator-approved integrators and passing on-chain checks`,
   );
   if (summaries.length === 0) {
     context.print("no demand");
@@ -126,15 +133,21 @@ async function demand(context: TokensCommandContext, chainId: number | undefined
     const supported = set?.entries().find((entry) => entry.address === summary.token);
     if (supported !== undefined) return `supported (${supported.origin})`;
     const decision = set === undefined ? overrides.find((override) => override.chainId === summary.chainId && override.token === summary.token) : undefined;
+    const demoted = overrides.find(
+      (override) => override.chainId === summary.chainId && override.token === summary.token && override.status === "disabled" && override.source === "demand",
+    );
+    if (demoted !== undefined && (set === undefined || set.disabledAddresses().includes(summary.token))) return `demoted (${demoted.reason ?? "no reason recorded"})`;
     if (decision !== undefined || (set !== undefined && set.disabledAddresses().includes(summary.token))) return "disabled";
-    return summary.integrators >= config.promotionMinIntegrators ? "due for checks" : "unsupported";
+    if (approvedOf(summary) >= config.promotionMinIntegrators) return "due for checks";
+    return summary.integrators >= config.promotionMinIntegrators ? "unsupported (too few operator-approved integrators)" : "unsupported";
   };
   const rows = [
-    ["CHAIN", "TOKEN", "INTEGRATORS", "FIRST_SEEN", "LAST_SEEN", "STATUS"],
+    ["CHAIN", "TOKEN", "INTEGRATORS", "APPROVED", "FIRST_SEEN", "LAST_SEEN", "STATUS"],
     ...summaries.map((summary) => [
       String(summary.chainId),
       summary.token,
       String(summary.integrators),
+      String(approvedOf(summary)),
       summary.firstSeen.toISOString(),
       summary.lastSeen.toISOString(),
       statusOf(summary),
@@ -277,7 +290,7 @@ function decisionsOfRun(overrides: readonly TokenOverride[], manifest: Deploymen
   return overrides.filter((override) => override.chainRun?.toLowerCase() === manifest.deployBlockHash.toLowerCase());
 }
 
-/** A decision as a row; a disabled manifest token shows its manifest symbol and decimals. */
+/** A decision as a row; a disabled manifest token shows its manifest symbol and decimals, a demoted one why. */
 function overrideRow(override: TokenOverride, manifest: DeploymentManifest | undefined): string[] {
   const known = manifest?.tokens.find((token) => token.address.toLowerCase() === override.token);
   const symbol = known?.symbol ?? override.symbol;
@@ -287,9 +300,11 @@ function overrideRow(override: TokenOverride, manifest: DeploymentManifest | und
     override.token,
     symbol ?? "?",
     decimals === undefined ? "?" : String(decimals),
-    override.status,
+    // Disabled by the recheck of a promoted token rather than by the operator.
+    override.status === "disabled" && override.source === "demand" ? "demoted" : override.status,
     override.pool?.address ?? "",
     override.updatedAt.toISOString(),
+    override.reason ?? "",
   ];
 }
 

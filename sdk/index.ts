@@ -2,7 +2,7 @@
  * The project's shared TypeScript module: what the API, the relayer, the tests and integrators all
  * import. One entry point; modules inside are imported by name, never re-exported wholesale.
  */
-export { DEVNET_CHAIN_ID, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT, devnetChain, devnetRpcUrl, type RpcEnvironment } from "./chain/devnet";
+export { DEVNET_CHAIN_ID, DEVNET_DEFAULT_API_PORT, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT, devnetApiUrl, devnetChain, devnetRpcUrl, type ApiEnvironment, type RpcEnvironment } from "./chain/devnet";
 export { deploymentManifestSchema, manifestPath, readManifest, writeManifest, type DeploymentManifest } from "./chain/manifest";
 export { routerRegistryAbi } from "./abis/routerRegistryAbi";
 export { Feature, RegistrySelector, type FeatureId, type RegistryRead } from "./registry/features";
@@ -21,6 +21,7 @@ export { RegistryResponseError, FeatureIdRangeError } from "./errors/registry";
 // --- settlement: route actions, router calldata, Permit2 witness typed data ---
 export { PERMIT2_ADDRESS } from "./chain/permit2";
 export { NATIVE_TOKEN, NATIVE_TOKEN_LOWERCASE, isNativeToken } from "./tokens/native";
+export { acceptedFeeTokens, unknownFeeTokenSymbols, parseFeeTokenList } from "./tokens/feeTokens";
 export { takerSwapRouterAbi } from "./abis/takerSwapRouterAbi";
 export { gaslessSwapRouterAbi } from "./abis/gaslessSwapRouterAbi";
 export { allowanceHolderAbi } from "./abis/allowanceHolderAbi";
@@ -103,12 +104,23 @@ export {
   type RelayStatus,
   type RelayReason,
 } from "./relay/relayStatus";
+export {
+  RELAY_GAS_HEADROOM_PERCENT,
+  NATIVE_PAYOUT_GAS,
+  WETH_FALLBACK_GAS,
+  NATIVE_PAYOUT_WORST_CASE_GAS,
+  nativePayoutsOf,
+  relayGasLimit,
+  relayGasLimitOfCalldata,
+} from "./relay/relayGasLimit";
+export { firstBroadcastFees } from "./relay/firstBroadcastFees";
 export type {
   RelayRequestJson,
   RelayTransactionJson,
   RelayJson,
   InternalRelayJson,
   RelayHandoffResult,
+  GaslessStandingJson,
 } from "./relay/relayWire";
 
 // --- the integrator client: createTradingClient and what it returns and throws ---

@@ -8,6 +8,7 @@ import { UnreadablePools } from "../quote/unreadablePools";
 import { BufferedDemandRecorder } from "../tokens/bufferedDemandRecorder";
 import { ChainSupportedTokens } from "../tokens/chainSupportedTokens";
 import { SupportedTokenJobs } from "../tokens/supportedTokenJobs";
+import { PromotedTokenRecheck } from "../tokens/promotedTokenRecheck";
 import { TokenPromoter } from "../tokens/tokenPromoter";
 import type { ChainContext, ChainRegistry } from "./chainContext";
 import { createChainRegistry } from "./chainRegistry";
@@ -38,6 +39,7 @@ export type ServedChains = Readonly<{
   jobs: SupportedTokenJobs;
   recorder: BufferedDemandRecorder;
   promoter: TokenPromoter;
+  recheck: PromotedTokenRecheck;
   tokens: ReadonlyMap<number, ChainSupportedTokens>;
 }>;
 
@@ -79,28 +81,32 @@ export async function createServedChains(sources: readonly ChainSource[], deps: 
     demand: recorder,
     unreadablePools: new UnreadablePools(source.chainId, logger),
   }));
+  const promotable = sources.map((source) => ({ ...source, tokens: tokens.get(source.chainId)! }));
+  const minLiquidityWei = parseUnits(config.promotionMinLiquidityWeth, 18);
   const promoter = new TokenPromoter({
     store,
     logger,
     clock,
-    chains: sources.map((source) => ({ ...source, tokens: tokens.get(source.chainId)! })),
+    chains: promotable,
     rules: {
       minIntegrators: config.promotionMinIntegrators,
       windowHours: config.promotionWindowHours,
-      minLiquidityWei: parseUnits(config.promotionMinLiquidityWeth, 18),
+      minLiquidityWei,
       recheckMinutes: config.promotionRecheckMinutes,
     },
   });
+  const recheck = new PromotedTokenRecheck({ store, logger, clock, chains: promotable, minLiquidityWei, recheckMinutes: config.promotionRecheckMinutes });
   jobs = new SupportedTokenJobs({
     store,
     logger,
     clock,
     recorder,
     promoter,
+    recheck,
     chains: [...tokens].map(([chainId, set]) => ({ chainId, tokens: set })),
     refreshSeconds: config.snapshotRefreshSeconds,
     flushSeconds: config.demandFlushSeconds,
     promotionWindowHours: config.promotionWindowHours,
   });
-  return { registry: createChainRegistry(config.chainId, contexts), jobs, recorder, promoter, tokens };
+  return { registry: createChainRegistry(config.chainId, contexts), jobs, recorder, promoter, recheck, tokens };
 }

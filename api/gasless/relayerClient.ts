@@ -1,4 +1,5 @@
-import type { InternalRelayJson, RelayHandoffResult, RelayRequestJson } from "../../sdk";
+import type { Address } from "viem";
+import type { GaslessStandingJson, InternalRelayJson, RelayHandoffResult, RelayRequestJson } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { GaslessConfig } from "../config";
 
@@ -31,8 +32,29 @@ export class RelayerClient {
     return this.#call<RelayHandoffResult>("POST", "/internal/relays", request, [200, 201, 409]);
   }
 
+  /** Reverted relays counted against a taker and an integrator, and whether either is blocked. */
+  standing(taker: Address, integratorId: number): Promise<GaslessStandingJson> {
+    return this.#call<GaslessStandingJson>("GET", `/internal/gasless-standing?taker=${taker}&integrator_id=${integratorId}`, undefined, [200]);
+  }
+
   async get(relayId: string): Promise<InternalRelayJson | undefined> {
     return this.#call<InternalRelayJson | undefined>("GET", `/internal/relays/${encodeURIComponent(relayId)}`, undefined, [200, 404], (status) => status === 404);
+  }
+
+  /**
+   * Whether gasless swaps can be served now: "ok" when any configured relayer answers its own
+   * GET /ready with 200 (database, chain and a funded signer), else why not, naming each URL.
+   */
+  async ready(timeoutMs: number): Promise<string> {
+    const answers = await Promise.all(
+      this.config.relayerUrls.map((url) =>
+        fetch(`${url}/ready`, { signal: AbortSignal.timeout(timeoutMs) }).then(
+          async (response) => (response.status === 200 ? "ok" : `${url}/ready answered ${response.status}${await notReadyChecks(response)}`),
+          (error: unknown) => `${url} cannot be reached (${networkReason(error)})`,
+        ),
+      ),
+    );
+    return answers.includes("ok") ? "ok" : answers.join("; ");
   }
 
   async #call<T>(method: string, path: string, body: unknown, expected: number[], isAbsent?: (status: number) => boolean): Promise<T> {
@@ -54,9 +76,30 @@ export class RelayerClient {
       throw new ApiError(503, "relayer_unavailable", "the relayer cannot be reached right now; retry with the same idempotency_key");
     }
     if (isAbsent?.(response.status) === true) return undefined as T;
+    if (response.status === 400) {
+      // The relayer's own fee-token list refused the relay (it and the API were configured apart):
+      // the client's sell token is at fault for this relayer, and no retry changes that.
+      const refusal = (await response.json().catch(() => undefined)) as { code?: unknown; error?: unknown } | undefined;
+      if (refusal?.code === "fee_token_not_accepted") {
+        throw new ApiError(400, "fee_token_not_accepted", `sell_token: ${String(refusal.error)}; quote it without permit2_owner to swap it yourself`);
+      }
+    }
     if (!expected.includes(response.status)) {
       throw new ApiError(503, "relayer_unavailable", `the relayer answered ${response.status}; retry with the same idempotency_key`);
     }
     return (await response.json()) as T;
   }
+}
+
+/** The failing checks of a relayer's 503 not_ready, as ` (signers: …)`. */
+async function notReadyChecks(response: Response): Promise<string> {
+  const body = (await response.json().catch(() => ({}))) as { checks?: Record<string, unknown> };
+  const failing = Object.entries(body.checks ?? {}).filter(([, value]) => value !== "ok");
+  return failing.length === 0 ? "" : ` (${failing.map(([name, value]) => `${name}: ${String(value)}`).join(", ")})`;
+}
+
+function networkReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as Error & { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === "string" ? code : error.message;
 }

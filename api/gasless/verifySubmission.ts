@@ -1,8 +1,10 @@
 import { BaseError, recoverTypedDataAddress, type Hex } from "viem";
-import { buildGaslessPermitTypedData, isRevertError, patchSignature, permit2Abi } from "../../sdk";
+import { buildGaslessPermitTypedData, firstBroadcastFees, isRevertError, patchSignature, permit2Abi, relayGasLimitOfCalldata } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { ChainContext } from "../chains/chainContext";
+import type { GaslessConfig } from "../config";
 import type { GaslessTerms, QuoteRecord } from "../store/store";
+import { pausedFeatureOf } from "./pausedFeatureRevert";
 
 export type VerifiedSubmission = { data: Hex; deadline: bigint };
 
@@ -10,9 +12,15 @@ export type VerifiedSubmission = { data: Hex; deadline: bigint };
  * Checks a gasless submission against exactly what was quoted, cheapest first, each failure a 4xx
  * naming the problem: the quote's deadline (chain time), the signature against the stored typed
  * data, the taker's Permit2 nonce, and finally a simulation of the very transaction the relayer will
- * send. Returns that transaction's calldata.
+ * send, with its gas limit and first-broadcast fees (a recipient can tell a zero gas price, or an
+ * unbounded gas allowance, from the real thing). Returns that transaction's calldata.
  */
-export async function verifySubmission(chain: ChainContext, quote: QuoteRecord & { gasless: GaslessTerms }, signature: Hex): Promise<VerifiedSubmission> {
+export async function verifySubmission(
+  chain: ChainContext,
+  quote: QuoteRecord & { gasless: GaslessTerms },
+  signature: Hex,
+  gasless: Pick<GaslessConfig, "priorityFeeWei" | "feeRecipient">,
+): Promise<VerifiedSubmission> {
   const { gasless: terms } = quote;
   const { client, manifest } = chain;
   const [head, pending, bitmap] = await Promise.all([
@@ -49,9 +57,24 @@ export async function verifySubmission(chain: ChainContext, quote: QuoteRecord &
   }
   const data = patchSignature(terms.data, terms.signatureOffset, signature);
   try {
-    await client.call({ to: quote.router, data, blockNumber: head.number });
+    const gas = relayGasLimitOfCalldata(terms.estimatedGas, data);
+    const fees = firstBroadcastFees(head.baseFeePerGas ?? 0n, gasless.priorityFeeWei);
+    // Sent from the operator's fee recipient, given (only in this call) the ETH a relayer signer holds.
+    await client.call({
+      account: gasless.feeRecipient,
+      to: quote.router,
+      data,
+      gas,
+      ...fees,
+      blockNumber: head.number,
+      stateOverride: [{ address: gasless.feeRecipient, balance: gas * fees.maxFeePerGas + 10n ** 18n }],
+    });
   } catch (error) {
     if (!isRevertError(error)) throw error;
+    const paused = pausedFeatureOf(error);
+    if (paused !== undefined) {
+      throw new ApiError(503, "feature_paused", `gasless swaps (feature ${paused}) are paused in the router registry, so the signed swap cannot be relayed now; retry later with the same idempotency_key while the quote is valid`);
+    }
     throw new ApiError(422, "simulation_failed", `the relayed swap does not simulate (${revertReason(error)}); check issues.balance and issues.allowance, or request a fresh quote`);
   }
   return { data, deadline: terms.order.deadline };

@@ -3,7 +3,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client
 import { dependencyMetrics } from "../../sdk/observability/serverMetrics";
 
 /**
- * The API's Prometheus metrics (prom-client), served by GET /metrics. Labels never carry a key, a
+ * The API's Prometheus metrics (prom-client), served by GET /metrics on the metrics port. Labels never carry a key, a
  * wallet or a raw path: routes are their patterns (`/gasless/status/:relayId`), so cardinality stays
  * bounded.
  */

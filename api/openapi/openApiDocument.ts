@@ -44,7 +44,11 @@ const responseSchemas = {
     status: z.enum(["ready", "not_ready"]),
     error: z.string().optional(),
     code: z.string().optional(),
-    checks: z.record(z.string(), z.string()).describe('Each dependency checked: "ok", or why it failed'),
+    gasless: z
+      .enum(["available", "unavailable"])
+      .optional()
+      .describe("With gasless trading configured: whether a relayer is ready (checks.relayer says why not); quotes do not depend on it"),
+    checks: z.record(z.string(), z.string()).describe('Each dependency checked (database, chain, and relayer when gasless is configured): "ok", or why it failed'),
   }),
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof responseSchemas;
@@ -144,19 +148,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         get: {
           operationId: "getReady",
           tags: ["service"],
-          summary: "Readiness: the database and the chain answer",
+          summary: "Readiness: the database and the chain answer (and whether a relayer is ready for gasless swaps)",
           responses: {
-            ...ok(200, "Ready to serve", "Ready", { status: "ready", checks: { database: "ok", chain: "ok" } }),
+            ...ok(200, "Ready to serve", "Ready", { status: "ready", gasless: "available", checks: { database: "ok", chain: "ok", relayer: "ok" } }),
             "503": { description: "A dependency is unreachable (`code`: not_ready); `checks` names it", content: json(ref("Ready")) },
           },
-        },
-      },
-      "/metrics": {
-        get: {
-          operationId: "getMetrics",
-          tags: ["service"],
-          summary: "Prometheus metrics (text exposition format)",
-          responses: { "200": { description: "Metrics in the Prometheus text format", content: { "text/plain": { schema: { type: "string" } } } } },
         },
       },
       "/integrators/nonce": {
@@ -285,9 +281,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           operationId: "getGaslessStatus",
           tags: ["gasless"],
           summary: "A relay's status",
+          description: "Each read takes a point of the key's `gasless:status` bucket (`status_rate_limit_per_minute`); past it, 429 with `Retry-After`.",
           security: bearer,
           parameters: parametersOf(gaslessStatusParamsSchema, "path", { relay_id: "The relay_id POST /gasless/submit returned" }),
-          responses: { ...ok(200, "The relay now", "Relay"), ...errors(400, 401, 404, 503) },
+          responses: { ...ok(200, "The relay now", "Relay"), ...errors(400, 401, 404, 429, 503) },
         },
       },
       "/openapi.json": {

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { erc20Abi, getAddress, type Address, type Hex, type PublicClient } from "viem";
+import { erc20Abi, getAddress, maxUint256, type Address, type Hex, type PublicClient } from "viem";
 import {
   buildSwapPermitTypedData,
   decodeFeatureState,
@@ -19,12 +19,15 @@ import {
   encodeSwapGasless,
   type RouteAction,
   type SwapOrder,
+  nativePayoutsOf,
+  relayGasLimit,
 } from "../../sdk";
 import { ApiError } from "../apiError";
 import { classifyDatabaseError } from "../store/databaseUnavailable";
 import type { ChainContext } from "../chains/chainContext";
 import { checksummed } from "../services/checksummedAddress";
 import type { GaslessConfig } from "../config";
+import { admitFeeToken } from "./feeTokenAdmission";
 import { priceRelayerFee, type RelayerFeeQuote } from "./relayerFee";
 import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import type { SupportedToken } from "../tokens/supportedTokens";
@@ -252,6 +255,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   if (query.gasless && gasless === undefined) {
     throw new ApiError(503, "gasless_unavailable", "gasless quotes (permit2_owner) are not offered by this deployment: it has no relayer configured");
   }
+  if (query.gasless && gasless !== undefined) admitFeeToken(gasless, manifest, sellToken);
 
   // The quote is priced at the pool snapshot of the latest head, and every other read is at that same
   // block. Its hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers),
@@ -276,7 +280,10 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   // The output would be stranded in a contract of ours: the router refuses itself, and the holder
   // has no way to pay anything out.
   if (query.recipient === router || query.recipient === routerHolder) {
-    throw new ApiError(400, "invalid_request", `recipient ${query.recipient} is the router or allowance holder; it would strand the output`);
+    // Name the parameter that was sent: without `recipient` the output goes to the taker.
+    const parameter = query.recipient === query.taker ? "taker" : "recipient";
+    const paid = parameter === "taker" ? " (the output is paid to the taker when no recipient is given)" : "";
+    throw new ApiError(400, "invalid_request", `${parameter} ${query.recipient} is the router or allowance holder${paid}; it would strand the output`);
   }
 
   const feeAmount = (plan.grossOut * BigInt(query.feeBps)) / BPS;
@@ -339,10 +346,12 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     const allocated = await allocateNonce(engine, reads, chain, query.taker, nowMs, Number(deadline) * 1000);
     permit2Nonce = allocated.nonce;
     if (query.gasless && gasless !== undefined) {
-      // The fee is part of the calldata it pays for: price it on a draft with a fee of the same width.
-      const draft = encodeSwapGasless(order, query.taker, { relayerFee: 0n, relayerFeeRecipient: gasless.feeRecipient }, allocated.nonce);
-      const gas = estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas));
-      relayerFee = priceRelayerFee({ config: gasless, gas, baseFeePerGas: block.baseFeePerGas, sellToken: sellToken.address, weth, pools, sellSymbol: sellToken.symbol });
+      // The fee is part of the calldata it pays for: price it on a draft whose fee has no zero byte (the
+      // most calldata gas a fee can add), on the gas limit the relayer will sign for it: the model's
+      // headroom plus the worst case of every native payout, whatever the recipients do on chain.
+      const draft = encodeSwapGasless(order, query.taker, { relayerFee: maxUint256, relayerFeeRecipient: gasless.feeRecipient }, allocated.nonce);
+      const gasLimit = relayGasLimit(estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas)), nativePayoutsOf(order));
+      relayerFee = priceRelayerFee({ config: gasless, gas: Number(gasLimit), baseFeePerGas: block.baseFeePerGas, sellToken: sellToken.address, weth, pools, sellSymbol: sellToken.symbol });
       const fee = { relayerFee: relayerFee.amount, relayerFeeRecipient: relayerFee.recipient };
       const { data, signatureOffset } = encodeSwapGasless(order, query.taker, fee, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };

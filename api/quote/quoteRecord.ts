@@ -34,6 +34,7 @@ export function quoteRecordOf(quote: Quote, principal: ApiKeyPrincipal, createdA
             data: quote.tx.data,
             signatureOffset: quote.tx.signatureOffset,
             estimatedGas: quote.tx.estimatedGas,
+            feeWei: quote.relayerFee.costWei,
           },
         }),
   };

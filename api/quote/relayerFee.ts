@@ -9,15 +9,20 @@ const BPS = 10_000n;
 /** What a gasless taker pays the relayer, in the sell token, and how it was priced. */
 export type RelayerFeeQuote = Readonly<{
   amount: bigint;
-  /** Gas the relayed swap is modelled to use. */
+  /**
+   * Gas the fee is priced on: the gas limit the relayer signs (the modelled gas with headroom, plus
+   * the worst case of every native payout; sdk relayGasLimit), not the gas the swap is expected to use.
+   */
   gas: number;
   /** Wei per gas the fee assumes: the quoted block's base fee plus the relayer's tip. */
   gasPrice: bigint;
   recipient: Address;
+  /** The fee's worth in wei (the gas limit × gas price × margin); undefined when gas is sponsored. */
+  costWei: bigint | undefined;
 }>;
 
 /**
- * Prices the relayer's fee: modelled gas × (base fee + tip) × (1 + margin), converted into the sell
+ * Prices the relayer's fee: the relayer's gas limit × (base fee + tip) × (1 + margin), converted into the sell
  * token through the same pools the router uses (as if that much WETH were sold for it), rounded up.
  * The operator may sponsor gas: the fee is then zero. WETH as a sell token needs no conversion.
  */
@@ -33,9 +38,9 @@ export function priceRelayerFee(parameters: {
 }): RelayerFeeQuote {
   const { config, gas, baseFeePerGas, sellToken, weth, pools } = parameters;
   const gasPrice = baseFeePerGas + config.priorityFeeWei;
-  const base = { gas, gasPrice, recipient: config.feeRecipient };
-  if (config.sponsorGas) return { ...base, amount: 0n };
+  if (config.sponsorGas) return { gas, gasPrice, recipient: config.feeRecipient, amount: 0n, costWei: undefined };
   const costWei = (BigInt(gas) * gasPrice * (BPS + BigInt(config.feeMarginBps)) + BPS - 1n) / BPS;
+  const base = { gas, gasPrice, recipient: config.feeRecipient, costWei };
   if (costWei === 0n) return { ...base, amount: 0n };
   if (sellToken === weth) return { ...base, amount: costWei };
   const route = searchRoute(pools, weth, sellToken, costWei);

@@ -9,6 +9,8 @@ import { requestedChain } from "../chains/chainRegistry";
 import { apiKeyAuth, principalOf, requireScope, type ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import { BlockCache } from "../quote/blockCache";
 import { ChainHead } from "../../sdk";
+import { GaslessStandingCheck } from "../gasless/gaslessStanding";
+import { RelayerClient } from "../gasless/relayerClient";
 import { buildQuote, type Quote, type QuoteEngine } from "../quote/buildQuote";
 import { PermitNonceAllocator } from "../quote/permitNonces";
 import { PoolStateTracker } from "../quote/poolState";
@@ -86,6 +88,7 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
   const nonces = new PermitNonceAllocator({ onlyFree: deps.nonceReservations !== undefined });
   // Block caches and router→holder lookups are per chain; nonce reservations are keyed by chain already.
   const engines = new Map<number, QuoteEngine>();
+  const standing = deps.config.gasless === undefined ? undefined : new GaslessStandingCheck(new RelayerClient(deps.config.gasless), deps.config.gasless.standingCacheMs);
   const engineFor = (chain: ChainContext): QuoteEngine => {
     let engine = engines.get(chain.chainId);
     if (engine === undefined) {
@@ -116,6 +119,8 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
     const query = quoteQueryFor(request, sellToken);
     checkRequest(query, principal, sellToken, buyToken, deps.config.maxCombinedFeeBps);
     await buckets.consume("quote:read", principal, res);
+    // A taker or integrator whose relayed swaps reverted (gas the operator paid, no fee) is refused first.
+    if (query.gasless) await standing?.assertAllowed(query.taker, principal.integratorId);
     let quote: Quote;
     try {
       quote = await buildQuote(engineFor(chain), { gasless: deps.config.gasless, chain, principal, query, sellToken, buyToken });

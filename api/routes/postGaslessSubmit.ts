@@ -97,7 +97,7 @@ function submitHandler(deps: ApiDependencies) {
 
     let verified;
     try {
-      verified = await verifySubmission(chain, quote as QuoteRecord & { gasless: GaslessTerms }, body.signature);
+      verified = await verifySubmission(chain, quote as QuoteRecord & { gasless: GaslessTerms }, body.signature, deps.config.gasless!);
     } catch (error) {
       if (error instanceof ApiError) throw error;
       deps.logger.warn({ err: error, chainId: quote.chainId }, "gasless submission could not be checked on chain");
@@ -117,6 +117,7 @@ function submitHandler(deps: ApiDependencies) {
       permit2_nonce: quote.gasless.permit2Nonce.toString(),
       deadline: verified.deadline.toString(),
       estimated_gas: quote.gasless.estimatedGas,
+      fee_wei: quote.gasless.feeWei === undefined ? null : quote.gasless.feeWei.toString(),
     });
     const relay = handoff.outcome === "created" ? handoff.relay : conflictOrExisting(handoff);
     res.status(handoff.outcome === "created" ? 202 : 200).json(publicRelay(relay!));

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { OnboardingAction } from "../../sdk";
+import { statusRateLimitPerMinute } from "../quote/quoteBuckets";
 import { parseRequest } from "../requestValidation";
 import { optionalChainId, signedChallengeFields, walletAddress } from "../schemas/onboardingFields";
 import { maskApiKey } from "../services/apiKeySecret";
@@ -16,7 +17,7 @@ const bodySchema = z.strictObject({
 
 const iso = (date: Date | undefined) => date?.toISOString() ?? null;
 
-function keyView(key: ApiKeyRecord) {
+function keyView(key: ApiKeyRecord, statusMultiplier: number) {
   return {
     key_id: key.id,
     label: key.label,
@@ -25,12 +26,13 @@ function keyView(key: ApiKeyRecord) {
     scopes: key.scopes,
     quote_rate_limit_per_minute: key.quoteRateLimitPerMinute,
     swap_rate_limit_per_minute: key.swapRateLimitPerMinute,
+    status_rate_limit_per_minute: statusRateLimitPerMinute(key.swapRateLimitPerMinute, statusMultiplier),
     created_at: iso(key.createdAt),
     revoked_at: iso(key.revokedAt),
   };
 }
 
-function profileView(integrator: IntegratorRecord, keys: readonly ApiKeyRecord[]) {
+function profileView(integrator: IntegratorRecord, keys: readonly ApiKeyRecord[], statusMultiplier: number) {
   return {
     integrator_id: integrator.id,
     slug: integrator.slug,
@@ -43,7 +45,7 @@ function profileView(integrator: IntegratorRecord, keys: readonly ApiKeyRecord[]
     max_fee_bps: integrator.maxFeeBps,
     created_at: iso(integrator.createdAt),
     approved_at: iso(integrator.approvedAt),
-    api_keys: keys.filter((key) => key.integratorId === integrator.id).map(keyView),
+    api_keys: keys.filter((key) => key.integratorId === integrator.id).map((key) => keyView(key, statusMultiplier)),
   };
 }
 
@@ -72,7 +74,7 @@ export const postMe: Route = {
       const keys = await deps.store.listApiKeys(integrators.map((integrator) => integrator.id));
       res.json({
         owner_wallet: body.owner_wallet,
-        integrators: integrators.map((integrator) => profileView(integrator, keys)),
+        integrators: integrators.map((integrator) => profileView(integrator, keys, deps.config.statusRateLimitMultiplier)),
       });
     },
   ],

@@ -1,9 +1,13 @@
-import { BaseError, HttpRequestError, isAddressEqual, RpcRequestError, TimeoutError, type Address, type Hex } from "viem";
-import { verifySiweMessage } from "viem/siwe";
+import { isAddressEqual, type Address, type Hex } from "viem";
+import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import type { OnboardingAction } from "../../sdk";
 import type { ApiDependencies } from "../apiDependencies";
 import { ApiError } from "../apiError";
 import type { ChallengeRecord } from "../store/store";
+import { ContractSignatureTimeout, isContractSignature, isKeySignature, isTransportFailure, isWrappedSignature } from "./onboardingSignature";
+
+/** Signature checks on the chain a nonce allows before it is spent (each runs the requester's contract). */
+export const MAX_FAILED_VERIFICATIONS = 3;
 
 export type SignedRequest = {
   action: OnboardingAction;
@@ -31,11 +35,13 @@ export function signedFieldsOf(body: SignedChallengeBody): Pick<SignedRequest, "
 /**
  * Checks a signed onboarding request against the challenge stored for its nonce, never against text
  * from the client: the action, the wallet, the echoed times, the payload hash recomputed from the
- * request's fields, freshness, and the wallet's signature over the stored message (EOAs and, through
- * the public client, ERC-1271/6492 contract wallets).
+ * request's fields, freshness, and the wallet's signature over the stored message: a key's signature
+ * is recovered locally; a deployed contract wallet is asked through ERC-1271 with a gas and a time
+ * limit; wrapped signatures (ERC-6492, ERC-8010), which would run code before the check, are refused.
  *
- * It does not spend the nonce: the caller spends it in the same store transaction as its write, so a
- * request that fails later leaves the nonce usable and two concurrent requests yield one success.
+ * It does not spend the nonce, except when a third on-chain signature check of it fails: the caller
+ * spends it in the same store transaction as its write, so a request that fails later leaves the
+ * nonce usable and two concurrent requests yield one success.
  */
 export async function verifySignedRequest(deps: ApiDependencies, request: SignedRequest): Promise<ChallengeRecord> {
   if (request.sentPayloadHash !== undefined && request.sentPayloadHash !== request.payloadHash) {
@@ -64,40 +70,59 @@ export async function verifySignedRequest(deps: ApiDependencies, request: Signed
     throw new ApiError(401, "nonce_payload_mismatch", "the request's fields do not match the payload_hash the nonce was issued for");
   }
   if (challenge.usedAt !== undefined) {
-    throw new ApiError(409, "nonce_used", "nonce was already used; request a new one");
+    throw challenge.failedVerifications >= MAX_FAILED_VERIFICATIONS ? usedUpError() : new ApiError(409, "nonce_used", "nonce was already used; request a new one");
   }
   const now = deps.clock.now();
   if (now.getTime() >= challenge.expiresAt.getTime()) {
     throw new ApiError(401, "nonce_expired", `nonce expired at ${challenge.expiresAt.toISOString()}; request a new one`);
   }
 
-  let valid: boolean;
-  try {
-    valid = await verifySiweMessage(deps.publicClient, {
-      message: challenge.message,
-      signature: request.signature,
-      address: challenge.wallet,
-      domain: deps.config.siweDomain,
-      nonce: challenge.nonce,
-      time: now,
-    });
-  } catch (error) {
-    // Only a node that cannot be reached is our problem; anything else is a signature we cannot accept.
-    if (isTransportFailure(error)) {
-      deps.logger.error({ err: error, nonce: challenge.nonce }, "signature verification failed to run");
-      throw new ApiError(503, "signature_verification_unavailable", "signature could not be verified right now (chain RPC unavailable); retry shortly");
-    }
-    throw new ApiError(401, "invalid_signature", "signature is not a valid signature of owner_wallet over the nonce's message");
+  if (isWrappedSignature(request.signature)) {
+    throw new ApiError(400, "signature_unsupported", "signature is wrapped (ERC-6492 or ERC-8010); sign with a plain key or a contract wallet that is already deployed (ERC-1271)");
   }
-  if (!valid) {
-    throw new ApiError(401, "invalid_signature", "signature is not owner_wallet's signature over the nonce's message");
+  // The stored message is ours, but its own terms (domain, nonce, address, times) are checked too.
+  const terms = parseSiweMessage(challenge.message);
+  if (!validateSiweMessage({ message: terms, address: challenge.wallet, domain: deps.config.siweDomain, nonce: challenge.nonce, time: now })) {
+    throw new ApiError(401, "invalid_signature", "the nonce's message does not name owner_wallet, this domain and a valid time");
   }
+  // A plain key's signature is recovered here: no call to the chain at all.
+  if (await isKeySignature(challenge.wallet, challenge.message, request.signature)) return challenge;
+  await verifyOnChain(deps, challenge, request.signature, now);
   return challenge;
 }
 
-function isTransportFailure(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return false;
-  return error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError || cause instanceof RpcRequestError) !== null;
+/**
+ * A signature that did not recover to the wallet: it is valid only if the wallet is a contract that
+ * says so (ERC-1271). The check runs the requester's code on the node, so each nonce allows at most
+ * MAX_FAILED_VERIFICATIONS of them (counted before they run), each with a gas and a time limit.
+ */
+async function verifyOnChain(deps: ApiDependencies, challenge: ChallengeRecord, signature: Hex, now: Date): Promise<void> {
+  const use = { nonce: challenge.nonce, at: now };
+  const started = await deps.store.beginVerification(use, MAX_FAILED_VERIFICATIONS);
+  if (started === "used_up") throw usedUpError();
+  if (started !== "started") throw nonceRejectedError(started === "used" ? "nonce_used" : "nonce_expired");
+  let valid: boolean;
+  try {
+    valid = await isContractSignature(deps.publicClient, challenge.wallet, challenge.message, signature, {
+      gas: deps.config.onboarding1271Gas,
+      timeoutMs: deps.config.onboarding1271TimeoutMs,
+    });
+  } catch (error) {
+    await deps.store.settleVerification(use, "unavailable", MAX_FAILED_VERIFICATIONS);
+    // A node that cannot be reached (or is too slow) is ours to report, not counted against the nonce;
+    // the wallet's own refusals (reverts, running out of gas) came back as `false` already.
+    if (error instanceof ContractSignatureTimeout || isTransportFailure(error)) {
+      deps.logger.warn({ err: error, nonce: challenge.nonce }, "signature verification failed to run");
+      throw new ApiError(503, "signature_verification_unavailable", "signature could not be verified right now (chain RPC unavailable); retry shortly");
+    }
+    throw error;
+  }
+  await deps.store.settleVerification(use, valid ? "valid" : "invalid", MAX_FAILED_VERIFICATIONS);
+  if (!valid) throw new ApiError(401, "invalid_signature", "signature is not owner_wallet's signature over the nonce's message");
+}
+
+function usedUpError(): ApiError {
+  return new ApiError(409, "nonce_used", `nonce is used up: ${MAX_FAILED_VERIFICATIONS} signature verifications failed; request a new one`);
 }
 
 /** Maps a nonce the store refused to spend (a concurrent request won, or it expired meanwhile) to its error. */

@@ -1,4 +1,4 @@
-import type { NonceRejected } from "./store";
+import type { NonceRejected, VerificationStart } from "./store";
 
 /**
  * How both engines spend an onboarding nonce together with the write it guards: the nonce is spent
@@ -18,4 +18,11 @@ export class Rollback {
 
 export function nonceRejected(outcome: "used" | "expired"): NonceRejected {
   return { outcome: outcome === "used" ? "nonce_used" : "nonce_expired" };
+}
+
+/** Why a counted signature check may not start, from the challenge row as it is now. */
+export function verificationRefusal(row: { used_at: number | string | null; failed_verifications: number } | undefined, limit: number): VerificationStart {
+  if (row === undefined) return "expired";
+  if (Number(row.failed_verifications) >= limit) return "used_up";
+  return row.used_at != null ? "used" : "expired";
 }

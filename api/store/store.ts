@@ -25,6 +25,17 @@ export interface ChallengeStore {
   findChallenge(nonce: string): Promise<ChallengeRecord | undefined>;
   /** Spends a nonce that guards no other write (viewing the profile). */
   consumeChallenge(use: ChallengeUse): Promise<ChallengeUseOutcome>;
+  /**
+   * Counts a signature check that needs the chain (a contract wallet's, or one that did not recover
+   * locally) against the nonce before it runs, as failed until `settleVerification` says otherwise;
+   * refused once `limit` are counted, or when the nonce is spent or expired.
+   */
+  beginVerification(use: ChallengeUse, limit: number): Promise<VerificationStart>;
+  /**
+   * Ends a counted check: `valid` and `unavailable` give the count back (the signature was not
+   * bad); `invalid` keeps it and, once `limit` are counted, spends the nonce.
+   */
+  settleVerification(use: ChallengeUse, outcome: "valid" | "unavailable" | "invalid", limit: number): Promise<void>;
 }
 
 /** Integrator profiles and their API keys; the writes spend the request's nonce in the same transaction. */
@@ -64,6 +75,12 @@ export interface TokenDemandStore {
   saveTokenOverride(override: NewTokenOverride, mode: "replace" | "if_absent"): Promise<boolean>;
   /** Removes the decision on a token; returns whether there was one. */
   removeTokenOverride(chainId: number, token: Address): Promise<boolean>;
+  /**
+   * Turns a token `promoted` by demand on `chainRun` into `disabled` (source `demand`: demoted) with
+   * the reason, keeping its symbol, decimals and pool for the operator; any other decision (the
+   * operator's, made meanwhile) is left alone. Returns whether it was demoted.
+   */
+  demoteToken(demotion: TokenDemotion): Promise<boolean>;
 }
 
 /** Quotes served, found again by their UUID or by the bytes32 id of their fill. */
@@ -92,7 +109,14 @@ export type NewChallenge = {
   expiresAt: Date;
 };
 
-export type ChallengeRecord = NewChallenge & { usedAt: Date | undefined };
+export type ChallengeRecord = NewChallenge & {
+  usedAt: Date | undefined;
+  /** Signature checks against the chain that failed or are running (see `beginVerification`). */
+  failedVerifications: number;
+};
+
+/** Whether a counted signature check may run: yes, or why not (spent, too many failures, expired). */
+export type VerificationStart = "started" | "used" | "used_up" | "expired";
 
 /** See integratorLifecycle.ts for the operator's moves between them. */
 export type IntegratorStatus = "pending" | "active" | "rejected" | "suspended";
@@ -117,6 +141,11 @@ export type IntegratorRecord = NewIntegrator & {
   /** Rate limits the operator set for the profile's keys; undefined: the configured defaults. */
   quoteRateLimitPerMinute: number | undefined;
   swapRateLimitPerMinute: number | undefined;
+  /**
+   * When an operator approved the profile (`approve`) or confirmed an auto-approved one (`confirm`);
+   * undefined for a profile no operator looked at. Only such profiles' demand counts toward promotion.
+   */
+  operatorApprovedAt: Date | undefined;
 };
 
 export type NewApiKey = {
@@ -172,6 +201,8 @@ export type TokenDemandQuery = {
   since: Date;
   /** Only tokens with at least this many counted integrators (default 1). */
   minIntegrators?: number;
+  /** Count only integrators that are active and were approved or confirmed by an operator (promotion does). */
+  operatorApprovedOnly?: boolean;
   /** Leave out tokens that already carry an operator or promotion decision (of `chainRun` when given). */
   withoutOverride?: boolean;
   chainRun?: Hex;
@@ -211,6 +242,9 @@ export type NewTokenOverride = {
 
 export type TokenOverride = Omit<NewTokenOverride, "at"> & { createdAt: Date; updatedAt: Date };
 
+/** A promoted token that failed its recheck. */
+export type TokenDemotion = { chainId: number; token: Address; chainRun: Hex; reason: string; at: Date };
+
 /** A quote as served: enough to attribute a fill to its integrator and compare it with the quote. */
 export type QuoteRecord = {
   quoteId: string;
@@ -246,4 +280,9 @@ export type GaslessTerms = {
   data: Hex;
   signatureOffset: number;
   estimatedGas: number;
+  /**
+   * What the relayer fee was worth in wei when quoted: the relayer's gas limit at the quoted gas price
+   * with the margin (the relayer waits while the network asks more). Undefined when gas is sponsored.
+   */
+  feeWei?: bigint | undefined;
 };

@@ -3,6 +3,7 @@ import type { Clock } from "../clock";
 import type { Store } from "../store/store";
 import type { BufferedDemandRecorder, DemandFlushResult } from "./bufferedDemandRecorder";
 import type { ChainSupportedTokens } from "./chainSupportedTokens";
+import type { PromotedTokenRecheck, RecheckOutcome } from "./promotedTokenRecheck";
 import type { PromotionOutcome, TokenPromoter } from "./tokenPromoter";
 
 /** Demand older than this is forgotten; it is far outside any promotion window worth configuring. */
@@ -14,6 +15,7 @@ export type SupportedTokenJobsOptions = Readonly<{
   clock: Clock;
   recorder: BufferedDemandRecorder;
   promoter: TokenPromoter;
+  recheck: PromotedTokenRecheck;
   chains: readonly Readonly<{ chainId: number; tokens: ChainSupportedTokens }>[];
   /** Period of `refresh`. */
   refreshSeconds: number;
@@ -23,13 +25,14 @@ export type SupportedTokenJobsOptions = Readonly<{
   promotionWindowHours: number;
 }>;
 
-export type DemandFlushOutcome = Readonly<{ flush: DemandFlushResult; promotions: readonly PromotionOutcome[] }>;
+export type DemandFlushOutcome = Readonly<{ flush: DemandFlushResult; promotions: readonly PromotionOutcome[]; rechecks: readonly RecheckOutcome[] }>;
 
 /**
  * The background work behind the supported-token set, on two timers:
  * - `refresh` re-reads operator and promotion decisions from the database (the operator CLI is a
  *   separate process), rebuilding a chain's set only when they changed;
- * - `flushDemand` writes buffered demand, prunes old demand, then runs promotion.
+ * - `flushDemand` writes buffered demand, prunes old demand, runs promotion, then rechecks the
+ *   promoted tokens that are due (`PromotedTokenRecheck`, which demotes those that fail).
  * Each job never overlaps itself; timers are unref'd, and `stop` clears them, waits for a running job
  * and writes the demand still buffered. Tests call the jobs directly instead of waiting for timers.
  */
@@ -56,7 +59,7 @@ export class SupportedTokenJobs {
    * early flush scheduled just before closing must not reach the closed store.
    */
   flushDemand(): Promise<DemandFlushOutcome> {
-    if (this.#stopped) return Promise.resolve({ flush: { written: 0, dropped: 0 }, promotions: [] });
+    if (this.#stopped) return Promise.resolve({ flush: { written: 0, dropped: 0 }, promotions: [], rechecks: [] });
     this.#flushing ??= this.#flushDemand().finally(() => (this.#flushing = undefined));
     return this.#flushing;
   }
@@ -103,13 +106,15 @@ export class SupportedTokenJobs {
   }
 
   async #flushDemand(): Promise<DemandFlushOutcome> {
-    const { recorder, store, promoter, clock, promotionWindowHours } = this.#options;
+    const { recorder, store, promoter, recheck, clock, promotionWindowHours } = this.#options;
     const flush = await recorder.flush();
     const retention = Math.max(DEMAND_RETENTION_MS, promotionWindowHours * 3_600_000);
     await store.pruneTokenDemand(new Date(clock.now().getTime() - retention));
     // Promotion compares stored demand with the decisions; a flush that wrote nothing still runs it
     // (another process may have written demand, and failed checks become due again).
     const promotions = await promoter.run();
-    return { flush, promotions };
+    // Each promoted token is due every PROMOTION_RECHECK_MINUTES; most runs recheck nothing.
+    const rechecks = await recheck.run();
+    return { flush, promotions, rechecks };
   }
 }

@@ -21,7 +21,8 @@ export type TokenCheckParameters = Readonly<{
 
 export type TokenCheckResult =
   | Readonly<{ ok: true; symbol: string; decimals: number; pool: ManifestPool; liquidityWei: bigint }>
-  | Readonly<{ ok: false; reason: string }>;
+  /** `unreadable`: the chain did not answer, which says nothing about the token (a recheck does not demote for it). */
+  | Readonly<{ ok: false; reason: string; unreadable: boolean }>;
 
 /**
  * Whether `token` can be routed: it is a contract, answers ERC20 `decimals()` and `symbol()`, and has
@@ -45,7 +46,7 @@ export async function checkTokenOnChain(parameters: TokenCheckParameters): Promi
       readSymbol(client, token),
     ]);
   } catch (error) {
-    return fail(`could not be read from the chain (${shortMessage(error)})`);
+    return unreadable(`could not be read from the chain (${shortMessage(error)})`);
   }
   if (code === undefined || code === "0x") return fail("has no contract code");
   if (decimals === undefined) return fail("does not answer ERC20 decimals()");
@@ -61,7 +62,7 @@ export async function checkTokenOnChain(parameters: TokenCheckParameters): Promi
       ),
     );
   } catch (error) {
-    return fail(`pairs could not be read from the factory (${shortMessage(error)})`);
+    return unreadable(`pairs could not be read from the factory (${shortMessage(error)})`);
   }
 
   let best: { pool: ManifestPool; liquidityWei: bigint } | undefined;
@@ -82,7 +83,7 @@ export async function checkTokenOnChain(parameters: TokenCheckParameters): Promi
       if (candidate !== undefined && (best === undefined || candidate.liquidityWei > best.liquidityWei)) best = candidate;
     }
   } catch (error) {
-    return fail(`pool reserves could not be read (${shortMessage(error)})`);
+    return unreadable(`pool reserves could not be read (${shortMessage(error)})`);
   }
   if (best === undefined) return fail("has no Uniswap V2 pool with a supported token that is priced against WETH");
   if (best.liquidityWei < minLiquidityWei) {
@@ -134,7 +135,11 @@ async function valueInWeth(client: PublicClient, manifest: DeploymentManifest, b
 }
 
 function fail(reason: string): TokenCheckResult {
-  return { ok: false, reason };
+  return { ok: false, reason, unreadable: false };
+}
+
+function unreadable(reason: string): TokenCheckResult {
+  return { ok: false, reason, unreadable: true };
 }
 
 function shortMessage(error: unknown): string {

@@ -10,7 +10,7 @@ import { checkTokenOnChain } from "./tokenOnChainCheck";
 export type PromotableChain = Readonly<{ chainId: number; client: PublicClient; manifest: DeploymentManifest; tokens: ChainSupportedTokens }>;
 
 export type PromotionRules = Readonly<{
-  /** Distinct integrators needed within the window. */
+  /** Distinct integrators an operator approved or confirmed, needed within the window. */
   minIntegrators: number;
   windowHours: number;
   /** Least WETH value (wei) of the known side of the token's pool. */
@@ -36,7 +36,8 @@ const MAX_CANDIDATES_PER_RUN = 50;
 
 /**
  * Automatic promotion: a token becomes supported when at least `minIntegrators` distinct integrators
- * asked for it within the window and it passes the on-chain checks (`checkTokenOnChain`). The decision
+ * asked for it within the window, each active and approved or confirmed by an operator (auto-approved
+ * wallets cost nothing to make), and it passes the on-chain checks (`checkTokenOnChain`). The decision
  * is stored (source `demand`) only if the operator has made none, then the chain's set is rebuilt from
  * the database, which gives a new snapshot_id and ETag. A token that fails is logged with the reason
  * and left alone for `recheckMinutes`, so the chain is not asked again on every flush.
@@ -63,6 +64,8 @@ export class TokenPromoter {
         chainId: chain.chainId,
         since: new Date(now - rules.windowHours * 3_600_000),
         minIntegrators: rules.minIntegrators,
+        // Integrators are free to create (AUTO_APPROVE): only those an operator vouched for count.
+        operatorApprovedOnly: true,
         withoutOverride: true,
         chainRun: chain.manifest.deployBlockHash,
         limit: MAX_CANDIDATES_PER_RUN,
@@ -97,7 +100,7 @@ export class TokenPromoter {
         symbol: check.symbol,
         decimals: check.decimals,
         pool: check.pool,
-        reason: `${integrators} integrators within ${rules.windowHours} h`,
+        reason: `${integrators} operator-approved integrators within ${rules.windowHours} h`,
         chainRun: chain.manifest.deployBlockHash,
         at: clock.now(),
       },

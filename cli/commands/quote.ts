@@ -9,11 +9,13 @@ import { CliError, ExitCode } from "../exitCodes";
 /** Options shared by `quote` and `swap`. */
 export type QuoteOptions = { taker?: string; slippageBps?: string; settlement?: string; feeBps?: string; maxHops?: string; gasless?: boolean; genuineDemand?: boolean };
 
-export function addQuoteOptions(command: Command): Command {
+/** `argumentsOptional`: `swap --quote <file>` takes none, so commander must not demand them there. */
+export function addQuoteOptions(command: Command, argumentsOptional = false): Command {
+  const name = (argument: string) => (argumentsOptional ? `[${argument}]` : `<${argument}>`);
   return command
-    .argument("<sell>", "token to sell: address, symbol from the deployment manifest, or ETH")
-    .argument("<buy>", "token to buy")
-    .argument("<amount>", "sell amount in base units (e.g. 1000000 for 1 USDC)")
+    .argument(name("sell"), "token to sell: address, symbol from the deployment manifest, or ETH")
+    .argument(name("buy"), "token to buy")
+    .argument(name("amount"), "sell amount in base units (e.g. 1000000 for 1 USDC)")
     .option("--taker <address>", "taker wallet (default: the PRIVATE_KEY's address)")
     .option("--slippage-bps <bps>", "slippage tolerance in basis points")
     .option("--settlement <mode>", "permit2 or allowance")

@@ -38,11 +38,15 @@ function savedQuote(file: string): QuoteJson {
 }
 
 export function registerSwap(program: Command): void {
-  addQuoteOptions(program.command("swap").description("quote and execute a swap with PRIVATE_KEY's wallet (or --gasless through the relayer)"))
+  addQuoteOptions(program.command("swap").description("quote and execute a swap with PRIVATE_KEY's wallet (or --gasless through the relayer)"), true)
     .option("--dry-run", "quote and run every check, but sign and send nothing")
     .option("-y, --yes", "do not ask for confirmation")
     .option("--quote <file>", "execute this saved quote (from `quote --json`) instead of a new one; <sell> <buy> <amount> are then ignored")
-    .action(async (sell: string, buy: string, amount: string, options: SwapOptions, command: Command) => {
+    .action(async (sellArgument: string | undefined, buyArgument: string | undefined, amountArgument: string | undefined, options: SwapOptions, command: Command) => {
+      if (options.quote === undefined && (sellArgument === undefined || buyArgument === undefined || amountArgument === undefined)) {
+        throw new CliError("swap needs <sell> <buy> <amount>, or --quote <file> with a saved quote", ExitCode.usage);
+      }
+      const [sell, buy, amount] = [sellArgument ?? "", buyArgument ?? "", amountArgument ?? ""];
       const { config, out } = contextOf(command);
       const client = clientOf(config, (message) => out.progress(message));
       try {

@@ -61,4 +61,26 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
       CREATE TABLE relayer_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
+  {
+    version: 2,
+    name: "the fee's worth in wei (loss check), reverted relays counted against takers and integrators, live signers (the SQLite schema at its version 4)",
+    sql: `
+      ALTER TABLE relays ADD COLUMN fee_wei TEXT;
+      CREATE TABLE gasless_reverts (
+        relay_id            TEXT PRIMARY KEY,
+        taker               TEXT NOT NULL,
+        integrator_id       INTEGER NOT NULL,
+        reverted_at         BIGINT NOT NULL,
+        cleared_taker       INTEGER NOT NULL DEFAULT 0,
+        cleared_integrator  INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX gasless_reverts_taker ON gasless_reverts (taker, reverted_at);
+      CREATE INDEX gasless_reverts_integrator ON gasless_reverts (integrator_id, reverted_at);
+      CREATE TABLE relayer_signers (
+        signer      TEXT PRIMARY KEY,
+        relayer_id  TEXT NOT NULL,
+        live_until  BIGINT NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,9 +1,43 @@
-import type { Address, Hex } from "viem";
+import { getAddress, type Address, type Hex } from "viem";
 import { canMoveRelay } from "../../sdk";
 import { applyPostgresMigrations, openPostgresPool, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
 import { postgresRelayMigrations } from "./postgresRelayMigrations";
-import { foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, TRANSACTION_COLUMNS, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
-import type { BroadcastFence, BroadcastRecording, ClaimedRelay, Lease, NewRelay, NewRelayTransaction, RelayCreation, RelayMatchQuery, RelayRecord, RelayStore, RelayTransaction, RelayUpdate } from "./relayStore";
+import {
+  foreignFill,
+  leaseRefusal,
+  matchOutcome,
+  RELAY_INSERT_COLUMNS,
+  relayFromRow,
+  relayParams,
+  REVERT_TALLY_SQL,
+  revertTallyFromRow,
+  TRANSACTION_COLUMNS,
+  transactionFromRow,
+  transactionParams,
+  type RelayRow,
+  type RevertTallyRow,
+  type TransactionRow,
+} from "./relayRows";
+import type {
+  BroadcastFence,
+  BroadcastRecording,
+  ClaimedRelay,
+  Lease,
+  NewRelay,
+  NewRelayTransaction,
+  RelayCreation,
+  RelayMatchQuery,
+  RelayRecord,
+  RelayStore,
+  RelayTransaction,
+  RelayUpdate,
+  RevertCounts,
+  RevertedRelay,
+  RevertSubject,
+  RevertTally,
+  SignerClaim,
+  SignerHolder,
+} from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 
 type Queryable = Pick<PostgresClient, "query">;
@@ -146,6 +180,64 @@ class PostgresRelayStore implements RelayStore {
   async highestNonce(signer: Address): Promise<number | undefined> {
     const { rows } = await this.#pool.query<{ nonce: number | null }>("SELECT MAX(nonce) AS nonce FROM relay_transactions WHERE signer = $1 AND raw IS NOT NULL", [signer.toLowerCase()]);
     return rows[0]?.nonce ?? undefined;
+  }
+
+  async recordRevert(revert: RevertedRelay): Promise<void> {
+    await this.#pool.query(
+      "INSERT INTO gasless_reverts (relay_id, taker, integrator_id, reverted_at) VALUES ($1, $2, $3, $4) ON CONFLICT (relay_id) DO NOTHING",
+      [revert.relayId, revert.taker.toLowerCase(), revert.integratorId, revert.at.getTime()],
+    );
+  }
+
+  async revertCounts(query: { taker: Address; integratorId: number; since: Date }): Promise<RevertCounts> {
+    const { rows } = await this.#pool.query<{ taker: number; integrator: number }>(
+      `SELECT (SELECT COUNT(*) FROM gasless_reverts WHERE taker = $1 AND cleared_taker = 0 AND reverted_at >= $3) AS taker,
+              (SELECT COUNT(*) FROM gasless_reverts WHERE integrator_id = $2 AND cleared_integrator = 0 AND reverted_at >= $3) AS integrator`,
+      [query.taker.toLowerCase(), query.integratorId, query.since.getTime()],
+    );
+    return { taker: Number(rows[0]?.taker ?? 0), integrator: Number(rows[0]?.integrator ?? 0) };
+  }
+
+  async listRevertTallies(since: Date): Promise<RevertTally[]> {
+    const { rows } = await this.#pool.query<RevertTallyRow>(REVERT_TALLY_SQL("$1"), [since.getTime()]);
+    return rows.map(revertTallyFromRow);
+  }
+
+  async clearReverts(subject: RevertSubject): Promise<number> {
+    const { rowCount } =
+      subject.kind === "taker"
+        ? await this.#pool.query("UPDATE gasless_reverts SET cleared_taker = 1 WHERE taker = $1 AND cleared_taker = 0", [subject.taker.toLowerCase()])
+        : await this.#pool.query("UPDATE gasless_reverts SET cleared_integrator = 1 WHERE integrator_id = $1 AND cleared_integrator = 0", [subject.integratorId]);
+    return rowCount ?? 0;
+  }
+
+  async claimSigners(claim: SignerClaim): Promise<SignerHolder[]> {
+    return withTransaction(this.#pool, async (client) => {
+      // One relayer registers at a time: two starting together cannot both find the other absent.
+      await client.query("LOCK TABLE relayer_signers IN SHARE ROW EXCLUSIVE MODE");
+      const mine = claim.signers.map((signer) => signer.toLowerCase());
+      const { rows } = await client.query<{ signer: string; relayer_id: string; live_until: number }>(
+        "SELECT signer, relayer_id, live_until FROM relayer_signers WHERE signer = ANY($1) AND relayer_id <> $2 AND live_until > $3",
+        [mine, claim.relayerId, claim.now.getTime()],
+      );
+      if (rows.length > 0) return rows.map((row) => ({ signer: getAddress(row.signer), relayerId: row.relayer_id, until: new Date(row.live_until) }));
+      for (const signer of mine) {
+        await client.query(
+          `INSERT INTO relayer_signers (signer, relayer_id, live_until) VALUES ($1, $2, $3)
+           ON CONFLICT (signer) DO UPDATE SET relayer_id = excluded.relayer_id, live_until = excluded.live_until`,
+          [signer, claim.relayerId, claim.until.getTime()],
+        );
+      }
+      return [];
+    });
+  }
+
+  async renewSigners(relayerId: string, until: Date): Promise<void> {
+    await this.#pool.query("UPDATE relayer_signers SET live_until = $1 WHERE relayer_id = $2", [until.getTime(), relayerId]);
+  }
+
+  async releaseSigners(relayerId: string): Promise<void> {
+    await this.#pool.query("DELETE FROM relayer_signers WHERE relayer_id = $1", [relayerId]);
   }
 
   async ping(): Promise<void> {

@@ -69,4 +69,27 @@ export const relayMigrations: readonly Migration[] = [
       ALTER TABLE relays ADD COLUMN lease_until INTEGER;
     `,
   },
+  {
+    version: 4,
+    name: "the fee's worth in wei (loss check), reverted relays counted against takers and integrators, live signers",
+    sql: `
+      ALTER TABLE relays ADD COLUMN fee_wei TEXT;
+      CREATE TABLE gasless_reverts (
+        relay_id            TEXT PRIMARY KEY,
+        taker               TEXT NOT NULL,
+        integrator_id       INTEGER NOT NULL,
+        reverted_at         INTEGER NOT NULL,
+        -- The operator cleared it (npm run integrators -- clear-reverts): kept, no longer counted.
+        cleared_taker       INTEGER NOT NULL DEFAULT 0,
+        cleared_integrator  INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX gasless_reverts_taker ON gasless_reverts (taker, reverted_at);
+      CREATE INDEX gasless_reverts_integrator ON gasless_reverts (integrator_id, reverted_at);
+      CREATE TABLE relayer_signers (
+        signer      TEXT PRIMARY KEY,
+        relayer_id  TEXT NOT NULL,
+        live_until  INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

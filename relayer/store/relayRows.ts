@@ -18,6 +18,7 @@ export type RelayRow = {
   permit2_nonce: string;
   deadline: number;
   estimated_gas: number;
+  fee_wei: string | null;
   accepted_block: number;
   status: RelayStatus;
   reason: string | null;
@@ -46,7 +47,7 @@ export type TransactionRow = {
 
 export const RELAY_INSERT_COLUMNS = [
   "id", "chain_id", "quote_id", "onchain_quote_id", "integrator_id", "api_key_id", "idempotency_key", "taker", "router", "data",
-  "signature", "permit2_nonce", "deadline", "estimated_gas", "accepted_block", "claimed_by", "lease_until", "created_at",
+  "signature", "permit2_nonce", "deadline", "estimated_gas", "fee_wei", "accepted_block", "claimed_by", "lease_until", "created_at",
 ] as const;
 
 export function relayParams(relay: NewRelay, claim: { owner: string; until: Date } | undefined) {
@@ -65,6 +66,7 @@ export function relayParams(relay: NewRelay, claim: { owner: string; until: Date
     permit2_nonce: relay.permit2Nonce.toString(),
     deadline: Number(relay.deadline),
     estimated_gas: relay.estimatedGas,
+    fee_wei: relay.feeWei === undefined ? null : relay.feeWei.toString(),
     accepted_block: Number(relay.acceptedBlock),
     claimed_by: claim?.owner ?? null,
     lease_until: claim?.until.getTime() ?? null,
@@ -126,6 +128,7 @@ export function relayFromRow(row: RelayRow, transactions: RelayTransaction[]): R
     permit2Nonce: BigInt(row.permit2_nonce),
     deadline: BigInt(row.deadline),
     estimatedGas: row.estimated_gas,
+    feeWei: row.fee_wei === null ? undefined : BigInt(row.fee_wei),
     acceptedBlock: BigInt(row.accepted_block),
     createdAt: new Date(row.created_at),
     status: row.status,
@@ -165,3 +168,18 @@ export function leaseRefusal(row: Pick<RelayRow, "claimed_by" | "lease_until">, 
   if (row.claimed_by !== fence.owner) return "not_ours";
   return row.lease_until !== null && row.lease_until > fence.now.getTime() ? undefined : "lapsed";
 }
+
+export type RevertTallyRow = { kind: "taker" | "integrator"; subject: string; reverts: number | string; last_at: number | string };
+
+export function revertTallyFromRow(row: RevertTallyRow) {
+  return { kind: row.kind, subject: row.subject, reverts: Number(row.reverts), lastAt: new Date(Number(row.last_at)) };
+}
+
+/** Both engines' tally query: takers and integrators with counted reverts since $since, most first. */
+export const REVERT_TALLY_SQL = (since: string) => `
+  SELECT 'taker' AS kind, taker AS subject, COUNT(*) AS reverts, MAX(reverted_at) AS last_at FROM gasless_reverts
+    WHERE cleared_taker = 0 AND reverted_at >= ${since} GROUP BY taker
+  UNION ALL
+  SELECT 'integrator' AS kind, CAST(integrator_id AS TEXT) AS subject, COUNT(*) AS reverts, MAX(reverted_at) AS last_at FROM gasless_reverts
+    WHERE cleared_integrator = 0 AND reverted_at >= ${since} GROUP BY integrator_id
+  ORDER BY reverts DESC, kind, subject`;

@@ -43,10 +43,41 @@ export interface RelayStore {
   setChainRun(deployBlockHash: Hex, options: { forgetRelays: boolean }): Promise<number>;
   /** Highest nonce this relayer ever signed with `signer`, or undefined. */
   highestNonce(signer: Address): Promise<number | undefined>;
+  /**
+   * Counts a relayed swap of ours that was mined and reverted against its taker and its integrator.
+   * Once per relay: recording it again changes nothing (a crash between this and the relay's update).
+   */
+  recordRevert(revert: RevertedRelay): Promise<void>;
+  /** Reverted relays since `since` of this taker and of this integrator, leaving out cleared ones. */
+  revertCounts(query: { taker: Address; integratorId: number; since: Date }): Promise<RevertCounts>;
+  /** Every taker and integrator with reverted relays since `since` (not cleared), most first: the operator's view. */
+  listRevertTallies(since: Date): Promise<RevertTally[]>;
+  /** Clears a taker's or an integrator's reverted relays (they stay on record, no longer counted); returns how many. */
+  clearReverts(subject: RevertSubject): Promise<number>;
+  /**
+   * Registers `claim.relayerId` as the live user of its signer addresses until `claim.until`, unless
+   * another relayer holds one of them and is still live at `claim.now`: then nothing is written and
+   * the holders are returned. A relayer's own earlier registration (a restart) is taken over.
+   */
+  claimSigners(claim: SignerClaim): Promise<SignerHolder[]>;
+  /** Extends this relayer's registration of its signers (its heartbeat). */
+  renewSigners(relayerId: string, until: Date): Promise<void>;
+  /** Drops this relayer's registration of its signers (a clean stop). */
+  releaseSigners(relayerId: string): Promise<void>;
   /** A cheap round trip, for readiness. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A relayed swap of ours that was mined and reverted (nobody else filled the order). */
+export type RevertedRelay = { relayId: string; taker: Address; integratorId: number; at: Date };
+export type RevertCounts = { taker: number; integrator: number };
+export type RevertSubject = { kind: "taker"; taker: Address } | { kind: "integrator"; integratorId: number };
+export type RevertTally = { kind: "taker" | "integrator"; subject: string; reverts: number; lastAt: Date };
+
+/** Which signer addresses a relayer uses, and until when it counts as live unless it renews. */
+export type SignerClaim = { relayerId: string; signers: readonly Address[]; until: Date; now: Date };
+export type SignerHolder = { signer: Address; relayerId: string; until: Date };
 
 /** A relayer's hold on relays: its id (`RELAYER_ID`) and when the hold ends unless renewed. */
 export type Lease = { owner: string; until: Date };
@@ -73,6 +104,11 @@ export type NewRelay = {
   permit2Nonce: bigint;
   deadline: bigint;
   estimatedGas: number;
+  /**
+   * What the signed relayer fee was worth in wei when quoted (it covers the gas limit at that gas
+   * price); undefined when the operator sponsors gas (no fee, no loss check).
+   */
+  feeWei?: bigint | undefined;
   /** The chain head when the relay was accepted: a copier's fill is looked for from here on. */
   acceptedBlock: bigint;
   createdAt: Date;

@@ -1,11 +1,29 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import type { Address, Hex } from "viem";
+import { getAddress, type Address, type Hex } from "viem";
 import { applySqliteMigrations, canMoveRelay } from "../../sdk";
 import { relayMigrations } from "./relayMigrations";
-import { foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
-import type { BroadcastFence, BroadcastRecording, ClaimedRelay, Lease, NewRelay, NewRelayTransaction, RelayCreation, RelayMatchQuery, RelayRecord, RelayStore, RelayUpdate } from "./relayStore";
+import { foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, REVERT_TALLY_SQL, revertTallyFromRow, transactionFromRow, transactionParams, type RelayRow, type RevertTallyRow, type TransactionRow } from "./relayRows";
+import type {
+  BroadcastFence,
+  BroadcastRecording,
+  ClaimedRelay,
+  Lease,
+  NewRelay,
+  NewRelayTransaction,
+  RelayCreation,
+  RelayMatchQuery,
+  RelayRecord,
+  RelayStore,
+  RelayUpdate,
+  RevertCounts,
+  RevertedRelay,
+  RevertSubject,
+  RevertTally,
+  SignerClaim,
+  SignerHolder,
+} from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 
 const OPEN = "status IN ('accepted', 'submitted')";
@@ -64,6 +82,18 @@ class SqliteRelayStore implements RelayStore {
       deleteTransactions: db.prepare("DELETE FROM relay_transactions"),
       deleteRelays: db.prepare("DELETE FROM relays"),
       highestNonce: db.prepare("SELECT MAX(nonce) AS nonce FROM relay_transactions WHERE signer = ? AND raw IS NOT NULL"),
+      recordRevert: db.prepare(`INSERT INTO gasless_reverts (relay_id, taker, integrator_id, reverted_at) VALUES (@relay_id, @taker, @integrator_id, @at)
+        ON CONFLICT (relay_id) DO NOTHING`),
+      takerReverts: db.prepare("SELECT COUNT(*) AS n FROM gasless_reverts WHERE taker = ? AND cleared_taker = 0 AND reverted_at >= ?"),
+      integratorReverts: db.prepare("SELECT COUNT(*) AS n FROM gasless_reverts WHERE integrator_id = ? AND cleared_integrator = 0 AND reverted_at >= ?"),
+      revertTallies: db.prepare(REVERT_TALLY_SQL("@since")),
+      clearTaker: db.prepare("UPDATE gasless_reverts SET cleared_taker = 1 WHERE taker = ? AND cleared_taker = 0"),
+      clearIntegrator: db.prepare("UPDATE gasless_reverts SET cleared_integrator = 1 WHERE integrator_id = ? AND cleared_integrator = 0"),
+      signerHolders: db.prepare("SELECT signer, relayer_id, live_until FROM relayer_signers WHERE relayer_id <> @relayer AND live_until > @now"),
+      claimSigner: db.prepare(`INSERT INTO relayer_signers (signer, relayer_id, live_until) VALUES (@signer, @relayer, @until)
+        ON CONFLICT (signer) DO UPDATE SET relayer_id = excluded.relayer_id, live_until = excluded.live_until`),
+      renewSigners: db.prepare("UPDATE relayer_signers SET live_until = ? WHERE relayer_id = ?"),
+      releaseSigners: db.prepare("DELETE FROM relayer_signers WHERE relayer_id = ?"),
     };
   }
 
@@ -175,6 +205,46 @@ class SqliteRelayStore implements RelayStore {
   async highestNonce(signer: Address): Promise<number | undefined> {
     const row = this.#statements.highestNonce.get(signer.toLowerCase()) as { nonce: number | null };
     return row.nonce ?? undefined;
+  }
+
+  async recordRevert(revert: RevertedRelay): Promise<void> {
+    this.#statements.recordRevert.run({ relay_id: revert.relayId, taker: revert.taker.toLowerCase(), integrator_id: revert.integratorId, at: revert.at.getTime() });
+  }
+
+  async revertCounts(query: { taker: Address; integratorId: number; since: Date }): Promise<RevertCounts> {
+    const since = query.since.getTime();
+    const taker = this.#statements.takerReverts.get(query.taker.toLowerCase(), since) as { n: number };
+    const integrator = this.#statements.integratorReverts.get(query.integratorId, since) as { n: number };
+    return { taker: taker.n, integrator: integrator.n };
+  }
+
+  async listRevertTallies(since: Date): Promise<RevertTally[]> {
+    return (this.#statements.revertTallies.all({ since: since.getTime() }) as RevertTallyRow[]).map(revertTallyFromRow);
+  }
+
+  async clearReverts(subject: RevertSubject): Promise<number> {
+    return subject.kind === "taker" ? this.#statements.clearTaker.run(subject.taker.toLowerCase()).changes : this.#statements.clearIntegrator.run(subject.integratorId).changes;
+  }
+
+  async claimSigners(claim: SignerClaim): Promise<SignerHolder[]> {
+    return this.#db
+      .transaction((): SignerHolder[] => {
+        const mine = new Set(claim.signers.map((signer) => signer.toLowerCase()));
+        const rows = this.#statements.signerHolders.all({ relayer: claim.relayerId, now: claim.now.getTime() }) as { signer: string; relayer_id: string; live_until: number }[];
+        const holders = rows.filter((row) => mine.has(row.signer)).map((row) => ({ signer: getAddress(row.signer), relayerId: row.relayer_id, until: new Date(row.live_until) }));
+        if (holders.length > 0) return holders;
+        for (const signer of mine) this.#statements.claimSigner.run({ signer, relayer: claim.relayerId, until: claim.until.getTime() });
+        return [];
+      })
+      .immediate();
+  }
+
+  async renewSigners(relayerId: string, until: Date): Promise<void> {
+    this.#statements.renewSigners.run(until.getTime(), relayerId);
+  }
+
+  async releaseSigners(relayerId: string): Promise<void> {
+    this.#statements.releaseSigners.run(relayerId);
   }
 
   async ping(): Promise<void> {

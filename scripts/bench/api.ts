@@ -33,7 +33,8 @@ const INTEGRATOR_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a841
 
 const WITH_POSTGRES = process.env.BENCH_POSTGRES !== "0";
 /** The benchmark measures the server, not the per-key and per-IP limits. */
-const UNLIMITED = { DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000000", SNAPSHOT_RATE_LIMIT_PER_MINUTE: "100000000" };
+// The bench onboards its own integrator, which must be active at once.
+const UNLIMITED = { DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000000", SNAPSHOT_RATE_LIMIT_PER_MINUTE: "100000000", AUTO_APPROVE: "true" };
 
 type Case = { name: string; goal?: number; path: string; headers?: Record<string, string>; expectStatus: number };
 type Measured = { rps: number; p50: number; p99: number };

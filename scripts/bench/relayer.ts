@@ -70,6 +70,7 @@ async function main(): Promise<void> {
       API_PORT: "0",
       API_DB_PATH: join(directory, "api.sqlite"),
       API_LOG_LEVEL: env.BENCH_API_LOG_LEVEL ?? "warn",
+      AUTO_APPROVE: "true",
       CHAIN_ID: String(CHAIN_ID),
       RPC_URL: rpcUrl,
       DEPLOYMENTS_DIR: directory,

@@ -1,11 +1,21 @@
 import { resolve } from "node:path";
 import { z } from "zod";
-import { DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT } from "../../sdk/chain/devnet";
+import { DEVNET_DEFAULT_API_PORT, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT } from "../../sdk/chain/devnet";
+
+const port = z.coerce.number().int().min(0).max(65535);
 
 const schema = z.object({
   DEVNET_HOST: z.string().min(1).default(DEVNET_DEFAULT_HOST),
-  DEVNET_PORT: z.coerce.number().int().min(0).max(65535).default(DEVNET_DEFAULT_RPC_PORT),
+  DEVNET_PORT: port.default(DEVNET_DEFAULT_RPC_PORT),
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
+  // The API's and the relayer's own variables (api/config.ts, relayer/config.ts), read here only to
+  // check every port before anything is deployed.
+  API_HOST: z.string().min(1).default(DEVNET_DEFAULT_HOST),
+  API_PORT: port.default(DEVNET_DEFAULT_API_PORT),
+  RELAYER_HOST: z.string().min(1).default(DEVNET_DEFAULT_HOST),
+  RELAYER_PORT: port.default(8090),
+  DEVNET_RELAYER: z.enum(["on", "off"], { error: 'must be "on" or "off"' }).default("on"),
+  RELAYER_INTERNAL_TOKEN: z.string().trim().min(16, "must be at least 16 characters (a shared secret with the API)").optional(),
 });
 
 export type DevnetConfig = {
@@ -15,6 +25,14 @@ export type DevnetConfig = {
   port: number;
   /** Folder of the deployment manifests. `DEPLOYMENTS_DIR`, default ./deployments. */
   deploymentsDir: string;
+  /** The API's interface and port (`API_HOST`, `API_PORT`). */
+  api: { host: string; port: number };
+  /** The relayer's interface and port (`RELAYER_HOST`, `RELAYER_PORT`). */
+  relayer: { host: string; port: number };
+  /** Whether npm start runs (and restarts) the relayer; `DEVNET_RELAYER=off` leaves it to be run by hand. */
+  startRelayer: boolean;
+  /** The API's secret for the relayer, `RELAYER_INTERNAL_TOKEN`; absent: a random one per start. */
+  relayerToken: string | undefined;
 };
 
 /** Reads the devnet's settings from the environment once; an invalid value stops the start. */
@@ -28,5 +46,9 @@ export function loadDevnetConfig(env: NodeJS.ProcessEnv = process.env): DevnetCo
     host: parsed.data.DEVNET_HOST,
     port: parsed.data.DEVNET_PORT,
     deploymentsDir: resolve(parsed.data.DEPLOYMENTS_DIR),
+    api: { host: parsed.data.API_HOST, port: parsed.data.API_PORT },
+    relayer: { host: parsed.data.RELAYER_HOST, port: parsed.data.RELAYER_PORT },
+    startRelayer: parsed.data.DEVNET_RELAYER === "on",
+    relayerToken: parsed.data.RELAYER_INTERNAL_TOKEN,
   };
 }

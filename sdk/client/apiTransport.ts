@@ -46,6 +46,13 @@ function retryAfterSeconds(headers: Headers): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
+/** fetch's "fetch failed" keeps the reason (ECONNREFUSED, ENOTFOUND, …) in its cause. */
+function networkReason(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const inner = (cause as Error & { cause?: { code?: unknown } }).cause;
+  return typeof inner?.code === "string" ? `${cause.message}: ${inner.code}` : cause.message;
+}
+
 /**
  * The API over HTTP: JSON in, JSON out, every failure an ApiError. Retryable requests are repeated on
  * 429, 502-504 and network errors, waiting Retry-After when the API sends it and an exponential
@@ -91,9 +98,10 @@ export class ApiTransport {
     const timeoutMs = this.#options.timeoutMs;
     const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
     const signals = [request.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
+    const url = `${this.apiUrl}${request.path}`;
     let response: Response;
     try {
-      response = await this.#options.fetch(`${this.apiUrl}${request.path}`, {
+      response = await this.#options.fetch(url, {
         method: request.method,
         headers,
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
@@ -102,9 +110,9 @@ export class ApiTransport {
     } catch (cause) {
       if (request.signal?.aborted) throw cause;
       if (timeout?.aborted) {
-        throw new ApiError({ method: request.method, path: request.path, status: 0, code: "timeout", message: `${this.apiUrl} did not answer within ${timeoutMs} ms`, cause });
+        throw new ApiError({ method: request.method, path: request.path, status: 0, code: "timeout", message: `${url} did not answer within ${timeoutMs} ms`, cause });
       }
-      throw new ApiError({ method: request.method, path: request.path, status: 0, code: "network_error", message: `could not reach ${this.apiUrl} (${String((cause as Error).message ?? cause)})`, cause });
+      throw new ApiError({ method: request.method, path: request.path, status: 0, code: "network_error", message: `could not reach ${url} (${networkReason(cause)})`, cause });
     }
     const text = await response.text();
     let body: unknown = undefined;

@@ -46,5 +46,10 @@ export const relayReasons = [
   "simulation_failed",
   /** The relayer's signers could not pay for the transaction. */
   "insufficient_funds",
+  /**
+   * The deadline passed while the gas limit's cost at the network's fees stayed above the signed
+   * relayer fee (beyond RELAYER_MAX_LOSS_BPS): the relayer would have paid for the swap.
+   */
+  "fee_below_cost",
 ] as const;
 export type RelayReason = (typeof relayReasons)[number];

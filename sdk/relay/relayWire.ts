@@ -24,6 +24,19 @@ export type RelayRequestJson = {
   /** Unix seconds: the order's on-chain deadline. */
   deadline: string;
   estimated_gas: number;
+  /**
+   * Decimal wei: what the signed relayer fee was worth when quoted, i.e. the gas limit's cost at the
+   * quoted gas price with the margin. Null when the operator sponsors gas (no fee is asked).
+   */
+  fee_wei: string | null;
+};
+
+/** Reverted relays counted against a taker and an integrator (the relayer's `GET /internal/gasless-standing`). */
+export type GaslessStandingJson = {
+  /** The window counts cover, in hours (24: "in a day"). */
+  window_hours: number;
+  taker: { address: Address; reverts: number; limit: number; blocked: boolean };
+  integrator: { integrator_id: number; reverts: number; limit: number; blocked: boolean };
 };
 
 /** One transaction broadcast for a relay. */

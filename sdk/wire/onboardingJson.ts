@@ -26,6 +26,7 @@ export const createdApiKeyJsonSchema = z.object({
   scopes: z.array(z.string()),
   quote_rate_limit_per_minute: z.number().int(),
   swap_rate_limit_per_minute: z.number().int(),
+  status_rate_limit_per_minute: z.number().int().describe("GET /gasless/status reads allowed per minute for this key"),
   integrator_id: z.string().describe("the profile slug (in this response only)"),
   integrator_fee_recipient: address,
   integrator_max_fee_bps: z.number().int(),
@@ -40,6 +41,7 @@ const maskedKeyJsonSchema = z.object({
   scopes: z.array(z.string()),
   quote_rate_limit_per_minute: z.number().int(),
   swap_rate_limit_per_minute: z.number().int(),
+  status_rate_limit_per_minute: z.number().int().describe("GET /gasless/status reads allowed per minute for this key"),
   created_at: timestamp,
   revoked_at: timestamp.nullable(),
 });

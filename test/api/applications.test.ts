@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import fc from "fast-check";
+import { loadApiConfig } from "../../api/config";
 import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
 import { runIntegratorsCommand } from "../../scripts/integrators";
 import { runScript } from "../fixtures/runScript";
@@ -108,11 +109,12 @@ describe("integrator onboarding: applications", () => {
 describe("integrator onboarding: review by the operator", () => {
   let api: OnboardingApi;
   beforeEach(async () => {
-    api = await startOnboardingApi({ autoApprove: false });
+    // AUTO_APPROVE as a deployment that does not set it has it.
+    api = await startOnboardingApi({ autoApprove: loadApiConfig({}).autoApprove });
   });
   afterEach(() => api.close());
 
-  it("keeps a new profile pending without auto-approval, and refuses it a key with 403 integrator_not_active", async () => {
+  it("keeps a new profile pending by default (AUTO_APPROVE unset), and refuses it a key with 403 integrator_not_active", async () => {
     const owner = newWallet();
     const application = await apply(api, owner, { slug: "pending-swap" });
     expect(application.status).to.equal(201);

@@ -8,12 +8,14 @@ describe("api configuration", () => {
     expect(loadApiConfig({})).to.deep.equal({
       host: "127.0.0.1",
       port: 8080,
+      trustProxy: false,
+      metrics: undefined,
       dbPath: resolve("data/api.sqlite"),
       databaseUrl: undefined,
       logLevel: "info",
       maxBodyBytes: 16_384,
       nonceTtlSeconds: 600,
-      autoApprove: true,
+      autoApprove: false,
       defaultQuoteRateLimitPerMinute: 60,
       defaultSwapRateLimitPerMinute: 10,
       maxFeeBps: 1000,
@@ -27,6 +29,8 @@ describe("api configuration", () => {
       snapshotRateLimitPerMinute: 120,
       onboardingRateLimitPerMinute: 120,
       onboardingWalletRateLimitPerMinute: 30,
+      onboarding1271Gas: 300_000,
+      onboarding1271TimeoutMs: 3_000,
       snapshotRefreshSeconds: 5,
       demandFlushSeconds: 5,
       demandMaxTracked: 10_000,
@@ -36,8 +40,33 @@ describe("api configuration", () => {
       promotionRecheckMinutes: 10,
       quoteTtlSeconds: 300,
       quoteProbeMultiplier: 10,
+      statusRateLimitMultiplier: 10,
       gasless: undefined,
     });
+  });
+
+  it("reads the security settings: trusted proxies, the metrics port, the ERC-1271 limits and the status bucket", () => {
+    expect(loadApiConfig({ API_TRUST_PROXY: "false" }).trustProxy).to.equal(false);
+    expect(loadApiConfig({ API_TRUST_PROXY: "2" }).trustProxy).to.equal(2);
+    expect(loadApiConfig({ API_TRUST_PROXY: "10.0.0.1, 10.1.0.0/16,fd00::/8,loopback,10.2.0.0/255.255.0.0" }).trustProxy).to.deep.equal([
+      "10.0.0.1",
+      "10.1.0.0/16",
+      "fd00::/8",
+      "loopback",
+      "10.2.0.0/255.255.0.0",
+    ]);
+    expect(() => loadApiConfig({ API_TRUST_PROXY: "true" })).to.throw(/API_TRUST_PROXY: true would trust an X-Forwarded-For any client can write/);
+    expect(() => loadApiConfig({ API_TRUST_PROXY: "10.0.0.1,lb.internal" })).to.throw(/API_TRUST_PROXY: "lb.internal" is not/);
+    expect(() => loadApiConfig({ API_TRUST_PROXY: "10.0.0.0/33" })).to.throw(/API_TRUST_PROXY/);
+    expect(loadApiConfig({ METRICS_PORT: "9464" }).metrics).to.deep.equal({ host: "127.0.0.1", port: 9464 });
+    expect(loadApiConfig({ METRICS_PORT: "0", METRICS_HOST: "10.0.0.5" }).metrics).to.deep.equal({ host: "10.0.0.5", port: 0 });
+    expect(() => loadApiConfig({ METRICS_PORT: "70000" })).to.throw(/METRICS_PORT/);
+    expect(loadApiConfig({ ONBOARDING_1271_GAS: "500000", ONBOARDING_1271_TIMEOUT_MS: "1000", STATUS_RATE_LIMIT_MULTIPLIER: "4" })).to.deep.include({
+      onboarding1271Gas: 500_000,
+      onboarding1271TimeoutMs: 1_000,
+      statusRateLimitMultiplier: 4,
+    });
+    expect(() => loadApiConfig({ ONBOARDING_1271_GAS: "100" })).to.throw(/ONBOARDING_1271_GAS/);
   });
 
   it("offers gasless quotes only with a relayer secret and a fee recipient, with documented defaults", () => {
@@ -51,7 +80,14 @@ describe("api configuration", () => {
       feeMarginBps: 2000,
       sponsorGas: false,
       priorityFeeWei: 1_000_000_000n,
+      standingCacheMs: 5000,
+      feeTokens: undefined,
     });
+    expect(() => loadApiConfig({ RELAYER_STANDING_CACHE_MS: "-5" })).to.throw(/RELAYER_STANDING_CACHE_MS/);
+    const listed = loadApiConfig({ RELAYER_INTERNAL_TOKEN: "a-secret-of-16-chars", RELAYER_FEE_RECIPIENT: payee, RELAYER_FEE_TOKENS: " usdc, 0xcd3B766CCDd6AE721141F452C550Ca635964ce71 " });
+    expect(listed.gasless?.feeTokens).to.deep.equal(["usdc", "0xcd3B766CCDd6AE721141F452C550Ca635964ce71"]);
+    expect(() => loadApiConfig({ RELAYER_FEE_TOKENS: "USDC,,WETH" })).to.throw(/RELAYER_FEE_TOKENS/);
+    expect(() => loadApiConfig({ RELAYER_FEE_TOKENS: "not a token" })).to.throw(/RELAYER_FEE_TOKENS.*neither an address nor a token symbol/);
     expect(() => loadApiConfig({ RELAYER_INTERNAL_TOKEN: "short" })).to.throw(/RELAYER_INTERNAL_TOKEN/);
     expect(() => loadApiConfig({ RELAYER_FEE_RECIPIENT: "0x12" })).to.throw(/RELAYER_FEE_RECIPIENT/);
     expect(() => loadApiConfig({ RELAYER_PRIORITY_FEE_GWEI: "-1" })).to.throw(/RELAYER_PRIORITY_FEE_GWEI/);

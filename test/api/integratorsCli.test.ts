@@ -10,6 +10,11 @@ import { settlementFixture, type SettlementFixture } from "../fixtures/settlemen
 import { startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
 import { createTestDatabase } from "../fixtures/postgresServer";
 import { runScript } from "../fixtures/runScript";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openRelayStore } from "../../relayer/store/openRelayStore";
 
 /** The API's database: its SQLite file, or a fresh PostgreSQL database (`DATABASE_URL`). */
 const engines: { name: string; database(): Promise<{ databaseUrl?: string }> }[] = [
@@ -77,6 +82,33 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
     expect(Date.parse(profile.audit[0]!.at)).to.be.a("number").and.not.NaN;
   });
 
+  it("confirm vouches for an auto-approved profile once (list shows it unconfirmed until then): only then, and while active, does its token demand count", async () => {
+    const token = "0x00000000000000000000000000000000000000c1" as const;
+    await store.recordTokenDemand([{ chainId: 4663, token, integratorId: api.integratorId, firstSeen: now, lastSeen: now }]);
+    const counted = async () => (await store.listTokenDemand({ since: new Date(0), operatorApprovedOnly: true })).map((row) => row.integrators);
+    expect((await store.listTokenDemand({ since: new Date(0) })).map((row) => row.integrators)).to.deep.equal([1]);
+    expect(await counted(), "auto-approved: active, but no operator vouched for it").to.deep.equal([]);
+    expect(await run("list")).to.equal(0);
+    expect(output.join("\n")).to.match(new RegExp(`${slug()}\\s+active \\(unconfirmed\\)`));
+
+    const confirmed = await integratorsCli(api, "confirm", slug(), "--by", "dana");
+    expect(confirmed.status, confirmed.stderr).to.equal(0);
+    expect(confirmed.stdout).to.match(new RegExp(`^confirmed ${slug()} \\(active → active\\); its demand for unsupported tokens now counts toward promotion`));
+    expect(await counted()).to.deep.equal([1]);
+    expect(await run("confirm", slug())).to.equal(0);
+    expect(output.at(-1)).to.equal(`${slug()} is already approved by an operator`);
+    output = [];
+    expect(await run("show", slug(), "--json")).to.equal(0);
+    const profile = JSON.parse(output.join("\n")) as { operator_approved_at: string | null; audit: { by: string; action: string }[] };
+    expect(profile.operator_approved_at).to.be.a("string");
+    expect(profile.audit.map((entry) => [entry.by, entry.action])).to.deep.equal([["dana", "confirm"]]);
+
+    expect(await run("suspend", slug())).to.equal(0);
+    expect(await counted(), "a suspended profile's demand does not count").to.deep.equal([]);
+    expect(await run("confirm", slug())).to.equal(1);
+    expect(output.at(-1)).to.match(/cannot confirm .*: it is suspended; confirm applies to active profiles/);
+  });
+
   it("changes a profile's fee cap and rate limits (live keys and later ones), and one key's own limits; show prints who and when", async () => {
     expect(await run("limits", slug(), "--max-fee-bps", "30", "--quote-rpm", "5", "--by", "carol")).to.equal(0);
     expect(output.at(-1)).to.match(/quote 5\/min, fee cap 30 bps.*1 live key/);
@@ -128,6 +160,38 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
     output = [];
     expect(await run("list", "--json")).to.equal(0);
     expect((JSON.parse(output.join("\n")) as { slug: string }[]).map((row) => row.slug)).to.include(slug());
+  });
+
+  it("lists reverted gasless relays per taker and integrator from the relayer's database, with limits and who is blocked, and clears them (reverts, clear-reverts)", async () => {
+    const relayerDb = engine.name === "SQLite" ? { dbPath: join(mkdtempSync(join(tmpdir(), "cli-relayer-")), "relayer.sqlite"), databaseUrl: undefined } : { dbPath: "unused", databaseUrl: await createTestDatabase("cli_relayer") };
+    const relayer = { open: () => openRelayStore(relayerDb), limits: { taker: 2, integrator: 3 } };
+    const taker = f.taker.account.address;
+    const seed = await relayer.open();
+    try {
+      for (let index = 0; index < 2; index++) await seed.recordRevert({ relayId: randomUUID(), taker, integratorId: api.integratorId, at: new Date(now.getTime() - index * 60_000) });
+      await seed.recordRevert({ relayId: randomUUID(), taker, integratorId: api.integratorId, at: new Date(now.getTime() - 30 * 3_600_000) }); // a day and more ago
+    } finally {
+      await seed.close();
+    }
+    const context = { store, admin, print: (line: string) => output.push(line), now, defaultActor: "ops", relayer };
+    expect(await runIntegratorsCommand(["reverts", "--json"], context)).to.equal(0);
+    expect(JSON.parse(output.join("\n"))).to.deep.equal({
+      window_hours: 24,
+      counts: [
+        { kind: "integrator", subject: slug(), integrator_id: api.integratorId, reverts: 2, limit: 3, blocked: false, last_revert_at: now.toISOString() },
+        { kind: "taker", subject: taker, integrator_id: null, reverts: 2, limit: 2, blocked: true, last_revert_at: now.toISOString() },
+      ],
+    });
+    output.length = 0;
+    expect(await runIntegratorsCommand(["reverts"], context)).to.equal(0);
+    expect(output[0]).to.match(/^KIND\s+SUBJECT\s+REVERTS_24H\s+LIMIT\s+BLOCKED\s+LAST_REVERT/);
+    output.length = 0;
+    expect(await runIntegratorsCommand(["clear-reverts", taker], context)).to.equal(0);
+    expect(await runIntegratorsCommand(["clear-reverts", "no-such-slug"], context)).to.equal(1);
+    expect(await runIntegratorsCommand(["clear-reverts"], context)).to.equal(2);
+    output.length = 0;
+    expect(await runIntegratorsCommand(["reverts", "--json"], context)).to.equal(0);
+    expect((JSON.parse(output.join("\n")) as { counts: { kind: string }[] }).counts.map((row) => row.kind)).to.deep.equal(["integrator"]);
   });
 });
 

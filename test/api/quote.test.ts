@@ -356,7 +356,7 @@ describe("GET /quote", () => {
 
   describe("bad input never gets a 500", () => {
     const valid = (f: SettlementFixture) => ({ sell_token: "USDC", buy_token: "WETH", sell_amount: "1000000", taker: f.taker.account.address });
-    const cases: { name: string; params: (f: SettlementFixture) => Record<string, string>; field: string; code?: string }[] = [
+    const cases: { name: string; params: (f: SettlementFixture) => Record<string, string>; field: string; code?: string; prefix?: string }[] = [
       { name: "missing sell_token", params: (f) => ({ ...valid(f), sell_token: undefined as unknown as string }), field: "sell_token" },
       { name: "missing buy_token", params: (f) => ({ ...valid(f), buy_token: undefined as unknown as string }), field: "buy_token" },
       { name: "missing sell_amount", params: (f) => ({ ...valid(f), sell_amount: undefined as unknown as string }), field: "sell_amount" },
@@ -384,6 +384,7 @@ describe("GET /quote", () => {
       { name: "the zero address as recipient", params: (f) => ({ ...valid(f), recipient: "0x0000000000000000000000000000000000000000" }), field: "recipient" },
       { name: "the router as recipient", params: (f) => ({ ...valid(f), recipient: f.routerAddress }), field: "recipient" },
       { name: "the zero address as taker", params: (f) => ({ ...valid(f), taker: "0x0000000000000000000000000000000000000000" }), field: "taker" },
+      { name: "the router as taker, without a recipient (router check)", params: (f) => ({ ...valid(f), taker: f.routerAddress }), field: "taker", prefix: "taker " },
       { name: "the allowance holder as recipient of a permit quote (router check)", params: (f) => ({ ...valid(f), recipient: f.contracts.allowanceHolder }), field: "recipient" },
       { name: "the allowance holder as recipient of a native sell (router check)", params: (f) => ({ ...valid(f), sell_token: "ETH", buy_token: "USDC", sell_amount: "1000000000000000000", recipient: f.contracts.allowanceHolder }), field: "recipient" },
       { name: "the allowance holder as recipient of an allowance quote (router check)", params: (f) => ({ ...valid(f), settlement: "allowance", recipient: f.contracts.allowanceHolder }), field: "recipient" },
@@ -395,9 +396,10 @@ describe("GET /quote", () => {
         const { status, body, headers } = await api.quote(params);
         expect(status, JSON.stringify(body)).to.equal(400);
         expect(body!.error).to.contain(testCase.field);
+        if (testCase.prefix) expect(body!.error.startsWith(testCase.prefix), body!.error).to.equal(true);
         if (testCase.code) expect(body!.code).to.equal(testCase.code);
         // Only what needs chain state (routing, the router) is refused after quote:read.
-        const afterRead = testCase.code === "no_route" || (testCase.field === "recipient" && testCase.name.includes("router"));
+        const afterRead = testCase.code === "no_route" || testCase.name.includes("(router check)") || testCase.name === "the router as recipient";
         expect(headers.get("x-ratelimit-quote-read-remaining") !== null, "quote:read consumed").to.equal(afterRead);
       });
     }

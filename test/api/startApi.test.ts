@@ -63,6 +63,35 @@ describe("startApi (npm run api, and the devnet's API step)", () => {
     await store.close();
   });
 
+  it("serves GET /metrics on METRICS_PORT only, never on the API port, and not at all without it", async () => {
+    const env = { API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite"), DEPLOYMENTS_DIR: directory };
+    const withMetrics = await startApi({ ...loadApiConfig({ ...env, METRICS_PORT: "0" }), rpcUrl: chain.url }, pino({ level: "silent" }));
+    try {
+      expect(withMetrics.metricsUrl).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(withMetrics.metricsUrl).to.not.equal(withMetrics.url);
+      await fetch(`${withMetrics.url}/health`);
+      const scraped = await fetch(`${withMetrics.metricsUrl}/metrics`);
+      expect(scraped.status).to.equal(200);
+      expect(await scraped.text()).to.contain('api_http_request_duration_seconds_count{method="GET",route="/health",status="200"} 1');
+      expect((await fetch(`${withMetrics.url}/metrics`)).status).to.equal(404);
+      // Nothing on the public port names a balance.
+      for (const path of ["/health", "/ready"]) expect(await (await fetch(`${withMetrics.url}${path}`)).text()).to.not.match(/balance/i);
+    } finally {
+      await withMetrics.close();
+    }
+    let refused = false;
+    await fetch(`${withMetrics.metricsUrl}/metrics`).catch(() => (refused = true));
+    expect(refused, "close() closes the metrics port too").to.equal(true);
+
+    const without = await startApi({ ...loadApiConfig(env), rpcUrl: chain.url }, pino({ level: "silent" }));
+    try {
+      expect(without.metricsUrl).to.equal(undefined);
+      expect((await fetch(`${without.url}/metrics`)).status).to.equal(404);
+    } finally {
+      await without.close();
+    }
+  });
+
   it("fails to start, and leaves nothing open, when the port is taken", async () => {
     const first = await startApi({ ...loadApiConfig({ API_PORT: "0", API_DB_PATH: join(directory, "a.sqlite"), DEPLOYMENTS_DIR: directory }), rpcUrl: chain.url }, pino({ level: "silent" }));
     try {

@@ -137,6 +137,34 @@ for (const engine of engines) {
       expect((await store.findChallenge(nonce))?.usedAt).to.deep.equal(during);
     });
 
+    it("lets at most 3 signature checks of one nonce run at once, gives back the valid and unavailable ones, and spends the nonce at the third failure", async () => {
+      const nonce = await challenge();
+      const use = { nonce, at: during };
+      // 10 racing checks: 3 start, the others are told the nonce is used up.
+      const starts = await Promise.all(Array.from({ length: 10 }, () => store.beginVerification(use, 3)));
+      expect(starts.filter((start) => start === "started")).to.have.length(3);
+      expect(starts.filter((start) => start === "used_up")).to.have.length(7);
+      await store.settleVerification(use, "valid", 3);
+      await store.settleVerification(use, "unavailable", 3);
+      expect((await store.findChallenge(nonce))?.failedVerifications).to.equal(1);
+      expect(await store.beginVerification(use, 3)).to.equal("started");
+      await store.settleVerification(use, "invalid", 3);
+      expect((await store.findChallenge(nonce))?.usedAt).to.equal(undefined);
+      expect(await store.beginVerification(use, 3)).to.equal("started");
+      await store.settleVerification(use, "invalid", 3);
+      const spent = await store.findChallenge(nonce);
+      expect([spent?.usedAt, spent?.failedVerifications]).to.deep.equal([during, 3]);
+      expect(await store.beginVerification(use, 3)).to.equal("used_up");
+      expect(await store.consumeChallenge(use)).to.equal("used");
+
+      // A nonce spent by its request, or expired, is said to be so.
+      const used = await challenge();
+      expect(await store.consumeChallenge({ nonce: used, at: during })).to.equal("consumed");
+      expect(await store.beginVerification({ nonce: used, at: during }, 3)).to.equal("used");
+      const late = await challenge();
+      expect(await store.beginVerification({ nonce: late, at: new Date(issuedAt.getTime() + 600_000) }, 3)).to.equal("expired");
+    });
+
     it("creates a key only for an active profile, and leaves the nonce unspent when it refuses", async () => {
       const pending = await store.createIntegrator(
         integrator("waiting", "pending"),
@@ -162,6 +190,8 @@ for (const engine of engines) {
       expect(
         (await store.approveIntegrator("waiting", during)).outcome,
       ).to.equal("approved");
+      // An approval by the operator vouches for the profile: its demand counts toward promotion.
+      expect((await store.findIntegrator(pending.integrator.id))?.operatorApprovedAt).to.deep.equal(during);
       expect(
         (await store.approveIntegrator("waiting", during)).outcome,
       ).to.equal("already_active");

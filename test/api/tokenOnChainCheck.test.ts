@@ -25,7 +25,7 @@ describe("on-chain token checks", () => {
       const strict = await checkTokenOnChain({ client, manifest, token: token.address, bases, minLiquidityWei: parseEther("3") });
       expect(strict.ok).to.equal(false);
       const router = await checkTokenOnChain({ client, manifest, token: manifest.contracts.takerSwapRouter, bases, minLiquidityWei: 0n });
-      expect(router).to.deep.equal({ ok: false, reason: "does not answer ERC20 decimals()" });
+      expect(router).to.deep.equal({ ok: false, reason: "does not answer ERC20 decimals()", unreadable: false });
     } finally {
       await server.close();
     }
@@ -42,6 +42,6 @@ describe("on-chain token checks", () => {
     expect(result.ok && result.pool.address).to.equal(token.pair);
 
     const wethOnly = await checkTokenOnChain({ client: f.publicClient, manifest, token: token.address, bases: [manifest.contracts.weth], minLiquidityWei: 0n });
-    expect(wethOnly).to.deep.equal({ ok: false, reason: "has no Uniswap V2 pool with a supported token that is priced against WETH" });
+    expect(wethOnly).to.deep.equal({ ok: false, reason: "has no Uniswap V2 pool with a supported token that is priced against WETH", unreadable: false });
   });
 });

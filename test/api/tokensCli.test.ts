@@ -11,6 +11,7 @@ import { loadApiConfig, type ApiConfig } from "../../api/config";
 import { openStore } from "../../api/store/openStore";
 import type { Store } from "../../api/store/store";
 import { ChainSupportedTokens } from "../../api/tokens/chainSupportedTokens";
+import { checkTokenOnChain } from "../../api/tokens/tokenOnChainCheck";
 import { runTokensCommand } from "../../scripts/tokens";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";
@@ -123,6 +124,37 @@ for (const engine of engines) describe(`operator CLI: npm run tokens on ${engine
     output = [];
     await run("demand");
     expect(output.join("\n")).to.match(new RegExp(`${usdc}\\s+1\\s.*supported \\(manifest\\)`));
+  });
+
+  it("a promoted token demoted at its recheck shows as demoted with why (list, demand); only demand from operator-approved integrators is counted; enable restores it", async () => {
+    const rug = await newDevToken(f, { symbol: "RUG", wethLiquidity: "5" });
+    const token = rug.address.toLowerCase() as Address;
+    const check = await checkTokenOnChain({ client: f.publicClient, manifest, token, bases: manifest.tokens.map((base) => base.address), minLiquidityWei: 1n });
+    if (!check.ok) throw new Error(check.reason);
+    await store.saveTokenOverride(
+      { chainId: 4663, token, status: "promoted", source: "demand", symbol: "RUG", decimals: 18, pool: check.pool, reason: "3 integrators", chainRun: manifest.deployBlockHash, at: now },
+      "if_absent",
+    );
+    const demotion = { chainId: 4663, token, chainRun: manifest.deployBlockHash, reason: "demoted at its recheck: its deepest pool holds 7 wei, below the minimum", at: now };
+    expect(await store.demoteToken(demotion)).to.equal(true);
+    expect(await store.demoteToken(demotion), "only a promoted token is demoted").to.equal(false);
+    const [stored] = await store.listTokenOverrides(4663);
+    expect(stored).to.deep.include({ status: "disabled", source: "demand", symbol: "RUG", reason: demotion.reason });
+    expect(stored!.pool?.address).to.equal(rug.pair);
+    // Demand from an integrator no operator approved (here: no profile at all) is shown but not counted.
+    await store.recordTokenDemand([{ chainId: 4663, token, integratorId: 1, firstSeen: now, lastSeen: now }]);
+
+    output = [];
+    expect(await run("list")).to.equal(0);
+    expect(output.join("\n")).to.match(new RegExp(`${token}\\s+RUG\\s+18\\s+demoted\\s+${rug.pair}\\s+\\S+\\s+demoted at its recheck: its deepest pool holds 7 wei`));
+    output = [];
+    expect(await run("demand")).to.equal(0);
+    expect(output.join("\n")).to.match(/promotion needs 3 distinct operator-approved integrators/);
+    expect(output.join("\n")).to.match(new RegExp(`${token}\\s+1\\s+0\\s.*demoted \\(demoted at its recheck`));
+
+    expect(await run("enable", token)).to.equal(0);
+    expect((await supported()).resolve(token)).to.deep.equal({ address: token, symbol: "RUG", decimals: 18 });
+    expect(await store.demoteToken(demotion), "an operator's decision is never demoted").to.equal(false);
   });
 
   it("decisions of an earlier chain run are not listed for the current one", async () => {

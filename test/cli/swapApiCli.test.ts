@@ -110,6 +110,36 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
     expect(json(doctor).checks.map((check: { check: string }) => check.check)).to.include.members(["RPC chain id", "router registry", "key scope quote:read", "key scope swap:create"]);
   });
 
+  it("doctor passes against a devnet on non-default ports found through DEVNET_PORT and API_PORT alone", async () => {
+    const rpcPort = new URL(devnet.rpcUrl).port;
+    const apiPort = new URL(devnet.apiUrl).port;
+    expect([rpcPort, apiPort]).to.not.include.members(["8545", "8080"]);
+    const { apiKey } = await devnet.onboardedClient();
+    // No SWAP_API_URL and no RPC_URL (run() drops them): only the variables npm start was given.
+    const doctor = await run(["doctor", "--json"], { DEVNET_PORT: rpcPort, API_PORT: apiPort, DEPLOYMENTS_DIR: devnet.directory, SWAP_API_KEY: apiKey });
+    expect(doctor.code, doctor.stdout + doctor.stderr).to.equal(0);
+    const checks = json(doctor).checks as { check: string; ok: boolean; detail: string }[];
+    expect(checks.filter((check) => !check.ok)).to.deep.equal([]);
+    expect(checks.find((check) => check.check === "API reachable")!.detail).to.include(devnet.apiUrl);
+    expect(checks.find((check) => check.check === "RPC chain id")!.detail).to.include(devnet.rpcUrl);
+  });
+
+  it("doctor names the URL of every connection it could not make", async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const closed = String((probe.address() as { port: number }).port);
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const doctor = await run(["doctor", "--json"], { DEVNET_PORT: closed, API_PORT: closed, DEPLOYMENTS_DIR: devnet.directory, SWAP_API_KEY: "tsk_unused" });
+    expect(doctor.code).to.equal(7);
+    // One document: the checks, with the error that made the run fail.
+    const report = json(doctor);
+    expect(report.error.exit_code).to.equal(7);
+    const failed = (report.checks as { check: string; ok: boolean; detail: string }[]).filter((check) => !check.ok);
+    expect(failed.map((check) => check.check)).to.include.members(["API reachable", "API serves the chain", "RPC chain id", "router registry", "API key"]);
+    for (const check of failed) expect(check.detail, check.check).to.include(`http://127.0.0.1:${closed}`);
+    expect(failed.find((check) => check.check === "RPC chain id")!.detail).to.not.match(/^HTTP request failed/);
+  });
+
   describe("exit codes, each produced by its cause", () => {
     let apiKey: string;
     before(async () => {
@@ -124,6 +154,9 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
       const keyless = await run(["swap", "USDC", "WETH", "1000000", "--yes", "--json"], { ...env, SWAP_API_KEY: apiKey, PRIVATE_KEY: undefined });
       expect(keyless.code).to.equal(2);
       expect(json(keyless).error.exit_code).to.equal(2);
+      const argumentless = await run(["swap", "--yes"], { ...env, SWAP_API_KEY: apiKey });
+      expect(argumentless.code, argumentless.stderr).to.equal(2);
+      expect(argumentless.stderr).to.include("<sell> <buy> <amount>").and.include("--quote");
     });
 
     it("3: the API refused the request (4xx)", async () => {
@@ -156,7 +189,8 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
       expect(quote.code, quote.stderr).to.equal(0);
       const file = join(devnet.directory, "saved-quote.json");
       writeFileSync(file, quote.stdout);
-      const first = await run(["swap", "x", "y", "0", "--quote", file, "--yes", "--json"], trading);
+      // A saved quote needs no <sell> <buy> <amount>: the help says they are ignored.
+      const first = await run(["swap", "--quote", file, "--yes", "--json"], trading);
       expect(first.code, first.stderr).to.equal(0);
       const second = await run(["swap", "x", "y", "0", "--quote", file, "--yes", "--json"], trading);
       expect(second.code, second.stderr).to.equal(5);

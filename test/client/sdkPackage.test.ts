@@ -152,7 +152,7 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
       writeFileSync(join(project, "swap.ts"), snippet);
       const result = await run("npx", ["ts-node", "swap.ts"], {
         cwd: project,
-        env: { ...inherited, DEPLOYMENT_MANIFEST: devnet.manifestFile, API_URL: devnet.apiUrl, RPC_URL: devnet.rpcUrl, PRIVATE_KEY: taker.privateKey },
+        env: { ...inherited, DEPLOYMENT_MANIFEST: devnet.manifestFile, SWAP_API_URL: devnet.apiUrl, RPC_URL: devnet.rpcUrl, PRIVATE_KEY: taker.privateKey },
       }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
         throw new Error(`README project example ${index} failed:\n${error.stderr ?? ""}${error.stdout ?? error.message}`);
       });

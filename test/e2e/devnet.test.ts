@@ -130,6 +130,8 @@ describe("devnet (npm start)", function () {
       const previous = (await rpc(url, "eth_call", [{ to: manifest.contracts.routerRegistry, data: `0xe2603dc2${"0".repeat(63)}2` }, "latest"])) as string;
       expect(getAddress(`0x${previous.slice(-40)}`)).to.equal(manifest.contracts.takerSwapRouter);
 
+      // npm start turns AUTO_APPROVE on (the API's own default is off) and says so: onboarding below is active at once.
+      expect(devnet.output()).to.match(/Onboarding\s+AUTO_APPROVE=true \(devnet\): applications are active at once/);
       // A wallet against the running devnet: onboard, snapshot, quote, approve, sign, patch, send.
       await tradeThroughTheApi(url, apiUrl, manifest.tokens);
       // And gasless, through the relayer npm start runs as its own process.

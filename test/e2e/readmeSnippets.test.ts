@@ -53,7 +53,7 @@ describe("README TypeScript snippets", function () {
       files.forEach((file, index) => {
         const result = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", file], {
           cwd: ROOT,
-          env: { ...inherited, RPC_URL: devnet.rpcUrl, API_URL: devnet.apiUrl, DEPLOYMENTS_DIR: directory, DEPLOYMENT_MANIFEST: join(directory, "4663.json") },
+          env: { ...inherited, RPC_URL: devnet.rpcUrl, SWAP_API_URL: devnet.apiUrl, DEPLOYMENTS_DIR: directory, DEPLOYMENT_MANIFEST: join(directory, "4663.json") },
           encoding: "utf8",
         });
         expect(result.status, `snippet ${index}:\n${snippets[index]}\n${result.stderr}${result.stdout}`).to.equal(0);

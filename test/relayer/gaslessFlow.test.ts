@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, maxUint256, parseEventLogs, parseUnits, type Hex } from "viem";
-import { gaslessSwapRouterAbi } from "../../sdk";
+import { gaslessSwapRouterAbi, NATIVE_PAYOUT_WORST_CASE_GAS, relayGasLimit } from "../../sdk";
 import { fundedTakers, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { startQuoteApi } from "../fixtures/quoteApi";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
@@ -120,6 +120,20 @@ describe("gasless relaying, end to end (API + relayer + chain)", function () {
       const fits = (await stack.gaslessQuote(taker!.address, { sell_amount: parseUnits("900", 6) })).body;
       expect(fits.issues.balance).to.equal(null);
       expect(fits.issues.allowance).to.equal(null);
+    });
+
+    it("prices the fee on the gas limit the relayer signs: 1.5 × the model, plus the worst case of each native payout (the recipient's and an integrator fee's in ETH)", async () => {
+      const taker = f.taker.account.address;
+      // The fee's draft calldata assumes the widest fee (32 non-zero bytes): at most 1.5 × 384 gas more than the signed limit.
+      for (const [params, payouts] of [[{}, 0], [{ buy_token: "ETH" }, 1], [{ buy_token: "ETH", fee_bps: 40 }, 2]] as const) {
+        const quote = (await stack.gaslessQuote(taker, params)).body;
+        expect(quote.relayer_fee.gas - Number(relayGasLimit(quote.tx.estimated_gas, 0)), JSON.stringify(params)).to.be.within(
+          payouts * Number(NATIVE_PAYOUT_WORST_CASE_GAS),
+          payouts * Number(NATIVE_PAYOUT_WORST_CASE_GAS) + 576,
+        );
+        const fee = BigInt(quote.relayer_fee.amount);
+        expect(fee > 0n).to.equal(true);
+      }
     });
 
     it("an operator sponsoring gas quotes a zero fee", async () => {

@@ -77,6 +77,13 @@ describe("POST /gasless/submit and GET /gasless/status: validation, ownership an
     await expectRefused({ quote_id: stale.quote.quote_id, signature: stale.signature }, 422, "simulation_failed", /fresh quote/);
   });
 
+  it("a signed swap refused because gasless swaps (feature 3) are paused says so, not to check balance and allowance", async () => {
+    const { quote, signature } = await signedQuote();
+    await f.registry.write.pause([3n]);
+    const refused = await expectRefused({ quote_id: quote.quote_id, signature }, 503, "feature_paused", /feature 3\) are paused/);
+    expect(refused.body.error).to.not.match(/issues\.balance|issues\.allowance/);
+  });
+
   it("needs a key with swap:create that is not revoked, and counts submissions against swap_rate_limit_per_minute", async () => {
     const { quote, signature } = await signedQuote();
     await expectRefused({ quote_id: quote.quote_id, signature }, 401, "api_key_missing", undefined, null);
@@ -88,8 +95,10 @@ describe("POST /gasless/submit and GET /gasless/status: validation, ownership an
     restore.prepare("UPDATE api_keys SET scopes = ? WHERE id = ?").run(JSON.stringify(["quote:read", "swap:create", "swap:integrator"]), stack.api.apiKey.keyId);
     restore.close();
 
-    // The default swap limit is 10 per minute: ten requests pass the bucket (these fail later), the eleventh is refused.
-    for (let index = 0; index < 10; index++) await expectRefused({ quote_id: "7c0e2d6e-1b7e-4c1e-9a52-1f0e6f4b9a11", signature }, 404, "quote_not_found");
+    // The default swap limit is 10 per minute: ten requests pass the bucket (these fail later, and a
+    // malformed one counts as much as a well-formed one: README), the eleventh is refused.
+    for (let index = 0; index < 5; index++) await expectRefused({ quote_id: "nope", signature }, 400, "invalid_request");
+    for (let index = 0; index < 5; index++) await expectRefused({ quote_id: "7c0e2d6e-1b7e-4c1e-9a52-1f0e6f4b9a11", signature }, 404, "quote_not_found");
     const limited = await expectRefused({ quote_id: quote.quote_id, signature }, 429, "rate_limited");
     expect(limited.body.bucket).to.equal("swap:create");
     expect(Number(limited.headers.get("retry-after"))).to.be.greaterThan(0);

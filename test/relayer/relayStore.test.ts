@@ -377,6 +377,64 @@ for (const engine of engines) {
       ).to.deep.equal([[`0x${"01".repeat(32)}`, true]]);
     });
 
+    it("keeps the fee's worth in wei with the relay (absent when gas is sponsored)", async () => {
+      const priced = newRelay({ feeWei: 123_456_789_000_000n });
+      await store.createRelay(priced);
+      expect((await store.getRelay(priced.id))!.feeWei).to.equal(123_456_789_000_000n);
+      const sponsored = newRelay();
+      await store.createRelay(sponsored);
+      expect((await store.getRelay(sponsored.id))!.feeWei).to.equal(undefined);
+    });
+
+    it("counts reverted relays per taker and per integrator within the window, once per relay, seen by a second connection, until cleared", async () => {
+      const other = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+      const at = new Date("2026-03-01T12:00:00Z");
+      const relayId = randomUUID();
+      await store.recordRevert({ relayId, taker: TAKER, integratorId: 7, at });
+      await store.recordRevert({ relayId, taker: TAKER, integratorId: 7, at }); // the same relay again: no second count
+      await store.recordRevert({ relayId: randomUUID(), taker: TAKER, integratorId: 8, at: new Date(at.getTime() + 1_000) });
+      await store.recordRevert({ relayId: randomUUID(), taker: other, integratorId: 7, at: new Date(at.getTime() + 2_000) });
+      await store.recordRevert({ relayId: randomUUID(), taker: TAKER, integratorId: 7, at: new Date(at.getTime() - 25 * 3_600_000) }); // outside the window
+      const since = new Date(at.getTime() - 24 * 3_600_000);
+      const peer = await engine.reopen();
+      try {
+        expect(await peer.revertCounts({ taker: TAKER, integratorId: 7, since })).to.deep.equal({ taker: 2, integrator: 2 });
+        expect(await peer.revertCounts({ taker: other, integratorId: 8, since })).to.deep.equal({ taker: 1, integrator: 1 });
+        expect((await peer.listRevertTallies(since)).map((tally) => [tally.kind, tally.subject, tally.reverts])).to.deep.equal([
+          ["integrator", "7", 2],
+          ["taker", TAKER.toLowerCase(), 2],
+          ["integrator", "8", 1],
+          ["taker", other.toLowerCase(), 1],
+        ]);
+        expect(await peer.clearReverts({ kind: "taker", taker: TAKER })).to.equal(3);
+        expect(await store.revertCounts({ taker: TAKER, integratorId: 7, since })).to.deep.equal({ taker: 0, integrator: 2 });
+        expect(await peer.clearReverts({ kind: "integrator", integratorId: 7 })).to.equal(3);
+        expect(await store.revertCounts({ taker: other, integratorId: 7, since })).to.deep.equal({ taker: 1, integrator: 0 });
+      } finally {
+        await peer.close();
+      }
+    });
+
+    it("gives a signer address to one live relayer: another is refused until the first stops or its registration lapses; a restart of the same one is not", async () => {
+      const now = new Date("2026-03-01T12:00:00Z");
+      const until = new Date(now.getTime() + 30_000);
+      const peer = await engine.reopen();
+      try {
+        expect(await store.claimSigners({ relayerId: "relayer-a", signers: [SIGNER, TAKER], until, now })).to.deep.equal([]);
+        const refused = await peer.claimSigners({ relayerId: "relayer-b", signers: [SIGNER], until, now });
+        expect(refused).to.deep.equal([{ signer: SIGNER, relayerId: "relayer-a", until }]);
+        expect(await peer.claimSigners({ relayerId: "relayer-a", signers: [SIGNER], until, now })).to.deep.equal([]);
+        // Renewed, it stays live; past its registration it is dead and the signer is free.
+        await store.renewSigners("relayer-a", new Date(now.getTime() + 60_000));
+        expect(await peer.claimSigners({ relayerId: "relayer-b", signers: [SIGNER], until, now: new Date(now.getTime() + 45_000) })).to.have.length(1);
+        expect(await peer.claimSigners({ relayerId: "relayer-b", signers: [SIGNER], until: new Date(now.getTime() + 120_000), now: new Date(now.getTime() + 61_000) })).to.deep.equal([]);
+        await peer.releaseSigners("relayer-b");
+        expect(await store.claimSigners({ relayerId: "relayer-c", signers: [SIGNER], until, now })).to.deep.equal([]);
+      } finally {
+        await peer.close();
+      }
+    });
+
     it("creates one relay when 10 hand-offs of one quote race", async () => {
       const relay = newRelay();
       const outcomes = await Promise.all(

@@ -269,7 +269,7 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
   it("a broadcast relay taken over by another relayer stops counting against this one's signer once its nonce is mined", async () => {
     stack = await startGaslessStack(f, { signers: 1 });
     const pendingNonces = async () => {
-      const text = await (await fetch(`${stack!.relayer!.url}/metrics`)).text();
+      const text = await (await fetch(`${stack!.relayer!.metricsUrl}/metrics`)).text();
       return Number(/^relayer_signer_pending_nonces\{[^}]*\} (\d+)$/m.exec(text)?.[1]);
     };
     await setAutomine(false);
@@ -333,7 +333,7 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
     const responses = await Promise.all(quotes.map(({ quote, signature }) => stack!.submit({ quote_id: quote.quote_id, signature })));
     expect(responses.map((response) => response.status)).to.deep.equal(Array(100).fill(202));
     const relays = await Promise.all(responses.map((response) => stack!.waitFor(response.body.relay_id as string, undefined, 60_000)));
-    expect(relays.map((relay) => relay.status)).to.deep.equal(Array(100).fill("confirmed"));
+    expect(relays.map((relay) => relay.status), JSON.stringify(relays.filter((relay) => relay.status !== "confirmed").slice(0, 2))).to.deep.equal(Array(100).fill("confirmed"));
 
     const bySigner = new Map<string, number[]>();
     for (const relay of relays) {

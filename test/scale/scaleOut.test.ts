@@ -70,11 +70,12 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
             RPC_URL: chain.url,
             DEPLOYMENTS_DIR: directory,
             RELAYER_PORT: String(port),
+            RELAYER_METRICS_PORT: "0",
             RELAYER_POLL_MS: "100",
             RELAYER_LEASE_SECONDS: "2",
             RELAYER_LOG_LEVEL: "warn",
           },
-          /^Relayer on (\S+)$/m,
+          /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m,
         ),
       );
     }
@@ -87,6 +88,7 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
         {
           DATABASE_URL: databaseUrl,
           API_PORT: "0",
+          METRICS_PORT: "0",
           RPC_URL: chain.url,
           DEPLOYMENTS_DIR: directory,
           // Each API lists both relayers, in another order: any relayer stores a relay for all.
@@ -96,9 +98,10 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
           DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000",
           DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE: "100000",
           API_LOG_LEVEL: "warn",
+          AUTO_APPROVE: "true",
           SNAPSHOT_REFRESH_SECONDS: "1",
         },
-        /^Integrator API on (\S+)$/m,
+        /^Integrator API on (\S+)\nMetrics on (\S+)\/metrics$/m,
       );
       services.push(api);
       apis.push(api.ready[1]!);
@@ -130,16 +133,19 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
     expect(etags[1]).to.equal(etags[0]);
   });
 
-  it("serves /health, /ready and /metrics on every API and relayer", async () => {
-    for (const api of apis) {
-      expect((await call(api, "GET", "/health")).status).to.equal(200);
-      expect((await call(api, "GET", "/ready")).body).to.deep.equal({ status: "ready", checks: { database: "ok", chain: "ok" } });
-      expect(await (await fetch(`${api}/metrics`)).text()).to.contain("api_http_request_duration_seconds");
+  it("serves /health and /ready on every API and relayer, and /metrics on their metrics ports only", async () => {
+    for (const api of services.filter((service) => apis.includes(service.ready[1]!))) {
+      const url = api.ready[1]!;
+      expect((await call(url, "GET", "/health")).status).to.equal(200);
+      expect((await call(url, "GET", "/ready")).body).to.deep.equal({ status: "ready", gasless: "available", checks: { database: "ok", chain: "ok", relayer: "ok" } });
+      expect((await fetch(`${url}/metrics`)).status).to.equal(404);
+      expect(await (await fetch(`${api.ready[2]!}/metrics`)).text()).to.contain("api_http_request_duration_seconds");
     }
     for (const relayer of relayers) {
       const url = relayer.ready[1]!;
       expect((await call(url, "GET", "/ready")).body).to.include({ status: "ready" });
-      expect(await (await fetch(`${url}/metrics`)).text()).to.contain("relayer_queue_depth");
+      expect((await fetch(`${url}/metrics`)).status).to.equal(401);
+      expect(await (await fetch(`${relayer.ready[2]!}/metrics`)).text()).to.contain("relayer_signer_balance");
     }
   });
 

@@ -1,7 +1,7 @@
 import { withTransaction, type PostgresClient, type PostgresPool } from "../../../sdk/storage/postgresPool";
-import { CHALLENGE_RETENTION_MS, nonceRejected, Rollback, type Written } from "../challengeSpending";
+import { CHALLENGE_RETENTION_MS, nonceRejected, Rollback, verificationRefusal, type Written } from "../challengeSpending";
 import { challengeFromRow, challengeParams, type ChallengeRow } from "../rows/challengeRow";
-import type { ChallengeRecord, ChallengeStore, ChallengeUse, ChallengeUseOutcome, NewChallenge, NonceRejected } from "../store";
+import type { ChallengeRecord, ChallengeStore, ChallengeUse, ChallengeUseOutcome, NewChallenge, NonceRejected, VerificationStart } from "../store";
 
 /**
  * Onboarding challenges on PostgreSQL. The spend is one conditional UPDATE: of two transactions
@@ -37,6 +37,25 @@ export class PgChallenges implements ChallengeStore {
       return await spend(client, use);
     } finally {
       client.release();
+    }
+  }
+
+  async beginVerification(use: ChallengeUse, limit: number): Promise<VerificationStart> {
+    const { rowCount } = await this.#pool.query(
+      `UPDATE challenges SET failed_verifications = failed_verifications + 1
+       WHERE nonce = $1 AND used_at IS NULL AND expires_at > $2 AND failed_verifications < $3`,
+      [use.nonce, use.at.getTime(), limit],
+    );
+    if (rowCount === 1) return "started";
+    const { rows } = await this.#pool.query<{ used_at: string | null; failed_verifications: number }>("SELECT used_at, failed_verifications FROM challenges WHERE nonce = $1", [use.nonce]);
+    return verificationRefusal(rows[0], limit);
+  }
+
+  async settleVerification(use: ChallengeUse, outcome: "valid" | "unavailable" | "invalid", limit: number): Promise<void> {
+    if (outcome === "invalid") {
+      await this.#pool.query("UPDATE challenges SET used_at = $1 WHERE nonce = $2 AND used_at IS NULL AND failed_verifications >= $3", [use.at.getTime(), use.nonce, limit]);
+    } else {
+      await this.#pool.query("UPDATE challenges SET failed_verifications = failed_verifications - 1 WHERE nonce = $1 AND failed_verifications > 0", [use.nonce]);
     }
   }
 

@@ -1,5 +1,5 @@
 import { applyPostgresMigrations, openPostgresPool, withTransaction, type PostgresClient, type PostgresPool } from "../../../sdk/storage/postgresPool";
-import { integratorMoves, type IntegratorMove } from "../integratorLifecycle";
+import { integratorMoves, vouchesForProfile, type IntegratorMove } from "../integratorLifecycle";
 import type {
   AuditEntry,
   IntegratorAdministration,
@@ -58,11 +58,11 @@ class PgIntegratorAdministration implements IntegratorAdministration {
       const from = profile.status as IntegratorStatus;
       const { from: allowed, to } = integratorMoves[move];
       if (!(allowed as readonly IntegratorStatus[]).includes(from)) return { outcome: "refused", status: from };
-      await client.query("UPDATE integrators SET status = $1, approved_at = COALESCE($2, approved_at) WHERE id = $3", [
-        to,
-        move === "approve" ? by.at.getTime() : null,
-        profile.id,
-      ]);
+      if (move === "confirm" && profile.operator_approved_at !== null) return { outcome: "refused", status: from };
+      await client.query(
+        "UPDATE integrators SET status = $1, approved_at = COALESCE($2, approved_at), operator_approved_at = COALESCE($3, operator_approved_at) WHERE id = $4",
+        [to, move === "approve" ? by.at.getTime() : null, vouchesForProfile(move) ? by.at.getTime() : null, profile.id],
+      );
       await audit(client, profile.id, undefined, move, { from, to }, by);
       return { outcome: "changed", from, to };
     });

@@ -61,7 +61,7 @@ export class PgIntegrators implements IntegratorStore {
   }
 
   async approveIntegrator(slug: string, approvedAt: Date): Promise<ApproveIntegratorResult> {
-    const { rowCount } = await this.#pool.query("UPDATE integrators SET status = 'active', approved_at = $1 WHERE slug = $2 AND status = 'pending'", [approvedAt.getTime(), slug]);
+    const { rowCount } = await this.#pool.query("UPDATE integrators SET status = 'active', approved_at = $1, operator_approved_at = $1 WHERE slug = $2 AND status = 'pending'", [approvedAt.getTime(), slug]);
     const { rows } = await this.#pool.query<IntegratorRow>(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE slug = $1`, [slug]);
     if (rows[0] === undefined) return { outcome: "not_found" };
     return { outcome: rowCount === 1 ? "approved" : "already_active", integrator: integratorFromRow(rows[0]) };

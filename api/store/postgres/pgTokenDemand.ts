@@ -1,7 +1,7 @@
 import type { Address } from "viem";
 import { withTransaction, type PostgresPool } from "../../../sdk/storage/postgresPool";
 import { demandFromRow, demandParams, tokenOverrideFromRow, tokenOverrideParams, type TokenDemandSummaryRow, type TokenOverrideRow } from "../rows/tokenRows";
-import type { NewTokenOverride, TokenDemandObservation, TokenDemandQuery, TokenDemandStore, TokenDemandSummary, TokenOverride } from "../store";
+import type { NewTokenOverride, TokenDemandObservation, TokenDemandQuery, TokenDemandStore, TokenDemandSummary, TokenDemotion, TokenOverride } from "../store";
 
 const OVERRIDE_COLUMNS = `chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps,
   reason, chain_run, created_at, updated_at`;
@@ -42,6 +42,8 @@ export class PgTokenDemand implements TokenDemandStore {
       `SELECT d.chain_id, d.token, COUNT(*)::int AS integrators, MIN(d.first_seen) AS first_seen, MAX(d.last_seen) AS last_seen
        FROM token_demand d
        WHERE d.last_seen >= $1 AND ($2::int IS NULL OR d.chain_id = $2)
+         AND (NOT $7::boolean OR EXISTS
+           (SELECT 1 FROM integrators i WHERE i.id = d.integrator_id AND i.status = 'active' AND i.operator_approved_at IS NOT NULL))
          AND (NOT $3::boolean OR NOT EXISTS
            (SELECT 1 FROM token_overrides o WHERE o.chain_id = d.chain_id AND o.token = d.token
               AND ($4::text IS NULL OR o.chain_run = $4)))
@@ -49,7 +51,8 @@ export class PgTokenDemand implements TokenDemandStore {
        HAVING COUNT(*) >= $5
        ORDER BY integrators DESC, last_seen DESC, d.chain_id, d.token
        LIMIT $6`,
-      [query.since.getTime(), query.chainId ?? null, query.withoutOverride === true, query.chainRun?.toLowerCase() ?? null, query.minIntegrators ?? 1, query.limit ?? 1000],
+      [query.since.getTime(), query.chainId ?? null, query.withoutOverride === true, query.chainRun?.toLowerCase() ?? null, query.minIntegrators ?? 1, query.limit ?? 1000,
+        query.operatorApprovedOnly === true],
     );
     return rows.map(demandFromRow);
   }
@@ -74,6 +77,16 @@ export class PgTokenDemand implements TokenDemandStore {
        ON CONFLICT (chain_id, token) ${conflict}`,
       [row.chain_id, row.token, row.status, row.source, row.symbol, row.decimals, row.pool_address, row.pool_token0, row.pool_token1,
         row.pool_fee_bps, row.reason, row.chain_run, row.at],
+    );
+    return rowCount === 1;
+  }
+
+  async demoteToken(demotion: TokenDemotion): Promise<boolean> {
+    const { chainId, token, chainRun, reason, at } = demotion;
+    const { rowCount } = await this.#pool.query(
+      `UPDATE token_overrides SET status = 'disabled', reason = $1, updated_at = $2
+       WHERE chain_id = $3 AND token = $4 AND status = 'promoted' AND source = 'demand' AND chain_run = $5`,
+      [reason, at.getTime(), chainId, token.toLowerCase(), chainRun.toLowerCase()],
     );
     return rowCount === 1;
   }

@@ -127,4 +127,19 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       CREATE INDEX quotes_quote_id ON quotes (quote_id);
     `,
   },
+  {
+    version: 2,
+    name: "challenges: signature verifications that failed (or are running), the SQLite schema's version 7",
+    sql: `
+      ALTER TABLE challenges ADD COLUMN failed_verifications INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
+  {
+    version: 3,
+    name: "integrators: when an operator approved or confirmed the profile (the SQLite schema at its version 8)",
+    sql: `
+      ALTER TABLE integrators ADD COLUMN operator_approved_at BIGINT;
+      UPDATE integrators SET operator_approved_at = approved_at WHERE approved_at IS NOT NULL AND approved_at > created_at;
+    `,
+  },
 ];

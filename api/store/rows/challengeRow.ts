@@ -14,6 +14,8 @@ export type ChallengeRow = {
   issued_at: number;
   expires_at: number;
   used_at: number | null;
+  /** Contract-wallet verifications that failed or are running (SQLite version 7, PostgreSQL version 2). */
+  failed_verifications: number;
 };
 
 /** The row's values for an insert. */
@@ -41,6 +43,7 @@ export function challengeFromRow(row: ChallengeRow): ChallengeRecord {
     issuedAt: date(row.issued_at),
     expiresAt: date(row.expires_at),
     usedAt: date(row.used_at),
+    failedVerifications: Number(row.failed_verifications),
   };
 }
 

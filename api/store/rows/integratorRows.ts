@@ -20,6 +20,7 @@ export type IntegratorRow = {
   approved_at: number | null;
   quote_rate_limit_per_minute: number | null;
   swap_rate_limit_per_minute: number | null;
+  operator_approved_at: number | null;
 };
 
 export type ApiKeyRow = {
@@ -37,7 +38,7 @@ export type ApiKeyRow = {
 };
 
 export const INTEGRATOR_COLUMNS = `id, slug, owner_wallet, display_name, contact_email, telegram_handle, app_url, fee_recipient,
-  max_fee_bps, chain_id, status, created_at, approved_at, quote_rate_limit_per_minute, swap_rate_limit_per_minute`;
+  max_fee_bps, chain_id, status, created_at, approved_at, quote_rate_limit_per_minute, swap_rate_limit_per_minute, operator_approved_at`;
 export const API_KEY_COLUMNS = `id, integrator_id, label, prefix, last_four, scopes, quote_rate_limit_per_minute,
   swap_rate_limit_per_minute, created_at, revoked_at, max_fee_bps`;
 
@@ -72,6 +73,7 @@ export function credentialFromRow(row: CredentialRow): ApiKeyCredential {
     approved_at: row.i_approved_at,
     quote_rate_limit_per_minute: row.i_quote_rate_limit_per_minute,
     swap_rate_limit_per_minute: row.i_swap_rate_limit_per_minute,
+    operator_approved_at: row.i_operator_approved_at,
   };
   return { key: apiKeyFromRow(row), secretHash: row.secret_hash, integrator: integratorFromRow(integrator) };
 }
@@ -125,6 +127,7 @@ export function integratorFromRow(row: IntegratorRow): IntegratorRecord {
     approvedAt: date(row.approved_at),
     quoteRateLimitPerMinute: row.quote_rate_limit_per_minute ?? undefined,
     swapRateLimitPerMinute: row.swap_rate_limit_per_minute ?? undefined,
+    operatorApprovedAt: date(row.operator_approved_at),
   };
 }
 

@@ -1,10 +1,17 @@
 import type { LimitChanges } from "../integratorAdministration";
 
 /** The columns an operator's changes read on a profile and on a key, as both engines return them. */
-export type ProfileLimitsRow = { id: number; status: string; max_fee_bps: number; quote_rate_limit_per_minute: number | null; swap_rate_limit_per_minute: number | null };
+export type ProfileLimitsRow = {
+  id: number;
+  status: string;
+  max_fee_bps: number;
+  quote_rate_limit_per_minute: number | null;
+  swap_rate_limit_per_minute: number | null;
+  operator_approved_at: number | null;
+};
 export type KeyLimitsRow = { id: number; integrator_id: number; revoked_at: number | null; quote_rate_limit_per_minute: number; swap_rate_limit_per_minute: number; max_fee_bps: number | null };
 
-export const PROFILE_LIMITS_COLUMNS = "id, status, max_fee_bps, quote_rate_limit_per_minute, swap_rate_limit_per_minute";
+export const PROFILE_LIMITS_COLUMNS = "id, status, max_fee_bps, quote_rate_limit_per_minute, swap_rate_limit_per_minute, operator_approved_at";
 export const KEY_LIMITS_COLUMNS = "id, integrator_id, revoked_at, quote_rate_limit_per_minute, swap_rate_limit_per_minute, max_fee_bps";
 
 type LimitColumns = Pick<ProfileLimitsRow | KeyLimitsRow, "max_fee_bps" | "quote_rate_limit_per_minute" | "swap_rate_limit_per_minute">;

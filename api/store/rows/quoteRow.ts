@@ -35,6 +35,8 @@ type GaslessTermsJson = {
   data: string;
   signatureOffset: number;
   estimatedGas: number;
+  /** Absent on quotes stored before the fee's worth was kept, and when gas is sponsored. */
+  feeWei?: string;
 };
 
 function gaslessFromJson(text: string): GaslessTerms {
@@ -57,6 +59,7 @@ function gaslessFromJson(text: string): GaslessTerms {
     data: json.data as Hex,
     signatureOffset: json.signatureOffset,
     estimatedGas: json.estimatedGas,
+    feeWei: json.feeWei === undefined ? undefined : BigInt(json.feeWei),
   };
 }
 

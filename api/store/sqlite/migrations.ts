@@ -189,4 +189,21 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX quotes_quote_id ON quotes (quote_id);
     `,
   },
+  {
+    version: 7,
+    name: "challenges: signature verifications that failed (or are running), so a nonce serves at most a few",
+    sql: `
+      ALTER TABLE challenges ADD COLUMN failed_verifications INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
+  {
+    version: 8,
+    name: "integrators: when an operator approved or confirmed the profile (only those count toward token promotion)",
+    sql: `
+      -- Auto-approved profiles are active with approved_at = created_at and no operator behind them;
+      -- one approved later than created was approved by an operator.
+      ALTER TABLE integrators ADD COLUMN operator_approved_at INTEGER;
+      UPDATE integrators SET operator_approved_at = approved_at WHERE approved_at IS NOT NULL AND approved_at > created_at;
+    `,
+  },
 ];

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
-import { CHALLENGE_RETENTION_MS, nonceRejected, Rollback, type Written } from "../challengeSpending";
+import { CHALLENGE_RETENTION_MS, nonceRejected, Rollback, verificationRefusal, type Written } from "../challengeSpending";
 import { challengeFromRow, challengeParams, type ChallengeRow } from "../rows/challengeRow";
-import type { ChallengeRecord, ChallengeStore, ChallengeUse, ChallengeUseOutcome, NewChallenge, NonceRejected } from "../store";
+import type { ChallengeRecord, ChallengeStore, ChallengeUse, ChallengeUseOutcome, NewChallenge, NonceRejected, VerificationStart } from "../store";
 
 /** Onboarding challenges on SQLite; `spendAndWrite` lets the integrator writes spend a nonce in their transaction. */
 export class SqliteChallenges implements ChallengeStore {
@@ -18,6 +18,10 @@ export class SqliteChallenges implements ChallengeStore {
       find: db.prepare("SELECT * FROM challenges WHERE nonce = ?"),
       // The single conditional write that makes a nonce single-use.
       spend: db.prepare("UPDATE challenges SET used_at = @at WHERE nonce = @nonce AND used_at IS NULL AND expires_at > @at"),
+      beginVerification: db.prepare(`UPDATE challenges SET failed_verifications = failed_verifications + 1
+        WHERE nonce = @nonce AND used_at IS NULL AND expires_at > @at AND failed_verifications < @limit`),
+      giveBackVerification: db.prepare("UPDATE challenges SET failed_verifications = failed_verifications - 1 WHERE nonce = @nonce AND failed_verifications > 0"),
+      spendUsedUp: db.prepare("UPDATE challenges SET used_at = @at WHERE nonce = @nonce AND used_at IS NULL AND failed_verifications >= @limit"),
     };
   }
 
@@ -37,6 +41,17 @@ export class SqliteChallenges implements ChallengeStore {
 
   async consumeChallenge(use: ChallengeUse): Promise<ChallengeUseOutcome> {
     return this.#spend(use);
+  }
+
+  async beginVerification(use: ChallengeUse, limit: number): Promise<VerificationStart> {
+    const { changes } = this.#statements.beginVerification.run({ nonce: use.nonce, at: use.at.getTime(), limit });
+    if (changes === 1) return "started";
+    return verificationRefusal(this.#statements.find.get(use.nonce) as ChallengeRow | undefined, limit);
+  }
+
+  async settleVerification(use: ChallengeUse, outcome: "valid" | "unavailable" | "invalid", limit: number): Promise<void> {
+    if (outcome === "invalid") this.#statements.spendUsedUp.run({ nonce: use.nonce, at: use.at.getTime(), limit });
+    else this.#statements.giveBackVerification.run({ nonce: use.nonce });
   }
 
   /**

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { integratorMoves, type IntegratorMove } from "../integratorLifecycle";
+import { integratorMoves, vouchesForProfile, type IntegratorMove } from "../integratorLifecycle";
 import type {
   AuditEntry,
   IntegratorAdministration,
@@ -32,7 +32,8 @@ function prepareStatements(db: Database.Database) {
   return {
     profileBySlug: db.prepare(`SELECT ${PROFILE_LIMITS_COLUMNS} FROM integrators WHERE slug = ?`),
     key: db.prepare(`SELECT ${KEY_LIMITS_COLUMNS} FROM api_keys WHERE id = ?`),
-    setStatus: db.prepare("UPDATE integrators SET status = @status, approved_at = COALESCE(@approved_at, approved_at) WHERE id = @id"),
+    setStatus: db.prepare(`UPDATE integrators SET status = @status, approved_at = COALESCE(@approved_at, approved_at),
+      operator_approved_at = COALESCE(@operator_approved_at, operator_approved_at) WHERE id = @id`),
     setProfileLimits: db.prepare(`UPDATE integrators SET max_fee_bps = @max_fee_bps, quote_rate_limit_per_minute = @quote,
       swap_rate_limit_per_minute = @swap WHERE id = @id`),
     setLiveKeysLimits: db.prepare(`UPDATE api_keys SET quote_rate_limit_per_minute = COALESCE(@quote, quote_rate_limit_per_minute),
@@ -63,7 +64,13 @@ class SqliteIntegratorAdministration implements IntegratorAdministration {
         const from = profile.status as IntegratorStatus;
         const { from: allowed, to } = integratorMoves[move];
         if (!(allowed as readonly IntegratorStatus[]).includes(from)) return { outcome: "refused", status: from };
-        this.#statements.setStatus.run({ id: profile.id, status: to, approved_at: move === "approve" ? by.at.getTime() : null });
+        if (move === "confirm" && profile.operator_approved_at !== null) return { outcome: "refused", status: from };
+        this.#statements.setStatus.run({
+          id: profile.id,
+          status: to,
+          approved_at: move === "approve" ? by.at.getTime() : null,
+          operator_approved_at: vouchesForProfile(move) ? by.at.getTime() : null,
+        });
         this.#audit(profile.id, undefined, move, { from, to }, by);
         return { outcome: "changed", from, to };
       })

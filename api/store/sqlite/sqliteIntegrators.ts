@@ -44,7 +44,7 @@ export class SqliteIntegrators implements IntegratorStore {
       findIntegratorBySlug: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE slug = ?`),
       listIntegrators: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators ORDER BY id`),
       listIntegratorsByOwner: db.prepare(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE owner_wallet = ? ORDER BY id`),
-      approveIntegrator: db.prepare("UPDATE integrators SET status = 'active', approved_at = ? WHERE slug = ? AND status = 'pending'"),
+      approveIntegrator: db.prepare("UPDATE integrators SET status = 'active', approved_at = @at, operator_approved_at = @at WHERE slug = @slug AND status = 'pending'"),
       insertApiKey: db.prepare(`INSERT INTO api_keys
         (integrator_id, label, prefix, last_four, secret_hash, scopes, quote_rate_limit_per_minute,
          swap_rate_limit_per_minute, created_at)
@@ -83,7 +83,7 @@ export class SqliteIntegrators implements IntegratorStore {
   async approveIntegrator(slug: string, approvedAt: Date): Promise<ApproveIntegratorResult> {
     return this.#db
       .transaction((): ApproveIntegratorResult => {
-        const { changes } = this.#statements.approveIntegrator.run(approvedAt.getTime(), slug);
+        const { changes } = this.#statements.approveIntegrator.run({ at: approvedAt.getTime(), slug });
         const row = this.#statements.findIntegratorBySlug.get(slug) as IntegratorRow | undefined;
         if (row === undefined) return { outcome: "not_found" };
         return { outcome: changes === 1 ? "approved" : "already_active", integrator: integratorFromRow(row) };

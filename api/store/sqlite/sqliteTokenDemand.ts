@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Address } from "viem";
 import { demandFromRow, demandParams, tokenOverrideFromRow, tokenOverrideParams, type TokenDemandSummaryRow, type TokenOverrideRow } from "../rows/tokenRows";
-import type { NewTokenOverride, TokenDemandObservation, TokenDemandQuery, TokenDemandStore, TokenDemandSummary, TokenOverride } from "../store";
+import type { NewTokenOverride, TokenDemandObservation, TokenDemandQuery, TokenDemandStore, TokenDemandSummary, TokenDemotion, TokenOverride } from "../store";
 
 const OVERRIDE_UPSERT = `INSERT INTO token_overrides
   (chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps, reason,
@@ -30,6 +30,8 @@ export class SqliteTokenDemand implements TokenDemandStore {
           MAX(d.last_seen) AS last_seen
         FROM token_demand d
         WHERE d.last_seen >= @since AND (@chain_id IS NULL OR d.chain_id = @chain_id)
+          AND (@operator_approved_only = 0 OR EXISTS
+            (SELECT 1 FROM integrators i WHERE i.id = d.integrator_id AND i.status = 'active' AND i.operator_approved_at IS NOT NULL))
           AND (@without_override = 0 OR NOT EXISTS
             (SELECT 1 FROM token_overrides o WHERE o.chain_id = d.chain_id AND o.token = d.token
                AND (@chain_run IS NULL OR o.chain_run = @chain_run)))
@@ -44,6 +46,8 @@ export class SqliteTokenDemand implements TokenDemandStore {
       // "Absent" includes a decision of another chain run, which this one replaces whole.
       insertTokenOverrideIfAbsent: db.prepare(`${OVERRIDE_UPSERT}, created_at = excluded.created_at WHERE token_overrides.chain_run IS NOT excluded.chain_run`),
       removeTokenOverride: db.prepare("DELETE FROM token_overrides WHERE chain_id = ? AND token = ?"),
+      demoteToken: db.prepare(`UPDATE token_overrides SET status = 'disabled', reason = @reason, updated_at = @at
+        WHERE chain_id = @chain_id AND token = @token AND status = 'promoted' AND source = 'demand' AND chain_run = @chain_run`),
     };
   }
 
@@ -65,6 +69,7 @@ export class SqliteTokenDemand implements TokenDemandStore {
       since: query.since.getTime(),
       chain_id: query.chainId ?? null,
       without_override: query.withoutOverride ? 1 : 0,
+      operator_approved_only: query.operatorApprovedOnly ? 1 : 0,
       chain_run: query.chainRun?.toLowerCase() ?? null,
       min_integrators: query.minIntegrators ?? 1,
       limit: query.limit ?? 1000,
@@ -79,6 +84,11 @@ export class SqliteTokenDemand implements TokenDemandStore {
   async saveTokenOverride(override: NewTokenOverride, mode: "replace" | "if_absent"): Promise<boolean> {
     const statement = mode === "replace" ? this.#statements.replaceTokenOverride : this.#statements.insertTokenOverrideIfAbsent;
     return statement.run(tokenOverrideParams(override)).changes === 1;
+  }
+
+  async demoteToken(demotion: TokenDemotion): Promise<boolean> {
+    const { chainId, token, chainRun, reason, at } = demotion;
+    return this.#statements.demoteToken.run({ chain_id: chainId, token: token.toLowerCase(), chain_run: chainRun.toLowerCase(), reason, at: at.getTime() }).changes === 1;
   }
 
   async removeTokenOverride(chainId: number, token: Address): Promise<boolean> {
