@@ -102,6 +102,7 @@ const schema = z.object({
   DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE: positiveInt.default(10),
   MAX_FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(1000),
+  MAX_COMBINED_FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(100),
   SIWE_DOMAIN: z.string().min(1).default("localhost"),
   SIWE_URI: z.string().min(1).optional(),
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
@@ -187,6 +188,11 @@ export type ApiConfig = Readonly<{
   defaultSwapRateLimitPerMinute: number;
   /** Upper bound of requested_max_fee_bps. `MAX_FEE_BPS`, default 1000 (10%). */
   maxFeeBps: number;
+  /**
+   * Cap on the fees a quote takes from the output: the platform's own (none today) plus the
+   * integrator's `fee_bps`, whatever the key's cap. `MAX_COMBINED_FEE_BPS`, default 100, as the live service.
+   */
+  maxCombinedFeeBps: number;
   /** EIP-4361 domain of nonce messages. `SIWE_DOMAIN`, default localhost. */
   siweDomain: string;
   /** EIP-4361 URI of nonce messages. `SIWE_URI`, default `http://<SIWE_DOMAIN>`. */
@@ -306,6 +312,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     defaultQuoteRateLimitPerMinute: values.DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE,
     defaultSwapRateLimitPerMinute: values.DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE,
     maxFeeBps: values.MAX_FEE_BPS,
+    maxCombinedFeeBps: values.MAX_COMBINED_FEE_BPS,
     siweDomain: values.SIWE_DOMAIN,
     siweUri,
     chainId: values.CHAIN_ID,

@@ -12,6 +12,7 @@ import { getGaslessStatusRoute } from "./routes/getGaslessStatus";
 import { getQuoteRoute } from "./routes/getQuote";
 import { postGaslessSubmitRoute } from "./routes/postGaslessSubmit";
 import { getSupportedTokens } from "./routes/getSupportedTokens";
+import { getTokensRoute } from "./routes/getTokens";
 import { onboardingRoutes } from "./routes/onboardingRoutes";
 import type { Route } from "./routes/route";
 
@@ -26,6 +27,7 @@ export const apiRoutes: readonly Route[] = [
   postGaslessSubmitRoute,
   getGaslessStatusRoute,
   getSupportedTokens,
+  getTokensRoute,
   getReadyRoute,
   ...onboardingRoutes,
   getOpenApiRoute,

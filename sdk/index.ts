@@ -169,6 +169,7 @@ export {
 } from "./errors/client";
 export { quoteJsonSchema, permit2TypedDataJsonSchema, type QuoteJson } from "./wire/quoteJson";
 export { snapshotJsonSchema, type SnapshotJson } from "./wire/snapshotJson";
+export { tokenListJsonSchema, type TokenListJson } from "./wire/tokenListJson";
 export { relayJsonSchema } from "./wire/relayJson";
 export { errorJsonSchema, type ErrorJson } from "./wire/errorJson";
 export {

@@ -10,6 +10,7 @@ import {
   relayJsonSchema,
   revokedApiKeyJsonSchema,
   snapshotJsonSchema,
+  tokenListJsonSchema,
 } from "../../sdk";
 import { quoteQuerySchema } from "../quote/quoteQuery";
 import { gaslessStatusParamsSchema } from "../routes/getGaslessStatus";
@@ -36,6 +37,7 @@ const responseSchemas = {
   IntegratorProfiles: integratorProfilesJsonSchema,
   RevokedApiKey: revokedApiKeyJsonSchema,
   SupportedTokenSnapshot: snapshotJsonSchema,
+  TokenList: tokenListJsonSchema,
   Quote: quoteJsonSchema,
   Relay: relayJsonSchema,
   Ready: z.object({
@@ -102,13 +104,23 @@ const quoteParameterDescriptions = {
   chain_id: "Chain id; default 4663",
   sell_token: "Token to sell: an address (any case) or a supported token's symbol (`ETH` is the native placeholder)",
   buy_token: "Token to buy",
-  sell_amount: "Amount to sell in base units, a positive integer string",
+  sell_amount: "Amount to sell: in base units, a positive integer string (default); with amount_unit=token, whole tokens with a decimal point such as 1.5, converted exactly with the token's decimals (more decimals than the token has is a 400)",
+  amount_unit: "`base` (default): sell_amount is in base units; `token`: sell_amount is a decimal amount of whole tokens",
   taker: "Wallet that sends the transaction (or signs the permit); an address",
   slippage_bps: "Slippage tolerance in basis points, 0-10000, default 100",
   recipient: "Address receiving the buy token; default taker",
   settlement: "`permit2` (default for ERC20 sells) or `allowance`",
-  fee_bps: "Integrator fee in basis points, up to the key's integrator_max_fee_bps",
+  fee_bps: "Integrator fee in basis points, up to the key's integrator_max_fee_bps and MAX_COMBINED_FEE_BPS (default 100) with the platform fee; needs scope swap:integrator (403 otherwise)",
   permit2_owner: "Asks for a gasless quote; must equal taker",
+  max_hops: "Upper bound on pools per path (1-16); our paths have at most 3",
+  slippageBps: "Alias of slippage_bps (the live service's name); two names with different values are a 400",
+  swap_fee_bps: "Alias of fee_bps (the live service's name); needs scope swap:integrator",
+  swapFeeBps: "Alias of fee_bps (the live service's name); needs scope swap:integrator",
+  permit2Owner: "Alias of permit2_owner (the live service's name)",
+  permitOwner: "Alias of permit2_owner (the live service's name)",
+  settlementPreference: "Alias of settlement (the live service's name)",
+  swap_fee_token: "Accepted for the live service's clients and validated (an address or symbol); the fee is always taken in the buy token (platform_fee.token). Needs scope swap:integrator",
+  swap_fee_recipient: "Accepted and ignored: the fee goes to the key's integrator_fee_recipient. Needs scope swap:integrator",
 };
 
 /** The document, built once per process. */
@@ -206,6 +218,29 @@ export function buildOpenApiDocument(): Record<string, unknown> {
                 "Cache-Control": { description: "public, max-age=15, stale-while-revalidate=60", schema: { type: "string" } },
               },
               content: json(ref("SupportedTokenSnapshot"), snapshotExample),
+            },
+            "304": { description: "Unchanged since the ETag sent in If-None-Match; no body" },
+            ...errors(400, 429),
+          },
+        },
+      },
+      "/tokens": {
+        get: {
+          operationId: "getTokens",
+          tags: ["tokens"],
+          summary: "Every supported token with symbol, name, decimals, source and type (public; same caching as the snapshot)",
+          parameters: [
+            ...parametersOf(supportedTokensQuerySchema, "query", { chain_id: "Chain id; default 4663" }, { chain_id: "4663" }),
+            { name: "If-None-Match", in: "header", required: false, description: "The ETag of the list you hold", schema: { type: "string" } },
+          ],
+          responses: {
+            "200": {
+              description: "The token list",
+              headers: {
+                ETag: { description: "Weak validator; changes exactly when the list does", schema: { type: "string" } },
+                "Cache-Control": { description: "public, max-age=15, stale-while-revalidate=60", schema: { type: "string" } },
+              },
+              content: json(ref("TokenList")),
             },
             "304": { description: "Unchanged since the ETag sent in If-None-Match; no body" },
             ...errors(400, 429),

@@ -38,7 +38,7 @@ import type { PermitNonceAllocator } from "./permitNonces";
 import type { SharedNonceReservations } from "./sharedNonceReservations";
 import type { PricedMarket } from "./poolGraph";
 import type { PoolStateTracker } from "./poolState";
-import { searchRoute } from "./prunedRouteSearch";
+import { searchRoute, type RouteSearchStats } from "./prunedRouteSearch";
 import type { QuoteQuery } from "./quoteQuery";
 import type { RouteHop } from "./routeSearch";
 import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "./splitDecision";
@@ -102,6 +102,12 @@ export type Quote = Readonly<{
   /** Gasless quotes only: the relayer's fee, signed in the witness. */
   relayerFee: RelayerFeeQuote | undefined;
   taker: Address;
+  /** The single-path search for the whole amount: token paths tried, and those that priced. */
+  routeStats: RouteSearchStats;
+  /** As asked (default 100): min_buy_amount is buy_amount less this. */
+  slippageBps: number;
+  /** The key's integrator (its slug), who receives platform_fee. */
+  integratorSlug: string;
   order: SwapOrder;
   tx: { to: Address; data: Hex; value: bigint; estimatedGas: number; signatureOffset: number | undefined };
   /** The Permit2 typed data the taker signs (permit settlement only); the response adds EIP712Domain to its types. */
@@ -215,12 +221,13 @@ function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPr
   const tokenOut = buysNative ? weth : buyToken.address;
   let legs: readonly SplitLeg[] = [];
   let grossOut = query.sellAmount;
+  const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0 };
   if (tokenIn !== tokenOut) {
-    const route = searchRoute(market, tokenIn, tokenOut, query.sellAmount);
+    const route = searchRoute(market, tokenIn, tokenOut, query.sellAmount, query.maxHops, stats);
     if (route === undefined) {
-      throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}`);
+      throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
     }
-    const execution = bestExecution(market, tokenIn, tokenOut, query.sellAmount, route, gasPriceWei, weth);
+    const execution = bestExecution(market, tokenIn, tokenOut, query.sellAmount, route, gasPriceWei, weth, query.maxHops);
     legs = execution.legs;
     grossOut = execution.amountOut;
   }
@@ -231,7 +238,7 @@ function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPr
   if (legs.length > 1) actions.push({ type: "split", legs: legs.map((leg) => ({ shareBps: leg.shareBps, hops: swapsOf(leg.hops) })) });
   else for (const hop of swapsOf(legs[0]?.hops ?? [])) actions.push({ type: "swapV2", ...hop });
   if (buysNative) actions.push({ type: "unwrap" });
-  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, actions, sellsNative, buysNative };
+  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, actions, sellsNative, buysNative, stats };
 }
 
 /**
@@ -385,6 +392,9 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     router,
     relayerFee,
     taker: query.taker,
+    slippageBps: query.slippageBps,
+    routeStats: plan.stats,
+    integratorSlug: principal.integratorSlug,
     order,
     tx,
     permit2,

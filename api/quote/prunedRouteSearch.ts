@@ -19,6 +19,9 @@ function bestHop(market: PricedMarket, tokenIn: Address, tokenOut: Address, amou
   return best === undefined ? undefined : hopThrough(best, tokenIn, amountIn);
 }
 
+/** What a search tried, for the quote's route statistics; searches add to it. */
+export type RouteSearchStats = { candidatePaths: number; successfulRoutes: number };
+
 /**
  * The best path of up to `maxHops` pools whose intermediate tokens are among the market's hubs (its
  * best-connected tokens, `PoolGraph.hubs`). Its cost depends on the number of hubs and on the pools
@@ -32,14 +35,28 @@ function bestHop(market: PricedMarket, tokenIn: Address, tokenOut: Address, amou
  * every token is a hub and the result pays exactly what the exhaustive search's does (a test checks
  * this on the devnet market). Amounts are the exact on-chain V2 outputs.
  */
-export function searchRoute(market: PricedMarket, tokenIn: Address, tokenOut: Address, amountIn: bigint, maxHops: number = MAX_HOPS): FoundRoute | undefined {
+export function searchRoute(
+  market: PricedMarket,
+  tokenIn: Address,
+  tokenOut: Address,
+  amountIn: bigint,
+  maxHops: number = MAX_HOPS,
+  stats?: RouteSearchStats,
+): FoundRoute | undefined {
   if (amountIn <= 0n || tokenIn === tokenOut) return undefined;
   let best: FoundRoute | undefined;
   const consider = (hops: RouteHop[]): void => {
     const amountOut = hops[hops.length - 1]!.amountOut;
     if (best === undefined || amountOut > best.amountOut) best = { hops, amountOut };
   };
+  // A candidate is a token path tried; it succeeds when every hop has a pool that gives a positive output.
+  const tried = (succeeded: boolean): void => {
+    if (stats === undefined) return;
+    stats.candidatePaths += 1;
+    if (succeeded) stats.successfulRoutes += 1;
+  };
   const direct = bestHop(market, tokenIn, tokenOut, amountIn);
+  tried(direct !== undefined);
   if (direct !== undefined) consider([direct]);
   if (maxHops < 2) return best;
 
@@ -48,11 +65,14 @@ export function searchRoute(market: PricedMarket, tokenIn: Address, tokenOut: Ad
   for (const hub of hubs) {
     const hop = bestHop(market, tokenIn, hub, amountIn);
     if (hop !== undefined) first.push(hop);
+    else tried(false); // the two-hop path through this hub fails at its first hop
   }
   for (const hop of first) {
     const last = bestHop(market, hop.tokenOut, tokenOut, hop.amountOut);
+    tried(last !== undefined);
     if (last !== undefined) consider([hop, last]);
   }
+
   if (maxHops < 3) return best;
 
   for (const hub of hubs) {
@@ -62,8 +82,12 @@ export function searchRoute(market: PricedMarket, tokenIn: Address, tokenOut: Ad
       const second = bestHop(market, hop.tokenOut, hub, hop.amountOut);
       if (second !== undefined && (reach === undefined || second.amountOut > reach[1].amountOut)) reach = [hop, second];
     }
-    if (reach === undefined) continue;
+    if (reach === undefined) {
+      tried(false);
+      continue;
+    }
     const last = bestHop(market, hub, tokenOut, reach[1].amountOut);
+    tried(last !== undefined);
     if (last !== undefined) consider([...reach, last]);
   }
   return best;

@@ -12,6 +12,9 @@ function permit2Json(permit2: NonNullable<Quote["permit2"]>) {
   const { witness } = message;
   const gasless = "relayerFee" in witness;
   return {
+    // The live service's clients read these at the top; they repeat message.nonce and message.deadline.
+    nonce: message.nonce.toString(),
+    deadline: message.deadline.toString(),
     domain: permit2.domain,
     types: gasless ? GASLESS_PERMIT2_TYPES : PERMIT2_TYPES,
     primaryType: permit2.primaryType,
@@ -70,6 +73,14 @@ export function quoteResponse(quote: Quote) {
       amount: quote.platformFee.amount.toString(),
       bps: quote.platformFee.bps,
       recipient: quote.platformFee.recipient,
+    },
+    integrator_fee: { bps: quote.platformFee.bps, recipient: quote.platformFee.recipient, id: quote.integratorSlug },
+    taker: quote.taker,
+    slippage_bps: quote.slippageBps,
+    route_stats: {
+      candidate_paths: quote.routeStats.candidatePaths,
+      successful_routes: quote.routeStats.successfulRoutes,
+      failed_routes: quote.routeStats.candidatePaths - quote.routeStats.successfulRoutes,
     },
     settlement: quote.settlement,
     gasless: quote.relayerFee !== undefined,

@@ -32,6 +32,7 @@ export function bestExecution(
   single: FoundRoute,
   gasPriceWei: bigint,
   weth: Address,
+  maxHops?: number,
 ): Execution {
   const singleExecution: Execution = { legs: [{ ...single, amountIn, shareBps: 10_000 }], amountOut: single.amountOut };
   const inBuyToken = gasPricer(market, tokenOut, weth);
@@ -40,7 +41,7 @@ export function bestExecution(
   const splitCost = inBuyToken(BigInt(SPLIT_GAS.base + SPLIT_GAS.perLeg) * gasPriceWei);
   // The cheapest split there is: its base and one more leg, no extra hops.
   if (priceImpactLoss(single) <= splitCost + legCost(0)) return singleExecution;
-  const split = splitRoute(market, tokenIn, tokenOut, amountIn, { single, splitCost, legCost });
+  const split = splitRoute(market, tokenIn, tokenOut, amountIn, { single, splitCost, legCost, maxHops });
   return split === undefined ? singleExecution : { legs: split.legs, amountOut: split.amountOut };
 }
 

@@ -31,6 +31,8 @@ export type SplitOptions = Readonly<{
   splitCost?: bigint;
   /** The best single path for the whole amount, when the caller already searched it. */
   single?: FoundRoute;
+  /** Pools per path at most (a request's `max_hops`); default the search's MAX_HOPS. */
+  maxHops?: number;
 }>;
 
 /** The output of `path` (its pools and direction) for `amountIn`, or 0 when a hop cannot take it. */
@@ -156,13 +158,13 @@ function equalMarginalAllotment(curves: readonly PathCurve[], amountIn: bigint):
  * its extra gas (`splitCost`, `legCost`); otherwise the single path is.
  */
 export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Address, amountIn: bigint, options: SplitOptions = {}): SplitRoute | undefined {
-  const single = options.single ?? searchRoute(market, tokenIn, tokenOut, amountIn);
+  const single = options.single ?? searchRoute(market, tokenIn, tokenOut, amountIn, options.maxHops);
   if (single === undefined) return undefined;
   const singleResult: SplitRoute = { legs: [{ ...single, amountIn, shareBps: 10_000 }], amountOut: single.amountOut, singleAmountOut: single.amountOut };
   const paths: FoundRoute[] = [single];
   const used = new Set<Address>(single.hops.map((hop) => hop.pool.address));
   while (paths.length < (options.maxPaths ?? 3)) {
-    const next = searchRoute(without(market, used), tokenIn, tokenOut, amountIn);
+    const next = searchRoute(without(market, used), tokenIn, tokenOut, amountIn, options.maxHops);
     if (next === undefined) break;
     paths.push(next);
     for (const hop of next.hops) used.add(hop.pool.address);

@@ -2,6 +2,7 @@ import type { RequestHandler } from "express";
 import type { Address } from "viem";
 import { NATIVE_TOKEN_LOWERCASE } from "../../sdk";
 import { ApiError } from "../apiError";
+import { ApiKeyScope } from "../apiKeyScopes";
 import type { ApiDependencies } from "../apiDependencies";
 import type { ChainContext } from "../chains/chainContext";
 import { requestedChain } from "../chains/chainRegistry";
@@ -14,7 +15,7 @@ import { buildQuote, type Quote, type QuoteEngine } from "../quote/buildQuote";
 import { PermitNonceAllocator } from "../quote/permitNonces";
 import { PoolStateTracker } from "../quote/poolState";
 import { QuoteBuckets } from "../quote/quoteBuckets";
-import { parseQuoteQuery, type QuoteQuery } from "../quote/quoteQuery";
+import { parseQuoteQuery, quoteQueryFor, type QuoteRequest } from "../quote/quoteQuery";
 import { quoteRecordOf } from "../quote/quoteRecord";
 import { quoteResponse } from "../quote/quoteResponse";
 import type { SupportedToken } from "../tokens/supportedTokens";
@@ -30,7 +31,7 @@ const UNISWAP_V2_FEE_BPS = 30;
  * with two unsupported tokens reports both; the rejection names the first. No chain I/O happens and
  * the quote:read bucket is untouched.
  */
-function admit(chain: ChainContext, query: QuoteQuery, integratorId: number, at: Date): { sellToken: SupportedToken; buyToken: SupportedToken } {
+function admit(chain: ChainContext, query: QuoteRequest, integratorId: number, at: Date): { sellToken: SupportedToken; buyToken: SupportedToken } {
   const sellToken = chain.tokens.resolve(query.sellToken);
   const buyToken = chain.tokens.resolve(query.buyToken);
   const misses: ["sell_token" | "buy_token", string][] = [];
@@ -47,13 +48,31 @@ function admit(chain: ChainContext, query: QuoteQuery, integratorId: number, at:
   return { sellToken, buyToken };
 }
 
+/** The platform takes no fee of its own: `platform_fee` is the integrator's `fee_bps`, paid to the key's recipient. */
+const PLATFORM_OWN_FEE_BPS = 0;
+
+/** A fee parameter (even fee_bps=0) needs the key's swap:integrator scope; checked right after parsing. */
+function checkFeeScope(query: QuoteRequest, principal: ApiKeyPrincipal): void {
+  const [parameter] = query.feeParameters;
+  if (parameter !== undefined && !principal.scopes.includes(ApiKeyScope.SwapIntegrator)) {
+    throw new ApiError(403, "missing_scope", `${parameter} needs an API key with scope ${ApiKeyScope.SwapIntegrator}; this key lacks it`);
+  }
+}
+
 /** Checks that need the key and the resolved tokens but no chain state; they run before quote:read. */
-function checkRequest(query: QuoteQuery, principal: ApiKeyPrincipal, sellToken: SupportedToken, buyToken: SupportedToken): void {
+function checkRequest(query: Omit<QuoteRequest, "sellAmount">, principal: ApiKeyPrincipal, sellToken: SupportedToken, buyToken: SupportedToken, maxCombinedFeeBps: number): void {
   if (sellToken.address === buyToken.address) {
     throw new ApiError(400, "same_token", `sell_token and buy_token are the same token (${sellToken.symbol})`);
   }
   if (query.feeBps > principal.integratorMaxFeeBps) {
-    throw new ApiError(400, "invalid_request", `fee_bps ${query.feeBps} exceeds this key's integrator_max_fee_bps of ${principal.integratorMaxFeeBps}`);
+    throw new ApiError(400, "invalid_request", `${query.feeBpsName} ${query.feeBps} exceeds this key's integrator_max_fee_bps of ${principal.integratorMaxFeeBps}`);
+  }
+  if (PLATFORM_OWN_FEE_BPS + query.feeBps > maxCombinedFeeBps) {
+    throw new ApiError(
+      400,
+      "fee_bps_out_of_range",
+      `${query.feeBpsName} ${query.feeBps} plus the platform fee (${PLATFORM_OWN_FEE_BPS} bps) exceeds the combined fee cap of ${maxCombinedFeeBps} bps`,
+    );
   }
   if (sellToken.address === NATIVE_TOKEN_LOWERCASE && query.gasless) {
     throw new ApiError(400, "invalid_request", "permit2_owner (a gasless quote) cannot sell native ETH (sell_token): only ERC20s can be pulled by signature");
@@ -93,10 +112,12 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
   return async (req, res) => {
     const principal = principalOf(res);
     await buckets.consume("quote_probe", principal, res);
-    const query = parseQuoteQuery(req.query);
-    const chain = requestedChain(deps.chains, query.chainId);
-    const { sellToken, buyToken } = admit(chain, query, principal.integratorId, deps.clock.now());
-    checkRequest(query, principal, sellToken, buyToken);
+    const request = parseQuoteQuery(req.query);
+    checkFeeScope(request, principal);
+    const chain = requestedChain(deps.chains, request.chainId);
+    const { sellToken, buyToken } = admit(chain, request, principal.integratorId, deps.clock.now());
+    const query = quoteQueryFor(request, sellToken);
+    checkRequest(query, principal, sellToken, buyToken, deps.config.maxCombinedFeeBps);
     await buckets.consume("quote:read", principal, res);
     // A taker or integrator whose relayed swaps reverted (gas the operator paid, no fee) is refused first.
     if (query.gasless) await standing?.assertAllowed(query.taker, principal.integratorId);

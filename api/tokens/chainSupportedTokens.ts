@@ -9,11 +9,13 @@ import { buildTokenSnapshot } from "./tokenSnapshot";
 export const NATIVE_PLACEHOLDER = NATIVE_TOKEN_LOWERCASE;
 
 const NATIVE: SupportedToken = Object.freeze({ address: NATIVE_PLACEHOLDER, symbol: "ETH", decimals: 18 });
+const NATIVE_NAME = "Ether";
 
 /** Why a token is in the set. */
 export type SupportedTokenOrigin = "native" | "manifest" | "promoted" | "enabled";
 
-export type SupportedTokenEntry = SupportedToken & Readonly<{ origin: SupportedTokenOrigin }>;
+/** `name`: the manifest's; an added token's symbol (its name is not recorded). */
+export type SupportedTokenEntry = SupportedToken & Readonly<{ origin: SupportedTokenOrigin; name: string }>;
 
 type TokenSetState = Readonly<{
   /** What the state was built from; an equal key means nothing to rebuild. */
@@ -107,10 +109,10 @@ function buildState(chainId: number, manifest: DeploymentManifest, overrides: re
   );
   if (previous !== undefined && previous.key === key) return previous;
 
-  const byAddress = new Map<string, SupportedTokenEntry>([[NATIVE_PLACEHOLDER, { ...NATIVE, origin: "native" }]]);
+  const byAddress = new Map<string, SupportedTokenEntry>([[NATIVE_PLACEHOLDER, { ...NATIVE, origin: "native", name: NATIVE_NAME }]]);
   for (const token of manifest.tokens) {
     const address = token.address.toLowerCase() as Address;
-    byAddress.set(address, { address, symbol: token.symbol, decimals: token.decimals, origin: "manifest" });
+    byAddress.set(address, { address, symbol: token.symbol, name: token.name, decimals: token.decimals, origin: "manifest" });
   }
   // Every native route wraps or unwraps through WETH, so like the placeholder it cannot be disabled.
   const undisablable = new Set<string>([NATIVE_PLACEHOLDER, manifest.contracts.weth.toLowerCase()]);
@@ -127,7 +129,7 @@ function buildState(chainId: number, manifest: DeploymentManifest, overrides: re
     const known = byAddress.get(override.token);
     if (known?.origin === "manifest" || known?.origin === "native") continue;
     if (override.symbol === undefined || override.decimals === undefined || override.pool === undefined) continue;
-    byAddress.set(override.token, { address: override.token, symbol: override.symbol, decimals: override.decimals, origin: override.status });
+    byAddress.set(override.token, { address: override.token, symbol: override.symbol, name: override.symbol, decimals: override.decimals, origin: override.status });
     extraPools.push(override.pool);
   }
 

@@ -1,5 +1,6 @@
 import type { Address, Hex } from "viem";
 import type { ManifestPool } from "../../sdk";
+import type { SupportedTokenEntry } from "./chainSupportedTokens";
 
 /** A token accepted for routing on one chain. Addresses are lowercase hex. */
 export type SupportedToken = Readonly<{ address: Address; symbol: string; decimals: number }>;
@@ -28,4 +29,6 @@ export interface SupportedTokens {
    * same array is returned until the set changes, so callers may cache by its identity.
    */
   pools(): readonly ManifestPool[];
+  /** Every supported token with why it is there, sorted by address; the same array until the set changes. */
+  entries(): readonly SupportedTokenEntry[];
 }

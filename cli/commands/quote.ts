@@ -7,7 +7,7 @@ import { table } from "../cliOutput";
 import { CliError, ExitCode } from "../exitCodes";
 
 /** Options shared by `quote` and `swap`. */
-export type QuoteOptions = { taker?: string; slippageBps?: string; settlement?: string; feeBps?: string; gasless?: boolean; genuineDemand?: boolean };
+export type QuoteOptions = { taker?: string; slippageBps?: string; settlement?: string; feeBps?: string; maxHops?: string; gasless?: boolean; genuineDemand?: boolean };
 
 /** `argumentsOptional`: `swap --quote <file>` takes none, so commander must not demand them there. */
 export function addQuoteOptions(command: Command, argumentsOptional = false): Command {
@@ -20,6 +20,7 @@ export function addQuoteOptions(command: Command, argumentsOptional = false): Co
     .option("--slippage-bps <bps>", "slippage tolerance in basis points")
     .option("--settlement <mode>", "permit2 or allowance")
     .option("--fee-bps <bps>", "integrator fee in basis points")
+    .option("--max-hops <n>", "at most this many pools per path (1-16)")
     .option("--gasless", "a gasless quote: a relayer sends the swap")
     .option("--genuine-demand", "a real user asked for a token outside the snapshot: send one probe");
 }
@@ -29,6 +30,7 @@ export function quoteParameters(config: CliConfig, sell: string, buy: string, am
   if (options.settlement !== undefined && options.settlement !== "permit2" && options.settlement !== "allowance") {
     throw new CliError(`--settlement must be permit2 or allowance, got ${options.settlement}`, ExitCode.usage);
   }
+  if (options.maxHops !== undefined && !/^([1-9]|1[0-6])$/.test(options.maxHops)) throw new CliError(`--max-hops must be an integer from 1 to 16, got ${options.maxHops}`, ExitCode.usage);
   return {
     chainId: config.chainId,
     sellToken: resolveToken(config, sell),
@@ -38,6 +40,7 @@ export function quoteParameters(config: CliConfig, sell: string, buy: string, am
     slippageBps: options.slippageBps === undefined ? undefined : Number(options.slippageBps),
     settlement: options.settlement as "permit2" | "allowance" | undefined,
     feeBps: options.feeBps === undefined ? undefined : Number(options.feeBps),
+    maxHops: options.maxHops === undefined ? undefined : Number(options.maxHops),
     gasless: options.gasless === true,
     genuineDemand: options.genuineDemand === true,
   };

@@ -58,6 +58,8 @@ export type QuoteParameters = {
   recipient?: Address;
   settlement?: "permit2" | "allowance";
   feeBps?: number;
+  /** Upper bound on pools per path (1-16; the API's paths have at most 3). */
+  maxHops?: number;
   /** A gasless quote: the relayer sends the swap and takes its fee in the sell token. */
   gasless?: boolean;
   /**
@@ -125,6 +127,7 @@ function quoteQuery(parameters: QuoteParameters, chainId: number): string {
   if (parameters.recipient !== undefined) entries.push(["recipient", parameters.recipient]);
   if (parameters.settlement !== undefined) entries.push(["settlement", parameters.settlement]);
   if (parameters.feeBps !== undefined) entries.push(["fee_bps", String(parameters.feeBps)]);
+  if (parameters.maxHops !== undefined) entries.push(["max_hops", String(parameters.maxHops)]);
   if (parameters.gasless) entries.push(["permit2_owner", parameters.taker]);
   return new URLSearchParams(entries).toString();
 }

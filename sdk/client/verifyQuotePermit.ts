@@ -40,6 +40,9 @@ export function verifyQuotePermit(check: QuoteFieldCheck, quote: QuoteJson, call
   check.address("permit2.message.spender", message.spender, quote.tx.to, "tx.to");
   check.amount("permit2.message.nonce", message.nonce, call.nonce, source("nonce"));
   check.amount("permit2.message.deadline", message.deadline, order.deadline, source("order.deadline"));
+  // The copies at the top are not signed, but a client may read them: they must not disagree.
+  if (permit2.nonce !== undefined) check.amount("permit2.nonce", permit2.nonce, call.nonce, source("nonce"));
+  if (permit2.deadline !== undefined) check.amount("permit2.deadline", permit2.deadline, order.deadline, source("order.deadline"));
 
   const witness = message.witness;
   const names = Object.keys(witness).sort().join(", ");

@@ -12,6 +12,8 @@ const typedDataField = z.object({ name: z.string(), type: z.string() });
 
 export const permit2TypedDataJsonSchema = z
   .object({
+    nonce: amount.optional().describe("message.nonce repeated at the top, as the live service's clients read it; not part of the signed data"),
+    deadline: amount.optional().describe("message.deadline repeated at the top; not part of the signed data"),
     domain: z.object({ name: z.string(), chainId: z.number().int(), verifyingContract: address }),
     types: z.record(z.string(), z.array(typedDataField)),
     primaryType: z.string(),
@@ -51,6 +53,20 @@ export const quoteJsonSchema = z
         .describe("the route's paths: one for a single path, or 2-3 legs of a split settled in one transaction"),
     }),
     platform_fee: z.object({ token: address, amount, bps: z.number().int(), recipient: address }),
+    integrator_fee: z
+      .object({ bps: z.number().int(), recipient: address, id: z.string().describe("the integrator's slug") })
+      .optional()
+      .describe("the integrator's fee as the live service names it: the same fee as platform_fee (the platform takes none of its own)"),
+    taker: address.optional().describe("the request's taker"),
+    slippage_bps: z.number().int().optional().describe("the slippage applied to buy_amount for min_buy_amount (default 100)"),
+    route_stats: z
+      .object({
+        candidate_paths: z.number().int().min(0).describe("token paths the search tried for the whole amount (direct, through each hub, through pairs of hubs)"),
+        successful_routes: z.number().int().min(0).describe("those whose every hop had a pool giving a positive output"),
+        failed_routes: z.number().int().min(0).describe("candidate_paths - successful_routes"),
+      })
+      .optional()
+      .describe("route statistics of the single-path search (0s for a bare wrap or unwrap)"),
     settlement: z.enum(["permit2", "allowance", "native", "gasless"]),
     gasless: z.boolean(),
     relayer_fee: z.object({ token: address, amount, recipient: address, gas: z.number().int(), gas_price: amount }).nullable(),

@@ -19,6 +19,7 @@ describe("api configuration", () => {
       defaultQuoteRateLimitPerMinute: 60,
       defaultSwapRateLimitPerMinute: 10,
       maxFeeBps: 1000,
+      maxCombinedFeeBps: 100,
       siweDomain: "localhost",
       siweUri: "http://localhost",
       chainId: 4663,

@@ -86,6 +86,9 @@ describe("OpenAPI document (GET /openapi.json)", function () {
       await anonymous.getSupportedTokens();
       await anonymous.refreshSupportedTokens(); // 304
       await validating(`${devnet.apiUrl}/tokens/supported-tokens?chain_id=x`); // 400
+      const tokenList = await validating(`${devnet.apiUrl}/tokens?chain_id=4663`); // 200
+      await validating(`${devnet.apiUrl}/tokens`, { headers: { "if-none-match": tokenList.headers.get("etag")! } }); // 304
+      await validating(`${devnet.apiUrl}/tokens?chain_id=x`); // 400
       await validating(`${devnet.apiUrl}/integrators/nonce`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }); // 400
 
       const client = createTradingClient({
@@ -120,6 +123,9 @@ describe("OpenAPI document (GET /openapi.json)", function () {
         "GET /tokens/supported-tokens 200",
         "GET /tokens/supported-tokens 304",
         "GET /tokens/supported-tokens 400",
+        "GET /tokens 200",
+        "GET /tokens 304",
+        "GET /tokens 400",
         "POST /integrators/nonce 400",
         "GET /quote 200",
         "GET /quote 400",
