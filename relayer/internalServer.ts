@@ -2,12 +2,11 @@ import { randomUUID, timingSafeEqual, createHash } from "node:crypto";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { getAddress, isAddress, isHex, type Address, type Hex } from "viem";
 import { z } from "zod";
-import { relayGasLimitOfCalldata, type RelayHandoffResult } from "../sdk";
+import { decodeSwapGasless, nativePayoutsOf, type RelayHandoffResult, type SignedGaslessOrder } from "../sdk";
 import { CONTROL_CHARACTER_MESSAGE, hasControlCharacter } from "../sdk/wire/controlCharacters";
 import type { RelayContext } from "./relayContext";
 import type { RelayQueue } from "./relayQueue";
 import { internalRelayJson } from "./relayView";
-import { relayFeeToken } from "./relayFeeToken";
 import { relayerReadiness } from "./relayerReadiness";
 import { gaslessStanding } from "./gaslessStanding";
 
@@ -71,26 +70,33 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
       return;
     }
     const body = parsed.data;
-    // The gas limit is derived from the calldata at each broadcast: calldata it cannot read is refused now.
-    try {
-      relayGasLimitOfCalldata(body.estimated_gas, body.data);
-    } catch {
-      res.status(400).json({ error: "data: must be swapGasless calldata with readable route actions", code: "invalid_request" });
-      return;
-    }
     if (body.chain_id !== context.config.chainId) {
       res.status(400).json({ error: `chain_id ${body.chain_id} is not this relayer's chain (${context.config.chainId})`, code: "unsupported_chain" });
       return;
     }
-    // The fee is the relayer's pay for the gas it spends: refused before anything is stored or sent
-    // when it is in a token the operator does not take (one anyone can mint is worth nothing).
-    const feeToken = relayFeeToken(body.data);
-    if (feeToken === undefined) {
-      res.status(400).json({ error: "data: is not swapGasless calldata for the gasless router", code: "invalid_request" });
+    // The gas limit is derived from the calldata at each broadcast, and the fee is paid in its order's
+    // sell token: calldata that is not a readable swapGasless call is refused now.
+    let order: SignedGaslessOrder;
+    try {
+      order = decodeSwapGasless(body.data);
+      nativePayoutsOf(order.params);
+    } catch {
+      res.status(400).json({ error: "data: must be swapGasless calldata with readable route actions", code: "invalid_request" });
       return;
     }
+    // The fee is the relayer's pay for the gas it spends: refused before anything is stored or sent
+    // when it is in a token the operator does not take (one anyone can mint is worth nothing).
+    const feeToken = order.params.sellToken.toLowerCase() as Address;
     if (!context.feeTokens.has(feeToken)) {
       res.status(400).json({ error: `the relay's fee token ${feeToken} (its order's sellToken) is not one this relayer accepts (RELAYER_FEE_TOKENS)`, code: "fee_token_not_accepted" });
+      return;
+    }
+    // Quotes are refused to a blocked taker or integrator, but one taken before the block would still
+    // be relayed: the count is checked again here, where the relayer's own gas is about to be spent.
+    const standing = await gaslessStanding(context.store, context.config, { taker: body.taker, integratorId: body.integrator_id }, context.now());
+    if (standing.taker.blocked || standing.integrator.blocked) {
+      const code = standing.taker.blocked ? "gasless_taker_blocked" : "gasless_integrator_blocked";
+      res.status(403).json({ error: `${code === "gasless_taker_blocked" ? `taker ${body.taker}` : `integrator ${body.integrator_id}`} is past its limit of reverted relays in the last ${standing.window_hours} hours`, code, standing });
       return;
     }
     let acceptedBlock: bigint;

@@ -1,8 +1,8 @@
 /**
  * The operator's view of reverted gasless relays, for `npm run integrators -- reverts | clear-reverts`.
  * The counts live in the relayer's database (shared by every relayer on PostgreSQL), which this opens:
- * RELAYER_DATABASE_URL (PostgreSQL) when set, else the SQLite file RELAYER_DB_PATH when set, else
- * DATABASE_URL (the API's and the relayer's tables in one PostgreSQL database), else data/relayer.sqlite.
+ * as the relayer picks it (DATABASE_URL, else the SQLite file RELAYER_DB_PATH, else data/relayer.sqlite),
+ * unless RELAYER_DATABASE_URL names the relayer's PostgreSQL apart from the API's DATABASE_URL.
  */
 import { resolve } from "node:path";
 import { getAddress, isAddress } from "viem";
@@ -29,7 +29,8 @@ export function relayerDatabaseFromEnv(values: NodeJS.ProcessEnv): { open: () =>
   const parsed = env.safeParse(values);
   if (!parsed.success) throw new Error(`invalid ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}`);
   const v = parsed.data;
-  const databaseUrl = v.RELAYER_DATABASE_URL ?? (v.RELAYER_DB_PATH === undefined ? v.DATABASE_URL : undefined);
+  // The relayer's own order (relayer/config.ts): DATABASE_URL wins over RELAYER_DB_PATH.
+  const databaseUrl = v.RELAYER_DATABASE_URL ?? v.DATABASE_URL;
   const dbPath = resolve(v.RELAYER_DB_PATH ?? "data/relayer.sqlite");
   return { open: () => openRelayStore({ databaseUrl, dbPath }), limits: { taker: v.RELAYER_MAX_REVERTS_PER_TAKER, integrator: v.RELAYER_MAX_REVERTS_PER_INTEGRATOR } };
 }

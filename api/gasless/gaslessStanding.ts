@@ -31,20 +31,22 @@ export class GaslessStandingCheck {
       if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear();
       this.#cache.set(key, entry);
     }
-    const { standing } = entry;
-    if (standing.taker.blocked) {
-      throw new ApiError(
-        403,
-        "gasless_taker_blocked",
-        `taker (permit2_owner) ${taker} had ${standing.taker.reverts} relayed swaps revert in the last ${standing.window_hours} hours (limit ${standing.taker.limit}); gasless quotes are refused for it, send the swap yourself`,
-      );
-    }
-    if (standing.integrator.blocked) {
-      throw new ApiError(
-        403,
-        "gasless_integrator_blocked",
-        `this integrator's relayed swaps reverted ${standing.integrator.reverts} times in the last ${standing.window_hours} hours (limit ${standing.integrator.limit}); gasless quotes are refused for its keys until the operator clears them`,
-      );
-    }
+    if (entry.standing.taker.blocked || entry.standing.integrator.blocked) throw blockedError(entry.standing);
   }
+}
+
+/** The 403 of a taker (first) or an integrator past its limit of reverted relays. */
+export function blockedError(standing: GaslessStandingJson): ApiError {
+  if (standing.taker.blocked) {
+    return new ApiError(
+      403,
+      "gasless_taker_blocked",
+      `taker (permit2_owner) ${standing.taker.address} had ${standing.taker.reverts} relayed swaps revert in the last ${standing.window_hours} hours (limit ${standing.taker.limit}); gasless quotes are refused for it, send the swap yourself`,
+    );
+  }
+  return new ApiError(
+    403,
+    "gasless_integrator_blocked",
+    `this integrator's relayed swaps reverted ${standing.integrator.reverts} times in the last ${standing.window_hours} hours (limit ${standing.integrator.limit}); gasless quotes are refused for its keys until the operator clears them`,
+  );
 }

@@ -2,6 +2,7 @@ import type { Address } from "viem";
 import type { GaslessStandingJson, InternalRelayJson, RelayHandoffResult, RelayRequestJson } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { GaslessConfig } from "../config";
+import { blockedError } from "./gaslessStanding";
 
 /** An existing relay that a submission matches, or a conflict with one; `none` when there is none. */
 export type RelayMatch = RelayHandoffResult | { outcome: "none" };
@@ -82,6 +83,13 @@ export class RelayerClient {
       const refusal = (await response.json().catch(() => undefined)) as { code?: unknown; error?: unknown } | undefined;
       if (refusal?.code === "fee_token_not_accepted") {
         throw new ApiError(400, "fee_token_not_accepted", `sell_token: ${String(refusal.error)}; quote it without permit2_owner to swap it yourself`);
+      }
+    }
+    if (response.status === 403) {
+      // The relayer's own count of reverted relays refused the hand-off (a quote taken before the block).
+      const refusal = (await response.json().catch(() => undefined)) as { code?: unknown; standing?: GaslessStandingJson } | undefined;
+      if ((refusal?.code === "gasless_taker_blocked" || refusal?.code === "gasless_integrator_blocked") && refusal.standing !== undefined) {
+        throw blockedError(refusal.standing);
       }
     }
     if (!expected.includes(response.status)) {

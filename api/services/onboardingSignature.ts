@@ -80,19 +80,16 @@ export async function isContractSignature(client: SignatureVerifierClient, walle
   });
 }
 
-/** How a node words a call that ran and failed (a revert, out of gas, a bad opcode), when it answers with an error. */
-const EXECUTION_FAILURE = /revert|out of gas|gas required exceeds|invalid opcode|stack (under|over)flow/i;
-
 /**
- * A node that did not answer (or answered with an error of its own), as opposed to a call that ran
- * and failed: that is the wallet's code saying no.
+ * A node that did not answer (unreachable, an HTTP failure, a timeout), as opposed to any JSON-RPC error
+ * answer: a revert, running out of gas, an invalid jump, too deep a call, whatever words the node uses,
+ * all count as the wallet's code saying no. Were an unrecognised wording "unavailable", a wallet that
+ * fails that way would get its check back and run at the gas cap again and again on one nonce.
  */
 export function isTransportFailure(error: unknown): boolean {
   if (!(error instanceof BaseError)) return false;
-  if (error.walk((cause) => cause instanceof ExecutionRevertedError) !== null) return false;
-  const failure = error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError || cause instanceof RpcRequestError);
-  if (failure === null) return false;
-  return !(failure instanceof RpcRequestError && (failure.code === ExecutionRevertedError.code || EXECUTION_FAILURE.test(failure.details)));
+  if (error.walk((cause) => cause instanceof RpcRequestError || cause instanceof ExecutionRevertedError) !== null) return false;
+  return error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError) !== null;
 }
 
 async function withTimeout<T>(timeoutMs: number, work: () => Promise<T>): Promise<T> {

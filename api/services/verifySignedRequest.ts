@@ -109,13 +109,11 @@ async function verifyOnChain(deps: ApiDependencies, challenge: ChallengeRecord, 
     });
   } catch (error) {
     await deps.store.settleVerification(use, "unavailable", MAX_FAILED_VERIFICATIONS);
-    // A node that cannot be reached (or is too slow) is ours to report, not counted against the nonce;
-    // the wallet's own refusals (reverts, running out of gas) came back as `false` already.
-    if (error instanceof ContractSignatureTimeout || isTransportFailure(error)) {
-      deps.logger.warn({ err: error, nonce: challenge.nonce }, "signature verification failed to run");
-      throw new ApiError(503, "signature_verification_unavailable", "signature could not be verified right now (chain RPC unavailable); retry shortly");
-    }
-    throw error;
+    // What is thrown is the node's trouble (unreachable, too slow, refusing eth_getCode): ours to
+    // report, not counted against the nonce. Every answer the wallet's own call got, a revert or any
+    // other JSON-RPC error, came back as `false` already and counts.
+    deps.logger.warn({ err: error, nonce: challenge.nonce, timeout: error instanceof ContractSignatureTimeout, transport: isTransportFailure(error) }, "signature verification failed to run");
+    throw new ApiError(503, "signature_verification_unavailable", "signature could not be verified right now (chain RPC unavailable); retry shortly");
   }
   await deps.store.settleVerification(use, valid ? "valid" : "invalid", MAX_FAILED_VERIFICATIONS);
   if (!valid) throw new ApiError(401, "invalid_signature", "signature is not owner_wallet's signature over the nonce's message");

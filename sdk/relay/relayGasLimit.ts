@@ -1,10 +1,8 @@
-import { decodeFunctionData, getAddress, type Hex } from "viem";
-import { gaslessSwapRouterAbi } from "../abis/gaslessSwapRouterAbi";
+import type { Hex } from "viem";
+import { decodeSwapGasless } from "../calldata/gaslessBatchCalldata";
 import { decodeRouteActions } from "../calldata/routeActions";
 import type { SwapOrder } from "../calldata/swapOrder";
-
-/** The native-asset placeholder the routers pay out as ETH (RouteExecutor.NATIVE). */
-const NATIVE = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE";
+import { isNativeToken } from "../tokens/native";
 
 /**
  * Gas over the quote's modelled gas, which tests keep within 15 % of what swaps use: room for that
@@ -36,7 +34,7 @@ export const NATIVE_PAYOUT_WORST_CASE_GAS = NATIVE_PAYOUT_GAS + WETH_FALLBACK_GA
  * `fee` action (a fee is taken in the buy token, so in ETH). An order buying an ERC20 pays none.
  */
 export function nativePayoutsOf(order: Pick<SwapOrder, "buyToken" | "actions">): number {
-  if (getAddress(order.buyToken) !== NATIVE) return 0;
+  if (!isNativeToken(order.buyToken)) return 0;
   return 1 + decodeRouteActions(order.actions).filter((action) => action.type === "fee").length;
 }
 
@@ -50,9 +48,7 @@ export function relayGasLimit(estimatedGas: number | bigint, nativePayouts: numb
   return (BigInt(estimatedGas) * RELAY_GAS_HEADROOM_PERCENT) / 100n + BigInt(nativePayouts) * NATIVE_PAYOUT_WORST_CASE_GAS;
 }
 
-/** `relayGasLimit` of signed `swapGasless` calldata, as the relayer holds it; throws on other calldata. */
+/** `relayGasLimit` of signed `swapGasless` calldata, as the relayer holds it; throws GaslessCalldataError on other calldata. */
 export function relayGasLimitOfCalldata(estimatedGas: number | bigint, data: Hex): bigint {
-  const { functionName, args } = decodeFunctionData({ abi: gaslessSwapRouterAbi, data });
-  if (functionName !== "swapGasless") throw new Error(`calldata calls ${functionName}, not swapGasless`);
-  return relayGasLimit(estimatedGas, nativePayoutsOf(args[0]));
+  return relayGasLimit(estimatedGas, nativePayoutsOf(decodeSwapGasless(data).params));
 }

@@ -169,6 +169,24 @@ describe("onboarding signatures: what a check may cost the chain node (M-1)", ()
     expect(afterwards.body.code).to.equal("nonce_used");
   });
 
+  it("counts a wallet call that fails with any JSON-RPC error (an invalid jump, a call too deep) against the nonce: never a free retry", async () => {
+    await start();
+    const key = newWallet();
+    const wallet = await deploy("OwnerCheckingWallet", key.address);
+    const { challenge, body } = await applicationOf(wallet, "odd-failure");
+    proxy.fail("eth_call", "invalid jump destination");
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const refused = await api.post("/integrators/applications", { ...body, signature: await sign(newWallet(), challenge) });
+        expect([refused.status, refused.body.code], refused.text).to.deep.equal([401, "invalid_signature"]);
+      }
+    } finally {
+      proxy.allow();
+    }
+    const late = await api.post("/integrators/applications", { ...body, signature: await sign(key, challenge) });
+    expect(late.body.code).to.equal("nonce_used");
+  });
+
   it("answers 503 when the wallet's check outlives ONBOARDING_1271_TIMEOUT_MS, without counting it against the nonce", async () => {
     await start({ onboarding1271TimeoutMs: 150 });
     const key = newWallet();

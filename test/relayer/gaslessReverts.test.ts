@@ -11,7 +11,7 @@ import { openStore } from "../../api/store/openStore";
 import { openIntegratorAdministration } from "../../api/store/openIntegratorAdministration";
 import { openSqliteRelayStore } from "../../relayer/store/sqliteRelayStore";
 import { runIntegratorsCommand } from "../../scripts/integrators";
-import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import { fundedTakers, gaslessReadyFixture, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
 import { runScript } from "../fixtures/runScript";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
@@ -121,6 +121,20 @@ describe("reverted relays count against their taker and integrator, and block th
       await store.close();
     }
     expect(await gaslessQuoteStatus(alice!)).to.deep.equal([200, null]);
+  });
+
+  it("a quote taken before its taker was blocked is refused when submitted: 403 gasless_taker_blocked from the relayer's own count, nothing sent", async () => {
+    const [carol] = await fundedTakers(f, 1);
+    const early = (await stack.gaslessQuote(carol!.address, { sell_amount: parseUnits("100", 6) })).body;
+    const earlySignature = await stack.sign(early, carol!);
+    await revertedRelay(carol!);
+    await revertedRelay(carol!);
+    const signerNonces = async () => Promise.all(relayerAccounts().signers.map((signer) => f.publicClient.getTransactionCount({ address: signer.address })));
+    const before = await signerNonces();
+    const submitted = await stack.submit({ quote_id: early.quote_id, signature: earlySignature });
+    expect([submitted.status, submitted.body.code], JSON.stringify(submitted.body)).to.deep.equal([403, "gasless_taker_blocked"]);
+    expect(submitted.body.error).to.match(/2 relayed swaps revert in the last 24 hours \(limit 2\)/);
+    expect(await signerNonces(), "the relayer sent nothing").to.deep.equal(before);
   });
 
   it("a settlement of someone else's order carrying the relay's quote id is not the relay's fill (audit L-1): the relay whose swap reverted ends failed, not confirmed", async () => {
