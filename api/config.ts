@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "viem";
-import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, parseFeeTokenList } from "../sdk";
+import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema } from "../sdk";
 
 /** `true`/`false`/`1`/`0` (any case); anything else is a configuration error, not a silent false. */
 const booleanFlag = z
@@ -77,15 +77,6 @@ const additionalChains = z
   })
   .pipe(z.array(additionalChain));
 
-/** `RELAYER_FEE_TOKENS`: token addresses or manifest symbols, comma-separated. */
-export const feeTokenList = z.string().transform((text, context) => {
-  const parsed = parseFeeTokenList(text);
-  if (typeof parsed === "string") {
-    context.addIssue({ code: "custom", message: parsed });
-    return z.NEVER;
-  }
-  return parsed;
-});
 
 const schema = z.object({
   API_HOST: z.string().min(1).default("127.0.0.1"),
@@ -139,7 +130,7 @@ const schema = z.object({
     .optional(),
   RELAYER_FEE_MARGIN_BPS: z.coerce.number().int().min(0).max(100_000).default(2000),
   RELAYER_SPONSOR_GAS: booleanFlag.default(false),
-  RELAYER_FEE_TOKENS: feeTokenList.optional(),
+  RELAYER_FEE_TOKENS: feeTokenListSchema.optional(),
   RELAYER_PRIORITY_FEE_GWEI: z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5").default("1"),
   RELAYER_STANDING_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
 });

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { isHex, parseEther, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { DEVNET_CHAIN_ID, devnetRpcUrl, parseFeeTokenList } from "../sdk";
+import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema } from "../sdk";
 
 const positiveInt = z.coerce.number().int().positive();
 const gwei = z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5");
@@ -16,15 +16,6 @@ const privateKeys = z
   .transform((keys) => keys as Hex[])
   .refine((keys) => new Set(keys.map((key) => key.toLowerCase())).size === keys.length, "a key is listed twice");
 
-/** `RELAYER_FEE_TOKENS`: token addresses or manifest symbols, comma-separated (the API reads the same variable). */
-const feeTokenList = z.string().transform((text, context) => {
-  const parsed = parseFeeTokenList(text);
-  if (typeof parsed === "string") {
-    context.addIssue({ code: "custom", message: parsed });
-    return z.NEVER;
-  }
-  return parsed;
-});
 
 const schema = z.object({
   RELAYER_HOST: z.string().min(1).default("127.0.0.1"),
@@ -52,7 +43,7 @@ const schema = z.object({
   RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
   RELAYER_MAX_REVERTS_PER_TAKER: z.coerce.number().int().min(0).max(1_000_000).default(2),
   RELAYER_MAX_REVERTS_PER_INTEGRATOR: z.coerce.number().int().min(0).max(1_000_000).default(10),
-  RELAYER_FEE_TOKENS: feeTokenList.optional(),
+  RELAYER_FEE_TOKENS: feeTokenListSchema.optional(),
 });
 
 /** The relayer's settings, parsed once at start and passed in; nothing else reads the environment. */

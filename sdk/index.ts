@@ -21,7 +21,7 @@ export { RegistryResponseError, FeatureIdRangeError } from "./errors/registry";
 // --- settlement: route actions, router calldata, Permit2 witness typed data ---
 export { PERMIT2_ADDRESS } from "./chain/permit2";
 export { NATIVE_TOKEN, NATIVE_TOKEN_LOWERCASE, isNativeToken } from "./tokens/native";
-export { acceptedFeeTokens, unknownFeeTokenSymbols, parseFeeTokenList } from "./tokens/feeTokens";
+export { acceptedFeeTokens, unknownFeeTokenSymbols, parseFeeTokenList, feeTokenListSchema } from "./tokens/feeTokens";
 export { takerSwapRouterAbi } from "./abis/takerSwapRouterAbi";
 export { gaslessSwapRouterAbi } from "./abis/gaslessSwapRouterAbi";
 export { gaslessBatchSwapRouterAbi } from "./abis/gaslessBatchSwapRouterAbi";

@@ -3,12 +3,9 @@ import { requestedChain } from "../chains/chainRegistry";
 import { perIpRateLimit } from "../middleware/perIpRateLimit";
 import { parseRequest } from "../requestValidation";
 import { chainIdQueryField } from "../schemas/queryFields";
-import { ifNoneMatchMatches } from "../services/entityTagMatch";
+import { sendCachedJson } from "../services/cachedJsonResponse";
 import { encodedSnapshot } from "../tokens/encodedSnapshot";
 import type { Route } from "./route";
-
-/** Spec, "Limits": clients poll every 15 to 60 s; a cache may serve a stale copy while it revalidates. */
-const CACHE_CONTROL = "public, max-age=15, stale-while-revalidate=60";
 
 // Other query parameters (cache busters) are ignored, but like every endpoint this one refuses a
 // repeated parameter (express gives an array) and a nested one (`chain_id[a]=1`), rather than
@@ -37,16 +34,7 @@ export const getSupportedTokens: Route = {
       const query = parseRequest(querySchema, req.query, "query");
       const chain = requestedChain(deps.chains, query.chain_id);
       const encoded = encodedSnapshot(chain.tokens.snapshot());
-      res.set({ ETag: encoded.etag, "Cache-Control": CACHE_CONTROL, Vary: "Accept-Encoding" });
-      if (ifNoneMatchMatches(req.get("if-none-match"), encoded.etag)) {
-        res.status(304).end();
-        return;
-      }
-      const gzip = req.acceptsEncodings("gzip", "identity") === "gzip";
-      const bytes = gzip ? encoded.gzip : encoded.json;
-      res.set({ "Content-Type": "application/json; charset=utf-8", "Content-Length": String(bytes.length) });
-      if (gzip) res.set("Content-Encoding", "gzip");
-      res.status(200).end(bytes);
+      sendCachedJson(req, res, encoded);
     },
   ],
 };

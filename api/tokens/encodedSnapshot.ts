@@ -1,8 +1,9 @@
+import type { EncodedJson } from "../services/cachedJsonResponse";
 import { gzipSync } from "node:zlib";
 import type { TokenSnapshotBody } from "./supportedTokens";
 
 /** A snapshot version as served: its weak ETag and its body as JSON bytes, plain and gzipped. */
-export type EncodedSnapshot = Readonly<{ etag: string; json: Buffer; gzip: Buffer }>;
+export type EncodedSnapshot = EncodedJson;
 
 // Keyed by the body object: a SupportedTokens implementation replaces the object exactly when the
 // set changes, so each version is serialised and compressed once, however many requests read it.

@@ -1,3 +1,4 @@
+import type { EncodedJson } from "../services/cachedJsonResponse";
 import { gzipSync } from "node:zlib";
 import { keccak256, stringToBytes, type Address } from "viem";
 import type { SupportedTokenEntry } from "./chainSupportedTokens";
@@ -11,7 +12,7 @@ export type TokenListItem = Readonly<{ address: Address; symbol: string; name: s
 /** The body of GET /tokens. */
 export type TokenListBody = Readonly<{ chain_id: number; count: number; tokens: readonly TokenListItem[] }>;
 
-export type EncodedTokenList = Readonly<{ etag: string; json: Buffer; gzip: Buffer }>;
+export type EncodedTokenList = EncodedJson;
 
 /**
  * Dollar stablecoins by symbol. Only manifest tokens are typed by it: a promoted token's symbol is

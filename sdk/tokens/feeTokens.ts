@@ -1,4 +1,5 @@
 import { isAddress, type Address } from "viem";
+import { z } from "zod";
 import type { DeploymentManifest } from "../chain/manifest";
 
 /**
@@ -36,3 +37,13 @@ export function parseFeeTokenList(text: string): readonly string[] | string {
   if (malformed !== undefined) return `${malformed} is neither an address nor a token symbol`;
   return entries;
 }
+
+/** `RELAYER_FEE_TOKENS` in a configuration schema (the API's and the relayer's read the same variable). */
+export const feeTokenListSchema = z.string().transform((text, context) => {
+  const parsed = parseFeeTokenList(text);
+  if (typeof parsed === "string") {
+    context.addIssue({ code: "custom", message: parsed });
+    return z.NEVER;
+  }
+  return parsed;
+});
