@@ -133,7 +133,8 @@ async function benchOnChain(kind: ChainKind, directory: string, cases: readonly 
     const mintEach = SELL_USDC * perTaker * 10n + parseUnits("1000", 6);
     await mapLimit(signerKeys.flat(), 8, (key) => rpc("hardhat_setBalance", [privateKeyToAccount(key).address, toHex(parseEther("1000"))]));
     await mapLimit(takers, 8, (taker) => rpc("hardhat_setBalance", [taker.address, toHex(parseEther("1"))]));
-    await mapLimit(takers, 8, async (taker) => {
+    // One at a time: the deployer's nonces are the node's to assign, and Anvil gives two concurrent sends the same one.
+    await mapLimit(takers, 1, async (taker) => {
       const hash = (await rpc("eth_sendTransaction", [{ from: deployer, to: usdc, data: encodeFunctionData({ abi: [mintAbi], functionName: "mint", args: [taker.address, mintEach] }) }])) as Hex;
       const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
       if (receipt.status !== "success") throw new Error(`mint to ${taker.address} reverted`);
