@@ -13,11 +13,14 @@ import { loadRelayerConfig } from "../../relayer/config";
 import { startRelayer } from "../../relayer/startRelayer";
 import { freePort } from "../../scripts/devnet/freePort";
 import { startAnvilChain, type AnvilChain } from "../../scripts/bench/anvilChain";
+import { parseStageHistograms } from "../../scripts/bench/stageHistogram";
+import { RELAY_STAGES } from "../../relayer/relayStageTimings";
+import { SUBMIT_STAGES } from "../../api/metrics/gaslessSubmitStages";
 
 const TOKEN = "anvil-bench-relayer-secret-0123456789";
 const mintAbi = [{ type: "function", name: "mint", stateMutability: "nonpayable", inputs: [{ name: "to", type: "address" }, { name: "amount", type: "uint256" }], outputs: [] }] as const;
 
-describe("the relayer bench's Anvil chain", function () {
+describe("the relayer bench's Anvil chain, and the stage timings it reads", function () {
   this.timeout(180_000);
   let directory: string;
   let anvil: AnvilChain | undefined;
@@ -33,7 +36,7 @@ describe("the relayer bench's Anvil chain", function () {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it("runs Anvil (from the npm package) as chain 4663 with the devnet's contracts, and a gasless relay submitted through the API confirms on it", async () => {
+  it("runs Anvil (from the npm package) as chain 4663 with the devnet's contracts; a gasless relay submitted through the API confirms on it, timed in every stage", async () => {
     const chain = { ...devnetChain, rpcUrls: { default: { http: [anvil!.rpcUrl] } } };
     const client = createPublicClient({ chain, transport: http(anvil!.rpcUrl, { retryCount: 0 }) });
     expect(await client.getChainId()).to.equal(4663);
@@ -56,6 +59,7 @@ describe("the relayer bench's Anvil chain", function () {
         RELAYER_DB_PATH: join(directory, "relayer.sqlite"),
         RELAYER_LOG_LEVEL: "silent",
         RELAYER_POLL_MS: "50",
+        RELAYER_METRICS_PORT: "0",
         RPC_URL: anvil!.rpcUrl,
         CHAIN_ID: "4663",
         DEPLOYMENTS_DIR: directory,
@@ -66,6 +70,7 @@ describe("the relayer bench's Anvil chain", function () {
     const api = await startApi(
       loadApiConfig({
         API_PORT: "0",
+        METRICS_PORT: "0",
         API_DB_PATH: join(directory, "api.sqlite"),
         API_LOG_LEVEL: "silent",
         AUTO_APPROVE: "true",
@@ -124,5 +129,11 @@ describe("the relayer bench's Anvil chain", function () {
     expect(receipt.from.toLowerCase()).to.equal(privateKeyToAccount(signer).address.toLowerCase());
     const settled = parseEventLogs({ abi: gaslessSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" });
     expect(settled).to.have.length(1);
+
+    // Where its time went: one observation per stage, on the API's and the relayer's GET /metrics.
+    const apiStages = parseStageHistograms(await (await fetch(`${api.metricsUrl!}/metrics`)).text(), "api_gasless_submit_stage_seconds");
+    const relayerStages = parseStageHistograms(await (await fetch(`${relayer.metricsUrl!}/metrics`)).text(), "relayer_relay_stage_seconds");
+    expect(Object.fromEntries(SUBMIT_STAGES.map((stage) => [stage, apiStages[stage]?.count]))).to.deep.equal(Object.fromEntries(SUBMIT_STAGES.map((stage) => [stage, 1])));
+    expect(Object.fromEntries(RELAY_STAGES.map((stage) => [stage, relayerStages[stage]?.count]))).to.deep.equal(Object.fromEntries(RELAY_STAGES.map((stage) => [stage, 1])));
   });
 });
