@@ -112,7 +112,8 @@ async function benchOnChain(kind: ChainKind, directory: string, cases: readonly 
       DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000000",
       DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE: "100000000",
     });
-    const api = await startApi(apiConfig, pino({ name: "api", level: apiConfig.logLevel }));
+    // Its log goes to stderr with the progress lines: stdout holds the tables only.
+    const api = await startApi(apiConfig, pino({ name: "api", level: apiConfig.logLevel }, pino.destination(2)));
     cleanups.push(() => api.close());
     const apiUrl = api.url;
     const integrator = privateKeyToAccount(generatePrivateKey());
