@@ -82,7 +82,7 @@ export class RelayLeaseError extends Error {
  * relayer took the relay over, or the lease lapsed, it throws `RelayLeaseError` and sends nothing.
  */
 export async function signPersistSend(
-  deps: { client: PublicClient; store: RelayStore; chainId: number; now: () => Date; relayerId: string },
+  deps: { client: PublicClient; store: RelayStore; chainId: number; now: () => Date; relayerId: string; /** Told once the signed transaction is stored, before it is sent (stage timings). */ persisted?: () => void },
   signer: Signer,
   relayId: string,
   plan: TransactionPlan,
@@ -112,6 +112,7 @@ export async function signPersistSend(
   };
   const recording = await deps.store.recordBroadcast(relayId, transaction, { owner: deps.relayerId, now: sentAt });
   if (recording !== "recorded") throw new RelayLeaseError(relayId, recording);
+  deps.persisted?.();
   const { outcome, error } = await sendRaw(deps.client, raw);
   return { hash, raw, outcome, ...(error === undefined ? {} : { error }) };
 }

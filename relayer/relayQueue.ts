@@ -45,8 +45,10 @@ export class RelayQueue {
     if (this.#stopped || this.#queued.has(relayId)) return;
     this.#queued.add(relayId);
     const run = () => {
+      this.context.metrics?.stages.start(relayId);
       this.#queue
         .add(async () => {
+          this.context.metrics?.stages.lap(relayId, "queue_wait");
           this.#queued.delete(relayId);
           await this.#broadcastFirst(relayId);
         })
@@ -109,6 +111,7 @@ export class RelayQueue {
       this.#waitAndRetry(relayId, { leaseUntil: relay.leaseUntil?.toISOString() }, "lease on the relay lapsed (renewals failing?); waiting for a renewal before signing");
       return;
     }
+    this.context.metrics?.stages.lap(relayId, "load");
     await this.#checkAndSend(relay);
   }
 
@@ -125,6 +128,7 @@ export class RelayQueue {
       await this.#settleWithoutUs(relay);
       return;
     }
+    this.context.metrics?.stages.lap(relay.id, "nonce_check");
     // A base fee above the operator's cap would get the swap refused (or stuck): wait for it to fall,
     // up to the deadline, rather than fail a relay that can still fill.
     if (head.baseFeePerGas >= config.maxFeeWei) {
@@ -147,6 +151,7 @@ export class RelayQueue {
     }
     this.#belowCost.delete(relay.id);
     const signer = await pool.lease();
+    this.context.metrics?.stages.lap(relay.id, "signer_wait");
     let reservationHeld = true;
     const dropReservation = () => {
       if (!reservationHeld) return;
@@ -173,13 +178,15 @@ export class RelayQueue {
         await this.#end(relay, "rejected", "simulation_failed", `the swap no longer simulates: ${rpcErrorText(error).slice(0, 300)}`);
         return;
       }
+      this.context.metrics?.stages.lap(relay.id, "simulation");
       await signer.exclusive(async () => {
+        this.context.metrics?.stages.lap(relay.id, "signer_lock");
         const nonce = signer.nonces.allocate();
         dropReservation();
         let sent;
         try {
           sent = await signPersistSend(
-            { client, store: this.context.store, chainId: config.chainId, now: this.context.now, relayerId: config.relayerId },
+            { client, store: this.context.store, chainId: config.chainId, now: this.context.now, relayerId: config.relayerId, persisted: () => this.context.metrics?.stages.lap(relay.id, "sign_persist") },
             signer,
             relay.id,
             { kind: "swap", nonce, fees, to: relay.router, data: relay.data, gas },
@@ -198,6 +205,7 @@ export class RelayQueue {
           pool.notify();
           throw error;
         }
+        this.context.metrics?.stages.lap(relay.id, "broadcast");
         logger.info({ relayId: relay.id, hash: sent.hash, signer: signer.address, nonce, outcome: sent.outcome }, "relay submitted");
         await this.#afterSend(relay, signer, nonce, sent);
       });

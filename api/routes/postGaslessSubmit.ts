@@ -6,6 +6,7 @@ import { ApiError } from "../apiError";
 import type { ApiDependencies } from "../apiDependencies";
 import { RelayerClient, type RelayMatch } from "../gasless/relayerClient";
 import { verifySubmission } from "../gasless/verifySubmission";
+import { submitStopwatch } from "../metrics/gaslessSubmitStages";
 import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth";
 import { QuoteBuckets } from "../quote/quoteBuckets";
 import { parseRequest } from "../requestValidation";
@@ -71,6 +72,7 @@ function submitHandler(deps: ApiDependencies) {
   const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }));
   const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);
   return async (req: Request, res: Response) => {
+    const stages = submitStopwatch(deps.metrics?.submitStages);
     const principal = principalOf(res);
     await buckets.consume("swap:create", principal, res);
     const body = parseRequest(bodySchema, req.body);
@@ -85,11 +87,13 @@ function submitHandler(deps: ApiDependencies) {
     const chain = deps.chains.get(quote.chainId);
     if (chain === undefined) throw new ApiError(400, "unsupported_chain", `quote ${body.quote_id} is on chain ${quote.chainId}, which this API no longer serves`);
     const idempotencyKey = body.idempotency_key ?? null;
+    stages.lap("lookup");
 
     // A retry after the relay went out must find it, before checks that its broadcast would fail.
     const existing = conflictOrExisting(
       await relayer.match({ chain_id: quote.chainId, quote_id: quote.quoteId, integrator_id: principal.integratorId, idempotency_key: idempotencyKey, signature: body.signature }),
     );
+    stages.lap("match");
     if (existing !== undefined) {
       res.status(200).json(publicRelay(existing));
       return;
@@ -103,6 +107,7 @@ function submitHandler(deps: ApiDependencies) {
       deps.logger.warn({ err: error, chainId: quote.chainId }, "gasless submission could not be checked on chain");
       throw new ApiError(503, "chain_unavailable", `chain ${quote.chainId} could not be read right now; retry with the same idempotency_key`);
     }
+    stages.lap("verify");
     const handoff = await relayer.handOff({
       chain_id: quote.chainId,
       quote_id: quote.quoteId,
@@ -119,6 +124,7 @@ function submitHandler(deps: ApiDependencies) {
       estimated_gas: quote.gasless.estimatedGas,
       fee_wei: quote.gasless.feeWei === undefined ? null : quote.gasless.feeWei.toString(),
     });
+    stages.lap("handoff");
     const relay = handoff.outcome === "created" ? handoff.relay : conflictOrExisting(handoff);
     res.status(handoff.outcome === "created" ? 202 : 200).json(publicRelay(relay!));
   };

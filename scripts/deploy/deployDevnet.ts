@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import type { HardhatRuntimeEnvironment } from "hardhat/types";
+import type { EIP1193Provider, HardhatRuntimeEnvironment } from "hardhat/types";
 import { getAddress } from "viem";
 import { readManifest, writeManifest, type DeploymentManifest } from "../../sdk/chain/manifest";
 import { deployRouterRegistry } from "./deployRegistry";
@@ -51,13 +51,15 @@ export async function deployContracts(
 
 /**
  * Deploys the project's contracts unless `manifestFile` already describes this chain run, and writes
- * the manifest. Idempotent per chain run.
+ * the manifest. Idempotent per chain run. `provider`: another local node to deploy on (the relayer
+ * bench's Anvil) instead of the Hardhat network; the artifacts still come from `hre`.
  */
 export async function deployDevnet(
   hre: HardhatRuntimeEnvironment,
   manifestFile: string,
+  provider?: Pick<EIP1193Provider, "request">,
 ): Promise<{ manifest: DeploymentManifest; reused: boolean }> {
-  const clients = await hardhatClients(hre);
+  const clients = await hardhatClients(hre, provider);
   if (existsSync(manifestFile)) {
     // A manifest from an older layout or another chain run is simply stale: deploy afresh over it.
     const previous = readManifestIfValid(manifestFile);
