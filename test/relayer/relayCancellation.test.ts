@@ -124,6 +124,8 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     await setAutomine(false);
     const { quote, relayId, nonce, onchainQuoteId } = await submitFor(taker!);
     const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
+    // The signed swap, read while the node still holds it: the order it carries is tried again below.
+    const original = await f.publicClient.getTransaction({ hash: pending.tx_hash as Hex });
     const response = await cancel(relayId);
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
     const answer = cancellation(response.body);
@@ -154,7 +156,6 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
 
     // The signature is still valid until the taker kills it: its own wallet sends the answer's calldata.
     await setAutomine(true);
-    const original = await f.publicClient.getTransaction({ hash: pending.tx_hash as Hex });
     await f.publicClient.call({ account: f.stranger.account, to: original.to!, data: original.input });
     const wallet = await hre.viem.getWalletClient(taker!.address, { account: taker! });
     const invalidation = await wallet.sendTransaction({ to: answer.invalidate_nonce.to, data: answer.invalidate_nonce.data });
@@ -199,9 +200,12 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     // The taker's invalidation, with a higher tip, is mined before the relayer's swap in the same block.
     const original = await f.publicClient.getTransaction({ hash: pending.tx_hash as Hex });
     const wallet = await hre.viem.getWalletClient(taker!.address, { account: taker! });
+    // An explicit gas limit: estimated against the pending block (the swap first), the bit's word would
+    // already be non-zero there and the estimate too low for the fresh storage slot it writes.
     const invalidation = await wallet.sendTransaction({
       to: answer.invalidate_nonce.to,
       data: answer.invalidate_nonce.data,
+      gas: 100_000n,
       maxFeePerGas: original.maxFeePerGas! * 2n,
       maxPriorityFeePerGas: original.maxPriorityFeePerGas! * 2n,
     });
