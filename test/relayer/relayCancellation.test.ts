@@ -68,6 +68,13 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     }
   }
 
+  /** A relay whose swap the node holds pending (`submitted` is written before the send, so the node is asked). */
+  async function pendingSwap(relayId: string): Promise<RelayJson> {
+    const pending = await pendingSwap(relayId);
+    await waitUntil(async () => (await f.publicClient.getTransaction({ hash: pending.tx_hash as Hex }).catch(() => undefined)) !== undefined, "the node holds the swap");
+    return pending;
+  }
+
   const cancellation = (body: unknown): RelayCancellationJson => relayCancellationJsonSchema.parse(body) as RelayCancellationJson;
 
   it("before the broadcast: the relay ends cancelled at once and is never sent; the answer carries the taker's invalidation", async () => {
@@ -123,7 +130,7 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     const [taker] = await fundedTakers(f, 1);
     await setAutomine(false);
     const { quote, relayId, nonce, onchainQuoteId } = await submitFor(taker!);
-    const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
+    const pending = await pendingSwap(relayId);
     // The signed swap, read while the node still holds it: the order it carries is tried again below.
     const original = await f.publicClient.getTransaction({ hash: pending.tx_hash as Hex });
     const response = await cancel(relayId);
@@ -173,7 +180,7 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     const [taker] = await fundedTakers(f, 1);
     await setAutomine(false);
     const { relayId, onchainQuoteId } = await submitFor(taker!);
-    const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
+    const pending = await pendingSwap(relayId);
     // The replacement is signed and persisted, but the node never gets it: the swap stays in the mempool.
     proxy.refuse("eth_sendRawTransaction");
     const answer = cancellation((await cancel(relayId)).body);
@@ -193,7 +200,7 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     const [taker] = await fundedTakers(f, 1);
     await setAutomine(false);
     const { relayId, nonce } = await submitFor(taker!);
-    const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
+    const pending = await pendingSwap(relayId);
     proxy.refuse("eth_sendRawTransaction");
     const answer = cancellation((await cancel(relayId)).body);
     expect(answer.outcome).to.equal("cancelling");

@@ -71,6 +71,12 @@ describe("relay cancellation survives a relayer crash (a real child process, SIG
     expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
     const relayId = submitted.body.relay_id as string;
     const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
+    // `submitted` is written before the send: wait until the node holds the swap.
+    const until = Date.now() + 15_000;
+    while ((await f.publicClient.getTransaction({ hash: pending.tx_hash as Hex }).catch(() => undefined)) === undefined) {
+      if (Date.now() > until) throw new Error("the relayer never sent the swap");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     return { relayId, pending, onchainQuoteId: quote.permit2.message.witness.quoteId as Hex };
   }
 
