@@ -70,7 +70,7 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
 
   /** A relay whose swap the node holds pending (`submitted` is written before the send, so the node is asked). */
   async function pendingSwap(relayId: string): Promise<RelayJson> {
-    const pending = await pendingSwap(relayId);
+    const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
     await waitUntil(async () => (await f.publicClient.getTransaction({ hash: pending.tx_hash as Hex }).catch(() => undefined)) !== undefined, "the node holds the swap");
     return pending;
   }
