@@ -102,28 +102,39 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     expect(await takerReverts(taker!)).to.equal(0);
   });
 
-  it("a cancellation racing the first broadcast resolves each relay to exactly one outcome: cancelled and never sent, or sent and decided by the chain", async () => {
-    const takers = await fundedTakers(f, 4);
+  it("a cancellation racing the first broadcast resolves each relay to exactly one outcome: cancelled and never sent, or replaced at its nonce and cancelled once mined", async () => {
+    const takers = await fundedTakers(f, 6);
+    // Automine off: whatever went out stays pending, so each cancel meets the relay before or after its broadcast.
+    await setAutomine(false);
+    // Cancels at staggered moments after each submission: at once (before the relayer's checks end), later
+    // (around its broadcast), and for the last one only once it is submitted (surely after its broadcast).
+    const delaysMs = [0, 0, 50, 150, 400, -1];
     const results = await Promise.all(
-      takers.map(async (taker) => {
+      takers.map(async (taker, index) => {
         const { relayId, onchainQuoteId } = await submitFor(taker);
+        const delay = delaysMs[index]!;
+        if (delay < 0) await stack.waitFor(relayId, (relay) => relay.status === "submitted");
+        else await new Promise((resolve) => setTimeout(resolve, delay));
         const response = await cancel(relayId);
         return { relayId, onchainQuoteId, response };
       }),
     );
+    await mine(1);
+    const outcomes = new Set<string>();
     for (const { relayId, onchainQuoteId, response } of results) {
-      expect([200, 409], JSON.stringify(response.body)).to.include(response.status);
+      expect(response.status, JSON.stringify(response.body)).to.equal(200);
+      const answer = cancellation(response.body);
+      outcomes.add(answer.outcome);
       const final = await stack.waitFor(relayId);
-      const fills = await fillsOf(onchainQuoteId);
-      if (response.status === 200 && response.body.outcome === "cancelled") {
-        expect([final.status, final.transactions.length, fills.length]).to.deep.equal(["cancelled", 0, 0]);
-      } else {
-        // Sent first (automine mines it on send): the chain decided; it filled once or was cancelled at its nonce.
-        expect(["confirmed", "cancelled"]).to.include(final.status);
-        expect(fills).to.have.length(final.status === "confirmed" ? 1 : 0);
-        expect(final.transactions.filter((transaction) => transaction.mined)).to.have.length(1);
+      expect([final.status, (await fillsOf(onchainQuoteId)).length]).to.deep.equal(["cancelled", 0]);
+      if (answer.outcome === "cancelled") expect(final.transactions).to.deep.equal([]);
+      else {
+        expect(answer.outcome).to.equal("cancelling");
+        expect(final.transactions.filter((transaction) => transaction.mined).map((transaction) => transaction.kind)).to.deep.equal(["cancel"]);
       }
     }
+    expect([...outcomes].every((outcome) => outcome === "cancelled" || outcome === "cancelling")).to.equal(true);
+    expect(outcomes).to.include("cancelling");
   });
 
   it("after the broadcast: the pending swap is replaced at its nonce by a self-transfer at bumped fees, the relay stays submitted until it is mined, then ends cancelled; the taker's invalidation then makes the order unfillable", async () => {
