@@ -17,8 +17,8 @@ const paramsSchema = z.object({ relay_id: z.uuid("must be a relay_id (a UUID) re
  * self-transfer and the relay stays `submitted` until the chain decides (`outcome` says which case;
  * see sdk/relay/relayCancelOutcome.ts). A final relay: 409 `relay_final` with its `status`. The
  * answer also carries the taker's own way to kill the signature on chain, Permit2's
- * `invalidateUnorderedNonces` for the order's nonce. Each request takes a point of the key's
- * `gasless:status` bucket, like a status read.
+ * `invalidateUnorderedNonces` for the order's nonce. Rate-limited like status reads: each request
+ * takes a point of the key's `gasless:cancel` bucket, with the allowance of `gasless:status`.
  */
 export const postGaslessCancelRoute: Route = {
   method: "post",
@@ -30,7 +30,7 @@ export const postGaslessCancelRoute: Route = {
       apiKeyAuth(deps),
       async (req, res) => {
         const principal = principalOf(res);
-        await buckets.consume("gasless:status", principal, res);
+        await buckets.consume("gasless:cancel", principal, res);
         const { relay_id: relayId } = parseRequest(paramsSchema, req.params, "path");
         if (relayer === undefined) throw new ApiError(503, "gasless_unavailable", "this deployment has no relayer configured");
         const cancellation = await relayer.cancel(relayId, principal.integratorId);
