@@ -187,6 +187,27 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     expect(quote.permit2.message.nonce).to.equal(nonce.toString());
   });
 
+  it("a relay marked for cancellation whose swap is still the latest (the request was served by another relayer, or this one died before replacing it) is replaced by the watcher and ends cancelled", async () => {
+    const [taker] = await fundedTakers(f, 1);
+    await setAutomine(false);
+    const { relayId, onchainQuoteId } = await submitFor(taker!);
+    await pendingSwap(relayId);
+    // Only the mark, as the store of a relayer that answered the request without the relay's signer leaves it.
+    expect((await stack.relayer!.context.store.requestCancellation(relayId, new Date()))?.decision).to.equal("cancelling");
+    const replaced = await stack.waitFor(relayId, (relay) => relay.transactions.some((transaction) => transaction.kind === "cancel"));
+    expect(replaced.status).to.equal("submitted");
+    await mine(1);
+    const final = await stack.waitFor(relayId);
+    expect([final.status, final.transactions.map((transaction) => [transaction.kind, transaction.mined])]).to.deep.equal([
+      "cancelled",
+      [
+        ["swap", false],
+        ["cancel", true],
+      ],
+    ]);
+    expect(await fillsOf(onchainQuoteId)).to.have.length(0);
+  });
+
   it("after the broadcast, when the swap is mined before the replacement: the answer said cancelling, and the relay ends confirmed with the swap", async () => {
     const [taker] = await fundedTakers(f, 1);
     await setAutomine(false);
