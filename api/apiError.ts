@@ -50,6 +50,7 @@ export type ApiErrorCode =
   | "permit2_nonce_used"
   | "quote_already_submitted"
   | "idempotency_key_conflict"
+  | "relay_final"
   // 400 too: well-formed, but nothing can be offered for it
   | "no_route"
   // 413, 415

@@ -11,6 +11,7 @@ import { getReadyRoute } from "./routes/getReady";
 import { getGaslessStatusRoute } from "./routes/getGaslessStatus";
 import { getQuoteRoute } from "./routes/getQuote";
 import { postGaslessSubmitRoute } from "./routes/postGaslessSubmit";
+import { postGaslessCancelRoute } from "./routes/postGaslessCancel";
 import { getSupportedTokens } from "./routes/getSupportedTokens";
 import { getTokensRoute } from "./routes/getTokens";
 import { onboardingRoutes } from "./routes/onboardingRoutes";
@@ -26,6 +27,7 @@ export const apiRoutes: readonly Route[] = [
   getQuoteRoute,
   postGaslessSubmitRoute,
   getGaslessStatusRoute,
+  postGaslessCancelRoute,
   getSupportedTokens,
   getTokensRoute,
   getReadyRoute,

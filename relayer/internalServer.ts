@@ -9,6 +9,8 @@ import type { RelayQueue } from "./relayQueue";
 import { internalRelayJson } from "./relayView";
 import { relayerReadiness } from "./relayerReadiness";
 import { gaslessStanding } from "./gaslessStanding";
+import { relayCancelHandler } from "./relayCancelRoute";
+import type { TrackRelay } from "./relayCancellation";
 
 const address = z.string().refine((value) => isAddress(value, { strict: false }), "must be an address").transform((value) => getAddress(value.toLowerCase()) as Address);
 const hex = z.string().refine((value) => isHex(value), "must be 0x-prefixed hex").transform((value) => value as Hex);
@@ -47,7 +49,7 @@ function digest(text: string): Buffer {
  * secret `RELAYER_INTERNAL_TOKEN` as a bearer token. Not for integrators. GET /metrics, which tells
  * signer balances, is not here: it has a port of its own (`RELAYER_METRICS_PORT`).
  */
-export function createInternalApp(context: RelayContext, queue: RelayQueue): Express {
+export function createInternalApp(context: RelayContext, queue: RelayQueue, track: TrackRelay): Express {
   const app = express();
   app.disable("x-powered-by");
   const expected = digest(`Bearer ${context.config.internalToken}`);
@@ -165,6 +167,9 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
     }
     res.json(await gaslessStanding(context.store, context.config, { taker: parsed.data.taker, integratorId: parsed.data.integrator_id }, context.now()));
   });
+
+  // The API's forward of POST /gasless/cancel/{relay_id} (relayCancellation.ts).
+  app.post("/internal/relays/:id/cancel", relayCancelHandler(context, track));
 
   app.get("/internal/relays/:id", async (req, res) => {
     const relay = z.uuid().safeParse(req.params.id).success ? await context.store.getRelay(req.params.id) : undefined;

@@ -2,6 +2,7 @@ import { parseTransaction, type Hex, type TransactionReceipt } from "viem";
 import { isFinalRelayStatus } from "../sdk";
 import { isRetryableSend, RelayLeaseError, sendRaw, signPersistSend, type SendOutcome } from "./broadcaster";
 import { relayOwnership } from "./relayOwnership";
+import { replaceWithCancel } from "./relayCancellation";
 import { initialFees, replacementFees, type Fees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { BlockHead as Head } from "../sdk";
@@ -98,7 +99,9 @@ export class ReceiptWatcher {
           // A replacement the store's fence refused: taken over, the relay is another relayer's now (ours
           // stays on record for it); a lapsed lease is tried again next tick, once renewed.
           if (error instanceof RelayLeaseError) {
-            if (error.refusal === "lapsed") logger.warn({ relayId }, "lease on the relay lapsed; the replacement waits for a renewal");
+            // The relay ended, or its cancellation was asked, between our read and the write: next tick re-reads it.
+            if (error.refusal === "ended") logger.info({ relayId }, "relay ended or is being cancelled; its swap replacement was not sent");
+            else if (error.refusal === "lapsed") logger.warn({ relayId }, "lease on the relay lapsed; the replacement waits for a renewal");
             else {
               const relay = await this.context.store.getRelay(relayId).catch(() => undefined);
               if (relay === undefined) this.#tracked.delete(relayId);
@@ -181,6 +184,13 @@ export class ReceiptWatcher {
     }
 
     const latest = ours[ours.length - 1]!;
+    // A cancellation was asked and the swap is still the latest (the request was served elsewhere, or
+    // the relayer died before replacing it): replace it now; later ticks bump the cancel if stuck.
+    if (relay.cancelRequestedAt !== undefined && latest.kind !== "cancel") {
+      const replaced = await replaceWithCancel(this.context, relayId, signer);
+      tracked.resend = replaced === "transient" || replaced === "busy";
+      return;
+    }
     const stuck = this.context.now().getTime() - latest.sentAt.getTime() >= config.resubmitSeconds * 1000;
     // The router refuses a block later than the deadline; the next block comes at the earliest now.
     if (head.nextTimestamp > relay.deadline && !relay.cancelling) {
@@ -225,22 +235,33 @@ export class ReceiptWatcher {
       if (fill !== undefined) {
         await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
         logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (a copier's transaction filled it first)");
+      } else if (mined.kind === "cancel" && relay.cancelRequestedAt !== undefined) {
+        await store.updateRelay(relay.id, { status: "cancelled", error: "cancelled by the integrator: a self-transfer at the swap's nonce was mined instead", mined: { hash: receipt.transactionHash }, at });
+        logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its replacement was mined");
       } else if (mined.kind === "cancel") {
         await store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: "the quote's deadline passed before the swap was mined", mined: { hash: receipt.transactionHash }, at });
         logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay expired; its nonce was freed");
       } else {
         const nonceUsed = await isPermit2NonceUsed(this.context.client, this.context.permit2, relay);
-        // Our gas was spent and no fee was paid: counted against the taker and the integrator (first,
-        // so a crash before the update below still counts it; a second record is ignored).
-        await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
-        await store.updateRelay(relay.id, {
-          status: "failed",
-          reason: nonceUsed ? "nonce_used" : "reverted",
-          error: `the swap transaction reverted in block ${receipt.blockNumber}`,
-          mined: { hash: receipt.transactionHash },
-          at,
-        });
-        logger.warn({ relayId: relay.id, hash: receipt.transactionHash }, "relay failed: the swap reverted");
+        // Cancelled, and the taker spent the order's nonce on chain as the cancellation told them to: the
+        // revert is the cancellation taking effect, not the taker's fault; it is not counted against them.
+        const cancelled = nonceUsed && (await store.getRelay(relay.id))?.cancelRequestedAt !== undefined;
+        if (cancelled) {
+          await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled: the taker's Permit2 nonce was spent before the swap, which reverted in block ${receipt.blockNumber}`, mined: { hash: receipt.transactionHash }, at });
+          logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; the taker invalidated the order's nonce before the swap");
+        } else {
+          // Our gas was spent and no fee was paid: counted against the taker and the integrator (first,
+          // so a crash before the update below still counts it; a second record is ignored).
+          await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
+          await store.updateRelay(relay.id, {
+            status: "failed",
+            reason: nonceUsed ? "nonce_used" : "reverted",
+            error: `the swap transaction reverted in block ${receipt.blockNumber}`,
+            mined: { hash: receipt.transactionHash },
+            at,
+          });
+          logger.warn({ relayId: relay.id, hash: receipt.transactionHash }, "relay failed: the swap reverted");
+        }
       }
     }
     signer.nonces.release(relay.signerNonce!);

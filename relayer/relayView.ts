@@ -24,6 +24,7 @@ export function relayJson(relay: RelayRecord): RelayJson {
       sent_at: transaction.sentAt.toISOString(),
       mined: transaction.mined,
     })),
+    cancel_requested_at: relay.cancelRequestedAt?.toISOString() ?? null,
     created_at: relay.createdAt.toISOString(),
     updated_at: relay.updatedAt.toISOString(),
   };

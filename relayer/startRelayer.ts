@@ -120,7 +120,7 @@ export async function startRelayer(
     watcher.start();
     leases.start();
 
-    const server = createServer(createInternalApp(context, queue));
+    const server = createServer(createInternalApp(context, queue, (relayId, options) => watcher.track(relayId, options)));
     await new Promise<void>((resolve, reject) => {
       server.once("error", (error: NodeJS.ErrnoException) =>
         reject(error.code === "EADDRINUSE" ? new Error(`relayer port ${config.port} on ${config.host} is in use; set RELAYER_PORT to another port (0 picks a free one)`) : error),

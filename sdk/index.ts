@@ -116,6 +116,8 @@ export {
   relayGasLimitOfCalldata,
 } from "./relay/relayGasLimit";
 export { firstBroadcastFees } from "./relay/firstBroadcastFees";
+export { relayCancelOutcomes, type RelayCancelOutcome } from "./relay/relayCancelOutcome";
+export { encodeInvalidateNonce, permit2NonceBit, type Permit2NonceBit } from "./calldata/invalidateNonce";
 export type {
   RelayRequestJson,
   RelayTransactionJson,
@@ -123,6 +125,9 @@ export type {
   InternalRelayJson,
   RelayHandoffResult,
   GaslessStandingJson,
+  InvalidateNonceJson,
+  RelayCancellationJson,
+  InternalRelayCancellationJson,
 } from "./relay/relayWire";
 
 // --- the integrator client: createTradingClient and what it returns and throws ---
@@ -170,7 +175,7 @@ export {
 export { quoteJsonSchema, permit2TypedDataJsonSchema, type QuoteJson } from "./wire/quoteJson";
 export { snapshotJsonSchema, type SnapshotJson } from "./wire/snapshotJson";
 export { tokenListJsonSchema, type TokenListJson } from "./wire/tokenListJson";
-export { relayJsonSchema } from "./wire/relayJson";
+export { relayJsonSchema, relayCancellationJsonSchema } from "./wire/relayJson";
 export { errorJsonSchema, type ErrorJson } from "./wire/errorJson";
 export {
   nonceJsonSchema,

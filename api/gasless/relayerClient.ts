@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { GaslessStandingJson, InternalRelayJson, RelayHandoffResult, RelayRequestJson } from "../../sdk";
+import type { GaslessStandingJson, InternalRelayCancellationJson, InternalRelayJson, RelayHandoffResult, RelayRequestJson } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { GaslessConfig } from "../config";
 import { blockedError } from "./gaslessStanding";
@@ -40,6 +40,20 @@ export class RelayerClient {
 
   async get(relayId: string): Promise<InternalRelayJson | undefined> {
     return this.#call<InternalRelayJson | undefined>("GET", `/internal/relays/${encodeURIComponent(relayId)}`, undefined, [200, 404], (status) => status === 404);
+  }
+
+  /**
+   * Cancels a relay of `integratorId` (`outcome: "final"` when it had already ended); undefined when
+   * the relayer has no such relay of this integrator.
+   */
+  cancel(relayId: string, integratorId: number): Promise<InternalRelayCancellationJson | undefined> {
+    return this.#call<InternalRelayCancellationJson | undefined>(
+      "POST",
+      `/internal/relays/${encodeURIComponent(relayId)}/cancel`,
+      { integrator_id: integratorId },
+      [200, 404, 409],
+      (status) => status === 404,
+    );
   }
 
   /**

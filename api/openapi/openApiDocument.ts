@@ -7,6 +7,7 @@ import {
   integratorProfilesJsonSchema,
   nonceJsonSchema,
   quoteJsonSchema,
+  relayCancellationJsonSchema,
   relayJsonSchema,
   revokedApiKeyJsonSchema,
   snapshotJsonSchema,
@@ -14,6 +15,7 @@ import {
 } from "../../sdk";
 import { quoteQuerySchema } from "../quote/quoteQuery";
 import { gaslessStatusParamsSchema } from "../routes/getGaslessStatus";
+import { gaslessCancelParamsSchema } from "../routes/postGaslessCancel";
 import { supportedTokensQuerySchema } from "../routes/getSupportedTokens";
 import { apiKeyBodySchema } from "../routes/postApiKey";
 import { applicationBodySchema } from "../routes/postApplication";
@@ -40,6 +42,7 @@ const responseSchemas = {
   TokenList: tokenListJsonSchema,
   Quote: quoteJsonSchema,
   Relay: relayJsonSchema,
+  RelayCancellation: relayCancellationJsonSchema,
   Ready: z.object({
     status: z.enum(["ready", "not_ready"]),
     error: z.string().optional(),
@@ -285,6 +288,21 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           security: bearer,
           parameters: parametersOf(gaslessStatusParamsSchema, "path", { relay_id: "The relay_id POST /gasless/submit returned" }),
           responses: { ...ok(200, "The relay now", "Relay"), ...errors(400, 401, 404, 429, 503) },
+        },
+      },
+      "/gasless/cancel/{relay_id}": {
+        post: {
+          operationId: "postGaslessCancel",
+          tags: ["gasless"],
+          summary: "Cancel a relay; also returns the taker's transaction that kills the order's signature on chain",
+          description:
+            "Only keys of the submitting integrator (404 `relay_not_found` for any other). `outcome`: `cancelled` (never broadcast; the relay is `cancelled` and is never sent), " +
+            "`cancelling` (the pending swap is replaced at its nonce by a zero-value self-transfer at bumped fees; the relay stays `submitted` until the chain decides: `cancelled`, or `confirmed` if the swap was mined first), " +
+            "`already_mined` (the swap's nonce is mined; the relay ends as mined). `invalidate_nonce` is Permit2's `invalidateUnorderedNonces(wordPos, mask)` for the order's nonce, for the taker's own wallet to send. " +
+            "A final relay: 409 `relay_final` with its `status`. Each request takes a point of the key's `gasless:cancel` bucket (the allowance of `gasless:status`, `status_rate_limit_per_minute`); past it, 429 with `Retry-After`.",
+          security: bearer,
+          parameters: parametersOf(gaslessCancelParamsSchema, "path", { relay_id: "The relay_id POST /gasless/submit returned" }),
+          responses: { ...ok(200, "What the cancellation did, the relay now, and the taker's invalidation", "RelayCancellation"), ...errors(400, 401, 404, 409, 429, 503) },
         },
       },
       "/openapi.json": {

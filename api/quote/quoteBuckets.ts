@@ -4,8 +4,11 @@ import { ApiError } from "../apiError";
 import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import { memoryRateLimiters, type RateLimiter, type RateLimiterFactory } from "../rateLimits/rateLimiterFactory";
 
-/** The two /quote buckets of the spec, the swap bucket of POST /gasless/submit, and the bucket of GET /gasless/status. */
-export type QuoteBucket = "quote_probe" | "quote:read" | "swap:create" | "gasless:status";
+/**
+ * The two /quote buckets of the spec, the swap bucket of POST /gasless/submit, the bucket of GET
+ * /gasless/status, and that of POST /gasless/cancel (the same allowance as status reads, its own count).
+ */
+export type QuoteBucket = "quote_probe" | "quote:read" | "swap:create" | "gasless:status" | "gasless:cancel";
 
 /** A key's GET /gasless/status reads per minute (its `status_rate_limit_per_minute`): `multiplier` × its swap limit. */
 export function statusRateLimitPerMinute(swapRateLimitPerMinute: number, multiplier: number): number {
@@ -17,6 +20,7 @@ const HEADERS: Record<QuoteBucket, string> = {
   "quote:read": "X-RateLimit-Quote-Read-Remaining",
   "swap:create": "X-RateLimit-Swap-Remaining",
   "gasless:status": "X-RateLimit-Status-Remaining",
+  "gasless:cancel": "X-RateLimit-Cancel-Remaining",
 };
 
 const WINDOW_SECONDS = 60;
@@ -57,7 +61,7 @@ export class QuoteBuckets {
 
   allowance(bucket: QuoteBucket, principal: ApiKeyPrincipal): number {
     if (bucket === "swap:create") return principal.swapRateLimitPerMinute;
-    if (bucket === "gasless:status") return statusRateLimitPerMinute(principal.swapRateLimitPerMinute, this.statusMultiplier);
+    if (bucket === "gasless:status" || bucket === "gasless:cancel") return statusRateLimitPerMinute(principal.swapRateLimitPerMinute, this.statusMultiplier);
     return bucket === "quote_probe" ? principal.quoteRateLimitPerMinute * this.probeMultiplier : principal.quoteRateLimitPerMinute;
   }
 

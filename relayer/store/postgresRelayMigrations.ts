@@ -83,4 +83,14 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "relay cancellation: the cancelled status and when the integrator asked (the SQLite schema at its version 5)",
+    sql: `
+      ALTER TABLE relays DROP CONSTRAINT relays_status_check;
+      ALTER TABLE relays ADD CONSTRAINT relays_status_check
+        CHECK (status IN ('accepted', 'submitted', 'confirmed', 'failed', 'expired', 'rejected', 'cancelled'));
+      ALTER TABLE relays ADD COLUMN cancel_requested_at BIGINT;
+    `,
+  },
 ];

@@ -3,6 +3,9 @@ import { canMoveRelay } from "../../sdk";
 import { applyPostgresMigrations, openPostgresPool, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
 import { postgresRelayMigrations } from "./postgresRelayMigrations";
 import {
+  CANCELLED_UNSENT,
+  cancellationDecision,
+  endedRefusal,
   foreignFill,
   leaseRefusal,
   matchOutcome,
@@ -21,6 +24,7 @@ import {
 import type {
   BroadcastFence,
   BroadcastRecording,
+  CancellationRequest,
   ClaimedRelay,
   Lease,
   NewRelay,
@@ -125,10 +129,13 @@ class PostgresRelayStore implements RelayStore {
   async recordBroadcast(relayId: string, transaction: NewRelayTransaction, fence: BroadcastFence): Promise<BroadcastRecording> {
     return withTransaction(this.#pool, async (client): Promise<BroadcastRecording> => {
       // The row lock orders this against another relayer's claim of the same relay.
-      const { rows } = await client.query<Pick<RelayRow, "claimed_by" | "lease_until">>("SELECT claimed_by, lease_until FROM relays WHERE id = $1 FOR UPDATE", [relayId]);
+      const { rows } = await client.query<Pick<RelayRow, "claimed_by" | "lease_until" | "status" | "cancel_requested_at">>(
+        "SELECT claimed_by, lease_until, status, cancel_requested_at FROM relays WHERE id = $1 FOR UPDATE",
+        [relayId],
+      );
       const row = rows[0];
       if (row === undefined) throw new Error(`relay ${relayId} does not exist`);
-      const refusal = leaseRefusal(row, fence);
+      const refusal = leaseRefusal(row, fence) ?? endedRefusal(row, transaction.kind);
       if (refusal !== undefined) return refusal;
       await insertTransaction(client, relayId, { ...transaction, mined: false });
       await client.query(
@@ -136,6 +143,31 @@ class PostgresRelayStore implements RelayStore {
         [relayId, transaction.signer.toLowerCase(), transaction.nonce, transaction.sentAt.getTime()],
       );
       return "recorded";
+    });
+  }
+
+  async requestCancellation(relayId: string, at: Date): Promise<CancellationRequest | undefined> {
+    return withTransaction(this.#pool, async (client): Promise<CancellationRequest | undefined> => {
+      // The row lock orders this against recordBroadcast and a batch's claim of the same relay.
+      const { rows } = await client.query<RelayRow>("SELECT * FROM relays WHERE id = $1 FOR UPDATE", [relayId]);
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      const decision = cancellationDecision(row);
+      if (decision === "cancelled") {
+        await client.query(
+          `UPDATE relays SET status = 'cancelled', cancel_requested_at = $2, error = $3, updated_at = $2
+           WHERE id = $1 AND status IN ('accepted', 'submitted') AND signer IS NULL`,
+          [relayId, at.getTime(), CANCELLED_UNSENT],
+        );
+      }
+      if (decision === "cancelling") {
+        await client.query(
+          "UPDATE relays SET cancel_requested_at = COALESCE(cancel_requested_at, $2), cancelling = 1, updated_at = $2 WHERE id = $1 AND status = 'submitted'",
+          [relayId, at.getTime()],
+        );
+      }
+      const { rows: after } = await client.query<RelayRow>("SELECT * FROM relays WHERE id = $1", [relayId]);
+      return { decision, relay: await record(client, after[0]!) };
     });
   }
 

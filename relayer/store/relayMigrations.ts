@@ -92,4 +92,52 @@ export const relayMigrations: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 5,
+    name: "relay cancellation: the cancelled status and when the integrator asked",
+    // SQLite cannot change a CHECK: the table is rebuilt (relay_transactions references it).
+    rebuildsReferencedTable: true,
+    sql: `
+      CREATE TABLE relays_new (
+        id                TEXT PRIMARY KEY,
+        chain_id          INTEGER NOT NULL,
+        quote_id          TEXT NOT NULL,
+        onchain_quote_id  TEXT NOT NULL,
+        integrator_id     INTEGER NOT NULL,
+        api_key_id        INTEGER NOT NULL,
+        idempotency_key   TEXT,
+        taker             TEXT NOT NULL,
+        router            TEXT NOT NULL,
+        data              TEXT NOT NULL,
+        signature         TEXT NOT NULL,
+        permit2_nonce     TEXT NOT NULL,
+        deadline          INTEGER NOT NULL,
+        estimated_gas     INTEGER NOT NULL,
+        accepted_block    INTEGER NOT NULL,
+        status            TEXT NOT NULL CHECK (status IN ('accepted', 'submitted', 'confirmed', 'failed', 'expired', 'rejected', 'cancelled')),
+        reason            TEXT,
+        error             TEXT,
+        signer            TEXT,
+        signer_nonce      INTEGER,
+        cancelling        INTEGER NOT NULL DEFAULT 0,
+        created_at        INTEGER NOT NULL,
+        updated_at        INTEGER NOT NULL,
+        claimed_by        TEXT,
+        lease_until       INTEGER,
+        fee_wei           TEXT,
+        cancel_requested_at INTEGER,
+        UNIQUE (chain_id, quote_id),
+        UNIQUE (integrator_id, idempotency_key)
+      ) STRICT;
+      INSERT INTO relays_new (id, chain_id, quote_id, onchain_quote_id, integrator_id, api_key_id, idempotency_key, taker, router, data,
+        signature, permit2_nonce, deadline, estimated_gas, accepted_block, status, reason, error, signer, signer_nonce, cancelling,
+        created_at, updated_at, claimed_by, lease_until, fee_wei)
+      SELECT id, chain_id, quote_id, onchain_quote_id, integrator_id, api_key_id, idempotency_key, taker, router, data,
+        signature, permit2_nonce, deadline, estimated_gas, accepted_block, status, reason, error, signer, signer_nonce, cancelling,
+        created_at, updated_at, claimed_by, lease_until, fee_wei FROM relays;
+      DROP TABLE relays;
+      ALTER TABLE relays_new RENAME TO relays;
+      CREATE INDEX relays_open ON relays (status) WHERE status IN ('accepted', 'submitted');
+    `,
+  },
 ];

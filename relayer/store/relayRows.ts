@@ -1,6 +1,6 @@
 import { getAddress, type Hex } from "viem";
-import type { RelayReason, RelayStatus } from "../../sdk";
-import type { BroadcastFence, LeaseRefusal, NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
+import { isFinalRelayStatus, type RelayReason, type RelayStatus } from "../../sdk";
+import type { BroadcastFence, CancellationDecision, LeaseRefusal, NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
 
 /** A `relays` row as both engines return it: times in milliseconds, addresses lowercase, amounts as text. */
 export type RelayRow = {
@@ -26,6 +26,7 @@ export type RelayRow = {
   signer: string | null;
   signer_nonce: number | null;
   cancelling: number | boolean;
+  cancel_requested_at: number | null;
   claimed_by: string | null;
   lease_until: number | null;
   created_at: number;
@@ -137,6 +138,7 @@ export function relayFromRow(row: RelayRow, transactions: RelayTransaction[]): R
     signer: row.signer === null ? undefined : getAddress(row.signer),
     signerNonce: row.signer_nonce ?? undefined,
     cancelling: row.cancelling === 1 || row.cancelling === true,
+    cancelRequestedAt: row.cancel_requested_at === null || row.cancel_requested_at === undefined ? undefined : new Date(Number(row.cancel_requested_at)),
     claimedBy: row.claimed_by ?? undefined,
     leaseUntil: row.lease_until === null ? undefined : new Date(row.lease_until),
     transactions,
@@ -168,6 +170,24 @@ export function leaseRefusal(row: Pick<RelayRow, "claimed_by" | "lease_until">, 
   if (row.claimed_by !== fence.owner) return "not_ours";
   return row.lease_until !== null && row.lease_until > fence.now.getTime() ? undefined : "lapsed";
 }
+
+/**
+ * The second fence of `recordBroadcast`: nothing more is sent for a final relay (one cancelled before
+ * its first broadcast, say), and no swap once its cancellation was asked (only the cancel's bumps).
+ */
+export function endedRefusal(row: Pick<RelayRow, "status" | "cancel_requested_at">, kind: RelayTransaction["kind"]): "ended" | undefined {
+  if (isFinalRelayStatus(row.status)) return "ended";
+  return kind === "swap" && row.cancel_requested_at !== null ? "ended" : undefined;
+}
+
+/** What a cancellation request does to a relay in this state (see `RelayStore.requestCancellation`). */
+export function cancellationDecision(row: Pick<RelayRow, "status" | "signer">): CancellationDecision {
+  if (isFinalRelayStatus(row.status)) return "final";
+  return row.signer === null ? "cancelled" : "cancelling";
+}
+
+/** The error text of a relay cancelled before anything of it was in flight. */
+export const CANCELLED_UNSENT = "cancelled by the integrator before the swap was broadcast";
 
 export type RevertTallyRow = { kind: "taker" | "integrator"; subject: string; reverts: number | string; last_at: number | string };
 

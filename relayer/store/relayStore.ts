@@ -35,6 +35,15 @@ export interface RelayStore {
    * give it back, so the caller tries again later.
    */
   recordBroadcast(relayId: string, transaction: NewRelayTransaction, fence: BroadcastFence): Promise<BroadcastRecording>;
+  /**
+   * The integrator's cancellation, decided in one transaction against the relay's state now: a final
+   * relay is left as it is (`final`); one with no transaction of ours in flight (no signer: never
+   * broadcast, or its nonce went elsewhere) ends `cancelled` at once, and `recordBroadcast` then refuses
+   * it, so whichever of the two commits first wins; one whose swap is pending is marked (the time of
+   * the first request is kept, `cancelling` is set) and stays `submitted`: the caller replaces the swap.
+   * Undefined when there is no such relay.
+   */
+  requestCancellation(relayId: string, at: Date): Promise<CancellationRequest | undefined>;
   /** Ends or advances a relay; `minedHash` marks the transaction that was mined (a copier's is added). */
   updateRelay(relayId: string, update: RelayUpdate): Promise<void>;
   /** The deploy block hash of the chain run these relays belong to, if recorded. */
@@ -69,6 +78,9 @@ export interface RelayStore {
   close(): Promise<void>;
 }
 
+export type CancellationRequest = { decision: CancellationDecision; relay: RelayRecord };
+export type CancellationDecision = "final" | "cancelled" | "cancelling";
+
 /** A relayed swap of ours that was mined and reverted (nobody else filled the order). */
 export type RevertedRelay = { relayId: string; taker: Address; integratorId: number; at: Date };
 export type RevertCounts = { taker: number; integrator: number };
@@ -84,8 +96,10 @@ export type Lease = { owner: string; until: Date };
 
 /** Who records a broadcast, and when: the lease it must still hold. */
 export type BroadcastFence = { owner: string; now: Date };
-export type BroadcastRecording = "recorded" | LeaseRefusal;
+export type BroadcastRecording = "recorded" | BroadcastRefusal;
 export type LeaseRefusal = "not_ours" | "lapsed";
+/** `ended`: the relay is final (cancelled first, say), or it is a swap of a relay whose cancellation was asked. */
+export type BroadcastRefusal = LeaseRefusal | "ended";
 
 export type ClaimedRelay = { relay: RelayRecord; previousOwner: string | undefined };
 
@@ -136,8 +150,10 @@ export type RelayRecord = NewRelay & {
   /** The signer and nonce this relay's transactions use, once assigned. */
   signer: Address | undefined;
   signerNonce: number | undefined;
-  /** The deadline passed: no more bumps; a cancel at the same nonce frees it. */
+  /** The deadline passed or a cancellation was asked: no more swaps; a cancel at the same nonce frees it. */
   cancelling: boolean;
+  /** When the integrator asked to cancel it (the first request). */
+  cancelRequestedAt: Date | undefined;
   /** The relayer working on it, and until when (absent: nobody yet). */
   claimedBy: string | undefined;
   leaseUntil: Date | undefined;

@@ -4,10 +4,11 @@ import { dirname } from "node:path";
 import { getAddress, type Address, type Hex } from "viem";
 import { applySqliteMigrations, canMoveRelay } from "../../sdk";
 import { relayMigrations } from "./relayMigrations";
-import { foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, REVERT_TALLY_SQL, revertTallyFromRow, transactionFromRow, transactionParams, type RelayRow, type RevertTallyRow, type TransactionRow } from "./relayRows";
+import { CANCELLED_UNSENT, cancellationDecision, endedRefusal, foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, REVERT_TALLY_SQL, revertTallyFromRow, transactionFromRow, transactionParams, type RelayRow, type RevertTallyRow, type TransactionRow } from "./relayRows";
 import type {
   BroadcastFence,
   BroadcastRecording,
+  CancellationRequest,
   ClaimedRelay,
   Lease,
   NewRelay,
@@ -77,6 +78,10 @@ class SqliteRelayStore implements RelayStore {
         error = COALESCE(@error, error), cancelling = COALESCE(@cancelling, cancelling),
         signer = CASE WHEN @release = 1 THEN NULL ELSE signer END,
         signer_nonce = CASE WHEN @release = 1 THEN NULL ELSE signer_nonce END, updated_at = @at WHERE id = @id`),
+      cancelUnsent: db.prepare(`UPDATE relays SET status = 'cancelled', cancel_requested_at = @at, error = @error, updated_at = @at
+        WHERE id = @id AND status IN ('accepted', 'submitted') AND signer IS NULL`),
+      markCancelling: db.prepare(`UPDATE relays SET cancel_requested_at = COALESCE(cancel_requested_at, @at), cancelling = 1, updated_at = @at
+        WHERE id = @id AND status = 'submitted'`),
       chainRun: db.prepare("SELECT value FROM relayer_meta WHERE key = 'chain_run'"),
       setChainRun: db.prepare("INSERT INTO relayer_meta (key, value) VALUES ('chain_run', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
       deleteTransactions: db.prepare("DELETE FROM relay_transactions"),
@@ -149,11 +154,24 @@ class SqliteRelayStore implements RelayStore {
       .transaction((): BroadcastRecording => {
         const row = this.#statements.byId.get(relayId) as RelayRow | undefined;
         if (row === undefined) throw new Error(`relay ${relayId} does not exist`);
-        const refusal = leaseRefusal(row, fence);
+        const refusal = leaseRefusal(row, fence) ?? endedRefusal(row, transaction.kind);
         if (refusal !== undefined) return refusal;
         this.#statements.insertTransaction.run(transactionParams(relayId, { ...transaction, mined: false }));
         this.#statements.submitted.run({ id: relayId, signer: transaction.signer.toLowerCase(), nonce: transaction.nonce, at: transaction.sentAt.getTime() });
         return "recorded";
+      })
+      .immediate();
+  }
+
+  async requestCancellation(relayId: string, at: Date): Promise<CancellationRequest | undefined> {
+    return this.#db
+      .transaction((): CancellationRequest | undefined => {
+        const row = this.#statements.byId.get(relayId) as RelayRow | undefined;
+        if (row === undefined) return undefined;
+        const decision = cancellationDecision(row);
+        if (decision === "cancelled") this.#statements.cancelUnsent.run({ id: relayId, at: at.getTime(), error: CANCELLED_UNSENT });
+        if (decision === "cancelling") this.#statements.markCancelling.run({ id: relayId, at: at.getTime() });
+        return { decision, relay: this.#record(this.#statements.byId.get(relayId) as RelayRow) };
       })
       .immediate();
   }

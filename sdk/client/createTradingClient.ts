@@ -3,14 +3,14 @@ import { DEVNET_CHAIN_ID } from "../chain/devnet";
 import { ClientConfigError, QuoteKindError, TokenNotSupportedError } from "../errors/client";
 import { readFeatureState } from "../registry/readRegistry";
 import type { FeatureState } from "../registry/rawRegistryCall";
-import type { RelayJson } from "../relay/relayWire";
+import type { RelayCancellationJson, RelayJson } from "../relay/relayWire";
 import { NATIVE_TOKEN_LOWERCASE } from "../tokens/native";
 import { quoteJsonSchema, type QuoteJson } from "../wire/quoteJson";
 import { ApiTransport, type FetchFunction } from "./apiTransport";
 import { silentLogger, type ClientLogger } from "./clientLogger";
 import { ensureAllowance } from "./ensureAllowance";
 import { assertBalance, executeQuote, signedCalldata, simulateFromTaker, type ExecutedQuote } from "./executeQuote";
-import { getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
+import { cancelRelay, getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
 import { OnboardingSteps, type ApplicationResult, type CreatedApiKey, type IntegratorProfile, type IntegratorProfiles, type OnboardingResult, type RevokedApiKey } from "./onboardingSteps";
 import { signQuote, type SignedQuote } from "./signQuote";
 import { SnapshotCache, type SnapshotRefresh, type TokenSnapshot } from "./snapshotCache";
@@ -101,6 +101,8 @@ export type TradingClient = {
   submitGasless(quote: QuoteJson | string, signature: Hex, options?: SubmitGaslessOptions): Promise<RelayJson>;
   getRelay(relayId: string): Promise<RelayJson>;
   waitForRelay(relayId: string, options?: WaitForRelayOptions): Promise<RelayJson>;
+  /** POST /gasless/cancel/{relay_id}: cancels the relay, or replaces its pending swap; see `cancelRelay` in gaslessRelay.ts. */
+  cancelRelay(relayId: string): Promise<RelayCancellationJson>;
   /** signGaslessQuote + submitGasless + waitForRelay. */
   swapGasless(quote: QuoteJson, wallet: TradingWallet, options?: WaitForRelayOptions & SubmitGaslessOptions & { expected?: QuoteExpectation }): Promise<RelayJson>;
   /** Application, then an API key when the profile is active. */
@@ -227,6 +229,7 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     submitGasless: (quote, signature, submitOptions) => submitGasless(transport, typeof quote === "string" ? quote : quote.quote_id, signature, submitOptions),
     getRelay: (relayId) => getRelay(transport, relayId),
     waitForRelay: (relayId, waitOptions) => waitForRelay(transport, relayId, waitOptions),
+    cancelRelay: (relayId) => cancelRelay(transport, relayId),
     swapGasless: async (quote, wallet, swapOptions = {}) => {
       const signature = await signGaslessQuote(quote, wallet, swapOptions.expected);
       const relay = await submitGasless(transport, quote.quote_id, signature, swapOptions);

@@ -1,4 +1,5 @@
 import type { Address, Hex } from "viem";
+import type { RelayCancelOutcome } from "./relayCancelOutcome";
 import type { RelayReason, RelayStatus } from "./relayStatus";
 
 /**
@@ -63,6 +64,8 @@ export type RelayJson = {
   error: string | null;
   reason: RelayReason | null;
   transactions: RelayTransactionJson[];
+  /** When the integrator asked to cancel it (`POST /gasless/cancel/{relay_id}`), else null. */
+  cancel_requested_at: string | null;
   created_at: string;
   updated_at: string;
 };
@@ -75,3 +78,37 @@ export type RelayHandoffResult =
   | { outcome: "created" | "existing"; relay: InternalRelayJson }
   | { outcome: "idempotency_conflict"; relay: InternalRelayJson }
   | { outcome: "quote_conflict"; relay: InternalRelayJson };
+
+/**
+ * The transaction the taker's own wallet sends to kill the order's signature on chain: Permit2's
+ * `invalidateUnorderedNonces(wordPos, mask)` for the order's nonce, from the taker, with no value.
+ */
+export type InvalidateNonceJson = {
+  chain_id: number;
+  /** The taker: only the signer's own call spends its nonce. */
+  from: Address;
+  /** Permit2. */
+  to: Address;
+  data: Hex;
+  value: "0";
+  /** Decimal: the order's Permit2 nonce that the call spends. */
+  permit2_nonce: string;
+};
+
+/** The answer of `POST /gasless/cancel/{relay_id}` (200). */
+export type RelayCancellationJson = {
+  outcome: RelayCancelOutcome;
+  relay: RelayJson;
+  invalidate_nonce: InvalidateNonceJson;
+};
+
+/**
+ * The relayer's answer to `POST /internal/relays/:id/cancel`: the outcome (`final`, with 409, when the
+ * relay had already ended), the relay, and what the API needs to build the invalidation.
+ */
+export type InternalRelayCancellationJson = {
+  outcome: RelayCancelOutcome | "final";
+  relay: InternalRelayJson;
+  taker: Address;
+  permit2_nonce: string;
+};

@@ -28,7 +28,7 @@ describe("OpenAPI document (GET /openapi.json)", function () {
     const served = apiRoutes.filter((route) => !route.path.startsWith("/docs")).map((route) => `${route.method} ${route.path.replace(/:([a-z_]+)/g, "{$1}")}`);
     expect(documented.sort()).to.deep.equal(served.sort());
     expect(document.components.securitySchemes).to.have.property("apiKey");
-    for (const path of ["/quote", "/gasless/submit", "/gasless/status/{relay_id}"]) {
+    for (const path of ["/quote", "/gasless/submit", "/gasless/status/{relay_id}", "/gasless/cancel/{relay_id}"]) {
       const [operation] = Object.values(document.paths[path]!);
       expect(operation!.security, path).to.deep.equal([{ apiKey: [] }]);
     }
@@ -110,6 +110,8 @@ describe("OpenAPI document (GET /openapi.json)", function () {
       await client.submitGasless(quote, signature, { idempotencyKey: `openapi-${quote.quote_id}` }); // 200, the same relay
       await client.waitForRelay(relay.relay_id, { intervalMs: 200, timeoutMs: 60_000 });
       await client.getRelay("00000000-0000-4000-8000-000000000000").catch(() => undefined); // 404
+      await client.cancelRelay(relay.relay_id).catch(() => undefined); // 409: final already
+      await client.cancelRelay("00000000-0000-4000-8000-000000000000").catch(() => undefined); // 404
       anonymous.close();
       client.close();
 
@@ -134,6 +136,8 @@ describe("OpenAPI document (GET /openapi.json)", function () {
         "POST /gasless/submit 200",
         "GET /gasless/status/{relay_id} 200",
         "GET /gasless/status/{relay_id} 404",
+        "POST /gasless/cancel/{relay_id} 409",
+        "POST /gasless/cancel/{relay_id} 404",
       ]) {
         expect(seen, expected).to.include(expected);
       }
