@@ -115,10 +115,13 @@ export {
   relayGasLimit,
   relayGasLimitOfCalldata,
 } from "./relay/relayGasLimit";
+export { BATCH_ORDER_GAS, BATCH_ORDER_GAS_NEEDED, BATCH_OVERHEAD_GAS, batchGasLimit } from "./relay/batchGasLimit";
 export { firstBroadcastFees } from "./relay/firstBroadcastFees";
 export type {
   RelayRequestJson,
   RelayTransactionJson,
+  RelayBatchJson,
+  RelayBatchSlotJson,
   RelayJson,
   InternalRelayJson,
   RelayHandoffResult,

@@ -83,4 +83,15 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "batch transactions: one signed transaction on every relay it carries, with the relay's position in it (the SQLite schema at its version 5)",
+    sql: `
+      ALTER TABLE relay_transactions DROP CONSTRAINT relay_transactions_pkey;
+      ALTER TABLE relay_transactions ADD PRIMARY KEY (hash, relay_id);
+      ALTER TABLE relay_transactions ADD COLUMN batch_position INTEGER;
+      ALTER TABLE relay_transactions ADD COLUMN batch_size INTEGER;
+      CREATE INDEX relay_transactions_hash ON relay_transactions (hash);
+    `,
+  },
 ];

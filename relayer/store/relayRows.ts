@@ -1,6 +1,6 @@
 import { getAddress, type Hex } from "viem";
 import type { RelayReason, RelayStatus } from "../../sdk";
-import type { BroadcastFence, LeaseRefusal, NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
+import type { BatchExpectation, BatchRefusal, BroadcastFence, LeaseRefusal, NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
 
 /** A `relays` row as both engines return it: times in milliseconds, addresses lowercase, amounts as text. */
 export type RelayRow = {
@@ -43,6 +43,8 @@ export type TransactionRow = {
   max_priority_fee_per_gas: string;
   sent_at: number;
   mined: number | boolean;
+  batch_position?: number | null;
+  batch_size?: number | null;
 };
 
 export const RELAY_INSERT_COLUMNS = [
@@ -75,7 +77,7 @@ export function relayParams(relay: NewRelay, claim: { owner: string; until: Date
 }
 
 export const TRANSACTION_COLUMNS = [
-  "hash", "relay_id", "kind", "signer", "nonce", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "sent_at", "mined",
+  "hash", "relay_id", "kind", "signer", "nonce", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "sent_at", "mined", "batch_position", "batch_size",
 ] as const;
 
 export function transactionParams(relayId: string, transaction: RelayTransaction) {
@@ -90,6 +92,8 @@ export function transactionParams(relayId: string, transaction: RelayTransaction
     max_priority_fee_per_gas: transaction.maxPriorityFeePerGas.toString(),
     sent_at: transaction.sentAt.getTime(),
     mined: Number(transaction.mined),
+    batch_position: transaction.batch?.position ?? null,
+    batch_size: transaction.batch?.size ?? null,
   };
 }
 
@@ -109,6 +113,7 @@ export function transactionFromRow(row: TransactionRow): RelayTransaction {
     maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
     sentAt: new Date(row.sent_at),
     mined: row.mined === 1 || row.mined === true,
+    batch: row.batch_position === null || row.batch_position === undefined || row.batch_size === null || row.batch_size === undefined ? undefined : { position: row.batch_position, size: row.batch_size },
   };
 }
 
@@ -167,6 +172,17 @@ export function leaseRefusal(row: Pick<RelayRow, "claimed_by" | "lease_until">, 
   if (row.claimed_by === null) return undefined;
   if (row.claimed_by !== fence.owner) return "not_ours";
   return row.lease_until !== null && row.lease_until > fence.now.getTime() ? undefined : "lapsed";
+}
+
+/**
+ * Whether a batch member's row is still what the batch was built from (`recordBatchBroadcast`):
+ * undefined to go ahead, else why not. Both engines decide with this one rule inside their transaction.
+ */
+export function batchMemberRefusal(row: Pick<RelayRow, "claimed_by" | "lease_until" | "status" | "signer" | "signer_nonce">, expect: BatchExpectation, fence: BroadcastFence): BatchRefusal | undefined {
+  const lease = leaseRefusal(row, fence);
+  if (lease !== undefined) return lease;
+  if (expect.kind === "unsent") return (row.status === "accepted" || row.status === "submitted") && row.signer === null ? undefined : "changed";
+  return row.status === "submitted" && row.signer === expect.signer.toLowerCase() && row.signer_nonce === expect.nonce ? undefined : "changed";
 }
 
 export type RevertTallyRow = { kind: "taker" | "integrator"; subject: string; reverts: number | string; last_at: number | string };

@@ -25,8 +25,10 @@ export const relayJsonSchema = z
         max_priority_fee_per_gas: z.string(),
         sent_at: z.string(),
         mined: z.boolean(),
+        batch: z.object({ position: z.number().int().min(0), size: z.number().int().min(1) }).nullable().optional(),
       }),
     ),
+    batch: z.object({ tx_hash: hash, position: z.number().int().min(0), size: z.number().int().min(1) }).nullable().optional(),
     created_at: z.string(),
     updated_at: z.string(),
   });
