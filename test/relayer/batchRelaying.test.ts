@@ -3,30 +3,11 @@ import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
 import { decodeFunctionData, parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
 import { gaslessBatchSwapRouterAbi, permit2Abi, type RelayJson } from "../../sdk";
+import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
-
-/** SwapSettled events of the router for each quote id, from the first block. */
-export async function settlementsByQuote(f: SettlementFixture): Promise<Map<string, number>> {
-  const logs = await f.publicClient.getLogs({ address: f.contracts.gaslessSwapRouter, fromBlock: 0n, toBlock: "latest" });
-  const counts = new Map<string, number>();
-  for (const log of parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs, eventName: "SwapSettled" })) counts.set(log.args.quoteId, (counts.get(log.args.quoteId) ?? 0) + 1);
-  return counts;
-}
-
-/** Quotes, signs and submits one gasless relay per taker, all at once. */
-export async function submitTogether(stack: GaslessStack, takers: readonly LocalAccount[], sellAmount = parseUnits("100", 6)) {
-  return Promise.all(
-    takers.map(async (taker) => {
-      const quote = (await stack.gaslessQuote(taker.address, { sell_amount: sellAmount })).body;
-      const response = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, taker) });
-      expect(response.status, JSON.stringify(response.body)).to.equal(202);
-      return { relayId: response.body.relay_id as string, onchainQuoteId: quote.permit2.message.witness.quoteId as Hex, permit2Nonce: BigInt(quote.permit2.message.nonce), taker };
-    }),
-  );
-}
 
 describe("relayer batching (a real chain, relayer and API)", function () {
   this.timeout(180_000);
