@@ -90,4 +90,26 @@ describe("relayer batching (a real chain, relayer and API)", function () {
       expect(parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" })).to.have.length(1);
     }
   });
+
+  it("a stuck batch is replaced whole (same nonce, same members and positions, bumped fees) and every relay confirms with the replacement", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500", RELAYER_RESUBMIT_SECONDS: "1" } });
+    await setAutomine(false);
+    const relays = await submitTogether(stack, takers.slice(0, 3));
+    const bumped = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId, (relay) => relay.transactions.length >= 2, 20_000)));
+    await mine(1);
+    await setAutomine(true);
+    const done = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId)));
+    expect(done.map((relay) => relay.status)).to.deep.equal(["confirmed", "confirmed", "confirmed"]);
+    const [first, second] = bumped[0]!.transactions;
+    expect(second!.nonce).to.equal(first!.nonce);
+    expect(BigInt(second!.max_fee_per_gas) * 100n >= BigInt(first!.max_fee_per_gas) * 110n).to.equal(true);
+    for (const relay of done) {
+      const positions = relay.transactions.slice(0, 2).map((transaction) => transaction.batch);
+      expect(positions[0]).to.deep.equal(positions[1]);
+      expect(relay.transactions.filter((transaction) => transaction.mined)).to.have.length(1);
+    }
+    expect(new Set(done.map((relay) => relay.tx_hash)).size).to.equal(1);
+    const settled = await settlementsByQuote(f);
+    expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId))).to.deep.equal([1, 1, 1]);
+  });
 });
