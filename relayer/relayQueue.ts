@@ -168,14 +168,21 @@ export class RelayQueue {
       return;
     }
     const alone = this.#goesAlone(relay);
-    // A batch reads its orders' nonces together, right before its simulation.
+    // A batch reads its orders' nonces together, right before its simulation; a relay about to wait
+    // reads its own, so an order filled meanwhile ends instead of waiting.
     if (alone && (await isPermit2NonceUsed(client, this.context.permit2, relay))) {
       await this.#settleWithoutUs(relay);
       return;
     }
+    const spentBeforeWaiting = async () => {
+      if (alone || !(await isPermit2NonceUsed(client, this.context.permit2, relay))) return false;
+      await this.#settleWithoutUs(relay);
+      return true;
+    };
     // A base fee above the operator's cap would get the swap refused (or stuck): wait for it to fall,
     // up to the deadline, rather than fail a relay that can still fill.
     if (head.baseFeePerGas >= config.maxFeeWei) {
+      if (await spentBeforeWaiting()) return;
       this.#waitAndRetry(relay.id, { baseFeePerGas: head.baseFeePerGas.toString(), maxFeeWei: config.maxFeeWei.toString() }, "base fee at or above RELAYER_MAX_FEE_GWEI; waiting for it to fall");
       return;
     }
@@ -188,6 +195,7 @@ export class RelayQueue {
     if (relay.feeWei !== undefined) {
       const cost = gas * (head.baseFeePerGas + fees.maxPriorityFeePerGas);
       if (cost * BPS > relay.feeWei * (BPS + BigInt(config.maxLossBps))) {
+        if (await spentBeforeWaiting()) return;
         this.#belowCost.add(relay.id);
         this.#waitAndRetry(relay.id, { costWei: cost.toString(), feeWei: relay.feeWei.toString(), maxLossBps: config.maxLossBps }, "the gas limit costs more than the signed fee covers; waiting for the base fee to fall");
         return;
