@@ -35,6 +35,8 @@ export type BatchHooks = {
  */
 export class BatchDispatcher {
   readonly #ready = new Map<string, RelayRecord>();
+  /** Relays a worker took and is sending: a second attempt read before their record is not added again. */
+  readonly #sending = new Set<string>();
   #workers = 0;
   #stopped = false;
 
@@ -50,7 +52,7 @@ export class BatchDispatcher {
   }
 
   add(relay: RelayRecord): void {
-    if (this.#stopped) return;
+    if (this.#stopped || this.#sending.has(relay.id)) return;
     this.#ready.set(relay.id, relay);
     this.#drain();
   }
@@ -82,11 +84,14 @@ export class BatchDispatcher {
         pool.unreserve(signer);
         return;
       }
+      for (const relay of picked) this.#sending.add(relay.id);
       try {
         if (picked.length === 1) await this.hooks.sendAlone(picked[0]!, signer, { nonceChecked: false });
         else await this.#sendBatch(picked, signer);
       } catch (error) {
         for (const relay of picked) this.hooks.retryLater(relay.id, error);
+      } finally {
+        for (const relay of picked) this.#sending.delete(relay.id);
       }
     }
   }
