@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { isHex, parseEther, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema } from "../sdk";
+import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema, MAX_GASLESS_BATCH_ORDERS } from "../sdk";
 
 const positiveInt = z.coerce.number().int().positive();
 const gwei = z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5");
@@ -44,6 +44,9 @@ const schema = z.object({
   RELAYER_MAX_REVERTS_PER_TAKER: z.coerce.number().int().min(0).max(1_000_000).default(2),
   RELAYER_MAX_REVERTS_PER_INTEGRATOR: z.coerce.number().int().min(0).max(1_000_000).default(10),
   RELAYER_FEE_TOKENS: feeTokenListSchema.optional(),
+  RELAYER_BATCH_MAX: positiveInt.max(MAX_GASLESS_BATCH_ORDERS).default(32),
+  RELAYER_BATCH_GAS: z.coerce.number().int().min(1_000_000).max(1_000_000_000).optional(),
+  RELAYER_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(0),
 });
 
 /** The relayer's settings, parsed once at start and passed in; nothing else reads the environment. */
@@ -111,6 +114,14 @@ export type RelayerConfig = Readonly<{
    * `RELAYER_FEE_TOKENS`, comma-separated, as the API's; default (undefined) every manifest token.
    */
   feeTokens: readonly string[] | undefined;
+  /**
+   * Batching of first broadcasts (see the README's "Batches"). `max`: orders per transaction
+   * (`RELAYER_BATCH_MAX`, default 32, at most 64; 1 turns batching off). `gas`: the most gas one
+   * batch's limit may take (`RELAYER_BATCH_GAS`; default undefined: a quarter of the latest block's gas
+   * limit, read at start). `waitMs`: how long a signer with room waits for more relays before sending
+   * a batch that is not full (`RELAYER_BATCH_WAIT_MS`, default 0: whatever accumulated meanwhile).
+   */
+  batch: Readonly<{ max: number; gas: bigint | undefined; waitMs: number }>;
 }>;
 
 /** Reads the relayer's settings once; an invalid value stops the start with its name. */
@@ -149,5 +160,10 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     maxRevertsPerTaker: values.RELAYER_MAX_REVERTS_PER_TAKER,
     maxRevertsPerIntegrator: values.RELAYER_MAX_REVERTS_PER_INTEGRATOR,
     feeTokens: values.RELAYER_FEE_TOKENS,
+    batch: {
+      max: values.RELAYER_BATCH_MAX,
+      gas: values.RELAYER_BATCH_GAS === undefined ? undefined : BigInt(values.RELAYER_BATCH_GAS),
+      waitMs: values.RELAYER_BATCH_WAIT_MS,
+    },
   };
 }

@@ -14,9 +14,10 @@ export type RelayCancellation = { outcome: RelayCancelOutcome | "final"; relay: 
 
 /**
  * What one attempt to replace a relay's pending swap with a cancel did: the node's answer, or why
- * nothing was sent (`ended`: final, another relayer's, or its lease lapsed; the owner's watcher acts).
+ * nothing was sent (`ended`: final, another relayer's, or its lease lapsed; the owner's watcher acts;
+ * `in_batch`: its swap is in a batch, which the watcher rebuilds without it rather than cancel the others).
  */
-export type CancelReplacement = SendOutcome | "already_replaced" | "nonce_mined" | "ended";
+export type CancelReplacement = SendOutcome | "already_replaced" | "nonce_mined" | "ended" | "in_batch";
 
 /**
  * `POST /internal/relays/:id/cancel`. The store decides in one transaction (see
@@ -58,6 +59,7 @@ export async function replaceWithCancel(context: RelayContext, relayId: string, 
     const latest = ours.at(-1);
     if (latest === undefined) return "ended";
     if (latest.kind === "cancel") return "already_replaced";
+    if (latest.batch !== undefined) return "in_batch";
     if ((await client.getTransactionCount({ address: signer.address, blockTag: "latest" })) > latest.nonce) return "nonce_mined";
     const head = await context.head.fresh();
     const fees = cancelFees(latest, { baseFeePerGas: head.baseFeePerGas, priorityFeePerGas: config.priorityFeeWei }, config.maxFeeWei);

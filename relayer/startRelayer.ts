@@ -109,7 +109,9 @@ export async function startRelayer(
     const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics };
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
-    queue = new RelayQueue(context, (relayId, options) => watcher.track(relayId, options));
+    // RELAYER_BATCH_GAS, or a quarter of the block gas limit: a batch leaves room in its block for others.
+    const maxBatchGas = config.batch.gas ?? (await client.getBlock({ blockTag: "latest" })).gasLimit / 4n;
+    queue = new RelayQueue(context, (relayId, options) => watcher.track(relayId, options), { maxBatchGas });
     metrics.observe({
       queueDepth: () => queue!.depth,
       tracked: () => watcher.size,

@@ -115,12 +115,15 @@ export {
   relayGasLimit,
   relayGasLimitOfCalldata,
 } from "./relay/relayGasLimit";
+export { BATCH_ORDER_GAS, BATCH_ORDER_GAS_NEEDED, BATCH_OVERHEAD_GAS, batchGasLimit } from "./relay/batchGasLimit";
 export { firstBroadcastFees } from "./relay/firstBroadcastFees";
 export { relayCancelOutcomes, type RelayCancelOutcome } from "./relay/relayCancelOutcome";
 export { encodeInvalidateNonce, permit2NonceBit, type Permit2NonceBit } from "./calldata/invalidateNonce";
 export type {
   RelayRequestJson,
   RelayTransactionJson,
+  RelayBatchJson,
+  RelayBatchSlotJson,
   RelayJson,
   InternalRelayJson,
   RelayHandoffResult,

@@ -93,4 +93,15 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
       ALTER TABLE relays ADD COLUMN cancel_requested_at BIGINT;
     `,
   },
+  {
+    version: 4,
+    name: "batch transactions: one signed transaction on every relay it carries, with the relay's position in it (the SQLite schema at its version 6)",
+    sql: `
+      ALTER TABLE relay_transactions DROP CONSTRAINT relay_transactions_pkey;
+      ALTER TABLE relay_transactions ADD PRIMARY KEY (hash, relay_id);
+      ALTER TABLE relay_transactions ADD COLUMN batch_position INTEGER;
+      ALTER TABLE relay_transactions ADD COLUMN batch_size INTEGER;
+      CREATE INDEX relay_transactions_hash ON relay_transactions (hash);
+    `,
+  },
 ];

@@ -6,6 +6,7 @@ import {
   CANCELLED_UNSENT,
   cancellationDecision,
   endedRefusal,
+  batchMemberRefusal,
   foreignFill,
   leaseRefusal,
   matchOutcome,
@@ -22,6 +23,10 @@ import {
   type TransactionRow,
 } from "./relayRows";
 import type {
+  BatchMember,
+  BatchRecording,
+  BatchRecordingRequest,
+  BatchRefusal,
   BroadcastFence,
   BroadcastRecording,
   CancellationRequest,
@@ -171,6 +176,47 @@ class PostgresRelayStore implements RelayStore {
     });
   }
 
+  async recordBatchBroadcast(batch: BatchRecordingRequest, fence: BroadcastFence): Promise<BatchRecording> {
+    return withTransaction(this.#pool, async (client): Promise<BatchRecording> => {
+      // Row locks, in one order for every relayer, against a claim or a cancellation of any member.
+      const ids = batch.members.map((member) => member.relayId);
+      const { rows } = await client.query<RelayRow>("SELECT * FROM relays WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE", [ids]);
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      const refused: { relayId: string; refusal: BatchRefusal }[] = [];
+      for (const id of ids) {
+        const row = byId.get(id);
+        const refusal = row === undefined ? "changed" : batchMemberRefusal(row, batch.expect, fence, batch.transaction.kind);
+        if (refusal !== undefined) refused.push({ relayId: id, refusal });
+      }
+      if (refused.length > 0) return { outcome: "refused", refused };
+      const { transaction } = batch;
+      for (const member of batch.members) {
+        await insertTransaction(client, member.relayId, { ...transaction, mined: false, batch: { position: member.position, size: batch.members.length } });
+      }
+      await client.query(
+        `UPDATE relays SET status = CASE WHEN status = 'accepted' THEN 'submitted' ELSE status END, signer = $2, signer_nonce = $3, updated_at = $4 WHERE id = ANY($1::text[])`,
+        [ids, transaction.signer.toLowerCase(), transaction.nonce, transaction.sentAt.getTime()],
+      );
+      return { outcome: "recorded" };
+    });
+  }
+
+  async batchMembers(hash: Hex): Promise<BatchMember[]> {
+    const { rows } = await this.#pool.query<{ relay_id: string; batch_position: number }>(
+      "SELECT relay_id, batch_position FROM relay_transactions WHERE hash = $1 AND batch_position IS NOT NULL ORDER BY batch_position",
+      [hash.toLowerCase()],
+    );
+    return rows.map((row) => ({ relayId: row.relay_id, position: row.batch_position }));
+  }
+
+  async latestAtNonce(signer: Address, nonce: number): Promise<Hex | undefined> {
+    const { rows } = await this.#pool.query<{ hash: string }>(
+      "SELECT hash FROM relay_transactions WHERE signer = $1 AND nonce = $2 AND raw IS NOT NULL ORDER BY sent_at DESC, seq DESC LIMIT 1",
+      [signer.toLowerCase(), nonce],
+    );
+    return rows[0]?.hash as Hex | undefined;
+  }
+
   async updateRelay(relayId: string, update: RelayUpdate): Promise<void> {
     await withTransaction(this.#pool, async (client) => {
       const { rows } = await client.query<{ status: RelayRow["status"] }>("SELECT status FROM relays WHERE id = $1 FOR UPDATE", [relayId]);
@@ -289,7 +335,7 @@ async function insertTransaction(client: Queryable, relayId: string, transaction
   const row = transactionParams(relayId, transaction);
   await client.query(
     `INSERT INTO relay_transactions (${TRANSACTION_COLUMNS.join(", ")}) VALUES (${TRANSACTION_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")})
-     ON CONFLICT (hash) DO NOTHING`,
+     ON CONFLICT (hash, relay_id) DO NOTHING`,
     TRANSACTION_COLUMNS.map((column) => row[column]),
   );
 }

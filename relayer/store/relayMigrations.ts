@@ -140,4 +140,33 @@ export const relayMigrations: readonly Migration[] = [
       CREATE INDEX relays_open ON relays (status) WHERE status IN ('accepted', 'submitted');
     `,
   },
+  {
+    version: 6,
+    name: "batch transactions: one signed transaction on every relay it carries, with the relay's position in it",
+    sql: `
+      CREATE TABLE relay_transactions_batched (
+        hash                      TEXT NOT NULL,
+        relay_id                  TEXT NOT NULL REFERENCES relays (id),
+        kind                      TEXT NOT NULL CHECK (kind IN ('swap', 'cancel')),
+        signer                    TEXT NOT NULL,
+        nonce                     INTEGER NOT NULL,
+        raw                       TEXT,
+        max_fee_per_gas           TEXT NOT NULL,
+        max_priority_fee_per_gas  TEXT NOT NULL,
+        sent_at                   INTEGER NOT NULL,
+        mined                     INTEGER NOT NULL DEFAULT 0,
+        -- A batch transaction's rows (one per relay, same hash) are the batch record: signer, nonce, members and positions.
+        batch_position            INTEGER,
+        batch_size                INTEGER,
+        PRIMARY KEY (hash, relay_id)
+      ) STRICT;
+      INSERT INTO relay_transactions_batched (hash, relay_id, kind, signer, nonce, raw, max_fee_per_gas, max_priority_fee_per_gas, sent_at, mined)
+        SELECT hash, relay_id, kind, signer, nonce, raw, max_fee_per_gas, max_priority_fee_per_gas, sent_at, mined FROM relay_transactions ORDER BY rowid;
+      DROP TABLE relay_transactions;
+      ALTER TABLE relay_transactions_batched RENAME TO relay_transactions;
+      CREATE INDEX relay_transactions_relay ON relay_transactions (relay_id, sent_at);
+      CREATE INDEX relay_transactions_signer_nonce ON relay_transactions (signer, nonce);
+      CREATE INDEX relay_transactions_hash ON relay_transactions (hash);
+    `,
+  },
 ];

@@ -1,6 +1,6 @@
 import { getAddress, type Hex } from "viem";
 import { isFinalRelayStatus, type RelayReason, type RelayStatus } from "../../sdk";
-import type { BroadcastFence, CancellationDecision, LeaseRefusal, NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
+import type { BatchExpectation, BatchRefusal, BroadcastFence, CancellationDecision, LeaseRefusal, NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
 
 /** A `relays` row as both engines return it: times in milliseconds, addresses lowercase, amounts as text. */
 export type RelayRow = {
@@ -44,6 +44,8 @@ export type TransactionRow = {
   max_priority_fee_per_gas: string;
   sent_at: number;
   mined: number | boolean;
+  batch_position?: number | null;
+  batch_size?: number | null;
 };
 
 export const RELAY_INSERT_COLUMNS = [
@@ -76,7 +78,7 @@ export function relayParams(relay: NewRelay, claim: { owner: string; until: Date
 }
 
 export const TRANSACTION_COLUMNS = [
-  "hash", "relay_id", "kind", "signer", "nonce", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "sent_at", "mined",
+  "hash", "relay_id", "kind", "signer", "nonce", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "sent_at", "mined", "batch_position", "batch_size",
 ] as const;
 
 export function transactionParams(relayId: string, transaction: RelayTransaction) {
@@ -91,6 +93,8 @@ export function transactionParams(relayId: string, transaction: RelayTransaction
     max_priority_fee_per_gas: transaction.maxPriorityFeePerGas.toString(),
     sent_at: transaction.sentAt.getTime(),
     mined: Number(transaction.mined),
+    batch_position: transaction.batch?.position ?? null,
+    batch_size: transaction.batch?.size ?? null,
   };
 }
 
@@ -110,6 +114,7 @@ export function transactionFromRow(row: TransactionRow): RelayTransaction {
     maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
     sentAt: new Date(row.sent_at),
     mined: row.mined === 1 || row.mined === true,
+    batch: row.batch_position === null || row.batch_position === undefined || row.batch_size === null || row.batch_size === undefined ? undefined : { position: row.batch_position, size: row.batch_size },
   };
 }
 
@@ -188,6 +193,20 @@ export function cancellationDecision(row: Pick<RelayRow, "status" | "signer">): 
 
 /** The error text of a relay cancelled before anything of it was in flight. */
 export const CANCELLED_UNSENT = "cancelled by the integrator before the swap was broadcast";
+
+/**
+ * Whether a batch member's row is still what the batch was built from (`recordBatchBroadcast`):
+ * undefined to go ahead, else why not. Both engines decide with this one rule inside their transaction.
+ */
+export function batchMemberRefusal(row: Pick<RelayRow, "claimed_by" | "lease_until" | "status" | "signer" | "signer_nonce" | "cancel_requested_at">, expect: BatchExpectation, fence: BroadcastFence, kind: RelayTransaction["kind"]): BatchRefusal | undefined {
+  const lease = leaseRefusal(row, fence);
+  if (lease !== undefined) return lease;
+  // A relay whose cancellation was asked joins no batch swap, first or replacement: the rebuild leaves
+  // it out (a cancel that frees the batch's nonce is still recorded on it).
+  if (kind === "swap" && row.cancel_requested_at !== null) return "changed";
+  if (expect.kind === "unsent") return (row.status === "accepted" || row.status === "submitted") && row.signer === null ? undefined : "changed";
+  return row.status === "submitted" && row.signer === expect.signer.toLowerCase() && row.signer_nonce === expect.nonce ? undefined : "changed";
+}
 
 export type RevertTallyRow = { kind: "taker" | "integrator"; subject: string; reverts: number | string; last_at: number | string };
 

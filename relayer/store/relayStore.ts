@@ -44,6 +44,19 @@ export interface RelayStore {
    * Undefined when there is no such relay.
    */
   requestCancellation(relayId: string, at: Date): Promise<CancellationRequest | undefined>;
+  /**
+   * Persists one signed batch transaction on every relay it carries (with the relay's position), in
+   * one database transaction, before its broadcast: all of it or nothing. Each member must still be
+   * what the caller built the batch from (`expect`): for a first broadcast an open relay with no
+   * signer; for a replacement a `submitted` relay on that signer and nonce. A member that changed
+   * (ended, cancelled, sent by someone else) or whose lease is not ours refuses the whole write, and
+   * the caller rebuilds the batch without it.
+   */
+  recordBatchBroadcast(batch: BatchRecordingRequest, fence: BroadcastFence): Promise<BatchRecording>;
+  /** The relays a batch transaction carries, by position (empty for an unknown hash). */
+  batchMembers(hash: Hex): Promise<BatchMember[]>;
+  /** The hash of the newest transaction recorded at this signer's nonce, for any relay. */
+  latestAtNonce(signer: Address, nonce: number): Promise<Hex | undefined>;
   /** Ends or advances a relay; `minedHash` marks the transaction that was mined (a copier's is added). */
   updateRelay(relayId: string, update: RelayUpdate): Promise<void>;
   /** The deploy block hash of the chain run these relays belong to, if recorded. */
@@ -101,6 +114,14 @@ export type LeaseRefusal = "not_ours" | "lapsed";
 /** `ended`: the relay is final (cancelled first, say), or it is a swap of a relay whose cancellation was asked. */
 export type BroadcastRefusal = LeaseRefusal | "ended";
 
+/** A relay's place in a batch transaction. */
+export type BatchMember = { relayId: string; position: number };
+/** What every member must still be when the batch is recorded. */
+export type BatchExpectation = { kind: "unsent" } | { kind: "pending"; signer: Address; nonce: number };
+export type BatchRecordingRequest = { transaction: NewRelayTransaction; members: readonly BatchMember[]; expect: BatchExpectation };
+export type BatchRefusal = LeaseRefusal | "changed";
+export type BatchRecording = { outcome: "recorded" } | { outcome: "refused"; refused: { relayId: string; refusal: BatchRefusal }[] };
+
 export type ClaimedRelay = { relay: RelayRecord; previousOwner: string | undefined };
 
 export type NewRelay = {
@@ -139,7 +160,11 @@ export type RelayTransaction = {
   maxPriorityFeePerGas: bigint;
   sentAt: Date;
   mined: boolean;
+  /** For a batch transaction (`swapGaslessBatch`, or a cancel replacing one): this relay's position and the batch's size. */
+  batch?: BatchSlot | undefined;
 };
+
+export type BatchSlot = { position: number; size: number };
 
 export type NewRelayTransaction = Omit<RelayTransaction, "mined">;
 

@@ -4,8 +4,12 @@ import { dirname } from "node:path";
 import { getAddress, type Address, type Hex } from "viem";
 import { applySqliteMigrations, canMoveRelay } from "../../sdk";
 import { relayMigrations } from "./relayMigrations";
-import { CANCELLED_UNSENT, cancellationDecision, endedRefusal, foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, REVERT_TALLY_SQL, revertTallyFromRow, transactionFromRow, transactionParams, type RelayRow, type RevertTallyRow, type TransactionRow } from "./relayRows";
+import { CANCELLED_UNSENT, cancellationDecision, endedRefusal, batchMemberRefusal, foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, REVERT_TALLY_SQL, revertTallyFromRow, transactionFromRow, transactionParams, type RelayRow, type RevertTallyRow, type TransactionRow } from "./relayRows";
 import type {
+  BatchMember,
+  BatchRecording,
+  BatchRecordingRequest,
+  BatchRefusal,
   BroadcastFence,
   BroadcastRecording,
   CancellationRequest,
@@ -69,8 +73,10 @@ class SqliteRelayStore implements RelayStore {
         VALUES (${RELAY_INSERT_COLUMNS.map((column) => `@${column}`).join(", ")}, 'accepted', @created_at)`),
       transactions: db.prepare("SELECT * FROM relay_transactions WHERE relay_id = ? ORDER BY sent_at, rowid"),
       insertTransaction: db.prepare(`INSERT INTO relay_transactions (hash, relay_id, kind, signer, nonce, raw, max_fee_per_gas,
-        max_priority_fee_per_gas, sent_at, mined) VALUES (@hash, @relay_id, @kind, @signer, @nonce, @raw, @max_fee_per_gas,
-        @max_priority_fee_per_gas, @sent_at, @mined) ON CONFLICT (hash) DO NOTHING`),
+        max_priority_fee_per_gas, sent_at, mined, batch_position, batch_size) VALUES (@hash, @relay_id, @kind, @signer, @nonce, @raw, @max_fee_per_gas,
+        @max_priority_fee_per_gas, @sent_at, @mined, @batch_position, @batch_size) ON CONFLICT (hash, relay_id) DO NOTHING`),
+      batchMembers: db.prepare("SELECT relay_id, batch_position FROM relay_transactions WHERE hash = ? AND batch_position IS NOT NULL ORDER BY batch_position"),
+      latestAtNonce: db.prepare("SELECT hash FROM relay_transactions WHERE signer = ? AND nonce = ? AND raw IS NOT NULL ORDER BY sent_at DESC, rowid DESC LIMIT 1"),
       markMined: db.prepare("UPDATE relay_transactions SET mined = 1 WHERE hash = ? AND relay_id = ?"),
       submitted: db.prepare(`UPDATE relays SET status = CASE WHEN status = 'accepted' THEN 'submitted' ELSE status END,
         signer = @signer, signer_nonce = @nonce, updated_at = @at WHERE id = @id`),
@@ -174,6 +180,35 @@ class SqliteRelayStore implements RelayStore {
         return { decision, relay: this.#record(this.#statements.byId.get(relayId) as RelayRow) };
       })
       .immediate();
+  }
+
+  async recordBatchBroadcast(batch: BatchRecordingRequest, fence: BroadcastFence): Promise<BatchRecording> {
+    return this.#db
+      .transaction((): BatchRecording => {
+        const refused: { relayId: string; refusal: BatchRefusal }[] = [];
+        for (const member of batch.members) {
+          const row = this.#statements.byId.get(member.relayId) as RelayRow | undefined;
+          const refusal = row === undefined ? "changed" : batchMemberRefusal(row, batch.expect, fence, batch.transaction.kind);
+          if (refusal !== undefined) refused.push({ relayId: member.relayId, refusal });
+        }
+        if (refused.length > 0) return { outcome: "refused", refused };
+        const { transaction } = batch;
+        for (const member of batch.members) {
+          this.#statements.insertTransaction.run(transactionParams(member.relayId, { ...transaction, mined: false, batch: { position: member.position, size: batch.members.length } }));
+          this.#statements.submitted.run({ id: member.relayId, signer: transaction.signer.toLowerCase(), nonce: transaction.nonce, at: transaction.sentAt.getTime() });
+        }
+        return { outcome: "recorded" };
+      })
+      .immediate();
+  }
+
+  async batchMembers(hash: Hex): Promise<BatchMember[]> {
+    return (this.#statements.batchMembers.all(hash.toLowerCase()) as { relay_id: string; batch_position: number }[]).map((row) => ({ relayId: row.relay_id, position: row.batch_position }));
+  }
+
+  async latestAtNonce(signer: Address, nonce: number): Promise<Hex | undefined> {
+    const row = this.#statements.latestAtNonce.get(signer.toLowerCase(), nonce) as { hash: string } | undefined;
+    return row?.hash as Hex | undefined;
   }
 
   async updateRelay(relayId: string, update: RelayUpdate): Promise<void> {

@@ -52,7 +52,14 @@ export type RelayTransactionJson = {
   sent_at: string;
   /** This hash is the one that was mined for the relay (ours, or a copier's fill). */
   mined: boolean;
+  /** A batch transaction (`swapGaslessBatch`, or a cancel replacing one): the relay's position in it (from 0) and its size; null for a transaction of its own. */
+  batch?: RelayBatchSlotJson | null;
 };
+
+export type RelayBatchSlotJson = { position: number; size: number };
+
+/** The batch transaction that carries a relay (the mined one once there is one, else the latest), with the relay's place in it. */
+export type RelayBatchJson = { tx_hash: Hex; position: number; size: number };
 
 /** A relay as `POST /gasless/submit` and `GET /gasless/status/{relay_id}` return it. */
 export type RelayJson = {
@@ -66,6 +73,8 @@ export type RelayJson = {
   transactions: RelayTransactionJson[];
   /** When the integrator asked to cancel it (`POST /gasless/cancel/{relay_id}`), else null. */
   cancel_requested_at: string | null;
+  /** Set when the relay went out in a batch transaction (additive; absent from older relayers). */
+  batch?: RelayBatchJson | null;
   created_at: string;
   updated_at: string;
 };

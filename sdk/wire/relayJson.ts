@@ -26,9 +26,11 @@ export const relayJsonSchema = z
         max_priority_fee_per_gas: z.string(),
         sent_at: z.string(),
         mined: z.boolean(),
+        batch: z.object({ position: z.number().int().min(0), size: z.number().int().min(1) }).nullable().optional(),
       }),
     ),
     cancel_requested_at: z.string().nullable(),
+    batch: z.object({ tx_hash: hash, position: z.number().int().min(0), size: z.number().int().min(1) }).nullable().optional(),
     created_at: z.string(),
     updated_at: z.string(),
   });
