@@ -71,7 +71,7 @@ export type BatchReplacement =
   | { outcome: SendOutcome; hash: Hex; kind: "swap" | "cancel"; members: string[] }
   /** No valid replacement under RELAYER_MAX_FEE_GWEI: the previous transaction was sent again. */
   | { outcome: "ceiling"; resent: SendOutcome }
-  /** Every member changed or went to another relayer: nothing was signed. */
+  /** Every member changed or went to another relayer, or another replacement came first: nothing was signed. */
   | { outcome: "empty" };
 
 /**
@@ -100,6 +100,9 @@ export async function replaceBatch(
       relay !== undefined && relay.status === "submitted" && relay.signerNonce === latest.nonce && relay.signer?.toLowerCase() === signer.address.toLowerCase(),
   );
   return signer.exclusive(async () => {
+    // Another replacement of the same transaction (the watcher's bump, a cancellation) went first.
+    const newest = await store.latestAtNonce(signer.address, latest.nonce);
+    if (newest !== undefined && newest.toLowerCase() !== latest.hash.toLowerCase()) return { outcome: "empty" };
     let keep = relays.filter((relay) => !options.exclude.has(relay.id));
     let kind = options.kind;
     // Nobody left to swap for: the nonce is freed by a cancel recorded on those still holding it.

@@ -1,10 +1,11 @@
 import { isFinalRelayStatus, type RelayCancelOutcome } from "../sdk";
+import { replaceBatch } from "./batchBroadcast";
 import { RelayLeaseError, signPersistSend, type SendOutcome } from "./broadcaster";
 import { replacementFees, type Fees } from "./feeBump";
 import type { RelayContext } from "./relayContext";
 import { relayOwnership } from "./relayOwnership";
 import type { Signer } from "./signerPool";
-import type { RelayRecord } from "./store/relayStore";
+import type { RelayRecord, RelayTransaction } from "./store/relayStore";
 
 /** Told when a relay's latest transaction must be followed (and, with `resend`, sent again). */
 export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
@@ -14,10 +15,9 @@ export type RelayCancellation = { outcome: RelayCancelOutcome | "final"; relay: 
 
 /**
  * What one attempt to replace a relay's pending swap with a cancel did: the node's answer, or why
- * nothing was sent (`ended`: final, another relayer's, or its lease lapsed; the owner's watcher acts;
- * `in_batch`: its swap is in a batch, which the watcher rebuilds without it rather than cancel the others).
+ * nothing was sent (`ended`: final, another relayer's, or its lease lapsed; the owner's watcher acts).
  */
-export type CancelReplacement = SendOutcome | "already_replaced" | "nonce_mined" | "ended" | "in_batch";
+export type CancelReplacement = SendOutcome | "already_replaced" | "nonce_mined" | "ended";
 
 /**
  * `POST /internal/relays/:id/cancel`. The store decides in one transaction (see
@@ -52,6 +52,8 @@ export async function cancelRelay(context: RelayContext, relayId: string, track:
  */
 export async function replaceWithCancel(context: RelayContext, relayId: string, signer: Signer): Promise<CancelReplacement> {
   const { client, config, store, logger } = context;
+  const batched = await pendingBatchSwap(context, relayId, signer);
+  if (batched !== undefined) return leaveBatch(context, batched.relay, signer, batched.latest);
   return signer.exclusive(async () => {
     const relay = await store.getRelay(relayId);
     if (relay === undefined || isFinalRelayStatus(relay.status) || relay.signerNonce === undefined || relay.signer !== signer.address) return "ended";
@@ -59,7 +61,6 @@ export async function replaceWithCancel(context: RelayContext, relayId: string, 
     const latest = ours.at(-1);
     if (latest === undefined) return "ended";
     if (latest.kind === "cancel") return "already_replaced";
-    if (latest.batch !== undefined) return "in_batch";
     if ((await client.getTransactionCount({ address: signer.address, blockTag: "latest" })) > latest.nonce) return "nonce_mined";
     const head = await context.head.fresh();
     const fees = cancelFees(latest, { baseFeePerGas: head.baseFeePerGas, priorityFeePerGas: config.priorityFeeWei }, config.maxFeeWei);
@@ -81,6 +82,30 @@ export async function replaceWithCancel(context: RelayContext, relayId: string, 
     logger.info({ relayId, hash: sent.hash, nonce: latest.nonce, maxFeePerGas: fees.maxFeePerGas.toString(), outcome: sent.outcome, error: sent.error }, "cancellation: pending swap replaced with a self-transfer");
     return sent.outcome;
   });
+}
+
+/** The relay's pending swap when it is a batch transaction (which carries others), else undefined. */
+async function pendingBatchSwap(context: RelayContext, relayId: string, signer: Signer): Promise<{ relay: RelayRecord; latest: RelayTransaction } | undefined> {
+  const relay = await context.store.getRelay(relayId);
+  if (relay === undefined || isFinalRelayStatus(relay.status) || relay.signer !== signer.address) return undefined;
+  const latest = relay.transactions.filter((transaction) => transaction.raw !== undefined && transaction.signer === signer.address && transaction.nonce === relay.signerNonce).at(-1);
+  return latest?.kind === "swap" && latest.batch !== undefined ? { relay, latest } : undefined;
+}
+
+/**
+ * A cancelled relay whose swap is in a pending batch: the batch is signed again at its nonce without it
+ * (fees bumped), rather than replaced by a self-transfer that would cancel every order in it. The relay
+ * ends `cancelled` once its nonce is mined by the rebuilt batch (or `confirmed`, if the old one won).
+ */
+async function leaveBatch(context: RelayContext, relay: RelayRecord, signer: Signer, latest: RelayTransaction): Promise<CancelReplacement> {
+  if ((await context.client.getTransactionCount({ address: signer.address, blockTag: "latest" })) > latest.nonce) return "nonce_mined";
+  const previous = { hash: latest.hash, raw: latest.raw!, nonce: latest.nonce, fees: { maxFeePerGas: latest.maxFeePerGas, maxPriorityFeePerGas: latest.maxPriorityFeePerGas }, router: relay.router };
+  const replaced = await replaceBatch(context, signer, previous, { exclude: new Set([relay.id]), kind: "swap", head: await context.head.fresh() });
+  if (replaced.outcome === "ceiling") return replaced.resent;
+  if (replaced.outcome === "empty") return "already_replaced";
+  if (replaced.kind === "cancel") for (const id of replaced.members) await context.store.updateRelay(id, { cancelling: true, at: context.now() });
+  context.logger.info({ relayId: relay.id, hash: replaced.hash, kind: replaced.kind, outcome: replaced.outcome }, "cancellation: the relay's batch was signed again without it");
+  return replaced.outcome;
 }
 
 /**

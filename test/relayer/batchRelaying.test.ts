@@ -76,6 +76,33 @@ describe("relayer batching (a real chain, relayer and API)", function () {
     expect(counts.taker).to.equal(1);
   });
 
+  it("cancelling one relay of a pending batch rebuilds the batch without it (same nonce): the others confirm, it ends cancelled and never settles", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500" } });
+    await setAutomine(false);
+    const relays = await submitTogether(stack, takers.slice(0, 3));
+    const pending = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId, (relay) => relay.status === "submitted")));
+    expect(new Set(pending.map((relay) => relay.tx_hash)).size).to.equal(1);
+    const victim = relays[1]!;
+    const response = await stack.api.request("POST", `/gasless/cancel/${victim.relayId}`, { headers: { authorization: `Bearer ${stack.api.apiKey.secret}` } });
+    expect(response.status, JSON.stringify(response.body)).to.equal(200);
+    expect((response.body as { outcome: string }).outcome).to.equal("cancelling");
+    // The watcher's next tick signs the rebuilt batch for the two others at the same nonce.
+    const rebuilt = await stack.waitFor(relays[0]!.relayId, (relay) => relay.transactions.length >= 2, 20_000);
+    const [first, second] = rebuilt.transactions;
+    expect(second!.nonce).to.equal(first!.nonce);
+    expect(second!.batch).to.deep.include({ size: 2 });
+    await mine(1);
+    await setAutomine(true);
+    const done = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId)));
+    expect(done.map((relay) => relay.status)).to.deep.equal(["confirmed", "cancelled", "confirmed"]);
+    expect(done[0]!.tx_hash).to.equal(done[2]!.tx_hash);
+    expect(done[0]!.tx_hash).to.equal(second!.hash);
+    const settled = await settlementsByQuote(f);
+    expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([1, 0, 1]);
+    const counts = await stack.relayer!.context.store.revertCounts({ taker: victim.taker.address, integratorId: stack.api.integratorId, since: new Date(0) });
+    expect(counts.taker).to.equal(0);
+  });
+
   it("RELAYER_BATCH_MAX=1 keeps one relay per transaction, each a plain swapGasless with no batch", async () => {
     stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_MAX: "1", RELAYER_BATCH_WAIT_MS: "1500" } });
     const relays = await submitTogether(stack, takers.slice(0, 3));
