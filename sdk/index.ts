@@ -94,6 +94,16 @@ export { PayloadFieldError, OnboardingMessageError } from "./errors/onboarding";
 export { onboardIntegrator, OnboardingRequestError, type OnboardIntegratorParameters, type OnboardedIntegrator } from "./onboarding/onboardingClient";
 export { ChainClock } from "./chain/chainClock";
 export { ChainHead, type BlockHead } from "./chain/chainHead";
+export {
+  NetworkFeeModel,
+  cappedPriorityFee,
+  l1DataFeeWei,
+  l1FeeModels,
+  ARB_GAS_INFO,
+  type L1FeeModel,
+  type L1DataPrice,
+  type BlockFees,
+} from "./chain/networkFeeModel";
 export { isRevertError } from "./chain/revertError";
 export { applySqliteMigrations, type Migration, type MigratableDatabase } from "./storage/sqliteMigrations";
 export {
