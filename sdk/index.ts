@@ -177,7 +177,7 @@ export {
   TransactionRevertedError,
   RelayTimeoutError,
 } from "./errors/client";
-export { quoteJsonSchema, permit2TypedDataJsonSchema, type QuoteJson } from "./wire/quoteJson";
+export { quoteJsonSchema, priceJsonSchema, permit2TypedDataJsonSchema, type QuoteJson, type PriceJson } from "./wire/quoteJson";
 export { snapshotJsonSchema, type SnapshotJson } from "./wire/snapshotJson";
 export { tokenListJsonSchema, type TokenListJson } from "./wire/tokenListJson";
 export { relayJsonSchema } from "./wire/relayJson";

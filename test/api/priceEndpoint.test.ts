@@ -4,6 +4,7 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { formatEther, formatUnits, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { loadApiConfig } from "../../api/config";
+import { createTradingClient } from "../../sdk";
 import { createApiKey, viewProfile } from "../fixtures/onboardingApi";
 import { closeSharedQuoteApis, quoteReady, startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
 
@@ -84,6 +85,22 @@ describe("GET /price: an indicative quote", () => {
     expect(profile.body.integrators[0].api_keys[0]).to.include({ quote_rate_limit_per_minute: 2, price_rate_limit_per_minute: 6 });
     const created = await createApiKey(api, api.owner, api.integratorId, "second key");
     expect(created.body).to.include({ quote_rate_limit_per_minute: 2, price_rate_limit_per_minute: 6 });
+  });
+
+  it("the SDK client's getPrice asks GET /price and parses the body (no tx, no permit2)", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const client = createTradingClient({ apiUrl: api.url, apiKey: api.apiKey.secret, maxAttempts: 1 });
+    try {
+      const parameters = { sellToken: f.token("USDC"), buyToken: f.token("WETH"), sellAmount: parseUnits("50", 6), taker: freshTaker(), feeBps: 10 };
+      const price = await client.getPrice(parameters);
+      const quote = await client.getQuote(parameters);
+      expect(price).to.not.have.any.keys("quote_id", "tx", "permit2");
+      expect(price.buy_amount).to.equal(quote.buy_amount);
+      expect(price.platform_fee.fees).to.have.length(1);
+      expect(price.network_fee?.gas).to.equal(String(quote.tx.estimated_gas));
+    } finally {
+      client.close();
+    }
   });
 
   it("PRICE_RATE_LIMIT_MULTIPLIER defaults to 5 (five times the quote limit)", () => {
