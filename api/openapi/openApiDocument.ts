@@ -6,6 +6,7 @@ import {
   healthJsonSchema,
   integratorProfilesJsonSchema,
   nonceJsonSchema,
+  priceJsonSchema,
   quoteJsonSchema,
   relayJsonSchema,
   revokedApiKeyJsonSchema,
@@ -39,6 +40,7 @@ const responseSchemas = {
   SupportedTokenSnapshot: snapshotJsonSchema,
   TokenList: tokenListJsonSchema,
   Quote: quoteJsonSchema,
+  Price: priceJsonSchema,
   Relay: relayJsonSchema,
   Ready: z.object({
     status: z.enum(["ready", "not_ready"]),
@@ -260,6 +262,23 @@ export function buildOpenApiDocument(): Record<string, unknown> {
             taker: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
           }),
           responses: { ...ok(200, "The quote", "Quote"), ...errors(400, 401, 403, 429, 503) },
+        },
+      },
+      "/price": {
+        get: {
+          operationId: "getPrice",
+          tags: ["trading"],
+          summary: "An indicative price: the quote's route, amounts, fees and gas, without a transaction",
+          description:
+            "The parameters, admission, 400s and `quote_probe` bucket of GET /quote; then a point of the key's own `price:read` bucket (`price_rate_limit_per_minute`, PRICE_RATE_LIMIT_MULTIPLIER × its quote limit) instead of `quote:read`. No `quote_id`, `tx` or `permit2`: no Permit2 nonce is reserved and no quote is recorded, so it cannot be executed or submitted.",
+          security: bearer,
+          parameters: parametersOf(quoteQuerySchema, "query", quoteParameterDescriptions, {
+            sell_token: "USDC",
+            buy_token: "WETH",
+            sell_amount: "1000000000",
+            taker: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+          }),
+          responses: { ...ok(200, "The price", "Price"), ...errors(400, 401, 403, 429, 503) },
         },
       },
       "/gasless/submit": {
