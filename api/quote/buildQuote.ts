@@ -122,7 +122,7 @@ export type Quote = Readonly<{
   integratorSlug: string;
   order: SwapOrder;
   tx: { to: Address; data: Hex; value: bigint; estimatedGas: number; signatureOffset: number | undefined };
-  /** The Permit2 typed data the taker signs (permit settlement only); the response adds EIP712Domain to its types. */
+  /** The Permit2 typed data the taker signs (firm permit quotes only); the response adds EIP712Domain to its types. */
   permit2: ReturnType<typeof buildSwapPermitTypedData> | ReturnType<typeof buildGaslessPermitTypedData> | undefined;
   /** Permit settlement: the Permit2 nonce the taker signs (indicative: the one it would sign, not reserved). */
   permit2Nonce: bigint | undefined;
@@ -385,12 +385,13 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
       const fee = { relayerFee: relayerFee.amount, relayerFeeRecipient: relayerFee.recipient };
       const { data, signatureOffset } = encodeSwapGasless(order, query.taker, fee, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };
-      permit2 = buildGaslessPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce, ...fee });
+      // A price has nothing to sign: its typed data is not built.
+      if (kind === "firm") permit2 = buildGaslessPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce, ...fee });
       estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, relayerFee.amount > 0n));
     } else {
       const { data, signatureOffset } = encodeSwapWithPermit(order, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };
-      permit2 = buildSwapPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
+      if (kind === "firm") permit2 = buildSwapPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
       estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, false));
     }
   } else if (sellsNative) {
