@@ -51,6 +51,8 @@ const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
 /** Nonces tried per word against the other instances' reservations before the next word. */
 const SHARED_NONCE_TRIES = 8;
+/** How old a head GET /price may be priced at: about four blocks of chain 4663, well under a UI's polling interval. */
+const PRICE_HEAD_MAX_AGE_MS = 1000;
 /** Dense nonce words tried (cheap to fill) before a taker who used them all gets a random word. */
 const DENSE_NONCE_WORDS = 4n;
 
@@ -278,7 +280,9 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   // The quote is priced at the pool snapshot of the latest head, and every other read is at that same
   // block. Its hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers),
   // and its timestamp starts the deadline: chain time, not server time, is what the router checks.
-  const head = await engine.heads.fresh();
+  // A firm quote reads the head now (a client that waited for its receipt must see it); a price may
+  // reuse one read within PRICE_HEAD_MAX_AGE_MS, which spares a polling UI's price the round trip.
+  const head = kind === "firm" ? await engine.heads.fresh() : await engine.heads.recent(PRICE_HEAD_MAX_AGE_MS);
   const [pools, fees] = await Promise.all([engine.pools.at(client, head, chain.tokens.pools()), engine.fees.at(head)]);
   const block = pools.block;
   const blockNumber = block.number;
