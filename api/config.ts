@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "viem";
-import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema } from "../sdk";
+import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema, l1FeeModels, type L1FeeModel } from "../sdk";
 
 /** `true`/`false`/`1`/`0` (any case); anything else is a configuration error, not a silent false. */
 const booleanFlag = z
@@ -117,6 +117,8 @@ const schema = z.object({
   // The spec allows the probe bucket "up to 10 times" the quote allowance.
   QUOTE_PROBE_MULTIPLIER: positiveInt.max(10).default(10),
   STATUS_RATE_LIMIT_MULTIPLIER: positiveInt.max(1000).default(10),
+  PRICE_RATE_LIMIT_MULTIPLIER: positiveInt.max(1000).default(5),
+  L1_FEE_MODEL: z.enum(l1FeeModels).default("none"),
   RELAYER_URL: z
     .string()
     .default("http://127.0.0.1:8090")
@@ -245,6 +247,13 @@ export type ApiConfig = Readonly<{
    * (its `status_rate_limit_per_minute`). `STATUS_RATE_LIMIT_MULTIPLIER`, default 10.
    */
   statusRateLimitMultiplier: number;
+  /**
+   * A key's GET /price requests per minute (its `price_rate_limit_per_minute`) are this many times its
+   * quote_rate_limit_per_minute. `PRICE_RATE_LIMIT_MULTIPLIER`, default 5.
+   */
+  priceRateLimitMultiplier: number;
+  /** The L1 data cost network_fee and relayer fees add (`arbitrum`: ArbGasInfo), or none. `L1_FEE_MODEL`, default none. */
+  l1FeeModel: L1FeeModel;
   /** Gasless trading; absent when `RELAYER_INTERNAL_TOKEN` or `RELAYER_FEE_RECIPIENT` is unset (gasless requests then get 503). */
   gasless: GaslessConfig | undefined;
 }>;
@@ -325,6 +334,8 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     quoteTtlSeconds: values.QUOTE_TTL_SECONDS,
     quoteProbeMultiplier: values.QUOTE_PROBE_MULTIPLIER,
     statusRateLimitMultiplier: values.STATUS_RATE_LIMIT_MULTIPLIER,
+    priceRateLimitMultiplier: values.PRICE_RATE_LIMIT_MULTIPLIER,
+    l1FeeModel: values.L1_FEE_MODEL,
     gasless:
       values.RELAYER_INTERNAL_TOKEN === undefined || values.RELAYER_FEE_RECIPIENT === undefined
         ? undefined

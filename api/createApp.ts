@@ -9,7 +9,7 @@ import { getDocsAssetRoute, getDocsRoute } from "./routes/getDocs";
 import { getOpenApiRoute } from "./routes/getOpenApi";
 import { getReadyRoute } from "./routes/getReady";
 import { getGaslessStatusRoute } from "./routes/getGaslessStatus";
-import { getQuoteRoute } from "./routes/getQuote";
+import { getPriceRoute, getQuoteRoute } from "./routes/getQuote";
 import { postGaslessSubmitRoute } from "./routes/postGaslessSubmit";
 import { postGaslessCancelRoute } from "./routes/postGaslessCancel";
 import { getSupportedTokens } from "./routes/getSupportedTokens";
@@ -25,6 +25,7 @@ import type { Route } from "./routes/route";
 export const apiRoutes: readonly Route[] = [
   getHealthRoute,
   getQuoteRoute,
+  getPriceRoute,
   postGaslessSubmitRoute,
   getGaslessStatusRoute,
   postGaslessCancelRoute,

@@ -1,6 +1,6 @@
 import PQueue from "p-queue";
 import type { Hex } from "viem";
-import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type RelayReason, type RelayStatus } from "../sdk";
+import { cappedPriorityFee, isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type RelayReason, type RelayStatus } from "../sdk";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";
 import { initialFees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
@@ -193,7 +193,8 @@ export class RelayQueue {
     // The limit covers the contract's worst case (every native payout's stipend burnt, then its WETH
     // fallback): a recipient cannot make the swap run out of gas, whatever it does on chain.
     const gas = relayGasLimitOfCalldata(relay.estimatedGas, relay.data);
-    const fees = initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei);
+    const tip = this.context.fees === undefined ? config.priorityFeeWei : cappedPriorityFee(await this.context.fees.at(head), config.priorityFeeWei);
+    const fees = initialFees(head.baseFeePerGas, tip, config.maxFeeWei);
     // The fee was priced on this limit at the quote's gas price: while the network asks more than it
     // covers (beyond RELAYER_MAX_LOSS_BPS), the relay waits rather than costing the operator money.
     if (relay.feeWei !== undefined) {

@@ -4,7 +4,7 @@ import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { acceptedFeeTokens, manifestPath, readManifest, unknownFeeTokenSymbols } from "../sdk";
-import { ChainHead } from "../sdk";
+import { ChainHead, NetworkFeeModel } from "../sdk";
 import type { RelayerConfig } from "./config";
 import { createInternalApp } from "./internalServer";
 import { NonceTracker } from "./nonceTracker";
@@ -106,7 +106,8 @@ export async function startRelayer(
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
     const head = new ChainHead(client, config.pollMs);
-    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics };
+    const fees = new NetworkFeeModel(client, "none");
+    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics, fees };
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
     // RELAYER_BATCH_GAS, or a quarter of the block gas limit: a batch leaves room in its block for others.

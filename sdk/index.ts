@@ -94,6 +94,16 @@ export { PayloadFieldError, OnboardingMessageError } from "./errors/onboarding";
 export { onboardIntegrator, OnboardingRequestError, type OnboardIntegratorParameters, type OnboardedIntegrator } from "./onboarding/onboardingClient";
 export { ChainClock } from "./chain/chainClock";
 export { ChainHead, type BlockHead } from "./chain/chainHead";
+export {
+  NetworkFeeModel,
+  cappedPriorityFee,
+  l1DataFeeWei,
+  l1FeeModels,
+  ARB_GAS_INFO,
+  type L1FeeModel,
+  type L1DataPrice,
+  type BlockFees,
+} from "./chain/networkFeeModel";
 export { isRevertError } from "./chain/revertError";
 export { applySqliteMigrations, type Migration, type MigratableDatabase } from "./storage/sqliteMigrations";
 export {
@@ -175,7 +185,7 @@ export {
   TransactionRevertedError,
   RelayTimeoutError,
 } from "./errors/client";
-export { quoteJsonSchema, permit2TypedDataJsonSchema, type QuoteJson } from "./wire/quoteJson";
+export { quoteJsonSchema, priceJsonSchema, permit2TypedDataJsonSchema, type QuoteJson, type PriceJson } from "./wire/quoteJson";
 export { snapshotJsonSchema, type SnapshotJson } from "./wire/snapshotJson";
 export { tokenListJsonSchema, type TokenListJson } from "./wire/tokenListJson";
 export { relayJsonSchema, relayCancellationJsonSchema } from "./wire/relayJson";

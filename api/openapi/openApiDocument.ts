@@ -6,6 +6,7 @@ import {
   healthJsonSchema,
   integratorProfilesJsonSchema,
   nonceJsonSchema,
+  priceJsonSchema,
   quoteJsonSchema,
   relayCancellationJsonSchema,
   relayJsonSchema,
@@ -41,6 +42,7 @@ const responseSchemas = {
   SupportedTokenSnapshot: snapshotJsonSchema,
   TokenList: tokenListJsonSchema,
   Quote: quoteJsonSchema,
+  Price: priceJsonSchema,
   Relay: relayJsonSchema,
   RelayCancellation: relayCancellationJsonSchema,
   Ready: z.object({
@@ -128,6 +130,13 @@ const quoteParameterDescriptions = {
 
 /** The document, built once per process. */
 export function buildOpenApiDocument(): Record<string, unknown> {
+  // GET /quote and GET /price take the same parameters.
+  const quoteParameters = parametersOf(quoteQuerySchema, "query", quoteParameterDescriptions, {
+    sell_token: "USDC",
+    buy_token: "WETH",
+    sell_amount: "1000000000",
+    taker: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+  });
   const schemas = Object.fromEntries(Object.entries(responseSchemas).map(([name, schema]) => [name, jsonSchemaOf(schema)]));
   return {
     openapi: "3.1.0",
@@ -256,13 +265,20 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           tags: ["trading"],
           summary: "Price a swap and return an executable transaction",
           security: bearer,
-          parameters: parametersOf(quoteQuerySchema, "query", quoteParameterDescriptions, {
-            sell_token: "USDC",
-            buy_token: "WETH",
-            sell_amount: "1000000000",
-            taker: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
-          }),
+          parameters: quoteParameters,
           responses: { ...ok(200, "The quote", "Quote"), ...errors(400, 401, 403, 429, 503) },
+        },
+      },
+      "/price": {
+        get: {
+          operationId: "getPrice",
+          tags: ["trading"],
+          summary: "An indicative price: the quote's route, amounts, fees and gas, without a transaction",
+          description:
+            "The parameters, admission, 400s and `quote_probe` bucket of GET /quote; then a point of the key's own `price:read` bucket (`price_rate_limit_per_minute`, PRICE_RATE_LIMIT_MULTIPLIER × its quote limit) instead of `quote:read`. No `quote_id`, `tx` or `permit2`: no Permit2 nonce is reserved and no quote is recorded, so it cannot be executed or submitted.",
+          security: bearer,
+          parameters: quoteParameters,
+          responses: { ...ok(200, "The price", "Price"), ...errors(400, 401, 403, 429, 503) },
         },
       },
       "/gasless/submit": {

@@ -21,6 +21,9 @@ import {
   type SwapOrder,
   nativePayoutsOf,
   relayGasLimit,
+  cappedPriorityFee,
+  l1DataFeeWei,
+  type NetworkFeeModel,
 } from "../../sdk";
 import { ApiError } from "../apiError";
 import { classifyDatabaseError } from "../store/databaseUnavailable";
@@ -48,6 +51,8 @@ const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
 /** Nonces tried per word against the other instances' reservations before the next word. */
 const SHARED_NONCE_TRIES = 8;
+/** How old a head GET /price may be priced at: about four blocks of chain 4663, well under a UI's polling interval. */
+const PRICE_HEAD_MAX_AGE_MS = 1000;
 /** Dense nonce words tried (cheap to fill) before a taker who used them all gets a random word. */
 const DENSE_NONCE_WORDS = 4n;
 
@@ -75,7 +80,16 @@ export type QuoteEngine = Readonly<{
   holders: Map<Address, Promise<Address>>;
   /** Quotes expire this long after the block they were priced at. */
   ttlSeconds: number;
+  /** The node's tip and the L1 data price, read once per block. */
+  fees: NetworkFeeModel;
 }>;
+
+/**
+ * `firm`: GET /quote, which reserves the taker's Permit2 nonce (and the handler records the quote).
+ * `indicative`: GET /price, the same route, amounts, fees and gas, priced with the nonce a firm quote
+ * would take now, reserving none.
+ */
+export type QuoteKind = "firm" | "indicative";
 
 export type QuoteSettlement = "permit2" | "allowance";
 
@@ -94,7 +108,7 @@ export type Quote = Readonly<{
   hops: readonly RouteHop[];
   /** The route's paths: one, or 2-3 legs of a split, each with its share of the sell amount. */
   legs: readonly SplitLeg[];
-  platformFee: { token: Address; amount: bigint; bps: number; recipient: Address };
+  platformFee: { token: Address; symbol: string; decimals: number; amount: bigint; bps: number; recipient: Address };
   settlement: QuoteSettlement;
   expiresAt: Date;
   /** The router the order executes on: feature 2's (tx.to, or the holder's operator), or feature 3's when gasless. */
@@ -110,13 +124,17 @@ export type Quote = Readonly<{
   integratorSlug: string;
   order: SwapOrder;
   tx: { to: Address; data: Hex; value: bigint; estimatedGas: number; signatureOffset: number | undefined };
-  /** The Permit2 typed data the taker signs (permit settlement only); the response adds EIP712Domain to its types. */
+  /** The Permit2 typed data the taker signs (firm permit quotes only); the response adds EIP712Domain to its types. */
   permit2: ReturnType<typeof buildSwapPermitTypedData> | ReturnType<typeof buildGaslessPermitTypedData> | undefined;
-  /** Permit settlement: the Permit2 nonce the taker signs. */
+  /** Permit settlement: the Permit2 nonce the taker signs (indicative: the one it would sign, not reserved). */
   permit2Nonce: bigint | undefined;
+  /** What the transaction is expected to cost in ETH: its gas at the block's base fee plus the tip, plus any L1 data cost. */
+  networkFee: { gas: number; gasPrice: bigint; l1FeeWei: bigint; amount: bigint };
   issues: {
     allowance: { spender: Address; actual: bigint } | null;
     balance: { token: Address; actual: bigint; expected: bigint } | null;
+    /** Some known pool could not be read at the quoted block: the route was searched without it. */
+    simulationIncomplete: boolean;
   };
 }>;
 
@@ -180,11 +198,13 @@ async function allocateNonce(
   taker: Address,
   nowMs: number,
   expiresMs: number,
+  kind: QuoteKind,
 ): Promise<{ nonce: bigint; freshWord: boolean }> {
   const permit2 = chain.manifest.contracts.permit2;
   const shared = engine.sharedNonces;
   const allocateIn = async (word: bigint) => {
     const bitmap = await reads.nonceBitmap(permit2, taker, word);
+    if (kind === "indicative") return engine.nonces.peek(chain.chainId, taker, word, bitmap, nowMs);
     // With other instances, a nonce is ours only once the shared table agrees. One that another holds
     // stays reserved here until our quote's expiry (the allocator just reserved it), so the next try
     // picks another bit; a word where several tries fail is given up for the next.
@@ -246,7 +266,7 @@ function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPr
  * transaction (with a signature placeholder for permit settlement), the Permit2 typed data and the
  * allowance and balance issues. Reads happen at one block, batched into one JSON-RPC request.
  */
-export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promise<Quote> {
+export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: QuoteKind = "firm"): Promise<Quote> {
   const { chain, principal, query, sellToken, buyToken } = input;
   const { client, manifest } = chain;
   const weth = manifest.contracts.weth.toLowerCase() as Address;
@@ -260,7 +280,10 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   // The quote is priced at the pool snapshot of the latest head, and every other read is at that same
   // block. Its hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers),
   // and its timestamp starts the deadline: chain time, not server time, is what the router checks.
-  const pools = await engine.pools.at(client, await engine.heads.fresh(), chain.tokens.pools());
+  // A firm quote reads the head now (a client that waited for its receipt must see it); a price may
+  // reuse one read within PRICE_HEAD_MAX_AGE_MS, which spares a polling UI's price the round trip.
+  const head = kind === "firm" ? await engine.heads.fresh() : await engine.heads.recent(PRICE_HEAD_MAX_AGE_MS);
+  const [pools, fees] = await Promise.all([engine.pools.at(client, head, chain.tokens.pools()), engine.fees.at(head)]);
   const block = pools.block;
   const blockNumber = block.number;
   const reads = blockReads(engine, client, block.hash, blockNumber);
@@ -270,7 +293,8 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     sellsNative || query.settlement === "allowance" ? Promise.resolve(false) : reads.hasCode(query.taker),
   ]);
   const settlement = chooseSettlement(query, sellsNative, takerIsContract);
-  const tip = query.gasless && gasless !== undefined ? gasless.priorityFeeWei : ASSUMED_PRIORITY_FEE_WEI;
+  // The node's tip, never above the configured one: the relayer's for gasless quotes, else the assumed tip.
+  const tip = cappedPriorityFee(fees, query.gasless && gasless !== undefined ? gasless.priorityFeeWei : ASSUMED_PRIORITY_FEE_WEI);
   const plan = planRoute(input, pools, weth, block.baseFeePerGas + tip);
   // Read in every mode (it is cached per router): a permit or native quote paying the holder would
   // strand the output just as an allowance quote would.
@@ -299,7 +323,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   const start = block.nextTimestamp;
   const nowMs = Number(start) * 1000;
   const deadline = start + BigInt(engine.ttlSeconds);
-  const quoteIdBytes32: Hex = `0x${"00".repeat(16)}${randomBytes(16).toString("hex")}`;
+  const quoteIdBytes32 = randomQuoteId();
   const order: SwapOrder = {
     sellToken: sellsNative ? NATIVE_TOKEN : checksummed(sellToken.address),
     sellAmount: query.sellAmount,
@@ -343,7 +367,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   let relayerFee: RelayerFeeQuote | undefined;
   let estimatedGas: number;
   if (settlement === "permit2") {
-    const allocated = await allocateNonce(engine, reads, chain, query.taker, nowMs, Number(deadline) * 1000);
+    const allocated = await allocateNonce(engine, reads, chain, query.taker, nowMs, Number(deadline) * 1000, kind);
     permit2Nonce = allocated.nonce;
     if (query.gasless && gasless !== undefined) {
       // The fee is part of the calldata it pays for: price it on a draft whose fee has no zero byte (the
@@ -351,16 +375,27 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
       // headroom plus the worst case of every native payout, whatever the recipients do on chain.
       const draft = encodeSwapGasless(order, query.taker, { relayerFee: maxUint256, relayerFeeRecipient: gasless.feeRecipient }, allocated.nonce);
       const gasLimit = relayGasLimit(estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas)), nativePayoutsOf(order));
-      relayerFee = priceRelayerFee({ config: gasless, gas: Number(gasLimit), baseFeePerGas: block.baseFeePerGas, sellToken: sellToken.address, weth, pools, sellSymbol: sellToken.symbol });
+      relayerFee = priceRelayerFee({
+        config: gasless,
+        gas: Number(gasLimit),
+        baseFeePerGas: block.baseFeePerGas,
+        priorityFeePerGas: tip,
+        l1FeeWei: l1DataFeeWei(fees.l1, draft.data),
+        sellToken: sellToken.address,
+        weth,
+        pools,
+        sellSymbol: sellToken.symbol,
+      });
       const fee = { relayerFee: relayerFee.amount, relayerFeeRecipient: relayerFee.recipient };
       const { data, signatureOffset } = encodeSwapGasless(order, query.taker, fee, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };
-      permit2 = buildGaslessPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce, ...fee });
+      // A price has nothing to sign: its typed data is not built.
+      if (kind === "firm") permit2 = buildGaslessPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce, ...fee });
       estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, relayerFee.amount > 0n));
     } else {
       const { data, signatureOffset } = encodeSwapWithPermit(order, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };
-      permit2 = buildSwapPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
+      if (kind === "firm") permit2 = buildSwapPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
       estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, false));
     }
   } else if (sellsNative) {
@@ -371,6 +406,8 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     estimatedGas = estimateGas(unsigned.data, undefined, gasFactors(false, false));
   }
   const tx: Quote["tx"] = { ...unsigned, estimatedGas };
+  const gasPrice = block.baseFeePerGas + tip;
+  const l1FeeWei = l1DataFeeWei(fees.l1, tx.data);
   // The taker's debit: the sell amount, plus the relayer's fee on top for a gasless quote.
   const debit = query.sellAmount + (relayerFee?.amount ?? 0n);
 
@@ -386,7 +423,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     minBuyAmount,
     hops: plan.hops,
     legs: plan.legs,
-    platformFee: { token: buyToken.address, amount: feeAmount, bps: query.feeBps, recipient: principal.integratorFeeRecipient },
+    platformFee: { token: buyToken.address, symbol: buyToken.symbol, decimals: buyToken.decimals, amount: feeAmount, bps: query.feeBps, recipient: principal.integratorFeeRecipient },
     settlement,
     expiresAt: new Date(Number(deadline) * 1000),
     router,
@@ -399,11 +436,24 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     tx,
     permit2,
     permit2Nonce,
+    networkFee: { gas: estimatedGas, gasPrice, l1FeeWei, amount: BigInt(estimatedGas) * gasPrice + l1FeeWei },
     issues: {
       allowance: spender !== undefined && allowance !== undefined && allowance < debit ? { spender, actual: allowance } : null,
       balance: sellBalance < debit ? { token: sellToken.address, actual: sellBalance, expected: debit } : null,
+      simulationIncomplete: engine.pools.unreadableCount > 0,
     },
   };
+}
+
+/**
+ * The server's bytes32 quote id: 16 random bytes, none zero (a zero byte is made 1, about 0.1 bit of
+ * the 128 lost), so the calldata's gas does not vary with the draw: a price and the quote after it at
+ * the same block estimate exactly the same gas.
+ */
+function randomQuoteId(): Hex {
+  const bytes = randomBytes(16);
+  for (let index = 0; index < bytes.length; index++) if (bytes[index] === 0) bytes[index] = 1;
+  return `0x${"00".repeat(16)}${bytes.toString("hex")}`;
 }
 
 /**

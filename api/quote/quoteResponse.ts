@@ -1,4 +1,5 @@
-import { gaslessPermitTypes, swapPermitTypes, withDomainType } from "../../sdk";
+import { formatEther, formatUnits } from "viem";
+import { gaslessPermitTypes, NATIVE_TOKEN, swapPermitTypes, withDomainType } from "../../sdk";
 import type { Quote } from "./buildQuote";
 import type { RouteHop } from "./routeSearch";
 
@@ -47,11 +48,50 @@ function hopJson(hop: RouteHop) {
   };
 }
 
-/** The GET /quote response body (see README, "GET /quote"). */
-export function quoteResponse(quote: Quote) {
-  const { tx } = quote;
+/** The live service's `platform_fee.fees[]`: one entry per fee taken, ours only from the buy token (the destination side). */
+function platformFeeJson(fee: Quote["platformFee"]) {
   return {
-    quote_id: quote.quoteId,
+    token: fee.token,
+    amount: fee.amount.toString(),
+    bps: fee.bps,
+    recipient: fee.recipient,
+    total_bps: fee.bps,
+    fees:
+      fee.bps === 0
+        ? []
+        : [
+            {
+              side: "destination",
+              token: fee.token,
+              symbol: fee.symbol,
+              decimals: fee.decimals,
+              bps: fee.bps,
+              amount: fee.amount.toString(),
+              amount_decimal: formatUnits(fee.amount, fee.decimals),
+              recipient: fee.recipient,
+            },
+          ],
+  };
+}
+
+/** The transaction's expected cost in ETH (see README, "network_fee"). */
+function networkFeeJson(fee: Quote["networkFee"]) {
+  return {
+    token: NATIVE_TOKEN,
+    symbol: "ETH",
+    decimals: 18,
+    gas: String(fee.gas),
+    gas_price: fee.gasPrice.toString(),
+    gas_price_gwei: formatUnits(fee.gasPrice, 9),
+    l1_fee: fee.l1FeeWei.toString(),
+    amount: fee.amount.toString(),
+    amount_eth: formatEther(fee.amount),
+  };
+}
+
+/** The GET /price response body: everything of a quote but what only a firm quote has (quote_id, tx, permit2). */
+export function priceResponse(quote: Quote) {
+  return {
     chain_id: quote.chainId,
     block_number: quote.blockNumber.toString(),
     sell_token: quote.sellToken,
@@ -68,13 +108,9 @@ export function quoteResponse(quote: Quote) {
         hops: leg.hops.map(hopJson),
       })),
     },
-    platform_fee: {
-      token: quote.platformFee.token,
-      amount: quote.platformFee.amount.toString(),
-      bps: quote.platformFee.bps,
-      recipient: quote.platformFee.recipient,
-    },
+    platform_fee: platformFeeJson(quote.platformFee),
     integrator_fee: { bps: quote.platformFee.bps, recipient: quote.platformFee.recipient, id: quote.integratorSlug },
+    network_fee: networkFeeJson(quote.networkFee),
     taker: quote.taker,
     slippage_bps: quote.slippageBps,
     route_stats: {
@@ -95,6 +131,25 @@ export function quoteResponse(quote: Quote) {
             gas_price: quote.relayerFee.gasPrice.toString(),
           },
     expires_at: quote.expiresAt.toISOString(),
+    issues: {
+      allowance: quote.issues.allowance === null ? null : { spender: quote.issues.allowance.spender, actual: quote.issues.allowance.actual.toString() },
+      balance:
+        quote.issues.balance === null
+          ? null
+          : { token: quote.issues.balance.token, actual: quote.issues.balance.actual.toString(), expected: quote.issues.balance.expected.toString() },
+      simulationIncomplete: quote.issues.simulationIncomplete,
+      // We take no list of sources to exclude, so none can be invalid (the live service: "reserved").
+      invalidSourcesPassed: [] as string[],
+    },
+  };
+}
+
+/** The GET /quote response body (see README, "GET /quote"): the price plus the quote's id, its tx and its Permit2 data. */
+export function quoteResponse(quote: Quote) {
+  const { tx } = quote;
+  return {
+    quote_id: quote.quoteId,
+    ...priceResponse(quote),
     tx: {
       to: tx.to,
       data: tx.data,
@@ -103,12 +158,5 @@ export function quoteResponse(quote: Quote) {
       ...(tx.signatureOffset === undefined ? {} : { signature_offset: tx.signatureOffset }),
     },
     ...(quote.permit2 === undefined ? {} : { permit2: permit2Json(quote.permit2) }),
-    issues: {
-      allowance: quote.issues.allowance === null ? null : { spender: quote.issues.allowance.spender, actual: quote.issues.allowance.actual.toString() },
-      balance:
-        quote.issues.balance === null
-          ? null
-          : { token: quote.issues.balance.token, actual: quote.issues.balance.actual.toString(), expected: quote.issues.balance.expected.toString() },
-    },
   };
 }

@@ -5,7 +5,7 @@ import { readFeatureState } from "../registry/readRegistry";
 import type { FeatureState } from "../registry/rawRegistryCall";
 import type { RelayCancellationJson, RelayJson } from "../relay/relayWire";
 import { NATIVE_TOKEN_LOWERCASE } from "../tokens/native";
-import { quoteJsonSchema, type QuoteJson } from "../wire/quoteJson";
+import { priceJsonSchema, quoteJsonSchema, type PriceJson, type QuoteJson } from "../wire/quoteJson";
 import { ApiTransport, type FetchFunction } from "./apiTransport";
 import { silentLogger, type ClientLogger } from "./clientLogger";
 import { ensureAllowance } from "./ensureAllowance";
@@ -78,6 +78,11 @@ export type TradingClient = {
   /** One conditional refresh now, as the poll timer does. */
   refreshSupportedTokens(chainId?: number): Promise<SnapshotRefresh>;
   getQuote(parameters: QuoteParameters): Promise<QuoteJson>;
+  /**
+   * GET /price: the route, amounts, fees and gas a quote would have now, without a transaction to
+   * sign (no tx, no permit2, nothing reserved); for polling prices. Takes the key's price bucket.
+   */
+  getPrice(parameters: QuoteParameters): Promise<PriceJson>;
   /**
    * Verifies (see verifyQuote), approves, signs, simulates, sends and waits. `expected` is needed only
    * for a quote this client did not fetch with getQuote (whose request it remembers); without either,
@@ -183,7 +188,8 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     return { taker, feeRecipient: options.integratorFeeRecipient };
   };
 
-  const getQuote = async (parameters: QuoteParameters): Promise<QuoteJson> => {
+  /** GET /quote or /price: tokens outside the snapshot are refused here unless the demand is genuine. */
+  const requestQuote = async (endpoint: "/quote" | "/price", parameters: QuoteParameters): Promise<unknown> => {
     const chainId = parameters.chainId ?? defaultChainId;
     const snapshot = await snapshots.get(chainId);
     const missing = [parameters.sellToken, parameters.buyToken].filter((token) => {
@@ -192,11 +198,15 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     });
     const probe = missing.length > 0;
     if (probe && !parameters.genuineDemand) throw new TokenNotSupportedError(chainId, missing);
-    if (probe) logger.info?.(`probing /quote once for ${missing.join(", ")} (genuine demand)`);
-    const response = await transport.request({ method: "GET", path: `/quote?${quoteQuery(parameters, chainId)}`, authenticated: true, retry: !probe, signal: parameters.signal });
+    if (probe) logger.info?.(`probing ${endpoint} once for ${missing.join(", ")} (genuine demand)`);
+    const response = await transport.request({ method: "GET", path: `${endpoint}?${quoteQuery(parameters, chainId)}`, authenticated: true, retry: !probe, signal: parameters.signal });
     // A probe that succeeded means the token was promoted since our snapshot: pick the new set up.
     if (probe) void snapshots.refresh(chainId);
-    const quote = quoteJsonSchema.parse(response.body);
+    return response.body;
+  };
+
+  const getQuote = async (parameters: QuoteParameters): Promise<QuoteJson> => {
+    const quote = quoteJsonSchema.parse(await requestQuote("/quote", parameters));
     requests.set(quote, parameters);
     return quote;
   };
@@ -219,6 +229,7 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     isSupported: (chainId, token) => snapshots.isSupported(chainId, token),
     refreshSupportedTokens: (chainId = defaultChainId) => snapshots.refresh(chainId),
     getQuote,
+    getPrice: async (parameters) => priceJsonSchema.parse(await requestQuote("/price", parameters)),
     executeQuote: (quote, wallet, expected) => executeQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), logger, expected: expectationFor(quote, wallet, expected) }),
     signQuote: (quote, wallet, expected) => signQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), expected: expectationFor(quote, wallet, expected) }),
     verifyQuote: async (quote, expected) => {

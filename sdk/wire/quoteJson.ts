@@ -29,9 +29,24 @@ export const permit2TypedDataJsonSchema = z
 
 const hopJsonSchema = z.object({ pool: address, source: z.string(), token_in: address, token_out: address, amount_in: amount, amount_out: amount });
 
-export const quoteJsonSchema = z
+/** `platform_fee.fees[]`: one entry per fee the route takes (ours: the integrator's, from the buy token). */
+const platformFeeEntrySchema = z.object({
+  side: z.enum(["source", "destination"]).describe("destination: taken from the output, in the buy token"),
+  token: address,
+  symbol: z.string(),
+  decimals: z.number().int(),
+  bps: z.number().int(),
+  amount,
+  amount_decimal: z.string().describe("amount in whole tokens (amount / 10^decimals)"),
+  recipient: address,
+});
+
+/**
+ * The GET /price response body: a quote's route, amounts, fees, gas and issues, without what only a
+ * firm quote has (quote_id, tx, permit2). GET /quote's body is this plus those.
+ */
+export const priceJsonSchema = z
   .object({
-    quote_id: z.uuid(),
     chain_id: z.number().int(),
     block_number: amount,
     sell_token: address,
@@ -52,11 +67,32 @@ export const quoteJsonSchema = z
         )
         .describe("the route's paths: one for a single path, or 2-3 legs of a split settled in one transaction"),
     }),
-    platform_fee: z.object({ token: address, amount, bps: z.number().int(), recipient: address }),
+    platform_fee: z.object({
+      token: address,
+      amount,
+      bps: z.number().int(),
+      recipient: address,
+      total_bps: z.number().int().optional().describe("every platform and integrator fee of the quote together, in bps"),
+      fees: z.array(platformFeeEntrySchema).optional().describe("each fee taken, as the live service lists them (empty when no fee is taken)"),
+    }),
     integrator_fee: z
       .object({ bps: z.number().int(), recipient: address, id: z.string().describe("the integrator's slug") })
       .optional()
       .describe("the integrator's fee as the live service names it: the same fee as platform_fee (the platform takes none of its own)"),
+    network_fee: z
+      .object({
+        token: address.describe("the native-token placeholder 0xEeee…EEeE"),
+        symbol: z.string(),
+        decimals: z.number().int(),
+        gas: amount.describe("the transaction's estimated gas (tx.estimated_gas)"),
+        gas_price: amount.describe("wei per gas: the quoted block's base fee plus the tip (the node's suggestion, at most the configured tip)"),
+        gas_price_gwei: z.string(),
+        l1_fee: amount.describe("the L1 data cost in wei (L1_FEE_MODEL; 0 on chains without one)"),
+        amount: amount.describe("gas × gas_price + l1_fee, in wei"),
+        amount_eth: z.string(),
+      })
+      .optional()
+      .describe("what sending the transaction is expected to cost in ETH (a gasless taker pays it through relayer_fee instead)"),
     taker: address.optional().describe("the request's taker"),
     slippage_bps: z.number().int().optional().describe("the slippage applied to buy_amount for min_buy_amount (default 100)"),
     route_stats: z
@@ -71,18 +107,26 @@ export const quoteJsonSchema = z
     gasless: z.boolean(),
     relayer_fee: z.object({ token: address, amount, recipient: address, gas: z.number().int(), gas_price: amount }).nullable(),
     expires_at: z.string(),
-    tx: z.object({
-      to: address,
-      data: hex,
-      value: amount,
-      estimated_gas: z.number().int(),
-      signature_offset: z.number().int().optional().describe("byte offset of the 65-byte signature placeholder in tx.data (permit and gasless quotes)"),
-    }),
-    permit2: permit2TypedDataJsonSchema.optional(),
     issues: z.object({
       allowance: z.object({ spender: address, actual: amount }).nullable(),
       balance: z.object({ token: address, actual: amount, expected: amount }).nullable(),
+      simulationIncomplete: z.boolean().optional().describe("true when some known pool could not be read at the quoted block: the route was searched without it"),
+      invalidSourcesPassed: z.array(z.string()).optional().describe("sources a request asked to exclude that do not exist; always empty (no such parameter yet)"),
     }),
   });
+
+export type PriceJson = z.output<typeof priceJsonSchema>;
+
+export const quoteJsonSchema = priceJsonSchema.extend({
+  quote_id: z.uuid(),
+  tx: z.object({
+    to: address,
+    data: hex,
+    value: amount,
+    estimated_gas: z.number().int(),
+    signature_offset: z.number().int().optional().describe("byte offset of the 65-byte signature placeholder in tx.data (permit and gasless quotes)"),
+  }),
+  permit2: permit2TypedDataJsonSchema.optional(),
+});
 
 export type QuoteJson = z.output<typeof quoteJsonSchema>;

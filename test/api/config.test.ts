@@ -41,6 +41,8 @@ describe("api configuration", () => {
       quoteTtlSeconds: 300,
       quoteProbeMultiplier: 10,
       statusRateLimitMultiplier: 10,
+      priceRateLimitMultiplier: 5,
+      l1FeeModel: "none",
       gasless: undefined,
     });
   });

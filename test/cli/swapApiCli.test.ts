@@ -52,7 +52,7 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
   it("runs as `npx swap-api` from the checkout", async () => {
     const result = await run(["--help"], env, ["npx", "--no-install", "swap-api"]);
     expect(result.code, result.stderr).to.equal(0);
-    for (const command of ["onboard", "tokens", "quote", "swap", "relay", "registry", "doctor"]) expect(result.stdout).to.include(command);
+    for (const command of ["onboard", "tokens", "quote", "price", "swap", "relay", "registry", "doctor"]) expect(result.stdout).to.include(command);
   });
 
   it("onboards, lists tokens, quotes, swaps (permit and gasless), follows the relay, reads the registry and passes doctor", async () => {
@@ -77,6 +77,13 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
     const quote = await run(["quote", "USDC", "WETH", "250000000", "--json"], trading);
     expect(quote.code, quote.stderr).to.equal(0);
     expect(json(quote).quote_id).to.match(/^[0-9a-f-]{36}$/);
+
+    const price = await run(["price", "USDC", "WETH", "250000000", "--json"], trading);
+    expect(price.code, price.stderr).to.equal(0);
+    expect(json(price)).to.not.have.any.keys("quote_id", "tx", "permit2");
+    expect(BigInt(json(price).buy_amount)).to.equal(BigInt(json(quote).buy_amount));
+    const priceTable = await run(["price", "USDC", "WETH", "250000000"], trading);
+    expect(priceTable.stdout).to.match(/network_fee\s+[0-9.]+ ETH/).and.not.match(/quote_id/);
 
     const dry = await run(["swap", "USDC", "WETH", "250000000", "--dry-run", "--json"], trading);
     expect(dry.code, dry.stderr).to.equal(0);
