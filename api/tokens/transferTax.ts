@@ -44,10 +44,12 @@ const BORROWED_SHARE_DIVISOR = 100n;
 export async function measureTransferTax(client: PublicClient, token: Address, pair: Address): Promise<TransferTaxMeasurement> {
   let amount: bigint;
   try {
-    const [[reserve0, reserve1], token0] = await Promise.all([
+    const [[reserve0, reserve1], token0, token1] = await Promise.all([
       client.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "getReserves" }),
       client.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "token0" }),
+      client.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "token1" }),
     ]);
+    if (!isAddressEqual(token0, token) && !isAddressEqual(token1, token)) return { ok: false, reason: `pool ${pair} does not trade ${token}`, unreadable: false };
     amount = (isAddressEqual(token0, token) ? reserve0 : reserve1) / BORROWED_SHARE_DIVISOR;
   } catch (error) {
     return { ok: false, reason: `pool ${pair} could not be read (${shortMessage(error)})`, unreadable: true };
@@ -69,18 +71,27 @@ export async function measureTransferTax(client: PublicClient, token: Address, p
       const [buyTaxBps, sellTaxBps, transferTaxBps] = decoded.args;
       return { ok: true, tax: { buyTaxBps: Number(buyTaxBps), sellTaxBps: Number(sellTaxBps), transferTaxBps: Number(transferTaxBps) } };
     }
-    return { ok: false, reason: `its transfers through pool ${pair} failed in simulation (${decoded.errorName})`, unreadable: false };
+    const detail = decoded.args === undefined || decoded.args.length === 0 ? decoded.errorName : `${decoded.errorName}: ${decoded.args.map(String).join(", ")}`;
+    return { ok: false, reason: `its transfers through pool ${pair} failed in simulation (${detail})`, unreadable: false };
   } catch {
     return { ok: false, reason: `its transfers through pool ${pair} failed in simulation (revert data ${revertData.slice(0, 74)})`, unreadable: false };
   }
 }
 
-/** The revert data a failed `eth_call` carried, if the node said it reverted. */
+/**
+ * The revert data a failed `eth_call` carried, if the node said it reverted: on the error itself or
+ * one of its causes, as `data`, or as `data.data` (Hardhat over HTTP answers -32603 with it there).
+ */
 function revertDataOf(error: unknown): Hex | undefined {
-  if (!(error instanceof BaseError)) return undefined;
-  const found = error.walk((cause) => typeof (cause as { data?: unknown }).data === "string" && /^0x[0-9a-fA-F]*$/.test((cause as { data: string }).data));
-  const data = (found as { data?: Hex } | null)?.data;
-  return data !== undefined && data.length >= 10 ? data : undefined;
+  const hex = (value: unknown): Hex | undefined => (typeof value === "string" && /^0x[0-9a-fA-F]{8,}$/.test(value) ? (value as Hex) : undefined);
+  let current: unknown = error;
+  for (let depth = 0; depth < 12 && typeof current === "object" && current !== null; depth++) {
+    const data = (current as { data?: unknown }).data;
+    const found = hex(data) ?? (typeof data === "object" && data !== null ? hex((data as { data?: unknown }).data) : undefined);
+    if (found !== undefined) return found;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 function shortMessage(error: unknown): string {
