@@ -71,7 +71,8 @@ export async function measureTransferTax(client: PublicClient, token: Address, p
       const [buyTaxBps, sellTaxBps, transferTaxBps] = decoded.args;
       return { ok: true, tax: { buyTaxBps: Number(buyTaxBps), sellTaxBps: Number(sellTaxBps), transferTaxBps: Number(transferTaxBps) } };
     }
-    const detail = decoded.args === undefined || decoded.args.length === 0 ? decoded.errorName : `${decoded.errorName}: ${decoded.args.map(String).join(", ")}`;
+    const args: readonly unknown[] = decoded.args ?? [];
+    const detail = args.length === 0 ? decoded.errorName : `${decoded.errorName}: ${args.map(String).join(", ")}`;
     return { ok: false, reason: `its transfers through pool ${pair} failed in simulation (${detail})`, unreadable: false };
   } catch {
     return { ok: false, reason: `its transfers through pool ${pair} failed in simulation (revert data ${revertData.slice(0, 74)})`, unreadable: false };
