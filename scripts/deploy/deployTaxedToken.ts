@@ -7,6 +7,8 @@ import type { DevWalletClient, HardhatClients } from "./hardhatClients";
 import { uniswapArtifacts } from "./uniswapArtifacts";
 import { writeAndWait } from "./writeAndWait";
 
+export type TaxedTokenSpec = { -readonly [K in keyof typeof TAXED_DEV_TOKEN]: (typeof TAXED_DEV_TOKEN)[K] extends string ? string : number };
+
 /**
  * The devnet's taxed token (TAXED_DEV_TOKEN) and its Uniswap V2 pool with WETH, seeded at its
  * reference price like the other pools (both sides sent to the pair, then `mint`; a mint is not
@@ -17,8 +19,9 @@ export async function deployTaxedToken(
   clients: HardhatClients,
   deployer: DevWalletClient,
   market: Readonly<{ weth: Address; uniswapV2Factory: Address }>,
+  /** Another symbol or other taxes, for tests that need a second taxed token. */
+  spec: TaxedTokenSpec = TAXED_DEV_TOKEN,
 ): Promise<{ token: DeployedToken; pool: DeployedPool }> {
-  const spec = TAXED_DEV_TOKEN;
   const client = { public: clients.publicClient, wallet: deployer };
   const token = await hre.viem.deployContract(
     "TaxedDevToken",
