@@ -7,6 +7,13 @@ import { TAXED_DEV_TOKEN } from "../../scripts/deploy/devnetMarket";
 import { fundAccount } from "../../scripts/deploy/deployTestToken";
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 import { writeAndWait } from "../../scripts/deploy/writeAndWait";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { manifestPath, writeManifest } from "../../sdk";
+import { checkTokenOnChain } from "../../api/tokens/tokenOnChainCheck";
+import { deployTaxedToken } from "../../scripts/deploy/deployTaxedToken";
+import { runTokensCommand } from "../../scripts/tokens";
 import { startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
 import { balanceOf } from "../fixtures/testRoute";
 import { taxedMarketFixture, type TaxedMarketFixture } from "../fixtures/taxedMarket";
@@ -127,5 +134,35 @@ describe("tokens that tax transfers, through the API", () => {
     const after = await api.get("/tokens/supported-tokens?chain_id=4663", {}, null);
     expect(after.body).to.deep.equal(before.body);
     expect(after.headers.get("etag")).to.equal(before.headers.get("etag"));
+  });
+
+  it("measures a token when the operator enables it, stores its taxes with the decision, and quotes show them", async () => {
+    const { f, api } = await loadFixture(taxedApiReady);
+    const spec = { ...TAXED_DEV_TOKEN, symbol: "TAX2", name: "Second taxed", buyTaxBps: 200, sellTaxBps: 0, transferTaxBps: 0 };
+    const second = await deployTaxedToken(hre, f, f.deployer, f.contracts, spec);
+    const bases = api.manifest.tokens.map((token) => token.address);
+    const check = await checkTokenOnChain({ client: f.publicClient, manifest: api.manifest, token: second.token.address, bases, minLiquidityWei: 1n });
+    expect(check).to.deep.include({ ok: true, tax: { buyTaxBps: 200, sellTaxBps: 0, transferTaxBps: 0 } });
+
+    const directory = mkdtempSync(join(tmpdir(), "taxed-enable-"));
+    try {
+      writeManifest(manifestPath(directory, 4663), api.manifest);
+      const output: string[] = [];
+      const config = { ...api.config, deploymentsDir: directory };
+      const code = await runTokensCommand(["enable", second.token.address], { store: api.store, config, print: (line) => output.push(line), now: new Date(), connect: () => f.publicClient });
+      expect(code, output.join("\n")).to.equal(0);
+      expect(output.at(-1)).to.include("it taxes transfers (buy 200 bps, sell 0 bps, transfer 0 bps): quotes selling it are refused with token_taxed");
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+    const stored = (await api.store.listTokenOverrides(4663)).find((override) => override.token.toLowerCase() === second.token.address.toLowerCase());
+    expect(stored?.tax).to.deep.equal({ buyTaxBps: 200, sellTaxBps: 0, transferTaxBps: 0 });
+    await api.served.jobs.refresh();
+    const { status, body } = await api.quote({ sell_token: "ETH", buy_token: second.token.address, sell_amount: parseEther("0.1"), taker: f.taker.account.address });
+    expect(status, JSON.stringify(body)).to.equal(200);
+    expect(body!.token_metadata.buy_token).to.deep.equal({ buy_tax_bps: 200, sell_tax_bps: 0, transfer_tax_bps: 0 });
+    const before = await balanceOf(f, second.token.address, f.taker.account.address);
+    await execute(f, body!);
+    expect((await balanceOf(f, second.token.address, f.taker.account.address)) - before >= BigInt(body!.buy_amount)).to.equal(true);
   });
 });
