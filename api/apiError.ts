@@ -9,6 +9,8 @@ export type ApiErrorCode =
   | "unsupported_chain"
   | "unsupported_token"
   | "same_token"
+  // 400: a token whose transfers are taxed, where the quote cannot account for the tax
+  | "token_taxed"
   | "fee_recipient_not_owner"
   | "fee_bps_out_of_range"
   | "payload_hash_mismatch"

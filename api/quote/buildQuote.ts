@@ -46,6 +46,9 @@ import type { QuoteQuery } from "./quoteQuery";
 import type { RouteHop } from "./routeSearch";
 import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "./splitDecision";
 import type { SplitLeg } from "./splitRoute";
+import { intermediateTokens, marketAvoidingTaxed } from "./taxedIntermediates";
+import { admitTaxedTokens, afterBuyTax, type QuoteTaxes } from "./taxedTokenAdmission";
+import { isTaxed } from "../tokens/transferTax";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
@@ -65,6 +68,8 @@ export type QuoteInput = Readonly<{
   query: QuoteQuery;
   sellToken: SupportedToken;
   buyToken: SupportedToken;
+  /** The tokens' transfer taxes, when the caller already admitted them (admitTaxedTokens); read here otherwise. */
+  taxes?: QuoteTaxes;
 }>;
 
 /** State shared by all quotes of one app. */
@@ -130,6 +135,8 @@ export type Quote = Readonly<{
   permit2Nonce: bigint | undefined;
   /** What the transaction is expected to cost in ETH: its gas at the block's base fee plus the tip, plus any L1 data cost. */
   networkFee: { gas: number; gasPrice: bigint; l1FeeWei: bigint; amount: bigint };
+  /** The sell and buy tokens' transfer taxes (`token_metadata`); a buy tax is already out of buyAmount. */
+  taxes: QuoteTaxes;
   issues: {
     allowance: { spender: Address; actual: bigint } | null;
     balance: { token: Address; actual: bigint; expected: bigint } | null;
@@ -262,6 +269,22 @@ function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPr
 }
 
 /**
+ * planRoute over the market without pools of taxed tokens in the middle of a route. A route through
+ * a token whose tax this process has not measured yet (rare: all are measured at start) is planned
+ * again once it is known to be taxed; each round excludes at least one more token, so it ends.
+ */
+async function planAvoidingTaxed(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint): Promise<ReturnType<typeof planRoute>> {
+  const { chain, sellToken, buyToken } = input;
+  const tokenIn = sellToken.address === NATIVE ? weth : sellToken.address;
+  const tokenOut = buyToken.address === NATIVE ? weth : buyToken.address;
+  for (;;) {
+    const plan = planRoute(input, marketAvoidingTaxed(market, chain.taxes.knownTaxed(), tokenIn, tokenOut), weth, gasPriceWei);
+    const passed = await Promise.all(intermediateTokens(plan.hops, tokenIn, tokenOut).map((token) => chain.taxes.of(token)));
+    if (!passed.some(isTaxed)) return plan;
+  }
+}
+
+/**
  * Prices the request at the latest block and builds everything the taker needs: the order, the
  * transaction (with a signature placeholder for permit settlement), the Permit2 typed data and the
  * allowance and balance issues. Reads happen at one block, batched into one JSON-RPC request.
@@ -276,6 +299,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     throw new ApiError(503, "gasless_unavailable", "gasless quotes (permit2_owner) are not offered by this deployment: it has no relayer configured");
   }
   if (query.gasless && gasless !== undefined) admitFeeToken(gasless, manifest, sellToken);
+  const taxes = input.taxes ?? (await admitTaxedTokens(chain, query, sellToken, buyToken));
 
   // The quote is priced at the pool snapshot of the latest head, and every other read is at that same
   // block. Its hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers),
@@ -295,7 +319,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   const settlement = chooseSettlement(query, sellsNative, takerIsContract);
   // The node's tip, never above the configured one: the relayer's for gasless quotes, else the assumed tip.
   const tip = cappedPriorityFee(fees, query.gasless && gasless !== undefined ? gasless.priorityFeeWei : ASSUMED_PRIORITY_FEE_WEI);
-  const plan = planRoute(input, pools, weth, block.baseFeePerGas + tip);
+  const plan = await planAvoidingTaxed(input, pools, weth, block.baseFeePerGas + tip);
   // Read in every mode (it is cached per router): a permit or native quote paying the holder would
   // strand the output just as an allowance quote would.
   // The gasless router has no holder of its own; the deployment's holder is refused all the same.
@@ -311,7 +335,8 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   }
 
   const feeAmount = (plan.grossOut * BigInt(query.feeBps)) / BPS;
-  const buyAmount = plan.grossOut - feeAmount;
+  // A taxed buy token reaches the recipient less its buy tax (admitTaxedTokens refused a fee with one).
+  const buyAmount = afterBuyTax(plan.grossOut, taxes.buy) - feeAmount;
   if (buyAmount <= 0n) {
     throw new ApiError(400, "no_route", `sell_amount ${query.sellAmount} is too small to buy any ${buyToken.symbol}`);
   }
@@ -437,6 +462,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     permit2,
     permit2Nonce,
     networkFee: { gas: estimatedGas, gasPrice, l1FeeWei, amount: BigInt(estimatedGas) * gasPrice + l1FeeWei },
+    taxes,
     issues: {
       allowance: spender !== undefined && allowance !== undefined && allowance < debit ? { spender, actual: allowance } : null,
       balance: sellBalance < debit ? { token: sellToken.address, actual: sellBalance, expected: debit } : null,

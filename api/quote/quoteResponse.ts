@@ -2,6 +2,7 @@ import { formatEther, formatUnits } from "viem";
 import { gaslessPermitTypes, NATIVE_TOKEN, swapPermitTypes, withDomainType } from "../../sdk";
 import type { Quote } from "./buildQuote";
 import type { RouteHop } from "./routeSearch";
+import type { TransferTax } from "../tokens/transferTax";
 
 /** The same for every quote: built once. EIP712Domain is included, as the spec's clients expect. */
 const PERMIT2_TYPES = withDomainType(swapPermitTypes);
@@ -35,6 +36,11 @@ function permit2Json(permit2: NonNullable<Quote["permit2"]>) {
       },
     },
   };
+}
+
+/** A token's transfer taxes as `token_metadata` shows them (bps of the amount sent). */
+function taxJson(tax: TransferTax) {
+  return { buy_tax_bps: tax.buyTaxBps, sell_tax_bps: tax.sellTaxBps, transfer_tax_bps: tax.transferTaxBps };
 }
 
 function hopJson(hop: RouteHop) {
@@ -99,6 +105,7 @@ export function priceResponse(quote: Quote) {
     sell_amount: quote.sellAmount.toString(),
     buy_amount: quote.buyAmount.toString(),
     min_buy_amount: quote.minBuyAmount.toString(),
+    token_metadata: { sell_token: taxJson(quote.taxes.sell), buy_token: taxJson(quote.taxes.buy) },
     route: {
       hops: quote.hops.map(hopJson),
       legs: quote.legs.map((leg) => ({

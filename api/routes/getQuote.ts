@@ -18,6 +18,7 @@ import { QuoteBuckets } from "../quote/quoteBuckets";
 import { parseQuoteQuery, quoteQueryFor, type QuoteRequest } from "../quote/quoteQuery";
 import { quoteRecordOf } from "../quote/quoteRecord";
 import { priceResponse, quoteResponse } from "../quote/quoteResponse";
+import { admitTaxedTokens } from "../quote/taxedTokenAdmission";
 import type { SupportedToken } from "../tokens/supportedTokens";
 import { isHexAddress } from "../services/checksummedAddress";
 import type { Route } from "./route";
@@ -143,12 +144,14 @@ function quotingHandler(deps: ApiDependencies, kind: QuoteKind): RequestHandler 
     const { sellToken, buyToken } = admit(chain, request, principal.integratorId, deps.clock.now());
     const query = quoteQueryFor(request, sellToken);
     checkRequest(query, principal, sellToken, buyToken, deps.config.maxCombinedFeeBps);
+    // Taxed tokens are refused (400 token_taxed) before the bucket and any routing.
+    const taxes = await admitTaxedTokens(chain, query, sellToken, buyToken);
     await buckets.consume(kind === "firm" ? "quote:read" : "price:read", principal, res);
     // A taker or integrator whose relayed swaps reverted (gas the operator paid, no fee) is refused first.
     if (query.gasless) await standing?.assertAllowed(query.taker, principal.integratorId);
     let quote: Quote;
     try {
-      quote = await buildQuote(engineFor(chain), { gasless: deps.config.gasless, chain, principal, query, sellToken, buyToken }, kind);
+      quote = await buildQuote(engineFor(chain), { gasless: deps.config.gasless, chain, principal, query, sellToken, buyToken, taxes }, kind);
     } catch (error) {
       if (error instanceof ApiError) throw error;
       // Everything else on this path is a chain read that failed: the node, not the request.

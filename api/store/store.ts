@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { ManifestPool, OnboardingAction, SwapOrder } from "../../sdk";
 import type { ApiKeyScope } from "../apiKeyScopes";
+import type { TransferTax } from "../tokens/transferTax";
 
 /**
  * Everything the API keeps, behind one small interface so a PostgreSQL backend can replace SQLite
@@ -230,6 +231,11 @@ export type NewTokenOverride = {
   decimals: number | undefined;
   /** The pool recorded for routing; absent for `disabled`. */
   pool: ManifestPool | undefined;
+  /**
+   * The token's transfer taxes, measured through `pool` when it was promoted or enabled; absent for
+   * `disabled` and on rows stored before taxes were measured (the API then measures it on start).
+   */
+  tax?: TransferTax | undefined;
   /** Free text for the operator (why it was disabled, which integrators asked). */
   reason: string | undefined;
   /**

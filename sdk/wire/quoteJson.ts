@@ -27,6 +27,15 @@ export const permit2TypedDataJsonSchema = z
   })
   .describe("EIP-712 typed data the taker signs (Permit2 PermitWitnessTransferFrom); `types` includes EIP712Domain");
 
+const bps = z.number().int().min(0).max(10_000);
+const transferTaxJsonSchema = z
+  .object({
+    buy_tax_bps: bps.describe("taken from a transfer out of the token's pool (a buy)"),
+    sell_tax_bps: bps.describe("taken from a transfer into the token's pool (a sell)"),
+    transfer_tax_bps: bps.describe("taken from any other transfer"),
+  })
+  .describe("the token's transfer taxes in bps of the amount sent, measured on chain when the token was admitted; 0 for untaxed tokens and native ETH");
+
 const hopJsonSchema = z.object({ pool: address, source: z.string(), token_in: address, token_out: address, amount_in: amount, amount_out: amount });
 
 /** `platform_fee.fees[]`: one entry per fee the route takes (ours: the integrator's, from the buy token). */
@@ -54,6 +63,10 @@ export const priceJsonSchema = z
     sell_amount: amount,
     buy_amount: amount,
     min_buy_amount: amount,
+    token_metadata: z
+      .object({ sell_token: transferTaxJsonSchema, buy_token: transferTaxJsonSchema })
+      .optional()
+      .describe("the two tokens' transfer taxes; a buy tax is already taken out of buy_amount and min_buy_amount, and a taxed sell_token is refused (400 token_taxed)"),
     route: z.object({
       hops: z.array(hopJsonSchema).describe("every hop of the route, leg after leg"),
       legs: z

@@ -142,4 +142,13 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       UPDATE integrators SET operator_approved_at = approved_at WHERE approved_at IS NOT NULL AND approved_at > created_at;
     `,
   },
+  {
+    version: 4,
+    name: "token_overrides: the transfer taxes measured when a token was promoted or enabled (the SQLite schema at its version 9)",
+    sql: `
+      ALTER TABLE token_overrides ADD COLUMN buy_tax_bps INTEGER CHECK (buy_tax_bps BETWEEN 0 AND 10000);
+      ALTER TABLE token_overrides ADD COLUMN sell_tax_bps INTEGER CHECK (sell_tax_bps BETWEEN 0 AND 10000);
+      ALTER TABLE token_overrides ADD COLUMN transfer_tax_bps INTEGER CHECK (transfer_tax_bps BETWEEN 0 AND 10000);
+    `,
+  },
 ];
