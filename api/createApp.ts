@@ -15,6 +15,8 @@ import { getSupportedTokens } from "./routes/getSupportedTokens";
 import { getTokensRoute } from "./routes/getTokens";
 import { onboardingRoutes } from "./routes/onboardingRoutes";
 import type { Route } from "./routes/route";
+import { getGaslessEventsRoute } from "./routes/getGaslessEvents";
+import { getWebhookDeliveriesRoute } from "./routes/getWebhookDeliveries";
 
 /**
  * Every route the API serves; a new endpoint is one more entry here (e.g. GET /quote behind apiKeyAuth).
@@ -26,6 +28,8 @@ export const apiRoutes: readonly Route[] = [
   getQuoteRoute,
   postGaslessSubmitRoute,
   getGaslessStatusRoute,
+  getGaslessEventsRoute,
+  getWebhookDeliveriesRoute,
   getSupportedTokens,
   getTokensRoute,
   getReadyRoute,

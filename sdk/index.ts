@@ -74,6 +74,8 @@ export {
   applicationPayloadHash,
   apiKeyPayloadHash,
   revokeApiKeyPayloadHash,
+  webhookPayloadHash,
+  encodeWebhookPayload,
   encodeApplicationPayload,
   encodeApiKeyPayload,
   encodeRevokeApiKeyPayload,
@@ -81,6 +83,7 @@ export {
   type ApplicationPayload,
   type ApiKeyPayload,
   type RevokeApiKeyPayload,
+  type WebhookPayload,
 } from "./onboarding/payloadHash";
 export {
   createOnboardingMessage,
@@ -124,6 +127,17 @@ export type {
   RelayHandoffResult,
   GaslessStandingJson,
 } from "./relay/relayWire";
+export type { RelayStatusEventJson, RelayEventJson, WebhookDeliveryJson, WebhookRegistrationJson } from "./relay/pushedStatusWire";
+export {
+  newWebhookSecret,
+  signWebhook,
+  webhookHeaders,
+  verifyWebhook,
+  WebhookVerificationError,
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookHeaders,
+} from "./webhooks/webhookSignature";
 
 // --- the integrator client: createTradingClient and what it returns and throws ---
 export {

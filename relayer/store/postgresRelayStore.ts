@@ -39,6 +39,7 @@ import type {
   SignerHolder,
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
+import { PostgresPushedStatus } from "./postgresPushedStatus";
 
 type Queryable = Pick<PostgresClient, "query">;
 const OPEN = "status IN ('accepted', 'submitted')";
@@ -61,9 +62,11 @@ export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
 
 class PostgresRelayStore implements RelayStore {
   readonly #pool: PostgresPool;
+  readonly #pushed: PostgresPushedStatus;
 
   constructor(pool: PostgresPool) {
     this.#pool = pool;
+    this.#pushed = new PostgresPushedStatus(pool);
   }
 
   async matchRelay(query: RelayMatchQuery): Promise<RelayCreation | undefined> {
@@ -81,13 +84,19 @@ class PostgresRelayStore implements RelayStore {
     const existing = await this.matchRelay(relay);
     if (existing !== undefined) return existing;
     const row = relayParams(relay, claim);
-    const { rows } = await this.#pool.query<RelayRow>(
-      `INSERT INTO relays (${RELAY_INSERT_COLUMNS.join(", ")}, status, updated_at)
-       VALUES (${RELAY_INSERT_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")}, 'accepted', $${RELAY_INSERT_COLUMNS.length})
-       ON CONFLICT DO NOTHING RETURNING *`,
-      RELAY_INSERT_COLUMNS.map((column) => row[column]),
-    );
-    if (rows[0] !== undefined) return { outcome: "created", relay: await record(this.#pool, rows[0]) };
+    const created = await withTransaction(this.#pool, async (client) => {
+      const { rows } = await client.query<RelayRow>(
+        `INSERT INTO relays (${RELAY_INSERT_COLUMNS.join(", ")}, status, updated_at)
+         VALUES (${RELAY_INSERT_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")}, 'accepted', $${RELAY_INSERT_COLUMNS.length})
+         ON CONFLICT DO NOTHING RETURNING *`,
+        RELAY_INSERT_COLUMNS.map((column) => row[column]),
+      );
+      if (rows[0] === undefined) return undefined;
+      const inserted = await record(client, rows[0]);
+      await this.#pushed.recordEvent(client, inserted, relay.createdAt);
+      return inserted;
+    });
+    if (created !== undefined) return { outcome: "created", relay: created };
     const winner = await this.matchRelay(relay);
     if (winner === undefined) throw new Error(`relay ${relay.id} conflicted with a relay that cannot be found`);
     return winner;
@@ -125,7 +134,7 @@ class PostgresRelayStore implements RelayStore {
   async recordBroadcast(relayId: string, transaction: NewRelayTransaction, fence: BroadcastFence): Promise<BroadcastRecording> {
     return withTransaction(this.#pool, async (client): Promise<BroadcastRecording> => {
       // The row lock orders this against another relayer's claim of the same relay.
-      const { rows } = await client.query<Pick<RelayRow, "claimed_by" | "lease_until">>("SELECT claimed_by, lease_until FROM relays WHERE id = $1 FOR UPDATE", [relayId]);
+      const { rows } = await client.query<Pick<RelayRow, "claimed_by" | "lease_until" | "status">>("SELECT claimed_by, lease_until, status FROM relays WHERE id = $1 FOR UPDATE", [relayId]);
       const row = rows[0];
       if (row === undefined) throw new Error(`relay ${relayId} does not exist`);
       const refusal = leaseRefusal(row, fence);
@@ -135,6 +144,7 @@ class PostgresRelayStore implements RelayStore {
         `UPDATE relays SET status = CASE WHEN status = 'accepted' THEN 'submitted' ELSE status END, signer = $2, signer_nonce = $3, updated_at = $4 WHERE id = $1`,
         [relayId, transaction.signer.toLowerCase(), transaction.nonce, transaction.sentAt.getTime()],
       );
+      if (row.status === "accepted") await this.#pushed.recordEvent(client, (await this.#locked(client, relayId))!, transaction.sentAt);
       return "recorded";
     });
   }
@@ -157,6 +167,7 @@ class PostgresRelayStore implements RelayStore {
            signer_nonce = CASE WHEN $6 THEN NULL ELSE signer_nonce END, updated_at = $7 WHERE id = $1`,
         [relayId, update.status ?? null, update.reason ?? null, update.error === undefined ? null : storableMessage(update.error), update.cancelling === undefined ? null : Number(update.cancelling), release, update.at.getTime()],
       );
+      if (update.status !== undefined && update.status !== current.status) await this.#pushed.recordEvent(client, (await this.#locked(client, relayId))!, update.at);
     });
   }
 
@@ -169,6 +180,7 @@ class PostgresRelayStore implements RelayStore {
     return withTransaction(this.#pool, async (client) => {
       let forgotten = 0;
       if (options.forgetRelays) {
+        await this.#pushed.forget(client);
         await client.query("DELETE FROM relay_transactions");
         forgotten = (await client.query("DELETE FROM relays")).rowCount ?? 0;
       }
@@ -238,6 +250,23 @@ class PostgresRelayStore implements RelayStore {
 
   async releaseSigners(relayerId: string): Promise<void> {
     await this.#pool.query("DELETE FROM relayer_signers WHERE relayer_id = $1", [relayerId]);
+  }
+
+  listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
+  relayEventHead() { return this.#pushed.relayEventHead(); }
+  setWebhook(...args: Parameters<RelayStore["setWebhook"]>) { return this.#pushed.setWebhook(...args); }
+  getWebhook(...args: Parameters<RelayStore["getWebhook"]>) { return this.#pushed.getWebhook(...args); }
+  claimWebhookDeliveries(...args: Parameters<RelayStore["claimWebhookDeliveries"]>) { return this.#pushed.claimWebhookDeliveries(...args); }
+  settleWebhookDelivery(...args: Parameters<RelayStore["settleWebhookDelivery"]>) { return this.#pushed.settleWebhookDelivery(...args); }
+  releaseWebhookClaims(...args: Parameters<RelayStore["releaseWebhookClaims"]>) { return this.#pushed.releaseWebhookClaims(...args); }
+  listWebhookDeliveries(...args: Parameters<RelayStore["listWebhookDeliveries"]>) { return this.#pushed.listWebhookDeliveries(...args); }
+  listFailingWebhooks(...args: Parameters<RelayStore["listFailingWebhooks"]>) { return this.#pushed.listFailingWebhooks(...args); }
+  prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
+
+  /** The relay as this transaction sees it, for the event of its change. */
+  async #locked(client: Queryable, relayId: string): Promise<RelayRecord | undefined> {
+    const { rows } = await client.query<RelayRow>("SELECT * FROM relays WHERE id = $1", [relayId]);
+    return rows[0] && record(client, rows[0]);
   }
 
   async ping(): Promise<void> {
