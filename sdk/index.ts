@@ -160,6 +160,8 @@ export { type SignedQuote } from "./client/signQuote";
 export { type UnsignedTransaction } from "./client/ensureAllowance";
 export { fromEthersSigner, type EthersSigner, type EthersTransactionRequest, type FromEthersSignerOptions } from "./client/ethersSigner";
 export { newIdempotencyKey, type SubmitGaslessOptions, type WaitForRelayOptions } from "./client/gaslessRelay";
+export type { WatchRelayOptions } from "./client/watchRelay";
+export { readServerSentEvents, type ServerSentEvent } from "./client/serverSentEvents";
 export { acceptedRouters } from "./client/routerCheck";
 export {
   type IntegratorProfile,

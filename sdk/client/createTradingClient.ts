@@ -11,6 +11,7 @@ import { silentLogger, type ClientLogger } from "./clientLogger";
 import { ensureAllowance } from "./ensureAllowance";
 import { assertBalance, executeQuote, signedCalldata, simulateFromTaker, type ExecutedQuote } from "./executeQuote";
 import { getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
+import { watchRelay, type WatchRelayOptions } from "./watchRelay";
 import { OnboardingSteps, type ApplicationResult, type CreatedApiKey, type IntegratorProfile, type IntegratorProfiles, type OnboardingResult, type RevokedApiKey } from "./onboardingSteps";
 import { signQuote, type SignedQuote } from "./signQuote";
 import { SnapshotCache, type SnapshotRefresh, type TokenSnapshot } from "./snapshotCache";
@@ -101,6 +102,8 @@ export type TradingClient = {
   submitGasless(quote: QuoteJson | string, signature: Hex, options?: SubmitGaslessOptions): Promise<RelayJson>;
   getRelay(relayId: string): Promise<RelayJson>;
   waitForRelay(relayId: string, options?: WaitForRelayOptions): Promise<RelayJson>;
+  /** Follows a relay to its final status over server-sent events (GET /gasless/events), polling when those are unavailable. */
+  watchRelay(relayId: string, options?: WatchRelayOptions): Promise<RelayJson>;
   /** signGaslessQuote + submitGasless + waitForRelay. */
   swapGasless(quote: QuoteJson, wallet: TradingWallet, options?: WaitForRelayOptions & SubmitGaslessOptions & { expected?: QuoteExpectation }): Promise<RelayJson>;
   /** Application, then an API key when the profile is active. */
@@ -227,6 +230,7 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     submitGasless: (quote, signature, submitOptions) => submitGasless(transport, typeof quote === "string" ? quote : quote.quote_id, signature, submitOptions),
     getRelay: (relayId) => getRelay(transport, relayId),
     waitForRelay: (relayId, waitOptions) => waitForRelay(transport, relayId, waitOptions),
+    watchRelay: (relayId, watchOptions) => watchRelay(transport, relayId, watchOptions),
     swapGasless: async (quote, wallet, swapOptions = {}) => {
       const signature = await signGaslessQuote(quote, wallet, swapOptions.expected);
       const relay = await submitGasless(transport, quote.quote_id, signature, swapOptions);
