@@ -47,8 +47,10 @@ export const PUSHED_SQL = {
       (SELECT x.last_error FROM relay_webhook_deliveries x WHERE x.integrator_id = d.integrator_id AND x.last_attempt_at IS NOT NULL
         ORDER BY x.last_attempt_at DESC, x.event_seq DESC LIMIT 1) AS last_error
     FROM relay_webhook_deliveries d LEFT JOIN relay_webhooks w ON w.integrator_id = d.integrator_id
-    WHERE (d.state = 'pending' AND d.attempts > 0) OR (d.state = 'failed' AND d.last_attempt_at >= @since)
-    GROUP BY d.integrator_id, w.url ORDER BY pending DESC, failed DESC, d.integrator_id`,
+    WHERE d.state = 'pending' OR (d.state = 'failed' AND d.last_attempt_at >= @since)
+    GROUP BY d.integrator_id, w.url
+    HAVING SUM(CASE WHEN d.state = 'pending' AND d.attempts > 0 THEN 1 ELSE 0 END) > 0 OR SUM(CASE WHEN d.state = 'failed' THEN 1 ELSE 0 END) > 0
+    ORDER BY pending DESC, failed DESC, d.integrator_id`,
   pruneDeliveries: "DELETE FROM relay_webhook_deliveries WHERE state <> 'pending' AND created_at < @before",
   pruneEvents: `DELETE FROM relay_events WHERE created_at < @before
     AND seq NOT IN (SELECT event_seq FROM relay_webhook_deliveries WHERE state = 'pending')`,

@@ -7,6 +7,8 @@ import { createTradingClient, readServerSentEvents, type RelayJson, type RelaySt
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { setWebhook, WebhookReceiver } from "../fixtures/webhookReceiver";
+import { runScript } from "../fixtures/runScript";
+import { join } from "node:path";
 
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
 
@@ -87,6 +89,12 @@ describe("pushed status: webhooks and server-sent events (in-process relayer and
     expect(pending.some((delivery) => delivery.attempts >= 2 && delivery.last_error !== null)).to.equal(true);
     // Only the relay's first event is tried while it fails: the later ones wait their turn.
     expect(pending.filter((delivery) => delivery.attempts > 0).map((delivery) => delivery.status)).to.deep.equal(["accepted"]);
+    // The operator's view of failing endpoints, as a separate process on the relayer's and the API's databases.
+    const listed = await runScript("scripts/integrators.ts", ["webhook-failures", "--json"], { API_DB_PATH: stack.api.dbPath, RELAYER_DB_PATH: join(stack.directory, "relayer.sqlite") });
+    expect(listed.status, listed.stderr).to.equal(0);
+    const failing = JSON.parse(listed.stdout) as { slug: string; url: string; pending: number; failed: number; last_error: string }[];
+    expect(failing.map((row) => [row.slug, row.url, row.pending, row.failed])).to.deep.equal([[`quote-${stack.api.owner.address.slice(2, 10).toLowerCase()}`, receiver.url, 3, 0]]);
+    expect(failing[0]!.last_error).to.equal("ECONNREFUSED");
     await receiver.start();
     await receiver.waitFor(() => receiver.statusesOf(relayId).length === 3);
     expect(receiver.statusesOf(relayId)).to.deep.equal(["accepted", "submitted", "confirmed"]);
