@@ -13,7 +13,7 @@ export const PUSHED_SQL = {
     VALUES (@event_id, @relay_id, @integrator_id, @status, @body, @created_at) RETURNING seq`,
   insertDelivery: `INSERT INTO relay_webhook_deliveries (event_seq, relay_id, integrator_id, state, attempts, next_attempt_at, created_at)
     SELECT @seq, @relay_id, integrator_id, 'pending', 0, @created_at, @created_at FROM relay_webhooks WHERE integrator_id = @integrator_id`,
-  events: `SELECT * FROM relay_events WHERE integrator_id = @integrator_id AND seq > @after AND (@relay_id IS NULL OR relay_id = @relay_id)
+  events: `SELECT * FROM relay_events WHERE integrator_id = @integrator_id AND seq > @after AND (CAST(@relay_id AS TEXT) IS NULL OR relay_id = @relay_id)
     ORDER BY seq LIMIT @limit`,
   head: "SELECT COALESCE(MAX(seq), 0) AS head FROM relay_events",
   upsertWebhook: `INSERT INTO relay_webhooks (integrator_id, url, secret, created_at, updated_at) VALUES (@integrator_id, @url, @secret, @at, @at)
