@@ -10,6 +10,7 @@ import { openPostgresRelayStore } from "../../relayer/store/postgresRelayStore";
 import { openSqliteRelayStore } from "../../relayer/store/sqliteRelayStore";
 import { nextWebhookAttempt } from "../../relayer/pushed/webhookBackoff";
 import { createTestDatabase } from "../fixtures/postgresServer";
+import { loadRelayerConfig } from "../../relayer/config";
 
 const SIGNER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30" as const;
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -157,5 +158,14 @@ describe("webhook retry schedule", () => {
     for (let next = nextWebhookAttempt(policy, 1, new Date(0), new Date(now)); next !== undefined; next = nextWebhookAttempt(policy, ++attempts + 1, new Date(0), new Date(now))) now = next.getTime();
     expect(now).to.equal(policy.windowMs);
     expect(attempts).to.be.greaterThan(20);
+  });
+});
+
+describe("pushed status settings of the relayer", () => {
+  const base = { RELAYER_INTERNAL_TOKEN: "0123456789abcdef0123", RELAYER_PRIVATE_KEYS: `0x${"11".repeat(32)}` };
+  it("defaults to retries over 24 hours from 5 s up to 1 h, and refuses a retention shorter than the retry window", () => {
+    expect(loadRelayerConfig(base).pushed).to.deep.equal({ retryBaseMs: 5_000, retryMaxMs: 3_600_000, retryWindowMs: 86_400_000, timeoutMs: 10_000, concurrency: 8, pollMs: 500, retentionMs: 72 * 3_600_000 });
+    expect(() => loadRelayerConfig({ ...base, RELAY_EVENT_RETENTION_HOURS: "12" })).to.throw(/RELAY_EVENT_RETENTION_HOURS/);
+    expect(() => loadRelayerConfig({ ...base, WEBHOOK_RETRY_BASE_MS: "0" })).to.throw(/WEBHOOK_RETRY_BASE_MS/);
   });
 });
