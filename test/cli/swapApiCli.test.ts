@@ -98,6 +98,12 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
     expect(status.code, status.stderr).to.equal(0);
     expect(json(status)).to.include({ relay_id: relay.relay_id, status: "confirmed" });
 
+    // Over server-sent events: a final relay answers at once, with its status.
+    const watched = await run(["relay", "watch", relay.relay_id, "--json"], trading);
+    expect(watched.code, watched.stderr).to.equal(0);
+    expect(json(watched)).to.include({ relay_id: relay.relay_id, status: "confirmed", tx_hash: relay.tx_hash });
+    expect(watched.stderr).to.include(`relay ${relay.relay_id}: confirmed`);
+
     const registry = await run(["registry", "3", "--json"], env);
     expect(registry.code, registry.stderr).to.equal(0);
     const [feature] = json(registry).features;
