@@ -39,6 +39,9 @@ export type ApiErrorCode =
   | "simulation_failed"
   // 400: a gasless quote selling a token the relayer does not take its fee in
   | "fee_token_not_accepted"
+  // 400: a webhook URL the relayer must not call (pushed status)
+  | "webhook_url_not_https"
+  | "webhook_url_internal"
   // 404
   | "not_found"
   | "integrator_not_found"
@@ -60,6 +63,8 @@ export type ApiErrorCode =
   | "unsupported_media_type"
   // 429: a rate-limit bucket is empty (the body names it in `bucket`; Retry-After says when to retry)
   | "rate_limited"
+  // 429: the key already has SSE_MAX_STREAMS_PER_KEY streams of GET /gasless/events open here
+  | "too_many_streams"
   // 5xx: ours, never the client's input
   | "signature_verification_unavailable"
   | "feature_paused"

@@ -97,6 +97,9 @@ const schema = z.object({
   SIWE_DOMAIN: z.string().min(1).default("localhost"),
   SIWE_URI: z.string().min(1).optional(),
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: booleanFlag.optional(),
+  SSE_MAX_STREAMS_PER_KEY: positiveInt.max(1000).default(5),
+  SSE_KEEPALIVE_SECONDS: positiveInt.max(300).default(15),
   // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
@@ -256,6 +259,21 @@ export type ApiConfig = Readonly<{
   l1FeeModel: L1FeeModel;
   /** Gasless trading; absent when `RELAYER_INTERNAL_TOKEN` or `RELAYER_FEE_RECIPIENT` is unset (gasless requests then get 503). */
   gasless: GaslessConfig | undefined;
+  /** Webhook registration and server-sent events (README, "Pushed status"). */
+  pushed: PushedStatusApiConfig;
+}>;
+
+export type PushedStatusApiConfig = Readonly<{
+  /**
+   * A webhook URL may be plain http on a loopback host (127.0.0.0/8, ::1, localhost), and https on
+   * one too; otherwise only https to a public host. `WEBHOOK_ALLOW_LOOPBACK_HTTP`, default true on the
+   * devnet (CHAIN_ID 4663), false elsewhere.
+   */
+  allowLoopbackWebhooks: boolean;
+  /** Open GET /gasless/events streams per API key and API process; one more gets 429. `SSE_MAX_STREAMS_PER_KEY`, default 5. */
+  maxStreamsPerKey: number;
+  /** A comment line is sent on an idle stream this often, so proxies keep it open. `SSE_KEEPALIVE_SECONDS`, default 15. */
+  keepAliveSeconds: number;
 }>;
 
 /** How the API prices gasless quotes and reaches the relayer. */
@@ -336,6 +354,11 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     statusRateLimitMultiplier: values.STATUS_RATE_LIMIT_MULTIPLIER,
     priceRateLimitMultiplier: values.PRICE_RATE_LIMIT_MULTIPLIER,
     l1FeeModel: values.L1_FEE_MODEL,
+    pushed: {
+      allowLoopbackWebhooks: values.WEBHOOK_ALLOW_LOOPBACK_HTTP ?? values.CHAIN_ID === DEVNET_CHAIN_ID,
+      maxStreamsPerKey: values.SSE_MAX_STREAMS_PER_KEY,
+      keepAliveSeconds: values.SSE_KEEPALIVE_SECONDS,
+    },
     gasless:
       values.RELAYER_INTERNAL_TOKEN === undefined || values.RELAYER_FEE_RECIPIENT === undefined
         ? undefined

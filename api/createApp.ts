@@ -16,6 +16,8 @@ import { getSupportedTokens } from "./routes/getSupportedTokens";
 import { getTokensRoute } from "./routes/getTokens";
 import { onboardingRoutes } from "./routes/onboardingRoutes";
 import type { Route } from "./routes/route";
+import { getGaslessEventsRoute } from "./routes/getGaslessEvents";
+import { getWebhookDeliveriesRoute } from "./routes/getWebhookDeliveries";
 
 /**
  * Every route the API serves; a new endpoint is one more entry here (e.g. GET /quote behind apiKeyAuth).
@@ -29,6 +31,8 @@ export const apiRoutes: readonly Route[] = [
   postGaslessSubmitRoute,
   getGaslessStatusRoute,
   postGaslessCancelRoute,
+  getGaslessEventsRoute,
+  getWebhookDeliveriesRoute,
   getSupportedTokens,
   getTokensRoute,
   getReadyRoute,

@@ -11,6 +11,7 @@ import { relayerReadiness } from "./relayerReadiness";
 import { gaslessStanding } from "./gaslessStanding";
 import { relayCancelHandler } from "./relayCancelRoute";
 import type { TrackRelay } from "./relayCancellation";
+import { pushedStatusRoutes } from "./pushed/pushedStatusRoutes";
 
 const address = z.string().refine((value) => isAddress(value, { strict: false }), "must be an address").transform((value) => getAddress(value.toLowerCase()) as Address);
 const hex = z.string().refine((value) => isHex(value), "must be 0x-prefixed hex").transform((value) => value as Hex);
@@ -63,6 +64,7 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue, trac
     res.status(401).json({ error: "the relayer's internal endpoint needs Authorization: Bearer <RELAYER_INTERNAL_TOKEN>", code: "unauthorized" });
   });
   app.use(express.json({ limit: "64kb" }));
+  app.use(pushedStatusRoutes(context));
 
   app.post("/internal/relays", async (req, res) => {
     const parsed = relayRequest.safeParse(req.body);

@@ -20,6 +20,7 @@ import { observedRelayStore } from "./store/observedRelayStore";
 import { observedTransport } from "../sdk/observability/observedTransport";
 import { observeRpc } from "../sdk/observability/serverMetrics";
 import { serveMetrics } from "../sdk/observability/metricsServer";
+import { WebhookDispatcher } from "./pushed/webhookDispatcher";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
@@ -122,6 +123,18 @@ export async function startRelayer(
     await leases.recover();
     watcher.start();
     leases.start();
+    const { pushed } = config;
+    const webhooks = new WebhookDispatcher(store, {
+      owner: config.relayerId,
+      retry: { baseMs: pushed.retryBaseMs, maxMs: pushed.retryMaxMs, windowMs: pushed.retryWindowMs },
+      pollMs: pushed.pollMs,
+      timeoutMs: pushed.timeoutMs,
+      // Longer than an attempt, so a live relayer's attempt is never taken over mid-flight.
+      leaseMs: pushed.timeoutMs + config.leaseSeconds * 1000,
+      concurrency: pushed.concurrency,
+      retentionMs: pushed.retentionMs,
+    }, logger.child({ component: "webhooks" }));
+    await webhooks.start();
 
     const server = createServer(createInternalApp(context, queue, (relayId, options) => watcher.track(relayId, options)));
     await new Promise<void>((resolve, reject) => {
@@ -155,6 +168,7 @@ export async function startRelayer(
           server.closeAllConnections();
         });
         await metricsServer?.close();
+        await webhooks.stop();
         await leases.stop();
         await queue.stop();
         await watcher.stop();

@@ -13,8 +13,9 @@
  *   npm run integrators -- key-limits <key_id> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
  *   npm run integrators -- reverts [--json]                           reverted gasless relays per taker and integrator (24 h)
  *   npm run integrators -- clear-reverts <slug|taker address>         lifts a gasless_*_blocked refusal
+ *   npm run integrators -- webhook-failures [--json]                  webhook endpoints failing now or given up (7 days)
  *
- * The last two open the relayer's database (see scripts/gaslessReverts.ts for how it is found).
+ * The last three open the relayer's database (see scripts/gaslessReverts.ts for how it is found).
  * It can run while the API is up: every write is one transaction (SQLite is in WAL mode);
  * the API reads a key's state on every request, so a change holds from the next request on.
  */
@@ -31,6 +32,7 @@ import { priceRateLimitPerMinute } from "../api/quote/quoteBuckets";
 import { printTable } from "./textTable";
 import type { RelayStore } from "../relayer/store/relayStore";
 import { clearReverts, listReverts, relayerDatabaseFromEnv, type RevertLimits } from "./gaslessReverts";
+import { listWebhookFailures } from "./webhookFailures";
 
 const USAGE = [
   "usage: npm run integrators -- <command>",
@@ -39,6 +41,7 @@ const USAGE = [
   "  revoke-key <key_id> [--reason TEXT]",
   "  limits <slug> | key-limits <key_id>  with any of --quote-rpm N --swap-rpm N --max-fee-bps N",
   "  reverts [--json] | clear-reverts <slug|taker address>   (the relayer's database: RELAYER_DATABASE_URL, RELAYER_DB_PATH or DATABASE_URL)",
+  "  webhook-failures [--json]   (the relayer's database, as for reverts)",
   "  options: --by NAME (recorded as who made the change; default the OS user)",
 ].join("\n");
 
@@ -80,6 +83,15 @@ export async function runIntegratorsCommand(args: readonly string[], context: In
   const by: OperatorAction = { actor: options.by ?? context.defaultActor, at: context.now, reason: options.reason };
 
   if (command === "list" && target === undefined) return list(context, options.json === true);
+  if (command === "webhook-failures" && target === undefined) {
+    if (context.relayer === undefined) return usage(context, "the relayer's database is not configured for this command");
+    const relayStore = await context.relayer.open();
+    try {
+      return await listWebhookFailures({ store: context.store, relayStore, print: context.print, now: context.now }, options.json === true);
+    } finally {
+      await relayStore.close();
+    }
+  }
   if ((command === "reverts" && target === undefined) || command === "clear-reverts") {
     if (command === "clear-reverts" && target === undefined) return usage(context, "clear-reverts needs a slug or a taker address");
     if (context.relayer === undefined) return usage(context, "the relayer's database is not configured for this command");

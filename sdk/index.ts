@@ -74,6 +74,8 @@ export {
   applicationPayloadHash,
   apiKeyPayloadHash,
   revokeApiKeyPayloadHash,
+  webhookPayloadHash,
+  encodeWebhookPayload,
   encodeApplicationPayload,
   encodeApiKeyPayload,
   encodeRevokeApiKeyPayload,
@@ -81,6 +83,7 @@ export {
   type ApplicationPayload,
   type ApiKeyPayload,
   type RevokeApiKeyPayload,
+  type WebhookPayload,
 } from "./onboarding/payloadHash";
 export {
   createOnboardingMessage,
@@ -142,6 +145,17 @@ export type {
   RelayCancellationJson,
   InternalRelayCancellationJson,
 } from "./relay/relayWire";
+export type { RelayStatusEventJson, RelayEventJson, WebhookDeliveryJson, WebhookRegistrationJson } from "./relay/pushedStatusWire";
+export {
+  newWebhookSecret,
+  signWebhook,
+  webhookHeaders,
+  verifyWebhook,
+  WebhookVerificationError,
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookHeaders,
+} from "./webhooks/webhookSignature";
 
 // --- the integrator client: createTradingClient and what it returns and throws ---
 export {
@@ -164,6 +178,8 @@ export { type SignedQuote } from "./client/signQuote";
 export { type UnsignedTransaction } from "./client/ensureAllowance";
 export { fromEthersSigner, type EthersSigner, type EthersTransactionRequest, type FromEthersSignerOptions } from "./client/ethersSigner";
 export { newIdempotencyKey, type SubmitGaslessOptions, type WaitForRelayOptions } from "./client/gaslessRelay";
+export type { WatchRelayOptions } from "./client/watchRelay";
+export { readServerSentEvents, type ServerSentEvent } from "./client/serverSentEvents";
 export { acceptedRouters } from "./client/routerCheck";
 export {
   type IntegratorProfile,

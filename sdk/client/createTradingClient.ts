@@ -11,6 +11,7 @@ import { silentLogger, type ClientLogger } from "./clientLogger";
 import { ensureAllowance } from "./ensureAllowance";
 import { assertBalance, executeQuote, signedCalldata, simulateFromTaker, type ExecutedQuote } from "./executeQuote";
 import { cancelRelay, getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
+import { watchRelay, type WatchRelayOptions } from "./watchRelay";
 import { OnboardingSteps, type ApplicationResult, type CreatedApiKey, type IntegratorProfile, type IntegratorProfiles, type OnboardingResult, type RevokedApiKey } from "./onboardingSteps";
 import { signQuote, type SignedQuote } from "./signQuote";
 import { SnapshotCache, type SnapshotRefresh, type TokenSnapshot } from "./snapshotCache";
@@ -108,6 +109,8 @@ export type TradingClient = {
   waitForRelay(relayId: string, options?: WaitForRelayOptions): Promise<RelayJson>;
   /** POST /gasless/cancel/{relay_id}: cancels the relay, or replaces its pending swap; see `cancelRelay` in gaslessRelay.ts. */
   cancelRelay(relayId: string): Promise<RelayCancellationJson>;
+  /** Follows a relay to its final status over server-sent events (GET /gasless/events), polling when those are unavailable. */
+  watchRelay(relayId: string, options?: WatchRelayOptions): Promise<RelayJson>;
   /** signGaslessQuote + submitGasless + waitForRelay. */
   swapGasless(quote: QuoteJson, wallet: TradingWallet, options?: WaitForRelayOptions & SubmitGaslessOptions & { expected?: QuoteExpectation }): Promise<RelayJson>;
   /** Application, then an API key when the profile is active. */
@@ -241,6 +244,7 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     getRelay: (relayId) => getRelay(transport, relayId),
     waitForRelay: (relayId, waitOptions) => waitForRelay(transport, relayId, waitOptions),
     cancelRelay: (relayId) => cancelRelay(transport, relayId),
+    watchRelay: (relayId, watchOptions) => watchRelay(transport, relayId, watchOptions),
     swapGasless: async (quote, wallet, swapOptions = {}) => {
       const signature = await signGaslessQuote(quote, wallet, swapOptions.expected);
       const relay = await submitGasless(transport, quote.quote_id, signature, swapOptions);
