@@ -54,6 +54,16 @@ export {
 } from "./calldata/swapCalldata";
 export { encodeSwapGaslessBatch, decodeSwapGasless, MAX_GASLESS_BATCH_ORDERS, type SignedGaslessOrder } from "./calldata/gaslessBatchCalldata";
 export {
+  encodeSwapGaslessWithTokenPermit,
+  encodeSwapGaslessFromContract,
+  decodeGaslessCall,
+  MAX_CONTRACT_SIGNATURE_BYTES,
+  type GaslessCall,
+  type TokenPermitSignature,
+} from "./calldata/gaslessApprovalCalldata";
+export { gaslessTokenPermitAbi } from "./abis/gaslessTokenPermitAbi";
+export { readTokenPermitDomain, buildTokenPermitTypedData, tokenPermitTypes, type TokenPermitDomain, type TokenPermitParameters } from "./typedData/tokenPermit";
+export {
   buildSwapPermitTypedData,
   buildGaslessPermitTypedData,
   withDomainType,
