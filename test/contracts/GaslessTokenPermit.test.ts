@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { encodeFunctionData, erc20Abi, getAddress, maxUint256, parseAbi, parseEventLogs, parseSignature, parseUnits, serializeCompactSignature, signatureToCompactSignature, type Address, type Hex } from "viem";
+import { encodeFunctionData, erc20Abi, getAddress, maxUint256, parseAbi, parseEventLogs, parseSignature, parseUnits, serializeCompactSignature, signatureToCompactSignature, type Address, type Hex, type TransactionReceipt } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import {
   buildGaslessPermitTypedData,
@@ -67,7 +67,7 @@ async function relay(f: SettlementFixture, data: Hex) {
   return receipt;
 }
 
-function permitEvents(receipt: { logs: { address: Address; data: Hex; topics: [Hex, ...Hex[]] | [] }[] }) {
+function permitEvents(receipt: TransactionReceipt) {
   return parseEventLogs({ abi: gaslessTokenPermitAbi, logs: receipt.logs, eventName: "GaslessTokenPermitUsed" }).map((log) => log.args);
 }
 
