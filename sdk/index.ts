@@ -126,6 +126,7 @@ export {
   relayGasLimitOfCalldata,
 } from "./relay/relayGasLimit";
 export { firstBroadcastFees } from "./relay/firstBroadcastFees";
+export { TOKEN_PERMIT_MODEL_GAS, CONTRACT_SIGNATURE_MODEL_GAS } from "./relay/gaslessExtraGas";
 export type {
   RelayRequestJson,
   RelayTransactionJson,

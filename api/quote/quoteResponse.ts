@@ -1,5 +1,6 @@
 import { gaslessPermitTypes, swapPermitTypes, withDomainType } from "../../sdk";
 import type { Quote } from "./buildQuote";
+import { approvalJson } from "./tokenPermitOffer";
 import type { RouteHop } from "./routeSearch";
 
 /** The same for every quote: built once. EIP712Domain is included, as the spec's clients expect. */
@@ -102,7 +103,13 @@ export function quoteResponse(quote: Quote) {
       estimated_gas: tx.estimatedGas,
       ...(tx.signatureOffset === undefined ? {} : { signature_offset: tx.signatureOffset }),
     },
-    ...(quote.permit2 === undefined ? {} : { permit2: permit2Json(quote.permit2) }),
+    ...(quote.permit2 === undefined
+      ? {}
+      : { permit2: { ...permit2Json(quote.permit2), ...(quote.signatureKind === undefined ? {} : { signature_kind: quote.signatureKind }) } }),
+    // Gasless quotes: the token permit that approves Permit2 in the relayed transaction, or null.
+    ...(quote.signatureKind === undefined
+      ? {}
+      : { approval: quote.tokenPermit === undefined ? null : approvalJson(quote.tokenPermit, quote.taker, quote.permit2!.domain.verifyingContract) }),
     issues: {
       allowance: quote.issues.allowance === null ? null : { spender: quote.issues.allowance.spender, actual: quote.issues.allowance.actual.toString() },
       balance:

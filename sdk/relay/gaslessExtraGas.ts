@@ -1,0 +1,23 @@
+/**
+ * Gas a gasless relay spends beyond a plain `swapGasless`, which the quote adds to its modelled gas
+ * (and so to the relayer fee) when it offers the extra: the fee covers what the relayer pays.
+ */
+
+/**
+ * The sell token's EIP-2612 `permit` inside `swapGaslessWithTokenPermit`: OpenZeppelin's permit with a
+ * fresh nonce slot and a fresh allowance slot (two 20,000 writes, an ecrecover), the try/catch
+ * around it, the event, and the permit's five words of calldata. test/contracts/GaslessTokenPermit.test.ts
+ * measures the devnet's tokens below it.
+ */
+export const TOKEN_PERMIT_MODEL_GAS = 80_000;
+
+/**
+ * Permit2's call to a smart-wallet taker's `isValidSignature` (a cold account, the wallet's own check:
+ * an ecrecover for the devnet's owner-signed wallet, more for a multisig) with a 65-byte signature.
+ * A wallet whose check costs more fails the submission's simulation (422), since the relayer's gas
+ * limit is built on this model; calldata beyond 65 signature bytes is added per byte (`relayGasLimitOfCalldata`).
+ */
+export const CONTRACT_SIGNATURE_MODEL_GAS = 40_000;
+
+/** Calldata gas of one non-zero byte (EIP-2028): what each signature byte past 65 adds at most. */
+export const CALLDATA_BYTE_GAS = 16;
