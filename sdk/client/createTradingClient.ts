@@ -1,3 +1,4 @@
+import { PERMIT2_ADDRESS } from "../chain/permit2";
 import { isAddress, publicActions, type Address, type Hex } from "viem";
 import { DEVNET_CHAIN_ID } from "../chain/devnet";
 import { ClientConfigError, QuoteKindError, TokenNotSupportedError } from "../errors/client";
@@ -98,6 +99,12 @@ export type TradingClient = {
   signQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<SignedQuote>;
   /** For a gasless quote: verifies, approves Permit2 when needed, signs, and simulates; returns the signature. */
   signGaslessQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex>;
+  /**
+   * For a gasless quote with an `approval` (Permit2 not approved, the sell token has EIP-2612): the
+   * wallet's signature of the token permit, for `submitGasless(..., { approvalSignature })`. No
+   * transaction, no ETH. Undefined when the quote offers no approval.
+   */
+  signGaslessApproval(quote: QuoteJson, wallet: TradingWallet): Promise<Hex | undefined>;
   submitGasless(quote: QuoteJson | string, signature: Hex, options?: SubmitGaslessOptions): Promise<RelayJson>;
   getRelay(relayId: string): Promise<RelayJson>;
   waitForRelay(relayId: string, options?: WaitForRelayOptions): Promise<RelayJson>;
@@ -204,11 +211,25 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     assertBalance(quote);
     const reader = readerFor(wallet);
     await verifyQuote(reader, contractsOrThrow(), quote, expectationFor(quote, wallet, expected));
+    // With an approval the token permit is relayed with the swap (signGaslessApproval): no approve
+    // transaction, and the swap alone cannot simulate before it; the API simulates both at submit.
+    if (quote.approval !== null && quote.approval !== undefined) return (await signedCalldata(quote, wallet)).signature!;
     await ensureAllowance(quote, wallet, reader, logger);
     const { data, signature } = await signedCalldata(quote, wallet);
     // Anyone may send a gasless swap, so the taker can simulate it exactly as the relayer will.
     await simulateFromTaker(quote, data, wallet, reader);
     return signature!;
+  };
+
+  const signGaslessApproval = async (quote: QuoteJson, wallet: TradingWallet): Promise<Hex | undefined> => {
+    if (quote.approval === null || quote.approval === undefined) return undefined;
+    const { eip712 } = quote.approval;
+    if (eip712.message.owner.toLowerCase() !== wallet.account.address.toLowerCase() || eip712.message.spender.toLowerCase() !== PERMIT2_ADDRESS.toLowerCase()) {
+      throw new QuoteKindError(quote.quote_id, "has an approval for another owner or spender than this wallet and Permit2", "Request a fresh quote for this wallet.");
+    }
+    const { EIP712Domain: _domain, ...types } = eip712.types;
+    const { owner, spender, value, nonce, deadline } = eip712.message;
+    return wallet.signTypedData({ account: wallet.account, domain: eip712.domain, types, primaryType: "Permit", message: { owner, spender, value: BigInt(value), nonce: BigInt(nonce), deadline: BigInt(deadline) } });
   };
 
   const client: TradingClient = {
@@ -224,12 +245,14 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
       await verifyQuote(readerFor(undefined), contractsOrThrow(), quote, expectationFor(quote, undefined, expected));
     },
     signGaslessQuote,
+    signGaslessApproval,
     submitGasless: (quote, signature, submitOptions) => submitGasless(transport, typeof quote === "string" ? quote : quote.quote_id, signature, submitOptions),
     getRelay: (relayId) => getRelay(transport, relayId),
     waitForRelay: (relayId, waitOptions) => waitForRelay(transport, relayId, waitOptions),
     swapGasless: async (quote, wallet, swapOptions = {}) => {
       const signature = await signGaslessQuote(quote, wallet, swapOptions.expected);
-      const relay = await submitGasless(transport, quote.quote_id, signature, swapOptions);
+      const approvalSignature = await signGaslessApproval(quote, wallet);
+      const relay = await submitGasless(transport, quote.quote_id, signature, { ...swapOptions, ...(approvalSignature === undefined ? {} : { approvalSignature }) });
       swapOptions.onStatus?.(relay);
       return waitForRelay(transport, relay.relay_id, swapOptions);
     },

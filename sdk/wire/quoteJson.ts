@@ -24,8 +24,24 @@ export const permit2TypedDataJsonSchema = z
       deadline: amount,
       witness: z.record(z.string(), z.string()),
     }),
+    signature_kind: z
+      .enum(["eoa", "eip1271"])
+      .optional()
+      .describe("gasless quotes: `eoa`, the taker's key signs 65 bytes; `eip1271`, the taker is a contract (a smart wallet) whose isValidSignature Permit2 asks, and the signature may be up to 2048 bytes"),
   })
   .describe("EIP-712 typed data the taker signs (Permit2 PermitWitnessTransferFrom); `types` includes EIP712Domain");
+
+export const tokenPermitApprovalJsonSchema = z.object({
+  type: z.literal("permit"),
+  eip712: z
+    .object({
+      domain: z.object({ name: z.string(), version: z.string(), chainId: z.number().int(), verifyingContract: address }),
+      types: z.record(z.string(), z.array(typedDataField)),
+      primaryType: z.literal("Permit"),
+      message: z.object({ owner: address, spender: address, value: amount, nonce: amount, deadline: amount }),
+    })
+    .describe("EIP-712 typed data of the sell token's EIP-2612 permit(owner = taker, spender = Permit2, value = sell amount + relayer fee, deadline = the quote's); `types` includes EIP712Domain"),
+});
 
 const hopJsonSchema = z.object({ pool: address, source: z.string(), token_in: address, token_out: address, amount_in: amount, amount_out: amount });
 
@@ -79,6 +95,10 @@ export const quoteJsonSchema = z
       signature_offset: z.number().int().optional().describe("byte offset of the 65-byte signature placeholder in tx.data (permit and gasless quotes)"),
     }),
     permit2: permit2TypedDataJsonSchema.optional(),
+    approval: tokenPermitApprovalJsonSchema
+      .nullable()
+      .optional()
+      .describe("gasless quotes: when Permit2 is not approved for the debit and the sell token has EIP-2612, the token permit to sign and send as approval_signature with POST /gasless/submit (approval and swap in one relayed transaction); null otherwise"),
     issues: z.object({
       allowance: z.object({ spender: address, actual: amount }).nullable(),
       balance: z.object({ token: address, actual: amount, expected: amount }).nullable(),

@@ -14,6 +14,7 @@ import {
   type QuoteJson,
 } from "../../sdk";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
+import { fundedTaker } from "../fixtures/fundedTaker";
 
 const ROOT = join(__dirname, "..", "..");
 
@@ -185,6 +186,21 @@ describe("trading client (sdk) against npm start's devnet", function () {
       expect(statuses.at(-1)).to.equal("confirmed");
       const receipt = await devnet.publicClient.getTransactionReceipt({ hash: relay.tx_hash! });
       expect(receipt.status).to.equal("success");
+      client.close();
+    });
+
+    it("a wallet with USDC and zero ETH swaps gasless: the client signs the quote's token permit with the order and sends no transaction", async () => {
+      const { client } = await devnet.onboardedClient();
+      const funded = await fundedTaker(devnet, { USDC: 500_000_000n });
+      await devnet.publicClient.request({ method: "hardhat_setBalance" as never, params: [funded.address, "0x0"] as never });
+      const taker = devnet.wallet(funded.privateKey);
+      const quote = await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 200_000_000n, taker: taker.account.address, gasless: true });
+      expect(quote.approval?.type).to.equal("permit");
+      expect(quote.permit2?.signature_kind).to.equal("eoa");
+      const relay = await client.swapGasless(quote, taker, { intervalMs: 200, timeoutMs: 60_000 });
+      expect(relay.status, JSON.stringify(relay)).to.equal("confirmed");
+      expect(await devnet.publicClient.getBalance({ address: taker.account.address })).to.equal(0n);
+      expect(await devnet.publicClient.getTransactionCount({ address: taker.account.address })).to.equal(0);
       client.close();
     });
 
