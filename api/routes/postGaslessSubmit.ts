@@ -23,11 +23,13 @@ const bodySchema = z.strictObject({
     .superRefine((value, context) => {
       if (value.length > 2 + MAX_CONTRACT_SIGNATURE_BYTES * 2) context.addIssue({ code: "custom", message: `must be at most ${MAX_CONTRACT_SIGNATURE_BYTES} bytes; got ${(value.length - 2) / 2} bytes` });
     })
+    .describe("the taker's signature of the quote's permit2 typed data: exactly 65 bytes from a key (permit2.signature_kind eoa); from a smart wallet (eip1271), whatever its isValidSignature accepts, 1 to 2048 bytes")
     .transform((value) => value.toLowerCase() as Hex),
   /** The taker's signature of the quote's `approval.eip712` (an EIP-2612 permit), sent with the swap. */
   approval_signature: z
     .string()
     .regex(/^0x[0-9a-fA-F]{130}$/, "must be 0x-prefixed hex of exactly 65 bytes")
+    .describe("optional: the taker's 65-byte signature of the quote's approval.eip712 (an EIP-2612 permit of the sell token to Permit2); the relayer sends the permit and the swap in one transaction")
     .transform((value) => value.toLowerCase() as Hex)
     .optional(),
   idempotency_key: plainText(128).nullable().optional(),

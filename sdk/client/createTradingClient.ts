@@ -97,7 +97,10 @@ export type TradingClient = {
    * patched transaction, and the approval to send before it when `issues.allowance` is set.
    */
   signQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<SignedQuote>;
-  /** For a gasless quote: verifies, approves Permit2 when needed, signs, and simulates; returns the signature. */
+  /**
+   * For a gasless quote: verifies, approves Permit2 when needed (a transaction), signs, and simulates;
+   * returns the signature. `swapGasless` instead signs the quote's `approval` when it has one: no transaction.
+   */
   signGaslessQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex>;
   /**
    * For a gasless quote with an `approval` (Permit2 not approved, the sell token has EIP-2612): the
@@ -211,14 +214,23 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     assertBalance(quote);
     const reader = readerFor(wallet);
     await verifyQuote(reader, contractsOrThrow(), quote, expectationFor(quote, wallet, expected));
-    // With an approval the token permit is relayed with the swap (signGaslessApproval): no approve
-    // transaction, and the swap alone cannot simulate before it; the API simulates both at submit.
-    if (quote.approval !== null && quote.approval !== undefined) return (await signedCalldata(quote, wallet)).signature!;
     await ensureAllowance(quote, wallet, reader, logger);
     const { data, signature } = await signedCalldata(quote, wallet);
     // Anyone may send a gasless swap, so the taker can simulate it exactly as the relayer will.
     await simulateFromTaker(quote, data, wallet, reader);
     return signature!;
+  };
+
+  /**
+   * The order's signature for a quote whose approval is relayed with the swap: no approve transaction,
+   * and no simulation from the taker (the swap cannot pull before the permit); the API simulates the
+   * permit and the swap together at submission.
+   */
+  const signGaslessOrderWithApproval = async (quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex> => {
+    if (!quote.gasless) throw new QuoteKindError(quote.quote_id, "is not a gasless quote", "Use executeQuote: the taker sends it.");
+    assertBalance(quote);
+    await verifyQuote(readerFor(wallet), contractsOrThrow(), quote, expectationFor(quote, wallet, expected));
+    return (await signedCalldata(quote, wallet)).signature!;
   };
 
   const signGaslessApproval = async (quote: QuoteJson, wallet: TradingWallet): Promise<Hex | undefined> => {
@@ -250,8 +262,9 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     getRelay: (relayId) => getRelay(transport, relayId),
     waitForRelay: (relayId, waitOptions) => waitForRelay(transport, relayId, waitOptions),
     swapGasless: async (quote, wallet, swapOptions = {}) => {
-      const signature = await signGaslessQuote(quote, wallet, swapOptions.expected);
+      // Two messages and no transaction when the quote offers the token permit; otherwise the wallet approves Permit2 first.
       const approvalSignature = await signGaslessApproval(quote, wallet);
+      const signature = approvalSignature === undefined ? await signGaslessQuote(quote, wallet, swapOptions.expected) : await signGaslessOrderWithApproval(quote, wallet, swapOptions.expected);
       const relay = await submitGasless(transport, quote.quote_id, signature, { ...swapOptions, ...(approvalSignature === undefined ? {} : { approvalSignature }) });
       swapOptions.onStatus?.(relay);
       return waitForRelay(transport, relay.relay_id, swapOptions);

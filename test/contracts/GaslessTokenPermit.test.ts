@@ -243,6 +243,20 @@ describe("GaslessTokenPermit (feature 3: token permit with the swap, smart-walle
     });
   });
 
+  it("while feature 3 is paused both entry points are refused (SwapFeaturePaused) before the permit or any transfer", async () => {
+    const f = await loadFixture(settlementFixture);
+    const taker = await walletWithOnlyUsdc(f);
+    const order = await usdcOrder(f, taker.address, 20);
+    const signed = await signOrder(f, taker, taker.address, order, 20n);
+    const permit = await signTokenPermit(f, taker, taker.address, maxUint256);
+    await f.registry.write.pause([3n]);
+    await expectRevert(f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: encodeSwapGaslessWithTokenPermit(signed, permit) }), "SwapFeaturePaused", [3n]);
+    await expectRevert(f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: encodeSwapGaslessFromContract(signed) }), "SwapFeaturePaused", [3n]);
+    expect(await f.publicClient.readContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "allowance", args: [taker.address, f.contracts.permit2] })).to.equal(0n);
+    await f.registry.write.unpause([3n]);
+    await relay(f, encodeSwapGaslessWithTokenPermit(signed, permit));
+  });
+
   describe("DevSmartWallet", () => {
     it("runs calls for its owner only and reports a failed call with its target", async () => {
       const f = await loadFixture(settlementFixture);
