@@ -8,6 +8,7 @@ import { deployLiquidity } from "./deployLiquidity";
 import { deployPermit2 } from "./deployPermit2";
 import { deploySettlement } from "./deploySettlement";
 import { writeAndWait } from "./writeAndWait";
+import { deployDevnetWallets } from "./deployDevnetWallets";
 import { routerRegistryAbi } from "../../sdk/abis/routerRegistryAbi";
 
 /**
@@ -76,6 +77,7 @@ export async function deployDevnet(
     deployBlock: Number(deployBlock.number),
     deployBlockHash: deployBlock.hash,
     ...contracts,
+    devnet: await deployDevnetWallets(hre, clients, deployer, contracts),
   };
   // The deployer is also a pauser on the devnet, so an operator can try the emergency brake at once.
   await writeAndWait(clients, deployer, { address: contracts.contracts.routerRegistry, abi: routerRegistryAbi, functionName: "setPauser", args: [deployer.account.address, true] });

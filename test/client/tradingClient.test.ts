@@ -15,6 +15,8 @@ import {
 } from "../../sdk";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
 import { fundedTaker } from "../fixtures/fundedTaker";
+import hre from "hardhat";
+import { devAccounts } from "../../scripts/devnet/devAccounts";
 
 const ROOT = join(__dirname, "..", "..");
 
@@ -201,6 +203,23 @@ describe("trading client (sdk) against npm start's devnet", function () {
       expect(relay.status, JSON.stringify(relay)).to.equal("confirmed");
       expect(await devnet.publicClient.getBalance({ address: taker.account.address })).to.equal(0n);
       expect(await devnet.publicClient.getTransactionCount({ address: taker.account.address })).to.equal(0);
+      client.close();
+    });
+
+    it("the devnet's smart wallet (DevSmartWallet, owned by dev key #12) trades gasless with its owner's ERC-1271 signature", async () => {
+      const { client } = await devnet.onboardedClient();
+      const smart = devnet.manifest.devnet;
+      expect(smart, "npm start's manifest records the devnet's smart wallet").to.not.equal(undefined);
+      const owner = devnet.wallet(devAccounts(hre)[12]!.privateKey);
+      expect(getAddress(owner.account.address)).to.equal(smart!.smartWalletOwner);
+      const quote = await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 100_000_000n, taker: smart!.smartWallet, gasless: true });
+      expect(quote.permit2?.signature_kind).to.equal("eip1271");
+      const { EIP712Domain: _domain, ...types } = quote.permit2!.types;
+      const signature = await owner.signTypedData({ account: owner.account, ...quote.permit2!, types } as Parameters<typeof owner.signTypedData>[0]);
+      const relay = await client.submitGasless(quote, signature);
+      const done = await client.waitForRelay(relay.relay_id, { intervalMs: 200, timeoutMs: 60_000 });
+      expect(done.status, JSON.stringify(done)).to.equal("confirmed");
+      expect(await balance(devnet, devnet.token("WETH"), smart!.smartWallet) > 0n).to.equal(true);
       client.close();
     });
 
