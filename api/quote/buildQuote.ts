@@ -363,7 +363,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
       const priceOn = (extraGas: number) =>
         priceRelayerFee({
           config: gasless,
-          gas: Number(relayGasLimit(estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas)) + extraGas, nativePayoutsOf(order))),
+          gas: Number(relayGasLimit(estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas)), nativePayoutsOf(order)) + BigInt(extraGas)),
           baseFeePerGas: block.baseFeePerGas,
           sellToken: sellToken.address,
           weth,
@@ -384,7 +384,8 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
       const { data, signatureOffset } = encodeSwapGasless(order, query.taker, fee, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };
       permit2 = buildGaslessPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce, ...fee });
-      estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, relayerFee.amount > 0n)) + signerGas + (tokenPermit === undefined ? 0 : TOKEN_PERMIT_MODEL_GAS);
+      // tx is the plain swapGasless; the relayed entry point's extra gas is added to the relay's gas limit (relayGasLimitOfCalldata).
+      estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, relayerFee.amount > 0n));
     } else {
       const { data, signatureOffset } = encodeSwapWithPermit(order, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };

@@ -1,6 +1,7 @@
 /**
- * Gas a gasless relay spends beyond a plain `swapGasless`, which the quote adds to its modelled gas
- * (and so to the relayer fee) when it offers the extra: the fee covers what the relayer pays.
+ * Gas a gasless relay spends beyond a plain `swapGasless`: the quote prices it into the relayer fee
+ * when it offers the extra, and `relayGasLimitOfCalldata` adds it to the gas limit the relayer signs
+ * for the entry point that spends it. The fee covers what the relayer pays.
  */
 
 /**

@@ -1,10 +1,10 @@
 import type { Hex } from "viem";
-import { decodeGaslessCall } from "../calldata/gaslessApprovalCalldata";
+import { decodeGaslessCall, type GaslessCall } from "../calldata/gaslessApprovalCalldata";
 import { SIGNATURE_BYTES } from "../calldata/signaturePlaceholder";
 import { decodeRouteActions } from "../calldata/routeActions";
 import type { SwapOrder } from "../calldata/swapOrder";
 import { isNativeToken } from "../tokens/native";
-import { CALLDATA_BYTE_GAS } from "./gaslessExtraGas";
+import { CALLDATA_BYTE_GAS, CONTRACT_SIGNATURE_MODEL_GAS, TOKEN_PERMIT_MODEL_GAS } from "./gaslessExtraGas";
 
 /**
  * Gas over the quote's modelled gas, which tests keep within 15 % of what swaps use: room for that
@@ -56,8 +56,18 @@ export function relayGasLimit(estimatedGas: number | bigint, nativePayouts: numb
  * quote priced (each byte past them adds its calldata gas). Throws GaslessCalldataError on other calldata.
  */
 export function relayGasLimitOfCalldata(estimatedGas: number | bigint, data: Hex): bigint {
-  const { order } = decodeGaslessCall(data);
-  const signatureBytes = (order.signature.length - 2) / 2;
-  const longer = signatureBytes > SIGNATURE_BYTES ? BigInt((signatureBytes - SIGNATURE_BYTES) * CALLDATA_BYTE_GAS) : 0n;
-  return relayGasLimit(estimatedGas, nativePayoutsOf(order.params)) + longer;
+  const call = decodeGaslessCall(data);
+  const signatureBytes = (call.order.signature.length - 2) / 2;
+  const longer = signatureBytes > SIGNATURE_BYTES ? (signatureBytes - SIGNATURE_BYTES) * CALLDATA_BYTE_GAS : 0;
+  return relayGasLimit(estimatedGas, nativePayoutsOf(call.order.params)) + BigInt(entryPointExtraGas(call.kind) + longer);
+}
+
+/**
+ * What the relayed entry point adds to the quote's `swapGasless` model, which the quote priced into the
+ * fee: the token permit of `swapGaslessWithTokenPermit`, the wallet's ERC-1271 check of `swapGaslessFromContract`.
+ */
+export function entryPointExtraGas(kind: GaslessCall["kind"]): number {
+  if (kind === "withTokenPermit") return TOKEN_PERMIT_MODEL_GAS;
+  if (kind === "fromContract") return CONTRACT_SIGNATURE_MODEL_GAS;
+  return 0;
 }
