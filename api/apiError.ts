@@ -37,6 +37,9 @@ export type ApiErrorCode =
   | "quote_expired"
   | "signature_mismatch"
   | "simulation_failed"
+  // 400: an approval_signature the quote did not offer, or not the taker's over its approval
+  | "approval_not_offered"
+  | "approval_signature_mismatch"
   // 400: a gasless quote selling a token the relayer does not take its fee in
   | "fee_token_not_accepted"
   // 400: a webhook URL the relayer must not call (pushed status)

@@ -1,6 +1,7 @@
 import PQueue from "p-queue";
 import type { Hex } from "viem";
 import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type RelayReason, type RelayStatus } from "../sdk";
+import { isBatchable } from "./batchBroadcast";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";
 import { firstFees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
@@ -141,7 +142,7 @@ export class RelayQueue {
    * before: a batch that skipped it or reverted (its one retry alone), or that the node refused.
    */
   #goesAlone(relay: RelayRecord): boolean {
-    if (this.#batches === undefined || this.#alone.has(relay.id)) return true;
+    if (this.#batches === undefined || this.#alone.has(relay.id) || !isBatchable(relay.data)) return true;
     return relay.transactions.some((transaction) => (transaction.raw !== undefined && this.context.pool.bySigner(transaction.signer) === undefined) || transaction.batch !== undefined);
   }
 

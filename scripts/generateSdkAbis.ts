@@ -16,6 +16,12 @@ const SDK_ABIS: readonly { contract: string; constant: string; file: string; doc
     file: "gaslessBatchSwapRouterAbi.ts",
     doc: "ABI of IGaslessBatchSwapRouter (feature 3 with batches, contracts/interfaces/IGaslessBatchSwapRouter.sol).",
   },
+  {
+    contract: "IGaslessTokenPermit",
+    constant: "gaslessTokenPermitAbi",
+    file: "gaslessTokenPermitAbi.ts",
+    doc: "ABI of IGaslessTokenPermit (feature 3: a token's EIP-2612 permit with the swap, and ERC-1271 takers; contracts/interfaces/IGaslessTokenPermit.sol).",
+  },
   { contract: "IAllowanceHolder", constant: "allowanceHolderAbi", file: "allowanceHolderAbi.ts", doc: "ABI of IAllowanceHolder (contracts/interfaces/IAllowanceHolder.sol)." },
 ];
 

@@ -54,6 +54,16 @@ export {
 } from "./calldata/swapCalldata";
 export { encodeSwapGaslessBatch, decodeSwapGasless, MAX_GASLESS_BATCH_ORDERS, type SignedGaslessOrder } from "./calldata/gaslessBatchCalldata";
 export {
+  encodeSwapGaslessWithTokenPermit,
+  encodeSwapGaslessFromContract,
+  decodeGaslessCall,
+  MAX_CONTRACT_SIGNATURE_BYTES,
+  type GaslessCall,
+  type TokenPermitSignature,
+} from "./calldata/gaslessApprovalCalldata";
+export { gaslessTokenPermitAbi } from "./abis/gaslessTokenPermitAbi";
+export { readTokenPermitDomain, buildTokenPermitTypedData, tokenPermitTypes, type TokenPermitDomain, type TokenPermitParameters } from "./typedData/tokenPermit";
+export {
   buildSwapPermitTypedData,
   buildGaslessPermitTypedData,
   withDomainType,
@@ -132,6 +142,7 @@ export { BATCH_ORDER_GAS, BATCH_ORDER_GAS_NEEDED, BATCH_OVERHEAD_GAS, batchGasLi
 export { firstBroadcastFees } from "./relay/firstBroadcastFees";
 export { relayCancelOutcomes, type RelayCancelOutcome } from "./relay/relayCancelOutcome";
 export { encodeInvalidateNonce, permit2NonceBit, type Permit2NonceBit } from "./calldata/invalidateNonce";
+export { TOKEN_PERMIT_MODEL_GAS, CONTRACT_SIGNATURE_MODEL_GAS } from "./relay/gaslessExtraGas";
 export type {
   RelayRequestJson,
   RelayTransactionJson,

@@ -24,7 +24,10 @@ import {
   cappedPriorityFee,
   l1DataFeeWei,
   type NetworkFeeModel,
+  CONTRACT_SIGNATURE_MODEL_GAS,
+  TOKEN_PERMIT_MODEL_GAS,
 } from "../../sdk";
+import { readTokenPermitOffer, type SignatureKind, type TokenPermitOffer } from "./tokenPermitOffer";
 import { ApiError } from "../apiError";
 import { classifyDatabaseError } from "../store/databaseUnavailable";
 import type { ChainContext } from "../chains/chainContext";
@@ -137,6 +140,10 @@ export type Quote = Readonly<{
   networkFee: { gas: number; gasPrice: bigint; l1FeeWei: bigint; amount: bigint };
   /** The sell and buy tokens' transfer taxes (`token_metadata`); a buy tax is already out of buyAmount. */
   taxes: QuoteTaxes;
+  /** Gasless only: how the taker signs (a contract taker signs through ERC-1271). */
+  signatureKind: SignatureKind | undefined;
+  /** Gasless only: the sell token's EIP-2612 permit to Permit2, offered when the allowance falls short. */
+  tokenPermit: TokenPermitOffer | undefined;
   issues: {
     allowance: { spender: Address; actual: bigint } | null;
     balance: { token: Address; actual: bigint; expected: bigint } | null;
@@ -390,6 +397,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   let permit2: Quote["permit2"];
   let permit2Nonce: bigint | undefined;
   let relayerFee: RelayerFeeQuote | undefined;
+  let tokenPermit: TokenPermitOffer | undefined;
   let estimatedGas: number;
   if (settlement === "permit2") {
     const allocated = await allocateNonce(engine, reads, chain, query.taker, nowMs, Number(deadline) * 1000, kind);
@@ -399,22 +407,36 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
       // most calldata gas a fee can add), on the gas limit the relayer will sign for it: the model's
       // headroom plus the worst case of every native payout, whatever the recipients do on chain.
       const draft = encodeSwapGasless(order, query.taker, { relayerFee: maxUint256, relayerFeeRecipient: gasless.feeRecipient }, allocated.nonce);
+      // A smart-wallet taker's signature is checked by its own code; a token permit runs the token's.
+      const signerGas = takerIsContract ? CONTRACT_SIGNATURE_MODEL_GAS : 0;
       const gasLimit = relayGasLimit(estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas)), nativePayoutsOf(order));
-      relayerFee = priceRelayerFee({
-        config: gasless,
-        gas: Number(gasLimit),
-        baseFeePerGas: block.baseFeePerGas,
-        priorityFeePerGas: tip,
-        l1FeeWei: l1DataFeeWei(fees.l1, draft.data),
-        sellToken: sellToken.address,
-        weth,
-        pools,
-        sellSymbol: sellToken.symbol,
-      });
+      const priceOn = (extraGas: number) =>
+        priceRelayerFee({
+          config: gasless,
+          gas: Number(gasLimit + BigInt(extraGas)),
+          baseFeePerGas: block.baseFeePerGas,
+          priorityFeePerGas: tip,
+          l1FeeWei: l1DataFeeWei(fees.l1, draft.data),
+          sellToken: sellToken.address,
+          weth,
+          pools,
+          sellSymbol: sellToken.symbol,
+        });
+      relayerFee = priceOn(signerGas);
+      // Permit2 not approved for the debit: offer the token's EIP-2612 permit, sent with the swap and
+      // priced into the fee. A contract taker cannot sign an EIP-2612 permit (ecrecover only).
+      if (!takerIsContract && allowance !== undefined && allowance < query.sellAmount + relayerFee.amount) {
+        const readable = await readTokenPermitOffer(client, chain.chainId, sellToken.address, query.taker);
+        if (readable !== undefined) {
+          relayerFee = priceOn(signerGas + TOKEN_PERMIT_MODEL_GAS);
+          tokenPermit = { ...readable, value: query.sellAmount + relayerFee.amount, deadline };
+        }
+      }
       const fee = { relayerFee: relayerFee.amount, relayerFeeRecipient: relayerFee.recipient };
       const { data, signatureOffset } = encodeSwapGasless(order, query.taker, fee, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };
-      // A price has nothing to sign: its typed data is not built.
+      // A price has nothing to sign: its typed data is not built. tx is the plain swapGasless; the
+      // relayed entry point's extra gas is added to the relay's gas limit (relayGasLimitOfCalldata).
       if (kind === "firm") permit2 = buildGaslessPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce, ...fee });
       estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, relayerFee.amount > 0n));
     } else {
@@ -463,6 +485,8 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     permit2Nonce,
     networkFee: { gas: estimatedGas, gasPrice, l1FeeWei, amount: BigInt(estimatedGas) * gasPrice + l1FeeWei },
     taxes,
+    signatureKind: query.gasless ? (takerIsContract ? "eip1271" : "eoa") : undefined,
+    tokenPermit,
     issues: {
       allowance: spender !== undefined && allowance !== undefined && allowance < debit ? { spender, actual: allowance } : null,
       balance: sellBalance < debit ? { token: sellToken.address, actual: sellBalance, expected: debit } : null,
@@ -485,15 +509,15 @@ function randomQuoteId(): Hex {
 /**
  * `auto` settles ERC20 sells by Permit2 signature when the taker is a plain wallet, and by allowance
  * for native sells and for contract takers (a smart wallet cannot produce the 65-byte signature).
- * An explicit `permit2`, and every gasless quote, fails instead of falling back.
+ * An explicit `permit2` fails instead of falling back; a gasless quote for a contract taker settles
+ * by Permit2 with the wallet's ERC-1271 signature (GaslessTokenPermit.swapGaslessFromContract).
  */
 function chooseSettlement(query: QuoteQuery, sellsNative: boolean, takerIsContract: boolean): QuoteSettlement {
   if (sellsNative) return "allowance";
   if (query.settlement === "allowance") return "allowance";
   if (!takerIsContract) return "permit2";
-  if (query.gasless) {
-    throw new ApiError(400, "invalid_request", `permit2_owner ${query.taker} is a contract: gasless quotes need a 65-byte wallet signature; use settlement=allowance`);
-  }
+  // A smart-wallet taker signs the gasless order through ERC-1271, which Permit2 checks on chain.
+  if (query.gasless) return "permit2";
   if (query.settlement === "permit2") {
     throw new ApiError(400, "invalid_request", `settlement permit2 needs a 65-byte wallet signature, but taker ${query.taker} is a contract; use settlement=allowance or auto`);
   }

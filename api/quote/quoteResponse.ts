@@ -1,6 +1,7 @@
 import { formatEther, formatUnits } from "viem";
 import { gaslessPermitTypes, NATIVE_TOKEN, swapPermitTypes, withDomainType } from "../../sdk";
 import type { Quote } from "./buildQuote";
+import { approvalJson } from "./tokenPermitOffer";
 import type { RouteHop } from "./routeSearch";
 import type { TransferTax } from "../tokens/transferTax";
 
@@ -164,6 +165,12 @@ export function quoteResponse(quote: Quote) {
       estimated_gas: tx.estimatedGas,
       ...(tx.signatureOffset === undefined ? {} : { signature_offset: tx.signatureOffset }),
     },
-    ...(quote.permit2 === undefined ? {} : { permit2: permit2Json(quote.permit2) }),
+    ...(quote.permit2 === undefined
+      ? {}
+      : { permit2: { ...permit2Json(quote.permit2), ...(quote.signatureKind === undefined ? {} : { signature_kind: quote.signatureKind }) } }),
+    // Gasless quotes: the token permit that approves Permit2 in the relayed transaction, or null.
+    ...(quote.signatureKind === undefined || quote.permit2 === undefined
+      ? {}
+      : { approval: quote.tokenPermit === undefined ? null : approvalJson(quote.tokenPermit, quote.taker, quote.permit2.domain.verifyingContract) }),
   };
 }

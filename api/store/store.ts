@@ -1,3 +1,4 @@
+import type { TokenPermitOffer } from "../quote/tokenPermitOffer";
 import type { Address, Hex } from "viem";
 import type { ManifestPool, OnboardingAction, SwapOrder } from "../../sdk";
 import type { ApiKeyScope } from "../apiKeyScopes";
@@ -291,4 +292,8 @@ export type GaslessTerms = {
    * with the margin (the relayer waits while the network asks more). Undefined when gas is sponsored.
    */
   feeWei?: bigint | undefined;
+  /** `eip1271` when the taker has code and signs through its ERC-1271 check; absent for a plain key (65 bytes). */
+  signatureKind?: "eip1271" | undefined;
+  /** The EIP-2612 permit the quote offered as `approval`, which a submission's `approval_signature` signs. */
+  tokenPermit?: TokenPermitOffer | undefined;
 };

@@ -9,6 +9,7 @@ import { deployPermit2 } from "./deployPermit2";
 import { deploySettlement } from "./deploySettlement";
 import { deployTaxedToken } from "./deployTaxedToken";
 import { writeAndWait } from "./writeAndWait";
+import { deployDevnetWallets } from "./deployDevnetWallets";
 import { routerRegistryAbi } from "../../sdk/abis/routerRegistryAbi";
 
 /**
@@ -82,6 +83,7 @@ export async function deployDevnet(
     deployBlock: Number(deployBlock.number),
     deployBlockHash: deployBlock.hash,
     ...contracts,
+    devnet: await deployDevnetWallets(hre, clients, deployer, contracts),
   };
   // The deployer is also a pauser on the devnet, so an operator can try the emergency brake at once.
   await writeAndWait(clients, deployer, { address: contracts.contracts.routerRegistry, abi: routerRegistryAbi, functionName: "setPauser", args: [deployer.account.address, true] });

@@ -1,3 +1,4 @@
+import { PERMIT2_ADDRESS } from "../chain/permit2";
 import { isAddress, publicActions, type Address, type Hex } from "viem";
 import { DEVNET_CHAIN_ID } from "../chain/devnet";
 import { ClientConfigError, QuoteKindError, TokenNotSupportedError } from "../errors/client";
@@ -102,8 +103,17 @@ export type TradingClient = {
    * patched transaction, and the approval to send before it when `issues.allowance` is set.
    */
   signQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<SignedQuote>;
-  /** For a gasless quote: verifies, approves Permit2 when needed, signs, and simulates; returns the signature. */
+  /**
+   * For a gasless quote: verifies, approves Permit2 when needed (a transaction), signs, and simulates;
+   * returns the signature. `swapGasless` instead signs the quote's `approval` when it has one: no transaction.
+   */
   signGaslessQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex>;
+  /**
+   * For a gasless quote with an `approval` (Permit2 not approved, the sell token has EIP-2612): the
+   * wallet's signature of the token permit, for `submitGasless(..., { approvalSignature })`. No
+   * transaction, no ETH. Undefined when the quote offers no approval.
+   */
+  signGaslessApproval(quote: QuoteJson, wallet: TradingWallet): Promise<Hex | undefined>;
   submitGasless(quote: QuoteJson | string, signature: Hex, options?: SubmitGaslessOptions): Promise<RelayJson>;
   getRelay(relayId: string): Promise<RelayJson>;
   waitForRelay(relayId: string, options?: WaitForRelayOptions): Promise<RelayJson>;
@@ -226,6 +236,29 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     return signature!;
   };
 
+  /**
+   * The order's signature for a quote whose approval is relayed with the swap: no approve transaction,
+   * and no simulation from the taker (the swap cannot pull before the permit); the API simulates the
+   * permit and the swap together at submission.
+   */
+  const signGaslessOrderWithApproval = async (quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex> => {
+    if (!quote.gasless) throw new QuoteKindError(quote.quote_id, "is not a gasless quote", "Use executeQuote: the taker sends it.");
+    assertBalance(quote);
+    await verifyQuote(readerFor(wallet), contractsOrThrow(), quote, expectationFor(quote, wallet, expected));
+    return (await signedCalldata(quote, wallet)).signature!;
+  };
+
+  const signGaslessApproval = async (quote: QuoteJson, wallet: TradingWallet): Promise<Hex | undefined> => {
+    if (quote.approval === null || quote.approval === undefined) return undefined;
+    const { eip712 } = quote.approval;
+    if (eip712.message.owner.toLowerCase() !== wallet.account.address.toLowerCase() || eip712.message.spender.toLowerCase() !== PERMIT2_ADDRESS.toLowerCase()) {
+      throw new QuoteKindError(quote.quote_id, "has an approval for another owner or spender than this wallet and Permit2", "Request a fresh quote for this wallet.");
+    }
+    const { EIP712Domain: _domain, ...types } = eip712.types;
+    const { owner, spender, value, nonce, deadline } = eip712.message;
+    return wallet.signTypedData({ account: wallet.account, domain: eip712.domain, types, primaryType: "Permit", message: { owner, spender, value: BigInt(value), nonce: BigInt(nonce), deadline: BigInt(deadline) } });
+  };
+
   const client: TradingClient = {
     apiUrl: transport.apiUrl,
     getSupportedTokens: (chainId = defaultChainId) => snapshots.get(chainId),
@@ -240,14 +273,17 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
       await verifyQuote(readerFor(undefined), contractsOrThrow(), quote, expectationFor(quote, undefined, expected));
     },
     signGaslessQuote,
+    signGaslessApproval,
     submitGasless: (quote, signature, submitOptions) => submitGasless(transport, typeof quote === "string" ? quote : quote.quote_id, signature, submitOptions),
     getRelay: (relayId) => getRelay(transport, relayId),
     waitForRelay: (relayId, waitOptions) => waitForRelay(transport, relayId, waitOptions),
     cancelRelay: (relayId) => cancelRelay(transport, relayId),
     watchRelay: (relayId, watchOptions) => watchRelay(transport, relayId, watchOptions),
     swapGasless: async (quote, wallet, swapOptions = {}) => {
-      const signature = await signGaslessQuote(quote, wallet, swapOptions.expected);
-      const relay = await submitGasless(transport, quote.quote_id, signature, swapOptions);
+      // Two messages and no transaction when the quote offers the token permit; otherwise the wallet approves Permit2 first.
+      const approvalSignature = await signGaslessApproval(quote, wallet);
+      const signature = approvalSignature === undefined ? await signGaslessQuote(quote, wallet, swapOptions.expected) : await signGaslessOrderWithApproval(quote, wallet, swapOptions.expected);
+      const relay = await submitGasless(transport, quote.quote_id, signature, { ...swapOptions, ...(approvalSignature === undefined ? {} : { approvalSignature }) });
       swapOptions.onStatus?.(relay);
       return waitForRelay(transport, relay.relay_id, swapOptions);
     },

@@ -24,6 +24,10 @@ export const permit2TypedDataJsonSchema = z
       deadline: amount,
       witness: z.record(z.string(), z.string()),
     }),
+    signature_kind: z
+      .enum(["eoa", "eip1271"])
+      .optional()
+      .describe("gasless quotes: `eoa`, the taker's key signs 65 bytes; `eip1271`, the taker is a contract (a smart wallet) whose isValidSignature Permit2 asks, and the signature may be up to 2048 bytes"),
   })
   .describe("EIP-712 typed data the taker signs (Permit2 PermitWitnessTransferFrom); `types` includes EIP712Domain");
 
@@ -35,6 +39,17 @@ const transferTaxJsonSchema = z
     transfer_tax_bps: bps.describe("taken from any other transfer"),
   })
   .describe("the token's transfer taxes in bps of the amount sent, measured on chain when the token was admitted; 0 for untaxed tokens and native ETH");
+export const tokenPermitApprovalJsonSchema = z.object({
+  type: z.literal("permit"),
+  eip712: z
+    .object({
+      domain: z.object({ name: z.string(), version: z.string(), chainId: z.number().int(), verifyingContract: address }),
+      types: z.record(z.string(), z.array(typedDataField)),
+      primaryType: z.literal("Permit"),
+      message: z.object({ owner: address, spender: address, value: amount, nonce: amount, deadline: amount }),
+    })
+    .describe("EIP-712 typed data of the sell token's EIP-2612 permit(owner = taker, spender = Permit2, value = sell amount + relayer fee, deadline = the quote's); `types` includes EIP712Domain"),
+});
 
 const hopJsonSchema = z.object({ pool: address, source: z.string(), token_in: address, token_out: address, amount_in: amount, amount_out: amount });
 
@@ -140,6 +155,10 @@ export const quoteJsonSchema = priceJsonSchema.extend({
     signature_offset: z.number().int().optional().describe("byte offset of the 65-byte signature placeholder in tx.data (permit and gasless quotes)"),
   }),
   permit2: permit2TypedDataJsonSchema.optional(),
+  approval: tokenPermitApprovalJsonSchema
+    .nullable()
+    .optional()
+    .describe("gasless quotes: when Permit2 is not approved for the debit and the sell token has EIP-2612, the token permit to sign and send as approval_signature with POST /gasless/submit (approval and swap in one relayed transaction); null otherwise"),
 });
 
 export type QuoteJson = z.output<typeof quoteJsonSchema>;
