@@ -142,4 +142,17 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       UPDATE integrators SET operator_approved_at = approved_at WHERE approved_at IS NOT NULL AND approved_at > created_at;
     `,
   },
+  {
+    version: 4,
+    name: "api_credentials_changed: every new or changed key and every changed profile is announced (NOTIFY api_credentials), so API instances drop cached credentials",
+    sql: `
+      CREATE FUNCTION api_credentials_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('api_credentials', TG_TABLE_NAME);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER api_keys_credentials_changed AFTER INSERT OR UPDATE OR DELETE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION api_credentials_changed();
+      CREATE TRIGGER integrators_credentials_changed AFTER UPDATE OR DELETE ON integrators FOR EACH STATEMENT EXECUTE FUNCTION api_credentials_changed();
+    `,
+  },
 ];
