@@ -155,6 +155,8 @@ async function main(): Promise<void> {
     ...UNLIMITED,
     DEVNET_PORT: "0",
     API_PORT: "0",
+    // Another devnet (or relayer) on this machine must not stop the bench.
+    RELAYER_PORT: "0",
     DEPLOYMENTS_DIR: directory,
     API_DB_PATH: join(directory, "api.sqlite"),
     API_LOG_LEVEL: "warn",
