@@ -113,7 +113,11 @@ export class PgIntegrators implements IntegratorStore {
   }
 
   async #readCredentials(prefix: string): Promise<ApiKeyCredential[]> {
-    const { rows } = await this.#pool.query<CredentialRow>(`SELECT ${CREDENTIAL_COLUMNS} FROM api_keys k JOIN integrators i ON i.id = k.integrator_id WHERE k.prefix = $1`, [prefix]);
+    const { rows } = await this.#pool.query<CredentialRow>({
+      name: "api-credentials-by-prefix",
+      text: `SELECT ${CREDENTIAL_COLUMNS} FROM api_keys k JOIN integrators i ON i.id = k.integrator_id WHERE k.prefix = $1`,
+      values: [prefix],
+    });
     return rows.map(credentialFromRow);
   }
 }
