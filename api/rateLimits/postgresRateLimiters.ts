@@ -8,8 +8,8 @@ import type { RateLimiterFactory } from "./rateLimiterFactory";
 
 /**
  * Rate limits in PostgreSQL, by quota leasing (`quotaLeases.ts`): every API instance on
- * `DATABASE_URL` leases shares of a key's budget from the same rows, one round trip per lease. A small pool of its own keeps a burst of limited
- * requests from starving the store's connections. While PostgreSQL cannot be reached, each instance
+ * `DATABASE_URL` leases shares of a key's budget from the same rows, one round trip per lease. A
+ * small pool of its own keeps a burst of limited requests from starving the store's connections. While PostgreSQL cannot be reached, each instance
  * counts in its own memory instead (`perInstanceFallback.ts`), logged once per outage.
  */
 export async function openPostgresRateLimiters(url: string, logger: Logger): Promise<{ factory: RateLimiterFactory; close(): Promise<void> }> {
