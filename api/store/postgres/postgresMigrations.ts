@@ -151,4 +151,17 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       ALTER TABLE token_overrides ADD COLUMN transfer_tax_bps INTEGER CHECK (transfer_tax_bps BETWEEN 0 AND 10000);
     `,
   },
+  {
+    version: 5,
+    name: "api_credentials_changed: every new or changed key and every changed profile is announced (NOTIFY api_credentials), so API instances drop cached credentials",
+    sql: `
+      CREATE FUNCTION api_credentials_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('api_credentials', TG_TABLE_NAME);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER api_keys_credentials_changed AFTER INSERT OR UPDATE OR DELETE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION api_credentials_changed();
+      CREATE TRIGGER integrators_credentials_changed AFTER UPDATE OR DELETE ON integrators FOR EACH STATEMENT EXECUTE FUNCTION api_credentials_changed();
+    `,
+  },
 ];
