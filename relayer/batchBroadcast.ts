@@ -1,5 +1,15 @@
-import { keccak256, type Address, type Hex } from "viem";
-import { batchGasLimit, decodeSwapGasless, encodeSwapGaslessBatch, relayGasLimitOfCalldata, type BlockHead } from "../sdk";
+import { getAbiItem, keccak256, toFunctionSelector, type Address, type Hex } from "viem";
+import { batchGasLimit, decodeSwapGasless, encodeSwapGaslessBatch, gaslessSwapRouterAbi, relayGasLimitOfCalldata, type BlockHead } from "../sdk";
+
+const SWAP_GASLESS_SELECTOR = toFunctionSelector(getAbiItem({ abi: gaslessSwapRouterAbi, name: "swapGasless" }));
+
+/**
+ * Whether a relay's calldata is a plain `swapGasless`, the only order a batch carries: one with a token
+ * permit or an ERC-1271 signature uses its own entry point and goes out alone.
+ */
+export function isBatchable(data: Hex): boolean {
+  return data.slice(0, 10).toLowerCase() === SWAP_GASLESS_SELECTOR;
+}
 import { sendRaw, type SendOutcome } from "./broadcaster";
 import { replacementFees, type Fees } from "./feeBump";
 import type { RelayContext } from "./relayContext";

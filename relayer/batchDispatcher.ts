@@ -1,7 +1,7 @@
 import { decodeFunctionResult, getAbiItem, type Address } from "viem";
 import { gaslessBatchSwapRouterAbi, isRevertError, relayGasLimitOfCalldata, BATCH_ORDER_GAS_NEEDED, BATCH_OVERHEAD_GAS, type RelayReason, type RelayStatus } from "../sdk";
 import { batchCall, signPersistSendBatch, type BatchBroadcast } from "./batchBroadcast";
-import { initialFees } from "./feeBump";
+import { firstFees } from "./feeBump";
 import { isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
@@ -134,7 +134,7 @@ export class BatchDispatcher {
         return await this.hooks.sendAlone(members[0]!, signer, { nonceChecked: true });
       }
       const head = await this.context.head.read();
-      const fees = initialFees(head.baseFeePerGas, this.context.config.priorityFeeWei, this.context.config.maxFeeWei);
+      const fees = await firstFees(this.context, head);
       const router = members[0]!.router;
       // One execution of the whole batch at the latest block, with the gas and fees signed next: its
       // settled bitmap says which orders would settle. The others are ended now, not sent.

@@ -1,4 +1,5 @@
-import { firstBroadcastFees } from "../sdk";
+import { cappedPriorityFee, firstBroadcastFees, type BlockHead } from "../sdk";
+import type { RelayContext } from "./relayContext";
 
 /** EIP-1559 fees of one transaction, in wei. */
 export type Fees = Readonly<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
@@ -9,6 +10,16 @@ export const REPLACEMENT_BUMP_PERCENT = 10n;
 /** Fees of a first broadcast: twice the base fee (room for six full blocks of rises) plus the tip (the API simulates with the same rule). */
 export function initialFees(baseFeePerGas: bigint, priorityFeePerGas: bigint, ceiling: bigint): Fees {
   return firstBroadcastFees(baseFeePerGas, priorityFeePerGas, ceiling);
+}
+
+/**
+ * Fees of a first broadcast at `head`, alone or in a batch: the node's suggested tip, at most
+ * RELAYER_PRIORITY_FEE_GWEI (as the API priced the fee), or the configured tip without a fee model.
+ */
+export async function firstFees(context: Pick<RelayContext, "config" | "fees">, head: BlockHead): Promise<Fees> {
+  const { config } = context;
+  const tip = context.fees === undefined ? config.priorityFeeWei : cappedPriorityFee(await context.fees.at(head), config.priorityFeeWei);
+  return initialFees(head.baseFeePerGas, tip, config.maxFeeWei);
 }
 
 /** `value` raised by the replacement percentage, rounded up, and by at least one wei. */

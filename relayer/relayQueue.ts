@@ -1,8 +1,9 @@
 import PQueue from "p-queue";
 import type { Hex } from "viem";
 import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type RelayReason, type RelayStatus } from "../sdk";
+import { isBatchable } from "./batchBroadcast";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";
-import { initialFees } from "./feeBump";
+import { firstFees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
@@ -141,7 +142,7 @@ export class RelayQueue {
    * before: a batch that skipped it or reverted (its one retry alone), or that the node refused.
    */
   #goesAlone(relay: RelayRecord): boolean {
-    if (this.#batches === undefined || this.#alone.has(relay.id)) return true;
+    if (this.#batches === undefined || this.#alone.has(relay.id) || !isBatchable(relay.data)) return true;
     return relay.transactions.some((transaction) => (transaction.raw !== undefined && this.context.pool.bySigner(transaction.signer) === undefined) || transaction.batch !== undefined);
   }
 
@@ -193,7 +194,7 @@ export class RelayQueue {
     // The limit covers the contract's worst case (every native payout's stipend burnt, then its WETH
     // fallback): a recipient cannot make the swap run out of gas, whatever it does on chain.
     const gas = relayGasLimitOfCalldata(relay.estimatedGas, relay.data);
-    const fees = initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei);
+    const fees = await firstFees(this.context, head);
     // The fee was priced on this limit at the quote's gas price: while the network asks more than it
     // covers (beyond RELAYER_MAX_LOSS_BPS), the relay waits rather than costing the operator money.
     if (relay.feeWei !== undefined) {
@@ -229,7 +230,7 @@ export class RelayQueue {
     try {
       if (!options.nonceChecked && (await isPermit2NonceUsed(client, this.context.permit2, relay))) return await this.#settleWithoutUs(relay);
       const head = await this.context.head.read();
-      const fees = initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei);
+      const fees = await firstFees(this.context, head);
       // One execution at the latest block (an estimate would search, and against the pending block it
       // re-runs every transaction in flight), with exactly the gas limit and fees that are signed next
       // (a recipient may tell a zero gas price from a real one). A relay taken over from a relayer that

@@ -39,4 +39,21 @@ export function registerRelay(program: Command): void {
       );
       if (options.wait && relayNow.status !== "cancelled") throw new CliError(`relay ${relayId} ended ${relayNow.status}: the cancellation came too late`, ExitCode.onChainFailure);
     });
+
+  relay
+    .command("watch")
+    .argument("<relay_id>", "the relay_id POST /gasless/submit returned")
+    .option("--poll", "poll GET /gasless/status instead of streaming GET /gasless/events")
+    .description("follow a relay's status changes as they happen (server-sent events, polling as a fallback) until it is final")
+    .action(async (relayId: string, options: { poll?: boolean }, command: Command) => {
+      const { config, out } = contextOf(command);
+      const client = clientOf(config, (message) => out.progress(message));
+      const found = await client.watchRelay(relayId, {
+        timeoutMs: (config.timeoutSeconds ?? 120) * 1000,
+        mode: options.poll ? "poll" : "auto",
+        onStatus: (seen) => out.progress(`relay ${relayId}: ${seen.status}${seen.tx_hash === null ? "" : ` ${seen.tx_hash}`}`),
+      });
+      out.result(found, () => table(["relay_id", "status", "reason", "tx_hash"], [[found.relay_id, found.status, found.reason ?? "-", found.tx_hash ?? "-"]]));
+      if (found.status !== "confirmed") throw new CliError(`relay ${relayId} ended ${found.status}`, ExitCode.onChainFailure);
+    });
 }

@@ -48,6 +48,7 @@ import type {
   SignerHolder,
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
+import { PostgresPushedStatus } from "./postgresPushedStatus";
 
 type Queryable = Pick<PostgresClient, "query">;
 const OPEN = "status IN ('accepted', 'submitted')";
@@ -70,9 +71,11 @@ export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
 
 class PostgresRelayStore implements RelayStore {
   readonly #pool: PostgresPool;
+  readonly #pushed: PostgresPushedStatus;
 
   constructor(pool: PostgresPool) {
     this.#pool = pool;
+    this.#pushed = new PostgresPushedStatus(pool);
   }
 
   async matchRelay(query: RelayMatchQuery): Promise<RelayCreation | undefined> {
@@ -90,13 +93,19 @@ class PostgresRelayStore implements RelayStore {
     const existing = await this.matchRelay(relay);
     if (existing !== undefined) return existing;
     const row = relayParams(relay, claim);
-    const { rows } = await this.#pool.query<RelayRow>(
-      `INSERT INTO relays (${RELAY_INSERT_COLUMNS.join(", ")}, status, updated_at)
-       VALUES (${RELAY_INSERT_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")}, 'accepted', $${RELAY_INSERT_COLUMNS.length})
-       ON CONFLICT DO NOTHING RETURNING *`,
-      RELAY_INSERT_COLUMNS.map((column) => row[column]),
-    );
-    if (rows[0] !== undefined) return { outcome: "created", relay: await record(this.#pool, rows[0]) };
+    const created = await withTransaction(this.#pool, async (client) => {
+      const { rows } = await client.query<RelayRow>(
+        `INSERT INTO relays (${RELAY_INSERT_COLUMNS.join(", ")}, status, updated_at)
+         VALUES (${RELAY_INSERT_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")}, 'accepted', $${RELAY_INSERT_COLUMNS.length})
+         ON CONFLICT DO NOTHING RETURNING *`,
+        RELAY_INSERT_COLUMNS.map((column) => row[column]),
+      );
+      if (rows[0] === undefined) return undefined;
+      const inserted = await record(client, rows[0]);
+      await this.#pushed.recordEvent(client, inserted, relay.createdAt);
+      return inserted;
+    });
+    if (created !== undefined) return { outcome: "created", relay: created };
     const winner = await this.matchRelay(relay);
     if (winner === undefined) throw new Error(`relay ${relay.id} conflicted with a relay that cannot be found`);
     return winner;
@@ -147,6 +156,7 @@ class PostgresRelayStore implements RelayStore {
         `UPDATE relays SET status = CASE WHEN status = 'accepted' THEN 'submitted' ELSE status END, signer = $2, signer_nonce = $3, updated_at = $4 WHERE id = $1`,
         [relayId, transaction.signer.toLowerCase(), transaction.nonce, transaction.sentAt.getTime()],
       );
+      if (row.status === "accepted") await this.#pushed.recordEvent(client, (await this.#locked(client, relayId))!, transaction.sentAt);
       return "recorded";
     });
   }
@@ -171,8 +181,9 @@ class PostgresRelayStore implements RelayStore {
           [relayId, at.getTime()],
         );
       }
-      const { rows: after } = await client.query<RelayRow>("SELECT * FROM relays WHERE id = $1", [relayId]);
-      return { decision, relay: await record(client, after[0]!) };
+      const relay = (await this.#locked(client, relayId))!;
+      if (decision === "cancelled") await this.#pushed.recordEvent(client, relay, at);
+      return { decision, relay };
     });
   }
 
@@ -197,6 +208,7 @@ class PostgresRelayStore implements RelayStore {
         `UPDATE relays SET status = CASE WHEN status = 'accepted' THEN 'submitted' ELSE status END, signer = $2, signer_nonce = $3, updated_at = $4 WHERE id = ANY($1::text[])`,
         [ids, transaction.signer.toLowerCase(), transaction.nonce, transaction.sentAt.getTime()],
       );
+      for (const id of ids) if (byId.get(id)!.status === "accepted") await this.#pushed.recordEvent(client, (await this.#locked(client, id))!, transaction.sentAt);
       return { outcome: "recorded" };
     });
   }
@@ -235,6 +247,7 @@ class PostgresRelayStore implements RelayStore {
            signer_nonce = CASE WHEN $6 THEN NULL ELSE signer_nonce END, updated_at = $7 WHERE id = $1`,
         [relayId, update.status ?? null, update.reason ?? null, update.error === undefined ? null : storableMessage(update.error), update.cancelling === undefined ? null : Number(update.cancelling), release, update.at.getTime()],
       );
+      if (update.status !== undefined && update.status !== current.status) await this.#pushed.recordEvent(client, (await this.#locked(client, relayId))!, update.at);
     });
   }
 
@@ -247,6 +260,7 @@ class PostgresRelayStore implements RelayStore {
     return withTransaction(this.#pool, async (client) => {
       let forgotten = 0;
       if (options.forgetRelays) {
+        await this.#pushed.forget(client);
         await client.query("DELETE FROM relay_transactions");
         forgotten = (await client.query("DELETE FROM relays")).rowCount ?? 0;
       }
@@ -316,6 +330,23 @@ class PostgresRelayStore implements RelayStore {
 
   async releaseSigners(relayerId: string): Promise<void> {
     await this.#pool.query("DELETE FROM relayer_signers WHERE relayer_id = $1", [relayerId]);
+  }
+
+  listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
+  relayEventHead() { return this.#pushed.relayEventHead(); }
+  setWebhook(...args: Parameters<RelayStore["setWebhook"]>) { return this.#pushed.setWebhook(...args); }
+  getWebhook(...args: Parameters<RelayStore["getWebhook"]>) { return this.#pushed.getWebhook(...args); }
+  claimWebhookDeliveries(...args: Parameters<RelayStore["claimWebhookDeliveries"]>) { return this.#pushed.claimWebhookDeliveries(...args); }
+  settleWebhookDelivery(...args: Parameters<RelayStore["settleWebhookDelivery"]>) { return this.#pushed.settleWebhookDelivery(...args); }
+  releaseWebhookClaims(...args: Parameters<RelayStore["releaseWebhookClaims"]>) { return this.#pushed.releaseWebhookClaims(...args); }
+  listWebhookDeliveries(...args: Parameters<RelayStore["listWebhookDeliveries"]>) { return this.#pushed.listWebhookDeliveries(...args); }
+  listFailingWebhooks(...args: Parameters<RelayStore["listFailingWebhooks"]>) { return this.#pushed.listFailingWebhooks(...args); }
+  prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
+
+  /** The relay as this transaction sees it, for the event of its change. */
+  async #locked(client: Queryable, relayId: string): Promise<RelayRecord | undefined> {
+    const { rows } = await client.query<RelayRow>("SELECT * FROM relays WHERE id = $1", [relayId]);
+    return rows[0] && record(client, rows[0]);
   }
 
   async ping(): Promise<void> {

@@ -169,4 +169,49 @@ export const relayMigrations: readonly Migration[] = [
       CREATE INDEX relay_transactions_hash ON relay_transactions (hash);
     `,
   },
+  {
+    version: 7,
+    name: "pushed status: relay events (the outbox, written with each status change), webhooks and their deliveries",
+    sql: `
+      CREATE TABLE relay_events (
+        seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id       TEXT NOT NULL UNIQUE,
+        relay_id       TEXT NOT NULL,
+        integrator_id  INTEGER NOT NULL,
+        status         TEXT NOT NULL,
+        -- The JSON a webhook receives, fixed when the change happened.
+        body           TEXT NOT NULL,
+        created_at     INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX relay_events_integrator ON relay_events (integrator_id, seq);
+      CREATE INDEX relay_events_relay ON relay_events (relay_id, seq);
+      CREATE INDEX relay_events_created ON relay_events (created_at);
+      -- The signing secret is kept as issued (HMAC needs it): this database is as secret as the signer keys' config.
+      CREATE TABLE relay_webhooks (
+        integrator_id  INTEGER PRIMARY KEY,
+        url            TEXT NOT NULL,
+        secret         TEXT NOT NULL,
+        created_at     INTEGER NOT NULL,
+        updated_at     INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE relay_webhook_deliveries (
+        event_seq        INTEGER PRIMARY KEY,
+        relay_id         TEXT NOT NULL,
+        integrator_id    INTEGER NOT NULL,
+        state            TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'dropped')),
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at  INTEGER,
+        claimed_by       TEXT,
+        lease_until      INTEGER,
+        last_attempt_at  INTEGER,
+        last_status      INTEGER,
+        last_error       TEXT,
+        delivered_at     INTEGER,
+        created_at       INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX relay_webhook_deliveries_due ON relay_webhook_deliveries (next_attempt_at, event_seq) WHERE state = 'pending';
+      CREATE INDEX relay_webhook_deliveries_relay ON relay_webhook_deliveries (relay_id, event_seq) WHERE state = 'pending';
+      CREATE INDEX relay_webhook_deliveries_integrator ON relay_webhook_deliveries (integrator_id, event_seq);
+    `,
+  },
 ];

@@ -1,12 +1,14 @@
 import type { Address, Hex } from "viem";
 import type { RelayReason, RelayStatus } from "../../sdk";
+import type { PushedStatusStore } from "./pushedStatusStore";
 
 /**
  * Everything the relayer keeps, behind one interface so another engine can replace SQLite. The rule
  * that makes crashes safe: a signed transaction is written here before it is broadcast, so after a
- * crash at any instant the relayer knows every hash that may be on the chain.
+ * crash at any instant the relayer knows every hash that may be on the chain. Each status change
+ * also writes its event (webhooks, server-sent events) in the same transaction: PushedStatusStore.
  */
-export interface RelayStore {
+export interface RelayStore extends PushedStatusStore {
   /**
    * Stores a validated relay, or returns the one that already exists for the same quote or the same
    * idempotency key; one transaction, so concurrent hand-offs of one quote create one relay. A

@@ -30,6 +30,7 @@ import type {
   SignerHolder,
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
+import { SqlitePushedStatus } from "./sqlitePushedStatus";
 
 const OPEN = "status IN ('accepted', 'submitted')";
 
@@ -57,9 +58,11 @@ export function openSqliteRelayStore(path: string): RelayStore {
 class SqliteRelayStore implements RelayStore {
   readonly #db: Database.Database;
   readonly #statements;
+  readonly #pushed: SqlitePushedStatus;
 
   constructor(db: Database.Database) {
     this.#db = db;
+    this.#pushed = new SqlitePushedStatus(db);
     this.#statements = {
       byId: db.prepare("SELECT * FROM relays WHERE id = ?"),
       byQuote: db.prepare("SELECT * FROM relays WHERE chain_id = ? AND quote_id = ?"),
@@ -125,7 +128,9 @@ class SqliteRelayStore implements RelayStore {
         const existing = this.#match(relay);
         if (existing !== undefined) return existing;
         this.#statements.insert.run(relayParams(relay, claim));
-        return { outcome: "created", relay: this.#record(this.#statements.byId.get(relay.id) as RelayRow) };
+        const created = this.#record(this.#statements.byId.get(relay.id) as RelayRow);
+        this.#pushed.recordEvent(created, relay.createdAt);
+        return { outcome: "created", relay: created };
       })
       .immediate();
   }
@@ -164,6 +169,7 @@ class SqliteRelayStore implements RelayStore {
         if (refusal !== undefined) return refusal;
         this.#statements.insertTransaction.run(transactionParams(relayId, { ...transaction, mined: false }));
         this.#statements.submitted.run({ id: relayId, signer: transaction.signer.toLowerCase(), nonce: transaction.nonce, at: transaction.sentAt.getTime() });
+        if (row.status === "accepted") this.#pushed.recordEvent(this.#record(this.#statements.byId.get(relayId) as RelayRow), transaction.sentAt);
         return "recorded";
       })
       .immediate();
@@ -177,7 +183,9 @@ class SqliteRelayStore implements RelayStore {
         const decision = cancellationDecision(row);
         if (decision === "cancelled") this.#statements.cancelUnsent.run({ id: relayId, at: at.getTime(), error: CANCELLED_UNSENT });
         if (decision === "cancelling") this.#statements.markCancelling.run({ id: relayId, at: at.getTime() });
-        return { decision, relay: this.#record(this.#statements.byId.get(relayId) as RelayRow) };
+        const relay = this.#record(this.#statements.byId.get(relayId) as RelayRow);
+        if (decision === "cancelled") this.#pushed.recordEvent(relay, at);
+        return { decision, relay };
       })
       .immediate();
   }
@@ -194,8 +202,10 @@ class SqliteRelayStore implements RelayStore {
         if (refused.length > 0) return { outcome: "refused", refused };
         const { transaction } = batch;
         for (const member of batch.members) {
+          const leavesAccepted = (this.#statements.byId.get(member.relayId) as RelayRow).status === "accepted";
           this.#statements.insertTransaction.run(transactionParams(member.relayId, { ...transaction, mined: false, batch: { position: member.position, size: batch.members.length } }));
           this.#statements.submitted.run({ id: member.relayId, signer: transaction.signer.toLowerCase(), nonce: transaction.nonce, at: transaction.sentAt.getTime() });
+          if (leavesAccepted) this.#pushed.recordEvent(this.#record(this.#statements.byId.get(member.relayId) as RelayRow), transaction.sentAt);
         }
         return { outcome: "recorded" };
       })
@@ -232,6 +242,7 @@ class SqliteRelayStore implements RelayStore {
           release: update.releaseSigner === true ? 1 : 0,
           at: update.at.getTime(),
         });
+        if (update.status !== undefined && update.status !== current.status) this.#pushed.recordEvent(this.#record(this.#statements.byId.get(relayId) as RelayRow), update.at);
       })
       .immediate();
   }
@@ -246,6 +257,7 @@ class SqliteRelayStore implements RelayStore {
       .transaction(() => {
         let forgotten = 0;
         if (options.forgetRelays) {
+          this.#pushed.forget();
           this.#statements.deleteTransactions.run();
           forgotten = this.#statements.deleteRelays.run().changes;
         }
@@ -299,6 +311,17 @@ class SqliteRelayStore implements RelayStore {
   async releaseSigners(relayerId: string): Promise<void> {
     this.#statements.releaseSigners.run(relayerId);
   }
+
+  listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
+  relayEventHead() { return this.#pushed.relayEventHead(); }
+  setWebhook(...args: Parameters<RelayStore["setWebhook"]>) { return this.#pushed.setWebhook(...args); }
+  getWebhook(...args: Parameters<RelayStore["getWebhook"]>) { return this.#pushed.getWebhook(...args); }
+  claimWebhookDeliveries(...args: Parameters<RelayStore["claimWebhookDeliveries"]>) { return this.#pushed.claimWebhookDeliveries(...args); }
+  settleWebhookDelivery(...args: Parameters<RelayStore["settleWebhookDelivery"]>) { return this.#pushed.settleWebhookDelivery(...args); }
+  releaseWebhookClaims(...args: Parameters<RelayStore["releaseWebhookClaims"]>) { return this.#pushed.releaseWebhookClaims(...args); }
+  listWebhookDeliveries(...args: Parameters<RelayStore["listWebhookDeliveries"]>) { return this.#pushed.listWebhookDeliveries(...args); }
+  listFailingWebhooks(...args: Parameters<RelayStore["listFailingWebhooks"]>) { return this.#pushed.listFailingWebhooks(...args); }
+  prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
 
   async ping(): Promise<void> {
     this.#statements.chainRun.get();

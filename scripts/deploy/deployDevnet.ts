@@ -7,7 +7,9 @@ import { hardhatClients, type DevWalletClient, type HardhatClients } from "./har
 import { deployLiquidity } from "./deployLiquidity";
 import { deployPermit2 } from "./deployPermit2";
 import { deploySettlement } from "./deploySettlement";
+import { deployTaxedToken } from "./deployTaxedToken";
 import { writeAndWait } from "./writeAndWait";
+import { deployDevnetWallets } from "./deployDevnetWallets";
 import { routerRegistryAbi } from "../../sdk/abis/routerRegistryAbi";
 
 /**
@@ -70,7 +72,10 @@ export async function deployDevnet(
 
   // Indexers start from the first block that holds our contracts.
   const firstBlock = (await clients.publicClient.getBlockNumber()) + 1n;
-  const contracts = await deployContracts(hre, clients, deployer);
+  const deployed = await deployContracts(hre, clients, deployer);
+  // The taxed token comes last: the contracts above keep the addresses the settlement tests know.
+  const taxed = await deployTaxedToken(hre, clients, deployer, deployed.contracts);
+  const contracts = { ...deployed, tokens: [...deployed.tokens, taxed.token], pools: [...deployed.pools, taxed.pool] };
   const deployBlock = await clients.publicClient.getBlock({ blockNumber: firstBlock });
 
   const manifest: DeploymentManifest = {
@@ -78,6 +83,7 @@ export async function deployDevnet(
     deployBlock: Number(deployBlock.number),
     deployBlockHash: deployBlock.hash,
     ...contracts,
+    devnet: await deployDevnetWallets(hre, clients, deployer, contracts),
   };
   // The deployer is also a pauser on the devnet, so an operator can try the emergency brake at once.
   await writeAndWait(clients, deployer, { address: contracts.contracts.routerRegistry, abi: routerRegistryAbi, functionName: "setPauser", args: [deployer.account.address, true] });

@@ -9,6 +9,8 @@ export type SubmitGaslessOptions = {
   /** Makes retries safe: the API returns the same relay for the same key and quote. Generated when absent. */
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /** The taker's signature of the quote's `approval.eip712` (signGaslessApproval): Permit2 is approved in the relayed transaction. */
+  approvalSignature?: Hex;
 };
 
 export type WaitForRelayOptions = {
@@ -35,7 +37,7 @@ export async function submitGasless(transport: ApiTransport, quoteId: string, si
   const response = await transport.request({
     method: "POST",
     path: "/gasless/submit",
-    body: { quote_id: quoteId, signature, idempotency_key: idempotencyKey },
+    body: { quote_id: quoteId, signature, idempotency_key: idempotencyKey, ...(options.approvalSignature === undefined ? {} : { approval_signature: options.approvalSignature }) },
     authenticated: true,
     retry: true,
     signal: options.signal,
