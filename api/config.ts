@@ -99,7 +99,8 @@ const schema = z.object({
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
   WEBHOOK_ALLOW_LOOPBACK_HTTP: booleanFlag.optional(),
   SSE_MAX_STREAMS_PER_KEY: positiveInt.max(1000).default(5),
-  SSE_KEEPALIVE_SECONDS: positiveInt.max(300).default(15),
+  // At most 30: the relayer holds an event read open that long at most (its wait_ms bound).
+  SSE_KEEPALIVE_SECONDS: positiveInt.max(30).default(15),
   // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),

@@ -11,7 +11,7 @@ export function isBatchable(data: Hex): boolean {
   return data.slice(0, 10).toLowerCase() === SWAP_GASLESS_SELECTOR;
 }
 import { sendRaw, type SendOutcome } from "./broadcaster";
-import { replacementFees, type Fees } from "./feeBump";
+import { cancelFees, replacementFees, type Fees } from "./feeBump";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { BatchExpectation, BatchRefusal, RelayRecord, RelayStore } from "./store/relayStore";
@@ -99,10 +99,11 @@ export async function replaceBatch(
   context: RelayContext,
   signer: Signer,
   latest: { hash: Hex; raw: Hex; nonce: number; fees: Fees; router: Address },
-  options: { exclude: ReadonlySet<string>; kind: "swap" | "cancel"; head: BlockHead },
+  options: { exclude: ReadonlySet<string>; kind: "swap" | "cancel"; head: BlockHead; /** For a cancellation: past the fee ceiling by one bump if need be (see cancelFees). */ cancelling?: boolean },
 ): Promise<BatchReplacement> {
   const { store, config, client, logger } = context;
-  const fees = replacementFees(latest.fees, { baseFeePerGas: options.head.baseFeePerGas, priorityFeePerGas: config.priorityFeeWei }, config.maxFeeWei);
+  const network = { baseFeePerGas: options.head.baseFeePerGas, priorityFeePerGas: config.priorityFeeWei };
+  const fees = options.cancelling === true ? cancelFees(latest.fees, network, config.maxFeeWei) : replacementFees(latest.fees, network, config.maxFeeWei);
   if (fees === undefined) return { outcome: "ceiling", resent: (await sendRaw(client, latest.raw)).outcome };
   const members = await store.batchMembers(latest.hash);
   const relays = (await Promise.all(members.map((member) => store.getRelay(member.relayId)))).filter(

@@ -155,9 +155,11 @@ export class BatchDispatcher {
       if (skipped.length > 0) {
         // Filled meanwhile (a copier's fill between the two reads) is a confirmation, not a rejection.
         const spentNow = await Promise.all(skipped.map((relay) => isPermit2NonceUsed(client, permit2, relay)));
+        // Otherwise its own simulation decides (alone): a skip in a batch may come from the orders before
+        // it (a pool they moved) or a deadline that passed while it waited, neither a reason to reject.
         for (const [index, relay] of skipped.entries()) {
           if (spentNow[index]) await this.hooks.settleWithoutUs(relay);
-          else await this.hooks.end(relay, "rejected", "simulation_failed", "the swap no longer simulates: its order is skipped in a batch simulated at the latest block");
+          else this.hooks.sendAloneLater(relay.id);
         }
         members = members.filter((_, index) => ((settled >> BigInt(index)) & 1n) === 1n);
       }
@@ -193,7 +195,11 @@ export class BatchDispatcher {
             for (const { relayId, refusal } of sent.refused) {
               refused.add(relayId);
               if (refusal === "lapsed") this.hooks.waitAndRetry(relayId, {}, "lease on the relay lapsed before its batch was recorded; waiting for a renewal");
-              else logger.warn({ relayId, refusal }, "relay changed or was taken over before its batch was recorded; left out of the batch");
+              else {
+                // Its own attempt reads it again: sent by another relayer (left), ended, or cancelled (ends it).
+                logger.warn({ relayId, refusal }, "relay changed or was taken over before its batch was recorded; left out of the batch");
+                this.hooks.sendAloneLater(relayId);
+              }
             }
             members = members.filter((relay) => !refused.has(relay.id));
             continue;

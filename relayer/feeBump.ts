@@ -29,6 +29,16 @@ function bumped(value: bigint): bigint {
 }
 
 /**
+ * Fees of a replacement made for a cancellation (a self-transfer, or a batch rebuilt without the
+ * cancelled relay): the usual replacement bump, within RELAYER_MAX_FEE_GWEI when that leaves a valid
+ * replacement. When the fees are already at the ceiling, it still goes out with the smallest bump
+ * the mempool takes (at most 10 % past the ceiling): a cancel that cannot replace the swap cancels nothing.
+ */
+export function cancelFees(previous: Fees, network: { baseFeePerGas: bigint; priorityFeePerGas: bigint }, ceiling: bigint): Fees {
+  return replacementFees(previous, network, ceiling) ?? { maxFeePerGas: bumped(previous.maxFeePerGas), maxPriorityFeePerGas: bumped(previous.maxPriorityFeePerGas) };
+}
+
+/**
  * Fees that replace `previous` in the mempool: each field at least 110 % of the old one (rounded up),
  * and no less than what the network asks now, but never above `ceiling`. Returns undefined when the
  * ceiling leaves no valid replacement: the caller then waits instead of sending one the mempool

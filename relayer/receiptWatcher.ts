@@ -245,7 +245,8 @@ export class ReceiptWatcher {
       // Members past their deadline, or whose cancellation was asked, leave the batch at once.
       const leaving = new Set(relays.filter((member) => member !== undefined && (head.nextTimestamp > member.deadline || member.cancelRequestedAt !== undefined)).map((member) => member!.id));
       if (leaving.size > 0) {
-        const replaced = await replaceBatch(this.context, signer, previous, { exclude: leaving, kind: "swap", head });
+        const cancelling = relays.some((member) => member !== undefined && leaving.has(member.id) && member.cancelRequestedAt !== undefined);
+        const replaced = await replaceBatch(this.context, signer, previous, { exclude: leaving, kind: "swap", head, cancelling });
         if (replaced.outcome === "ceiling") tracked.resend = isRetryableSend(replaced.resent);
         else if (replaced.outcome !== "empty") {
           tracked.resend = isRetryableSend(replaced.outcome);

@@ -1,7 +1,7 @@
 import { isFinalRelayStatus, type RelayCancelOutcome } from "../sdk";
 import { replaceBatch } from "./batchBroadcast";
 import { RelayLeaseError, signPersistSend, type SendOutcome } from "./broadcaster";
-import { replacementFees, type Fees } from "./feeBump";
+import { cancelFees } from "./feeBump";
 import type { RelayContext } from "./relayContext";
 import { relayOwnership } from "./relayOwnership";
 import type { Signer } from "./signerPool";
@@ -100,7 +100,7 @@ async function pendingBatchSwap(context: RelayContext, relayId: string, signer: 
 async function leaveBatch(context: RelayContext, relay: RelayRecord, signer: Signer, latest: RelayTransaction): Promise<CancelReplacement> {
   if ((await context.client.getTransactionCount({ address: signer.address, blockTag: "latest" })) > latest.nonce) return "nonce_mined";
   const previous = { hash: latest.hash, raw: latest.raw!, nonce: latest.nonce, fees: { maxFeePerGas: latest.maxFeePerGas, maxPriorityFeePerGas: latest.maxPriorityFeePerGas }, router: relay.router };
-  const replaced = await replaceBatch(context, signer, previous, { exclude: new Set([relay.id]), kind: "swap", head: await context.head.fresh() });
+  const replaced = await replaceBatch(context, signer, previous, { exclude: new Set([relay.id]), kind: "swap", head: await context.head.fresh(), cancelling: true });
   if (replaced.outcome === "ceiling") return replaced.resent;
   if (replaced.outcome === "empty") return "already_replaced";
   if (replaced.kind === "cancel") for (const id of replaced.members) await context.store.updateRelay(id, { cancelling: true, at: context.now() });
@@ -108,17 +108,4 @@ async function leaveBatch(context: RelayContext, relay: RelayRecord, signer: Sig
   return replaced.outcome;
 }
 
-/**
- * Fees of the cancel: the usual replacement bump (≥ 110 % of both fields, no less than the network
- * asks), within RELAYER_MAX_FEE_GWEI when that leaves a valid replacement. When the swap's fees are
- * already at the ceiling, the cancel still goes out with the smallest bump the mempool takes: it
- * costs 21,000 gas, and a cancel that cannot replace the swap cancels nothing.
- */
-export function cancelFees(previous: Fees, network: { baseFeePerGas: bigint; priorityFeePerGas: bigint }, ceiling: bigint): Fees {
-  return replacementFees(previous, network, ceiling) ?? { maxFeePerGas: tenPercentMore(previous.maxFeePerGas), maxPriorityFeePerGas: tenPercentMore(previous.maxPriorityFeePerGas) };
-}
-
-function tenPercentMore(value: bigint): bigint {
-  const raised = (value * 110n + 99n) / 100n;
-  return raised > value ? raised : value + 1n;
-}
+export { cancelFees };

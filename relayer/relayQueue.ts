@@ -109,11 +109,7 @@ export class RelayQueue {
     } catch (error) {
       // The store's fence stopped the write (its nonce went back). Claimed by another relayer while
       // this one waited: the relay is theirs to send. Our lease lapsed: wait for a renewal, as below.
-      if (error instanceof RelayLeaseError) {
-        if (error.refusal === "lapsed") this.#waitAndRetry(relayId, {}, "lease on the relay lapsed before the broadcast was recorded; waiting for a renewal");
-        else this.#attempts.delete(relayId);
-        return;
-      }
+      if (error instanceof RelayLeaseError) return this.#refused(relayId, error);
       this.#retryLater(relayId, error);
       return;
     }
@@ -122,13 +118,20 @@ export class RelayQueue {
     if (!this.#waiting.has(relayId)) this.#attempts.delete(relayId);
   }
 
+  /**
+   * The store refused to record its broadcast: our lease lapsed (wait for a renewal), another relayer
+   * has it (theirs now), or it ended or its cancellation was asked (read again: a cancelled relay with
+   * nothing in flight then ends, in #attempt).
+   */
+  #refused(relayId: string, error: RelayLeaseError): void {
+    if (error.refusal === "lapsed") return this.#waitAndRetry(relayId, {}, "lease on the relay lapsed before the broadcast was recorded; waiting for a renewal");
+    this.#attempts.delete(relayId);
+    if (error.refusal === "ended") this.enqueue(relayId);
+  }
+
   /** Nothing may fail a relay or escape the queue: the relay is tried again, later and later. */
   #retryLater(relayId: string, error: unknown): void {
-    if (error instanceof RelayLeaseError) {
-      if (error.refusal === "lapsed") this.#waitAndRetry(relayId, {}, "lease on the relay lapsed before the broadcast was recorded; waiting for a renewal");
-      else this.#attempts.delete(relayId);
-      return;
-    }
+    if (error instanceof RelayLeaseError) return this.#refused(relayId, error);
     const attempt = (this.#attempts.get(relayId) ?? 0) + 1;
     this.#attempts.set(relayId, attempt);
     if (isTransientRpcError(error)) this.context.logger.warn({ relayId, attempt, err: rpcErrorText(error) }, "chain unreachable before broadcast; retrying");
@@ -156,6 +159,13 @@ export class RelayQueue {
     }
     if (ownership === "lapsed") {
       this.#waitAndRetry(relayId, { leaseUntil: relay.leaseUntil?.toISOString() }, "lease on the relay lapsed (renewals failing?); waiting for a renewal before signing");
+      return;
+    }
+    // Its cancellation was asked while a send of it was in flight (refused since), or before its nonce
+    // went to another transaction: nothing of it is in flight now, so it ends cancelled.
+    if (relay.cancelRequestedAt !== undefined) {
+      this.context.logger.info({ relayId }, "relay cancelled; nothing of it is in flight");
+      await this.context.store.updateRelay(relayId, { status: "cancelled", error: "cancelled by the integrator; its swap was not sent again", at: this.context.now() });
       return;
     }
     this.context.metrics?.stages.lap(relayId, "load");

@@ -284,12 +284,22 @@ async function planAvoidingTaxed(input: QuoteInput, market: PricedMarket, weth: 
   const { chain, sellToken, buyToken } = input;
   const tokenIn = sellToken.address === NATIVE ? weth : sellToken.address;
   const tokenOut = buyToken.address === NATIVE ? weth : buyToken.address;
-  for (;;) {
-    const plan = planRoute(input, marketAvoidingTaxed(market, chain.taxes.knownTaxed(), tokenIn, tokenOut), weth, gasPriceWei);
-    const passed = await Promise.all(intermediateTokens(plan.hops, tokenIn, tokenOut).map((token) => chain.taxes.of(token)));
-    if (!passed.some(isTaxed)) return plan;
+  // A taxed middle token found on the way (one the snapshot did not know) is avoided from then on: each
+  // round removes at least one token, so the search ends.
+  const avoided = new Set(chain.taxes.knownTaxed());
+  for (let round = 0; round < MAX_TAXED_ROUNDS; round++) {
+    const plan = planRoute(input, marketAvoidingTaxed(market, avoided, tokenIn, tokenOut), weth, gasPriceWei);
+    const middles = intermediateTokens(plan.hops, tokenIn, tokenOut);
+    const passed = await Promise.all(middles.map((token) => chain.taxes.of(token)));
+    const taxed = middles.filter((_, index) => isTaxed(passed[index]!));
+    if (taxed.length === 0) return plan;
+    for (const token of taxed) avoided.add(token);
   }
+  throw new ApiError(400, "no_route", `no route from sell_token ${input.sellToken.symbol} to buy_token ${input.buyToken.symbol} that avoids tokens taxing transfers`);
 }
+
+/** Rounds of planning around taxed middle tokens found on the way (each round avoids at least one more). */
+const MAX_TAXED_ROUNDS = 8;
 
 /**
  * Prices the request at the latest block and builds everything the taker needs: the order, the

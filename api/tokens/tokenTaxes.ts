@@ -93,6 +93,8 @@ export class TokenTaxes {
         reasons.length = 0;
         break;
       }
+      // A pool with no code carries no transfer (routing leaves it out too): the next one is tried.
+      if (measured.absent === true) continue;
       if (measured.unreadable) {
         this.#logger.warn({ token, pool: pool.address, reason: measured.reason }, "transfer tax could not be measured: the chain did not answer");
         throw new ApiError(503, "chain_unavailable", `the transfer tax of token ${token} could not be measured right now (the chain did not answer); retry shortly`);

@@ -1,4 +1,4 @@
-import { BaseError, decodeErrorResult, encodeFunctionData, isAddressEqual, keccak256, stringToBytes, type Address, type Hex, type PublicClient } from "viem";
+import { BaseError, ContractFunctionZeroDataError, decodeErrorResult, encodeFunctionData, isAddressEqual, keccak256, stringToBytes, type Address, type Hex, type PublicClient } from "viem";
 import { uniswapV2PairAbi } from "../../sdk";
 import { transferTaxProbe } from "./transferTaxProbeCode";
 
@@ -21,8 +21,11 @@ export function isTaxed(tax: TransferTax): boolean {
 
 export type TransferTaxMeasurement =
   | Readonly<{ ok: true; tax: TransferTax }>
-  /** `unreadable`: the chain did not answer, which says nothing about the token. */
-  | Readonly<{ ok: false; reason: string; unreadable: boolean }>;
+  /**
+   * `unreadable`: the chain did not answer, which says nothing about the token. `absent`: the pool has
+   * no code (a recorded pool after a devnet restart, say): nothing is routed through it either.
+   */
+  | Readonly<{ ok: false; reason: string; unreadable: boolean; absent?: boolean }>;
 
 /** Where the probe's code is placed for the call: an address with no known key or code. */
 export const TRANSFER_TAX_PROBE_ADDRESS: Address = `0x${keccak256(stringToBytes("TransferTaxProbe.address")).slice(26)}`;
@@ -52,6 +55,9 @@ export async function measureTransferTax(client: PublicClient, token: Address, p
     if (!isAddressEqual(token0, token) && !isAddressEqual(token1, token)) return { ok: false, reason: `pool ${pair} does not trade ${token}`, unreadable: false };
     amount = (isAddressEqual(token0, token) ? reserve0 : reserve1) / BORROWED_SHARE_DIVISOR;
   } catch (error) {
+    if (error instanceof BaseError && error.walk((cause) => cause instanceof ContractFunctionZeroDataError) !== null) {
+      return { ok: false, reason: `pool ${pair} has no code`, unreadable: false, absent: true };
+    }
     return { ok: false, reason: `pool ${pair} could not be read (${shortMessage(error)})`, unreadable: true };
   }
   if (amount === 0n) return { ok: false, reason: `pool ${pair} holds too little of the token to measure its transfer tax`, unreadable: false };

@@ -254,6 +254,10 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     if (eip712.message.owner.toLowerCase() !== wallet.account.address.toLowerCase() || eip712.message.spender.toLowerCase() !== PERMIT2_ADDRESS.toLowerCase()) {
       throw new QuoteKindError(quote.quote_id, "has an approval for another owner or spender than this wallet and Permit2", "Request a fresh quote for this wallet.");
     }
+    // The permit approves exactly what the signed order lets Permit2 move (sell amount plus fee), no more.
+    if (quote.permit2 === undefined || BigInt(eip712.message.value) !== BigInt(quote.permit2.message.permitted.amount)) {
+      throw new QuoteKindError(quote.quote_id, "has an approval for another amount than its order moves", "Request a fresh quote; do not sign it.");
+    }
     const { EIP712Domain: _domain, ...types } = eip712.types;
     const { owner, spender, value, nonce, deadline } = eip712.message;
     return wallet.signTypedData({ account: wallet.account, domain: eip712.domain, types, primaryType: "Permit", message: { owner, spender, value: BigInt(value), nonce: BigInt(nonce), deadline: BigInt(deadline) } });
@@ -280,9 +284,11 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     cancelRelay: (relayId) => cancelRelay(transport, relayId),
     watchRelay: (relayId, watchOptions) => watchRelay(transport, relayId, watchOptions),
     swapGasless: async (quote, wallet, swapOptions = {}) => {
-      // Two messages and no transaction when the quote offers the token permit; otherwise the wallet approves Permit2 first.
-      const approvalSignature = await signGaslessApproval(quote, wallet);
-      const signature = approvalSignature === undefined ? await signGaslessQuote(quote, wallet, swapOptions.expected) : await signGaslessOrderWithApproval(quote, wallet, swapOptions.expected);
+      // Two messages and no transaction when the quote offers the token permit; otherwise the wallet
+      // approves Permit2 first. Either way the quote is verified before anything is signed.
+      const offersApproval = quote.approval !== null && quote.approval !== undefined;
+      const signature = offersApproval ? await signGaslessOrderWithApproval(quote, wallet, swapOptions.expected) : await signGaslessQuote(quote, wallet, swapOptions.expected);
+      const approvalSignature = offersApproval ? await signGaslessApproval(quote, wallet) : undefined;
       const relay = await submitGasless(transport, quote.quote_id, signature, { ...swapOptions, ...(approvalSignature === undefined ? {} : { approvalSignature }) });
       swapOptions.onStatus?.(relay);
       return waitForRelay(transport, relay.relay_id, swapOptions);

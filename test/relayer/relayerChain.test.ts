@@ -317,8 +317,9 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
     expect((await stack.waitFor(later.relayId)).status).to.equal("confirmed");
   });
 
-  it("100 relays from 20 takers at once with 4 signers all confirm: nonces without gaps, and every signer took a share", async () => {
-    stack = await startGaslessStack(f, { api: { defaultQuoteRateLimitPerMinute: 1000, defaultSwapRateLimitPerMinute: 1000 } });
+  it("100 relays from 20 takers at once with 4 signers, one relay a transaction, all confirm: nonces without gaps, and every signer took a share", async () => {
+    // The spread of single sends over the signers (batches, which let one signer carry many relays, are batchLoad's).
+    stack = await startGaslessStack(f, { api: { defaultQuoteRateLimitPerMinute: 1000, defaultSwapRateLimitPerMinute: 1000 }, relayerEnv: { RELAYER_BATCH_MAX: "1" } });
     const takers = await fundedTakers(f, 20);
     const signers = relayerAccounts(4).signers.map((signer) => signer.address);
     const startNonces = new Map(await Promise.all(signers.map(async (signer) => [signer, await f.publicClient.getTransactionCount({ address: signer })] as const)));
