@@ -1,9 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { erc20Abi, getAddress, maxUint256, type Address, type Hex, type PublicClient } from "viem";
+import { erc20Abi, maxUint256, type Address, type Hex, type PublicClient } from "viem";
 import {
   buildSwapPermitTypedData,
-  decodeFeatureState,
-  encodeRegistryRead,
   encodeRouteActions,
   encodeSwapNative,
   encodeSwapWithAllowance,
@@ -12,12 +10,8 @@ import {
   NATIVE_TOKEN,
   NATIVE_TOKEN_LOWERCASE,
   permit2Abi,
-  takerSwapRouterAbi,
-  type FeatureId,
-  type FeatureState,
   buildGaslessPermitTypedData,
   encodeSwapGasless,
-  type RouteAction,
   type SwapOrder,
   nativePayoutsOf,
   relayGasLimit,
@@ -29,7 +23,6 @@ import {
 } from "../../sdk";
 import { readTokenPermitOffer, type SignatureKind, type TokenPermitOffer } from "./tokenPermitOffer";
 import { ApiError } from "../apiError";
-import { classifyDatabaseError } from "../store/databaseUnavailable";
 import type { ChainContext } from "../chains/chainContext";
 import { checksummed } from "../services/checksummedAddress";
 import type { GaslessConfig } from "../config";
@@ -42,25 +35,21 @@ import type { ChainHead } from "../../sdk";
 import { estimateGas } from "./gasEstimate";
 import type { PermitNonceAllocator } from "./permitNonces";
 import type { SharedNonceReservations } from "./sharedNonceReservations";
-import type { PricedMarket } from "./poolGraph";
 import type { PoolStateTracker } from "./poolState";
-import { searchRoute, type RouteSearchStats } from "./prunedRouteSearch";
+import type { RouteSearchStats } from "./prunedRouteSearch";
 import type { QuoteQuery } from "./quoteQuery";
 import type { RouteHop } from "./routeSearch";
-import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "./splitDecision";
+import { ASSUMED_PRIORITY_FEE_WEI } from "./splitDecision";
 import type { SplitLeg } from "./splitRoute";
-import { intermediateTokens, marketAvoidingTaxed } from "./taxedIntermediates";
+import { activeRouter, allowanceHolderOf } from "./featureRouters";
+import { allocateNonce } from "./quoteNonce";
+import { planAvoidingTaxed } from "./routePlan";
 import { admitTaxedTokens, afterBuyTax, type QuoteTaxes } from "./taxedTokenAdmission";
-import { isTaxed } from "../tokens/transferTax";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
-/** Nonces tried per word against the other instances' reservations before the next word. */
-const SHARED_NONCE_TRIES = 8;
 /** How old a head GET /price may be priced at: about four blocks of chain 4663, well under a UI's polling interval. */
 const PRICE_HEAD_MAX_AGE_MS = 1000;
-/** Dense nonce words tried (cheap to fill) before a taker who used them all gets a random word. */
-const DENSE_NONCE_WORDS = 4n;
 
 /** What a quote is built from once the request passed admission and both buckets. */
 export type QuoteInput = Readonly<{
@@ -152,34 +141,6 @@ export type Quote = Readonly<{
   };
 }>;
 
-async function readFeature(client: PublicClient, registry: Address, feature: FeatureId, blockNumber: bigint): Promise<FeatureState> {
-  const { data } = await client.call({ to: registry, data: encodeRegistryRead("getFeature", feature), blockNumber });
-  return decodeFeatureState(data ?? "0x");
-}
-
-const featureNames: Record<string, string> = { [String(Feature.TakerSubmittedSwap)]: "taker-submitted swaps", [String(Feature.GaslessSwap)]: "gasless swaps" };
-
-/** The feature's router, read from the registry at this block; a paused or empty feature is a 503. */
-async function activeRouter(engine: QuoteEngine, chain: ChainContext, feature: FeatureId, blockHash: Hex, blockNumber: bigint): Promise<Address> {
-  const state = await engine.blockCache.get(blockHash, `feature:${feature}`, () => readFeature(chain.client, chain.manifest.contracts.routerRegistry, feature, blockNumber));
-  const name = `${featureNames[String(feature)] ?? "swaps"} (registry feature ${feature})`;
-  if (state.paused) throw new ApiError(503, "feature_paused", `${name} are paused; retry later`);
-  if (state.current === "0x0000000000000000000000000000000000000000") {
-    throw new ApiError(503, "feature_unavailable", `no router is active for ${name}`);
-  }
-  return state.current;
-}
-
-function allowanceHolderOf(engine: QuoteEngine, client: PublicClient, router: Address): Promise<Address> {
-  let holder = engine.holders.get(router);
-  if (holder === undefined) {
-    holder = client.readContract({ address: router, abi: takerSwapRouterAbi, functionName: "allowanceHolder" }).then((address) => getAddress(address));
-    holder.catch(() => engine.holders.delete(router));
-    engine.holders.set(router, holder);
-  }
-  return holder;
-}
-
 /** State reads at the quoted block; a block's state never changes, so they are cached with it. */
 function blockReads(engine: QuoteEngine, client: PublicClient, blockHash: Hex, blockNumber: bigint) {
   const cached = <T>(key: string, load: () => Promise<T>) => engine.blockCache.get(blockHash, key, load);
@@ -200,106 +161,6 @@ function blockReads(engine: QuoteEngine, client: PublicClient, blockHash: Hex, b
       cached(`code:${account}`, async () => ((await client.getCode({ address: account, blockNumber })) ?? "0x") !== "0x"),
   };
 }
-
-/**
- * The taker's Permit2 nonce: the lowest free one in the dense first words, or, for a taker who used
- * them all, one in a random word far above them (its first use costs a fresh storage slot).
- */
-async function allocateNonce(
-  engine: QuoteEngine,
-  reads: ReturnType<typeof blockReads>,
-  chain: ChainContext,
-  taker: Address,
-  nowMs: number,
-  expiresMs: number,
-  kind: QuoteKind,
-): Promise<{ nonce: bigint; freshWord: boolean }> {
-  const permit2 = chain.manifest.contracts.permit2;
-  const shared = engine.sharedNonces;
-  const allocateIn = async (word: bigint) => {
-    const bitmap = await reads.nonceBitmap(permit2, taker, word);
-    if (kind === "indicative") return engine.nonces.peek(chain.chainId, taker, word, bitmap, nowMs);
-    // With other instances, a nonce is ours only once the shared table agrees. One that another holds
-    // stays reserved here until our quote's expiry (the allocator just reserved it), so the next try
-    // picks another bit; a word where several tries fail is given up for the next.
-    for (let attempt = 0; attempt < SHARED_NONCE_TRIES; attempt++) {
-      const allocated = engine.nonces.allocate(chain.chainId, taker, word, bitmap, nowMs, expiresMs);
-      if (allocated === undefined || shared === undefined) return allocated;
-      const claimed = await shared.claim(chain.chainId, taker, allocated.nonce, expiresMs, nowMs).catch((cause: unknown) => {
-        // The database, not the chain, failed: say so (the handler calls any other failure a chain
-        // read's), and log what it said for the operator. An outage is the API-wide 503.
-        const classified = classifyDatabaseError(cause);
-        if (classified !== cause) throw classified;
-        throw new ApiError(503, "quote_unavailable", "Permit2 nonce reservations could not be made right now (the API's database did not answer); retry shortly", { cause });
-      });
-      if (claimed) return allocated;
-    }
-    return undefined;
-  };
-  for (let word = 0n; word < DENSE_NONCE_WORDS; word++) {
-    const allocated = await allocateIn(word);
-    if (allocated !== undefined) return allocated;
-  }
-  for (;;) {
-    const allocated = await allocateIn(DENSE_NONCE_WORDS + BigInt(`0x${randomBytes(8).toString("hex")}`));
-    if (allocated !== undefined) return allocated;
-  }
-}
-
-/** The route's actions and its gross output (before the platform fee). */
-function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint) {
-  const { sellToken, buyToken, query } = input;
-  const sellsNative = sellToken.address === NATIVE;
-  const buysNative = buyToken.address === NATIVE;
-  const tokenIn = sellsNative ? weth : sellToken.address;
-  const tokenOut = buysNative ? weth : buyToken.address;
-  let legs: readonly SplitLeg[] = [];
-  let grossOut = query.sellAmount;
-  const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0 };
-  if (tokenIn !== tokenOut) {
-    const route = searchRoute(market, tokenIn, tokenOut, query.sellAmount, query.maxHops, stats);
-    if (route === undefined) {
-      throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
-    }
-    const execution = bestExecution(market, tokenIn, tokenOut, query.sellAmount, route, gasPriceWei, weth, query.maxHops);
-    legs = execution.legs;
-    grossOut = execution.amountOut;
-  }
-  // encodeRouteActions validates and packs the addresses; checksumming them here would be wasted.
-  const swapsOf = (hops: readonly RouteHop[]) => hops.map((hop) => ({ pair: hop.pool.address, tokenOut: hop.tokenOut, feeBps: hop.pool.feeBps }));
-  const actions: RouteAction[] = [];
-  if (sellsNative) actions.push({ type: "wrap" });
-  if (legs.length > 1) actions.push({ type: "split", legs: legs.map((leg) => ({ shareBps: leg.shareBps, hops: swapsOf(leg.hops) })) });
-  else for (const hop of swapsOf(legs[0]?.hops ?? [])) actions.push({ type: "swapV2", ...hop });
-  if (buysNative) actions.push({ type: "unwrap" });
-  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, actions, sellsNative, buysNative, stats };
-}
-
-/**
- * planRoute over the market without pools of taxed tokens in the middle of a route. A route through
- * a token whose tax this process has not measured yet (rare: all are measured at start) is planned
- * again once it is known to be taxed; each round excludes at least one more token, so it ends.
- */
-async function planAvoidingTaxed(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint): Promise<ReturnType<typeof planRoute>> {
-  const { chain, sellToken, buyToken } = input;
-  const tokenIn = sellToken.address === NATIVE ? weth : sellToken.address;
-  const tokenOut = buyToken.address === NATIVE ? weth : buyToken.address;
-  // A taxed middle token found on the way (one the snapshot did not know) is avoided from then on: each
-  // round removes at least one token, so the search ends.
-  const avoided = new Set(chain.taxes.knownTaxed());
-  for (let round = 0; round < MAX_TAXED_ROUNDS; round++) {
-    const plan = planRoute(input, marketAvoidingTaxed(market, avoided, tokenIn, tokenOut), weth, gasPriceWei);
-    const middles = intermediateTokens(plan.hops, tokenIn, tokenOut);
-    const passed = await Promise.all(middles.map((token) => chain.taxes.of(token)));
-    const taxed = middles.filter((_, index) => isTaxed(passed[index]!));
-    if (taxed.length === 0) return plan;
-    for (const token of taxed) avoided.add(token);
-  }
-  throw new ApiError(400, "no_route", `no route from sell_token ${input.sellToken.symbol} to buy_token ${input.buyToken.symbol} that avoids tokens taxing transfers`);
-}
-
-/** Rounds of planning around taxed middle tokens found on the way (each round avoids at least one more). */
-const MAX_TAXED_ROUNDS = 8;
 
 /**
  * Prices the request at the latest block and builds everything the taker needs: the order, the
