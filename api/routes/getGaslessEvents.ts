@@ -2,14 +2,12 @@ import type { Response } from "express";
 import { z } from "zod";
 import { isFinalRelayStatus, relayStatuses, type RelayStatus } from "../../sdk";
 import { ApiError } from "../apiError";
-import { RelayerClient } from "../gasless/relayerClient";
-import { apiKeyAuth, principalOf } from "../middleware/apiKeyAuth";
-import { QuoteBuckets } from "../quote/quoteBuckets";
+import { integratorRelayHandlers, relayIdField } from "../gasless/integratorRelayAccess";
 import { parseRequest } from "../requestValidation";
 import type { Route } from "./route";
 
 const querySchema = z.strictObject({
-  relay_id: z.uuid("must be a relay_id (a UUID) returned by POST /gasless/submit").optional(),
+  relay_id: relayIdField.optional(),
   /** For clients that cannot set headers; the Last-Event-ID header wins when both are sent. */
   last_event_id: z.string().optional(),
 });
@@ -47,43 +45,33 @@ export const getGaslessEventsRoute: Route = {
   method: "get",
   path: "/gasless/events",
   handlers: (deps) => {
-    const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);
-    const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }), deps.config.statusRateLimitMultiplier);
     const streams = new StreamCounter();
     const { maxStreamsPerKey, keepAliveSeconds } = deps.config.pushed;
-    return [
-      apiKeyAuth(deps),
-      async (req, res) => {
-        const principal = principalOf(res);
-        await buckets.consume("gasless:status", principal, res);
-        const query = parseRequest(querySchema, req.query, "query");
-        const lastEventText = req.get("last-event-id") ?? query.last_event_id;
-        const lastEventId = lastEventText === undefined || lastEventText === "" ? undefined : parseRequest(eventId, lastEventText, "Last-Event-ID");
-        if (relayer === undefined) throw new ApiError(503, "gasless_unavailable", "this deployment has no relayer configured");
-        if (query.relay_id !== undefined) {
-          const relay = await relayer.get(query.relay_id);
-          if (relay === undefined || relay.integrator_id !== principal.integratorId) throw new ApiError(404, "relay_not_found", `no relay ${query.relay_id} for this integrator`);
-        }
-        if (!streams.acquire(principal.keyId, maxStreamsPerKey)) {
-          throw new ApiError(429, "too_many_streams", `this key has ${maxStreamsPerKey} event streams open already; close one first`, { headers: { "Retry-After": "5" } });
-        }
-        const closed = new AbortController();
-        res.on("close", () => closed.abort());
-        try {
-          await stream(res, closed.signal, {
-            next: (after) => relayer.relayEvents({ integratorId: principal.integratorId, relayId: query.relay_id, after, waitMs: keepAliveSeconds * 1000 }, closed.signal),
-            start: lastEventId ?? (query.relay_id === undefined ? "head" : 0),
-            endOnFinal: query.relay_id !== undefined,
-          });
-        } catch (error) {
-          // The relayer went away mid-stream: the stream ends, and the client resumes with Last-Event-ID.
-          if (!closed.signal.aborted) deps.logger.warn({ err: error }, "event stream ended: the relayer could not be read");
-        } finally {
-          streams.release(principal.keyId);
-          res.end();
-        }
-      },
-    ];
+    return integratorRelayHandlers(deps, "gasless:status", async (req, res, { principal, relayer: relayerOrUnavailable, ownRelay }) => {
+      const query = parseRequest(querySchema, req.query, "query");
+      const lastEventText = req.get("last-event-id") ?? query.last_event_id;
+      const lastEventId = lastEventText === undefined || lastEventText === "" ? undefined : parseRequest(eventId, lastEventText, "Last-Event-ID");
+      const relayer = relayerOrUnavailable();
+      if (query.relay_id !== undefined) await ownRelay(query.relay_id);
+      if (!streams.acquire(principal.keyId, maxStreamsPerKey)) {
+        throw new ApiError(429, "too_many_streams", `this key has ${maxStreamsPerKey} event streams open already; close one first`, { headers: { "Retry-After": "5" } });
+      }
+      const closed = new AbortController();
+      res.on("close", () => closed.abort());
+      try {
+        await stream(res, closed.signal, {
+          next: (after) => relayer.relayEvents({ integratorId: principal.integratorId, relayId: query.relay_id, after, waitMs: keepAliveSeconds * 1000 }, closed.signal),
+          start: lastEventId ?? (query.relay_id === undefined ? "head" : 0),
+          endOnFinal: query.relay_id !== undefined,
+        });
+      } catch (error) {
+        // The relayer went away mid-stream: the stream ends, and the client resumes with Last-Event-ID.
+        if (!closed.signal.aborted) deps.logger.warn({ err: error }, "event stream ended: the relayer could not be read");
+      } finally {
+        streams.release(principal.keyId);
+        res.end();
+      }
+    });
   },
 };
 

@@ -1,8 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "../apiError";
-import { RelayerClient } from "../gasless/relayerClient";
-import { apiKeyAuth, principalOf } from "../middleware/apiKeyAuth";
-import { QuoteBuckets } from "../quote/quoteBuckets";
+import { integratorRelayHandlers } from "../gasless/integratorRelayAccess";
 import { parseRequest } from "../requestValidation";
 import type { Route } from "./route";
 
@@ -16,19 +13,11 @@ const querySchema = z.strictObject({ limit: z.coerce.number().int().min(1).max(2
 export const getWebhookDeliveriesRoute: Route = {
   method: "get",
   path: "/gasless/webhook/deliveries",
-  handlers: (deps) => {
-    const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);
-    const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }), deps.config.statusRateLimitMultiplier);
-    return [
-      apiKeyAuth(deps),
-      async (req, res) => {
-        await buckets.consume("gasless:status", principalOf(res), res);
-        const { limit } = parseRequest(querySchema, req.query, "query");
-        if (relayer === undefined) throw new ApiError(503, "gasless_unavailable", "this deployment has no relayer configured");
-        res.json(await relayer.webhookDeliveries(principalOf(res).integratorId, limit));
-      },
-    ];
-  },
+  handlers: (deps) =>
+    integratorRelayHandlers(deps, "gasless:status", async (req, res, { principal, relayer }) => {
+      const { limit } = parseRequest(querySchema, req.query, "query");
+      res.json(await relayer().webhookDeliveries(principal.integratorId, limit));
+    }),
 };
 
 export { querySchema as webhookDeliveriesQuerySchema };

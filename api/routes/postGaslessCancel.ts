@@ -1,14 +1,12 @@
 import { z } from "zod";
 import { encodeInvalidateNonce, PERMIT2_ADDRESS, type InvalidateNonceJson, type RelayCancellationJson } from "../../sdk";
 import { ApiError } from "../apiError";
-import { RelayerClient } from "../gasless/relayerClient";
-import { apiKeyAuth, principalOf } from "../middleware/apiKeyAuth";
-import { QuoteBuckets } from "../quote/quoteBuckets";
+import { assertOwnRelay, integratorRelayHandlers, relayIdField } from "../gasless/integratorRelayAccess";
 import { parseRequest } from "../requestValidation";
 import { publicRelay } from "./postGaslessSubmit";
 import type { Route } from "./route";
 
-const paramsSchema = z.object({ relay_id: z.uuid("must be a relay_id (a UUID) returned by POST /gasless/submit") });
+const paramsSchema = z.object({ relay_id: relayIdField });
 
 /**
  * POST /gasless/cancel/{relay_id}: cancels a relay of the key's integrator (any of its keys, as for
@@ -23,38 +21,27 @@ const paramsSchema = z.object({ relay_id: z.uuid("must be a relay_id (a UUID) re
 export const postGaslessCancelRoute: Route = {
   method: "post",
   path: "/gasless/cancel/:relay_id",
-  handlers: (deps) => {
-    const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);
-    const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }), deps.config.statusRateLimitMultiplier);
-    return [
-      apiKeyAuth(deps),
-      async (req, res) => {
-        const principal = principalOf(res);
-        await buckets.consume("gasless:cancel", principal, res);
-        const { relay_id: relayId } = parseRequest(paramsSchema, req.params, "path");
-        if (relayer === undefined) throw new ApiError(503, "gasless_unavailable", "this deployment has no relayer configured");
-        const cancellation = await relayer.cancel(relayId, principal.integratorId);
-        if (cancellation === undefined || cancellation.relay.integrator_id !== principal.integratorId) {
-          throw new ApiError(404, "relay_not_found", `no relay ${relayId} for this integrator`);
-        }
-        const { outcome, relay } = cancellation;
-        if (outcome === "final") {
-          throw new ApiError(409, "relay_final", `relay ${relayId} is already ${relay.status}; there is nothing to cancel`, { body: { status: relay.status, relay_id: relayId } });
-        }
-        const permit2 = deps.chains.get(relay.chain_id)?.manifest.contracts.permit2 ?? PERMIT2_ADDRESS;
-        const invalidation: InvalidateNonceJson = {
-          chain_id: relay.chain_id,
-          from: cancellation.taker,
-          to: permit2,
-          data: encodeInvalidateNonce(BigInt(cancellation.permit2_nonce)),
-          value: "0",
-          permit2_nonce: cancellation.permit2_nonce,
-        };
-        const body: RelayCancellationJson = { outcome, relay: publicRelay(relay), invalidate_nonce: invalidation };
-        res.json(body);
-      },
-    ];
-  },
+  handlers: (deps) =>
+    integratorRelayHandlers(deps, "gasless:cancel", async (req, res, { principal, relayer }) => {
+      const { relay_id: relayId } = parseRequest(paramsSchema, req.params, "path");
+      const cancellation = await relayer().cancel(relayId, principal.integratorId);
+      assertOwnRelay(cancellation, (found) => found.relay.integrator_id, relayId, principal.integratorId);
+      const { outcome, relay } = cancellation;
+      if (outcome === "final") {
+        throw new ApiError(409, "relay_final", `relay ${relayId} is already ${relay.status}; there is nothing to cancel`, { body: { status: relay.status, relay_id: relayId } });
+      }
+      const permit2 = deps.chains.get(relay.chain_id)?.manifest.contracts.permit2 ?? PERMIT2_ADDRESS;
+      const invalidation: InvalidateNonceJson = {
+        chain_id: relay.chain_id,
+        from: cancellation.taker,
+        to: permit2,
+        data: encodeInvalidateNonce(BigInt(cancellation.permit2_nonce)),
+        value: "0",
+        permit2_nonce: cancellation.permit2_nonce,
+      };
+      const body: RelayCancellationJson = { outcome, relay: publicRelay(relay), invalidate_nonce: invalidation };
+      res.json(body);
+    }),
 };
 
 /** The request schema, for the OpenAPI document (api/openapi). */
