@@ -156,17 +156,21 @@ export type {
   RelayCancellationJson,
   InternalRelayCancellationJson,
 } from "./relay/relayWire";
-export type { RelayStatusEventJson, RelayEventJson, WebhookDeliveryJson, WebhookRegistrationJson } from "./relay/pushedStatusWire";
+export type { RelayStatusEventJson, RelayEventJson, WebhookDeliveryJson, WebhookDeliveriesJson, WebhookRegistrationJson } from "./relay/pushedStatusWire";
 export {
   newWebhookSecret,
   signWebhook,
   webhookHeaders,
   verifyWebhook,
-  WebhookVerificationError,
+  webhookHeader,
   WEBHOOK_SECRET_PREFIX,
   WEBHOOK_TOLERANCE_SECONDS,
   type WebhookHeaders,
+  type ReceivedHeaders,
+  type ReceivedBody,
 } from "./webhooks/webhookSignature";
+export { verifyRelayWebhook, type VerifyRelayWebhookOptions } from "./webhooks/relayWebhook";
+export { WebhookVerificationError, WebhookUrlError, type WebhookRejection } from "./errors/webhook";
 
 // --- the integrator client: createTradingClient and what it returns and throws ---
 export {
@@ -190,6 +194,7 @@ export { type UnsignedTransaction } from "./client/ensureAllowance";
 export { fromEthersSigner, type EthersSigner, type EthersTransactionRequest, type FromEthersSignerOptions } from "./client/ethersSigner";
 export { newIdempotencyKey, type SubmitGaslessOptions, type WaitForRelayOptions } from "./client/gaslessRelay";
 export type { WatchRelayOptions } from "./client/watchRelay";
+export type { WebhookDeliveriesOptions } from "./client/integratorWebhook";
 export { readServerSentEvents, type ServerSentEvent } from "./client/serverSentEvents";
 export { acceptedRouters } from "./client/routerCheck";
 export {
@@ -216,6 +221,7 @@ export { quoteJsonSchema, priceJsonSchema, permit2TypedDataJsonSchema, type Quot
 export { snapshotJsonSchema, type SnapshotJson } from "./wire/snapshotJson";
 export { tokenListJsonSchema, type TokenListJson } from "./wire/tokenListJson";
 export { relayJsonSchema, relayCancellationJsonSchema } from "./wire/relayJson";
+export { relayStatusEventJsonSchema, webhookRegistrationJsonSchema, webhookDeliveriesJsonSchema } from "./wire/pushedStatusJson";
 export { errorJsonSchema, type ErrorJson } from "./wire/errorJson";
 export {
   nonceJsonSchema,

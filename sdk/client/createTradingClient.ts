@@ -4,6 +4,7 @@ import { DEVNET_CHAIN_ID } from "../chain/devnet";
 import { ClientConfigError, QuoteKindError, TokenNotSupportedError } from "../errors/client";
 import { readFeatureState } from "../registry/readRegistry";
 import type { FeatureState } from "../registry/rawRegistryCall";
+import type { WebhookDeliveriesJson, WebhookRegistrationJson } from "../relay/pushedStatusWire";
 import type { RelayCancellationJson, RelayJson } from "../relay/relayWire";
 import { NATIVE_TOKEN_LOWERCASE } from "../tokens/native";
 import { priceJsonSchema, quoteJsonSchema, type PriceJson, type QuoteJson } from "../wire/quoteJson";
@@ -13,6 +14,7 @@ import { ensureAllowance } from "./ensureAllowance";
 import { assertBalance, executeQuote, signedCalldata, simulateFromTaker, type ExecutedQuote } from "./executeQuote";
 import { cancelRelay, getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
 import { watchRelay, type WatchRelayOptions } from "./watchRelay";
+import { getWebhookDeliveries, type WebhookDeliveriesOptions } from "./integratorWebhook";
 import { OnboardingSteps, type ApplicationResult, type CreatedApiKey, type IntegratorProfile, type IntegratorProfiles, type OnboardingResult, type RevokedApiKey } from "./onboardingSteps";
 import { signQuote, type SignedQuote } from "./signQuote";
 import { SnapshotCache, type SnapshotRefresh, type TokenSnapshot } from "./snapshotCache";
@@ -129,6 +131,14 @@ export type TradingClient = {
   createApiKey(wallet: TradingWallet, integratorId: number, label: string, chainId?: number): Promise<CreatedApiKey>;
   viewProfile(wallet: TradingWallet, chainId?: number): Promise<IntegratorProfiles>;
   revokeApiKey(wallet: TradingWallet, integratorId: number, keyId: number): Promise<RevokedApiKey>;
+  /**
+   * Registers (or replaces, rotating the secret) the integrator's webhook, signed by its owner wallet;
+   * `url` null clears it. Store the answer's `secret` at once: it is shown only here, and
+   * `verifyRelayWebhook` needs it. A URL the API refuses throws WebhookUrlError (`field` "url").
+   */
+  setWebhook(wallet: TradingWallet, integratorId: number, url: string | null, chainId?: number): Promise<WebhookRegistrationJson>;
+  /** GET /gasless/webhook/deliveries: the webhook's URL and its recent deliveries, newest first. Needs the API key. */
+  getWebhookDeliveries(options?: WebhookDeliveriesOptions): Promise<WebhookDeliveriesJson>;
   /** The registry's state of a feature (2 taker-submitted, 3 gasless), by raw selector. */
   readFeature(featureId: bigint): Promise<FeatureState>;
   /** Stops the snapshot poll timers. */
@@ -298,6 +308,8 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     createApiKey: (wallet, integratorId, label, chainId) => onboarding.createApiKey(wallet, integratorId, label, chainId),
     viewProfile: (wallet, chainId) => onboarding.viewProfile(wallet, chainId),
     revokeApiKey: (wallet, integratorId, keyId) => onboarding.revokeApiKey(wallet, integratorId, keyId),
+    setWebhook: (wallet, integratorId, url, chainId) => onboarding.setWebhook(wallet, integratorId, url, chainId),
+    getWebhookDeliveries: (deliveryOptions) => getWebhookDeliveries(transport, deliveryOptions),
     readFeature: (featureId) => readFeatureState(readerFor(undefined), { registry: contractsOrThrow().routerRegistry, featureId }),
     close: () => snapshots.close(),
   };

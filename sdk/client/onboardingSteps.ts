@@ -1,9 +1,12 @@
 import type { Hex } from "viem";
 import type { z } from "zod";
 import { OnboardingAction } from "../onboarding/actions";
-import { apiKeyPayloadHash, applicationPayloadHash, revokeApiKeyPayloadHash, type ApplicationPayload } from "../onboarding/payloadHash";
+import { apiKeyPayloadHash, applicationPayloadHash, revokeApiKeyPayloadHash, webhookPayloadHash, type ApplicationPayload } from "../onboarding/payloadHash";
+import type { WebhookRegistrationJson } from "../relay/pushedStatusWire";
 import type { applicationJsonSchema, createdApiKeyJsonSchema, integratorProfilesJsonSchema, revokedApiKeyJsonSchema } from "../wire/onboardingJson";
+import { webhookRegistrationJsonSchema } from "../wire/pushedStatusJson";
 import type { ApiTransport } from "./apiTransport";
+import { webhookUrlRefusal } from "./integratorWebhook";
 import type { TradingWallet } from "./tradingWallet";
 
 /** The application fields a partner chooses; owner wallet and fee recipient are the signing wallet. */
@@ -86,6 +89,22 @@ export class OnboardingSteps {
     const payload_hash = revokeApiKeyPayloadHash(fields);
     const signed = await this.#sign(wallet, OnboardingAction.RevokeApiKey, payload_hash, undefined);
     return this.#post(`/integrators/api-keys/${keyId}/revoke`, { owner_wallet: fields.owner_wallet, integrator_id: integratorId, payload_hash, ...signed });
+  }
+
+  /**
+   * Sets, replaces (a new secret each time) or clears (`url` null) the integrator's webhook: the
+   * `set_integrator_webhook` action, whose payload hash covers owner_wallet, integrator_id and url.
+   * The answer's `secret` is shown this once. A URL the API refuses throws WebhookUrlError.
+   */
+  async setWebhook(wallet: TradingWallet, integratorId: number, url: string | null, chainId?: number): Promise<WebhookRegistrationJson> {
+    const fields = { owner_wallet: wallet.account.address, integrator_id: integratorId, url };
+    const payload_hash = webhookPayloadHash(fields);
+    const signed = await this.#sign(wallet, OnboardingAction.SetWebhook, payload_hash, chainId);
+    const body = { ...(chainId === undefined ? {} : { chain_id: chainId }), ...fields, payload_hash, ...signed };
+    const answer = await this.#post<unknown>("/integrators/webhook", body).catch((error: unknown) => {
+      throw webhookUrlRefusal(error);
+    });
+    return webhookRegistrationJsonSchema.parse(answer) as WebhookRegistrationJson;
   }
 
   /** The whole sequence: application, then (when active) an API key. Store `apiKey.api_key` at once. */

@@ -1,6 +1,16 @@
 import type { Address } from "viem";
 import { SdkError } from "./base";
 
+/** What to do about the refusals whose cause is not the request's fields but who sent it. */
+const CODE_ADVICE: Readonly<Record<string, string>> = {
+  api_key_missing: "Pass apiKey to createTradingClient (SWAP_API_KEY for swap-api); onboard or createApiKey issues one.",
+  api_key_invalid: "The API key is not one this API issued: check apiKey (SWAP_API_KEY) and the API URL; a new key comes from createApiKey.",
+  api_key_revoked: "This key was revoked: create another with createApiKey (swap-api onboard key) and use that one.",
+  invalid_signature: "The message must be signed by owner_wallet itself, exactly as the nonce answer returned it: sign again with that wallet.",
+  not_integrator_owner: "Sign with the wallet that owns the integrator (viewProfile lists the profiles a wallet owns), or pass that integrator's id.",
+  integrator_not_found: "No integrator has this id: viewProfile lists the ids of the profiles your wallet owns.",
+};
+
 /**
  * The API answered with an error status (or could not be reached: `status` 0). `code` is the API's
  * machine code (`rate_limited`, `unsupported_token`, …); `retryable` says whether the same request
@@ -15,13 +25,26 @@ export class ApiError extends SdkError {
   /** Extra fields of the error body, e.g. `bucket` of a 429. */
   readonly body: Readonly<Record<string, unknown>>;
 
-  constructor(parameters: { method: string; path: string; status: number; code: string; message: string; retryAfterSeconds?: number; body?: Record<string, unknown>; cause?: unknown }) {
+  constructor(parameters: {
+    method: string;
+    path: string;
+    status: number;
+    code: string;
+    message: string;
+    retryAfterSeconds?: number;
+    body?: Record<string, unknown>;
+    cause?: unknown;
+    /** What to do about it, when a subclass knows better than the generic advice. */
+    details?: string;
+  }) {
     const { method, path, status, code, message, retryAfterSeconds } = parameters;
     const retryable = status === 0 || status === 429 || status === 502 || status === 503 || status === 504;
     super(`${method} ${path} failed${status === 0 ? "" : ` with ${status}`} ${code}: ${message}`, {
-      details: retryable
-        ? `Retry later${retryAfterSeconds === undefined ? "" : ` (after ${retryAfterSeconds} s)`}; the client already retried GETs with backoff.`
-        : "Fix the request: the same request will fail again.",
+      details:
+        parameters.details ??
+        (retryable
+          ? `Retry later${retryAfterSeconds === undefined ? "" : ` (after ${retryAfterSeconds} s)`}; the client already retried GETs with backoff.`
+          : (CODE_ADVICE[code] ?? "Fix the request: the same request will fail again.")),
       cause: parameters.cause,
     });
     this.status = status;

@@ -27,6 +27,9 @@ export type WebhookDeliveryJson = {
   created_at: string;
 };
 
+/** The answer of GET /gasless/webhook/deliveries: the webhook's URL (null when none is set) and its recent deliveries, newest first. */
+export type WebhookDeliveriesJson = { url: string | null; deliveries: WebhookDeliveryJson[] };
+
 /** The answer of POST /integrators/webhook: the signing secret appears here once, never again. */
 export type WebhookRegistrationJson = {
   integrator_id: number;

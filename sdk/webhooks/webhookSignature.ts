@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { WebhookVerificationError } from "../errors/webhook";
 
 /**
  * Webhook signatures per the Standard Webhooks specification (standardwebhooks.com, v1 HMAC-SHA256):
@@ -12,6 +13,15 @@ export const WEBHOOK_SECRET_PREFIX = "whsec_";
 export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
 
 export type WebhookHeaders = { "webhook-id": string; "webhook-timestamp": string; "webhook-signature": string };
+
+/**
+ * A request's headers as a receiver has them: node's `req.headers` (express, fastify, http), a fetch
+ * `Headers` (Next.js, Hono, workers), or a plain record. Names are matched case-insensitively.
+ */
+export type ReceivedHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** The raw request body, as received: verify it before any JSON parsing changes a byte. */
+export type ReceivedBody = string | Uint8Array;
 
 /** A fresh signing secret: 32 random bytes, `whsec_`-prefixed base64. */
 export function newWebhookSecret(): string {
@@ -35,34 +45,46 @@ export function webhookHeaders(secret: string, id: string, at: Date, body: strin
   return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": signWebhook(secret, id, timestamp, body) };
 }
 
-export class WebhookVerificationError extends Error {
-  override name = "WebhookVerificationError";
+/** One header of a delivery, by its lower-case name; WebhookVerificationError `missing_header` when absent or empty. */
+export function webhookHeader(headers: ReceivedHeaders, name: string): string {
+  let value: string | readonly string[] | null | undefined;
+  if (typeof Headers !== "undefined" && headers instanceof Headers) value = headers.get(name);
+  else {
+    const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
+    value = record[name] ?? Object.entries(record).find(([key]) => key.toLowerCase() === name)?.[1];
+  }
+  const text = typeof value === "string" ? value : value?.[0];
+  if (text === undefined || text === "") throw new WebhookVerificationError("missing_header", `missing header ${name}`);
+  return text;
 }
 
 /**
  * A receiver's check: the body is exactly what was signed with `secret`, and its timestamp is within
- * `toleranceSeconds` of `now`. Returns the parsed body. Throws WebhookVerificationError otherwise.
- * Deduplicate on `webhook-id` (the event id) afterwards: a delivery can arrive more than once.
+ * `toleranceSeconds` of `now`. Returns the parsed body. Throws WebhookVerificationError (with its
+ * `reason`) otherwise. Deduplicate on `webhook-id` (the event id) afterwards: a delivery can arrive
+ * more than once. `verifyRelayWebhook` adds the check of the event itself.
  */
-export function verifyWebhook(secret: string, headers: Record<string, string | string[] | undefined>, body: string, now: Date = new Date(), toleranceSeconds = WEBHOOK_TOLERANCE_SECONDS): unknown {
-  const header = (name: string) => {
-    const value = headers[name];
-    const text = Array.isArray(value) ? value[0] : value;
-    if (text === undefined || text === "") throw new WebhookVerificationError(`missing header ${name}`);
-    return text;
-  };
-  const id = header("webhook-id");
-  const timestampText = header("webhook-timestamp");
-  if (!/^[0-9]{1,12}$/.test(timestampText)) throw new WebhookVerificationError("webhook-timestamp is not Unix seconds");
+export function verifyWebhook(secret: string, headers: ReceivedHeaders, body: ReceivedBody, now: Date = new Date(), toleranceSeconds = WEBHOOK_TOLERANCE_SECONDS): unknown {
+  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) throw new WebhookVerificationError("malformed_secret", `a webhook secret starts with ${WEBHOOK_SECRET_PREFIX}`);
+  const text = typeof body === "string" ? body : Buffer.from(body).toString("utf8");
+  const id = webhookHeader(headers, "webhook-id");
+  const timestampText = webhookHeader(headers, "webhook-timestamp");
+  if (!/^[0-9]{1,12}$/.test(timestampText)) throw new WebhookVerificationError("malformed_timestamp", "webhook-timestamp is not Unix seconds");
   const timestamp = Number(timestampText);
-  if (Math.abs(now.getTime() / 1000 - timestamp) > toleranceSeconds) throw new WebhookVerificationError(`webhook-timestamp ${timestamp} is outside the ${toleranceSeconds} s tolerance`);
-  const expected = Buffer.from(signWebhook(secret, id, timestamp, body));
-  const matches = header("webhook-signature")
+  if (Math.abs(now.getTime() / 1000 - timestamp) > toleranceSeconds) {
+    throw new WebhookVerificationError("stale_timestamp", `webhook-timestamp ${timestamp} is outside the ${toleranceSeconds} s tolerance`);
+  }
+  const expected = Buffer.from(signWebhook(secret, id, timestamp, text));
+  const matches = webhookHeader(headers, "webhook-signature")
     .split(" ")
     .some((candidate) => {
       const given = Buffer.from(candidate);
       return given.length === expected.length && timingSafeEqual(given, expected);
     });
-  if (!matches) throw new WebhookVerificationError("no webhook-signature matches the body");
-  return JSON.parse(body) as unknown;
+  if (!matches) throw new WebhookVerificationError("signature_mismatch", "no webhook-signature matches the body");
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new WebhookVerificationError("malformed_body", "the signed body is not JSON");
+  }
 }
