@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { ApiError, QuoteCalldataError, QuoteMismatchError, SdkError } from "../sdk";
+import { ApiError, QuoteCalldataError, QuoteMismatchError, SdkError, WebhookUrlError } from "../sdk";
 import { DEFAULTS } from "./cliConfig";
 import { finishJson } from "./cliOutput";
 import { connectionFailure } from "./connectionFailure";
@@ -35,7 +35,10 @@ export function buildProgram(): Command {
 }
 
 function describe(error: unknown) {
-  if (error instanceof ApiError) return { name: error.name, message: error.shortMessage, status: error.status, code: error.code, retryable: error.retryable, retry_after_seconds: error.retryAfterSeconds ?? null };
+  if (error instanceof ApiError) {
+    const field = error instanceof WebhookUrlError ? { field: error.field } : {};
+    return { name: error.name, message: error.shortMessage, status: error.status, code: error.code, ...field, retryable: error.retryable, retry_after_seconds: error.retryAfterSeconds ?? null };
+  }
   if (error instanceof QuoteMismatchError) return { name: error.name, message: error.shortMessage, field: error.field, expected: error.expected, actual: error.actual, source: error.source, details: error.details ?? null };
   if (error instanceof QuoteCalldataError) return { name: error.name, message: error.shortMessage, field: error.field, details: error.details ?? null };
   if (error instanceof SdkError) return { name: error.name, message: error.shortMessage, details: error.details ?? null };

@@ -63,6 +63,22 @@ export function registerOnboard(program: Command): void {
       out.result(profiles, () => JSON.stringify(profiles, null, 2));
     });
   onboard
+    .command("webhook")
+    .description("set, replace (a new secret) or clear the integrator's webhook for relay status changes; prints the signing secret once")
+    .requiredOption("--integrator-id <id>", "integrator id")
+    .option("--url <url>", "the https endpoint deliveries are POSTed to (http to 127.0.0.1 on the devnet)")
+    .option("--clear", "remove the webhook; its pending deliveries are dropped")
+    .action(async (options: { integratorId: string; url?: string; clear?: boolean }, command: Command) => {
+      const { config, out } = contextOf(command);
+      if ((options.url === undefined) === (options.clear !== true)) throw new CliError("pass exactly one of --url <url> and --clear", ExitCode.usage);
+      const registered = await clientOf(config, (message) => out.progress(message)).setWebhook(walletOf(config), positive("--integrator-id", options.integratorId), options.url ?? null, config.chainId);
+      if (registered.secret !== null) out.progress("webhook set: the signing secret is shown once; store it (e.g. as WEBHOOK_SECRET) to verify deliveries with verifyRelayWebhook");
+      else out.progress("webhook cleared");
+      out.result(registered, () =>
+        table(["integrator_id", "url", "secret", "signature_scheme"], [[String(registered.integrator_id), registered.url ?? "-", registered.secret ?? "-", registered.signature_scheme]]),
+      );
+    });
+  onboard
     .command("revoke")
     .description("revoke an API key")
     .requiredOption("--integrator-id <id>", "integrator id")

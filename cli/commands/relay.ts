@@ -39,6 +39,33 @@ export function registerRelay(program: Command): void {
       );
       if (options.wait && relayNow.status !== "cancelled") throw new CliError(`relay ${relayId} ended ${relayNow.status}: the cancellation came too late`, ExitCode.onChainFailure);
     });
+  relay
+    .command("deliveries")
+    .option("--limit <n>", "how many of the newest deliveries (1-200)", "50")
+    .description("the webhook's URL and its recent deliveries (GET /gasless/webhook/deliveries): state, attempts, the endpoint's last answer")
+    .action(async (options: { limit: string }, command: Command) => {
+      const { config, out } = contextOf(command);
+      if (!/^[0-9]+$/.test(options.limit) || Number(options.limit) < 1 || Number(options.limit) > 200) throw new CliError(`--limit must be an integer from 1 to 200, got ${options.limit}`, ExitCode.usage);
+      const listed = await clientOf(config, (message) => out.progress(message)).getWebhookDeliveries({ limit: Number(options.limit) });
+      if (listed.url === null) out.progress("no webhook is set: `swap-api onboard webhook --integrator-id <id> --url <url>` sets one");
+      out.result(listed, () =>
+        [
+          `webhook: ${listed.url ?? "none"}`,
+          table(
+            ["event_id", "relay_id", "status", "state", "attempts", "last_answer", "at"],
+            listed.deliveries.map((delivery) => [
+              delivery.event_id,
+              delivery.relay_id,
+              delivery.status,
+              delivery.state,
+              String(delivery.attempts),
+              delivery.last_error ?? (delivery.last_response_status === null ? "-" : String(delivery.last_response_status)),
+              delivery.delivered_at ?? delivery.next_attempt_at ?? delivery.created_at,
+            ]),
+          ),
+        ].join("\n"),
+      );
+    });
 
   relay
     .command("watch")
