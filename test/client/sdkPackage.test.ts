@@ -6,7 +6,7 @@ import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { buildSdk } from "../../scripts/sdk/buildSdk";
 import { fundedTaker } from "../fixtures/fundedTaker";
-import { readmeProjectSnippets } from "../fixtures/readmeSnippets";
+import { expectWebhookExampleOutput, isWebhookExample, readmeProjectSnippets } from "../fixtures/readmeSnippets";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
 
 const run = promisify(execFile);
@@ -131,11 +131,11 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
     }
   });
 
-  it("runs the README's project examples (viem, then ethers) as written, installed as the README says, from a folder outside the checkout", async function () {
+  it("runs the README's project examples (the webhook receiver, viem, then ethers) as written, installed as the README says, from a folder outside the checkout", async function () {
     expect(tarball, "the packing test ran first").to.be.a("string");
     const snippets = readmeProjectSnippets(ROOT);
-    expect(snippets).to.have.length(2);
-    expect(snippets[1]).to.include('from "ethers"');
+    expect(snippets).to.have.length(3);
+    expect(snippets.map((snippet) => (isWebhookExample(snippet) ? "webhooks" : snippet.includes('from "ethers"') ? "ethers" : "viem"))).to.deep.equal(["webhooks", "viem", "ethers"]);
     // The README's install line: the tarball, viem, ethers, and TypeScript to run a .ts file with ts-node.
     const packages = ["viem", "ethers", "typescript", "ts-node", "@types/node"].map((name) => `${name}@${installedVersion(name)}`);
     await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--no-package-lock", tarball!, ...packages], { cwd: project });
@@ -156,9 +156,13 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
       }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
         throw new Error(`README project example ${index} failed:\n${error.stderr ?? ""}${error.stdout ?? error.message}`);
       });
-      expect(result.stdout, `example ${index}`).to.match(/^swap success$/m);
       expect(result.stdout, `example ${index}`).to.match(/^relay confirmed 0x[0-9a-f]{64}$/m);
-      if (index === 1) expect(result.stdout, "signQuote, sent by the taker with ethers").to.match(/^signed swap success$/m);
+      if (isWebhookExample(snippet)) {
+        expectWebhookExampleOutput(result.stdout);
+        continue;
+      }
+      expect(result.stdout, `example ${index}`).to.match(/^swap success$/m);
+      if (snippet.includes('from "ethers"')) expect(result.stdout, "signQuote, sent by the taker with ethers").to.match(/^signed swap success$/m);
       // The taker's own trades landed: it sent transactions and holds WETH now.
       expect(await devnet.publicClient.getTransactionCount({ address: taker.address })).to.be.greaterThan(1);
     }
