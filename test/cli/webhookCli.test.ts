@@ -41,7 +41,8 @@ describe("swap-api onboard webhook and relay deliveries (the command-line tool a
   let receiver: WebhookReceiver;
 
   before(async function () {
-    this.timeout(120_000);
+    // npm start in a child process: a compile check, a deployment, the API and the relayer; minutes on loaded cores.
+    this.timeout(300_000);
     devnet = await sharedDevnet();
     receiver = new WebhookReceiver((secret, headers, body) => verifyRelayWebhook(secret, headers, body));
     await receiver.start();

@@ -44,7 +44,8 @@ describe("client webhooks: setWebhook, getWebhookDeliveries and verifyRelayWebho
   const clients: TradingClient[] = [];
 
   before(async function () {
-    this.timeout(120_000);
+    // npm start in a child process: a compile check, a deployment, the API and the relayer; minutes on loaded cores.
+    this.timeout(300_000);
     devnet = await sharedDevnet();
   });
   beforeEach(async () => {
