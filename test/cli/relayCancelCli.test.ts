@@ -1,33 +1,13 @@
 import { expect } from "chai";
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
 import { parseUnits, type Hex } from "viem";
 import type { RelayJson } from "../../sdk";
+import { runCli as run } from "../fixtures/cliProcess";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
-const ROOT = join(__dirname, "..", "..");
-const BIN = join(ROOT, "cli", "swap-api.js");
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** The tool as a child process, as a shell runs it, against the in-process API. */
-function run(args: readonly string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_") && !["SWAP_API_KEY", "PRIVATE_KEY", "SWAP_API_URL", "RPC_URL"].includes(key)));
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdin.end();
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("swap-api relay cancel (the command-line tool as a process)", function () {
   this.timeout(120_000);

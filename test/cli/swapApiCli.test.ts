@@ -1,36 +1,17 @@
 import { expect } from "chai";
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { erc20Abi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createTradingClient, quoteJsonSchema } from "../../sdk";
+import { runCli as run, type CliRun } from "../fixtures/cliProcess";
 import { withCall } from "../fixtures/quoteTampering";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
 
-const ROOT = join(__dirname, "..", "..");
-const BIN = join(ROOT, "cli", "swap-api.js");
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** Runs the tool as a child process, as a shell would; stdin is a pipe (not a terminal). */
-function run(args: readonly string[], env: Record<string, string | undefined>, command: readonly string[] = [process.execPath, BIN]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_") && !["SWAP_API_KEY", "PRIVATE_KEY", "SWAP_API_URL", "RPC_URL"].includes(key)));
-    const child = spawn(command[0]!, [...command.slice(1), ...args], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdin.end();
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** stdout of a --json run must be one JSON document and nothing else. */
-function json(result: Run): any {
+function json(result: CliRun): any {
   try {
     return JSON.parse(result.stdout);
   } catch {

@@ -1,33 +1,12 @@
 import { expect } from "chai";
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { generatePrivateKey } from "viem/accounts";
 import { createTradingClient, verifyRelayWebhook, type WebhookDeliveriesJson } from "../../sdk";
+import { runCli as run, type CliRun } from "../fixtures/cliProcess";
 import { fundedTaker } from "../fixtures/fundedTaker";
 import { sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
 import { WebhookReceiver } from "../fixtures/webhookReceiver";
 
-const ROOT = join(__dirname, "..", "..");
-const BIN = join(ROOT, "cli", "swap-api.js");
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** The tool as a child process, as a shell runs it; stdin is a pipe. */
-function run(args: readonly string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_") && !["SWAP_API_KEY", "PRIVATE_KEY", "SWAP_API_URL", "RPC_URL"].includes(key)));
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdin.end();
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function json(result: Run): Record<string, any> {
+function json(result: CliRun): Record<string, any> {
   try {
     return JSON.parse(result.stdout) as Record<string, any>;
   } catch {
