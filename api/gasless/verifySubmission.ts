@@ -1,5 +1,5 @@
-import { BaseError, recoverTypedDataAddress, type Hex } from "viem";
-import { buildGaslessPermitTypedData, firstBroadcastFees, isRevertError, permit2Abi, relayGasLimitOfCalldata } from "../../sdk";
+import { BaseError, type Hex } from "viem";
+import { type ChainHead, buildGaslessPermitTypedData, firstBroadcastFees, isRevertError, permit2Abi, relayGasLimitOfCalldata } from "../../sdk";
 import type { ContractSignatureCheck } from "../services/onboardingSignature";
 import { checkTakerSignature } from "./takerSignature";
 import { relayCalldata } from "./relayCalldata";
@@ -17,14 +17,17 @@ export type SubmissionExtras = { approvalSignature: Hex | undefined; contractSig
 /**
  * Checks a gasless submission against exactly what was quoted, cheapest first, each failure a 4xx
  * naming the problem: the quote's deadline (chain time), the signature against the stored typed
- * data, the taker's Permit2 nonce, and finally a simulation of the very transaction the relayer will
- * send, with its gas limit and first-broadcast fees (a recipient can tell a zero gas price, or an
- * unbounded gas allowance, from the real thing). Returns that transaction's calldata. A smart-wallet
+ * data, and a simulation of the very transaction the relayer will send, with its gas limit and
+ * first-broadcast fees (a recipient can tell a zero gas price, or an unbounded gas allowance, from the
+ * real thing); a simulation that reverts says why: the taker's Permit2 nonce spent, the feature
+ * paused, or the swap itself. Returns that transaction's calldata. One shared head read and one call
+ * per submission: the nonce is read only when the simulation fails. A smart-wallet
  * taker's signature is asked of its ERC-1271 check (bounded gas and time), and an `approval_signature`
  * must be the taker's over the quote's offered token permit; the relayed call then carries it.
  */
 export async function verifySubmission(
   chain: ChainContext,
+  heads: ChainHead,
   quote: QuoteRecord & { gasless: GaslessTerms },
   signature: Hex,
   gasless: Pick<GaslessConfig, "priorityFeeWei" | "feeRecipient">,
@@ -32,15 +35,10 @@ export async function verifySubmission(
 ): Promise<VerifiedSubmission> {
   const { gasless: terms } = quote;
   const { client, manifest } = chain;
-  const [head, pending, bitmap] = await Promise.all([
-    client.getBlock({ blockTag: "latest" }),
-    // Exact at submission (the relayer's checks use a cached clock offset instead).
-    client.getBlock({ blockTag: "pending" }),
-    client.readContract({ address: manifest.contracts.permit2, abi: permit2Abi, functionName: "nonceBitmap", args: [quote.taker, terms.permit2Nonce >> 8n] }),
-  ]);
-  // The router refuses any block past the deadline; the pending block's time is the earliest the
-  // relayed swap can have (the latest block may be hours old on a chain that mines on demand).
-  if (pending.timestamp > terms.order.deadline) {
+  const head = await heads.fresh();
+  // The router refuses any block past the deadline; the next block's earliest time is what counts (the
+  // latest block may be hours old on a chain that mines on demand).
+  if (head.nextTimestamp > terms.order.deadline) {
     throw new ApiError(400, "quote_expired", `quote ${quote.quoteId} expired at ${new Date(Number(terms.order.deadline) * 1000).toISOString()}; request a fresh quote`);
   }
   const typedData = buildGaslessPermitTypedData({
@@ -53,13 +51,10 @@ export async function verifySubmission(
     relayerFeeRecipient: terms.relayerFeeRecipient,
   });
   await checkTakerSignature(client, quote, typedData, signature, extras);
-  if ((bitmap & (1n << (terms.permit2Nonce & 0xffn))) !== 0n) {
-    throw new ApiError(409, "permit2_nonce_used", `the taker's Permit2 nonce ${terms.permit2Nonce} of this quote is already used; request a fresh quote`);
-  }
   const data = relayCalldata(terms, signature, extras.approvalSignature);
   try {
     const gas = relayGasLimitOfCalldata(terms.estimatedGas, data);
-    const fees = firstBroadcastFees(head.baseFeePerGas ?? 0n, gasless.priorityFeeWei);
+    const fees = firstBroadcastFees(head.baseFeePerGas, gasless.priorityFeeWei);
     // Sent from the operator's fee recipient, given (only in this call) the ETH a relayer signer holds.
     await client.call({
       account: gasless.feeRecipient,
@@ -72,6 +67,11 @@ export async function verifySubmission(
     });
   } catch (error) {
     if (!isRevertError(error)) throw error;
+    // A spent Permit2 nonce reverts the simulation too: read the bitmap only then, to say which.
+    const bitmap = await client.readContract({ address: manifest.contracts.permit2, abi: permit2Abi, functionName: "nonceBitmap", args: [quote.taker, terms.permit2Nonce >> 8n], blockNumber: head.number });
+    if ((bitmap & (1n << (terms.permit2Nonce & 0xffn))) !== 0n) {
+      throw new ApiError(409, "permit2_nonce_used", `the taker's Permit2 nonce ${terms.permit2Nonce} of this quote is already used; request a fresh quote`);
+    }
     const paused = pausedFeatureOf(error);
     if (paused !== undefined) {
       throw new ApiError(503, "feature_paused", `gasless swaps (feature ${paused}) are paused in the router registry, so the signed swap cannot be relayed now; retry later with the same idempotency_key while the quote is valid`);

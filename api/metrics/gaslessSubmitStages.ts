@@ -3,8 +3,9 @@ import { Histogram, type Registry } from "prom-client";
 /**
  * The stages of POST /gasless/submit, in order:
  * - `lookup`: the swap rate limit, the body, and the quote read from the store;
- * - `match`: asking the relayer whether this submission is a retry of a relay it has;
  * - `verify`: the signature and the order checked on chain (verifySubmission);
+ * - `match`: only after a failed check, asking the relayer whether this submission is the retry of a
+ *   relay it has (a new submission skips it: the handoff dedupes);
  * - `handoff`: the relayer storing the relay and queueing it (POST /internal/relays).
  */
 export const SUBMIT_STAGES = ["lookup", "match", "verify", "handoff"] as const;

@@ -5,6 +5,7 @@ import { MAX_CONTRACT_SIGNATURE_BYTES, SIGNATURE_BYTES, type InternalRelayJson, 
 import { ApiError } from "../apiError";
 import type { ApiDependencies } from "../apiDependencies";
 import { RelayerClient, type RelayMatch } from "../gasless/relayerClient";
+import { SubmissionHeads } from "../gasless/submissionHeads";
 import { verifySubmission } from "../gasless/verifySubmission";
 import { submitStopwatch } from "../metrics/gaslessSubmitStages";
 import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth";
@@ -81,6 +82,7 @@ async function findQuoteSoon(store: Store, quoteId: string): Promise<QuoteRecord
 function submitHandler(deps: ApiDependencies) {
   const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }));
   const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);
+  const heads = new SubmissionHeads();
   return async (req: Request, res: Response) => {
     const stages = submitStopwatch(deps.metrics?.submitStages);
     const principal = principalOf(res);
@@ -103,23 +105,26 @@ function submitHandler(deps: ApiDependencies) {
     }
     stages.lap("lookup");
 
-    // A retry after the relay went out must find it, before checks that its broadcast would fail.
-    const existing = conflictOrExisting(
-      await relayer.match({ chain_id: quote.chainId, quote_id: quote.quoteId, integrator_id: principal.integratorId, idempotency_key: idempotencyKey, signature: body.signature }),
-    );
-    stages.lap("match");
-    if (existing !== undefined) {
-      res.status(200).json(publicRelay(existing));
-      return;
-    }
-
+    // The usual submission is new: it is checked, then handed off (the relayer's store dedupes it). A
+    // submission that fails a check may be the retry of a relay that already went out (its nonce now
+    // spent, its swap no longer simulating): only then is the relayer asked for it, so a retry gets
+    // the relay (200) rather than the failed check, and a new submission costs one relayer call.
     let verified;
     try {
-      verified = await verifySubmission(chain, quote as QuoteRecord & { gasless: GaslessTerms }, body.signature, deps.config.gasless!, {
+      verified = await verifySubmission(chain, heads.for(chain), quote as QuoteRecord & { gasless: GaslessTerms }, body.signature, deps.config.gasless!, {
         approvalSignature: body.approval_signature,
         contractSignatureCheck: { gas: deps.config.onboarding1271Gas, timeoutMs: deps.config.onboarding1271TimeoutMs },
       });
     } catch (error) {
+      stages.lap("verify");
+      const existing = conflictOrExisting(
+        await relayer.match({ chain_id: quote.chainId, quote_id: quote.quoteId, integrator_id: principal.integratorId, idempotency_key: idempotencyKey, signature: body.signature }),
+      );
+      stages.lap("match");
+      if (existing !== undefined) {
+        res.status(200).json(publicRelay(existing));
+        return;
+      }
       if (error instanceof ApiError) throw error;
       deps.logger.warn({ err: error, chainId: quote.chainId }, "gasless submission could not be checked on chain");
       throw new ApiError(503, "chain_unavailable", `chain ${quote.chainId} could not be read right now; retry with the same idempotency_key`);
