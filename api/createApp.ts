@@ -1,4 +1,6 @@
 import express, { type Express } from "express";
+import { memoryRateLimiters } from "./rateLimits/rateLimiterFactory";
+import { sharedRateLimiters } from "./rateLimits/sharedRateLimiters";
 import type { ApiDependencies } from "./apiDependencies";
 import { errorHandler, notFound } from "./middleware/errorHandler";
 import { jsonBody } from "./middleware/jsonBody";
@@ -49,7 +51,7 @@ export type CreateAppOptions = {
 
 /** Builds the express app around its dependencies; it does not listen, so tests run it in-process. */
 export function createApp(given: ApiDependencies, options: CreateAppOptions = {}): Express {
-  const deps: ApiDependencies = { ...given, metrics: given.metrics ?? createApiMetrics() };
+  const deps: ApiDependencies = { ...given, metrics: given.metrics ?? createApiMetrics(), rateLimiters: sharedRateLimiters(given.rateLimiters ?? memoryRateLimiters) };
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);

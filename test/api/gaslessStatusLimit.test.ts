@@ -66,4 +66,17 @@ describe("GET /gasless/status: the per-key status bucket (L-2)", function () {
     // Status reads keep their own count.
     expect((await stack.status(unknownRelay)).status).to.equal(404);
   });
+
+  it("status reads and webhook delivery reads draw from one gasless:status allowance, not one per route", async () => {
+    const allowance = 10 * stack.api.config.defaultSwapRateLimitPerMinute;
+    const unknownRelay = randomUUID();
+    const deliveries = () => stack.api.request("GET", "/gasless/webhook/deliveries", { headers: { authorization: `Bearer ${stack.api.apiKey.secret}` } });
+    for (let index = 0; index < allowance - 1; index++) expect((await stack.status(unknownRelay)).status).to.equal(404);
+    const last = await deliveries();
+    expect(last.status, JSON.stringify(last.body)).to.equal(200);
+    expect(last.headers.get("x-ratelimit-status-remaining")).to.equal("0");
+    const limited = await deliveries();
+    expect(limited.status).to.equal(429);
+    expect(limited.body).to.deep.include({ code: "rate_limited", bucket: "gasless:status" });
+  });
 });
