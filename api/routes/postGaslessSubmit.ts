@@ -11,7 +11,7 @@ import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth"
 import { QuoteBuckets } from "../quote/quoteBuckets";
 import { parseRequest } from "../requestValidation";
 import { plainText } from "../schemas/plainText";
-import type { GaslessTerms, QuoteRecord, Store } from "../store/store";
+import type { GaslessTerms, QuoteRecord } from "../store/store";
 import type { Route } from "./route";
 
 const bodySchema = z.strictObject({
