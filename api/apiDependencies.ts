@@ -4,7 +4,7 @@ import type { ChainRegistry } from "./chains/chainContext";
 import type { Clock } from "./clock";
 import type { ApiConfig } from "./config";
 import type { ApiMetrics } from "./metrics/apiMetrics";
-import type { SharedNonceReservations } from "./quote/sharedNonceReservations";
+import type { NonceRangeLeases } from "./quote/nonceRanges";
 import type { RateLimiterFactory } from "./rateLimits/rateLimiterFactory";
 import type { Store } from "./store/store";
 
@@ -24,6 +24,6 @@ export type ApiDependencies = Readonly<{
   metrics?: ApiMetrics;
   /** Where rate limits count: in memory (default) or PostgreSQL, shared by every instance. */
   rateLimiters?: RateLimiterFactory;
-  /** Permit2 nonce reservations shared by every instance (PostgreSQL); absent: this process's own suffice. */
-  nonceReservations?: SharedNonceReservations;
+  /** Permit2 nonce ranges leased from the database every instance shares (PostgreSQL); absent: this process's own reservations suffice. */
+  nonceRangeLeases?: NonceRangeLeases;
 }>;

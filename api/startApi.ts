@@ -10,7 +10,7 @@ import type { ApiConfig } from "./config";
 import { loadChains } from "./chains/loadChains";
 import { createApp } from "./createApp";
 import { createApiMetrics } from "./metrics/apiMetrics";
-import { openPostgresNonceReservations } from "./quote/sharedNonceReservations";
+import { openPostgresNonceRanges } from "./quote/postgresNonceRanges";
 import { openPostgresRateLimiters } from "./rateLimits/postgresRateLimiters";
 import { memoryRateLimiters } from "./rateLimits/rateLimiterFactory";
 import { serveApp, type RunningServer } from "./serveApp";
@@ -40,7 +40,7 @@ export async function startApi(
     await store.close();
     throw error;
   });
-  const nonceReservations = config.databaseUrl === undefined ? undefined : await openPostgresNonceReservations(config.databaseUrl).catch(async (error: unknown) => {
+  const nonceRangeLeases = config.databaseUrl === undefined ? undefined : await openPostgresNonceRanges(config.databaseUrl).catch(async (error: unknown) => {
     await limits.close();
     await store.close();
     throw error;
@@ -48,7 +48,7 @@ export async function startApi(
   const closeStorage = async () => {
     try {
       try {
-        await nonceReservations?.close();
+        await nonceRangeLeases?.close();
       } finally {
         await limits.close();
       }
@@ -70,7 +70,7 @@ export async function startApi(
     if (unknownFeeTokens.length > 0) {
       throw new Error(`invalid RELAYER_FEE_TOKENS: ${unknownFeeTokens.join(", ")} is not the symbol of a token in any served chain's manifest (give its address instead)`);
     }
-    const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock, metrics, rateLimiters: limits.factory, nonceReservations });
+    const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock, metrics, rateLimiters: limits.factory, nonceRangeLeases });
     const server = await serveApp(app, config.host, config.port);
     const metricsServer =
       config.metrics === undefined

@@ -34,7 +34,7 @@ import type { BlockCache } from "./blockCache";
 import type { ChainHead } from "../../sdk";
 import { estimateGas } from "./gasEstimate";
 import type { PermitNonceAllocator } from "./permitNonces";
-import type { SharedNonceReservations } from "./sharedNonceReservations";
+import type { NonceRanges } from "./nonceRanges";
 import type { PoolStateTracker } from "./poolState";
 import type { RouteSearchStats } from "./prunedRouteSearch";
 import type { QuoteQuery } from "./quoteQuery";
@@ -71,8 +71,8 @@ export type QuoteEngine = Readonly<{
   pools: PoolStateTracker;
   blockCache: BlockCache;
   nonces: PermitNonceAllocator;
-  /** Reservations shared with the other API instances (PostgreSQL); undefined for one instance alone. */
-  sharedNonces: SharedNonceReservations | undefined;
+  /** Nonce ranges leased against the other API instances (PostgreSQL); undefined for one instance alone. */
+  nonceRanges: NonceRanges | undefined;
   /** Router → its allowance holder; routers are immutable, so this never goes stale. */
   holders: Map<Address, Promise<Address>>;
   /** Quotes expire this long after the block they were priced at. */

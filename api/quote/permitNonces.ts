@@ -30,10 +30,19 @@ export class PermitNonceAllocator {
    * when every bit of the word is used on chain (or, `onlyFree`, used or held). `freshWord` tells the
    * gas model the word is zero.
    */
-  allocate(chainId: number, taker: Address, word: bigint, bitmap: bigint, now: number, expiresAt: number): { nonce: bigint; freshWord: boolean } | undefined {
+  allocate(
+    chainId: number,
+    taker: Address,
+    word: bigint,
+    bitmap: bigint,
+    now: number,
+    expiresAt: number,
+    /** Only bits of these 32-bit slices of the word (slice s: bits 32s to 32s+31); all when absent. */
+    slices?: readonly boolean[],
+  ): { nonce: bigint; freshWord: boolean } | undefined {
     if (this.#reserved.size > SWEEP_THRESHOLD) this.#sweep(now);
     const key = `${chainId}:${taker.toLowerCase()}`;
-    const bit = this.#choose(key, word, bitmap, now);
+    const bit = this.#choose(key, word, bitmap, now, slices);
     if (bit === undefined) return undefined;
     let words = this.#reserved.get(key);
     if (words === undefined) this.#reserved.set(key, (words = new Map()));
@@ -52,12 +61,31 @@ export class PermitNonceAllocator {
     return bit === undefined ? undefined : { nonce: (word << 8n) | BigInt(bit), freshWord: bitmap === 0n };
   }
 
-  /** The bit to hand out in `word`: the lowest free one, else (unless onlyFree) the held one that expires first. */
-  #choose(key: string, word: bigint, bitmap: bigint, now: number): number | undefined {
+  /**
+   * When a bit of `word` within `slices` (not used on chain) frees up: `now` or earlier when one is
+   * free, Infinity when every such bit is used on chain. Lets a caller skip a full word until then.
+   */
+  freeAt(chainId: number, taker: Address, word: bigint, bitmap: bigint, slices: readonly boolean[]): number {
+    const until = this.#reserved.get(`${chainId}:${taker.toLowerCase()}`)?.get(word);
+    const used = usedBits(bitmap);
+    let soonest = Number.POSITIVE_INFINITY;
+    for (let bit = 0; bit < BITS; bit++) {
+      if (!slices[bit >>> 5] || (used[bit >>> 5]! >>> (bit & 31)) & 1) continue;
+      soonest = Math.min(soonest, until === undefined ? 0 : until[bit]!);
+    }
+    return soonest;
+  }
+
+  /** The bit to hand out in `word` (within `slices`): the lowest free one, else (unless onlyFree) the held one that expires first. */
+  #choose(key: string, word: bigint, bitmap: bigint, now: number, slices?: readonly boolean[]): number | undefined {
     const until = this.#reserved.get(key)?.get(word);
     const used = usedBits(bitmap);
     let fallback = -1;
     for (let bit = 0; bit < BITS; bit++) {
+      if (slices !== undefined && !slices[bit >>> 5]) {
+        bit |= 31; // the rest of this slice
+        continue;
+      }
       if ((used[bit >>> 5]! >>> (bit & 31)) & 1) continue;
       const held = until === undefined ? 0 : until[bit]!;
       if (held <= now) return bit;

@@ -12,6 +12,7 @@ import { ChainHead, NetworkFeeModel } from "../../sdk";
 import { GaslessStandingCheck } from "../gasless/gaslessStanding";
 import { RelayerClient } from "../gasless/relayerClient";
 import { buildQuote, type Quote, type QuoteEngine, type QuoteKind } from "../quote/buildQuote";
+import { NonceRanges } from "../quote/nonceRanges";
 import { PermitNonceAllocator } from "../quote/permitNonces";
 import { PoolStateTracker } from "../quote/poolState";
 import { QuoteBuckets } from "../quote/quoteBuckets";
@@ -21,6 +22,7 @@ import { priceResponse, quoteResponse } from "../quote/quoteResponse";
 import { admitTaxedTokens } from "../quote/taxedTokenAdmission";
 import type { SupportedToken } from "../tokens/supportedTokens";
 import { isHexAddress } from "../services/checksummedAddress";
+import { classifyDatabaseError } from "../store/databaseUnavailable";
 import type { Route } from "./route";
 
 /** Uniswap V2's pool fee, for pairs the factory announces after deployment. */
@@ -92,8 +94,10 @@ function quotingOf(deps: ApiDependencies): Quoting {
   const known = quotings.get(deps);
   if (known !== undefined) return known;
   const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }), undefined, deps.config.priceRateLimitMultiplier);
-  // With reservations shared between instances, a held bit would only be refused by the others' table.
-  const nonces = new PermitNonceAllocator({ onlyFree: deps.nonceReservations !== undefined });
+  // With several instances, a nonce is live in at most one quote: a held bit is never reused.
+  const nonces = new PermitNonceAllocator({ onlyFree: deps.nonceRangeLeases !== undefined });
+  // One holder per app: its leased ranges serve every chain (leases are keyed by chain).
+  const nonceRanges = deps.nonceRangeLeases === undefined ? undefined : new NonceRanges(deps.nonceRangeLeases, nonces);
   // Block caches and router→holder lookups are per chain; nonce reservations are keyed by chain already.
   const engines = new Map<number, QuoteEngine>();
   const standing = deps.config.gasless === undefined ? undefined : new GaslessStandingCheck(new RelayerClient(deps.config.gasless), deps.config.gasless.standingCacheMs);
@@ -110,7 +114,7 @@ function quotingOf(deps: ApiDependencies): Quoting {
         }),
         blockCache: new BlockCache(),
         nonces,
-        sharedNonces: deps.nonceReservations,
+        nonceRanges,
         holders: new Map(),
         ttlSeconds: deps.config.quoteTtlSeconds,
         fees: new NetworkFeeModel(chain.client, deps.config.l1FeeModel, () => {
@@ -162,7 +166,12 @@ function quotingHandler(deps: ApiDependencies, kind: QuoteKind): RequestHandler 
       res.json(priceResponse(quote));
       return;
     }
-    await deps.store.saveQuote(quoteRecordOf(quote, principal, deps.clock.now()));
+    // A gasless quote is answered only once its record is committed (its submission needs it).
+    await deps.store.saveQuote(quoteRecordOf(quote, principal, deps.clock.now())).catch((cause: unknown) => {
+      const classified = classifyDatabaseError(cause);
+      if (classified !== cause) throw classified;
+      throw new ApiError(503, "quote_unavailable", "the quote could not be recorded right now (the API's database did not answer); retry shortly", { cause });
+    });
     deps.metrics?.quotes.inc({ settlement: quote.settlement, outcome: "served" });
     res.json(quoteResponse(quote));
   };

@@ -12,7 +12,7 @@ import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth"
 import { QuoteBuckets } from "../quote/quoteBuckets";
 import { parseRequest } from "../requestValidation";
 import { plainText } from "../schemas/plainText";
-import type { GaslessTerms, QuoteRecord, Store } from "../store/store";
+import type { GaslessTerms, QuoteRecord } from "../store/store";
 import type { Route } from "./route";
 
 const bodySchema = z.strictObject({
@@ -56,24 +56,6 @@ function conflictOrExisting(match: RelayMatch): InternalRelayJson | undefined {
   }
 }
 
-/** Pauses before looking again for a quote not found: about ten of another instance's flushes in all. */
-const QUOTE_LOOKUP_RETRIES_MS = [50, 100, 150];
-
-/**
- * The quote, looked up again for a moment when it is not found: instances buffer quote records
- * (written every 25 ms, `quoteWriteBuffer.ts`), so a quote another API instance issued an instant ago
- * may not be stored yet when a load balancer sends its submission here.
- */
-async function findQuoteSoon(store: Store, quoteId: string): Promise<QuoteRecord | undefined> {
-  let quote = await store.findQuote(quoteId);
-  for (const pauseMs of QUOTE_LOOKUP_RETRIES_MS) {
-    if (quote !== undefined) break;
-    await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    quote = await store.findQuote(quoteId);
-  }
-  return quote;
-}
-
 /**
  * POST /gasless/submit: validates a signed gasless quote and hands it to the relayer, which stores it
  * before answering; from `accepted` on, no crash loses it or sends it twice. The same quote and
@@ -89,7 +71,8 @@ function submitHandler(deps: ApiDependencies) {
     await buckets.consume("swap:create", principal, res);
     const body = parseRequest(bodySchema, req.body);
     if (relayer === undefined) throw new ApiError(503, "gasless_unavailable", "this deployment has no relayer configured");
-    const quote = await findQuoteSoon(deps.store, body.quote_id);
+    // A gasless quote is committed before it is answered (saveQuote), so any instance finds it at once.
+    const quote = await deps.store.findQuote(body.quote_id);
     if (quote === undefined || quote.apiKeyId !== principal.keyId) {
       throw new ApiError(404, "quote_not_found", `quote_id ${body.quote_id} is not a quote made with this API key`);
     }

