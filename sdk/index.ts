@@ -26,6 +26,8 @@ export { takerSwapRouterAbi } from "./abis/takerSwapRouterAbi";
 export { gaslessSwapRouterAbi } from "./abis/gaslessSwapRouterAbi";
 export { gaslessBatchSwapRouterAbi } from "./abis/gaslessBatchSwapRouterAbi";
 export { allowanceHolderAbi } from "./abis/allowanceHolderAbi";
+export { takerExactOutputRouterAbi } from "./abis/takerExactOutputRouterAbi";
+export { gaslessExactOutputRouterAbi } from "./abis/gaslessExactOutputRouterAbi";
 export { permit2Abi } from "./abis/permit2Abi";
 export { uniswapV2PairAbi, uniswapV2FactoryAbi } from "./abis/uniswapV2Abi";
 export { type ManifestToken, type ManifestPool } from "./chain/manifest";
