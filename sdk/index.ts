@@ -66,7 +66,22 @@ export {
   type PermitTypedDataParameters,
   type RelayerFee,
 } from "./typedData/permit2Witness";
-export { getAmountOut } from "./amm/v2Math";
+export { type ExactOutputOrder } from "./calldata/exactOutputOrder";
+export {
+  encodeSwapExactOutputWithPermit,
+  encodeSwapExactOutputNative,
+  encodeSwapExactOutputWithAllowance,
+  encodeSwapGaslessExactOutput,
+  exactOutputSelector,
+} from "./calldata/exactOutputCalldata";
+export {
+  buildExactOutputPermitTypedData,
+  buildGaslessExactOutputPermitTypedData,
+  exactOutputPermitTypes,
+  gaslessExactOutputPermitTypes,
+  type ExactOutputPermitParameters,
+} from "./typedData/exactOutputWitness";
+export { getAmountOut, getAmountIn } from "./amm/v2Math";
 export { decodeQuoteOrder, type QuoteCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
 export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError, BatchSizeError, GaslessCalldataError } from "./errors/calldata";
 
