@@ -5,7 +5,6 @@ import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfac
 import {IGaslessBatchSwapRouter} from "../interfaces/IGaslessBatchSwapRouter.sol";
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
-import {GaslessExactOutput} from "./GaslessExactOutput.sol";
 import {GaslessSwapRouter} from "./GaslessSwapRouter.sol";
 
 /// @title GaslessBatchSwapRouter
@@ -15,7 +14,7 @@ import {GaslessSwapRouter} from "./GaslessSwapRouter.sol";
 /// only its own transfers. That inner call runs inside the batch's `settles` gate: the transient
 /// re-entrancy lock stays set across it (a token re-entering any entry point is refused) and the
 /// registry status is read once per batch. The inner call is refused to anyone but the router.
-contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter, GaslessExactOutput {
+contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter {
     /// @inheritdoc IGaslessBatchSwapRouter
     uint256 public constant MAX_BATCH_ORDERS = 64;
     /// @inheritdoc IGaslessBatchSwapRouter

@@ -20,6 +20,8 @@ import {
   type ExactOutputOrder,
   type RouteAction,
 } from "../../sdk";
+import { migrateFeature } from "../../scripts/deploy/deploySettlement";
+import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../scripts/deploy/uniswapArtifacts";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { exactOutputOrderFor, exactOutputTestRoute } from "../fixtures/exactOutputRoute";
 import { balanceOf } from "../fixtures/testRoute";
@@ -50,8 +52,13 @@ async function exactOutputReady() {
       hash: await f.taker.writeContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] }),
     });
   }
-  const harness = await hre.viem.deployContract("SettlementHarness", [], { client: { public: f.publicClient, wallet: f.deployer } });
-  return { ...f, harness };
+  const client = { client: { public: f.publicClient, wallet: f.deployer } };
+  const harness = await hre.viem.deployContract("SettlementHarness", [], client);
+  // Feature 3 with gasless exact-output swaps (see contracts/test/GaslessExactOutputRouter.sol).
+  const venue = { factory: f.contracts.uniswapV2Factory, pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH, feeBps: 30 };
+  const gasless = await hre.viem.deployContract("GaslessExactOutputRouter", [f.contracts.permit2, f.contracts.weth, f.contracts.routerRegistry, venue], client);
+  await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, 3n, gasless.address);
+  return { ...f, harness, gaslessExactOutputRouter: gasless.address };
 }
 type Ready = Awaited<ReturnType<typeof exactOutputReady>>;
 
@@ -85,7 +92,7 @@ async function measured(f: Ready, order: ExactOutputOrder, send: () => Promise<{
   };
 }
 
-describe("Exact-output swaps (TakerSwapRouterV2 and the gasless router's GaslessExactOutput)", () => {
+describe("Exact-output swaps (TakerSwapRouterV2 and GaslessExactOutput)", () => {
   describe("properties: never less than buy_amount out, never more than max_sell_amount in, only the needed input taken", () => {
     it("permit: for any output and slack, the recipient gets at least buyAmount and the taker pays exactly the input priced from reserves", async () => {
       await fc.assert(
@@ -192,7 +199,7 @@ describe("Exact-output swaps (TakerSwapRouterV2 and the gasless router's Gasless
       const order = exactOutputOrderFor(route, buyAmount, route.amountIn + 1_000_000n, f.recipient.account.address, await now(f), QUOTE_ID);
       const fee = { relayerFee: 2_500_000n, relayerFeeRecipient: f.feeRecipient.account.address };
       const nonce = nextNonce();
-      const router = f.contracts.gaslessSwapRouter;
+      const router = f.gaslessExactOutputRouter;
       const signature = await f.signerOf(f.taker.account.address).signTypedData(
         buildGaslessExactOutputPermitTypedData({ chainId: 4663, permit2: f.contracts.permit2, router, order, nonce, ...fee }),
       );
@@ -308,7 +315,7 @@ describe("Exact-output swaps (TakerSwapRouterV2 and the gasless router's Gasless
       await expectRevert(f.taker.writeContract({ ...router, functionName: "swapExactOutputWithPermit", args: [order, 1n, `0x${"11".repeat(65)}`] }), "SwapNativeSellNeedsValue");
       const erc20Order = await permitOrder(f, (await exactOutputTestRoute(f, [["USDC", "WETH"]], 1n)).actions);
       await expectRevert(f.taker.writeContract({ ...router, functionName: "swapExactOutputWithPermit", args: [erc20Order, 1n, `0x${"11".repeat(64)}`] }), "SwapInvalidSignatureLength", [64n]);
-      const gasless = { address: f.contracts.gaslessSwapRouter, abi: gaslessExactOutputRouterAbi } as const;
+      const gasless = { address: f.gaslessExactOutputRouter, abi: gaslessExactOutputRouterAbi } as const;
       const taker = f.taker.account.address;
       await expectRevert(f.relayer.writeContract({ ...gasless, functionName: "swapGaslessExactOutput", args: [order, taker, 0n, taker, 1n, `0x${"11".repeat(65)}`] }), "SwapNativeSellNotGasless");
       await expectRevert(f.relayer.writeContract({ ...gasless, functionName: "swapGaslessExactOutput", args: [erc20Order, taker, 1n, "0x0000000000000000000000000000000000000000", 1n, `0x${"11".repeat(65)}`] }), "SwapZeroAddress");
