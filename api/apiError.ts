@@ -9,6 +9,8 @@ export type ApiErrorCode =
   | "unsupported_chain"
   | "unsupported_token"
   | "same_token"
+  // 400: a token whose transfers are taxed, where the quote cannot account for the tax
+  | "token_taxed"
   | "fee_recipient_not_owner"
   | "fee_bps_out_of_range"
   | "payload_hash_mismatch"
@@ -35,8 +37,14 @@ export type ApiErrorCode =
   | "quote_expired"
   | "signature_mismatch"
   | "simulation_failed"
+  // 400: an approval_signature the quote did not offer, or not the taker's over its approval
+  | "approval_not_offered"
+  | "approval_signature_mismatch"
   // 400: a gasless quote selling a token the relayer does not take its fee in
   | "fee_token_not_accepted"
+  // 400: a webhook URL the relayer must not call (pushed status)
+  | "webhook_url_not_https"
+  | "webhook_url_internal"
   // 404
   | "not_found"
   | "integrator_not_found"
@@ -50,6 +58,7 @@ export type ApiErrorCode =
   | "permit2_nonce_used"
   | "quote_already_submitted"
   | "idempotency_key_conflict"
+  | "relay_final"
   // 400 too: well-formed, but nothing can be offered for it
   | "no_route"
   // 413, 415
@@ -57,6 +66,8 @@ export type ApiErrorCode =
   | "unsupported_media_type"
   // 429: a rate-limit bucket is empty (the body names it in `bucket`; Retry-After says when to retry)
   | "rate_limited"
+  // 429: the key already has SSE_MAX_STREAMS_PER_KEY streams of GET /gasless/events open here
+  | "too_many_streams"
   // 5xx: ours, never the client's input
   | "signature_verification_unavailable"
   | "feature_paused"

@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "viem";
-import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema } from "../sdk";
+import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema, l1FeeModels, type L1FeeModel } from "../sdk";
 
 /** `true`/`false`/`1`/`0` (any case); anything else is a configuration error, not a silent false. */
 const booleanFlag = z
@@ -97,6 +97,10 @@ const schema = z.object({
   SIWE_DOMAIN: z.string().min(1).default("localhost"),
   SIWE_URI: z.string().min(1).optional(),
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: booleanFlag.optional(),
+  SSE_MAX_STREAMS_PER_KEY: positiveInt.max(1000).default(5),
+  // At most 30: the relayer holds an event read open that long at most (its wait_ms bound).
+  SSE_KEEPALIVE_SECONDS: positiveInt.max(30).default(15),
   // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
@@ -117,6 +121,8 @@ const schema = z.object({
   // The spec allows the probe bucket "up to 10 times" the quote allowance.
   QUOTE_PROBE_MULTIPLIER: positiveInt.max(10).default(10),
   STATUS_RATE_LIMIT_MULTIPLIER: positiveInt.max(1000).default(10),
+  PRICE_RATE_LIMIT_MULTIPLIER: positiveInt.max(1000).default(5),
+  L1_FEE_MODEL: z.enum(l1FeeModels).default("none"),
   RELAYER_URL: z
     .string()
     .default("http://127.0.0.1:8090")
@@ -245,8 +251,30 @@ export type ApiConfig = Readonly<{
    * (its `status_rate_limit_per_minute`). `STATUS_RATE_LIMIT_MULTIPLIER`, default 10.
    */
   statusRateLimitMultiplier: number;
+  /**
+   * A key's GET /price requests per minute (its `price_rate_limit_per_minute`) are this many times its
+   * quote_rate_limit_per_minute. `PRICE_RATE_LIMIT_MULTIPLIER`, default 5.
+   */
+  priceRateLimitMultiplier: number;
+  /** The L1 data cost network_fee and relayer fees add (`arbitrum`: ArbGasInfo), or none. `L1_FEE_MODEL`, default none. */
+  l1FeeModel: L1FeeModel;
   /** Gasless trading; absent when `RELAYER_INTERNAL_TOKEN` or `RELAYER_FEE_RECIPIENT` is unset (gasless requests then get 503). */
   gasless: GaslessConfig | undefined;
+  /** Webhook registration and server-sent events (README, "Pushed status"). */
+  pushed: PushedStatusApiConfig;
+}>;
+
+export type PushedStatusApiConfig = Readonly<{
+  /**
+   * A webhook URL may be plain http on a loopback host (127.0.0.0/8, ::1, localhost), and https on
+   * one too; otherwise only https to a public host. `WEBHOOK_ALLOW_LOOPBACK_HTTP`, default true on the
+   * devnet (CHAIN_ID 4663), false elsewhere.
+   */
+  allowLoopbackWebhooks: boolean;
+  /** Open GET /gasless/events streams per API key and API process; one more gets 429. `SSE_MAX_STREAMS_PER_KEY`, default 5. */
+  maxStreamsPerKey: number;
+  /** A comment line is sent on an idle stream this often, so proxies keep it open. `SSE_KEEPALIVE_SECONDS`, default 15. */
+  keepAliveSeconds: number;
 }>;
 
 /** How the API prices gasless quotes and reaches the relayer. */
@@ -325,6 +353,13 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     quoteTtlSeconds: values.QUOTE_TTL_SECONDS,
     quoteProbeMultiplier: values.QUOTE_PROBE_MULTIPLIER,
     statusRateLimitMultiplier: values.STATUS_RATE_LIMIT_MULTIPLIER,
+    priceRateLimitMultiplier: values.PRICE_RATE_LIMIT_MULTIPLIER,
+    l1FeeModel: values.L1_FEE_MODEL,
+    pushed: {
+      allowLoopbackWebhooks: values.WEBHOOK_ALLOW_LOOPBACK_HTTP ?? values.CHAIN_ID === DEVNET_CHAIN_ID,
+      maxStreamsPerKey: values.SSE_MAX_STREAMS_PER_KEY,
+      keepAliveSeconds: values.SSE_KEEPALIVE_SECONDS,
+    },
     gasless:
       values.RELAYER_INTERNAL_TOKEN === undefined || values.RELAYER_FEE_RECIPIENT === undefined
         ? undefined

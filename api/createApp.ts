@@ -9,12 +9,15 @@ import { getDocsAssetRoute, getDocsRoute } from "./routes/getDocs";
 import { getOpenApiRoute } from "./routes/getOpenApi";
 import { getReadyRoute } from "./routes/getReady";
 import { getGaslessStatusRoute } from "./routes/getGaslessStatus";
-import { getQuoteRoute } from "./routes/getQuote";
+import { getPriceRoute, getQuoteRoute } from "./routes/getQuote";
 import { postGaslessSubmitRoute } from "./routes/postGaslessSubmit";
+import { postGaslessCancelRoute } from "./routes/postGaslessCancel";
 import { getSupportedTokens } from "./routes/getSupportedTokens";
 import { getTokensRoute } from "./routes/getTokens";
 import { onboardingRoutes } from "./routes/onboardingRoutes";
 import type { Route } from "./routes/route";
+import { getGaslessEventsRoute } from "./routes/getGaslessEvents";
+import { getWebhookDeliveriesRoute } from "./routes/getWebhookDeliveries";
 
 /**
  * Every route the API serves; a new endpoint is one more entry here (e.g. GET /quote behind apiKeyAuth).
@@ -24,8 +27,12 @@ import type { Route } from "./routes/route";
 export const apiRoutes: readonly Route[] = [
   getHealthRoute,
   getQuoteRoute,
+  getPriceRoute,
   postGaslessSubmitRoute,
   getGaslessStatusRoute,
+  postGaslessCancelRoute,
+  getGaslessEventsRoute,
+  getWebhookDeliveriesRoute,
   getSupportedTokens,
   getTokensRoute,
   getReadyRoute,

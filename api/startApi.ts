@@ -80,6 +80,13 @@ export async function startApi(
             throw error;
           });
     chains.jobs.start();
+    // Manifest tokens' transfer taxes, measured once per process; a quote measures any still unknown.
+    for (const [chainId, taxes] of chains.taxes) {
+      void taxes.measureAll().then(
+        (failed) => (failed > 0 ? logger.warn({ chainId, failed }, "some transfer taxes could not be measured at start; quotes measure them when needed") : undefined),
+        (error: unknown) => logger.warn({ err: error, chainId }, "transfer taxes could not be measured at start"),
+      );
+    }
     logger.info(
       { url: server.url, metricsUrl: metricsServer?.url, database: config.databaseUrl === undefined ? config.dbPath : "postgresql", chainId: config.chainId, chains: chains.registry.all().map((served) => served.chainId) },
       "api listening",

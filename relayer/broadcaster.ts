@@ -2,7 +2,7 @@ import type { Address, Hex, PublicClient } from "viem";
 import { keccak256 } from "viem";
 import type { Fees } from "./feeBump";
 import type { Signer } from "./signerPool";
-import type { LeaseRefusal, RelayStore } from "./store/relayStore";
+import type { BroadcastRefusal, RelayStore } from "./store/relayStore";
 import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
 
 /**
@@ -58,19 +58,22 @@ export async function sendRaw(client: PublicClient, raw: Hex): Promise<{ outcome
 
 /**
  * The store's fence refused the write: another relayer claimed the relay (`not_ours`), or this one's
- * lease on it ran out (`lapsed`) between its checks and the write. Nothing was recorded or sent, and
- * the transaction's nonce is still the signer's to use.
+ * lease on it ran out (`lapsed`) between its checks and the write, or the relay ended or its
+ * cancellation was asked (`ended`: cancelled before its first broadcast, say). Nothing was recorded or
+ * sent, and the transaction's nonce is still the signer's to use.
  */
 export class RelayLeaseError extends Error {
   override readonly name = "RelayLeaseError";
   constructor(
     readonly relayId: string,
-    readonly refusal: LeaseRefusal,
+    readonly refusal: BroadcastRefusal,
   ) {
     super(
       refusal === "not_ours"
         ? `relay ${relayId} was taken over by another relayer before its transaction was recorded; nothing was sent`
-        : `this relayer's lease on relay ${relayId} ran out before its transaction was recorded; nothing was sent`,
+        : refusal === "ended"
+          ? `relay ${relayId} ended (or its cancellation was asked) before its transaction was recorded; nothing was sent`
+          : `this relayer's lease on relay ${relayId} ran out before its transaction was recorded; nothing was sent`,
     );
   }
 }
@@ -82,7 +85,7 @@ export class RelayLeaseError extends Error {
  * relayer took the relay over, or the lease lapsed, it throws `RelayLeaseError` and sends nothing.
  */
 export async function signPersistSend(
-  deps: { client: PublicClient; store: RelayStore; chainId: number; now: () => Date; relayerId: string },
+  deps: { client: PublicClient; store: RelayStore; chainId: number; now: () => Date; relayerId: string; /** Told once the signed transaction is stored, before it is sent (stage timings). */ persisted?: () => void },
   signer: Signer,
   relayId: string,
   plan: TransactionPlan,
@@ -112,6 +115,7 @@ export async function signPersistSend(
   };
   const recording = await deps.store.recordBroadcast(relayId, transaction, { owner: deps.relayerId, now: sentAt });
   if (recording !== "recorded") throw new RelayLeaseError(relayId, recording);
+  deps.persisted?.();
   const { outcome, error } = await sendRaw(deps.client, raw);
   return { hash, raw, outcome, ...(error === undefined ? {} : { error }) };
 }

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { isHex, parseEther, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema } from "../sdk";
+import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema, MAX_GASLESS_BATCH_ORDERS } from "../sdk";
 
 const positiveInt = z.coerce.number().int().positive();
 const gwei = z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5");
@@ -44,6 +44,16 @@ const schema = z.object({
   RELAYER_MAX_REVERTS_PER_TAKER: z.coerce.number().int().min(0).max(1_000_000).default(2),
   RELAYER_MAX_REVERTS_PER_INTEGRATOR: z.coerce.number().int().min(0).max(1_000_000).default(10),
   RELAYER_FEE_TOKENS: feeTokenListSchema.optional(),
+  RELAYER_BATCH_MAX: positiveInt.max(MAX_GASLESS_BATCH_ORDERS).default(32),
+  RELAYER_BATCH_GAS: z.coerce.number().int().min(1_000_000).max(1_000_000_000).optional(),
+  RELAYER_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  WEBHOOK_RETRY_BASE_MS: positiveInt.default(5_000),
+  WEBHOOK_RETRY_MAX_MS: positiveInt.default(3_600_000),
+  WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().positive().default(24),
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
+  WEBHOOK_CONCURRENCY: positiveInt.max(256).default(8),
+  WEBHOOK_POLL_MS: positiveInt.default(500),
+  RELAY_EVENT_RETENTION_HOURS: z.coerce.number().positive().default(72),
 });
 
 /** The relayer's settings, parsed once at start and passed in; nothing else reads the environment. */
@@ -111,6 +121,33 @@ export type RelayerConfig = Readonly<{
    * `RELAYER_FEE_TOKENS`, comma-separated, as the API's; default (undefined) every manifest token.
    */
   feeTokens: readonly string[] | undefined;
+  /**
+   * Batching of first broadcasts (see the README's "Batches"). `max`: orders per transaction
+   * (`RELAYER_BATCH_MAX`, default 32, at most 64; 1 turns batching off). `gas`: the most gas one
+   * batch's limit may take (`RELAYER_BATCH_GAS`; default undefined: a quarter of the latest block's gas
+   * limit, read at start). `waitMs`: how long a signer with room waits for more relays before sending
+   * a batch that is not full (`RELAYER_BATCH_WAIT_MS`, default 0: whatever accumulated meanwhile).
+   */
+  batch: Readonly<{ max: number; gas: bigint | undefined; waitMs: number }>;
+  /** Webhook deliveries and relay events (README, "Pushed status"). */
+  pushed: PushedStatusConfig;
+}>;
+
+export type PushedStatusConfig = Readonly<{
+  /** First retry delay of a failed webhook delivery, doubled per attempt. `WEBHOOK_RETRY_BASE_MS`, default 5000. */
+  retryBaseMs: number;
+  /** Longest delay between two attempts. `WEBHOOK_RETRY_MAX_MS`, default 3600000 (1 h). */
+  retryMaxMs: number;
+  /** A delivery is tried this long after its event, then given up (`failed`). `WEBHOOK_RETRY_WINDOW_HOURS`, default 24. */
+  retryWindowMs: number;
+  /** One attempt's timeout. `WEBHOOK_TIMEOUT_MS`, default 10000. */
+  timeoutMs: number;
+  /** Attempts one relayer has in flight at once. `WEBHOOK_CONCURRENCY`, default 8. */
+  concurrency: number;
+  /** How often the outbox is read for due deliveries. `WEBHOOK_POLL_MS`, default 500. */
+  pollMs: number;
+  /** Events (and settled deliveries) are deleted after this long: the reach of a Last-Event-ID resume. `RELAY_EVENT_RETENTION_HOURS`, default 72. */
+  retentionMs: number;
 }>;
 
 /** Reads the relayer's settings once; an invalid value stops the start with its name. */
@@ -124,6 +161,8 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
   const priorityFeeWei = parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9);
   const maxFeeWei = parseUnits(values.RELAYER_MAX_FEE_GWEI, 9);
   if (maxFeeWei < priorityFeeWei) throw new Error("invalid RELAYER_MAX_FEE_GWEI: must be at least RELAYER_PRIORITY_FEE_GWEI");
+  // A delivery still being retried must keep its event.
+  if (values.RELAY_EVENT_RETENTION_HOURS < values.WEBHOOK_RETRY_WINDOW_HOURS) throw new Error("invalid RELAY_EVENT_RETENTION_HOURS: must be at least WEBHOOK_RETRY_WINDOW_HOURS");
   return {
     host: values.RELAYER_HOST,
     port: values.RELAYER_PORT,
@@ -149,5 +188,19 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     maxRevertsPerTaker: values.RELAYER_MAX_REVERTS_PER_TAKER,
     maxRevertsPerIntegrator: values.RELAYER_MAX_REVERTS_PER_INTEGRATOR,
     feeTokens: values.RELAYER_FEE_TOKENS,
+    batch: {
+      max: values.RELAYER_BATCH_MAX,
+      gas: values.RELAYER_BATCH_GAS === undefined ? undefined : BigInt(values.RELAYER_BATCH_GAS),
+      waitMs: values.RELAYER_BATCH_WAIT_MS,
+    },
+    pushed: {
+      retryBaseMs: values.WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: values.WEBHOOK_RETRY_MAX_MS,
+      retryWindowMs: values.WEBHOOK_RETRY_WINDOW_HOURS * 3_600_000,
+      timeoutMs: values.WEBHOOK_TIMEOUT_MS,
+      concurrency: values.WEBHOOK_CONCURRENCY,
+      pollMs: values.WEBHOOK_POLL_MS,
+      retentionMs: values.RELAY_EVENT_RETENTION_HOURS * 3_600_000,
+    },
   };
 }

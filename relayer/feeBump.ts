@@ -1,4 +1,5 @@
-import { firstBroadcastFees } from "../sdk";
+import { cappedPriorityFee, firstBroadcastFees, type BlockHead } from "../sdk";
+import type { RelayContext } from "./relayContext";
 
 /** EIP-1559 fees of one transaction, in wei. */
 export type Fees = Readonly<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
@@ -11,10 +12,30 @@ export function initialFees(baseFeePerGas: bigint, priorityFeePerGas: bigint, ce
   return firstBroadcastFees(baseFeePerGas, priorityFeePerGas, ceiling);
 }
 
+/**
+ * Fees of a first broadcast at `head`, alone or in a batch: the node's suggested tip, at most
+ * RELAYER_PRIORITY_FEE_GWEI (as the API priced the fee), or the configured tip without a fee model.
+ */
+export async function firstFees(context: Pick<RelayContext, "config" | "fees">, head: BlockHead): Promise<Fees> {
+  const { config } = context;
+  const tip = context.fees === undefined ? config.priorityFeeWei : cappedPriorityFee(await context.fees.at(head), config.priorityFeeWei);
+  return initialFees(head.baseFeePerGas, tip, config.maxFeeWei);
+}
+
 /** `value` raised by the replacement percentage, rounded up, and by at least one wei. */
 function bumped(value: bigint): bigint {
   const raised = (value * (100n + REPLACEMENT_BUMP_PERCENT) + 99n) / 100n;
   return raised > value ? raised : value + 1n;
+}
+
+/**
+ * Fees of a replacement made for a cancellation (a self-transfer, or a batch rebuilt without the
+ * cancelled relay): the usual replacement bump, within RELAYER_MAX_FEE_GWEI when that leaves a valid
+ * replacement. When the fees are already at the ceiling, it still goes out with the smallest bump
+ * the mempool takes (at most 10 % past the ceiling): a cancel that cannot replace the swap cancels nothing.
+ */
+export function cancelFees(previous: Fees, network: { baseFeePerGas: bigint; priorityFeePerGas: bigint }, ceiling: bigint): Fees {
+  return replacementFees(previous, network, ceiling) ?? { maxFeePerGas: bumped(previous.maxFeePerGas), maxPriorityFeePerGas: bumped(previous.maxPriorityFeePerGas) };
 }
 
 /**

@@ -2,13 +2,16 @@ import { randomUUID, timingSafeEqual, createHash } from "node:crypto";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { getAddress, isAddress, isHex, type Address, type Hex } from "viem";
 import { z } from "zod";
-import { decodeSwapGasless, nativePayoutsOf, type RelayHandoffResult, type SignedGaslessOrder } from "../sdk";
+import { decodeGaslessCall, MAX_CONTRACT_SIGNATURE_BYTES, nativePayoutsOf, type RelayHandoffResult, type SignedGaslessOrder } from "../sdk";
 import { CONTROL_CHARACTER_MESSAGE, hasControlCharacter } from "../sdk/wire/controlCharacters";
 import type { RelayContext } from "./relayContext";
 import type { RelayQueue } from "./relayQueue";
 import { internalRelayJson } from "./relayView";
 import { relayerReadiness } from "./relayerReadiness";
 import { gaslessStanding } from "./gaslessStanding";
+import { relayCancelHandler } from "./relayCancelRoute";
+import type { TrackRelay } from "./relayCancellation";
+import { pushedStatusRoutes } from "./pushed/pushedStatusRoutes";
 
 const address = z.string().refine((value) => isAddress(value, { strict: false }), "must be an address").transform((value) => getAddress(value.toLowerCase()) as Address);
 const hex = z.string().refine((value) => isHex(value), "must be 0x-prefixed hex").transform((value) => value as Hex);
@@ -26,7 +29,8 @@ const relayRequest = z.strictObject({
   taker: address,
   router: address,
   data: hex,
-  signature: hex.refine((value) => value.length === 132, "must be 65 bytes"),
+  // 65 bytes from a plain key; a smart wallet's ERC-1271 signature (which the API checked) up to the router's cap.
+  signature: hex.refine((value) => value.length >= 4 && value.length % 2 === 0 && value.length <= 2 + MAX_CONTRACT_SIGNATURE_BYTES * 2, `must be 1 to ${MAX_CONTRACT_SIGNATURE_BYTES} bytes`),
   permit2_nonce: uintText,
   deadline: uintText,
   estimated_gas: z.number().int().positive(),
@@ -47,7 +51,7 @@ function digest(text: string): Buffer {
  * secret `RELAYER_INTERNAL_TOKEN` as a bearer token. Not for integrators. GET /metrics, which tells
  * signer balances, is not here: it has a port of its own (`RELAYER_METRICS_PORT`).
  */
-export function createInternalApp(context: RelayContext, queue: RelayQueue): Express {
+export function createInternalApp(context: RelayContext, queue: RelayQueue, track: TrackRelay): Express {
   const app = express();
   app.disable("x-powered-by");
   const expected = digest(`Bearer ${context.config.internalToken}`);
@@ -61,6 +65,7 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
     res.status(401).json({ error: "the relayer's internal endpoint needs Authorization: Bearer <RELAYER_INTERNAL_TOKEN>", code: "unauthorized" });
   });
   app.use(express.json({ limit: "64kb" }));
+  app.use(pushedStatusRoutes(context));
 
   app.post("/internal/relays", async (req, res) => {
     const parsed = relayRequest.safeParse(req.body);
@@ -78,7 +83,8 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
     // sell token: calldata that is not a readable swapGasless call is refused now.
     let order: SignedGaslessOrder;
     try {
-      order = decodeSwapGasless(body.data);
+      // swapGasless, or GaslessTokenPermit's token-permit and smart-wallet entry points (these go alone, never in a batch).
+      order = decodeGaslessCall(body.data).order;
       nativePayoutsOf(order.params);
     } catch {
       res.status(400).json({ error: "data: must be swapGasless calldata with readable route actions", code: "invalid_request" });
@@ -165,6 +171,9 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue): Exp
     }
     res.json(await gaslessStanding(context.store, context.config, { taker: parsed.data.taker, integratorId: parsed.data.integrator_id }, context.now()));
   });
+
+  // The API's forward of POST /gasless/cancel/{relay_id} (relayCancellation.ts).
+  app.post("/internal/relays/:id/cancel", relayCancelHandler(context, track));
 
   app.get("/internal/relays/:id", async (req, res) => {
     const relay = z.uuid().safeParse(req.params.id).success ? await context.store.getRelay(req.params.id) : undefined;

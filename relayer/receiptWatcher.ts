@@ -2,8 +2,11 @@ import { parseTransaction, type Hex, type TransactionReceipt } from "viem";
 import { isFinalRelayStatus } from "../sdk";
 import { isRetryableSend, RelayLeaseError, sendRaw, signPersistSend, type SendOutcome } from "./broadcaster";
 import { relayOwnership } from "./relayOwnership";
+import { replaceWithCancel } from "./relayCancellation";
 import { initialFees, replacementFees, type Fees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
+import { replaceBatch } from "./batchBroadcast";
+import { batchOrderOutcome, type BatchOrderOutcome } from "./batchOrderOutcome";
 import type { BlockHead as Head } from "../sdk";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
@@ -90,15 +93,19 @@ export class ReceiptWatcher {
       }
       return count;
     };
+    // One member of each pending batch (signer and nonce) bumps or rebuilds it per tick.
+    const batchLeaders = new Set<string>();
     await Promise.all(
       [...this.#tracked.keys()].map(async (relayId) => {
         try {
-          await this.#advance(relayId, head, minedCount);
+          await this.#advance(relayId, head, minedCount, batchLeaders);
         } catch (error) {
           // A replacement the store's fence refused: taken over, the relay is another relayer's now (ours
           // stays on record for it); a lapsed lease is tried again next tick, once renewed.
           if (error instanceof RelayLeaseError) {
-            if (error.refusal === "lapsed") logger.warn({ relayId }, "lease on the relay lapsed; the replacement waits for a renewal");
+            // The relay ended, or its cancellation was asked, between our read and the write: next tick re-reads it.
+            if (error.refusal === "ended") logger.info({ relayId }, "relay ended or is being cancelled; its swap replacement was not sent");
+            else if (error.refusal === "lapsed") logger.warn({ relayId }, "lease on the relay lapsed; the replacement waits for a renewal");
             else {
               const relay = await this.context.store.getRelay(relayId).catch(() => undefined);
               if (relay === undefined) this.#tracked.delete(relayId);
@@ -112,7 +119,7 @@ export class ReceiptWatcher {
     if (++this.#ticks % SIGNER_CHECK_TICKS === 1) await this.#checkSigners(head, minedCount).catch((error: unknown) => logger.warn({ err: rpcErrorText(error) }, "signer check failed"));
   }
 
-  async #advance(relayId: string, head: Head, minedCount: (signer: Signer) => Promise<number>): Promise<void> {
+  async #advance(relayId: string, head: Head, minedCount: (signer: Signer) => Promise<number>, batchLeaders: Set<string>): Promise<void> {
     const { store, pool, config, logger } = this.context;
     const relay = await store.getRelay(relayId);
     const tracked = this.#tracked.get(relayId);
@@ -169,6 +176,10 @@ export class ReceiptWatcher {
       if (fill !== undefined) {
         await store.updateRelay(relayId, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at: this.context.now() });
         logger.info({ relayId, hash: fill.hash }, "relay confirmed (filled by another transaction)");
+      } else if (relay.cancelRequestedAt !== undefined) {
+        // Left out of a rebuilt batch (or replaced) at the integrator's request: the cancellation took effect.
+        await store.updateRelay(relayId, { status: "cancelled", error: "cancelled by the integrator: its batch was sent again without it", releaseSigner: true, at: this.context.now() });
+        logger.info({ relayId, signer: signer.address, nonce }, "relay cancelled; its nonce went to a batch rebuilt without it");
       } else {
         logger.warn({ relayId, signer: signer.address, nonce }, "relay's nonce was used by another transaction; broadcasting again");
         await store.updateRelay(relayId, { releaseSigner: true, at: this.context.now() });
@@ -176,11 +187,24 @@ export class ReceiptWatcher {
       signer.nonces.release(nonce);
       pool.notify();
       this.#tracked.delete(relayId);
-      if (fill === undefined) this.rebroadcast(relayId);
+      if (fill === undefined && relay.cancelRequestedAt === undefined) this.rebroadcast(relayId);
       return;
     }
 
     const latest = ours[ours.length - 1]!;
+    // A batch carrying others is rebuilt without a cancelled member (#advanceBatch), never replaced by
+    // a self-transfer that would cancel everyone in it.
+    if (latest.batch !== undefined) {
+      await this.#advanceBatch(relay, signer, latest, head, tracked, batchLeaders);
+      return;
+    }
+    // A cancellation was asked and the swap is still the latest (the request was served elsewhere, or
+    // the relayer died before replacing it): replace it now; later ticks bump the cancel if stuck.
+    if (relay.cancelRequestedAt !== undefined && latest.kind !== "cancel") {
+      const replaced = await replaceWithCancel(this.context, relayId, signer);
+      tracked.resend = replaced === "transient" || replaced === "busy";
+      return;
+    }
     const stuck = this.context.now().getTime() - latest.sentAt.getTime() >= config.resubmitSeconds * 1000;
     // The router refuses a block later than the deadline; the next block comes at the earliest now.
     if (head.nextTimestamp > relay.deadline && !relay.cancelling) {
@@ -200,6 +224,46 @@ export class ReceiptWatcher {
     }
   }
 
+  /**
+   * A pending batch transaction, followed by one of its members per tick (the leader): past any
+   * member's deadline it is rebuilt without the expired ones (a cancel when none is left), stuck past
+   * RELAYER_RESUBMIT_SECONDS it is replaced whole at bumped fees. A member left out of a rebuilt batch
+   * only waits for its nonce to be mined (see replaceBatch).
+   */
+  async #advanceBatch(relay: RelayRecord, signer: Signer, latest: RelayTransaction, head: Head, tracked: Tracked, batchLeaders: Set<string>): Promise<void> {
+    const { store, config, logger } = this.context;
+    const nonce = latest.nonce;
+    const newest = await store.latestAtNonce(signer.address, nonce);
+    if (newest !== undefined && newest.toLowerCase() !== latest.hash.toLowerCase()) return;
+    const key = `${signer.address}:${nonce}`;
+    if (batchLeaders.has(key)) return;
+    batchLeaders.add(key);
+    const previous = { hash: latest.hash, raw: latest.raw!, nonce, fees: { maxFeePerGas: latest.maxFeePerGas, maxPriorityFeePerGas: latest.maxPriorityFeePerGas }, router: relay.router };
+    if (latest.kind === "swap") {
+      const members = await store.batchMembers(latest.hash);
+      const relays = await Promise.all(members.map((member) => (member.relayId === relay.id ? relay : store.getRelay(member.relayId))));
+      // Members past their deadline, or whose cancellation was asked, leave the batch at once.
+      const leaving = new Set(relays.filter((member) => member !== undefined && (head.nextTimestamp > member.deadline || member.cancelRequestedAt !== undefined)).map((member) => member!.id));
+      if (leaving.size > 0) {
+        const cancelling = relays.some((member) => member !== undefined && leaving.has(member.id) && member.cancelRequestedAt !== undefined);
+        const replaced = await replaceBatch(this.context, signer, previous, { exclude: leaving, kind: "swap", head, cancelling });
+        if (replaced.outcome === "ceiling") tracked.resend = isRetryableSend(replaced.resent);
+        else if (replaced.outcome !== "empty") {
+          tracked.resend = isRetryableSend(replaced.outcome);
+          if (replaced.kind === "cancel") for (const id of replaced.members) await store.updateRelay(id, { cancelling: true, at: this.context.now() });
+          logger.info({ hash: replaced.hash, leaving: [...leaving], kind: replaced.kind }, "batch members expired or cancelled while pending; rebuilt the batch without them");
+        }
+        return;
+      }
+    }
+    if (this.context.now().getTime() - latest.sentAt.getTime() >= config.resubmitSeconds * 1000) {
+      const replaced = await replaceBatch(this.context, signer, previous, { exclude: new Set(), kind: latest.kind, head });
+      tracked.resend = replaced.outcome === "ceiling" ? isRetryableSend(replaced.resent) : replaced.outcome !== "empty" && isRetryableSend(replaced.outcome);
+      return;
+    }
+    if (tracked.resend) tracked.resend = isRetryableSend((await sendRaw(this.context.client, latest.raw!)).outcome);
+  }
+
   async #firstReceipt(hashes: Hex[]): Promise<TransactionReceipt | undefined> {
     const receipts = await Promise.all(
       hashes.map((hash) =>
@@ -217,7 +281,10 @@ export class ReceiptWatcher {
     const { store, pool, logger } = this.context;
     const mined = ours.find((transaction) => transaction.hash.toLowerCase() === receipt.transactionHash.toLowerCase())!;
     const at = this.context.now();
-    if (mined.kind === "swap" && receipt.status === "success") {
+    const inBatch = mined.kind === "swap" && mined.batch !== undefined ? (receipt.status === "success" ? batchOrderOutcome(receipt, relay, mined.batch.position) : ({ kind: "reverted" } as const)) : undefined;
+    if (inBatch !== undefined && inBatch.kind !== "settled" && inBatch.kind !== "absent") {
+      await this.#batchMissed(relay, receipt, inBatch, mined.batch!);
+    } else if (mined.kind === "swap" && receipt.status === "success" && (inBatch === undefined || inBatch.kind === "settled")) {
       await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: receipt.transactionHash }, at });
       logger.info({ relayId: relay.id, hash: receipt.transactionHash, block: receipt.blockNumber, gasUsed: receipt.gasUsed }, "relay confirmed");
     } else {
@@ -225,27 +292,80 @@ export class ReceiptWatcher {
       if (fill !== undefined) {
         await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
         logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (a copier's transaction filled it first)");
+      } else if (mined.kind === "cancel" && relay.cancelRequestedAt !== undefined) {
+        await store.updateRelay(relay.id, { status: "cancelled", error: "cancelled by the integrator: a self-transfer at the swap's nonce was mined instead", mined: { hash: receipt.transactionHash }, at });
+        logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its replacement was mined");
       } else if (mined.kind === "cancel") {
         await store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: "the quote's deadline passed before the swap was mined", mined: { hash: receipt.transactionHash }, at });
         logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay expired; its nonce was freed");
       } else {
         const nonceUsed = await isPermit2NonceUsed(this.context.client, this.context.permit2, relay);
-        // Our gas was spent and no fee was paid: counted against the taker and the integrator (first,
-        // so a crash before the update below still counts it; a second record is ignored).
-        await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
-        await store.updateRelay(relay.id, {
-          status: "failed",
-          reason: nonceUsed ? "nonce_used" : "reverted",
-          error: `the swap transaction reverted in block ${receipt.blockNumber}`,
-          mined: { hash: receipt.transactionHash },
-          at,
-        });
-        logger.warn({ relayId: relay.id, hash: receipt.transactionHash }, "relay failed: the swap reverted");
+        // Cancelled, and the taker spent the order's nonce on chain as the cancellation told them to: the
+        // revert is the cancellation taking effect, not the taker's fault; it is not counted against them.
+        const cancelled = nonceUsed && (await store.getRelay(relay.id))?.cancelRequestedAt !== undefined;
+        if (cancelled) {
+          await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled: the taker's Permit2 nonce was spent before the swap, which reverted in block ${receipt.blockNumber}`, mined: { hash: receipt.transactionHash }, at });
+          logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; the taker invalidated the order's nonce before the swap");
+        } else {
+          // Our gas was spent and no fee was paid: counted against the taker and the integrator (first,
+          // so a crash before the update below still counts it; a second record is ignored).
+          await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
+          await store.updateRelay(relay.id, {
+            status: "failed",
+            reason: nonceUsed ? "nonce_used" : "reverted",
+            error: `the swap transaction reverted in block ${receipt.blockNumber}`,
+            mined: { hash: receipt.transactionHash },
+            at,
+          });
+          logger.warn({ relayId: relay.id, hash: receipt.transactionHash }, "relay failed: the swap reverted");
+        }
       }
     }
     signer.nonces.release(relay.signerNonce!);
     pool.notify();
     this.#tracked.delete(relay.id);
+  }
+
+  /**
+   * A mined batch that did not settle this relay: it skipped its order, or the batch reverted as a
+   * whole. A copier's fill is the fill; a passed deadline ends it `expired`; a reason that may not
+   * last (out of gas, the pool moved, the router paused) or a batch reverted as a whole (nobody to
+   * blame) sends it again alone, once (a relay that was in a batch goes out alone); any other skip
+   * ends it `failed` with the decoded reason, and is counted against its taker and integrator like a
+   * reverted swap of its own.
+   */
+  async #batchMissed(relay: RelayRecord, receipt: TransactionReceipt, outcome: Exclude<BatchOrderOutcome, { kind: "settled" | "absent" }> | { kind: "reverted" }, slot: { position: number; size: number }): Promise<void> {
+    const { store, logger } = this.context;
+    const at = this.context.now();
+    const fill = await findFill(this.context.client, this.context.permit2, relay);
+    const where = `batch transaction ${receipt.transactionHash} (block ${receipt.blockNumber}, position ${slot.position} of ${slot.size})`;
+    if (fill !== undefined) {
+      await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
+      logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (another transaction filled it before its batch)");
+      return;
+    }
+    if (outcome.kind === "skipped" && outcome.name === "SwapDeadlineExpired") {
+      await store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: `the quote's deadline passed: skipped in ${where}: ${outcome.text}`, mined: { hash: receipt.transactionHash }, at });
+      return;
+    }
+    // Its cancellation was asked while the batch was pending: not sent again, and (as for a relay of its
+    // own) a skip because the taker spent the order's nonce is the cancellation taking effect, not counted.
+    if (relay.cancelRequestedAt !== undefined) {
+      await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled by the integrator; its order was not settled in ${where}`, mined: { hash: receipt.transactionHash }, at });
+      logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its order was not settled by its batch");
+      return;
+    }
+    if (outcome.kind === "reverted" || outcome.transient) {
+      logger.warn({ relayId: relay.id, hash: receipt.transactionHash, reason: outcome.kind === "skipped" ? outcome.text : "the batch reverted" }, "relay's order was not settled by its batch; sending it again alone");
+      await store.updateRelay(relay.id, { releaseSigner: true, at });
+      this.rebroadcast(relay.id);
+      return;
+    }
+    const nonceUsed = outcome.name === "InvalidNonce" || (await isPermit2NonceUsed(this.context.client, this.context.permit2, relay));
+    // Our gas was spent on it and no fee was paid: the same griefing as a reverted swap of its own.
+    await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
+    await store.updateRelay(relay.id, { status: "failed", reason: nonceUsed ? "nonce_used" : "reverted", error: `skipped in ${where}: ${outcome.text}`, mined: { hash: receipt.transactionHash }, at });
+    logger.warn({ relayId: relay.id, hash: receipt.transactionHash, reason: outcome.text }, "relay failed: its order was skipped in its batch");
   }
 
   /** Stops following a relay another relayer owns now, remembering our nonce it may still hold. */

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Address, PublicClient } from "viem";
-import type { ChainHead } from "../sdk";
+import type { ChainHead, NetworkFeeModel } from "../sdk";
 import type { RelayerConfig } from "./config";
 import type { RelayerMetrics } from "./relayerMetrics";
 import type { SignerPool } from "./signerPool";
@@ -19,6 +19,11 @@ export type RelayContext = Readonly<{
   /** Lowercase addresses of the tokens relay fees may be paid in (`RELAYER_FEE_TOKENS` resolved against the manifest). */
   feeTokens: ReadonlySet<Address>;
   now: () => Date;
+  /**
+   * The node's suggested tip per block: a first broadcast tips that, at most RELAYER_PRIORITY_FEE_GWEI,
+   * as the API priced the fee. Absent in tests that build a context by hand (the configured tip then).
+   */
+  fees?: NetworkFeeModel;
   /** Prometheus metrics; absent in tests that build a context by hand. */
   metrics?: RelayerMetrics;
 }>;

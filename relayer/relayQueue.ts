@@ -1,14 +1,16 @@
 import PQueue from "p-queue";
 import type { Hex } from "viem";
 import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type RelayReason, type RelayStatus } from "../sdk";
+import { isBatchable } from "./batchBroadcast";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";
-import { initialFees } from "./feeBump";
+import { firstFees } from "./feeBump";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { RelayRecord } from "./store/relayStore";
 import { backoffMs, isTransientRpcError, rpcErrorText } from "./transientRpcError";
 import { relayOwnership } from "./relayOwnership";
+import { BatchDispatcher } from "./batchDispatcher";
 
 /** Told when a relay has a broadcast transaction to follow. */
 export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
@@ -30,14 +32,39 @@ export class RelayQueue {
   /** Relays whose last attempt waited because the gas limit's cost was above the signed fee. */
   readonly #belowCost = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
+  /** Relays that go out on their own even with batching on (their batch reverted as a whole, or was refused). */
+  readonly #alone = new Set<string>();
+  /** Batching (RELAYER_BATCH_MAX above 1): relays that passed their checks wait here for a signer. */
+  readonly #batches: BatchDispatcher | undefined;
   #stopped = false;
 
   constructor(
     private readonly context: RelayContext,
     private readonly track: TrackRelay,
+    /** The most gas one batch may take: RELAYER_BATCH_GAS, or a quarter of the block gas limit read at start. */
+    options: { maxBatchGas?: bigint } = {},
   ) {
     const { pool, config } = context;
     this.#queue = new PQueue({ concurrency: Math.max(4, pool.signers.length * config.maxPendingPerSigner) });
+    if (config.batch.max > 1) {
+      this.#batches = new BatchDispatcher(
+        context,
+        {
+          sendAlone: (relay, signer, sendOptions) => this.#sendAlone(relay, signer, sendOptions),
+          settleWithoutUs: (relay) => this.#settleWithoutUs(relay),
+          end: (relay, status, reason, error) => this.#end(relay, status, reason, error),
+          retryLater: (relayId, error) => this.#retryLater(relayId, error),
+          waitAndRetry: (relayId, details, message) => this.#waitAndRetry(relayId, details, message),
+          sendAloneLater: (relayId) => {
+            this.#alone.add(relayId);
+            this.enqueue(relayId);
+          },
+          enqueue: (relayId, delayMs) => this.enqueue(relayId, delayMs),
+          track: (relayId, trackOptions) => this.track(relayId, trackOptions),
+        },
+        config.batch.gas ?? options.maxBatchGas ?? 7_500_000n,
+      );
+    }
   }
 
   /** Queues the relay's broadcast unless it is queued already. */
@@ -45,8 +72,10 @@ export class RelayQueue {
     if (this.#stopped || this.#queued.has(relayId)) return;
     this.#queued.add(relayId);
     const run = () => {
+      this.context.metrics?.stages.start(relayId);
       this.#queue
         .add(async () => {
+          this.context.metrics?.stages.lap(relayId, "queue_wait");
           this.#queued.delete(relayId);
           await this.#broadcastFirst(relayId);
         })
@@ -62,11 +91,12 @@ export class RelayQueue {
 
   /** Relays waiting for their first broadcast. */
   get depth(): number {
-    return this.#queue.size + this.#queue.pending;
+    return this.#queue.size + this.#queue.pending + (this.#batches?.size ?? 0);
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#batches?.stop();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#queue.clear();
     await this.#queue.onIdle();
@@ -79,22 +109,44 @@ export class RelayQueue {
     } catch (error) {
       // The store's fence stopped the write (its nonce went back). Claimed by another relayer while
       // this one waited: the relay is theirs to send. Our lease lapsed: wait for a renewal, as below.
-      if (error instanceof RelayLeaseError) {
-        if (error.refusal === "lapsed") this.#waitAndRetry(relayId, {}, "lease on the relay lapsed before the broadcast was recorded; waiting for a renewal");
-        else this.#attempts.delete(relayId);
-        return;
-      }
-      // Nothing here may fail a relay or escape the queue: the relay is tried again, later and later.
-      const attempt = (this.#attempts.get(relayId) ?? 0) + 1;
-      this.#attempts.set(relayId, attempt);
-      if (isTransientRpcError(error)) this.context.logger.warn({ relayId, attempt, err: rpcErrorText(error) }, "chain unreachable before broadcast; retrying");
-      else this.context.logger.error({ relayId, attempt, err: error }, "unexpected error before broadcast; retrying");
-      this.enqueue(relayId, backoffMs(attempt, 30_000));
+      if (error instanceof RelayLeaseError) return this.#refused(relayId, error);
+      this.#retryLater(relayId, error);
       return;
     }
     // A relay sent back to wait keeps its attempt count, so its pauses grow; any other outcome (sent,
     // ended, another relayer's) closes its count.
     if (!this.#waiting.has(relayId)) this.#attempts.delete(relayId);
+  }
+
+  /**
+   * The store refused to record its broadcast: our lease lapsed (wait for a renewal), another relayer
+   * has it (theirs now), or it ended or its cancellation was asked (read again: a cancelled relay with
+   * nothing in flight then ends, in #attempt).
+   */
+  #refused(relayId: string, error: RelayLeaseError): void {
+    if (error.refusal === "lapsed") return this.#waitAndRetry(relayId, {}, "lease on the relay lapsed before the broadcast was recorded; waiting for a renewal");
+    this.#attempts.delete(relayId);
+    if (error.refusal === "ended") this.enqueue(relayId);
+  }
+
+  /** Nothing may fail a relay or escape the queue: the relay is tried again, later and later. */
+  #retryLater(relayId: string, error: unknown): void {
+    if (error instanceof RelayLeaseError) return this.#refused(relayId, error);
+    const attempt = (this.#attempts.get(relayId) ?? 0) + 1;
+    this.#attempts.set(relayId, attempt);
+    if (isTransientRpcError(error)) this.context.logger.warn({ relayId, attempt, err: rpcErrorText(error) }, "chain unreachable before broadcast; retrying");
+    else this.context.logger.error({ relayId, attempt, err: error }, "unexpected error before broadcast; retrying");
+    this.enqueue(relayId, backoffMs(attempt, 30_000));
+  }
+
+  /**
+   * A relay goes out alone (plain `swapGasless`) when batching is off, when it was taken over from a
+   * relayer that died (it is simulated against the pending block), and when it was in a batch
+   * before: a batch that skipped it or reverted (its one retry alone), or that the node refused.
+   */
+  #goesAlone(relay: RelayRecord): boolean {
+    if (this.#batches === undefined || this.#alone.has(relay.id) || !isBatchable(relay.data)) return true;
+    return relay.transactions.some((transaction) => (transaction.raw !== undefined && this.context.pool.bySigner(transaction.signer) === undefined) || transaction.batch !== undefined);
   }
 
   async #attempt(relayId: string): Promise<void> {
@@ -109,6 +161,14 @@ export class RelayQueue {
       this.#waitAndRetry(relayId, { leaseUntil: relay.leaseUntil?.toISOString() }, "lease on the relay lapsed (renewals failing?); waiting for a renewal before signing");
       return;
     }
+    // Its cancellation was asked while a send of it was in flight (refused since), or before its nonce
+    // went to another transaction: nothing of it is in flight now, so it ends cancelled.
+    if (relay.cancelRequestedAt !== undefined) {
+      this.context.logger.info({ relayId }, "relay cancelled; nothing of it is in flight");
+      await this.context.store.updateRelay(relayId, { status: "cancelled", error: "cancelled by the integrator; its swap was not sent again", at: this.context.now() });
+      return;
+    }
+    this.context.metrics?.stages.lap(relayId, "load");
     await this.#checkAndSend(relay);
   }
 
@@ -121,32 +181,56 @@ export class RelayQueue {
       } else await this.#end(relay, "expired", "deadline_passed", `the quote's deadline (${relay.deadline}) passed before the swap was broadcast`);
       return;
     }
-    if (await isPermit2NonceUsed(client, this.context.permit2, relay)) {
+    const alone = this.#goesAlone(relay);
+    // A batch reads its orders' nonces together, right before its simulation; a relay about to wait
+    // reads its own, so an order filled meanwhile ends instead of waiting.
+    if (alone && (await isPermit2NonceUsed(client, this.context.permit2, relay))) {
       await this.#settleWithoutUs(relay);
       return;
     }
+    this.context.metrics?.stages.lap(relay.id, "nonce_check");
+    const spentBeforeWaiting = async () => {
+      if (alone || !(await isPermit2NonceUsed(client, this.context.permit2, relay))) return false;
+      await this.#settleWithoutUs(relay);
+      return true;
+    };
     // A base fee above the operator's cap would get the swap refused (or stuck): wait for it to fall,
     // up to the deadline, rather than fail a relay that can still fill.
     if (head.baseFeePerGas >= config.maxFeeWei) {
+      if (await spentBeforeWaiting()) return;
       this.#waitAndRetry(relay.id, { baseFeePerGas: head.baseFeePerGas.toString(), maxFeeWei: config.maxFeeWei.toString() }, "base fee at or above RELAYER_MAX_FEE_GWEI; waiting for it to fall");
       return;
     }
     // The limit covers the contract's worst case (every native payout's stipend burnt, then its WETH
     // fallback): a recipient cannot make the swap run out of gas, whatever it does on chain.
     const gas = relayGasLimitOfCalldata(relay.estimatedGas, relay.data);
-    const fees = initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei);
+    const fees = await firstFees(this.context, head);
     // The fee was priced on this limit at the quote's gas price: while the network asks more than it
     // covers (beyond RELAYER_MAX_LOSS_BPS), the relay waits rather than costing the operator money.
     if (relay.feeWei !== undefined) {
       const cost = gas * (head.baseFeePerGas + fees.maxPriorityFeePerGas);
       if (cost * BPS > relay.feeWei * (BPS + BigInt(config.maxLossBps))) {
+        if (await spentBeforeWaiting()) return;
         this.#belowCost.add(relay.id);
         this.#waitAndRetry(relay.id, { costWei: cost.toString(), feeWei: relay.feeWei.toString(), maxLossBps: config.maxLossBps }, "the gas limit costs more than the signed fee covers; waiting for the base fee to fall");
         return;
       }
     }
     this.#belowCost.delete(relay.id);
+    if (!alone) {
+      this.#batches!.add(relay);
+      return;
+    }
     const signer = await pool.lease();
+    this.context.metrics?.stages.lap(relay.id, "signer_wait");
+    await this.#sendAlone(relay, signer, { nonceChecked: true });
+  }
+
+  /** Simulates and sends one relay as plain `swapGasless` on `signer`, whose place is reserved (and given back here). */
+  async #sendAlone(relay: RelayRecord, signer: Signer, options: { nonceChecked: boolean }): Promise<void> {
+    const { client, config, pool, logger } = this.context;
+    this.#alone.delete(relay.id);
+    const gas = relayGasLimitOfCalldata(relay.estimatedGas, relay.data);
     let reservationHeld = true;
     const dropReservation = () => {
       if (!reservationHeld) return;
@@ -154,6 +238,9 @@ export class RelayQueue {
       pool.unreserve(signer);
     };
     try {
+      if (!options.nonceChecked && (await isPermit2NonceUsed(client, this.context.permit2, relay))) return await this.#settleWithoutUs(relay);
+      const head = await this.context.head.read();
+      const fees = await firstFees(this.context, head);
       // One execution at the latest block (an estimate would search, and against the pending block it
       // re-runs every transaction in flight), with exactly the gas limit and fees that are signed next
       // (a recipient may tell a zero gas price from a real one). A relay taken over from a relayer that
@@ -173,13 +260,15 @@ export class RelayQueue {
         await this.#end(relay, "rejected", "simulation_failed", `the swap no longer simulates: ${rpcErrorText(error).slice(0, 300)}`);
         return;
       }
+      this.context.metrics?.stages.lap(relay.id, "simulation");
       await signer.exclusive(async () => {
+        this.context.metrics?.stages.lap(relay.id, "signer_lock");
         const nonce = signer.nonces.allocate();
         dropReservation();
         let sent;
         try {
           sent = await signPersistSend(
-            { client, store: this.context.store, chainId: config.chainId, now: this.context.now, relayerId: config.relayerId },
+            { client, store: this.context.store, chainId: config.chainId, now: this.context.now, relayerId: config.relayerId, persisted: () => this.context.metrics?.stages.lap(relay.id, "sign_persist") },
             signer,
             relay.id,
             { kind: "swap", nonce, fees, to: relay.router, data: relay.data, gas },
@@ -198,6 +287,7 @@ export class RelayQueue {
           pool.notify();
           throw error;
         }
+        this.context.metrics?.stages.lap(relay.id, "broadcast");
         logger.info({ relayId: relay.id, hash: sent.hash, signer: signer.address, nonce, outcome: sent.outcome }, "relay submitted");
         await this.#afterSend(relay, signer, nonce, sent);
       });

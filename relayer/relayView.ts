@@ -23,10 +23,22 @@ export function relayJson(relay: RelayRecord): RelayJson {
       max_priority_fee_per_gas: transaction.maxPriorityFeePerGas.toString(),
       sent_at: transaction.sentAt.toISOString(),
       mined: transaction.mined,
+      batch: transaction.batch === undefined ? null : { position: transaction.batch.position, size: transaction.batch.size },
     })),
+    cancel_requested_at: relay.cancelRequestedAt?.toISOString() ?? null,
+    batch: batchJson(relay),
     created_at: relay.createdAt.toISOString(),
     updated_at: relay.updatedAt.toISOString(),
   };
+}
+
+/** The relay's batch transaction: the mined one if it was a batch, else the latest swap if it is one. */
+function batchJson(relay: RelayRecord): RelayJson["batch"] {
+  const swaps = relay.transactions.filter((transaction) => transaction.kind === "swap");
+  const mined = swaps.find((transaction) => transaction.mined);
+  const carrying = mined ?? swaps.at(-1);
+  if (carrying?.batch === undefined) return null;
+  return { tx_hash: carrying.hash, position: carrying.batch.position, size: carrying.batch.size };
 }
 
 export function internalRelayJson(relay: RelayRecord): InternalRelayJson {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { dependencyMetrics } from "../sdk/observability/serverMetrics";
+import { RelayStageTimings } from "./relayStageTimings";
 
 /** What the metrics read when scraped: the queue's and the watcher's sizes, each signer's nonces in flight. */
 export type RelayerGauges = { queueDepth(): number; tracked(): number; pendingNonces(): { signer: string; pending: number }[] };
@@ -31,6 +32,8 @@ export function createRelayerMetrics() {
       buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
       registers: [registry],
     }),
+    /** Where a relay's time goes between being queued and its broadcast (relayer/relayStageTimings.ts). */
+    stages: new RelayStageTimings(registry),
     signerBalance: new Gauge({ name: "relayer_signer_balance_wei", help: "Each signer's balance at the last check", labelNames: ["signer"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "relayer"),
   };

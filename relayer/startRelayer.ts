@@ -4,7 +4,7 @@ import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { acceptedFeeTokens, manifestPath, readManifest, unknownFeeTokenSymbols } from "../sdk";
-import { ChainHead } from "../sdk";
+import { ChainHead, NetworkFeeModel } from "../sdk";
 import type { RelayerConfig } from "./config";
 import { createInternalApp } from "./internalServer";
 import { NonceTracker } from "./nonceTracker";
@@ -20,6 +20,7 @@ import { observedRelayStore } from "./store/observedRelayStore";
 import { observedTransport } from "../sdk/observability/observedTransport";
 import { observeRpc } from "../sdk/observability/serverMetrics";
 import { serveMetrics } from "../sdk/observability/metricsServer";
+import { WebhookDispatcher } from "./pushed/webhookDispatcher";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
@@ -106,10 +107,13 @@ export async function startRelayer(
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
     const head = new ChainHead(client, config.pollMs);
-    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics };
+    const fees = new NetworkFeeModel(client, "none");
+    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics, fees };
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
-    queue = new RelayQueue(context, (relayId, options) => watcher.track(relayId, options));
+    // RELAYER_BATCH_GAS, or a quarter of the block gas limit: a batch leaves room in its block for others.
+    const maxBatchGas = config.batch.gas ?? (await client.getBlock({ blockTag: "latest" })).gasLimit / 4n;
+    queue = new RelayQueue(context, (relayId, options) => watcher.track(relayId, options), { maxBatchGas });
     metrics.observe({
       queueDepth: () => queue!.depth,
       tracked: () => watcher.size,
@@ -119,8 +123,20 @@ export async function startRelayer(
     await leases.recover();
     watcher.start();
     leases.start();
+    const { pushed } = config;
+    const webhooks = new WebhookDispatcher(store, {
+      owner: config.relayerId,
+      retry: { baseMs: pushed.retryBaseMs, maxMs: pushed.retryMaxMs, windowMs: pushed.retryWindowMs },
+      pollMs: pushed.pollMs,
+      timeoutMs: pushed.timeoutMs,
+      // Longer than an attempt, so a live relayer's attempt is never taken over mid-flight.
+      leaseMs: pushed.timeoutMs + config.leaseSeconds * 1000,
+      concurrency: pushed.concurrency,
+      retentionMs: pushed.retentionMs,
+    }, logger.child({ component: "webhooks" }));
+    await webhooks.start();
 
-    const server = createServer(createInternalApp(context, queue));
+    const server = createServer(createInternalApp(context, queue, (relayId, options) => watcher.track(relayId, options)));
     await new Promise<void>((resolve, reject) => {
       server.once("error", (error: NodeJS.ErrnoException) =>
         reject(error.code === "EADDRINUSE" ? new Error(`relayer port ${config.port} on ${config.host} is in use; set RELAYER_PORT to another port (0 picks a free one)`) : error),
@@ -152,6 +168,7 @@ export async function startRelayer(
           server.closeAllConnections();
         });
         await metricsServer?.close();
+        await webhooks.stop();
         await leases.stop();
         await queue.stop();
         await watcher.stop();

@@ -13,8 +13,9 @@
  *   npm run integrators -- key-limits <key_id> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
  *   npm run integrators -- reverts [--json]                           reverted gasless relays per taker and integrator (24 h)
  *   npm run integrators -- clear-reverts <slug|taker address>         lifts a gasless_*_blocked refusal
+ *   npm run integrators -- webhook-failures [--json]                  webhook endpoints failing now or given up (7 days)
  *
- * The last two open the relayer's database (see scripts/gaslessReverts.ts for how it is found).
+ * The last three open the relayer's database (see scripts/gaslessReverts.ts for how it is found).
  * It can run while the API is up: every write is one transaction (SQLite is in WAL mode);
  * the API reads a key's state on every request, so a change holds from the next request on.
  */
@@ -27,9 +28,11 @@ import { openIntegratorAdministration } from "../api/store/openIntegratorAdminis
 import { openStore } from "../api/store/openStore";
 import type { ApiKeyRecord, IntegratorRecord, Store } from "../api/store/store";
 import { openApiDatabase } from "./apiDatabase";
+import { priceRateLimitPerMinute } from "../api/quote/quoteBuckets";
 import { printTable } from "./textTable";
 import type { RelayStore } from "../relayer/store/relayStore";
 import { clearReverts, listReverts, relayerDatabaseFromEnv, type RevertLimits } from "./gaslessReverts";
+import { listWebhookFailures } from "./webhookFailures";
 
 const USAGE = [
   "usage: npm run integrators -- <command>",
@@ -38,6 +41,7 @@ const USAGE = [
   "  revoke-key <key_id> [--reason TEXT]",
   "  limits <slug> | key-limits <key_id>  with any of --quote-rpm N --swap-rpm N --max-fee-bps N",
   "  reverts [--json] | clear-reverts <slug|taker address>   (the relayer's database: RELAYER_DATABASE_URL, RELAYER_DB_PATH or DATABASE_URL)",
+  "  webhook-failures [--json]   (the relayer's database, as for reverts)",
   "  options: --by NAME (recorded as who made the change; default the OS user)",
 ].join("\n");
 
@@ -48,6 +52,8 @@ export type IntegratorsCommandContext = Readonly<{
   now: Date;
   /** Who acts when --by is not given. */
   defaultActor: string;
+  /** GET /price's allowance per key is this many times its quote limit (PRICE_RATE_LIMIT_MULTIPLIER; default 5). */
+  priceRateLimitMultiplier?: number;
   /** The relayer's database, opened only by the reverts commands (the caller closes it), and its limits. */
   relayer?: { open: () => Promise<RelayStore>; limits: RevertLimits };
 }>;
@@ -77,6 +83,15 @@ export async function runIntegratorsCommand(args: readonly string[], context: In
   const by: OperatorAction = { actor: options.by ?? context.defaultActor, at: context.now, reason: options.reason };
 
   if (command === "list" && target === undefined) return list(context, options.json === true);
+  if (command === "webhook-failures" && target === undefined) {
+    if (context.relayer === undefined) return usage(context, "the relayer's database is not configured for this command");
+    const relayStore = await context.relayer.open();
+    try {
+      return await listWebhookFailures({ store: context.store, relayStore, print: context.print, now: context.now }, options.json === true);
+    } finally {
+      await relayStore.close();
+    }
+  }
   if ((command === "reverts" && target === undefined) || command === "clear-reverts") {
     if (command === "clear-reverts" && target === undefined) return usage(context, "clear-reverts needs a slug or a taker address");
     if (context.relayer === undefined) return usage(context, "the relayer's database is not configured for this command");
@@ -127,6 +142,9 @@ function limitChanges(options: Options): LimitChanges | string {
 }
 
 const noProfile = (slug: string) => `no integrator with slug ${slug}; npm run integrators -- list shows them`;
+/** PRICE_RATE_LIMIT_MULTIPLIER's default, for a context that names none. */
+const DEFAULT_PRICE_MULTIPLIER = 5;
+
 const noKey = (keyId: number) => `no API key ${keyId}; npm run integrators -- keys <slug> lists a profile's keys`;
 
 async function findBySlug(context: IntegratorsCommandContext, slug: string): Promise<IntegratorRecord | undefined> {
@@ -153,13 +171,14 @@ function profileJson(integrator: IntegratorRecord) {
   };
 }
 
-function keyJson(key: ApiKeyRecord, integrator: IntegratorRecord) {
+function keyJson(key: ApiKeyRecord, integrator: IntegratorRecord, priceMultiplier: number) {
   return {
     key_id: key.id,
     label: key.label,
     prefix: key.prefix,
     status: key.revokedAt === undefined ? "active" : "revoked",
     quote_rate_limit_per_minute: key.quoteRateLimitPerMinute,
+    price_rate_limit_per_minute: priceRateLimitPerMinute(key.quoteRateLimitPerMinute, priceMultiplier),
     swap_rate_limit_per_minute: key.swapRateLimitPerMinute,
     max_fee_bps: Math.min(integrator.maxFeeBps, key.maxFeeBps ?? integrator.maxFeeBps),
     created_at: key.createdAt.toISOString(),
@@ -196,7 +215,7 @@ async function list(context: IntegratorsCommandContext, json: boolean): Promise<
 async function keys(context: IntegratorsCommandContext, slug: string, json: boolean): Promise<number> {
   const integrator = await findBySlug(context, slug);
   if (integrator === undefined) return 1;
-  const rows = (await context.store.listApiKeys([integrator.id])).map((key) => keyJson(key, integrator));
+  const rows = (await context.store.listApiKeys([integrator.id])).map((key) => keyJson(key, integrator, context.priceRateLimitMultiplier ?? DEFAULT_PRICE_MULTIPLIER));
   if (json) context.print(JSON.stringify(rows, null, 2));
   else if (rows.length === 0) context.print(`${slug} has no API keys`);
   else printKeys(context, rows);
@@ -205,13 +224,14 @@ async function keys(context: IntegratorsCommandContext, slug: string, json: bool
 
 function printKeys(context: IntegratorsCommandContext, rows: readonly ReturnType<typeof keyJson>[]): void {
   printTable(context.print, [
-    ["KEY_ID", "LABEL", "PREFIX", "STATUS", "QUOTE_RPM", "SWAP_RPM", "MAX_FEE_BPS", "CREATED", "REVOKED"],
+    ["KEY_ID", "LABEL", "PREFIX", "STATUS", "QUOTE_RPM", "PRICE_RPM", "SWAP_RPM", "MAX_FEE_BPS", "CREATED", "REVOKED"],
     ...rows.map((key) => [
       String(key.key_id),
       key.label,
       key.prefix,
       key.status,
       String(key.quote_rate_limit_per_minute),
+      String(key.price_rate_limit_per_minute),
       String(key.swap_rate_limit_per_minute),
       String(key.max_fee_bps),
       key.created_at,
@@ -223,7 +243,7 @@ function printKeys(context: IntegratorsCommandContext, rows: readonly ReturnType
 async function show(context: IntegratorsCommandContext, slug: string, json: boolean): Promise<number> {
   const integrator = await findBySlug(context, slug);
   if (integrator === undefined) return 1;
-  const apiKeys = (await context.store.listApiKeys([integrator.id])).map((key) => keyJson(key, integrator));
+  const apiKeys = (await context.store.listApiKeys([integrator.id])).map((key) => keyJson(key, integrator, context.priceRateLimitMultiplier ?? DEFAULT_PRICE_MULTIPLIER));
   const audit = (await context.admin.listAudit(integrator.id)).map((entry) => ({
     at: entry.at.toISOString(),
     by: entry.actor,
@@ -332,6 +352,7 @@ async function main(): Promise<void> {
       print: (line) => process.stdout.write(`${line}\n`),
       now: new Date(),
       defaultActor: userInfo().username,
+      priceRateLimitMultiplier: config.priceRateLimitMultiplier,
       relayer: relayerDatabaseFromEnv(process.env),
     });
   } finally {

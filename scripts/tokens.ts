@@ -22,6 +22,7 @@ import { openStore } from "../api/store/openStore";
 import type { Store, TokenDemandSummary, TokenOverride } from "../api/store/store";
 import { ChainSupportedTokens } from "../api/tokens/chainSupportedTokens";
 import { checkTokenOnChain } from "../api/tokens/tokenOnChainCheck";
+import { isTaxed, type TransferTax } from "../api/tokens/transferTax";
 import { openApiDatabase } from "./apiDatabase";
 import { printTable } from "./textTable";
 
@@ -205,13 +206,14 @@ async function enable(context: TokensCommandContext, endpoint: ChainEndpoint, to
       symbol: check.symbol,
       decimals: check.decimals,
       pool: check.pool,
+      tax: check.tax,
       reason: "enabled by the operator",
       chainRun: manifest.deployBlockHash,
       at: now,
     },
     "replace",
   );
-  print(`enabled ${token} (${check.symbol}, ${check.decimals} decimals) on chain ${endpoint.chainId}, routed through pool ${check.pool.address}`);
+  print(`enabled ${token} (${check.symbol}, ${check.decimals} decimals) on chain ${endpoint.chainId}, routed through pool ${check.pool.address}${taxNote(check.tax)}`);
   return 0;
 }
 
@@ -323,4 +325,10 @@ if (require.main === module) {
     console.error("tokens:", error instanceof Error ? error.message : error);
     process.exitCode = 1;
   });
+}
+
+/** What `enable` says of a taxed token: its taxes, and that sells of it are refused. */
+function taxNote(tax: TransferTax): string {
+  if (!isTaxed(tax)) return "";
+  return `; it taxes transfers (buy ${tax.buyTaxBps} bps, sell ${tax.sellTaxBps} bps, transfer ${tax.transferTaxBps} bps): quotes selling it are refused with token_taxed`;
 }

@@ -56,6 +56,16 @@ export {
 } from "./calldata/swapCalldata";
 export { encodeSwapGaslessBatch, decodeSwapGasless, MAX_GASLESS_BATCH_ORDERS, type SignedGaslessOrder } from "./calldata/gaslessBatchCalldata";
 export {
+  encodeSwapGaslessWithTokenPermit,
+  encodeSwapGaslessFromContract,
+  decodeGaslessCall,
+  MAX_CONTRACT_SIGNATURE_BYTES,
+  type GaslessCall,
+  type TokenPermitSignature,
+} from "./calldata/gaslessApprovalCalldata";
+export { gaslessTokenPermitAbi } from "./abis/gaslessTokenPermitAbi";
+export { readTokenPermitDomain, buildTokenPermitTypedData, tokenPermitTypes, type TokenPermitDomain, type TokenPermitParameters } from "./typedData/tokenPermit";
+export {
   buildSwapPermitTypedData,
   buildGaslessPermitTypedData,
   withDomainType,
@@ -91,6 +101,8 @@ export {
   applicationPayloadHash,
   apiKeyPayloadHash,
   revokeApiKeyPayloadHash,
+  webhookPayloadHash,
+  encodeWebhookPayload,
   encodeApplicationPayload,
   encodeApiKeyPayload,
   encodeRevokeApiKeyPayload,
@@ -98,6 +110,7 @@ export {
   type ApplicationPayload,
   type ApiKeyPayload,
   type RevokeApiKeyPayload,
+  type WebhookPayload,
 } from "./onboarding/payloadHash";
 export {
   createOnboardingMessage,
@@ -111,6 +124,16 @@ export { PayloadFieldError, OnboardingMessageError } from "./errors/onboarding";
 export { onboardIntegrator, OnboardingRequestError, type OnboardIntegratorParameters, type OnboardedIntegrator } from "./onboarding/onboardingClient";
 export { ChainClock } from "./chain/chainClock";
 export { ChainHead, type BlockHead } from "./chain/chainHead";
+export {
+  NetworkFeeModel,
+  cappedPriorityFee,
+  l1DataFeeWei,
+  l1FeeModels,
+  ARB_GAS_INFO,
+  type L1FeeModel,
+  type L1DataPrice,
+  type BlockFees,
+} from "./chain/networkFeeModel";
 export { isRevertError } from "./chain/revertError";
 export { applySqliteMigrations, type Migration, type MigratableDatabase } from "./storage/sqliteMigrations";
 export {
@@ -132,15 +155,35 @@ export {
   relayGasLimit,
   relayGasLimitOfCalldata,
 } from "./relay/relayGasLimit";
+export { BATCH_ORDER_GAS, BATCH_ORDER_GAS_NEEDED, BATCH_OVERHEAD_GAS, batchGasLimit } from "./relay/batchGasLimit";
 export { firstBroadcastFees } from "./relay/firstBroadcastFees";
+export { relayCancelOutcomes, type RelayCancelOutcome } from "./relay/relayCancelOutcome";
+export { encodeInvalidateNonce, permit2NonceBit, type Permit2NonceBit } from "./calldata/invalidateNonce";
+export { TOKEN_PERMIT_MODEL_GAS, CONTRACT_SIGNATURE_MODEL_GAS } from "./relay/gaslessExtraGas";
 export type {
   RelayRequestJson,
   RelayTransactionJson,
+  RelayBatchJson,
+  RelayBatchSlotJson,
   RelayJson,
   InternalRelayJson,
   RelayHandoffResult,
   GaslessStandingJson,
+  InvalidateNonceJson,
+  RelayCancellationJson,
+  InternalRelayCancellationJson,
 } from "./relay/relayWire";
+export type { RelayStatusEventJson, RelayEventJson, WebhookDeliveryJson, WebhookRegistrationJson } from "./relay/pushedStatusWire";
+export {
+  newWebhookSecret,
+  signWebhook,
+  webhookHeaders,
+  verifyWebhook,
+  WebhookVerificationError,
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookHeaders,
+} from "./webhooks/webhookSignature";
 
 // --- the integrator client: createTradingClient and what it returns and throws ---
 export {
@@ -163,6 +206,8 @@ export { type SignedQuote } from "./client/signQuote";
 export { type UnsignedTransaction } from "./client/ensureAllowance";
 export { fromEthersSigner, type EthersSigner, type EthersTransactionRequest, type FromEthersSignerOptions } from "./client/ethersSigner";
 export { newIdempotencyKey, type SubmitGaslessOptions, type WaitForRelayOptions } from "./client/gaslessRelay";
+export type { WatchRelayOptions } from "./client/watchRelay";
+export { readServerSentEvents, type ServerSentEvent } from "./client/serverSentEvents";
 export { acceptedRouters } from "./client/routerCheck";
 export {
   type IntegratorProfile,
@@ -184,10 +229,10 @@ export {
   TransactionRevertedError,
   RelayTimeoutError,
 } from "./errors/client";
-export { quoteJsonSchema, permit2TypedDataJsonSchema, type QuoteJson } from "./wire/quoteJson";
+export { quoteJsonSchema, priceJsonSchema, permit2TypedDataJsonSchema, type QuoteJson, type PriceJson } from "./wire/quoteJson";
 export { snapshotJsonSchema, type SnapshotJson } from "./wire/snapshotJson";
 export { tokenListJsonSchema, type TokenListJson } from "./wire/tokenListJson";
-export { relayJsonSchema } from "./wire/relayJson";
+export { relayJsonSchema, relayCancellationJsonSchema } from "./wire/relayJson";
 export { errorJsonSchema, type ErrorJson } from "./wire/errorJson";
 export {
   nonceJsonSchema,

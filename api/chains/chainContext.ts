@@ -3,6 +3,7 @@ import type { DeploymentManifest } from "../../sdk";
 import type { UnreadablePools } from "../quote/unreadablePools";
 import type { DemandRecorder } from "../tokens/demandRecorder";
 import type { SupportedTokens } from "../tokens/supportedTokens";
+import type { TokenTaxes } from "../tokens/tokenTaxes";
 
 /** Everything the trading routes know about one served chain. */
 export type ChainContext = Readonly<{
@@ -11,6 +12,8 @@ export type ChainContext = Readonly<{
   client: PublicClient;
   manifest: DeploymentManifest;
   tokens: SupportedTokens;
+  /** The supported tokens' transfer taxes (see "Tokens that tax transfers" in the README). */
+  taxes: TokenTaxes;
   demand: DemandRecorder;
   /** Pools routing had to leave out at the latest quoted block, for logs and GET /health. */
   unreadablePools: UnreadablePools;

@@ -10,6 +10,7 @@ import { ChainSupportedTokens } from "../tokens/chainSupportedTokens";
 import { SupportedTokenJobs } from "../tokens/supportedTokenJobs";
 import { PromotedTokenRecheck } from "../tokens/promotedTokenRecheck";
 import { TokenPromoter } from "../tokens/tokenPromoter";
+import { TokenTaxes } from "../tokens/tokenTaxes";
 import type { ChainContext, ChainRegistry } from "./chainContext";
 import { createChainRegistry } from "./chainRegistry";
 
@@ -41,6 +42,8 @@ export type ServedChains = Readonly<{
   promoter: TokenPromoter;
   recheck: PromotedTokenRecheck;
   tokens: ReadonlyMap<number, ChainSupportedTokens>;
+  /** Each chain's transfer taxes; `measureAll` on each is started with the API, in the background. */
+  taxes: ReadonlyMap<number, TokenTaxes>;
 }>;
 
 /**
@@ -73,11 +76,13 @@ export async function createServedChains(sources: readonly ChainSource[], deps: 
     // A full buffer flushes at once (and promotion follows), not at the next tick of the timer.
     onFlushWanted: () => setImmediate(() => void jobs?.flushDemand().catch((error: unknown) => logger.error({ err: error }, "demand flush failed"))),
   });
+  const taxes = new Map(sources.map((source) => [source.chainId, new TokenTaxes(source.client, tokens.get(source.chainId)!, logger.child({ chainId: source.chainId }))]));
   const contexts: ChainContext[] = sources.map((source) => ({
     chainId: source.chainId,
     client: source.client,
     manifest: source.manifest,
     tokens: tokens.get(source.chainId)!,
+    taxes: taxes.get(source.chainId)!,
     demand: recorder,
     unreadablePools: new UnreadablePools(source.chainId, logger),
   }));
@@ -108,5 +113,5 @@ export async function createServedChains(sources: readonly ChainSource[], deps: 
     flushSeconds: config.demandFlushSeconds,
     promotionWindowHours: config.promotionWindowHours,
   });
-  return { registry: createChainRegistry(config.chainId, contexts), jobs, recorder, promoter, recheck, tokens };
+  return { registry: createChainRegistry(config.chainId, contexts), jobs, recorder, promoter, recheck, tokens, taxes };
 }

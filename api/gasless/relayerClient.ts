@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { GaslessStandingJson, InternalRelayJson, RelayHandoffResult, RelayRequestJson } from "../../sdk";
+import type { GaslessStandingJson, InternalRelayCancellationJson, InternalRelayJson, RelayEventJson, RelayHandoffResult, RelayRequestJson, WebhookDeliveryJson } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { GaslessConfig } from "../config";
 import { blockedError } from "./gaslessStanding";
@@ -38,8 +38,40 @@ export class RelayerClient {
     return this.#call<GaslessStandingJson>("GET", `/internal/gasless-standing?taker=${taker}&integrator_id=${integratorId}`, undefined, [200]);
   }
 
+  /** Registers (url and secret) or clears (undefined) an integrator's webhook. */
+  setWebhook(integratorId: number, endpoint: { url: string; secret: string } | undefined): Promise<unknown> {
+    return endpoint === undefined
+      ? this.#call("DELETE", `/internal/webhooks/${integratorId}`, undefined, [200])
+      : this.#call("PUT", `/internal/webhooks/${integratorId}`, endpoint, [200]);
+  }
+
+  webhookDeliveries(integratorId: number, limit: number): Promise<{ url: string | null; deliveries: WebhookDeliveryJson[] }> {
+    return this.#call("GET", `/internal/webhooks/${integratorId}/deliveries?limit=${limit}`, undefined, [200]);
+  }
+
+  /** Relay events after `after` (a long poll of up to `waitMs`): what GET /gasless/events streams. */
+  relayEvents(query: { integratorId: number; relayId: string | undefined; after: number | "head"; waitMs: number }, signal?: AbortSignal): Promise<{ after: number; events: RelayEventJson[] }> {
+    const params = new URLSearchParams({ integrator_id: String(query.integratorId), after: String(query.after), wait_ms: String(query.waitMs) });
+    if (query.relayId !== undefined) params.set("relay_id", query.relayId);
+    return this.#call("GET", `/internal/relay-events?${params.toString()}`, undefined, [200], undefined, { timeoutMs: query.waitMs + TIMEOUT_MS, signal });
+  }
+
   async get(relayId: string): Promise<InternalRelayJson | undefined> {
     return this.#call<InternalRelayJson | undefined>("GET", `/internal/relays/${encodeURIComponent(relayId)}`, undefined, [200, 404], (status) => status === 404);
+  }
+
+  /**
+   * Cancels a relay of `integratorId` (`outcome: "final"` when it had already ended); undefined when
+   * the relayer has no such relay of this integrator.
+   */
+  cancel(relayId: string, integratorId: number): Promise<InternalRelayCancellationJson | undefined> {
+    return this.#call<InternalRelayCancellationJson | undefined>(
+      "POST",
+      `/internal/relays/${encodeURIComponent(relayId)}/cancel`,
+      { integrator_id: integratorId },
+      [200, 404, 409],
+      (status) => status === 404,
+    );
   }
 
   /**
@@ -58,7 +90,7 @@ export class RelayerClient {
     return answers.includes("ok") ? "ok" : answers.join("; ");
   }
 
-  async #call<T>(method: string, path: string, body: unknown, expected: number[], isAbsent?: (status: number) => boolean): Promise<T> {
+  async #call<T>(method: string, path: string, body: unknown, expected: number[], isAbsent?: (status: number) => boolean, options: { timeoutMs?: number; signal?: AbortSignal | undefined } = {}): Promise<T> {
     const urls = this.config.relayerUrls;
     const start = this.#next++ % urls.length;
     let response: Response | undefined;
@@ -67,7 +99,7 @@ export class RelayerClient {
         method,
         headers: { authorization: `Bearer ${this.config.relayerToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: options.signal === undefined ? AbortSignal.timeout(options.timeoutMs ?? TIMEOUT_MS) : AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs ?? TIMEOUT_MS)]),
       }).then(
         (answer) => (answer.status >= 500 && attempt < urls.length - 1 ? undefined : answer),
         () => undefined,

@@ -1,5 +1,8 @@
 import { BaseError, recoverTypedDataAddress, type Hex } from "viem";
-import { buildGaslessPermitTypedData, firstBroadcastFees, isRevertError, patchSignature, permit2Abi, relayGasLimitOfCalldata } from "../../sdk";
+import { buildGaslessPermitTypedData, firstBroadcastFees, isRevertError, permit2Abi, relayGasLimitOfCalldata } from "../../sdk";
+import type { ContractSignatureCheck } from "../services/onboardingSignature";
+import { checkTakerSignature } from "./takerSignature";
+import { relayCalldata } from "./relayCalldata";
 import { ApiError } from "../apiError";
 import type { ChainContext } from "../chains/chainContext";
 import type { GaslessConfig } from "../config";
@@ -8,18 +11,24 @@ import { pausedFeatureOf } from "./pausedFeatureRevert";
 
 export type VerifiedSubmission = { data: Hex; deadline: bigint };
 
+/** What the submission carries besides the order's signature, and how a smart wallet's check is bounded. */
+export type SubmissionExtras = { approvalSignature: Hex | undefined; contractSignatureCheck: ContractSignatureCheck };
+
 /**
  * Checks a gasless submission against exactly what was quoted, cheapest first, each failure a 4xx
  * naming the problem: the quote's deadline (chain time), the signature against the stored typed
  * data, the taker's Permit2 nonce, and finally a simulation of the very transaction the relayer will
  * send, with its gas limit and first-broadcast fees (a recipient can tell a zero gas price, or an
- * unbounded gas allowance, from the real thing). Returns that transaction's calldata.
+ * unbounded gas allowance, from the real thing). Returns that transaction's calldata. A smart-wallet
+ * taker's signature is asked of its ERC-1271 check (bounded gas and time), and an `approval_signature`
+ * must be the taker's over the quote's offered token permit; the relayed call then carries it.
  */
 export async function verifySubmission(
   chain: ChainContext,
   quote: QuoteRecord & { gasless: GaslessTerms },
   signature: Hex,
   gasless: Pick<GaslessConfig, "priorityFeeWei" | "feeRecipient">,
+  extras: SubmissionExtras,
 ): Promise<VerifiedSubmission> {
   const { gasless: terms } = quote;
   const { client, manifest } = chain;
@@ -43,19 +52,11 @@ export async function verifySubmission(
     relayerFee: terms.relayerFee,
     relayerFeeRecipient: terms.relayerFeeRecipient,
   });
-  let signer: string;
-  try {
-    signer = await recoverTypedDataAddress({ ...typedData, signature });
-  } catch {
-    throw new ApiError(400, "signature_mismatch", "signature is not a valid secp256k1 signature (r, s, v)");
-  }
-  if (signer.toLowerCase() !== quote.taker.toLowerCase()) {
-    throw new ApiError(400, "signature_mismatch", `signature recovers to ${signer}, not the quote's taker ${quote.taker}; sign the quote's permit2 typed data unchanged`);
-  }
+  await checkTakerSignature(client, quote, typedData, signature, extras);
   if ((bitmap & (1n << (terms.permit2Nonce & 0xffn))) !== 0n) {
     throw new ApiError(409, "permit2_nonce_used", `the taker's Permit2 nonce ${terms.permit2Nonce} of this quote is already used; request a fresh quote`);
   }
-  const data = patchSignature(terms.data, terms.signatureOffset, signature);
+  const data = relayCalldata(terms, signature, extras.approvalSignature);
   try {
     const gas = relayGasLimitOfCalldata(terms.estimatedGas, data);
     const fees = firstBroadcastFees(head.baseFeePerGas ?? 0n, gasless.priorityFeeWei);

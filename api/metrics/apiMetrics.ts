@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { dependencyMetrics } from "../../sdk/observability/serverMetrics";
+import { gaslessSubmitStageHistogram } from "./gaslessSubmitStages";
 
 /**
  * The API's Prometheus metrics (prom-client), served by GET /metrics on the metrics port. Labels never carry a key, a
@@ -24,6 +25,7 @@ export function createApiMetrics() {
     quotes: new Counter({ name: "api_quotes_total", help: "GET /quote answers by settlement and outcome (served, or the error code)", labelNames: ["settlement", "outcome"] as const, registers: [registry] }),
     rejections: new Counter({ name: "api_rejections_total", help: "Error answers by their code", labelNames: ["code"] as const, registers: [registry] }),
     rateLimited: new Counter({ name: "api_rate_limit_rejections_total", help: "Requests refused by a rate limit, by bucket", labelNames: ["bucket"] as const, registers: [registry] }),
+    submitStages: gaslessSubmitStageHistogram(registry),
     snapshots: new Counter({ name: "api_snapshot_responses_total", help: "Supported-token snapshot answers by status (200 or 304)", labelNames: ["status"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "api"),
   };

@@ -6,7 +6,9 @@ import {
   healthJsonSchema,
   integratorProfilesJsonSchema,
   nonceJsonSchema,
+  priceJsonSchema,
   quoteJsonSchema,
+  relayCancellationJsonSchema,
   relayJsonSchema,
   revokedApiKeyJsonSchema,
   snapshotJsonSchema,
@@ -14,6 +16,7 @@ import {
 } from "../../sdk";
 import { quoteQuerySchema } from "../quote/quoteQuery";
 import { gaslessStatusParamsSchema } from "../routes/getGaslessStatus";
+import { gaslessCancelParamsSchema } from "../routes/postGaslessCancel";
 import { supportedTokensQuerySchema } from "../routes/getSupportedTokens";
 import { apiKeyBodySchema } from "../routes/postApiKey";
 import { applicationBodySchema } from "../routes/postApplication";
@@ -21,6 +24,10 @@ import { gaslessSubmitBodySchema } from "../routes/postGaslessSubmit";
 import { meBodySchema } from "../routes/postMe";
 import { nonceBodySchema } from "../routes/postNonce";
 import { revokeApiKeyBodySchema, revokeApiKeyParamsSchema } from "../routes/postRevokeApiKey";
+import { integratorWebhookBodySchema } from "../routes/postIntegratorWebhook";
+import { gaslessEventsQuerySchema } from "../routes/getGaslessEvents";
+import { webhookDeliveriesQuerySchema } from "../routes/getWebhookDeliveries";
+import { relayStatusEventJsonSchema, webhookDeliveriesJsonSchema, webhookRegistrationJsonSchema } from "../../sdk/wire/pushedStatusJson";
 import { jsonSchemaOf, parametersOf, type JsonSchema } from "./jsonSchemaOf";
 
 /**
@@ -39,7 +46,12 @@ const responseSchemas = {
   SupportedTokenSnapshot: snapshotJsonSchema,
   TokenList: tokenListJsonSchema,
   Quote: quoteJsonSchema,
+  Price: priceJsonSchema,
   Relay: relayJsonSchema,
+  RelayCancellation: relayCancellationJsonSchema,
+  RelayStatusEvent: relayStatusEventJsonSchema,
+  WebhookRegistration: webhookRegistrationJsonSchema,
+  WebhookDeliveries: webhookDeliveriesJsonSchema,
   Ready: z.object({
     status: z.enum(["ready", "not_ready"]),
     error: z.string().optional(),
@@ -125,6 +137,13 @@ const quoteParameterDescriptions = {
 
 /** The document, built once per process. */
 export function buildOpenApiDocument(): Record<string, unknown> {
+  // GET /quote and GET /price take the same parameters.
+  const quoteParameters = parametersOf(quoteQuerySchema, "query", quoteParameterDescriptions, {
+    sell_token: "USDC",
+    buy_token: "WETH",
+    sell_amount: "1000000000",
+    taker: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+  });
   const schemas = Object.fromEntries(Object.entries(responseSchemas).map(([name, schema]) => [name, jsonSchemaOf(schema)]));
   return {
     openapi: "3.1.0",
@@ -201,6 +220,19 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           responses: { ...ok(200, "The key is revoked", "RevokedApiKey"), ...errors(400, 401, 403, 404, 409, 503) },
         },
       },
+      "/integrators/webhook": {
+        post: {
+          operationId: "postIntegratorWebhook",
+          tags: ["onboarding"],
+          summary: "Set, rotate or clear (url null) the integrator's webhook (signed by the owner wallet, action set_integrator_webhook)",
+          description:
+            "payload_hash covers owner_wallet, integrator_id and url (null hashes as none). https only; plain http to a loopback host on the devnet (WEBHOOK_ALLOW_LOOPBACK_HTTP). " +
+            "Each call issues a new signing secret, shown once. Every relay status change is then POSTed as a RelayStatusEvent, signed per Standard Webhooks " +
+            "(webhook-id, webhook-timestamp, webhook-signature: v1,base64(HMAC-SHA256(key, id.timestamp.body))), retried with exponential backoff for 24 hours.",
+          requestBody: body(integratorWebhookBodySchema),
+          responses: { ...ok(200, "The webhook, with its new secret", "WebhookRegistration"), ...errors(400, 401, 403, 404, 409, 503) },
+        },
+      },
       "/tokens/supported-tokens": {
         get: {
           operationId: "getSupportedTokens",
@@ -253,13 +285,20 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           tags: ["trading"],
           summary: "Price a swap and return an executable transaction",
           security: bearer,
-          parameters: parametersOf(quoteQuerySchema, "query", quoteParameterDescriptions, {
-            sell_token: "USDC",
-            buy_token: "WETH",
-            sell_amount: "1000000000",
-            taker: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
-          }),
+          parameters: quoteParameters,
           responses: { ...ok(200, "The quote", "Quote"), ...errors(400, 401, 403, 429, 503) },
+        },
+      },
+      "/price": {
+        get: {
+          operationId: "getPrice",
+          tags: ["trading"],
+          summary: "An indicative price: the quote's route, amounts, fees and gas, without a transaction",
+          description:
+            "The parameters, admission, 400s and `quote_probe` bucket of GET /quote; then a point of the key's own `price:read` bucket (`price_rate_limit_per_minute`, PRICE_RATE_LIMIT_MULTIPLIER × its quote limit) instead of `quote:read`. No `quote_id`, `tx` or `permit2`: no Permit2 nonce is reserved and no quote is recorded, so it cannot be executed or submitted.",
+          security: bearer,
+          parameters: quoteParameters,
+          responses: { ...ok(200, "The price", "Price"), ...errors(400, 401, 403, 429, 503) },
         },
       },
       "/gasless/submit": {
@@ -285,6 +324,52 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           security: bearer,
           parameters: parametersOf(gaslessStatusParamsSchema, "path", { relay_id: "The relay_id POST /gasless/submit returned" }),
           responses: { ...ok(200, "The relay now", "Relay"), ...errors(400, 401, 404, 429, 503) },
+        },
+      },
+      "/gasless/cancel/{relay_id}": {
+        post: {
+          operationId: "postGaslessCancel",
+          tags: ["gasless"],
+          summary: "Cancel a relay; also returns the taker's transaction that kills the order's signature on chain",
+          description:
+            "Only keys of the submitting integrator (404 `relay_not_found` for any other). `outcome`: `cancelled` (never broadcast; the relay is `cancelled` and is never sent), " +
+            "`cancelling` (the pending swap is replaced at its nonce by a zero-value self-transfer at bumped fees; the relay stays `submitted` until the chain decides: `cancelled`, or `confirmed` if the swap was mined first), " +
+            "`already_mined` (the swap's nonce is mined; the relay ends as mined). `invalidate_nonce` is Permit2's `invalidateUnorderedNonces(wordPos, mask)` for the order's nonce, for the taker's own wallet to send. " +
+            "A final relay: 409 `relay_final` with its `status`. Each request takes a point of the key's `gasless:cancel` bucket (the allowance of `gasless:status`, `status_rate_limit_per_minute`); past it, 429 with `Retry-After`.",
+          security: bearer,
+          parameters: parametersOf(gaslessCancelParamsSchema, "path", { relay_id: "The relay_id POST /gasless/submit returned" }),
+          responses: { ...ok(200, "What the cancellation did, the relay now, and the taker's invalidation", "RelayCancellation"), ...errors(400, 401, 404, 409, 429, 503) },
+        },
+      },
+      "/gasless/events": {
+        get: {
+          operationId: "getGaslessEvents",
+          tags: ["gasless"],
+          summary: "Server-sent events of relay status changes (one relay, or every relay of the key's integrator)",
+          description:
+            "text/event-stream: each event is `event: relay.status`, `id: <sequence>` (grows along the stream) and `data: <RelayStatusEvent JSON>`. Reconnect with `Last-Event-ID` to resume after that event (within RELAY_EVENT_RETENTION_HOURS). " +
+            "Without it, a relay's stream starts at the relay's first event and ends after its final status; the integrator's starts with the next new event. An idle stream gets a `: keep-alive` comment every SSE_KEEPALIVE_SECONDS. " +
+            "Opening a stream takes a point of the key's `gasless:status` bucket; at most SSE_MAX_STREAMS_PER_KEY streams per key and API instance (429 `too_many_streams`).",
+          security: bearer,
+          parameters: [
+            ...parametersOf(gaslessEventsQuerySchema, "query", { relay_id: "Only this relay's events", last_event_id: "As the Last-Event-ID header, for clients that cannot set headers" }),
+            { name: "Last-Event-ID", in: "header", required: false, description: "The id of the last event received: the stream resumes after it", schema: { type: "string", pattern: "^[0-9]{1,15}$" } },
+          ],
+          responses: {
+            "200": { description: "The event stream; each event's data is a RelayStatusEvent", content: { "text/event-stream": { schema: { type: "string" } }, "application/json": { schema: ref("RelayStatusEvent") } } },
+            ...errors(400, 401, 404, 429, 503),
+          },
+        },
+      },
+      "/gasless/webhook/deliveries": {
+        get: {
+          operationId: "getWebhookDeliveries",
+          tags: ["gasless"],
+          summary: "The integrator's webhook URL and its most recent deliveries (newest first)",
+          description: "Takes a point of the key's `gasless:status` bucket.",
+          security: bearer,
+          parameters: parametersOf(webhookDeliveriesQuerySchema, "query", { limit: "How many deliveries, 1-200; default 50" }),
+          responses: { ...ok(200, "Recent deliveries", "WebhookDeliveries"), ...errors(400, 401, 429, 503) },
         },
       },
       "/openapi.json": {

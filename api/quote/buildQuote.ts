@@ -1,9 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { erc20Abi, getAddress, maxUint256, type Address, type Hex, type PublicClient } from "viem";
+import { erc20Abi, maxUint256, type Address, type Hex, type PublicClient } from "viem";
 import {
   buildSwapPermitTypedData,
-  decodeFeatureState,
-  encodeRegistryRead,
   encodeRouteActions,
   encodeSwapNative,
   encodeSwapWithAllowance,
@@ -12,18 +10,19 @@ import {
   NATIVE_TOKEN,
   NATIVE_TOKEN_LOWERCASE,
   permit2Abi,
-  takerSwapRouterAbi,
-  type FeatureId,
-  type FeatureState,
   buildGaslessPermitTypedData,
   encodeSwapGasless,
-  type RouteAction,
   type SwapOrder,
   nativePayoutsOf,
   relayGasLimit,
+  cappedPriorityFee,
+  l1DataFeeWei,
+  type NetworkFeeModel,
+  CONTRACT_SIGNATURE_MODEL_GAS,
+  TOKEN_PERMIT_MODEL_GAS,
 } from "../../sdk";
+import { readTokenPermitOffer, type SignatureKind, type TokenPermitOffer } from "./tokenPermitOffer";
 import { ApiError } from "../apiError";
-import { classifyDatabaseError } from "../store/databaseUnavailable";
 import type { ChainContext } from "../chains/chainContext";
 import { checksummed } from "../services/checksummedAddress";
 import type { GaslessConfig } from "../config";
@@ -36,20 +35,21 @@ import type { ChainHead } from "../../sdk";
 import { estimateGas } from "./gasEstimate";
 import type { PermitNonceAllocator } from "./permitNonces";
 import type { SharedNonceReservations } from "./sharedNonceReservations";
-import type { PricedMarket } from "./poolGraph";
 import type { PoolStateTracker } from "./poolState";
-import { searchRoute, type RouteSearchStats } from "./prunedRouteSearch";
+import type { RouteSearchStats } from "./prunedRouteSearch";
 import type { QuoteQuery } from "./quoteQuery";
 import type { RouteHop } from "./routeSearch";
-import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "./splitDecision";
+import { ASSUMED_PRIORITY_FEE_WEI } from "./splitDecision";
 import type { SplitLeg } from "./splitRoute";
+import { activeRouter, allowanceHolderOf } from "./featureRouters";
+import { allocateNonce } from "./quoteNonce";
+import { planAvoidingTaxed } from "./routePlan";
+import { admitTaxedTokens, afterBuyTax, type QuoteTaxes } from "./taxedTokenAdmission";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
-/** Nonces tried per word against the other instances' reservations before the next word. */
-const SHARED_NONCE_TRIES = 8;
-/** Dense nonce words tried (cheap to fill) before a taker who used them all gets a random word. */
-const DENSE_NONCE_WORDS = 4n;
+/** How old a head GET /price may be priced at: about four blocks of chain 4663, well under a UI's polling interval. */
+const PRICE_HEAD_MAX_AGE_MS = 1000;
 
 /** What a quote is built from once the request passed admission and both buckets. */
 export type QuoteInput = Readonly<{
@@ -60,6 +60,8 @@ export type QuoteInput = Readonly<{
   query: QuoteQuery;
   sellToken: SupportedToken;
   buyToken: SupportedToken;
+  /** The tokens' transfer taxes, when the caller already admitted them (admitTaxedTokens); read here otherwise. */
+  taxes?: QuoteTaxes;
 }>;
 
 /** State shared by all quotes of one app. */
@@ -75,7 +77,16 @@ export type QuoteEngine = Readonly<{
   holders: Map<Address, Promise<Address>>;
   /** Quotes expire this long after the block they were priced at. */
   ttlSeconds: number;
+  /** The node's tip and the L1 data price, read once per block. */
+  fees: NetworkFeeModel;
 }>;
+
+/**
+ * `firm`: GET /quote, which reserves the taker's Permit2 nonce (and the handler records the quote).
+ * `indicative`: GET /price, the same route, amounts, fees and gas, priced with the nonce a firm quote
+ * would take now, reserving none.
+ */
+export type QuoteKind = "firm" | "indicative";
 
 export type QuoteSettlement = "permit2" | "allowance";
 
@@ -94,7 +105,7 @@ export type Quote = Readonly<{
   hops: readonly RouteHop[];
   /** The route's paths: one, or 2-3 legs of a split, each with its share of the sell amount. */
   legs: readonly SplitLeg[];
-  platformFee: { token: Address; amount: bigint; bps: number; recipient: Address };
+  platformFee: { token: Address; symbol: string; decimals: number; amount: bigint; bps: number; recipient: Address };
   settlement: QuoteSettlement;
   expiresAt: Date;
   /** The router the order executes on: feature 2's (tx.to, or the holder's operator), or feature 3's when gasless. */
@@ -110,43 +121,25 @@ export type Quote = Readonly<{
   integratorSlug: string;
   order: SwapOrder;
   tx: { to: Address; data: Hex; value: bigint; estimatedGas: number; signatureOffset: number | undefined };
-  /** The Permit2 typed data the taker signs (permit settlement only); the response adds EIP712Domain to its types. */
+  /** The Permit2 typed data the taker signs (firm permit quotes only); the response adds EIP712Domain to its types. */
   permit2: ReturnType<typeof buildSwapPermitTypedData> | ReturnType<typeof buildGaslessPermitTypedData> | undefined;
-  /** Permit settlement: the Permit2 nonce the taker signs. */
+  /** Permit settlement: the Permit2 nonce the taker signs (indicative: the one it would sign, not reserved). */
   permit2Nonce: bigint | undefined;
+  /** What the transaction is expected to cost in ETH: its gas at the block's base fee plus the tip, plus any L1 data cost. */
+  networkFee: { gas: number; gasPrice: bigint; l1FeeWei: bigint; amount: bigint };
+  /** The sell and buy tokens' transfer taxes (`token_metadata`); a buy tax is already out of buyAmount. */
+  taxes: QuoteTaxes;
+  /** Gasless only: how the taker signs (a contract taker signs through ERC-1271). */
+  signatureKind: SignatureKind | undefined;
+  /** Gasless only: the sell token's EIP-2612 permit to Permit2, offered when the allowance falls short. */
+  tokenPermit: TokenPermitOffer | undefined;
   issues: {
     allowance: { spender: Address; actual: bigint } | null;
     balance: { token: Address; actual: bigint; expected: bigint } | null;
+    /** Some known pool could not be read at the quoted block: the route was searched without it. */
+    simulationIncomplete: boolean;
   };
 }>;
-
-async function readFeature(client: PublicClient, registry: Address, feature: FeatureId, blockNumber: bigint): Promise<FeatureState> {
-  const { data } = await client.call({ to: registry, data: encodeRegistryRead("getFeature", feature), blockNumber });
-  return decodeFeatureState(data ?? "0x");
-}
-
-const featureNames: Record<string, string> = { [String(Feature.TakerSubmittedSwap)]: "taker-submitted swaps", [String(Feature.GaslessSwap)]: "gasless swaps" };
-
-/** The feature's router, read from the registry at this block; a paused or empty feature is a 503. */
-async function activeRouter(engine: QuoteEngine, chain: ChainContext, feature: FeatureId, blockHash: Hex, blockNumber: bigint): Promise<Address> {
-  const state = await engine.blockCache.get(blockHash, `feature:${feature}`, () => readFeature(chain.client, chain.manifest.contracts.routerRegistry, feature, blockNumber));
-  const name = `${featureNames[String(feature)] ?? "swaps"} (registry feature ${feature})`;
-  if (state.paused) throw new ApiError(503, "feature_paused", `${name} are paused; retry later`);
-  if (state.current === "0x0000000000000000000000000000000000000000") {
-    throw new ApiError(503, "feature_unavailable", `no router is active for ${name}`);
-  }
-  return state.current;
-}
-
-function allowanceHolderOf(engine: QuoteEngine, client: PublicClient, router: Address): Promise<Address> {
-  let holder = engine.holders.get(router);
-  if (holder === undefined) {
-    holder = client.readContract({ address: router, abi: takerSwapRouterAbi, functionName: "allowanceHolder" }).then((address) => getAddress(address));
-    holder.catch(() => engine.holders.delete(router));
-    engine.holders.set(router, holder);
-  }
-  return holder;
-}
 
 /** State reads at the quoted block; a block's state never changes, so they are cached with it. */
 function blockReads(engine: QuoteEngine, client: PublicClient, blockHash: Hex, blockNumber: bigint) {
@@ -170,83 +163,11 @@ function blockReads(engine: QuoteEngine, client: PublicClient, blockHash: Hex, b
 }
 
 /**
- * The taker's Permit2 nonce: the lowest free one in the dense first words, or, for a taker who used
- * them all, one in a random word far above them (its first use costs a fresh storage slot).
- */
-async function allocateNonce(
-  engine: QuoteEngine,
-  reads: ReturnType<typeof blockReads>,
-  chain: ChainContext,
-  taker: Address,
-  nowMs: number,
-  expiresMs: number,
-): Promise<{ nonce: bigint; freshWord: boolean }> {
-  const permit2 = chain.manifest.contracts.permit2;
-  const shared = engine.sharedNonces;
-  const allocateIn = async (word: bigint) => {
-    const bitmap = await reads.nonceBitmap(permit2, taker, word);
-    // With other instances, a nonce is ours only once the shared table agrees. One that another holds
-    // stays reserved here until our quote's expiry (the allocator just reserved it), so the next try
-    // picks another bit; a word where several tries fail is given up for the next.
-    for (let attempt = 0; attempt < SHARED_NONCE_TRIES; attempt++) {
-      const allocated = engine.nonces.allocate(chain.chainId, taker, word, bitmap, nowMs, expiresMs);
-      if (allocated === undefined || shared === undefined) return allocated;
-      const claimed = await shared.claim(chain.chainId, taker, allocated.nonce, expiresMs, nowMs).catch((cause: unknown) => {
-        // The database, not the chain, failed: say so (the handler calls any other failure a chain
-        // read's), and log what it said for the operator. An outage is the API-wide 503.
-        const classified = classifyDatabaseError(cause);
-        if (classified !== cause) throw classified;
-        throw new ApiError(503, "quote_unavailable", "Permit2 nonce reservations could not be made right now (the API's database did not answer); retry shortly", { cause });
-      });
-      if (claimed) return allocated;
-    }
-    return undefined;
-  };
-  for (let word = 0n; word < DENSE_NONCE_WORDS; word++) {
-    const allocated = await allocateIn(word);
-    if (allocated !== undefined) return allocated;
-  }
-  for (;;) {
-    const allocated = await allocateIn(DENSE_NONCE_WORDS + BigInt(`0x${randomBytes(8).toString("hex")}`));
-    if (allocated !== undefined) return allocated;
-  }
-}
-
-/** The route's actions and its gross output (before the platform fee). */
-function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint) {
-  const { sellToken, buyToken, query } = input;
-  const sellsNative = sellToken.address === NATIVE;
-  const buysNative = buyToken.address === NATIVE;
-  const tokenIn = sellsNative ? weth : sellToken.address;
-  const tokenOut = buysNative ? weth : buyToken.address;
-  let legs: readonly SplitLeg[] = [];
-  let grossOut = query.sellAmount;
-  const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0 };
-  if (tokenIn !== tokenOut) {
-    const route = searchRoute(market, tokenIn, tokenOut, query.sellAmount, query.maxHops, stats);
-    if (route === undefined) {
-      throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
-    }
-    const execution = bestExecution(market, tokenIn, tokenOut, query.sellAmount, route, gasPriceWei, weth, query.maxHops);
-    legs = execution.legs;
-    grossOut = execution.amountOut;
-  }
-  // encodeRouteActions validates and packs the addresses; checksumming them here would be wasted.
-  const swapsOf = (hops: readonly RouteHop[]) => hops.map((hop) => ({ pair: hop.pool.address, tokenOut: hop.tokenOut, feeBps: hop.pool.feeBps }));
-  const actions: RouteAction[] = [];
-  if (sellsNative) actions.push({ type: "wrap" });
-  if (legs.length > 1) actions.push({ type: "split", legs: legs.map((leg) => ({ shareBps: leg.shareBps, hops: swapsOf(leg.hops) })) });
-  else for (const hop of swapsOf(legs[0]?.hops ?? [])) actions.push({ type: "swapV2", ...hop });
-  if (buysNative) actions.push({ type: "unwrap" });
-  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, actions, sellsNative, buysNative, stats };
-}
-
-/**
  * Prices the request at the latest block and builds everything the taker needs: the order, the
  * transaction (with a signature placeholder for permit settlement), the Permit2 typed data and the
  * allowance and balance issues. Reads happen at one block, batched into one JSON-RPC request.
  */
-export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promise<Quote> {
+export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: QuoteKind = "firm"): Promise<Quote> {
   const { chain, principal, query, sellToken, buyToken } = input;
   const { client, manifest } = chain;
   const weth = manifest.contracts.weth.toLowerCase() as Address;
@@ -256,11 +177,15 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     throw new ApiError(503, "gasless_unavailable", "gasless quotes (permit2_owner) are not offered by this deployment: it has no relayer configured");
   }
   if (query.gasless && gasless !== undefined) admitFeeToken(gasless, manifest, sellToken);
+  const taxes = input.taxes ?? (await admitTaxedTokens(chain, query, sellToken, buyToken));
 
   // The quote is priced at the pool snapshot of the latest head, and every other read is at that same
   // block. Its hash keys the cache (a reorg, or a devnet snapshot revert, reuses numbers),
   // and its timestamp starts the deadline: chain time, not server time, is what the router checks.
-  const pools = await engine.pools.at(client, await engine.heads.fresh(), chain.tokens.pools());
+  // A firm quote reads the head now (a client that waited for its receipt must see it); a price may
+  // reuse one read within PRICE_HEAD_MAX_AGE_MS, which spares a polling UI's price the round trip.
+  const head = kind === "firm" ? await engine.heads.fresh() : await engine.heads.recent(PRICE_HEAD_MAX_AGE_MS);
+  const [pools, fees] = await Promise.all([engine.pools.at(client, head, chain.tokens.pools()), engine.fees.at(head)]);
   const block = pools.block;
   const blockNumber = block.number;
   const reads = blockReads(engine, client, block.hash, blockNumber);
@@ -270,8 +195,9 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     sellsNative || query.settlement === "allowance" ? Promise.resolve(false) : reads.hasCode(query.taker),
   ]);
   const settlement = chooseSettlement(query, sellsNative, takerIsContract);
-  const tip = query.gasless && gasless !== undefined ? gasless.priorityFeeWei : ASSUMED_PRIORITY_FEE_WEI;
-  const plan = planRoute(input, pools, weth, block.baseFeePerGas + tip);
+  // The node's tip, never above the configured one: the relayer's for gasless quotes, else the assumed tip.
+  const tip = cappedPriorityFee(fees, query.gasless && gasless !== undefined ? gasless.priorityFeeWei : ASSUMED_PRIORITY_FEE_WEI);
+  const plan = await planAvoidingTaxed(input, pools, weth, block.baseFeePerGas + tip);
   // Read in every mode (it is cached per router): a permit or native quote paying the holder would
   // strand the output just as an allowance quote would.
   // The gasless router has no holder of its own; the deployment's holder is refused all the same.
@@ -287,7 +213,8 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   }
 
   const feeAmount = (plan.grossOut * BigInt(query.feeBps)) / BPS;
-  const buyAmount = plan.grossOut - feeAmount;
+  // A taxed buy token reaches the recipient less its buy tax (admitTaxedTokens refused a fee with one).
+  const buyAmount = afterBuyTax(plan.grossOut, taxes.buy) - feeAmount;
   if (buyAmount <= 0n) {
     throw new ApiError(400, "no_route", `sell_amount ${query.sellAmount} is too small to buy any ${buyToken.symbol}`);
   }
@@ -299,7 +226,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   const start = block.nextTimestamp;
   const nowMs = Number(start) * 1000;
   const deadline = start + BigInt(engine.ttlSeconds);
-  const quoteIdBytes32: Hex = `0x${"00".repeat(16)}${randomBytes(16).toString("hex")}`;
+  const quoteIdBytes32 = randomQuoteId();
   const order: SwapOrder = {
     sellToken: sellsNative ? NATIVE_TOKEN : checksummed(sellToken.address),
     sellAmount: query.sellAmount,
@@ -341,26 +268,52 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
   let permit2: Quote["permit2"];
   let permit2Nonce: bigint | undefined;
   let relayerFee: RelayerFeeQuote | undefined;
+  let tokenPermit: TokenPermitOffer | undefined;
   let estimatedGas: number;
   if (settlement === "permit2") {
-    const allocated = await allocateNonce(engine, reads, chain, query.taker, nowMs, Number(deadline) * 1000);
+    const allocated = await allocateNonce(engine, reads, chain, query.taker, nowMs, Number(deadline) * 1000, kind);
     permit2Nonce = allocated.nonce;
     if (query.gasless && gasless !== undefined) {
       // The fee is part of the calldata it pays for: price it on a draft whose fee has no zero byte (the
       // most calldata gas a fee can add), on the gas limit the relayer will sign for it: the model's
       // headroom plus the worst case of every native payout, whatever the recipients do on chain.
       const draft = encodeSwapGasless(order, query.taker, { relayerFee: maxUint256, relayerFeeRecipient: gasless.feeRecipient }, allocated.nonce);
+      // A smart-wallet taker's signature is checked by its own code; a token permit runs the token's.
+      const signerGas = takerIsContract ? CONTRACT_SIGNATURE_MODEL_GAS : 0;
       const gasLimit = relayGasLimit(estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas)), nativePayoutsOf(order));
-      relayerFee = priceRelayerFee({ config: gasless, gas: Number(gasLimit), baseFeePerGas: block.baseFeePerGas, sellToken: sellToken.address, weth, pools, sellSymbol: sellToken.symbol });
+      const priceOn = (extraGas: number) =>
+        priceRelayerFee({
+          config: gasless,
+          gas: Number(gasLimit + BigInt(extraGas)),
+          baseFeePerGas: block.baseFeePerGas,
+          priorityFeePerGas: tip,
+          l1FeeWei: l1DataFeeWei(fees.l1, draft.data),
+          sellToken: sellToken.address,
+          weth,
+          pools,
+          sellSymbol: sellToken.symbol,
+        });
+      relayerFee = priceOn(signerGas);
+      // Permit2 not approved for the debit: offer the token's EIP-2612 permit, sent with the swap and
+      // priced into the fee. A contract taker cannot sign an EIP-2612 permit (ecrecover only).
+      if (!takerIsContract && allowance !== undefined && allowance < query.sellAmount + relayerFee.amount) {
+        const readable = await readTokenPermitOffer(client, chain.chainId, sellToken.address, query.taker);
+        if (readable !== undefined) {
+          relayerFee = priceOn(signerGas + TOKEN_PERMIT_MODEL_GAS);
+          tokenPermit = { ...readable, value: query.sellAmount + relayerFee.amount, deadline };
+        }
+      }
       const fee = { relayerFee: relayerFee.amount, relayerFeeRecipient: relayerFee.recipient };
       const { data, signatureOffset } = encodeSwapGasless(order, query.taker, fee, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };
-      permit2 = buildGaslessPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce, ...fee });
+      // A price has nothing to sign: its typed data is not built. tx is the plain swapGasless; the
+      // relayed entry point's extra gas is added to the relay's gas limit (relayGasLimitOfCalldata).
+      if (kind === "firm") permit2 = buildGaslessPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce, ...fee });
       estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, relayerFee.amount > 0n));
     } else {
       const { data, signatureOffset } = encodeSwapWithPermit(order, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };
-      permit2 = buildSwapPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
+      if (kind === "firm") permit2 = buildSwapPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
       estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, false));
     }
   } else if (sellsNative) {
@@ -371,6 +324,8 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     estimatedGas = estimateGas(unsigned.data, undefined, gasFactors(false, false));
   }
   const tx: Quote["tx"] = { ...unsigned, estimatedGas };
+  const gasPrice = block.baseFeePerGas + tip;
+  const l1FeeWei = l1DataFeeWei(fees.l1, tx.data);
   // The taker's debit: the sell amount, plus the relayer's fee on top for a gasless quote.
   const debit = query.sellAmount + (relayerFee?.amount ?? 0n);
 
@@ -386,7 +341,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     minBuyAmount,
     hops: plan.hops,
     legs: plan.legs,
-    platformFee: { token: buyToken.address, amount: feeAmount, bps: query.feeBps, recipient: principal.integratorFeeRecipient },
+    platformFee: { token: buyToken.address, symbol: buyToken.symbol, decimals: buyToken.decimals, amount: feeAmount, bps: query.feeBps, recipient: principal.integratorFeeRecipient },
     settlement,
     expiresAt: new Date(Number(deadline) * 1000),
     router,
@@ -399,25 +354,41 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput): Promis
     tx,
     permit2,
     permit2Nonce,
+    networkFee: { gas: estimatedGas, gasPrice, l1FeeWei, amount: BigInt(estimatedGas) * gasPrice + l1FeeWei },
+    taxes,
+    signatureKind: query.gasless ? (takerIsContract ? "eip1271" : "eoa") : undefined,
+    tokenPermit,
     issues: {
       allowance: spender !== undefined && allowance !== undefined && allowance < debit ? { spender, actual: allowance } : null,
       balance: sellBalance < debit ? { token: sellToken.address, actual: sellBalance, expected: debit } : null,
+      simulationIncomplete: engine.pools.unreadableCount > 0,
     },
   };
 }
 
 /**
+ * The server's bytes32 quote id: 16 random bytes, none zero (a zero byte is made 1, about 0.1 bit of
+ * the 128 lost), so the calldata's gas does not vary with the draw: a price and the quote after it at
+ * the same block estimate exactly the same gas.
+ */
+function randomQuoteId(): Hex {
+  const bytes = randomBytes(16);
+  for (let index = 0; index < bytes.length; index++) if (bytes[index] === 0) bytes[index] = 1;
+  return `0x${"00".repeat(16)}${bytes.toString("hex")}`;
+}
+
+/**
  * `auto` settles ERC20 sells by Permit2 signature when the taker is a plain wallet, and by allowance
  * for native sells and for contract takers (a smart wallet cannot produce the 65-byte signature).
- * An explicit `permit2`, and every gasless quote, fails instead of falling back.
+ * An explicit `permit2` fails instead of falling back; a gasless quote for a contract taker settles
+ * by Permit2 with the wallet's ERC-1271 signature (GaslessTokenPermit.swapGaslessFromContract).
  */
 function chooseSettlement(query: QuoteQuery, sellsNative: boolean, takerIsContract: boolean): QuoteSettlement {
   if (sellsNative) return "allowance";
   if (query.settlement === "allowance") return "allowance";
   if (!takerIsContract) return "permit2";
-  if (query.gasless) {
-    throw new ApiError(400, "invalid_request", `permit2_owner ${query.taker} is a contract: gasless quotes need a 65-byte wallet signature; use settlement=allowance`);
-  }
+  // A smart-wallet taker signs the gasless order through ERC-1271, which Permit2 checks on chain.
+  if (query.gasless) return "permit2";
   if (query.settlement === "permit2") {
     throw new ApiError(400, "invalid_request", `settlement permit2 needs a 65-byte wallet signature, but taker ${query.taker} is a contract; use settlement=allowance or auto`);
   }

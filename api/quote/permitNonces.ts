@@ -33,26 +33,38 @@ export class PermitNonceAllocator {
   allocate(chainId: number, taker: Address, word: bigint, bitmap: bigint, now: number, expiresAt: number): { nonce: bigint; freshWord: boolean } | undefined {
     if (this.#reserved.size > SWEEP_THRESHOLD) this.#sweep(now);
     const key = `${chainId}:${taker.toLowerCase()}`;
+    const bit = this.#choose(key, word, bitmap, now);
+    if (bit === undefined) return undefined;
     let words = this.#reserved.get(key);
-    const until = words?.get(word);
+    if (words === undefined) this.#reserved.set(key, (words = new Map()));
+    let reservations = words.get(word);
+    if (reservations === undefined) words.set(word, (reservations = new Float64Array(BITS)));
+    reservations[bit] = expiresAt;
+    return { nonce: (word << 8n) | BigInt(bit), freshWord: bitmap === 0n };
+  }
+
+  /**
+   * The nonce `allocate` would give now, reserving nothing: what an indicative price (GET /price)
+   * prices its calldata and gas with, so it matches the firm quote without holding a bit.
+   */
+  peek(chainId: number, taker: Address, word: bigint, bitmap: bigint, now: number): { nonce: bigint; freshWord: boolean } | undefined {
+    const bit = this.#choose(`${chainId}:${taker.toLowerCase()}`, word, bitmap, now);
+    return bit === undefined ? undefined : { nonce: (word << 8n) | BigInt(bit), freshWord: bitmap === 0n };
+  }
+
+  /** The bit to hand out in `word`: the lowest free one, else (unless onlyFree) the held one that expires first. */
+  #choose(key: string, word: bigint, bitmap: bigint, now: number): number | undefined {
+    const until = this.#reserved.get(key)?.get(word);
     const used = usedBits(bitmap);
     let fallback = -1;
     for (let bit = 0; bit < BITS; bit++) {
       if ((used[bit >>> 5]! >>> (bit & 31)) & 1) continue;
       const held = until === undefined ? 0 : until[bit]!;
-      if (held <= now) {
-        fallback = bit;
-        break;
-      }
+      if (held <= now) return bit;
       if (this.options.onlyFree) continue;
       if (fallback === -1 || held < until![fallback]!) fallback = bit;
     }
-    if (fallback === -1) return undefined;
-    if (words === undefined) this.#reserved.set(key, (words = new Map()));
-    let reservations = until;
-    if (reservations === undefined) words.set(word, (reservations = new Float64Array(BITS)));
-    reservations[fallback] = expiresAt;
-    return { nonce: (word << 8n) | BigInt(fallback), freshWord: bitmap === 0n };
+    return fallback === -1 ? undefined : fallback;
   }
 
   #sweep(now: number): void {

@@ -55,6 +55,11 @@ export class PoolStateTracker {
     this.#options = options;
   }
 
+  /** Known pools whose reserves could not be read at the last update: routing searched without them. */
+  get unreadableCount(): number {
+    return this.#unreadable.size;
+  }
+
   /** The pools at exactly `head`. Updates run one at a time; concurrent quotes at one head share one. */
   at(client: PublicClient, head: BlockHead, list: readonly ManifestPool[]): Promise<PoolSnapshot> {
     const current = this.#fresh(head, list);

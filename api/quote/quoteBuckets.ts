@@ -4,19 +4,30 @@ import { ApiError } from "../apiError";
 import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import { memoryRateLimiters, type RateLimiter, type RateLimiterFactory } from "../rateLimits/rateLimiterFactory";
 
-/** The two /quote buckets of the spec, the swap bucket of POST /gasless/submit, and the bucket of GET /gasless/status. */
-export type QuoteBucket = "quote_probe" | "quote:read" | "swap:create" | "gasless:status";
+/**
+ * The two /quote buckets of the spec, the bucket of GET /price, the swap bucket of POST /gasless/submit,
+ * the bucket of GET /gasless/status, and that of POST /gasless/cancel (the same allowance as status
+ * reads, its own count).
+ */
+export type QuoteBucket = "quote_probe" | "quote:read" | "price:read" | "swap:create" | "gasless:status" | "gasless:cancel";
 
 /** A key's GET /gasless/status reads per minute (its `status_rate_limit_per_minute`): `multiplier` × its swap limit. */
 export function statusRateLimitPerMinute(swapRateLimitPerMinute: number, multiplier: number): number {
   return swapRateLimitPerMinute * multiplier;
 }
 
+/** A key's GET /price requests per minute (its `price_rate_limit_per_minute`): `multiplier` × its quote limit. */
+export function priceRateLimitPerMinute(quoteRateLimitPerMinute: number, multiplier: number): number {
+  return quoteRateLimitPerMinute * multiplier;
+}
+
 const HEADERS: Record<QuoteBucket, string> = {
   quote_probe: "X-RateLimit-Quote-Probe-Remaining",
   "quote:read": "X-RateLimit-Quote-Read-Remaining",
+  "price:read": "X-RateLimit-Price-Read-Remaining",
   "swap:create": "X-RateLimit-Swap-Remaining",
   "gasless:status": "X-RateLimit-Status-Remaining",
+  "gasless:cancel": "X-RateLimit-Cancel-Remaining",
 };
 
 const WINDOW_SECONDS = 60;
@@ -26,7 +37,8 @@ const WINDOW_SECONDS = 60;
  * unsupported-token demand; allowance = multiplier × the key's quote limit) and `quote:read` (routing
  * and building; the key's quote_rate_limit_per_minute); and `swap:create` for gasless submissions
  * (the key's swap_rate_limit_per_minute), and `gasless:status` for status reads (`statusMultiplier` ×
- * the swap limit, each read costs the relayer a database read). Keys with different limits get different
+ * the swap limit, each read costs the relayer a database read), and `price:read` for GET /price
+ * (`priceMultiplier` × the quote limit: a price reserves and records nothing). Keys with different limits get different
  * limiters, since a limiter has one allowance. In memory per API process, or shared by every
  * instance on PostgreSQL (the factory decides).
  *
@@ -43,6 +55,8 @@ export class QuoteBuckets {
     private readonly onRejected: (bucket: string) => void = () => undefined,
     /** `gasless:status` allows this many times the key's swap limit (`STATUS_RATE_LIMIT_MULTIPLIER`). */
     private readonly statusMultiplier: number = 10,
+    /** `price:read` allows this many times the key's quote limit (`PRICE_RATE_LIMIT_MULTIPLIER`). */
+    private readonly priceMultiplier: number = 5,
   ) {}
 
   #limiter(bucket: QuoteBucket, points: number): RateLimiter {
@@ -57,7 +71,8 @@ export class QuoteBuckets {
 
   allowance(bucket: QuoteBucket, principal: ApiKeyPrincipal): number {
     if (bucket === "swap:create") return principal.swapRateLimitPerMinute;
-    if (bucket === "gasless:status") return statusRateLimitPerMinute(principal.swapRateLimitPerMinute, this.statusMultiplier);
+    if (bucket === "gasless:status" || bucket === "gasless:cancel") return statusRateLimitPerMinute(principal.swapRateLimitPerMinute, this.statusMultiplier);
+    if (bucket === "price:read") return priceRateLimitPerMinute(principal.quoteRateLimitPerMinute, this.priceMultiplier);
     return bucket === "quote_probe" ? principal.quoteRateLimitPerMinute * this.probeMultiplier : principal.quoteRateLimitPerMinute;
   }
 

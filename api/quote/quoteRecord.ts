@@ -35,6 +35,8 @@ export function quoteRecordOf(quote: Quote, principal: ApiKeyPrincipal, createdA
             signatureOffset: quote.tx.signatureOffset,
             estimatedGas: quote.tx.estimatedGas,
             feeWei: quote.relayerFee.costWei,
+            ...(quote.signatureKind === "eip1271" ? { signatureKind: "eip1271" as const } : {}),
+            ...(quote.tokenPermit === undefined ? {} : { tokenPermit: quote.tokenPermit }),
           },
         }),
   };

@@ -1,6 +1,9 @@
-import { gaslessPermitTypes, swapPermitTypes, withDomainType } from "../../sdk";
+import { formatEther, formatUnits } from "viem";
+import { gaslessPermitTypes, NATIVE_TOKEN, swapPermitTypes, withDomainType } from "../../sdk";
 import type { Quote } from "./buildQuote";
+import { approvalJson } from "./tokenPermitOffer";
 import type { RouteHop } from "./routeSearch";
+import type { TransferTax } from "../tokens/transferTax";
 
 /** The same for every quote: built once. EIP712Domain is included, as the spec's clients expect. */
 const PERMIT2_TYPES = withDomainType(swapPermitTypes);
@@ -36,6 +39,11 @@ function permit2Json(permit2: NonNullable<Quote["permit2"]>) {
   };
 }
 
+/** A token's transfer taxes as `token_metadata` shows them (bps of the amount sent). */
+function taxJson(tax: TransferTax) {
+  return { buy_tax_bps: tax.buyTaxBps, sell_tax_bps: tax.sellTaxBps, transfer_tax_bps: tax.transferTaxBps };
+}
+
 function hopJson(hop: RouteHop) {
   return {
     pool: hop.pool.address,
@@ -47,11 +55,50 @@ function hopJson(hop: RouteHop) {
   };
 }
 
-/** The GET /quote response body (see README, "GET /quote"). */
-export function quoteResponse(quote: Quote) {
-  const { tx } = quote;
+/** The live service's `platform_fee.fees[]`: one entry per fee taken, ours only from the buy token (the destination side). */
+function platformFeeJson(fee: Quote["platformFee"]) {
   return {
-    quote_id: quote.quoteId,
+    token: fee.token,
+    amount: fee.amount.toString(),
+    bps: fee.bps,
+    recipient: fee.recipient,
+    total_bps: fee.bps,
+    fees:
+      fee.bps === 0
+        ? []
+        : [
+            {
+              side: "destination",
+              token: fee.token,
+              symbol: fee.symbol,
+              decimals: fee.decimals,
+              bps: fee.bps,
+              amount: fee.amount.toString(),
+              amount_decimal: formatUnits(fee.amount, fee.decimals),
+              recipient: fee.recipient,
+            },
+          ],
+  };
+}
+
+/** The transaction's expected cost in ETH (see README, "network_fee"). */
+function networkFeeJson(fee: Quote["networkFee"]) {
+  return {
+    token: NATIVE_TOKEN,
+    symbol: "ETH",
+    decimals: 18,
+    gas: String(fee.gas),
+    gas_price: fee.gasPrice.toString(),
+    gas_price_gwei: formatUnits(fee.gasPrice, 9),
+    l1_fee: fee.l1FeeWei.toString(),
+    amount: fee.amount.toString(),
+    amount_eth: formatEther(fee.amount),
+  };
+}
+
+/** The GET /price response body: everything of a quote but what only a firm quote has (quote_id, tx, permit2). */
+export function priceResponse(quote: Quote) {
+  return {
     chain_id: quote.chainId,
     block_number: quote.blockNumber.toString(),
     sell_token: quote.sellToken,
@@ -59,6 +106,7 @@ export function quoteResponse(quote: Quote) {
     sell_amount: quote.sellAmount.toString(),
     buy_amount: quote.buyAmount.toString(),
     min_buy_amount: quote.minBuyAmount.toString(),
+    token_metadata: { sell_token: taxJson(quote.taxes.sell), buy_token: taxJson(quote.taxes.buy) },
     route: {
       hops: quote.hops.map(hopJson),
       legs: quote.legs.map((leg) => ({
@@ -68,13 +116,9 @@ export function quoteResponse(quote: Quote) {
         hops: leg.hops.map(hopJson),
       })),
     },
-    platform_fee: {
-      token: quote.platformFee.token,
-      amount: quote.platformFee.amount.toString(),
-      bps: quote.platformFee.bps,
-      recipient: quote.platformFee.recipient,
-    },
+    platform_fee: platformFeeJson(quote.platformFee),
     integrator_fee: { bps: quote.platformFee.bps, recipient: quote.platformFee.recipient, id: quote.integratorSlug },
+    network_fee: networkFeeJson(quote.networkFee),
     taker: quote.taker,
     slippage_bps: quote.slippageBps,
     route_stats: {
@@ -95,6 +139,25 @@ export function quoteResponse(quote: Quote) {
             gas_price: quote.relayerFee.gasPrice.toString(),
           },
     expires_at: quote.expiresAt.toISOString(),
+    issues: {
+      allowance: quote.issues.allowance === null ? null : { spender: quote.issues.allowance.spender, actual: quote.issues.allowance.actual.toString() },
+      balance:
+        quote.issues.balance === null
+          ? null
+          : { token: quote.issues.balance.token, actual: quote.issues.balance.actual.toString(), expected: quote.issues.balance.expected.toString() },
+      simulationIncomplete: quote.issues.simulationIncomplete,
+      // We take no list of sources to exclude, so none can be invalid (the live service: "reserved").
+      invalidSourcesPassed: [] as string[],
+    },
+  };
+}
+
+/** The GET /quote response body (see README, "GET /quote"): the price plus the quote's id, its tx and its Permit2 data. */
+export function quoteResponse(quote: Quote) {
+  const { tx } = quote;
+  return {
+    quote_id: quote.quoteId,
+    ...priceResponse(quote),
     tx: {
       to: tx.to,
       data: tx.data,
@@ -102,13 +165,12 @@ export function quoteResponse(quote: Quote) {
       estimated_gas: tx.estimatedGas,
       ...(tx.signatureOffset === undefined ? {} : { signature_offset: tx.signatureOffset }),
     },
-    ...(quote.permit2 === undefined ? {} : { permit2: permit2Json(quote.permit2) }),
-    issues: {
-      allowance: quote.issues.allowance === null ? null : { spender: quote.issues.allowance.spender, actual: quote.issues.allowance.actual.toString() },
-      balance:
-        quote.issues.balance === null
-          ? null
-          : { token: quote.issues.balance.token, actual: quote.issues.balance.actual.toString(), expected: quote.issues.balance.expected.toString() },
-    },
+    ...(quote.permit2 === undefined
+      ? {}
+      : { permit2: { ...permit2Json(quote.permit2), ...(quote.signatureKind === undefined ? {} : { signature_kind: quote.signatureKind }) } }),
+    // Gasless quotes: the token permit that approves Permit2 in the relayed transaction, or null.
+    ...(quote.signatureKind === undefined || quote.permit2 === undefined
+      ? {}
+      : { approval: quote.tokenPermit === undefined ? null : approvalJson(quote.tokenPermit, quote.taker, quote.permit2.domain.verifyingContract) }),
   };
 }

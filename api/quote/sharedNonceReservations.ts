@@ -37,11 +37,13 @@ export async function openPostgresNonceReservations(url: string): Promise<Shared
     async claim(chainId, taker, nonce, untilMs, nowMs) {
       // The sweep runs beside the claim, not before it: no quote waits for it, and a failed one is retried later.
       if (++claims % SWEEP_EVERY === 0) void pool.query(`DELETE FROM ${TABLE} WHERE until_ms <= $1`, [nowMs]).catch(() => undefined);
-      const { rowCount } = await pool.query(
-        `INSERT INTO ${TABLE} (chain_id, taker, nonce, until_ms) VALUES ($1, $2, $3, $4)
+      // A prepared statement: parsed and planned once per connection, not once per quote.
+      const { rowCount } = await pool.query({
+        name: "permit-nonce-claim",
+        text: `INSERT INTO ${TABLE} (chain_id, taker, nonce, until_ms) VALUES ($1, $2, $3, $4)
          ON CONFLICT (chain_id, taker, nonce) DO UPDATE SET until_ms = EXCLUDED.until_ms WHERE ${TABLE}.until_ms <= $5`,
-        [chainId, taker.toLowerCase(), nonce.toString(), untilMs, nowMs],
-      );
+        values: [chainId, taker.toLowerCase(), nonce.toString(), untilMs, nowMs],
+      });
       return rowCount === 1;
     },
     close: () => pool.end(),

@@ -8,16 +8,17 @@ import type { ChainContext } from "../chains/chainContext";
 import { requestedChain } from "../chains/chainRegistry";
 import { apiKeyAuth, principalOf, requireScope, type ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import { BlockCache } from "../quote/blockCache";
-import { ChainHead } from "../../sdk";
+import { ChainHead, NetworkFeeModel } from "../../sdk";
 import { GaslessStandingCheck } from "../gasless/gaslessStanding";
 import { RelayerClient } from "../gasless/relayerClient";
-import { buildQuote, type Quote, type QuoteEngine } from "../quote/buildQuote";
+import { buildQuote, type Quote, type QuoteEngine, type QuoteKind } from "../quote/buildQuote";
 import { PermitNonceAllocator } from "../quote/permitNonces";
 import { PoolStateTracker } from "../quote/poolState";
 import { QuoteBuckets } from "../quote/quoteBuckets";
 import { parseQuoteQuery, quoteQueryFor, type QuoteRequest } from "../quote/quoteQuery";
 import { quoteRecordOf } from "../quote/quoteRecord";
-import { quoteResponse } from "../quote/quoteResponse";
+import { priceResponse, quoteResponse } from "../quote/quoteResponse";
+import { admitTaxedTokens } from "../quote/taxedTokenAdmission";
 import type { SupportedToken } from "../tokens/supportedTokens";
 import { isHexAddress } from "../services/checksummedAddress";
 import type { Route } from "./route";
@@ -82,13 +83,21 @@ function checkRequest(query: Omit<QuoteRequest, "sellAmount">, principal: ApiKey
   }
 }
 
-function quoteHandler(deps: ApiDependencies): RequestHandler {
-  const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }));
+/** What /quote and /price share per app: the probe and quote buckets, the engines (so a price sees the quotes' nonce reservations). */
+type Quoting = Readonly<{ buckets: QuoteBuckets; engineFor: (chain: ChainContext) => QuoteEngine; standing: GaslessStandingCheck | undefined }>;
+
+const quotings = new WeakMap<ApiDependencies, Quoting>();
+
+function quotingOf(deps: ApiDependencies): Quoting {
+  const known = quotings.get(deps);
+  if (known !== undefined) return known;
+  const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }), undefined, deps.config.priceRateLimitMultiplier);
   // With reservations shared between instances, a held bit would only be refused by the others' table.
   const nonces = new PermitNonceAllocator({ onlyFree: deps.nonceReservations !== undefined });
   // Block caches and router→holder lookups are per chain; nonce reservations are keyed by chain already.
   const engines = new Map<number, QuoteEngine>();
   const standing = deps.config.gasless === undefined ? undefined : new GaslessStandingCheck(new RelayerClient(deps.config.gasless), deps.config.gasless.standingCacheMs);
+  let missingL1OracleTold = false;
   const engineFor = (chain: ChainContext): QuoteEngine => {
     let engine = engines.get(chain.chainId);
     if (engine === undefined) {
@@ -104,11 +113,28 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
         sharedNonces: deps.nonceReservations,
         holders: new Map(),
         ttlSeconds: deps.config.quoteTtlSeconds,
+        fees: new NetworkFeeModel(chain.client, deps.config.l1FeeModel, () => {
+          if (missingL1OracleTold) return;
+          missingL1OracleTold = true;
+          deps.logger.warn({ chainId: chain.chainId }, "L1_FEE_MODEL=arbitrum but the chain has no ArbGasInfo precompile: the L1 data cost is counted as zero");
+        }),
       };
       engines.set(chain.chainId, engine);
     }
     return engine;
   };
+  const quoting = { buckets, engineFor, standing };
+  quotings.set(deps, quoting);
+  return quoting;
+}
+
+/**
+ * GET /quote (`firm`) and GET /price (`indicative`): the same admission, the same probe bucket, then
+ * each its own bucket (quote:read or price:read) and the same building; a firm quote is recorded
+ * and answered in full, a price is neither recorded nor given a tx or permit2.
+ */
+function quotingHandler(deps: ApiDependencies, kind: QuoteKind): RequestHandler {
+  const { buckets, engineFor, standing } = quotingOf(deps);
   return async (req, res) => {
     const principal = principalOf(res);
     await buckets.consume("quote_probe", principal, res);
@@ -118,17 +144,23 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
     const { sellToken, buyToken } = admit(chain, request, principal.integratorId, deps.clock.now());
     const query = quoteQueryFor(request, sellToken);
     checkRequest(query, principal, sellToken, buyToken, deps.config.maxCombinedFeeBps);
-    await buckets.consume("quote:read", principal, res);
+    // Taxed tokens are refused (400 token_taxed) before the bucket and any routing.
+    const taxes = await admitTaxedTokens(chain, query, sellToken, buyToken);
+    await buckets.consume(kind === "firm" ? "quote:read" : "price:read", principal, res);
     // A taker or integrator whose relayed swaps reverted (gas the operator paid, no fee) is refused first.
     if (query.gasless) await standing?.assertAllowed(query.taker, principal.integratorId);
     let quote: Quote;
     try {
-      quote = await buildQuote(engineFor(chain), { gasless: deps.config.gasless, chain, principal, query, sellToken, buyToken });
+      quote = await buildQuote(engineFor(chain), { gasless: deps.config.gasless, chain, principal, query, sellToken, buyToken, taxes }, kind);
     } catch (error) {
       if (error instanceof ApiError) throw error;
       // Everything else on this path is a chain read that failed: the node, not the request.
       deps.logger.error({ err: error, chainId: chain.chainId }, "quote failed on a chain read");
       throw new ApiError(503, "chain_unavailable", `chain ${chain.chainId} could not be read right now; retry shortly`);
+    }
+    if (kind === "indicative") {
+      res.json(priceResponse(quote));
+      return;
     }
     await deps.store.saveQuote(quoteRecordOf(quote, principal, deps.clock.now()));
     deps.metrics?.quotes.inc({ settlement: quote.settlement, outcome: "served" });
@@ -140,5 +172,12 @@ function quoteHandler(deps: ApiDependencies): RequestHandler {
 export const getQuoteRoute: Route = {
   method: "get",
   path: "/quote",
-  handlers: (deps) => [apiKeyAuth(deps), requireScope("quote:read"), quoteHandler(deps)],
+  handlers: (deps) => [apiKeyAuth(deps), requireScope("quote:read"), quotingHandler(deps, "firm")],
+};
+
+/** GET /price: an indicative quote; auth (quote:read), quote_probe, validation, admission, price:read, then routing. */
+export const getPriceRoute: Route = {
+  method: "get",
+  path: "/price",
+  handlers: (deps) => [apiKeyAuth(deps), requireScope("quote:read"), quotingHandler(deps, "indicative")],
 };

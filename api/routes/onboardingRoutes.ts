@@ -3,11 +3,12 @@ import { postApplication } from "./postApplication";
 import { postMe } from "./postMe";
 import { postNonce } from "./postNonce";
 import { postRevokeApiKey } from "./postRevokeApiKey";
+import { postIntegratorWebhook } from "./postIntegratorWebhook";
 import { perIpRateLimit, perRequestKeyRateLimit } from "../middleware/perIpRateLimit";
 import type { Route } from "./route";
 
 /** The public onboarding endpoints (spec, "Onboarding"); authorised by wallet signatures, not API keys. */
-export const onboardingRoutes: readonly Route[] = [postNonce, postApplication, postApiKey, postMe, postRevokeApiKey].map(limited);
+export const onboardingRoutes: readonly Route[] = [postNonce, postApplication, postApiKey, postMe, postRevokeApiKey, postIntegratorWebhook].map(limited);
 
 /**
  * Every onboarding endpoint is limited per client IP (one bucket per endpoint), and nonce requests

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { apiKeyPayloadHash, OnboardingAction } from "../../sdk";
 import { ApiError } from "../apiError";
 import { defaultApiKeyScopes } from "../apiKeyScopes";
-import { statusRateLimitPerMinute } from "../quote/quoteBuckets";
+import { priceRateLimitPerMinute, statusRateLimitPerMinute } from "../quote/quoteBuckets";
 import { parseRequest } from "../requestValidation";
 import { optionalChainId, payloadHash, positiveId, signedChallengeFields, text, walletAddress } from "../schemas/onboardingFields";
 import { generateApiKey, maskApiKey } from "../services/apiKeySecret";
@@ -84,6 +84,7 @@ export const postApiKey: Route = {
             quote_rate_limit_per_minute: key.quoteRateLimitPerMinute,
             swap_rate_limit_per_minute: key.swapRateLimitPerMinute,
             status_rate_limit_per_minute: statusRateLimitPerMinute(key.swapRateLimitPerMinute, deps.config.statusRateLimitMultiplier),
+            price_rate_limit_per_minute: priceRateLimitPerMinute(key.quoteRateLimitPerMinute, deps.config.priceRateLimitMultiplier),
             // The spec's key response names the profile by slug here, unlike the application response.
             integrator_id: integrator.slug,
             integrator_fee_recipient: integrator.feeRecipient,

@@ -1,11 +1,12 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { Hex } from "viem";
-import type { InternalRelayJson, RelayJson } from "../../sdk";
+import { MAX_CONTRACT_SIGNATURE_BYTES, SIGNATURE_BYTES, type InternalRelayJson, type RelayJson } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { ApiDependencies } from "../apiDependencies";
 import { RelayerClient, type RelayMatch } from "../gasless/relayerClient";
 import { verifySubmission } from "../gasless/verifySubmission";
+import { submitStopwatch } from "../metrics/gaslessSubmitStages";
 import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth";
 import { QuoteBuckets } from "../quote/quoteBuckets";
 import { parseRequest } from "../requestValidation";
@@ -15,13 +16,23 @@ import type { Route } from "./route";
 
 const bodySchema = z.strictObject({
   quote_id: z.uuid("must be the quote_id (a UUID) of a gasless quote"),
+  // 65 bytes for a plain key (checked once the quote says who the taker is); a smart wallet's ERC-1271
+  // signature may have any length up to the router's MAX_CONTRACT_SIGNATURE_BYTES.
   signature: z
     .string()
-    .regex(/^0x[0-9a-fA-F]*$/, "must be 0x-prefixed hex")
+    .regex(/^0x([0-9a-fA-F]{2})+$/, "must be 0x-prefixed hex of whole bytes")
     .superRefine((value, context) => {
-      if (value.length !== 132) context.addIssue({ code: "custom", message: `must be exactly 65 bytes (130 hex characters after 0x); got ${(value.length - 2) / 2} bytes` });
+      if (value.length > 2 + MAX_CONTRACT_SIGNATURE_BYTES * 2) context.addIssue({ code: "custom", message: `must be at most ${MAX_CONTRACT_SIGNATURE_BYTES} bytes; got ${(value.length - 2) / 2} bytes` });
     })
+    .describe("the taker's signature of the quote's permit2 typed data: exactly 65 bytes from a key (permit2.signature_kind eoa); from a smart wallet (eip1271), whatever its isValidSignature accepts, 1 to 2048 bytes")
     .transform((value) => value.toLowerCase() as Hex),
+  /** The taker's signature of the quote's `approval.eip712` (an EIP-2612 permit), sent with the swap. */
+  approval_signature: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{130}$/, "must be 0x-prefixed hex of exactly 65 bytes")
+    .describe("optional: the taker's 65-byte signature of the quote's approval.eip712 (an EIP-2612 permit of the sell token to Permit2); the relayer sends the permit and the swap in one transaction")
+    .transform((value) => value.toLowerCase() as Hex)
+    .optional(),
   idempotency_key: plainText(128).nullable().optional(),
 });
 
@@ -71,6 +82,7 @@ function submitHandler(deps: ApiDependencies) {
   const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }));
   const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);
   return async (req: Request, res: Response) => {
+    const stages = submitStopwatch(deps.metrics?.submitStages);
     const principal = principalOf(res);
     await buckets.consume("swap:create", principal, res);
     const body = parseRequest(bodySchema, req.body);
@@ -85,11 +97,17 @@ function submitHandler(deps: ApiDependencies) {
     const chain = deps.chains.get(quote.chainId);
     if (chain === undefined) throw new ApiError(400, "unsupported_chain", `quote ${body.quote_id} is on chain ${quote.chainId}, which this API no longer serves`);
     const idempotencyKey = body.idempotency_key ?? null;
+    const signatureBytes = (body.signature.length - 2) / 2;
+    if (quote.gasless.signatureKind !== "eip1271" && signatureBytes !== SIGNATURE_BYTES) {
+      throw new ApiError(400, "invalid_request", `signature must be exactly 65 bytes (130 hex characters after 0x); got ${signatureBytes} bytes`);
+    }
+    stages.lap("lookup");
 
     // A retry after the relay went out must find it, before checks that its broadcast would fail.
     const existing = conflictOrExisting(
       await relayer.match({ chain_id: quote.chainId, quote_id: quote.quoteId, integrator_id: principal.integratorId, idempotency_key: idempotencyKey, signature: body.signature }),
     );
+    stages.lap("match");
     if (existing !== undefined) {
       res.status(200).json(publicRelay(existing));
       return;
@@ -97,12 +115,16 @@ function submitHandler(deps: ApiDependencies) {
 
     let verified;
     try {
-      verified = await verifySubmission(chain, quote as QuoteRecord & { gasless: GaslessTerms }, body.signature, deps.config.gasless!);
+      verified = await verifySubmission(chain, quote as QuoteRecord & { gasless: GaslessTerms }, body.signature, deps.config.gasless!, {
+        approvalSignature: body.approval_signature,
+        contractSignatureCheck: { gas: deps.config.onboarding1271Gas, timeoutMs: deps.config.onboarding1271TimeoutMs },
+      });
     } catch (error) {
       if (error instanceof ApiError) throw error;
       deps.logger.warn({ err: error, chainId: quote.chainId }, "gasless submission could not be checked on chain");
       throw new ApiError(503, "chain_unavailable", `chain ${quote.chainId} could not be read right now; retry with the same idempotency_key`);
     }
+    stages.lap("verify");
     const handoff = await relayer.handOff({
       chain_id: quote.chainId,
       quote_id: quote.quoteId,
@@ -119,6 +141,7 @@ function submitHandler(deps: ApiDependencies) {
       estimated_gas: quote.gasless.estimatedGas,
       fee_wei: quote.gasless.feeWei === undefined ? null : quote.gasless.feeWei.toString(),
     });
+    stages.lap("handoff");
     const relay = handoff.outcome === "created" ? handoff.relay : conflictOrExisting(handoff);
     res.status(handoff.outcome === "created" ? 202 : 200).json(publicRelay(relay!));
   };

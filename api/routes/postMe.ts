@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { OnboardingAction } from "../../sdk";
-import { statusRateLimitPerMinute } from "../quote/quoteBuckets";
+import { priceRateLimitPerMinute, statusRateLimitPerMinute } from "../quote/quoteBuckets";
 import { parseRequest } from "../requestValidation";
 import { optionalChainId, signedChallengeFields, walletAddress } from "../schemas/onboardingFields";
 import { maskApiKey } from "../services/apiKeySecret";
@@ -17,7 +17,10 @@ const bodySchema = z.strictObject({
 
 const iso = (date: Date | undefined) => date?.toISOString() ?? null;
 
-function keyView(key: ApiKeyRecord, statusMultiplier: number) {
+/** The config's multipliers of the derived per-key limits. */
+type LimitMultipliers = Readonly<{ statusRateLimitMultiplier: number; priceRateLimitMultiplier: number }>;
+
+function keyView(key: ApiKeyRecord, multipliers: LimitMultipliers) {
   return {
     key_id: key.id,
     label: key.label,
@@ -26,13 +29,14 @@ function keyView(key: ApiKeyRecord, statusMultiplier: number) {
     scopes: key.scopes,
     quote_rate_limit_per_minute: key.quoteRateLimitPerMinute,
     swap_rate_limit_per_minute: key.swapRateLimitPerMinute,
-    status_rate_limit_per_minute: statusRateLimitPerMinute(key.swapRateLimitPerMinute, statusMultiplier),
+    status_rate_limit_per_minute: statusRateLimitPerMinute(key.swapRateLimitPerMinute, multipliers.statusRateLimitMultiplier),
+    price_rate_limit_per_minute: priceRateLimitPerMinute(key.quoteRateLimitPerMinute, multipliers.priceRateLimitMultiplier),
     created_at: iso(key.createdAt),
     revoked_at: iso(key.revokedAt),
   };
 }
 
-function profileView(integrator: IntegratorRecord, keys: readonly ApiKeyRecord[], statusMultiplier: number) {
+function profileView(integrator: IntegratorRecord, keys: readonly ApiKeyRecord[], multipliers: LimitMultipliers) {
   return {
     integrator_id: integrator.id,
     slug: integrator.slug,
@@ -45,7 +49,7 @@ function profileView(integrator: IntegratorRecord, keys: readonly ApiKeyRecord[]
     max_fee_bps: integrator.maxFeeBps,
     created_at: iso(integrator.createdAt),
     approved_at: iso(integrator.approvedAt),
-    api_keys: keys.filter((key) => key.integratorId === integrator.id).map((key) => keyView(key, statusMultiplier)),
+    api_keys: keys.filter((key) => key.integratorId === integrator.id).map((key) => keyView(key, multipliers)),
   };
 }
 
@@ -74,7 +78,7 @@ export const postMe: Route = {
       const keys = await deps.store.listApiKeys(integrators.map((integrator) => integrator.id));
       res.json({
         owner_wallet: body.owner_wallet,
-        integrators: integrators.map((integrator) => profileView(integrator, keys, deps.config.statusRateLimitMultiplier)),
+        integrators: integrators.map((integrator) => profileView(integrator, keys, deps.config)),
       });
     },
   ],

@@ -60,13 +60,21 @@ export type ContractSignatureCheck = Readonly<{ gas: number; timeoutMs: number }
  * gas, or any answer but the magic value is false; a node that cannot be reached throws (viem's
  * transport errors), as does the time limit (ContractSignatureTimeout).
  */
-export async function isContractSignature(client: SignatureVerifierClient, wallet: Address, message: string, signature: Hex, limits: ContractSignatureCheck): Promise<boolean> {
+export function isContractSignature(client: SignatureVerifierClient, wallet: Address, message: string, signature: Hex, limits: ContractSignatureCheck): Promise<boolean> {
+  return isContractSignatureOfHash(client, wallet, hashMessage(message), signature, limits);
+}
+
+/**
+ * `isContractSignature` over a digest the caller computed (a gasless order's EIP-712 hash, which
+ * Permit2 hands the wallet on chain), with the same gas and time limits and the same answers.
+ */
+export async function isContractSignatureOfHash(client: SignatureVerifierClient, wallet: Address, hash: Hex, signature: Hex, limits: ContractSignatureCheck): Promise<boolean> {
   return withTimeout(limits.timeoutMs, async () => {
     // Plain JSON-RPC requests, not viem's actions: viem's `call` would follow an EIP-3668
     // OffchainLookup revert by fetching URLs the wallet names (a request forged from our server).
     const code = await client.request({ method: "eth_getCode", params: [wallet, "latest"] });
     if (code === undefined || code === "0x" || code === "0x0") return false;
-    const data = encodeFunctionData({ abi: erc1271Abi, functionName: "isValidSignature", args: [hashMessage(message), signature] });
+    const data = encodeFunctionData({ abi: erc1271Abi, functionName: "isValidSignature", args: [hash, signature] });
     let answer: Hex;
     try {
       answer = await client.request({ method: "eth_call", params: [{ to: wallet, data, gas: numberToHex(limits.gas) }, "latest"] });

@@ -1,6 +1,8 @@
+import type { TokenPermitOffer } from "../quote/tokenPermitOffer";
 import type { Address, Hex } from "viem";
 import type { ManifestPool, OnboardingAction, SwapOrder } from "../../sdk";
 import type { ApiKeyScope } from "../apiKeyScopes";
+import type { TransferTax } from "../tokens/transferTax";
 
 /**
  * Everything the API keeps, behind one small interface so a PostgreSQL backend can replace SQLite
@@ -230,6 +232,11 @@ export type NewTokenOverride = {
   decimals: number | undefined;
   /** The pool recorded for routing; absent for `disabled`. */
   pool: ManifestPool | undefined;
+  /**
+   * The token's transfer taxes, measured through `pool` when it was promoted or enabled; absent for
+   * `disabled` and on rows stored before taxes were measured (the API then measures it on start).
+   */
+  tax?: TransferTax | undefined;
   /** Free text for the operator (why it was disabled, which integrators asked). */
   reason: string | undefined;
   /**
@@ -285,4 +292,8 @@ export type GaslessTerms = {
    * with the margin (the relayer waits while the network asks more). Undefined when gas is sponsored.
    */
   feeWei?: bigint | undefined;
+  /** `eip1271` when the taker has code and signs through its ERC-1271 check; absent for a plain key (65 bytes). */
+  signatureKind?: "eip1271" | undefined;
+  /** The EIP-2612 permit the quote offered as `approval`, which a submission's `approval_signature` signs. */
+  tokenPermit?: TokenPermitOffer | undefined;
 };

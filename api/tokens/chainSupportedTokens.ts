@@ -4,6 +4,7 @@ import type { TokenOverride } from "../store/store";
 import { isHexAddress } from "../services/checksummedAddress";
 import type { SupportedToken, SupportedTokens, TokenSnapshotBody } from "./supportedTokens";
 import { buildTokenSnapshot } from "./tokenSnapshot";
+import type { TransferTax } from "./transferTax";
 
 /** The native-asset placeholder as the snapshot lists it (lowercase). */
 export const NATIVE_PLACEHOLDER = NATIVE_TOKEN_LOWERCASE;
@@ -14,8 +15,11 @@ const NATIVE_NAME = "Ether";
 /** Why a token is in the set. */
 export type SupportedTokenOrigin = "native" | "manifest" | "promoted" | "enabled";
 
-/** `name`: the manifest's; an added token's symbol (its name is not recorded). */
-export type SupportedTokenEntry = SupportedToken & Readonly<{ origin: SupportedTokenOrigin; name: string }>;
+/**
+ * `name`: the manifest's; an added token's symbol (its name is not recorded). `tax`: the transfer
+ * taxes stored with a promoted or enabled token's decision (manifest tokens' are measured by TokenTaxes).
+ */
+export type SupportedTokenEntry = SupportedToken & Readonly<{ origin: SupportedTokenOrigin; name: string; tax?: TransferTax }>;
 
 type TokenSetState = Readonly<{
   /** What the state was built from; an equal key means nothing to rebuild. */
@@ -84,6 +88,11 @@ export class ChainSupportedTokens implements SupportedTokens {
     return this.#state.entries;
   }
 
+  /** The supported token at `address` (any case) with why it is there, if any. */
+  entry(address: string): SupportedTokenEntry | undefined {
+    return this.#state.byAddress.get(address.toLowerCase());
+  }
+
   /**
    * Rebuilds the set from the stored decisions (those of other chains and chain runs are ignored). Returns whether
    * the set or its pools changed. The snapshot object, and with it the ETag and the cached encodings,
@@ -105,7 +114,17 @@ function buildState(chainId: number, manifest: DeploymentManifest, overrides: re
     .map((override) => ({ ...override, token: override.token.toLowerCase() as Address }))
     .sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
   const key = JSON.stringify(
-    relevant.map((override) => [override.token, override.status, override.symbol, override.decimals, override.pool?.address, override.pool?.feeBps]),
+    relevant.map((override) => [
+      override.token,
+      override.status,
+      override.symbol,
+      override.decimals,
+      override.pool?.address,
+      override.pool?.feeBps,
+      override.tax?.buyTaxBps,
+      override.tax?.sellTaxBps,
+      override.tax?.transferTaxBps,
+    ]),
   );
   if (previous !== undefined && previous.key === key) return previous;
 
@@ -129,7 +148,8 @@ function buildState(chainId: number, manifest: DeploymentManifest, overrides: re
     const known = byAddress.get(override.token);
     if (known?.origin === "manifest" || known?.origin === "native") continue;
     if (override.symbol === undefined || override.decimals === undefined || override.pool === undefined) continue;
-    byAddress.set(override.token, { address: override.token, symbol: override.symbol, name: override.symbol, decimals: override.decimals, origin: override.status });
+    const entry: SupportedTokenEntry = { address: override.token, symbol: override.symbol, name: override.symbol, decimals: override.decimals, origin: override.status };
+    byAddress.set(override.token, override.tax === undefined ? entry : { ...entry, tax: override.tax });
     extraPools.push(override.pool);
   }
 

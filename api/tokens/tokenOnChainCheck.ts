@@ -1,5 +1,6 @@
 import { erc20Abi, getAddress, hexToString, isAddressEqual, zeroAddress, type Address, type PublicClient } from "viem";
 import { isNativeToken, uniswapV2FactoryAbi, uniswapV2PairAbi, type DeploymentManifest, type ManifestPool } from "../../sdk";
+import { measureTransferTax, type TransferTax } from "./transferTax";
 
 /** Uniswap V2's fixed fee, as the manifest records it. */
 const UNISWAP_V2_FEE_BPS = 30;
@@ -20,7 +21,7 @@ export type TokenCheckParameters = Readonly<{
 }>;
 
 export type TokenCheckResult =
-  | Readonly<{ ok: true; symbol: string; decimals: number; pool: ManifestPool; liquidityWei: bigint }>
+  | Readonly<{ ok: true; symbol: string; decimals: number; pool: ManifestPool; liquidityWei: bigint; tax: TransferTax }>
   /** `unreadable`: the chain did not answer, which says nothing about the token (a recheck does not demote for it). */
   | Readonly<{ ok: false; reason: string; unreadable: boolean }>;
 
@@ -29,8 +30,10 @@ export type TokenCheckResult =
  * a Uniswap V2 pair (from the manifest's factory) with one of `bases` whose known side is worth at
  * least `minLiquidityWei` of WETH. The known side is valued at the spot price of the base's own
  * manifest pool against WETH (WETH itself at par); a base without such a pool cannot qualify.
- * Of several qualifying pairs the deepest is recorded. Reads run concurrently, so a batching
- * transport sends each stage as one JSON-RPC batch.
+ * Of several qualifying pairs the deepest is recorded, and the token's transfer taxes are measured
+ * through it (`measureTransferTax`): a taxed token passes with its taxes, one whose transfers cannot
+ * be simulated fails. Reads run concurrently, so a batching transport sends each stage as one
+ * JSON-RPC batch.
  */
 export async function checkTokenOnChain(parameters: TokenCheckParameters): Promise<TokenCheckResult> {
   const { client, manifest, token, bases, minLiquidityWei } = parameters;
@@ -89,7 +92,12 @@ export async function checkTokenOnChain(parameters: TokenCheckParameters): Promi
   if (best.liquidityWei < minLiquidityWei) {
     return fail(`its deepest pool ${best.pool.address} holds ${best.liquidityWei} wei of WETH value on the known side, below the minimum ${minLiquidityWei}`);
   }
-  return { ok: true, symbol, decimals, pool: best.pool, liquidityWei: best.liquidityWei };
+  const measured = await measureTransferTax(client, token, best.pool.address);
+  if (!measured.ok) {
+    const reason = `has a transfer tax that could not be measured: ${measured.reason}`;
+    return measured.unreadable ? unreadable(reason) : fail(reason);
+  }
+  return { ok: true, symbol, decimals, pool: best.pool, liquidityWei: best.liquidityWei, tax: measured.tax };
 }
 
 async function readSymbol(client: PublicClient, token: Address): Promise<string | undefined> {

@@ -100,6 +100,7 @@ export class TokenPromoter {
         symbol: check.symbol,
         decimals: check.decimals,
         pool: check.pool,
+        tax: check.tax,
         reason: `${integrators} operator-approved integrators within ${rules.windowHours} h`,
         chainRun: chain.manifest.deployBlockHash,
         at: clock.now(),
@@ -109,7 +110,7 @@ export class TokenPromoter {
     if (!written) return { chainId: chain.chainId, token, integrators, promoted: false, reason: "the operator decided on this token meanwhile" };
     chain.tokens.applyOverrides(await store.listTokenOverrides(chain.chainId));
     logger.info(
-      { chainId: chain.chainId, token, symbol: check.symbol, pool: check.pool.address, integrators, snapshotId: chain.tokens.snapshot().snapshot_id },
+      { chainId: chain.chainId, token, symbol: check.symbol, pool: check.pool.address, tax: check.tax, integrators, snapshotId: chain.tokens.snapshot().snapshot_id },
       "token promoted by demand",
     );
     return { chainId: chain.chainId, token, integrators, promoted: true };

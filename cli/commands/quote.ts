@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { Address } from "viem";
-import type { QuoteJson, QuoteParameters, TradingClient } from "../../sdk";
+import type { PriceJson, QuoteJson, QuoteParameters, TradingClient } from "../../sdk";
 import { clientOf, resolveToken, symbolOf, walletOf, type CliConfig } from "../cliConfig";
 import { contextOf } from "../cliContext";
 import { table } from "../cliOutput";
@@ -52,32 +52,49 @@ export function takerOf(config: CliConfig, options: QuoteOptions): Address {
 }
 
 /** `USDC→WETH`, or for a split each leg's path and share: `60.00% USDC→WETH | 40.00% USDC→DAI→WETH`. */
-function routeText(config: CliConfig, quote: QuoteJson): string {
+function routeText(config: CliConfig, quote: PriceJson): string {
   const name = (address: string) => symbolOf(config, address) || address;
-  const path = (hops: QuoteJson["route"]["hops"]) => (hops.length === 0 ? "-" : [name(hops[0]!.token_in), ...hops.map((hop) => name(hop.token_out))].join("→"));
+  const path = (hops: PriceJson["route"]["hops"]) => (hops.length === 0 ? "-" : [name(hops[0]!.token_in), ...hops.map((hop) => name(hop.token_out))].join("→"));
   const { legs } = quote.route;
   if (legs.length < 2) return path(quote.route.hops);
   return legs.map((leg) => `${(leg.share_bps / 100).toFixed(2)}% ${path(leg.hops)}`).join(" | ");
 }
 
-export function quoteTable(config: CliConfig, quote: QuoteJson): string {
+/** The rows a price and a quote share; a quote adds its id and transaction around them. */
+function pricedRows(config: CliConfig, quote: PriceJson): string[][] {
   const label = (address: string) => `${symbolOf(config, address) || "?"} ${address}`;
+  return [
+    ["sell", `${quote.sell_amount} ${label(quote.sell_token)}`],
+    ["buy", `${quote.buy_amount} ${label(quote.buy_token)}`],
+    ["min_buy_amount", quote.min_buy_amount],
+    ["route", routeText(config, quote)],
+    ["settlement", `${quote.settlement}${quote.gasless ? " (gasless)" : ""}`],
+    ["relayer_fee", quote.relayer_fee === null ? "-" : quote.relayer_fee.amount],
+    ["network_fee", quote.network_fee === undefined ? "-" : `${quote.network_fee.amount_eth} ETH (${quote.network_fee.gas} gas at ${quote.network_fee.gas_price_gwei} gwei)`],
+  ];
+}
+
+function issuesText(quote: PriceJson): string {
+  return `allowance: ${quote.issues.allowance === null ? "ok" : `approve ${quote.issues.allowance.spender}`}; balance: ${quote.issues.balance === null ? "ok" : `holds ${quote.issues.balance.actual}, needs ${quote.issues.balance.expected}`}`;
+}
+
+export function quoteTable(config: CliConfig, quote: QuoteJson): string {
   return table(
     ["field", "value"],
     [
       ["quote_id", quote.quote_id],
-      ["sell", `${quote.sell_amount} ${label(quote.sell_token)}`],
-      ["buy", `${quote.buy_amount} ${label(quote.buy_token)}`],
-      ["min_buy_amount", quote.min_buy_amount],
-      ["route", routeText(config, quote)],
-      ["settlement", `${quote.settlement}${quote.gasless ? " (gasless)" : ""}`],
-      ["relayer_fee", quote.relayer_fee === null ? "-" : quote.relayer_fee.amount],
+      ...pricedRows(config, quote),
       ["tx.to", quote.tx.to],
       ["estimated_gas", String(quote.tx.estimated_gas)],
       ["expires_at", quote.expires_at],
-      ["issues", `allowance: ${quote.issues.allowance === null ? "ok" : `approve ${quote.issues.allowance.spender}`}; balance: ${quote.issues.balance === null ? "ok" : `holds ${quote.issues.balance.actual}, needs ${quote.issues.balance.expected}`}`],
+      ["issues", issuesText(quote)],
     ],
   );
+}
+
+/** An indicative price (GET /price): no quote id, no transaction. */
+export function priceTable(config: CliConfig, price: PriceJson): string {
+  return table(["field", "value"], [...pricedRows(config, price), ["block_number", price.block_number], ["issues", issuesText(price)]]);
 }
 
 export async function fetchQuote(client: TradingClient, config: CliConfig, sell: string, buy: string, amount: string, options: QuoteOptions): Promise<QuoteJson> {
@@ -85,6 +102,15 @@ export async function fetchQuote(client: TradingClient, config: CliConfig, sell:
 }
 
 export function registerQuote(program: Command): void {
+  addQuoteOptions(program.command("price").description("get an indicative price: a quote's route, amounts and fees without a transaction (needs SWAP_API_KEY)")).action(
+    async (sell: string, buy: string, amount: string, options: QuoteOptions, command: Command) => {
+      const { config, out } = contextOf(command);
+      const client = clientOf(config, (message) => out.progress(message));
+      const price = await client.getPrice(quoteParameters(config, sell, buy, amount, options, takerOf(config, options)));
+      client.close();
+      out.result(price, () => priceTable(config, price));
+    },
+  );
   addQuoteOptions(program.command("quote").description("get a quote (needs SWAP_API_KEY)")).action(
     async (sell: string, buy: string, amount: string, options: QuoteOptions, command: Command) => {
       const { config, out } = contextOf(command);

@@ -6,6 +6,7 @@ import {IGaslessBatchSwapRouter} from "../interfaces/IGaslessBatchSwapRouter.sol
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
 import {GaslessSwapRouter} from "./GaslessSwapRouter.sol";
+import {GaslessTokenPermit} from "./GaslessTokenPermit.sol";
 
 /// @title GaslessBatchSwapRouter
 /// @notice Feature-3 router, second version: `swapGasless` as before, plus `swapGaslessBatch`, which
@@ -14,7 +15,7 @@ import {GaslessSwapRouter} from "./GaslessSwapRouter.sol";
 /// only its own transfers. That inner call runs inside the batch's `settles` gate: the transient
 /// re-entrancy lock stays set across it (a token re-entering any entry point is refused) and the
 /// registry status is read once per batch. The inner call is refused to anyone but the router.
-contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter {
+contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter, GaslessTokenPermit {
     /// @inheritdoc IGaslessBatchSwapRouter
     uint256 public constant MAX_BATCH_ORDERS = 64;
     /// @inheritdoc IGaslessBatchSwapRouter

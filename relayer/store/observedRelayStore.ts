@@ -36,6 +36,15 @@ export function observedRelayStore(store: RelayStore, metrics: RelayerMetrics, l
       }
       return recording;
     },
+    requestCancellation: async (...args: Parameters<RelayStore["requestCancellation"]>) => {
+      const request = await timed.requestCancellation(...args);
+      // The one status change that does not go through updateRelay: a relay cancelled before any broadcast.
+      if (request?.decision === "cancelled") {
+        metrics.relays.inc({ status: "cancelled", reason: "" });
+        logger.info({ relayId: request.relay.id, status: "cancelled", final: true }, "relay state changed");
+      } else if (request?.decision === "cancelling") logger.info({ relayId: request.relay.id, status: request.relay.status }, "relay cancellation requested; replacing its pending swap");
+      return request;
+    },
     updateRelay: async (...args: Parameters<RelayStore["updateRelay"]>) => {
       const [relayId, update] = args;
       await timed.updateRelay(...args);

@@ -83,4 +83,68 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "relay cancellation: the cancelled status and when the integrator asked (the SQLite schema at its version 5)",
+    sql: `
+      ALTER TABLE relays DROP CONSTRAINT relays_status_check;
+      ALTER TABLE relays ADD CONSTRAINT relays_status_check
+        CHECK (status IN ('accepted', 'submitted', 'confirmed', 'failed', 'expired', 'rejected', 'cancelled'));
+      ALTER TABLE relays ADD COLUMN cancel_requested_at BIGINT;
+    `,
+  },
+  {
+    version: 4,
+    name: "batch transactions: one signed transaction on every relay it carries, with the relay's position in it (the SQLite schema at its version 6)",
+    sql: `
+      ALTER TABLE relay_transactions DROP CONSTRAINT relay_transactions_pkey;
+      ALTER TABLE relay_transactions ADD PRIMARY KEY (hash, relay_id);
+      ALTER TABLE relay_transactions ADD COLUMN batch_position INTEGER;
+      ALTER TABLE relay_transactions ADD COLUMN batch_size INTEGER;
+      CREATE INDEX relay_transactions_hash ON relay_transactions (hash);
+    `,
+  },
+  {
+    version: 5,
+    name: "pushed status: relay events (the outbox), webhooks and their deliveries (the SQLite schema at its version 7)",
+    sql: `
+      CREATE TABLE relay_events (
+        seq            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        event_id       TEXT NOT NULL UNIQUE,
+        relay_id       TEXT NOT NULL,
+        integrator_id  INTEGER NOT NULL,
+        status         TEXT NOT NULL,
+        body           TEXT NOT NULL,
+        created_at     BIGINT NOT NULL
+      );
+      CREATE INDEX relay_events_integrator ON relay_events (integrator_id, seq);
+      CREATE INDEX relay_events_relay ON relay_events (relay_id, seq);
+      CREATE INDEX relay_events_created ON relay_events (created_at);
+      CREATE TABLE relay_webhooks (
+        integrator_id  INTEGER PRIMARY KEY,
+        url            TEXT NOT NULL,
+        secret         TEXT NOT NULL,
+        created_at     BIGINT NOT NULL,
+        updated_at     BIGINT NOT NULL
+      );
+      CREATE TABLE relay_webhook_deliveries (
+        event_seq        BIGINT PRIMARY KEY,
+        relay_id         TEXT NOT NULL,
+        integrator_id    INTEGER NOT NULL,
+        state            TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'dropped')),
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at  BIGINT,
+        claimed_by       TEXT,
+        lease_until      BIGINT,
+        last_attempt_at  BIGINT,
+        last_status      INTEGER,
+        last_error       TEXT,
+        delivered_at     BIGINT,
+        created_at       BIGINT NOT NULL
+      );
+      CREATE INDEX relay_webhook_deliveries_due ON relay_webhook_deliveries (next_attempt_at, event_seq) WHERE state = 'pending';
+      CREATE INDEX relay_webhook_deliveries_relay ON relay_webhook_deliveries (relay_id, event_seq) WHERE state = 'pending';
+      CREATE INDEX relay_webhook_deliveries_integrator ON relay_webhook_deliveries (integrator_id, event_seq);
+    `,
+  },
 ];

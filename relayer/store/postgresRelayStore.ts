@@ -3,6 +3,10 @@ import { canMoveRelay } from "../../sdk";
 import { applyPostgresMigrations, openPostgresPool, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
 import { postgresRelayMigrations } from "./postgresRelayMigrations";
 import {
+  CANCELLED_UNSENT,
+  cancellationDecision,
+  endedRefusal,
+  batchMemberRefusal,
   foreignFill,
   leaseRefusal,
   matchOutcome,
@@ -19,8 +23,13 @@ import {
   type TransactionRow,
 } from "./relayRows";
 import type {
+  BatchMember,
+  BatchRecording,
+  BatchRecordingRequest,
+  BatchRefusal,
   BroadcastFence,
   BroadcastRecording,
+  CancellationRequest,
   ClaimedRelay,
   Lease,
   NewRelay,
@@ -39,6 +48,7 @@ import type {
   SignerHolder,
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
+import { PostgresPushedStatus } from "./postgresPushedStatus";
 
 type Queryable = Pick<PostgresClient, "query">;
 const OPEN = "status IN ('accepted', 'submitted')";
@@ -61,9 +71,11 @@ export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
 
 class PostgresRelayStore implements RelayStore {
   readonly #pool: PostgresPool;
+  readonly #pushed: PostgresPushedStatus;
 
   constructor(pool: PostgresPool) {
     this.#pool = pool;
+    this.#pushed = new PostgresPushedStatus(pool);
   }
 
   async matchRelay(query: RelayMatchQuery): Promise<RelayCreation | undefined> {
@@ -81,13 +93,19 @@ class PostgresRelayStore implements RelayStore {
     const existing = await this.matchRelay(relay);
     if (existing !== undefined) return existing;
     const row = relayParams(relay, claim);
-    const { rows } = await this.#pool.query<RelayRow>(
-      `INSERT INTO relays (${RELAY_INSERT_COLUMNS.join(", ")}, status, updated_at)
-       VALUES (${RELAY_INSERT_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")}, 'accepted', $${RELAY_INSERT_COLUMNS.length})
-       ON CONFLICT DO NOTHING RETURNING *`,
-      RELAY_INSERT_COLUMNS.map((column) => row[column]),
-    );
-    if (rows[0] !== undefined) return { outcome: "created", relay: await record(this.#pool, rows[0]) };
+    const created = await withTransaction(this.#pool, async (client) => {
+      const { rows } = await client.query<RelayRow>(
+        `INSERT INTO relays (${RELAY_INSERT_COLUMNS.join(", ")}, status, updated_at)
+         VALUES (${RELAY_INSERT_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")}, 'accepted', $${RELAY_INSERT_COLUMNS.length})
+         ON CONFLICT DO NOTHING RETURNING *`,
+        RELAY_INSERT_COLUMNS.map((column) => row[column]),
+      );
+      if (rows[0] === undefined) return undefined;
+      const inserted = await record(client, rows[0]);
+      await this.#pushed.recordEvent(client, inserted, relay.createdAt);
+      return inserted;
+    });
+    if (created !== undefined) return { outcome: "created", relay: created };
     const winner = await this.matchRelay(relay);
     if (winner === undefined) throw new Error(`relay ${relay.id} conflicted with a relay that cannot be found`);
     return winner;
@@ -125,18 +143,90 @@ class PostgresRelayStore implements RelayStore {
   async recordBroadcast(relayId: string, transaction: NewRelayTransaction, fence: BroadcastFence): Promise<BroadcastRecording> {
     return withTransaction(this.#pool, async (client): Promise<BroadcastRecording> => {
       // The row lock orders this against another relayer's claim of the same relay.
-      const { rows } = await client.query<Pick<RelayRow, "claimed_by" | "lease_until">>("SELECT claimed_by, lease_until FROM relays WHERE id = $1 FOR UPDATE", [relayId]);
+      const { rows } = await client.query<Pick<RelayRow, "claimed_by" | "lease_until" | "status" | "cancel_requested_at">>(
+        "SELECT claimed_by, lease_until, status, cancel_requested_at FROM relays WHERE id = $1 FOR UPDATE",
+        [relayId],
+      );
       const row = rows[0];
       if (row === undefined) throw new Error(`relay ${relayId} does not exist`);
-      const refusal = leaseRefusal(row, fence);
+      const refusal = leaseRefusal(row, fence) ?? endedRefusal(row, transaction.kind);
       if (refusal !== undefined) return refusal;
       await insertTransaction(client, relayId, { ...transaction, mined: false });
       await client.query(
         `UPDATE relays SET status = CASE WHEN status = 'accepted' THEN 'submitted' ELSE status END, signer = $2, signer_nonce = $3, updated_at = $4 WHERE id = $1`,
         [relayId, transaction.signer.toLowerCase(), transaction.nonce, transaction.sentAt.getTime()],
       );
+      if (row.status === "accepted") await this.#pushed.recordEvent(client, (await this.#locked(client, relayId))!, transaction.sentAt);
       return "recorded";
     });
+  }
+
+  async requestCancellation(relayId: string, at: Date): Promise<CancellationRequest | undefined> {
+    return withTransaction(this.#pool, async (client): Promise<CancellationRequest | undefined> => {
+      // The row lock orders this against recordBroadcast and a batch's claim of the same relay.
+      const { rows } = await client.query<RelayRow>("SELECT * FROM relays WHERE id = $1 FOR UPDATE", [relayId]);
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      const decision = cancellationDecision(row);
+      if (decision === "cancelled") {
+        await client.query(
+          `UPDATE relays SET status = 'cancelled', cancel_requested_at = $2, error = $3, updated_at = $2
+           WHERE id = $1 AND status IN ('accepted', 'submitted') AND signer IS NULL`,
+          [relayId, at.getTime(), CANCELLED_UNSENT],
+        );
+      }
+      if (decision === "cancelling") {
+        await client.query(
+          "UPDATE relays SET cancel_requested_at = COALESCE(cancel_requested_at, $2), cancelling = 1, updated_at = $2 WHERE id = $1 AND status = 'submitted'",
+          [relayId, at.getTime()],
+        );
+      }
+      const relay = (await this.#locked(client, relayId))!;
+      if (decision === "cancelled") await this.#pushed.recordEvent(client, relay, at);
+      return { decision, relay };
+    });
+  }
+
+  async recordBatchBroadcast(batch: BatchRecordingRequest, fence: BroadcastFence): Promise<BatchRecording> {
+    return withTransaction(this.#pool, async (client): Promise<BatchRecording> => {
+      // Row locks, in one order for every relayer, against a claim or a cancellation of any member.
+      const ids = batch.members.map((member) => member.relayId);
+      const { rows } = await client.query<RelayRow>("SELECT * FROM relays WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE", [ids]);
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      const refused: { relayId: string; refusal: BatchRefusal }[] = [];
+      for (const id of ids) {
+        const row = byId.get(id);
+        const refusal = row === undefined ? "changed" : batchMemberRefusal(row, batch.expect, fence, batch.transaction.kind);
+        if (refusal !== undefined) refused.push({ relayId: id, refusal });
+      }
+      if (refused.length > 0) return { outcome: "refused", refused };
+      const { transaction } = batch;
+      for (const member of batch.members) {
+        await insertTransaction(client, member.relayId, { ...transaction, mined: false, batch: { position: member.position, size: batch.members.length } });
+      }
+      await client.query(
+        `UPDATE relays SET status = CASE WHEN status = 'accepted' THEN 'submitted' ELSE status END, signer = $2, signer_nonce = $3, updated_at = $4 WHERE id = ANY($1::text[])`,
+        [ids, transaction.signer.toLowerCase(), transaction.nonce, transaction.sentAt.getTime()],
+      );
+      for (const id of ids) if (byId.get(id)!.status === "accepted") await this.#pushed.recordEvent(client, (await this.#locked(client, id))!, transaction.sentAt);
+      return { outcome: "recorded" };
+    });
+  }
+
+  async batchMembers(hash: Hex): Promise<BatchMember[]> {
+    const { rows } = await this.#pool.query<{ relay_id: string; batch_position: number }>(
+      "SELECT relay_id, batch_position FROM relay_transactions WHERE hash = $1 AND batch_position IS NOT NULL ORDER BY batch_position",
+      [hash.toLowerCase()],
+    );
+    return rows.map((row) => ({ relayId: row.relay_id, position: row.batch_position }));
+  }
+
+  async latestAtNonce(signer: Address, nonce: number): Promise<Hex | undefined> {
+    const { rows } = await this.#pool.query<{ hash: string }>(
+      "SELECT hash FROM relay_transactions WHERE signer = $1 AND nonce = $2 AND raw IS NOT NULL ORDER BY sent_at DESC, seq DESC LIMIT 1",
+      [signer.toLowerCase(), nonce],
+    );
+    return rows[0]?.hash as Hex | undefined;
   }
 
   async updateRelay(relayId: string, update: RelayUpdate): Promise<void> {
@@ -157,6 +247,7 @@ class PostgresRelayStore implements RelayStore {
            signer_nonce = CASE WHEN $6 THEN NULL ELSE signer_nonce END, updated_at = $7 WHERE id = $1`,
         [relayId, update.status ?? null, update.reason ?? null, update.error === undefined ? null : storableMessage(update.error), update.cancelling === undefined ? null : Number(update.cancelling), release, update.at.getTime()],
       );
+      if (update.status !== undefined && update.status !== current.status) await this.#pushed.recordEvent(client, (await this.#locked(client, relayId))!, update.at);
     });
   }
 
@@ -169,6 +260,7 @@ class PostgresRelayStore implements RelayStore {
     return withTransaction(this.#pool, async (client) => {
       let forgotten = 0;
       if (options.forgetRelays) {
+        await this.#pushed.forget(client);
         await client.query("DELETE FROM relay_transactions");
         forgotten = (await client.query("DELETE FROM relays")).rowCount ?? 0;
       }
@@ -240,6 +332,23 @@ class PostgresRelayStore implements RelayStore {
     await this.#pool.query("DELETE FROM relayer_signers WHERE relayer_id = $1", [relayerId]);
   }
 
+  listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
+  relayEventHead() { return this.#pushed.relayEventHead(); }
+  setWebhook(...args: Parameters<RelayStore["setWebhook"]>) { return this.#pushed.setWebhook(...args); }
+  getWebhook(...args: Parameters<RelayStore["getWebhook"]>) { return this.#pushed.getWebhook(...args); }
+  claimWebhookDeliveries(...args: Parameters<RelayStore["claimWebhookDeliveries"]>) { return this.#pushed.claimWebhookDeliveries(...args); }
+  settleWebhookDelivery(...args: Parameters<RelayStore["settleWebhookDelivery"]>) { return this.#pushed.settleWebhookDelivery(...args); }
+  releaseWebhookClaims(...args: Parameters<RelayStore["releaseWebhookClaims"]>) { return this.#pushed.releaseWebhookClaims(...args); }
+  listWebhookDeliveries(...args: Parameters<RelayStore["listWebhookDeliveries"]>) { return this.#pushed.listWebhookDeliveries(...args); }
+  listFailingWebhooks(...args: Parameters<RelayStore["listFailingWebhooks"]>) { return this.#pushed.listFailingWebhooks(...args); }
+  prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
+
+  /** The relay as this transaction sees it, for the event of its change. */
+  async #locked(client: Queryable, relayId: string): Promise<RelayRecord | undefined> {
+    const { rows } = await client.query<RelayRow>("SELECT * FROM relays WHERE id = $1", [relayId]);
+    return rows[0] && record(client, rows[0]);
+  }
+
   async ping(): Promise<void> {
     await this.#pool.query("SELECT 1");
   }
@@ -257,7 +366,7 @@ async function insertTransaction(client: Queryable, relayId: string, transaction
   const row = transactionParams(relayId, transaction);
   await client.query(
     `INSERT INTO relay_transactions (${TRANSACTION_COLUMNS.join(", ")}) VALUES (${TRANSACTION_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")})
-     ON CONFLICT (hash) DO NOTHING`,
+     ON CONFLICT (hash, relay_id) DO NOTHING`,
     TRANSACTION_COLUMNS.map((column) => row[column]),
   );
 }

@@ -92,4 +92,126 @@ export const relayMigrations: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 5,
+    name: "relay cancellation: the cancelled status and when the integrator asked",
+    // SQLite cannot change a CHECK: the table is rebuilt (relay_transactions references it).
+    rebuildsReferencedTable: true,
+    sql: `
+      CREATE TABLE relays_new (
+        id                TEXT PRIMARY KEY,
+        chain_id          INTEGER NOT NULL,
+        quote_id          TEXT NOT NULL,
+        onchain_quote_id  TEXT NOT NULL,
+        integrator_id     INTEGER NOT NULL,
+        api_key_id        INTEGER NOT NULL,
+        idempotency_key   TEXT,
+        taker             TEXT NOT NULL,
+        router            TEXT NOT NULL,
+        data              TEXT NOT NULL,
+        signature         TEXT NOT NULL,
+        permit2_nonce     TEXT NOT NULL,
+        deadline          INTEGER NOT NULL,
+        estimated_gas     INTEGER NOT NULL,
+        accepted_block    INTEGER NOT NULL,
+        status            TEXT NOT NULL CHECK (status IN ('accepted', 'submitted', 'confirmed', 'failed', 'expired', 'rejected', 'cancelled')),
+        reason            TEXT,
+        error             TEXT,
+        signer            TEXT,
+        signer_nonce      INTEGER,
+        cancelling        INTEGER NOT NULL DEFAULT 0,
+        created_at        INTEGER NOT NULL,
+        updated_at        INTEGER NOT NULL,
+        claimed_by        TEXT,
+        lease_until       INTEGER,
+        fee_wei           TEXT,
+        cancel_requested_at INTEGER,
+        UNIQUE (chain_id, quote_id),
+        UNIQUE (integrator_id, idempotency_key)
+      ) STRICT;
+      INSERT INTO relays_new (id, chain_id, quote_id, onchain_quote_id, integrator_id, api_key_id, idempotency_key, taker, router, data,
+        signature, permit2_nonce, deadline, estimated_gas, accepted_block, status, reason, error, signer, signer_nonce, cancelling,
+        created_at, updated_at, claimed_by, lease_until, fee_wei)
+      SELECT id, chain_id, quote_id, onchain_quote_id, integrator_id, api_key_id, idempotency_key, taker, router, data,
+        signature, permit2_nonce, deadline, estimated_gas, accepted_block, status, reason, error, signer, signer_nonce, cancelling,
+        created_at, updated_at, claimed_by, lease_until, fee_wei FROM relays;
+      DROP TABLE relays;
+      ALTER TABLE relays_new RENAME TO relays;
+      CREATE INDEX relays_open ON relays (status) WHERE status IN ('accepted', 'submitted');
+    `,
+  },
+  {
+    version: 6,
+    name: "batch transactions: one signed transaction on every relay it carries, with the relay's position in it",
+    sql: `
+      CREATE TABLE relay_transactions_batched (
+        hash                      TEXT NOT NULL,
+        relay_id                  TEXT NOT NULL REFERENCES relays (id),
+        kind                      TEXT NOT NULL CHECK (kind IN ('swap', 'cancel')),
+        signer                    TEXT NOT NULL,
+        nonce                     INTEGER NOT NULL,
+        raw                       TEXT,
+        max_fee_per_gas           TEXT NOT NULL,
+        max_priority_fee_per_gas  TEXT NOT NULL,
+        sent_at                   INTEGER NOT NULL,
+        mined                     INTEGER NOT NULL DEFAULT 0,
+        -- A batch transaction's rows (one per relay, same hash) are the batch record: signer, nonce, members and positions.
+        batch_position            INTEGER,
+        batch_size                INTEGER,
+        PRIMARY KEY (hash, relay_id)
+      ) STRICT;
+      INSERT INTO relay_transactions_batched (hash, relay_id, kind, signer, nonce, raw, max_fee_per_gas, max_priority_fee_per_gas, sent_at, mined)
+        SELECT hash, relay_id, kind, signer, nonce, raw, max_fee_per_gas, max_priority_fee_per_gas, sent_at, mined FROM relay_transactions ORDER BY rowid;
+      DROP TABLE relay_transactions;
+      ALTER TABLE relay_transactions_batched RENAME TO relay_transactions;
+      CREATE INDEX relay_transactions_relay ON relay_transactions (relay_id, sent_at);
+      CREATE INDEX relay_transactions_signer_nonce ON relay_transactions (signer, nonce);
+      CREATE INDEX relay_transactions_hash ON relay_transactions (hash);
+    `,
+  },
+  {
+    version: 7,
+    name: "pushed status: relay events (the outbox, written with each status change), webhooks and their deliveries",
+    sql: `
+      CREATE TABLE relay_events (
+        seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id       TEXT NOT NULL UNIQUE,
+        relay_id       TEXT NOT NULL,
+        integrator_id  INTEGER NOT NULL,
+        status         TEXT NOT NULL,
+        -- The JSON a webhook receives, fixed when the change happened.
+        body           TEXT NOT NULL,
+        created_at     INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX relay_events_integrator ON relay_events (integrator_id, seq);
+      CREATE INDEX relay_events_relay ON relay_events (relay_id, seq);
+      CREATE INDEX relay_events_created ON relay_events (created_at);
+      -- The signing secret is kept as issued (HMAC needs it): this database is as secret as the signer keys' config.
+      CREATE TABLE relay_webhooks (
+        integrator_id  INTEGER PRIMARY KEY,
+        url            TEXT NOT NULL,
+        secret         TEXT NOT NULL,
+        created_at     INTEGER NOT NULL,
+        updated_at     INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE relay_webhook_deliveries (
+        event_seq        INTEGER PRIMARY KEY,
+        relay_id         TEXT NOT NULL,
+        integrator_id    INTEGER NOT NULL,
+        state            TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'dropped')),
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at  INTEGER,
+        claimed_by       TEXT,
+        lease_until      INTEGER,
+        last_attempt_at  INTEGER,
+        last_status      INTEGER,
+        last_error       TEXT,
+        delivered_at     INTEGER,
+        created_at       INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX relay_webhook_deliveries_due ON relay_webhook_deliveries (next_attempt_at, event_seq) WHERE state = 'pending';
+      CREATE INDEX relay_webhook_deliveries_relay ON relay_webhook_deliveries (relay_id, event_seq) WHERE state = 'pending';
+      CREATE INDEX relay_webhook_deliveries_integrator ON relay_webhook_deliveries (integrator_id, event_seq);
+    `,
+  },
 ];

@@ -1,6 +1,6 @@
 import { getAddress, type Hex } from "viem";
-import type { RelayReason, RelayStatus } from "../../sdk";
-import type { BroadcastFence, LeaseRefusal, NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
+import { isFinalRelayStatus, type RelayReason, type RelayStatus } from "../../sdk";
+import type { BatchExpectation, BatchRefusal, BroadcastFence, CancellationDecision, LeaseRefusal, NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
 
 /** A `relays` row as both engines return it: times in milliseconds, addresses lowercase, amounts as text. */
 export type RelayRow = {
@@ -26,6 +26,7 @@ export type RelayRow = {
   signer: string | null;
   signer_nonce: number | null;
   cancelling: number | boolean;
+  cancel_requested_at: number | null;
   claimed_by: string | null;
   lease_until: number | null;
   created_at: number;
@@ -43,6 +44,8 @@ export type TransactionRow = {
   max_priority_fee_per_gas: string;
   sent_at: number;
   mined: number | boolean;
+  batch_position?: number | null;
+  batch_size?: number | null;
 };
 
 export const RELAY_INSERT_COLUMNS = [
@@ -75,7 +78,7 @@ export function relayParams(relay: NewRelay, claim: { owner: string; until: Date
 }
 
 export const TRANSACTION_COLUMNS = [
-  "hash", "relay_id", "kind", "signer", "nonce", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "sent_at", "mined",
+  "hash", "relay_id", "kind", "signer", "nonce", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "sent_at", "mined", "batch_position", "batch_size",
 ] as const;
 
 export function transactionParams(relayId: string, transaction: RelayTransaction) {
@@ -90,6 +93,8 @@ export function transactionParams(relayId: string, transaction: RelayTransaction
     max_priority_fee_per_gas: transaction.maxPriorityFeePerGas.toString(),
     sent_at: transaction.sentAt.getTime(),
     mined: Number(transaction.mined),
+    batch_position: transaction.batch?.position ?? null,
+    batch_size: transaction.batch?.size ?? null,
   };
 }
 
@@ -109,6 +114,7 @@ export function transactionFromRow(row: TransactionRow): RelayTransaction {
     maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
     sentAt: new Date(row.sent_at),
     mined: row.mined === 1 || row.mined === true,
+    batch: row.batch_position === null || row.batch_position === undefined || row.batch_size === null || row.batch_size === undefined ? undefined : { position: row.batch_position, size: row.batch_size },
   };
 }
 
@@ -137,6 +143,7 @@ export function relayFromRow(row: RelayRow, transactions: RelayTransaction[]): R
     signer: row.signer === null ? undefined : getAddress(row.signer),
     signerNonce: row.signer_nonce ?? undefined,
     cancelling: row.cancelling === 1 || row.cancelling === true,
+    cancelRequestedAt: row.cancel_requested_at === null || row.cancel_requested_at === undefined ? undefined : new Date(Number(row.cancel_requested_at)),
     claimedBy: row.claimed_by ?? undefined,
     leaseUntil: row.lease_until === null ? undefined : new Date(row.lease_until),
     transactions,
@@ -167,6 +174,38 @@ export function leaseRefusal(row: Pick<RelayRow, "claimed_by" | "lease_until">, 
   if (row.claimed_by === null) return undefined;
   if (row.claimed_by !== fence.owner) return "not_ours";
   return row.lease_until !== null && row.lease_until > fence.now.getTime() ? undefined : "lapsed";
+}
+
+/**
+ * The second fence of `recordBroadcast`: nothing more is sent for a final relay (one cancelled before
+ * its first broadcast, say), and no swap once its cancellation was asked (only the cancel's bumps).
+ */
+export function endedRefusal(row: Pick<RelayRow, "status" | "cancel_requested_at">, kind: RelayTransaction["kind"]): "ended" | undefined {
+  if (isFinalRelayStatus(row.status)) return "ended";
+  return kind === "swap" && row.cancel_requested_at !== null ? "ended" : undefined;
+}
+
+/** What a cancellation request does to a relay in this state (see `RelayStore.requestCancellation`). */
+export function cancellationDecision(row: Pick<RelayRow, "status" | "signer">): CancellationDecision {
+  if (isFinalRelayStatus(row.status)) return "final";
+  return row.signer === null ? "cancelled" : "cancelling";
+}
+
+/** The error text of a relay cancelled before anything of it was in flight. */
+export const CANCELLED_UNSENT = "cancelled by the integrator before the swap was broadcast";
+
+/**
+ * Whether a batch member's row is still what the batch was built from (`recordBatchBroadcast`):
+ * undefined to go ahead, else why not. Both engines decide with this one rule inside their transaction.
+ */
+export function batchMemberRefusal(row: Pick<RelayRow, "claimed_by" | "lease_until" | "status" | "signer" | "signer_nonce" | "cancel_requested_at">, expect: BatchExpectation, fence: BroadcastFence, kind: RelayTransaction["kind"]): BatchRefusal | undefined {
+  const lease = leaseRefusal(row, fence);
+  if (lease !== undefined) return lease;
+  // A relay whose cancellation was asked joins no batch swap, first or replacement: the rebuild leaves
+  // it out (a cancel that frees the batch's nonce is still recorded on it).
+  if (kind === "swap" && row.cancel_requested_at !== null) return "changed";
+  if (expect.kind === "unsent") return (row.status === "accepted" || row.status === "submitted") && row.signer === null ? undefined : "changed";
+  return row.status === "submitted" && row.signer === expect.signer.toLowerCase() && row.signer_nonce === expect.nonce ? undefined : "changed";
 }
 
 export type RevertTallyRow = { kind: "taker" | "integrator"; subject: string; reverts: number | string; last_at: number | string };

@@ -1,12 +1,14 @@
 import type { Address, Hex } from "viem";
 import type { RelayReason, RelayStatus } from "../../sdk";
+import type { PushedStatusStore } from "./pushedStatusStore";
 
 /**
  * Everything the relayer keeps, behind one interface so another engine can replace SQLite. The rule
  * that makes crashes safe: a signed transaction is written here before it is broadcast, so after a
- * crash at any instant the relayer knows every hash that may be on the chain.
+ * crash at any instant the relayer knows every hash that may be on the chain. Each status change
+ * also writes its event (webhooks, server-sent events) in the same transaction: PushedStatusStore.
  */
-export interface RelayStore {
+export interface RelayStore extends PushedStatusStore {
   /**
    * Stores a validated relay, or returns the one that already exists for the same quote or the same
    * idempotency key; one transaction, so concurrent hand-offs of one quote create one relay. A
@@ -35,6 +37,28 @@ export interface RelayStore {
    * give it back, so the caller tries again later.
    */
   recordBroadcast(relayId: string, transaction: NewRelayTransaction, fence: BroadcastFence): Promise<BroadcastRecording>;
+  /**
+   * The integrator's cancellation, decided in one transaction against the relay's state now: a final
+   * relay is left as it is (`final`); one with no transaction of ours in flight (no signer: never
+   * broadcast, or its nonce went elsewhere) ends `cancelled` at once, and `recordBroadcast` then refuses
+   * it, so whichever of the two commits first wins; one whose swap is pending is marked (the time of
+   * the first request is kept, `cancelling` is set) and stays `submitted`: the caller replaces the swap.
+   * Undefined when there is no such relay.
+   */
+  requestCancellation(relayId: string, at: Date): Promise<CancellationRequest | undefined>;
+  /**
+   * Persists one signed batch transaction on every relay it carries (with the relay's position), in
+   * one database transaction, before its broadcast: all of it or nothing. Each member must still be
+   * what the caller built the batch from (`expect`): for a first broadcast an open relay with no
+   * signer; for a replacement a `submitted` relay on that signer and nonce. A member that changed
+   * (ended, cancelled, sent by someone else) or whose lease is not ours refuses the whole write, and
+   * the caller rebuilds the batch without it.
+   */
+  recordBatchBroadcast(batch: BatchRecordingRequest, fence: BroadcastFence): Promise<BatchRecording>;
+  /** The relays a batch transaction carries, by position (empty for an unknown hash). */
+  batchMembers(hash: Hex): Promise<BatchMember[]>;
+  /** The hash of the newest transaction recorded at this signer's nonce, for any relay. */
+  latestAtNonce(signer: Address, nonce: number): Promise<Hex | undefined>;
   /** Ends or advances a relay; `minedHash` marks the transaction that was mined (a copier's is added). */
   updateRelay(relayId: string, update: RelayUpdate): Promise<void>;
   /** The deploy block hash of the chain run these relays belong to, if recorded. */
@@ -69,6 +93,9 @@ export interface RelayStore {
   close(): Promise<void>;
 }
 
+export type CancellationRequest = { decision: CancellationDecision; relay: RelayRecord };
+export type CancellationDecision = "final" | "cancelled" | "cancelling";
+
 /** A relayed swap of ours that was mined and reverted (nobody else filled the order). */
 export type RevertedRelay = { relayId: string; taker: Address; integratorId: number; at: Date };
 export type RevertCounts = { taker: number; integrator: number };
@@ -84,8 +111,18 @@ export type Lease = { owner: string; until: Date };
 
 /** Who records a broadcast, and when: the lease it must still hold. */
 export type BroadcastFence = { owner: string; now: Date };
-export type BroadcastRecording = "recorded" | LeaseRefusal;
+export type BroadcastRecording = "recorded" | BroadcastRefusal;
 export type LeaseRefusal = "not_ours" | "lapsed";
+/** `ended`: the relay is final (cancelled first, say), or it is a swap of a relay whose cancellation was asked. */
+export type BroadcastRefusal = LeaseRefusal | "ended";
+
+/** A relay's place in a batch transaction. */
+export type BatchMember = { relayId: string; position: number };
+/** What every member must still be when the batch is recorded. */
+export type BatchExpectation = { kind: "unsent" } | { kind: "pending"; signer: Address; nonce: number };
+export type BatchRecordingRequest = { transaction: NewRelayTransaction; members: readonly BatchMember[]; expect: BatchExpectation };
+export type BatchRefusal = LeaseRefusal | "changed";
+export type BatchRecording = { outcome: "recorded" } | { outcome: "refused"; refused: { relayId: string; refusal: BatchRefusal }[] };
 
 export type ClaimedRelay = { relay: RelayRecord; previousOwner: string | undefined };
 
@@ -125,7 +162,11 @@ export type RelayTransaction = {
   maxPriorityFeePerGas: bigint;
   sentAt: Date;
   mined: boolean;
+  /** For a batch transaction (`swapGaslessBatch`, or a cancel replacing one): this relay's position and the batch's size. */
+  batch?: BatchSlot | undefined;
 };
+
+export type BatchSlot = { position: number; size: number };
 
 export type NewRelayTransaction = Omit<RelayTransaction, "mined">;
 
@@ -136,8 +177,10 @@ export type RelayRecord = NewRelay & {
   /** The signer and nonce this relay's transactions use, once assigned. */
   signer: Address | undefined;
   signerNonce: number | undefined;
-  /** The deadline passed: no more bumps; a cancel at the same nonce frees it. */
+  /** The deadline passed or a cancellation was asked: no more swaps; a cancel at the same nonce frees it. */
   cancelling: boolean;
+  /** When the integrator asked to cancel it (the first request). */
+  cancelRequestedAt: Date | undefined;
   /** The relayer working on it, and until when (absent: nobody yet). */
   claimedBy: string | undefined;
   leaseUntil: Date | undefined;

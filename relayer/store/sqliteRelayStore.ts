@@ -4,10 +4,15 @@ import { dirname } from "node:path";
 import { getAddress, type Address, type Hex } from "viem";
 import { applySqliteMigrations, canMoveRelay } from "../../sdk";
 import { relayMigrations } from "./relayMigrations";
-import { foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, REVERT_TALLY_SQL, revertTallyFromRow, transactionFromRow, transactionParams, type RelayRow, type RevertTallyRow, type TransactionRow } from "./relayRows";
+import { CANCELLED_UNSENT, cancellationDecision, endedRefusal, batchMemberRefusal, foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, REVERT_TALLY_SQL, revertTallyFromRow, transactionFromRow, transactionParams, type RelayRow, type RevertTallyRow, type TransactionRow } from "./relayRows";
 import type {
+  BatchMember,
+  BatchRecording,
+  BatchRecordingRequest,
+  BatchRefusal,
   BroadcastFence,
   BroadcastRecording,
+  CancellationRequest,
   ClaimedRelay,
   Lease,
   NewRelay,
@@ -25,6 +30,7 @@ import type {
   SignerHolder,
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
+import { SqlitePushedStatus } from "./sqlitePushedStatus";
 
 const OPEN = "status IN ('accepted', 'submitted')";
 
@@ -52,9 +58,11 @@ export function openSqliteRelayStore(path: string): RelayStore {
 class SqliteRelayStore implements RelayStore {
   readonly #db: Database.Database;
   readonly #statements;
+  readonly #pushed: SqlitePushedStatus;
 
   constructor(db: Database.Database) {
     this.#db = db;
+    this.#pushed = new SqlitePushedStatus(db);
     this.#statements = {
       byId: db.prepare("SELECT * FROM relays WHERE id = ?"),
       byQuote: db.prepare("SELECT * FROM relays WHERE chain_id = ? AND quote_id = ?"),
@@ -68,8 +76,10 @@ class SqliteRelayStore implements RelayStore {
         VALUES (${RELAY_INSERT_COLUMNS.map((column) => `@${column}`).join(", ")}, 'accepted', @created_at)`),
       transactions: db.prepare("SELECT * FROM relay_transactions WHERE relay_id = ? ORDER BY sent_at, rowid"),
       insertTransaction: db.prepare(`INSERT INTO relay_transactions (hash, relay_id, kind, signer, nonce, raw, max_fee_per_gas,
-        max_priority_fee_per_gas, sent_at, mined) VALUES (@hash, @relay_id, @kind, @signer, @nonce, @raw, @max_fee_per_gas,
-        @max_priority_fee_per_gas, @sent_at, @mined) ON CONFLICT (hash) DO NOTHING`),
+        max_priority_fee_per_gas, sent_at, mined, batch_position, batch_size) VALUES (@hash, @relay_id, @kind, @signer, @nonce, @raw, @max_fee_per_gas,
+        @max_priority_fee_per_gas, @sent_at, @mined, @batch_position, @batch_size) ON CONFLICT (hash, relay_id) DO NOTHING`),
+      batchMembers: db.prepare("SELECT relay_id, batch_position FROM relay_transactions WHERE hash = ? AND batch_position IS NOT NULL ORDER BY batch_position"),
+      latestAtNonce: db.prepare("SELECT hash FROM relay_transactions WHERE signer = ? AND nonce = ? AND raw IS NOT NULL ORDER BY sent_at DESC, rowid DESC LIMIT 1"),
       markMined: db.prepare("UPDATE relay_transactions SET mined = 1 WHERE hash = ? AND relay_id = ?"),
       submitted: db.prepare(`UPDATE relays SET status = CASE WHEN status = 'accepted' THEN 'submitted' ELSE status END,
         signer = @signer, signer_nonce = @nonce, updated_at = @at WHERE id = @id`),
@@ -77,6 +87,10 @@ class SqliteRelayStore implements RelayStore {
         error = COALESCE(@error, error), cancelling = COALESCE(@cancelling, cancelling),
         signer = CASE WHEN @release = 1 THEN NULL ELSE signer END,
         signer_nonce = CASE WHEN @release = 1 THEN NULL ELSE signer_nonce END, updated_at = @at WHERE id = @id`),
+      cancelUnsent: db.prepare(`UPDATE relays SET status = 'cancelled', cancel_requested_at = @at, error = @error, updated_at = @at
+        WHERE id = @id AND status IN ('accepted', 'submitted') AND signer IS NULL`),
+      markCancelling: db.prepare(`UPDATE relays SET cancel_requested_at = COALESCE(cancel_requested_at, @at), cancelling = 1, updated_at = @at
+        WHERE id = @id AND status = 'submitted'`),
       chainRun: db.prepare("SELECT value FROM relayer_meta WHERE key = 'chain_run'"),
       setChainRun: db.prepare("INSERT INTO relayer_meta (key, value) VALUES ('chain_run', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
       deleteTransactions: db.prepare("DELETE FROM relay_transactions"),
@@ -114,7 +128,9 @@ class SqliteRelayStore implements RelayStore {
         const existing = this.#match(relay);
         if (existing !== undefined) return existing;
         this.#statements.insert.run(relayParams(relay, claim));
-        return { outcome: "created", relay: this.#record(this.#statements.byId.get(relay.id) as RelayRow) };
+        const created = this.#record(this.#statements.byId.get(relay.id) as RelayRow);
+        this.#pushed.recordEvent(created, relay.createdAt);
+        return { outcome: "created", relay: created };
       })
       .immediate();
   }
@@ -149,13 +165,60 @@ class SqliteRelayStore implements RelayStore {
       .transaction((): BroadcastRecording => {
         const row = this.#statements.byId.get(relayId) as RelayRow | undefined;
         if (row === undefined) throw new Error(`relay ${relayId} does not exist`);
-        const refusal = leaseRefusal(row, fence);
+        const refusal = leaseRefusal(row, fence) ?? endedRefusal(row, transaction.kind);
         if (refusal !== undefined) return refusal;
         this.#statements.insertTransaction.run(transactionParams(relayId, { ...transaction, mined: false }));
         this.#statements.submitted.run({ id: relayId, signer: transaction.signer.toLowerCase(), nonce: transaction.nonce, at: transaction.sentAt.getTime() });
+        if (row.status === "accepted") this.#pushed.recordEvent(this.#record(this.#statements.byId.get(relayId) as RelayRow), transaction.sentAt);
         return "recorded";
       })
       .immediate();
+  }
+
+  async requestCancellation(relayId: string, at: Date): Promise<CancellationRequest | undefined> {
+    return this.#db
+      .transaction((): CancellationRequest | undefined => {
+        const row = this.#statements.byId.get(relayId) as RelayRow | undefined;
+        if (row === undefined) return undefined;
+        const decision = cancellationDecision(row);
+        if (decision === "cancelled") this.#statements.cancelUnsent.run({ id: relayId, at: at.getTime(), error: CANCELLED_UNSENT });
+        if (decision === "cancelling") this.#statements.markCancelling.run({ id: relayId, at: at.getTime() });
+        const relay = this.#record(this.#statements.byId.get(relayId) as RelayRow);
+        if (decision === "cancelled") this.#pushed.recordEvent(relay, at);
+        return { decision, relay };
+      })
+      .immediate();
+  }
+
+  async recordBatchBroadcast(batch: BatchRecordingRequest, fence: BroadcastFence): Promise<BatchRecording> {
+    return this.#db
+      .transaction((): BatchRecording => {
+        const refused: { relayId: string; refusal: BatchRefusal }[] = [];
+        for (const member of batch.members) {
+          const row = this.#statements.byId.get(member.relayId) as RelayRow | undefined;
+          const refusal = row === undefined ? "changed" : batchMemberRefusal(row, batch.expect, fence, batch.transaction.kind);
+          if (refusal !== undefined) refused.push({ relayId: member.relayId, refusal });
+        }
+        if (refused.length > 0) return { outcome: "refused", refused };
+        const { transaction } = batch;
+        for (const member of batch.members) {
+          const leavesAccepted = (this.#statements.byId.get(member.relayId) as RelayRow).status === "accepted";
+          this.#statements.insertTransaction.run(transactionParams(member.relayId, { ...transaction, mined: false, batch: { position: member.position, size: batch.members.length } }));
+          this.#statements.submitted.run({ id: member.relayId, signer: transaction.signer.toLowerCase(), nonce: transaction.nonce, at: transaction.sentAt.getTime() });
+          if (leavesAccepted) this.#pushed.recordEvent(this.#record(this.#statements.byId.get(member.relayId) as RelayRow), transaction.sentAt);
+        }
+        return { outcome: "recorded" };
+      })
+      .immediate();
+  }
+
+  async batchMembers(hash: Hex): Promise<BatchMember[]> {
+    return (this.#statements.batchMembers.all(hash.toLowerCase()) as { relay_id: string; batch_position: number }[]).map((row) => ({ relayId: row.relay_id, position: row.batch_position }));
+  }
+
+  async latestAtNonce(signer: Address, nonce: number): Promise<Hex | undefined> {
+    const row = this.#statements.latestAtNonce.get(signer.toLowerCase(), nonce) as { hash: string } | undefined;
+    return row?.hash as Hex | undefined;
   }
 
   async updateRelay(relayId: string, update: RelayUpdate): Promise<void> {
@@ -179,6 +242,7 @@ class SqliteRelayStore implements RelayStore {
           release: update.releaseSigner === true ? 1 : 0,
           at: update.at.getTime(),
         });
+        if (update.status !== undefined && update.status !== current.status) this.#pushed.recordEvent(this.#record(this.#statements.byId.get(relayId) as RelayRow), update.at);
       })
       .immediate();
   }
@@ -193,6 +257,7 @@ class SqliteRelayStore implements RelayStore {
       .transaction(() => {
         let forgotten = 0;
         if (options.forgetRelays) {
+          this.#pushed.forget();
           this.#statements.deleteTransactions.run();
           forgotten = this.#statements.deleteRelays.run().changes;
         }
@@ -246,6 +311,17 @@ class SqliteRelayStore implements RelayStore {
   async releaseSigners(relayerId: string): Promise<void> {
     this.#statements.releaseSigners.run(relayerId);
   }
+
+  listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
+  relayEventHead() { return this.#pushed.relayEventHead(); }
+  setWebhook(...args: Parameters<RelayStore["setWebhook"]>) { return this.#pushed.setWebhook(...args); }
+  getWebhook(...args: Parameters<RelayStore["getWebhook"]>) { return this.#pushed.getWebhook(...args); }
+  claimWebhookDeliveries(...args: Parameters<RelayStore["claimWebhookDeliveries"]>) { return this.#pushed.claimWebhookDeliveries(...args); }
+  settleWebhookDelivery(...args: Parameters<RelayStore["settleWebhookDelivery"]>) { return this.#pushed.settleWebhookDelivery(...args); }
+  releaseWebhookClaims(...args: Parameters<RelayStore["releaseWebhookClaims"]>) { return this.#pushed.releaseWebhookClaims(...args); }
+  listWebhookDeliveries(...args: Parameters<RelayStore["listWebhookDeliveries"]>) { return this.#pushed.listWebhookDeliveries(...args); }
+  listFailingWebhooks(...args: Parameters<RelayStore["listFailingWebhooks"]>) { return this.#pushed.listFailingWebhooks(...args); }
+  prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
 
   async ping(): Promise<void> {
     this.#statements.chainRun.get();

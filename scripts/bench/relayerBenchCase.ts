@@ -1,12 +1,16 @@
-/** One case of `npm run bench:relayer`: a fresh relayer process under an open-loop load at one rate. */
+/** One case of `npm run bench:relayer`: a fresh relayer process under an open-loop load at one rate, on one chain, batching on or off. */
 import { join } from "node:path";
 import { createPublicClient, type Hex, type TypedDataDefinition } from "viem";
 import { type PrivateKeyAccount } from "viem/accounts";
 import { isFinalRelayStatus, type RelayJson } from "../../sdk";
 import { spawnService, type SpawnedService } from "../devnet/spawnService";
+import { freePort } from "../devnet/freePort";
+import type { ChainControls } from "./benchChainControls";
+import { parseStageHistograms, subtractHistograms, summariseStages, type StageHistograms, type StageSummary } from "./stageHistogram";
+import { relaysPerTransaction, gasPerRelay } from "./relayerBenchReport";
 import { mapLimit, mean, percentile, sleep, summary } from "./relayerStats";
 import { BlockWatcher } from "./blockWatcher";
-import { BLOCK_MS, CHAIN_ID, DRAIN_SECONDS, DURATION_SECONDS, QUOTE_CONCURRENCY, RELAYER_ENTRY, SELL_USDC, SLIPPAGE_BPS, env, log } from "./relayerBenchSettings";
+import { BLOCK_MS, CHAIN_ID, DRAIN_SECONDS, DURATION_SECONDS, QUOTE_CONCURRENCY, RELAYER_ENTRY, SELL_USDC, SLIPPAGE_BPS, env, log, type Batching, type ChainKind } from "./relayerBenchSettings";
 
 type QuoteJson = {
   quote_id: string;
@@ -35,18 +39,12 @@ type Submission = {
   ours?: boolean;
 };
 
-/** Drops whatever the node still holds in its mempool (a case's unmined transactions), so no case inherits another's. */
-export async function clearMempool(rpc: (method: string, params?: unknown[]) => Promise<unknown>): Promise<number> {
-  let dropped = 0;
-  for (;;) {
-    const pending = (await rpc("eth_getBlockByNumber", ["pending", false])) as { transactions: Hex[] } | null;
-    const hashes = pending?.transactions ?? [];
-    if (hashes.length === 0) return dropped;
-    for (const hash of hashes) if ((await rpc("hardhat_dropTransaction", [hash])) === true) dropped++;
-  }
-}
-
 export type CaseInput = {
+  chain: ChainKind;
+  batching: Batching;
+  controls: ChainControls;
+  /** The API's GET /metrics (it runs in the bench's process, across cases: its stage histograms are read before and after). */
+  apiMetricsUrl: string;
   rate: number;
   signers: number;
   keys: Hex[];
@@ -65,6 +63,8 @@ export type CaseInput = {
 };
 
 export type CaseResult = {
+  chain: ChainKind;
+  batching: Batching;
   rate: number;
   signers: number;
   offered: number;
@@ -85,6 +85,11 @@ export type CaseResult = {
   blocks: ReturnType<typeof summary>;
   submitResponseMs: ReturnType<typeof summary>;
   sendLagMs: ReturnType<typeof summary>;
+  /** Distinct swap transactions that carried the landed relays. */
+  transactions: number;
+  /** Landed relays per distinct swap transaction (1 without batching). */
+  relaysPerTransaction: number | undefined;
+  /** Gas of the landed relays' transactions, each shared evenly among the relays it carried, per relay. */
   gasPerSwap: number | undefined;
   gasPerSwapP50: number | undefined;
   ceilingPerSecond: number | undefined;
@@ -96,18 +101,20 @@ export type CaseResult = {
   blocksSeen: number;
   quoteSeconds: number;
   relayerLog: Record<string, number>;
+  /** Where the time goes: per-stage timings from the API's and the relayer's histograms over this case. */
+  stages: { api: Record<string, StageSummary>; relayer: Record<string, StageSummary> };
 };
 
 export async function runCase(input: CaseInput): Promise<CaseResult> {
-  const { rate, signers, rpc, client, apiUrl, auth, takers } = input;
-  const label = `${rate}/s × ${signers} signer${signers === 1 ? "" : "s"}`;
+  const { rate, signers, client, apiUrl, auth, takers } = input;
+  const label = `${input.chain}, batching ${input.batching}, ${rate}/s × ${signers} signer${signers === 1 ? "" : "s"}`;
   const count = Math.round(rate * DURATION_SECONDS);
   let relayer: SpawnedService | undefined;
   const watcher = new BlockWatcher(input.watcherRpc);
   try {
     // 1-second blocks with a real mempool.
-    await rpc("evm_setAutomine", [false]);
-    await rpc("evm_setIntervalMining", [BLOCK_MS]);
+    await input.controls.intervalMining(BLOCK_MS);
+    const metricsPort = await freePort();
     log(`${label}: starting a fresh relayer (${signers} new signer key${signers === 1 ? "" : "s"}, its own SQLite file)`);
     relayer = await spawnService(
       RELAYER_ENTRY,
@@ -121,8 +128,11 @@ export async function runCase(input: CaseInput): Promise<CaseResult> {
         RPC_URL: input.rpcUrl,
         CHAIN_ID: String(CHAIN_ID),
         DEPLOYMENTS_DIR: input.directory,
+        RELAYER_METRICS_PORT: String(metricsPort),
+        // Off: one order a transaction. On: the relayer's default (or RELAYER_BATCH_MAX from the environment).
+        ...(input.batching === "off" ? { RELAYER_BATCH_MAX: "1" } : {}),
       },
-      /^Relayer on (\S+)$/m,
+      /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m,
     );
 
     // Quotes and signatures before the timed window: quoting is not what this measures.
@@ -156,6 +166,7 @@ export async function runCase(input: CaseInput): Promise<CaseResult> {
     log(`${label}: ${count} gasless quotes fetched and signed in ${quoteSeconds.toFixed(1)} s; submitting at ${rate}/s for ${DURATION_SECONDS} s`);
 
     // Open loop: each submission at its time, whatever happened to the earlier ones.
+    const apiStagesBefore = await scrapeStages(input.apiMetricsUrl, API_STAGE_METRIC);
     await watcher.start();
     const startBlock = watcher.head;
     const t0 = performance.now() + 100;
@@ -222,6 +233,8 @@ export async function runCase(input: CaseInput): Promise<CaseResult> {
     }
     await watcher.stop();
     const endBlock = watcher.head;
+    const apiStages = subtractHistograms(await scrapeStages(input.apiMetricsUrl, API_STAGE_METRIC), apiStagesBefore);
+    const relayerStages = await scrapeStages(`${relayer.ready[2]!}/metrics`, RELAYER_STAGE_METRIC);
 
     // Receipts of every confirmed relay: its block and gas, and that it was the relayer's transaction.
     const confirmed = accepted.filter((submission) => submission.relay!.status === "confirmed" && submission.relay!.tx_hash !== null);
@@ -231,7 +244,8 @@ export async function runCase(input: CaseInput): Promise<CaseResult> {
       submission.minedBlock = receipt.blockNumber;
       submission.gasUsed = receipt.gasUsed;
       submission.receiptOk = receipt.status === "success";
-      submission.ours = relay.transactions.some((transaction) => transaction.hash.toLowerCase() === receipt.transactionHash.toLowerCase() && transaction.kind === "swap");
+      // Any transaction of the relay's own but a cancel: a single swap, or a batch that carried it.
+      submission.ours = relay.transactions.some((transaction) => transaction.hash.toLowerCase() === receipt.transactionHash.toLowerCase() && transaction.kind !== "cancel");
     });
     const landed = confirmed.filter((submission) => submission.receiptOk === true && submission.ours === true);
 
@@ -253,7 +267,8 @@ export async function runCase(input: CaseInput): Promise<CaseResult> {
         ? undefined
         : (watcher.firstSeen.get(lastLanded) ?? 0) - (watcher.firstSeen.get(firstLanded) ?? 0) + BLOCK_MS;
     const blocksOf = (submission: Submission) => Number(submission.minedBlock! - submission.headAtSend!);
-    const gas = landed.map((submission) => Number(submission.gasUsed!));
+    const carried = landed.map((submission) => ({ hash: submission.relay!.tx_hash!, gasUsed: submission.gasUsed! }));
+    const gas = gasPerRelay(carried);
     const gasPerSwap = mean(gas);
     const sentTimes = submissions.map((submission) => submission.sentAt!).filter((at) => at !== undefined);
     const sendSpan = (Math.max(...sentTimes) - Math.min(...sentTimes)) / 1000;
@@ -273,6 +288,8 @@ export async function runCase(input: CaseInput): Promise<CaseResult> {
     }
 
     const result: CaseResult = {
+      chain: input.chain,
+      batching: input.batching,
       rate,
       signers,
       offered: count,
@@ -298,6 +315,8 @@ export async function runCase(input: CaseInput): Promise<CaseResult> {
       blocks: summary(landed.map(blocksOf)),
       submitResponseMs: summary(submissions.filter((submission) => submission.responseMs !== undefined).map((submission) => submission.responseMs!)),
       sendLagMs: summary(submissions.map((submission) => submission.lagMs ?? 0)),
+      transactions: new Set(carried.map((relay) => relay.hash.toLowerCase())).size,
+      relaysPerTransaction: relaysPerTransaction(carried.map((relay) => relay.hash)),
       gasPerSwap,
       gasPerSwapP50: percentile(gas, 50),
       ceilingPerSecond: gasPerSwap === undefined ? undefined : Number(input.blockGasLimit) / gasPerSwap / (BLOCK_MS / 1000),
@@ -309,9 +328,10 @@ export async function runCase(input: CaseInput): Promise<CaseResult> {
       blocksSeen: blockNumbers.length,
       quoteSeconds,
       relayerLog,
+      stages: { api: summariseStages(apiStages), relayer: summariseStages(relayerStages) },
     };
     log(
-      `${label}: landed ${result.landed}/${count}, ${result.landedPerSecond.toFixed(1)}/s, ≤2 blocks ${(result.withinTwoBlocks * 100).toFixed(1)} %, ` +
+      `${label}: landed ${result.landed}/${count} in ${result.transactions} transactions, ${result.landedPerSecond.toFixed(1)}/s, ≤2 blocks ${(result.withinTwoBlocks * 100).toFixed(1)} %, ` +
         `confirm p50 ${result.confirmMs.p50 ?? "n/a"} ms p99 ${result.confirmMs.p99 ?? "n/a"} ms, statuses ${JSON.stringify(result.statuses)}` +
         (Object.keys(result.submitErrors).length > 0 ? `, submit errors ${JSON.stringify(result.submitErrors)}` : "") +
         (Object.keys(relayerLog).length > 0 ? `, relayer log ${JSON.stringify(relayerLog)}` : ""),
@@ -325,9 +345,22 @@ export async function runCase(input: CaseInput): Promise<CaseResult> {
       const code = await Promise.race([running.stop(), sleep(20_000).then(() => running.stop("SIGKILL"))]);
       if (code !== 0 && code !== null) log(`${label}: the relayer exited with ${code}:\n${running.output().slice(-4000)}`);
     }
-    await rpc("evm_setIntervalMining", [0]);
-    await rpc("evm_setAutomine", [true]);
-    const dropped = await clearMempool(rpc);
+    await input.controls.automine();
+    const dropped = await input.controls.clearMempool();
     if (dropped > 0) log(`${label}: dropped ${dropped} transactions still pending in the node's mempool`);
+  }
+}
+
+const API_STAGE_METRIC = "api_gasless_submit_stage_seconds";
+const RELAYER_STAGE_METRIC = "relayer_relay_stage_seconds";
+
+/** A stage histogram from a GET /metrics; empty when the endpoint cannot be read (the table then says n/a). */
+async function scrapeStages(url: string, metric: string): Promise<StageHistograms> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    return parseStageHistograms(await response.text(), metric);
+  } catch (error) {
+    log(`could not read ${metric} from ${url}: ${String(error)}`);
+    return {};
   }
 }

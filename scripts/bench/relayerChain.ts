@@ -4,6 +4,9 @@
  * `DEPLOYMENTS_DIR`. It runs apart from the load generator and the API so that executing and mining
  * a block of swaps never stalls the benchmark's clock, as a real node would not. The bench drives
  * mining (automine, interval mining, snapshots) over JSON-RPC.
+ *
+ * `BENCH_CHAIN=anvil`: Anvil instead (scripts/bench/anvilChain.ts), a child of this process, with the
+ * same contracts deployed by the same code; this process only deploys and then waits to stop it.
  */
 import hre from "hardhat";
 import { manifestPath } from "../../sdk/chain/manifest";
@@ -11,6 +14,7 @@ import { startChainServer } from "../devnet/chainServer";
 import { devAccounts } from "../devnet/devAccounts";
 import { loadDevnetConfig } from "../devnet/devnetConfig";
 import { deployDevnet } from "../deploy/deployDevnet";
+import { startAnvilChain } from "./anvilChain";
 
 /**
  * `BENCH_CHAIN_TRACE=1`: every 5 s, prints to stderr how many JSON-RPC calls of each method the chain
@@ -54,6 +58,14 @@ function traceRequests(): void {
 async function main(): Promise<void> {
   const config = loadDevnetConfig();
   await hre.run("compile", { quiet: true });
+  if (process.env.BENCH_CHAIN === "anvil") {
+    const anvil = await startAnvilChain(hre, config.deploymentsDir);
+    const stop = () => void anvil.stop().finally(() => process.exit(0));
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
+    process.stdout.write(`Deployer ${anvil.deployer}\nChain on ${anvil.rpcUrl}\n`);
+    return;
+  }
   if (process.env.BENCH_CHAIN_TRACE === "1") traceRequests();
   const server = await startChainServer(hre, config.host, config.port);
   const chainId = await (await hre.viem.getPublicClient()).getChainId();

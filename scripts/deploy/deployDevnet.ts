@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import type { HardhatRuntimeEnvironment } from "hardhat/types";
+import type { EIP1193Provider, HardhatRuntimeEnvironment } from "hardhat/types";
 import { getAddress } from "viem";
 import { readManifest, writeManifest, type DeploymentManifest } from "../../sdk/chain/manifest";
 import { deployRouterRegistry } from "./deployRegistry";
@@ -7,7 +7,9 @@ import { hardhatClients, type DevWalletClient, type HardhatClients } from "./har
 import { deployLiquidity } from "./deployLiquidity";
 import { deployPermit2 } from "./deployPermit2";
 import { deploySettlement } from "./deploySettlement";
+import { deployTaxedToken } from "./deployTaxedToken";
 import { writeAndWait } from "./writeAndWait";
+import { deployDevnetWallets } from "./deployDevnetWallets";
 import { routerRegistryAbi } from "../../sdk/abis/routerRegistryAbi";
 
 /**
@@ -51,13 +53,15 @@ export async function deployContracts(
 
 /**
  * Deploys the project's contracts unless `manifestFile` already describes this chain run, and writes
- * the manifest. Idempotent per chain run.
+ * the manifest. Idempotent per chain run. `provider`: another local node to deploy on (the relayer
+ * bench's Anvil) instead of the Hardhat network; the artifacts still come from `hre`.
  */
 export async function deployDevnet(
   hre: HardhatRuntimeEnvironment,
   manifestFile: string,
+  provider?: Pick<EIP1193Provider, "request">,
 ): Promise<{ manifest: DeploymentManifest; reused: boolean }> {
-  const clients = await hardhatClients(hre);
+  const clients = await hardhatClients(hre, provider);
   if (existsSync(manifestFile)) {
     // A manifest from an older layout or another chain run is simply stale: deploy afresh over it.
     const previous = readManifestIfValid(manifestFile);
@@ -68,7 +72,10 @@ export async function deployDevnet(
 
   // Indexers start from the first block that holds our contracts.
   const firstBlock = (await clients.publicClient.getBlockNumber()) + 1n;
-  const contracts = await deployContracts(hre, clients, deployer);
+  const deployed = await deployContracts(hre, clients, deployer);
+  // The taxed token comes last: the contracts above keep the addresses the settlement tests know.
+  const taxed = await deployTaxedToken(hre, clients, deployer, deployed.contracts);
+  const contracts = { ...deployed, tokens: [...deployed.tokens, taxed.token], pools: [...deployed.pools, taxed.pool] };
   const deployBlock = await clients.publicClient.getBlock({ blockNumber: firstBlock });
 
   const manifest: DeploymentManifest = {
@@ -76,6 +83,7 @@ export async function deployDevnet(
     deployBlock: Number(deployBlock.number),
     deployBlockHash: deployBlock.hash,
     ...contracts,
+    devnet: await deployDevnetWallets(hre, clients, deployer, contracts),
   };
   // The deployer is also a pauser on the devnet, so an operator can try the emergency brake at once.
   await writeAndWait(clients, deployer, { address: contracts.contracts.routerRegistry, abi: routerRegistryAbi, functionName: "setPauser", args: [deployer.account.address, true] });

@@ -40,3 +40,20 @@ export const DEV_ACCOUNT_GRANTS: Readonly<Record<string, number>> = {
 
 /** How many of the funded accounts receive token grants. */
 export const GRANTED_ACCOUNTS = 10;
+
+/**
+ * The devnet's one token that taxes its transfers (a TaxedDevToken): a share of every buy, sell and
+ * other transfer is burned, as fee-on-transfer tokens do. It trades only against WETH, and is deployed
+ * after everything else, so the other contracts keep their addresses (see deployTaxedToken).
+ */
+export const TAXED_DEV_TOKEN = {
+  symbol: "TAXD",
+  name: "Taxed Token (devnet)",
+  decimals: 18,
+  usdPrice: 1,
+  buyTaxBps: 300,
+  sellTaxBps: 500,
+  transferTaxBps: 100,
+  /** Its WETH pool holds this much USD on each side. */
+  usdPerSide: 300_000,
+} as const;

@@ -35,7 +35,12 @@ export class ChainHead {
 
   /** The latest head, read now unless one younger than `maxAgeMs` is at hand. */
   read(): Promise<BlockHead> {
-    if (this.#latest !== undefined && this.now() - this.#latest.at <= this.maxAgeMs) return Promise.resolve(this.#latest.head);
+    return this.recent(this.maxAgeMs);
+  }
+
+  /** The last head if it was read at most `maxAgeMs` ago, else one read now (an indicative price tolerates one). */
+  recent(maxAgeMs: number): Promise<BlockHead> {
+    if (this.#latest !== undefined && this.now() - this.#latest.at <= maxAgeMs) return Promise.resolve(this.#latest.head);
     return this.fresh();
   }
 

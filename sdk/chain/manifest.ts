@@ -35,6 +35,7 @@ export const deploymentManifestSchema = z.object({
       feeBps: z.number().int().min(0).max(9999),
     }),
   ),
+  devnet: z.object({ smartWallet: address, smartWalletOwner: address, plainToken: address }).optional(),
 });
 
 export type ManifestToken = { symbol: string; name: string; address: Address; decimals: number };
@@ -59,6 +60,8 @@ export type DeploymentManifest = {
   };
   tokens: ManifestToken[];
   pools: ManifestPool[];
+  /** Devnet only: an ERC-1271 smart wallet (owned by dev account #12) and a token without EIP-2612 (README "Gasless swaps"). */
+  devnet?: { smartWallet: Address; smartWalletOwner: Address; plainToken: Address } | undefined;
 };
 
 /** Where the manifest of `chainId` lives inside `directory`. */

@@ -67,6 +67,10 @@ export class ApiTransport {
     this.#options = options;
   }
 
+  get logger(): ClientLogger {
+    return this.#options.logger;
+  }
+
   get hasApiKey(): boolean {
     return this.#options.apiKey !== undefined;
   }
@@ -83,6 +87,22 @@ export class ApiTransport {
         this.#options.logger.warn?.(`${request.method} ${request.path}: ${error.code}; retry ${attempt}/${attempts - 1} in ${delay} ms`);
         await sleep(delay, request.signal);
       }
+    }
+  }
+
+  /**
+   * An authenticated GET whose body is left unread (a server-sent-events stream): resolves with the
+   * response once its headers arrive; network failures reject as ApiError `network_error`.
+   */
+  async openStream(path: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+    if (this.#options.apiKey === undefined) {
+      throw new ApiError({ method: "GET", path, status: 401, code: "api_key_missing", message: "this client has no apiKey; pass apiKey to createTradingClient (onboard first to get one)" });
+    }
+    try {
+      return await this.#options.fetch(`${this.apiUrl}${path}`, { method: "GET", headers: { accept: "text/event-stream", authorization: `Bearer ${this.#options.apiKey}`, ...headers }, signal });
+    } catch (cause) {
+      if (signal.aborted) throw cause;
+      throw new ApiError({ method: "GET", path, status: 0, code: "network_error", message: `could not reach ${this.apiUrl}${path} (${networkReason(cause)})`, cause });
     }
   }
 

@@ -1,16 +1,18 @@
+import { PERMIT2_ADDRESS } from "../chain/permit2";
 import { isAddress, publicActions, type Address, type Hex } from "viem";
 import { DEVNET_CHAIN_ID } from "../chain/devnet";
 import { ClientConfigError, QuoteKindError, TokenNotSupportedError } from "../errors/client";
 import { readFeatureState } from "../registry/readRegistry";
 import type { FeatureState } from "../registry/rawRegistryCall";
-import type { RelayJson } from "../relay/relayWire";
+import type { RelayCancellationJson, RelayJson } from "../relay/relayWire";
 import { NATIVE_TOKEN_LOWERCASE } from "../tokens/native";
-import { quoteJsonSchema, type QuoteJson } from "../wire/quoteJson";
+import { priceJsonSchema, quoteJsonSchema, type PriceJson, type QuoteJson } from "../wire/quoteJson";
 import { ApiTransport, type FetchFunction } from "./apiTransport";
 import { silentLogger, type ClientLogger } from "./clientLogger";
 import { ensureAllowance } from "./ensureAllowance";
 import { assertBalance, executeQuote, signedCalldata, simulateFromTaker, type ExecutedQuote } from "./executeQuote";
-import { getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
+import { cancelRelay, getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
+import { watchRelay, type WatchRelayOptions } from "./watchRelay";
 import { OnboardingSteps, type ApplicationResult, type CreatedApiKey, type IntegratorProfile, type IntegratorProfiles, type OnboardingResult, type RevokedApiKey } from "./onboardingSteps";
 import { signQuote, type SignedQuote } from "./signQuote";
 import { SnapshotCache, type SnapshotRefresh, type TokenSnapshot } from "./snapshotCache";
@@ -79,6 +81,11 @@ export type TradingClient = {
   refreshSupportedTokens(chainId?: number): Promise<SnapshotRefresh>;
   getQuote(parameters: QuoteParameters): Promise<QuoteJson>;
   /**
+   * GET /price: the route, amounts, fees and gas a quote would have now, without a transaction to
+   * sign (no tx, no permit2, nothing reserved); for polling prices. Takes the key's price bucket.
+   */
+  getPrice(parameters: QuoteParameters): Promise<PriceJson>;
+  /**
    * Verifies (see verifyQuote), approves, signs, simulates, sends and waits. `expected` is needed only
    * for a quote this client did not fetch with getQuote (whose request it remembers); without either,
    * the wallet must be the recipient and the rest is checked against the quote JSON.
@@ -96,11 +103,24 @@ export type TradingClient = {
    * patched transaction, and the approval to send before it when `issues.allowance` is set.
    */
   signQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<SignedQuote>;
-  /** For a gasless quote: verifies, approves Permit2 when needed, signs, and simulates; returns the signature. */
+  /**
+   * For a gasless quote: verifies, approves Permit2 when needed (a transaction), signs, and simulates;
+   * returns the signature. `swapGasless` instead signs the quote's `approval` when it has one: no transaction.
+   */
   signGaslessQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex>;
+  /**
+   * For a gasless quote with an `approval` (Permit2 not approved, the sell token has EIP-2612): the
+   * wallet's signature of the token permit, for `submitGasless(..., { approvalSignature })`. No
+   * transaction, no ETH. Undefined when the quote offers no approval.
+   */
+  signGaslessApproval(quote: QuoteJson, wallet: TradingWallet): Promise<Hex | undefined>;
   submitGasless(quote: QuoteJson | string, signature: Hex, options?: SubmitGaslessOptions): Promise<RelayJson>;
   getRelay(relayId: string): Promise<RelayJson>;
   waitForRelay(relayId: string, options?: WaitForRelayOptions): Promise<RelayJson>;
+  /** POST /gasless/cancel/{relay_id}: cancels the relay, or replaces its pending swap; see `cancelRelay` in gaslessRelay.ts. */
+  cancelRelay(relayId: string): Promise<RelayCancellationJson>;
+  /** Follows a relay to its final status over server-sent events (GET /gasless/events), polling when those are unavailable. */
+  watchRelay(relayId: string, options?: WatchRelayOptions): Promise<RelayJson>;
   /** signGaslessQuote + submitGasless + waitForRelay. */
   swapGasless(quote: QuoteJson, wallet: TradingWallet, options?: WaitForRelayOptions & SubmitGaslessOptions & { expected?: QuoteExpectation }): Promise<RelayJson>;
   /** Application, then an API key when the profile is active. */
@@ -181,7 +201,8 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     return { taker, feeRecipient: options.integratorFeeRecipient };
   };
 
-  const getQuote = async (parameters: QuoteParameters): Promise<QuoteJson> => {
+  /** GET /quote or /price: tokens outside the snapshot are refused here unless the demand is genuine. */
+  const requestQuote = async (endpoint: "/quote" | "/price", parameters: QuoteParameters): Promise<unknown> => {
     const chainId = parameters.chainId ?? defaultChainId;
     const snapshot = await snapshots.get(chainId);
     const missing = [parameters.sellToken, parameters.buyToken].filter((token) => {
@@ -190,11 +211,15 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     });
     const probe = missing.length > 0;
     if (probe && !parameters.genuineDemand) throw new TokenNotSupportedError(chainId, missing);
-    if (probe) logger.info?.(`probing /quote once for ${missing.join(", ")} (genuine demand)`);
-    const response = await transport.request({ method: "GET", path: `/quote?${quoteQuery(parameters, chainId)}`, authenticated: true, retry: !probe, signal: parameters.signal });
+    if (probe) logger.info?.(`probing ${endpoint} once for ${missing.join(", ")} (genuine demand)`);
+    const response = await transport.request({ method: "GET", path: `${endpoint}?${quoteQuery(parameters, chainId)}`, authenticated: true, retry: !probe, signal: parameters.signal });
     // A probe that succeeded means the token was promoted since our snapshot: pick the new set up.
     if (probe) void snapshots.refresh(chainId);
-    const quote = quoteJsonSchema.parse(response.body);
+    return response.body;
+  };
+
+  const getQuote = async (parameters: QuoteParameters): Promise<QuoteJson> => {
+    const quote = quoteJsonSchema.parse(await requestQuote("/quote", parameters));
     requests.set(quote, parameters);
     return quote;
   };
@@ -211,12 +236,40 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     return signature!;
   };
 
+  /**
+   * The order's signature for a quote whose approval is relayed with the swap: no approve transaction,
+   * and no simulation from the taker (the swap cannot pull before the permit); the API simulates the
+   * permit and the swap together at submission.
+   */
+  const signGaslessOrderWithApproval = async (quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex> => {
+    if (!quote.gasless) throw new QuoteKindError(quote.quote_id, "is not a gasless quote", "Use executeQuote: the taker sends it.");
+    assertBalance(quote);
+    await verifyQuote(readerFor(wallet), contractsOrThrow(), quote, expectationFor(quote, wallet, expected));
+    return (await signedCalldata(quote, wallet)).signature!;
+  };
+
+  const signGaslessApproval = async (quote: QuoteJson, wallet: TradingWallet): Promise<Hex | undefined> => {
+    if (quote.approval === null || quote.approval === undefined) return undefined;
+    const { eip712 } = quote.approval;
+    if (eip712.message.owner.toLowerCase() !== wallet.account.address.toLowerCase() || eip712.message.spender.toLowerCase() !== PERMIT2_ADDRESS.toLowerCase()) {
+      throw new QuoteKindError(quote.quote_id, "has an approval for another owner or spender than this wallet and Permit2", "Request a fresh quote for this wallet.");
+    }
+    // The permit approves exactly what the signed order lets Permit2 move (sell amount plus fee), no more.
+    if (quote.permit2 === undefined || BigInt(eip712.message.value) !== BigInt(quote.permit2.message.permitted.amount)) {
+      throw new QuoteKindError(quote.quote_id, "has an approval for another amount than its order moves", "Request a fresh quote; do not sign it.");
+    }
+    const { EIP712Domain: _domain, ...types } = eip712.types;
+    const { owner, spender, value, nonce, deadline } = eip712.message;
+    return wallet.signTypedData({ account: wallet.account, domain: eip712.domain, types, primaryType: "Permit", message: { owner, spender, value: BigInt(value), nonce: BigInt(nonce), deadline: BigInt(deadline) } });
+  };
+
   const client: TradingClient = {
     apiUrl: transport.apiUrl,
     getSupportedTokens: (chainId = defaultChainId) => snapshots.get(chainId),
     isSupported: (chainId, token) => snapshots.isSupported(chainId, token),
     refreshSupportedTokens: (chainId = defaultChainId) => snapshots.refresh(chainId),
     getQuote,
+    getPrice: async (parameters) => priceJsonSchema.parse(await requestQuote("/price", parameters)),
     executeQuote: (quote, wallet, expected) => executeQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), logger, expected: expectationFor(quote, wallet, expected) }),
     signQuote: (quote, wallet, expected) => signQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), expected: expectationFor(quote, wallet, expected) }),
     verifyQuote: async (quote, expected) => {
@@ -224,12 +277,19 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
       await verifyQuote(readerFor(undefined), contractsOrThrow(), quote, expectationFor(quote, undefined, expected));
     },
     signGaslessQuote,
+    signGaslessApproval,
     submitGasless: (quote, signature, submitOptions) => submitGasless(transport, typeof quote === "string" ? quote : quote.quote_id, signature, submitOptions),
     getRelay: (relayId) => getRelay(transport, relayId),
     waitForRelay: (relayId, waitOptions) => waitForRelay(transport, relayId, waitOptions),
+    cancelRelay: (relayId) => cancelRelay(transport, relayId),
+    watchRelay: (relayId, watchOptions) => watchRelay(transport, relayId, watchOptions),
     swapGasless: async (quote, wallet, swapOptions = {}) => {
-      const signature = await signGaslessQuote(quote, wallet, swapOptions.expected);
-      const relay = await submitGasless(transport, quote.quote_id, signature, swapOptions);
+      // Two messages and no transaction when the quote offers the token permit; otherwise the wallet
+      // approves Permit2 first. Either way the quote is verified before anything is signed.
+      const offersApproval = quote.approval !== null && quote.approval !== undefined;
+      const signature = offersApproval ? await signGaslessOrderWithApproval(quote, wallet, swapOptions.expected) : await signGaslessQuote(quote, wallet, swapOptions.expected);
+      const approvalSignature = offersApproval ? await signGaslessApproval(quote, wallet) : undefined;
+      const relay = await submitGasless(transport, quote.quote_id, signature, { ...swapOptions, ...(approvalSignature === undefined ? {} : { approvalSignature }) });
       swapOptions.onStatus?.(relay);
       return waitForRelay(transport, relay.relay_id, swapOptions);
     },

@@ -1,14 +1,16 @@
 import type { Hex } from "viem";
 import { RelayTimeoutError } from "../errors/client";
 import { isFinalRelayStatus } from "../relay/relayStatus";
-import type { RelayJson } from "../relay/relayWire";
-import { parseRelayJson } from "../wire/relayJson";
+import type { RelayCancellationJson, RelayJson } from "../relay/relayWire";
+import { parseRelayCancellationJson, parseRelayJson } from "../wire/relayJson";
 import type { ApiTransport } from "./apiTransport";
 
 export type SubmitGaslessOptions = {
   /** Makes retries safe: the API returns the same relay for the same key and quote. Generated when absent. */
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /** The taker's signature of the quote's `approval.eip712` (signGaslessApproval): Permit2 is approved in the relayed transaction. */
+  approvalSignature?: Hex;
 };
 
 export type WaitForRelayOptions = {
@@ -35,7 +37,7 @@ export async function submitGasless(transport: ApiTransport, quoteId: string, si
   const response = await transport.request({
     method: "POST",
     path: "/gasless/submit",
-    body: { quote_id: quoteId, signature, idempotency_key: idempotencyKey },
+    body: { quote_id: quoteId, signature, idempotency_key: idempotencyKey, ...(options.approvalSignature === undefined ? {} : { approval_signature: options.approvalSignature }) },
     authenticated: true,
     retry: true,
     signal: options.signal,
@@ -49,7 +51,19 @@ export async function getRelay(transport: ApiTransport, relayId: string, signal?
   return parseRelayJson(response.body);
 }
 
-/** Polls a relay until it is final (confirmed, failed, expired, rejected); returns that relay. */
+/**
+ * POST /gasless/cancel/{relay_id}: cancels a relay of this key's integrator. `outcome` says what
+ * happened (`cancelled`, `cancelling`: follow it with waitForRelay until the chain decides, or
+ * `already_mined`); `invalidate_nonce` is the transaction the taker's own wallet may send to kill the
+ * signature on chain. A relay that is already final throws ApiError 409 `relay_final` (its `status`
+ * in `body`): after a retried request, `status: "cancelled"` means the first one took effect.
+ */
+export async function cancelRelay(transport: ApiTransport, relayId: string, signal?: AbortSignal): Promise<RelayCancellationJson> {
+  const response = await transport.request({ method: "POST", path: `/gasless/cancel/${encodeURIComponent(relayId)}`, authenticated: true, retry: true, signal });
+  return parseRelayCancellationJson(response.body);
+}
+
+/** Polls a relay until it is final (confirmed, failed, expired, rejected, cancelled); returns that relay. */
 export async function waitForRelay(transport: ApiTransport, relayId: string, options: WaitForRelayOptions = {}): Promise<RelayJson> {
   const intervalMs = options.intervalMs ?? 1000;
   const timeoutMs = options.timeoutMs ?? 120_000;

@@ -4,6 +4,7 @@ export const OnboardingAction = {
   CreateApiKey: "create_integrator_api_key",
   RevokeApiKey: "revoke_integrator_api_key",
   ViewProfile: "view_integrator_profile",
+  SetWebhook: "set_integrator_webhook",
 } as const;
 
 export type OnboardingAction = (typeof OnboardingAction)[keyof typeof OnboardingAction];
@@ -14,6 +15,7 @@ export const onboardingActions = [
   OnboardingAction.CreateApiKey,
   OnboardingAction.RevokeApiKey,
   OnboardingAction.ViewProfile,
+  OnboardingAction.SetWebhook,
 ] as const satisfies readonly OnboardingAction[];
 
 /** Create and revoke actions bind their nonce to a payload hash; viewing the profile changes nothing, so it needs none. */

@@ -45,6 +45,13 @@ export type RevokeApiKeyPayload = {
   key_id: Integer;
 };
 
+/** Fields of POST /integrators/webhook; `url` null (or absent) clears the webhook. */
+export type WebhookPayload = {
+  owner_wallet: Address;
+  integrator_id: Integer;
+  url?: string | null | undefined;
+};
+
 /** The text `application` hashes to; useful to see what a mismatching hash was computed over. */
 export function encodeApplicationPayload(payload: ApplicationPayload): string {
   return [
@@ -78,6 +85,14 @@ export function encodeRevokeApiKeyPayload(payload: RevokeApiKeyPayload): string 
   ].join("");
 }
 
+export function encodeWebhookPayload(payload: WebhookPayload): string {
+  return [
+    field("owner_wallet", wallet("owner_wallet", payload.owner_wallet)),
+    field("integrator_id", integer("integrator_id", payload.integrator_id)),
+    optionalField("url", optionalText("url", payload.url)),
+  ].join("");
+}
+
 /** keccak256 over the UTF-8 bytes of an encoded payload, as 0x-prefixed lowercase hex. */
 export function hashPayloadText(encoded: string): Hex {
   return keccak256(stringToBytes(encoded));
@@ -99,6 +114,11 @@ export function apiKeyPayloadHash(payload: ApiKeyPayload): Hex {
 /** @example revokeApiKeyPayloadHash({ owner_wallet, integrator_id: 1, key_id: 7 }) */
 export function revokeApiKeyPayloadHash(payload: RevokeApiKeyPayload): Hex {
   return hashPayloadText(encodeRevokeApiKeyPayload(payload));
+}
+
+/** @example webhookPayloadHash({ owner_wallet, integrator_id: 1, url: "https://example.com/hooks/swap" }) */
+export function webhookPayloadHash(payload: WebhookPayload): Hex {
+  return hashPayloadText(encodeWebhookPayload(payload));
 }
 
 function field(name: string, value: string): string {

@@ -1,8 +1,10 @@
 import type { Hex } from "viem";
-import { decodeSwapGasless } from "../calldata/gaslessBatchCalldata";
+import { decodeGaslessCall, type GaslessCall } from "../calldata/gaslessApprovalCalldata";
+import { SIGNATURE_BYTES } from "../calldata/signaturePlaceholder";
 import { decodeRouteActions } from "../calldata/routeActions";
 import type { SwapOrder } from "../calldata/swapOrder";
 import { isNativeToken } from "../tokens/native";
+import { CALLDATA_BYTE_GAS, CONTRACT_SIGNATURE_MODEL_GAS, TOKEN_PERMIT_MODEL_GAS } from "./gaslessExtraGas";
 
 /**
  * Gas over the quote's modelled gas, which tests keep within 15 % of what swaps use: room for that
@@ -48,7 +50,24 @@ export function relayGasLimit(estimatedGas: number | bigint, nativePayouts: numb
   return (BigInt(estimatedGas) * RELAY_GAS_HEADROOM_PERCENT) / 100n + BigInt(nativePayouts) * NATIVE_PAYOUT_WORST_CASE_GAS;
 }
 
-/** `relayGasLimit` of signed `swapGasless` calldata, as the relayer holds it; throws GaslessCalldataError on other calldata. */
+/**
+ * `relayGasLimit` of signed relay calldata, as the relayer holds it: `swapGasless`, or one of the
+ * GaslessTokenPermit entry points, whose smart-wallet signature may be longer than the 65 bytes the
+ * quote priced (each byte past them adds its calldata gas). Throws GaslessCalldataError on other calldata.
+ */
 export function relayGasLimitOfCalldata(estimatedGas: number | bigint, data: Hex): bigint {
-  return relayGasLimit(estimatedGas, nativePayoutsOf(decodeSwapGasless(data).params));
+  const call = decodeGaslessCall(data);
+  const signatureBytes = (call.order.signature.length - 2) / 2;
+  const longer = signatureBytes > SIGNATURE_BYTES ? (signatureBytes - SIGNATURE_BYTES) * CALLDATA_BYTE_GAS : 0;
+  return relayGasLimit(estimatedGas, nativePayoutsOf(call.order.params)) + BigInt(entryPointExtraGas(call.kind) + longer);
+}
+
+/**
+ * What the relayed entry point adds to the quote's `swapGasless` model, which the quote priced into the
+ * fee: the token permit of `swapGaslessWithTokenPermit`, the wallet's ERC-1271 check of `swapGaslessFromContract`.
+ */
+export function entryPointExtraGas(kind: GaslessCall["kind"]): number {
+  if (kind === "withTokenPermit") return TOKEN_PERMIT_MODEL_GAS;
+  if (kind === "fromContract") return CONTRACT_SIGNATURE_MODEL_GAS;
+  return 0;
 }

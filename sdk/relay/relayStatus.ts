@@ -9,21 +9,26 @@
  * - `failed`: broadcast, but the swap reverted or could not be confirmed.
  * - `expired`: the quote's deadline passed before the swap was mined.
  * - `rejected`: it failed a check before any broadcast (for example the Permit2 nonce was spent).
+ * - `cancelled`: the integrator cancelled it (`POST /gasless/cancel/{relay_id}`) and the order did not
+ *   fill: it was never broadcast, or a zero-value self-transfer at its nonce was mined instead. A relay
+ *   whose cancellation was asked while its swap was pending stays `submitted` until the chain decides.
  */
-export const relayStatuses = ["accepted", "submitted", "confirmed", "failed", "expired", "rejected"] as const;
+export const relayStatuses = ["accepted", "submitted", "confirmed", "failed", "expired", "rejected", "cancelled"] as const;
 export type RelayStatus = (typeof relayStatuses)[number];
 
-export const finalRelayStatuses: ReadonlySet<RelayStatus> = new Set(["confirmed", "failed", "expired", "rejected"]);
+export const finalRelayStatuses: ReadonlySet<RelayStatus> = new Set(["confirmed", "failed", "expired", "rejected", "cancelled"]);
 
 /** Every allowed move, `from → to`. A final status has none. */
 export const relayTransitions: Readonly<Record<RelayStatus, readonly RelayStatus[]>> = {
   // Someone else may fill the order before we broadcast: that is a confirmation without a submission.
-  accepted: ["submitted", "confirmed", "rejected", "expired"],
-  submitted: ["confirmed", "failed", "expired"],
+  accepted: ["submitted", "confirmed", "rejected", "expired", "cancelled"],
+  // A cancellation of a broadcast relay ends `cancelled` only once the chain has decided.
+  submitted: ["confirmed", "failed", "expired", "cancelled"],
   confirmed: [],
   failed: [],
   expired: [],
   rejected: [],
+  cancelled: [],
 };
 
 export function isFinalRelayStatus(status: RelayStatus): boolean {

@@ -1,4 +1,5 @@
 import type { Address, Hex } from "viem";
+import type { RelayCancelOutcome } from "./relayCancelOutcome";
 import type { RelayReason, RelayStatus } from "./relayStatus";
 
 /**
@@ -51,7 +52,14 @@ export type RelayTransactionJson = {
   sent_at: string;
   /** This hash is the one that was mined for the relay (ours, or a copier's fill). */
   mined: boolean;
+  /** A batch transaction (`swapGaslessBatch`, or a cancel replacing one): the relay's position in it (from 0) and its size; null for a transaction of its own. */
+  batch?: RelayBatchSlotJson | null;
 };
+
+export type RelayBatchSlotJson = { position: number; size: number };
+
+/** The batch transaction that carries a relay (the mined one once there is one, else the latest), with the relay's place in it. */
+export type RelayBatchJson = { tx_hash: Hex; position: number; size: number };
 
 /** A relay as `POST /gasless/submit` and `GET /gasless/status/{relay_id}` return it. */
 export type RelayJson = {
@@ -63,6 +71,10 @@ export type RelayJson = {
   error: string | null;
   reason: RelayReason | null;
   transactions: RelayTransactionJson[];
+  /** When the integrator asked to cancel it (`POST /gasless/cancel/{relay_id}`), else null. */
+  cancel_requested_at: string | null;
+  /** Set when the relay went out in a batch transaction (additive; absent from older relayers). */
+  batch?: RelayBatchJson | null;
   created_at: string;
   updated_at: string;
 };
@@ -75,3 +87,37 @@ export type RelayHandoffResult =
   | { outcome: "created" | "existing"; relay: InternalRelayJson }
   | { outcome: "idempotency_conflict"; relay: InternalRelayJson }
   | { outcome: "quote_conflict"; relay: InternalRelayJson };
+
+/**
+ * The transaction the taker's own wallet sends to kill the order's signature on chain: Permit2's
+ * `invalidateUnorderedNonces(wordPos, mask)` for the order's nonce, from the taker, with no value.
+ */
+export type InvalidateNonceJson = {
+  chain_id: number;
+  /** The taker: only the signer's own call spends its nonce. */
+  from: Address;
+  /** Permit2. */
+  to: Address;
+  data: Hex;
+  value: "0";
+  /** Decimal: the order's Permit2 nonce that the call spends. */
+  permit2_nonce: string;
+};
+
+/** The answer of `POST /gasless/cancel/{relay_id}` (200). */
+export type RelayCancellationJson = {
+  outcome: RelayCancelOutcome;
+  relay: RelayJson;
+  invalidate_nonce: InvalidateNonceJson;
+};
+
+/**
+ * The relayer's answer to `POST /internal/relays/:id/cancel`: the outcome (`final`, with 409, when the
+ * relay had already ended), the relay, and what the API needs to build the invalidation.
+ */
+export type InternalRelayCancellationJson = {
+  outcome: RelayCancelOutcome | "final";
+  relay: InternalRelayJson;
+  taker: Address;
+  permit2_nonce: string;
+};

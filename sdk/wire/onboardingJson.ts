@@ -27,6 +27,7 @@ export const createdApiKeyJsonSchema = z.object({
   quote_rate_limit_per_minute: z.number().int(),
   swap_rate_limit_per_minute: z.number().int(),
   status_rate_limit_per_minute: z.number().int().describe("GET /gasless/status reads allowed per minute for this key"),
+  price_rate_limit_per_minute: z.number().int().describe("GET /price requests allowed per minute for this key (PRICE_RATE_LIMIT_MULTIPLIER × its quote limit)"),
   integrator_id: z.string().describe("the profile slug (in this response only)"),
   integrator_fee_recipient: address,
   integrator_max_fee_bps: z.number().int(),
@@ -42,6 +43,7 @@ const maskedKeyJsonSchema = z.object({
   quote_rate_limit_per_minute: z.number().int(),
   swap_rate_limit_per_minute: z.number().int(),
   status_rate_limit_per_minute: z.number().int().describe("GET /gasless/status reads allowed per minute for this key"),
+  price_rate_limit_per_minute: z.number().int().describe("GET /price requests allowed per minute for this key (PRICE_RATE_LIMIT_MULTIPLIER × its quote limit)"),
   created_at: timestamp,
   revoked_at: timestamp.nullable(),
 });

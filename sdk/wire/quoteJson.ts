@@ -24,14 +24,53 @@ export const permit2TypedDataJsonSchema = z
       deadline: amount,
       witness: z.record(z.string(), z.string()),
     }),
+    signature_kind: z
+      .enum(["eoa", "eip1271"])
+      .optional()
+      .describe("gasless quotes: `eoa`, the taker's key signs 65 bytes; `eip1271`, the taker is a contract (a smart wallet) whose isValidSignature Permit2 asks, and the signature may be up to 2048 bytes"),
   })
   .describe("EIP-712 typed data the taker signs (Permit2 PermitWitnessTransferFrom); `types` includes EIP712Domain");
 
+const bps = z.number().int().min(0).max(10_000);
+const transferTaxJsonSchema = z
+  .object({
+    buy_tax_bps: bps.describe("taken from a transfer out of the token's pool (a buy)"),
+    sell_tax_bps: bps.describe("taken from a transfer into the token's pool (a sell)"),
+    transfer_tax_bps: bps.describe("taken from any other transfer"),
+  })
+  .describe("the token's transfer taxes in bps of the amount sent, measured on chain when the token was admitted; 0 for untaxed tokens and native ETH");
+export const tokenPermitApprovalJsonSchema = z.object({
+  type: z.literal("permit"),
+  eip712: z
+    .object({
+      domain: z.object({ name: z.string(), version: z.string(), chainId: z.number().int(), verifyingContract: address }),
+      types: z.record(z.string(), z.array(typedDataField)),
+      primaryType: z.literal("Permit"),
+      message: z.object({ owner: address, spender: address, value: amount, nonce: amount, deadline: amount }),
+    })
+    .describe("EIP-712 typed data of the sell token's EIP-2612 permit(owner = taker, spender = Permit2, value = sell amount + relayer fee, deadline = the quote's); `types` includes EIP712Domain"),
+});
+
 const hopJsonSchema = z.object({ pool: address, source: z.string(), token_in: address, token_out: address, amount_in: amount, amount_out: amount });
 
-export const quoteJsonSchema = z
+/** `platform_fee.fees[]`: one entry per fee the route takes (ours: the integrator's, from the buy token). */
+const platformFeeEntrySchema = z.object({
+  side: z.enum(["source", "destination"]).describe("destination: taken from the output, in the buy token"),
+  token: address,
+  symbol: z.string(),
+  decimals: z.number().int(),
+  bps: z.number().int(),
+  amount,
+  amount_decimal: z.string().describe("amount in whole tokens (amount / 10^decimals)"),
+  recipient: address,
+});
+
+/**
+ * The GET /price response body: a quote's route, amounts, fees, gas and issues, without what only a
+ * firm quote has (quote_id, tx, permit2). GET /quote's body is this plus those.
+ */
+export const priceJsonSchema = z
   .object({
-    quote_id: z.uuid(),
     chain_id: z.number().int(),
     block_number: amount,
     sell_token: address,
@@ -39,6 +78,10 @@ export const quoteJsonSchema = z
     sell_amount: amount,
     buy_amount: amount,
     min_buy_amount: amount,
+    token_metadata: z
+      .object({ sell_token: transferTaxJsonSchema, buy_token: transferTaxJsonSchema })
+      .optional()
+      .describe("the two tokens' transfer taxes; a buy tax is already taken out of buy_amount and min_buy_amount, and a taxed sell_token is refused (400 token_taxed)"),
     route: z.object({
       hops: z.array(hopJsonSchema).describe("every hop of the route, leg after leg"),
       legs: z
@@ -52,11 +95,32 @@ export const quoteJsonSchema = z
         )
         .describe("the route's paths: one for a single path, or 2-3 legs of a split settled in one transaction"),
     }),
-    platform_fee: z.object({ token: address, amount, bps: z.number().int(), recipient: address }),
+    platform_fee: z.object({
+      token: address,
+      amount,
+      bps: z.number().int(),
+      recipient: address,
+      total_bps: z.number().int().optional().describe("every platform and integrator fee of the quote together, in bps"),
+      fees: z.array(platformFeeEntrySchema).optional().describe("each fee taken, as the live service lists them (empty when no fee is taken)"),
+    }),
     integrator_fee: z
       .object({ bps: z.number().int(), recipient: address, id: z.string().describe("the integrator's slug") })
       .optional()
       .describe("the integrator's fee as the live service names it: the same fee as platform_fee (the platform takes none of its own)"),
+    network_fee: z
+      .object({
+        token: address.describe("the native-token placeholder 0xEeee…EEeE"),
+        symbol: z.string(),
+        decimals: z.number().int(),
+        gas: amount.describe("the transaction's estimated gas (tx.estimated_gas)"),
+        gas_price: amount.describe("wei per gas: the quoted block's base fee plus the tip (the node's suggestion, at most the configured tip)"),
+        gas_price_gwei: z.string(),
+        l1_fee: amount.describe("the L1 data cost in wei (L1_FEE_MODEL; 0 on chains without one)"),
+        amount: amount.describe("gas × gas_price + l1_fee, in wei"),
+        amount_eth: z.string(),
+      })
+      .optional()
+      .describe("what sending the transaction is expected to cost in ETH (a gasless taker pays it through relayer_fee instead)"),
     taker: address.optional().describe("the request's taker"),
     slippage_bps: z.number().int().optional().describe("the slippage applied to buy_amount for min_buy_amount (default 100)"),
     route_stats: z
@@ -71,18 +135,30 @@ export const quoteJsonSchema = z
     gasless: z.boolean(),
     relayer_fee: z.object({ token: address, amount, recipient: address, gas: z.number().int(), gas_price: amount }).nullable(),
     expires_at: z.string(),
-    tx: z.object({
-      to: address,
-      data: hex,
-      value: amount,
-      estimated_gas: z.number().int(),
-      signature_offset: z.number().int().optional().describe("byte offset of the 65-byte signature placeholder in tx.data (permit and gasless quotes)"),
-    }),
-    permit2: permit2TypedDataJsonSchema.optional(),
     issues: z.object({
       allowance: z.object({ spender: address, actual: amount }).nullable(),
       balance: z.object({ token: address, actual: amount, expected: amount }).nullable(),
+      simulationIncomplete: z.boolean().optional().describe("true when some known pool could not be read at the quoted block: the route was searched without it"),
+      invalidSourcesPassed: z.array(z.string()).optional().describe("sources a request asked to exclude that do not exist; always empty (no such parameter yet)"),
     }),
   });
+
+export type PriceJson = z.output<typeof priceJsonSchema>;
+
+export const quoteJsonSchema = priceJsonSchema.extend({
+  quote_id: z.uuid(),
+  tx: z.object({
+    to: address,
+    data: hex,
+    value: amount,
+    estimated_gas: z.number().int(),
+    signature_offset: z.number().int().optional().describe("byte offset of the 65-byte signature placeholder in tx.data (permit and gasless quotes)"),
+  }),
+  permit2: permit2TypedDataJsonSchema.optional(),
+  approval: tokenPermitApprovalJsonSchema
+    .nullable()
+    .optional()
+    .describe("gasless quotes: when Permit2 is not approved for the debit and the sell token has EIP-2612, the token permit to sign and send as approval_signature with POST /gasless/submit (approval and swap in one relayed transaction); null otherwise"),
+});
 
 export type QuoteJson = z.output<typeof quoteJsonSchema>;

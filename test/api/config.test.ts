@@ -41,8 +41,20 @@ describe("api configuration", () => {
       quoteTtlSeconds: 300,
       quoteProbeMultiplier: 10,
       statusRateLimitMultiplier: 10,
+      priceRateLimitMultiplier: 5,
+      l1FeeModel: "none",
+      pushed: { allowLoopbackWebhooks: true, maxStreamsPerKey: 5, keepAliveSeconds: 15 },
       gasless: undefined,
     });
+  });
+
+  it("pushed status: loopback webhooks only on the devnet unless WEBHOOK_ALLOW_LOOPBACK_HTTP says otherwise; stream limits", () => {
+    expect(loadApiConfig({ CHAIN_ID: "1" }).pushed.allowLoopbackWebhooks).to.equal(false);
+    expect(loadApiConfig({ CHAIN_ID: "1", WEBHOOK_ALLOW_LOOPBACK_HTTP: "true" }).pushed.allowLoopbackWebhooks).to.equal(true);
+    expect(loadApiConfig({ WEBHOOK_ALLOW_LOOPBACK_HTTP: "false" }).pushed.allowLoopbackWebhooks).to.equal(false);
+    expect(loadApiConfig({ SSE_MAX_STREAMS_PER_KEY: "2", SSE_KEEPALIVE_SECONDS: "5" }).pushed).to.deep.include({ maxStreamsPerKey: 2, keepAliveSeconds: 5 });
+    expect(() => loadApiConfig({ WEBHOOK_ALLOW_LOOPBACK_HTTP: "yes" })).to.throw(/WEBHOOK_ALLOW_LOOPBACK_HTTP/);
+    expect(() => loadApiConfig({ SSE_MAX_STREAMS_PER_KEY: "0" })).to.throw(/SSE_MAX_STREAMS_PER_KEY/);
   });
 
   it("reads the security settings: trusted proxies, the metrics port, the ERC-1271 limits and the status bucket", () => {

@@ -47,4 +47,23 @@ describe("GET /gasless/status: the per-key status bucket (L-2)", function () {
     const other = await stack.status(unknownRelay, await otherIntegratorKey(stack.api.url));
     expect(other.status).to.equal(404);
   });
+
+  it("POST /gasless/cancel is rate-limited like status reads: the same allowance in a bucket of its own, 429 past it before anything reaches the relayer", async () => {
+    const allowance = 10 * stack.api.config.defaultSwapRateLimitPerMinute;
+    const unknownRelay = randomUUID();
+    const cancel = () => stack.api.request("POST", `/gasless/cancel/${unknownRelay}`, { headers: { authorization: `Bearer ${stack.api.apiKey.secret}` } });
+    const answers: number[] = [];
+    for (let index = 0; index < allowance; index++) {
+      const response = await cancel();
+      answers.push(response.status);
+      if (index === 0) expect(response.headers.get("x-ratelimit-cancel-remaining")).to.equal(String(allowance - 1));
+    }
+    expect(new Set(answers)).to.deep.equal(new Set([404]));
+    const limited = await cancel();
+    expect(limited.status).to.equal(429);
+    expect(limited.body).to.deep.include({ code: "rate_limited", bucket: "gasless:cancel" });
+    expect(Number(limited.headers.get("retry-after"))).to.be.within(1, 60);
+    // Status reads keep their own count.
+    expect((await stack.status(unknownRelay)).status).to.equal(404);
+  });
 });

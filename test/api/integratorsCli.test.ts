@@ -126,11 +126,14 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
     expect(await run("keys", slug(), "--json")).to.equal(0);
     const [key] = JSON.parse(output.join("\n")) as Record<string, unknown>[];
     expect(key).to.include({ key_id: api.apiKey.keyId, status: "active", quote_rate_limit_per_minute: 5, swap_rate_limit_per_minute: 3, max_fee_bps: 10 });
+    // GET /price's allowance is shown beside the quote limit: PRICE_RATE_LIMIT_MULTIPLIER (default 5) × 5.
+    expect(key).to.include({ price_rate_limit_per_minute: 25 });
 
     output = [];
     expect(await run("show", slug())).to.equal(0);
     const text = output.join("\n");
     expect(text).to.match(/max_fee_bps\s+30/).and.match(/quote_rate_limit_per_minute\s+5/);
+    expect(text).to.match(/PRICE_RPM/).and.match(new RegExp(`\\s5\\s+25\\s+3\\s+10\\s`));
     expect(text).to.match(new RegExp(`${now.toISOString()}\\s+carol\\s+change_limits\\s+.*"max_fee_bps":\\[100,30\\]`));
     expect(text).to.match(new RegExp(`${now.toISOString()}\\s+ops-default\\s+change_key_limits\\s+${api.apiKey.keyId}\\s`));
   });

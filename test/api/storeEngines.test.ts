@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Address, Hex } from "viem";
+import { getAddress, type Address, type Hex } from "viem";
 import { defaultApiKeyScopes } from "../../api/apiKeyScopes";
 import { OnboardingAction } from "../../sdk";
 import { openPostgresStore } from "../../api/store/postgres/postgresStore";
@@ -336,6 +336,20 @@ for (const engine of engines) {
       });
       expect(await store.removeTokenOverride(4663, token)).to.equal(true);
       expect(await store.pruneTokenDemand(at(5))).to.equal(1);
+    });
+
+    it("keeps a promoted token's measured transfer taxes with its decision, replaces them with the next decision, and reads none where none were stored", async () => {
+      const token = "0x00000000000000000000000000000000000000aa" as Address;
+      const pool = { address: getAddress("0x00000000000000000000000000000000000000bb"), token0: getAddress(token), token1: getAddress("0x00000000000000000000000000000000000000cc"), source: "uniswap-v2", feeBps: 30 } as const;
+      const run: Hex = `0x${"22".repeat(32)}`;
+      const at = (minutes: number) => new Date(issuedAt.getTime() + minutes * 60_000);
+      const promoted = { chainId: 4663, token, status: "promoted", source: "demand", symbol: "TAX", decimals: 18, pool, reason: "r", chainRun: run, at: at(1) } as const;
+      expect(await store.saveTokenOverride({ ...promoted, tax: { buyTaxBps: 300, sellTaxBps: 500, transferTaxBps: 100 } }, "if_absent")).to.equal(true);
+      expect((await store.listTokenOverrides(4663))[0]!.tax).to.deep.equal({ buyTaxBps: 300, sellTaxBps: 500, transferTaxBps: 100 });
+      expect(await store.saveTokenOverride({ ...promoted, status: "enabled", source: "operator", tax: { buyTaxBps: 0, sellTaxBps: 0, transferTaxBps: 0 }, at: at(2) }, "replace")).to.equal(true);
+      expect((await store.listTokenOverrides(4663))[0]!.tax).to.deep.equal({ buyTaxBps: 0, sellTaxBps: 0, transferTaxBps: 0 });
+      expect(await store.saveTokenOverride({ ...promoted, status: "disabled", source: "operator", at: at(3) }, "replace")).to.equal(true);
+      expect((await store.listTokenOverrides(4663))[0]!.tax).to.equal(undefined);
     });
 
     it("reads a buffered quote at once, and drops only the record that breaks a constraint", async () => {

@@ -52,10 +52,12 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
   it("runs as `npx swap-api` from the checkout", async () => {
     const result = await run(["--help"], env, ["npx", "--no-install", "swap-api"]);
     expect(result.code, result.stderr).to.equal(0);
-    for (const command of ["onboard", "tokens", "quote", "swap", "relay", "registry", "doctor"]) expect(result.stdout).to.include(command);
+    for (const command of ["onboard", "tokens", "quote", "price", "swap", "relay", "registry", "doctor"]) expect(result.stdout).to.include(command);
   });
 
-  it("onboards, lists tokens, quotes, swaps (permit and gasless), follows the relay, reads the registry and passes doctor", async () => {
+  it("onboards, lists tokens, quotes, swaps (permit and gasless), follows the relay, reads the registry and passes doctor", async function () {
+    // About a dozen CLI processes (ts-node each), relay watch included: more than the suite's default on loaded cores.
+    this.timeout(240_000);
     const ownerKey = "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6";
     const onboarded = await run(["onboard", "apply", "--name", "CLI Tests", "--slug", `cli-${Date.now().toString(36)}`, "--max-fee-bps", "10", "--json"], { ...env, PRIVATE_KEY: ownerKey });
     expect(onboarded.code, onboarded.stderr).to.equal(0);
@@ -78,6 +80,13 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
     expect(quote.code, quote.stderr).to.equal(0);
     expect(json(quote).quote_id).to.match(/^[0-9a-f-]{36}$/);
 
+    const price = await run(["price", "USDC", "WETH", "250000000", "--json"], trading);
+    expect(price.code, price.stderr).to.equal(0);
+    expect(json(price)).to.not.have.any.keys("quote_id", "tx", "permit2");
+    expect(BigInt(json(price).buy_amount)).to.equal(BigInt(json(quote).buy_amount));
+    const priceTable = await run(["price", "USDC", "WETH", "250000000"], trading);
+    expect(priceTable.stdout).to.match(/network_fee\s+[0-9.]+ ETH/).and.not.match(/quote_id/);
+
     const dry = await run(["swap", "USDC", "WETH", "250000000", "--dry-run", "--json"], trading);
     expect(dry.code, dry.stderr).to.equal(0);
     expect(json(dry)).to.include({ dry_run: true, checks: "passed" });
@@ -97,6 +106,12 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
     const status = await run(["relay", "status", relay.relay_id, "--wait", "--json"], trading);
     expect(status.code, status.stderr).to.equal(0);
     expect(json(status)).to.include({ relay_id: relay.relay_id, status: "confirmed" });
+
+    // Over server-sent events: a final relay answers at once, with its status.
+    const watched = await run(["relay", "watch", relay.relay_id, "--json"], trading);
+    expect(watched.code, watched.stderr).to.equal(0);
+    expect(json(watched)).to.include({ relay_id: relay.relay_id, status: "confirmed", tx_hash: relay.tx_hash });
+    expect(watched.stderr).to.include(`relay ${relay.relay_id}: confirmed`);
 
     const registry = await run(["registry", "3", "--json"], env);
     expect(registry.code, registry.stderr).to.equal(0);

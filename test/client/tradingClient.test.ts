@@ -14,6 +14,9 @@ import {
   type QuoteJson,
 } from "../../sdk";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
+import { fundedTaker } from "../fixtures/fundedTaker";
+import hre from "hardhat";
+import { devAccounts } from "../../scripts/devnet/devAccounts";
 
 const ROOT = join(__dirname, "..", "..");
 
@@ -185,6 +188,38 @@ describe("trading client (sdk) against npm start's devnet", function () {
       expect(statuses.at(-1)).to.equal("confirmed");
       const receipt = await devnet.publicClient.getTransactionReceipt({ hash: relay.tx_hash! });
       expect(receipt.status).to.equal("success");
+      client.close();
+    });
+
+    it("a wallet with USDC and zero ETH swaps gasless: the client signs the quote's token permit with the order and sends no transaction", async () => {
+      const { client } = await devnet.onboardedClient();
+      const funded = await fundedTaker(devnet, { USDC: 500_000_000n });
+      await devnet.publicClient.request({ method: "hardhat_setBalance" as never, params: [funded.address, "0x0"] as never });
+      const taker = devnet.wallet(funded.privateKey);
+      const quote = await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 200_000_000n, taker: taker.account.address, gasless: true });
+      expect(quote.approval?.type).to.equal("permit");
+      expect(quote.permit2?.signature_kind).to.equal("eoa");
+      const relay = await client.swapGasless(quote, taker, { intervalMs: 200, timeoutMs: 60_000 });
+      expect(relay.status, JSON.stringify(relay)).to.equal("confirmed");
+      expect(await devnet.publicClient.getBalance({ address: taker.account.address })).to.equal(0n);
+      expect(await devnet.publicClient.getTransactionCount({ address: taker.account.address })).to.equal(0);
+      client.close();
+    });
+
+    it("the devnet's smart wallet (DevSmartWallet, owned by dev key #12) trades gasless with its owner's ERC-1271 signature", async () => {
+      const { client } = await devnet.onboardedClient();
+      const smart = devnet.manifest.devnet;
+      expect(smart, "npm start's manifest records the devnet's smart wallet").to.not.equal(undefined);
+      const owner = devnet.wallet(devAccounts(hre)[12]!.privateKey);
+      expect(getAddress(owner.account.address)).to.equal(smart!.smartWalletOwner);
+      const quote = await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 100_000_000n, taker: smart!.smartWallet, gasless: true });
+      expect(quote.permit2?.signature_kind).to.equal("eip1271");
+      const { EIP712Domain: _domain, ...types } = quote.permit2!.types;
+      const signature = await owner.signTypedData({ account: owner.account, ...quote.permit2!, types } as Parameters<typeof owner.signTypedData>[0]);
+      const relay = await client.submitGasless(quote, signature);
+      const done = await client.waitForRelay(relay.relay_id, { intervalMs: 200, timeoutMs: 60_000 });
+      expect(done.status, JSON.stringify(done)).to.equal("confirmed");
+      expect(await balance(devnet, devnet.token("WETH"), smart!.smartWallet) > 0n).to.equal(true);
       client.close();
     });
 

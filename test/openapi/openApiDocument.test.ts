@@ -28,7 +28,7 @@ describe("OpenAPI document (GET /openapi.json)", function () {
     const served = apiRoutes.filter((route) => !route.path.startsWith("/docs")).map((route) => `${route.method} ${route.path.replace(/:([a-z_]+)/g, "{$1}")}`);
     expect(documented.sort()).to.deep.equal(served.sort());
     expect(document.components.securitySchemes).to.have.property("apiKey");
-    for (const path of ["/quote", "/gasless/submit", "/gasless/status/{relay_id}"]) {
+    for (const path of ["/quote", "/price", "/gasless/submit", "/gasless/status/{relay_id}", "/gasless/cancel/{relay_id}"]) {
       const [operation] = Object.values(document.paths[path]!);
       expect(operation!.security, path).to.deep.equal([{ apiKey: [] }]);
     }
@@ -38,6 +38,8 @@ describe("OpenAPI document (GET /openapi.json)", function () {
     const document = buildOpenApiDocument() as any;
     const parameters = (document.paths["/quote"].get.parameters as { name: string }[]).map((parameter) => parameter.name);
     expect(parameters.sort()).to.deep.equal(Object.keys(quoteQuerySchema.shape).sort());
+    const priceParameters = (document.paths["/price"].get.parameters as { name: string }[]).map((parameter) => parameter.name);
+    expect(priceParameters.sort(), "GET /price takes GET /quote's parameters").to.deep.equal(parameters);
     const submit = document.paths["/gasless/submit"].post.requestBody.content["application/json"].schema;
     expect(Object.keys(submit.properties).sort()).to.deep.equal(Object.keys(gaslessSubmitBodySchema.shape).sort());
     expect(submit.additionalProperties).to.equal(false);
@@ -102,6 +104,8 @@ describe("OpenAPI document (GET /openapi.json)", function () {
       const taker = devnet.wallet(DEV_KEYS[8]);
       const quote = await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 50_000_000n, taker: taker.account.address, gasless: true });
       await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 0n, taker: taker.account.address }).catch(() => undefined); // 400
+      await client.getPrice({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 50_000_000n, taker: taker.account.address, feeBps: 5 }); // 200
+      await client.getPrice({ sellToken: devnet.token("USDC"), buyToken: devnet.token("USDC"), sellAmount: 1n, taker: taker.account.address }).catch(() => undefined); // 400
       await createTradingClient({ apiUrl: devnet.apiUrl, apiKey: "tsk_nope", fetch: validating, maxAttempts: 1 })
         .getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 1n, taker: taker.account.address })
         .catch(() => undefined); // 401
@@ -110,6 +114,8 @@ describe("OpenAPI document (GET /openapi.json)", function () {
       await client.submitGasless(quote, signature, { idempotencyKey: `openapi-${quote.quote_id}` }); // 200, the same relay
       await client.waitForRelay(relay.relay_id, { intervalMs: 200, timeoutMs: 60_000 });
       await client.getRelay("00000000-0000-4000-8000-000000000000").catch(() => undefined); // 404
+      await client.cancelRelay(relay.relay_id).catch(() => undefined); // 409: final already
+      await client.cancelRelay("00000000-0000-4000-8000-000000000000").catch(() => undefined); // 404
       anonymous.close();
       client.close();
 
@@ -130,10 +136,14 @@ describe("OpenAPI document (GET /openapi.json)", function () {
         "GET /quote 200",
         "GET /quote 400",
         "GET /quote 401",
+        "GET /price 200",
+        "GET /price 400",
         "POST /gasless/submit 202",
         "POST /gasless/submit 200",
         "GET /gasless/status/{relay_id} 200",
         "GET /gasless/status/{relay_id} 404",
+        "POST /gasless/cancel/{relay_id} 409",
+        "POST /gasless/cancel/{relay_id} 404",
       ]) {
         expect(seen, expected).to.include(expected);
       }

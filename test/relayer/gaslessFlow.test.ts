@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, maxUint256, parseEventLogs, parseUnits, type Hex } from "viem";
-import { gaslessSwapRouterAbi, NATIVE_PAYOUT_WORST_CASE_GAS, relayGasLimit } from "../../sdk";
+import { gaslessSwapRouterAbi, NATIVE_PAYOUT_WORST_CASE_GAS, relayGasLimit, TOKEN_PERMIT_MODEL_GAS } from "../../sdk";
 import { fundedTakers, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { startQuoteApi } from "../fixtures/quoteApi";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
@@ -98,7 +98,7 @@ describe("gasless relaying, end to end (API + relayer + chain)", function () {
       expect([allowance.status, allowance.body.error]).to.satisfy(([status, error]: [number, string]) => status === 400 && /permit2_owner/.test(error));
     });
 
-    it("settlement=auto gives allowance to contract takers and native sells; permit2 and gasless refuse a contract instead of falling back", async () => {
+    it("settlement=auto gives allowance to contract takers and native sells; permit2 refuses a contract instead of falling back, and gasless quotes it for an ERC-1271 signature", async () => {
       const contractTaker = f.contracts.routerRegistry;
       const auto = await stack.api.quote({ sell_token: "USDC", buy_token: "WETH", sell_amount: 1_000_000, taker: contractTaker, recipient: f.taker.account.address });
       expect([auto.status, auto.body.settlement]).to.deep.equal([200, "allowance"]);
@@ -108,8 +108,7 @@ describe("gasless relaying, end to end (API + relayer + chain)", function () {
       expect([forced.status, forced.body.code]).to.deep.equal([400, "invalid_request"]);
       expect(forced.body.error).to.match(/settlement permit2/);
       const gasless = await stack.gaslessQuote(contractTaker, { recipient: f.taker.account.address });
-      expect(gasless.status).to.equal(400);
-      expect(gasless.body.error).to.match(/permit2_owner .* is a contract/);
+      expect([gasless.status, gasless.body.settlement, gasless.body.permit2.signature_kind], JSON.stringify(gasless.body)).to.deep.equal([200, "permit2", "eip1271"]);
     });
 
     it("issues.balance and issues.allowance count the relayer fee on top of the sell amount", async () => {
@@ -127,7 +126,10 @@ describe("gasless relaying, end to end (API + relayer + chain)", function () {
       // The fee's draft calldata assumes the widest fee (32 non-zero bytes): at most 1.5 × 384 gas more than the signed limit.
       for (const [params, payouts] of [[{}, 0], [{ buy_token: "ETH" }, 1], [{ buy_token: "ETH", fee_bps: 40 }, 2]] as const) {
         const quote = (await stack.gaslessQuote(taker, params)).body;
-        expect(quote.relayer_fee.gas - Number(relayGasLimit(quote.tx.estimated_gas, 0)), JSON.stringify(params)).to.be.within(
+        // This taker has not approved Permit2: the quote offers the token permit, whose gas the relayer's limit adds.
+        const permitGas = quote.approval === null ? 0 : TOKEN_PERMIT_MODEL_GAS;
+        expect(quote.approval?.type).to.equal("permit");
+        expect(quote.relayer_fee.gas - Number(relayGasLimit(quote.tx.estimated_gas, 0)) - permitGas, JSON.stringify(params)).to.be.within(
           payouts * Number(NATIVE_PAYOUT_WORST_CASE_GAS),
           payouts * Number(NATIVE_PAYOUT_WORST_CASE_GAS) + 576,
         );

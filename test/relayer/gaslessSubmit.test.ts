@@ -136,7 +136,7 @@ describe("POST /gasless/submit and GET /gasless/status: validation, ownership an
     const { body } = await stack.submit({ quote_id: quote.quote_id, signature });
     const mine = await stack.status(body.relay_id);
     expect([mine.status, mine.body.relay_id]).to.deep.equal([200, body.relay_id]);
-    expect(Object.keys(mine.body).sort()).to.deep.equal(["chain_id", "created_at", "error", "quote_id", "reason", "relay_id", "status", "transactions", "tx_hash", "updated_at"]);
+    expect(Object.keys(mine.body).sort()).to.deep.equal(["batch", "cancel_requested_at", "chain_id", "created_at", "error", "quote_id", "reason", "relay_id", "status", "transactions", "tx_hash", "updated_at"]);
     const theirs = await stack.status(body.relay_id, await otherIntegratorKey(stack.api.url));
     expect([theirs.status, theirs.body.code]).to.deep.equal([404, "relay_not_found"]);
     const unknown = await stack.status("7c0e2d6e-1b7e-4c1e-9a52-1f0e6f4b9a11");

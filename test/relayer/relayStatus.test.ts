@@ -16,9 +16,11 @@ describe("the relay state machine", () => {
       "accepted→confirmed",
       "accepted→expired",
       "accepted→rejected",
+      "accepted→cancelled",
       "submitted→confirmed",
       "submitted→failed",
       "submitted→expired",
+      "submitted→cancelled",
     ]);
   });
 

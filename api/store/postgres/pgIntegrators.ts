@@ -16,6 +16,7 @@ import type {
   RevokeApiKeyResult,
 } from "../store";
 import type { PgChallenges } from "./pgChallenges";
+import type { PgCredentialCache } from "./pgCredentialCache";
 
 type Queryable = Pick<PostgresClient, "query">;
 
@@ -27,10 +28,12 @@ type Queryable = Pick<PostgresClient, "query">;
 export class PgIntegrators implements IntegratorStore {
   readonly #pool: PostgresPool;
   readonly #challenges: PgChallenges;
+  readonly #credentials: PgCredentialCache | undefined;
 
-  constructor(pool: PostgresPool, challenges: PgChallenges) {
+  constructor(pool: PostgresPool, challenges: PgChallenges, credentials?: PgCredentialCache) {
     this.#pool = pool;
     this.#challenges = challenges;
+    this.#credentials = credentials;
   }
 
   async createIntegrator(integrator: NewIntegrator, use: ChallengeUse): Promise<CreateIntegratorResult> {
@@ -62,6 +65,7 @@ export class PgIntegrators implements IntegratorStore {
 
   async approveIntegrator(slug: string, approvedAt: Date): Promise<ApproveIntegratorResult> {
     const { rowCount } = await this.#pool.query("UPDATE integrators SET status = 'active', approved_at = $1, operator_approved_at = $1 WHERE slug = $2 AND status = 'pending'", [approvedAt.getTime(), slug]);
+    this.#credentials?.invalidate();
     const { rows } = await this.#pool.query<IntegratorRow>(`SELECT ${INTEGRATOR_COLUMNS} FROM integrators WHERE slug = $1`, [slug]);
     if (rows[0] === undefined) return { outcome: "not_found" };
     return { outcome: rowCount === 1 ? "approved" : "already_active", integrator: integratorFromRow(rows[0]) };
@@ -101,11 +105,19 @@ export class PgIntegrators implements IntegratorStore {
       if (row.revoked_at !== null) return { commit: false, result: { outcome: "already_revoked", key: apiKeyFromRow(row) } };
       await client.query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2", [revokedAt.getTime(), keyId]);
       return { commit: true, result: { outcome: "revoked", key: (await findApiKey(client, keyId))! } };
-    });
+    }).finally(() => this.#credentials?.invalidate());
   }
 
   async findCredentialsByPrefix(prefix: string): Promise<ApiKeyCredential[]> {
-    const { rows } = await this.#pool.query<CredentialRow>(`SELECT ${CREDENTIAL_COLUMNS} FROM api_keys k JOIN integrators i ON i.id = k.integrator_id WHERE k.prefix = $1`, [prefix]);
+    return this.#credentials === undefined ? this.#readCredentials(prefix) : this.#credentials.get(prefix, () => this.#readCredentials(prefix));
+  }
+
+  async #readCredentials(prefix: string): Promise<ApiKeyCredential[]> {
+    const { rows } = await this.#pool.query<CredentialRow>({
+      name: "api-credentials-by-prefix",
+      text: `SELECT ${CREDENTIAL_COLUMNS} FROM api_keys k JOIN integrators i ON i.id = k.integrator_id WHERE k.prefix = $1`,
+      values: [prefix],
+    });
     return rows.map(credentialFromRow);
   }
 }

@@ -4,10 +4,11 @@ import { demandFromRow, demandParams, tokenOverrideFromRow, tokenOverrideParams,
 import type { NewTokenOverride, TokenDemandObservation, TokenDemandQuery, TokenDemandStore, TokenDemandSummary, TokenDemotion, TokenOverride } from "../store";
 
 const OVERRIDE_COLUMNS = `chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps,
-  reason, chain_run, created_at, updated_at`;
+  reason, chain_run, created_at, updated_at, buy_tax_bps, sell_tax_bps, transfer_tax_bps`;
 const OVERRIDE_UPDATE = `status = excluded.status, source = excluded.source, symbol = excluded.symbol, decimals = excluded.decimals,
   pool_address = excluded.pool_address, pool_token0 = excluded.pool_token0, pool_token1 = excluded.pool_token1,
-  pool_fee_bps = excluded.pool_fee_bps, reason = excluded.reason, chain_run = excluded.chain_run, updated_at = excluded.updated_at`;
+  pool_fee_bps = excluded.pool_fee_bps, reason = excluded.reason, chain_run = excluded.chain_run, updated_at = excluded.updated_at,
+  buy_tax_bps = excluded.buy_tax_bps, sell_tax_bps = excluded.sell_tax_bps, transfer_tax_bps = excluded.transfer_tax_bps`;
 
 /** Unsupported-token demand and token decisions on PostgreSQL, shared by every API instance. */
 export class PgTokenDemand implements TokenDemandStore {
@@ -73,10 +74,10 @@ export class PgTokenDemand implements TokenDemandStore {
         ? `DO UPDATE SET ${OVERRIDE_UPDATE}`
         : `DO UPDATE SET ${OVERRIDE_UPDATE}, created_at = excluded.created_at WHERE token_overrides.chain_run IS DISTINCT FROM excluded.chain_run`;
     const { rowCount } = await this.#pool.query(
-      `INSERT INTO token_overrides (${OVERRIDE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+      `INSERT INTO token_overrides (${OVERRIDE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16)
        ON CONFLICT (chain_id, token) ${conflict}`,
       [row.chain_id, row.token, row.status, row.source, row.symbol, row.decimals, row.pool_address, row.pool_token0, row.pool_token1,
-        row.pool_fee_bps, row.reason, row.chain_run, row.at],
+        row.pool_fee_bps, row.reason, row.chain_run, row.at, row.buy_tax_bps, row.sell_tax_bps, row.transfer_tax_bps],
     );
     return rowCount === 1;
   }

@@ -142,4 +142,26 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       UPDATE integrators SET operator_approved_at = approved_at WHERE approved_at IS NOT NULL AND approved_at > created_at;
     `,
   },
+  {
+    version: 4,
+    name: "token_overrides: the transfer taxes measured when a token was promoted or enabled (the SQLite schema at its version 9)",
+    sql: `
+      ALTER TABLE token_overrides ADD COLUMN buy_tax_bps INTEGER CHECK (buy_tax_bps BETWEEN 0 AND 10000);
+      ALTER TABLE token_overrides ADD COLUMN sell_tax_bps INTEGER CHECK (sell_tax_bps BETWEEN 0 AND 10000);
+      ALTER TABLE token_overrides ADD COLUMN transfer_tax_bps INTEGER CHECK (transfer_tax_bps BETWEEN 0 AND 10000);
+    `,
+  },
+  {
+    version: 5,
+    name: "api_credentials_changed: every new or changed key and every changed profile is announced (NOTIFY api_credentials), so API instances drop cached credentials",
+    sql: `
+      CREATE FUNCTION api_credentials_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('api_credentials', TG_TABLE_NAME);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER api_keys_credentials_changed AFTER INSERT OR UPDATE OR DELETE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION api_credentials_changed();
+      CREATE TRIGGER integrators_credentials_changed AFTER UPDATE OR DELETE ON integrators FOR EACH STATEMENT EXECUTE FUNCTION api_credentials_changed();
+    `,
+  },
 ];

@@ -3,6 +3,7 @@ import { composeStore } from "../composeStore";
 import type { WriteErrorListener } from "../quoteWriteBuffer";
 import type { Store } from "../store";
 import { PgChallenges } from "./pgChallenges";
+import { PgCredentialCache } from "./pgCredentialCache";
 import { PgIntegrators } from "./pgIntegrators";
 import { PgQuotes } from "./pgQuotes";
 import { PgTokenDemand } from "./pgTokenDemand";
@@ -23,14 +24,18 @@ export async function openPostgresStore(url: string, options: { onWriteError?: W
     await pool.end();
     throw error;
   }
+  // Credentials are cached per instance while it listens for their changes (NOTIFY api_credentials).
+  const credentials = new PgCredentialCache(url);
+  await credentials.start();
   const challenges = new PgChallenges(pool);
   const quotes = new PgQuotes(pool, options.onWriteError ?? (() => undefined));
   return composeStore(
-    { challenges, integrators: new PgIntegrators(pool, challenges), tokens: new PgTokenDemand(pool), quotes },
+    { challenges, integrators: new PgIntegrators(pool, challenges, credentials), tokens: new PgTokenDemand(pool), quotes },
     {
       ping: async () => void (await pool.query("SELECT 1")),
       close: async () => {
         await quotes.flush();
+        await credentials.close();
         await pool.end();
       },
     },

@@ -37,6 +37,8 @@ type GaslessTermsJson = {
   estimatedGas: number;
   /** Absent on quotes stored before the fee's worth was kept, and when gas is sponsored. */
   feeWei?: string;
+  signatureKind?: "eip1271";
+  tokenPermit?: { domain: { name: string; version: string; chainId: number; verifyingContract: string }; nonce: string; value: string; deadline: string };
 };
 
 function gaslessFromJson(text: string): GaslessTerms {
@@ -60,6 +62,17 @@ function gaslessFromJson(text: string): GaslessTerms {
     signatureOffset: json.signatureOffset,
     estimatedGas: json.estimatedGas,
     feeWei: json.feeWei === undefined ? undefined : BigInt(json.feeWei),
+    ...(json.signatureKind === undefined ? {} : { signatureKind: json.signatureKind }),
+    ...(json.tokenPermit === undefined
+      ? {}
+      : {
+          tokenPermit: {
+            domain: { ...json.tokenPermit.domain, verifyingContract: getAddress(json.tokenPermit.domain.verifyingContract) },
+            nonce: BigInt(json.tokenPermit.nonce),
+            value: BigInt(json.tokenPermit.value),
+            deadline: BigInt(json.tokenPermit.deadline),
+          },
+        }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { getAddress, type Address, type Hex } from "viem";
 import type { ManifestPool } from "../../../sdk";
 import type { NewTokenOverride, TokenDemandObservation, TokenDemandSummary, TokenOverride, TokenStatus, TokenStatusSource } from "../store";
+import type { TransferTax } from "../../tokens/transferTax";
 import { date } from "./msDate";
 
 /** `token_demand` and `token_overrides` rows, as both engines return them. */
@@ -17,6 +18,9 @@ export type TokenOverrideRow = {
   pool_token0: string | null;
   pool_token1: string | null;
   pool_fee_bps: number | null;
+  buy_tax_bps: number | null;
+  sell_tax_bps: number | null;
+  transfer_tax_bps: number | null;
   reason: string | null;
   chain_run: string | null;
   created_at: number;
@@ -55,6 +59,9 @@ export function tokenOverrideParams(override: NewTokenOverride) {
     pool_token0: override.pool?.token0.toLowerCase() ?? null,
     pool_token1: override.pool?.token1.toLowerCase() ?? null,
     pool_fee_bps: override.pool?.feeBps ?? null,
+    buy_tax_bps: override.tax?.buyTaxBps ?? null,
+    sell_tax_bps: override.tax?.sellTaxBps ?? null,
+    transfer_tax_bps: override.tax?.transferTaxBps ?? null,
     reason: override.reason ?? null,
     chain_run: override.chainRun?.toLowerCase() ?? null,
     at: override.at.getTime(),
@@ -72,6 +79,10 @@ export function tokenOverrideFromRow(row: TokenOverrideRow): TokenOverride {
           feeBps: row.pool_fee_bps,
         }
       : undefined;
+  const tax: TransferTax | undefined =
+    row.buy_tax_bps !== null && row.sell_tax_bps !== null && row.transfer_tax_bps !== null
+      ? { buyTaxBps: Number(row.buy_tax_bps), sellTaxBps: Number(row.sell_tax_bps), transferTaxBps: Number(row.transfer_tax_bps) }
+      : undefined;
   return {
     chainId: row.chain_id,
     token: row.token as Address,
@@ -80,6 +91,7 @@ export function tokenOverrideFromRow(row: TokenOverrideRow): TokenOverride {
     symbol: row.symbol ?? undefined,
     decimals: row.decimals ?? undefined,
     pool,
+    tax,
     reason: row.reason ?? undefined,
     chainRun: (row.chain_run ?? undefined) as Hex | undefined,
     createdAt: date(row.created_at),

@@ -206,4 +206,14 @@ export const migrations: readonly Migration[] = [
       UPDATE integrators SET operator_approved_at = approved_at WHERE approved_at IS NOT NULL AND approved_at > created_at;
     `,
   },
+  {
+    version: 9,
+    name: "token_overrides: the transfer taxes measured when a token was promoted or enabled",
+    sql: `
+      -- NULL on decisions stored before taxes were measured, and on disabled tokens.
+      ALTER TABLE token_overrides ADD COLUMN buy_tax_bps INTEGER CHECK (buy_tax_bps BETWEEN 0 AND 10000);
+      ALTER TABLE token_overrides ADD COLUMN sell_tax_bps INTEGER CHECK (sell_tax_bps BETWEEN 0 AND 10000);
+      ALTER TABLE token_overrides ADD COLUMN transfer_tax_bps INTEGER CHECK (transfer_tax_bps BETWEEN 0 AND 10000);
+    `,
+  },
 ];

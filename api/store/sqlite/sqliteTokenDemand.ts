@@ -5,13 +5,14 @@ import type { NewTokenOverride, TokenDemandObservation, TokenDemandQuery, TokenD
 
 const OVERRIDE_UPSERT = `INSERT INTO token_overrides
   (chain_id, token, status, source, symbol, decimals, pool_address, pool_token0, pool_token1, pool_fee_bps, reason,
-   chain_run, created_at, updated_at)
+   chain_run, created_at, updated_at, buy_tax_bps, sell_tax_bps, transfer_tax_bps)
   VALUES (@chain_id, @token, @status, @source, @symbol, @decimals, @pool_address, @pool_token0, @pool_token1,
-   @pool_fee_bps, @reason, @chain_run, @at, @at)
+   @pool_fee_bps, @reason, @chain_run, @at, @at, @buy_tax_bps, @sell_tax_bps, @transfer_tax_bps)
   ON CONFLICT (chain_id, token) DO UPDATE SET status = excluded.status, source = excluded.source,
     symbol = excluded.symbol, decimals = excluded.decimals, pool_address = excluded.pool_address,
     pool_token0 = excluded.pool_token0, pool_token1 = excluded.pool_token1, pool_fee_bps = excluded.pool_fee_bps,
-    reason = excluded.reason, chain_run = excluded.chain_run, updated_at = excluded.updated_at`;
+    reason = excluded.reason, chain_run = excluded.chain_run, updated_at = excluded.updated_at,
+    buy_tax_bps = excluded.buy_tax_bps, sell_tax_bps = excluded.sell_tax_bps, transfer_tax_bps = excluded.transfer_tax_bps`;
 
 /** Unsupported-token demand and token decisions on SQLite. */
 export class SqliteTokenDemand implements TokenDemandStore {

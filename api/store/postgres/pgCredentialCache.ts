@@ -1,0 +1,101 @@
+import pg from "pg";
+import type { ApiKeyCredential } from "../store";
+
+/** The channel the `api_credentials_changed` trigger (migration 4) notifies on every write to api_keys and every UPDATE or DELETE of integrators. */
+export const CREDENTIALS_CHANNEL = "api_credentials";
+/** After the listening connection is lost, how long before it is opened again. */
+const RECONNECT_MS = 1_000;
+/**
+ * The listening connection is asked `SELECT 1` this often: a connection a NAT or proxy dropped
+ * silently (no error, no end) would otherwise look alive while notifications are lost.
+ */
+const HEARTBEAT_MS = 10_000;
+/** A cached entry is read again after this long whatever happens: the bound should a notification still be missed. */
+const MAX_ENTRY_AGE_MS = 60_000;
+
+/**
+ * An API instance's cache of credentials by key prefix, kept only while it listens for
+ * `NOTIFY api_credentials`: any change to a key or a profile (revocation, suspension, new limits), by
+ * any instance, the operator's CLI or plain SQL, fires the trigger at commit, and every listening
+ * instance drops its whole cache when the notification arrives. Without a listening connection
+ * nothing is cached (each request reads PostgreSQL, as before). A read that started before a
+ * notification is not cached after it (a generation counter), so it cannot put a stale row back.
+ *
+ * Bound: a revocation or suspension holds on an instance from the moment PostgreSQL's notification
+ * reaches it, sent at the commit (on loopback, well under a millisecond; a key is never served
+ * stale once the instance has the notification), and in any case within MAX_ENTRY_AGE_MS: a heartbeat
+ * finds a dead listener within HEARTBEAT_MS, and no entry outlives a minute.
+ */
+export class PgCredentialCache {
+  readonly #entries = new Map<string, { credentials: ApiKeyCredential[]; at: number }>();
+  #generation = 0;
+  #client: pg.Client | undefined;
+  #listening = false;
+  #closed = false;
+  #reconnect: NodeJS.Timeout | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(private readonly url: string) {}
+
+  /** Opens the listening connection; resolves once it listens (or failed: then it retries in the background). */
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, application_name: "api-credentials-listener", keepAlive: true });
+    this.#client = client;
+    const lost = () => {
+      if (this.#client !== client) return;
+      clearInterval(this.#heartbeat);
+      this.#drop();
+      this.#listening = false;
+      this.#client = undefined;
+      void client.end().catch(() => undefined);
+      if (!this.#closed) this.#reconnect = setTimeout(() => void this.start(), RECONNECT_MS).unref();
+    };
+    client.on("error", lost);
+    client.on("end", lost);
+    client.on("notification", () => this.#drop());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CREDENTIALS_CHANNEL}`);
+      // Whatever changed before LISTEN took effect is not in the cache: it starts empty here.
+      this.#drop();
+      this.#listening = !this.#closed;
+      this.#heartbeat = setInterval(() => {
+        const timeout = setTimeout(lost, HEARTBEAT_MS).unref();
+        client.query("SELECT 1").then(() => clearTimeout(timeout), () => { clearTimeout(timeout); lost(); });
+      }, HEARTBEAT_MS).unref();
+    } catch {
+      lost();
+    }
+  }
+
+  /** The cached credentials of `prefix`, or reads them with `read` (and caches them while listening). */
+  async get(prefix: string, read: () => Promise<ApiKeyCredential[]>): Promise<ApiKeyCredential[]> {
+    const cached = this.#listening ? this.#entries.get(prefix) : undefined;
+    if (cached !== undefined && Date.now() - cached.at < MAX_ENTRY_AGE_MS) return cached.credentials;
+    const generation = this.#generation;
+    const credentials = await read();
+    // An unknown prefix is not cached: a flood of made-up keys must not fill the memory.
+    if (this.#listening && generation === this.#generation && credentials.length > 0) this.#entries.set(prefix, { credentials, at: Date.now() });
+    return credentials;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#listening = false;
+    clearTimeout(this.#reconnect);
+    clearInterval(this.#heartbeat);
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  /** Drops every cached credential now: this instance's own writes hold at once, before their notification returns. */
+  invalidate(): void {
+    this.#drop();
+  }
+
+  #drop(): void {
+    this.#generation++;
+    this.#entries.clear();
+  }
+}

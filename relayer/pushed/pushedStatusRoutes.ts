@@ -1,0 +1,96 @@
+import { Router, type Response } from "express";
+import { z } from "zod";
+import type { RelayEventJson, WebhookDeliveryJson } from "../../sdk";
+import type { RelayContext } from "../relayContext";
+
+const integratorId = z.coerce.number().int().positive();
+
+const webhookBody = z.strictObject({ url: z.url({ protocol: /^https?$/ }).max(2048), secret: z.string().regex(/^whsec_[A-Za-z0-9+/=]{20,200}$/) });
+
+const eventsQuery = z.strictObject({
+  integrator_id: integratorId,
+  relay_id: z.uuid().optional(),
+  /** Events after this sequence number; `head` starts at the newest (only new events). */
+  after: z.union([z.literal("head"), z.coerce.number().int().min(0)]),
+  /** Long poll: with no event yet, wait up to this long for one. */
+  wait_ms: z.coerce.number().int().min(0).max(30_000).default(0),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+const deliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(200).default(50) });
+
+function refuse(res: Response, error: z.ZodError): void {
+  const issue = error.issues[0];
+  res.status(400).json({ error: `${issue?.path.join(".") || "request"}: ${issue?.message ?? "invalid"}`, code: "invalid_request" });
+}
+
+/**
+ * The relayer's internal endpoints of pushed status, for the API only (behind the internal token):
+ * an integrator's webhook (set by the API after its signed onboarding action), its recent deliveries,
+ * and the relay events a server-sent-events stream of the API reads with a long poll.
+ */
+export function pushedStatusRoutes(context: RelayContext): Router {
+  const router = Router();
+  const { store } = context;
+
+  router.put("/internal/webhooks/:integrator_id", async (req, res) => {
+    const id = integratorId.safeParse(req.params.integrator_id);
+    const body = webhookBody.safeParse(req.body);
+    if (!id.success) return refuse(res, id.error);
+    if (!body.success) return refuse(res, body.error);
+    await store.setWebhook(id.data, body.data, context.now());
+    context.logger.info({ integratorId: id.data, url: body.data.url }, "webhook registered");
+    res.json({ integrator_id: id.data, url: body.data.url });
+  });
+
+  router.delete("/internal/webhooks/:integrator_id", async (req, res) => {
+    const id = integratorId.safeParse(req.params.integrator_id);
+    if (!id.success) return refuse(res, id.error);
+    await store.setWebhook(id.data, undefined, context.now());
+    context.logger.info({ integratorId: id.data }, "webhook cleared");
+    res.json({ integrator_id: id.data, url: null });
+  });
+
+  router.get("/internal/webhooks/:integrator_id/deliveries", async (req, res) => {
+    const id = integratorId.safeParse(req.params.integrator_id);
+    const query = deliveriesQuery.safeParse(req.query);
+    if (!id.success) return refuse(res, id.error);
+    if (!query.success) return refuse(res, query.error);
+    const [endpoint, deliveries] = await Promise.all([store.getWebhook(id.data), store.listWebhookDeliveries(id.data, query.data.limit)]);
+    const json: WebhookDeliveryJson[] = deliveries.map((delivery) => ({
+      event_id: delivery.eventId,
+      relay_id: delivery.relayId,
+      status: delivery.status,
+      state: delivery.state,
+      attempts: delivery.attempts,
+      next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+      last_attempt_at: delivery.lastAttemptAt?.toISOString() ?? null,
+      last_response_status: delivery.lastStatus ?? null,
+      last_error: delivery.lastError ?? null,
+      delivered_at: delivery.deliveredAt?.toISOString() ?? null,
+      created_at: delivery.createdAt.toISOString(),
+    }));
+    res.json({ url: endpoint?.url ?? null, deliveries: json });
+  });
+
+  router.get("/internal/relay-events", async (req, res) => {
+    const parsed = eventsQuery.safeParse(req.query);
+    if (!parsed.success) return refuse(res, parsed.error);
+    const query = parsed.data;
+    const after = query.after === "head" ? await store.relayEventHead() : query.after;
+    const until = Date.now() + query.wait_ms;
+    let closed = false;
+    res.on("close", () => (closed = true));
+    for (;;) {
+      const events = await store.listRelayEvents({ integratorId: query.integrator_id, relayId: query.relay_id, afterSeq: after, limit: query.limit });
+      if (events.length > 0 || Date.now() >= until || closed) {
+        const json: RelayEventJson[] = events.map((event) => ({ seq: event.seq, event_id: event.eventId, relay_id: event.relayId, status: event.status, body: event.body }));
+        res.json({ after, events: json });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(context.config.pollMs, 250)));
+    }
+  });
+
+  return router;
+}

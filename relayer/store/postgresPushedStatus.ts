@@ -1,0 +1,114 @@
+import { withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
+import {
+  claimedFromRow,
+  deliveryFromRow,
+  eventFromRow,
+  eventParams,
+  failingFromRow,
+  positional,
+  PUSHED_SQL,
+  settleParams,
+  webhookFromRow,
+  type ClaimedRow,
+  type DeliveryRow,
+  type EventRow,
+  type FailingRow,
+  type WebhookRow,
+} from "./pushedStatusSql";
+import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventQuery, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
+import type { RelayRecord } from "./relayStore";
+
+type Queryable = Pick<PostgresClient, "query">;
+
+/**
+ * Serialises event writes across every relayer on the database, until their transactions commit: a
+ * sequence number is then never visible before a smaller one, so a stream that resumes after seq N
+ * cannot skip an event that committed late. Status changes are few; the wait is short.
+ */
+const EVENT_ORDER_LOCK = 4663_021;
+
+async function run<Row extends object>(db: Queryable, sql: string, params: Record<string, unknown>): Promise<{ rows: Row[]; rowCount: number }> {
+  const { text, values } = positional(sql, params);
+  const result = await db.query<Row>(text, values);
+  return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+}
+
+/** The pushed-status tables on PostgreSQL, shared by every relayer on the database. */
+export class PostgresPushedStatus implements PushedStatusStore {
+  constructor(private readonly pool: PostgresPool) {}
+
+  /** The outbox write of one status change, on the change's own transaction (`client`). */
+  async recordEvent(client: Queryable, relay: RelayRecord, at: Date): Promise<void> {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [EVENT_ORDER_LOCK]);
+    const params = eventParams(relay, at);
+    const { rows } = await run<{ seq: number }>(client, PUSHED_SQL.insertEvent, params);
+    await run(client, PUSHED_SQL.insertDelivery, { seq: rows[0]!.seq, relay_id: relay.id, integrator_id: relay.integratorId, created_at: params.created_at });
+  }
+
+  async forget(client: Queryable): Promise<void> {
+    await client.query(PUSHED_SQL.forgetDeliveries);
+    await client.query(PUSHED_SQL.forgetEvents);
+  }
+
+  async listRelayEvents(query: RelayEventQuery): Promise<RelayEvent[]> {
+    const { rows } = await run<EventRow>(this.pool, PUSHED_SQL.events, { integrator_id: query.integratorId, relay_id: query.relayId ?? null, after: query.afterSeq, limit: query.limit });
+    return rows.map(eventFromRow);
+  }
+
+  async relayEventHead(): Promise<number> {
+    const { rows } = await this.pool.query<{ head: number }>(PUSHED_SQL.head);
+    return Number(rows[0]?.head ?? 0);
+  }
+
+  async setWebhook(integratorId: number, endpoint: { url: string; secret: string } | undefined, at: Date): Promise<void> {
+    await withTransaction(this.pool, async (client) => {
+      if (endpoint === undefined) {
+        await run(client, PUSHED_SQL.deleteWebhook, { integrator_id: integratorId });
+        await run(client, PUSHED_SQL.dropPending, { integrator_id: integratorId });
+      } else {
+        await run(client, PUSHED_SQL.upsertWebhook, { integrator_id: integratorId, url: endpoint.url, secret: endpoint.secret, at: at.getTime() });
+      }
+    });
+  }
+
+  async getWebhook(integratorId: number): Promise<WebhookEndpoint | undefined> {
+    const { rows } = await run<WebhookRow>(this.pool, PUSHED_SQL.webhook, { integrator_id: integratorId });
+    return rows[0] === undefined ? undefined : webhookFromRow(rows[0]);
+  }
+
+  async claimWebhookDeliveries(lease: { owner: string; until: Date }, now: Date, limit: number): Promise<ClaimedDelivery[]> {
+    return withTransaction(this.pool, async (client) => {
+      const { rows } = await run<{ event_seq: number }>(client, `${PUSHED_SQL.claimable} FOR UPDATE OF d SKIP LOCKED`, { now: now.getTime(), limit });
+      const claimed: ClaimedDelivery[] = [];
+      for (const { event_seq: seq } of rows) {
+        await run(client, PUSHED_SQL.claim, { seq, owner: lease.owner, until: lease.until.getTime() });
+        const found = await run<ClaimedRow>(client, PUSHED_SQL.claimed, { seq });
+        if (found.rows[0] !== undefined) claimed.push(claimedFromRow(found.rows[0]));
+      }
+      return claimed;
+    });
+  }
+
+  async settleWebhookDelivery(eventSeq: number, owner: string, outcome: DeliveryOutcome): Promise<boolean> {
+    return (await run(this.pool, PUSHED_SQL.settle, settleParams(eventSeq, owner, outcome))).rowCount === 1;
+  }
+
+  async releaseWebhookClaims(owner: string): Promise<number> {
+    return (await run(this.pool, PUSHED_SQL.release, { owner })).rowCount;
+  }
+
+  async listWebhookDeliveries(integratorId: number, limit: number): Promise<WebhookDeliveryRecord[]> {
+    return (await run<DeliveryRow>(this.pool, PUSHED_SQL.deliveries, { integrator_id: integratorId, limit })).rows.map(deliveryFromRow);
+  }
+
+  async listFailingWebhooks(since: Date): Promise<FailingWebhook[]> {
+    return (await run<FailingRow>(this.pool, PUSHED_SQL.failing, { since: since.getTime() })).rows.map(failingFromRow);
+  }
+
+  async prunePushedStatus(before: Date): Promise<number> {
+    return withTransaction(this.pool, async (client) => {
+      await run(client, PUSHED_SQL.pruneDeliveries, { before: before.getTime() });
+      return (await run(client, PUSHED_SQL.pruneEvents, { before: before.getTime() })).rowCount;
+    });
+  }
+}

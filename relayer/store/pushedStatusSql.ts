@@ -1,0 +1,180 @@
+import { randomUUID } from "node:crypto";
+import { relayJson } from "../relayView";
+import { storableMessage } from "../../sdk/wire/controlCharacters";
+import type { DeliveryState, FailingWebhook, RelayEvent, RelayEventBody, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
+import type { RelayRecord } from "./relayStore";
+
+/**
+ * The pushed-status queries, written once with `@name` parameters: SQLite binds them as they are,
+ * PostgreSQL through `positional`. Times are milliseconds since the epoch, as in the relay tables.
+ */
+export const PUSHED_SQL = {
+  insertEvent: `INSERT INTO relay_events (event_id, relay_id, integrator_id, status, body, created_at)
+    VALUES (@event_id, @relay_id, @integrator_id, @status, @body, @created_at) RETURNING seq`,
+  insertDelivery: `INSERT INTO relay_webhook_deliveries (event_seq, relay_id, integrator_id, state, attempts, next_attempt_at, created_at)
+    SELECT @seq, @relay_id, integrator_id, 'pending', 0, @created_at, @created_at FROM relay_webhooks WHERE integrator_id = @integrator_id`,
+  events: `SELECT * FROM relay_events WHERE integrator_id = @integrator_id AND seq > @after AND (CAST(@relay_id AS TEXT) IS NULL OR relay_id = @relay_id)
+    ORDER BY seq LIMIT @limit`,
+  head: "SELECT COALESCE(MAX(seq), 0) AS head FROM relay_events",
+  upsertWebhook: `INSERT INTO relay_webhooks (integrator_id, url, secret, created_at, updated_at) VALUES (@integrator_id, @url, @secret, @at, @at)
+    ON CONFLICT (integrator_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at`,
+  deleteWebhook: "DELETE FROM relay_webhooks WHERE integrator_id = @integrator_id",
+  dropPending: `UPDATE relay_webhook_deliveries SET state = 'dropped', claimed_by = NULL, lease_until = NULL, next_attempt_at = NULL
+    WHERE integrator_id = @integrator_id AND state = 'pending'`,
+  webhook: "SELECT * FROM relay_webhooks WHERE integrator_id = @integrator_id",
+  /** Due, unclaimed (or lease lapsed), and the first pending delivery of its relay: order per relay. */
+  claimable: `SELECT d.event_seq FROM relay_webhook_deliveries d
+    WHERE d.state = 'pending' AND d.next_attempt_at <= @now AND (d.lease_until IS NULL OR d.lease_until < @now)
+      AND NOT EXISTS (SELECT 1 FROM relay_webhook_deliveries e WHERE e.relay_id = d.relay_id AND e.state = 'pending' AND e.event_seq < d.event_seq)
+    ORDER BY d.next_attempt_at, d.event_seq LIMIT @limit`,
+  claim: "UPDATE relay_webhook_deliveries SET claimed_by = @owner, lease_until = @until WHERE event_seq = @seq",
+  claimed: `SELECT d.event_seq, d.relay_id, d.integrator_id, d.attempts, d.created_at, e.event_id, e.body, w.url, w.secret
+    FROM relay_webhook_deliveries d JOIN relay_events e ON e.seq = d.event_seq JOIN relay_webhooks w ON w.integrator_id = d.integrator_id
+    WHERE d.event_seq = @seq`,
+  settle: `UPDATE relay_webhook_deliveries SET state = @state, attempts = attempts + 1, last_attempt_at = @at, last_status = @status,
+    last_error = @error, next_attempt_at = @retry_at, delivered_at = @delivered_at, claimed_by = NULL, lease_until = NULL
+    WHERE event_seq = @seq AND claimed_by = @owner AND state = 'pending'`,
+  release: "UPDATE relay_webhook_deliveries SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = @owner AND state = 'pending'",
+  deliveries: `SELECT d.*, e.event_id, e.status FROM relay_webhook_deliveries d JOIN relay_events e ON e.seq = d.event_seq
+    WHERE d.integrator_id = @integrator_id ORDER BY d.event_seq DESC LIMIT @limit`,
+  failing: `SELECT d.integrator_id, w.url,
+      SUM(CASE WHEN d.state = 'pending' THEN 1 ELSE 0 END) AS pending,
+      SUM(CASE WHEN d.state = 'failed' THEN 1 ELSE 0 END) AS failed,
+      MIN(CASE WHEN d.state = 'pending' THEN d.created_at END) AS oldest_pending_at,
+      MAX(d.last_attempt_at) AS last_attempt_at,
+      (SELECT x.last_status FROM relay_webhook_deliveries x WHERE x.integrator_id = d.integrator_id AND x.last_attempt_at IS NOT NULL
+        ORDER BY x.last_attempt_at DESC, x.event_seq DESC LIMIT 1) AS last_status,
+      (SELECT x.last_error FROM relay_webhook_deliveries x WHERE x.integrator_id = d.integrator_id AND x.last_attempt_at IS NOT NULL
+        ORDER BY x.last_attempt_at DESC, x.event_seq DESC LIMIT 1) AS last_error
+    FROM relay_webhook_deliveries d LEFT JOIN relay_webhooks w ON w.integrator_id = d.integrator_id
+    WHERE d.state = 'pending' OR (d.state = 'failed' AND d.last_attempt_at >= @since)
+    GROUP BY d.integrator_id, w.url
+    HAVING SUM(CASE WHEN d.state = 'pending' AND d.attempts > 0 THEN 1 ELSE 0 END) > 0 OR SUM(CASE WHEN d.state = 'failed' THEN 1 ELSE 0 END) > 0
+    ORDER BY pending DESC, failed DESC, d.integrator_id`,
+  pruneDeliveries: "DELETE FROM relay_webhook_deliveries WHERE state <> 'pending' AND created_at < @before",
+  pruneEvents: `DELETE FROM relay_events WHERE created_at < @before
+    AND seq NOT IN (SELECT event_seq FROM relay_webhook_deliveries WHERE state = 'pending')`,
+  forgetDeliveries: "DELETE FROM relay_webhook_deliveries",
+  forgetEvents: "DELETE FROM relay_events",
+} as const;
+
+/** `@name` parameters as PostgreSQL's `$n`, with the values in that order. */
+export function positional(sql: string, params: Record<string, unknown>): { text: string; values: unknown[] } {
+  const names: string[] = [];
+  const text = sql.replace(/@([a-z_]+)/g, (_match, name: string) => {
+    let index = names.indexOf(name);
+    if (index < 0) index = names.push(name) - 1;
+    return `$${index + 1}`;
+  });
+  return { text, values: names.map((name) => params[name] ?? null) };
+}
+
+/** The row `insertEvent` writes for a relay that just reached its current status. */
+export function eventParams(relay: RelayRecord, at: Date) {
+  const eventId = `evt_${randomUUID().replaceAll("-", "")}`;
+  const body: RelayEventBody = { type: "relay.status", event_id: eventId, timestamp: at.toISOString(), relay: relayJson(relay) };
+  return { event_id: eventId, relay_id: relay.id, integrator_id: relay.integratorId, status: relay.status, body: JSON.stringify(body), created_at: at.getTime() };
+}
+
+type EventRow = { seq: number; event_id: string; relay_id: string; integrator_id: number; status: string; body: string; created_at: number };
+
+export function eventFromRow(row: EventRow): RelayEvent {
+  return { seq: Number(row.seq), eventId: row.event_id, relayId: row.relay_id, integratorId: row.integrator_id, status: row.status, body: row.body, createdAt: new Date(Number(row.created_at)) };
+}
+
+type WebhookRow = { integrator_id: number; url: string; secret: string; created_at: number; updated_at: number };
+
+export function webhookFromRow(row: WebhookRow): WebhookEndpoint {
+  return { integratorId: row.integrator_id, url: row.url, secret: row.secret, createdAt: new Date(Number(row.created_at)), updatedAt: new Date(Number(row.updated_at)) };
+}
+
+type ClaimedRow = { event_seq: number; relay_id: string; integrator_id: number; attempts: number; created_at: number; event_id: string; body: string; url: string; secret: string };
+
+export function claimedFromRow(row: ClaimedRow) {
+  return {
+    eventSeq: Number(row.event_seq),
+    eventId: row.event_id,
+    relayId: row.relay_id,
+    integratorId: row.integrator_id,
+    attempts: row.attempts,
+    createdAt: new Date(Number(row.created_at)),
+    body: row.body,
+    url: row.url,
+    secret: row.secret,
+  };
+}
+
+const optionalDate = (value: number | string | null) => (value === null ? undefined : new Date(Number(value)));
+
+type DeliveryRow = {
+  event_seq: number;
+  event_id: string;
+  relay_id: string;
+  status: string;
+  state: DeliveryState;
+  attempts: number;
+  next_attempt_at: number | null;
+  last_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  created_at: number;
+};
+
+export function deliveryFromRow(row: DeliveryRow): WebhookDeliveryRecord {
+  return {
+    eventSeq: Number(row.event_seq),
+    eventId: row.event_id,
+    relayId: row.relay_id,
+    status: row.status,
+    state: row.state,
+    attempts: row.attempts,
+    nextAttemptAt: row.state === "pending" ? optionalDate(row.next_attempt_at) : undefined,
+    lastAttemptAt: optionalDate(row.last_attempt_at),
+    lastStatus: row.last_status ?? undefined,
+    lastError: row.last_error ?? undefined,
+    deliveredAt: optionalDate(row.delivered_at),
+    createdAt: new Date(Number(row.created_at)),
+  };
+}
+
+type FailingRow = {
+  integrator_id: number;
+  url: string | null;
+  pending: number | string;
+  failed: number | string;
+  oldest_pending_at: number | string | null;
+  last_attempt_at: number | string | null;
+  last_status: number | null;
+  last_error: string | null;
+};
+
+export function failingFromRow(row: FailingRow): FailingWebhook {
+  return {
+    integratorId: row.integrator_id,
+    url: row.url ?? undefined,
+    pending: Number(row.pending),
+    failed: Number(row.failed),
+    oldestPendingAt: optionalDate(row.oldest_pending_at),
+    lastAttemptAt: optionalDate(row.last_attempt_at),
+    lastStatus: row.last_status ?? undefined,
+    lastError: row.last_error ?? undefined,
+  };
+}
+
+export type { EventRow, WebhookRow, ClaimedRow, DeliveryRow, FailingRow };
+
+/** The `settle` parameters of an attempt's outcome. */
+export function settleParams(eventSeq: number, owner: string, outcome: { at: Date; delivered: boolean; status: number | undefined; error: string | undefined; retryAt: Date | undefined }) {
+  const state: DeliveryState = outcome.delivered ? "delivered" : outcome.retryAt === undefined ? "failed" : "pending";
+  return {
+    seq: eventSeq,
+    owner,
+    state,
+    at: outcome.at.getTime(),
+    status: outcome.status ?? null,
+    error: outcome.error === undefined ? null : storableMessage(outcome.error.slice(0, 500)),
+    retry_at: state === "pending" ? outcome.retryAt!.getTime() : null,
+    delivered_at: outcome.delivered ? outcome.at.getTime() : null,
+  };
+}

@@ -1,0 +1,80 @@
+import type { RelayJson } from "../../sdk";
+
+/**
+ * Pushed status (webhooks and server-sent events) as the relayer stores it. Every status change of a
+ * relay writes one event to `relay_events` in the same database transaction as the change, and, when
+ * the relay's integrator has a webhook, one pending delivery: the outbox. Nothing sent can then be
+ * lost by a crash between the change and the send, and nothing is sent for a change that rolled back.
+ */
+export interface PushedStatusStore {
+  /** Events of an integrator (optionally of one relay) after `afterSeq`, oldest first, at most `limit`. */
+  listRelayEvents(query: RelayEventQuery): Promise<RelayEvent[]>;
+  /** The highest event sequence number written so far (0 when none): where a stream without Last-Event-ID starts. */
+  relayEventHead(): Promise<number>;
+  /**
+   * Registers (or replaces: a rotation) an integrator's webhook, or clears it (`endpoint` undefined):
+   * a cleared endpoint's pending deliveries end `dropped`; a replaced one's are sent to the new URL
+   * with the new secret.
+   */
+  setWebhook(integratorId: number, endpoint: { url: string; secret: string } | undefined, at: Date): Promise<void>;
+  getWebhook(integratorId: number): Promise<WebhookEndpoint | undefined>;
+  /**
+   * Claims due pending deliveries whose relay has no earlier pending delivery (order per relay), at
+   * most `limit`, for `lease.owner` until `lease.until`: one claimant each (`FOR UPDATE SKIP LOCKED`
+   * on PostgreSQL). Returns each with its event body and its endpoint.
+   */
+  claimWebhookDeliveries(lease: { owner: string; until: Date }, now: Date, limit: number): Promise<ClaimedDelivery[]>;
+  /** Records an attempt's outcome, only while `owner` still holds the claim; false when it does not. */
+  settleWebhookDelivery(eventSeq: number, owner: string, outcome: DeliveryOutcome): Promise<boolean>;
+  /** Drops this relayer's claims (its start: nothing of its own is in flight yet). */
+  releaseWebhookClaims(owner: string): Promise<number>;
+  /** An integrator's most recent deliveries, newest first. */
+  listWebhookDeliveries(integratorId: number, limit: number): Promise<WebhookDeliveryRecord[]>;
+  /** Endpoints with pending deliveries that failed at least once, or deliveries given up since `since`: the operator's view. */
+  listFailingWebhooks(since: Date): Promise<FailingWebhook[]>;
+  /** Deletes events and settled deliveries older than `before` (pending ones are kept); returns how many events. */
+  prunePushedStatus(before: Date): Promise<number>;
+}
+
+export type RelayEventQuery = { integratorId: number; relayId?: string | undefined; afterSeq: number; limit: number };
+
+/** One status change: `seq` orders a stream (the SSE id), `body` is the JSON a webhook receives. */
+export type RelayEvent = { seq: number; eventId: string; relayId: string; integratorId: number; status: string; body: string; createdAt: Date };
+
+/** What `body` holds: the event id, the event's time and the relay as GET /gasless/status shows it. */
+export type RelayEventBody = { type: "relay.status"; event_id: string; timestamp: string; relay: RelayJson };
+
+export type WebhookEndpoint = { integratorId: number; url: string; secret: string; createdAt: Date; updatedAt: Date };
+
+export type DeliveryState = "pending" | "delivered" | "failed" | "dropped";
+
+export type ClaimedDelivery = { eventSeq: number; eventId: string; relayId: string; integratorId: number; attempts: number; createdAt: Date; body: string; url: string; secret: string };
+
+/** `retry_at` undefined with `delivered: false` gives up (the retry window is over): state `failed`. */
+export type DeliveryOutcome = { at: Date; delivered: boolean; status: number | undefined; error: string | undefined; retryAt: Date | undefined };
+
+export type WebhookDeliveryRecord = {
+  eventSeq: number;
+  eventId: string;
+  relayId: string;
+  status: string;
+  state: DeliveryState;
+  attempts: number;
+  nextAttemptAt: Date | undefined;
+  lastAttemptAt: Date | undefined;
+  lastStatus: number | undefined;
+  lastError: string | undefined;
+  deliveredAt: Date | undefined;
+  createdAt: Date;
+};
+
+export type FailingWebhook = {
+  integratorId: number;
+  url: string | undefined;
+  pending: number;
+  failed: number;
+  oldestPendingAt: Date | undefined;
+  lastAttemptAt: Date | undefined;
+  lastStatus: number | undefined;
+  lastError: string | undefined;
+};

@@ -1,0 +1,110 @@
+import type Database from "better-sqlite3";
+import {
+  claimedFromRow,
+  deliveryFromRow,
+  eventFromRow,
+  eventParams,
+  failingFromRow,
+  PUSHED_SQL,
+  settleParams,
+  webhookFromRow,
+  type ClaimedRow,
+  type DeliveryRow,
+  type EventRow,
+  type FailingRow,
+  type WebhookRow,
+} from "./pushedStatusSql";
+import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventQuery, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
+import type { RelayRecord } from "./relayStore";
+
+/**
+ * The pushed-status tables on SQLite. `recordEvent` is synchronous on purpose: the relay store calls
+ * it inside the transaction of the status change it reports.
+ */
+export class SqlitePushedStatus implements PushedStatusStore {
+  readonly #db: Database.Database;
+  readonly #statements;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#statements = Object.fromEntries(Object.entries(PUSHED_SQL).map(([name, sql]) => [name, db.prepare(sql)])) as Record<keyof typeof PUSHED_SQL, Database.Statement>;
+  }
+
+  /** The outbox write of one status change; the caller runs it in the change's own transaction. */
+  recordEvent(relay: RelayRecord, at: Date): void {
+    const params = eventParams(relay, at);
+    const { seq } = this.#statements.insertEvent.get(params) as { seq: number };
+    this.#statements.insertDelivery.run({ seq, relay_id: relay.id, integrator_id: relay.integratorId, created_at: params.created_at });
+  }
+
+  /** A new chain run forgets its relays, so their events and deliveries too. */
+  forget(): void {
+    this.#statements.forgetDeliveries.run();
+    this.#statements.forgetEvents.run();
+  }
+
+  async listRelayEvents(query: RelayEventQuery): Promise<RelayEvent[]> {
+    const rows = this.#statements.events.all({ integrator_id: query.integratorId, relay_id: query.relayId ?? null, after: query.afterSeq, limit: query.limit }) as EventRow[];
+    return rows.map(eventFromRow);
+  }
+
+  async relayEventHead(): Promise<number> {
+    return (this.#statements.head.get() as { head: number }).head;
+  }
+
+  async setWebhook(integratorId: number, endpoint: { url: string; secret: string } | undefined, at: Date): Promise<void> {
+    this.#db
+      .transaction(() => {
+        if (endpoint === undefined) {
+          this.#statements.deleteWebhook.run({ integrator_id: integratorId });
+          this.#statements.dropPending.run({ integrator_id: integratorId });
+        } else {
+          this.#statements.upsertWebhook.run({ integrator_id: integratorId, url: endpoint.url, secret: endpoint.secret, at: at.getTime() });
+        }
+      })
+      .immediate();
+  }
+
+  async getWebhook(integratorId: number): Promise<WebhookEndpoint | undefined> {
+    const row = this.#statements.webhook.get({ integrator_id: integratorId }) as WebhookRow | undefined;
+    return row === undefined ? undefined : webhookFromRow(row);
+  }
+
+  async claimWebhookDeliveries(lease: { owner: string; until: Date }, now: Date, limit: number): Promise<ClaimedDelivery[]> {
+    return this.#db
+      .transaction(() => {
+        const seqs = (this.#statements.claimable.all({ now: now.getTime(), limit }) as { event_seq: number }[]).map((row) => row.event_seq);
+        return seqs.flatMap((seq) => {
+          this.#statements.claim.run({ seq, owner: lease.owner, until: lease.until.getTime() });
+          const row = this.#statements.claimed.get({ seq }) as ClaimedRow | undefined;
+          return row === undefined ? [] : [claimedFromRow(row)];
+        });
+      })
+      .immediate();
+  }
+
+  async settleWebhookDelivery(eventSeq: number, owner: string, outcome: DeliveryOutcome): Promise<boolean> {
+    return this.#statements.settle.run(settleParams(eventSeq, owner, outcome)).changes === 1;
+  }
+
+  async releaseWebhookClaims(owner: string): Promise<number> {
+    return this.#statements.release.run({ owner }).changes;
+  }
+
+  async listWebhookDeliveries(integratorId: number, limit: number): Promise<WebhookDeliveryRecord[]> {
+    return (this.#statements.deliveries.all({ integrator_id: integratorId, limit }) as DeliveryRow[]).map(deliveryFromRow);
+  }
+
+  async listFailingWebhooks(since: Date): Promise<FailingWebhook[]> {
+    return (this.#statements.failing.all({ since: since.getTime() }) as FailingRow[]).map(failingFromRow);
+  }
+
+  async prunePushedStatus(before: Date): Promise<number> {
+    return this.#db
+      .transaction(() => {
+        this.#statements.pruneDeliveries.run({ before: before.getTime() });
+        return this.#statements.pruneEvents.run({ before: before.getTime() }).changes;
+      })
+      .immediate();
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The relayer bench's second chain: Anvil, from the `@foundry-rs/anvil` npm package (its platform
+ * package ships the binary; nothing is downloaded at run time), with the devnet's chain id, accounts,
+ * hardfork and block gas limit, and the devnet's contracts deployed by the devnet's own deploy code.
+ * For the bench only: `npm start` stays on Hardhat.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { dirname, join } from "node:path";
+import type { HardhatRuntimeEnvironment } from "hardhat/types";
+import { createPublicClient, http, type Address } from "viem";
+import { devnetChain } from "../../sdk/chain/devnet";
+import { manifestPath, type DeploymentManifest } from "../../sdk/chain/manifest";
+import { deployDevnet } from "../deploy/deployDevnet";
+import { freePort } from "../devnet/freePort";
+
+export type AnvilChain = {
+  rpcUrl: string;
+  /** Development account #0 (the devnet's mnemonic, so the same address as on Hardhat). */
+  deployer: Address;
+  manifest: DeploymentManifest;
+  /** SIGTERM, then SIGKILL if it has not exited within 5 s. */
+  stop(): Promise<void>;
+};
+
+/** The `anvil` binary of the installed platform package (`@foundry-rs/anvil-<os>-<arch>`). */
+export function anvilBinary(): string {
+  const arch = process.arch === "x64" ? "amd64" : process.arch;
+  const platform = process.platform === "win32" ? "win32" : process.platform;
+  const packageJson = require.resolve(`@foundry-rs/anvil-${platform}-${arch}/package.json`);
+  return join(dirname(packageJson), "bin", process.platform === "win32" ? "anvil.exe" : "anvil");
+}
+
+/**
+ * The arguments that make Anvil the devnet's twin: chain 4663, the 20 development accounts with
+ * 1,000,000 ETH each (hardhat.config.ts), Cancun, a 30M block gas limit (Hardhat's default), and
+ * automine until the bench switches to interval mining (as it does on Hardhat).
+ */
+export function anvilArguments(port: number): string[] {
+  return [
+    "--host", "127.0.0.1",
+    "--port", String(port),
+    "--chain-id", String(devnetChain.id),
+    "--accounts", "20",
+    "--balance", "1000000",
+    "--hardfork", "cancun",
+    "--gas-limit", "30000000",
+    // Its own per-request log would flood the bench's output.
+    "--silent",
+  ];
+}
+
+/** Starts Anvil on a free port, deploys the devnet's contracts on it and writes the manifest to `deploymentsDir`. */
+export async function startAnvilChain(hre: HardhatRuntimeEnvironment, deploymentsDir: string): Promise<AnvilChain> {
+  const port = await freePort();
+  const child = spawn(anvilBinary(), anvilArguments(port), { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-16_384)));
+  child.stderr?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-16_384)));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = () => stopChild(child, exited);
+  try {
+    const rpcUrl = `http://127.0.0.1:${port}`;
+    const client = createPublicClient({ chain: devnetChain, transport: http(rpcUrl, { retryCount: 0 }) });
+    await waitForRpc(() => client.getChainId(), exited, () => output);
+    const provider = { request: (args: { method: string; params?: unknown }) => client.request(args as never) };
+    const manifest = (await deployDevnet(hre, manifestPath(deploymentsDir, devnetChain.id), provider)).manifest;
+    const [deployer] = (await provider.request({ method: "eth_accounts" })) as Address[];
+    return { rpcUrl, deployer: deployer!, manifest, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function waitForRpc(probe: () => Promise<unknown>, exited: Promise<void>, output: () => string): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const until = Date.now() + 30_000;
+  for (;;) {
+    if (gone) throw new Error(`anvil exited before it answered:\n${output()}`);
+    try {
+      await probe();
+      return;
+    } catch (error) {
+      if (Date.now() > until) throw new Error(`anvil did not answer within 30 s: ${String(error)}\n${output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,66 @@
+import { decodeFunctionData, encodeFunctionData, parseSignature, type Hex } from "viem";
+import { gaslessTokenPermitAbi } from "../abis/gaslessTokenPermitAbi";
+import { GaslessCalldataError } from "../errors/calldata";
+import { decodeSwapGasless, type SignedGaslessOrder } from "./gaslessBatchCalldata";
+
+/** The router's MAX_CONTRACT_SIGNATURE_BYTES: the longest signature a smart-wallet taker may give. */
+export const MAX_CONTRACT_SIGNATURE_BYTES = 2048;
+
+/** The taker's EIP-2612 permit of the sell token to Permit2, as the router's TokenPermit takes it. */
+export type TokenPermitSignature = { value: bigint; deadline: bigint; signature: Hex };
+
+/** One relayed gasless call: which entry point, its order, and the token permit it carries, if any. */
+export type GaslessCall =
+  | { kind: "swapGasless"; order: SignedGaslessOrder }
+  | { kind: "withTokenPermit"; order: SignedGaslessOrder; tokenPermit: TokenPermitSignature }
+  | { kind: "fromContract"; order: SignedGaslessOrder };
+
+function tokenPermitArgument(permit: TokenPermitSignature) {
+  const { r, s, v, yParity } = parseSignature(permit.signature);
+  return { value: permit.value, deadline: permit.deadline, v: Number(v ?? BigInt(yParity + 27)), r, s };
+}
+
+/**
+ * `swapGaslessWithTokenPermit(order, tokenPermit)`: the sell token's permit to Permit2 and the swap in
+ * one transaction. The order's signature may be a smart wallet's (any length up to the cap).
+ *
+ * @example encodeSwapGaslessWithTokenPermit({ ...order, signature }, { value, deadline, signature: approvalSignature })
+ */
+export function encodeSwapGaslessWithTokenPermit(order: SignedGaslessOrder, tokenPermit: TokenPermitSignature): Hex {
+  return encodeFunctionData({ abi: gaslessTokenPermitAbi, functionName: "swapGaslessWithTokenPermit", args: [order, tokenPermitArgument(tokenPermit)] });
+}
+
+/** `swapGaslessFromContract(order)`: the order of a smart-wallet taker, whose ERC-1271 signature may have any length up to the cap. */
+export function encodeSwapGaslessFromContract(order: SignedGaslessOrder): Hex {
+  return encodeFunctionData({ abi: gaslessTokenPermitAbi, functionName: "swapGaslessFromContract", args: [order] });
+}
+
+/**
+ * The call inside signed relay calldata: `swapGasless`, `swapGaslessWithTokenPermit` or
+ * `swapGaslessFromContract`. Only `swapGasless` calls may join a batch; the others go alone.
+ * Throws GaslessCalldataError for any other calldata.
+ */
+export function decodeGaslessCall(data: Hex): GaslessCall {
+  let decoded;
+  try {
+    decoded = decodeFunctionData({ abi: gaslessTokenPermitAbi, data });
+  } catch (error) {
+    throw new GaslessCalldataError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+  }
+  switch (decoded.functionName) {
+    case "swapGasless":
+      return { kind: "swapGasless", order: decodeSwapGasless(data) };
+    case "swapGaslessWithTokenPermit": {
+      const [order, permit] = decoded.args;
+      const { r, s, v } = permit;
+      const signature = `0x${r.slice(2)}${s.slice(2)}${v.toString(16).padStart(2, "0")}` as Hex;
+      return { kind: "withTokenPermit", order: { ...order, params: { ...order.params } }, tokenPermit: { value: permit.value, deadline: permit.deadline, signature } };
+    }
+    case "swapGaslessFromContract": {
+      const [order] = decoded.args;
+      return { kind: "fromContract", order: { ...order, params: { ...order.params } } };
+    }
+    default:
+      throw new GaslessCalldataError(`it calls ${decoded.functionName}`);
+  }
+}

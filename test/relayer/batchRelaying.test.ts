@@ -1,0 +1,144 @@
+import { expect } from "chai";
+import hre from "hardhat";
+import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
+import { decodeFunctionData, parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
+import { gaslessBatchSwapRouterAbi, permit2Abi, type RelayJson } from "../../sdk";
+import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
+import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import type { SettlementFixture } from "../fixtures/settlementFixture";
+
+const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
+
+describe("relayer batching (a real chain, relayer and API)", function () {
+  this.timeout(180_000);
+  let f: SettlementFixture;
+  let stack: GaslessStack | undefined;
+  let takers: LocalAccount[];
+  beforeEach(async () => {
+    f = await loadFixture(gaslessReadyFixture);
+    takers = await fundedTakers(f, 4);
+  });
+  afterEach(async () => {
+    await setAutomine(true);
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it("relays submitted together go out in one batch transaction; each status shows the batch hash, its position and the batch size", async () => {
+    // One signer that waits 1.5 s for more: the four hand-offs arrive within it.
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500" } });
+    const relays = await submitTogether(stack, takers);
+    const done = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId)));
+    expect(done.map((relay) => relay.status)).to.deep.equal(["confirmed", "confirmed", "confirmed", "confirmed"]);
+    const hash = done[0]!.tx_hash!;
+    expect(done.every((relay) => relay.tx_hash === hash && relay.transactions.length === 1)).to.equal(true);
+    expect(done.map((relay) => relay.batch?.position).sort()).to.deep.equal([0, 1, 2, 3]);
+    for (const relay of done) {
+      expect(relay.batch).to.include({ tx_hash: hash, size: 4 });
+      expect(relay.transactions[0]!.batch).to.deep.equal({ position: relay.batch!.position, size: 4 });
+    }
+    const settled = await settlementsByQuote(f);
+    expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId))).to.deep.equal([1, 1, 1, 1]);
+    const receipt = await f.publicClient.getTransactionReceipt({ hash: hash as Hex });
+    expect(parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" })).to.have.length(4);
+  });
+
+  it("an order whose Permit2 nonce the taker spends after the hand-off is skipped on chain: the others settle, it ends failed with the decoded reason and counts against its taker", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500" } });
+    await setAutomine(false);
+    const relays = await submitTogether(stack, takers.slice(0, 3));
+    const pending = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId, (relay) => relay.status === "submitted")));
+    expect(new Set(pending.map((relay) => relay.tx_hash)).size).to.equal(1);
+    // The taker spends the nonce with a higher tip, so it is mined first in the same block.
+    const victim = relays[1]!;
+    const wallet = await hre.viem.getWalletClient(victim.taker.address, { account: victim.taker });
+    await wallet.writeContract({
+      address: f.contracts.permit2,
+      abi: permit2Abi,
+      functionName: "invalidateUnorderedNonces",
+      args: [victim.permit2Nonce >> 8n, 1n << (victim.permit2Nonce & 255n)],
+      // An estimate against the pending block (our batch first) would price a warm slot: set the gas.
+      gas: 100_000n,
+      maxPriorityFeePerGas: parseUnits("50", 9),
+      maxFeePerGas: parseUnits("200", 9),
+    });
+    await mine(1);
+    await setAutomine(true);
+    const done = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId)));
+    expect(done.map((relay) => relay.status)).to.deep.equal(["confirmed", "failed", "confirmed"]);
+    const failed = done[1]!;
+    expect(failed.reason).to.equal("nonce_used");
+    // Its place in the batch is the order the three became ready in, which the test does not fix.
+    expect(failed.batch).to.include({ size: 3 });
+    expect(failed.error).to.match(new RegExp(`skipped in batch transaction 0x[0-9a-f]{64} .*position ${failed.batch!.position} of 3.*InvalidNonce\\(\\)`));
+    expect(failed.tx_hash).to.equal(pending[0]!.tx_hash);
+    const settled = await settlementsByQuote(f);
+    expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([1, 0, 1]);
+    const counts = await stack.relayer!.context.store.revertCounts({ taker: victim.taker.address, integratorId: stack.api.integratorId, since: new Date(0) });
+    expect(counts.taker).to.equal(1);
+  });
+
+  it("cancelling one relay of a pending batch rebuilds the batch without it (same nonce): the others confirm, it ends cancelled and never settles", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500" } });
+    await setAutomine(false);
+    const relays = await submitTogether(stack, takers.slice(0, 3));
+    const pending = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId, (relay) => relay.status === "submitted")));
+    expect(new Set(pending.map((relay) => relay.tx_hash)).size).to.equal(1);
+    const victim = relays[1]!;
+    const response = await stack.api.request("POST", `/gasless/cancel/${victim.relayId}`, { headers: { authorization: `Bearer ${stack.api.apiKey.secret}` } });
+    expect(response.status, JSON.stringify(response.body)).to.equal(200);
+    expect((response.body as { outcome: string }).outcome).to.equal("cancelling");
+    // The watcher's next tick signs the rebuilt batch for the two others at the same nonce.
+    const rebuilt = await stack.waitFor(relays[0]!.relayId, (relay) => relay.transactions.length >= 2, 20_000);
+    const [first, second] = rebuilt.transactions;
+    expect(second!.nonce).to.equal(first!.nonce);
+    expect(second!.batch).to.deep.include({ size: 2 });
+    await mine(1);
+    await setAutomine(true);
+    const done = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId)));
+    expect(done.map((relay) => relay.status)).to.deep.equal(["confirmed", "cancelled", "confirmed"]);
+    expect(done[0]!.tx_hash).to.equal(done[2]!.tx_hash);
+    expect(done[0]!.tx_hash).to.equal(second!.hash);
+    const settled = await settlementsByQuote(f);
+    expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([1, 0, 1]);
+    const counts = await stack.relayer!.context.store.revertCounts({ taker: victim.taker.address, integratorId: stack.api.integratorId, since: new Date(0) });
+    expect(counts.taker).to.equal(0);
+  });
+
+  it("RELAYER_BATCH_MAX=1 keeps one relay per transaction, each a plain swapGasless with no batch", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_MAX: "1", RELAYER_BATCH_WAIT_MS: "1500" } });
+    const relays = await submitTogether(stack, takers.slice(0, 3));
+    const done: RelayJson[] = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId)));
+    expect(done.map((relay) => relay.status)).to.deep.equal(["confirmed", "confirmed", "confirmed"]);
+    expect(new Set(done.map((relay) => relay.tx_hash)).size).to.equal(3);
+    expect(done.map((relay) => [relay.batch, relay.transactions[0]!.batch])).to.deep.equal([[null, null], [null, null], [null, null]]);
+    for (const relay of done) {
+      const transaction = await f.publicClient.getTransaction({ hash: relay.tx_hash as Hex });
+      expect(decodeFunctionData({ abi: gaslessBatchSwapRouterAbi, data: transaction.input }).functionName).to.equal("swapGasless");
+      const receipt = await f.publicClient.getTransactionReceipt({ hash: relay.tx_hash as Hex });
+      expect(parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" })).to.have.length(1);
+    }
+  });
+
+  it("a stuck batch is replaced whole (same nonce, same members and positions, bumped fees) and every relay confirms with the replacement", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500", RELAYER_RESUBMIT_SECONDS: "1" } });
+    await setAutomine(false);
+    const relays = await submitTogether(stack, takers.slice(0, 3));
+    const bumped = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId, (relay) => relay.transactions.length >= 2, 20_000)));
+    await mine(1);
+    await setAutomine(true);
+    const done = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId)));
+    expect(done.map((relay) => relay.status)).to.deep.equal(["confirmed", "confirmed", "confirmed"]);
+    const [first, second] = bumped[0]!.transactions;
+    expect(second!.nonce).to.equal(first!.nonce);
+    expect(BigInt(second!.max_fee_per_gas) * 100n >= BigInt(first!.max_fee_per_gas) * 110n).to.equal(true);
+    for (const relay of done) {
+      const positions = relay.transactions.slice(0, 2).map((transaction) => transaction.batch);
+      expect(positions[0]).to.deep.equal(positions[1]);
+      expect(relay.transactions.filter((transaction) => transaction.mined)).to.have.length(1);
+    }
+    expect(new Set(done.map((relay) => relay.tx_hash)).size).to.equal(1);
+    const settled = await settlementsByQuote(f);
+    expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId))).to.deep.equal([1, 1, 1]);
+  });
+});

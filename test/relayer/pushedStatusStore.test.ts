@@ -1,0 +1,171 @@
+import { expect } from "chai";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Hex } from "viem";
+import type { RelayEventBody } from "../../relayer/store/pushedStatusStore";
+import type { NewRelay, RelayStore } from "../../relayer/store/relayStore";
+import { openPostgresRelayStore } from "../../relayer/store/postgresRelayStore";
+import { openSqliteRelayStore } from "../../relayer/store/sqliteRelayStore";
+import { nextWebhookAttempt } from "../../relayer/pushed/webhookBackoff";
+import { createTestDatabase } from "../fixtures/postgresServer";
+import { loadRelayerConfig } from "../../relayer/config";
+
+const SIGNER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30" as const;
+const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+function newRelay(integratorId = 1): NewRelay {
+  return {
+    id: randomUUID(),
+    chainId: 4663,
+    quoteId: randomUUID(),
+    onchainQuoteId: `0x${"ab".repeat(32)}`,
+    integratorId,
+    apiKeyId: 1,
+    idempotencyKey: undefined,
+    taker: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    router: SIGNER,
+    data: "0x1234",
+    signature: `0x${"11".repeat(65)}` as Hex,
+    permit2Nonce: 5n,
+    deadline: 1_900_000_000n,
+    estimatedGas: 200_000,
+    acceptedBlock: 10n,
+    createdAt: new Date(1_000),
+  };
+}
+
+const broadcast = (at: number) => ({ hash: `0x${at.toString(16).padStart(64, "0")}` as Hex, kind: "swap" as const, signer: SIGNER, nonce: at, raw: "0x02" as Hex, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, sentAt: new Date(at) });
+const lease = (owner: string, until: number) => ({ owner, until: new Date(until) });
+
+type Engine = { name: string; open(): Promise<void>; connect(): Promise<RelayStore>; cleanup(): void };
+let directory: string;
+let url: string;
+const engines: Engine[] = [
+  {
+    name: "SQLite",
+    open: async () => void (directory = mkdtempSync(join(tmpdir(), "pushed-store-"))),
+    connect: async () => openSqliteRelayStore(join(directory, "relayer.sqlite")),
+    cleanup: () => rmSync(directory, { recursive: true, force: true }),
+  },
+  { name: "PostgreSQL", open: async () => void (url = await createTestDatabase("pushed_store")), connect: async () => openPostgresRelayStore(url), cleanup: () => undefined },
+];
+
+for (const engine of engines) {
+  describe(`pushed status outbox on ${engine.name}`, () => {
+    let store: RelayStore;
+    let other: RelayStore;
+    beforeEach(async () => {
+      await engine.open();
+      store = await engine.connect();
+      other = await engine.connect();
+    });
+    afterEach(async () => {
+      await store.close();
+      await other.close();
+      engine.cleanup();
+    });
+
+    it("writes one event per status change in the change's transaction, with a delivery when the integrator has a webhook; a refused move writes none", async () => {
+      await store.setWebhook(1, { url: "https://hooks.example.com/a", secret: SECRET }, new Date(500));
+      const relay = newRelay();
+      await store.createRelay(relay);
+      expect(await store.recordBroadcast(relay.id, broadcast(2_000), { owner: "r1", now: new Date(2_000) })).to.equal("recorded");
+      // A rebroadcast (no status change) and an update without a status write no event.
+      await store.recordBroadcast(relay.id, broadcast(2_500), { owner: "r1", now: new Date(2_500) });
+      await store.updateRelay(relay.id, { cancelling: true, at: new Date(2_600) });
+      await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: broadcast(2_000).hash }, at: new Date(3_000) });
+      let refused: unknown;
+      await store.updateRelay(relay.id, { status: "failed", at: new Date(4_000) }).catch((error: unknown) => (refused = error));
+      expect(refused).to.be.instanceOf(Error);
+      const events = await other.listRelayEvents({ integratorId: 1, afterSeq: 0, limit: 10 });
+      expect(events.map((event) => event.status)).to.deep.equal(["accepted", "submitted", "confirmed"]);
+      expect(events.map((event) => event.seq)).to.deep.equal([...events.map((event) => event.seq)].sort((a, b) => a - b));
+      const last = JSON.parse(events[2]!.body) as RelayEventBody;
+      expect([last.type, last.event_id, last.timestamp, last.relay.status, last.relay.tx_hash]).to.deep.equal(["relay.status", events[2]!.eventId, new Date(3_000).toISOString(), "confirmed", broadcast(2_000).hash]);
+      expect((await store.listWebhookDeliveries(1, 10)).map((delivery) => [delivery.status, delivery.state])).to.deep.equal([
+        ["confirmed", "pending"],
+        ["submitted", "pending"],
+        ["accepted", "pending"],
+      ]);
+      // Another integrator's stream sees none of them; a relay filter sees only its relay.
+      expect(await store.listRelayEvents({ integratorId: 2, afterSeq: 0, limit: 10 })).to.deep.equal([]);
+      expect(await store.listRelayEvents({ integratorId: 1, relayId: randomUUID(), afterSeq: 0, limit: 10 })).to.deep.equal([]);
+      expect(await store.relayEventHead()).to.equal(events[2]!.seq);
+    });
+
+    it("one relayer claims a delivery at a time; a relay's next delivery waits until the earlier one is settled; a lapsed lease lets another relayer send it again", async () => {
+      await store.setWebhook(1, { url: "https://hooks.example.com/a", secret: SECRET }, new Date(500));
+      const relay = newRelay();
+      await store.createRelay(relay);
+      await store.recordBroadcast(relay.id, broadcast(2_000), { owner: "r1", now: new Date(2_000) });
+      const first = await store.claimWebhookDeliveries(lease("r1", 10_000), new Date(5_000), 10);
+      expect(first.map((delivery) => [delivery.url, delivery.secret, JSON.parse(delivery.body).relay.status])).to.deep.equal([["https://hooks.example.com/a", SECRET, "accepted"]]);
+      expect(await other.claimWebhookDeliveries(lease("r2", 10_000), new Date(5_000), 10)).to.deep.equal([]);
+      // r1 died: after its lease r2 sends the same event again (at least once).
+      const retaken = await other.claimWebhookDeliveries(lease("r2", 20_000), new Date(10_001), 10);
+      expect(retaken.map((delivery) => delivery.eventId)).to.deep.equal([first[0]!.eventId]);
+      expect(await store.settleWebhookDelivery(first[0]!.eventSeq, "r1", { at: new Date(10_002), delivered: true, status: 204, error: undefined, retryAt: undefined })).to.equal(false);
+      expect(await other.settleWebhookDelivery(first[0]!.eventSeq, "r2", { at: new Date(10_002), delivered: true, status: 204, error: undefined, retryAt: undefined })).to.equal(true);
+      const next = await store.claimWebhookDeliveries(lease("r1", 30_000), new Date(10_003), 10);
+      expect(next.map((delivery) => JSON.parse(delivery.body).relay.status)).to.deep.equal(["submitted"]);
+      // A failure is retried at its time, not before; given up after the window, the relay's next event goes.
+      await store.settleWebhookDelivery(next[0]!.eventSeq, "r1", { at: new Date(10_004), delivered: false, status: 500, error: "answered 500", retryAt: new Date(15_000) });
+      expect(await store.claimWebhookDeliveries(lease("r1", 30_000), new Date(14_999), 10)).to.deep.equal([]);
+      const again = await store.claimWebhookDeliveries(lease("r1", 30_000), new Date(15_000), 10);
+      expect(again.map((delivery) => [delivery.eventSeq, delivery.attempts])).to.deep.equal([[next[0]!.eventSeq, 1]]);
+      await store.settleWebhookDelivery(again[0]!.eventSeq, "r1", { at: new Date(15_001), delivered: false, status: undefined, error: "ECONNREFUSED", retryAt: undefined });
+      const failing = await store.listFailingWebhooks(new Date(0));
+      expect(failing.map((row) => [row.integratorId, row.url, row.pending, row.failed, row.lastError])).to.deep.equal([[1, "https://hooks.example.com/a", 0, 1, "ECONNREFUSED"]]);
+    });
+
+    it("concurrent claims of many relays' deliveries by two relayers never take the same delivery", async () => {
+      await store.setWebhook(1, { url: "https://hooks.example.com/a", secret: SECRET }, new Date(500));
+      for (let index = 0; index < 20; index++) await store.createRelay(newRelay());
+      const [a, b] = await Promise.all([store.claimWebhookDeliveries(lease("r1", 60_000), new Date(5_000), 15), other.claimWebhookDeliveries(lease("r2", 60_000), new Date(5_000), 15)]);
+      const seqs = [...a, ...b].map((delivery) => delivery.eventSeq);
+      expect(new Set(seqs).size).to.equal(seqs.length);
+      expect(seqs.length).to.equal(20);
+    });
+
+    it("clearing a webhook drops its pending deliveries; a forgotten chain run forgets its events", async () => {
+      await store.setWebhook(1, { url: "https://hooks.example.com/a", secret: SECRET }, new Date(500));
+      await store.createRelay(newRelay());
+      await store.setWebhook(1, undefined, new Date(600));
+      expect((await store.listWebhookDeliveries(1, 10)).map((delivery) => delivery.state)).to.deep.equal(["dropped"]);
+      expect(await store.claimWebhookDeliveries(lease("r1", 60_000), new Date(5_000), 10)).to.deep.equal([]);
+      await store.setChainRun(`0x${"01".repeat(32)}`, { forgetRelays: true });
+      expect(await store.listRelayEvents({ integratorId: 1, afterSeq: 0, limit: 10 })).to.deep.equal([]);
+    });
+  });
+}
+
+describe("webhook retry schedule", () => {
+  const policy = { baseMs: 5_000, maxMs: 3_600_000, windowMs: 24 * 3_600_000 };
+  it("doubles from the base with jitter, caps at the maximum, tries last at the window's end and then gives up", () => {
+    const created = new Date(0);
+    expect(nextWebhookAttempt(policy, 1, created, new Date(0), () => 0)!.getTime()).to.equal(2_500);
+    expect(nextWebhookAttempt(policy, 1, created, new Date(0), () => 0.999_999)!.getTime()).to.be.closeTo(5_000, 1);
+    expect(nextWebhookAttempt(policy, 4, created, new Date(0), () => 1)!.getTime()).to.equal(40_000);
+    expect(nextWebhookAttempt(policy, 30, created, new Date(0), () => 1)!.getTime()).to.equal(3_600_000);
+    expect(nextWebhookAttempt(policy, 50, created, new Date(policy.windowMs - 1_000), () => 1)!.getTime()).to.equal(policy.windowMs);
+    expect(nextWebhookAttempt(policy, 51, created, new Date(policy.windowMs), () => 1)).to.equal(undefined);
+  });
+  it("retries for the whole window: with the defaults, at least 24 hours of attempts", () => {
+    let now = 0;
+    let attempts = 0;
+    for (let next = nextWebhookAttempt(policy, 1, new Date(0), new Date(now)); next !== undefined; next = nextWebhookAttempt(policy, ++attempts + 1, new Date(0), new Date(now))) now = next.getTime();
+    expect(now).to.equal(policy.windowMs);
+    expect(attempts).to.be.greaterThan(20);
+  });
+});
+
+describe("pushed status settings of the relayer", () => {
+  const base = { RELAYER_INTERNAL_TOKEN: "0123456789abcdef0123", RELAYER_PRIVATE_KEYS: `0x${"11".repeat(32)}` };
+  it("defaults to retries over 24 hours from 5 s up to 1 h, and refuses a retention shorter than the retry window", () => {
+    expect(loadRelayerConfig(base).pushed).to.deep.equal({ retryBaseMs: 5_000, retryMaxMs: 3_600_000, retryWindowMs: 86_400_000, timeoutMs: 10_000, concurrency: 8, pollMs: 500, retentionMs: 72 * 3_600_000 });
+    expect(() => loadRelayerConfig({ ...base, RELAY_EVENT_RETENTION_HOURS: "12" })).to.throw(/RELAY_EVENT_RETENTION_HOURS/);
+    expect(() => loadRelayerConfig({ ...base, WEBHOOK_RETRY_BASE_MS: "0" })).to.throw(/WEBHOOK_RETRY_BASE_MS/);
+  });
+});
