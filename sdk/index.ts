@@ -61,6 +61,7 @@ export {
   decodeGaslessCall,
   MAX_CONTRACT_SIGNATURE_BYTES,
   type GaslessCall,
+  type SignedGaslessExactOutputOrder,
   type TokenPermitSignature,
 } from "./calldata/gaslessApprovalCalldata";
 export { gaslessTokenPermitAbi } from "./abis/gaslessTokenPermitAbi";
