@@ -3,14 +3,17 @@ import Database from "better-sqlite3";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, getAddress, maxUint256, parseEther, parseEventLogs, parseUnits, type Address, type Hex, type TransactionReceipt } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { exactOutputPermitTypes, gaslessExactOutputPermitTypes, patchSignature, takerExactOutputRouterAbi, verifyQuoteOrder, withDomainType, type QuoteJson } from "../../sdk";
-import { closeSharedQuoteApis, quoteReady, type QuoteApi } from "../fixtures/quoteApi";
+import { exactOutputPermitTypes, patchSignature, takerExactOutputRouterAbi, verifyQuoteOrder, withDomainType, type QuoteJson } from "../../sdk";
+import { closeSharedQuoteApis, quoteReady, startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
+import { taxedMarketFixture } from "../fixtures/taxedMarket";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { balanceOf } from "../fixtures/testRoute";
 
 type QuoteBody = Record<string, any>;
 
+const started: QuoteApi[] = [];
 after(async () => {
+  for (const api of started.splice(0)) await api.close();
   await closeSharedQuoteApis();
 });
 
@@ -144,6 +147,31 @@ describe("exact-output quotes (buy_amount) through GET /quote and GET /price", (
     expect((await balanceOf(f, f.token("WETH"), api.owner.address)) - feeBefore).to.equal(BigInt(quote.platform_fee.amount));
   });
 
+  it("a large buy is split across paths (shares of the output) when that needs less input, and the split settles with at least buy_amount", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    let quote: QuoteBody | undefined;
+    for (const weth of ["20", "50", "120"]) {
+      const { status, body } = await api.quote({ sell_token: "USDC", buy_token: "WETH", buy_amount: parseEther(weth), taker: f.taker.account.address, slippage_bps: 30 });
+      expect(status, JSON.stringify(body)).to.equal(200);
+      if (body!.route.legs.length > 1) {
+        quote = body!;
+        break;
+      }
+    }
+    expect(quote, "some size splits").to.not.equal(undefined);
+    const buyAmount = BigInt(quote!.buy_amount);
+    const shares = quote!.route.legs.map((leg: QuoteBody) => leg.share_bps as number);
+    expect(shares.reduce((sum: number, share: number) => sum + share, 0)).to.equal(10_000);
+    // Each leg delivers at least its share of the output; the legs' inputs add up to sell_amount.
+    expect(quote!.route.legs.reduce((sum: bigint, leg: QuoteBody) => sum + BigInt(leg.sell_amount), 0n)).to.equal(BigInt(quote!.sell_amount));
+    expect(clientCheck(quote!, { buyAmount }).kind).to.equal("permit");
+    const [usdcBefore, wethBefore] = [await balanceOf(f, f.token("USDC"), f.taker.account.address), await balanceOf(f, f.token("WETH"), f.taker.account.address)];
+    const { receipt } = await execute(f, quote!);
+    expect((await balanceOf(f, f.token("WETH"), f.taker.account.address)) - wethBefore >= buyAmount).to.equal(true);
+    expect(usdcBefore - (await balanceOf(f, f.token("USDC"), f.taker.account.address))).to.equal(BigInt(quote!.sell_amount));
+    expectGasClose(quote!, receipt);
+  });
+
   it("amount_unit=token applies to buy_amount, converted with the buy token's decimals; more decimals than it has is a 400", async () => {
     const { f, api } = await loadFixture(quoteReady);
     const taker = freshTaker();
@@ -211,16 +239,20 @@ describe("exact-output quotes (buy_amount) through GET /quote and GET /price", (
     expect(await records()).to.equal(before + 1);
   });
 
-  it("gasless (permit2_owner): the taker signs max_sell_amount plus the relayer fee with the gasless exact-output witness; tx is swapGaslessExactOutput", async () => {
-    const { f, api } = await loadFixture(quoteReady);
-    const { status, body } = await api.quote({ sell_token: "USDC", buy_token: "WETH", buy_amount: parseEther("0.01"), taker: f.taker.account.address, permit2_owner: f.taker.account.address });
-    if (status === 503) return expect(body!.code).to.equal("gasless_unavailable");
-    expect(status, JSON.stringify(body)).to.equal(200);
-    const quote = body!;
-    expect(quote.permit2.types).to.deep.equal(JSON.parse(JSON.stringify(withDomainType(gaslessExactOutputPermitTypes))));
-    expect(BigInt(quote.permit2.message.permitted.amount)).to.equal(BigInt(quote.max_sell_amount) + BigInt(quote.relayer_fee.amount));
-    expect(quote.permit2.message.witness).to.include({ buyAmount: quote.buy_amount, maxSellAmount: quote.max_sell_amount, relayerFee: quote.relayer_fee.amount });
-    expect(quote.approval, "the exact-output entry point takes no token permit").to.equal(null);
-    expect(clientCheck(quote, { gasless: true }).kind).to.equal("gasless");
+  it("a taxed buy token is refused for buy_amount with 400 token_taxed naming buy_token, before routing; with sell_amount it is still quoted net of tax", async () => {
+    const f = await loadFixture(taxedMarketFixture);
+    const api = await startQuoteApi(f as never, { defaultQuoteRateLimitPerMinute: 1_000_000 });
+    started.push(api);
+    const taker = freshTaker();
+    const refused = await api.quote({ sell_token: "ETH", buy_token: "TAXD", buy_amount: parseUnits("10", 18), taker });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(400);
+    expect(refused.body).to.include({ code: "token_taxed", parameter: "buy_token", token: f.taxed.token.address.toLowerCase() });
+    expect(refused.body!.error).to.include("buy_amount").and.include("sell_amount");
+    expect(refused.headers.get("x-ratelimit-quote-read-remaining"), "refused before the quote:read bucket").to.equal(null);
+    const price = await api.get(path("/price", { sell_token: "ETH", buy_token: "TAXD", buy_amount: parseUnits("10", 18), taker }));
+    expect(price.status).to.equal(400);
+    expect(price.body).to.include({ code: "token_taxed" });
+    const exactInput = await api.quote({ sell_token: "ETH", buy_token: "TAXD", sell_amount: parseEther("0.1"), taker });
+    expect(exactInput.status, JSON.stringify(exactInput.body)).to.equal(200);
   });
 });
