@@ -1,11 +1,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { erc20Abi, maxUint256, type Address, type Hex, type PublicClient } from "viem";
+import { maxUint256, type Address, type Hex } from "viem";
 import {
   encodeRouteActions,
   Feature,
   NATIVE_TOKEN,
   NATIVE_TOKEN_LOWERCASE,
-  permit2Abi,
   type ExactOutputOrder,
   type SwapOrder,
   nativePayoutsOf,
@@ -38,6 +37,7 @@ import { ASSUMED_PRIORITY_FEE_WEI } from "./splitDecision";
 import type { SplitLeg } from "./splitRoute";
 import { activeRouter, allowanceHolderOf } from "./featureRouters";
 import { allocateNonce } from "./quoteNonce";
+import { blockReads } from "./blockReads";
 import { planAvoidingTaxed, planRoute } from "./routePlan";
 import { planExactOutputRoute } from "./exactOutputPlan";
 import { orderEncoding, type QuotePermitTypedData } from "./orderEncoding";
@@ -142,27 +142,6 @@ export type Quote = Readonly<{
     simulationIncomplete: boolean;
   };
 }>;
-
-/** State reads at the quoted block; a block's state never changes, so they are cached with it. */
-function blockReads(engine: QuoteEngine, client: PublicClient, blockHash: Hex, blockNumber: bigint) {
-  const cached = <T>(key: string, load: () => Promise<T>) => engine.blockCache.get(blockHash, key, load);
-  return {
-    balanceOf: (token: Address, owner: Address): Promise<bigint> =>
-      cached(`balance:${token}:${owner}`, () =>
-        token === NATIVE
-          ? client.getBalance({ address: owner, blockNumber })
-          : client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner], blockNumber }),
-      ),
-    allowance: (token: Address, owner: Address, spender: Address): Promise<bigint> =>
-      cached(`allowance:${token}:${owner}:${spender}`, () =>
-        client.readContract({ address: token, abi: erc20Abi, functionName: "allowance", args: [owner, spender], blockNumber }),
-      ),
-    nonceBitmap: (permit2: Address, owner: Address, word: bigint): Promise<bigint> =>
-      cached(`bitmap:${owner}:${word}`, () => client.readContract({ address: permit2, abi: permit2Abi, functionName: "nonceBitmap", args: [owner, word], blockNumber })),
-    hasCode: (account: Address): Promise<boolean> =>
-      cached(`code:${account}`, async () => ((await client.getCode({ address: account, blockNumber })) ?? "0x") !== "0x"),
-  };
-}
 
 /**
  * Prices the request at the latest block and builds everything the taker needs: the order, the
