@@ -36,6 +36,15 @@ contract SettlementHarness {
         return ExactOutputWitnessHash.hashExactOutputWitness(params);
     }
 
+    /// @notice ExactOutputWitnessHash.hashGaslessExactOutputWitness, for differential tests against ethers.
+    function hashGaslessExactOutputWitness(
+        IExactOutputSettlement.ExactOutputParams calldata params,
+        uint256 relayerFee,
+        address relayerFeeRecipient
+    ) external pure returns (bytes32) {
+        return ExactOutputWitnessHash.hashGaslessExactOutputWitness(params, relayerFee, relayerFeeRecipient);
+    }
+
     /// @notice V2PairAddress.pairFor as the routers run it.
     function pairFor(address factory, bytes32 initCodeHash, address tokenA, address tokenB)
         external

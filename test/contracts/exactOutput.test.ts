@@ -2,7 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { concatHex, encodeFunctionData, erc20Abi, hashStruct, maxUint256, parseEther, parseEventLogs, parseUnits, type Address, type Hex } from "viem";
+import { concatHex, encodeFunctionData, erc20Abi, getAddress, hashStruct, maxUint256, parseEther, parseEventLogs, parseUnits, type Address, type Hex } from "viem";
 import {
   buildExactOutputPermitTypedData,
   buildGaslessExactOutputPermitTypedData,
@@ -20,8 +20,6 @@ import {
   type ExactOutputOrder,
   type RouteAction,
 } from "../../sdk";
-import { migrateFeature } from "../../scripts/deploy/deploySettlement";
-import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../scripts/deploy/uniswapArtifacts";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { exactOutputOrderFor, exactOutputTestRoute } from "../fixtures/exactOutputRoute";
 import { balanceOf } from "../fixtures/testRoute";
@@ -54,11 +52,8 @@ async function exactOutputReady() {
   }
   const client = { client: { public: f.publicClient, wallet: f.deployer } };
   const harness = await hre.viem.deployContract("SettlementHarness", [], client);
-  // Feature 3 with gasless exact-output swaps (see contracts/test/GaslessExactOutputRouter.sol).
-  const venue = { factory: f.contracts.uniswapV2Factory, pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH, feeBps: 30 };
-  const gasless = await hre.viem.deployContract("GaslessExactOutputRouter", [f.contracts.permit2, f.contracts.weth, f.contracts.routerRegistry, venue], client);
-  await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, 3n, gasless.address);
-  return { ...f, harness, gaslessExactOutputRouter: gasless.address };
+  // Feature 3's gasless exact-output swaps run on the router the devnet deploys and activates.
+  return { ...f, harness, gaslessExactOutputRouter: getAddress(f.contracts.gaslessSwapRouter) };
 }
 type Ready = Awaited<ReturnType<typeof exactOutputReady>>;
 
@@ -92,7 +87,7 @@ async function measured(f: Ready, order: ExactOutputOrder, send: () => Promise<{
   };
 }
 
-describe("Exact-output swaps (TakerSwapRouterV2 and GaslessExactOutput)", () => {
+describe("Exact-output swaps (TakerSwapRouterV2, and GaslessBatchSwapRouter's GaslessExactOutput)", () => {
   describe("properties: never less than buy_amount out, never more than max_sell_amount in, only the needed input taken", () => {
     it("permit: for any output and slack, the recipient gets at least buyAmount and the taker pays exactly the input priced from reserves", async () => {
       await fc.assert(
