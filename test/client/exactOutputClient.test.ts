@@ -53,6 +53,27 @@ describe("trading client (sdk): exact-output quotes against npm start's devnet",
     }
   });
 
+  it("swapGasless on a gasless exact-output quote: the client checks and signs it, the relayer settles it; at least buy_amount arrives, at most max_sell_amount plus the fee leaves", async () => {
+    const { client } = await devnet.onboardedClient();
+    const funded = await fundedTaker(devnet, { USDC: 5_000_000_000n });
+    const wallet = devnet.wallet(funded.privateKey);
+    const taker = wallet.account.address;
+    const [usdc, weth] = [devnet.token("USDC"), devnet.token("WETH")];
+    try {
+      const buyAmount = parseEther("0.03");
+      const quote = await client.getQuote({ sellToken: usdc, buyToken: weth, buyAmount, taker, gasless: true });
+      expect(quote.gasless).to.equal(true);
+      const [usdcBefore, wethBefore] = [await balance(devnet, usdc, taker), await balance(devnet, weth, taker)];
+      const relay = await client.swapGasless(quote, wallet, { intervalMs: 200, timeoutMs: 60_000 });
+      expect(relay.status, JSON.stringify(relay)).to.equal("confirmed");
+      expect((await balance(devnet, weth, taker)) - wethBefore >= buyAmount).to.equal(true);
+      const debited = usdcBefore - (await balance(devnet, usdc, taker));
+      expect(debited <= BigInt(quote.max_sell_amount!) + BigInt(quote.relayer_fee!.amount), `debited ${debited}`).to.equal(true);
+    } finally {
+      client.close();
+    }
+  });
+
   it("the quote check refuses an exact-output quote whose order was altered (a larger maximum, a smaller output) and one answering a sell_amount request", async () => {
     const { client } = await devnet.onboardedClient();
     const taker = (await fundedTaker(devnet, {})).address;
