@@ -2,7 +2,7 @@ import { randomUUID, timingSafeEqual, createHash } from "node:crypto";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { getAddress, isAddress, isHex, type Address, type Hex } from "viem";
 import { z } from "zod";
-import { decodeGaslessCall, MAX_CONTRACT_SIGNATURE_BYTES, nativePayoutsOf, type RelayHandoffResult, type SignedGaslessOrder } from "../sdk";
+import { decodeGaslessCall, MAX_CONTRACT_SIGNATURE_BYTES, nativePayoutsOf, type RelayHandoffResult, type SignedGaslessExactOutputOrder, type SignedGaslessOrder } from "../sdk";
 import { CONTROL_CHARACTER_MESSAGE, hasControlCharacter } from "../sdk/wire/controlCharacters";
 import type { RelayContext } from "./relayContext";
 import type { RelayQueue } from "./relayQueue";
@@ -81,9 +81,10 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue, trac
     }
     // The gas limit is derived from the calldata at each broadcast, and the fee is paid in its order's
     // sell token: calldata that is not a readable swapGasless call is refused now.
-    let order: SignedGaslessOrder;
+    let order: SignedGaslessOrder | SignedGaslessExactOutputOrder;
     try {
-      // swapGasless, or GaslessTokenPermit's token-permit and smart-wallet entry points (these go alone, never in a batch).
+      // swapGasless, or GaslessTokenPermit's token-permit and smart-wallet entry points, or the
+      // exact-output one (these go alone, never in a batch).
       order = decodeGaslessCall(body.data).order;
       nativePayoutsOf(order.params);
     } catch {

@@ -17,6 +17,18 @@ const SDK_ABIS: readonly { contract: string; constant: string; file: string; doc
     doc: "ABI of IGaslessBatchSwapRouter (feature 3 with batches, contracts/interfaces/IGaslessBatchSwapRouter.sol).",
   },
   {
+    contract: "ITakerExactOutputRouter",
+    constant: "takerExactOutputRouterAbi",
+    file: "takerExactOutputRouterAbi.ts",
+    doc: "ABI of ITakerExactOutputRouter (feature 2 with exact-output swaps, contracts/interfaces/ITakerExactOutputRouter.sol).",
+  },
+  {
+    contract: "IGaslessExactOutputRouter",
+    constant: "gaslessExactOutputRouterAbi",
+    file: "gaslessExactOutputRouterAbi.ts",
+    doc: "ABI of IGaslessExactOutputRouter (feature 3's exact-output swaps, contracts/interfaces/IGaslessExactOutputRouter.sol).",
+  },
+  {
     contract: "IGaslessTokenPermit",
     constant: "gaslessTokenPermitAbi",
     file: "gaslessTokenPermitAbi.ts",

@@ -26,6 +26,8 @@ export { takerSwapRouterAbi } from "./abis/takerSwapRouterAbi";
 export { gaslessSwapRouterAbi } from "./abis/gaslessSwapRouterAbi";
 export { gaslessBatchSwapRouterAbi } from "./abis/gaslessBatchSwapRouterAbi";
 export { allowanceHolderAbi } from "./abis/allowanceHolderAbi";
+export { takerExactOutputRouterAbi } from "./abis/takerExactOutputRouterAbi";
+export { gaslessExactOutputRouterAbi } from "./abis/gaslessExactOutputRouterAbi";
 export { permit2Abi } from "./abis/permit2Abi";
 export { uniswapV2PairAbi, uniswapV2FactoryAbi } from "./abis/uniswapV2Abi";
 export { type ManifestToken, type ManifestPool } from "./chain/manifest";
@@ -59,6 +61,7 @@ export {
   decodeGaslessCall,
   MAX_CONTRACT_SIGNATURE_BYTES,
   type GaslessCall,
+  type SignedGaslessExactOutputOrder,
   type TokenPermitSignature,
 } from "./calldata/gaslessApprovalCalldata";
 export { gaslessTokenPermitAbi } from "./abis/gaslessTokenPermitAbi";
@@ -74,7 +77,22 @@ export {
   type PermitTypedDataParameters,
   type RelayerFee,
 } from "./typedData/permit2Witness";
-export { getAmountOut } from "./amm/v2Math";
+export { type ExactOutputOrder } from "./calldata/exactOutputOrder";
+export {
+  encodeSwapExactOutputWithPermit,
+  encodeSwapExactOutputNative,
+  encodeSwapExactOutputWithAllowance,
+  encodeSwapGaslessExactOutput,
+  exactOutputSelector,
+} from "./calldata/exactOutputCalldata";
+export {
+  buildExactOutputPermitTypedData,
+  buildGaslessExactOutputPermitTypedData,
+  exactOutputPermitTypes,
+  gaslessExactOutputPermitTypes,
+  type ExactOutputPermitParameters,
+} from "./typedData/exactOutputWitness";
+export { getAmountOut, getAmountIn } from "./amm/v2Math";
 export { decodeQuoteOrder, type QuoteCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
 export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError, BatchSizeError, GaslessCalldataError } from "./errors/calldata";
 

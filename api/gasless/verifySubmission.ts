@@ -1,5 +1,5 @@
 import { BaseError, type Hex } from "viem";
-import { type ChainHead, buildGaslessPermitTypedData, firstBroadcastFees, isRevertError, permit2Abi, relayGasLimitOfCalldata } from "../../sdk";
+import { type ChainHead, firstBroadcastFees, isRevertError, permit2Abi, relayGasLimitOfCalldata } from "../../sdk";
 import type { ContractSignatureCheck } from "../services/onboardingSignature";
 import { checkTakerSignature } from "./takerSignature";
 import { relayCalldata } from "./relayCalldata";
@@ -8,6 +8,7 @@ import type { ChainContext } from "../chains/chainContext";
 import type { GaslessConfig } from "../config";
 import type { GaslessTerms, QuoteRecord } from "../store/store";
 import { pausedFeatureOf } from "./pausedFeatureRevert";
+import { orderEncoding } from "../quote/orderEncoding";
 
 export type VerifiedSubmission = { data: Hex; deadline: bigint };
 
@@ -41,15 +42,11 @@ export async function verifySubmission(
   if (head.nextTimestamp > terms.order.deadline) {
     throw new ApiError(400, "quote_expired", `quote ${quote.quoteId} expired at ${new Date(Number(terms.order.deadline) * 1000).toISOString()}; request a fresh quote`);
   }
-  const typedData = buildGaslessPermitTypedData({
-    chainId: quote.chainId,
-    permit2: manifest.contracts.permit2,
-    router: quote.router,
-    order: terms.order,
-    nonce: terms.permit2Nonce,
-    relayerFee: terms.relayerFee,
-    relayerFeeRecipient: terms.relayerFeeRecipient,
-  });
+  // The witness type follows the order: GaslessSwapWitness, or GaslessExactOutputWitness for an exact output.
+  const typedData = orderEncoding(terms.order).gaslessTypedData(
+    { chainId: quote.chainId, permit2: manifest.contracts.permit2, router: quote.router, nonce: terms.permit2Nonce },
+    { relayerFee: terms.relayerFee, relayerFeeRecipient: terms.relayerFeeRecipient },
+  );
   await checkTakerSignature(client, quote, typedData, signature, extras);
   const data = relayCalldata(terms, signature, extras.approvalSignature);
   try {

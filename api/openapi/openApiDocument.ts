@@ -116,10 +116,13 @@ const quoteParameterDescriptions = {
   chain_id: "Chain id; default 4663",
   sell_token: "Token to sell: an address (any case) or a supported token's symbol (`ETH` is the native placeholder)",
   buy_token: "Token to buy",
-  sell_amount: "Amount to sell: in base units, a positive integer string (default); with amount_unit=token, whole tokens with a decimal point such as 1.5, converted exactly with the token's decimals (more decimals than the token has is a 400)",
-  amount_unit: "`base` (default): sell_amount is in base units; `token`: sell_amount is a decimal amount of whole tokens",
+  sell_amount:
+    "Amount to sell (an exact-input quote): in base units, a positive integer string (default); with amount_unit=token, whole tokens with a decimal point such as 1.5, converted exactly with the token's decimals (more decimals than the token has is a 400). Send exactly one of sell_amount and buy_amount (both or neither: 400 naming them)",
+  buy_amount:
+    "Amount to buy exactly (an exact-output quote), in base units or, with amount_unit=token, whole tokens of the buy token. The recipient gets at least buy_amount (min_buy_amount = buy_amount) and the taker spends at most the response's max_sell_amount (sell_amount, the input the route needs at the quote's block, plus slippage_bps). A buy token that taxes transfers is refused (400 token_taxed); gasless exact output needs a wallet (not a contract) taker",
+  amount_unit: "`base` (default): sell_amount or buy_amount is in base units; `token`: a decimal amount of whole tokens of that side's token",
   taker: "Wallet that sends the transaction (or signs the permit); an address",
-  slippage_bps: "Slippage tolerance in basis points, 0-10000, default 100",
+  slippage_bps: "Slippage tolerance in basis points, 0-10000, default 100: taken off buy_amount for min_buy_amount, or for buy_amount added to sell_amount for max_sell_amount",
   recipient: "Address receiving the buy token; default taker",
   settlement: "`permit2` (default for ERC20 sells) or `allowance`",
   fee_bps: "Integrator fee in basis points, up to the key's integrator_max_fee_bps and MAX_COMBINED_FEE_BPS (default 100) with the platform fee; needs scope swap:integrator (403 otherwise)",

@@ -1,17 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { erc20Abi, maxUint256, type Address, type Hex, type PublicClient } from "viem";
+import { maxUint256, type Address, type Hex } from "viem";
 import {
-  buildSwapPermitTypedData,
   encodeRouteActions,
-  encodeSwapNative,
-  encodeSwapWithAllowance,
-  encodeSwapWithPermit,
   Feature,
   NATIVE_TOKEN,
   NATIVE_TOKEN_LOWERCASE,
-  permit2Abi,
-  buildGaslessPermitTypedData,
-  encodeSwapGasless,
+  type ExactOutputOrder,
   type SwapOrder,
   nativePayoutsOf,
   relayGasLimit,
@@ -43,7 +37,10 @@ import { ASSUMED_PRIORITY_FEE_WEI } from "./splitDecision";
 import type { SplitLeg } from "./splitRoute";
 import { activeRouter, allowanceHolderOf } from "./featureRouters";
 import { allocateNonce } from "./quoteNonce";
-import { planAvoidingTaxed } from "./routePlan";
+import { blockReads } from "./blockReads";
+import { planAvoidingTaxed, planRoute } from "./routePlan";
+import { planExactOutputRoute } from "./exactOutputPlan";
+import { orderEncoding, type QuotePermitTypedData } from "./orderEncoding";
 import { admitTaxedTokens, afterBuyTax, type QuoteTaxes } from "./taxedTokenAdmission";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
@@ -98,7 +95,11 @@ export type Quote = Readonly<{
   blockNumber: bigint;
   sellToken: Address;
   buyToken: Address;
+  /** The input: what is sold, or for an exact-output quote the input the route needs at the quote's block. */
   sellAmount: bigint;
+  /** Exact-output quotes only: the most the taker may spend (sellAmount plus the slippage tolerance). */
+  maxSellAmount: bigint | undefined;
+  /** The output: expected (exact input), or exactly what was asked (exact output). */
   buyAmount: bigint;
   minBuyAmount: bigint;
   /** Every hop of the route, leg after leg. */
@@ -119,10 +120,11 @@ export type Quote = Readonly<{
   slippageBps: number;
   /** The key's integrator (its slug), who receives platform_fee. */
   integratorSlug: string;
-  order: SwapOrder;
+  /** The order the router takes: exact-input, or exact-output (`maxSellAmount`, `buyAmount`). */
+  order: SwapOrder | ExactOutputOrder;
   tx: { to: Address; data: Hex; value: bigint; estimatedGas: number; signatureOffset: number | undefined };
   /** The Permit2 typed data the taker signs (firm permit quotes only); the response adds EIP712Domain to its types. */
-  permit2: ReturnType<typeof buildSwapPermitTypedData> | ReturnType<typeof buildGaslessPermitTypedData> | undefined;
+  permit2: QuotePermitTypedData | undefined;
   /** Permit settlement: the Permit2 nonce the taker signs (indicative: the one it would sign, not reserved). */
   permit2Nonce: bigint | undefined;
   /** What the transaction is expected to cost in ETH: its gas at the block's base fee plus the tip, plus any L1 data cost. */
@@ -140,27 +142,6 @@ export type Quote = Readonly<{
     simulationIncomplete: boolean;
   };
 }>;
-
-/** State reads at the quoted block; a block's state never changes, so they are cached with it. */
-function blockReads(engine: QuoteEngine, client: PublicClient, blockHash: Hex, blockNumber: bigint) {
-  const cached = <T>(key: string, load: () => Promise<T>) => engine.blockCache.get(blockHash, key, load);
-  return {
-    balanceOf: (token: Address, owner: Address): Promise<bigint> =>
-      cached(`balance:${token}:${owner}`, () =>
-        token === NATIVE
-          ? client.getBalance({ address: owner, blockNumber })
-          : client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner], blockNumber }),
-      ),
-    allowance: (token: Address, owner: Address, spender: Address): Promise<bigint> =>
-      cached(`allowance:${token}:${owner}:${spender}`, () =>
-        client.readContract({ address: token, abi: erc20Abi, functionName: "allowance", args: [owner, spender], blockNumber }),
-      ),
-    nonceBitmap: (permit2: Address, owner: Address, word: bigint): Promise<bigint> =>
-      cached(`bitmap:${owner}:${word}`, () => client.readContract({ address: permit2, abi: permit2Abi, functionName: "nonceBitmap", args: [owner, word], blockNumber })),
-    hasCode: (account: Address): Promise<boolean> =>
-      cached(`code:${account}`, async () => ((await client.getCode({ address: account, blockNumber })) ?? "0x") !== "0x"),
-  };
-}
 
 /**
  * Prices the request at the latest block and builds everything the taker needs: the order, the
@@ -197,7 +178,8 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   const settlement = chooseSettlement(query, sellsNative, takerIsContract);
   // The node's tip, never above the configured one: the relayer's for gasless quotes, else the assumed tip.
   const tip = cappedPriorityFee(fees, query.gasless && gasless !== undefined ? gasless.priorityFeeWei : ASSUMED_PRIORITY_FEE_WEI);
-  const plan = await planAvoidingTaxed(input, pools, weth, block.baseFeePerGas + tip);
+  const exactOutput = query.buyAmount !== undefined;
+  const plan = await planAvoidingTaxed(input, pools, weth, block.baseFeePerGas + tip, exactOutput ? planExactOutputRoute : planRoute);
   // Read in every mode (it is cached per router): a permit or native quote paying the holder would
   // strand the output just as an allowance quote would.
   // The gasless router has no holder of its own; the deployment's holder is refused all the same.
@@ -213,12 +195,16 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   }
 
   const feeAmount = (plan.grossOut * BigInt(query.feeBps)) / BPS;
-  // A taxed buy token reaches the recipient less its buy tax (admitTaxedTokens refused a fee with one).
-  const buyAmount = afterBuyTax(plan.grossOut, taxes.buy) - feeAmount;
+  // Exact output: the output asked is bound as the minimum, and the slippage tolerance goes on the input.
+  // A taxed buy token reaches the recipient less its buy tax (admitTaxedTokens refused a fee with one,
+  // and refuses an exact output of one).
+  const buyAmount = exactOutput ? query.buyAmount! : afterBuyTax(plan.grossOut, taxes.buy) - feeAmount;
   if (buyAmount <= 0n) {
     throw new ApiError(400, "no_route", `sell_amount ${query.sellAmount} is too small to buy any ${buyToken.symbol}`);
   }
-  const minBuyAmount = (buyAmount * (BPS - BigInt(query.slippageBps))) / BPS;
+  const minBuyAmount = exactOutput ? buyAmount : (buyAmount * (BPS - BigInt(query.slippageBps))) / BPS;
+  const sellAmount = plan.amountIn;
+  const maxSellAmount = exactOutput ? maxInputOf(sellAmount, query.slippageBps) : undefined;
   const actions = query.feeBps > 0 ? [...plan.actions, { type: "fee" as const, bps: query.feeBps, recipient: principal.integratorFeeRecipient }] : plan.actions;
 
   // Counted from the next block's time, not the latest block's: on a chain that mines on demand (a
@@ -227,16 +213,16 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   const nowMs = Number(start) * 1000;
   const deadline = start + BigInt(engine.ttlSeconds);
   const quoteIdBytes32 = randomQuoteId();
-  const order: SwapOrder = {
-    sellToken: sellsNative ? NATIVE_TOKEN : checksummed(sellToken.address),
-    sellAmount: query.sellAmount,
-    buyToken: plan.buysNative ? NATIVE_TOKEN : checksummed(buyToken.address),
-    minBuyAmount,
-    recipient: query.recipient,
-    deadline,
-    quoteId: quoteIdBytes32,
-    actions: encodeRouteActions(actions),
-  };
+  const orderSellToken = sellsNative ? NATIVE_TOKEN : checksummed(sellToken.address);
+  const orderBuyToken = plan.buysNative ? NATIVE_TOKEN : checksummed(buyToken.address);
+  const orderEnd = { recipient: query.recipient, deadline, quoteId: quoteIdBytes32, actions: encodeRouteActions(actions) };
+  const order: SwapOrder | ExactOutputOrder =
+    maxSellAmount === undefined
+      ? { sellToken: orderSellToken, sellAmount, buyToken: orderBuyToken, minBuyAmount, ...orderEnd }
+      : { sellToken: orderSellToken, maxSellAmount, buyToken: orderBuyToken, buyAmount, ...orderEnd };
+  const encoding = orderEncoding(order);
+  // What the taker may be debited before a relayer fee: the sell amount, or the maximum input.
+  const maxInput = encoding.maxInput;
 
   // Everything the taker-specific parts need, in one batch at the quoted block (nonce word 0 too,
   // which the allocation below then finds in the block cache).
@@ -262,6 +248,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     recipientEmpty: recipientBalance === 0n,
     feeRecipientEmpty: feeRecipientBalance === 0n,
     relayerFeeRecipientEmpty: relayerFeePaid && relayerFeeRecipientBalance === 0n,
+    exactOutput,
   });
 
   let unsigned: Omit<Quote["tx"], "estimatedGas">;
@@ -277,7 +264,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
       // The fee is part of the calldata it pays for: price it on a draft whose fee has no zero byte (the
       // most calldata gas a fee can add), on the gas limit the relayer will sign for it: the model's
       // headroom plus the worst case of every native payout, whatever the recipients do on chain.
-      const draft = encodeSwapGasless(order, query.taker, { relayerFee: maxUint256, relayerFeeRecipient: gasless.feeRecipient }, allocated.nonce);
+      const draft = encoding.gasless(query.taker, { relayerFee: maxUint256, relayerFeeRecipient: gasless.feeRecipient }, allocated.nonce);
       // A smart-wallet taker's signature is checked by its own code; a token permit runs the token's.
       const signerGas = takerIsContract ? CONTRACT_SIGNATURE_MODEL_GAS : 0;
       const gasLimit = relayGasLimit(estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas)), nativePayoutsOf(order));
@@ -295,39 +282,41 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
         });
       relayerFee = priceOn(signerGas);
       // Permit2 not approved for the debit: offer the token's EIP-2612 permit, sent with the swap and
-      // priced into the fee. A contract taker cannot sign an EIP-2612 permit (ecrecover only).
-      if (!takerIsContract && allowance !== undefined && allowance < query.sellAmount + relayerFee.amount) {
+      // priced into the fee. A contract taker cannot sign an EIP-2612 permit (ecrecover only). The
+      // exact-output entry point has no token-permit variant: such a taker approves Permit2 first.
+      if (!exactOutput && !takerIsContract && allowance !== undefined && allowance < maxInput + relayerFee.amount) {
         const readable = await readTokenPermitOffer(client, chain.chainId, sellToken.address, query.taker);
         if (readable !== undefined) {
           relayerFee = priceOn(signerGas + TOKEN_PERMIT_MODEL_GAS);
-          tokenPermit = { ...readable, value: query.sellAmount + relayerFee.amount, deadline };
+          tokenPermit = { ...readable, value: maxInput + relayerFee.amount, deadline };
         }
       }
       const fee = { relayerFee: relayerFee.amount, relayerFeeRecipient: relayerFee.recipient };
-      const { data, signatureOffset } = encodeSwapGasless(order, query.taker, fee, allocated.nonce);
+      const { data, signatureOffset } = encoding.gasless(query.taker, fee, allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };
       // A price has nothing to sign: its typed data is not built. tx is the plain swapGasless; the
       // relayed entry point's extra gas is added to the relay's gas limit (relayGasLimitOfCalldata).
-      if (kind === "firm") permit2 = buildGaslessPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce, ...fee });
+      if (kind === "firm") permit2 = encoding.gaslessTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, nonce: allocated.nonce }, fee);
       estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, relayerFee.amount > 0n));
     } else {
-      const { data, signatureOffset } = encodeSwapWithPermit(order, allocated.nonce);
+      const { data, signatureOffset } = encoding.permit(allocated.nonce);
       unsigned = { to: router, data, value: 0n, signatureOffset };
-      if (kind === "firm") permit2 = buildSwapPermitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, order, nonce: allocated.nonce });
+      if (kind === "firm") permit2 = encoding.permitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, nonce: allocated.nonce });
       estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, false));
     }
   } else if (sellsNative) {
-    unsigned = { to: router, data: encodeSwapNative(order), value: query.sellAmount, signatureOffset: undefined };
+    // Exact output: the maximum is sent, and the router refunds what the route did not need.
+    unsigned = { to: router, data: encoding.native(), value: maxInput, signatureOffset: undefined };
     estimatedGas = estimateGas(unsigned.data, undefined, gasFactors(false, false));
   } else {
-    unsigned = { to: holder!, data: encodeSwapWithAllowance(order, router), value: 0n, signatureOffset: undefined };
+    unsigned = { to: holder!, data: encoding.allowance(router), value: 0n, signatureOffset: undefined };
     estimatedGas = estimateGas(unsigned.data, undefined, gasFactors(false, false));
   }
   const tx: Quote["tx"] = { ...unsigned, estimatedGas };
   const gasPrice = block.baseFeePerGas + tip;
   const l1FeeWei = l1DataFeeWei(fees.l1, tx.data);
-  // The taker's debit: the sell amount, plus the relayer's fee on top for a gasless quote.
-  const debit = query.sellAmount + (relayerFee?.amount ?? 0n);
+  // The taker's debit at most: the sell amount (or maximum input), plus the relayer's fee on top for a gasless quote.
+  const debit = maxInput + (relayerFee?.amount ?? 0n);
 
   return {
     quoteId: randomUUID(),
@@ -336,7 +325,8 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     blockNumber,
     sellToken: sellToken.address,
     buyToken: buyToken.address,
-    sellAmount: query.sellAmount,
+    sellAmount,
+    maxSellAmount,
     buyAmount,
     minBuyAmount,
     hops: plan.hops,
@@ -366,6 +356,11 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   };
 }
 
+/** An exact-output quote's maximum input: the input at the quote's block plus the slippage tolerance, rounded up. */
+export function maxInputOf(amountIn: bigint, slippageBps: number): bigint {
+  return (amountIn * (BPS + BigInt(slippageBps)) + BPS - 1n) / BPS;
+}
+
 /**
  * The server's bytes32 quote id: 16 random bytes, none zero (a zero byte is made 1, about 0.1 bit of
  * the 128 lost), so the calldata's gas does not vary with the draw: a price and the quote after it at
@@ -387,7 +382,11 @@ function chooseSettlement(query: QuoteQuery, sellsNative: boolean, takerIsContra
   if (sellsNative) return "allowance";
   if (query.settlement === "allowance") return "allowance";
   if (!takerIsContract) return "permit2";
-  // A smart-wallet taker signs the gasless order through ERC-1271, which Permit2 checks on chain.
+  // A smart-wallet taker signs the gasless order through ERC-1271, which Permit2 checks on chain; the
+  // exact-output gasless entry point takes only a 65-byte signature.
+  if (query.gasless && query.buyAmount !== undefined) {
+    throw new ApiError(400, "invalid_request", `buy_amount with permit2_owner (a gasless exact-output quote) needs a 65-byte wallet signature, but taker ${query.taker} is a contract; quote with sell_amount instead`);
+  }
   if (query.gasless) return "permit2";
   if (query.settlement === "permit2") {
     throw new ApiError(400, "invalid_request", `settlement permit2 needs a 65-byte wallet signature, but taker ${query.taker} is a contract; use settlement=allowance or auto`);

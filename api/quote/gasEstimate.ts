@@ -22,6 +22,8 @@ export type GasFactors = Readonly<{
   feeRecipientEmpty: boolean;
   /** Gasless: a relayer fee is paid to an address that holds none of the sell token yet. */
   relayerFeeRecipientEmpty?: boolean;
+  /** An exact-output order: the route is priced backwards first (a reserve read per hop), and a native sell is refunded. */
+  exactOutput?: boolean;
 }>;
 
 /**
@@ -56,6 +58,15 @@ const INTRINSIC = 21_000;
 const SWAPLESS_SAVING = 8_000;
 const FRESH_SLOT_SWAPLESS = 13_700;
 
+/**
+ * Exact output: the backward pass reads each hop's reserves (a call to the pair, cold here, warm when
+ * the forward pass swaps) and does the arithmetic; a native sell's refund is a call with value to the
+ * taker. Calibrated against gasUsed on the devnet (test/api/exactOutputQuote.test.ts).
+ */
+const EXACT_OUTPUT_BASE = 4_000;
+const EXACT_OUTPUT_PER_HOP = 5_000;
+const EXACT_OUTPUT_REFUND = 9_000;
+
 const ZERO_DIGIT = "0".charCodeAt(0);
 
 /** EIP-2028 calldata cost; the signature placeholder counts as the non-zero bytes it will become. */
@@ -83,5 +94,9 @@ export function estimateGas(data: Hex, signatureOffset: number | undefined, fact
   if (factors.recipientEmpty) gas += factors.unwrap ? NEW_ACCOUNT : swapless ? FRESH_SLOT_SWAPLESS : FRESH_SLOT;
   if (factors.fee && factors.feeRecipientEmpty) gas += factors.unwrap ? NEW_ACCOUNT : FRESH_SLOT;
   if (factors.relayerFeeRecipientEmpty === true) gas += FRESH_SLOT;
+  if (factors.exactOutput === true) {
+    gas += EXACT_OUTPUT_BASE + EXACT_OUTPUT_PER_HOP * factors.hops;
+    if (factors.settlement === "native") gas += EXACT_OUTPUT_REFUND;
+  }
   return gas;
 }

@@ -31,6 +31,8 @@ const integerText = (name: string, min: number, max: number) =>
     .refine((value) => value >= min && value <= max, `must be an integer from ${min} to ${max}`)
     .describe(name);
 
+const amountText = z.string().regex(/^[0-9]{1,78}(\.[0-9]{1,78})?$/, "must be a positive integer string in base units (or, with amount_unit=token, a decimal such as 1.5)");
+
 /** Our paths have at most this many pools (api/quote/routeSearch.ts MAX_HOPS); a larger max_hops changes nothing. */
 const MAX_HOPS_ACCEPTED = 16;
 
@@ -62,7 +64,9 @@ const quoteQuerySchema = z.strictObject({
   buy_token: tokenParameter,
   // Base units (the default) or, with amount_unit=token, whole tokens with a decimal point: checked
   // per unit in parseQuoteQuery, and converted with the token's decimals after admission.
-  sell_amount: z.string().regex(/^[0-9]{1,78}(\.[0-9]{1,78})?$/, "must be a positive integer string in base units (or, with amount_unit=token, a decimal such as 1.5)"),
+  // Exactly one of sell_amount (exact input) and buy_amount (exact output): checked in parseQuoteQuery.
+  sell_amount: amountText.optional(),
+  buy_amount: amountText.optional(),
   amount_unit: z.enum(["base", "token"]).optional(),
   taker: nonZeroAddress,
   slippage_bps: slippageBps,
@@ -104,18 +108,28 @@ function resolveAliases(parsed: ParsedQuery): ParsedQuery {
   return resolved as ParsedQuery;
 }
 
-/** `sell_amount` as parsed: base units already, or whole tokens to convert once the token is known. */
-export type SellAmountInput = Readonly<{ unit: "base"; value: bigint }> | Readonly<{ unit: "token"; text: string }>;
+/** `sell_amount` or `buy_amount` as parsed: base units already, or whole tokens to convert once the token is known. */
+export type AmountInput = Readonly<{ unit: "base"; value: bigint }> | Readonly<{ unit: "token"; text: string }>;
+/** The name kept for callers of the exact-input amount. */
+export type SellAmountInput = AmountInput;
 
-/** The request before the sell amount is in base units (see quoteQueryFor). */
-export type QuoteRequest = Omit<QuoteQuery, "sellAmount"> & Readonly<{ sellAmount: SellAmountInput }>;
+/** Which amount the request fixes: the input (`sell`, exact input) or the output (`buy`, exact output). */
+export type AmountSide = "sell" | "buy";
+
+/** The request before its amount is in base units (see quoteQueryFor). */
+export type QuoteRequest = Omit<QuoteQuery, "sellAmount" | "buyAmount"> & Readonly<{ amountSide: AmountSide; amount: AmountInput }>;
 
 export type QuoteQuery = Readonly<{
   chainId: number | undefined;
   /** As sent: an address in any case, or a symbol; admission resolves it. */
   sellToken: string;
   buyToken: string;
-  sellAmount: bigint;
+  /**
+   * Exactly one is set. `sellAmount`: an exact-input quote sells this much. `buyAmount`: an
+   * exact-output quote buys exactly this much, for at most the quote's `max_sell_amount`.
+   */
+  sellAmount: bigint | undefined;
+  buyAmount: bigint | undefined;
   taker: Address;
   slippageBps: number;
   recipient: Address;
@@ -132,22 +146,39 @@ export type QuoteQuery = Readonly<{
   feeBpsName: string;
 }>;
 
-function sellAmountOf(text: string, unit: "base" | "token"): SellAmountInput {
+function amountOf(text: string, unit: "base" | "token", parameter: "sell_amount" | "buy_amount"): AmountInput {
   if (unit === "token") return { unit, text };
   if (text.includes(".")) {
-    throw new ApiError(400, "invalid_request", "sell_amount must be a positive integer string in base units; send amount_unit=token for a decimal amount of tokens such as 1.5");
+    throw new ApiError(400, "invalid_request", `${parameter} must be a positive integer string in base units; send amount_unit=token for a decimal amount of tokens such as 1.5`);
   }
   const value = BigInt(text);
-  if (value === 0n) throw new ApiError(400, "invalid_request", "sell_amount must be greater than zero");
-  if (value > MAX_UINT256) throw new ApiError(400, "invalid_request", "sell_amount must be at most 2^256-1");
+  if (value === 0n) throw new ApiError(400, "invalid_request", `${parameter} must be greater than zero`);
+  if (value > MAX_UINT256) throw new ApiError(400, "invalid_request", `${parameter} must be at most 2^256-1`);
   return { unit, value };
 }
 
-/** The request with its sell amount in base units of the admitted sell token. */
-export function quoteQueryFor(request: QuoteRequest, sellToken: Readonly<{ decimals: number; symbol: string }>): QuoteQuery {
-  const amount = request.sellAmount;
-  const sellAmount = amount.unit === "base" ? amount.value : tokenAmountToBaseUnits(amount.text, sellToken.decimals, sellToken.symbol, "sell_amount");
-  return { ...request, sellAmount };
+/** Exactly one of sell_amount and buy_amount; both or neither is a 400 naming both. */
+function amountOfRequest(parsed: Pick<ParsedQuery, "sell_amount" | "buy_amount" | "amount_unit">): { amountSide: AmountSide; amount: AmountInput } {
+  const unit = parsed.amount_unit ?? "base";
+  if (parsed.sell_amount !== undefined && parsed.buy_amount !== undefined) {
+    throw new ApiError(400, "invalid_request", "sell_amount and buy_amount: send exactly one (sell_amount sells that much, buy_amount buys exactly that much), not both");
+  }
+  if (parsed.buy_amount !== undefined) return { amountSide: "buy", amount: amountOf(parsed.buy_amount, unit, "buy_amount") };
+  if (parsed.sell_amount !== undefined) return { amountSide: "sell", amount: amountOf(parsed.sell_amount, unit, "sell_amount") };
+  throw new ApiError(400, "invalid_request", "sell_amount or buy_amount is required: send exactly one (sell_amount sells that much, buy_amount buys exactly that much)");
+}
+
+/**
+ * The request with its amount in base units: sell_amount with the admitted sell token's decimals,
+ * buy_amount with the buy token's.
+ */
+export function quoteQueryFor(request: QuoteRequest, sellToken: Readonly<{ decimals: number; symbol: string }>, buyToken?: Readonly<{ decimals: number; symbol: string }>): QuoteQuery {
+  const { amountSide, amount, ...rest } = request;
+  const token = amountSide === "sell" ? sellToken : buyToken;
+  const parameter = amountSide === "sell" ? "sell_amount" : "buy_amount";
+  if (token === undefined && amount.unit === "token") throw new Error("quoteQueryFor: a buy_amount in tokens needs the buy token");
+  const value = amount.unit === "base" ? amount.value : tokenAmountToBaseUnits(amount.text, token!.decimals, token!.symbol, parameter);
+  return { ...rest, sellAmount: amountSide === "sell" ? value : undefined, buyAmount: amountSide === "buy" ? value : undefined };
 }
 
 /** Validates GET /quote's query; a 400 names the first parameter at fault. */
@@ -167,7 +198,7 @@ export function parseQuoteQuery(query: unknown): QuoteRequest {
     chainId: parsed.chain_id,
     sellToken: parsed.sell_token,
     buyToken: parsed.buy_token,
-    sellAmount: sellAmountOf(parsed.sell_amount, parsed.amount_unit ?? "base"),
+    ...amountOfRequest(parsed),
     taker: parsed.taker,
     slippageBps: parsed.slippage_bps ?? 100,
     recipient: parsed.recipient ?? parsed.taker,

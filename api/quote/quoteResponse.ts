@@ -1,40 +1,34 @@
 import { formatEther, formatUnits } from "viem";
-import { gaslessPermitTypes, NATIVE_TOKEN, swapPermitTypes, withDomainType } from "../../sdk";
+import { exactOutputPermitTypes, gaslessExactOutputPermitTypes, gaslessPermitTypes, NATIVE_TOKEN, swapPermitTypes, withDomainType } from "../../sdk";
 import type { Quote } from "./buildQuote";
 import { approvalJson } from "./tokenPermitOffer";
 import type { RouteHop } from "./routeSearch";
 import type { TransferTax } from "../tokens/transferTax";
 
-/** The same for every quote: built once. EIP712Domain is included, as the spec's clients expect. */
-const PERMIT2_TYPES = withDomainType(swapPermitTypes);
-const GASLESS_PERMIT2_TYPES = withDomainType(gaslessPermitTypes);
+/** The same for every quote of a kind: built once. EIP712Domain is included, as the spec's clients expect. */
+const TYPES_WITH_DOMAIN = new Map<object, ReturnType<typeof withDomainType>>(
+  [swapPermitTypes, gaslessPermitTypes, exactOutputPermitTypes, gaslessExactOutputPermitTypes].map((types) => [types, withDomainType(types)]),
+);
 
 /** JSON has no bigint: amounts travel as decimal strings, which wallets sign as uint256 values. */
 function permit2Json(permit2: NonNullable<Quote["permit2"]>) {
   const { message } = permit2;
-  const { witness } = message;
-  const gasless = "relayerFee" in witness;
+  // Every witness field, in the type's order: the exact-input witnesses bind minBuyAmount, the
+  // exact-output ones buyAmount and maxSellAmount; gasless ones add the relayer fee.
+  const witness = Object.fromEntries(Object.entries(message.witness).map(([name, value]) => [name, typeof value === "bigint" ? value.toString() : value])) as Record<string, string>;
   return {
     // The live service's clients read these at the top; they repeat message.nonce and message.deadline.
     nonce: message.nonce.toString(),
     deadline: message.deadline.toString(),
     domain: permit2.domain,
-    types: gasless ? GASLESS_PERMIT2_TYPES : PERMIT2_TYPES,
+    types: TYPES_WITH_DOMAIN.get(permit2.types) ?? withDomainType(permit2.types),
     primaryType: permit2.primaryType,
     message: {
       permitted: { token: message.permitted.token, amount: message.permitted.amount.toString() },
       spender: message.spender,
       nonce: message.nonce.toString(),
       deadline: message.deadline.toString(),
-      witness: {
-        recipient: witness.recipient,
-        buyToken: witness.buyToken,
-        minBuyAmount: witness.minBuyAmount.toString(),
-        deadline: witness.deadline.toString(),
-        quoteId: witness.quoteId,
-        actionsHash: witness.actionsHash,
-        ...(gasless ? { relayerFee: witness.relayerFee.toString(), relayerFeeRecipient: witness.relayerFeeRecipient } : {}),
-      },
+      witness,
     },
   };
 }
@@ -104,6 +98,8 @@ export function priceResponse(quote: Quote) {
     sell_token: quote.sellToken,
     buy_token: quote.buyToken,
     sell_amount: quote.sellAmount.toString(),
+    // Exact-output quotes: the most the taker spends (sell_amount is the input expected at the quote's block).
+    ...(quote.maxSellAmount === undefined ? {} : { max_sell_amount: quote.maxSellAmount.toString() }),
     buy_amount: quote.buyAmount.toString(),
     min_buy_amount: quote.minBuyAmount.toString(),
     token_metadata: { sell_token: taxJson(quote.taxes.sell), buy_token: taxJson(quote.taxes.buy) },

@@ -12,25 +12,24 @@ import { intermediateTokens, marketAvoidingTaxed } from "./taxedIntermediates";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
 
-/** The route's actions and its gross output (before the platform fee). */
-export function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint) {
-  const { sellToken, buyToken, query } = input;
-  const sellsNative = sellToken.address === NATIVE;
-  const buysNative = buyToken.address === NATIVE;
-  const tokenIn = sellsNative ? weth : sellToken.address;
-  const tokenOut = buysNative ? weth : buyToken.address;
-  let legs: readonly SplitLeg[] = [];
-  let grossOut = query.sellAmount;
-  const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0 };
-  if (tokenIn !== tokenOut) {
-    const route = searchRoute(market, tokenIn, tokenOut, query.sellAmount, query.maxHops, stats);
-    if (route === undefined) {
-      throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
-    }
-    const execution = bestExecution(market, tokenIn, tokenOut, query.sellAmount, route, gasPriceWei, weth, query.maxHops);
-    legs = execution.legs;
-    grossOut = execution.amountOut;
-  }
+/** A quote's route: its legs and hops, actions, gross output (before the platform fee) and the input it takes. */
+export type RoutePlan = Readonly<{
+  legs: readonly SplitLeg[];
+  hops: readonly RouteHop[];
+  grossOut: bigint;
+  /** The input the route takes: the sell amount, or for an exact-output quote what its backward pass needs. */
+  amountIn: bigint;
+  actions: RouteAction[];
+  sellsNative: boolean;
+  buysNative: boolean;
+  stats: RouteSearchStats;
+}>;
+
+/** How a route is planned: forwards from the sell amount (planRoute) or backwards from the buy amount (planExactOutputRoute). */
+export type RoutePlanner = (input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint) => RoutePlan;
+
+/** The actions of a route over `legs`: WRAP, one path's SWAP_V2s or one SPLIT, UNWRAP (the fee is added by the caller). */
+export function actionsOfLegs(legs: readonly SplitLeg[], sellsNative: boolean, buysNative: boolean): RouteAction[] {
   // encodeRouteActions validates and packs the addresses; checksumming them here would be wasted.
   const swapsOf = (hops: readonly RouteHop[]) => hops.map((hop) => ({ pair: hop.pool.address, tokenOut: hop.tokenOut, feeBps: hop.pool.feeBps }));
   const actions: RouteAction[] = [];
@@ -38,15 +37,38 @@ export function planRoute(input: QuoteInput, market: PricedMarket, weth: Address
   if (legs.length > 1) actions.push({ type: "split", legs: legs.map((leg) => ({ shareBps: leg.shareBps, hops: swapsOf(leg.hops) })) });
   else for (const hop of swapsOf(legs[0]?.hops ?? [])) actions.push({ type: "swapV2", ...hop });
   if (buysNative) actions.push({ type: "unwrap" });
-  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, actions, sellsNative, buysNative, stats };
+  return actions;
+}
+
+/** The route's actions and its gross output (before the platform fee), for an exact-input quote. */
+export function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint): RoutePlan {
+  const { sellToken, buyToken, query } = input;
+  const sellsNative = sellToken.address === NATIVE;
+  const buysNative = buyToken.address === NATIVE;
+  const tokenIn = sellsNative ? weth : sellToken.address;
+  const tokenOut = buysNative ? weth : buyToken.address;
+  let legs: readonly SplitLeg[] = [];
+  const sellAmount = query.sellAmount!;
+  let grossOut = sellAmount;
+  const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0 };
+  if (tokenIn !== tokenOut) {
+    const route = searchRoute(market, tokenIn, tokenOut, sellAmount, query.maxHops, stats);
+    if (route === undefined) {
+      throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
+    }
+    const execution = bestExecution(market, tokenIn, tokenOut, sellAmount, route, gasPriceWei, weth, query.maxHops);
+    legs = execution.legs;
+    grossOut = execution.amountOut;
+  }
+  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, amountIn: sellAmount, actions: actionsOfLegs(legs, sellsNative, buysNative), sellsNative, buysNative, stats };
 }
 
 /**
- * planRoute over the market without pools of taxed tokens in the middle of a route. A route through
+ * A plan (planRoute, or `planner`) over the market without pools of taxed tokens in the middle of a route. A route through
  * a token whose tax this process has not measured yet (rare: all are measured at start) is planned
  * again once it is known to be taxed; each round excludes at least one more token, so it ends.
  */
-export async function planAvoidingTaxed(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint): Promise<ReturnType<typeof planRoute>> {
+export async function planAvoidingTaxed(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint, planner: RoutePlanner = planRoute): Promise<RoutePlan> {
   const { chain, sellToken, buyToken } = input;
   const tokenIn = sellToken.address === NATIVE ? weth : sellToken.address;
   const tokenOut = buyToken.address === NATIVE ? weth : buyToken.address;
@@ -54,7 +76,7 @@ export async function planAvoidingTaxed(input: QuoteInput, market: PricedMarket,
   // round removes at least one token, so the search ends.
   const avoided = new Set(chain.taxes.knownTaxed());
   for (let round = 0; round < MAX_TAXED_ROUNDS; round++) {
-    const plan = planRoute(input, marketAvoidingTaxed(market, avoided, tokenIn, tokenOut), weth, gasPriceWei);
+    const plan = planner(input, marketAvoidingTaxed(market, avoided, tokenIn, tokenOut), weth, gasPriceWei);
     const middles = intermediateTokens(plan.hops, tokenIn, tokenOut);
     const passed = await Promise.all(middles.map((token) => chain.taxes.of(token)));
     const taxed = middles.filter((_, index) => isTaxed(passed[index]!));

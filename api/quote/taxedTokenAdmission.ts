@@ -28,9 +28,12 @@ function taxed(parameter: "sell_token" | "buy_token", token: SupportedToken, tax
  *   the router, which the transfer tax hits); such a quote could only revert;
  * - buying a token that keeps everything (10,000 bps), or that taxes the pool's payout when an
  *   integrator fee is asked: the fee is paid out of the router's balance, which the tax left short.
+ * - buying an exact output (`buy_amount`) of a token that taxes transfers: the routers check the
+ *   output they compute before the tax, so the recipient would get less than the exact amount bound
+ *   in the signature, by a tax the token may change at will; quote it with sell_amount instead.
  * Buying a taxed token otherwise is quoted, with the buy tax taken out of `buy_amount` (buildQuote).
  */
-export async function admitTaxedTokens(chain: ChainContext, query: Pick<QuoteQuery, "feeBps" | "feeBpsName">, sellToken: SupportedToken, buyToken: SupportedToken): Promise<QuoteTaxes> {
+export async function admitTaxedTokens(chain: ChainContext, query: Pick<QuoteQuery, "feeBps" | "feeBpsName"> & Partial<Pick<QuoteQuery, "buyAmount">>, sellToken: SupportedToken, buyToken: SupportedToken): Promise<QuoteTaxes> {
   const [sell, buy] = await Promise.all([chain.taxes.of(sellToken.address), chain.taxes.of(buyToken.address)]);
   if (isTaxed(sell)) {
     throw taxed(
@@ -42,6 +45,14 @@ export async function admitTaxedTokens(chain: ChainContext, query: Pick<QuoteQue
   }
   if (buy.buyTaxBps >= BPS) {
     throw taxed("buy_token", buyToken, buy, `buy_token ${buyToken.symbol} (${buyToken.address}) keeps everything its pool pays out (${describe(buy)}): nothing can be bought`);
+  }
+  if (isTaxed(buy) && query.buyAmount !== undefined) {
+    throw taxed(
+      "buy_token",
+      buyToken,
+      buy,
+      `buy_token ${buyToken.symbol} (${buyToken.address}) takes a tax from its transfers (${describe(buy)}): an exact output (buy_amount) of it cannot be guaranteed, since the tax is taken after the router checks the output; ask with sell_amount instead (the tax is then taken out of buy_amount and min_buy_amount)`,
+    );
   }
   if (isTaxed(buy) && query.feeBps > 0) {
     throw taxed(

@@ -63,7 +63,7 @@ function checkFeeScope(query: QuoteRequest, principal: ApiKeyPrincipal): void {
 }
 
 /** Checks that need the key and the resolved tokens but no chain state; they run before quote:read. */
-function checkRequest(query: Omit<QuoteRequest, "sellAmount">, principal: ApiKeyPrincipal, sellToken: SupportedToken, buyToken: SupportedToken, maxCombinedFeeBps: number): void {
+function checkRequest(query: Omit<QuoteRequest, "amount" | "amountSide">, principal: ApiKeyPrincipal, sellToken: SupportedToken, buyToken: SupportedToken, maxCombinedFeeBps: number): void {
   if (sellToken.address === buyToken.address) {
     throw new ApiError(400, "same_token", `sell_token and buy_token are the same token (${sellToken.symbol})`);
   }
@@ -146,7 +146,7 @@ function quotingHandler(deps: ApiDependencies, kind: QuoteKind): RequestHandler 
     checkFeeScope(request, principal);
     const chain = requestedChain(deps.chains, request.chainId);
     const { sellToken, buyToken } = admit(chain, request, principal.integratorId, deps.clock.now());
-    const query = quoteQueryFor(request, sellToken);
+    const query = quoteQueryFor(request, sellToken, buyToken);
     checkRequest(query, principal, sellToken, buyToken, deps.config.maxCombinedFeeBps);
     // Taxed tokens are refused (400 token_taxed) before the bucket and any routing.
     const taxes = await admitTaxedTokens(chain, query, sellToken, buyToken);

@@ -1,6 +1,6 @@
 import type { TokenPermitOffer } from "../quote/tokenPermitOffer";
 import type { Address, Hex } from "viem";
-import type { ManifestPool, OnboardingAction, SwapOrder } from "../../sdk";
+import type { ExactOutputOrder, ManifestPool, OnboardingAction, SwapOrder } from "../../sdk";
 import type { ApiKeyScope } from "../apiKeyScopes";
 import type { TransferTax } from "../tokens/transferTax";
 
@@ -282,7 +282,8 @@ export type QuoteRecord = {
 
 /** The signed terms of a gasless quote, kept so a submission is verified against exactly what was issued. */
 export type GaslessTerms = {
-  order: SwapOrder;
+  /** The signed order: exact-input, or exact-output (`maxSellAmount`, `buyAmount`: swapGaslessExactOutput). */
+  order: SwapOrder | ExactOutputOrder;
   permit2Nonce: bigint;
   relayerFee: bigint;
   relayerFeeRecipient: Address;

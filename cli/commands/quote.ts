@@ -7,7 +7,19 @@ import { table } from "../cliOutput";
 import { CliError, ExitCode } from "../exitCodes";
 
 /** Options shared by `quote` and `swap`. */
-export type QuoteOptions = { taker?: string; slippageBps?: string; settlement?: string; feeBps?: string; maxHops?: string; gasless?: boolean; genuineDemand?: boolean };
+export type QuoteOptions = {
+  taker?: string;
+  slippageBps?: string;
+  settlement?: string;
+  feeBps?: string;
+  maxHops?: string;
+  gasless?: boolean;
+  genuineDemand?: boolean;
+  /** Exact output: buy exactly this much (instead of the <amount> to sell). */
+  buyAmount?: string;
+  /** `token`: amounts in whole tokens with a decimal point; default `base` units. */
+  amountUnit?: string;
+};
 
 /** `argumentsOptional`: `swap --quote <file>` takes none, so commander must not demand them there. */
 export function addQuoteOptions(command: Command, argumentsOptional = false): Command {
@@ -15,7 +27,9 @@ export function addQuoteOptions(command: Command, argumentsOptional = false): Co
   return command
     .argument(name("sell"), "token to sell: address, symbol from the deployment manifest, or ETH")
     .argument(name("buy"), "token to buy")
-    .argument(name("amount"), "sell amount in base units (e.g. 1000000 for 1 USDC)")
+    .argument("[amount]", "sell amount in base units (e.g. 1000000 for 1 USDC); omit it with --buy-amount")
+    .option("--buy-amount <amount>", "exact output: buy exactly this much, for at most the quote's max_sell_amount (instead of <amount>)")
+    .option("--amount-unit <unit>", "base (default) or token: amounts in whole tokens with a decimal point, such as 1.5")
     .option("--taker <address>", "taker wallet (default: the PRIVATE_KEY's address)")
     .option("--slippage-bps <bps>", "slippage tolerance in basis points")
     .option("--settlement <mode>", "permit2 or allowance")
@@ -25,8 +39,21 @@ export function addQuoteOptions(command: Command, argumentsOptional = false): Co
     .option("--genuine-demand", "a real user asked for a token outside the snapshot: send one probe");
 }
 
-export function quoteParameters(config: CliConfig, sell: string, buy: string, amount: string, options: QuoteOptions, taker: Address): QuoteParameters {
-  if (!/^[0-9]+$/.test(amount)) throw new CliError(`<amount> must be an integer in base units, got ${amount}`, ExitCode.usage);
+/** Exactly one of <amount> (sell) and --buy-amount, each an integer in base units or, with --amount-unit token, a decimal. */
+function amountParameters(amount: string | undefined, options: QuoteOptions): Pick<QuoteParameters, "sellAmount" | "buyAmount" | "amountUnit"> {
+  const unit = options.amountUnit ?? "base";
+  if (unit !== "base" && unit !== "token") throw new CliError(`--amount-unit must be base or token, got ${unit}`, ExitCode.usage);
+  if ((amount === undefined) === (options.buyAmount === undefined)) {
+    throw new CliError("give exactly one of <amount> (the amount to sell) and --buy-amount (the exact amount to buy)", ExitCode.usage);
+  }
+  const [name, value] = amount !== undefined ? ["<amount>", amount] : ["--buy-amount", options.buyAmount!];
+  const valid = unit === "token" ? /^[0-9]+(\.[0-9]+)?$/ : /^[0-9]+$/;
+  if (!valid.test(value)) throw new CliError(`${name} must be ${unit === "token" ? "a decimal number of tokens such as 1.5" : "an integer in base units"}, got ${value}`, ExitCode.usage);
+  const sent = unit === "token" ? value : BigInt(value);
+  return { ...(amount !== undefined ? { sellAmount: sent } : { buyAmount: sent }), ...(options.amountUnit === undefined ? {} : { amountUnit: unit }) };
+}
+
+export function quoteParameters(config: CliConfig, sell: string, buy: string, amount: string | undefined, options: QuoteOptions, taker: Address): QuoteParameters {
   if (options.settlement !== undefined && options.settlement !== "permit2" && options.settlement !== "allowance") {
     throw new CliError(`--settlement must be permit2 or allowance, got ${options.settlement}`, ExitCode.usage);
   }
@@ -35,7 +62,7 @@ export function quoteParameters(config: CliConfig, sell: string, buy: string, am
     chainId: config.chainId,
     sellToken: resolveToken(config, sell),
     buyToken: resolveToken(config, buy),
-    sellAmount: BigInt(amount),
+    ...amountParameters(amount, options),
     taker,
     slippageBps: options.slippageBps === undefined ? undefined : Number(options.slippageBps),
     settlement: options.settlement as "permit2" | "allowance" | undefined,
@@ -65,6 +92,7 @@ function pricedRows(config: CliConfig, quote: PriceJson): string[][] {
   const label = (address: string) => `${symbolOf(config, address) || "?"} ${address}`;
   return [
     ["sell", `${quote.sell_amount} ${label(quote.sell_token)}`],
+    ...(quote.max_sell_amount === undefined ? [] : [["max_sell_amount", quote.max_sell_amount]]),
     ["buy", `${quote.buy_amount} ${label(quote.buy_token)}`],
     ["min_buy_amount", quote.min_buy_amount],
     ["route", routeText(config, quote)],
@@ -97,13 +125,13 @@ export function priceTable(config: CliConfig, price: PriceJson): string {
   return table(["field", "value"], [...pricedRows(config, price), ["block_number", price.block_number], ["issues", issuesText(price)]]);
 }
 
-export async function fetchQuote(client: TradingClient, config: CliConfig, sell: string, buy: string, amount: string, options: QuoteOptions): Promise<QuoteJson> {
+export async function fetchQuote(client: TradingClient, config: CliConfig, sell: string, buy: string, amount: string | undefined, options: QuoteOptions): Promise<QuoteJson> {
   return client.getQuote(quoteParameters(config, sell, buy, amount, options, takerOf(config, options)));
 }
 
 export function registerQuote(program: Command): void {
   addQuoteOptions(program.command("price").description("get an indicative price: a quote's route, amounts and fees without a transaction (needs SWAP_API_KEY)")).action(
-    async (sell: string, buy: string, amount: string, options: QuoteOptions, command: Command) => {
+    async (sell: string, buy: string, amount: string | undefined, options: QuoteOptions, command: Command) => {
       const { config, out } = contextOf(command);
       const client = clientOf(config, (message) => out.progress(message));
       const price = await client.getPrice(quoteParameters(config, sell, buy, amount, options, takerOf(config, options)));
@@ -112,7 +140,7 @@ export function registerQuote(program: Command): void {
     },
   );
   addQuoteOptions(program.command("quote").description("get a quote (needs SWAP_API_KEY)")).action(
-    async (sell: string, buy: string, amount: string, options: QuoteOptions, command: Command) => {
+    async (sell: string, buy: string, amount: string | undefined, options: QuoteOptions, command: Command) => {
       const { config, out } = contextOf(command);
       const client = clientOf(config, (message) => out.progress(message));
       const quote = await fetchQuote(client, config, sell, buy, amount, options);

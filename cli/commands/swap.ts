@@ -43,10 +43,10 @@ export function registerSwap(program: Command): void {
     .option("-y, --yes", "do not ask for confirmation")
     .option("--quote <file>", "execute this saved quote (from `quote --json`) instead of a new one; <sell> <buy> <amount> are then ignored")
     .action(async (sellArgument: string | undefined, buyArgument: string | undefined, amountArgument: string | undefined, options: SwapOptions, command: Command) => {
-      if (options.quote === undefined && (sellArgument === undefined || buyArgument === undefined || amountArgument === undefined)) {
-        throw new CliError("swap needs <sell> <buy> <amount>, or --quote <file> with a saved quote", ExitCode.usage);
+      if (options.quote === undefined && (sellArgument === undefined || buyArgument === undefined || (amountArgument === undefined && options.buyAmount === undefined))) {
+        throw new CliError("swap needs <sell> <buy> <amount> (or --buy-amount), or --quote <file> with a saved quote", ExitCode.usage);
       }
-      const [sell, buy, amount] = [sellArgument ?? "", buyArgument ?? "", amountArgument ?? ""];
+      const [sell, buy, amount] = [sellArgument ?? "", buyArgument ?? "", amountArgument];
       const { config, out } = contextOf(command);
       const client = clientOf(config, (message) => out.progress(message));
       try {
@@ -61,7 +61,7 @@ export function registerSwap(program: Command): void {
           out.result({ dry_run: true, checks: "passed", quote }, () => `dry run OK: quote ${quote.quote_id} would send to ${quote.tx.to}`);
           return;
         }
-        if (!options.yes && !(await confirmed(`Swap ${quote.sell_amount} for at least ${quote.min_buy_amount}? [y/N] `))) {
+        if (!options.yes && !(await confirmed(quote.max_sell_amount === undefined ? `Swap ${quote.sell_amount} for at least ${quote.min_buy_amount}? [y/N] ` : `Swap at most ${quote.max_sell_amount} (about ${quote.sell_amount}) for ${quote.buy_amount}? [y/N] `))) {
           throw new CliError("swap cancelled", ExitCode.usage);
         }
         // A quote can go stale while its approval is mined: a fresh one (no approval needed now) is tried once.

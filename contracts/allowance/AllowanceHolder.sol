@@ -4,13 +4,21 @@ pragma solidity ^0.8.28;
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {IAllowanceHolder} from "../interfaces/IAllowanceHolder.sol";
+import {ITakerExactOutputRouter} from "../interfaces/ITakerExactOutputRouter.sol";
 import {ITakerSwapRouter} from "../interfaces/ITakerSwapRouter.sol";
 
 /// @title AllowanceHolder
 /// @notice Holds takers' ERC20 approvals and spends them only on the order in the taker's own call.
-/// @dev No owner, no storage, no events: the router's SwapSettled records the fill.
+/// @dev No owner, no storage, no events: the router's SwapSettled records the fill. An exact-output
+/// call's allowance lives in transient storage for the duration of that `exec` only.
 contract AllowanceHolder is IAllowanceHolder {
     using SafeERC20 for IERC20;
+
+    /// @dev The exact-output call in progress: its operator, taker, sell token and what it may still draw.
+    address private transient _operator;
+    address private transient _owner;
+    address private transient _token;
+    uint256 private transient _remaining;
 
     /// @dev First opcode of a route that starts with a swap, and that action's width (RouteActions).
     uint256 private constant SWAP_V2 = 0x01;
@@ -18,20 +26,29 @@ contract AllowanceHolder is IAllowanceHolder {
 
     /// @inheritdoc IAllowanceHolder
     function exec(address operator, bytes calldata data) external returns (bytes memory) {
-        (address token, uint256 amount, address destination) = orderOf(operator, data);
-        // The caller's own tokens, exactly the order's amount, to where the router will look for them.
-        IERC20(token).safeTransferFrom(msg.sender, destination, amount);
-        bool success;
+        bool exactOutput = data.length >= 4 && bytes4(data) == ITakerExactOutputRouter.swapExactOutputWithAllowance.selector;
+        if (exactOutput) {
+            if (_operator != address(0)) revert AllowanceHolderReentrantExec();
+            (address token, uint256 maxAmount,) = _readOrder(operator, data);
+            (_operator, _owner, _token, _remaining) = (operator, msg.sender, token, maxAmount);
+        } else {
+            (address token, uint256 amount, address destination) = orderOf(operator, data);
+            // The caller's own tokens, exactly the order's amount, to where the router will look for them.
+            IERC20(token).safeTransferFrom(msg.sender, destination, amount);
+        }
+        uint256 ptr;
         assembly ("memory-safe") {
-            // data ++ msg.sender, built once in free memory; no value: the only entry point is not payable.
-            let ptr := mload(0x40)
+            // data ++ msg.sender, built once in free memory; no value: the entry points are not payable.
+            ptr := mload(0x40)
             calldatacopy(ptr, data.offset, data.length)
             mstore(add(ptr, data.length), shl(96, caller()))
-            success := call(gas(), operator, 0, ptr, add(data.length, 20), 0, 0)
-            if iszero(success) {
+            if iszero(call(gas(), operator, 0, ptr, add(data.length, 20), 0, 0)) {
                 returndatacopy(ptr, 0, returndatasize())
                 revert(ptr, returndatasize())
             }
+        }
+        if (exactOutput) (_operator, _owner, _token, _remaining) = (address(0), address(0), address(0), 0);
+        assembly ("memory-safe") {
             // Return `bytes result` ABI-encoded straight from the return data, without a second copy.
             mstore(ptr, 0x20)
             mstore(add(ptr, 0x20), returndatasize())
@@ -39,6 +56,17 @@ contract AllowanceHolder is IAllowanceHolder {
             mstore(add(add(ptr, 0x40), returndatasize()), 0)
             return(ptr, add(0x40, and(add(returndatasize(), 31), not(31))))
         }
+    }
+
+    /// @inheritdoc IAllowanceHolder
+    function transferFrom(address token, address owner, address to, uint256 amount) external {
+        if (msg.sender != _operator || owner != _owner || token != _token) {
+            revert AllowanceHolderNoAllowance(msg.sender, owner, token);
+        }
+        uint256 remaining = _remaining;
+        if (amount > remaining) revert AllowanceHolderAllowanceExceeded(amount, remaining);
+        _remaining = remaining - amount;
+        IERC20(token).safeTransferFrom(owner, to, amount);
     }
 
     /// @inheritdoc IAllowanceHolder
@@ -50,6 +78,16 @@ contract AllowanceHolder is IAllowanceHolder {
         if (data.length < 4 || bytes4(data) != ITakerSwapRouter.swapWithAllowance.selector) {
             revert AllowanceHolderUnsupportedCall(data.length < 4 ? bytes4(0) : bytes4(data));
         }
+        return _readOrder(operator, data);
+    }
+
+    /// @dev The sell token, amount and route input of the order in `data`, a call whose one argument
+    /// is a SwapParams or an ExactOutputParams (the same layout), whatever its selector.
+    function _readOrder(address operator, bytes calldata data)
+        private
+        pure
+        returns (address token, uint256 amount, address destination)
+    {
         // Every word read must lie inside `data` itself, never in the 20 bytes appended for the
         // router, so the router's ABI decoder reads exactly the bytes checked here. Each bound is
         // checked before it is used in a subtraction, so nothing wraps (hence `unchecked`).

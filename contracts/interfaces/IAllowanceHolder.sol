@@ -18,11 +18,20 @@ interface IAllowanceHolder {
     error AllowanceHolderUnsupportedCall(bytes4 selector);
     /// @notice The order's sell token, sell amount or route could not be read from `data`.
     error AllowanceHolderMalformedCall();
+    /// @notice `transferFrom` was called outside an exact-output `exec`, by another caller than its
+    /// operator, or for another owner or token than the order's.
+    error AllowanceHolderNoAllowance(address caller, address owner, address token);
+    /// @notice `transferFrom` asked for `amount`, more than the `remaining` transient allowance.
+    error AllowanceHolderAllowanceExceeded(uint256 amount, uint256 remaining);
+    /// @notice An exact-output `exec` was entered while another one is running.
+    error AllowanceHolderReentrantExec();
 
     /// @notice Moves the order's `sellAmount` of the caller's `sellToken` to the route's input (its
     /// first pair when the route starts with a swap, otherwise `operator`), then calls `operator` with
     /// `data` followed by the caller's address (20 bytes).
-    /// @dev `data` must be a `swapWithAllowance(SwapParams)` call. Reading the token, amount and first
+    /// @dev `data` must be a `swapWithAllowance(SwapParams)` call, or a
+    /// `swapExactOutputWithAllowance(ExactOutputParams)` call, for which nothing is delivered
+    /// beforehand: the operator draws the input it needs through `transferFrom` instead. Reading the token, amount and first
     /// pair from the order itself means the delivery can never differ from what the order sells. A
     /// revert in the call is re-thrown as is and undoes the delivery. Not payable: the one entry point
     /// it calls sells ERC20s, so ETH sent here could only be stranded (or, forwarded to a WETH-like
@@ -31,6 +40,17 @@ interface IAllowanceHolder {
     /// @param data The router calldata.
     /// @return result The router's return data.
     function exec(address operator, bytes calldata data) external returns (bytes memory result);
+
+    /// @notice Inside an `exec` of a `swapExactOutputWithAllowance(ExactOutputParams)` call, lets its
+    /// operator move up to the order's `maxSellAmount` of the order's sell token from the caller of
+    /// `exec` to `to`, in one or more calls. The allowance is transient: it ends with the `exec`.
+    /// @dev For exact output the holder cannot know beforehand how much the route needs; the router
+    /// computes it at execution and draws exactly that, bounded by the maximum the taker sent.
+    /// @param token The order's sell token.
+    /// @param owner The taker (the caller of `exec`).
+    /// @param to Where the input goes (the route's first pair, or the router).
+    /// @param amount How much to move.
+    function transferFrom(address token, address owner, address to, uint256 amount) external;
 
     /// @notice What `exec(operator, data)` would deliver: the order's sell token and amount, and where.
     /// @param operator The router.

@@ -82,6 +82,14 @@ library RouteActions {
         }
     }
 
+    /// @notice The token every leg of the SPLIT at `offset` ends in: the first leg's last hop's output.
+    /// @dev For a split `splitWidth` already checked.
+    function splitTokenOut(bytes calldata actions, uint256 offset) internal pure returns (address tokenOut) {
+        uint256 cursor = offset + SPLIT_HEADER_WIDTH;
+        uint256 firstHops = byteAt(actions, cursor + 2);
+        (, tokenOut,) = decodeSwapV2(actions, cursor + LEG_HEADER_WIDTH + (firstHops - 1) * HOP_WIDTH - 1);
+    }
+
     /// @notice The pair of the SWAP_V2 action at `offset`.
     function pairAt(bytes calldata actions, uint256 offset) internal pure returns (address pair) {
         assembly ("memory-safe") {

@@ -5,17 +5,19 @@ import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfac
 import {IGaslessBatchSwapRouter} from "../interfaces/IGaslessBatchSwapRouter.sol";
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
+import {GaslessExactOutput} from "./GaslessExactOutput.sol";
 import {GaslessSwapRouter} from "./GaslessSwapRouter.sol";
 import {GaslessTokenPermit} from "./GaslessTokenPermit.sol";
 
 /// @title GaslessBatchSwapRouter
 /// @notice Feature-3 router, second version: `swapGasless` as before, plus `swapGaslessBatch`, which
-/// settles many signed orders in one transaction and skips the ones that fail.
+/// settles many signed orders in one transaction and skips the ones that fail, the token-permit and
+/// smart-wallet entry points (GaslessTokenPermit), and gasless exact-output swaps (GaslessExactOutput).
 /// @dev Each order runs in a call from the router to itself (`settleBatchOrder`), so its revert undoes
 /// only its own transfers. That inner call runs inside the batch's `settles` gate: the transient
 /// re-entrancy lock stays set across it (a token re-entering any entry point is refused) and the
 /// registry status is read once per batch. The inner call is refused to anyone but the router.
-contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter, GaslessTokenPermit {
+contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter, GaslessTokenPermit, GaslessExactOutput {
     /// @inheritdoc IGaslessBatchSwapRouter
     uint256 public constant MAX_BATCH_ORDERS = 64;
     /// @inheritdoc IGaslessBatchSwapRouter
@@ -31,6 +33,12 @@ contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter, G
     /// @dev Gas that must remain before an order's call: the caller keeps 1/64 of what it forwards
     /// (EIP-150), and after a failure the batch must still afford the skip event.
     uint256 private constant ORDER_GAS_NEEDED = BATCH_ORDER_GAS + BATCH_ORDER_GAS / 63 + 10_000;
+
+    /// @dev What a batch has settled so far: bit `i` of `settled` for order `i`, and its buy amount.
+    struct BatchResult {
+        uint256 settled;
+        uint256[] buyAmounts;
+    }
 
     /// @param permit2_ Permit2.
     /// @param weth_ Wrapped ether.
@@ -48,14 +56,15 @@ contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter, G
     {
         uint256 count = orders.length;
         if (count == 0 || count > MAX_BATCH_ORDERS) revert SwapBatchSize(count, MAX_BATCH_ORDERS);
-        buyAmounts = new uint256[](count);
+        // The loop's results live in memory and the return variables are written once, after it: the
+        // loop body (an order's whole call, inlined by the optimizer) then never reaches below the
+        // locals the compiler can move to memory, which keeps it compiling without the optimizer's
+        // help too (solidity-coverage's instrumented build).
+        BatchResult memory result = BatchResult({settled: 0, buyAmounts: new uint256[](count)});
         for (uint256 index; index < count; ++index) {
-            (bool ok, uint256 buyAmount) = _settleIsolated(orders[index], index);
-            if (ok) {
-                settled |= 1 << index;
-                buyAmounts[index] = buyAmount;
-            }
+            _settleIsolated(orders[index], index, result);
         }
+        (settled, buyAmounts) = (result.settled, result.buyAmounts);
     }
 
     /// @inheritdoc IGaslessBatchSwapRouter
@@ -66,37 +75,45 @@ contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter, G
         );
     }
 
-    /// @dev Calls `settleBatchOrder` on this router with at most BATCH_ORDER_GAS. On failure, emits
+    /// @dev Calls `settleBatchOrder` on this router with at most BATCH_ORDER_GAS, and records the
+    /// outcome in `result` (bit `index` of `settled`, and the order's buy amount). On failure, emits
     /// GaslessOrderSkipped with at most MAX_SKIP_REASON_BYTES of the revert data: only that much is
     /// ever copied, so a return-data bomb costs the batch nothing beyond the order's own gas. The
     /// memory used for the call is released afterwards, so a long batch does not pay for a growing
     /// memory.
-    function _settleIsolated(GaslessOrder calldata order, uint256 index) private returns (bool ok, uint256 buyAmount) {
-        uint256 freeMemory;
-        assembly ("memory-safe") {
-            freeMemory := mload(0x40)
-        }
-        bytes memory data = abi.encodeCall(IGaslessBatchSwapRouter.settleBatchOrder, (order, msg.sender));
+    function _settleIsolated(GaslessOrder calldata order, uint256 index, BatchResult memory result) private {
+        bytes memory data = _settleBatchOrderCall(order);
         uint256 gasLeft = gasleft();
         if (gasLeft < ORDER_GAS_NEEDED) revert SwapBatchGasTooLow(index, gasLeft, ORDER_GAS_NEEDED);
-        bytes memory reason;
+        bool ok;
+        uint256 buyAmount;
         assembly ("memory-safe") {
             ok := call(BATCH_ORDER_GAS, address(), 0, add(data, 0x20), mload(data), 0, 0x20)
-            switch ok
-            case 1 { buyAmount := mload(0) }
-            default {
-                // The encoded call is no longer needed: the reason takes its place.
-                reason := freeMemory
+            buyAmount := mload(0)
+        }
+        if (ok) {
+            result.settled |= 1 << index;
+            result.buyAmounts[index] = buyAmount;
+        } else {
+            // The encoded call is no longer needed: the reason takes its place.
+            bytes memory reason = data;
+            assembly ("memory-safe") {
                 let length := returndatasize()
                 if gt(length, MAX_SKIP_REASON_BYTES) { length := MAX_SKIP_REASON_BYTES }
                 mstore(reason, length)
                 returndatacopy(add(reason, 0x20), 0, length)
                 mstore(0x40, add(add(reason, 0x20), and(add(length, 0x1f), not(0x1f))))
             }
+            emit GaslessOrderSkipped(order.params.quoteId, index, reason);
         }
-        if (!ok) emit GaslessOrderSkipped(order.params.quoteId, index, reason);
         assembly ("memory-safe") {
-            mstore(0x40, freeMemory)
+            // `data` was allocated at the free memory pointer: everything from it on is released.
+            mstore(0x40, data)
         }
+    }
+
+    /// @dev `settleBatchOrder(order, msg.sender)`, encoded in free memory.
+    function _settleBatchOrderCall(GaslessOrder calldata order) private view returns (bytes memory) {
+        return abi.encodeCall(IGaslessBatchSwapRouter.settleBatchOrder, (order, msg.sender));
     }
 }

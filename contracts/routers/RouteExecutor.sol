@@ -137,18 +137,38 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         uint256 amountIn,
         address destination
     ) internal returns (uint256 buyAmount) {
+        uint256 fee;
+        (buyAmount, fee) = _runAndPay(params, actions, tokenIn, amountIn, destination != address(this));
+        // tokenIn and amountIn are the order's sellToken and sellAmount in every entry point.
+        _emitSwapSettled(
+            bytes32(_field(params, 6)),
+            taker,
+            address(uint160(_field(params, 4))),
+            tokenIn,
+            amountIn,
+            address(uint160(_field(params, 2))),
+            buyAmount,
+            fee
+        );
+    }
+
+    /// @dev Runs the actions on `amountIn` of `tokenIn` (already in the first pair when `inPair`) and
+    /// pays the order's recipient: the route must end in the buy token, at least the minimum of it.
+    /// The one caller of `_runActions`, so that the optimizer can inline it.
+    function _runAndPay(SwapParams calldata params, bytes calldata actions, address tokenIn, uint256 amountIn, bool inPair)
+        internal
+        returns (uint256 buyAmount, uint256 fee)
+    {
         address buyToken = address(uint160(_field(params, 2)));
         address recipient = address(uint160(_field(params, 4)));
-        (address token, uint256 amount, bool paidOut, uint256 fee) =
-            _runActions(actions, buyToken, recipient, tokenIn, amountIn, destination != address(this));
+        address token;
+        bool paidOut;
+        (token, buyAmount, paidOut, fee) = _runActions(actions, buyToken, recipient, tokenIn, amountIn, inPair);
         // Settlement: the route must end in the buy token; the recipient gets all of it, at least the minimum.
         if (token != buyToken) revert SwapUnexpectedToken(buyToken, token);
-        buyAmount = amount;
         uint256 minBuyAmount = _field(params, 3);
         if (buyAmount < minBuyAmount) revert SwapInsufficientOutput(buyAmount, minBuyAmount);
         if (!paidOut) _pay(buyToken, recipient, buyAmount);
-        // tokenIn and amountIn are the order's sellToken and sellAmount in every entry point.
-        _emitSwapSettled(bytes32(_field(params, 6)), taker, recipient, tokenIn, amountIn, buyToken, buyAmount, fee);
     }
 
     /// @dev SwapSettled, encoded by hand: it is emitted once per swap, and the ABI encoder's generic
@@ -162,7 +182,7 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         address buyToken,
         uint256 buyAmount,
         uint256 fee
-    ) private {
+    ) internal {
         bytes32 topic0 = SwapSettled.selector;
         assembly ("memory-safe") {
             let ptr := mload(0x40)
@@ -184,7 +204,7 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         address token,
         uint256 amount,
         bool inPair
-    ) private returns (address, uint256, bool paidOut, uint256 feeTotal) {
+    ) internal returns (address, uint256, bool paidOut, uint256 feeTotal) {
         uint256 offset;
         uint256 count;
         while (offset < actions.length) {
@@ -271,6 +291,21 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         view
         returns (address pair, address tokenOut, uint256 amountOut)
     {
+        (pair, tokenOut) = _checkHop(actions, offset, tokenIn);
+        (uint256 reserve0, uint256 reserve1) = _reserves(pair);
+        bool zeroForOne = tokenIn < tokenOut;
+        amountOut = zeroForOne
+            ? V2SwapMath.getAmountOut(amountIn, reserve0, reserve1, v2FeeBps)
+            : V2SwapMath.getAmountOut(amountIn, reserve1, reserve0, v2FeeBps);
+    }
+
+    /// @dev Decodes and checks the hop whose operands follow byte `offset`; exact-output routes price
+    /// hops backwards after the same checks.
+    function _checkHop(bytes calldata actions, uint256 offset, address tokenIn)
+        internal
+        view
+        returns (address pair, address tokenOut)
+    {
         uint256 feeBps;
         (pair, tokenOut, feeBps) = RouteActions.decodeSwapV2(actions, offset);
         // The stated fee is only a claim: the pool fee is the venue's, and a route must say so.
@@ -282,12 +317,6 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         // reserves, and a real pair of other tokens would take the input and pay out something else.
         address expected = V2PairAddress.pairFor(v2Factory, _pairInitCodeHash, tokenIn, tokenOut);
         if (pair != expected) revert SwapUnknownPair(pair, expected);
-
-        (uint256 reserve0, uint256 reserve1) = _reserves(pair);
-        bool zeroForOne = tokenIn < tokenOut;
-        amountOut = zeroForOne
-            ? V2SwapMath.getAmountOut(amountIn, reserve0, reserve1, v2FeeBps)
-            : V2SwapMath.getAmountOut(amountIn, reserve1, reserve0, v2FeeBps);
     }
 
     /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output
@@ -340,7 +369,7 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         address token,
         uint256 amount,
         address destination
-    ) private returns (address, uint256) {
+    ) internal returns (address, uint256) {
         for (uint256 hop; hop < hops; ++hop) {
             uint256 at = start + hop * RouteActions.HOP_WIDTH - 1;
             (address pair, address tokenOut, uint256 amountOut) = _priceHop(actions, at, token, amount);
@@ -358,7 +387,7 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
     }
 
     /// @dev `getReserves` without the ABI decoder: the hot path reads it once per hop.
-    function _reserves(address pair) private view returns (uint256 reserve0, uint256 reserve1) {
+    function _reserves(address pair) internal view returns (uint256 reserve0, uint256 reserve1) {
         assembly ("memory-safe") {
             mstore(0, 0x0902f1ac00000000000000000000000000000000000000000000000000000000)
             if iszero(and(gt(returndatasize(), 0x3f), staticcall(gas(), pair, 0, 4, 0, 0x40))) {
@@ -390,7 +419,7 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
 
     /// @dev WETH's `deposit` (with `value`) or `withdraw(amount)` without the ABI encoder: WETH is a
     /// known contract, so the extcodesize check of a high-level call buys nothing.
-    function _wethCall(uint32 selector, uint256 value, uint256 amount) private {
+    function _wethCall(uint32 selector, uint256 value, uint256 amount) internal {
         IWETH9 wrapped = weth;
         assembly ("memory-safe") {
             mstore(0, shl(224, selector))
@@ -403,7 +432,7 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
     }
 
     /// @dev `balanceOf` without the ABI decoder; reverts if the token does not answer with a word.
-    function _balanceOf(address token, address account) private view returns (uint256 amount) {
+    function _balanceOf(address token, address account) internal view returns (uint256 amount) {
         assembly ("memory-safe") {
             mstore(0, 0x70a0823100000000000000000000000000000000000000000000000000000000)
             mstore(4, account)

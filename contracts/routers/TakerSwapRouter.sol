@@ -17,7 +17,7 @@ contract TakerSwapRouter is ITakerSwapRouter, RouteExecutor {
 
     /// @notice Uniswap's Permit2.
     ISignatureTransfer public immutable permit2;
-    IAllowanceHolder private immutable _allowanceHolder;
+    IAllowanceHolder internal immutable _allowanceHolder;
 
     /// @param permit2_ Permit2.
     /// @param allowanceHolder_ The allowance holder takers approve for allowance settlement.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
+import {IExactOutputSettlement} from "../interfaces/IExactOutputSettlement.sol";
+import {ExactOutputWitnessHash} from "../libraries/ExactOutputWitnessHash.sol";
 import {ISwapSettlement} from "../interfaces/ISwapSettlement.sol";
 import {RouteActions} from "../libraries/RouteActions.sol";
 import {SwapWitnessHash} from "../libraries/SwapWitnessHash.sol";
@@ -18,6 +20,29 @@ contract SettlementHarness {
         returns (uint256)
     {
         return V2SwapMath.getAmountOut(amountIn, reserveIn, reserveOut, feeBps);
+    }
+
+    /// @notice V2SwapMath.getAmountIn as exact-output routes run it.
+    function getAmountIn(uint256 amountOut, uint256 reserveIn, uint256 reserveOut, uint256 feeBps)
+        external
+        pure
+        returns (uint256)
+    {
+        return V2SwapMath.getAmountIn(amountOut, reserveIn, reserveOut, feeBps);
+    }
+
+    /// @notice ExactOutputWitnessHash.hashExactOutputWitness, for the SDK's typed data to be checked against.
+    function hashExactOutputWitness(IExactOutputSettlement.ExactOutputParams calldata params) external pure returns (bytes32) {
+        return ExactOutputWitnessHash.hashExactOutputWitness(params);
+    }
+
+    /// @notice ExactOutputWitnessHash.hashGaslessExactOutputWitness, for differential tests against ethers.
+    function hashGaslessExactOutputWitness(
+        IExactOutputSettlement.ExactOutputParams calldata params,
+        uint256 relayerFee,
+        address relayerFeeRecipient
+    ) external pure returns (bytes32) {
+        return ExactOutputWitnessHash.hashGaslessExactOutputWitness(params, relayerFee, relayerFeeRecipient);
     }
 
     /// @notice V2PairAddress.pairFor as the routers run it.

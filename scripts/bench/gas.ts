@@ -2,7 +2,8 @@
  * `npm run bench:gas`: gasUsed of the same swap through our feature-2 router, Uniswap's
  * UniversalRouter, UniswapV2Router02 and the bare floor (transfer + pair.swap), each measured from the
  * same chain state (an EVM snapshot is restored before every measurement) in one run; then gasless
- * single-hop swaps one per transaction against batches of 1, 10 and 50 through the feature-3 router.
+ * single-hop swaps one per transaction against batches of 1, 10 and 50 through the feature-3 router;
+ * then single-hop exact-output swaps (ours in each settlement against UniversalRouter's V2_SWAP_EXACT_OUT).
  */
 import hre from "hardhat";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import { parseUnits, type Address } from "viem";
 import { formatTable } from "./printTable";
 import { measureGaslessBatches } from "./gaslessBatchGas";
+import { measureExactOutputRows, type ExactOutputGasRow } from "./exactOutputGas";
 import {
   gasBenchSetup,
   grantPermit2Allowance,
@@ -136,6 +138,24 @@ async function main(): Promise<void> {
       await revert(id);
     }
   };
+  const exactOutput = await measureExactOutputRows(
+    bench,
+    [
+      { name: "ERC20→ERC20, 1 hop, exact output, Permit2 signature", swap: { path: [USDC, WETH], amountOut: parseUnits("1", 18), settlement: "permit" } },
+      { name: "ERC20→ERC20, 1 hop, exact output, allowance", swap: { path: [USDC, WETH], amountOut: parseUnits("1", 18), settlement: "allowance" } },
+      { name: "ETH→ERC20, 1 hop, exact output (unspent ETH refunded)", swap: { path: [WETH, USDC], amountOut: parseUnits("3000", 6), settlement: "native" } },
+      { name: "ERC20→ERC20, 1 hop, exact output, gasless (relayer sends, fee on top)", swap: { path: [USDC, WETH], amountOut: parseUnits("1", 18), settlement: "gasless" } },
+    ],
+    isolate,
+  );
+  const exactOutputTable = formatTable(
+    ["exact output", "ours", "UR V2_SWAP_EXACT_OUT", "ours/UR"],
+    exactOutput.map((row: ExactOutputGasRow) => [row.name, cell(row.ours), cell(row.universalRouter), ratio(row.ours, row.universalRouter)]),
+  );
+  process.stdout.write(`\nexact-output swaps (each side takes only the input the pool needs; maximum = need + 0.5 %)\n\n${exactOutputTable}\n\n`);
+  process.stdout.write("UniversalRouter: PERMIT2_PERMIT of the maximum (signed rows) or its standing Permit2 allowance, then V2_SWAP_EXACT_OUT; ETH: WRAP_ETH of the maximum, the swap, UNWRAP_WETH of the rest to the taker.\n");
+  process.stdout.write("The gasless row is sent by a relayer and pays a relayer fee on top; UniversalRouter has no gasless mode, so it is compared with the taker's own signed swap.\n");
+
   const gasless = await measureGaslessBatches(bench, BATCH_SIZES, isolate);
   const batchTable = formatTable(
     ["gasless USDC→WETH, 1 hop", "gasUsed", "per swap", "per swap / single"],
@@ -151,7 +171,7 @@ async function main(): Promise<void> {
 
   const directory = join(hre.config.paths.root, "bench-results");
   mkdirSync(directory, { recursive: true });
-  writeFileSync(join(directory, "gas.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), results, gasless }, null, 2)}\n`);
+  writeFileSync(join(directory, "gas.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), results, exactOutput, gasless }, null, 2)}\n`);
   process.stdout.write(`written to bench-results/gas.json\n`);
 }
 

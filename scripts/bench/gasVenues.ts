@@ -168,38 +168,8 @@ export async function measureUniversalRouter(bench: GasBench, swap: BenchSwap): 
     commands.push(0x0b);
     inputs.push(encodeAbiParameters(parseAbiParameters("address, uint256"), [ADDRESS_THIS, swap.amountIn]));
   } else if (swap.settlement === "permit") {
-    const [, , permitNonce] = await bench.clients.publicClient.readContract({
-      address: contracts.permit2,
-      abi: permit2AllowanceAbi,
-      functionName: "allowance",
-      args: [taker.account.address, swap.path[0]!, universalRouter],
-    });
-    const details = { token: swap.path[0]!, amount: swap.amountIn, expiration: Number(now + 3600n), nonce: permitNonce };
-    const signature = await bench.signer.signTypedData({
-      domain: { name: "Permit2", chainId: 4663, verifyingContract: contracts.permit2 },
-      types: {
-        PermitSingle: [
-          { name: "details", type: "PermitDetails" },
-          { name: "spender", type: "address" },
-          { name: "sigDeadline", type: "uint256" },
-        ],
-        PermitDetails: [
-          { name: "token", type: "address" },
-          { name: "amount", type: "uint160" },
-          { name: "expiration", type: "uint48" },
-          { name: "nonce", type: "uint48" },
-        ],
-      },
-      primaryType: "PermitSingle",
-      message: { details, spender: universalRouter, sigDeadline: now + 600n },
-    });
     commands.push(0x0a);
-    inputs.push(
-      encodeAbiParameters(parseAbiParameters("((address token,uint160 amount,uint48 expiration,uint48 nonce) details,address spender,uint256 sigDeadline), bytes"), [
-        { details, spender: universalRouter, sigDeadline: now + 600n },
-        signature,
-      ]),
-    );
+    inputs.push(await universalRouterPermitInput(bench, swap.path[0]!, swap.amountIn));
   }
   // A split is one V2_SWAP_EXACT_IN per leg, each pulling its part from the taker into its first pair
   // with its own minimum (UniversalRouter has no minimum over several commands).
@@ -224,7 +194,46 @@ export async function measureUniversalRouter(bench: GasBench, swap: BenchSwap): 
   return { gasUsed: [(await wait(hash)).gasUsed], received: expected };
 }
 
-function encodeUniversalExecute(commands: number[], inputs: Hex[], deadline: bigint): Hex {
+/**
+ * The input of UniversalRouter's PERMIT2_PERMIT: the taker's signed PermitSingle letting the router
+ * spend `amount` of `token` through Permit2 for an hour, at the allowance's current nonce.
+ */
+export async function universalRouterPermitInput(bench: GasBench, token: Address, amount: bigint): Promise<Hex> {
+  const { taker, contracts, universalRouter } = bench;
+  const now = (await bench.clients.publicClient.getBlock()).timestamp;
+  const [, , permitNonce] = await bench.clients.publicClient.readContract({
+    address: contracts.permit2,
+    abi: permit2AllowanceAbi,
+    functionName: "allowance",
+    args: [taker.account.address, token, universalRouter],
+  });
+  const details = { token, amount, expiration: Number(now + 3600n), nonce: permitNonce };
+  const signature = await bench.signer.signTypedData({
+    domain: { name: "Permit2", chainId: 4663, verifyingContract: contracts.permit2 },
+    types: {
+      PermitSingle: [
+        { name: "details", type: "PermitDetails" },
+        { name: "spender", type: "address" },
+        { name: "sigDeadline", type: "uint256" },
+      ],
+      PermitDetails: [
+        { name: "token", type: "address" },
+        { name: "amount", type: "uint160" },
+        { name: "expiration", type: "uint48" },
+        { name: "nonce", type: "uint48" },
+      ],
+    },
+    primaryType: "PermitSingle",
+    message: { details, spender: universalRouter, sigDeadline: now + 600n },
+  });
+  return encodeAbiParameters(parseAbiParameters("((address token,uint160 amount,uint48 expiration,uint48 nonce) details,address spender,uint256 sigDeadline), bytes"), [
+    { details, spender: universalRouter, sigDeadline: now + 600n },
+    signature,
+  ]);
+}
+
+/** `UniversalRouter.execute(commands, inputs, deadline)` calldata. */
+export function encodeUniversalExecute(commands: number[], inputs: Hex[], deadline: bigint): Hex {
   const args = encodeAbiParameters(parseAbiParameters("bytes, bytes[], uint256"), [
     `0x${commands.map((command) => command.toString(16).padStart(2, "0")).join("")}`,
     inputs,

@@ -15,18 +15,26 @@ function v2Venue(uniswapV2Factory: Address) {
 export type Settlement = { allowanceHolder: Address; takerSwapRouter: Address; gaslessSwapRouter: Address };
 
 /**
- * Deploys a feature-2 router (taker-submitted swaps). It settles nothing until the registry activates
- * it for feature 2 (see `migrateFeature`).
+ * The feature-2 router versions: `TakerSwapRouterV2` (the current one: exact-input and exact-output
+ * swaps) and `TakerSwapRouter` (the first, exact-input only), which tests deploy to migrate away from.
+ */
+export type TakerRouterVersion = "TakerSwapRouterV2" | "TakerSwapRouter";
+
+/**
+ * Deploys a feature-2 router (taker-submitted swaps), the current version unless named. It settles
+ * nothing until the registry activates it for feature 2 (see `migrateFeature`).
  */
 export async function deployTakerSwapRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
   { permit2, allowanceHolder, weth, registry, uniswapV2Factory }: RouterDependencies & { allowanceHolder: Address },
+  version: TakerRouterVersion = "TakerSwapRouterV2",
 ): Promise<Address> {
-  const router = await hre.viem.deployContract("TakerSwapRouter", [permit2, allowanceHolder, weth, registry, v2Venue(uniswapV2Factory)], {
-    client: { public: clients.publicClient, wallet: deployer },
-  });
+  const args = [permit2, allowanceHolder, weth, registry, v2Venue(uniswapV2Factory)] as const;
+  const config = { client: { public: clients.publicClient, wallet: deployer } };
+  const router =
+    version === "TakerSwapRouter" ? await hre.viem.deployContract("TakerSwapRouter", [...args], config) : await hre.viem.deployContract("TakerSwapRouterV2", [...args], config);
   return getAddress(router.address);
 }
 

@@ -1,5 +1,9 @@
 import { decodeFunctionData, encodeFunctionData, parseSignature, type Hex } from "viem";
+import { gaslessExactOutputRouterAbi } from "../abis/gaslessExactOutputRouterAbi";
 import { gaslessTokenPermitAbi } from "../abis/gaslessTokenPermitAbi";
+import type { ExactOutputOrder } from "./exactOutputOrder";
+import { exactOutputSelector } from "./exactOutputCalldata";
+import { normaliseSignature } from "./patchSignature";
 import { GaslessCalldataError } from "../errors/calldata";
 import { decodeSwapGasless, type SignedGaslessOrder } from "./gaslessBatchCalldata";
 
@@ -9,11 +13,29 @@ export const MAX_CONTRACT_SIGNATURE_BYTES = 2048;
 /** The taker's EIP-2612 permit of the sell token to Permit2, as the router's TokenPermit takes it. */
 export type TokenPermitSignature = { value: bigint; deadline: bigint; signature: Hex };
 
+/** A signed gasless exact-output order: the arguments of `swapGaslessExactOutput`. */
+export type SignedGaslessExactOutputOrder = Omit<SignedGaslessOrder, "params"> & { params: ExactOutputOrder };
+
 /** One relayed gasless call: which entry point, its order, and the token permit it carries, if any. */
 export type GaslessCall =
   | { kind: "swapGasless"; order: SignedGaslessOrder }
   | { kind: "withTokenPermit"; order: SignedGaslessOrder; tokenPermit: TokenPermitSignature }
-  | { kind: "fromContract"; order: SignedGaslessOrder };
+  | { kind: "fromContract"; order: SignedGaslessOrder }
+  /** `swapGaslessExactOutput`: goes alone, never in a batch (`swapGaslessBatch` takes exact-input orders only). */
+  | { kind: "exactOutput"; order: SignedGaslessExactOutputOrder };
+
+/** The order inside signed `swapGaslessExactOutput` calldata. */
+function decodeSwapGaslessExactOutput(data: Hex): SignedGaslessExactOutputOrder {
+  let decoded;
+  try {
+    decoded = decodeFunctionData({ abi: gaslessExactOutputRouterAbi, data });
+  } catch (error) {
+    throw new GaslessCalldataError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+  }
+  if (decoded.functionName !== "swapGaslessExactOutput") throw new GaslessCalldataError(`it calls ${decoded.functionName}`);
+  const [params, taker, relayerFee, relayerFeeRecipient, nonce, signature] = decoded.args;
+  return { params: { ...params }, taker, relayerFee, relayerFeeRecipient, nonce, signature: normaliseSignature(signature) };
+}
 
 function tokenPermitArgument(permit: TokenPermitSignature) {
   const { r, s, v, yParity } = parseSignature(permit.signature);
@@ -36,11 +58,12 @@ export function encodeSwapGaslessFromContract(order: SignedGaslessOrder): Hex {
 }
 
 /**
- * The call inside signed relay calldata: `swapGasless`, `swapGaslessWithTokenPermit` or
- * `swapGaslessFromContract`. Only `swapGasless` calls may join a batch; the others go alone.
- * Throws GaslessCalldataError for any other calldata.
+ * The call inside signed relay calldata: `swapGasless`, `swapGaslessWithTokenPermit`,
+ * `swapGaslessFromContract` or `swapGaslessExactOutput`. Only `swapGasless` calls may join a batch;
+ * the others go alone. Throws GaslessCalldataError for any other calldata.
  */
 export function decodeGaslessCall(data: Hex): GaslessCall {
+  if (data.slice(0, 10).toLowerCase() === exactOutputSelector.swapGaslessExactOutput) return { kind: "exactOutput", order: decodeSwapGaslessExactOutput(data) };
   let decoded;
   try {
     decoded = decodeFunctionData({ abi: gaslessTokenPermitAbi, data });

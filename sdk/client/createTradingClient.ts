@@ -56,7 +56,14 @@ export type QuoteParameters = {
   /** Token addresses (any case) or, passed through to the API, symbols such as "USDC" or "ETH". */
   sellToken: string;
   buyToken: string;
-  sellAmount: bigint | string;
+  /**
+   * Exactly one of sellAmount and buyAmount. `sellAmount`: sell this much (exact input). `buyAmount`:
+   * buy exactly this much for at most the quote's `max_sell_amount` (exact output).
+   */
+  sellAmount?: bigint | string;
+  buyAmount?: bigint | string;
+  /** `token`: the amount is whole tokens with a decimal point ("1.5"), converted by the API with the token's decimals; default base units. */
+  amountUnit?: "base" | "token";
   taker: Address;
   slippageBps?: number;
   recipient?: Address;
@@ -150,9 +157,12 @@ function quoteQuery(parameters: QuoteParameters, chainId: number): string {
     ["chain_id", String(chainId)],
     ["sell_token", parameters.sellToken],
     ["buy_token", parameters.buyToken],
-    ["sell_amount", String(parameters.sellAmount)],
-    ["taker", parameters.taker],
   ];
+  // Both or neither are sent as given: the API answers 400 naming them.
+  if (parameters.sellAmount !== undefined) entries.push(["sell_amount", String(parameters.sellAmount)]);
+  if (parameters.buyAmount !== undefined) entries.push(["buy_amount", String(parameters.buyAmount)]);
+  if (parameters.amountUnit !== undefined) entries.push(["amount_unit", parameters.amountUnit]);
+  entries.push(["taker", parameters.taker]);
   if (parameters.slippageBps !== undefined) entries.push(["slippage_bps", String(parameters.slippageBps)]);
   if (parameters.recipient !== undefined) entries.push(["recipient", parameters.recipient]);
   if (parameters.settlement !== undefined) entries.push(["settlement", parameters.settlement]);

@@ -7,9 +7,9 @@ import type { ChainReader, TradingWallet } from "./tradingWallet";
 /** A transaction for the taker to send as it is (its account signs it and pays its gas). */
 export type UnsignedTransaction = { from: Address; to: Address; data: Hex; value: bigint };
 
-/** How much the taker's debit is: the sell amount, plus the relayer's fee for a gasless quote. */
+/** How much the taker's debit is at most: the sell amount (an exact-output quote's max_sell_amount), plus the relayer's fee for a gasless quote. */
 export function takerDebit(quote: QuoteJson): bigint {
-  return BigInt(quote.sell_amount) + (quote.relayer_fee === null ? 0n : BigInt(quote.relayer_fee.amount));
+  return BigInt(quote.max_sell_amount ?? quote.sell_amount) + (quote.relayer_fee === null ? 0n : BigInt(quote.relayer_fee.amount));
 }
 
 /**

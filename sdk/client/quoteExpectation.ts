@@ -13,10 +13,13 @@ export type QuoteExpectation = {
   /** Token addresses (any case) or "ETH"; symbols resolved by the API cannot be compared and are skipped. */
   sellToken?: string;
   buyToken?: string;
+  /** Exact input: the sell amount asked, in base units. */
   sellAmount?: bigint | string;
+  /** Exact output: the buy amount asked, in base units; the quote must then be exact-output and buy exactly this. */
+  buyAmount?: bigint | string;
   /** The integrator fee asked for: a route paying more is refused. Default: the quote's `platform_fee.bps`. */
   feeBps?: number;
-  /** With it, `min_buy_amount` must be at least `buy_amount` less this slippage. */
+  /** With it, `min_buy_amount` must be at least `buy_amount` less this slippage (exact output: `max_sell_amount` at most `sell_amount` plus it). */
   slippageBps?: number;
   /** Whether a gasless quote was asked for. */
   gasless?: boolean;
@@ -31,7 +34,11 @@ export type QuoteRequestFields = {
   chainId?: number;
   sellToken: string;
   buyToken: string;
-  sellAmount: bigint | string;
+  /** Exactly one of sellAmount and buyAmount. */
+  sellAmount?: bigint | string;
+  buyAmount?: bigint | string;
+  /** `token`: the amount is in whole tokens with a decimal point ("1.5"); default base units. */
+  amountUnit?: "base" | "token";
   taker: Address;
   slippageBps?: number;
   recipient?: Address;
@@ -49,7 +56,9 @@ export function expectationOfRequest(request: QuoteRequestFields, extra: { signe
     recipient: request.recipient ?? request.taker,
     sellToken: request.sellToken,
     buyToken: request.buyToken,
-    sellAmount: request.sellAmount,
+    // An amount in whole tokens is converted by the API with the token's decimals, which the client
+    // does not know: it is then checked against the order only (tx.data against the quote JSON).
+    ...(request.amountUnit === "token" ? {} : { sellAmount: request.sellAmount, buyAmount: request.buyAmount }),
     feeBps: request.feeBps ?? 0,
     slippageBps: request.slippageBps,
     gasless: request.gasless === true,

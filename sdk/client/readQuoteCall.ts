@@ -1,4 +1,5 @@
 import { decodeQuoteOrder, quoteCallFunction, type QuoteCall, type QuoteCallKind } from "../calldata/decodeQuoteOrder";
+import { decodeExactOutputQuoteOrder, exactOutputCallFunction, type ExactOutputQuoteCall } from "../calldata/decodeExactOutputQuoteOrder";
 import { SwapCalldataError } from "../errors/calldata";
 import { QuoteCalldataError, QuoteMismatchError } from "../errors/quoteCheck";
 import { isNativeToken } from "../tokens/native";
@@ -27,6 +28,28 @@ export function readQuoteCall(quote: QuoteJson): QuoteCall {
   if (call.kind !== kind) {
     const mode = `settlement ${quote.settlement}${quote.gasless ? " (gasless)" : ""}`;
     throw new QuoteMismatchError(quote.quote_id, "tx.data", quoteCallFunction[kind], quoteCallFunction[call.kind], mode, "is not");
+  }
+  return call;
+}
+
+/** Whether a quote is exact-output (it was asked with buy_amount): it carries `max_sell_amount`. */
+export function isExactOutputQuote(quote: Pick<QuoteJson, "max_sell_amount">): boolean {
+  return quote.max_sell_amount !== undefined;
+}
+
+/** readQuoteCall for an exact-output quote: its `tx.data` must be the exact-output entry point of its mode. */
+export function readExactOutputQuoteCall(quote: QuoteJson): ExactOutputQuoteCall {
+  let call: ExactOutputQuoteCall;
+  try {
+    call = decodeExactOutputQuoteOrder(quote.tx.data);
+  } catch (cause) {
+    if (cause instanceof SwapCalldataError) throw new QuoteCalldataError(quote.quote_id, "tx.data", cause.shortMessage, cause);
+    throw cause;
+  }
+  const kind = quoteCallKind(quote);
+  if (call.kind !== kind) {
+    const mode = `settlement ${quote.settlement}${quote.gasless ? " (gasless)" : ""}, exact output`;
+    throw new QuoteMismatchError(quote.quote_id, "tx.data", exactOutputCallFunction[kind], exactOutputCallFunction[call.kind], mode, "is not");
   }
   return call;
 }

@@ -50,7 +50,7 @@ function routeSteps(quote: QuoteJson): string[] {
  * the fee asked for (and what `platform_fee` states), and every other step is the quote's `route`
  * (pairs, tokens, split shares, wrap and unwrap) in order.
  */
-export function verifyQuoteActions(check: QuoteFieldCheck, quote: QuoteJson, order: SwapOrder, expected: QuoteExpectation): void {
+export function verifyQuoteActions(check: QuoteFieldCheck, quote: QuoteJson, order: Pick<SwapOrder, "actions">, expected: QuoteExpectation): void {
   let actions: RouteAction[];
   try {
     actions = decodeRouteActions(order.actions);

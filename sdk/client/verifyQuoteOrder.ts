@@ -4,7 +4,9 @@ import { NATIVE_TOKEN } from "../tokens/native";
 import type { QuoteJson } from "../wire/quoteJson";
 import type { QuoteExpectation } from "./quoteExpectation";
 import { amountOf, QuoteFieldCheck } from "./quoteFieldCheck";
-import { readQuoteCall } from "./readQuoteCall";
+import { isExactOutputQuote, readQuoteCall } from "./readQuoteCall";
+import type { ExactOutputQuoteCall } from "../calldata/decodeExactOutputQuoteOrder";
+import { verifyExactOutputQuoteOrder } from "./verifyExactOutputQuoteOrder";
 import { verifyQuoteActions } from "./verifyQuoteActions";
 import { verifyQuotePermit } from "./verifyQuotePermit";
 
@@ -17,25 +19,47 @@ function requestedToken(token: string | undefined): string | undefined {
   return isAddress(token, { strict: false }) ? token : undefined;
 }
 
+/** An exact-output quote's maximum input for `sellAmount` and a slippage tolerance, rounded up as the API rounds it. */
+export function maxSellAmountOf(sellAmount: bigint, slippageBps: number): bigint {
+  return (sellAmount * (BPS + BigInt(slippageBps)) + BPS - 1n) / BPS;
+}
+
 /** The quote JSON against the request: chain, mode, tokens, amount and slippage. */
-function verifyAgainstRequest(check: QuoteFieldCheck, quote: QuoteJson, expected: QuoteExpectation): void {
+export function verifyAgainstRequest(check: QuoteFieldCheck, quote: QuoteJson, expected: QuoteExpectation): void {
   if (expected.chainId !== undefined) check.same("chain_id", quote.chain_id, expected.chainId, "the chain quoted for");
   if (expected.gasless !== undefined) check.same("gasless", quote.gasless, expected.gasless, "request (gasless)");
   const sell = requestedToken(expected.sellToken);
   if (sell !== undefined) check.address("sell_token", quote.sell_token, sell, "request sell_token");
   const buy = requestedToken(expected.buyToken);
   if (buy !== undefined) check.address("buy_token", quote.buy_token, buy, "request buy_token");
-  if (expected.sellAmount !== undefined) check.amount("sell_amount", quote.sell_amount, BigInt(expected.sellAmount), "request sell_amount");
-  if (expected.slippageBps !== undefined) {
+  const exactOutput = isExactOutputQuote(quote);
+  if (expected.buyAmount !== undefined) {
+    // Asked with buy_amount: an exact-input quote would spend its sell_amount with no bound on the output but its minimum.
+    if (!exactOutput) check.refuse("max_sell_amount", undefined, "present", "request buy_amount (an exact-output quote)", "must be");
+    check.amount("buy_amount", quote.buy_amount, BigInt(expected.buyAmount), "request buy_amount");
+  }
+  if (expected.sellAmount !== undefined) {
+    if (exactOutput) check.refuse("max_sell_amount", quote.max_sell_amount, undefined, "request sell_amount (an exact-input quote)", "must be");
+    check.amount("sell_amount", quote.sell_amount, BigInt(expected.sellAmount), "request sell_amount");
+  }
+  if (exactOutput) {
+    // The output is bound exactly; the tolerance is on the input.
+    check.amount("min_buy_amount", quote.min_buy_amount, BigInt(quote.buy_amount), "buy_amount (an exact output is its own minimum)");
+    if (expected.slippageBps !== undefined) {
+      const ceiling = maxSellAmountOf(BigInt(quote.sell_amount), expected.slippageBps);
+      if (BigInt(quote.max_sell_amount!) > ceiling) check.refuse("max_sell_amount", quote.max_sell_amount, ceiling, `sell_amount plus request slippage_bps ${expected.slippageBps}`, "is above");
+    }
+  } else if (expected.slippageBps !== undefined) {
     const floor = (BigInt(quote.buy_amount) * (BPS - BigInt(expected.slippageBps))) / BPS;
     if (BigInt(quote.min_buy_amount) < floor) check.refuse("min_buy_amount", quote.min_buy_amount, floor, `buy_amount less request slippage_bps ${expected.slippageBps}`, "is below");
   }
 }
 
 /** The call's own fields against the quote JSON: value, signature slot, permit presence, gasless taker and relayer fee. */
-function verifyCallFields(check: QuoteFieldCheck, quote: QuoteJson, call: QuoteCall, expected: QuoteExpectation): void {
+export function verifyCallFields(check: QuoteFieldCheck, quote: QuoteJson, call: QuoteCall | ExactOutputQuoteCall, expected: QuoteExpectation): void {
   const { tx } = quote;
-  if (call.kind === "native") check.amount("tx.value", tx.value, call.order.sellAmount, "tx.data.order.sellAmount (a native sell sends it as value)");
+  if (call.kind === "native" && "maxSellAmount" in call.order) check.amount("tx.value", tx.value, call.order.maxSellAmount, "tx.data.order.maxSellAmount (an exact-output native sell sends it as value; the rest is refunded)");
+  else if (call.kind === "native" && "sellAmount" in call.order) check.amount("tx.value", tx.value, call.order.sellAmount, "tx.data.order.sellAmount (a native sell sends it as value)");
   else check.amount("tx.value", tx.value, 0n, "an ERC20 sell sends no value");
   if (call.kind === "permit" || call.kind === "gasless") {
     if (quote.permit2 === undefined) check.refuse("permit2", undefined, "the Permit2 typed data tx.data spends", quoteCallFunction[call.kind]);
@@ -70,9 +94,10 @@ function verifyCallFields(check: QuoteFieldCheck, quote: QuoteJson, call: QuoteC
  *
  * @example verifyQuoteOrder(quote, { taker: wallet.account.address, sellAmount: 1_000_000n, feeBps: 0 });
  */
-export function verifyQuoteOrder(quote: QuoteJson, expected: QuoteExpectation): QuoteCall {
+export function verifyQuoteOrder(quote: QuoteJson, expected: QuoteExpectation): QuoteCall | ExactOutputQuoteCall {
   const check = new QuoteFieldCheck(quote.quote_id);
   verifyAgainstRequest(check, quote, expected);
+  if (isExactOutputQuote(quote)) return verifyExactOutputQuoteOrder(check, quote, expected);
 
   const call = readQuoteCall(quote);
 

@@ -1,11 +1,13 @@
 import { hashRouteActions } from "../calldata/routeActions";
 import type { QuoteCall } from "../calldata/decodeQuoteOrder";
+import type { ExactOutputQuoteCall } from "../calldata/decodeExactOutputQuoteOrder";
+import { exactOutputPermitTypes, gaslessExactOutputPermitTypes } from "../typedData/exactOutputWitness";
 import { PERMIT2_ADDRESS } from "../chain/permit2";
 import { gaslessPermitTypes, swapPermitTypes, withDomainType } from "../typedData/permit2Witness";
 import type { QuoteJson } from "../wire/quoteJson";
 import type { QuoteFieldCheck } from "./quoteFieldCheck";
 
-type PermitCall = Extract<QuoteCall, { kind: "permit" | "gasless" }>;
+type PermitCall = Extract<QuoteCall | ExactOutputQuoteCall, { kind: "permit" | "gasless" }>;
 
 const domainType = withDomainType({}).EIP712Domain;
 
@@ -22,21 +24,25 @@ function typesText(types: Record<string, readonly { name: string; type: string }
 export function verifyQuotePermit(check: QuoteFieldCheck, quote: QuoteJson, call: PermitCall, chainId: number): void {
   const permit2 = quote.permit2!;
   const gasless = call.kind === "gasless";
+  const { order } = call;
+  // The exact-output witnesses bind the output and the maximum input instead of a minimum output.
+  const exactOutput = "maxSellAmount" in order;
   const { EIP712Domain: servedDomainType, ...types } = permit2.types;
-  const expectedTypes = gasless ? gaslessPermitTypes : swapPermitTypes;
-  check.same("permit2.types", typesText(types), typesText(expectedTypes), gasless ? "GaslessSwapRouter's witness types" : "TakerSwapRouter's witness types");
+  const expectedTypes = exactOutput ? (gasless ? gaslessExactOutputPermitTypes : exactOutputPermitTypes) : gasless ? gaslessPermitTypes : swapPermitTypes;
+  const typesSource = `${gasless ? "the gasless router's" : "the taker router's"} ${exactOutput ? "exact-output " : ""}witness types`;
+  check.same("permit2.types", typesText(types), typesText(expectedTypes), typesSource);
   if (servedDomainType !== undefined) check.same("permit2.types.EIP712Domain", typesText({ EIP712Domain: servedDomainType }), typesText({ EIP712Domain: domainType }), "Permit2's domain");
   check.same("permit2.primaryType", permit2.primaryType, "PermitWitnessTransferFrom", "Permit2's witness transfer");
   check.same("permit2.domain.name", permit2.domain.name, "Permit2", "Permit2's domain");
   check.same("permit2.domain.chainId", permit2.domain.chainId, chainId, "the chain quoted for");
   check.address("permit2.domain.verifyingContract", permit2.domain.verifyingContract, PERMIT2_ADDRESS, "the canonical Permit2");
 
-  const { order } = call;
   const { message } = permit2;
   const source = (name: string) => `tx.data.${name}`;
   check.address("permit2.message.permitted.token", message.permitted.token, order.sellToken, source("order.sellToken"));
-  if (gasless) check.amount("permit2.message.permitted.amount", message.permitted.amount, order.sellAmount + call.relayerFee, "tx.data.order.sellAmount + tx.data.relayerFee");
-  else check.amount("permit2.message.permitted.amount", message.permitted.amount, order.sellAmount, source("order.sellAmount"));
+  const [permitted, permittedName] = "maxSellAmount" in order ? [order.maxSellAmount, "order.maxSellAmount"] : [order.sellAmount, "order.sellAmount"];
+  if (call.kind === "gasless") check.amount("permit2.message.permitted.amount", message.permitted.amount, permitted + call.relayerFee, `tx.data.${permittedName} + tx.data.relayerFee`);
+  else check.amount("permit2.message.permitted.amount", message.permitted.amount, permitted, source(permittedName));
   check.address("permit2.message.spender", message.spender, quote.tx.to, "tx.to");
   check.amount("permit2.message.nonce", message.nonce, call.nonce, source("nonce"));
   check.amount("permit2.message.deadline", message.deadline, order.deadline, source("order.deadline"));
@@ -46,11 +52,18 @@ export function verifyQuotePermit(check: QuoteFieldCheck, quote: QuoteJson, call
 
   const witness = message.witness;
   const names = Object.keys(witness).sort().join(", ");
-  const expectedNames = (gasless ? gaslessPermitTypes.GaslessSwapWitness : swapPermitTypes.SwapWitness).map((field) => field.name).sort().join(", ");
+  const typeLists: readonly (readonly { name: string; type: string }[])[] = Object.values(expectedTypes);
+  const witnessType = typeLists.find((fields) => fields.some((field) => field.name === "actionsHash"))!;
+  const expectedNames = witnessType.map((field) => field.name).sort().join(", ");
   check.same("permit2.message.witness", names, expectedNames, "the witness type's fields");
   check.address("permit2.message.witness.recipient", witness.recipient, order.recipient, source("order.recipient"));
   check.address("permit2.message.witness.buyToken", witness.buyToken, order.buyToken, source("order.buyToken"));
-  check.amount("permit2.message.witness.minBuyAmount", witness.minBuyAmount, order.minBuyAmount, source("order.minBuyAmount"));
+  if ("maxSellAmount" in order) {
+    check.amount("permit2.message.witness.buyAmount", witness.buyAmount, order.buyAmount, source("order.buyAmount"));
+    check.amount("permit2.message.witness.maxSellAmount", witness.maxSellAmount, order.maxSellAmount, source("order.maxSellAmount"));
+  } else {
+    check.amount("permit2.message.witness.minBuyAmount", witness.minBuyAmount, order.minBuyAmount, source("order.minBuyAmount"));
+  }
   check.amount("permit2.message.witness.deadline", witness.deadline, order.deadline, source("order.deadline"));
   check.hex("permit2.message.witness.quoteId", witness.quoteId, order.quoteId, source("order.quoteId"));
   check.hex("permit2.message.witness.actionsHash", witness.actionsHash, hashRouteActions(order.actions), "keccak256(tx.data.order.actions)");

@@ -4,7 +4,7 @@ import { isNativeToken } from "../tokens/native";
 import { ClientConfigError, UntrustedRouterError } from "../errors/client";
 import { Feature } from "../registry/features";
 import type { QuoteJson } from "../wire/quoteJson";
-import { readQuoteCall } from "./readQuoteCall";
+import { isExactOutputQuote, readExactOutputQuoteCall, readQuoteCall } from "./readQuoteCall";
 import { assertRegisteredRouter } from "./routerCheck";
 import type { ChainReader } from "./tradingWallet";
 
@@ -37,7 +37,7 @@ export async function verifyQuoteTargets(reader: ChainReader, contracts: Trusted
     }
     mustEqual("tx.to (allowance holder)", quote.tx.to, holder, featureId);
     if (quote.issues.allowance !== null) mustEqual("issues.allowance.spender", quote.issues.allowance.spender, holder, featureId);
-    const call = readQuoteCall(quote);
+    const call = isExactOutputQuote(quote) ? readExactOutputQuoteCall(quote) : readQuoteCall(quote);
     if (call.kind === "allowance") await assertRegisteredRouter(reader, { registry, featureId, role: "allowance holder operator", address: call.operator });
     return;
   }

@@ -75,9 +75,12 @@ export const priceJsonSchema = z
     block_number: amount,
     sell_token: address,
     buy_token: address,
-    sell_amount: amount,
-    buy_amount: amount,
-    min_buy_amount: amount,
+    sell_amount: amount.describe("what is sold; for an exact-output quote (asked with buy_amount), the input the route needs at the quote's block"),
+    max_sell_amount: amount
+      .optional()
+      .describe("exact-output quotes only: the most the taker spends, sell_amount plus the slippage tolerance (rounded up); the permit signs it, a native sell sends it as tx.value and gets the unspent part back in the same transaction"),
+    buy_amount: amount.describe("the expected output; for an exact-output quote, exactly the buy_amount asked (the recipient gets at least this)"),
+    min_buy_amount: amount.describe("the least output the order accepts: buy_amount less slippage_bps, or buy_amount itself for an exact-output quote"),
     token_metadata: z
       .object({ sell_token: transferTaxJsonSchema, buy_token: transferTaxJsonSchema })
       .optional()
@@ -87,7 +90,7 @@ export const priceJsonSchema = z
       legs: z
         .array(
           z.object({
-            share_bps: z.number().int().describe("the leg's share of sell_amount in bps, as the router's SPLIT action states it"),
+            share_bps: z.number().int().describe("the leg's share in bps, as the router's SPLIT action states it: of sell_amount, or of the output for an exact-output quote"),
             sell_amount: amount.describe("what the router gives the leg: sell_amount × share_bps / 10000 rounded down, the last leg the rest"),
             buy_amount: amount,
             hops: z.array(hopJsonSchema),
@@ -122,7 +125,7 @@ export const priceJsonSchema = z
       .optional()
       .describe("what sending the transaction is expected to cost in ETH (a gasless taker pays it through relayer_fee instead)"),
     taker: address.optional().describe("the request's taker"),
-    slippage_bps: z.number().int().optional().describe("the slippage applied to buy_amount for min_buy_amount (default 100)"),
+    slippage_bps: z.number().int().optional().describe("the slippage applied to buy_amount for min_buy_amount (default 100), or for an exact-output quote to sell_amount for max_sell_amount"),
     route_stats: z
       .object({
         candidate_paths: z.number().int().min(0).describe("token paths the search tried for the whole amount (direct, through each hub, through pairs of hubs)"),

@@ -260,9 +260,15 @@ describe("TakerSwapRouter (feature 2)", () => {
       const takerBefore = await balanceOf(f, f.token("USDC"), f.taker.account.address);
       await expectRevert(f.stranger.sendTransaction({ to: f.contracts.allowanceHolder, data: encodeSwapWithAllowance(order, f.routerAddress) }), "ERC20InsufficientAllowance");
       expect(await balanceOf(f, f.token("USDC"), f.taker.account.address)).to.equal(takerBefore);
-      // The holder exposes no other way to move tokens: its ABI is exec and a pure parser.
+      // The holder exposes no other way to move tokens: its ABI is exec, a pure parser, and the
+      // transient transferFrom that only an exact-output exec's own operator may use, inside that exec
+      // (exactOutput.test.ts: "the allowance holder's transient allowance").
       const functions = (await hre.artifacts.readArtifact("AllowanceHolder")).abi.filter((item) => item.type === "function").map((item) => (item as { name: string }).name);
-      expect(functions.sort()).to.deep.equal(["exec", "orderOf"]);
+      expect(functions.sort()).to.deep.equal(["exec", "orderOf", "transferFrom"]);
+      await expectRevert(
+        f.stranger.writeContract({ address: f.contracts.allowanceHolder, abi: f.holder.abi, functionName: "transferFrom", args: [f.token("USDC"), f.taker.account.address, f.stranger.account.address, 1n] }),
+        "AllowanceHolderNoAllowance",
+      );
     });
 
     it("calls nothing but swapWithAllowance, so it cannot be turned against token contracts", async () => {

@@ -15,14 +15,17 @@ import {
   type SignedGaslessOrder,
   type SwapOrder,
 } from "../../sdk";
-import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
+import { settlementFixture } from "../fixtures/settlementFixture";
+import { expectedRefusal, nextTimestamp, sendOutcome, type InvariantWorld } from "../fixtures/invariantWorld";
+import { ExactOutputSwap, GaslessExactOutputSwap, type ExactOutputSettlement, type GaslessTamper } from "../fixtures/exactOutputCommands";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf, orderFor, testRoute, type TestRoute } from "../fixtures/testRoute";
 import { revertOf } from "../helpers/expectRevert";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 
 /**
- * Stateful invariant tests: fast-check drives random sequences of swaps (allowance, native, gasless),
+ * Stateful invariant tests: fast-check drives random sequences of swaps (allowance, native, gasless,
+ * and exact-output ones by permit, allowance, ETH and gasless: see exactOutputCommands.ts),
  * migrations, pauses, unpauses, time, and adversarial actors (a stranger trying administrator calls
  * and a sweep through a look-alike pair, a copier front-running a relayer, gasless batches holding
  * duplicated, forged and expired orders) against the real devnet.
@@ -40,12 +43,7 @@ const NONCE_BASE = 14n << 64n;
 let nonceCounter = 0n;
 const FEE_PAYEE: Address = "0x00000000000000000000000000000000000fee14";
 
-type World = {
-  f: SettlementFixture;
-  routers: Record<"2" | "3", Address[]>;
-  admin: Address;
-  steps: number;
-};
+type World = InvariantWorld;
 
 async function setup() {
   const f = await settlementFixture();
@@ -58,32 +56,7 @@ async function setup() {
   return f;
 }
 
-/** Pins the next block's timestamp, so "may this router settle" has one answer. */
-async function nextTimestamp(w: World): Promise<bigint> {
-  const next = (await w.f.publicClient.getBlock()).timestamp + 1n;
-  await time.setNextBlockTimestamp(next);
-  return next;
-}
-
-/**
- * Whether the registry lets `router` settle for `feature` at `at`, and the errors it may be refused
- * with. A retired router is not synced on later pauses, so it may name either reason.
- */
-async function expectedRefusal(w: World, feature: bigint, router: Address, at: bigint): Promise<string[] | undefined> {
-  const [paused, activeUntil] = await w.f.registry.read.statusOf([feature, router]);
-  if (activeUntil === 0n) return ["SwapRouterNotActive", "SwapFeaturePaused"];
-  if (paused) return ["SwapFeaturePaused"];
-  if (at >= activeUntil) return ["SwapRouterNotActive"];
-  return undefined;
-}
-
-async function send(action: () => Promise<Hex>, w: World): Promise<TransactionReceipt | { error: unknown }> {
-  try {
-    return await w.f.publicClient.waitForTransactionReceipt({ hash: await action() });
-  } catch (error) {
-    return { error };
-  }
-}
+const send = sendOutcome;
 
 /** Checks a swap's outcome against the registry's verdict and the route's arithmetic. */
 async function checkSwap(
@@ -396,6 +369,12 @@ describe("settlement invariants under random sequences of swaps, migrations, pau
       fc
         .tuple(fc.nat(), fc.array(fc.constantFrom<BatchOrderKind>("valid", "valid", "repeat", "forged", "expired"), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 5_000 }), fc.boolean())
         .map(([pick, kinds, amount, copier]) => new GaslessBatch(pick, kinds, amount, copier)),
+      fc
+        .tuple(fc.nat(), fc.constantFrom<ExactOutputSettlement>("permit", "allowance", "native"), fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: -50, max: 800 }))
+        .map(([pick, settlement, amount, slackBps]) => new ExactOutputSwap(pick, settlement, amount, slackBps)),
+      fc
+        .tuple(fc.nat(), fc.integer({ min: 1, max: 3_000 }), fc.integer({ min: 0, max: 30_000 }), fc.integer({ min: -50, max: 800 }), fc.boolean(), fc.constantFrom<GaslessTamper>("buyAmount", "maxSellAmount", "relayerFee", "relayerFeeRecipient"))
+        .map(([pick, milliEth, fee, slackBps, copier, tamper]) => new GaslessExactOutputSwap(pick, milliEth, fee, slackBps, copier, tamper)),
       feature.map((id) => new Migrate(id)),
       fc.tuple(feature, fc.boolean()).map(([id, byPauser]) => new Pause(id, byPauser)),
       feature.map((id) => new Unpause(id)),

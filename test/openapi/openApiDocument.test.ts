@@ -45,6 +45,17 @@ describe("OpenAPI document (GET /openapi.json)", function () {
     expect(submit.additionalProperties).to.equal(false);
   });
 
+  it("describes exact-output quotes: the buy_amount parameter, and max_sell_amount in the quote and price responses", () => {
+    const document = buildOpenApiDocument() as any;
+    const buyAmount = (document.paths["/quote"].get.parameters as { name: string; description: string }[]).find((parameter) => parameter.name === "buy_amount");
+    expect(buyAmount?.description).to.include("max_sell_amount").and.include("min_buy_amount = buy_amount");
+    for (const name of ["Quote", "Price"]) {
+      const schema = document.components.schemas[name];
+      expect(schema?.properties?.max_sell_amount?.description, name).to.include("exact-output");
+      expect(schema.required ?? [], name).to.not.include("max_sell_amount");
+    }
+  });
+
   it("catches a response that does not match", () => {
     const validator = new DocumentValidator();
     expect(() => validator.check("GET", "/tokens/supported-tokens", 200, { schema_version: 1, chain_id: 4663 })).to.throw(/does not match/);
@@ -106,6 +117,11 @@ describe("OpenAPI document (GET /openapi.json)", function () {
       await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 0n, taker: taker.account.address }).catch(() => undefined); // 400
       await client.getPrice({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 50_000_000n, taker: taker.account.address, feeBps: 5 }); // 200
       await client.getPrice({ sellToken: devnet.token("USDC"), buyToken: devnet.token("USDC"), sellAmount: 1n, taker: taker.account.address }).catch(() => undefined); // 400
+      // Exact output (buy_amount): the quote and the price carry max_sell_amount, and both or neither amount is a 400.
+      const exact = await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), buyAmount: 10n ** 16n, taker: taker.account.address }); // 200
+      expect(exact.max_sell_amount).to.match(/^[0-9]+$/);
+      expect((await client.getPrice({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), buyAmount: "0.01", amountUnit: "token", taker: taker.account.address })).buy_amount).to.equal(String(10n ** 16n));
+      await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 1n, buyAmount: 1n, taker: taker.account.address }).catch(() => undefined); // 400
       await createTradingClient({ apiUrl: devnet.apiUrl, apiKey: "tsk_nope", fetch: validating, maxAttempts: 1 })
         .getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 1n, taker: taker.account.address })
         .catch(() => undefined); // 401

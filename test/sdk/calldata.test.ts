@@ -18,6 +18,8 @@ import {
   encodeSwapWithAllowance,
   encodeSwapWithPermit,
   gaslessBatchSwapRouterAbi,
+  gaslessExactOutputRouterAbi,
+  takerExactOutputRouterAbi,
   gaslessSwapRouterAbi,
   hashRouteActions,
   patchSignature,
@@ -295,6 +297,8 @@ describe("sdk calldata", () => {
       ["IGaslessSwapRouter", gaslessSwapRouterAbi],
       ["IGaslessBatchSwapRouter", gaslessBatchSwapRouterAbi],
       ["IAllowanceHolder", allowanceHolderAbi],
+      ["ITakerExactOutputRouter", takerExactOutputRouterAbi],
+      ["IGaslessExactOutputRouter", gaslessExactOutputRouterAbi],
     ] as const) {
       const artifact = await hre.artifacts.readArtifact(name);
       expect(JSON.parse(JSON.stringify(sorted(abi))), name).to.deep.equal(sorted(artifact.abi));

@@ -1,5 +1,5 @@
 import { getAddress, type Address, type Hex } from "viem";
-import type { SwapOrder } from "../../../sdk";
+import type { ExactOutputOrder, SwapOrder } from "../../../sdk";
 import type { GaslessTerms, QuoteRecord } from "../store";
 
 /** A `quotes` row, as both engines return it: amounts as decimal text, gasless terms as JSON text. */
@@ -28,7 +28,8 @@ export function quoteRow(quote: QuoteRecord) {
 }
 
 type GaslessTermsJson = {
-  order: Record<keyof SwapOrder, string>;
+  /** An exact-output order has maxSellAmount and buyAmount in place of sellAmount and minBuyAmount. */
+  order: Record<keyof SwapOrder, string> | Record<keyof ExactOutputOrder, string>;
   permit2Nonce: string;
   relayerFee: string;
   relayerFeeRecipient: string;
@@ -41,20 +42,18 @@ type GaslessTermsJson = {
   tokenPermit?: { domain: { name: string; version: string; chainId: number; verifyingContract: string }; nonce: string; value: string; deadline: string };
 };
 
+function orderFromJson(order: GaslessTermsJson["order"]): SwapOrder | ExactOutputOrder {
+  const end = { recipient: getAddress(order.recipient), deadline: BigInt(order.deadline), quoteId: order.quoteId as Hex, actions: order.actions as Hex };
+  if ("maxSellAmount" in order) {
+    return { sellToken: getAddress(order.sellToken), maxSellAmount: BigInt(order.maxSellAmount), buyToken: getAddress(order.buyToken), buyAmount: BigInt(order.buyAmount), ...end };
+  }
+  return { sellToken: getAddress(order.sellToken), sellAmount: BigInt(order.sellAmount), buyToken: getAddress(order.buyToken), minBuyAmount: BigInt(order.minBuyAmount), ...end };
+}
+
 function gaslessFromJson(text: string): GaslessTerms {
   const json = JSON.parse(text) as GaslessTermsJson;
-  const { order } = json;
   return {
-    order: {
-      sellToken: getAddress(order.sellToken),
-      sellAmount: BigInt(order.sellAmount),
-      buyToken: getAddress(order.buyToken),
-      minBuyAmount: BigInt(order.minBuyAmount),
-      recipient: getAddress(order.recipient),
-      deadline: BigInt(order.deadline),
-      quoteId: order.quoteId as Hex,
-      actions: order.actions as Hex,
-    },
+    order: orderFromJson(json.order),
     permit2Nonce: BigInt(json.permit2Nonce),
     relayerFee: BigInt(json.relayerFee),
     relayerFeeRecipient: getAddress(json.relayerFeeRecipient),
