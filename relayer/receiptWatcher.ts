@@ -247,7 +247,7 @@ export class ReceiptWatcher {
       if (leaving.size > 0) {
         const cancelling = relays.some((member) => member !== undefined && leaving.has(member.id) && member.cancelRequestedAt !== undefined);
         const replaced = await replaceBatch(this.context, signer, previous, { exclude: leaving, kind: "swap", head, cancelling });
-        if (replaced.outcome === "ceiling") tracked.resend = isRetryableSend(replaced.resent);
+        if ("resent" in replaced) tracked.resend = isRetryableSend(replaced.resent);
         else if (replaced.outcome !== "empty") {
           tracked.resend = isRetryableSend(replaced.outcome);
           if (replaced.kind === "cancel") for (const id of replaced.members) await store.updateRelay(id, { cancelling: true, at: this.context.now() });
@@ -258,7 +258,7 @@ export class ReceiptWatcher {
     }
     if (this.context.now().getTime() - latest.sentAt.getTime() >= config.resubmitSeconds * 1000) {
       const replaced = await replaceBatch(this.context, signer, previous, { exclude: new Set(), kind: latest.kind, head });
-      tracked.resend = replaced.outcome === "ceiling" ? isRetryableSend(replaced.resent) : replaced.outcome !== "empty" && isRetryableSend(replaced.outcome);
+      tracked.resend = "resent" in replaced ? isRetryableSend(replaced.resent) : replaced.outcome !== "empty" && isRetryableSend(replaced.outcome);
       return;
     }
     if (tracked.resend) tracked.resend = isRetryableSend((await sendRaw(this.context.client, latest.raw!)).outcome);
