@@ -12,6 +12,7 @@ export function isBatchable(data: Hex): boolean {
 }
 import { sendRaw, type SendOutcome } from "./broadcaster";
 import { cancelFees, replacementFees, type Fees } from "./feeBump";
+import { effectiveGasPrice, feeShortfall } from "./feeCoverage";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { BatchExpectation, BatchRefusal, RelayRecord, RelayStore } from "./store/relayStore";
@@ -79,8 +80,11 @@ export async function signPersistSendBatch(
 
 export type BatchReplacement =
   | { outcome: SendOutcome; hash: Hex; kind: "swap" | "cancel"; members: string[] }
-  /** No valid replacement under RELAYER_MAX_FEE_GWEI: the previous transaction was sent again. */
-  | { outcome: "ceiling"; resent: SendOutcome }
+  /**
+   * No valid replacement under RELAYER_MAX_FEE_GWEI (`ceiling`), or no member whose fee covers its
+   * share at the bumped fees (`below_cost`): the previous transaction was sent again, unchanged.
+   */
+  | { outcome: "ceiling" | "below_cost"; resent: SendOutcome }
   /** Every member changed or went to another relayer, or another replacement came first: nothing was signed. */
   | { outcome: "empty" };
 
@@ -88,9 +92,13 @@ export type BatchReplacement =
  * Replaces the pending batch transaction `latest` (same signer, same nonce, fees bumped by the
  * mempool's rule) with a batch rebuilt from its members that are still pending on it, leaving out
  * `exclude` (a relay cancelled, or past its deadline). With nobody left, or `kind: "cancel"`, the
- * replacement is a cancel that frees the nonce, recorded on the members that still hold it. A left
+ * replacement is a cancel that frees the nonce, recorded on the members that still hold it. A swap
+ * replacement also leaves out every member whose signed fee no longer covers its share at the bumped
+ * fees (the bound its batch was built with, `feeShortfall`); when that leaves nobody and nobody was
+ * to leave, nothing is re-signed: the previous transaction, whose fees they pay, is sent again. A left
  * out relay keeps its older transactions on record: if one of them is mined first it is finished from
- * that receipt; if the replacement is, its nonce went to another transaction and it is sent anew.
+ * that receipt; if the replacement is, its nonce went to another transaction and it is sent anew
+ * (through the queue's checks: it waits while its fee does not cover its gas).
  *
  * Runs inside the signer's lock; throws RelayLeaseError never, and nothing is sent when the store
  * refuses the whole write (each refusal drops its member and the batch is rebuilt).
@@ -110,12 +118,22 @@ export async function replaceBatch(
     (relay): relay is RelayRecord =>
       relay !== undefined && relay.status === "submitted" && relay.signerNonce === latest.nonce && relay.signer?.toLowerCase() === signer.address.toLowerCase(),
   );
+  const gasPrice = effectiveGasPrice(fees, options.head.baseFeePerGas);
+  const unpaid = new Set(
+    options.kind === "cancel" ? [] : relays.filter((relay) => !options.exclude.has(relay.id) && feeShortfall(relay, gasPrice, config.maxLossBps) !== undefined).map((relay) => relay.id),
+  );
   return signer.exclusive(async () => {
     // Another replacement of the same transaction (the watcher's bump, a cancellation) went first.
     const newest = await store.latestAtNonce(signer.address, latest.nonce);
     if (newest !== undefined && newest.toLowerCase() !== latest.hash.toLowerCase()) return { outcome: "empty" };
-    let keep = relays.filter((relay) => !options.exclude.has(relay.id));
+    let keep = relays.filter((relay) => !options.exclude.has(relay.id) && !unpaid.has(relay.id));
     let kind = options.kind;
+    if (unpaid.size > 0) logger.warn({ replaced: latest.hash, unpaid: [...unpaid], gasPrice: gasPrice.toString() }, "batch members whose fee does not cover their share at the bumped fees are left out of the replacement");
+    // Only members whose fee no longer covers the bump, and nobody asked to leave: the batch stays as
+    // it is (its members pay for its fees), sent again rather than bumped at the operator's expense.
+    if (keep.length === 0 && unpaid.size > 0 && !relays.some((relay) => options.exclude.has(relay.id))) {
+      return { outcome: "below_cost", resent: (await sendRaw(client, latest.raw)).outcome };
+    }
     // Nobody left to swap for: the nonce is freed by a cancel recorded on those still holding it.
     if (keep.length === 0) {
       kind = "cancel";

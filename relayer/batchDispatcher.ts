@@ -1,7 +1,7 @@
 import { decodeFunctionResult, getAbiItem, type Address } from "viem";
-import { gaslessBatchSwapRouterAbi, isRevertError, relayGasLimitOfCalldata, BATCH_ORDER_GAS_NEEDED, BATCH_OVERHEAD_GAS, type RelayReason, type RelayStatus } from "../sdk";
+import { gaslessBatchSwapRouterAbi, isRevertError, relayGasLimitOfCalldata, BATCH_ORDER_GAS_NEEDED, BATCH_OVERHEAD_GAS, type BlockHead, type RelayReason, type RelayStatus } from "../sdk";
 import { batchCall, signPersistSendBatch, type BatchBroadcast } from "./batchBroadcast";
-import { firstFees } from "./feeBump";
+import { firstFees, type Fees } from "./feeBump";
 import { isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
@@ -19,6 +19,11 @@ export type BatchHooks = {
   /** The relay's attempt failed (the node, the database): try it again later, with backoff. */
   retryLater(relayId: string, error: unknown): void;
   waitAndRetry(relayId: string, details: Record<string, unknown>, message: string): void;
+  /**
+   * The single path's bound, at `head` with `fees`: true when the relay went back to wait (the base fee
+   * at the ceiling, or its gas at these fees above what its fee covers), as a relay of its own would.
+   */
+  heldBack(relay: RelayRecord, head: BlockHead, fees: Fees): boolean;
   /** Send this relay alone from now on (its batch would revert as a whole), and queue it. */
   sendAloneLater(relayId: string): void;
   enqueue(relayId: string, delayMs?: number): void;
@@ -127,14 +132,16 @@ export class BatchDispatcher {
       // One JSON-RPC batch (the transport's) for every order's nonce word.
       const spent = await Promise.all(relays.map((relay) => isPermit2NonceUsed(client, permit2, relay)));
       for (const [index, relay] of relays.entries()) if (spent[index]) await this.hooks.settleWithoutUs(relay);
-      let members = relays.filter((_, index) => !spent[index]);
+      const head = await this.context.head.read();
+      const fees = await firstFees(this.context, head);
+      // Each member still pays for its share at the fees signed now (it may have waited blocks for a
+      // signer since its own check): one that does not is left out and waits as a relay of its own.
+      let members = relays.filter((relay, index) => !spent[index] && !this.hooks.heldBack(relay, head, fees));
       if (members.length === 0) return;
       if (members.length === 1) {
         reservationHeld = false;
         return await this.hooks.sendAlone(members[0]!, signer, { nonceChecked: true });
       }
-      const head = await this.context.head.read();
-      const fees = await firstFees(this.context, head);
       const router = members[0]!.router;
       // One execution of the whole batch at the latest block, with the gas and fees signed next: its
       // settled bitmap says which orders would settle. The others are ended now, not sent.

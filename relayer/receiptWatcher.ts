@@ -1,16 +1,15 @@
-import { parseTransaction, type Hex, type TransactionReceipt } from "viem";
-import { isFinalRelayStatus } from "../sdk";
-import { isRetryableSend, RelayLeaseError, sendRaw, signPersistSend, type SendOutcome } from "./broadcaster";
-import { relayOwnership } from "./relayOwnership";
+import type { Hex, TransactionReceipt } from "viem";
+import { isFinalRelayStatus, type BlockHead as Head } from "../sdk";
+import { isRetryableSend, RelayLeaseError, sendRaw } from "./broadcaster";
+import { recordMinedOutcome, type Rebroadcast } from "./minedOutcome";
+import { findFill } from "./orderState";
+import { advancePendingBatch, replacePending } from "./pendingReplacement";
 import { replaceWithCancel } from "./relayCancellation";
-import { initialFees, replacementFees, type Fees } from "./feeBump";
-import { findFill, isPermit2NonceUsed } from "./orderState";
-import { replaceBatch } from "./batchBroadcast";
-import { batchOrderOutcome, type BatchOrderOutcome } from "./batchOrderOutcome";
-import type { BlockHead as Head } from "../sdk";
 import type { RelayContext } from "./relayContext";
+import { relayOwnership } from "./relayOwnership";
+import { SignerUpkeep } from "./signerUpkeep";
 import type { Signer } from "./signerPool";
-import type { RelayRecord, RelayTransaction } from "./store/relayStore";
+import type { RelayRecord } from "./store/relayStore";
 import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
 
 type Tracked = { resend: boolean; checkedBlock: bigint; strikes: number };
@@ -22,19 +21,15 @@ const SIGNER_CHECK_TICKS = 8;
 
 /**
  * Follows every broadcast relay until it is final: finds its receipt under any of its hashes, waits
- * for the confirmations, bumps the fees of a transaction stuck past `RELAYER_RESUBMIT_SECONDS`, frees
- * the nonce with a zero-value self-transfer once the deadline has passed, records a copier's fill as
- * the fill, and fills nonce gaps. Every step re-reads the chain, so a tick that fails (the node is
- * down) changes nothing and the next one picks up where it stood.
+ * for the confirmations (what the receipt means: minedOutcome.ts), bumps the fees of a transaction
+ * stuck past `RELAYER_RESUBMIT_SECONDS` and frees the nonce with a zero-value self-transfer once the
+ * deadline has passed (pendingReplacement.ts), records a copier's fill as the fill, and has the
+ * signers looked after (nonce gaps, balances: signerUpkeep.ts). Every step re-reads the chain, so a
+ * tick that fails (the node is down) changes nothing and the next one picks up where it stood.
  */
 export class ReceiptWatcher {
   readonly #tracked = new Map<string, Tracked>();
-  /**
-   * Our signers' nonces held by relays another relayer took over, with each relay's deadline. Mined,
-   * they go at the signer check (`settle`); never mined (the node dropped our transaction), they are
-   * let go once the deadline passed: the swap can no longer fill, and the gap fill may take the nonce.
-   */
-  readonly #handedOver = new Map<Signer, Map<number, bigint>>();
+  readonly #signers: SignerUpkeep;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #ticks = 0;
@@ -43,8 +38,10 @@ export class ReceiptWatcher {
   constructor(
     private readonly context: RelayContext,
     /** Broadcast a relay anew (its nonce went to something else before it was mined). */
-    private readonly rebroadcast: (relayId: string) => void,
-  ) {}
+    private readonly rebroadcast: Rebroadcast,
+  ) {
+    this.#signers = new SignerUpkeep(context);
+  }
 
   track(relayId: string, options: { resend: boolean }): void {
     const existing = this.#tracked.get(relayId);
@@ -116,7 +113,7 @@ export class ReceiptWatcher {
         }
       }),
     );
-    if (++this.#ticks % SIGNER_CHECK_TICKS === 1) await this.#checkSigners(head, minedCount).catch((error: unknown) => logger.warn({ err: rpcErrorText(error) }, "signer check failed"));
+    if (++this.#ticks % SIGNER_CHECK_TICKS === 1) await this.#signers.check(head, minedCount).catch((error: unknown) => logger.warn({ err: rpcErrorText(error) }, "signer check failed"));
   }
 
   async #advance(relayId: string, head: Head, minedCount: (signer: Signer) => Promise<number>, batchLeaders: Set<string>): Promise<void> {
@@ -159,7 +156,10 @@ export class ReceiptWatcher {
         if (receipt !== undefined) {
           if (head.number - receipt.blockNumber + 1n < BigInt(config.confirmations)) return;
           tracked.checkedBlock = head.number;
-          await this.#finish(relay, signer, receipt, ours);
+          await recordMinedOutcome(this.context, this.rebroadcast, relay, receipt, ours);
+          signer.nonces.release(nonce);
+          pool.notify();
+          this.#tracked.delete(relay.id);
           return;
         }
         tracked.checkedBlock = head.number;
@@ -192,10 +192,10 @@ export class ReceiptWatcher {
     }
 
     const latest = ours[ours.length - 1]!;
-    // A batch carrying others is rebuilt without a cancelled member (#advanceBatch), never replaced by
+    // A batch carrying others is rebuilt without a cancelled member (advancePendingBatch), never replaced by
     // a self-transfer that would cancel everyone in it.
     if (latest.batch !== undefined) {
-      await this.#advanceBatch(relay, signer, latest, head, tracked, batchLeaders);
+      await advancePendingBatch(this.context, relay, signer, latest, head, tracked, batchLeaders);
       return;
     }
     // A cancellation was asked and the swap is still the latest (the request was served elsewhere, or
@@ -208,60 +208,20 @@ export class ReceiptWatcher {
     const stuck = this.context.now().getTime() - latest.sentAt.getTime() >= config.resubmitSeconds * 1000;
     // The router refuses a block later than the deadline; the next block comes at the earliest now.
     if (head.nextTimestamp > relay.deadline && !relay.cancelling) {
-      await this.#replace(relay, signer, latest, head, "cancel");
+      await replacePending(this.context, relay, signer, latest, head, "cancel");
       await store.updateRelay(relayId, { cancelling: true, at: this.context.now() });
       logger.info({ relayId, nonce }, "deadline passed while pending; freeing the nonce with a self-transfer");
       return;
     }
     if (stuck) {
       // A replacement the node could not take now (unreachable, full) is sent again on the next ticks.
-      tracked.resend = isRetryableSend(await this.#replace(relay, signer, latest, head, relay.cancelling ? "cancel" : "swap"));
+      tracked.resend = isRetryableSend(await replacePending(this.context, relay, signer, latest, head, relay.cancelling ? "cancel" : "swap"));
       return;
     }
     if (tracked.resend) {
       const { outcome } = await sendRaw(this.context.client, latest.raw!);
       tracked.resend = isRetryableSend(outcome);
     }
-  }
-
-  /**
-   * A pending batch transaction, followed by one of its members per tick (the leader): past any
-   * member's deadline it is rebuilt without the expired ones (a cancel when none is left), stuck past
-   * RELAYER_RESUBMIT_SECONDS it is replaced whole at bumped fees. A member left out of a rebuilt batch
-   * only waits for its nonce to be mined (see replaceBatch).
-   */
-  async #advanceBatch(relay: RelayRecord, signer: Signer, latest: RelayTransaction, head: Head, tracked: Tracked, batchLeaders: Set<string>): Promise<void> {
-    const { store, config, logger } = this.context;
-    const nonce = latest.nonce;
-    const newest = await store.latestAtNonce(signer.address, nonce);
-    if (newest !== undefined && newest.toLowerCase() !== latest.hash.toLowerCase()) return;
-    const key = `${signer.address}:${nonce}`;
-    if (batchLeaders.has(key)) return;
-    batchLeaders.add(key);
-    const previous = { hash: latest.hash, raw: latest.raw!, nonce, fees: { maxFeePerGas: latest.maxFeePerGas, maxPriorityFeePerGas: latest.maxPriorityFeePerGas }, router: relay.router };
-    if (latest.kind === "swap") {
-      const members = await store.batchMembers(latest.hash);
-      const relays = await Promise.all(members.map((member) => (member.relayId === relay.id ? relay : store.getRelay(member.relayId))));
-      // Members past their deadline, or whose cancellation was asked, leave the batch at once.
-      const leaving = new Set(relays.filter((member) => member !== undefined && (head.nextTimestamp > member.deadline || member.cancelRequestedAt !== undefined)).map((member) => member!.id));
-      if (leaving.size > 0) {
-        const cancelling = relays.some((member) => member !== undefined && leaving.has(member.id) && member.cancelRequestedAt !== undefined);
-        const replaced = await replaceBatch(this.context, signer, previous, { exclude: leaving, kind: "swap", head, cancelling });
-        if (replaced.outcome === "ceiling") tracked.resend = isRetryableSend(replaced.resent);
-        else if (replaced.outcome !== "empty") {
-          tracked.resend = isRetryableSend(replaced.outcome);
-          if (replaced.kind === "cancel") for (const id of replaced.members) await store.updateRelay(id, { cancelling: true, at: this.context.now() });
-          logger.info({ hash: replaced.hash, leaving: [...leaving], kind: replaced.kind }, "batch members expired or cancelled while pending; rebuilt the batch without them");
-        }
-        return;
-      }
-    }
-    if (this.context.now().getTime() - latest.sentAt.getTime() >= config.resubmitSeconds * 1000) {
-      const replaced = await replaceBatch(this.context, signer, previous, { exclude: new Set(), kind: latest.kind, head });
-      tracked.resend = replaced.outcome === "ceiling" ? isRetryableSend(replaced.resent) : replaced.outcome !== "empty" && isRetryableSend(replaced.outcome);
-      return;
-    }
-    if (tracked.resend) tracked.resend = isRetryableSend((await sendRaw(this.context.client, latest.raw!)).outcome);
   }
 
   async #firstReceipt(hashes: Hex[]): Promise<TransactionReceipt | undefined> {
@@ -276,177 +236,11 @@ export class ReceiptWatcher {
     return receipts.find((receipt) => receipt !== undefined);
   }
 
-  /** The relay's nonce was mined under one of our hashes: decide what it means for the order. */
-  async #finish(relay: RelayRecord, signer: Signer, receipt: TransactionReceipt, ours: RelayTransaction[]): Promise<void> {
-    const { store, pool, logger } = this.context;
-    const mined = ours.find((transaction) => transaction.hash.toLowerCase() === receipt.transactionHash.toLowerCase())!;
-    const at = this.context.now();
-    const inBatch = mined.kind === "swap" && mined.batch !== undefined ? (receipt.status === "success" ? batchOrderOutcome(receipt, relay, mined.batch.position) : ({ kind: "reverted" } as const)) : undefined;
-    if (inBatch !== undefined && inBatch.kind !== "settled" && inBatch.kind !== "absent") {
-      await this.#batchMissed(relay, receipt, inBatch, mined.batch!);
-    } else if (mined.kind === "swap" && receipt.status === "success" && (inBatch === undefined || inBatch.kind === "settled")) {
-      await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: receipt.transactionHash }, at });
-      logger.info({ relayId: relay.id, hash: receipt.transactionHash, block: receipt.blockNumber, gasUsed: receipt.gasUsed }, "relay confirmed");
-    } else {
-      const fill = await findFill(this.context.client, this.context.permit2, relay);
-      if (fill !== undefined) {
-        await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
-        logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (a copier's transaction filled it first)");
-      } else if (mined.kind === "cancel" && relay.cancelRequestedAt !== undefined) {
-        await store.updateRelay(relay.id, { status: "cancelled", error: "cancelled by the integrator: a self-transfer at the swap's nonce was mined instead", mined: { hash: receipt.transactionHash }, at });
-        logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its replacement was mined");
-      } else if (mined.kind === "cancel") {
-        await store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: "the quote's deadline passed before the swap was mined", mined: { hash: receipt.transactionHash }, at });
-        logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay expired; its nonce was freed");
-      } else {
-        const nonceUsed = await isPermit2NonceUsed(this.context.client, this.context.permit2, relay);
-        // Cancelled, and the taker spent the order's nonce on chain as the cancellation told them to: the
-        // revert is the cancellation taking effect, not the taker's fault; it is not counted against them.
-        const cancelled = nonceUsed && (await store.getRelay(relay.id))?.cancelRequestedAt !== undefined;
-        if (cancelled) {
-          await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled: the taker's Permit2 nonce was spent before the swap, which reverted in block ${receipt.blockNumber}`, mined: { hash: receipt.transactionHash }, at });
-          logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; the taker invalidated the order's nonce before the swap");
-        } else {
-          // Our gas was spent and no fee was paid: counted against the taker and the integrator (first,
-          // so a crash before the update below still counts it; a second record is ignored).
-          await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
-          await store.updateRelay(relay.id, {
-            status: "failed",
-            reason: nonceUsed ? "nonce_used" : "reverted",
-            error: `the swap transaction reverted in block ${receipt.blockNumber}`,
-            mined: { hash: receipt.transactionHash },
-            at,
-          });
-          logger.warn({ relayId: relay.id, hash: receipt.transactionHash }, "relay failed: the swap reverted");
-        }
-      }
-    }
-    signer.nonces.release(relay.signerNonce!);
-    pool.notify();
-    this.#tracked.delete(relay.id);
-  }
-
-  /**
-   * A mined batch that did not settle this relay: it skipped its order, or the batch reverted as a
-   * whole. A copier's fill is the fill; a passed deadline ends it `expired`; a reason that may not
-   * last (out of gas, the pool moved, the router paused) or a batch reverted as a whole (nobody to
-   * blame) sends it again alone, once (a relay that was in a batch goes out alone); any other skip
-   * ends it `failed` with the decoded reason, and is counted against its taker and integrator like a
-   * reverted swap of its own.
-   */
-  async #batchMissed(relay: RelayRecord, receipt: TransactionReceipt, outcome: Exclude<BatchOrderOutcome, { kind: "settled" | "absent" }> | { kind: "reverted" }, slot: { position: number; size: number }): Promise<void> {
-    const { store, logger } = this.context;
-    const at = this.context.now();
-    const fill = await findFill(this.context.client, this.context.permit2, relay);
-    const where = `batch transaction ${receipt.transactionHash} (block ${receipt.blockNumber}, position ${slot.position} of ${slot.size})`;
-    if (fill !== undefined) {
-      await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
-      logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (another transaction filled it before its batch)");
-      return;
-    }
-    if (outcome.kind === "skipped" && outcome.name === "SwapDeadlineExpired") {
-      await store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: `the quote's deadline passed: skipped in ${where}: ${outcome.text}`, mined: { hash: receipt.transactionHash }, at });
-      return;
-    }
-    // Its cancellation was asked while the batch was pending: not sent again, and (as for a relay of its
-    // own) a skip because the taker spent the order's nonce is the cancellation taking effect, not counted.
-    if (relay.cancelRequestedAt !== undefined) {
-      await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled by the integrator; its order was not settled in ${where}`, mined: { hash: receipt.transactionHash }, at });
-      logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its order was not settled by its batch");
-      return;
-    }
-    if (outcome.kind === "reverted" || outcome.transient) {
-      logger.warn({ relayId: relay.id, hash: receipt.transactionHash, reason: outcome.kind === "skipped" ? outcome.text : "the batch reverted" }, "relay's order was not settled by its batch; sending it again alone");
-      await store.updateRelay(relay.id, { releaseSigner: true, at });
-      this.rebroadcast(relay.id);
-      return;
-    }
-    const nonceUsed = outcome.name === "InvalidNonce" || (await isPermit2NonceUsed(this.context.client, this.context.permit2, relay));
-    // Our gas was spent on it and no fee was paid: the same griefing as a reverted swap of its own.
-    await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
-    await store.updateRelay(relay.id, { status: "failed", reason: nonceUsed ? "nonce_used" : "reverted", error: `skipped in ${where}: ${outcome.text}`, mined: { hash: receipt.transactionHash }, at });
-    logger.warn({ relayId: relay.id, hash: receipt.transactionHash, reason: outcome.text }, "relay failed: its order was skipped in its batch");
-  }
-
   /** Stops following a relay another relayer owns now, remembering our nonce it may still hold. */
   #handOver(relay: RelayRecord): void {
     this.#tracked.delete(relay.id);
-    const signer = relay.signer === undefined ? undefined : this.context.pool.bySigner(relay.signer);
-    if (signer === undefined || relay.signerNonce === undefined) return;
-    let held = this.#handedOver.get(signer);
-    if (held === undefined) this.#handedOver.set(signer, (held = new Map()));
-    held.set(relay.signerNonce, relay.deadline);
+    this.#signers.handOver(relay);
   }
 
-  /** Lets go of handed-over nonces that were mined or whose relay's deadline passed; true if any went. */
-  #releaseHandedOver(signer: Signer, mined: number, head: Head): boolean {
-    const held = this.#handedOver.get(signer);
-    if (held === undefined) return false;
-    let released = false;
-    for (const [nonce, deadline] of held) {
-      if (nonce >= mined && head.nextTimestamp <= deadline) continue;
-      held.delete(nonce);
-      signer.nonces.release(nonce);
-      released = true;
-    }
-    if (held.size === 0) this.#handedOver.delete(signer);
-    return released;
-  }
 
-  /** A replacement at the same nonce with bumped fees: the same swap, or a cancel once the deadline passed. */
-  async #replace(relay: RelayRecord, signer: Signer, latest: RelayTransaction, head: Head, kind: "swap" | "cancel"): Promise<SendOutcome> {
-    const { config, client, store, logger } = this.context;
-    const previous: Fees = { maxFeePerGas: latest.maxFeePerGas, maxPriorityFeePerGas: latest.maxPriorityFeePerGas };
-    const fees = replacementFees(previous, { baseFeePerGas: head.baseFeePerGas, priorityFeePerGas: config.priorityFeeWei }, config.maxFeeWei);
-    if (fees === undefined) {
-      logger.warn({ relayId: relay.id, ceiling: config.maxFeeWei.toString() }, "fee ceiling reached; rebroadcasting without a bump");
-      return (await sendRaw(client, latest.raw!)).outcome;
-    }
-    const gas = parseTransaction(latest.raw!).gas ?? BigInt(relay.estimatedGas);
-    return signer.exclusive(async () => {
-      const sent = await signPersistSend({ client, store, chainId: config.chainId, now: this.context.now, relayerId: config.relayerId }, signer, relay.id, {
-        kind,
-        nonce: latest.nonce,
-        fees,
-        to: relay.router,
-        data: relay.data,
-        gas,
-      });
-      this.context.metrics?.bumps.inc({ kind });
-      logger.info({ relayId: relay.id, hash: sent.hash, kind, maxFeePerGas: fees.maxFeePerGas.toString(), outcome: sent.outcome }, "replacement broadcast");
-      return sent.outcome;
-    });
-  }
-
-  /** Fills nonce holes (a nonce allocated but never sent) with self-transfers, and flags signers low on ETH. */
-  async #checkSigners(head: Head, minedCount: (signer: Signer) => Promise<number>): Promise<void> {
-    const { client, config, logger, pool } = this.context;
-    for (const signer of pool.signers) {
-      const balance = await client.getBalance({ address: signer.address });
-      this.context.metrics?.signerBalance.set({ signer: signer.address }, Number(balance));
-      const funded = balance >= config.minSignerBalanceWei;
-      if (!funded) logger.warn({ signer: signer.address, balance: balance.toString(), floor: config.minSignerBalanceWei.toString() }, "signer balance below the floor; no new work for it");
-      if (funded !== signer.funded) {
-        signer.funded = funded;
-        pool.notify();
-      }
-      const mined = await minedCount(signer);
-      const expired = this.#releaseHandedOver(signer, mined, head);
-      if (signer.nonces.settle(mined) > 0 || expired) pool.notify();
-      const gaps = signer.nonces.gaps(mined);
-      for (const nonce of gaps) {
-        const raw = await signer.account.signTransaction({
-          type: "eip1559",
-          chainId: config.chainId,
-          nonce,
-          to: signer.address,
-          value: 0n,
-          gas: 21_000n,
-          ...initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei),
-        });
-        const { outcome } = await sendRaw(client, raw);
-        logger.warn({ signer: signer.address, nonce, outcome }, "filled a nonce gap with a self-transfer");
-      }
-    }
-  }
 }

@@ -101,7 +101,7 @@ async function leaveBatch(context: RelayContext, relay: RelayRecord, signer: Sig
   if ((await context.client.getTransactionCount({ address: signer.address, blockTag: "latest" })) > latest.nonce) return "nonce_mined";
   const previous = { hash: latest.hash, raw: latest.raw!, nonce: latest.nonce, fees: { maxFeePerGas: latest.maxFeePerGas, maxPriorityFeePerGas: latest.maxPriorityFeePerGas }, router: relay.router };
   const replaced = await replaceBatch(context, signer, previous, { exclude: new Set([relay.id]), kind: "swap", head: await context.head.fresh(), cancelling: true });
-  if (replaced.outcome === "ceiling") return replaced.resent;
+  if ("resent" in replaced) return replaced.resent;
   if (replaced.outcome === "empty") return "already_replaced";
   if (replaced.kind === "cancel") for (const id of replaced.members) await context.store.updateRelay(id, { cancelling: true, at: context.now() });
   context.logger.info({ relayId: relay.id, hash: replaced.hash, kind: replaced.kind, outcome: replaced.outcome }, "cancellation: the relay's batch was signed again without it");

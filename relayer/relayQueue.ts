@@ -1,9 +1,10 @@
 import PQueue from "p-queue";
 import type { Hex } from "viem";
-import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type RelayReason, type RelayStatus } from "../sdk";
+import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type BlockHead, type RelayReason, type RelayStatus } from "../sdk";
 import { isBatchable } from "./batchBroadcast";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";
-import { firstFees } from "./feeBump";
+import { firstFees, type Fees } from "./feeBump";
+import { effectiveGasPrice, feeShortfall } from "./feeCoverage";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
@@ -15,7 +16,8 @@ import { BatchDispatcher } from "./batchDispatcher";
 /** Told when a relay has a broadcast transaction to follow. */
 export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
 
-const BPS = 10_000n;
+/** Why a relay waits instead of going out now: the fee ceiling, or a fee below its gas cost. */
+type Hold = { belowCost: boolean; details: Record<string, unknown>; message: string };
 
 /**
  * Schedules the first broadcast of each accepted relay (p-queue, one job per relay at a time). A job
@@ -55,6 +57,7 @@ export class RelayQueue {
           end: (relay, status, reason, error) => this.#end(relay, status, reason, error),
           retryLater: (relayId, error) => this.#retryLater(relayId, error),
           waitAndRetry: (relayId, details, message) => this.#waitAndRetry(relayId, details, message),
+          heldBack: (relay, head, fees) => this.#heldBack(relay, head, fees),
           sendAloneLater: (relayId) => {
             this.#alone.add(relayId);
             this.enqueue(relayId);
@@ -173,7 +176,7 @@ export class RelayQueue {
   }
 
   async #checkAndSend(relay: RelayRecord): Promise<void> {
-    const { client, config, pool, logger } = this.context;
+    const { client, pool } = this.context;
     const head = await this.context.head.read();
     if (head.nextTimestamp > relay.deadline) {
       if (this.#belowCost.delete(relay.id)) {
@@ -194,27 +197,11 @@ export class RelayQueue {
       await this.#settleWithoutUs(relay);
       return true;
     };
-    // A base fee above the operator's cap would get the swap refused (or stuck): wait for it to fall,
-    // up to the deadline, rather than fail a relay that can still fill.
-    if (head.baseFeePerGas >= config.maxFeeWei) {
+    const hold = this.#holdReason(relay, head, await firstFees(this.context, head));
+    if (hold !== undefined) {
       if (await spentBeforeWaiting()) return;
-      this.#waitAndRetry(relay.id, { baseFeePerGas: head.baseFeePerGas.toString(), maxFeeWei: config.maxFeeWei.toString() }, "base fee at or above RELAYER_MAX_FEE_GWEI; waiting for it to fall");
+      this.#hold(relay.id, hold);
       return;
-    }
-    // The limit covers the contract's worst case (every native payout's stipend burnt, then its WETH
-    // fallback): a recipient cannot make the swap run out of gas, whatever it does on chain.
-    const gas = relayGasLimitOfCalldata(relay.estimatedGas, relay.data);
-    const fees = await firstFees(this.context, head);
-    // The fee was priced on this limit at the quote's gas price: while the network asks more than it
-    // covers (beyond RELAYER_MAX_LOSS_BPS), the relay waits rather than costing the operator money.
-    if (relay.feeWei !== undefined) {
-      const cost = gas * (head.baseFeePerGas + fees.maxPriorityFeePerGas);
-      if (cost * BPS > relay.feeWei * (BPS + BigInt(config.maxLossBps))) {
-        if (await spentBeforeWaiting()) return;
-        this.#belowCost.add(relay.id);
-        this.#waitAndRetry(relay.id, { costWei: cost.toString(), feeWei: relay.feeWei.toString(), maxLossBps: config.maxLossBps }, "the gas limit costs more than the signed fee covers; waiting for the base fee to fall");
-        return;
-      }
     }
     this.#belowCost.delete(relay.id);
     if (!alone) {
@@ -226,10 +213,46 @@ export class RelayQueue {
     await this.#sendAlone(relay, signer, { nonceChecked: true });
   }
 
+  /**
+   * Why the relay must not go out now at `head` with `fees`, if it must not: a base fee at or above
+   * RELAYER_MAX_FEE_GWEI would get the swap refused (or stuck); a gas cost above what its signed fee
+   * covers (beyond RELAYER_MAX_LOSS_BPS) would cost the operator money. Either way it waits for the base
+   * fee to fall, up to its deadline, rather than failing a relay that can still fill. Checked when it
+   * is queued, and again when it is sent: alone, or per member when its batch is built (the wait for a
+   * signer may outlast the block it was checked at).
+   */
+  #holdReason(relay: RelayRecord, head: BlockHead, fees: Fees): Hold | undefined {
+    const { config } = this.context;
+    if (head.baseFeePerGas >= config.maxFeeWei) {
+      return { belowCost: false, details: { baseFeePerGas: head.baseFeePerGas.toString(), maxFeeWei: config.maxFeeWei.toString() }, message: "base fee at or above RELAYER_MAX_FEE_GWEI; waiting for it to fall" };
+    }
+    const shortfall = feeShortfall(relay, effectiveGasPrice(fees, head.baseFeePerGas), config.maxLossBps);
+    if (shortfall === undefined) return undefined;
+    return {
+      belowCost: true,
+      details: { costWei: shortfall.costWei.toString(), feeWei: shortfall.feeWei.toString(), maxLossBps: config.maxLossBps },
+      message: "the gas limit costs more than the signed fee covers; waiting for the base fee to fall",
+    };
+  }
+
+  /** Sends the relay back to wait for `hold` to pass (a relay below cost at its deadline ends `fee_below_cost`). */
+  #hold(relayId: string, hold: Hold): void {
+    if (hold.belowCost) this.#belowCost.add(relayId);
+    this.#waitAndRetry(relayId, hold.details, hold.message);
+  }
+
+  /** Whether the relay went back to wait instead of going out now (see #holdReason). */
+  #heldBack(relay: RelayRecord, head: BlockHead, fees: Fees): boolean {
+    const hold = this.#holdReason(relay, head, fees);
+    if (hold === undefined) return false;
+    this.#hold(relay.id, hold);
+    return true;
+  }
+
   /** Simulates and sends one relay as plain `swapGasless` on `signer`, whose place is reserved (and given back here). */
   async #sendAlone(relay: RelayRecord, signer: Signer, options: { nonceChecked: boolean }): Promise<void> {
     const { client, config, pool, logger } = this.context;
-    this.#alone.delete(relay.id);
+    const wasAlone = this.#alone.delete(relay.id);
     const gas = relayGasLimitOfCalldata(relay.estimatedGas, relay.data);
     let reservationHeld = true;
     const dropReservation = () => {
@@ -241,6 +264,10 @@ export class RelayQueue {
       if (!options.nonceChecked && (await isPermit2NonceUsed(client, this.context.permit2, relay))) return await this.#settleWithoutUs(relay);
       const head = await this.context.head.read();
       const fees = await firstFees(this.context, head);
+      if (this.#heldBack(relay, head, fees)) {
+        if (wasAlone) this.#alone.add(relay.id);
+        return;
+      }
       // One execution at the latest block (an estimate would search, and against the pending block it
       // re-runs every transaction in flight), with exactly the gas limit and fees that are signed next
       // (a recipient may tell a zero gas price from a real one). A relay taken over from a relayer that

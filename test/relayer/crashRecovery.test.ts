@@ -1,14 +1,11 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
-import { join } from "node:path";
-import { erc20Abi, maxUint256, parseEventLogs, type Hex } from "viem";
+import { parseEventLogs, type Hex } from "viem";
 import { gaslessSwapRouterAbi } from "../../sdk";
-import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
-import { freePort } from "../../scripts/devnet/freePort";
-import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
-import { RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack, gaslessReadyFixture } from "../fixtures/gaslessStack";
-import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
+import { type GaslessStack, gaslessReadyFixture } from "../fixtures/gaslessStack";
+import type { RpcProxy } from "../fixtures/rpcProxy";
+import { startCrashableRelayer, type CrashableRelayer } from "../fixtures/childRelayer";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
@@ -21,43 +18,19 @@ const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm
 describe("relayer crash safety (a real child process, SIGKILL)", function () {
   this.timeout(120_000);
   let f: SettlementFixture;
-  let chain: ChainServer;
   let proxy: RpcProxy;
   let stack: GaslessStack;
-  let port: number;
-  let relayer: SpawnedService | undefined;
-
-  const startRelayerProcess = async () => {
-    relayer = await spawnService(
-      "relayer/main.ts",
-      {
-        RELAYER_PRIVATE_KEYS: relayerAccounts(2).signers.map((account) => account.privateKey).join(","),
-        RELAYER_INTERNAL_TOKEN: RELAYER_TOKEN,
-        RPC_URL: proxy.url,
-        DEPLOYMENTS_DIR: stack.directory,
-        RELAYER_DB_PATH: join(stack.directory, "relayer.sqlite"),
-        RELAYER_PORT: String(port),
-        RELAYER_POLL_MS: "50",
-        RELAYER_LOG_LEVEL: "warn",
-      },
-      /^Relayer on (\S+)$/m,
-    );
-  };
+  let relayer: CrashableRelayer;
 
   beforeEach(async () => {
     f = await loadFixture(gaslessReadyFixture);
-    chain = await startChainServer(hre, "127.0.0.1", 0);
-    proxy = await startRpcProxy(chain.url);
-    port = await freePort();
-    stack = await startGaslessStack(f, { relayerUrl: `http://127.0.0.1:${port}` });
-    await startRelayerProcess();
+    // No fee bump during a slow restart (a loaded machine): each test expects the transaction it signed.
+    relayer = await startCrashableRelayer(f, { signers: 2, env: { RELAYER_RESUBMIT_SECONDS: "300" } });
+    ({ stack, proxy } = relayer);
   });
   afterEach(async () => {
     await setAutomine(true);
-    await relayer?.stop("SIGKILL");
-    await stack.close();
-    await proxy.close();
-    await chain.close();
+    await relayer?.close();
   });
 
   async function submit() {
@@ -82,22 +55,14 @@ describe("relayer crash safety (a real child process, SIGKILL)", function () {
     return relay;
   }
 
-  async function waitForProxyToSee(method: string) {
-    const until = Date.now() + 15_000;
-    while (!proxy.seen.includes(method)) {
-      if (Date.now() > until) throw new Error(`the relayer never called ${method}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-
   it("(a) killed after accepting, before any broadcast: the restarted relayer broadcasts it once", async () => {
     proxy.refuse("eth_call", "eth_sendRawTransaction");
     const { relayId, onchainQuoteId } = await submit();
-    await waitForProxyToSee("eth_call");
-    await relayer!.stop("SIGKILL");
+    await relayer.waitForProxyToSee("eth_call");
+    await relayer.kill();
     expect((await stack.status(relayId)).status).to.equal(503);
     proxy.allow();
-    await startRelayerProcess();
+    await relayer.start();
     await expectConfirmedOnce(relayId, onchainQuoteId);
   });
 
@@ -105,20 +70,20 @@ describe("relayer crash safety (a real child process, SIGKILL)", function () {
     await setAutomine(false);
     const { relayId, onchainQuoteId } = await submit();
     const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
-    await relayer!.stop("SIGKILL");
+    await relayer.kill();
     await mine(1);
     await setAutomine(true);
-    await startRelayerProcess();
+    await relayer.start();
     expect((await expectConfirmedOnce(relayId, onchainQuoteId)).tx_hash).to.equal(pending.tx_hash);
   });
 
   it("(b') killed after the node took the transaction but before the relayer heard back: still one fill", async () => {
     proxy.swallow("eth_sendRawTransaction");
     const { relayId, onchainQuoteId } = await submit();
-    await waitForProxyToSee("eth_sendRawTransaction");
-    await relayer!.stop("SIGKILL");
+    await relayer.waitForProxyToSee("eth_sendRawTransaction");
+    await relayer.kill();
     proxy.allow();
-    await startRelayerProcess();
+    await relayer.start();
     await expectConfirmedOnce(relayId, onchainQuoteId);
   });
 
@@ -126,12 +91,12 @@ describe("relayer crash safety (a real child process, SIGKILL)", function () {
     await setAutomine(false);
     const { relayId, onchainQuoteId } = await submit();
     const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
-    await relayer!.stop("SIGKILL");
+    await relayer.kill();
     // The node forgets it (as a node restart would): only the relayer's database still has it.
     await hre.network.provider.request({ method: "hardhat_dropTransaction", params: [pending.tx_hash] });
     proxy.seen.length = 0;
-    await startRelayerProcess();
-    await waitForProxyToSee("eth_sendRawTransaction");
+    await relayer.start();
+    await relayer.waitForProxyToSee("eth_sendRawTransaction");
     const until = Date.now() + 10_000;
     while ((await f.publicClient.getTransaction({ hash: pending.tx_hash as Hex }).catch(() => undefined)) === undefined) {
       if (Date.now() > until) throw new Error("the restarted relayer did not rebroadcast the signed transaction");

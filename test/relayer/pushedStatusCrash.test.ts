@@ -10,6 +10,7 @@ import { onboardIntegrator, readServerSentEvents, writeManifest, type RelayStatu
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { freePort } from "../../scripts/devnet/freePort";
 import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
+import { spawnChildRelayer } from "../fixtures/childRelayer";
 import { fundedTakers, gaslessReadyFixture, RELAYER_TOKEN, relayerAccounts, type QuotePermit2 } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";
@@ -39,23 +40,13 @@ describe("pushed status survives SIGKILL of the relayer and the API (child proce
   let apiKey: string;
 
   const startRelayerProcess = async () => {
-    relayer = await spawnService(
-      "relayer/main.ts",
-      {
-        RELAYER_PRIVATE_KEYS: relayerAccounts(2).signers.map((account) => account.privateKey).join(","),
-        RELAYER_INTERNAL_TOKEN: RELAYER_TOKEN,
-        RPC_URL: chain.url,
-        DEPLOYMENTS_DIR: directory,
-        RELAYER_DB_PATH: join(directory, "relayer.sqlite"),
-        RELAYER_PORT: String(relayerPort),
-        RELAYER_POLL_MS: "50",
-        RELAYER_LOG_LEVEL: "warn",
-        WEBHOOK_RETRY_BASE_MS: "100",
-        WEBHOOK_RETRY_MAX_MS: "300",
-        WEBHOOK_POLL_MS: "25",
-      },
-      /^Relayer on (\S+)$/m,
-    );
+    relayer = await spawnChildRelayer({
+      keys: relayerAccounts(2).signers,
+      rpcUrl: chain.url,
+      directory,
+      port: relayerPort,
+      env: { WEBHOOK_RETRY_BASE_MS: "100", WEBHOOK_RETRY_MAX_MS: "300", WEBHOOK_POLL_MS: "25" },
+    });
   };
 
   const startApiProcess = async () => {

@@ -1,14 +1,11 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
-import { join } from "node:path";
 import { parseEventLogs, parseUnits, type Hex } from "viem";
 import { gaslessSwapRouterAbi, type RelayJson } from "../../sdk";
-import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
-import { freePort } from "../../scripts/devnet/freePort";
-import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
-import { fundedTakers, gaslessReadyFixture, RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
-import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
+import { fundedTakers, gaslessReadyFixture, type GaslessStack } from "../fixtures/gaslessStack";
+import type { RpcProxy } from "../fixtures/rpcProxy";
+import { startCrashableRelayer, type CrashableRelayer } from "../fixtures/childRelayer";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
@@ -21,44 +18,18 @@ const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm
 describe("relay cancellation survives a relayer crash (a real child process, SIGKILL)", function () {
   this.timeout(120_000);
   let f: SettlementFixture;
-  let chain: ChainServer;
   let proxy: RpcProxy;
   let stack: GaslessStack;
-  let port: number;
-  let relayer: SpawnedService | undefined;
-
-  const startRelayerProcess = async () => {
-    relayer = await spawnService(
-      "relayer/main.ts",
-      {
-        RELAYER_PRIVATE_KEYS: relayerAccounts(1).signers.map((account) => account.privateKey).join(","),
-        RELAYER_INTERNAL_TOKEN: RELAYER_TOKEN,
-        RPC_URL: proxy.url,
-        DEPLOYMENTS_DIR: stack.directory,
-        RELAYER_DB_PATH: join(stack.directory, "relayer.sqlite"),
-        RELAYER_PORT: String(port),
-        RELAYER_POLL_MS: "50",
-        RELAYER_LOG_LEVEL: "warn",
-      },
-      /^Relayer on (\S+)$/m,
-    );
-  };
+  let relayer: CrashableRelayer;
 
   beforeEach(async () => {
     f = await loadFixture(gaslessReadyFixture);
-    chain = await startChainServer(hre, "127.0.0.1", 0);
-    proxy = await startRpcProxy(chain.url);
-    port = await freePort();
-    stack = await startGaslessStack(f, { relayerUrl: `http://127.0.0.1:${port}` });
-    await startRelayerProcess();
+    relayer = await startCrashableRelayer(f, { signers: 1 });
+    ({ stack, proxy } = relayer);
   });
   afterEach(async () => {
-    proxy.allow();
     await setAutomine(true);
-    await relayer?.stop("SIGKILL");
-    await stack.close();
-    await proxy.close();
-    await chain.close();
+    await relayer?.close();
   });
 
   const cancel = (relayId: string) => stack.api.request("POST", `/gasless/cancel/${relayId}`, { headers: { authorization: `Bearer ${stack.api.apiKey.secret}` } });
@@ -82,7 +53,7 @@ describe("relay cancellation survives a relayer crash (a real child process, SIG
 
   /** Restarted, the relayer sends what it persisted; once mined, the relay is cancelled exactly once. */
   async function expectCancelledOnce(relayId: string, swap: RelayJson["transactions"][number], onchainQuoteId: Hex) {
-    await startRelayerProcess();
+    await relayer.start();
     // A restart that takes longer than RELAYER_RESUBMIT_SECONDS sends a bumped cancel instead: any cancel will do.
     const until = Date.now() + 45_000;
     let relay: RelayJson;
@@ -114,7 +85,7 @@ describe("relay cancellation survives a relayer crash (a real child process, SIG
     expect((answer.body.relay as RelayJson).transactions.map((transaction) => transaction.kind)).to.deep.equal(["swap", "cancel"]);
     // The node still holds only the swap.
     expect((await f.publicClient.getTransaction({ hash: pending.tx_hash as Hex })).hash).to.equal(pending.tx_hash);
-    await relayer!.stop("SIGKILL");
+    await relayer.kill();
     proxy.allow();
     await expectCancelledOnce(relayId, pending.transactions[0]!, onchainQuoteId);
   });
@@ -122,7 +93,7 @@ describe("relay cancellation survives a relayer crash (a real child process, SIG
   it("killed after the node took the replacement, before the relayer heard back: after the restart the relay ends cancelled once", async () => {
     const { relayId, pending, onchainQuoteId } = await pendingRelay();
     proxy.before("eth_sendRawTransaction", async () => {
-      await relayer!.stop("SIGKILL");
+      await relayer.kill();
       return true;
     });
     const answer = await cancel(relayId);

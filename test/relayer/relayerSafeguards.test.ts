@@ -1,22 +1,11 @@
 import { expect } from "chai";
-import hre from "hardhat";
 import pino from "pino";
-import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
-import { parseUnits, toHex } from "viem";
+import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
+import { parseUnits } from "viem";
 import { startRelayer } from "../../relayer/startRelayer";
 import { gaslessReadyFixture, inProcessTransport, RELAYER_TOKEN, relayerAccounts, startGaslessStack, testRelayerConfig, type GaslessStack } from "../fixtures/gaslessStack";
+import { relayerSeesBaseFee, setBaseFee } from "../fixtures/baseFee";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
-
-/** The next block's base fee, in wei (Hardhat), then one block mined at it. */
-async function raiseBaseFee(wei: bigint): Promise<void> {
-  await hre.network.provider.request({ method: "hardhat_setNextBlockBaseFeePerGas", params: [toHex(wei)] });
-  await mine(1);
-}
-
-/** Until the relayer's shared head has the raised base fee (a read in flight may predate the block). */
-async function relayerSees(stack: GaslessStack, baseFee: bigint): Promise<void> {
-  while ((await stack.relayer!.context.head.fresh()).baseFeePerGas < baseFee) await new Promise((resolve) => setTimeout(resolve, 20));
-}
 
 describe("relayer safeguards of the operator's money: its signers, and fees below cost", function () {
   this.timeout(90_000);
@@ -85,8 +74,8 @@ describe("relayer safeguards of the operator's money: its signers, and fees belo
     const taker = f.signerOf(f.taker.account.address);
     const quote = (await stack.gaslessQuote(taker.address, { sell_amount: parseUnits("100", 6) })).body;
     // Priced at about 1 gwei (the tip over a near-zero devnet base fee); the network now asks 20.
-    await raiseBaseFee(parseUnits("20", 9));
-    await relayerSees(stack, parseUnits("20", 9));
+    await setBaseFee(parseUnits("20", 9));
+    await relayerSeesBaseFee(stack, (baseFee) => baseFee >= parseUnits("20", 9));
     const signerNonces = await Promise.all(relayerAccounts().signers.map((signer) => f.publicClient.getTransactionCount({ address: signer.address })));
     const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, taker) });
     expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
@@ -106,8 +95,8 @@ describe("relayer safeguards of the operator's money: its signers, and fees belo
       const taker = f.signerOf(f.taker.account.address);
       const quote = (await stack.gaslessQuote(taker.address, { sell_amount: parseUnits("100", 6) })).body;
       // About five times the priced gas price: a loss of ~400 %, within the 1000 % allowed.
-      await raiseBaseFee(parseUnits("5", 9));
-      await relayerSees(stack, parseUnits("5", 9));
+      await setBaseFee(parseUnits("5", 9));
+      await relayerSeesBaseFee(stack, (baseFee) => baseFee >= parseUnits("5", 9));
       const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, taker) });
       const relay = await stack.waitFor(submitted.body.relay_id);
       expect([relay.status, relay.reason], JSON.stringify(options)).to.deep.equal(["confirmed", null]);

@@ -1,13 +1,16 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
+import pg from "pg";
 import { parseEventLogs, type Hex } from "viem";
-import { gaslessSwapRouterAbi } from "../../sdk";
+import { gaslessSwapRouterAbi, type RelayJson } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
-import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
-import { gaslessReadyFixture, RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import type { SpawnedService } from "../../scripts/devnet/spawnService";
+import { spawnChildRelayer } from "../fixtures/childRelayer";
+import { gaslessReadyFixture, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { freePort } from "../../scripts/devnet/freePort";
 import { createTestDatabase } from "../fixtures/postgresServer";
+import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
@@ -22,33 +25,31 @@ describe("two relayers on one PostgreSQL: takeover after SIGKILL", function () {
   let f: SettlementFixture;
   let chain: ChainServer;
   let stack: GaslessStack;
+  let databaseUrl: string;
   const relayers = new Map<string, SpawnedService>();
+  /** Each relayer's own way to the chain, by its relayer id (RELAYER_ID's default: `relayer-<first signer>`). */
+  const proxies = new Map<string, RpcProxy>();
 
   beforeEach(async () => {
     f = await loadFixture(gaslessReadyFixture);
     chain = await startChainServer(hre, "127.0.0.1", 0);
-    const databaseUrl = await createTestDatabase("takeover");
+    databaseUrl = await createTestDatabase("takeover");
     const ports = [await freePort(), await freePort()];
     stack = await startGaslessStack(f, { relayerUrl: ports.map((port) => `http://127.0.0.1:${port}`).join(",") });
     const signers = relayerAccounts(4).signers;
     for (const [index, port] of ports.entries()) {
       const keys = signers.slice(index * 2, index * 2 + 2);
-      const service = await spawnService(
-        "relayer/main.ts",
-        {
-          DATABASE_URL: databaseUrl,
-          RELAYER_PRIVATE_KEYS: keys.map((account) => account.privateKey).join(","),
-          RELAYER_INTERNAL_TOKEN: RELAYER_TOKEN,
-          RPC_URL: chain.url,
-          DEPLOYMENTS_DIR: stack.directory,
-          RELAYER_PORT: String(port),
-          RELAYER_POLL_MS: "50",
-          RELAYER_LEASE_SECONDS: "1",
-          RELAYER_LOG_LEVEL: process.env.TAKEOVER_ECHO ? "info" : "warn",
-        },
-        /^Relayer on (\S+)$/m,
-        process.env.TAKEOVER_ECHO ? { echo: `relayer${index}` } : {},
-      );
+      const proxy = await startRpcProxy(chain.url);
+      proxies.set(`relayer-${keys[0]!.address.toLowerCase()}`, proxy);
+      const service = await spawnChildRelayer({
+        keys,
+        rpcUrl: proxy.url,
+        directory: stack.directory,
+        port,
+        databaseUrl,
+        env: { RELAYER_LEASE_SECONDS: "1", ...(process.env.TAKEOVER_ECHO ? { RELAYER_LOG_LEVEL: "info" } : {}) },
+        ...(process.env.TAKEOVER_ECHO ? { echo: `relayer${index}` } : {}),
+      });
       for (const key of keys) relayers.set(key.address.toLowerCase(), service);
     }
   });
@@ -56,6 +57,8 @@ describe("two relayers on one PostgreSQL: takeover after SIGKILL", function () {
     await setAutomine(true);
     for (const service of new Set(relayers.values())) await service.stop("SIGKILL");
     relayers.clear();
+    for (const proxy of proxies.values()) await proxy.close();
+    proxies.clear();
     await stack.close();
     await chain.close();
   });
@@ -121,5 +124,53 @@ describe("two relayers on one PostgreSQL: takeover after SIGKILL", function () {
     const mined = relay.transactions.filter((transaction) => transaction.mined);
     expect(mined.map((transaction) => transaction.hash)).to.deep.equal([relay.tx_hash]);
     expect(mined[0]!.signer).to.not.equal(pending.transactions[0]!.signer);
+  });
+  /** The relay's owner in the shared database, and whether a signer holds it. */
+  async function ownerOf(relayId: string): Promise<{ claimedBy: string | null; signer: string | null }> {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ claimed_by: string | null; signer: string | null }>("SELECT claimed_by, signer FROM relays WHERE id = $1", [relayId]);
+      return { claimedBy: rows[0]!.claimed_by, signer: rows[0]!.signer };
+    } finally {
+      await client.end();
+    }
+  }
+
+  it("a relay taken over from a dead relayer and cancelled before the survivor broadcast it ends cancelled, and the survivor never sends it", async () => {
+    await setAutomine(false);
+    const { relayId, pending, onchainQuoteId } = await submitAndKillItsRelayer();
+    const dead = (await ownerOf(relayId)).claimedBy!;
+    // The node forgot the dead relayer's swap, so the survivor would broadcast its own; until the
+    // cancellation, the survivor cannot reach the chain's eth_call (no nonce read, no simulation).
+    await hre.network.provider.request({ method: "hardhat_dropTransaction", params: [pending.tx_hash] });
+    const [survivorId, survivorProxy] = [...proxies.entries()].find(([id]) => id !== dead)!;
+    survivorProxy.refuse("eth_call");
+    const deadService = relayers.get(pending.transactions[0]!.signer.toLowerCase())!;
+    const survivorSigners = [...relayers.entries()].filter(([, service]) => service !== deadService).map(([address]) => address as Hex);
+    const noncesBefore = await Promise.all(survivorSigners.map((address) => f.publicClient.getTransactionCount({ address })));
+    // Taken over: the survivor claimed it (after the dead one's 1 s lease) and let go of the dead relayer's signer.
+    const until = Date.now() + 20_000;
+    for (;;) {
+      const owner = await ownerOf(relayId);
+      if (owner.claimedBy === survivorId && owner.signer === null) break;
+      if (Date.now() > until) throw new Error(`the survivor did not take the relay over: ${JSON.stringify(owner)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const answer = await stack.api.request("POST", `/gasless/cancel/${relayId}`, { headers: { authorization: `Bearer ${stack.api.apiKey.secret}` } });
+    expect([answer.status, answer.body.outcome], JSON.stringify(answer.body)).to.deep.equal([200, "cancelled"]);
+    survivorProxy.allow();
+    await setAutomine(true);
+    // The survivor's queued attempt runs again after its backoff (a few refused reads: at most 6.4 s)
+    // and finds the relay ended; a window past it shows it never sends the swap.
+    survivorProxy.seen.length = 0;
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
+    expect(survivorProxy.seen, "the survivor kept following the chain").to.include("eth_getBlockByNumber");
+    const relay = (await stack.status(relayId)).body as RelayJson;
+    expect(relay.status).to.equal("cancelled");
+    expect(relay.transactions.map((transaction) => [transaction.hash, transaction.mined])).to.deep.equal([[pending.tx_hash, false]]);
+    expect(survivorProxy.seen).to.not.include("eth_sendRawTransaction");
+    expect(await Promise.all(survivorSigners.map((address) => f.publicClient.getTransactionCount({ address })))).to.deep.equal(noncesBefore);
+    expect(await settled(onchainQuoteId)).to.have.length(0);
   });
 });

@@ -1,0 +1,78 @@
+import type { BlockHead as Head } from "../sdk";
+import { initialFees } from "./feeBump";
+import { sendRaw } from "./broadcaster";
+import type { RelayContext } from "./relayContext";
+import type { Signer } from "./signerPool";
+import type { RelayRecord } from "./store/relayStore";
+
+/**
+ * The watcher's periodic care of the signers: their balances against the floor, the nonces they have
+ * settled, holes in their nonces (filled with self-transfers), and our nonces held by relays another
+ * relayer took over.
+ */
+export class SignerUpkeep {
+  /**
+   * Our signers' nonces held by relays another relayer took over, with each relay's deadline. Mined,
+   * they go at the signer check (`settle`); never mined (the node dropped our transaction), they are
+   * let go once the deadline passed: the swap can no longer fill, and the gap fill may take the nonce.
+   */
+  readonly #handedOver = new Map<Signer, Map<number, bigint>>();
+
+  constructor(private readonly context: RelayContext) {}
+
+  /** Remembers our nonce a relay another relayer owns now may still hold. */
+  handOver(relay: RelayRecord): void {
+    const signer = relay.signer === undefined ? undefined : this.context.pool.bySigner(relay.signer);
+    if (signer === undefined || relay.signerNonce === undefined) return;
+    let held = this.#handedOver.get(signer);
+    if (held === undefined) this.#handedOver.set(signer, (held = new Map()));
+    held.set(relay.signerNonce, relay.deadline);
+  }
+
+  /** Lets go of handed-over nonces that were mined or whose relay's deadline passed; true if any went. */
+  #releaseHandedOver(signer: Signer, mined: number, head: Head): boolean {
+    const held = this.#handedOver.get(signer);
+    if (held === undefined) return false;
+    let released = false;
+    for (const [nonce, deadline] of held) {
+      if (nonce >= mined && head.nextTimestamp <= deadline) continue;
+      held.delete(nonce);
+      signer.nonces.release(nonce);
+      released = true;
+    }
+    if (held.size === 0) this.#handedOver.delete(signer);
+    return released;
+  }
+
+  /** Fills nonce holes (a nonce allocated but never sent) with self-transfers, and flags signers low on ETH. */
+  async check(head: Head, minedCount: (signer: Signer) => Promise<number>): Promise<void> {
+    const { client, config, logger, pool } = this.context;
+    for (const signer of pool.signers) {
+      const balance = await client.getBalance({ address: signer.address });
+      this.context.metrics?.signerBalance.set({ signer: signer.address }, Number(balance));
+      const funded = balance >= config.minSignerBalanceWei;
+      if (!funded) logger.warn({ signer: signer.address, balance: balance.toString(), floor: config.minSignerBalanceWei.toString() }, "signer balance below the floor; no new work for it");
+      if (funded !== signer.funded) {
+        signer.funded = funded;
+        pool.notify();
+      }
+      const mined = await minedCount(signer);
+      const expired = this.#releaseHandedOver(signer, mined, head);
+      if (signer.nonces.settle(mined) > 0 || expired) pool.notify();
+      const gaps = signer.nonces.gaps(mined);
+      for (const nonce of gaps) {
+        const raw = await signer.account.signTransaction({
+          type: "eip1559",
+          chainId: config.chainId,
+          nonce,
+          to: signer.address,
+          value: 0n,
+          gas: 21_000n,
+          ...initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei),
+        });
+        const { outcome } = await sendRaw(client, raw);
+        logger.warn({ signer: signer.address, nonce, outcome }, "filled a nonce gap with a self-transfer");
+      }
+    }
+  }
+}
