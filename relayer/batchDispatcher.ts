@@ -35,8 +35,9 @@ export type BatchHooks = {
  * worker per signer at most; each leases a signer with room and takes every ready relay (of one
  * router) up to `RELAYER_BATCH_MAX` orders and `RELAYER_BATCH_GAS`, so what arrived while the
  * signers were busy goes out together, and a relay alone goes out at once (`RELAYER_BATCH_WAIT_MS`
- * may hold a signer that long for more). A batch checks its Permit2 nonces in one JSON-RPC batch and
- * simulates once; orders the simulation's settled bitmap leaves out are ended before signing.
+ * may hold a signer that long for more). A batch simulates once, and only the orders its settled
+ * bitmap leaves out have their Permit2 nonces read (a fill by someone else ends them as confirmed) before
+ * signing the others.
  */
 export class BatchDispatcher {
   readonly #ready = new Map<string, RelayRecord>();
@@ -129,18 +130,17 @@ export class BatchDispatcher {
       pool.unreserve(signer);
     };
     try {
-      // One JSON-RPC batch (the transport's) for every order's nonce word.
-      const spent = await Promise.all(relays.map((relay) => isPermit2NonceUsed(client, permit2, relay)));
-      for (const [index, relay] of relays.entries()) if (spent[index]) await this.hooks.settleWithoutUs(relay);
+      // No nonce reads before the simulation: an order whose nonce is spent is skipped in it, and only
+      // the skipped orders' nonces are read, to tell a fill by someone else from a failure.
       const head = await this.context.head.read();
       const fees = await firstFees(this.context, head);
       // Each member still pays for its share at the fees signed now (it may have waited blocks for a
       // signer since its own check): one that does not is left out and waits as a relay of its own.
-      let members = relays.filter((relay, index) => !spent[index] && !this.hooks.heldBack(relay, head, fees));
+      let members = relays.filter((relay) => !this.hooks.heldBack(relay, head, fees));
       if (members.length === 0) return;
       if (members.length === 1) {
         reservationHeld = false;
-        return await this.hooks.sendAlone(members[0]!, signer, { nonceChecked: true });
+        return await this.hooks.sendAlone(members[0]!, signer, { nonceChecked: false });
       }
       const router = members[0]!.router;
       // One execution of the whole batch at the latest block, with the gas and fees signed next: its
