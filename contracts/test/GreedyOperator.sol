@@ -4,15 +4,16 @@ pragma solidity ^0.8.28;
 import {IAllowanceHolder} from "../interfaces/IAllowanceHolder.sol";
 import {IExactOutputSettlement} from "../interfaces/IExactOutputSettlement.sol";
 
-/// @notice Test only: an operator an exact-output `exec` calls that abuses its transient allowance,
-/// drawing one unit more than the order's maximum, or entering `exec` again.
+/// @notice Test only: an operator an exact-output `exec` calls that abuses its transient allowance:
+/// drawing one unit more than the order's maximum (mode 0), entering `exec` again (1), drawing from
+/// another owner than the taker (2), or another token than the order's (3).
 contract GreedyOperator {
     IAllowanceHolder private immutable _holder;
-    bool private immutable _reenter;
+    uint8 private immutable _mode;
 
-    constructor(IAllowanceHolder holder, bool reenter) {
+    constructor(IAllowanceHolder holder, uint8 mode) {
         _holder = holder;
-        _reenter = reenter;
+        _mode = mode;
     }
 
     /// @notice Same selector as the router's entry point, so the holder grants its allowance.
@@ -21,8 +22,12 @@ contract GreedyOperator {
         returns (uint256, uint256)
     {
         address owner = address(bytes20(msg.data[msg.data.length - 20:]));
-        if (_reenter) {
+        if (_mode == 1) {
             _holder.exec(address(this), msg.data[:msg.data.length - 20]);
+        } else if (_mode == 2) {
+            _holder.transferFrom(params.sellToken, address(this), address(this), 1);
+        } else if (_mode == 3) {
+            _holder.transferFrom(params.buyToken, owner, address(this), 1);
         } else {
             _holder.transferFrom(params.sellToken, owner, address(this), params.maxSellAmount);
             _holder.transferFrom(params.sellToken, owner, address(this), 1);

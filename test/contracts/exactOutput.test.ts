@@ -316,14 +316,15 @@ describe("Exact-output swaps (TakerSwapRouterV2, and GaslessBatchSwapRouter's Ga
       await expectRevert(f.relayer.writeContract({ ...gasless, functionName: "swapGaslessExactOutput", args: [erc20Order, taker, 1n, "0x0000000000000000000000000000000000000000", 1n, `0x${"11".repeat(65)}`] }), "SwapZeroAddress");
     });
 
-    it("the allowance holder's transient allowance: only inside the exec, only up to the order's maximum, never re-entered", async () => {
+    it("the allowance holder's transient allowance: only inside the exec, only to its operator, only the taker's sell token, only up to the order's maximum, never re-entered", async () => {
       const f = await loadFixture(exactOutputReady);
       const usdc = f.token("USDC");
       const taker = f.taker.account.address;
       await expectRevert(f.stranger.writeContract({ address: f.contracts.allowanceHolder, abi: f.holder.abi, functionName: "transferFrom", args: [usdc, taker, f.stranger.account.address, 1n] }), "AllowanceHolderNoAllowance");
       const order = await permitOrder(f, (await exactOutputTestRoute(f, [["USDC", "WETH"]], 1n)).actions, { maxSellAmount: 1_000n });
-      for (const [reenter, error] of [[false, "AllowanceHolderAllowanceExceeded"], [true, "AllowanceHolderReentrantExec"]] as const) {
-        const greedy = await hre.viem.deployContract("GreedyOperator", [f.contracts.allowanceHolder, reenter], { client: { public: f.publicClient, wallet: f.deployer } });
+      // Modes: draw past the maximum, re-enter exec, draw from another owner, draw another token.
+      for (const [mode, error] of [[0, "AllowanceHolderAllowanceExceeded"], [1, "AllowanceHolderReentrantExec"], [2, "AllowanceHolderNoAllowance"], [3, "AllowanceHolderNoAllowance"]] as const) {
+        const greedy = await hre.viem.deployContract("GreedyOperator", [f.contracts.allowanceHolder, mode], { client: { public: f.publicClient, wallet: f.deployer } });
         await expectRevert(send(f, f.contracts.allowanceHolder, encodeSwapExactOutputWithAllowance(order, greedy.address)), error);
       }
       // After an exec the allowance is gone: the operator cannot draw in a later transaction.
