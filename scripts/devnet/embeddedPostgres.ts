@@ -9,6 +9,8 @@ import { freePort } from "./freePort";
  * read a 0700 temporary folder: the data directory sits in the checkout's ignored `data/`.
  */
 export type EmbeddedPostgresServer = {
+  /** Its data directory (which holds `postmaster.pid`, the server's process id while it runs). */
+  directory: string;
   /** A fresh, empty database; its `postgres://` URL. */
   createDatabase(name: string): Promise<string>;
   /** Shuts the server down (a fast shutdown: open sessions end with 57P01) and keeps its data, as an outage would. */
@@ -50,6 +52,7 @@ export async function startEmbeddedPostgres(label: string, port?: number): Promi
   process.once("SIGTERM", stopOnSignal);
   process.once("SIGINT", stopOnSignal);
   return {
+    directory,
     createDatabase: async (name) => {
       const admin = new Client({ host: "127.0.0.1", port, user: USER, password: PASSWORD, database: "postgres" });
       await admin.connect();
