@@ -62,7 +62,8 @@ export async function runFaults(plan: readonly PlannedFault[], actions: FaultAct
     burst: [() => actions.setLoadFactor(BURST_FACTOR), () => actions.setLoadFactor(1)],
   };
   for (const fault of plan) {
-    await sleep(fault.atMs - now());
+    // In steps, so that an interrupted soak does not wait for the rest of the plan.
+    while (!stopped() && now() < fault.atMs) await sleep(Math.min(1000, fault.atMs - now()));
     if (stopped()) break;
     const [down, up] = pairs[fault.kind];
     const startMs = now();

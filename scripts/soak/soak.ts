@@ -37,7 +37,7 @@ import { loadSoakSettings } from "./soakSettings";
 
 const ROOT = join(__dirname, "..", "..");
 const CHAIN_ID = devnetChain.id;
-const RELAY_SELL_USDC = parseUnits("1", 6);
+const RELAY_SELL_USDC = parseUnits("10", 6);
 const log = (line: string) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -191,7 +191,7 @@ async function main(): Promise<number> {
       log(
         `${(now() / 60_000).toFixed(1)}/${settings.minutes} min: ${recent.length} requests (${errors} 5xx/unanswered), p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, ${load.inFlight()} in flight; relays ${relays.accepted.length} accepted`,
       );
-    }, settings.windowMs);
+    }, Math.min(settings.windowMs, 60_000));
     const restart = async (name: string) => {
       // A restart can meet a port still held by the killed process's last connections: try again.
       for (let attempt = 0; ; attempt++) {
@@ -222,6 +222,8 @@ async function main(): Promise<number> {
       log,
       () => interrupted,
     );
+    // Awaited after the load; until then a failed restart must not be an unhandled rejection.
+    faults.catch(() => undefined);
     while (now() < settings.durationMs && !interrupted) await sleep(Math.min(1000, settings.durationMs - now()));
     const durationMs = Math.min(settings.durationMs, now());
     log("load over; waiting for requests in flight");

@@ -53,6 +53,7 @@ export function soakLoad(context: LoadContext, rate: number) {
   let stopped = false;
   let etag: string | undefined;
   let onboarded = 0;
+  let generatorErrors = 0;
   const credits: Record<Activity, number> = { quote: 0, price: 0, relay: 0, status: 0, snapshot: 0, onboarding: 0, hostile: 0 };
   const pending = new Set<Promise<unknown>>();
   const hostile = hostileRequests(context);
@@ -113,7 +114,10 @@ export function soakLoad(context: LoadContext, rate: number) {
         }
         inFlight++;
         const running = activities[activity]()
-          .catch((error: unknown) => process.stderr.write(`soak: ${activity} failed in the load generator: ${error instanceof Error ? error.message : String(error)}\n`))
+          .catch((error: unknown) => {
+            // The generator's own failures (not the API's answers, which are recorded): the first few are printed.
+            if (++generatorErrors <= 20) process.stderr.write(`soak: ${activity} failed in the load generator: ${error instanceof Error ? error.message : String(error)}\n`);
+          })
           .finally(() => {
             inFlight--;
             pending.delete(running);
