@@ -79,9 +79,14 @@ export async function runFaults(plan: readonly PlannedFault[], actions: FaultAct
 }
 
 /**
- * The outage (if any) that a request in flight from `fromMs` to `toMs` overlapped, its grace included:
- * a burst is load, not an outage.
+ * The outage (if any) that a request in flight from `fromMs` to `toMs` overlapped: the one it met
+ * while it lasted, else the one whose grace it fell in (outages of a short run overlap with their
+ * graces). A burst is load, not an outage.
  */
 export function outageDuring(faults: readonly FaultRecord[], fromMs: number, toMs: number): FaultRecord | undefined {
-  return faults.find((fault) => fault.kind !== "burst" && toMs >= fault.startMs && fromMs <= fault.endMs + OUTAGE_GRACE_MS);
+  const outages = faults.filter((fault) => fault.kind !== "burst");
+  return (
+    outages.find((fault) => toMs >= fault.startMs && fromMs <= fault.endMs) ??
+    outages.find((fault) => toMs >= fault.startMs && fromMs <= fault.endMs + OUTAGE_GRACE_MS)
+  );
 }

@@ -17,7 +17,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, http, maxUint256, parseEther, parseUnits, toHex, type Address, type Hex, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { devnetChain, onboardIntegrator, readManifest } from "../../sdk";
@@ -38,6 +38,8 @@ import { loadSoakSettings } from "./soakSettings";
 const ROOT = join(__dirname, "..", "..");
 const CHAIN_ID = devnetChain.id;
 const RELAY_SELL_USDC = parseUnits("10", 6);
+/** A path as printed: relative to the checkout when inside it. */
+const shown = (path: string) => (relative(ROOT, path).startsWith("..") || isAbsolute(relative(ROOT, path)) ? path : relative(ROOT, path));
 const log = (line: string) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -258,19 +260,19 @@ async function main(): Promise<number> {
       `${JSON.stringify(
         {
           startedAt: new Date(loadStart).toISOString(),
-          settings: { ...settings, outDir: relative(ROOT, settings.outDir) || "." },
+          settings: { ...settings, outDir: shown(settings.outDir) },
           durationMs,
           shed: load.shed(),
           faults: faultRecords,
           ...figures,
           relays: { ...figures.relays },
-          chart: relative(ROOT, chartPath),
+          chart: shown(chartPath),
         },
         null,
         2,
       )}\n`,
     );
-    process.stdout.write(soakReportText({ title, figures, faults: faultRecords, shed: load.shed(), chartPath: relative(ROOT, chartPath), jsonPath: relative(ROOT, jsonPath) }));
+    process.stdout.write(soakReportText({ title, figures, faults: faultRecords, shed: load.shed(), chartPath: shown(chartPath), jsonPath: shown(jsonPath) }));
     return figures.goals.every((goal) => goal.pass) && !interrupted ? 0 : 1;
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => log(`cleanup: ${error instanceof Error ? error.message : String(error)}`));

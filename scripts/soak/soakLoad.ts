@@ -70,7 +70,7 @@ export function soakLoad(context: LoadContext, rate: number) {
       return http.send("quote", `/quote?${params}`, { key: pickOne(context.integrators).key });
     },
     price: () => {
-      const params = new URLSearchParams({ sell_token: "USDC", buy_token: "WETH", sell_amount: parseUnits(String(1 + Math.floor(Math.random() * 10_000)), 6).toString() });
+      const params = new URLSearchParams({ sell_token: "USDC", buy_token: "WETH", sell_amount: parseUnits(String(1 + Math.floor(Math.random() * 10_000)), 6).toString(), taker: pickOne(context.takers).address });
       return http.send("price", `/price?${params}`, { key: pickOne(context.integrators).key });
     },
     relay: () => context.relays.relayOne(pickOne(context.takers), pickOne(context.integrators)),

@@ -41,6 +41,8 @@ export type SoakFigures = {
     total: number;
     byStatus: Record<string, number>;
     byKind: Record<string, Record<string, number>>;
+    /** Refusals and failures by kind, with the error code the API gave (or why there was no answer). */
+    codes: Record<string, Record<string, number>>;
     /** Every 5xx (and every request left unanswered) that no outage excuses. */
     undeclared: ServerError[];
     /** 503s and unanswered requests during an outage, by the fault that excuses them. */
@@ -133,12 +135,14 @@ export const P99_RATIO_LIMIT = 1.5;
 export function soakFigures(records: SoakRecords): SoakFigures {
   const byStatus: Record<string, number> = {};
   const byKind: Record<string, Record<string, number>> = {};
+  const codes: Record<string, Record<string, number>> = {};
   const undeclared: ServerError[] = [];
   const declared: Record<string, Record<string, number>> = {};
   for (const sample of records.requests) {
     const status = statusName(sample.status);
     increment(byStatus, status);
     increment((byKind[sample.kind] ??= {}), status);
+    if (sample.status === 0 || sample.status >= 400) increment((codes[sample.kind] ??= {}), `${status} ${sample.code ?? ""}`.trim());
     if (sample.status !== 0 && sample.status < 500) continue;
     const outage = sample.status === 0 || sample.status === 503 ? outageDuring(records.faults, sample.atMs, sample.atMs + sample.ms) : undefined;
     const error: ServerError = { atMs: sample.atMs, kind: sample.kind, instance: sample.instance, status: sample.status, ...(sample.code === undefined ? {} : { code: sample.code }) };
@@ -200,5 +204,5 @@ export function soakFigures(records: SoakRecords): SoakFigures {
       detail: first === undefined || last === undefined ? "no windows" : `${first.p99Ms.toFixed(0)} ms → ${last.p99Ms.toFixed(0)} ms (${(last.p99Ms / Math.max(1, first.p99Ms)).toFixed(2)}×)`,
     },
   ];
-  return { requests: { total: records.requests.length, byStatus, byKind, undeclared, declared }, relays, windows, memory, goals };
+  return { requests: { total: records.requests.length, byStatus, byKind, codes, undeclared, declared }, relays, windows, memory, goals };
 }

@@ -31,6 +31,9 @@ export function soakReportText(input: { title: string; figures: SoakFigures; fau
     ),
     "",
   );
+  lines.push("Refusals and failures by code");
+  for (const [kind, codes] of Object.entries(figures.requests.codes)) lines.push(`  ${kind}: ${Object.entries(codes).map(([code, count]) => `${count} × ${code}`).join(", ")}`);
+  lines.push("");
   const declared = Object.entries(figures.requests.declared);
   lines.push(declared.length === 0 ? "No 503 or unanswered request during an outage." : "503s and unanswered requests excused by an outage (each outage's window plus 10 s):");
   for (const [fault, codes] of declared) lines.push(`  ${fault}: ${Object.entries(codes).map(([code, count]) => `${count} × ${code}`).join(", ")}`);

@@ -107,6 +107,10 @@ describe("soak report: what the soak counts and judges", () => {
     expect(outageDuring([pgRestart], 106_000 + OUTAGE_GRACE_MS, 106_000 + OUTAGE_GRACE_MS + 5)).to.equal(pgRestart);
     expect(outageDuring([pgRestart], 106_001 + OUTAGE_GRACE_MS, 107_000 + OUTAGE_GRACE_MS)).to.equal(undefined);
     expect(outageDuring([burst], 210_000, 210_010)).to.equal(undefined);
+    // In a short run an outage starts within the previous one's grace: a request is the outage's it met.
+    const apiKill: FaultRecord = { kind: "api-kill", label: "SIGKILL api-1", startMs: 90_000, endMs: 98_000 };
+    expect(outageDuring([apiKill, pgRestart], 101_000, 101_010)).to.equal(pgRestart);
+    expect(outageDuring([apiKill, pgRestart], 99_000, 99_010)).to.equal(apiKill);
 
     const figures = soakFigures(
       records({
@@ -123,6 +127,7 @@ describe("soak report: what the soak counts and judges", () => {
       }),
     );
     expect(figures.requests.byStatus).to.deep.equal({ "200": 1, "503": 3, "no answer": 2, "500": 1, "304": 1 });
+    expect(figures.requests.codes).to.deep.equal({ quote: { "503 database_unavailable": 1, "no answer ECONNREFUSED": 1, "500 internal_error": 1, "503 quote_unavailable": 1, "503 chain_unavailable": 1, "no answer TimeoutError": 1 } });
     expect(figures.requests.declared).to.deep.equal({ "PostgreSQL restart": { "503 database_unavailable": 1, "no answer ECONNREFUSED": 1 } });
     expect(figures.requests.undeclared.map((error) => [error.atMs, error.status])).to.deep.equal([
       [103_000, 500],
