@@ -10,7 +10,7 @@ const WIDTH = 1100;
 const PANEL_HEIGHT = 190;
 const LEFT = 70;
 const RIGHT = 150;
-const TOP = 40;
+const TOP = 55;
 const GAP = 40;
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
 
@@ -28,7 +28,7 @@ function niceMax(value: number): number {
 function panel(index: number, title: string, unit: string, series: Series[], durationMs: number, faults: readonly FaultRecord[]): string {
   const top = TOP + index * (PANEL_HEIGHT + GAP);
   const plotWidth = WIDTH - LEFT - RIGHT;
-  const max = niceMax(Math.max(0, ...series.flatMap((line) => line.points.map(([, y]) => y))));
+  const max = niceMax(Math.max(0, ...series.flatMap((line) => line.points.map(([, y]) => y)).filter((value) => !Number.isNaN(value))));
   const x = (ms: number) => LEFT + (ms / durationMs) * plotWidth;
   const y = (value: number) => top + PANEL_HEIGHT - (value / max) * PANEL_HEIGHT;
   const parts: string[] = [];
@@ -48,7 +48,11 @@ function panel(index: number, title: string, unit: string, series: Series[], dur
   parts.push(`<rect x="${LEFT}" y="${top}" width="${plotWidth}" height="${PANEL_HEIGHT}" fill="none" stroke="#333"/>`);
   for (const [position, line] of series.entries()) {
     if (line.points.length === 0) continue;
-    const path = line.points.map(([ms, value], point) => `${point === 0 ? "M" : "L"}${x(ms).toFixed(1)},${y(value).toFixed(1)}`).join(" ");
+    // A NaN value breaks the line (a process that was down, then a new one).
+    const path = line.points
+      .map(([ms, value], point) => (Number.isNaN(value) ? "" : `${point === 0 || Number.isNaN(line.points[point - 1]![1]) ? "M" : "L"}${x(ms).toFixed(1)},${y(value).toFixed(1)}`))
+      .filter((step) => step !== "")
+      .join(" ");
     parts.push(`<path d="${path}" fill="none" stroke="${line.color}" stroke-width="1.5"${line.dashed ? ' stroke-dasharray="4 3"' : ""}/>`);
     const legendY = top + 14 + position * 15;
     parts.push(`<line x1="${LEFT + plotWidth + 10}" x2="${LEFT + plotWidth + 28}" y1="${legendY - 4}" y2="${legendY - 4}" stroke="${line.color}" stroke-width="2"${line.dashed ? ' stroke-dasharray="4 3"' : ""}/>`);
@@ -87,7 +91,12 @@ export function soakChart(input: { title: string; durationMs: number; bucketMs: 
     name: process,
     color: COLORS[index % COLORS.length]!,
     dashed: process === "chain" || process === "postgres",
-    points: input.memory.filter((sample) => sample.process === process).map((sample) => [sample.atMs, sample.rssKiB / 1024] as [number, number]),
+    points: input.memory
+      .filter((sample) => sample.process === process)
+      .flatMap((sample, index, all): [number, number][] => [
+        ...(index > 0 && all[index - 1]!.pid !== sample.pid ? [[sample.atMs, Number.NaN] as [number, number]] : []),
+        [sample.atMs, sample.rssKiB / 1024],
+      ]),
   }));
   const height = TOP + 3 * (PANEL_HEIGHT + GAP) + 10;
   const plotWidth = WIDTH - LEFT - RIGHT;

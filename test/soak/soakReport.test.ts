@@ -197,6 +197,9 @@ describe("soak report: what the soak counts and judges", () => {
       memory: [
         { atMs: 0, process: "api-1", pid: 1, rssKiB: 150_000 },
         { atMs: 300_000, process: "api-1", pid: 1, rssKiB: 160_000 },
+        // Restarted: a new line, not one drawn across the time it was down.
+        { atMs: 400_000, process: "api-1", pid: 2, rssKiB: 120_000 },
+        { atMs: 500_000, process: "api-1", pid: 2, rssKiB: 130_000 },
         { atMs: 0, process: "postgres", pid: 9, rssKiB: 90_000 },
       ],
       faults: [pgRestart, burst],
@@ -205,6 +208,8 @@ describe("soak report: what the soak counts and judges", () => {
     expect(svg.trimEnd().endsWith("</svg>")).to.equal(true);
     expect(svg).to.contain("soak &lt;test&gt;").and.contain("PostgreSQL restart").and.contain("5× load");
     expect(svg.match(/<path /g)).to.have.length(2 + 2 + 2);
+    const api1 = /<path d="([^"]+)" fill="none" stroke="#1f77b4" stroke-width="1.5"\/>\n<line[^>]*\/>\n<text[^>]*>api-1</.exec(svg)![1]!;
+    expect(api1.match(/M/g)).to.have.length(2);
     // Two shaded bands in each of the three panels.
     expect(svg.match(/opacity="0.6"/g)).to.have.length(6);
     expect(svg).to.not.contain("NaN");
