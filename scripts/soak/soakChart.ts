@@ -100,11 +100,12 @@ export function soakChart(input: { title: string; durationMs: number; bucketMs: 
   }));
   const height = TOP + 3 * (PANEL_HEIGHT + GAP) + 10;
   const plotWidth = WIDTH - LEFT - RIGHT;
-  const minutes = durationMs / 60_000;
-  const ticks = Array.from({ length: 7 }, (_, tick) => (durationMs * tick) / 6)
+  // Ticks at a round number of minutes, at most twelve.
+  const stepMinutes = [0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120].find((step) => durationMs / 60_000 / step <= 12) ?? 240;
+  const ticks = Array.from({ length: Math.floor(durationMs / 60_000 / stepMinutes) + 1 }, (_, tick) => tick * stepMinutes * 60_000)
     .map((ms) => {
       const tx = LEFT + (ms / durationMs) * plotWidth;
-      return `<text x="${tx.toFixed(1)}" y="${height - 12}" font-size="10" text-anchor="middle">${(ms / 60_000).toFixed(minutes < 6 ? 1 : 0)} min</text>`;
+      return `<text x="${tx.toFixed(1)}" y="${height - 12}" font-size="10" text-anchor="middle">${Number((ms / 60_000).toFixed(2))} min</text>`;
     })
     .join("\n");
   return [
