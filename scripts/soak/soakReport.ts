@@ -43,6 +43,8 @@ export type SoakFigures = {
     byKind: Record<string, Record<string, number>>;
     /** Refusals and failures by kind, with the error code the API gave (or why there was no answer). */
     codes: Record<string, Record<string, number>>;
+    /** p50 and p99 of each kind over the whole run (answered requests). */
+    latencyByKind: Record<string, { p50Ms: number; p99Ms: number }>;
     /** Every 5xx (and every request left unanswered) that no outage excuses. */
     undeclared: ServerError[];
     /** 503s and unanswered requests during an outage, by the fault that excuses them. */
@@ -114,6 +116,15 @@ export function memoryTrends(samples: readonly MemorySample[], lives: readonly P
     trends.push({ process: life.process, pid: life.pid, product: life.product, firstMiB: first, lastMiB: last, growth: last / first - 1, windows: perWindow.length });
   }
   return trends;
+}
+
+function latencyByKind(requests: readonly RequestSample[]): Record<string, { p50Ms: number; p99Ms: number }> {
+  const byKind: Record<string, { p50Ms: number; p99Ms: number }> = {};
+  for (const kind of requestKinds) {
+    const latencies = requests.filter((sample) => sample.kind === kind && sample.status !== 0).map((sample) => sample.ms).sort((a, b) => a - b);
+    if (latencies.length > 0) byKind[kind] = { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+  }
+  return byKind;
 }
 
 export type SoakRecords = {
@@ -204,5 +215,5 @@ export function soakFigures(records: SoakRecords): SoakFigures {
       detail: first === undefined || last === undefined ? "no windows" : `${first.p99Ms.toFixed(0)} ms → ${last.p99Ms.toFixed(0)} ms (${(last.p99Ms / Math.max(1, first.p99Ms)).toFixed(2)}×)`,
     },
   ];
-  return { requests: { total: records.requests.length, byStatus, byKind, codes, undeclared, declared }, relays, windows, memory, goals };
+  return { requests: { total: records.requests.length, byStatus, byKind, codes, latencyByKind: latencyByKind(records.requests), undeclared, declared }, relays, windows, memory, goals };
 }

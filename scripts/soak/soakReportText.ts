@@ -31,6 +31,7 @@ export function soakReportText(input: { title: string; figures: SoakFigures; fau
     ),
     "",
   );
+  lines.push(`Latency by kind over the run (p50 / p99 ms): ${Object.entries(figures.requests.latencyByKind).map(([kind, latency]) => `${kind} ${latency.p50Ms.toFixed(0)} / ${latency.p99Ms.toFixed(0)}`).join(", ")}`, "");
   lines.push("Refusals and failures by code");
   for (const [kind, codes] of Object.entries(figures.requests.codes)) lines.push(`  ${kind}: ${Object.entries(codes).map(([code, count]) => `${count} × ${code}`).join(", ")}`);
   lines.push("");

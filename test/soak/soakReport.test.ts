@@ -184,6 +184,7 @@ describe("soak report: what the soak counts and judges", () => {
     expect(within.goals.find((goal) => goal.name.startsWith("p99"))!).to.include({ pass: true });
     expect(within.windows[0]!.p99Ms).to.equal(100);
     expect(within.windows[11]!.p99Ms).to.equal(150);
+    expect(within.requests.latencyByKind).to.deep.equal({ quote: { p50Ms: 100, p99Ms: 150 } });
     expect(soakFigures(records({ requests: requests(151) })).goals.find((goal) => goal.name.startsWith("p99"))!.pass).to.equal(false);
     expect(soakFigures(records({ relays: [], settled: new Map() })).goals[0]!.pass).to.equal(false);
   });
