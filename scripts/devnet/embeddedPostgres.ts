@@ -16,7 +16,7 @@ export type EmbeddedPostgresServer = {
   /** Starts the halted server again, on the same port with the same data. */
   resume(): Promise<void>;
   stop(): Promise<void>;
-  /** The server's data directory (its postmaster's `-D`), for finding its processes. */
+  /** The server's data directory (its postmaster's `-D`, holding `postmaster.pid` while it runs), for finding its processes. */
   dataDirectory: string;
 };
 

@@ -37,6 +37,9 @@ export function openPostgresPool(url: string, options: { max?: number; applicati
   });
   // An idle client losing its connection (a restarted server) must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
+  // Nor a checked-out one (pg-pool listens only on idle clients): its pending query fails with the
+  // error, a later one is refused, and release() drops it. Found by `npm run soak` (a PostgreSQL restart).
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return pool;
 }
 
