@@ -6,7 +6,7 @@ import { runScript } from "../fixtures/runScript";
 
 /**
  * `npm run soak` itself, compressed: SOAK_MINUTES (default 2 here) with every fault of the hour's plan
- * scaled into it, and the report's goals asserted. About 4 minutes on two cores, so it is not part of
+ * scaled into it, and the report's goals asserted. About 2.5 minutes on two cores (150 s measured), so it is not part of
  * the default `npm test` (which must stay under ~12 minutes): run it with `npm run test:soak`.
  */
 const enabled = process.env.SOAK_TEST === "1";
