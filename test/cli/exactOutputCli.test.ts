@@ -1,28 +1,8 @@
 import { expect } from "chai";
-import { spawn } from "node:child_process";
-import { join } from "node:path";
+import { runCli as run, type CliRun } from "../fixtures/cliProcess";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
 
-const ROOT = join(__dirname, "..", "..");
-const BIN = join(ROOT, "cli", "swap-api.js");
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-function run(args: readonly string[], env: Record<string, string | undefined>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_") && !["SWAP_API_KEY", "PRIVATE_KEY", "SWAP_API_URL", "RPC_URL"].includes(key)));
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdin.end();
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-const json = (result: Run): any => {
+const json = (result: CliRun): any => {
   try {
     return JSON.parse(result.stdout);
   } catch {
