@@ -134,10 +134,13 @@ export async function replaceBatch(
     if (keep.length === 0 && unpaid.size > 0 && !relays.some((relay) => options.exclude.has(relay.id))) {
       return { outcome: "below_cost", resent: (await sendRaw(client, latest.raw)).outcome };
     }
-    // Nobody left to swap for: the nonce is freed by a cancel recorded on those still holding it.
+    // Nobody left to swap for: the nonce is freed by a cancel recorded on the members asked to leave
+    // only. A member left out for its fee keeps its old transaction on record: once the cancel takes
+    // the nonce it is sent anew through the queue's checks (never ended by someone else's cancel).
     if (keep.length === 0) {
       kind = "cancel";
-      keep = relays;
+      keep = relays.filter((relay) => !unpaid.has(relay.id));
+      if (keep.length === 0) return { outcome: "below_cost", resent: (await sendRaw(client, latest.raw)).outcome };
     }
     while (keep.length > 0) {
       const sent = await signPersistSendBatch(

@@ -100,9 +100,11 @@ function submitHandler(deps: ApiDependencies) {
       });
     } catch (error) {
       stages.lap("verify");
-      const existing = conflictOrExisting(
-        await relayer.match({ chain_id: quote.chainId, quote_id: quote.quoteId, integrator_id: principal.integratorId, idempotency_key: idempotencyKey, signature: body.signature }),
-      );
+      // The client's own error stands when the relayer cannot be asked: a 503 would tell it to retry a
+      // submission that cannot succeed.
+      const clientError = error instanceof ApiError && error.status < 500;
+      const match = relayer.match({ chain_id: quote.chainId, quote_id: quote.quoteId, integrator_id: principal.integratorId, idempotency_key: idempotencyKey, signature: body.signature });
+      const existing = conflictOrExisting(clientError ? await match.catch((): RelayMatch => ({ outcome: "none" })) : await match);
       stages.lap("match");
       if (existing !== undefined) {
         res.status(200).json(publicRelay(existing));

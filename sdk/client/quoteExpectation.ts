@@ -46,6 +46,9 @@ export type QuoteRequestFields = {
   gasless?: boolean;
 };
 
+/** The API's slippage tolerance when a request gives none (GET /quote's `slippage_bps` default). */
+export const API_DEFAULT_SLIPPAGE_BPS = 100;
+
 /**
  * The expectation a request sets. The API's defaults apply where the request is silent: no fee
  * (fee_bps 0) and the taker as recipient; `signer` is who will sign or send, when not the taker.
@@ -60,7 +63,9 @@ export function expectationOfRequest(request: QuoteRequestFields, extra: { signe
     // does not know: it is then checked against the order only (tx.data against the quote JSON).
     ...(request.amountUnit === "token" ? {} : { sellAmount: request.sellAmount, buyAmount: request.buyAmount }),
     feeBps: request.feeBps ?? 0,
-    slippageBps: request.slippageBps,
+    // An exact-output quote's signed maximum is bound by nothing else: the API's default (100) holds it
+    // when the request is silent. An exact input keeps the request's own (its debit is fixed anyway).
+    slippageBps: request.slippageBps ?? (request.buyAmount !== undefined ? API_DEFAULT_SLIPPAGE_BPS : undefined),
     gasless: request.gasless === true,
     chainId: request.chainId ?? extra.chainId,
     feeRecipient: extra.feeRecipient,

@@ -209,6 +209,42 @@ describe("relayer batching (a real chain, relayer and API)", function () {
       expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([1, 1, 0]);
     });
 
+    it("cancelling one member of a pending batch whose other member no longer covers its share cancels only the first: the other is never ended by that cancel, waits, and ends expired / fee_below_cost at its deadline", async () => {
+      stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500" } });
+      await setBaseFee(parseUnits("20", 9));
+      const rich = await quoteFor(stack, takers[0]!);
+      await setBaseFee(parseUnits("0.01", 9));
+      await relayerSeesBaseFee(stack, (baseFee) => baseFee <= parseUnits("0.01", 9));
+      const poorQuote = await quoteFor(stack, takers[2]!);
+      await setAutomine(false);
+      const relays = await Promise.all([rich, poorQuote].map((entry) => submit(stack!, entry)));
+      const pending = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId, (relay) => relay.status === "submitted")));
+      expect(pending.map((relay) => relay.batch?.size)).to.deep.equal([2, 2]);
+      // The batch cannot be mined at 8 gwei, and the poor member's fee does not cover its share there.
+      await setBaseFee(parseUnits("8", 9));
+      await relayerSeesBaseFee(stack, (baseFee) => baseFee >= parseUnits("7", 9));
+      const [cancelled, poor] = relays;
+      const response = await stack.api.request("POST", `/gasless/cancel/${cancelled!.relayId}`, { headers: { authorization: `Bearer ${stack.api.apiKey.secret}` } });
+      expect(response.status, JSON.stringify(response.body)).to.equal(200);
+      const replaced = await stack.waitFor(cancelled!.relayId, (relay) => relay.transactions.some((transaction) => transaction.kind === "cancel"), 20_000);
+      const cancel = replaced.transactions.find((transaction) => transaction.kind === "cancel")!;
+      // The cancel is recorded on the member asked to leave only.
+      const poorNow = (await stack.status(poor!.relayId)).body as RelayJson;
+      expect(poorNow.transactions.map((transaction) => transaction.kind)).to.deep.equal(["swap"]);
+      await setAutomine(true);
+      await mine(1);
+      expect((await stack.waitFor(cancelled!.relayId)).status).to.equal("cancelled");
+      expect((await f.publicClient.getTransactionReceipt({ hash: cancel.hash as Hex })).status).to.equal("success");
+      // Its nonce went to the cancel: it is queued again and waits (its fee does not cover its gas), not ended.
+      while ((await stageCount(stack, "nonce_check")) < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(((await stack.status(poor!.relayId)).body as RelayJson).status).to.not.equal("expired");
+      await time.increaseTo(poor!.deadline + 1n);
+      const ended = await stack.waitFor(poor!.relayId, undefined, 60_000);
+      expect([ended.status, ended.reason]).to.deep.equal(["expired", "fee_below_cost"]);
+      const settled = await settlementsByQuote(f);
+      expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([0, 0]);
+    });
+
     it("a stuck batch bumped after the base fee rose is rebuilt without the member whose fee no longer covers its share: the others confirm with the replacement, it is never settled and ends expired / fee_below_cost", async () => {
       stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500", RELAYER_RESUBMIT_SECONDS: "1" } });
       const quoted = await richAndPoor(stack, takers);

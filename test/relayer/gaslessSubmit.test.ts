@@ -57,6 +57,13 @@ describe("POST /gasless/submit and GET /gasless/status: validation, ownership an
     await expectRefused({ quote_id: quote.quote_id, signature: `0x${"00".repeat(65)}` }, 400, "signature_mismatch");
   });
 
+  it("a submission that fails its check keeps its 4xx while the relayer cannot be asked for a retried relay (never a 503 telling it to retry)", async () => {
+    const { quote } = await signedQuote();
+    const wrong = await stack.sign(quote, f.signerOf(f.stranger.account.address));
+    await stack.relayer!.close();
+    await expectRefused({ quote_id: quote.quote_id, signature: wrong }, 400, "signature_mismatch", /not the quote's taker/);
+  });
+
   it("refuses an expired quote, a spent Permit2 nonce, and a swap that no longer simulates", async () => {
     const expired = await signedQuote();
     // Past the quote's deadline (blocks mined faster than one a second can run ahead of the clock).
