@@ -1,11 +1,9 @@
 import type { ExactOutputQuoteCall } from "../calldata/decodeExactOutputQuoteOrder";
 import type { QuoteJson } from "../wire/quoteJson";
 import type { QuoteExpectation } from "./quoteExpectation";
-import { amountOf, type QuoteFieldCheck } from "./quoteFieldCheck";
+import type { QuoteFieldCheck } from "./quoteFieldCheck";
 import { readExactOutputQuoteCall } from "./readQuoteCall";
-import { verifyQuoteActions } from "./verifyQuoteActions";
-import { verifyCallFields } from "./verifyQuoteOrder";
-import { verifyQuotePermit } from "./verifyQuotePermit";
+import { verifyRecipientDeadlineAndCall } from "./verifyQuoteOrder";
 
 /**
  * verifyQuoteOrder for an exact-output quote (one with `max_sell_amount`), once the quote JSON was
@@ -22,15 +20,5 @@ export function verifyExactOutputQuoteOrder(check: QuoteFieldCheck, quote: Quote
   check.amount("tx.data.order.maxSellAmount", order.maxSellAmount, BigInt(quote.max_sell_amount!), "max_sell_amount");
   check.address("tx.data.order.buyToken", order.buyToken, quote.buy_token, "buy_token");
   check.amount("tx.data.order.buyAmount", order.buyAmount, BigInt(quote.buy_amount), "buy_amount");
-  const recipient = expected.recipient ?? expected.taker;
-  check.address("tx.data.order.recipient", order.recipient, recipient, expected.recipient === undefined ? "the taker (no recipient asked for)" : "request recipient");
-  const expiresMs = Date.parse(quote.expires_at);
-  const expires = Number.isInteger(expiresMs / 1000) ? amountOf(expiresMs / 1000) : undefined;
-  if (expires === undefined) return check.refuse("expires_at", quote.expires_at, "a whole second", "the order's deadline", "is not");
-  check.amount("tx.data.order.deadline", order.deadline, expires, "expires_at");
-
-  verifyCallFields(check, quote, call, expected);
-  verifyQuoteActions(check, quote, order, expected);
-  if (call.kind === "permit" || call.kind === "gasless") verifyQuotePermit(check, quote, call, expected.chainId ?? quote.chain_id);
-  return call;
+  return verifyRecipientDeadlineAndCall(check, quote, call, expected);
 }

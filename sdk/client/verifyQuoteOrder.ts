@@ -108,6 +108,16 @@ export function verifyQuoteOrder(quote: QuoteJson, expected: QuoteExpectation): 
   const minimum = BigInt(quote.min_buy_amount);
   if (order.minBuyAmount < minimum) check.refuse("tx.data.order.minBuyAmount", order.minBuyAmount, minimum, "min_buy_amount", "is below");
   check.amount("tx.data.order.minBuyAmount", order.minBuyAmount, minimum, "min_buy_amount");
+  return verifyRecipientDeadlineAndCall(check, quote, call, expected);
+}
+
+/**
+ * What an exact-input and an exact-output order share once their amounts are checked: the recipient,
+ * the deadline (`expires_at`), the call's own fields (value, signature slot, relayer fee), the route and
+ * fee actions, and the permit against the call it authorises. Returns the call.
+ */
+export function verifyRecipientDeadlineAndCall<Call extends QuoteCall | ExactOutputQuoteCall>(check: QuoteFieldCheck, quote: QuoteJson, call: Call, expected: QuoteExpectation): Call {
+  const { order } = call;
   const recipient = expected.recipient ?? expected.taker;
   check.address("tx.data.order.recipient", order.recipient, recipient, expected.recipient === undefined ? "the taker (no recipient asked for)" : "request recipient");
   const expiresMs = Date.parse(quote.expires_at);
