@@ -3,23 +3,20 @@ pragma solidity ^0.8.28;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
-import {IRegistryGatedRouter} from "../interfaces/IRegistryGatedRouter.sol";
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
-import {ISwapSettlement} from "../interfaces/ISwapSettlement.sol";
-import {IUniswapV2PairMinimal} from "../interfaces/IUniswapV2PairMinimal.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
 import {RouteActions} from "../libraries/RouteActions.sol";
-import {V2PairAddress} from "../libraries/V2PairAddress.sol";
 import {V2SwapMath} from "../libraries/V2SwapMath.sol";
-import {RegistryGate} from "./RegistryGate.sol";
+import {RouterFunds} from "./RouterFunds.sol";
+import {V2Hops} from "./V2Hops.sol";
 
 /// @title RouteExecutor
 /// @notice Runs route actions and settles a swap. The entry points of the routers only differ in how
 /// the sell token arrives; everything after that happens here.
 /// @dev The router holds no funds between transactions: every action moves the whole running amount
 /// on, and settlement pays out everything the route produced. Entry points are gated by `settles`
-/// (re-entrancy lock and registry status, see RegistryGate).
-abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
+/// (re-entrancy lock and registry status, see RegistryGate). Hops are V2Hops', payouts RouterFunds'.
+abstract contract RouteExecutor is V2Hops {
     using SafeERC20 for IERC20;
 
     /// @notice The Uniswap-V2-style venue a router trades on: only pairs this factory deployed are
@@ -30,59 +27,17 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         bytes32 pairInitCodeHash;
     }
 
-    /// @notice Gas a native payout may use. Enough for a smart wallet's `receive` (a Safe needs about
-    /// 10,000); a recipient that needs more, reverts, or returns a bomb gets WETH instead, so it can
-    /// neither make a relayed swap fail nor make it cost more than this.
-    uint256 public constant NATIVE_PAYOUT_GAS = 40_000;
-
-    /// @notice The native-asset placeholder used for sell and buy tokens.
-    address public constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
     /// @notice Upper bound on the number of actions in one route.
     uint256 public constant MAX_ACTIONS = 8;
-
-    /// @notice Wrapped ether.
-    IWETH9 public immutable weth;
-    /// @notice The only factory whose pairs routes may use.
-    address public immutable v2Factory;
-    bytes32 private immutable _pairInitCodeHash;
-    /// @notice The pool fee of every pair of `v2Factory`, in bps; a route stating another is refused.
-    uint256 public immutable v2FeeBps;
-
 
     /// @param weth_ Wrapped ether.
     /// @param registry_ The registry whose status gates settlement and whose administrator may rescue.
     /// @param featureId_ The registry feature this router serves.
     /// @param venue The V2 factory, its pair init-code hash and its pool fee.
     constructor(IWETH9 weth_, IRouterRegistry registry_, uint128 featureId_, V2Venue memory venue)
-        RegistryGate(registry_, featureId_)
-    {
-        if (address(weth_) == address(0) || address(registry_) == address(0) || venue.factory == address(0)) {
-            revert SwapZeroAddress();
-        }
-        if (venue.feeBps >= V2SwapMath.BPS) revert SwapFeeTooHigh(venue.feeBps);
-        weth = weth_;
-        v2Factory = venue.factory;
-        _pairInitCodeHash = venue.pairInitCodeHash;
-        v2FeeBps = venue.feeBps;
-    }
-
-    /// @notice Accepts ether only from WETH, when unwrapping.
-    receive() external payable {
-        if (msg.sender != address(weth)) revert SwapNativeValueMismatch(0, msg.value);
-    }
-
-    /// @inheritdoc IRegistryGatedRouter
-    function rescue(address token, address to, uint256 amount) external locked {
-        _checkRegistryAdmin();
-        if (to == address(0)) revert SwapZeroAddress();
-        if (token == NATIVE) {
-            (bool sent,) = to.call{value: amount}("");
-            if (!sent) revert SwapNativeTransferFailed(to, amount);
-        } else {
-            IERC20(token).safeTransfer(to, amount);
-        }
-        emit FundsRescued(token, to, amount);
-    }
+        RouterFunds(weth_, registry_, featureId_)
+        V2Hops(venue.factory, venue.pairInitCodeHash, venue.feeBps)
+    {}
 
     /// @dev Checks shared by every entry point, before any token moves. Returns the fields every
     /// entry point needs next, read from calldata once (see `_field`).
@@ -284,41 +239,6 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         }
     }
 
-    /// @dev Decodes the hop whose operands follow byte `offset` (a SWAP_V2's opcode, or the byte before
-    /// a split leg's hop), checks it, and prices `amountIn` of `tokenIn` through it at its reserves.
-    function _priceHop(bytes calldata actions, uint256 offset, address tokenIn, uint256 amountIn)
-        private
-        view
-        returns (address pair, address tokenOut, uint256 amountOut)
-    {
-        (pair, tokenOut) = _checkHop(actions, offset, tokenIn);
-        (uint256 reserve0, uint256 reserve1) = _reserves(pair);
-        bool zeroForOne = tokenIn < tokenOut;
-        amountOut = zeroForOne
-            ? V2SwapMath.getAmountOut(amountIn, reserve0, reserve1, v2FeeBps)
-            : V2SwapMath.getAmountOut(amountIn, reserve1, reserve0, v2FeeBps);
-    }
-
-    /// @dev Decodes and checks the hop whose operands follow byte `offset`; exact-output routes price
-    /// hops backwards after the same checks.
-    function _checkHop(bytes calldata actions, uint256 offset, address tokenIn)
-        internal
-        view
-        returns (address pair, address tokenOut)
-    {
-        uint256 feeBps;
-        (pair, tokenOut, feeBps) = RouteActions.decodeSwapV2(actions, offset);
-        // The stated fee is only a claim: the pool fee is the venue's, and a route must say so.
-        if (feeBps != v2FeeBps) revert SwapPoolFeeMismatch(feeBps, v2FeeBps);
-        // Pools trade ERC20s only: the native asset must be wrapped first and unwrapped after.
-        if (tokenIn == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
-        if (tokenOut == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
-        // Only the factory's own pair of (tokenIn, tokenOut): a look-alike pair could report any
-        // reserves, and a real pair of other tokens would take the input and pay out something else.
-        address expected = V2PairAddress.pairFor(v2Factory, _pairInitCodeHash, tokenIn, tokenOut);
-        if (pair != expected) revert SwapUnknownPair(pair, expected);
-    }
-
     /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output
     /// never sits in a pair (`inPair` is always false): legs end in the recipient or here. The running
     /// amount sits in this router: a split is never the target of a previous swap's hand-off, and a route
@@ -357,116 +277,5 @@ abstract contract RouteExecutor is ISwapSettlement, RegistryGate {
         }
         // As for a last SWAP_V2: what the recipient received, not what the formula says.
         if (paidOut) amountOut = _balanceOf(tokenOut, recipient) - before;
-    }
-
-    /// @dev One leg of a split: `hops` hops starting at byte `start`, each handing its output straight
-    /// to the next hop's pair, the last one to `destination`. A leg whose share rounds to nothing is
-    /// checked but not traded (a pair refuses a zero-output swap).
-    function _runLeg(
-        bytes calldata actions,
-        uint256 start,
-        uint256 hops,
-        address token,
-        uint256 amount,
-        address destination
-    ) internal returns (address, uint256) {
-        for (uint256 hop; hop < hops; ++hop) {
-            uint256 at = start + hop * RouteActions.HOP_WIDTH - 1;
-            (address pair, address tokenOut, uint256 amountOut) = _priceHop(actions, at, token, amount);
-            if (amount != 0) {
-                // The pair would refuse a swap paying nothing; say which leg is too small instead.
-                if (amountOut == 0) revert SwapSplitLegTooSmall(pair, amount);
-                if (hop == 0) IERC20(token).safeTransfer(pair, amount);
-                address to = hop + 1 == hops ? destination : RouteActions.pairAt(actions, at + RouteActions.HOP_WIDTH);
-                (uint256 amount0Out, uint256 amount1Out) = token < tokenOut ? (uint256(0), amountOut) : (amountOut, uint256(0));
-                _pairSwap(pair, amount0Out, amount1Out, to);
-            }
-            (token, amount) = (tokenOut, amountOut);
-        }
-        return (token, amount);
-    }
-
-    /// @dev `getReserves` without the ABI decoder: the hot path reads it once per hop.
-    function _reserves(address pair) internal view returns (uint256 reserve0, uint256 reserve1) {
-        assembly ("memory-safe") {
-            mstore(0, 0x0902f1ac00000000000000000000000000000000000000000000000000000000)
-            if iszero(and(gt(returndatasize(), 0x3f), staticcall(gas(), pair, 0, 4, 0, 0x40))) {
-                returndatacopy(0, 0, returndatasize())
-                revert(0, returndatasize())
-            }
-            reserve0 := mload(0)
-            reserve1 := mload(0x20)
-        }
-    }
-
-    /// @dev `swap(amount0Out, amount1Out, to, "")` encoded by hand, once per hop on the hot path.
-    function _pairSwap(address pair, uint256 amount0Out, uint256 amount1Out, address to) private {
-        bytes4 selector = IUniswapV2PairMinimal.swap.selector;
-        assembly ("memory-safe") {
-            let ptr := mload(0x40)
-            mstore(ptr, selector)
-            mstore(add(ptr, 0x04), amount0Out)
-            mstore(add(ptr, 0x24), amount1Out)
-            mstore(add(ptr, 0x44), to)
-            mstore(add(ptr, 0x64), 0x80)
-            mstore(add(ptr, 0x84), 0)
-            if iszero(call(gas(), pair, 0, ptr, 0xa4, 0, 0)) {
-                returndatacopy(ptr, 0, returndatasize())
-                revert(ptr, returndatasize())
-            }
-        }
-    }
-
-    /// @dev WETH's `deposit` (with `value`) or `withdraw(amount)` without the ABI encoder: WETH is a
-    /// known contract, so the extcodesize check of a high-level call buys nothing.
-    function _wethCall(uint32 selector, uint256 value, uint256 amount) internal {
-        IWETH9 wrapped = weth;
-        assembly ("memory-safe") {
-            mstore(0, shl(224, selector))
-            mstore(4, amount)
-            if iszero(call(gas(), wrapped, value, 0, 0x24, 0, 0)) {
-                returndatacopy(0, 0, returndatasize())
-                revert(0, returndatasize())
-            }
-        }
-    }
-
-    /// @dev `balanceOf` without the ABI decoder; reverts if the token does not answer with a word.
-    function _balanceOf(address token, address account) internal view returns (uint256 amount) {
-        assembly ("memory-safe") {
-            mstore(0, 0x70a0823100000000000000000000000000000000000000000000000000000000)
-            mstore(4, account)
-            if iszero(and(gt(returndatasize(), 0x1f), staticcall(gas(), token, 0, 0x24, 0, 0x20))) {
-                returndatacopy(0, 0, returndatasize())
-                revert(0, returndatasize())
-            }
-            amount := mload(0)
-        }
-    }
-
-    /// @dev Pays `amount` of `token` (ERC20 or native) held by this router.
-    function _pay(address token, address to, uint256 amount) internal {
-        if (amount == 0) return;
-        if (token == NATIVE) {
-            _payNative(to, amount);
-        } else {
-            IERC20(token).safeTransfer(to, amount);
-        }
-    }
-
-    /// @dev ETH to a recipient the taker or the fee route named, who may be a contract that reverts
-    /// (perhaps only outside simulation), burns gas, or returns megabytes. The call gets at most
-    /// NATIVE_PAYOUT_GAS and none of its return data is copied; if it fails, the same value is paid
-    /// as WETH, which cannot run recipient code. The swap settles either way, at a bounded cost.
-    function _payNative(address to, uint256 amount) private {
-        bool sent;
-        assembly ("memory-safe") {
-            sent := call(NATIVE_PAYOUT_GAS, to, amount, 0, 0, 0, 0)
-        }
-        if (!sent) {
-            _wethCall(0xd0e30db0, amount, 0); // deposit()
-            IERC20(address(weth)).safeTransfer(to, amount);
-            emit NativePayoutWrapped(to, amount);
-        }
     }
 }
