@@ -21,6 +21,8 @@ abstract contract RouteExecutor is V2Hops {
 
     /// @notice The Uniswap-V2-style venue a router trades on: only pairs this factory deployed are
     /// accepted, and their pool fee is `feeBps` (30 for Uniswap V2).
+    /// @dev Declared here, where routers' constructors name it, though V2Hops keeps its values: the
+    /// routers' ABI calls it `RouteExecutor.V2Venue`.
     struct V2Venue {
         address factory;
         uint16 feeBps;
