@@ -15,7 +15,8 @@ import {V2Hops} from "./V2Hops.sol";
 /// the sell token arrives; everything after that happens here.
 /// @dev The router holds no funds between transactions: every action moves the whole running amount
 /// on, and settlement pays out everything the route produced. Entry points are gated by `settles`
-/// (re-entrancy lock and registry status, see RegistryGate). Hops are V2Hops', payouts RouterFunds'.
+/// (re-entrancy lock and registry status, see RegistryGate). Hops and splits are V2Hops', payouts
+/// RouterFunds'.
 abstract contract RouteExecutor is V2Hops {
     using SafeERC20 for IERC20;
 
@@ -239,45 +240,5 @@ abstract contract RouteExecutor is V2Hops {
         } else {
             _pairSwap(pair, amount0Out, amount1Out, address(this));
         }
-    }
-
-    /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output
-    /// never sits in a pair (`inPair` is always false): legs end in the recipient or here. The running
-    /// amount sits in this router: a split is never the target of a previous swap's hand-off, and a route
-    /// starting with one has its sell token delivered here. Legs pay the recipient directly when the split
-    /// ends the route in the buy token; the recipient's balance is then measured once around all legs.
-    function _split(
-        bytes calldata actions,
-        address buyToken,
-        address recipient,
-        address tokenIn,
-        uint256 amountIn,
-        uint256 offset,
-        uint256 nextOffset
-    ) private returns (address tokenOut, uint256 amountOut, bool, /* inPair: always false */ bool paidOut) {
-        uint256 legs = RouteActions.byteAt(actions, offset + 1);
-        uint256 cursor = offset + RouteActions.SPLIT_HEADER_WIDTH;
-        // The first leg's last hop names the token every leg must end in.
-        uint256 firstHops = RouteActions.byteAt(actions, cursor + 2);
-        (, tokenOut,) = RouteActions.decodeSwapV2(
-            actions, cursor + RouteActions.LEG_HEADER_WIDTH + (firstHops - 1) * RouteActions.HOP_WIDTH - 1
-        );
-        paidOut = nextOffset == actions.length && tokenOut == buyToken;
-        address destination = paidOut ? recipient : address(this);
-        uint256 before = paidOut ? _balanceOf(tokenOut, recipient) : 0;
-        uint256 remaining = amountIn;
-        for (uint256 leg; leg < legs; ++leg) {
-            uint256 hops = RouteActions.byteAt(actions, cursor + 2);
-            // Shares add up to 10,000, so the other legs' amounts never exceed what remains.
-            uint256 legIn = leg + 1 == legs ? remaining : (amountIn * RouteActions.uint16At(actions, cursor)) / V2SwapMath.BPS;
-            remaining -= legIn;
-            (address legOut, uint256 legAmount) =
-                _runLeg(actions, cursor + RouteActions.LEG_HEADER_WIDTH, hops, tokenIn, legIn, destination);
-            if (legOut != tokenOut) revert SwapUnexpectedToken(tokenOut, legOut);
-            amountOut += legAmount;
-            cursor += RouteActions.LEG_HEADER_WIDTH + hops * RouteActions.HOP_WIDTH;
-        }
-        // As for a last SWAP_V2: what the recipient received, not what the formula says.
-        if (paidOut) amountOut = _balanceOf(tokenOut, recipient) - before;
     }
 }

@@ -10,11 +10,12 @@ import {V2SwapMath} from "../libraries/V2SwapMath.sol";
 import {RouterFunds} from "./RouterFunds.sol";
 
 /// @title V2Hops
-/// @notice Single hops on the router's Uniswap-V2-style venue, in either direction of a pair: a hop
-/// checked against the venue, priced at the pair's reserves and swapped, and a split leg (hops that
-/// hand their output straight to the next pair).
+/// @notice Hops on the router's Uniswap-V2-style venue, in either direction of a pair: a hop checked
+/// against the venue, priced at the pair's reserves and swapped; a split leg (hops that hand their
+/// output straight to the next pair); and a SPLIT (legs sharing one input).
 /// @dev Shared by the exact-input pass (RouteExecutor) and the exact-output one (ExactOutputExecutor),
-/// which prices the same checked hops backwards.
+/// which prices the same checked hops backwards and runs legs with its own inputs. `_split` sits here
+/// rather than in RouteExecutor because solidity-coverage's via-IR build lost one of its branches there.
 abstract contract V2Hops is RouterFunds {
     using SafeERC20 for IERC20;
 
@@ -68,6 +69,46 @@ abstract contract V2Hops is RouterFunds {
         // reserves, and a real pair of other tokens would take the input and pay out something else.
         address expected = V2PairAddress.pairFor(v2Factory, _pairInitCodeHash, tokenIn, tokenOut);
         if (pair != expected) revert SwapUnknownPair(pair, expected);
+    }
+
+    /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output
+    /// never sits in a pair (`inPair` is always false): legs end in the recipient or here. The running
+    /// amount sits in this router: a split is never the target of a previous swap's hand-off, and a route
+    /// starting with one has its sell token delivered here. Legs pay the recipient directly when the split
+    /// ends the route in the buy token; the recipient's balance is then measured once around all legs.
+    function _split(
+        bytes calldata actions,
+        address buyToken,
+        address recipient,
+        address tokenIn,
+        uint256 amountIn,
+        uint256 offset,
+        uint256 nextOffset
+    ) internal returns (address tokenOut, uint256 amountOut, bool, /* inPair: always false */ bool paidOut) {
+        uint256 legs = RouteActions.byteAt(actions, offset + 1);
+        uint256 cursor = offset + RouteActions.SPLIT_HEADER_WIDTH;
+        // The first leg's last hop names the token every leg must end in.
+        uint256 firstHops = RouteActions.byteAt(actions, cursor + 2);
+        (, tokenOut,) = RouteActions.decodeSwapV2(
+            actions, cursor + RouteActions.LEG_HEADER_WIDTH + (firstHops - 1) * RouteActions.HOP_WIDTH - 1
+        );
+        paidOut = nextOffset == actions.length && tokenOut == buyToken;
+        address destination = paidOut ? recipient : address(this);
+        uint256 before = paidOut ? _balanceOf(tokenOut, recipient) : 0;
+        uint256 remaining = amountIn;
+        for (uint256 leg; leg < legs; ++leg) {
+            uint256 hops = RouteActions.byteAt(actions, cursor + 2);
+            // Shares add up to 10,000, so the other legs' amounts never exceed what remains.
+            uint256 legIn = leg + 1 == legs ? remaining : (amountIn * RouteActions.uint16At(actions, cursor)) / V2SwapMath.BPS;
+            remaining -= legIn;
+            (address legOut, uint256 legAmount) =
+                _runLeg(actions, cursor + RouteActions.LEG_HEADER_WIDTH, hops, tokenIn, legIn, destination);
+            if (legOut != tokenOut) revert SwapUnexpectedToken(tokenOut, legOut);
+            amountOut += legAmount;
+            cursor += RouteActions.LEG_HEADER_WIDTH + hops * RouteActions.HOP_WIDTH;
+        }
+        // As for a last SWAP_V2: what the recipient received, not what the formula says.
+        if (paidOut) amountOut = _balanceOf(tokenOut, recipient) - before;
     }
 
     /// @dev One leg of a split: `hops` hops starting at byte `start`, each handing its output straight
