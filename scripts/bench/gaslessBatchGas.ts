@@ -6,6 +6,7 @@ import {
   encodeRouteActions,
   encodeSwapGasless,
   encodeSwapGaslessBatch,
+  BATCH_ORDER_GAS,
   getAmountOut,
   patchSignature,
   uniswapV2PairAbi,
@@ -78,7 +79,7 @@ async function signOrders(bench: GasBench, takers: PrivateKeyAccount[], nonce: b
 }
 
 async function sendBatch(bench: GasBench, orders: SignedGaslessOrder[]): Promise<bigint> {
-  const receipt = await bench.wait(await bench.deployer.sendTransaction({ to: bench.contracts.gaslessSwapRouter, data: encodeSwapGaslessBatch(orders) }));
+  const receipt = await bench.wait(await bench.deployer.sendTransaction({ to: bench.contracts.gaslessSwapRouter, data: encodeSwapGaslessBatch(orders, orders.map(() => BATCH_ORDER_GAS)) }));
   if (receipt.status !== "success") throw new Error("the batch reverted");
   return receipt.gasUsed;
 }
