@@ -100,8 +100,9 @@ describe("GaslessBatchSwapRouter: each order's gas cap, chosen by the submitter"
     expect(outcome.skipped.map((skip) => [skip.index, skip.quoteId, skip.reason])).to.deep.equal([[0n, quoteId(10), "0x"]]);
     expect(outcome.settled.map((event) => event.quoteId)).to.deep.equal([quoteId(11), quoteId(12)]);
     // The burner used its cap and no more: the batch's gas is its cap, the two swaps and the batch's own.
+    // (solidity-coverage's instrumented build spends more per swap: the bound is checked on the plain build.)
     const swaps = receipt.gasUsed - INTRINSIC_GAS - calldataGas(data) - burnerCap;
-    expect(swaps > 0n && swaps < 2n * 150_000n, `the rest used ${swaps}`).to.equal(true);
+    if (process.env.SOLIDITY_COVERAGE !== "true") expect(swaps > 0n && swaps < 2n * 150_000n, `the rest used ${swaps}`).to.equal(true);
   });
 
   it("refuses a cap above BATCH_ORDER_GAS (SwapBatchOrderGasTooHigh with the order's index) and caps that are not one per order (SwapBatchGasLimitsLength), settling nothing", async () => {
@@ -146,11 +147,13 @@ describe("GaslessBatchSwapRouter: each order's gas cap, chosen by the submitter"
     const { f, odd } = await loadFixture(ready);
     await odd.token.write.setTransferFailure([0n, true]);
     const start = await f.testClient.snapshot();
-    // Block gas limit 30 M: members × limit stays under 25 M.
+    // Block gas limit 30 M: members × limit stays under 25 M. solidity-coverage's instrumented burners
+    // are slow: there batches stay small (the bound is proven by the plain run).
+    const coverage = process.env.SOLIDITY_COVERAGE === "true";
     const batches = fc
-      .integer({ min: 2, max: MAX_GASLESS_BATCH_ORDERS })
+      .integer({ min: 2, max: coverage ? 3 : MAX_GASLESS_BATCH_ORDERS })
       .chain((members) => fc.array(fc.bigInt({ min: 200_000n, max: 25_000_000n / BigInt(members) > 600_000n ? 600_000n : 25_000_000n / BigInt(members) }), { minLength: members, maxLength: members }));
-    const examples: bigint[][] = [[200_000n, 200_000n], Array.from({ length: MAX_GASLESS_BATCH_ORDERS }, () => 390_000n)];
+    const examples: bigint[][] = coverage ? [[200_000n, 200_000n]] : [[200_000n, 200_000n], Array.from({ length: MAX_GASLESS_BATCH_ORDERS }, () => 390_000n)];
     await fc.assert(
       fc.asyncProperty(batches, async (limits) => {
         await f.testClient.revert({ id: start });
@@ -166,11 +169,13 @@ describe("GaslessBatchSwapRouter: each order's gas cap, chosen by the submitter"
         const singleLimits = limits.reduce((sum, limit) => sum + limit, 0n);
         expect(receipt.gasUsed <= singleLimits, `${limits.length} members: gasUsed ${receipt.gasUsed} > ${singleLimits}`).to.equal(true);
       }),
-      { ...fuzzRuns(6), examples: examples.map((limits) => [limits]) },
+      { ...fuzzRuns(coverage ? 1 : 6), examples: examples.map((limits): [bigint[]] => [limits]) },
     );
   });
 
-  it("what one order costs the batch outside its cap (its loop overhead, a MAX_SKIP_REASON_BYTES reason included) and the batch's own overhead stay within BATCH_ORDER_LOOP_GAS and BATCH_OVERHEAD_GAS", async () => {
+  it("what one order costs the batch outside its cap (its loop overhead, a MAX_SKIP_REASON_BYTES reason included) and the batch's own overhead stay within BATCH_ORDER_LOOP_GAS and BATCH_OVERHEAD_GAS", async function () {
+    // Gas of the plain build: solidity-coverage's instrumented one spends more on every line.
+    if (process.env.SOLIDITY_COVERAGE === "true") this.skip();
     const { f, odd } = await loadFixture(ready);
     const deadline = (await now(f)) + 3_600n;
     const run = async (count: number, cap: bigint) => {
