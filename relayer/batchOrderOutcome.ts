@@ -32,7 +32,7 @@ export type BatchOrderOutcome =
 
 /** A skip's revert data, decoded against the router's and Permit2's errors (or `Error(string)`, `Panic`). */
 export function describeSkipReason(reason: Hex): { name: string; text: string } {
-  if (reason === "0x") return { name: "out_of_gas", text: "no revert data (the order ran out of its gas cap)" };
+  if (reason === "0x") return { name: "out_of_gas", text: "no revert data (the order ran out of its gas cap, or reverted without a reason)" };
   try {
     const decoded = decodeErrorResult({ abi: skipErrors, data: reason });
     const args = (decoded.args ?? []).map((arg) => String(arg)).join(", ");
