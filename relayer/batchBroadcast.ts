@@ -1,5 +1,5 @@
 import { getAbiItem, keccak256, toFunctionSelector, type Address, type Hex } from "viem";
-import { batchGasLimit, decodeSwapGasless, encodeSwapGaslessBatch, gaslessSwapRouterAbi, relayGasLimitOfCalldata, type BlockHead } from "../sdk";
+import { BATCH_ORDER_GAS, batchGasLimit, batchOrderGasCap, calldataGas, decodeSwapGasless, encodeSwapGaslessBatch, gaslessSwapRouterAbi, relayGasLimitOfCalldata, type BlockHead } from "../sdk";
 
 const SWAP_GASLESS_SELECTOR = toFunctionSelector(getAbiItem({ abi: gaslessSwapRouterAbi, name: "swapGasless" }));
 
@@ -17,12 +17,33 @@ import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { BatchExpectation, BatchRefusal, RelayRecord, RelayStore } from "./store/relayStore";
 
-/** The calldata and gas limit of `swapGaslessBatch` over `relays`, in their order (a relay's index is its position). */
+/**
+ * The gas cap a relay gets as a member of a batch: its single-swap limit (what its fee was checked
+ * against) less what the batch pays for it outside its call (`batchOrderGasCap`).
+ */
+export function memberGasCap(relay: Pick<RelayRecord, "data" | "estimatedGas">): bigint {
+  return batchOrderGasCap(relayGasLimitOfCalldata(relay.estimatedGas, relay.data), relay.data);
+}
+
+/**
+ * Whether a relay may join a batch: a plain `swapGasless` (see isBatchable) whose share of its limit
+ * fits the router's BATCH_ORDER_GAS; a costlier route goes alone, with its whole limit.
+ */
+export function fitsBatch(relay: Pick<RelayRecord, "data" | "estimatedGas">): boolean {
+  return isBatchable(relay.data) && memberGasCap(relay) <= BATCH_ORDER_GAS;
+}
+
+/**
+ * The calldata and gas limit of `swapGaslessBatch` over `relays`, in their order (a relay's index is
+ * its position), each order capped at its share of its own single-swap limit (`memberGasCap`).
+ */
 export function batchCall(relays: readonly Pick<RelayRecord, "data" | "estimatedGas">[]): { data: Hex; gas: bigint } {
-  return {
-    data: encodeSwapGaslessBatch(relays.map((relay) => decodeSwapGasless(relay.data))),
-    gas: batchGasLimit(relays.map((relay) => relayGasLimitOfCalldata(relay.estimatedGas, relay.data))),
-  };
+  const caps = relays.map(memberGasCap);
+  const data = encodeSwapGaslessBatch(
+    relays.map((relay) => decodeSwapGasless(relay.data)),
+    caps,
+  );
+  return { data, gas: batchGasLimit(caps, calldataGas(data)) };
 }
 
 export type BatchPlan = {

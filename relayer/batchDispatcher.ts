@@ -1,6 +1,6 @@
 import { decodeFunctionResult, getAbiItem, type Address } from "viem";
-import { gaslessBatchSwapRouterAbi, isRevertError, relayGasLimitOfCalldata, BATCH_ORDER_GAS_NEEDED, BATCH_OVERHEAD_GAS, type BlockHead, type RelayReason, type RelayStatus } from "../sdk";
-import { batchCall, signPersistSendBatch, type BatchBroadcast } from "./batchBroadcast";
+import { batchCalldataGasBound, batchGasLimit, calldataGas, gaslessBatchSwapRouterAbi, isRevertError, type BlockHead, type RelayReason, type RelayStatus } from "../sdk";
+import { batchCall, memberGasCap, signPersistSendBatch, type BatchBroadcast } from "./batchBroadcast";
 import { firstFees, type Fees } from "./feeBump";
 import { isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
@@ -106,15 +106,18 @@ export class BatchDispatcher {
   /** The oldest ready relays of the first one's router, up to the batch's order and gas limits. */
   #take(): RelayRecord[] {
     const picked: RelayRecord[] = [];
-    let gas = BATCH_OVERHEAD_GAS + BATCH_ORDER_GAS_NEEDED;
+    const caps: bigint[] = [];
+    let dataGas = 0n;
     let router: Address | undefined;
     for (const relay of this.#ready.values()) {
       if (picked.length >= this.context.config.batch.max) break;
       if (router !== undefined && relay.router.toLowerCase() !== router.toLowerCase()) continue;
-      const limit = relayGasLimitOfCalldata(relay.estimatedGas, relay.data);
-      if (picked.length > 0 && gas + limit > this.maxBatchGas) break;
+      const cap = memberGasCap(relay);
+      const memberDataGas = calldataGas(relay.data);
+      if (picked.length > 0 && batchGasLimit([...caps, cap], batchCalldataGasBound(dataGas + memberDataGas, picked.length + 1)) > this.maxBatchGas) break;
       router ??= relay.router;
-      gas += limit;
+      caps.push(cap);
+      dataGas += memberDataGas;
       picked.push(relay);
     }
     for (const relay of picked) this.#ready.delete(relay.id);

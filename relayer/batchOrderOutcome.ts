@@ -15,11 +15,14 @@ const permit2Errors = parseAbi([
 const skipErrors = [...gaslessBatchSwapRouterAbi.filter((item) => item.type === "error"), ...permit2Errors];
 
 /**
- * Reasons after which the same order may settle alone a moment later: it ran out of its gas (an
- * empty reason), the pool moved below its minimum, or the router was paused or migrating. Anything
- * else (a signature, a spent nonce, a passed deadline, a token that refuses) would fail again.
+ * Reasons after which the same order may settle alone a moment later: the pool moved below its
+ * minimum, or the router was paused or migrating. Anything else (a signature, a spent nonce, a passed
+ * deadline, a token that refuses) would fail again. Running out of gas (an empty reason) is not among
+ * them: the relayer gives each order its share of its own single-swap limit as its cap
+ * (`batchOrderGasCap`), so an order that burns it would have burnt its limit alone too; it is the
+ * order's doing (a taker's wallet or a token that burns gas on chain only) and counts against its taker.
  */
-const TRANSIENT_SKIPS: ReadonlySet<string> = new Set(["out_of_gas", "SwapInsufficientOutput", "SwapFeaturePaused", "SwapRouterNotActive", "RouterRegistryFeaturePaused"]);
+const TRANSIENT_SKIPS: ReadonlySet<string> = new Set(["SwapInsufficientOutput", "SwapFeaturePaused", "SwapRouterNotActive", "RouterRegistryFeaturePaused"]);
 
 export type BatchOrderOutcome =
   | { kind: "settled" }
@@ -29,7 +32,7 @@ export type BatchOrderOutcome =
 
 /** A skip's revert data, decoded against the router's and Permit2's errors (or `Error(string)`, `Panic`). */
 export function describeSkipReason(reason: Hex): { name: string; text: string } {
-  if (reason === "0x") return { name: "out_of_gas", text: "no revert data (the order ran out of its gas)" };
+  if (reason === "0x") return { name: "out_of_gas", text: "no revert data (the order ran out of its gas cap, or reverted without a reason)" };
   try {
     const decoded = decodeErrorResult({ abi: skipErrors, data: reason });
     const args = (decoded.args ?? []).map((arg) => String(arg)).join(", ");

@@ -19,8 +19,12 @@ export type FeeShortfall = Readonly<{ costWei: bigint; feeWei: bigint; gas: bigi
  * fee was worth when quoted, allowing RELAYER_MAX_LOSS_BPS. Returns the shortfall, or undefined when the
  * fee covers it or the operator sponsors the relay (no fee to compare).
  *
- * In a batch the order's limit is its share: the batch pays the 21,000 intrinsic gas each limit carries
- * once, and its own overhead is far below the limits' headroom (README, "Batches").
+ * In a batch the same limit bounds the member: its order's call is capped at that limit less 21,000,
+ * less its calldata, less BATCH_ORDER_LOOP_GAS (`batchOrderGasCap`), so the member costs the batch at
+ * most its limit less 21,000 even when it burns its whole cap, loop overhead and skip event included; the
+ * batch pays 21,000 and its own BATCH_OVERHEAD_GAS once, below the 21,000 each further member saves. A
+ * batch therefore never uses more gas than its members' limits together (test/contracts/batchOrderGasCaps.test.ts
+ * proves it for batches of 2 to 64 members that all burn their caps), and the fees checked here cover it.
  */
 export function feeShortfall(relay: Pick<RelayRecord, "feeWei" | "estimatedGas" | "data">, gasPrice: bigint, maxLossBps: number): FeeShortfall | undefined {
   if (relay.feeWei === undefined) return undefined;

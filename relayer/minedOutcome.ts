@@ -61,10 +61,10 @@ export async function recordMinedOutcome(context: RelayContext, rebroadcast: Reb
 /**
  * A mined batch that did not settle this relay: it skipped its order, or the batch reverted as a
  * whole. A copier's fill is the fill; a passed deadline ends it `expired`; a reason that may not
- * last (out of gas, the pool moved, the router paused) or a batch reverted as a whole (nobody to
- * blame) sends it again alone, once (a relay that was in a batch goes out alone); any other skip
- * ends it `failed` with the decoded reason, and is counted against its taker and integrator like a
- * reverted swap of its own.
+ * last (the pool moved, the router paused) or a batch reverted as a whole (nobody to blame) sends it
+ * again alone, once (a relay that was in a batch goes out alone); any other skip, running out of its
+ * gas cap included, ends it `failed` with the decoded reason, and is counted against its taker and
+ * integrator like a reverted swap of its own.
  */
 async function recordBatchMiss(
   context: RelayContext,

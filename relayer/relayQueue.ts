@@ -1,7 +1,7 @@
 import PQueue from "p-queue";
 import type { Hex } from "viem";
 import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type BlockHead, type RelayReason, type RelayStatus } from "../sdk";
-import { isBatchable } from "./batchBroadcast";
+import { fitsBatch } from "./batchBroadcast";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";
 import { firstFees, type Fees } from "./feeBump";
 import { effectiveGasPrice, feeShortfall } from "./feeCoverage";
@@ -148,7 +148,7 @@ export class RelayQueue {
    * before: a batch that skipped it or reverted (its one retry alone), or that the node refused.
    */
   #goesAlone(relay: RelayRecord): boolean {
-    if (this.#batches === undefined || this.#alone.has(relay.id) || !isBatchable(relay.data)) return true;
+    if (this.#batches === undefined || this.#alone.has(relay.id) || !fitsBatch(relay)) return true;
     return relay.transactions.some((transaction) => (transaction.raw !== undefined && this.context.pool.bySigner(transaction.signer) === undefined) || transaction.batch !== undefined);
   }
 

@@ -94,7 +94,7 @@ export {
 } from "./typedData/exactOutputWitness";
 export { getAmountOut, getAmountIn } from "./amm/v2Math";
 export { decodeQuoteOrder, type QuoteCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
-export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError, BatchSizeError, GaslessCalldataError } from "./errors/calldata";
+export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError, BatchSizeError, BatchGasLimitsError, GaslessCalldataError } from "./errors/calldata";
 
 // --- onboarding: payload hashes and nonce messages of the integrator onboarding API ---
 export { OnboardingAction, onboardingActions, actionRequiresPayloadHash } from "./onboarding/actions";
@@ -156,7 +156,8 @@ export {
   relayGasLimit,
   relayGasLimitOfCalldata,
 } from "./relay/relayGasLimit";
-export { BATCH_ORDER_GAS, BATCH_ORDER_GAS_NEEDED, BATCH_OVERHEAD_GAS, batchGasLimit } from "./relay/batchGasLimit";
+export { BATCH_ORDER_GAS, BATCH_ORDER_SKIP_GAS, BATCH_ORDER_LOOP_GAS, BATCH_OVERHEAD_GAS, batchOrderGasNeeded, batchOrderGasCap, batchCalldataGasBound, batchGasLimit } from "./relay/batchGasLimit";
+export { INTRINSIC_GAS, calldataGas } from "./relay/calldataGas";
 export { firstBroadcastFees } from "./relay/firstBroadcastFees";
 export { relayCancelOutcomes, type RelayCancelOutcome } from "./relay/relayCancelOutcome";
 export { encodeInvalidateNonce, permit2NonceBit, type Permit2NonceBit } from "./calldata/invalidateNonce";

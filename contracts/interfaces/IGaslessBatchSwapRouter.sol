@@ -31,15 +31,19 @@ interface IGaslessBatchSwapRouter is IGaslessSwapRouter {
     /// @notice Order `index` of a batch (quote `quoteId`) failed and was skipped; nothing of it moved.
     /// @dev `reason` is the revert data of the order's call, cut to its first MAX_SKIP_REASON_BYTES
     /// bytes (a custom error such as `SwapDeadlineExpired(...)`, Permit2's `InvalidNonce()`, a token's
-    /// own revert); empty when the order ran out of its BATCH_ORDER_GAS.
+    /// own revert); empty when the order ran out of the gas cap the submitter gave it.
     event GaslessOrderSkipped(bytes32 indexed quoteId, uint256 index, bytes reason);
 
     /// @notice A batch must hold 1 to `max` orders; it held `count`.
     error SwapBatchSize(uint256 count, uint256 max);
     /// @notice Before order `index` only `gasLeft` gas remained, less than the `needed` that lets it
-    /// use its full BATCH_ORDER_GAS; the submitter sent too little gas, so the whole batch reverts
-    /// rather than skip an order that could have settled.
+    /// use its full gas cap; the submitter sent too little gas, so the whole batch reverts rather than
+    /// skip an order that could have settled.
     error SwapBatchGasTooLow(uint256 index, uint256 gasLeft, uint256 needed);
+    /// @notice A batch needs one gas cap per order: it held `orders` orders and `gasLimits` caps.
+    error SwapBatchGasLimitsLength(uint256 orders, uint256 gasLimits);
+    /// @notice Order `index` was given a cap of `gasLimit`, above the `max` (BATCH_ORDER_GAS) an order may use.
+    error SwapBatchOrderGasTooHigh(uint256 index, uint256 gasLimit, uint256 max);
     /// @notice `settleBatchOrder` is the router's own per-order step; `caller` is not the router.
     error SwapBatchSelfCallOnly(address caller);
 
@@ -47,13 +51,18 @@ interface IGaslessBatchSwapRouter is IGaslessSwapRouter {
     /// each one that cannot.
     /// @dev Reverts only for the batch as a whole: SwapReentrantCall, SwapFeaturePaused or
     /// SwapRouterNotActive (the registry gate, checked once), SwapBatchSize (no orders, or more than
-    /// MAX_BATCH_ORDERS), and SwapBatchGasTooLow (the transaction's gas ran short). Each order gets at
-    /// most BATCH_ORDER_GAS gas, so a hostile token burns at most that much of the submitter's gas.
-    /// A successful batch may have settled nothing: read `settled`.
+    /// MAX_BATCH_ORDERS), SwapBatchGasLimitsLength (not one cap per order), SwapBatchOrderGasTooHigh
+    /// (a cap above BATCH_ORDER_GAS) and SwapBatchGasTooLow (the transaction's gas ran short of an
+    /// order's cap). Order `i` gets at most `gasLimits[i]` gas, so an order that burns gas (a hostile
+    /// token, a taker's wallet) costs the submitter at most the cap it chose for that order and is
+    /// skipped; the orders after it still get theirs. A successful batch may have settled nothing:
+    /// read `settled`.
     /// @param orders The signed orders, settled in this order.
+    /// @param gasLimits The most gas each order's call may use (the submitter's cap for order `i`, at
+    /// most BATCH_ORDER_GAS); an order that needs more is skipped with an empty reason.
     /// @return settled Bit `i` is set when order `i` settled.
     /// @return buyAmounts What each settled order's recipient received; zero for a skipped order.
-    function swapGaslessBatch(GaslessOrder[] calldata orders)
+    function swapGaslessBatch(GaslessOrder[] calldata orders, uint256[] calldata gasLimits)
         external
         returns (uint256 settled, uint256[] memory buyAmounts);
 
@@ -69,7 +78,8 @@ interface IGaslessBatchSwapRouter is IGaslessSwapRouter {
     /// @return The cap.
     function MAX_BATCH_ORDERS() external view returns (uint256); // solhint-disable-line func-name-mixedcase
 
-    /// @notice The gas each order of a batch may use; an order that needs more is skipped.
+    /// @notice The most gas the submitter may let one order of a batch use (each order's own cap is
+    /// `gasLimits[i]`); a route that needs more settles only through `swapGasless`.
     /// @return The per-order gas.
     function BATCH_ORDER_GAS() external view returns (uint256); // solhint-disable-line func-name-mixedcase
 

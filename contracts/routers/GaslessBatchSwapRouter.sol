@@ -30,9 +30,10 @@ contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter, G
     /// hostile token's return-data bomb) is cut, so recording it costs a bounded amount.
     uint256 public constant MAX_SKIP_REASON_BYTES = 256;
 
-    /// @dev Gas that must remain before an order's call: the caller keeps 1/64 of what it forwards
-    /// (EIP-150), and after a failure the batch must still afford the skip event.
-    uint256 private constant ORDER_GAS_NEEDED = BATCH_ORDER_GAS + BATCH_ORDER_GAS / 63 + 10_000;
+    /// @dev Gas that must remain before an order's call beyond its cap: the caller keeps 1/64 of what
+    /// it forwards (EIP-150, `cap / 63` on top of the cap), and after a failure the batch must still
+    /// afford the skip event.
+    uint256 private constant ORDER_SKIP_GAS = 10_000;
 
     /// @dev What a batch has settled so far: bit `i` of `settled` for order `i`, and its buy amount.
     struct BatchResult {
@@ -49,20 +50,21 @@ contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter, G
     {}
 
     /// @inheritdoc IGaslessBatchSwapRouter
-    function swapGaslessBatch(GaslessOrder[] calldata orders)
+    function swapGaslessBatch(GaslessOrder[] calldata orders, uint256[] calldata gasLimits)
         external
         settles
         returns (uint256 settled, uint256[] memory buyAmounts)
     {
         uint256 count = orders.length;
         if (count == 0 || count > MAX_BATCH_ORDERS) revert SwapBatchSize(count, MAX_BATCH_ORDERS);
+        if (gasLimits.length != count) revert SwapBatchGasLimitsLength(count, gasLimits.length);
         // The loop's results live in memory and the return variables are written once, after it: the
         // loop body (an order's whole call, inlined by the optimizer) then never reaches below the
         // locals the compiler can move to memory, which keeps it compiling without the optimizer's
         // help too (solidity-coverage's instrumented build).
         BatchResult memory result = BatchResult({settled: 0, buyAmounts: new uint256[](count)});
         for (uint256 index; index < count; ++index) {
-            _settleIsolated(orders[index], index, result);
+            _settleIsolated(orders[index], index, gasLimits[index], result);
         }
         (settled, buyAmounts) = (result.settled, result.buyAmounts);
     }
@@ -75,20 +77,25 @@ contract GaslessBatchSwapRouter is IGaslessBatchSwapRouter, GaslessSwapRouter, G
         );
     }
 
-    /// @dev Calls `settleBatchOrder` on this router with at most BATCH_ORDER_GAS, and records the
+    /// @dev Calls `settleBatchOrder` on this router with at most `gasLimit` (the submitter's cap for
+    /// this order, at most BATCH_ORDER_GAS), and records the
     /// outcome in `result` (bit `index` of `settled`, and the order's buy amount). On failure, emits
     /// GaslessOrderSkipped with at most MAX_SKIP_REASON_BYTES of the revert data: only that much is
     /// ever copied, so a return-data bomb costs the batch nothing beyond the order's own gas. The
     /// memory used for the call is released afterwards, so a long batch does not pay for a growing
     /// memory.
-    function _settleIsolated(GaslessOrder calldata order, uint256 index, BatchResult memory result) private {
+    function _settleIsolated(GaslessOrder calldata order, uint256 index, uint256 gasLimit, BatchResult memory result)
+        private
+    {
+        if (gasLimit > BATCH_ORDER_GAS) revert SwapBatchOrderGasTooHigh(index, gasLimit, BATCH_ORDER_GAS);
         bytes memory data = _settleBatchOrderCall(order);
         uint256 gasLeft = gasleft();
-        if (gasLeft < ORDER_GAS_NEEDED) revert SwapBatchGasTooLow(index, gasLeft, ORDER_GAS_NEEDED);
+        uint256 needed = gasLimit + gasLimit / 63 + ORDER_SKIP_GAS;
+        if (gasLeft < needed) revert SwapBatchGasTooLow(index, gasLeft, needed);
         bool ok;
         uint256 buyAmount;
         assembly ("memory-safe") {
-            ok := call(BATCH_ORDER_GAS, address(), 0, add(data, 0x20), mload(data), 0, 0x20)
+            ok := call(gasLimit, address(), 0, add(data, 0x20), mload(data), 0, 0x20)
             buyAmount := mload(0)
         }
         if (ok) {

@@ -4,6 +4,22 @@ export const gaslessBatchSwapRouterAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "orders",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "gasLimits",
+        "type": "uint256"
+      }
+    ],
+    "name": "SwapBatchGasLimitsLength",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "index",
         "type": "uint256"
       },
@@ -19,6 +35,27 @@ export const gaslessBatchSwapRouterAbi = [
       }
     ],
     "name": "SwapBatchGasTooLow",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "index",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "gasLimit",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "SwapBatchOrderGasTooHigh",
     "type": "error"
   },
   {
@@ -903,6 +940,11 @@ export const gaslessBatchSwapRouterAbi = [
         "internalType": "struct IGaslessBatchSwapRouter.GaslessOrder[]",
         "name": "orders",
         "type": "tuple[]"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "gasLimits",
+        "type": "uint256[]"
       }
     ],
     "name": "swapGaslessBatch",

@@ -4,6 +4,22 @@ export const gaslessTokenPermitAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "orders",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "gasLimits",
+        "type": "uint256"
+      }
+    ],
+    "name": "SwapBatchGasLimitsLength",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "index",
         "type": "uint256"
       },
@@ -19,6 +35,27 @@ export const gaslessTokenPermitAbi = [
       }
     ],
     "name": "SwapBatchGasTooLow",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "index",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "gasLimit",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "SwapBatchOrderGasTooHigh",
     "type": "error"
   },
   {
@@ -1002,6 +1039,11 @@ export const gaslessTokenPermitAbi = [
         "internalType": "struct IGaslessBatchSwapRouter.GaslessOrder[]",
         "name": "orders",
         "type": "tuple[]"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "gasLimits",
+        "type": "uint256[]"
       }
     ],
     "name": "swapGaslessBatch",

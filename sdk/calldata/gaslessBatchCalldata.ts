@@ -1,7 +1,8 @@
 import { concatHex, decodeFunctionData, encodeAbiParameters, getAbiItem, toFunctionSelector, type Address, type Hex } from "viem";
 import { gaslessBatchSwapRouterAbi } from "../abis/gaslessBatchSwapRouterAbi";
 import { gaslessSwapRouterAbi } from "../abis/gaslessSwapRouterAbi";
-import { BatchSizeError, GaslessCalldataError } from "../errors/calldata";
+import { BatchGasLimitsError, BatchSizeError, GaslessCalldataError } from "../errors/calldata";
+import { BATCH_ORDER_GAS } from "../relay/batchGasLimit";
 import { normaliseSignature } from "./patchSignature";
 import type { SwapOrder } from "./swapOrder";
 
@@ -24,15 +25,19 @@ const swapGaslessBatch = getAbiItem({ abi: gaslessBatchSwapRouterAbi, name: "swa
 const batchSelector = toFunctionSelector(swapGaslessBatch);
 
 /**
- * `swapGaslessBatch(orders)` for a feature-3 router of the batch version: it settles every order that
- * can settle and skips (GaslessOrderSkipped) the others, paying each settled order's own signed fee.
+ * `swapGaslessBatch(orders, gasLimits)` for a feature-3 router of the batch version: it settles every
+ * order that can settle and skips (GaslessOrderSkipped) the others, paying each settled order's own
+ * signed fee. `gasLimits[i]` is the most gas order `i` may use (at most BATCH_ORDER_GAS): an order that
+ * burns it is skipped and the next still gets its own; a relayer gives each its share of its single-swap
+ * limit (`batchOrderGasCap`).
  *
- * @example encodeSwapGaslessBatch(relays.map((relay) => decodeSwapGasless(relay.data)))
+ * @example encodeSwapGaslessBatch(relays.map((relay) => decodeSwapGasless(relay.data)), caps)
  */
-export function encodeSwapGaslessBatch(orders: readonly SignedGaslessOrder[]): Hex {
+export function encodeSwapGaslessBatch(orders: readonly SignedGaslessOrder[], gasLimits: readonly bigint[]): Hex {
   if (orders.length === 0 || orders.length > MAX_GASLESS_BATCH_ORDERS) throw new BatchSizeError(orders.length, MAX_GASLESS_BATCH_ORDERS);
+  if (gasLimits.length !== orders.length || gasLimits.some((limit) => limit < 0n || limit > BATCH_ORDER_GAS)) throw new BatchGasLimitsError(orders.length, gasLimits, BATCH_ORDER_GAS);
   const encoded = orders.map((order) => ({ ...order, signature: normaliseSignature(order.signature) }));
-  return concatHex([batchSelector, encodeAbiParameters(swapGaslessBatch.inputs, [encoded])]);
+  return concatHex([batchSelector, encodeAbiParameters(swapGaslessBatch.inputs, [encoded, gasLimits])]);
 }
 
 /**

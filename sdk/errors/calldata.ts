@@ -52,6 +52,20 @@ export class BatchSizeError extends SdkError {
   }
 }
 
+/** A batch's gas caps that are not one per order, each at most the router's BATCH_ORDER_GAS. */
+export class BatchGasLimitsError extends SdkError {
+  override name = "BatchGasLimitsError";
+  constructor(orders: number, gasLimits: readonly bigint[], max: bigint) {
+    const above = gasLimits.findIndex((limit) => limit < 0n || limit > max);
+    super(
+      gasLimits.length !== orders
+        ? `a gasless batch of ${orders} orders has ${gasLimits.length} gas caps; it needs one per order`
+        : `gas cap ${gasLimits[above]} of order ${above} is outside 0 to ${max} (the router's BATCH_ORDER_GAS)`,
+      { details: "Give each order its share of its own single-swap gas limit (batchOrderGasCap); a route that needs more goes alone with swapGasless." },
+    );
+  }
+}
+
 /** Calldata that is not a `swapGasless` call, so no batch order can be read from it. */
 export class GaslessCalldataError extends SdkError {
   override name = "GaslessCalldataError";

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { encodeFunctionData, erc20Abi, getAddress, maxUint256, parseUnits, toFunctionSelector, type Address, type Hex } from "viem";
-import { encodeSwapGaslessBatch, gaslessBatchSwapRouterAbi, gaslessSwapRouterAbi, MAX_GASLESS_BATCH_ORDERS, type SignedGaslessOrder, type SwapOrder } from "../../sdk";
+import { BATCH_ORDER_GAS, encodeSwapGaslessBatch, gaslessBatchSwapRouterAbi, gaslessSwapRouterAbi, MAX_GASLESS_BATCH_ORDERS, type SignedGaslessOrder, type SwapOrder } from "../../sdk";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { batchOutcome, nonceUsed, oddTokenMarket, skipReasonName } from "../fixtures/gaslessBatch";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
@@ -40,8 +40,11 @@ function sign(f: SettlementFixture, order: SwapOrder, nonce: bigint, extra: { re
   return signedGaslessOrder(f, { order, nonce: NONCE_BASE + nonce, relayerFee: extra.relayerFee ?? parseUnits("1", 6), relayerFeeRecipient: extra.relayerFeeRecipient ?? PAYEE_A, ...extra });
 }
 
+/** Every order may use the router's BATCH_ORDER_GAS: these tests are not about the caps (test/contracts/batchOrderGasCaps.test.ts is). */
+const fullCaps = (orders: readonly unknown[]) => orders.map(() => BATCH_ORDER_GAS);
+
 async function sendBatch(f: SettlementFixture, orders: SignedGaslessOrder[], from = f.relayer, router: Address = f.contracts.gaslessSwapRouter, gas?: bigint) {
-  const hash = await from.sendTransaction({ to: router, data: encodeSwapGaslessBatch(orders), ...(gas === undefined ? {} : { gas }) });
+  const hash = await from.sendTransaction({ to: router, data: encodeSwapGaslessBatch(orders, fullCaps(orders)), ...(gas === undefined ? {} : { gas }) });
   return f.publicClient.waitForTransactionReceipt({ hash });
 }
 
@@ -74,7 +77,7 @@ describe("GaslessBatchSwapRouter (feature 3, batches)", () => {
     const oddBefore = await balanceOf(f, odd.token.address, f.taker.account.address);
 
     const [settledMask, buyAmounts] = (await f.publicClient.simulateContract({
-      account: f.relayer.account, address: f.contracts.gaslessSwapRouter, abi: gaslessBatchSwapRouterAbi, functionName: "swapGaslessBatch", args: [orders],
+      account: f.relayer.account, address: f.contracts.gaslessSwapRouter, abi: gaslessBatchSwapRouterAbi, functionName: "swapGaslessBatch", args: [orders, fullCaps(orders)],
     })).result;
     const receipt = await sendBatch(f, orders);
     const outcome = batchOutcome(receipt);
@@ -144,7 +147,7 @@ describe("GaslessBatchSwapRouter (feature 3, batches)", () => {
     expect(await balanceOf(f, f.token("USDC"), f.stranger.account.address)).to.equal(copierUsdc);
   });
 
-  it("each order gets at most BATCH_ORDER_GAS: an order whose token burns all its gas is skipped with an empty reason, and the others settle", async () => {
+  it("an order given the whole BATCH_ORDER_GAS whose token burns all its gas is skipped with an empty reason, and the others settle", async () => {
     const f = await loadFixture(ready);
     const odd = await oddTokenMarket(f);
     const orders = [
@@ -170,7 +173,7 @@ describe("GaslessBatchSwapRouter (feature 3, batches)", () => {
     const estimate =
       process.env.SOLIDITY_COVERAGE === "true"
         ? 5_000_000n
-        : await f.publicClient.estimateGas({ account: f.relayer.account, to: f.contracts.gaslessSwapRouter, data: encodeSwapGaslessBatch(orders) });
+        : await f.publicClient.estimateGas({ account: f.relayer.account, to: f.contracts.gaslessSwapRouter, data: encodeSwapGaslessBatch(orders, fullCaps(orders)) });
     const outcome = batchOutcome(await sendBatch(f, orders, f.relayer, f.contracts.gaslessSwapRouter, estimate));
     expect(outcome.settled).to.have.length(3);
   });
@@ -180,7 +183,7 @@ describe("GaslessBatchSwapRouter (feature 3, batches)", () => {
     const max = await f.gaslessRouter.read.MAX_BATCH_ORDERS();
     expect(max, "the SDK's cap").to.equal(BigInt(MAX_GASLESS_BATCH_ORDERS));
     const order = await sign(f, await usdcOrder(f, 60), 60n);
-    const call = (orders: SignedGaslessOrder[]) => encodeFunctionData({ abi: gaslessBatchSwapRouterAbi, functionName: "swapGaslessBatch", args: [orders] });
+    const call = (orders: SignedGaslessOrder[]) => encodeFunctionData({ abi: gaslessBatchSwapRouterAbi, functionName: "swapGaslessBatch", args: [orders, fullCaps(orders)] });
     await expectRevert(f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: call([]) }), "SwapBatchSize", [0n, max]);
     const tooMany = Array.from({ length: Number(max) + 1 }, () => order);
     await expectRevert(f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: call(tooMany), gas: 29_000_000n }), "SwapBatchSize", [max + 1n, max]);
@@ -243,7 +246,7 @@ describe("GaslessBatchSwapRouter (feature 3, batches)", () => {
       expect((await f.publicClient.waitForTransactionReceipt({ hash: await f.relayer.sendTransaction({ to: old, data: oldCall }) })).status).to.equal("success");
       const forNew = [await sign(f, await usdcOrder(f, 101), 101n, { router: batchRouter }), await sign(f, await usdcOrder(f, 102), 102n, { router: batchRouter })];
       let refused = false;
-      await f.relayer.sendTransaction({ to: old, data: encodeSwapGaslessBatch(forNew) }).catch(() => (refused = true));
+      await f.relayer.sendTransaction({ to: old, data: encodeSwapGaslessBatch(forNew, fullCaps(forNew)) }).catch(() => (refused = true));
       expect(refused, "the first version has no swapGaslessBatch").to.equal(true);
       expect(batchOutcome(await sendBatch(f, forNew, f.relayer, batchRouter)).settled).to.have.length(2);
 

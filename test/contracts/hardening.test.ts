@@ -5,6 +5,7 @@ import { erc20Abi, getAddress, maxUint256, parseEventLogs, parseUnits, toFunctio
 import {
   encodeRouteActions,
   encodeSwapGaslessBatch,
+  BATCH_ORDER_GAS,
   encodeSwapNative,
   gaslessBatchSwapRouterAbi,
   encodeSwapWithAllowance,
@@ -61,7 +62,7 @@ function signedGasless(f: SettlementFixture, order: SwapOrder, nonce: bigint) {
 
 async function signedBatch(f: SettlementFixture, orders: SwapOrder[], firstNonce: bigint) {
   const signed = await Promise.all(orders.map((order, index) => signedGaslessOrder(f, { order, nonce: NONCE_BASE + firstNonce + BigInt(index), relayerFee: parseUnits("1", 6), relayerFeeRecipient: FEE_PAYEE })));
-  return encodeSwapGaslessBatch(signed);
+  return encodeSwapGaslessBatch(signed, signed.map(() => BATCH_ORDER_GAS));
 }
 
 async function relay(f: SettlementFixture, data: Hex, from = f.relayer) {

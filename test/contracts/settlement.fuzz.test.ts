@@ -6,6 +6,7 @@ import {
   encodeRouteActions,
   encodeSwapGasless,
   encodeSwapGaslessBatch,
+  BATCH_ORDER_GAS,
   encodeSwapNative,
   gaslessBatchSwapRouterAbi,
   NATIVE_TOKEN,
@@ -280,7 +281,7 @@ describe("settlement fuzzing", function () {
             await f.testClient.revert({ id: start });
             // The same orders in one batch.
             const receipt = await f.publicClient.waitForTransactionReceipt({
-              hash: await f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: encodeSwapGaslessBatch(orders) }),
+              hash: await f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: encodeSwapGaslessBatch(orders, orders.map(() => BATCH_ORDER_GAS)) }),
             });
             const settled = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" });
             const skipped = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "GaslessOrderSkipped" });
@@ -337,7 +338,7 @@ describe("settlement fuzzing", function () {
           };
           const order: SignedGaslessOrder = { params, taker: f.taker.account.address, relayerFee, relayerFeeRecipient: f.relayer.account.address, nonce: 1n, signature: padHex("0x1b", { size: 65, dir: "left" }) };
           const { result } = await f.publicClient.simulateContract({
-            account: f.relayer.account, address: f.contracts.gaslessSwapRouter, abi: gaslessBatchSwapRouterAbi, functionName: "swapGaslessBatch", args: [[order, order]],
+            account: f.relayer.account, address: f.contracts.gaslessSwapRouter, abi: gaslessBatchSwapRouterAbi, functionName: "swapGaslessBatch", args: [[order, order], [BATCH_ORDER_GAS, BATCH_ORDER_GAS]],
           });
           expect(result).to.deep.equal([0n, [0n, 0n]]);
         }),
@@ -349,7 +350,7 @@ describe("settlement fuzzing", function () {
         deadline: maxUint256, quoteId: `0x${"ee".repeat(32)}`, actions: "0x",
       };
       const order: SignedGaslessOrder = { params, taker: f.taker.account.address, relayerFee: 1n, relayerFeeRecipient: f.relayer.account.address, nonce: 1n, signature: padHex("0x1b", { size: 65, dir: "left" }) };
-      const receipt = await f.publicClient.waitForTransactionReceipt({ hash: await f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: encodeSwapGaslessBatch([order]) }) });
+      const receipt = await f.publicClient.waitForTransactionReceipt({ hash: await f.relayer.sendTransaction({ to: f.contracts.gaslessSwapRouter, data: encodeSwapGaslessBatch([order], [BATCH_ORDER_GAS]) }) });
       const [skip] = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "GaslessOrderSkipped" });
       expect(skip?.args.reason).to.equal(concatHex([toFunctionSelector("Panic(uint256)"), word(0x11n)]));
     });

@@ -5,6 +5,7 @@ import { erc20Abi, maxUint256, parseEventLogs, parseUnits, zeroAddress, type Add
 import {
   encodeRouteActions,
   encodeSwapGaslessBatch,
+  BATCH_ORDER_GAS,
   encodeSwapNative,
   gaslessBatchSwapRouterAbi,
   encodeSwapWithAllowance,
@@ -190,7 +191,7 @@ class GaslessBatch implements fc.AsyncCommand<object, World> {
       orders.push(await signedGaslessOrder(f, { order, nonce: NONCE_BASE + nonceCounter++, relayerFee, relayerFeeRecipient: FEE_PAYEE, router, signer, taker: f.taker.account.address }));
       expected.push(kind === "valid" || kind === "repeat");
     }
-    const data = encodeSwapGaslessBatch(orders);
+    const data = encodeSwapGaslessBatch(orders, orders.map(() => BATCH_ORDER_GAS));
     const before = { takerSell: await balanceOf(f, f.token("USDC"), f.taker.account.address), recipientBuy: await balanceOf(f, f.token("WETH"), f.recipient.account.address) };
     const payeeBefore = await balanceOf(f, f.token("USDC"), FEE_PAYEE);
     const refusal = await expectedRefusal(w, 3n, router, at);

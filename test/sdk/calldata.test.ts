@@ -9,6 +9,10 @@ import {
   encodeSwapGaslessBatch,
   GaslessCalldataError,
   MAX_GASLESS_BATCH_ORDERS,
+  BATCH_ORDER_GAS,
+  BatchGasLimitsError,
+  batchCalldataGasBound,
+  calldataGas,
   buildSwapPermitTypedData,
   decodeQuoteOrder,
   decodeRouteActions,
@@ -166,23 +170,35 @@ describe("sdk calldata", () => {
         return { data: patchSignature(data, signatureOffset, sig), order: { params: o, taker, relayerFee: fee, relayerFeeRecipient: feeRecipient, nonce, signature: sig } };
       });
       fc.assert(
-        fc.property(fc.array(signedGasless, { minLength: 1, maxLength: 5 }), (signed) => {
+        fc.property(fc.array(fc.tuple(signedGasless, fc.bigInt({ min: 0n, max: BATCH_ORDER_GAS })), { minLength: 1, maxLength: 5 }), (members) => {
+          const signed = members.map(([member]) => member);
+          const caps = members.map(([, cap]) => cap);
           const orders = signed.map(({ data }) => decodeSwapGasless(data));
           expect(orders).to.deep.equal(signed.map(({ order: o }) => ({ ...o, params: { ...o.params, sellToken: getAddress(o.params.sellToken), buyToken: getAddress(o.params.buyToken), recipient: getAddress(o.params.recipient) } })));
-          const batch = encodeSwapGaslessBatch(orders);
-          expect(batch).to.equal(encodeFunctionData({ abi: gaslessBatchSwapRouterAbi, functionName: "swapGaslessBatch", args: [orders] }));
-          expect(decodeFunctionData({ abi: gaslessBatchSwapRouterAbi, data: batch }).args[0]).to.deep.equal(orders);
+          const batch = encodeSwapGaslessBatch(orders, caps);
+          expect(batch).to.equal(encodeFunctionData({ abi: gaslessBatchSwapRouterAbi, functionName: "swapGaslessBatch", args: [orders, caps] }));
+          expect(decodeFunctionData({ abi: gaslessBatchSwapRouterAbi, data: batch }).args).to.deep.equal([orders, caps]);
+          // The relayer's bound on a batch's calldata gas holds for every batch.
+          const memberGas = signed.reduce((sum, { data }) => sum + calldataGas(data), 0n);
+          expect(calldataGas(batch) <= batchCalldataGasBound(memberGas, signed.length)).to.equal(true);
         }),
         { numRuns: 30 },
       );
     });
 
-    it("refuses a gasless batch of no orders or more than the router's cap, and calldata that is not swapGasless", () => {
+    it("refuses a gasless batch of no orders or more than the router's cap, gas caps that are not one per order or above BATCH_ORDER_GAS, and calldata that is not swapGasless", () => {
       const { data, signatureOffset } = encodeSwapGasless(fc.sample(order, 1)[0]!, getAddress(`0x${"11".repeat(20)}`), { relayerFee: 1n, relayerFeeRecipient: getAddress(`0x${"22".repeat(20)}`) }, 1n);
       const one = decodeSwapGasless(patchSignature(data, signatureOffset, `0x${"ab".repeat(64)}1b`));
-      expect(() => encodeSwapGaslessBatch([])).to.throw(BatchSizeError, "must hold 1 to 64").with.property("count", 0);
-      expect(() => encodeSwapGaslessBatch(Array.from({ length: MAX_GASLESS_BATCH_ORDERS + 1 }, () => one))).to.throw(BatchSizeError, "holds 65 orders");
-      expect(encodeSwapGaslessBatch(Array.from({ length: MAX_GASLESS_BATCH_ORDERS }, () => one)).startsWith(toFunctionSelector("swapGaslessBatch(((address,uint256,address,uint256,address,uint256,bytes32,bytes),address,uint256,address,uint256,bytes)[])"))).to.equal(true);
+      const caps = (count: number) => Array.from({ length: count }, () => BATCH_ORDER_GAS);
+      expect(() => encodeSwapGaslessBatch([], [])).to.throw(BatchSizeError, "must hold 1 to 64").with.property("count", 0);
+      expect(() => encodeSwapGaslessBatch(Array.from({ length: MAX_GASLESS_BATCH_ORDERS + 1 }, () => one), caps(MAX_GASLESS_BATCH_ORDERS + 1))).to.throw(BatchSizeError, "holds 65 orders");
+      expect(() => encodeSwapGaslessBatch([one, one], caps(1))).to.throw(BatchGasLimitsError, "a gasless batch of 2 orders has 1 gas caps");
+      expect(() => encodeSwapGaslessBatch([one, one], [1n, BATCH_ORDER_GAS + 1n])).to.throw(BatchGasLimitsError, "gas cap 1000001 of order 1 is outside 0 to 1000000");
+      expect(
+        encodeSwapGaslessBatch(Array.from({ length: MAX_GASLESS_BATCH_ORDERS }, () => one), caps(MAX_GASLESS_BATCH_ORDERS)).startsWith(
+          toFunctionSelector("swapGaslessBatch(((address,uint256,address,uint256,address,uint256,bytes32,bytes),address,uint256,address,uint256,bytes)[],uint256[])"),
+        ),
+      ).to.equal(true);
       expect(() => decodeSwapGasless(encodeSwapWithPermit(fc.sample(order, 1)[0]!, 1n).data)).to.throw(GaslessCalldataError);
       expect(() => decodeSwapGasless(encodeFunctionData({ abi: gaslessSwapRouterAbi, functionName: "sync" }))).to.throw(GaslessCalldataError, "it calls sync");
     });

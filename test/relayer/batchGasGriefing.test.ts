@@ -1,0 +1,89 @@
+import { expect } from "chai";
+import hre from "hardhat";
+import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
+import { parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
+import { gaslessBatchSwapRouterAbi, relayGasLimitOfCalldata, type RelayJson } from "../../sdk";
+import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
+import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import type { SettlementFixture } from "../fixtures/settlementFixture";
+
+const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
+
+/** How many relays finished `stage` (the relayer's own stage histogram). */
+async function stageCount(stack: GaslessStack, stage: string): Promise<number> {
+  const metric = await stack.relayer!.context.metrics!.stages.histogram.get();
+  return metric.values.find((value) => value.metricName?.endsWith("_count") && value.labels.stage === stage)?.value ?? 0;
+}
+
+/**
+ * Issue 19's theme: a taker must not be able to make the relayer pay for reverted transactions at
+ * will. A taker whose own address turns into a gas-burning ERC-1271 wallet only on chain (an EIP-7702
+ * delegation to a time bomb: it signs like an EOA and passes every simulation, then burns whatever gas
+ * Permit2's signature check is given once its fuse time is reached) joins a batch with honest takers.
+ */
+describe("a batch member that burns gas only on chain (relayer, API and a real chain)", function () {
+  this.timeout(180_000);
+  let f: SettlementFixture;
+  let stack: GaslessStack | undefined;
+  let takers: LocalAccount[];
+  beforeEach(async () => {
+    f = await loadFixture(gaslessReadyFixture);
+    takers = await fundedTakers(f, 3);
+  });
+  afterEach(async () => {
+    await setAutomine(true);
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it("the batch mines and settles the honest members (confirmed); the burner is skipped for running out of its own cap, ends failed and counts against its taker; the batch costs no more than the members' single-swap limits", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500" } });
+    const [burner, ...honest] = takers as [LocalAccount, ...LocalAccount[]];
+    // The burner quotes as the plain key it still is, so its relay is a batchable swapGasless.
+    const quote = (await stack.gaslessQuote(burner.address, { sell_amount: parseUnits("100", 6) })).body;
+    const deadline = BigInt(quote.permit2.message.deadline);
+    const fuse = deadline - 120n;
+    const bomb = await hre.viem.deployContract("TimeBombWallet", [fuse], { client: { public: f.publicClient, wallet: f.deployer } });
+    const code = await f.publicClient.getCode({ address: bomb.address });
+    // Stands in for the taker's EIP-7702 delegation (the devnet runs cancun): the same code at its own address.
+    await hre.network.provider.request({ method: "hardhat_setCode", params: [burner.address, code!] });
+    await setAutomine(false);
+    const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, burner) });
+    expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
+    const burnerRelay = { relayId: submitted.body.relay_id as string, onchainQuoteId: quote.permit2.message.witness.quoteId as Hex };
+    // It is ready first, so it comes first in the batch: every honest order runs after it.
+    while ((await stageCount(stack, "nonce_check")) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    const others = await submitTogether(stack, honest);
+    const relays = [burnerRelay, ...others];
+    const pending = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId, (relay) => relay.status === "submitted")));
+    expect(new Set(pending.map((relay) => relay.tx_hash)).size, "one batch transaction").to.equal(1);
+    // The honest two take places 1 and 2 in the order they became ready, which the test does not fix.
+    expect(pending.map((relay) => relay.batch?.position)[0]).to.equal(0);
+
+    // Mined after the fuse: the burner's signature check now burns all the gas it gets.
+    await time.setNextBlockTimestamp(fuse);
+    await mine(1);
+    await setAutomine(true);
+    const done: RelayJson[] = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId)));
+    expect(done.map((relay) => relay.status)).to.deep.equal(["failed", "confirmed", "confirmed"]);
+    const hash = pending[0]!.tx_hash as Hex;
+    expect(done.map((relay) => relay.tx_hash)).to.deep.equal([hash, hash, hash]);
+    const receipt = await f.publicClient.getTransactionReceipt({ hash });
+    expect(receipt.status, "the batch itself mined successfully").to.equal("success");
+    const skips = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "GaslessOrderSkipped" });
+    expect(skips.map((skip) => [skip.args.index, skip.args.quoteId, skip.args.reason])).to.deep.equal([[0n, burnerRelay.onchainQuoteId, "0x"]]);
+    // The burner was not sent again, and its failure names the skip and its cause.
+    const failed = done[0]!;
+    expect([failed.reason, failed.transactions.length]).to.deep.equal(["reverted", 1]);
+    expect(failed.error).to.match(/skipped in batch transaction .*position 0 of 3.*ran out of its gas cap/);
+    const settled = await settlementsByQuote(f);
+    expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([0, 1, 1]);
+    // Counted against the burner's taker (and nobody else's), as a reverted relay of its own would be.
+    const counts = async (taker: LocalAccount) => (await stack!.relayer!.context.store.revertCounts({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) })).taker;
+    expect(await Promise.all(takers.map(counts))).to.deep.equal([1, 0, 0]);
+    // What the operator paid is within the single-swap limits the three fees were checked against.
+    const records = await Promise.all(relays.map(({ relayId }) => stack!.relayer!.context.store.getRelay(relayId)));
+    const singleLimits = records.reduce((sum, record) => sum + relayGasLimitOfCalldata(record!.estimatedGas, record!.data), 0n);
+    expect(receipt.gasUsed <= singleLimits, `gasUsed ${receipt.gasUsed}, single limits ${singleLimits}`).to.equal(true);
+  });
+});
