@@ -42,9 +42,14 @@ export async function resolveInFlightCancellation(context: RelayContext, relay: 
   return "cancelled";
 }
 
-/** How many of the relay's recorded transactions (signed by any relayer) have a nonce their signer has not used yet. */
-async function openTransactions(context: RelayContext, relay: RelayRecord): Promise<number> {
-  const signed = relay.transactions.filter((transaction) => transaction.raw !== undefined && !transaction.mined);
+/**
+ * How many of the relay's recorded transactions (signed by any relayer, a dead one's included) have a
+ * nonce their signer has not used yet, so may still mine; `except` leaves out one signer's nonce.
+ */
+export async function openTransactions(context: RelayContext, relay: RelayRecord, except?: { signer: Address; nonce: number }): Promise<number> {
+  const excepted = (transaction: RelayRecord["transactions"][number]) =>
+    except !== undefined && transaction.signer.toLowerCase() === except.signer.toLowerCase() && transaction.nonce === except.nonce;
+  const signed = relay.transactions.filter((transaction) => transaction.raw !== undefined && !transaction.mined && !excepted(transaction));
   const counts = new Map<Address, Promise<number>>();
   const minedCount = (signer: Address) => {
     const key = signer.toLowerCase() as Address;

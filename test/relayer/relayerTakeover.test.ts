@@ -146,10 +146,10 @@ describe("two relayers on one PostgreSQL: takeover after SIGKILL", function () {
     }
   }
 
-  /** Until the relayer behind `proxy` has read the chain's logs again (it looks for the order's SwapSettled). */
-  async function lookedForTheFill(proxy: RpcProxy): Promise<void> {
+  /** Until the relayer behind `proxy` has read the chain's logs again (it looks for the order's SwapSettled), or the relay ended. */
+  async function lookedForTheFill(proxy: RpcProxy, relayId: string): Promise<void> {
     proxy.seen.length = 0;
-    await until("the survivor to look for the order's fill", () => proxy.seen.includes("eth_getLogs"));
+    await until("the survivor to look for the order's fill", async () => proxy.seen.includes("eth_getLogs") || !["accepted", "submitted"].includes((await stack.status(relayId)).body.status));
   }
 
   it("a relay taken over from a dead relayer whose swap the node dropped, cancelled before the survivor broadcast it: cancelling (that swap may live in another mempool), cancelled only after a block past the deadline, and the survivor never sends it", async () => {
@@ -176,9 +176,9 @@ describe("two relayers on one PostgreSQL: takeover after SIGKILL", function () {
     await setAutomine(true);
     // The survivor's queued attempt runs again after its backoff and finds the relay cancelling: it
     // sends nothing and waits on the chain, through a block mined before the deadline.
-    await lookedForTheFill(survivorProxy);
+    await lookedForTheFill(survivorProxy, relayId);
     await mine(1);
-    await lookedForTheFill(survivorProxy);
+    await lookedForTheFill(survivorProxy, relayId);
     expect((await stack.status(relayId)).body.status).to.equal("submitted");
     await time.increaseTo(deadline + 1n);
     const relay = await stack.waitFor(relayId);
@@ -205,7 +205,7 @@ describe("two relayers on one PostgreSQL: takeover after SIGKILL", function () {
     // cancellation asked; the dead relayer's swap is still in the mempool, so it waits on the chain.
     survivorProxy.allow();
     await until("the adoption", async () => (await ownerOf(relayId)).signer === null);
-    await lookedForTheFill(survivorProxy);
+    await lookedForTheFill(survivorProxy, relayId);
     expect((await stack.status(relayId)).body.status).to.equal("submitted");
     await mine(1);
     await setAutomine(true);

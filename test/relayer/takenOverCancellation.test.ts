@@ -180,11 +180,14 @@ for (const engine of engines) {
       return { relayId, pending, onchainQuoteId: message.witness.quoteId, deadline: BigInt(message.deadline), noncesBefore };
     }
 
-    /** Until the survivor has looked at the chain for the cancelled relay again (it reads the order's SwapSettled logs). */
-    async function survivorLooked(): Promise<void> {
+    /**
+     * Until the survivor has looked at the chain for the cancelled relay again (it reads the order's
+     * SwapSettled logs), or the relay ended (the assertion after it then says how).
+     */
+    async function survivorLooked(relayId: string): Promise<void> {
       const proxy = takeover.survivorProxy();
       proxy.seen.length = 0;
-      await until("the survivor to look at the chain for the relay", () => proxy.seen.includes("eth_getLogs"));
+      await until("the survivor to look at the chain for the relay", async () => proxy.seen.includes("eth_getLogs") || !["accepted", "submitted"].includes((await stack.status(relayId)).body.status));
     }
 
     it("the dead relayer's swap mines after the cancel: the answer is cancelling, never cancelled, and the relay ends confirmed with that swap", async () => {
@@ -192,7 +195,7 @@ for (const engine of engines) {
       const answer = await cancel(relayId);
       expect([answer.status, answer.body.outcome, (answer.body.relay as RelayJson | undefined)?.status], JSON.stringify(answer.body)).to.deep.equal([200, "cancelling", "submitted"]);
       // The survivor keeps waiting on the chain; the relay stays open (never `cancelled` first).
-      await survivorLooked();
+      await survivorLooked(relayId);
       expect((await stack.status(relayId)).body.status).to.equal("submitted");
       await mine(1);
       const relay = await stack.waitFor(relayId);
@@ -212,9 +215,9 @@ for (const engine of engines) {
       expect([answer.status, answer.body.outcome], JSON.stringify(answer.body)).to.deep.equal([200, "cancelling"]);
       await hre.network.provider.request({ method: "hardhat_dropTransaction", params: [pending.tx_hash] });
       // The node forgot it, but a copy may live in another mempool: before the deadline it stays open.
-      await survivorLooked();
+      await survivorLooked(relayId);
       await mine(1);
-      await survivorLooked();
+      await survivorLooked(relayId);
       expect((await stack.status(relayId)).body.status).to.equal("submitted");
       // A block past the deadline: the router refuses that swap in it and in every later block.
       await time.increaseTo(deadline + 1n);
@@ -225,6 +228,36 @@ for (const engine of engines) {
       expect(await settled(onchainQuoteId)).to.have.length(0);
       expect(takeover.survivorProxy().seen).to.not.include("eth_sendRawTransaction");
       expect(await Promise.all(takeover.survivorSigners().map((address) => f.publicClient.getTransactionCount({ address, blockTag: "pending" })))).to.deep.equal(noncesBefore);
+    });
+
+    it("the dead relayer's swap is dropped and the survivor sent its own, then the cancel: the survivor's self-transfer mines, but the relay stays cancelling until a block past the deadline (the dead relayer's swap may still mine), then ends cancelled", async () => {
+      const { relayId, pending, onchainQuoteId, deadline } = await pendingAndTakenOver();
+      await hre.network.provider.request({ method: "hardhat_dropTransaction", params: [pending.tx_hash] });
+      // The node forgot the dead relayer's swap: the survivor broadcasts the relay with its own signer.
+      const resent = await stack.waitFor(relayId, (relay) => relay.transactions.length === 2);
+      const own = resent.transactions[1]!;
+      expect(takeover.survivorSigners()).to.include(own.signer.toLowerCase());
+      await until("the survivor's swap in the node's mempool", async () => (await f.publicClient.getTransaction({ hash: own.hash }).catch(() => undefined)) !== undefined);
+      const answer = await cancel(relayId);
+      expect([answer.status, answer.body.outcome], JSON.stringify(answer.body)).to.deep.equal([200, "cancelling"]);
+      const withCancel = await stack.waitFor(relayId, (relay) => relay.transactions.some((transaction) => transaction.kind === "cancel"));
+      const selfTransfer = withCancel.transactions.find((transaction) => transaction.kind === "cancel")!;
+      await until("the self-transfer in the node's mempool", async () => (await f.publicClient.getTransaction({ hash: selfTransfer.hash }).catch(() => undefined)) !== undefined);
+      await mine(1);
+      expect((await f.publicClient.getTransactionReceipt({ hash: selfTransfer.hash })).status).to.equal("success");
+      // Our self-transfer won our nonce; the dead relayer's swap is still signed at an unused nonce of its signer.
+      await stack.waitFor(relayId, (relay) => relay.transactions.some((transaction) => transaction.hash === selfTransfer.hash && transaction.mined) || !["accepted", "submitted"].includes(relay.status));
+      await survivorLooked(relayId);
+      expect((await stack.status(relayId)).body.status).to.equal("submitted");
+      await time.increaseTo(deadline + 1n);
+      const relay = await stack.waitFor(relayId);
+      expect(relay.status).to.equal("cancelled");
+      expect(relay.transactions.map((transaction) => [transaction.hash, transaction.mined])).to.deep.equal([
+        [pending.tx_hash, false],
+        [own.hash, false],
+        [selfTransfer.hash, true],
+      ]);
+      expect(await settled(onchainQuoteId)).to.have.length(0);
     });
   });
 }
