@@ -259,5 +259,38 @@ for (const engine of engines) {
       ]);
       expect(await settled(onchainQuoteId)).to.have.length(0);
     });
+
+    it("the taker spends the order's Permit2 nonce (the cancel answer's invalidate_nonce) while the dead relayer's swap is dropped: cancelled before the deadline, the order never fills", async () => {
+      const { relayId, pending, onchainQuoteId, deadline } = await pendingAndTakenOver();
+      const answer = await cancel(relayId);
+      expect([answer.status, answer.body.outcome], JSON.stringify(answer.body)).to.deep.equal([200, "cancelling"]);
+      await hre.network.provider.request({ method: "hardhat_dropTransaction", params: [pending.tx_hash] });
+      const invalidation = answer.body.invalidate_nonce as { from: Address; to: Address; data: Hex };
+      const taker = await hre.viem.getWalletClient(invalidation.from, { account: f.signerOf(invalidation.from) });
+      const hash = await taker.sendTransaction({ to: invalidation.to, data: invalidation.data });
+      await mine(1);
+      expect((await f.publicClient.getTransactionReceipt({ hash })).status).to.equal("success");
+      const relay = await stack.waitFor(relayId);
+      expect([relay.status, relay.error]).to.deep.equal(["cancelled", "cancelled by the integrator; the taker's Permit2 nonce was spent without a fill"]);
+      expect((await f.publicClient.getBlock()).timestamp <= deadline, "a block past the deadline").to.equal(true);
+      expect(await settled(onchainQuoteId)).to.have.length(0);
+    });
+
+    it("the dead relayer's signer uses the swap's nonce for another transaction (its swap can never mine): cancelled before the deadline", async () => {
+      const { relayId, pending, onchainQuoteId, deadline } = await pendingAndTakenOver();
+      const answer = await cancel(relayId);
+      expect([answer.status, answer.body.outcome], JSON.stringify(answer.body)).to.deep.equal([200, "cancelling"]);
+      await hre.network.provider.request({ method: "hardhat_dropTransaction", params: [pending.tx_hash] });
+      const swap = pending.transactions[0]!;
+      const deadSigner = await hre.viem.getWalletClient(swap.signer, { account: f.signerOf(swap.signer) });
+      const hash = await deadSigner.sendTransaction({ to: swap.signer, value: 0n, nonce: swap.nonce });
+      await mine(1);
+      expect((await f.publicClient.getTransactionReceipt({ hash })).status).to.equal("success");
+      const relay = await stack.waitFor(relayId);
+      expect([relay.status, relay.error]).to.deep.equal(["cancelled", "cancelled by the integrator; the nonce of every recorded transaction was used by another transaction"]);
+      expect((await f.publicClient.getBlock()).timestamp <= deadline, "a block past the deadline").to.equal(true);
+      expect(relay.transactions.map((transaction) => [transaction.hash, transaction.mined])).to.deep.equal([[pending.tx_hash, false]]);
+      expect(await settled(onchainQuoteId)).to.have.length(0);
+    });
   });
 }
