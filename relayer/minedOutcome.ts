@@ -1,5 +1,6 @@
 import type { TransactionReceipt } from "viem";
 import { batchOrderOutcome, type BatchOrderOutcome } from "./batchOrderOutcome";
+import { openTransactions } from "./inFlightCancellation";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { RelayRecord, RelayTransaction } from "./store/relayStore";
@@ -27,6 +28,12 @@ export async function recordMinedOutcome(context: RelayContext, rebroadcast: Reb
     if (fill !== undefined) {
       await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
       logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (a copier's transaction filled it first)");
+    } else if (mined.kind === "cancel" && relay.cancelRequestedAt !== undefined && (await openTransactions(context, relay, mined)) > 0) {
+      // Our cancel won at our nonce, but a swap of it another relayer sent (one that died) may still
+      // mine at that relayer's nonce: it goes back to the queue, which waits for the chain to decide.
+      await store.updateRelay(relay.id, { mined: { hash: receipt.transactionHash }, releaseSigner: true, at });
+      logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "cancel mined; another relayer's recorded swap may still mine, so the relay waits for a fill or its deadline");
+      rebroadcast(relay.id);
     } else if (mined.kind === "cancel" && relay.cancelRequestedAt !== undefined) {
       await store.updateRelay(relay.id, { status: "cancelled", error: "cancelled by the integrator: a self-transfer at the swap's nonce was mined instead", mined: { hash: receipt.transactionHash }, at });
       logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its replacement was mined");

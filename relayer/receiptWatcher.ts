@@ -2,6 +2,7 @@ import type { Hex, TransactionReceipt } from "viem";
 import { isFinalRelayStatus, type BlockHead as Head } from "../sdk";
 import { isRetryableSend, RelayLeaseError, sendRaw } from "./broadcaster";
 import { recordMinedOutcome, type Rebroadcast } from "./minedOutcome";
+import { openTransactions } from "./inFlightCancellation";
 import { findFill } from "./orderState";
 import { advancePendingBatch, replacePending } from "./pendingReplacement";
 import { replaceWithCancel } from "./relayCancellation";
@@ -173,9 +174,14 @@ export class ReceiptWatcher {
       }
       // Record the outcome first: if a read fails here, the relay stays followed and the next tick retries.
       const fill = await findFill(this.context.client, this.context.permit2, relay);
+      // Cancelled, but a swap of it another relayer sent (one that died) may still mine at that relayer's nonce.
+      const othersOpen = fill === undefined && relay.cancelRequestedAt !== undefined && (await openTransactions(this.context, relay, { signer: signer.address, nonce })) > 0;
       if (fill !== undefined) {
         await store.updateRelay(relayId, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at: this.context.now() });
         logger.info({ relayId, hash: fill.hash }, "relay confirmed (filled by another transaction)");
+      } else if (othersOpen) {
+        logger.info({ relayId, signer: signer.address, nonce }, "cancelled relay's nonce went elsewhere; another relayer's recorded swap may still mine, so it waits for a fill or its deadline");
+        await store.updateRelay(relayId, { releaseSigner: true, at: this.context.now() });
       } else if (relay.cancelRequestedAt !== undefined) {
         // Left out of a rebuilt batch (or replaced) at the integrator's request: the cancellation took effect.
         await store.updateRelay(relayId, { status: "cancelled", error: "cancelled by the integrator: its batch was sent again without it", releaseSigner: true, at: this.context.now() });
@@ -187,7 +193,7 @@ export class ReceiptWatcher {
       signer.nonces.release(nonce);
       pool.notify();
       this.#tracked.delete(relayId);
-      if (fill === undefined && relay.cancelRequestedAt === undefined) this.rebroadcast(relayId);
+      if (fill === undefined && (relay.cancelRequestedAt === undefined || othersOpen)) this.rebroadcast(relayId);
       return;
     }
 

@@ -2,6 +2,7 @@ import { isFinalRelayStatus, type RelayCancelOutcome } from "../sdk";
 import { replaceBatch } from "./batchBroadcast";
 import { RelayLeaseError, signPersistSend, type SendOutcome } from "./broadcaster";
 import { cancelFees } from "./feeBump";
+import { resolveInFlightCancellation } from "./inFlightCancellation";
 import type { RelayContext } from "./relayContext";
 import { relayOwnership } from "./relayOwnership";
 import type { Signer } from "./signerPool";
@@ -21,11 +22,13 @@ export type CancelReplacement = SendOutcome | "already_replaced" | "nonce_mined"
 
 /**
  * `POST /internal/relays/:id/cancel`. The store decides in one transaction (see
- * `RelayStore.requestCancellation`): a relay with nothing in flight ends `cancelled` at once and is
- * never sent; a relay whose swap is pending is marked, then its swap is replaced here with a
- * zero-value self-transfer at the same nonce (persisted before it is sent, like every transaction).
- * A relay another relayer follows, or whose signer this one does not hold, is replaced by its owner's
- * watcher on its next tick (it sees the mark). Undefined when there is no such relay.
+ * `RelayStore.requestCancellation`): a relay never broadcast ends `cancelled` at once and is never
+ * sent; a relay whose swap is pending is marked, then its swap is replaced here with a zero-value
+ * self-transfer at the same nonce (persisted before it is sent, like every transaction). A relay
+ * another relayer follows, or whose signer this one does not hold, is replaced by its owner's watcher
+ * on its next tick (it sees the mark). A relay with a swap on record but no signer of its own (one
+ * that died sent it) cannot be replaced: it ends as the chain decides (resolveInFlightCancellation),
+ * `cancelled` never before its recorded swaps can no longer mine. Undefined when there is no such relay.
  */
 export async function cancelRelay(context: RelayContext, relayId: string, track: TrackRelay): Promise<RelayCancellation | undefined> {
   const request = await context.store.requestCancellation(relayId, context.now());
@@ -33,11 +36,19 @@ export async function cancelRelay(context: RelayContext, relayId: string, track:
   if (request.decision !== "cancelling") return { outcome: request.decision, relay: request.relay };
   const relay = request.relay;
   const signer = relay.signer === undefined ? undefined : context.pool.bySigner(relay.signer);
+  const ours = relayOwnership(relay, context.config, context.now()) === "ours";
   let replaced: CancelReplacement | undefined;
-  if (signer !== undefined && relayOwnership(relay, context.config, context.now()) === "ours") {
+  if (signer !== undefined && ours) {
     replaced = await replaceWithCancel(context, relay.id, signer);
     // Followed by the watcher in any case; one the node could not take now is sent again from the store.
     track(relay.id, { resend: replaced === "transient" || replaced === "busy" });
+  } else if (relay.signer === undefined && ours) {
+    // No signer of its own (taken over from a relayer that died, or its nonce went elsewhere), but a
+    // swap on record: answered with what the chain says now; still open, the queue waits for it.
+    // A chain that cannot be read now changes nothing: the mark is on record, and the answer is `cancelling`.
+    await resolveInFlightCancellation(context, relay).catch((error: unknown) =>
+      context.logger.warn({ relayId, err: error instanceof Error ? error.message.split("\n")[0] : String(error) }, "cannot read the chain for a cancelled relay's recorded swap; its queue job decides"),
+    );
   }
   const now = (await context.store.getRelay(relay.id)) ?? relay;
   if (isFinalRelayStatus(now.status)) return { outcome: now.status === "cancelled" ? "cancelled" : "already_mined", relay: now };

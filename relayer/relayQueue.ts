@@ -5,6 +5,7 @@ import { fitsBatch } from "./batchBroadcast";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";
 import { firstFees, type Fees } from "./feeBump";
 import { effectiveGasPrice, feeShortfall } from "./feeCoverage";
+import { resolveInFlightCancellation } from "./inFlightCancellation";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
@@ -12,6 +13,9 @@ import type { RelayRecord } from "./store/relayStore";
 import { backoffMs, isTransientRpcError, rpcErrorText } from "./transientRpcError";
 import { relayOwnership } from "./relayOwnership";
 import { BatchDispatcher } from "./batchDispatcher";
+
+/** The longest pause between two looks at a cancelled relay whose recorded swap may still mine. */
+const IN_FLIGHT_RECHECK_MS = 5_000;
 
 /** Told when a relay has a broadcast transaction to follow. */
 export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
@@ -164,11 +168,14 @@ export class RelayQueue {
       this.#waitAndRetry(relayId, { leaseUntil: relay.leaseUntil?.toISOString() }, "lease on the relay lapsed (renewals failing?); waiting for a renewal before signing");
       return;
     }
-    // Its cancellation was asked while a send of it was in flight (refused since), or before its nonce
-    // went to another transaction: nothing of it is in flight now, so it ends cancelled.
+    // Its cancellation was asked and nothing more of it is sent. With nothing on record (a send refused
+    // since), it ends cancelled. A swap on record (another relayer's that died, or ours whose nonce went
+    // elsewhere) may still mine: the chain decides, and it waits for that (see inFlightCancellation.ts).
     if (relay.cancelRequestedAt !== undefined) {
-      this.context.logger.info({ relayId }, "relay cancelled; nothing of it is in flight");
-      await this.context.store.updateRelay(relayId, { status: "cancelled", error: "cancelled by the integrator; its swap was not sent again", at: this.context.now() });
+      if (relay.transactions.length === 0) {
+        this.context.logger.info({ relayId }, "relay cancelled; nothing of it is in flight");
+        await this.context.store.updateRelay(relayId, { status: "cancelled", error: "cancelled by the integrator; its swap was not sent again", at: this.context.now() });
+      } else if ((await resolveInFlightCancellation(this.context, relay)) === "pending") this.#awaitInFlight(relayId);
       return;
     }
     this.context.metrics?.stages.lap(relayId, "load");
@@ -371,6 +378,18 @@ export class RelayQueue {
         await this.#end(relay, "failed", "simulation_failed", `the node refused the transaction: ${error ?? "no reason given"}`);
       }
     }
+  }
+
+  /**
+   * A cancelled relay whose recorded swap may still mine: asked again after a growing pause of at most
+   * 5 s (a few cheap reads), so its end follows the chain's decision closely.
+   */
+  #awaitInFlight(relayId: string): void {
+    const attempt = (this.#attempts.get(relayId) ?? 0) + 1;
+    this.#attempts.set(relayId, attempt);
+    this.#waiting.add(relayId);
+    if (attempt === 1) this.context.logger.info({ relayId }, "cancelled relay's recorded swap may still mine; waiting for a fill or the deadline");
+    this.enqueue(relayId, backoffMs(attempt, IN_FLIGHT_RECHECK_MS));
   }
 
   /** Tries the relay again after a growing pause (up to 30 s); the deadline check ends it in time. */

@@ -336,7 +336,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           summary: "Cancel a relay; also returns the taker's transaction that kills the order's signature on chain",
           description:
             "Only keys of the submitting integrator (404 `relay_not_found` for any other). `outcome`: `cancelled` (never broadcast; the relay is `cancelled` and is never sent), " +
-            "`cancelling` (the pending swap is replaced at its nonce by a zero-value self-transfer at bumped fees; the relay stays `submitted` until the chain decides: `cancelled`, or `confirmed` if the swap was mined first), " +
+            "`cancelling` (the pending swap is replaced at its nonce by a zero-value self-transfer at bumped fees; the relay stays `submitted` until the chain decides: `cancelled`, or `confirmed` if the swap was mined first; a swap on record from a relayer that died, which no live relayer can replace, keeps it `submitted` until it fills or can no longer, past the quote's deadline at the latest), " +
             "`already_mined` (the swap's nonce is mined; the relay ends as mined). `invalidate_nonce` is Permit2's `invalidateUnorderedNonces(wordPos, mask)` for the order's nonce, for the taker's own wallet to send. " +
             "A final relay: 409 `relay_final` with its `status`. Each request takes a point of the key's `gasless:cancel` bucket (the allowance of `gasless:status`, `status_rate_limit_per_minute`); past it, 429 with `Retry-After`.",
           security: bearer,

@@ -167,17 +167,19 @@ class PostgresRelayStore implements RelayStore {
       const { rows } = await client.query<RelayRow>("SELECT * FROM relays WHERE id = $1 FOR UPDATE", [relayId]);
       const row = rows[0];
       if (row === undefined) return undefined;
-      const decision = cancellationDecision(row);
+      const broadcast = await client.query("SELECT 1 FROM relay_transactions WHERE relay_id = $1 LIMIT 1", [relayId]);
+      const decision = cancellationDecision(row, (broadcast.rowCount ?? 0) > 0);
       if (decision === "cancelled") {
         await client.query(
           `UPDATE relays SET status = 'cancelled', cancel_requested_at = $2, error = $3, updated_at = $2
-           WHERE id = $1 AND status IN ('accepted', 'submitted') AND signer IS NULL`,
+           WHERE id = $1 AND status IN ('accepted', 'submitted') AND signer IS NULL
+             AND NOT EXISTS (SELECT 1 FROM relay_transactions WHERE relay_id = $1)`,
           [relayId, at.getTime(), CANCELLED_UNSENT],
         );
       }
       if (decision === "cancelling") {
         await client.query(
-          "UPDATE relays SET cancel_requested_at = COALESCE(cancel_requested_at, $2), cancelling = 1, updated_at = $2 WHERE id = $1 AND status = 'submitted'",
+          "UPDATE relays SET cancel_requested_at = COALESCE(cancel_requested_at, $2), cancelling = 1, updated_at = $2 WHERE id = $1 AND status IN ('accepted', 'submitted')",
           [relayId, at.getTime()],
         );
       }

@@ -185,10 +185,15 @@ export function endedRefusal(row: Pick<RelayRow, "status" | "cancel_requested_at
   return kind === "swap" && row.cancel_requested_at !== null ? "ended" : undefined;
 }
 
-/** What a cancellation request does to a relay in this state (see `RelayStore.requestCancellation`). */
-export function cancellationDecision(row: Pick<RelayRow, "status" | "signer">): CancellationDecision {
+/**
+ * What a cancellation request does to a relay in this state (see `RelayStore.requestCancellation`).
+ * `broadcast`: a transaction of it is on record, from any relayer (one that died included). Such a
+ * relay is in flight even with no signer of its own now (taken over, or its nonce went elsewhere):
+ * the recorded swap may still be in a mempool and mine, so only the chain can end it.
+ */
+export function cancellationDecision(row: Pick<RelayRow, "status" | "signer">, broadcast: boolean): CancellationDecision {
   if (isFinalRelayStatus(row.status)) return "final";
-  return row.signer === null ? "cancelled" : "cancelling";
+  return row.signer === null && !broadcast ? "cancelled" : "cancelling";
 }
 
 /** The error text of a relay cancelled before anything of it was in flight. */

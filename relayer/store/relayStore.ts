@@ -39,10 +39,12 @@ export interface RelayStore extends PushedStatusStore {
   recordBroadcast(relayId: string, transaction: NewRelayTransaction, fence: BroadcastFence): Promise<BroadcastRecording>;
   /**
    * The integrator's cancellation, decided in one transaction against the relay's state now: a final
-   * relay is left as it is (`final`); one with no transaction of ours in flight (no signer: never
-   * broadcast, or its nonce went elsewhere) ends `cancelled` at once, and `recordBroadcast` then refuses
-   * it, so whichever of the two commits first wins; one whose swap is pending is marked (the time of
-   * the first request is kept, `cancelling` is set) and stays `submitted`: the caller replaces the swap.
+   * relay is left as it is (`final`); one never broadcast (no signer and no transaction on record, of
+   * any relayer) ends `cancelled` at once, and `recordBroadcast` then refuses it, so whichever of the
+   * two commits first wins; any other (a swap pending, or one on record that a relayer sent before it
+   * died or before its nonce went elsewhere) is marked (the time of the first request is kept,
+   * `cancelling` is set) and stays `submitted`: the caller replaces the swap, or the chain decides
+   * (see inFlightCancellation.ts).
    * Undefined when there is no such relay.
    */
   requestCancellation(relayId: string, at: Date): Promise<CancellationRequest | undefined>;

@@ -87,10 +87,12 @@ class SqliteRelayStore implements RelayStore {
         error = COALESCE(@error, error), cancelling = COALESCE(@cancelling, cancelling),
         signer = CASE WHEN @release = 1 THEN NULL ELSE signer END,
         signer_nonce = CASE WHEN @release = 1 THEN NULL ELSE signer_nonce END, updated_at = @at WHERE id = @id`),
+      broadcastOnRecord: db.prepare("SELECT 1 FROM relay_transactions WHERE relay_id = ? LIMIT 1"),
       cancelUnsent: db.prepare(`UPDATE relays SET status = 'cancelled', cancel_requested_at = @at, error = @error, updated_at = @at
-        WHERE id = @id AND status IN ('accepted', 'submitted') AND signer IS NULL`),
+        WHERE id = @id AND status IN ('accepted', 'submitted') AND signer IS NULL
+          AND NOT EXISTS (SELECT 1 FROM relay_transactions WHERE relay_id = @id)`),
       markCancelling: db.prepare(`UPDATE relays SET cancel_requested_at = COALESCE(cancel_requested_at, @at), cancelling = 1, updated_at = @at
-        WHERE id = @id AND status = 'submitted'`),
+        WHERE id = @id AND status IN ('accepted', 'submitted')`),
       chainRun: db.prepare("SELECT value FROM relayer_meta WHERE key = 'chain_run'"),
       setChainRun: db.prepare("INSERT INTO relayer_meta (key, value) VALUES ('chain_run', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
       deleteTransactions: db.prepare("DELETE FROM relay_transactions"),
@@ -180,7 +182,7 @@ class SqliteRelayStore implements RelayStore {
       .transaction((): CancellationRequest | undefined => {
         const row = this.#statements.byId.get(relayId) as RelayRow | undefined;
         if (row === undefined) return undefined;
-        const decision = cancellationDecision(row);
+        const decision = cancellationDecision(row, this.#statements.broadcastOnRecord.get(relayId) !== undefined);
         if (decision === "cancelled") this.#statements.cancelUnsent.run({ id: relayId, at: at.getTime(), error: CANCELLED_UNSENT });
         if (decision === "cancelling") this.#statements.markCancelling.run({ id: relayId, at: at.getTime() });
         const relay = this.#record(this.#statements.byId.get(relayId) as RelayRow);

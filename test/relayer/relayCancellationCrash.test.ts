@@ -77,6 +77,25 @@ describe("relay cancellation survives a relayer crash (a real child process, SIG
     expect(await f.publicClient.getTransactionCount({ address: swap.signer })).to.equal(swap.nonce + 1);
   }
 
+  it("killed with its swap pending, restarted with the same keys, then cancelled: it holds that signer, so it replaces the swap like its own (cancelling), and the relay ends cancelled once the self-transfer mines", async () => {
+    const { relayId, pending, onchainQuoteId } = await pendingRelay();
+    await relayer.kill();
+    await relayer.start();
+    const answer = await cancel(relayId);
+    expect([answer.status, answer.body.outcome], JSON.stringify(answer.body)).to.deep.equal([200, "cancelling"]);
+    const transactions = (answer.body.relay as RelayJson).transactions;
+    expect(transactions.map((transaction) => [transaction.kind, transaction.signer, transaction.nonce])).to.deep.equal([
+      ["swap", pending.transactions[0]!.signer, pending.transactions[0]!.nonce],
+      ["cancel", pending.transactions[0]!.signer, pending.transactions[0]!.nonce],
+    ]);
+    await mine(1);
+    const final = await stack.waitFor(relayId);
+    expect(final.status).to.equal("cancelled");
+    expect(final.transactions.filter((transaction) => transaction.mined).map((transaction) => transaction.kind)).to.deep.equal(["cancel"]);
+    const logs = await f.publicClient.getLogs({ address: f.contracts.gaslessSwapRouter, fromBlock: 0n, toBlock: "latest" });
+    expect(parseEventLogs({ abi: gaslessSwapRouterAbi, logs, eventName: "SwapSettled" }).filter((log) => log.args.quoteId === onchainQuoteId)).to.have.length(0);
+  });
+
   it("killed after persisting the replacement, before the node got it: the restarted relayer sends it and the relay ends cancelled once", async () => {
     const { relayId, pending, onchainQuoteId } = await pendingRelay();
     proxy.refuse("eth_sendRawTransaction");

@@ -110,6 +110,20 @@ for (const engine of engines) {
       expect((await store.getRelay(relay.id))?.status).to.equal("cancelled");
     });
 
+    it("a relay whose signer was let go (taken over from a relayer that died) but whose swap is on record is in flight: only marked cancelling, never cancelled at once", async () => {
+      const relay = newRelay();
+      await store.createRelay(relay, lease());
+      expect(await store.recordBroadcast(relay.id, transaction("swap", "01"), fence())).to.equal("recorded");
+      // What a takeover does with a dead relayer's signer: forgets it, keeping its transaction on record.
+      await store.updateRelay(relay.id, { releaseSigner: true, at: new Date(2_500) });
+      const request = await store.requestCancellation(relay.id, new Date(3_000));
+      expect(request?.decision).to.equal("cancelling");
+      expect([request?.relay.status, request?.relay.signer, request?.relay.cancelling, request?.relay.cancelRequestedAt?.getTime()]).to.deep.equal(["submitted", undefined, true, 3_000]);
+      expect((await store.listRelayEvents({ integratorId: 1, relayId: relay.id, afterSeq: 0, limit: 10 })).map((event) => event.status)).to.not.include("cancelled");
+      // No new swap of it is recorded (or sent) once its cancellation was asked.
+      expect(await store.recordBroadcast(relay.id, transaction("swap", "02"), fence())).to.equal("ended");
+    });
+
     it("a final relay is left as it is, and an unknown one is not found", async () => {
       const relay = newRelay();
       await store.createRelay(relay, lease());

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import hre from "hardhat";
-import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
+import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
 import pg from "pg";
 import { parseEventLogs, type Hex } from "viem";
 import { gaslessSwapRouterAbi, type RelayJson } from "../../sdk";
@@ -78,7 +78,7 @@ describe("two relayers on one PostgreSQL: takeover after SIGKILL", function () {
     }
     const owner = relayers.get(pending.transactions[0]!.signer.toLowerCase())!;
     await owner.stop("SIGKILL");
-    return { relayId, pending, onchainQuoteId: quote.permit2.message.witness.quoteId as Hex };
+    return { relayId, pending, onchainQuoteId: quote.permit2.message.witness.quoteId as Hex, deadline: BigInt(quote.permit2.message.deadline as string) };
   }
 
   async function settled(onchainQuoteId: Hex) {
@@ -137,9 +137,24 @@ describe("two relayers on one PostgreSQL: takeover after SIGKILL", function () {
     }
   }
 
-  it("a relay taken over from a dead relayer and cancelled before the survivor broadcast it ends cancelled, and the survivor never sends it", async () => {
+  /** Until `done` holds (20 s at most). */
+  async function until(what: string, done: () => Promise<boolean> | boolean): Promise<void> {
+    const end = Date.now() + 20_000;
+    while (!(await done())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** Until the relayer behind `proxy` has read the chain's logs again (it looks for the order's SwapSettled), or the relay ended. */
+  async function lookedForTheFill(proxy: RpcProxy, relayId: string): Promise<void> {
+    proxy.seen.length = 0;
+    await until("the survivor to look for the order's fill", async () => proxy.seen.includes("eth_getLogs") || !["accepted", "submitted"].includes((await stack.status(relayId)).body.status));
+  }
+
+  it("a relay taken over from a dead relayer whose swap the node dropped, cancelled before the survivor broadcast it: cancelling (that swap may live in another mempool), cancelled only after a block past the deadline, and the survivor never sends it", async () => {
     await setAutomine(false);
-    const { relayId, pending, onchainQuoteId } = await submitAndKillItsRelayer();
+    const { relayId, pending, onchainQuoteId, deadline } = await submitAndKillItsRelayer();
     const dead = (await ownerOf(relayId)).claimedBy!;
     // The node forgot the dead relayer's swap, so the survivor would broadcast its own; until the
     // cancellation, the survivor cannot reach the chain's eth_call (no nonce read, no simulation).
@@ -150,27 +165,53 @@ describe("two relayers on one PostgreSQL: takeover after SIGKILL", function () {
     const survivorSigners = [...relayers.entries()].filter(([, service]) => service !== deadService).map(([address]) => address as Hex);
     const noncesBefore = await Promise.all(survivorSigners.map((address) => f.publicClient.getTransactionCount({ address })));
     // Taken over: the survivor claimed it (after the dead one's 1 s lease) and let go of the dead relayer's signer.
-    const until = Date.now() + 20_000;
-    for (;;) {
+    await until("the survivor's takeover", async () => {
       const owner = await ownerOf(relayId);
-      if (owner.claimedBy === survivorId && owner.signer === null) break;
-      if (Date.now() > until) throw new Error(`the survivor did not take the relay over: ${JSON.stringify(owner)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      return owner.claimedBy === survivorId && owner.signer === null;
+    });
+    // The dead relayer's swap is on record: in flight, whatever this node's mempool holds.
     const answer = await stack.api.request("POST", `/gasless/cancel/${relayId}`, { headers: { authorization: `Bearer ${stack.api.apiKey.secret}` } });
-    expect([answer.status, answer.body.outcome], JSON.stringify(answer.body)).to.deep.equal([200, "cancelled"]);
+    expect([answer.status, answer.body.outcome, answer.body.relay?.status], JSON.stringify(answer.body)).to.deep.equal([200, "cancelling", "submitted"]);
     survivorProxy.allow();
     await setAutomine(true);
-    // The survivor's queued attempt runs again after its backoff (a few refused reads: at most 6.4 s)
-    // and finds the relay ended; a window past it shows it never sends the swap.
-    survivorProxy.seen.length = 0;
-    await new Promise((resolve) => setTimeout(resolve, 8_000));
-    expect(survivorProxy.seen, "the survivor kept following the chain").to.include("eth_getBlockByNumber");
-    const relay = (await stack.status(relayId)).body as RelayJson;
+    // The survivor's queued attempt runs again after its backoff and finds the relay cancelling: it
+    // sends nothing and waits on the chain, through a block mined before the deadline.
+    await lookedForTheFill(survivorProxy, relayId);
+    await mine(1);
+    await lookedForTheFill(survivorProxy, relayId);
+    expect((await stack.status(relayId)).body.status).to.equal("submitted");
+    await time.increaseTo(deadline + 1n);
+    const relay = await stack.waitFor(relayId);
     expect(relay.status).to.equal("cancelled");
+    expect(relay.error).to.match(/deadline/);
     expect(relay.transactions.map((transaction) => [transaction.hash, transaction.mined])).to.deep.equal([[pending.tx_hash, false]]);
     expect(survivorProxy.seen).to.not.include("eth_sendRawTransaction");
     expect(await Promise.all(survivorSigners.map((address) => f.publicClient.getTransactionCount({ address })))).to.deep.equal(noncesBefore);
     expect(await settled(onchainQuoteId)).to.have.length(0);
+  });
+
+  it("a cancel that reaches the relay before the survivor adopted it (the dead relayer's signer still on it), then the dead relayer's swap mines: cancelling, then confirmed, never cancelled", async () => {
+    // No relayer can read logs: the survivor claims the relay but cannot adopt it (adoption looks for a fill first).
+    for (const proxy of proxies.values()) proxy.refuse("eth_getLogs");
+    await setAutomine(false);
+    const { relayId, pending, onchainQuoteId } = await submitAndKillItsRelayer();
+    const dead = (await ownerOf(relayId)).claimedBy!;
+    const [survivorId, survivorProxy] = [...proxies.entries()].find(([id]) => id !== dead)!;
+    await until("the survivor's claim", async () => (await ownerOf(relayId)).claimedBy === survivorId);
+    expect((await ownerOf(relayId)).signer).to.equal(pending.transactions[0]!.signer.toLowerCase());
+    const answer = await stack.api.request("POST", `/gasless/cancel/${relayId}`, { headers: { authorization: `Bearer ${stack.api.apiKey.secret}` } });
+    expect([answer.status, answer.body.outcome], JSON.stringify(answer.body)).to.deep.equal([200, "cancelling"]);
+    // Adopted now: the dead relayer's signer let go, the relay back in the survivor's queue with its
+    // cancellation asked; the dead relayer's swap is still in the mempool, so it waits on the chain.
+    survivorProxy.allow();
+    await until("the adoption", async () => (await ownerOf(relayId)).signer === null);
+    await lookedForTheFill(survivorProxy, relayId);
+    expect((await stack.status(relayId)).body.status).to.equal("submitted");
+    await mine(1);
+    await setAutomine(true);
+    const relay = await stack.waitFor(relayId);
+    expect([relay.status, relay.tx_hash]).to.deep.equal(["confirmed", pending.tx_hash]);
+    expect(relay.cancel_requested_at).to.be.a("string");
+    expect(await settled(onchainQuoteId)).to.have.length(1);
   });
 });
