@@ -29,8 +29,8 @@ import { spawnDevnet } from "../devnet/spawnDevnet";
 import { spawnService, type SpawnedService } from "../devnet/spawnService";
 import { cpuTable, postgresGoals, ratesTable, scaleOutReport } from "./apiBenchReport";
 import { measureScaleOut, type ScaleOut } from "./apiScaleOut";
-import { measureInterleaved, pairedRatios, warmUp, type Case, type RunOptions, type Summary, type Target } from "./apiTargets";
-import { postgresPids } from "./processCpu";
+import { measureInterleaved, pairedRatios, runCase, warmUp, type Case, type RunOptions, type Summary, type Target } from "./apiTargets";
+import { measureCpu, postgresPids } from "./processCpu";
 
 const ROOT = join(__dirname, "..", "..");
 const OPTIONS: RunOptions = {
@@ -163,6 +163,12 @@ async function main(): Promise<void> {
       targets.push(await targetFor("PostgreSQL", postgresApis[0]!.ready[1]!, manifestPath, postgresApis[0]!.child.pid!, { ...chain, PostgreSQL: () => postgresPids(dataDirectory) }));
     }
     for (const target of targets) await warmUp(target, OPTIONS);
+    // What every process burns with no load at all (timers, background jobs): the CPU per request below
+    // includes its share of it, which is larger the lower the rate.
+    const idle = await measureCpu(
+      Object.fromEntries(targets.flatMap((target) => Object.entries(target.groups).map(([name, pids]) => [name === "API" ? `API (${target.label})` : name, pids]))),
+      () => new Promise((resolve) => setTimeout(resolve, 2_000)),
+    );
     const [devnetResults, processResults, postgresResults] = await measureInterleaved(targets, ROUNDS, OPTIONS, log);
     const cases = targets[0]!.cases;
     const pgOverProcess = postgresResults === undefined ? undefined : pairedRatios(postgresResults, processResults!);
@@ -177,6 +183,9 @@ async function main(): Promise<void> {
       const urls = [postgresApis[0]!.ready[1]!, postgresApis[1]!.ready[1]!] as const;
       // The second instance's first quote, then its warm-up, as for every target.
       await warmUp({ ...targets[2]!, url: urls[1], cases: [quote] }, OPTIONS);
+      // The second instance has answered a second of quotes where the first ran every round: an unmeasured
+      // window on both gives its JIT and caches the same start (its CPU per quote was twice the first's without it).
+      await Promise.all(urls.map((url) => runCase(url, quote, { ...OPTIONS, durationSeconds: 2 * OPTIONS.durationSeconds })));
       const commitsBefore = await committedTransactions(databaseUrl!);
       const dataDirectory = postgres!.dataDirectory;
       scaleOut = await measureScaleOut(
@@ -196,7 +205,10 @@ async function main(): Promise<void> {
         `${ratesTable(cases, devnetResults!, processResults, postgresResults, pgOverProcess, pgOverDevnet)}\n\n` +
         `${priceAgainstQuote("SQLite (devnet)", devnetResults!)}${postgresResults === undefined ? "" : priceAgainstQuote("PostgreSQL", postgresResults)}\n` +
         (pgOverDevnet === undefined ? "" : `${postgresGoals(cases, pgOverDevnet, pgOverProcess!, POSTGRES_GOALS)}\n`) +
-        `CPU per request from /proc, over all rounds (the devnet's "API" is its whole process, chain included)\n\n${cpuTable(cases, labelled)}\n\n` +
+        `CPU per request from /proc, over all rounds (the devnet's "API" is its whole process, chain included)\n\n${cpuTable(cases, labelled)}\n` +
+        `idle, no load (share of one core): ${Object.entries(idle.cpuPercent)
+          .map(([name, share]) => `${name} ${share.toFixed(1)} %`)
+          .join(", ")}\n\n` +
         (scaleOut === undefined ? "" : `${scaleOutReport(scaleOut, transactionsPerQuote)}\n`),
     );
     const out = join(ROOT, "bench-results");
@@ -220,6 +232,7 @@ async function main(): Promise<void> {
             postgresOverDevnet: pgOverDevnet?.[index],
             postgresGoal: POSTGRES_GOALS.get(index),
           })),
+          idleCpuPercent: idle.cpuPercent,
           postgresScaleOut: scaleOut === undefined ? undefined : { ...scaleOut, transactionsPerQuote },
         },
         null,
