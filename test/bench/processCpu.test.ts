@@ -1,0 +1,44 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { expect } from "chai";
+import { LOAD_GENERATOR, measureCpu } from "../../scripts/bench/processCpu";
+
+/** A real node process that spins its event loop for `ms` once told to on stdin, then prints "done". */
+function spinner(ms: number) {
+  const child = spawn(process.execPath, ["-e", `process.stdin.once("data", () => { const end = Date.now() + ${ms}; while (Date.now() < end); console.log("done"); process.stdin.pause(); });`], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  return {
+    child,
+    spin: async () => {
+      const done = once(child.stdout!, "data");
+      child.stdin!.write("go\n");
+      await done;
+    },
+  };
+}
+
+describe("bench CPU accounting from /proc (CPU per request, not wall-clock shares)", function () {
+  this.timeout(20_000);
+
+  it("counts the CPU a child process's event loop burnt during the window to its group and its main thread, and none to an idle one", async () => {
+    const busy = spinner(400);
+    const idle = spinner(0);
+    try {
+      await Promise.all([once(busy.child, "spawn"), once(idle.child, "spawn")]);
+      // Let both finish starting up, which is CPU outside the window.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const window = await measureCpu({ busy: () => [busy.child.pid!], idle: () => [idle.child.pid!] }, busy.spin, { "busy main thread": busy.child.pid! });
+      // 0.4 s of spinning; /proc counts in 10 ms ticks, and a loaded machine can stretch the window but not the CPU used.
+      expect(window.cpuSeconds.busy).to.be.within(0.3, 0.6);
+      expect(window.cpuSeconds["busy main thread"]).to.be.within(0.3, window.cpuSeconds.busy! + 0.01);
+      expect(window.cpuSeconds.idle).to.be.at.most(0.03);
+      expect(window.cpuSeconds[LOAD_GENERATOR]).to.be.at.most(0.1);
+      expect(window.cpuPercent.busy).to.be.closeTo((window.cpuSeconds.busy! / window.seconds) * 100, 1e-9);
+      expect(window.machinePercent).to.be.above(0);
+    } finally {
+      busy.child.kill();
+      idle.child.kill();
+    }
+  });
+});
