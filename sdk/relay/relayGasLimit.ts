@@ -14,7 +14,7 @@ import { CALLDATA_BYTE_GAS, CONTRACT_SIGNATURE_MODEL_GAS, TOKEN_PERMIT_MODEL_GAS
 export const RELAY_GAS_HEADROOM_PERCENT = 150n;
 
 /**
- * RouteExecutor.NATIVE_PAYOUT_GAS: the most gas a native payout's call may forward. A recipient can
+ * RouterFunds.NATIVE_PAYOUT_GAS: the most gas a native payout's call may forward. A recipient can
  * burn all of it on purpose (test/relayer/griefingRecipient.test.ts reads the contract's constant).
  */
 export const NATIVE_PAYOUT_GAS = 40_000n;
