@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
-import pg from "pg";
+import { postgresRelayOwner, type RelayOwnerRow } from "../fixtures/relayOwnerRow";
 import { parseEventLogs, type Hex } from "viem";
 import { gaslessSwapRouterAbi, type RelayJson } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
@@ -126,15 +126,8 @@ describe("two relayers on one PostgreSQL: takeover after SIGKILL", function () {
     expect(mined[0]!.signer).to.not.equal(pending.transactions[0]!.signer);
   });
   /** The relay's owner in the shared database, and whether a signer holds it. */
-  async function ownerOf(relayId: string): Promise<{ claimedBy: string | null; signer: string | null }> {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ claimed_by: string | null; signer: string | null }>("SELECT claimed_by, signer FROM relays WHERE id = $1", [relayId]);
-      return { claimedBy: rows[0]!.claimed_by, signer: rows[0]!.signer };
-    } finally {
-      await client.end();
-    }
+  function ownerOf(relayId: string): Promise<RelayOwnerRow> {
+    return postgresRelayOwner(databaseUrl, relayId);
   }
 
   /** Until `done` holds (20 s at most). */

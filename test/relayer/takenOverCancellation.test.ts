@@ -3,7 +3,7 @@ import hre from "hardhat";
 import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import pg from "pg";
+import { postgresRelayOwner } from "../fixtures/relayOwnerRow";
 import { parseEventLogs, type Address, type Hex } from "viem";
 import { gaslessSwapRouterAbi, type RelayJson } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
@@ -57,16 +57,7 @@ async function twoRelayersOnPostgres(f: SettlementFixture, chain: ChainServer): 
       survivor = relayers.find((relayer) => relayer !== dead)!;
       await dead.service.stop("SIGKILL");
     },
-    ownerOf: async (relayId) => {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      try {
-        const { rows } = await client.query<{ claimed_by: string | null; signer: string | null }>("SELECT claimed_by, signer FROM relays WHERE id = $1", [relayId]);
-        return { claimedBy: rows[0]!.claimed_by, signer: rows[0]!.signer };
-      } finally {
-        await client.end();
-      }
-    },
+    ownerOf: (relayId) => postgresRelayOwner(databaseUrl, relayId),
     close: async () => {
       for (const relayer of relayers) await relayer.service.stop("SIGKILL");
       for (const relayer of relayers) await relayer.proxy.close();
