@@ -78,7 +78,8 @@ const additionalChains = z
   .pipe(z.array(additionalChain));
 
 
-const schema = z.object({
+/** The API's environment, declared once (each variable's meaning is the doc comment of the ApiConfig field naming it; npm run docs:reference lists them). */
+export const apiEnvironmentSchema = z.object({
   API_HOST: z.string().min(1).default("127.0.0.1"),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   API_TRUST_PROXY: trustProxy.default(false),
@@ -309,7 +310,7 @@ export type GaslessConfig = Readonly<{
 
 /** Reads the API's settings from the environment once; an invalid value stops the start with its name. */
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
-  const parsed = schema.safeParse(env);
+  const parsed = apiEnvironmentSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid ${issue?.path.join(".") ?? "environment"}: ${issue?.message ?? ""}`);

@@ -17,7 +17,8 @@ const privateKeys = z
   .refine((keys) => new Set(keys.map((key) => key.toLowerCase())).size === keys.length, "a key is listed twice");
 
 
-const schema = z.object({
+/** The relayer's environment, declared once (each variable's meaning is the doc comment of the RelayerConfig field naming it; npm run docs:reference lists them). */
+export const relayerEnvironmentSchema = z.object({
   RELAYER_HOST: z.string().min(1).default("127.0.0.1"),
   RELAYER_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
   RELAYER_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
@@ -152,7 +153,7 @@ export type PushedStatusConfig = Readonly<{
 
 /** Reads the relayer's settings once; an invalid value stops the start with its name. */
 export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): RelayerConfig {
-  const parsed = schema.safeParse(env);
+  const parsed = relayerEnvironmentSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid ${issue?.path.join(".") ?? "environment"}: ${issue?.message ?? ""}`);

@@ -4,7 +4,8 @@ import { DEVNET_DEFAULT_API_PORT, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT }
 
 const port = z.coerce.number().int().min(0).max(65535);
 
-const schema = z.object({
+/** `npm start`'s environment (npm run docs:reference lists it with the DevnetConfig doc comments). */
+export const devnetEnvironmentSchema = z.object({
   DEVNET_HOST: z.string().min(1).default(DEVNET_DEFAULT_HOST),
   DEVNET_PORT: port.default(DEVNET_DEFAULT_RPC_PORT),
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
@@ -37,7 +38,7 @@ export type DevnetConfig = {
 
 /** Reads the devnet's settings from the environment once; an invalid value stops the start. */
 export function loadDevnetConfig(env: NodeJS.ProcessEnv = process.env): DevnetConfig {
-  const parsed = schema.safeParse(env);
+  const parsed = devnetEnvironmentSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid ${issue?.path.join(".") ?? "environment"}: ${issue?.message ?? ""}`);

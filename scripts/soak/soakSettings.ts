@@ -1,10 +1,11 @@
-/** Settings of `npm run soak`, read once from the environment (README, "Soak"). */
+/** Settings of `npm run soak`, read once from the environment (docs/benchmarks.md, "Soak"). */
 import { resolve } from "node:path";
 import { z } from "zod";
 
 const positive = z.coerce.number().positive();
 
-const schema = z.object({
+/** `npm run soak`'s environment (npm run docs:reference lists it with the SoakSettings doc comments). */
+export const soakEnvironmentSchema = z.object({
   SOAK_MINUTES: positive.max(24 * 60).default(60),
   SOAK_RATE: positive.max(100).default(1),
   SOAK_BLOCK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
@@ -23,9 +24,11 @@ export type SoakSettings = {
   blockMs: number;
   /** Where soak.json, soak.svg and the services' logs go. `SOAK_OUT_DIR`, default bench-results. */
   outDir: string;
-  /** How long, after the load, accepted relays may take to become final before they count as lost. */
+  /** How long, after the load, accepted relays may take to become final before they count as lost. `SOAK_DRAIN_SECONDS`, default 360. */
   drainSeconds: number;
+  /** Takers signing gasless relays (funded with USDC, Permit2 approved). `SOAK_TAKERS`, default 20. */
   takers: number;
+  /** Integrators onboarded before the load (more join during the run). `SOAK_INTEGRATORS`, default 4. */
   integrators: number;
   /** minutes / 60: every period of the hour-long plan is multiplied by it. */
   scale: number;
@@ -39,7 +42,7 @@ export type SoakSettings = {
 };
 
 export function loadSoakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings {
-  const parsed = schema.safeParse(env);
+  const parsed = soakEnvironmentSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid ${issue?.path.join(".") ?? "environment"}: ${issue?.message ?? ""}`);

@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { buildSdk } from "../../scripts/sdk/buildSdk";
 import { fundedTaker } from "../fixtures/fundedTaker";
 import { expectWebhookExampleOutput, isWebhookExample, readmeProjectSnippets } from "../fixtures/readmeSnippets";
+import { documentationText } from "../fixtures/documentation";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
 
 const run = promisify(execFile);
@@ -131,16 +132,16 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
     }
   });
 
-  it("runs the README's project examples (the webhook receiver, viem, then ethers) as written, installed as the README says, from a folder outside the checkout", async function () {
+  it("runs the documentation's project examples (viem, ethers, then the webhook receiver) as written, installed as the README says, from a folder outside the checkout", async function () {
     expect(tarball, "the packing test ran first").to.be.a("string");
     const snippets = readmeProjectSnippets(ROOT);
     expect(snippets).to.have.length(3);
-    expect(snippets.map((snippet) => (isWebhookExample(snippet) ? "webhooks" : snippet.includes('from "ethers"') ? "ethers" : "viem"))).to.deep.equal(["webhooks", "viem", "ethers"]);
+    expect(snippets.map((snippet) => (isWebhookExample(snippet) ? "webhooks" : snippet.includes('from "ethers"') ? "ethers" : "viem"))).to.deep.equal(["viem", "ethers", "webhooks"]);
     // The README's install line: the tarball, viem, ethers, and TypeScript to run a .ts file with ts-node.
     const packages = ["viem", "ethers", "typescript", "ts-node", "@types/node"].map((name) => `${name}@${installedVersion(name)}`);
     await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--no-package-lock", tarball!, ...packages], { cwd: project });
     // The README's tsconfig line (ts-node needs one to compile to CommonJS; without it Node takes the file for an ES module).
-    const tsconfig = /^echo '(\{.*\})' > tsconfig\.json$/m.exec(readFileSync(join(ROOT, "README.md"), "utf8"));
+    const tsconfig = /^echo '(\{.*\})' > tsconfig\.json$/m.exec(documentationText(ROOT));
     expect(tsconfig, "the README's tsconfig line").to.not.equal(null);
     writeFileSync(join(project, "tsconfig.json"), tsconfig![1]!);
 

@@ -17,7 +17,7 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
   return ((await response.json()) as { result: unknown }).result;
 }
 
-describe("README TypeScript snippets", function () {
+describe("TypeScript snippets of README.md and docs/", function () {
   this.timeout(240_000);
   let directory: string;
   let devnet: SpawnedDevnet;

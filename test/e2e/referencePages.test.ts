@@ -1,0 +1,47 @@
+import { expect } from "chai";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { relayerEnvironmentSchema } from "../../relayer/config";
+import { apiEnvironmentSchema } from "../../api/config";
+import { declaredErrorCodes, declaredExitCodes, statusesRaised } from "../../scripts/docs/errorCodeReference";
+import { UNDOCUMENTED } from "../../scripts/docs/environmentReference";
+import { referencePages } from "../../scripts/docs/referencePages";
+
+const ROOT = join(__dirname, "..", "..");
+
+describe("docs/reference is generated from the code that declares it", function () {
+  // Building the OpenAPI document imports the API's route modules.
+  this.timeout(60_000);
+  const pages = referencePages(ROOT);
+
+  it("each committed reference page is exactly what npm run docs:reference writes", () => {
+    for (const [path, expected] of Object.entries(pages)) {
+      const committed = existsSync(join(ROOT, path)) ? readFileSync(join(ROOT, path), "utf8") : "(missing)";
+      expect(committed === expected, `${path} differs from the code it is generated from: run npm run docs:reference and commit the result`).to.equal(true);
+    }
+  });
+
+  it("lists every variable of the API's and the relayer's schemas, each with its meaning", () => {
+    const environment = pages[join("docs", "reference", "environment.md")]!;
+    for (const name of [...Object.keys(apiEnvironmentSchema.shape), ...Object.keys(relayerEnvironmentSchema.shape)]) expect(environment, name).to.include(`| \`${name}\` |`);
+    const undocumented = environment.split("\n").filter((line) => line.includes(UNDOCUMENTED));
+    expect(undocumented, "a setting no doc comment of its config module names (document it there, then run npm run docs:reference)").to.deep.equal([]);
+    expect(environment).to.match(/\| `RELAYER_PRIVATE_KEYS` \| \*\*required\*\* \|/);
+    expect(environment).to.match(/\| `API_PORT` \| `8080` \|/);
+  });
+
+  it("lists every error code of ApiErrorCode with the status the API answers it with", () => {
+    const codes = declaredErrorCodes(ROOT);
+    expect(codes.map((entry) => entry.code)).to.include.members(["invalid_json", "rate_limited", "database_unavailable", "internal_error"]);
+    const errorPage = pages[join("docs", "reference", "error-codes.md")]!;
+    for (const { code } of codes) expect(errorPage, code).to.include(`| \`${code}\` |`);
+    expect(statusesRaised(ROOT).get("simulation_failed")).to.deep.equal(new Set([422]));
+    expect(errorPage).to.match(/\| `invalid_json` \| 400 \|/);
+    expect(declaredExitCodes(ROOT).map((entry) => entry.code)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it("lists every endpoint of the OpenAPI document", () => {
+    const endpoints = pages[join("docs", "reference", "endpoints.md")]!;
+    for (const endpoint of ["GET /quote", "POST /gasless/submit", "POST /gasless/cancel/{relay_id}", "GET /tokens/supported-tokens", "POST /internal/relays"]) expect(endpoints).to.include(`\`${endpoint}\``);
+  });
+});
