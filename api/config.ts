@@ -261,7 +261,7 @@ export type ApiConfig = Readonly<{
   l1FeeModel: L1FeeModel;
   /** Gasless trading; absent when `RELAYER_INTERNAL_TOKEN` or `RELAYER_FEE_RECIPIENT` is unset (gasless requests then get 503). */
   gasless: GaslessConfig | undefined;
-  /** Webhook registration and server-sent events (README, "Pushed status"). */
+  /** Webhook registration and server-sent events (docs/integrators/webhooks-and-events.md). */
   pushed: PushedStatusApiConfig;
 }>;
 

@@ -1,6 +1,6 @@
 /**
- * `npm run api`: the integrator API on its own, configured from the environment (see README,
- * "Integrator onboarding API"). Ctrl-C or SIGTERM closes the server and the database.
+ * `npm run api`: the integrator API on its own, configured from the environment (see
+ * docs/operators/configuration.md). Ctrl-C or SIGTERM closes the server and the database.
  */
 import { loadApiConfig } from "./config";
 import { startApi } from "./startApi";

@@ -11,7 +11,7 @@ import {
   UntrustedRouterError,
 } from "../sdk";
 
-/** The tool's exit codes, documented in the README; each cause has its own. */
+/** The tool's exit codes, documented in docs/integrators/cli.md and docs/reference/error-codes.md; each cause has its own. */
 export const ExitCode = {
   ok: 0,
   /** A bug or an error the tool did not expect. */

@@ -123,14 +123,14 @@ export type RelayerConfig = Readonly<{
    */
   feeTokens: readonly string[] | undefined;
   /**
-   * Batching of first broadcasts (see the README's "Batches"). `max`: orders per transaction
+   * Batching of first broadcasts (see "Batches" in docs/operators/relayer.md). `max`: orders per transaction
    * (`RELAYER_BATCH_MAX`, default 32, at most 64; 1 turns batching off). `gas`: the most gas one
    * batch's limit may take (`RELAYER_BATCH_GAS`; default undefined: a quarter of the latest block's gas
    * limit, read at start). `waitMs`: how long a signer with room waits for more relays before sending
    * a batch that is not full (`RELAYER_BATCH_WAIT_MS`, default 0: whatever accumulated meanwhile).
    */
   batch: Readonly<{ max: number; gas: bigint | undefined; waitMs: number }>;
-  /** Webhook deliveries and relay events (README, "Pushed status"). */
+  /** Webhook deliveries and relay events (docs/integrators/webhooks-and-events.md). */
   pushed: PushedStatusConfig;
 }>;
 

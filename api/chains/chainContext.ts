@@ -12,7 +12,7 @@ export type ChainContext = Readonly<{
   client: PublicClient;
   manifest: DeploymentManifest;
   tokens: SupportedTokens;
-  /** The supported tokens' transfer taxes (see "Tokens that tax transfers" in the README). */
+  /** The supported tokens' transfer taxes (see "Tokens that tax transfers" in docs/integrators/quotes.md). */
   taxes: TokenTaxes;
   demand: DemandRecorder;
   /** Pools routing had to leave out at the latest quoted block, for logs and GET /health. */

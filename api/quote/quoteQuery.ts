@@ -42,7 +42,7 @@ const settlement = z.enum(["auto", "permit2", "allowance"]).optional();
 const permit2Owner = address.optional();
 
 /**
- * Names the live service documents for our parameters (README, "Parameters of the live service").
+ * Names the live service documents for our parameters (docs/integrators/quotes.md, "Parameters of the live service").
  * They are resolved here, in parsing, so the probe stage and admission see one request whatever
  * names it used; one parameter under two names with different values is refused.
  */

@@ -75,7 +75,7 @@ function platformFeeJson(fee: Quote["platformFee"]) {
   };
 }
 
-/** The transaction's expected cost in ETH (see README, "network_fee"). */
+/** The transaction's expected cost in ETH (see docs/integrators/quotes.md, "network_fee"). */
 function networkFeeJson(fee: Quote["networkFee"]) {
   return {
     token: NATIVE_TOKEN,
@@ -148,7 +148,7 @@ export function priceResponse(quote: Quote) {
   };
 }
 
-/** The GET /quote response body (see README, "GET /quote"): the price plus the quote's id, its tx and its Permit2 data. */
+/** The GET /quote response body (see docs/integrators/quotes.md): the price plus the quote's id, its tx and its Permit2 data. */
 export function quoteResponse(quote: Quote) {
   const { tx } = quote;
   return {

@@ -6,7 +6,7 @@ import { buildTokenPermitTypedData, readTokenPermitDomain, tokenPermitTypes, typ
  * `token.permit(owner = taker, spender = Permit2, value, deadline)` and the relayer sends it with the
  * swap (GaslessTokenPermit.swapGaslessWithTokenPermit). `value` is exactly the quote's debit (sell
  * amount plus relayer fee): a copied or leaked permit then grants Permit2 nothing beyond this trade,
- * and no standing allowance is left for a later Permit2 signature to spend (README, "A first trade
+ * and no standing allowance is left for a later Permit2 signature to spend (docs/integrators/gasless.md, "A first trade
  * with no ETH").
  */
 export type TokenPermitOffer = { domain: TokenPermitDomain; nonce: bigint; value: bigint; deadline: bigint };

@@ -26,7 +26,7 @@ function isInternalAddress(host: string): boolean {
  * A webhook URL the relayer may POST to: https to a public host; with `allowLoopback` (the devnet),
  * also http or https to a loopback host. Credentials in the URL and fragments are refused (they
  * would be sent, or silently dropped). A host name is not resolved here: the operator's network
- * policy must keep the relayer from internal names (README, "Pushed status").
+ * policy must keep the relayer from internal names (docs/integrators/webhooks-and-events.md).
  */
 export function checkWebhookUrl(text: string, allowLoopback: boolean): string {
   let url: URL;

@@ -11,7 +11,7 @@ const SMART_WALLET_OWNER_INDEX = 12;
  * The devnet's gasless extras: `DevSmartWallet`, a minimal ERC-1271 wallet owned by dev account #12,
  * holding 10,000 USDC with Permit2 approved through its own call (ready to trade gasless with the
  * owner's signature), and `DevPlainToken`, a token without EIP-2612 (its gasless quotes offer no
- * `approval`). Neither is a settlement contract: they only show the two paths of README "Gasless swaps".
+ * `approval`). Neither is a settlement contract: they only show the two paths of docs/integrators/gasless.md.
  */
 export async function deployDevnetWallets(
   hre: HardhatRuntimeEnvironment,

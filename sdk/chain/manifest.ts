@@ -60,7 +60,7 @@ export type DeploymentManifest = {
   };
   tokens: ManifestToken[];
   pools: ManifestPool[];
-  /** Devnet only: an ERC-1271 smart wallet (owned by dev account #12) and a token without EIP-2612 (README "Gasless swaps"). */
+  /** Devnet only: an ERC-1271 smart wallet (owned by dev account #12) and a token without EIP-2612 (docs/integrators/gasless.md). */
   devnet?: { smartWallet: Address; smartWalletOwner: Address; plainToken: Address } | undefined;
 };
 

@@ -6,7 +6,7 @@ export class PayloadFieldError extends SdkError {
   readonly field: string;
   constructor(field: string, expected: string, received: unknown) {
     super(`payload field ${field} must be ${expected}, received ${describe(received)}`, {
-      details: "Pass the same values you send in the request body; see the README section on the payload hash.",
+      details: "Pass the same values you send in the request body; see the payload hash section of docs/integrators/onboarding.md.",
     });
     this.field = field;
   }

@@ -19,8 +19,8 @@ function brokenLink(file: string, target: string): string | undefined {
 }
 
 describe("links between README.md and docs/", () => {
-  it("every relative link and anchor resolves", () => {
-    const broken = documentationFiles(ROOT).flatMap((file) =>
+  it("every relative link and anchor resolves (SECURITY.md's too)", () => {
+    const broken = [...documentationFiles(ROOT), join(ROOT, "SECURITY.md")].flatMap((file) =>
       markdownLinks(readFileSync(file, "utf8")).flatMap(({ line, target }) => {
         const problem = brokenLink(file, target);
         return problem === undefined ? [] : [`${relative(ROOT, file)}:${line}: ${problem}`];
