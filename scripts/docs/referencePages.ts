@@ -1,6 +1,6 @@
 /**
- * `npm run docs:reference`: writes docs/reference/ (endpoints, environment variables, error codes)
- * from the one place each is declared, so the pages cannot drift from the code. A test
+ * `npm run docs:reference`: compiles the contracts, then writes docs/reference/ (endpoints, environment
+ * variables, error codes, contract errors) from the one place each is declared, so the pages cannot drift from the code. A test
  * (test/e2e/referencePages.test.ts) fails when the committed pages differ from what this writes.
  */
 import { readdirSync, writeFileSync } from "node:fs";

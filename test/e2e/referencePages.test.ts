@@ -1,4 +1,6 @@
 import { expect } from "chai";
+import hre from "hardhat";
+import { encodeErrorResult, zeroAddress } from "viem";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { relayerEnvironmentSchema } from "../../relayer/config";
@@ -38,6 +40,14 @@ describe("docs/reference is generated from the code that declares it", function 
     expect(statusesRaised(ROOT).get("simulation_failed")).to.deep.equal(new Set([422]));
     expect(errorPage).to.match(/\| `invalid_json` \| 400 \|/);
     expect(declaredExitCodes(ROOT).map((entry) => entry.code)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it("lists the deployed contracts' custom errors with the selector a revert starts with and their natspec", async () => {
+    const errorPage = pages[join("docs", "reference", "error-codes.md")]!;
+    const { abi } = await hre.artifacts.readArtifact("RouterRegistry");
+    const selector = encodeErrorResult({ abi, errorName: "RouterRegistryUnauthorized", args: [zeroAddress] }).slice(0, 10);
+    expect(errorPage).to.match(new RegExp(`\\| \`RouterRegistryUnauthorized\\(address\\)\` \\| \`${selector}\` \\| RouterRegistry \\| \\w`));
+    expect(errorPage).to.include("| `SwapFeaturePaused(uint128)` |");
   });
 
   it("lists every endpoint of the OpenAPI document", () => {
