@@ -11,8 +11,8 @@ import { renderErrorCodeReference } from "./errorCodeReference";
 
 const REFERENCE = join("docs", "reference");
 
-/** README.md and the docs pages other than the generated ones: where a code is explained. */
-function explainingPages(root: string): string[] {
+/** README.md, SECURITY.md and the docs pages other than the generated ones: where a code is explained. */
+export function explainingPages(root: string): string[] {
   const pages: string[] = [];
   const walk = (folder: string): void => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
@@ -23,7 +23,7 @@ function explainingPages(root: string): string[] {
     }
   };
   walk(join(root, "docs"));
-  return [join(root, "README.md"), ...pages.sort()];
+  return [join(root, "README.md"), join(root, "SECURITY.md"), ...pages.sort()];
 }
 
 /** Each generated page's path (relative to the root) and its content. */
