@@ -116,7 +116,8 @@ const steps: Step[] = [
       }
       const relayer = await superviseService({
         name: "relayer",
-        start: () => spawnService("relayer/main.ts", env, /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m),
+        // In the devnet's process group: whoever stops the devnet's group stops its relayer too.
+        start: () => spawnService("relayer/main.ts", env, /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m, { ownGroup: false }),
         log: (line) => console.error(`devnet: ${line}`),
       }).catch((error: unknown) => {
         // The relayer names a busy port itself; say it the way the other ports are said.

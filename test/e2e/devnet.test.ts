@@ -11,6 +11,7 @@ import { readManifest, writeManifest } from "../../sdk/chain/manifest";
 import { deployDevnet } from "../../scripts/deploy/deployDevnet";
 import { spawnDevnet } from "../../scripts/devnet/spawnDevnet";
 import { runScript } from "../fixtures/runScript";
+import { scaledTimeout } from "../fixtures/testTimeouts";
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const response = await fetch(url, {
@@ -94,7 +95,7 @@ async function gaslessTradeThroughTheApi(rpcUrl: string, apiUrl: string): Promis
 }
 
 describe("devnet (npm start)", function () {
-  this.timeout(180_000);
+  this.timeout(scaledTimeout(180_000));
   let directory: string;
 
   beforeEach(() => {

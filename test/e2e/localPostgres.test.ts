@@ -3,9 +3,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "pg";
 import { spawnService } from "../../scripts/devnet/spawnService";
+import { scaledTimeout } from "../fixtures/testTimeouts";
 
 describe("npm run postgres", function () {
-  this.timeout(120_000);
+  this.timeout(scaledTimeout(120_000));
 
   it("runs a local PostgreSQL from node_modules, prints a DATABASE_URL that accepts queries, and stops on Ctrl-C", async () => {
     const postgres = await spawnService("scripts/postgres.ts", {}, /^DATABASE_URL=(postgres:\/\/\S+)$/m);
