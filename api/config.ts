@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "viem";
+import { httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } from "../sdk/server/httpServerLimits";
 import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema, l1FeeModels, type L1FeeModel } from "../sdk";
 
 /** `true`/`false`/`1`/`0` (any case); anything else is a configuration error, not a silent false. */
@@ -89,6 +90,8 @@ export const apiEnvironmentSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
   API_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   API_MAX_BODY_BYTES: positiveInt.default(16_384),
+  // HTTP_MAX_HEADER_BYTES, HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS.
+  ...httpServerLimitSettings,
   NONCE_TTL_SECONDS: positiveInt.default(600),
   AUTO_APPROVE: booleanFlag.default(false),
   DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
@@ -151,6 +154,12 @@ export type ApiConfig = Readonly<{
   host: string;
   /** HTTP port; 0 picks a free one. `API_PORT`, default 8080. */
   port: number;
+  /**
+   * Header size and the header, request and keep-alive timeouts (slow clients): `HTTP_MAX_HEADER_BYTES`
+   * 16384, `HTTP_HEADERS_TIMEOUT_MS` 10000, `HTTP_REQUEST_TIMEOUT_MS` 30000, `HTTP_KEEP_ALIVE_TIMEOUT_MS`
+   * 5000 (sdk/server/httpServerLimits.ts). Optional for apps built in tests; absent: those defaults.
+   */
+  httpLimits?: HttpServerLimits;
   /**
    * express's `trust proxy`: which hops in front of the API may name the client in X-Forwarded-For,
    * for the per-IP limits. `API_TRUST_PROXY`: `false` (default; the socket's address), a hop count,
@@ -321,6 +330,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   return {
     host: values.API_HOST,
     port: values.API_PORT,
+    httpLimits: httpServerLimitsOf(values),
     trustProxy: values.API_TRUST_PROXY,
     metrics: values.METRICS_PORT === undefined ? undefined : { host: values.METRICS_HOST, port: values.METRICS_PORT },
     dbPath: resolve(values.API_DB_PATH),

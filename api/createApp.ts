@@ -59,12 +59,13 @@ export function createApp(given: ApiDependencies, options: CreateAppOptions = {}
   app.set("trust proxy", deps.config.trustProxy);
   app.use(requestLog(deps.logger));
   app.use(metricsMiddleware(deps.metrics!));
-  app.use(jsonBody(deps.config.maxBodyBytes));
+  // Parsed inside each route, so a body refused as malformed is counted under its route in the metrics.
+  const body = jsonBody(deps.config.maxBodyBytes);
   const answerError = errorHandler(deps.logger);
   for (const route of options.routes ?? apiRoutes) {
     // Each route answers its own errors: a refusal is then sent without express walking every later
     // route in search of an error handler (the hot path of an unsupported-token 400).
-    app[route.method](route.path, ...route.handlers(deps), answerError);
+    app[route.method](route.path, ...body, ...route.handlers(deps), answerError);
   }
   app.use(notFound);
   app.use(answerError);

@@ -1,6 +1,6 @@
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
+import { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from "../sdk/server/httpServerLimits";
 
 export type RunningServer = {
   url: string;
@@ -9,9 +9,9 @@ export type RunningServer = {
   close(): Promise<void>;
 };
 
-/** Listens on host:port (0 picks a free port) and resolves once bound, or rejects (e.g. port in use). */
-export function serveApp(app: Express, host: string, port: number): Promise<RunningServer> {
-  const server = createServer(app);
+/** Listens on host:port (0 picks a free port) with `limits` applied, and resolves once bound, or rejects (e.g. port in use). */
+export function serveApp(app: Express, host: string, port: number, limits: HttpServerLimits = DEFAULT_HTTP_SERVER_LIMITS): Promise<RunningServer> {
+  const server = createLimitedServer(app, limits);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

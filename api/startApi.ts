@@ -71,7 +71,7 @@ export async function startApi(
       throw new Error(`invalid RELAYER_FEE_TOKENS: ${unknownFeeTokens.join(", ")} is not the symbol of a token in any served chain's manifest (give its address instead)`);
     }
     const app = createApp({ config, store, publicClient, chains: chains.registry, logger, clock: systemClock, metrics, rateLimiters: limits.factory, nonceRangeLeases });
-    const server = await serveApp(app, config.host, config.port);
+    const server = await serveApp(app, config.host, config.port, config.httpLimits);
     const metricsServer =
       config.metrics === undefined
         ? undefined

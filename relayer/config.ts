@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { isHex, parseEther, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } from "../sdk/server/httpServerLimits";
 import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema, MAX_GASLESS_BATCH_ORDERS } from "../sdk";
 
 const positiveInt = z.coerce.number().int().positive();
@@ -21,6 +22,8 @@ const privateKeys = z
 export const relayerEnvironmentSchema = z.object({
   RELAYER_HOST: z.string().min(1).default("127.0.0.1"),
   RELAYER_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
+  // HTTP_MAX_HEADER_BYTES, HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS.
+  ...httpServerLimitSettings,
   RELAYER_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   RELAYER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   RELAYER_DB_PATH: z.string().min(1).default("data/relayer.sqlite"),
@@ -63,6 +66,12 @@ export type RelayerConfig = Readonly<{
   host: string;
   /** Its port; 0 picks a free one. `RELAYER_PORT`, default 8090. */
   port: number;
+  /**
+   * The internal endpoint's header size and header, request and keep-alive timeouts, the same
+   * settings as the API's (`HTTP_MAX_HEADER_BYTES`, `HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`,
+   * `HTTP_KEEP_ALIVE_TIMEOUT_MS`; sdk/server/httpServerLimits.ts). Absent (tests): their defaults.
+   */
+  httpLimits?: HttpServerLimits;
   /**
    * GET /metrics (relays, signer balances, nonces) is served only on this port, apart from the
    * internal endpoint every API instance reaches; absent: not served. `RELAYER_METRICS_PORT` (0 picks
@@ -167,6 +176,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
   return {
     host: values.RELAYER_HOST,
     port: values.RELAYER_PORT,
+    httpLimits: httpServerLimitsOf(values),
     metrics: values.RELAYER_METRICS_PORT === undefined ? undefined : { host: values.RELAYER_METRICS_HOST, port: values.RELAYER_METRICS_PORT },
     dbPath: resolve(values.RELAYER_DB_PATH),
     databaseUrl: values.DATABASE_URL,

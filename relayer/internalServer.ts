@@ -12,6 +12,8 @@ import { gaslessStanding } from "./gaslessStanding";
 import { relayCancelHandler } from "./relayCancelRoute";
 import type { TrackRelay } from "./relayCancellation";
 import { pushedStatusRoutes } from "./pushed/pushedStatusRoutes";
+import { continueBody } from "../sdk/server/httpServerLimits";
+import { refuseJsonBody } from "../sdk/server/jsonRequestBody";
 
 const address = z.string().refine((value) => isAddress(value, { strict: false }), "must be an address").transform((value) => getAddress(value.toLowerCase()) as Address);
 const hex = z.string().refine((value) => isHex(value), "must be 0x-prefixed hex").transform((value) => value as Hex);
@@ -41,6 +43,9 @@ const standingQuery = z.strictObject({ taker: address, integrator_id: z.coerce.n
 
 const matchRequest = relayRequest.pick({ chain_id: true, quote_id: true, integrator_id: true, idempotency_key: true, signature: true });
 
+/** The largest hand-off the API sends is a relay with a contract wallet's signature, well below this. */
+const INTERNAL_BODY_LIMIT_BYTES = 65_536;
+
 function digest(text: string): Buffer {
   return createHash("sha256").update(text).digest();
 }
@@ -64,7 +69,18 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue, trac
     if (timingSafeEqual(digest(req.get("authorization") ?? ""), expected)) return next();
     res.status(401).json({ error: "the relayer's internal endpoint needs Authorization: Bearer <RELAYER_INTERNAL_TOKEN>", code: "unauthorized" });
   });
-  app.use(express.json({ limit: "64kb" }));
+  // Refused from the headers (415 a charset other than UTF-8, 413 over the limit) before a client
+  // waiting for `100 Continue` sends its body; only an authorised request is told to continue.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const refusal = refuseJsonBody(req, INTERNAL_BODY_LIMIT_BYTES);
+    if (refusal !== undefined) {
+      res.status(refusal.status).json({ error: refusal.message, code: refusal.code });
+      return;
+    }
+    continueBody(req, res);
+    next();
+  });
+  app.use(express.json({ limit: INTERNAL_BODY_LIMIT_BYTES }));
   app.use(pushedStatusRoutes(context));
 
   app.post("/internal/relays", async (req, res) => {

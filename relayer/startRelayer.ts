@@ -1,4 +1,4 @@
-import { createServer } from "node:http";
+import { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS } from "../sdk/server/httpServerLimits";
 import type { AddressInfo } from "node:net";
 import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient, type Transport } from "viem";
@@ -136,7 +136,7 @@ export async function startRelayer(
     }, logger.child({ component: "webhooks" }));
     await webhooks.start();
 
-    const server = createServer(createInternalApp(context, queue, (relayId, options) => watcher.track(relayId, options)));
+    const server = createLimitedServer(createInternalApp(context, queue, (relayId, options) => watcher.track(relayId, options)), config.httpLimits ?? DEFAULT_HTTP_SERVER_LIMITS);
     await new Promise<void>((resolve, reject) => {
       server.once("error", (error: NodeJS.ErrnoException) =>
         reject(error.code === "EADDRINUSE" ? new Error(`relayer port ${config.port} on ${config.host} is in use; set RELAYER_PORT to another port (0 picks a free one)`) : error),

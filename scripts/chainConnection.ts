@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { BaseError, createPublicClient, http, type PublicClient } from "viem";
-import { devnetRpcUrl, manifestPath, readManifest, type DeploymentManifest } from "../sdk";
+import { existsSync } from "node:fs";
+import { devnetRpcUrl, manifestPath, missingManifestAdvice, readManifest, type DeploymentManifest } from "../sdk";
 
 /**
  * Where every script and CLI finds the chain: `RPC_URL` (default: the devnet's own
@@ -45,13 +46,15 @@ export async function connectToChain(target: ChainTarget): Promise<ConnectedChai
     manifest = readManifest(manifestFile);
   } catch (error) {
     throw new Error(
-      `chain ${chainId} at ${target.rpcUrl} has no readable deployment manifest at ${manifestFile} (${error instanceof Error ? error.message : String(error)}); npm start writes it, or set DEPLOYMENTS_DIR`,
+      existsSync(manifestFile)
+        ? `chain ${chainId} at ${target.rpcUrl} has an unreadable deployment manifest (${error instanceof Error ? error.message : String(error)})`
+        : `chain ${chainId} at ${target.rpcUrl} has no deployment manifest at ${manifestFile}: ${missingManifestAdvice()}`,
     );
   }
   // A manifest left by an earlier devnet run names contracts this chain may not have.
   const block = await client.getBlock({ blockNumber: BigInt(manifest.deployBlock) }).catch(() => undefined);
   if (block?.hash !== manifest.deployBlockHash) {
-    throw new Error(`${manifestFile} describes another run of chain ${chainId} than the one at ${target.rpcUrl}; deploy again (npm start does) or point DEPLOYMENTS_DIR at this run's manifest`);
+    throw new Error(`${manifestFile} describes another run of chain ${chainId} than the one at ${target.rpcUrl} (a stale manifest): restart the devnet with \`npm start\` (it deploys again), or point DEPLOYMENTS_DIR at this chain's manifest`);
   }
   return { client, chainId, rpcUrl: target.rpcUrl, manifest, manifestFile };
 }

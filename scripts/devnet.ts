@@ -116,7 +116,8 @@ const steps: Step[] = [
       }
       const relayer = await superviseService({
         name: "relayer",
-        start: () => spawnService("relayer/main.ts", env, /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m),
+        // In the devnet's process group: whoever stops the devnet's group stops its relayer too.
+        start: () => spawnService("relayer/main.ts", env, /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m, { ownGroup: false }),
         log: (line) => console.error(`devnet: ${line}`),
       }).catch((error: unknown) => {
         // The relayer names a busy port itself; say it the way the other ports are said.
@@ -179,6 +180,9 @@ function printBanner(context: DevnetContext): void {
     ...required(context.relayer, "relayer").signers.map((signer, index) => `  Signer #${index}   ${signer.address}  ${formatEther(signer.balance)} ETH`),
     ...relayerByHand(context),
     "",
+    "In another terminal, so every tool (CLI, scripts, npm run api/relayer) reaches this devnet rather than a default port:",
+    `  ${exportLine(context)}`,
+    "",
     "Contracts",
     ...Object.entries(manifest.contracts).map(([name, address]) => `  ${name.padEnd(20)} ${address}`),
     "",
@@ -192,6 +196,28 @@ function printBanner(context: DevnetContext): void {
     "",
   ];
   process.stdout.write(lines.join("\n"));
+}
+
+/**
+ * `export …` of every URL and port variable this devnet resolved (a port of 0 is the one it got), as
+ * the tools read them (sdk/chain/devnet.ts: RPC_URL, else DEVNET_HOST/DEVNET_PORT; SWAP_API_URL, else
+ * API_HOST/API_PORT), so a second terminal never falls back to 8545 or 8080 silently.
+ */
+function exportLine(context: DevnetContext): string {
+  const rpc = new URL(required(context.rpcUrl, "rpcUrl"));
+  const api = new URL(required(context.apiUrl, "apiUrl"));
+  const variables: [string, string][] = [
+    ["RPC_URL", rpc.origin],
+    ["SWAP_API_URL", api.origin],
+    ["CHAIN_ID", String(required(context.manifest, "manifest").chainId)],
+    ["DEPLOYMENTS_DIR", context.config.deploymentsDir],
+    ["DEVNET_HOST", rpc.hostname],
+    ["DEVNET_PORT", rpc.port],
+    ["API_HOST", api.hostname],
+    ["API_PORT", api.port],
+    ["RELAYER_URL", required(context.relayer, "relayer").url],
+  ];
+  return `export ${variables.map(([name, value]) => `${name}=${/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`}`).join(" ")}`;
 }
 
 /** With DEVNET_RELAYER=off: the command that runs the devnet's relayer by hand, as npm start would. */

@@ -47,7 +47,15 @@ export type RegistryCommandContext = Readonly<{
   privateKey: Hex | undefined;
 }>;
 
-type FeatureReads = { ownerOf: string; prev: string; next: Address; getFeature: { previous: Address; current: Address; next: Address; paused: boolean }; dwellClosesAt: string };
+type FeatureReads = {
+  ownerOf: string;
+  prev: string;
+  next: Address;
+  getFeature: { previous: Address; current: Address; next: Address; paused: boolean };
+  dwellClosesAt: string;
+  /** Against the latest block's time: whether the previous router still settles. */
+  dwellWindow: "none" | "open" | "closed";
+};
 
 /** A revert as the registry names it (`RouterRegistryUnauthorized(0x…)`), or viem's short message. */
 function describeFailure(error: unknown): string {
@@ -73,20 +81,24 @@ function describeFailure(error: unknown): string {
 
 async function readFeature(client: PublicClient, registry: Address, featureId: bigint): Promise<FeatureReads> {
   const read = <T>(call: Promise<T>) => call.then(String, (error: unknown) => `reverts: ${describeFailure(error)}`);
-  const [ownerOf, prev, next, feature, closesAt] = await Promise.all([
+  const [ownerOf, prev, next, feature, closesAt, latest] = await Promise.all([
     read(client.readContract({ address: registry, abi: routerRegistryAbi, functionName: "ownerOf", args: [featureId] })),
     read(client.readContract({ address: registry, abi: routerRegistryAbi, functionName: "prev", args: [featureId] })),
     client.readContract({ address: registry, abi: routerRegistryAbi, functionName: "next", args: [featureId] }),
     client.readContract({ address: registry, abi: routerRegistryAbi, functionName: "getFeature", args: [featureId] }),
     client.readContract({ address: registry, abi: routerRegistryAbi, functionName: "dwellDeadline", args: [featureId] }),
+    client.getBlock({ blockTag: "latest" }),
   ]);
   const [previous, current, staged, paused] = feature;
+  // The registry compares with block.timestamp, so the chain's clock decides, not this machine's.
+  const dwellWindow = closesAt === 0n ? "none" : latest.timestamp < closesAt ? "open" : "closed";
   return {
     ownerOf,
     prev,
     next,
     getFeature: { previous, current, next: staged, paused },
     dwellClosesAt: closesAt === 0n ? "none" : new Date(Number(closesAt) * 1000).toISOString(),
+    dwellWindow,
   };
 }
 
@@ -103,7 +115,9 @@ async function printFeature(context: RegistryCommandContext, featureId: bigint, 
     ["prev", reads.prev],
     ["next", reads.next],
     ["getFeature", `previous ${reads.getFeature.previous}, current ${reads.getFeature.current}, next ${reads.getFeature.next}, paused ${reads.getFeature.paused}`],
-    ["dwell window closes", reads.dwellClosesAt],
+    reads.dwellWindow === "closed"
+      ? ["dwell window closed", `${reads.dwellClosesAt} (the previous router no longer settles)`]
+      : ["dwell window closes", reads.dwellClosesAt],
   ]);
 }
 

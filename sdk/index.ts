@@ -3,7 +3,7 @@
  * import. One entry point; modules inside are imported by name, never re-exported wholesale.
  */
 export { DEVNET_CHAIN_ID, DEVNET_DEFAULT_API_PORT, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT, devnetApiUrl, devnetChain, devnetRpcUrl, type ApiEnvironment, type RpcEnvironment } from "./chain/devnet";
-export { deploymentManifestSchema, manifestPath, readManifest, writeManifest, type DeploymentManifest } from "./chain/manifest";
+export { deploymentManifestSchema, manifestPath, missingManifestAdvice, readManifest, writeManifest, type DeploymentManifest } from "./chain/manifest";
 export { routerRegistryAbi } from "./abis/routerRegistryAbi";
 export { Feature, RegistrySelector, type FeatureId, type RegistryRead } from "./registry/features";
 export { encodeRegistryRead, decodeRegistryAddress, decodeFeatureState, type FeatureState } from "./registry/rawRegistryCall";

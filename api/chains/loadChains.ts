@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { createPublicClient, defineChain, http, type PublicClient, type Transport } from "viem";
 import { observedTransport, type RpcObserver } from "../../sdk/observability/observedTransport";
-import { manifestPath, readManifest, type DeploymentManifest } from "../../sdk";
+import { manifestPath, missingManifestAdvice, readManifest, type DeploymentManifest } from "../../sdk";
 import type { ApiConfig } from "../config";
 import { createServedChains, type ChainSource, type ServedChains, type ServedChainsDependencies } from "./servedChains";
 
@@ -33,7 +33,7 @@ export function createChainClient(chainId: number, rpcUrl: string, transport?: T
 export function readChainManifest(endpoint: ChainEndpoint): DeploymentManifest {
   if (!existsSync(endpoint.manifestPath)) {
     throw new Error(
-      `no deployment manifest for chain ${endpoint.chainId} at ${endpoint.manifestPath}: deploy first (npm start writes it), or point DEPLOYMENTS_DIR (default chain) or API_CHAINS (others) at it`,
+      `no deployment manifest for chain ${endpoint.chainId} at ${endpoint.manifestPath}: ${missingManifestAdvice("DEPLOYMENTS_DIR (the default chain) or API_CHAINS' manifest (the others)")}`,
     );
   }
   return readManifest(endpoint.manifestPath);

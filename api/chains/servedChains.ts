@@ -3,6 +3,7 @@ import { parseUnits, type PublicClient } from "viem";
 import type { DeploymentManifest } from "../../sdk";
 import type { Clock } from "../clock";
 import type { ApiConfig } from "../config";
+import { DatabaseOutage, type DatabaseOutageMessages } from "../store/databaseOutage";
 import type { Store } from "../store/store";
 import { UnreadablePools } from "../quote/unreadablePools";
 import { BufferedDemandRecorder } from "../tokens/bufferedDemandRecorder";
@@ -13,6 +14,12 @@ import { TokenPromoter } from "../tokens/tokenPromoter";
 import { TokenTaxes } from "../tokens/tokenTaxes";
 import type { ChainContext, ChainRegistry } from "./chainContext";
 import { createChainRegistry } from "./chainRegistry";
+
+/** What the supported-token jobs log, once each, when PostgreSQL goes out and comes back. */
+const SUPPORTED_TOKEN_JOBS_OUTAGE: DatabaseOutageMessages = {
+  down: "supported-token jobs cannot reach the database (PostgreSQL): demand stays buffered and token decisions unchanged until it answers again",
+  up: "supported-token jobs reach the database again (PostgreSQL)",
+};
 
 /** One chain to serve: its id, a client for quote-time reads, and its deployment manifest. */
 export type ChainSource = Readonly<{ chainId: number; client: PublicClient; manifest: DeploymentManifest }>;
@@ -69,12 +76,14 @@ export async function createServedChains(sources: readonly ChainSource[], deps: 
   }
 
   let jobs: SupportedTokenJobs | undefined;
+  const outage = new DatabaseOutage(logger, SUPPORTED_TOKEN_JOBS_OUTAGE);
   const recorder = new BufferedDemandRecorder({
     store,
     logger,
     maxTracked: config.demandMaxTracked,
     // A full buffer flushes at once (and promotion follows), not at the next tick of the timer.
-    onFlushWanted: () => setImmediate(() => void jobs?.flushDemand().catch((error: unknown) => logger.error({ err: error }, "demand flush failed"))),
+    onFlushWanted: () => setImmediate(() => jobs?.flushInBackground()),
+    outage,
   });
   const taxes = new Map(sources.map((source) => [source.chainId, new TokenTaxes(source.client, tokens.get(source.chainId)!, logger.child({ chainId: source.chainId }))]));
   const contexts: ChainContext[] = sources.map((source) => ({
@@ -112,6 +121,7 @@ export async function createServedChains(sources: readonly ChainSource[], deps: 
     refreshSeconds: config.snapshotRefreshSeconds,
     flushSeconds: config.demandFlushSeconds,
     promotionWindowHours: config.promotionWindowHours,
+    outage,
   });
   return { registry: createChainRegistry(config.chainId, contexts), jobs, recorder, promoter, recheck, tokens, taxes };
 }

@@ -1,9 +1,7 @@
 import type { Logger } from "pino";
 import { RateLimiterRes } from "rate-limiter-flexible";
+import { DatabaseOutage } from "../store/databaseOutage";
 import { memoryRateLimiters, type RateLimiter, type RateLimiterFactory } from "./rateLimiterFactory";
-
-/** While the shared store is out, how often one request's consumption is also tried there, in the background. */
-const PROBE_EVERY_MS = 1_000;
 
 export type PerInstanceFallbackOptions = Readonly<{
   /** Whether a failure of the shared store means it cannot be reached (rather than a bug to surface). */
@@ -24,7 +22,14 @@ export type PerInstanceFallbackOptions = Readonly<{
  * outage. The outage is logged once (warn) and its end once (info), for all buckets together.
  */
 export function withPerInstanceFallback(shared: RateLimiterFactory, options: PerInstanceFallbackOptions): RateLimiterFactory {
-  const outage = new SharedStoreOutage(options.logger, options.now ?? Date.now);
+  const outage = new DatabaseOutage(
+    options.logger,
+    {
+      down: "shared rate limits cannot be reached (PostgreSQL): counting per instance until it answers again",
+      up: "shared rate limits reachable again (PostgreSQL): counting across instances again",
+    },
+    options.now ?? Date.now,
+  );
   const fallback = options.fallback ?? memoryRateLimiters;
   return (limiterOptions) => {
     const primary = shared(limiterOptions);
@@ -54,50 +59,4 @@ export function withPerInstanceFallback(shared: RateLimiterFactory, options: Per
       },
     };
   };
-}
-
-/** Whether the shared store is out, since when, and when to try it again; logs each change once. */
-class SharedStoreOutage {
-  #since: number | undefined;
-  #nextProbe = 0;
-  #probing = false;
-
-  constructor(
-    private readonly logger: Logger,
-    private readonly now: () => number,
-  ) {}
-
-  get active(): boolean {
-    return this.#since !== undefined;
-  }
-
-  begin(error: unknown): void {
-    if (this.#since !== undefined) return;
-    this.#since = this.now();
-    this.#nextProbe = this.#since + PROBE_EVERY_MS;
-    this.logger.warn({ err: error }, "shared rate limits cannot be reached (PostgreSQL): counting per instance until it answers again");
-  }
-
-  /** True for at most one caller at a time, once per probe interval. */
-  probeDue(): boolean {
-    if (this.#probing || this.now() < this.#nextProbe) return false;
-    this.#probing = true;
-    return true;
-  }
-
-  probeFailed(error: unknown, isUnavailable: (error: unknown) => boolean): void {
-    this.#probing = false;
-    this.#nextProbe = this.now() + PROBE_EVERY_MS;
-    // The store answered, but with something else than an outage: counting in memory is still safer
-    // than failing requests; the error is logged, and the next probe tries again.
-    if (!isUnavailable(error)) this.logger.error({ err: error }, "shared rate limits failed while probing after an outage");
-  }
-
-  end(): void {
-    this.#probing = false;
-    if (this.#since === undefined) return;
-    const seconds = Math.round((this.now() - this.#since) / 1000);
-    this.#since = undefined;
-    this.logger.info({ outageSeconds: seconds }, "shared rate limits reachable again (PostgreSQL): counting across instances again");
-  }
 }

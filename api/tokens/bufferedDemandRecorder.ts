@@ -2,6 +2,8 @@ import type { Logger } from "pino";
 import type { Address } from "viem";
 import { isNativeToken } from "../../sdk";
 import { isHexAddress } from "../services/checksummedAddress";
+import { isPostgresUnavailableError } from "../../sdk/storage/postgresUnavailable";
+import type { DatabaseOutage } from "../store/databaseOutage";
 import type { Store, TokenDemandObservation } from "../store/store";
 import type { DemandObservation, DemandRecorder } from "./demandRecorder";
 
@@ -17,6 +19,8 @@ export type BufferedDemandRecorderOptions = Readonly<{
    * flushes (and then promotes). Default: the recorder flushes itself on the next turn of the event loop.
    */
   onFlushWanted?: () => void;
+  /** Where a write that finds PostgreSQL out is reported (logged once per outage); absent: logged as an error each time. */
+  outage?: DatabaseOutage;
 }>;
 
 export type DemandFlushResult = Readonly<{ written: number; dropped: number }>;
@@ -107,7 +111,8 @@ export class BufferedDemandRecorder implements DemandRecorder {
       await store.recordTokenDemand(rows);
       return { written: rows.length, dropped };
     } catch (error) {
-      logger.error({ err: error, entries: rows.length }, "writing unsupported-token demand failed; kept for the next flush");
+      if (this.#options.outage !== undefined && isPostgresUnavailableError(error)) this.#options.outage.begin(error);
+      else logger.error({ err: error, entries: rows.length }, "writing unsupported-token demand failed; kept for the next flush");
       this.#restore(batch);
       return { written: 0, dropped };
     }

@@ -1,5 +1,7 @@
 import type { Logger } from "pino";
+import { isPostgresUnavailableError } from "../../sdk/storage/postgresUnavailable";
 import type { Clock } from "../clock";
+import type { DatabaseOutage } from "../store/databaseOutage";
 import type { Store } from "../store/store";
 import type { BufferedDemandRecorder, DemandFlushResult } from "./bufferedDemandRecorder";
 import type { ChainSupportedTokens } from "./chainSupportedTokens";
@@ -23,6 +25,8 @@ export type SupportedTokenJobsOptions = Readonly<{
   flushSeconds: number;
   /** Demand last seen before now minus this is pruned; at least the promotion window. */
   promotionWindowHours: number;
+  /** Where a run that finds the database out reports it (logged once per outage, not per run); shared with the recorder. */
+  outage: DatabaseOutage;
 }>;
 
 export type DemandFlushOutcome = Readonly<{ flush: DemandFlushResult; promotions: readonly PromotionOutcome[]; rechecks: readonly RecheckOutcome[] }>;
@@ -35,6 +39,8 @@ export type DemandFlushOutcome = Readonly<{ flush: DemandFlushResult; promotions
  *   promoted tokens that are due (`PromotedTokenRecheck`, which demotes those that fail).
  * Each job never overlaps itself; timers are unref'd, and `stop` clears them, waits for a running job
  * and writes the demand still buffered. Tests call the jobs directly instead of waiting for timers.
+ * A run that fails because PostgreSQL cannot be reached marks `outage` (one warning for the outage,
+ * one notice when a later run succeeds); any other failure is logged as an error.
  */
 export class SupportedTokenJobs {
   readonly #options: SupportedTokenJobsOptions;
@@ -64,18 +70,29 @@ export class SupportedTokenJobs {
     return this.#flushing;
   }
 
+  /** Runs a flush now, reporting its failure as a timer's run would (a full demand buffer asks for this). */
+  flushInBackground(): void {
+    this.#run(() => this.flushDemand(), "flush demand");
+  }
+
   start(): void {
     if (this.#stopped || this.#timers.length > 0) return;
-    const { refreshSeconds, flushSeconds, logger } = this.#options;
+    const { refreshSeconds, flushSeconds } = this.#options;
     const every = (seconds: number, job: () => Promise<unknown>, name: string) => {
-      const timer = setInterval(() => {
-        job().catch((error: unknown) => logger.error({ err: error, job: name }, "supported-token job failed"));
-      }, seconds * 1000);
+      const timer = setInterval(() => this.#run(job, name), seconds * 1000);
       timer.unref();
       this.#timers.push(timer);
     };
     every(refreshSeconds, () => this.refresh(), "refresh");
     every(flushSeconds, () => this.flushDemand(), "flush demand");
+  }
+
+  #run(job: () => Promise<unknown>, name: string): void {
+    const { logger, outage } = this.#options;
+    job().then(
+      () => outage.end(),
+      (error: unknown) => (isPostgresUnavailableError(error) ? outage.begin(error) : logger.error({ err: error, job: name }, "supported-token job failed")),
+    );
   }
 
   /** Stops the timers, waits for running jobs, and writes buffered demand (without promoting). */

@@ -12,6 +12,7 @@ import { devnetChain } from "../../sdk/chain/devnet";
 import { manifestPath, type DeploymentManifest } from "../../sdk/chain/manifest";
 import { deployDevnet } from "../deploy/deployDevnet";
 import { freePort } from "../devnet/freePort";
+import { DEVNET_ACCOUNT_COUNT } from "../devnet/devAccounts";
 
 export type AnvilChain = {
   rpcUrl: string;
@@ -35,12 +36,12 @@ export function anvilBinary(): string {
  * 1,000,000 ETH each (hardhat.config.ts), Cancun, a 30M block gas limit (Hardhat's default), and
  * automine until the bench switches to interval mining (as it does on Hardhat).
  */
-export function anvilArguments(port: number): string[] {
+export function anvilArguments(port: number, accounts = DEVNET_ACCOUNT_COUNT): string[] {
   return [
     "--host", "127.0.0.1",
     "--port", String(port),
     "--chain-id", String(devnetChain.id),
-    "--accounts", "20",
+    "--accounts", String(accounts),
     "--balance", "1000000",
     "--hardfork", "cancun",
     "--gas-limit", "30000000",
@@ -49,10 +50,17 @@ export function anvilArguments(port: number): string[] {
   ];
 }
 
-/** Starts Anvil on a free port, deploys the devnet's contracts on it and writes the manifest to `deploymentsDir`. */
-export async function startAnvilChain(hre: HardhatRuntimeEnvironment, deploymentsDir: string): Promise<AnvilChain> {
+export type AnvilNode = {
+  rpcUrl: string;
+  /** What the devnet's deploy takes as `provider`. */
+  provider: { request(args: { method: string; params?: unknown }): Promise<unknown> };
+  stop(): Promise<void>;
+};
+
+/** Starts Anvil on a free port with `accounts` development accounts (the devnet's 20 by default) and waits for its JSON-RPC. */
+export async function startAnvilNode(accounts = DEVNET_ACCOUNT_COUNT): Promise<AnvilNode> {
   const port = await freePort();
-  const child = spawn(anvilBinary(), anvilArguments(port), { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(anvilBinary(), anvilArguments(port, accounts), { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-16_384)));
   child.stderr?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-16_384)));
@@ -62,12 +70,22 @@ export async function startAnvilChain(hre: HardhatRuntimeEnvironment, deployment
     const rpcUrl = `http://127.0.0.1:${port}`;
     const client = createPublicClient({ chain: devnetChain, transport: http(rpcUrl, { retryCount: 0 }) });
     await waitForRpc(() => client.getChainId(), exited, () => output);
-    const provider = { request: (args: { method: string; params?: unknown }) => client.request(args as never) };
-    const manifest = (await deployDevnet(hre, manifestPath(deploymentsDir, devnetChain.id), provider)).manifest;
-    const [deployer] = (await provider.request({ method: "eth_accounts" })) as Address[];
-    return { rpcUrl, deployer: deployer!, manifest, stop };
+    return { rpcUrl, provider: { request: (args) => client.request(args as never) }, stop };
   } catch (error) {
     await stop();
+    throw error;
+  }
+}
+
+/** Starts Anvil on a free port, deploys the devnet's contracts on it and writes the manifest to `deploymentsDir`. */
+export async function startAnvilChain(hre: HardhatRuntimeEnvironment, deploymentsDir: string): Promise<AnvilChain> {
+  const node = await startAnvilNode();
+  try {
+    const manifest = (await deployDevnet(hre, manifestPath(deploymentsDir, devnetChain.id), node.provider)).manifest;
+    const [deployer] = (await node.provider.request({ method: "eth_accounts" })) as Address[];
+    return { rpcUrl: node.rpcUrl, deployer: deployer!, manifest, stop: node.stop };
+  } catch (error) {
+    await node.stop();
     throw error;
   }
 }

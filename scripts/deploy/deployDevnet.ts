@@ -10,6 +10,7 @@ import { deploySettlement } from "./deploySettlement";
 import { deployTaxedToken } from "./deployTaxedToken";
 import { writeAndWait } from "./writeAndWait";
 import { deployDevnetWallets } from "./deployDevnetWallets";
+import { assertDevnetAccounts } from "../devnet/devAccounts";
 import { routerRegistryAbi } from "../../sdk/abis/routerRegistryAbi";
 
 /**
@@ -67,6 +68,8 @@ export async function deployDevnet(
     const previous = readManifestIfValid(manifestFile);
     if (previous !== undefined && (await manifestMatchesChain(clients, previous))) return { manifest: previous, reused: true };
   }
+  // Said before the first transaction, not after a dozen contracts are deployed.
+  assertDevnetAccounts(clients.walletClients.length);
   const [deployer] = clients.walletClients;
   if (deployer === undefined) throw new Error("the network has no funded account to deploy from");
 

@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
-
-const ROOT = join(__dirname, "..", "..");
+import type { ChildProcess } from "node:child_process";
+import { spawnService } from "./spawnService";
 
 export type SpawnedDevnet = {
   child: ChildProcess;
@@ -9,43 +7,23 @@ export type SpawnedDevnet = {
   apiUrl: string;
   /** Everything it printed so far (stdout and stderr). */
   output(): string;
-  /** Ctrl-C, as a user would: resolves with the exit code once everything stopped. */
+  /** Ctrl-C, as a user would: resolves with the exit code once everything stopped (its relayer included). */
   stop(): Promise<number | null>;
 };
 
 /**
- * Runs `npm start`'s script (scripts/devnet.ts) in a child process with `env` added to this
- * process's environment (less Hardhat's own variables), and resolves once it has printed its banner.
- * Rejects, with everything it printed, if it exits first.
+ * Runs `npm start`'s script (scripts/devnet.ts) in a child process of its own process group, with
+ * `env` added to this process's environment (less Hardhat's own variables), and resolves once it has
+ * printed its banner. Rejects, with everything it printed, if it exits first. Its relayer runs in
+ * its group: stopping it, or the end of a test run that never got this handle, stops both.
  */
-export function spawnDevnet(env: NodeJS.ProcessEnv): Promise<SpawnedDevnet> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
-  const child = spawn(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", "scripts/devnet.ts"], {
-    cwd: ROOT,
-    env: { ...inherited, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let output = "";
-    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const rpcUrl = /Devnet ready[\s\S]*?RPC URL\s+(\S+)/.exec(output)?.[1];
-      const apiUrl = /API URL\s+(\S+)/.exec(output)?.[1];
-      if (rpcUrl && apiUrl && output.includes("Press Ctrl-C")) {
-        resolve({
-          child,
-          rpcUrl,
-          apiUrl,
-          output: () => output,
-          stop: () => {
-            if (child.exitCode === null) child.kill("SIGINT");
-            return exited;
-          },
-        });
-      }
-    });
-    void exited.then((code) => reject(new Error(`devnet exited early with ${code}:\n${output}`)));
-  });
+export async function spawnDevnet(env: NodeJS.ProcessEnv): Promise<SpawnedDevnet> {
+  const service = await spawnService("scripts/devnet.ts", env, /Devnet ready[\s\S]*?RPC URL\s+(\S+)[\s\S]*?API URL\s+(\S+)[\s\S]*Press Ctrl-C/);
+  return {
+    child: service.child,
+    rpcUrl: service.ready[1]!,
+    apiUrl: service.ready[2]!,
+    output: service.output,
+    stop: () => service.stop("SIGINT"),
+  };
 }

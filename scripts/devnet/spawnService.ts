@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import { stopTrackedChild, trackChild } from "./processGroups";
 
 const ROOT = join(__dirname, "..", "..");
 const OUTPUT_KEPT = 64 * 1024;
@@ -10,24 +11,41 @@ export type SpawnedService = {
   ready: RegExpExecArray;
   /** What the process printed (the last 64 KiB). */
   output(): string;
-  /** SIGTERM (or the given signal); resolves with the exit code once it exited. */
+  /**
+   * SIGTERM (or the given signal), then SIGKILL to its process group if it has not exited within
+   * 10 s; resolves with the exit code once it exited, and nothing it started is left.
+   */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   exited: Promise<number | null>;
+};
+
+export type SpawnServiceOptions = {
+  /** Forwards its output to this process's. */
+  echo?: string;
+  /**
+   * Runs it in a process group of its own (default), stopped as a whole: what it starts goes with it.
+   * False for a service that belongs to its parent's group (npm start's relayer is in the devnet's).
+   */
+  ownGroup?: boolean;
 };
 
 /**
  * Runs a TypeScript entry point of this repository (such as `relayer/main.ts`) in a child process with
  * `env` added to this process's environment (less Hardhat's own variables), and resolves once its
- * output matches `readyLine`; rejects with everything it printed if it exits first. `echo` forwards
- * its output to this process's, prefixed with its name.
+ * output matches `readyLine`; rejects with everything it printed if it exits first. The child is
+ * tracked (processGroups.ts): it is stopped when this process ends or, in a test run, when the run
+ * ends, even if whoever started it never got a handle to stop it (a start that timed out).
  */
-export function spawnService(entry: string, env: NodeJS.ProcessEnv, readyLine: RegExp, options: { echo?: string } = {}): Promise<SpawnedService> {
+export function spawnService(entry: string, env: NodeJS.ProcessEnv, readyLine: RegExp, options: SpawnServiceOptions = {}): Promise<SpawnedService> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
+  const ownGroup = options.ownGroup ?? true;
   const child = spawn(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", entry], {
     cwd: ROOT,
     env: { ...inherited, ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: ownGroup,
   });
+  trackChild(child, ownGroup);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let output = "";
   const collect = (stream: NodeJS.WritableStream) => (chunk: Buffer) => {
@@ -47,8 +65,8 @@ export function spawnService(entry: string, env: NodeJS.ProcessEnv, readyLine: R
         ready,
         output: () => output,
         exited,
-        stop: (signal: NodeJS.Signals = "SIGTERM") => {
-          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        stop: async (signal: NodeJS.Signals = "SIGTERM") => {
+          await stopTrackedChild(child, signal);
           return exited;
         },
       });

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, mkdirSync, renameSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { getAddress, isAddress, type Address, type Hex } from "viem";
@@ -69,8 +69,17 @@ export function manifestPath(directory: string, chainId: number): string {
   return join(directory, `${chainId}.json`);
 }
 
-/** Reads and validates a manifest; throws with the offending field when the file is malformed. */
+/**
+ * What to do when a chain has no deployment manifest. Only the devnet deploys itself for now (a
+ * command that deploys to other chains is planned); any other chain's manifest is pointed at.
+ */
+export function missingManifestAdvice(setting = "DEPLOYMENTS_DIR"): string {
+  return `start the devnet with \`npm start\` (it deploys the contracts and writes the manifest), or point ${setting} at the folder holding the manifest of contracts deployed on this chain`;
+}
+
+/** Reads and validates a manifest; throws with the offending field when the file is malformed, and with what to do when it is missing. */
 export function readManifest(path: string): DeploymentManifest {
+  if (!existsSync(path)) throw new Error(`no deployment manifest at ${path}: ${missingManifestAdvice()}`);
   const parsed = deploymentManifestSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

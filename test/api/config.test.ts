@@ -8,6 +8,7 @@ describe("api configuration", () => {
     expect(loadApiConfig({})).to.deep.equal({
       host: "127.0.0.1",
       port: 8080,
+      httpLimits: { maxHeaderBytes: 16_384, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 },
       trustProxy: false,
       metrics: undefined,
       dbPath: resolve("data/api.sqlite"),

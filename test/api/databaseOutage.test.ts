@@ -21,6 +21,8 @@ import { fixtureManifest } from "../fixtures/tradingApi";
 const SNAPSHOT_LIMIT = 5;
 const FALLBACK_WARNING = "shared rate limits cannot be reached (PostgreSQL): counting per instance until it answers again";
 const RECOVERY_NOTICE = "shared rate limits reachable again (PostgreSQL): counting across instances again";
+const JOBS_WARNING = "supported-token jobs cannot reach the database (PostgreSQL): demand stays buffered and token decisions unchanged until it answers again";
+const JOBS_NOTICE = "supported-token jobs reach the database again (PostgreSQL)";
 
 type Answer = { status: number; body: any; headers: Headers };
 type LogLine = { level: number; msg: string; code?: string };
@@ -49,7 +51,7 @@ describe("API during a PostgreSQL outage", function () {
     const own = await startOwnTestPostgres("database_outage");
     postgres = own.server;
     const config = {
-      ...loadApiConfig({ API_PORT: "0", AUTO_APPROVE: "true", DATABASE_URL: own.url, DEPLOYMENTS_DIR: directory, SNAPSHOT_RATE_LIMIT_PER_MINUTE: String(SNAPSHOT_LIMIT) }),
+      ...loadApiConfig({ API_PORT: "0", AUTO_APPROVE: "true", DATABASE_URL: own.url, DEPLOYMENTS_DIR: directory, SNAPSHOT_RATE_LIMIT_PER_MINUTE: String(SNAPSHOT_LIMIT), SNAPSHOT_REFRESH_SECONDS: "1", DEMAND_FLUSH_SECONDS: "1" }),
       rpcUrl: chain.url,
     };
     const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
@@ -124,6 +126,31 @@ describe("API during a PostgreSQL outage", function () {
     // Counted in PostgreSQL again, where this client has used one request of the minute.
     expect((await snapshot()).status).to.equal(200);
     expect(logged(FALLBACK_WARNING)).to.have.length(1);
+  });
+
+  it("logs an outage of the supported-token jobs (refresh and demand flush, every second here) once at warn and its end once at info, never as errors", async () => {
+    const start = logs.length;
+    const since = (msg: string) => logs.slice(start).filter((line) => line.msg === msg);
+    const waitFor = async (msg: string) => {
+      for (const until = Date.now() + 15_000; since(msg).length === 0; ) {
+        expect(Date.now(), `waiting for "${msg}"`).to.be.below(until);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    await postgres.halt();
+    try {
+      await waitFor(JOBS_WARNING);
+      // Both jobs run every second: let each fail a few more times during the same outage.
+      const warnedAt = logs.length;
+      for (const until = Date.now() + 3_500; Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(logs.slice(warnedAt).map((line) => line.msg), "nothing more logged while the outage lasts").to.deep.equal([]);
+    } finally {
+      await postgres.resume();
+    }
+    await waitFor(JOBS_NOTICE);
+    expect(since(JOBS_WARNING).map((line) => line.level)).to.deep.equal([40]);
+    expect(since(JOBS_NOTICE).map((line) => line.level)).to.deep.equal([30]);
+    expect(logs.slice(start).filter((line) => line.level >= 50), "error-level entries").to.deep.equal([]);
   });
 
   it("the client retries a GET answered 503 database_unavailable after Retry-After, and gets the quote once PostgreSQL is back", async () => {

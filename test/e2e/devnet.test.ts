@@ -11,6 +11,7 @@ import { readManifest, writeManifest } from "../../sdk/chain/manifest";
 import { deployDevnet } from "../../scripts/deploy/deployDevnet";
 import { spawnDevnet } from "../../scripts/devnet/spawnDevnet";
 import { runScript } from "../fixtures/runScript";
+import { scaledTimeout } from "../fixtures/testTimeouts";
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const response = await fetch(url, {
@@ -94,7 +95,7 @@ async function gaslessTradeThroughTheApi(rpcUrl: string, apiUrl: string): Promis
 }
 
 describe("devnet (npm start)", function () {
-  this.timeout(180_000);
+  this.timeout(scaledTimeout(180_000));
   let directory: string;
 
   beforeEach(() => {
@@ -130,6 +131,12 @@ describe("devnet (npm start)", function () {
       const previous = (await rpc(url, "eth_call", [{ to: manifest.contracts.routerRegistry, data: `0xe2603dc2${"0".repeat(63)}2` }, "latest"])) as string;
       expect(getAddress(`0x${previous.slice(-40)}`)).to.equal(manifest.contracts.takerSwapRouter);
 
+      // Ports once: one line to paste into a second terminal, with what this run resolved (port 0 here).
+      const { port: rpcPort } = new URL(url);
+      const { port: apiPort } = new URL(apiUrl);
+      expect(devnet.output()).to.contain(
+        `  export RPC_URL=${url} SWAP_API_URL=${apiUrl} CHAIN_ID=4663 DEPLOYMENTS_DIR=${directory} DEVNET_HOST=127.0.0.1 DEVNET_PORT=${rpcPort} API_HOST=127.0.0.1 API_PORT=${apiPort} RELAYER_URL=http://127.0.0.1:`,
+      );
       // npm start turns AUTO_APPROVE on (the API's own default is off) and says so: onboarding below is active at once.
       expect(devnet.output()).to.match(/Onboarding\s+AUTO_APPROVE=true \(devnet\): applications are active at once/);
       // A wallet against the running devnet: onboard, snapshot, quote, approve, sign, patch, send.

@@ -7,6 +7,7 @@ import { onboardIntegrator } from "../../sdk";
 import { spawnDevnet, type SpawnedDevnet } from "../../scripts/devnet/spawnDevnet";
 import { spawnService, type SpawnedService } from "../../scripts/devnet/spawnService";
 import { runScript } from "../fixtures/runScript";
+import { scaledTimeout } from "../fixtures/testTimeouts";
 
 /** The pids of `parent`'s child processes whose command line contains `needle` (Linux /proc). */
 function childPids(parent: number, needle: string): number[] {
@@ -40,7 +41,7 @@ const ready = async (apiUrl: string) => {
 };
 
 describe("npm start: failed starts and a dying relayer", function () {
-  this.timeout(300_000);
+  this.timeout(scaledTimeout(300_000));
 
   describe("beside a running devnet", () => {
     let directory: string;
@@ -48,7 +49,7 @@ describe("npm start: failed starts and a dying relayer", function () {
     let env: Record<string, string>;
 
     before(async function () {
-      this.timeout(300_000);
+      this.timeout(scaledTimeout(300_000));
       directory = mkdtempSync(join(tmpdir(), "devnet-resilience-"));
       env = {
         DEVNET_PORT: "0",

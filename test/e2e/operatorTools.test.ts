@@ -11,13 +11,14 @@ import { runRegistryCommand } from "../../scripts/registry";
 import { openPostgresStore } from "../../api/store/postgres/postgresStore";
 import { createTestDatabase } from "../fixtures/postgresServer";
 import { runScript } from "../fixtures/runScript";
+import { scaledTimeout } from "../fixtures/testTimeouts";
 
 /** Development accounts #0 (the deployer: registry administrator, and pauser on the devnet) and #1. */
 const DEPLOYER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" as Address;
 const SECOND = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as Address;
 
 describe("operator tools against a running devnet (npm start)", function () {
-  this.timeout(240_000);
+  this.timeout(scaledTimeout(240_000));
   let directory: string;
   let devnet: SpawnedDevnet;
   let manifest: DeploymentManifest;
@@ -80,6 +81,12 @@ describe("operator tools against a running devnet (npm start)", function () {
     output = [];
     expect(await run("activate", "3")).to.equal(0);
     expect(output.join("\n")).to.match(new RegExp(`prev\\s+${manifest.contracts.gaslessSwapRouter}`)).and.match(/dwell window closes\s+\d{4}-/);
+    // Past the dwell (120 s) on the chain's clock, show says the window closed instead of naming a past time.
+    await chain.client.request({ method: "evm_increaseTime" as never, params: [121] as never });
+    await chain.client.request({ method: "evm_mine" as never, params: [] as never });
+    output = [];
+    expect(await run("show", "3")).to.equal(0);
+    expect(output.join("\n")).to.match(/dwell window closed\s+\d{4}-\S+ \(the previous router no longer settles\)/).and.not.match(/dwell window closes/);
     expect(await run("stage", "3", manifest.contracts.takerSwapRouter)).to.equal(1);
     expect(output.join("\n")).to.match(/RouterRegistryAlreadyCurrent\(3, /);
 

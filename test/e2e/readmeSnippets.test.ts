@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnDevnet, type SpawnedDevnet } from "../../scripts/devnet/spawnDevnet";
 import { expectWebhookExampleOutput, isWebhookExample, readmeTypescriptSnippets } from "../fixtures/readmeSnippets";
+import { scaledTimeout } from "../fixtures/testTimeouts";
 
 const ROOT = hre.config.paths.root;
 
@@ -18,13 +19,13 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 }
 
 describe("TypeScript snippets of README.md and docs/", function () {
-  this.timeout(240_000);
+  this.timeout(scaledTimeout(240_000));
   let directory: string;
   let devnet: SpawnedDevnet;
 
   before(async function () {
     // Starting a devnet (compile check, deploy, API, relayer) takes minutes on two loaded cores.
-    this.timeout(480_000);
+    this.timeout(scaledTimeout(480_000));
     directory = mkdtempSync(join(tmpdir(), "readme-"));
     devnet = await spawnDevnet({ DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite"), RELAYER_PORT: "0", RELAYER_DB_PATH: join(directory, "relayer.sqlite") });
   });

@@ -3,11 +3,12 @@ import { erc20Abi, parseEther } from "viem";
 import { TAXED_DEV_TOKEN } from "../../scripts/deploy/devnetMarket";
 import { fundedTaker } from "../fixtures/fundedTaker";
 import { sharedDevnet } from "../fixtures/sharedDevnet";
+import { scaledTimeout } from "../fixtures/testTimeouts";
 
 /** The devnet `npm start` runs (chain, API and relayer in their own process) trades its taxed token TAXD. */
 describe("the devnet's taxed token, through the running API", () => {
   it("lists TAXD and its WETH pool in the manifest, quotes a TAXD buy with its measured taxes, settles it with at least min_buy_amount, and refuses a TAXD sell with token_taxed", async function () {
-    this.timeout(240_000);
+    this.timeout(scaledTimeout(240_000));
     const devnet = await sharedDevnet();
     const taxd = devnet.token(TAXED_DEV_TOKEN.symbol);
     expect(devnet.manifest.pools.some((pool) => [pool.token0, pool.token1].includes(taxd) && [pool.token0, pool.token1].includes(devnet.token("WETH")))).to.equal(true);
