@@ -36,6 +36,8 @@ export class ApiError extends SdkError {
     cause?: unknown;
     /** What to do about it, when a subclass knows better than the generic advice. */
     details?: string;
+    /** For a retryable failure: what the client already did about it, and what to do now (see ApiTransport). */
+    retryAdvice?: string;
   }) {
     const { method, path, status, code, message, retryAfterSeconds } = parameters;
     const retryable = status === 0 || status === 429 || status === 502 || status === 503 || status === 504;
@@ -43,7 +45,7 @@ export class ApiError extends SdkError {
       details:
         parameters.details ??
         (retryable
-          ? `Retry later${retryAfterSeconds === undefined ? "" : ` (after ${retryAfterSeconds} s)`}; the client already retried GETs with backoff.`
+          ? `Retry later${retryAfterSeconds === undefined ? "" : ` (after ${retryAfterSeconds} s)`}.${parameters.retryAdvice === undefined ? "" : ` ${parameters.retryAdvice}`}`
           : (CODE_ADVICE[code] ?? "Fix the request: the same request will fail again.")),
       cause: parameters.cause,
     });
