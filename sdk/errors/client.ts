@@ -100,6 +100,41 @@ export class UntrustedRouterError extends SdkError {
   }
 }
 
+/**
+ * The chain's JSON-RPC endpoint did not answer (refused, timed out, closed, an HTTP error): nothing
+ * about the quote is known, so it is neither trusted nor refused. Not a revert, which is an answer.
+ */
+export class ChainConnectionError extends SdkError {
+  override name = "ChainConnectionError";
+  constructor(
+    /** The endpoint tried, when the transport says which (viem's http and webSocket transports do). */
+    readonly url: string | undefined,
+    readonly reason: string,
+    /** What the client was doing: "reading the router registry", … */
+    readonly during: string,
+    cause: unknown,
+  ) {
+    super(`cannot reach ${url ?? "the chain's JSON-RPC endpoint"} while ${during} (${reason})`, {
+      details: "Check the RPC URL (RPC_URL, or the publicClient's transport) and that the node is running; then try again. Nothing was signed or sent.",
+      cause,
+    });
+  }
+}
+
+/** An address the caller passed (a taker, a recipient, a contract) is not one: named by its field. */
+export class AddressInputError extends SdkError {
+  override name = "AddressInputError";
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+  ) {
+    const shown = typeof value === "string" ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value) : String(value);
+    super(`${field} is not an address: ${shown}`, {
+      details: "Pass 0x and 40 hex digits: all lowercase, or mixed case with a valid EIP-55 checksum (getAddress gives it).",
+    });
+  }
+}
+
 /** A token is not in the supported-token snapshot, and the caller did not mark the request as genuine demand. */
 export class TokenNotSupportedError extends SdkError {
   override name = "TokenNotSupportedError";
