@@ -1,6 +1,6 @@
 import { getAddress, isAddressEqual, type Address } from "viem";
 import { ChainConnectionError, UntrustedRouterError } from "../errors/client";
-import { isRevertError } from "../chain/revertError";
+import { RegistryResponseError } from "../errors/registry";
 import { rpcConnectionFailure } from "../chain/rpcConnectionFailure";
 import { readActiveRouter, readPreviousRouter, type RegistryReader } from "../registry/readRegistry";
 
@@ -13,15 +13,17 @@ export type RouterCheckParameters = {
 };
 
 /**
- * A registry read that failed: a revert is the registry's answer "no router" (paused, unset, dwell
- * window closed); a node that did not answer is a ChainConnectionError, never "no router"; anything
- * else (a wrong registry address answering garbage) is rethrown as it is.
+ * A registry read that failed: a node that did not answer is a ChainConnectionError, never "no
+ * router"; a registry that answered garbage (RegistryResponseError: not a registry at that address) is
+ * rethrown; any other failure is the registry's answer "no router" (a revert: paused, unset, dwell
+ * window closed). Not `isRevertError`: the caller's viem may be another copy, whose errors are not
+ * instances of this package's classes.
  */
 function noRouter(error: unknown): undefined {
   const unreachable = rpcConnectionFailure(error);
   if (unreachable !== undefined) throw new ChainConnectionError(unreachable.url, unreachable.reason, "reading the router registry", error);
-  if (isRevertError(error)) return undefined;
-  throw error;
+  if (error instanceof RegistryResponseError) throw error;
+  return undefined;
 }
 
 /**

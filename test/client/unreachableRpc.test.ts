@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { createServer } from "node:net";
 import { createPublicClient, http } from "viem";
-import { ChainConnectionError, createTradingClient, devnetChain, UntrustedRouterError } from "../../sdk";
+import { ChainConnectionError, createTradingClient, devnetChain, rpcConnectionFailure, UntrustedRouterError } from "../../sdk";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
 
 /** A loopback URL nothing listens on (a port just freed). */
@@ -44,6 +44,14 @@ describe("an unreachable RPC is a connection error naming its URL, never an untr
     }
     expect(await devnet.publicClient.getTransactionCount({ address: taker.account.address })).to.equal(nonceBefore);
     client.close();
+  });
+
+  it("recognises another viem copy's errors by name (an integrator's ES module viem is not this package's CommonJS one): no answer vs. an answer", () => {
+    // The shapes viem gives: a call error wrapping an HTTP failure, and one wrapping the node's revert.
+    const unreachable = { name: "CallExecutionError", shortMessage: "HTTP request failed.", cause: { name: "HttpRequestError", url: "http://127.0.0.1:1", shortMessage: "HTTP request failed.", details: "fetch failed" } };
+    expect(rpcConnectionFailure(unreachable)).to.deep.equal({ url: "http://127.0.0.1:1", reason: "HTTP request failed. fetch failed" });
+    const reverted = { name: "CallExecutionError", cause: { name: "InternalRpcError", cause: { name: "RpcRequestError", url: "http://127.0.0.1:1", details: "reverted with custom error 'RouterRegistryNoPreviousRouter(2)'" } } };
+    expect(rpcConnectionFailure(reverted)).to.equal(undefined);
   });
 
   it("a registry that answers with a revert (no router for the feature) is still UntrustedRouterError, naming what it accepts", async () => {
