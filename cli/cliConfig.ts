@@ -15,6 +15,7 @@ export type GlobalOptions = {
   registry?: string;
   feeRecipient?: string;
   deploymentsDir?: string;
+  manifest?: string;
   json?: boolean;
   retries?: string;
   timeout?: string;
@@ -50,8 +51,11 @@ function integer(name: string, text: string, min: number): number {
 
 export function loadCliConfig(options: GlobalOptions, env: NodeJS.ProcessEnv): CliConfig {
   const chainId = integer("--chain-id", options.chainId ?? env.CHAIN_ID ?? String(DEFAULTS.chainId), 1);
+  // One manifest named by its path (what the integrator examples use), else the chain's file in a folder.
+  const named = options.manifest ?? env.DEPLOYMENT_MANIFEST;
+  if (named !== undefined && !existsSync(named)) throw new CliError(`--manifest (DEPLOYMENT_MANIFEST) ${named} does not exist: pass the file npm start printed as "Manifest"`, ExitCode.usage);
   const deploymentsDir = options.deploymentsDir ?? env.DEPLOYMENTS_DIR ?? join(__dirname, "..", DEFAULTS.deploymentsDir);
-  const file = manifestPath(deploymentsDir, chainId);
+  const file = named ?? manifestPath(deploymentsDir, chainId);
   const manifest = existsSync(file) ? readManifest(file) : undefined;
   const registry = options.registry ?? env.ROUTER_REGISTRY ?? manifest?.contracts.routerRegistry;
   if (registry !== undefined && !isAddress(registry)) throw new CliError(`--registry must be an address, got ${registry}`, ExitCode.usage);

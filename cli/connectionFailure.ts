@@ -1,4 +1,5 @@
-import { BaseError, HttpRequestError, TimeoutError } from "viem";
+import { BaseError } from "viem";
+import { ChainConnectionError, rpcConnectionFailure } from "../sdk";
 
 /** The low-level reason a fetch gave (`fetch failed` hides ECONNREFUSED and friends in its cause). */
 function fetchReason(error: Error): string {
@@ -12,12 +13,11 @@ function fetchReason(error: Error): string {
  * connection failure. viem's own first line ("HTTP request failed.") names no URL.
  */
 export function connectionFailure(error: unknown, url?: string): string | undefined {
+  if (error instanceof ChainConnectionError) return error.shortMessage;
   if (error instanceof BaseError) {
-    const http = error.walk((inner) => inner instanceof HttpRequestError || inner instanceof TimeoutError) as HttpRequestError | TimeoutError | null;
-    if (http === null) return undefined;
-    const tried = http instanceof HttpRequestError ? http.url : url;
-    const reason = http.details && http.details !== http.shortMessage ? `${http.shortMessage} ${http.details}` : http.shortMessage;
-    return `cannot reach ${tried ?? "the JSON-RPC endpoint"} (${reason.replace(/\s+/g, " ").trim()})`;
+    const failure = rpcConnectionFailure(error);
+    if (failure === undefined) return undefined;
+    return `cannot reach ${failure.url ?? url ?? "the JSON-RPC endpoint"} (${failure.reason})`;
   }
   if (error instanceof TypeError && error.message === "fetch failed") return `cannot reach ${url ?? "the API"} (${fetchReason(error)})`;
   if (error instanceof Error && error.name === "TimeoutError") return `${url ?? "the API"} did not answer in time (${error.message})`;

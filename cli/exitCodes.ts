@@ -1,5 +1,6 @@
 import {
   ApiError,
+  ChainConnectionError,
   InsufficientBalanceError,
   QuoteCalldataError,
   QuoteKindError,
@@ -26,7 +27,7 @@ export const ExitCode = {
   onChainFailure: 5,
   /** Nothing answered in time (HTTP request or relay wait). */
   timeout: 6,
-  /** The API could not be reached or answered 5xx. */
+  /** The API could not be reached or answered 5xx, or the chain's JSON-RPC endpoint could not be reached. */
   apiUnavailable: 7,
   /** The client's own checks refused: an untrusted router, a tampered quote, an insufficient balance, a token outside the snapshot. */
   refused: 8,
@@ -53,6 +54,7 @@ export function exitCodeOf(error: unknown): ExitCode {
     if (error.status === 0 || error.status >= 500) return ExitCode.apiUnavailable;
     return ExitCode.apiRejected;
   }
+  if (error instanceof ChainConnectionError) return ExitCode.apiUnavailable;
   if (error instanceof StaleQuoteError || error instanceof TransactionRevertedError) return ExitCode.onChainFailure;
   if (error instanceof RelayTimeoutError) return ExitCode.timeout;
   if (error instanceof UntrustedRouterError || error instanceof QuoteMismatchError || error instanceof QuoteCalldataError) return ExitCode.refused;

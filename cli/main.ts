@@ -24,6 +24,7 @@ export function buildProgram(): Command {
     .option("--registry <address>", "router registry (env ROUTER_REGISTRY, default from the deployment manifest)")
     .option("--fee-recipient <address>", "your integrator fee recipient (env SWAP_FEE_RECIPIENT): a quote paying a fee to anyone else is refused")
     .option("--deployments-dir <dir>", "folder of deployment manifests (env DEPLOYMENTS_DIR, default deployments/)")
+    .option("--manifest <file>", "the chain's deployment manifest by its path (env DEPLOYMENT_MANIFEST); overrides --deployments-dir")
     .option("--retries <n>", "retries of idempotent requests on 429/5xx/network errors", "3")
     .option("--timeout <seconds>", "per-request HTTP timeout, and the wait limit of relays (default 120 s)")
     .option("--json", "print only machine-readable JSON on stdout")

@@ -136,6 +136,7 @@ export {
   type BlockFees,
 } from "./chain/networkFeeModel";
 export { isRevertError } from "./chain/revertError";
+export { rpcConnectionFailure, type RpcConnectionFailure } from "./chain/rpcConnectionFailure";
 export { applySqliteMigrations, type Migration, type MigratableDatabase } from "./storage/sqliteMigrations";
 export {
   relayStatuses,
@@ -189,6 +190,7 @@ export {
   type ReceivedBody,
 } from "./webhooks/webhookSignature";
 export { verifyRelayWebhook, type VerifyRelayWebhookOptions } from "./webhooks/relayWebhook";
+export { readRelayWebhook, relayWebhookHandler, type ReadRelayWebhookOptions, type WebhookRequest } from "./webhooks/relayWebhookReceiver";
 export { WebhookVerificationError, WebhookUrlError, type WebhookRejection } from "./errors/webhook";
 
 // --- the integrator client: createTradingClient and what it returns and throws ---
@@ -210,6 +212,8 @@ export { type TokenSnapshot, type SnapshotRefresh } from "./client/snapshotCache
 export { type ExecutedQuote } from "./client/executeQuote";
 export { type SignedQuote } from "./client/signQuote";
 export { type UnsignedTransaction } from "./client/ensureAllowance";
+export { type GaslessSignatures } from "./client/gaslessSigning";
+export { checkedAddress, type AddressInput } from "./client/addressInput";
 export { fromEthersSigner, type EthersSigner, type EthersTransactionRequest, type FromEthersSignerOptions } from "./client/ethersSigner";
 export { newIdempotencyKey, type SubmitGaslessOptions, type WaitForRelayOptions } from "./client/gaslessRelay";
 export type { WatchRelayOptions } from "./client/watchRelay";
@@ -229,6 +233,8 @@ export {
   InsufficientBalanceError,
   StaleQuoteError,
   UntrustedRouterError,
+  ChainConnectionError,
+  AddressInputError,
   TokenNotSupportedError,
   SnapshotFormatError,
   QuoteKindError,

@@ -92,6 +92,11 @@ function networkFeeJson(fee: Quote["networkFee"]) {
 
 /** The GET /price response body: everything of a quote but what only a firm quote has (quote_id, tx, permit2). */
 export function priceResponse(quote: Quote) {
+  const routeStats = {
+    candidate_paths: quote.routeStats.candidatePaths,
+    successful_routes: quote.routeStats.successfulRoutes,
+    failed_routes: quote.routeStats.candidatePaths - quote.routeStats.successfulRoutes,
+  };
   return {
     chain_id: quote.chainId,
     block_number: quote.blockNumber.toString(),
@@ -117,11 +122,9 @@ export function priceResponse(quote: Quote) {
     network_fee: networkFeeJson(quote.networkFee),
     taker: quote.taker,
     slippage_bps: quote.slippageBps,
-    route_stats: {
-      candidate_paths: quote.routeStats.candidatePaths,
-      successful_routes: quote.routeStats.successfulRoutes,
-      failed_routes: quote.routeStats.candidatePaths - quote.routeStats.successfulRoutes,
-    },
+    ...routeStats,
+    // The live service's integrators read these at the top level; route_stats keeps our own shape.
+    route_stats: routeStats,
     settlement: quote.settlement,
     gasless: quote.relayerFee !== undefined,
     relayer_fee:

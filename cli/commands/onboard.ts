@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { IntegratorProfiles } from "../../sdk";
 import { clientOf, walletOf } from "../cliConfig";
 import { contextOf } from "../cliContext";
 import { table } from "../cliOutput";
@@ -7,6 +8,19 @@ import { CliError, ExitCode } from "../exitCodes";
 function positive(name: string, text: string): number {
   if (!/^[0-9]+$/.test(text)) throw new CliError(`${name} must be a positive integer, got ${text}`, ExitCode.usage);
   return Number(text);
+}
+
+/** `onboard profile` for people: one table of the wallet's profiles, one of their keys (masked). */
+export function profileTables(profiles: IntegratorProfiles): string {
+  if (profiles.integrators.length === 0) return `no profile is owned by ${profiles.owner_wallet}: apply with \`onboard apply\``;
+  const integrators = table(
+    ["integrator_id", "slug", "status", "name", "max_fee_bps", "fee_recipient"],
+    profiles.integrators.map((profile) => [String(profile.integrator_id), profile.slug, profile.status, profile.display_name, String(profile.max_fee_bps), profile.fee_recipient]),
+  );
+  const keys = profiles.integrators.flatMap((profile) =>
+    profile.api_keys.map((key) => [String(profile.integrator_id), String(key.key_id), key.label, key.masked_key, key.scopes.join(" "), key.revoked_at === null ? "active" : `revoked ${key.revoked_at}`]),
+  );
+  return `${integrators}\n\n${keys.length === 0 ? "no API keys" : table(["integrator_id", "key_id", "label", "key", "scopes", "status"], keys)}`;
 }
 
 export function registerOnboard(program: Command): void {
@@ -60,7 +74,7 @@ export function registerOnboard(program: Command): void {
     .action(async (_options: object, command: Command) => {
       const { config, out } = contextOf(command);
       const profiles = await clientOf(config, (message) => out.progress(message)).viewProfile(walletOf(config), config.chainId);
-      out.result(profiles, () => JSON.stringify(profiles, null, 2));
+      out.result(profiles, () => profileTables(profiles));
     });
   onboard
     .command("webhook")

@@ -11,8 +11,13 @@ import { addQuoteOptions, fetchQuote, quoteTable, type QuoteOptions } from "./qu
 
 type SwapOptions = QuoteOptions & { dryRun?: boolean; yes?: boolean; quote?: string; pollMs?: string };
 
+/** A swap that would need a question nobody can answer is refused before anything is quoted. */
+function assertCanConfirm(options: SwapOptions): void {
+  if (options.yes || options.dryRun || process.stdin.isTTY) return;
+  throw new CliError("refusing to swap without confirmation: pass --yes (stdin is not a terminal)", ExitCode.usage);
+}
+
 async function confirmed(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) throw new CliError("refusing to swap without confirmation: pass --yes (stdin is not a terminal)", ExitCode.usage);
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   const answer = await prompt.question(question);
   prompt.close();
@@ -46,6 +51,7 @@ export function registerSwap(program: Command): void {
       if (options.quote === undefined && (sellArgument === undefined || buyArgument === undefined || (amountArgument === undefined && options.buyAmount === undefined))) {
         throw new CliError("swap needs <sell> <buy> <amount> (or --buy-amount), or --quote <file> with a saved quote", ExitCode.usage);
       }
+      assertCanConfirm(options);
       const [sell, buy, amount] = [sellArgument ?? "", buyArgument ?? "", amountArgument];
       const { config, out } = contextOf(command);
       const client = clientOf(config, (message) => out.progress(message));

@@ -54,6 +54,23 @@ function networkReason(cause: unknown): string {
 }
 
 /**
+ * What a retryable failure of this request means for its caller: a repeatable request was already
+ * repeated; any other POST was sent once, since repeating it blindly may act twice.
+ */
+export function retryAdvice(request: Pick<ApiRequest, "method" | "path" | "retry">, attempts: number): string {
+  const tries = attempts === 1 ? "once" : `${attempts} times with backoff`;
+  if (request.method === "GET") {
+    return request.retry ? `The client already sent this GET ${tries}.` : "The client sent this GET once, without retries (a probe): send it again later if you still need it.";
+  }
+  if (request.retry) {
+    return request.path === "/gasless/submit"
+      ? `The client already sent this POST ${tries} with one idempotency key: submit again with the same idempotencyKey, which returns the relay the first submission created, if any.`
+      : `The client already sent this POST ${tries}; it is safe to send it again.`;
+  }
+  return `The client did not repeat this POST (it is not idempotent): check whether it took effect (viewProfile lists profiles and keys) before sending it again.`;
+}
+
+/**
  * The API over HTTP: JSON in, JSON out, every failure an ApiError. Retryable requests are repeated on
  * 429, 502-504 and network errors, waiting Retry-After when the API sends it and an exponential
  * backoff otherwise. 304 is an answer, not an error.
@@ -79,7 +96,7 @@ export class ApiTransport {
     const attempts = request.retry ? (this.#options.maxAttempts ?? 4) : 1;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#once(request);
+        return await this.#once(request, attempts);
       } catch (error) {
         if (!(error instanceof ApiError) || !error.retryable || attempt >= attempts || request.signal?.aborted) throw error;
         const backoff = Math.min(8000, (this.#options.baseDelayMs ?? 250) * 2 ** (attempt - 1));
@@ -106,7 +123,9 @@ export class ApiTransport {
     }
   }
 
-  async #once(request: ApiRequest): Promise<ApiResponse> {
+  /** One attempt; `attempts` is how many this request gets in all, for the advice of a final retryable error. */
+  async #once(request: ApiRequest, attempts: number): Promise<ApiResponse> {
+    const advice = retryAdvice(request, attempts);
     const headers: Record<string, string> = { accept: "application/json", ...request.headers };
     if (request.authenticated) {
       if (this.#options.apiKey === undefined) {
@@ -130,9 +149,9 @@ export class ApiTransport {
     } catch (cause) {
       if (request.signal?.aborted) throw cause;
       if (timeout?.aborted) {
-        throw new ApiError({ method: request.method, path: request.path, status: 0, code: "timeout", message: `${url} did not answer within ${timeoutMs} ms`, cause });
+        throw new ApiError({ method: request.method, path: request.path, status: 0, code: "timeout", message: `${url} did not answer within ${timeoutMs} ms`, cause, retryAdvice: advice });
       }
-      throw new ApiError({ method: request.method, path: request.path, status: 0, code: "network_error", message: `could not reach ${url} (${networkReason(cause)})`, cause });
+      throw new ApiError({ method: request.method, path: request.path, status: 0, code: "network_error", message: `could not reach ${url} (${networkReason(cause)})`, cause, retryAdvice: advice });
     }
     const text = await response.text();
     let body: unknown = undefined;
@@ -153,6 +172,7 @@ export class ApiTransport {
       message: typeof fields.error === "string" ? fields.error : text.slice(0, 200) || response.statusText,
       retryAfterSeconds: retryAfterSeconds(response.headers),
       body: fields,
+      retryAdvice: advice,
     });
   }
 }

@@ -1,4 +1,3 @@
-import { PERMIT2_ADDRESS } from "../chain/permit2";
 import { isAddress, publicActions, type Address, type Hex } from "viem";
 import { DEVNET_CHAIN_ID } from "../chain/devnet";
 import { ClientConfigError, QuoteKindError, TokenNotSupportedError } from "../errors/client";
@@ -8,10 +7,12 @@ import type { WebhookDeliveriesJson, WebhookRegistrationJson } from "../relay/pu
 import type { RelayCancellationJson, RelayJson } from "../relay/relayWire";
 import { NATIVE_TOKEN_LOWERCASE } from "../tokens/native";
 import { priceJsonSchema, quoteJsonSchema, type PriceJson, type QuoteJson } from "../wire/quoteJson";
+import { tokenListJsonSchema, type TokenListJson } from "../wire/tokenListJson";
 import { ApiTransport, type FetchFunction } from "./apiTransport";
 import { silentLogger, type ClientLogger } from "./clientLogger";
-import { ensureAllowance } from "./ensureAllowance";
-import { assertBalance, executeQuote, signedCalldata, simulateFromTaker, type ExecutedQuote } from "./executeQuote";
+import { assertBalance, executeQuote, type ExecutedQuote } from "./executeQuote";
+import { checkedAddress, optionalAddress, type AddressInput } from "./addressInput";
+import { signGasless, signGaslessApproval, type GaslessSignatures } from "./gaslessSigning";
 import { cancelRelay, getRelay, submitGasless, waitForRelay, type SubmitGaslessOptions, type WaitForRelayOptions } from "./gaslessRelay";
 import { watchRelay, type WatchRelayOptions } from "./watchRelay";
 import { getWebhookDeliveries, type WebhookDeliveriesOptions } from "./integratorWebhook";
@@ -30,13 +31,13 @@ export type TradingClientOptions = {
   apiKey?: string;
   /** Chain reads (registry, simulation, receipts); defaults to the wallet's transport when executing. */
   publicClient?: ChainReader;
-  /** The on-chain contracts the client trusts; the router registry is needed to execute quotes. */
-  contracts?: TrustedContracts;
+  /** The on-chain contracts the client trusts; the router registry is needed to execute quotes. Checked addresses (AddressInputError naming the field). */
+  contracts?: { routerRegistry: AddressInput; allowanceHolder?: AddressInput };
   /**
    * The integrator's fee recipient (the key's `integrator_fee_recipient`, the owner wallet): the only
    * address a quote's route may pay a fee to. Without it, the quote's own `platform_fee.recipient`.
    */
-  integratorFeeRecipient?: Address;
+  integratorFeeRecipient?: AddressInput;
   /** Chain used when a call omits chainId; default 4663. */
   chainId?: number;
   fetch?: FetchFunction;
@@ -64,9 +65,11 @@ export type QuoteParameters = {
   buyAmount?: bigint | string;
   /** `token`: the amount is whole tokens with a decimal point ("1.5"), converted by the API with the token's decimals; default base units. */
   amountUnit?: "base" | "token";
-  taker: Address;
+  /** viem's `Address` or a plain string such as ethers' `wallet.address`; checked (AddressInputError, field `taker`). */
+  taker: AddressInput;
   slippageBps?: number;
-  recipient?: Address;
+  /** Checked like `taker` (field `recipient`). */
+  recipient?: AddressInput;
   settlement?: "permit2" | "allowance";
   feeBps?: number;
   /** Upper bound on pools per path (1-16; the API's paths have at most 3). */
@@ -83,8 +86,10 @@ export type QuoteParameters = {
 
 export type TradingClient = {
   readonly apiUrl: string;
-  /** The chain's current snapshot (fetched once, then polled with If-None-Match). */
+  /** The chain's current snapshot (fetched once, then polled with If-None-Match): the parsed set, and `json`, the body as served. */
   getSupportedTokens(chainId?: number): Promise<TokenSnapshot>;
+  /** GET /tokens: every supported token with its symbol, name, decimals, source and type (one request, no cache). */
+  getTokens(chainId?: number): Promise<TokenListJson>;
   isSupported(chainId: number, token: string): Promise<boolean>;
   /** One conditional refresh now, as the poll timer does. */
   refreshSupportedTokens(chainId?: number): Promise<SnapshotRefresh>;
@@ -113,8 +118,16 @@ export type TradingClient = {
    */
   signQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<SignedQuote>;
   /**
-   * For a gasless quote: verifies, approves Permit2 when needed (a transaction), signs, and simulates;
-   * returns the signature. `swapGasless` instead signs the quote's `approval` when it has one: no transaction.
+   * What swapGasless signs, for the step-by-step path: verifies the quote; when it offers a token
+   * permit (`approval`), signs the order and the permit and sends nothing (a wallet with no ETH
+   * trades); otherwise approves Permit2 when needed (a transaction), signs and simulates. Pass both to
+   * `submitGasless(quote, signature, { approvalSignature })`.
+   */
+  signGasless(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<GaslessSignatures>;
+  /**
+   * signGasless, returning the order's signature only: the token permit's signature, when there is
+   * one, is remembered with the quote, and `submitGasless(quote, signature)` (the quote object, not
+   * its id) sends it along.
    */
   signGaslessQuote(quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex>;
   /**
@@ -123,6 +136,7 @@ export type TradingClient = {
    * transaction, no ETH. Undefined when the quote offers no approval.
    */
   signGaslessApproval(quote: QuoteJson, wallet: TradingWallet): Promise<Hex | undefined>;
+  /** POST /gasless/submit; a quote object signed with signGaslessQuote carries its token permit's signature unless `approvalSignature` is given. */
   submitGasless(quote: QuoteJson | string, signature: Hex, options?: SubmitGaslessOptions): Promise<RelayJson>;
   getRelay(relayId: string): Promise<RelayJson>;
   waitForRelay(relayId: string, options?: WaitForRelayOptions): Promise<RelayJson>;
@@ -130,7 +144,7 @@ export type TradingClient = {
   cancelRelay(relayId: string): Promise<RelayCancellationJson>;
   /** Follows a relay to its final status over server-sent events (GET /gasless/events), polling when those are unavailable. */
   watchRelay(relayId: string, options?: WatchRelayOptions): Promise<RelayJson>;
-  /** signGaslessQuote + submitGasless + waitForRelay. */
+  /** signGasless + submitGasless + waitForRelay. */
   swapGasless(quote: QuoteJson, wallet: TradingWallet, options?: WaitForRelayOptions & SubmitGaslessOptions & { expected?: QuoteExpectation }): Promise<RelayJson>;
   /** Application, then an API key when the profile is active. */
   onboard(wallet: TradingWallet, profile: IntegratorProfile): Promise<OnboardingResult>;
@@ -172,6 +186,11 @@ function quoteQuery(parameters: QuoteParameters, chainId: number): string {
   return new URLSearchParams(entries).toString();
 }
 
+/** The request with its addresses checked (AddressInputError naming `taker` or `recipient`) and checksummed. */
+function checkedQuoteParameters(parameters: QuoteParameters): QuoteParameters {
+  return { ...parameters, taker: checkedAddress("taker", parameters.taker), recipient: optionalAddress("recipient", parameters.recipient) };
+}
+
 /** "ETH" is the native placeholder; other symbols cannot be checked against an address snapshot. */
 function admissionKey(token: string): string | undefined {
   if (token.toUpperCase() === "ETH") return NATIVE_TOKEN_LOWERCASE;
@@ -188,6 +207,12 @@ function admissionKey(token: string): string | undefined {
  * const { receipt } = await client.executeQuote(quote, wallet);
  */
 export function createTradingClient(options: TradingClientOptions): TradingClient {
+  // Addresses are checked once, here and in each call's parameters, and used checksummed after.
+  const configuredContracts: TrustedContracts | undefined =
+    options.contracts === undefined
+      ? undefined
+      : { routerRegistry: checkedAddress("contracts.routerRegistry", options.contracts.routerRegistry), allowanceHolder: optionalAddress("contracts.allowanceHolder", options.contracts.allowanceHolder) };
+  const integratorFeeRecipient = optionalAddress("integratorFeeRecipient", options.integratorFeeRecipient);
   const logger = options.logger ?? silentLogger;
   const defaultChainId = options.chainId ?? DEVNET_CHAIN_ID;
   const fetchFunction: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -201,24 +226,31 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     throw new ClientConfigError("no publicClient to read the chain with", "Pass publicClient (a viem PublicClient) to createTradingClient.");
   };
   const contractsOrThrow = (): TrustedContracts => {
-    if (options.contracts === undefined) {
+    if (configuredContracts === undefined) {
       throw new ClientConfigError("no router registry configured: the client cannot verify the quote's router", "Pass contracts: { routerRegistry } (the chain's deployment; the devnet writes it to deployments/4663.json).");
     }
-    return options.contracts;
+    return configuredContracts;
   };
 
   // The request each quote answers, so executeQuote can check the quote against it; a WeakMap lets
   // quotes be collected as usual.
   const requests = new WeakMap<QuoteJson, QuoteParameters>();
   const expectationFor = (quote: QuoteJson, signer: TradingWallet | undefined, explicit: QuoteExpectation | undefined): QuoteExpectation => {
-    if (explicit !== undefined) return { feeRecipient: options.integratorFeeRecipient, ...explicit };
+    if (explicit !== undefined) {
+      return {
+        ...explicit,
+        taker: checkedAddress("expected.taker", explicit.taker),
+        recipient: optionalAddress("expected.recipient", explicit.recipient),
+        feeRecipient: optionalAddress("expected.feeRecipient", explicit.feeRecipient) ?? integratorFeeRecipient,
+      };
+    }
     const request = requests.get(quote);
     const taker = signer?.account.address;
-    if (request !== undefined) return expectationOfRequest(request, { signer: taker, chainId: defaultChainId, feeRecipient: options.integratorFeeRecipient });
+    if (request !== undefined) return expectationOfRequest(request, { signer: taker, chainId: defaultChainId, feeRecipient: integratorFeeRecipient });
     if (taker === undefined) {
       throw new ClientConfigError(`quote ${quote.quote_id} was not fetched by this client: its request is unknown`, "Pass the request to verifyQuote(quote, { taker, recipient, sellToken, buyToken, sellAmount, feeBps }).");
     }
-    return { taker, feeRecipient: options.integratorFeeRecipient };
+    return { taker, feeRecipient: integratorFeeRecipient };
   };
 
   /** GET /quote or /price: tokens outside the snapshot are refused here unless the demand is genuine. */
@@ -239,66 +271,49 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
   };
 
   const getQuote = async (parameters: QuoteParameters): Promise<QuoteJson> => {
-    const quote = quoteJsonSchema.parse(await requestQuote("/quote", parameters));
-    requests.set(quote, parameters);
+    const checked = checkedQuoteParameters(parameters);
+    const quote = quoteJsonSchema.parse(await requestQuote("/quote", checked));
+    requests.set(quote, checked);
     return quote;
   };
 
-  const signGaslessQuote = async (quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex> => {
-    if (!quote.gasless) throw new QuoteKindError(quote.quote_id, "is not a gasless quote", "Use executeQuote: the taker sends it.");
-    assertBalance(quote);
-    const reader = readerFor(wallet);
-    await verifyQuote(reader, contractsOrThrow(), quote, expectationFor(quote, wallet, expected));
-    await ensureAllowance(quote, wallet, reader, logger);
-    const { data, signature } = await signedCalldata(quote, wallet);
-    // Anyone may send a gasless swap, so the taker can simulate it exactly as the relayer will.
-    await simulateFromTaker(quote, data, wallet, reader);
-    return signature!;
-  };
-
-  /**
-   * The order's signature for a quote whose approval is relayed with the swap: no approve transaction,
-   * and no simulation from the taker (the swap cannot pull before the permit); the API simulates the
-   * permit and the swap together at submission.
-   */
-  const signGaslessOrderWithApproval = async (quote: QuoteJson, wallet: TradingWallet, expected?: QuoteExpectation): Promise<Hex> => {
-    if (!quote.gasless) throw new QuoteKindError(quote.quote_id, "is not a gasless quote", "Use executeQuote: the taker sends it.");
-    assertBalance(quote);
-    await verifyQuote(readerFor(wallet), contractsOrThrow(), quote, expectationFor(quote, wallet, expected));
-    return (await signedCalldata(quote, wallet)).signature!;
-  };
-
-  const signGaslessApproval = async (quote: QuoteJson, wallet: TradingWallet): Promise<Hex | undefined> => {
-    if (quote.approval === null || quote.approval === undefined) return undefined;
-    const { eip712 } = quote.approval;
-    if (eip712.message.owner.toLowerCase() !== wallet.account.address.toLowerCase() || eip712.message.spender.toLowerCase() !== PERMIT2_ADDRESS.toLowerCase()) {
-      throw new QuoteKindError(quote.quote_id, "has an approval for another owner or spender than this wallet and Permit2", "Request a fresh quote for this wallet.");
-    }
-    // The permit approves exactly what the signed order lets Permit2 move (sell amount plus fee), no more.
-    if (quote.permit2 === undefined || BigInt(eip712.message.value) !== BigInt(quote.permit2.message.permitted.amount)) {
-      throw new QuoteKindError(quote.quote_id, "has an approval for another amount than its order moves", "Request a fresh quote; do not sign it.");
-    }
-    const { EIP712Domain: _domain, ...types } = eip712.types;
-    const { owner, spender, value, nonce, deadline } = eip712.message;
-    return wallet.signTypedData({ account: wallet.account, domain: eip712.domain, types, primaryType: "Permit", message: { owner, spender, value: BigInt(value), nonce: BigInt(nonce), deadline: BigInt(deadline) } });
-  };
+  const gaslessContext = (quote: QuoteJson, wallet: TradingWallet, expected: QuoteExpectation | undefined) => ({
+    reader: readerFor(wallet),
+    contracts: contractsOrThrow(),
+    logger,
+    expected: expectationFor(quote, wallet, expected),
+  });
+  // The token permit signed by signGaslessQuote, which returns the order's signature alone, for the submission of that quote.
+  const approvalSignatures = new WeakMap<QuoteJson, Hex>();
 
   const client: TradingClient = {
     apiUrl: transport.apiUrl,
     getSupportedTokens: (chainId = defaultChainId) => snapshots.get(chainId),
+    getTokens: async (chainId = defaultChainId) => tokenListJsonSchema.parse((await transport.request({ method: "GET", path: `/tokens?chain_id=${chainId}`, retry: true })).body),
     isSupported: (chainId, token) => snapshots.isSupported(chainId, token),
     refreshSupportedTokens: (chainId = defaultChainId) => snapshots.refresh(chainId),
     getQuote,
-    getPrice: async (parameters) => priceJsonSchema.parse(await requestQuote("/price", parameters)),
-    executeQuote: (quote, wallet, expected) => executeQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), logger, expected: expectationFor(quote, wallet, expected) }),
-    signQuote: (quote, wallet, expected) => signQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), expected: expectationFor(quote, wallet, expected) }),
+    getPrice: async (parameters) => priceJsonSchema.parse(await requestQuote("/price", checkedQuoteParameters(parameters))),
+    executeQuote: async (quote, wallet, expected) => executeQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), logger, expected: expectationFor(quote, wallet, expected) }),
+    signQuote: async (quote, wallet, expected) => signQuote(quote, wallet, { reader: readerFor(wallet), contracts: contractsOrThrow(), expected: expectationFor(quote, wallet, expected) }),
     verifyQuote: async (quote, expected) => {
+      // The caller's input first: a bad address is named before any configuration is needed.
+      const expectation = expectationFor(quote, undefined, expected);
       assertBalance(quote);
-      await verifyQuote(readerFor(undefined), contractsOrThrow(), quote, expectationFor(quote, undefined, expected));
+      await verifyQuote(readerFor(undefined), contractsOrThrow(), quote, expectation);
     },
-    signGaslessQuote,
+    signGasless: async (quote, wallet, expected) => signGasless(quote, wallet, gaslessContext(quote, wallet, expected)),
+    signGaslessQuote: async (quote, wallet, expected) => {
+      const { signature, approvalSignature } = await signGasless(quote, wallet, gaslessContext(quote, wallet, expected));
+      if (approvalSignature !== undefined) approvalSignatures.set(quote, approvalSignature);
+      return signature;
+    },
     signGaslessApproval,
-    submitGasless: (quote, signature, submitOptions) => submitGasless(transport, typeof quote === "string" ? quote : quote.quote_id, signature, submitOptions),
+    submitGasless: async (quote, signature, submitOptions = {}) => {
+      if (typeof quote === "string") return submitGasless(transport, quote, signature, submitOptions);
+      const approvalSignature = submitOptions.approvalSignature ?? approvalSignatures.get(quote);
+      return submitGasless(transport, quote.quote_id, signature, { ...submitOptions, ...(approvalSignature === undefined ? {} : { approvalSignature }) });
+    },
     getRelay: (relayId) => getRelay(transport, relayId),
     waitForRelay: (relayId, waitOptions) => waitForRelay(transport, relayId, waitOptions),
     cancelRelay: (relayId) => cancelRelay(transport, relayId),
@@ -306,9 +321,7 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     swapGasless: async (quote, wallet, swapOptions = {}) => {
       // Two messages and no transaction when the quote offers the token permit; otherwise the wallet
       // approves Permit2 first. Either way the quote is verified before anything is signed.
-      const offersApproval = quote.approval !== null && quote.approval !== undefined;
-      const signature = offersApproval ? await signGaslessOrderWithApproval(quote, wallet, swapOptions.expected) : await signGaslessQuote(quote, wallet, swapOptions.expected);
-      const approvalSignature = offersApproval ? await signGaslessApproval(quote, wallet) : undefined;
+      const { signature, approvalSignature } = await signGasless(quote, wallet, gaslessContext(quote, wallet, swapOptions.expected));
       const relay = await submitGasless(transport, quote.quote_id, signature, { ...swapOptions, ...(approvalSignature === undefined ? {} : { approvalSignature }) });
       swapOptions.onStatus?.(relay);
       return waitForRelay(transport, relay.relay_id, swapOptions);
@@ -320,7 +333,7 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
     revokeApiKey: (wallet, integratorId, keyId) => onboarding.revokeApiKey(wallet, integratorId, keyId),
     setWebhook: (wallet, integratorId, url, chainId) => onboarding.setWebhook(wallet, integratorId, url, chainId),
     getWebhookDeliveries: (deliveryOptions) => getWebhookDeliveries(transport, deliveryOptions),
-    readFeature: (featureId) => readFeatureState(readerFor(undefined), { registry: contractsOrThrow().routerRegistry, featureId }),
+    readFeature: async (featureId) => readFeatureState(readerFor(undefined), { registry: contractsOrThrow().routerRegistry, featureId }),
     close: () => snapshots.close(),
   };
   return client;

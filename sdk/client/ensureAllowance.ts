@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, maxUint256, type Address, type Hash, type Hex } from "viem";
+import { decodeFunctionResult, encodeFunctionData, erc20Abi, maxUint256, type Address, type Hash, type Hex } from "viem";
 import { TransactionRevertedError } from "../errors/client";
 import type { QuoteJson } from "../wire/quoteJson";
 import type { ClientLogger } from "./clientLogger";
@@ -24,11 +24,23 @@ export function approvalTransaction(quote: QuoteJson, from: Address): UnsignedTr
   return { from, to: quote.sell_token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [issue.spender, amount] }), value: 0n };
 }
 
-/** When `issues.allowance` is set, sends its approval (spender already verified) and waits for the receipt. */
+/** The token's allowance of `owner` to `spender` now (the quote's issue may be older than another trade's approval). */
+async function currentAllowance(reader: ChainReader, token: Address, owner: Address, spender: Address): Promise<bigint> {
+  const { data } = await reader.call({ to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: "allowance", args: [owner, spender] }) });
+  return decodeFunctionResult({ abi: erc20Abi, functionName: "allowance", data: data ?? "0x" });
+}
+
+/**
+ * When `issues.allowance` is set and the chain still lacks the allowance, sends its approval (spender
+ * already verified) and waits for the receipt. Call it inside withWalletNonce: a concurrent trade of
+ * the same wallet may have approved meanwhile, which the read here sees, and it sends no second one.
+ */
 export async function ensureAllowance(quote: QuoteJson, wallet: TradingWallet, reader: ChainReader, logger: ClientLogger): Promise<Hash | undefined> {
   const approval = approvalTransaction(quote, wallet.account.address);
-  if (approval === undefined) return undefined;
-  logger.info?.(`approving ${quote.issues.allowance?.spender} to spend ${quote.sell_token}`);
+  const spender = quote.issues.allowance?.spender;
+  if (approval === undefined || spender === undefined) return undefined;
+  if ((await currentAllowance(reader, quote.sell_token, wallet.account.address, spender)) >= takerDebit(quote)) return undefined;
+  logger.info?.(`approving ${spender} to spend ${quote.sell_token}`);
   const hash = await wallet.sendTransaction({ account: wallet.account, chain: wallet.chain, to: approval.to, data: approval.data, value: 0n });
   const receipt = await reader.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") throw new TransactionRevertedError(hash, "approval");

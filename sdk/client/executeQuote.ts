@@ -8,6 +8,8 @@ import { signQuotePermit } from "./signQuotePermit";
 import type { ChainReader, TradingWallet } from "./tradingWallet";
 import type { QuoteExpectation } from "./quoteExpectation";
 import { verifyQuote } from "./verifyQuote";
+import { withWalletNonce } from "./walletNonceQueue";
+import { isNativeToken } from "../tokens/native";
 import type { TrustedContracts } from "./verifyQuoteTargets";
 
 /** `expected`: the request the quote answers (default: the wallet as taker and recipient, the rest from the quote JSON). */
@@ -40,20 +42,41 @@ export async function simulateFromTaker(quote: QuoteJson, data: Hex, wallet: Tra
 /**
  * Executes a taker-submitted quote (permit, allowance or native) with the taker's wallet: checks the
  * balance issue, verifies the order in tx.data against the request and the quote's contracts against
- * the registry (verifyQuote), approves when needed, signs
- * the permit and patches the signature in, simulates from the taker, sends, and waits for the
- * receipt. Nothing else of the quote is changed.
+ * the registry (verifyQuote), approves when needed, signs the permit and patches the signature in,
+ * simulates from the taker, sends, and waits for the receipt. Nothing else of the quote is changed.
+ *
+ * Trades of one wallet may run at once: its approvals and sends take turns (withWalletNonce). An
+ * allowance-holder quote holds the wallet from its approval to its receipt, since its approval is
+ * exactly its own debit and another trade's approval would overwrite it.
  */
 export async function executeQuote(quote: QuoteJson, wallet: TradingWallet, { reader, contracts, logger, expected }: ExecuteQuoteContext): Promise<ExecutedQuote> {
   if (quote.gasless) throw new QuoteKindError(quote.quote_id, "is a gasless quote", "Use swapGasless (or signGaslessQuote + submitGasless): a relayer sends it.");
   assertBalance(quote);
   await verifyQuote(reader, contracts, quote, expected ?? { taker: wallet.account.address });
-  const approvalHash = await ensureAllowance(quote, wallet, reader, logger);
-  const { data } = await signedCalldata(quote, wallet);
-  await simulateFromTaker(quote, data, wallet, reader);
-  logger.info?.(`sending quote ${quote.quote_id} to ${quote.tx.to}`);
-  const hash = await wallet.sendTransaction({ account: wallet.account, chain: wallet.chain, to: quote.tx.to, data, value: BigInt(quote.tx.value) });
-  const receipt = await reader.waitForTransactionReceipt({ hash });
-  if (receipt.status !== "success") throw new TransactionRevertedError(hash, "swap");
-  return { quoteId: quote.quote_id, hash, receipt, approvalHash };
+  const address = wallet.account.address;
+  /** Signs, simulates and sends; `ownTurn` when the caller does not already hold the wallet's turn. */
+  const signSimulateSend = async (ownTurn: boolean): Promise<Hash> => {
+    const { data } = await signedCalldata(quote, wallet);
+    await simulateFromTaker(quote, data, wallet, reader);
+    logger.info?.(`sending quote ${quote.quote_id} to ${quote.tx.to}`);
+    const send = () => wallet.sendTransaction({ account: wallet.account, chain: wallet.chain, to: quote.tx.to, data, value: BigInt(quote.tx.value) });
+    return ownTurn ? withWalletNonce(address, send) : send();
+  };
+  let sent: { hash: Hash; approvalHash: Hash | undefined };
+  if (quote.settlement === "allowance" && !isNativeToken(quote.sell_token)) {
+    sent = await withWalletNonce(address, async () => {
+      const approvalHash = await ensureAllowance(quote, wallet, reader, logger);
+      const hash = await signSimulateSend(false);
+      // The holder pulls exactly the approved debit: the next trade may approve only after this one is mined.
+      await reader.waitForTransactionReceipt({ hash });
+      return { hash, approvalHash };
+    });
+  } else {
+    // Signing and simulating need no nonce: only the approval and the send take the wallet's turn.
+    const approvalHash = await withWalletNonce(address, () => ensureAllowance(quote, wallet, reader, logger));
+    sent = { hash: await signSimulateSend(true), approvalHash };
+  }
+  const receipt = await reader.waitForTransactionReceipt({ hash: sent.hash });
+  if (receipt.status !== "success") throw new TransactionRevertedError(sent.hash, "swap");
+  return { quoteId: quote.quote_id, hash: sent.hash, receipt, approvalHash: sent.approvalHash };
 }

@@ -1,4 +1,5 @@
 import type { Address } from "viem";
+import type { AddressInput } from "./addressInput";
 
 /**
  * What a quote must answer, from the caller's side: the request and who trades. `verifyQuoteOrder`
@@ -6,10 +7,10 @@ import type { Address } from "viem";
  * Absent fields are checked against the quote JSON alone.
  */
 export type QuoteExpectation = {
-  /** Who signs (gasless: the order's `taker`) or sends the transaction. */
-  taker: Address;
+  /** Who signs (gasless: the order's `taker`) or sends the transaction; a checked address string (the client refuses another with AddressInputError). */
+  taker: AddressInput;
   /** Who must receive the output; default `taker`. */
-  recipient?: Address;
+  recipient?: AddressInput;
   /** Token addresses (any case) or "ETH"; symbols resolved by the API cannot be compared and are skipped. */
   sellToken?: string;
   buyToken?: string;
@@ -26,7 +27,7 @@ export type QuoteExpectation = {
   /** The chain the quote must be for (quote `chain_id` and the permit's domain). */
   chainId?: number;
   /** The integrator's fee recipient (the key's `integrator_fee_recipient`): the only address a route may pay a fee to. Default: the quote's `platform_fee.recipient`. */
-  feeRecipient?: Address;
+  feeRecipient?: AddressInput;
 };
 
 /** The request of GET /quote, as the client sends it (see QuoteParameters). */
@@ -39,9 +40,9 @@ export type QuoteRequestFields = {
   buyAmount?: bigint | string;
   /** `token`: the amount is in whole tokens with a decimal point ("1.5"); default base units. */
   amountUnit?: "base" | "token";
-  taker: Address;
+  taker: AddressInput;
   slippageBps?: number;
-  recipient?: Address;
+  recipient?: AddressInput;
   feeBps?: number;
   gasless?: boolean;
 };

@@ -1,5 +1,5 @@
 import { ApiError, SnapshotFormatError } from "../errors/client";
-import { snapshotJsonSchema } from "../wire/snapshotJson";
+import { snapshotJsonSchema, type SnapshotJson } from "../wire/snapshotJson";
 import type { ApiTransport } from "./apiTransport";
 import type { ClientLogger } from "./clientLogger";
 
@@ -8,8 +8,11 @@ export type TokenSnapshot = Readonly<{
   chainId: number;
   snapshotId: string;
   etag: string | undefined;
+  /** The parsed set: lowercase addresses, for `has`. */
   addresses: ReadonlySet<string>;
   fetchedAt: Date;
+  /** The body as GET /tokens/supported-tokens served it (its documented wire shape), verified. */
+  json: SnapshotJson;
 }>;
 
 /** What one refresh did: a new set (200), the same set (304), or kept the old one after a failure. */
@@ -121,6 +124,6 @@ export class SnapshotCache {
       throw new SnapshotFormatError(`count ${body.count} but ${body.addresses.length} addresses (${addresses.size} distinct)`);
     }
     this.#logger.debug?.(`snapshot ${body.snapshot_id} for chain ${chainId}: ${body.count} tokens`);
-    return { chainId, snapshotId: body.snapshot_id, etag: response.headers.get("etag") ?? undefined, addresses, fetchedAt: new Date() };
+    return { chainId, snapshotId: body.snapshot_id, etag: response.headers.get("etag") ?? undefined, addresses, fetchedAt: new Date(), json: body };
   }
 }

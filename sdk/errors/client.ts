@@ -36,6 +36,8 @@ export class ApiError extends SdkError {
     cause?: unknown;
     /** What to do about it, when a subclass knows better than the generic advice. */
     details?: string;
+    /** For a retryable failure: what the client already did about it, and what to do now (see ApiTransport). */
+    retryAdvice?: string;
   }) {
     const { method, path, status, code, message, retryAfterSeconds } = parameters;
     const retryable = status === 0 || status === 429 || status === 502 || status === 503 || status === 504;
@@ -43,7 +45,7 @@ export class ApiError extends SdkError {
       details:
         parameters.details ??
         (retryable
-          ? `Retry later${retryAfterSeconds === undefined ? "" : ` (after ${retryAfterSeconds} s)`}; the client already retried GETs with backoff.`
+          ? `Retry later${retryAfterSeconds === undefined ? "" : ` (after ${retryAfterSeconds} s)`}.${parameters.retryAdvice === undefined ? "" : ` ${parameters.retryAdvice}`}`
           : (CODE_ADVICE[code] ?? "Fix the request: the same request will fail again.")),
       cause: parameters.cause,
     });
@@ -94,6 +96,41 @@ export class UntrustedRouterError extends SdkError {
   ) {
     super(`refusing ${role} ${address}: it is not the registry's router for feature ${featureId}`, {
       details: `The registry accepts ${accepted.length === 0 ? "no router (the feature is paused or unset)" : accepted.join(" or ")}. Do not send this transaction; re-quote, and report the response if it repeats.`,
+    });
+  }
+}
+
+/**
+ * The chain's JSON-RPC endpoint did not answer (refused, timed out, closed, an HTTP error): nothing
+ * about the quote is known, so it is neither trusted nor refused. Not a revert, which is an answer.
+ */
+export class ChainConnectionError extends SdkError {
+  override name = "ChainConnectionError";
+  constructor(
+    /** The endpoint tried, when the transport says which (viem's http and webSocket transports do). */
+    readonly url: string | undefined,
+    readonly reason: string,
+    /** What the client was doing: "reading the router registry", … */
+    readonly during: string,
+    cause: unknown,
+  ) {
+    super(`cannot reach ${url ?? "the chain's JSON-RPC endpoint"} while ${during} (${reason})`, {
+      details: "Check the RPC URL (RPC_URL, or the publicClient's transport) and that the node is running; then try again. Nothing was signed or sent.",
+      cause,
+    });
+  }
+}
+
+/** An address the caller passed (a taker, a recipient, a contract) is not one: named by its field. */
+export class AddressInputError extends SdkError {
+  override name = "AddressInputError";
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+  ) {
+    const shown = typeof value === "string" ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value) : String(value);
+    super(`${field} is not an address: ${shown}`, {
+      details: "Pass 0x and 40 hex digits: all lowercase, or mixed case with a valid EIP-55 checksum (getAddress gives it).",
     });
   }
 }

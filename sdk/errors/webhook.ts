@@ -2,7 +2,7 @@ import { SdkError } from "./base";
 import { ApiError } from "./client";
 
 /** Why a receiver refused a webhook delivery. */
-export type WebhookRejection = "missing_header" | "malformed_timestamp" | "stale_timestamp" | "signature_mismatch" | "malformed_secret" | "malformed_body";
+export type WebhookRejection = "missing_header" | "malformed_timestamp" | "stale_timestamp" | "signature_mismatch" | "malformed_secret" | "malformed_body" | "body_too_large";
 
 const REJECTION_ADVICE: Readonly<Record<WebhookRejection, string>> = {
   missing_header: "Not a Standard Webhooks delivery: answer 400 and ignore it. Behind a proxy, make sure it forwards webhook-id, webhook-timestamp and webhook-signature.",
@@ -11,6 +11,7 @@ const REJECTION_ADVICE: Readonly<Record<WebhookRejection, string>> = {
   signature_mismatch:
     "The body is not what the API signed with this secret: answer 400 and ignore it. Verify the raw request body (before any JSON parsing), and use the secret of the latest registration: each setWebhook issues a new one.",
   malformed_secret: "Pass the whsec_… secret that setWebhook (POST /integrators/webhook) returned, as is.",
+  body_too_large: "No delivery of this API is that large: answer 400 (or 413) and ignore it. Raise maxBodyBytes only if your deliveries truly are.",
   malformed_body: "The signature matches but the body is not a relay.status event of this API version: update the SDK, or log it and answer 2xx.",
 };
 

@@ -69,6 +69,13 @@ const platformFeeEntrySchema = z.object({
  * The GET /price response body: a quote's route, amounts, fees, gas and issues, without what only a
  * firm quote has (quote_id, tx, permit2). GET /quote's body is this plus those.
  */
+/** The route search's statistics, served both inside `route_stats` and at the top level. */
+const routeStatFields = {
+  candidate_paths: z.number().int().min(0).describe("token paths the search tried for the whole amount (direct, through each hub, through pairs of hubs)"),
+  successful_routes: z.number().int().min(0).describe("those whose every hop had a pool giving a positive output"),
+  failed_routes: z.number().int().min(0).describe("candidate_paths - successful_routes"),
+};
+
 export const priceJsonSchema = z
   .object({
     chain_id: z.number().int(),
@@ -126,14 +133,10 @@ export const priceJsonSchema = z
       .describe("what sending the transaction is expected to cost in ETH (a gasless taker pays it through relayer_fee instead)"),
     taker: address.optional().describe("the request's taker"),
     slippage_bps: z.number().int().optional().describe("the slippage applied to buy_amount for min_buy_amount (default 100), or for an exact-output quote to sell_amount for max_sell_amount"),
-    route_stats: z
-      .object({
-        candidate_paths: z.number().int().min(0).describe("token paths the search tried for the whole amount (direct, through each hub, through pairs of hubs)"),
-        successful_routes: z.number().int().min(0).describe("those whose every hop had a pool giving a positive output"),
-        failed_routes: z.number().int().min(0).describe("candidate_paths - successful_routes"),
-      })
-      .optional()
-      .describe("route statistics of the single-path search (0s for a bare wrap or unwrap)"),
+    candidate_paths: routeStatFields.candidate_paths.optional().describe("route_stats.candidate_paths at the top level, where the live service puts it"),
+    successful_routes: routeStatFields.successful_routes.optional().describe("route_stats.successful_routes at the top level, where the live service puts it"),
+    failed_routes: routeStatFields.failed_routes.optional().describe("route_stats.failed_routes at the top level, where the live service puts it"),
+    route_stats: z.object(routeStatFields).optional().describe("route statistics of the single-path search (0s for a bare wrap or unwrap)"),
     settlement: z.enum(["permit2", "allowance", "native", "gasless"]),
     gasless: z.boolean(),
     relayer_fee: z.object({ token: address, amount, recipient: address, gas: z.number().int(), gas_price: amount }).nullable(),

@@ -135,6 +135,7 @@ describe("GET /quote: the live service's parameters", () => {
       for (const stats of [twoStats, allStats]) expect(stats.candidate_paths).to.equal(stats.successful_routes + stats.failed_routes);
       const wrap = await api.quote({ sell_token: "ETH", buy_token: "WETH", sell_amount: 1000, taker: f.taker.account.address });
       expect(wrap.body!.route_stats, "a bare wrap searches nothing").to.deep.equal({ candidate_paths: 0, successful_routes: 0, failed_routes: 0 });
+      expect(wrap.body!.candidate_paths, "top-level copy of a bare wrap's statistics").to.equal(0);
     });
 
     it("the SDK client sends maxHops as max_hops", async () => {
@@ -260,6 +261,8 @@ describe("GET /quote: the live service's parameters", () => {
         const stats = body.route_stats;
         expect(stats.successful_routes).to.be.at.least(1);
         expect(stats.candidate_paths).to.equal(stats.successful_routes + stats.failed_routes);
+        // The live service's integrators read the same statistics at the top level.
+        expect({ candidate_paths: body.candidate_paths, successful_routes: body.successful_routes, failed_routes: body.failed_routes }).to.deep.equal(stats);
 
         const quote = await client.getQuote({ sellToken: f.token("USDC"), buyToken: f.token("WETH"), sellAmount: parseUnits("20", 6), taker, feeBps: 15 });
         expect(quote.permit2?.nonce).to.equal(quote.permit2?.message.nonce);

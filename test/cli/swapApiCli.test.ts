@@ -50,6 +50,11 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
     const profile = await run(["onboard", "profile", "--json"], { ...env, PRIVATE_KEY: ownerKey });
     expect(profile.code, profile.stderr).to.equal(0);
     expect(JSON.stringify(json(profile))).to.include("CLI Tests").and.not.include(apiKey);
+    // For people, a table like every other command: the profile, then its keys, masked.
+    const profileTable = await run(["onboard", "profile"], { ...env, PRIVATE_KEY: ownerKey });
+    expect(profileTable.code, profileTable.stderr).to.equal(0);
+    expect(profileTable.stdout).to.match(/^integrator_id\s+slug\s+status\s+name/m).and.match(/CLI Tests/).and.match(/^integrator_id\s+key_id\s+label\s+key/m);
+    expect(profileTable.stdout).to.not.include("{").and.not.include(apiKey);
 
     const tokens = await run(["tokens", "--json"], env);
     expect(tokens.code, tokens.stderr).to.equal(0);
@@ -216,6 +221,20 @@ describe("swap-api (command-line tool) against npm start's devnet", function () 
         const result = await run(["tokens", "--timeout", "1", "--retries", "0", "--json"], { ...env, SWAP_API_URL: silentUrl });
         expect(result.code, result.stderr).to.equal(6);
         expect(json(result).error.code).to.equal("timeout");
+      });
+
+      it("7: an unreachable RPC, named by its URL, is a connection error, not a refused router", async () => {
+        const { client } = await devnet.onboardedClient();
+        const quote = await client.getQuote({ sellToken: devnet.token("USDC"), buyToken: devnet.token("WETH"), sellAmount: 1_000_000n, taker: privateKeyToAccount(DEV_KEYS[6]).address });
+        client.close();
+        const file = join(devnet.directory, "quote-for-dead-rpc.json");
+        writeFileSync(file, JSON.stringify(quote));
+        for (const mode of ["--dry-run", "--yes"]) {
+          const result = await run(["swap", "--quote", file, mode, "--json"], { ...env, RPC_URL: closedUrl });
+          expect(result.code, result.stderr).to.equal(7);
+          expect(result.stderr).to.include(`cannot reach ${closedUrl}`).and.not.include("refusing");
+          expect(json(result).error).to.include({ name: "ChainConnectionError", exit_code: 7 });
+        }
       });
 
       it("7: API unavailable", async () => {

@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { buildSdk } from "../../scripts/sdk/buildSdk";
+import { INTEGRATOR_INSTALL_LINE, SDK_TARBALL_PLACEHOLDER } from "../../scripts/sdk/integratorInstall";
+import { documentedLines } from "../fixtures/integratorDocs";
 import { fundedTaker } from "../fixtures/fundedTaker";
 import { expectWebhookExampleOutput, isWebhookExample, readmeProjectSnippets } from "../fixtures/readmeSnippets";
-import { documentationText } from "../fixtures/documentation";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
 
 const run = promisify(execFile);
@@ -81,8 +82,17 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
     const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
     expect(packed!.files.map((file) => file.path)).to.include.members(["package.json", "README.md", "dist/cjs/index.js", "dist/cjs/index.d.ts", "dist/esm/index.mjs"]);
     expect(packed!.files.some((file) => file.path.endsWith(".ts") && !file.path.endsWith(".d.ts"))).to.equal(false);
-    const published = JSON.parse(readFileSync(join(staged, "package.json"), "utf8")) as { peerDependencies: Record<string, string>; peerDependenciesMeta: Record<string, { optional?: boolean }> };
+    const published = JSON.parse(readFileSync(join(staged, "package.json"), "utf8")) as {
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+      bin: Record<string, string>;
+      version: string;
+    };
     expect(published.peerDependencies).to.include.keys("viem", "ethers");
+    // The command-line tool travels with the client: `npx swap-api` in the integrator's project.
+    expect(published.bin).to.deep.equal({ "swap-api": "./dist/cli/swap-api.js" });
+    expect(packed!.files.map((file) => file.path)).to.include.members(["dist/cli/swap-api.js", "dist/cli/main.js"]);
+    expect(SDK_TARBALL_PLACEHOLDER, "the install line names this version's tarball").to.equal(`<checkout>/dist/${packed!.filename}`);
     expect(published.peerDependenciesMeta.ethers?.optional).to.equal(true);
     const readme = readFileSync(join(staged, "README.md"), "utf8");
     for (const section of ["## Install", "## A swap in five lines", "## Gasless", "## Errors", "fromEthersSigner", "signQuote"]) expect(readme, section).to.include(section);
@@ -132,18 +142,27 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
     }
   });
 
-  it("runs the documentation's project examples (viem, ethers, then the webhook receiver) as written, installed as the README says, from a folder outside the checkout", async function () {
+  it("the docs print one install line for integrators, INTEGRATOR_INSTALL_LINE, with every package pinned to a major that works together", () => {
+    const documented = documentedLines(ROOT, /^npm install \S*token-swap-sdk-\S+\.tgz .*$/m).map(({ file, line }) => ({ file, line: line.replace(/\s+#.*$/, "") }));
+    expect(documented.length, "an integrator doc shows the install line").to.be.greaterThan(0);
+    expect(documented.filter(({ line }) => line !== INTEGRATOR_INSTALL_LINE)).to.deep.equal([]);
+    const packages = INTEGRATOR_INSTALL_LINE.split(" ").slice(3);
+    for (const spec of packages) expect(spec, "pinned").to.match(/^@?[^@]+@\d/);
+  });
+
+  it("runs the documentation's project examples (viem, ethers, then the webhook receiver) as written, installed with the documented install line verbatim, from a folder outside the checkout; npx swap-api works there", async function () {
     expect(tarball, "the packing test ran first").to.be.a("string");
     const snippets = readmeProjectSnippets(ROOT);
     expect(snippets).to.have.length(3);
     expect(snippets.map((snippet) => (isWebhookExample(snippet) ? "webhooks" : snippet.includes('from "ethers"') ? "ethers" : "viem"))).to.deep.equal(["viem", "ethers", "webhooks"]);
-    // The README's install line: the tarball, viem, ethers, and TypeScript to run a .ts file with ts-node.
-    const packages = ["viem", "ethers", "typescript", "ts-node", "@types/node"].map((name) => `${name}@${installedVersion(name)}`);
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--no-package-lock", tarball!, ...packages], { cwd: project });
-    // The README's tsconfig line (ts-node needs one to compile to CommonJS; without it Node takes the file for an ES module).
-    const tsconfig = /^echo '(\{.*\})' > tsconfig\.json$/m.exec(documentationText(ROOT));
-    expect(tsconfig, "the README's tsconfig line").to.not.equal(null);
-    writeFileSync(join(project, "tsconfig.json"), tsconfig![1]!);
+    // The install line as the docs print it, run by a shell; only the tarball's place differs.
+    await run("sh", ["-c", INTEGRATOR_INSTALL_LINE.replace(SDK_TARBALL_PLACEHOLDER, tarball!)], { cwd: project });
+    const installed = (name: string) => (JSON.parse(readFileSync(join(project, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+    expect(installed("typescript"), "TypeScript 5 (ts-node 10 breaks under 7)").to.match(/^5\./);
+    // The docs' tsconfig line (ts-node needs one to compile to CommonJS; without it Node takes the file for an ES module).
+    const [tsconfig] = documentedLines(ROOT, /^echo '(\{.*\})' > tsconfig\.json$/m);
+    expect(tsconfig, "the docs' tsconfig line").to.not.equal(undefined);
+    writeFileSync(join(project, "tsconfig.json"), tsconfig!.match[1]!);
 
     // Only what the README names: no DEPLOYMENTS_DIR, nothing of the checkout but the manifest's path.
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_") && !key.startsWith("TS_NODE") && key !== "DEPLOYMENTS_DIR"));
@@ -167,5 +186,19 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
       // The taker's own trades landed: it sent transactions and holds WETH now.
       expect(await devnet.publicClient.getTransactionCount({ address: taker.address })).to.be.greaterThan(1);
     }
+
+    // The command-line tool of the same install, found by npx in the project's node_modules/.bin.
+    const help = await run("npx", ["--no-install", "swap-api", "--help"], { cwd: project, env: inherited });
+    for (const command of ["onboard", "tokens", "quote", "swap", "relay", "doctor"]) expect(help.stdout).to.include(command);
+    const { apiKey } = await devnet.onboardedClient();
+    const taker = await fundedTaker(devnet, { USDC: 100_000_000n });
+    const dryRun = await run("npx", ["--no-install", "swap-api", "swap", "USDC", "WETH", "10000000", "--dry-run", "--json"], {
+      cwd: project,
+      env: { ...inherited, DEPLOYMENT_MANIFEST: devnet.manifestFile, SWAP_API_URL: devnet.apiUrl, SWAP_API_KEY: apiKey, RPC_URL: devnet.rpcUrl, PRIVATE_KEY: taker.privateKey },
+    }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(`npx swap-api swap --dry-run failed:\n${error.stderr ?? ""}${error.stdout ?? error.message}`);
+    });
+    // The manifest named by DEPLOYMENT_MANIFEST gave the symbols and the registry the checks read.
+    expect(JSON.parse(dryRun.stdout)).to.include({ dry_run: true, checks: "passed" });
   });
 });

@@ -58,6 +58,20 @@ describe("trading client (sdk) against npm start's devnet", function () {
       client.close();
     });
 
+    it("hands out the snapshot as served (its documented wire shape) next to the parsed set, and getTokens lists each token's symbol and decimals", async () => {
+      const client = createTradingClient({ apiUrl: devnet.apiUrl });
+      const snapshot = await client.getSupportedTokens();
+      const served = (await (await globalThis.fetch(`${devnet.apiUrl}/tokens/supported-tokens?chain_id=4663`)).json()) as Record<string, unknown>;
+      expect(snapshot.json).to.deep.equal(served);
+      expect(new Set(snapshot.json.addresses)).to.deep.equal(snapshot.addresses);
+      const listed = await client.getTokens();
+      expect(listed.chain_id).to.equal(4663);
+      const usdc = listed.tokens.find((token) => token.address === devnet.token("USDC").toLowerCase());
+      expect(usdc).to.include({ symbol: "USDC", decimals: 6 });
+      expect(listed.tokens.map((token) => token.address).sort()).to.deep.equal([...snapshot.addresses].sort());
+      client.close();
+    });
+
     it("keeps the current set when a refresh fails or the body is malformed, and replaces it when parsing succeeds", async () => {
       let mode: "pass" | "down" | "wrong-chain" | "bad-count" = "pass";
       const { fetch } = recordingFetch(async (url, init) => {

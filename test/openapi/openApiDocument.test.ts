@@ -56,6 +56,15 @@ describe("OpenAPI document (GET /openapi.json)", function () {
     }
   });
 
+  it("documents the route statistics at the top level of quote and price responses, as the live service serves them, and keeps route_stats", () => {
+    const document = buildOpenApiDocument() as any;
+    for (const name of ["Quote", "Price"]) {
+      const properties = document.components.schemas[name].properties;
+      for (const field of ["candidate_paths", "successful_routes", "failed_routes"]) expect(properties[field]?.type, `${name}.${field}`).to.equal("integer");
+      expect(properties.route_stats?.properties, `${name}.route_stats`).to.have.keys("candidate_paths", "successful_routes", "failed_routes");
+    }
+  });
+
   it("catches a response that does not match", () => {
     const validator = new DocumentValidator();
     expect(() => validator.check("GET", "/tokens/supported-tokens", 200, { schema_version: 1, chain_id: 4663 })).to.throw(/does not match/);
