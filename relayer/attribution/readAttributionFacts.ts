@@ -1,0 +1,94 @@
+import { erc20Abi, type Address, type PublicClient } from "viem";
+import { decodeGaslessCall, decodeRouteActions, routeOutput, routePairs, type GaslessCall, type PairReserves, type RouteAction } from "../../sdk";
+import { isPermit2NonceUsed } from "../orderState";
+import type { RelayRecord } from "../store/relayStore";
+import type { AttributionFacts, RetryFacts } from "./attributionFacts";
+import { pairStatesAt, pairStatesMet, type BlockPosition } from "./pairStates";
+import { routerGateOpen } from "./routerGate";
+
+type Relay = Pick<RelayRecord, "data" | "router" | "taker" | "permit2Nonce" | "acceptedBlock" | "transactions">;
+
+/** An exact-input order's route and minimum, which repricing needs (an exact-output order has none here). */
+type PricedRoute = { actions: RouteAction[]; pairs: Address[]; amountIn: bigint; minimum: bigint };
+
+function pricedRoute(call: GaslessCall): PricedRoute | undefined {
+  if (call.kind === "exactOutput") return undefined;
+  const { params } = call.order;
+  try {
+    const actions = decodeRouteActions(params.actions);
+    return { actions, pairs: routePairs(actions), amountIn: params.sellAmount, minimum: params.minBuyAmount };
+  } catch {
+    return undefined;
+  }
+}
+
+function outputAt(route: PricedRoute, states: ReadonlyMap<string, PairReserves>): bigint {
+  return routeOutput(route.actions, route.amountIn, (pair) => states.get(pair.toLowerCase())) ?? 0n;
+}
+
+/** What the order pulls from the taker's sell-token balance through Permit2, when known. */
+function pulled(call: GaslessCall): bigint {
+  return call.kind === "exactOutput" ? call.order.relayerFee : call.order.params.sellAmount + call.order.relayerFee;
+}
+
+/**
+ * Reads the facts `decideCause` needs about `relay`'s order that failed at `position` (a reverted
+ * swap's transaction, or a batch member's skip log): the gate at the mined block and its parent, the
+ * route repriced at the parent and at the state the order met, the taker's code when accepted and
+ * when mined, its Permit2 nonce, and its balance and allowance.
+ */
+export async function readAttributionFacts(client: PublicClient, permit2: Address, relay: Relay, position: BlockPosition): Promise<AttributionFacts> {
+  const call = decodeGaslessCall(relay.data);
+  const route = pricedRoute(call);
+  const parent = position.blockNumber - 1n;
+  const sellToken = call.order.params.sellToken;
+  const need = pulled(call);
+  const balanceAndAllowance = async (blockNumber: bigint) => {
+    const [balance, allowance] = await Promise.all([
+      client.readContract({ address: sellToken, abi: erc20Abi, functionName: "balanceOf", args: [relay.taker], blockNumber }),
+      // A token permit sets the allowance within the swap itself: only the balance says anything then.
+      call.kind === "withTokenPermit" ? Promise.resolve(need) : client.readContract({ address: sellToken, abi: erc20Abi, functionName: "allowance", args: [relay.taker, permit2], blockNumber }),
+    ]);
+    return balance < need || allowance < need;
+  };
+  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, statesAtParent] = await Promise.all([
+    routerGateOpen(client, relay.router, parent),
+    routerGateOpen(client, relay.router, position.blockNumber),
+    client.getCode({ address: relay.taker, blockNumber: relay.acceptedBlock }),
+    client.getCode({ address: relay.taker, blockNumber: position.blockNumber }),
+    isPermit2NonceUsed(client, permit2, relay),
+    balanceAndAllowance(parent),
+    balanceAndAllowance(position.blockNumber),
+    route === undefined ? Promise.resolve(undefined) : pairStatesAt(client, route.pairs, parent),
+  ]);
+  let repriced: AttributionFacts["route"];
+  if (route !== undefined && statesAtParent !== undefined) {
+    const met = await pairStatesMet(client, statesAtParent, position);
+    repriced = { minimum: route.minimum, atParent: outputAt(route, statesAtParent), met: outputAt(route, met) };
+  }
+  const hasCode = (code: string | undefined) => code !== undefined && code !== "0x";
+  return {
+    gateClosed: !gateAtParent || !gateAtBlock,
+    route: repriced,
+    takerCode: { whenAccepted: hasCode(codeWhenAccepted), whenMined: hasCode(codeWhenMined) },
+    nonceSpent,
+    fundsShort: shortAtParent || shortAtBlock,
+  };
+}
+
+/** Whether the relay was sent again already after a mined failure: its swaps went out at more than one nonce. */
+export function resentBefore(relay: Pick<RelayRecord, "transactions">): boolean {
+  return new Set(relay.transactions.filter((transaction) => transaction.kind === "swap").map((transaction) => `${transaction.signer.toLowerCase()}:${transaction.nonce}`)).size > 1;
+}
+
+/** What the latest block says about sending the relay again (see `shouldRetry`). */
+export async function readRetryFacts(client: PublicClient, relay: Relay): Promise<RetryFacts> {
+  const latest = await client.getBlockNumber();
+  const route = pricedRoute(decodeGaslessCall(relay.data));
+  const [gateOpen, states] = await Promise.all([routerGateOpen(client, relay.router, latest), route === undefined ? Promise.resolve(undefined) : pairStatesAt(client, route.pairs, latest)]);
+  return {
+    gateOpen,
+    fillsNow: route === undefined || states === undefined ? undefined : outputAt(route, states) >= route.minimum,
+    resentBefore: resentBefore(relay),
+  };
+}
