@@ -4,6 +4,7 @@ import { openTransactions } from "./inFlightCancellation";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { RelayRecord, RelayTransaction } from "./store/relayStore";
+import { batchSkipGas, unpaidGasOfReceipt } from "./ledger/receiptCharge";
 
 /** Broadcast a relay anew (its nonce went to something else, or its batch did not settle it and it goes alone). */
 export type Rebroadcast = (relayId: string) => void;
@@ -49,9 +50,16 @@ export async function recordMinedOutcome(context: RelayContext, rebroadcast: Reb
         await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled: the taker's Permit2 nonce was spent before the swap, which reverted in block ${receipt.blockNumber}`, mined: { hash: receipt.transactionHash }, at });
         logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; the taker invalidated the order's nonce before the swap");
       } else {
-        // Our gas was spent and no fee was paid: counted against the taker and the integrator (first,
-        // so a crash before the update below still counts it; a second record is ignored).
-        await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
+        // Our gas was spent and no fee was paid: charged to the taker and the integrator (first, so a
+        // crash before the update below still charges it; a second record is ignored). A relay sent
+        // alone after its batch did not settle it is a failed retry.
+        const retried = relay.transactions.some((transaction) => transaction.kind === "swap" && transaction.batch !== undefined);
+        await store.recordUnpaidGas({
+          ...unpaidGasOfReceipt(relay, receipt, at),
+          cause: "taker",
+          kind: retried ? "failed_retry" : "reverted_swap",
+          detail: `the swap reverted in block ${receipt.blockNumber}${nonceUsed ? " (the order's Permit2 nonce was spent)" : ""}`,
+        });
         await store.updateRelay(relay.id, {
           status: "failed",
           reason: nonceUsed ? "nonce_used" : "reverted",
@@ -109,7 +117,13 @@ async function recordBatchMiss(
   }
   const nonceUsed = outcome.name === "InvalidNonce" || (await isPermit2NonceUsed(context.client, context.permit2, relay));
   // Our gas was spent on it and no fee was paid: the same griefing as a reverted swap of its own.
-  await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
+  await store.recordUnpaidGas({
+    ...unpaidGasOfReceipt(relay, receipt, at),
+    gasUsed: batchSkipGas(relay, receipt),
+    cause: "taker",
+    kind: "batch_skip",
+    detail: `skipped in ${where}: ${outcome.text}`,
+  });
   await store.updateRelay(relay.id, { status: "failed", reason: nonceUsed ? "nonce_used" : "reverted", error: `skipped in ${where}: ${outcome.text}`, mined: { hash: receipt.transactionHash }, at });
   logger.warn({ relayId: relay.id, hash: receipt.transactionHash, reason: outcome.text }, "relay failed: its order was skipped in its batch");
 }
