@@ -6,6 +6,8 @@ import { openTransactions } from "./inFlightCancellation";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { RelayRecord, RelayTransaction } from "./store/relayStore";
+import { batchSkipGas, unpaidGasOfReceipt } from "./ledger/receiptCharge";
+import type { UnpaidGasEntry } from "./ledger/unpaidGas";
 
 /** Broadcast a relay anew (its nonce went to something else, or its batch did not settle it and it goes alone). */
 export type Rebroadcast = (relayId: string) => void;
@@ -51,10 +53,13 @@ export async function recordMinedOutcome(context: RelayContext, rebroadcast: Reb
         await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled: the taker's Permit2 nonce was spent before the swap, which reverted in block ${receipt.blockNumber}`, mined: { hash: receipt.transactionHash }, at });
         logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; the taker invalidated the order's nonce before the swap");
       } else {
+        // A relay sent alone after its batch did not settle it is a failed retry.
+        const retried = relay.transactions.some((transaction) => transaction.kind === "swap" && transaction.batch !== undefined);
         await recordFailure(context, rebroadcast, relay, { blockNumber: receipt.blockNumber, transactionIndex: receipt.transactionIndex }, {
           hash: receipt.transactionHash,
           nonceUsed,
           where: `the swap transaction reverted in block ${receipt.blockNumber}`,
+          charge: { ...unpaidGasOfReceipt(relay, receipt, context.now()), kind: retried ? "failed_retry" : "reverted_swap" },
         });
       }
     }
@@ -74,13 +79,16 @@ async function recordFailure(
   rebroadcast: Rebroadcast,
   relay: RelayRecord,
   position: BlockPosition,
-  failure: { hash: Hex; nonceUsed: boolean; where: string },
+  failure: { hash: Hex; nonceUsed: boolean; where: string; charge: Omit<UnpaidGasEntry, "cause" | "detail"> },
 ): Promise<void> {
   const { store, logger } = context;
   const attribution = await attributeFailure(context, relay, position);
   const at = context.now();
+  // Every cause is written to the ledger (the operator's and the market's are what it paid, counted
+  // against nobody); only the taker's counts against budgets. Written first, so a crash before the
+  // update still records it (a second write of the same entry is ignored).
+  await store.recordUnpaidGas({ ...failure.charge, cause: attribution.cause, detail: `${failure.where}: ${attribution.detail}` });
   if (attribution.cause === "taker") {
-    await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
     await store.updateRelay(relay.id, { status: "failed", reason: failure.nonceUsed ? "nonce_used" : "reverted", error: `${failure.where}: ${attribution.detail}`, mined: { hash: failure.hash }, at });
     logger.warn({ relayId: relay.id, hash: failure.hash, cause: attribution.cause }, "relay failed; counted against its taker");
   } else if (attribution.retry) {
@@ -130,6 +138,14 @@ async function recordBatchMiss(
   }
   if (outcome.kind === "reverted") {
     // Only the batch as a whole reverts here (the registry gate, its size, its gas): no member's doing.
+    // Each member's entry is its even share of the transaction's gas.
+    await store.recordUnpaidGas({
+      ...unpaidGasOfReceipt(relay, receipt, at),
+      gasUsed: receipt.gasUsed / BigInt(slot.size),
+      cause: "operator",
+      kind: "reverted_swap",
+      detail: `${where} reverted as a whole (the router's gate, the batch's size or its gas): nobody's order`,
+    });
     logger.warn({ relayId: relay.id, hash: receipt.transactionHash }, "relay's batch reverted as a whole; sending it again alone");
     await store.updateRelay(relay.id, { releaseSigner: true, at });
     rebroadcast(relay.id);
@@ -140,5 +156,6 @@ async function recordBatchMiss(
     hash: receipt.transactionHash,
     nonceUsed,
     where: `skipped in ${where}: ${outcome.text}`,
+    charge: { ...unpaidGasOfReceipt(relay, receipt, at), gasUsed: batchSkipGas(relay, receipt), kind: "batch_skip" },
   });
 }

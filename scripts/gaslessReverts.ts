@@ -39,7 +39,7 @@ export type RevertsContext = Readonly<{ store: Store; relayStore: RelayStore; li
 
 /** Every taker and integrator with reverted relays in the window, with its limit and whether it is blocked. */
 export async function listReverts(context: RevertsContext, json: boolean): Promise<number> {
-  const tallies = await context.relayStore.listRevertTallies(revertWindowStart(context.now));
+  const tallies = await context.relayStore.listUnpaidGasTallies(revertWindowStart(context.now));
   const slugs = new Map((await context.store.listIntegrators()).map((integrator) => [String(integrator.id), integrator.slug]));
   const rows = tallies.map((tally) => {
     const limit = tally.kind === "taker" ? context.limits.taker : context.limits.integrator;
@@ -47,9 +47,9 @@ export async function listReverts(context: RevertsContext, json: boolean): Promi
       kind: tally.kind,
       subject: tally.kind === "taker" ? getAddress(tally.subject) : (slugs.get(tally.subject) ?? `integrator ${tally.subject}`),
       integrator_id: tally.kind === "integrator" ? Number(tally.subject) : null,
-      reverts: tally.reverts,
+      reverts: tally.entries,
       limit,
-      blocked: tally.reverts >= limit,
+      blocked: tally.entries >= limit,
       last_revert_at: tally.lastAt.toISOString(),
     };
   });
@@ -66,7 +66,7 @@ export async function listReverts(context: RevertsContext, json: boolean): Promi
 /** Clears a taker's (an address) or an integrator's (a slug) reverted relays: gasless quotes resume at once (within the API's few seconds of cache). */
 export async function clearReverts(context: RevertsContext, target: string): Promise<number> {
   if (isAddress(target, { strict: false })) {
-    const cleared = await context.relayStore.clearReverts({ kind: "taker", taker: getAddress(target.toLowerCase()) });
+    const cleared = await context.relayStore.clearUnpaidGas({ kind: "taker", taker: getAddress(target.toLowerCase()) });
     context.print(`cleared ${cleared} reverted relay${cleared === 1 ? "" : "s"} of taker ${getAddress(target.toLowerCase())}`);
     return 0;
   }
@@ -75,7 +75,7 @@ export async function clearReverts(context: RevertsContext, target: string): Pro
     context.print(`no integrator with slug ${target} (and not a taker address); npm run integrators -- reverts shows who has reverts`);
     return 1;
   }
-  const cleared = await context.relayStore.clearReverts({ kind: "integrator", integratorId: integrator.id });
+  const cleared = await context.relayStore.clearUnpaidGas({ kind: "integrator", integratorId: integrator.id });
   context.print(`cleared ${cleared} reverted relay${cleared === 1 ? "" : "s"} of integrator ${target}`);
   return 0;
 }

@@ -1,5 +1,5 @@
 import type { AttributionFacts, RetryFacts } from "./attributionFacts";
-import type { UnpaidGasCause } from "./unpaidGasCause";
+import type { UnpaidGasCause } from "../ledger/unpaidGas";
 
 /** The smallest adverse move within the block (in bps of the parent's output) that counts as the market's doing on its own. */
 export const MARKET_MOVE_BPS = 1n;

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { parseUnits } from "viem";
+import { keccak256, parseUnits, toHex } from "viem";
 import type { IntegratorAdministration } from "../../api/store/integratorAdministration";
 import { openIntegratorAdministration } from "../../api/store/openIntegratorAdministration";
 import { openStore } from "../../api/store/openStore";
@@ -175,8 +175,9 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
     const taker = f.taker.account.address;
     const seed = await relayer.open();
     try {
-      for (let index = 0; index < 2; index++) await seed.recordRevert({ relayId: randomUUID(), taker, integratorId: api.integratorId, at: new Date(now.getTime() - index * 60_000) });
-      await seed.recordRevert({ relayId: randomUUID(), taker, integratorId: api.integratorId, at: new Date(now.getTime() - 30 * 3_600_000) }); // a day and more ago
+      const charge = (at: Date) => ({ relayId: randomUUID(), taker, integratorId: api.integratorId, cause: "taker", kind: "reverted_swap", gasUsed: 150_000n, gasPrice: 1_000_000_000n, txHash: keccak256(toHex(randomUUID())), at, detail: "reverted" }) as const;
+      for (let index = 0; index < 2; index++) await seed.recordUnpaidGas(charge(new Date(now.getTime() - index * 60_000)));
+      await seed.recordUnpaidGas(charge(new Date(now.getTime() - 30 * 3_600_000))); // a day and more ago
     } finally {
       await seed.close();
     }

@@ -124,6 +124,11 @@ describe("a batch member that burns gas only on chain (relayer, API and a real c
     expect(failed.error).to.match(/SwapFeaturePaused\(3\).*had no code when its relay was accepted and had code when mined/);
     const counts = async (taker: LocalAccount) => (await stack!.relayer!.context.store.revertCounts({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) })).taker;
     expect(await Promise.all(takers.map(counts))).to.deep.equal([1, 0, 0]);
+    // The ledger has it as the taker's, at its cap share, and nothing on anyone else.
+    const totals = await stack.relayer!.context.store.unpaidGasTotals({ integratorId: stack.api.integratorId });
+    expect(totals.map((total) => [total.cause, total.kind, total.entries])).to.deep.equal([["taker", "batch_skip", 1]]);
+    const charged = async (taker: LocalAccount) => (await stack!.relayer!.context.store.unpaidGasCharged({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) })).taker;
+    expect((await Promise.all(takers.map(charged))).map((gas) => gas > 0n)).to.deep.equal([true, false, false]);
     const settled = await settlementsByQuote(f);
     expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([0, 1, 1]);
   });
