@@ -57,9 +57,9 @@ export const relayReasons = [
    */
   "fee_below_cost",
   /**
-   * The pool moved past the order's minimum output (another party's trade, in its block or before
-   * it) and, repriced at the latest block, it would still miss: it is not sent again. Counted
-   * against nobody.
+   * A pool of its route moved past the order's minimum output (another party's trade, in its block
+   * or before it) and it is not sent again: repriced at the latest block it would still miss, or it
+   * was already sent once more. Counted against nobody.
    */
   "market_moved",
 ] as const;
