@@ -83,7 +83,9 @@ export function resentBefore(relay: Pick<RelayRecord, "transactions">): boolean 
 
 /** What the latest block says about sending the relay again (see `shouldRetry`). */
 export async function readRetryFacts(client: PublicClient, relay: Relay): Promise<RetryFacts> {
-  const latest = await client.getBlockNumber();
+  // The block itself, not getBlockNumber: viem caches that for seconds, and a stale number would
+  // reprice before the very move that failed the order.
+  const latest = (await client.getBlock({ blockTag: "latest" })).number;
   const route = pricedRoute(decodeGaslessCall(relay.data));
   const [gateOpen, states] = await Promise.all([routerGateOpen(client, relay.router, latest), route === undefined ? Promise.resolve(undefined) : pairStatesAt(client, route.pairs, latest)]);
   return {
