@@ -14,7 +14,7 @@ export type AttributionFacts = Readonly<{
   /**
    * The order's route repriced from the pairs' own reserves (V2 math, no token taxes): at the parent
    * block, and at the state the order met (the last `Sync` of each pair before it in its block, or the
-   * parent's reserves). Absent when the route cannot be priced that way (an exact-output order).
+   * parent's reserves). Absent when the route cannot be priced that way (an exact-output order with a SPLIT).
    */
   route?: Readonly<{ minimum: bigint; atParent: bigint; met: bigint }> | undefined;
   /** Whether the taker's address held code at the block its relay was accepted in, and at the mined block. */

@@ -8,13 +8,23 @@ import { routerGateOpen } from "./routerGate";
 
 type Relay = Pick<RelayRecord, "data" | "router" | "taker" | "permit2Nonce" | "acceptedBlock" | "transactions">;
 
-/** An exact-input order's route and minimum, which repricing needs (an exact-output order has none here). */
+/**
+ * An order's route as repricing sees it: what goes in and the least that must come out. An
+ * exact-input order: its sell amount and minimum. An exact-output order without a SPLIT: its maximum
+ * input run forwards must yield its output (the same test as the router's backward pass, to a unit of
+ * rounding); one with a SPLIT (shares of the output, not the input) is not repriced.
+ */
 type PricedRoute = { actions: RouteAction[]; pairs: Address[]; amountIn: bigint; minimum: bigint };
 
 function pricedRoute(call: GaslessCall): PricedRoute | undefined {
-  if (call.kind === "exactOutput") return undefined;
-  const { params } = call.order;
   try {
+    if (call.kind === "exactOutput") {
+      const { params } = call.order;
+      const actions = decodeRouteActions(params.actions);
+      if (actions.some((action) => action.type === "split")) return undefined;
+      return { actions, pairs: routePairs(actions), amountIn: params.maxSellAmount, minimum: params.buyAmount };
+    }
+    const { params } = call.order;
     const actions = decodeRouteActions(params.actions);
     return { actions, pairs: routePairs(actions), amountIn: params.sellAmount, minimum: params.minBuyAmount };
   } catch {
