@@ -64,7 +64,8 @@ export async function readAttributionFacts(client: PublicClient, permit2: Addres
   const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, statesAtParent] = await Promise.all([
     routerGateOpen(client, relay.router, parent),
     routerGateOpen(client, relay.router, position.blockNumber),
-    client.getCode({ address: relay.taker, blockNumber: relay.acceptedBlock }),
+    // Only the detail depends on it, and a node without old state may not answer for that block.
+    client.getCode({ address: relay.taker, blockNumber: relay.acceptedBlock }).catch(() => undefined),
     client.getCode({ address: relay.taker, blockNumber: position.blockNumber }),
     isPermit2NonceUsed(client, permit2, relay),
     balanceAndAllowance(parent),
