@@ -1,4 +1,4 @@
-import { erc20Abi, type Address, type PublicClient } from "viem";
+import { encodeFunctionData, erc20Abi, hexToBigInt, type Address, type Hex, type PublicClient } from "viem";
 import { decodeGaslessCall, decodeRouteActions, routeOutput, routePairs, type GaslessCall, type PairReserves, type RouteAction } from "../../sdk";
 import { isPermit2NonceUsed } from "../orderState";
 import type { RelayRecord } from "../store/relayStore";
@@ -36,6 +36,17 @@ function outputAt(route: PricedRoute, states: ReadonlyMap<string, PairReserves>)
   return routeOutput(route.actions, route.amountIn, (pair) => states.get(pair.toLowerCase())) ?? 0n;
 }
 
+/** Gas for each read of the sell token's balance or allowance: its code is not ours. */
+const TOKEN_READ_GAS = 100_000n;
+
+function decodeOrUndefined(data: Relay["data"]): GaslessCall | undefined {
+  try {
+    return decodeGaslessCall(data);
+  } catch {
+    return undefined;
+  }
+}
+
 /** What the order pulls from the taker's sell-token balance through Permit2, when known. */
 function pulled(call: GaslessCall): bigint {
   return call.kind === "exactOutput" ? call.order.relayerFee : call.order.params.sellAmount + call.order.relayerFee;
@@ -48,16 +59,28 @@ function pulled(call: GaslessCall): bigint {
  * when mined, its Permit2 nonce, and its balance and allowance.
  */
 export async function readAttributionFacts(client: PublicClient, permit2: Address, relay: Relay, position: BlockPosition): Promise<AttributionFacts> {
-  const call = decodeGaslessCall(relay.data);
-  const route = pricedRoute(call);
+  // The hand-off checked the calldata; should it not decode now, the facts that need it are left out
+  // (no repricing, funds not short) rather than the outcome stalled.
+  const call = decodeOrUndefined(relay.data);
+  const route = call === undefined ? undefined : pricedRoute(call);
   const parent = position.blockNumber - 1n;
-  const sellToken = call.order.params.sellToken;
-  const need = pulled(call);
   const balanceAndAllowance = async (blockNumber: bigint) => {
+    if (call === undefined) return false;
+    const sellToken = call.order.params.sellToken;
+    const need = pulled(call);
+    // The token's own code runs: bounded gas, and a token that will not answer has refused (the taker's token).
+    const read = async (data: Hex): Promise<bigint> => {
+      try {
+        const { data: result } = await client.call({ to: sellToken, data, blockNumber, gas: TOKEN_READ_GAS });
+        return hexToBigInt(result ?? "0x0");
+      } catch {
+        return 0n;
+      }
+    };
     const [balance, allowance] = await Promise.all([
-      client.readContract({ address: sellToken, abi: erc20Abi, functionName: "balanceOf", args: [relay.taker], blockNumber }),
+      read(encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [relay.taker] })),
       // A token permit sets the allowance within the swap itself: only the balance says anything then.
-      call.kind === "withTokenPermit" ? Promise.resolve(need) : client.readContract({ address: sellToken, abi: erc20Abi, functionName: "allowance", args: [relay.taker, permit2], blockNumber }),
+      call.kind === "withTokenPermit" ? Promise.resolve(need) : read(encodeFunctionData({ abi: erc20Abi, functionName: "allowance", args: [relay.taker, permit2] })),
     ]);
     return balance < need || allowance < need;
   };
@@ -97,7 +120,8 @@ export async function readRetryFacts(client: PublicClient, relay: Relay): Promis
   // The block itself, not getBlockNumber: viem caches that for seconds, and a stale number would
   // reprice before the very move that failed the order.
   const latest = (await client.getBlock({ blockTag: "latest" })).number;
-  const route = pricedRoute(decodeGaslessCall(relay.data));
+  const call = decodeOrUndefined(relay.data);
+  const route = call === undefined ? undefined : pricedRoute(call);
   const [gateOpen, states] = await Promise.all([routerGateOpen(client, relay.router, latest), route === undefined ? Promise.resolve(undefined) : pairStatesAt(client, route.pairs, latest)]);
   return {
     gateOpen,
