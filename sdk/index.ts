@@ -171,6 +171,8 @@ export type {
   InternalRelayJson,
   RelayHandoffResult,
   GaslessStandingJson,
+  GasBudgetJson,
+  IntegratorGasBudgetJson,
   InvalidateNonceJson,
   RelayCancellationJson,
   InternalRelayCancellationJson,

@@ -4,6 +4,7 @@ import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helper
 import { parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
 import { gaslessBatchSwapRouterAbi, relayGasLimitOfCalldata, type RelayJson } from "../../sdk";
 import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
+import { memberGasCap } from "../../relayer/batchBroadcast";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
@@ -36,7 +37,7 @@ describe("a batch member that burns gas only on chain (relayer, API and a real c
     stack = undefined;
   });
 
-  it("the batch mines and settles the honest members (confirmed); the burner is skipped for running out of its own cap, ends failed and counts against its taker; the batch costs no more than the members' single-swap limits", async () => {
+  it("the batch mines and settles the honest members (confirmed); the burner is skipped for running out of its own cap, ends failed and its gas cap is charged to its taker; the batch costs no more than the members' single-swap limits", async () => {
     stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500" } });
     const [burner, ...honest] = takers as [LocalAccount, ...LocalAccount[]];
     // The burner quotes as the plain key it still is, so its relay is a batchable swapGasless.
@@ -78,11 +79,17 @@ describe("a batch member that burns gas only on chain (relayer, API and a real c
     expect(failed.error).to.match(/skipped in batch transaction .*position 0 of 3.*ran out of its gas cap/);
     const settled = await settlementsByQuote(f);
     expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([0, 1, 1]);
-    // Counted against the burner's taker (and nobody else's), as a reverted relay of its own would be.
-    const counts = async (taker: LocalAccount) => (await stack!.relayer!.context.store.revertCounts({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) })).taker;
-    expect(await Promise.all(takers.map(counts))).to.deep.equal([1, 0, 0]);
-    // What the operator paid is within the single-swap limits the three fees were checked against.
+    // Charged to the burner's taker (and nobody else's), as a reverted relay of its own would be: the cap
+    // it was given (the router reports no gas per order), at the batch's effective price.
     const records = await Promise.all(relays.map(({ relayId }) => stack!.relayer!.context.store.getRelay(relayId)));
+    const burnerCap = memberGasCap(records[0]!);
+    expect(burnerCap < receipt.gasUsed).to.equal(true);
+    const charged = async (taker: LocalAccount) => (await stack!.relayer!.context.store.unpaidGasCharged({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) })).taker;
+    expect(await Promise.all(takers.map(charged))).to.deep.equal([burnerCap, 0n, 0n]);
+    expect(await stack.relayer!.context.store.unpaidGasTotals({})).to.deep.equal([
+      { cause: "taker", kind: "batch_skip", entries: 1, gasUsed: burnerCap, weiPaid: Number(burnerCap * receipt.effectiveGasPrice) },
+    ]);
+    // What the operator paid is within the single-swap limits the three fees were checked against.
     const singleLimits = records.reduce((sum, record) => sum + relayGasLimitOfCalldata(record!.estimatedGas, record!.data), 0n);
     expect(receipt.gasUsed <= singleLimits, `gasUsed ${receipt.gasUsed}, single limits ${singleLimits}`).to.equal(true);
   });
