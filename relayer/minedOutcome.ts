@@ -6,7 +6,7 @@ import { openTransactions } from "./inFlightCancellation";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { RelayRecord, RelayTransaction } from "./store/relayStore";
-import { batchSkipGas, unpaidGasOfReceipt } from "./ledger/receiptCharge";
+import { batchSkipGas, sharedGas, unpaidGasOfReceipt } from "./ledger/receiptCharge";
 import type { UnpaidGasEntry } from "./ledger/unpaidGas";
 
 /** Broadcast a relay anew (its nonce went to something else, or its batch did not settle it and it goes alone). */
@@ -32,16 +32,37 @@ export async function recordMinedOutcome(context: RelayContext, rebroadcast: Reb
     if (fill !== undefined) {
       await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
       logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (a copier's transaction filled it first)");
-    } else if (mined.kind === "cancel" && relay.cancelRequestedAt !== undefined && (await openTransactions(context, relay, mined)) > 0) {
-      // Our cancel won at our nonce, but a swap of it another relayer sent (one that died) may still
-      // mine at that relayer's nonce: it goes back to the queue, which waits for the chain to decide.
-      await store.updateRelay(relay.id, { mined: { hash: receipt.transactionHash }, releaseSigner: true, at });
-      logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "cancel mined; another relayer's recorded swap may still mine, so the relay waits for a fill or its deadline");
-      rebroadcast(relay.id);
     } else if (mined.kind === "cancel" && relay.cancelRequestedAt !== undefined) {
-      await store.updateRelay(relay.id, { status: "cancelled", error: "cancelled by the integrator: a self-transfer at the swap's nonce was mined instead", mined: { hash: receipt.transactionHash }, at });
-      logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its replacement was mined");
+      // The integrator cancelled a swap already broadcast: the self-transfer that replaced it is gas
+      // the operator paid for the integrator's request (charged first, so a crash before the update
+      // below still charges it once).
+      await store.recordUnpaidGas({
+        ...unpaidGasOfReceipt(relay, receipt, at),
+        gasUsed: sharedGas(receipt, mined),
+        cause: "integrator",
+        kind: "cancel_replacement",
+        detail: `the integrator cancelled the relay after its swap was broadcast; the self-transfer that replaced it was mined in block ${receipt.blockNumber}`,
+      });
+      if ((await openTransactions(context, relay, mined)) > 0) {
+        // Our cancel won at our nonce, but a swap of it another relayer sent (one that died) may still
+        // mine at that relayer's nonce: it goes back to the queue, which waits for the chain to decide.
+        await store.updateRelay(relay.id, { mined: { hash: receipt.transactionHash }, releaseSigner: true, at });
+        logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "cancel mined; another relayer's recorded swap may still mine, so the relay waits for a fill or its deadline");
+        rebroadcast(relay.id);
+      } else {
+        await store.updateRelay(relay.id, { status: "cancelled", error: "cancelled by the integrator: a self-transfer at the swap's nonce was mined instead", mined: { hash: receipt.transactionHash }, at });
+        logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its replacement was mined");
+      }
     } else if (mined.kind === "cancel") {
+      // The deadline passed with the swap still pending (our fees or our queue were too slow): the
+      // self-transfer that freed the nonce is the operator's own cost.
+      await store.recordUnpaidGas({
+        ...unpaidGasOfReceipt(relay, receipt, at),
+        gasUsed: sharedGas(receipt, mined),
+        cause: "operator",
+        kind: "nonce_release",
+        detail: `the quote's deadline passed before the swap was mined; a self-transfer freed the nonce in block ${receipt.blockNumber}`,
+      });
       await store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: "the quote's deadline passed before the swap was mined", mined: { hash: receipt.transactionHash }, at });
       logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay expired; its nonce was freed");
     } else {
@@ -50,6 +71,14 @@ export async function recordMinedOutcome(context: RelayContext, rebroadcast: Reb
       // revert is the cancellation taking effect, not the taker's fault; it is not counted against them.
       const cancelled = nonceUsed && (await store.getRelay(relay.id))?.cancelRequestedAt !== undefined;
       if (cancelled) {
+        // The swap was already pending when the integrator cancelled, and reverted because the taker
+        // did as the cancellation told it: the integrator's request cost this gas, not the taker.
+        await store.recordUnpaidGas({
+          ...unpaidGasOfReceipt(relay, receipt, at),
+          cause: "integrator",
+          kind: "reverted_swap",
+          detail: `cancelled after its broadcast; the taker spent the order's Permit2 nonce and the swap reverted in block ${receipt.blockNumber}`,
+        });
         await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled: the taker's Permit2 nonce was spent before the swap, which reverted in block ${receipt.blockNumber}`, mined: { hash: receipt.transactionHash }, at });
         logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; the taker invalidated the order's nonce before the swap");
       } else {
@@ -141,7 +170,7 @@ async function recordBatchMiss(
     // Each member's entry is its even share of the transaction's gas.
     await store.recordUnpaidGas({
       ...unpaidGasOfReceipt(relay, receipt, at),
-      gasUsed: receipt.gasUsed / BigInt(slot.size),
+      gasUsed: sharedGas(receipt, { batch: slot }),
       cause: "operator",
       kind: "reverted_swap",
       detail: `${where} reverted as a whole (the router's gate, the batch's size or its gas): nobody's order`,

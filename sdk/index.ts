@@ -172,6 +172,8 @@ export type {
   InternalRelayJson,
   RelayHandoffResult,
   GaslessStandingJson,
+  GasBudgetJson,
+  IntegratorGasBudgetJson,
   InvalidateNonceJson,
   RelayCancellationJson,
   InternalRelayCancellationJson,

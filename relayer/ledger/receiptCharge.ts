@@ -1,6 +1,6 @@
 import type { TransactionReceipt } from "viem";
 import { memberGasCap } from "../batchBroadcast";
-import type { RelayRecord } from "../store/relayStore";
+import type { RelayRecord, RelayTransaction } from "../store/relayStore";
 import type { UnpaidGasEntry } from "./unpaidGas";
 
 /** The ledger entry's facts from a mined receipt of ours for one relay: its gas and the price paid. */
@@ -19,4 +19,14 @@ export function unpaidGasOfReceipt(relay: Pick<RelayRecord, "id" | "taker" | "in
 export function batchSkipGas(relay: Pick<RelayRecord, "data" | "estimatedGas">, receipt: Pick<TransactionReceipt, "gasUsed">): bigint {
   const cap = memberGasCap(relay);
   return cap < receipt.gasUsed ? cap : receipt.gasUsed;
+}
+
+/**
+ * A relay's share of a mined transaction that it did not settle: all of it for a transaction of its
+ * own, an even share (rounded up) for one that carried a batch, whose members are each charged theirs
+ * (a cancel replacing a whole batch frees one nonce for all of them).
+ */
+export function sharedGas(receipt: Pick<TransactionReceipt, "gasUsed">, mined: Pick<RelayTransaction, "batch">): bigint {
+  const size = BigInt(mined.batch?.size ?? 1);
+  return (receipt.gasUsed + size - 1n) / size;
 }

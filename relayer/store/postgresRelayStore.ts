@@ -37,7 +37,6 @@ import type {
   RelayStore,
   RelayTransaction,
   RelayUpdate,
-  RevertCounts,
   SignerClaim,
   SignerHolder,
 } from "./relayStore";
@@ -45,7 +44,6 @@ import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { PostgresPushedStatus } from "./postgresPushedStatus";
 import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
 import {
-  chargedFilter,
   chargedSql,
   clearSql,
   releaseAtSql,
@@ -327,15 +325,6 @@ class PostgresRelayStore implements RelayStore {
   async clearUnpaidGas(subject: UnpaidGasSubject): Promise<number> {
     const { rowCount } = await this.#pool.query(clearSql(subject.kind, "$1"), [subjectValue(subject)]);
     return rowCount ?? 0;
-  }
-
-  async revertCounts(query: { taker: Address; integratorId: number; since: Date }): Promise<RevertCounts> {
-    const { rows } = await this.#pool.query<{ taker: number; integrator: number }>(
-      `SELECT (SELECT COUNT(*) FROM unpaid_gas WHERE ${chargedFilter("taker", "$1")} AND charged_at >= $3) AS taker,
-              (SELECT COUNT(*) FROM unpaid_gas WHERE ${chargedFilter("integrator", "$2")} AND charged_at >= $3) AS integrator`,
-      [query.taker.toLowerCase(), query.integratorId, query.since.getTime()],
-    );
-    return { taker: Number(rows[0]?.taker ?? 0), integrator: Number(rows[0]?.integrator ?? 0) };
   }
 
   async claimSigners(claim: SignerClaim): Promise<SignerHolder[]> {

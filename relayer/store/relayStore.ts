@@ -97,11 +97,6 @@ export interface RelayStore extends PushedStatusStore {
   /** Clears a taker's or an integrator's charges (kept on record, no longer counted); returns how many. */
   clearUnpaidGas(subject: UnpaidGasSubject): Promise<number>;
   /**
-   * @deprecated The number of charged entries (not gas) of this taker and integrator: today's revert
-   * counts, kept until the budgets in gas replace them.
-   */
-  revertCounts(query: { taker: Address; integratorId: number; since: Date }): Promise<RevertCounts>;
-  /**
    * Registers `claim.relayerId` as the live user of its signer addresses until `claim.until`, unless
    * another relayer holds one of them and is still live at `claim.now`: then nothing is written and
    * the holders are returned. A relayer's own earlier registration (a restart) is taken over.
@@ -119,7 +114,6 @@ export interface RelayStore extends PushedStatusStore {
 export type CancellationRequest = { decision: CancellationDecision; relay: RelayRecord };
 export type CancellationDecision = "final" | "cancelled" | "cancelling";
 
-export type RevertCounts = { taker: number; integrator: number };
 
 /** Which signer addresses a relayer uses, and until when it counts as live unless it renews. */
 export type SignerClaim = { relayerId: string; signers: readonly Address[]; until: Date; now: Date };

@@ -22,7 +22,6 @@ import type {
   RelayRecord,
   RelayStore,
   RelayUpdate,
-  RevertCounts,
   SignerClaim,
   SignerHolder,
 } from "./relayStore";
@@ -30,7 +29,6 @@ import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { SqlitePushedStatus } from "./sqlitePushedStatus";
 import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
 import {
-  chargedFilter,
   chargedSql,
   clearSql,
   releaseAtSql,
@@ -120,8 +118,6 @@ class SqliteRelayStore implements RelayStore {
       unpaidGasTallies: db.prepare(talliesSql("sqlite", "@since")),
       clearTaker: db.prepare(clearSql("taker", "?")),
       clearIntegrator: db.prepare(clearSql("integrator", "?")),
-      takerEntries: db.prepare(`SELECT COUNT(*) AS n FROM unpaid_gas WHERE ${chargedFilter("taker", "?")} AND charged_at >= ?`),
-      integratorEntries: db.prepare(`SELECT COUNT(*) AS n FROM unpaid_gas WHERE ${chargedFilter("integrator", "?")} AND charged_at >= ?`),
       signerHolders: db.prepare("SELECT signer, relayer_id, live_until FROM relayer_signers WHERE relayer_id <> @relayer AND live_until > @now"),
       claimSigner: db.prepare(`INSERT INTO relayer_signers (signer, relayer_id, live_until) VALUES (@signer, @relayer, @until)
         ON CONFLICT (signer) DO UPDATE SET relayer_id = excluded.relayer_id, live_until = excluded.live_until`),
@@ -317,13 +313,6 @@ class SqliteRelayStore implements RelayStore {
 
   async clearUnpaidGas(subject: UnpaidGasSubject): Promise<number> {
     return (subject.kind === "taker" ? this.#statements.clearTaker : this.#statements.clearIntegrator).run(subjectValue(subject)).changes;
-  }
-
-  async revertCounts(query: { taker: Address; integratorId: number; since: Date }): Promise<RevertCounts> {
-    const since = query.since.getTime();
-    const taker = this.#statements.takerEntries.get(query.taker.toLowerCase(), since) as { n: number };
-    const integrator = this.#statements.integratorEntries.get(query.integratorId, since) as { n: number };
-    return { taker: taker.n, integrator: integrator.n };
   }
 
   async claimSigners(claim: SignerClaim): Promise<SignerHolder[]> {

@@ -9,6 +9,11 @@ import { FRONT_TIP, fundStranger, queueSandwich } from "../fixtures/sandwich";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 
+/** Below one forged skip's cap (about 318,000 gas): the forger's budget is spent by its first charge. */
+const TAKER_BUDGET = 250_000n;
+/** Above one forged skip's cap: the integrator keeps serving its other takers. */
+const INTEGRATOR_BUDGET = 400_000n;
+
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
 
 /** The attacks of issue 28 a run may string together. */
@@ -120,7 +125,7 @@ describe("property: no sequence of issue 28's attacks gets an innocent taker ref
         f = await loadFixture(gaslessReadyFixture);
         stack = await startGaslessStack(f, {
           signers: 1,
-          relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500", RELAYER_MAX_REVERTS_PER_TAKER: "1", RELAYER_MAX_REVERTS_PER_INTEGRATOR: "1000" },
+          relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500", RELAYER_TAKER_GAS_BUDGET: String(TAKER_BUDGET), RELAYER_INTEGRATOR_GAS_BUDGET: String(INTEGRATOR_BUDGET) },
         });
         try {
           const [forger, ...innocents] = await fundedTakers(f, 1 + sequence.length);
@@ -132,7 +137,7 @@ describe("property: no sequence of issue 28's attacks gets an innocent taker ref
               const outcome = await forgedSkip(forger!, victim, forgeries > 0);
               expect(outcome.honest.status, JSON.stringify(outcome.honest)).to.equal("confirmed");
               if (forgeries === 0) expect([(outcome.forged as RelayJson).status, (outcome.forged as RelayJson).transactions.length]).to.deep.equal(["failed", 1]);
-              else expect(outcome.forged, "refused once charged").to.equal(403);
+              else expect(outcome.forged, "refused once its budget is spent").to.equal(403);
               forgeries++;
             } else if (attack === "sandwich") {
               expect((await sandwiched(victim, true)).status).to.equal("confirmed");
@@ -149,12 +154,16 @@ describe("property: no sequence of issue 28's attacks gets an innocent taker ref
               expect([quote.status, quote.body.code ?? null], `${sequence.join(",")}: step ${step}`).to.deep.equal([200, null]);
             }
           }
-          // The integrator's charged gas is the forger's one failure at most: its cap share, one transaction.
+          // The operator's unpaid gas charged to the integrator never exceeds its budget plus one
+          // transaction (here: the forger's one charge, its cap), and it is all the forger's.
           const totals = await stack.relayer!.context.store.unpaidGasTotals({ integratorId: stack.api.integratorId });
           const charged = totals.filter((total) => total.cause === "taker" || total.cause === "integrator");
           expect(charged.reduce((sum, total) => sum + total.entries, 0)).to.equal(forgeries > 0 ? 1 : 0);
           const forgerCharged = await stack.relayer!.context.store.unpaidGasCharged({ taker: forger!.address, integratorId: stack.api.integratorId, since: new Date(0) });
           expect(forgerCharged.integrator).to.equal(charged.reduce((sum, total) => sum + total.gasUsed, 0n));
+          const oneTransaction = 1_000_000n;
+          expect(forgerCharged.integrator <= INTEGRATOR_BUDGET + oneTransaction).to.equal(true);
+          expect(forgerCharged.taker <= TAKER_BUDGET + oneTransaction).to.equal(true);
         } finally {
           await setAutomine(true);
           await stack.close();
