@@ -30,8 +30,9 @@ export type ApiErrorCode =
   | "integrator_not_active"
   | "not_integrator_owner"
   | "missing_scope"
-  | "gasless_taker_blocked"
-  | "gasless_integrator_blocked"
+  // 403: the unpaid-gas ledger's budget of the taker or of the integrator is spent (body: budget, frees_at)
+  | "gasless_taker_gas_budget_spent"
+  | "gasless_integrator_gas_budget_spent"
   // 400 for gasless submissions
   | "quote_not_gasless"
   | "quote_expired"

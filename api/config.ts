@@ -305,7 +305,7 @@ export type GaslessConfig = Readonly<{
   /** Tip the relayer pays above the base fee, in wei (the fee prices it). `RELAYER_PRIORITY_FEE_GWEI`, default 1. */
   priorityFeeWei: bigint;
   /**
-   * How long the relayer's answer about a taker's and an integrator's reverted relays is reused before
+   * How long the relayer's answer about a taker's and an integrator's gas budgets is reused before
    * the next gasless quote asks again. `RELAYER_STANDING_CACHE_MS`, default 5000.
    */
   standingCacheMs: number;

@@ -14,19 +14,13 @@ const permit2Errors = parseAbi([
 ]);
 const skipErrors = [...gaslessBatchSwapRouterAbi.filter((item) => item.type === "error"), ...permit2Errors];
 
-/**
- * Reasons after which the same order may settle alone a moment later: the pool moved below its
- * minimum, or the router was paused or migrating. Anything else (a signature, a spent nonce, a passed
- * deadline, a token that refuses) would fail again. Running out of gas (an empty reason) is not among
- * them: the relayer gives each order its share of its own single-swap limit as its cap
- * (`batchOrderGasCap`), so an order that burns it would have burnt its limit alone too; it is the
- * order's doing (a taker's wallet or a token that burns gas on chain only) and counts against its taker.
- */
-const TRANSIENT_SKIPS: ReadonlySet<string> = new Set(["SwapInsufficientOutput", "SwapFeaturePaused", "SwapRouterNotActive", "RouterRegistryFeaturePaused"]);
-
 export type BatchOrderOutcome =
   | { kind: "settled" }
-  | { kind: "skipped"; reason: Hex; name: string; text: string; transient: boolean }
+  /**
+   * Skipped at `logIndex` (its GaslessOrderSkipped log) with `reason`, decoded for people to read
+   * only: a taker's wallet chooses those bytes, so nothing is decided from them (see attribution/).
+   */
+  | { kind: "skipped"; reason: Hex; name: string; text: string; logIndex: number }
   /** Neither event names this relay at its position: the receipt is not of a batch carrying it. */
   | { kind: "absent" };
 
@@ -58,5 +52,5 @@ export function batchOrderOutcome(receipt: TransactionReceipt, relay: Pick<Relay
   );
   if (skip === undefined) return { kind: "absent" };
   const { name, text } = describeSkipReason(skip.args.reason);
-  return { kind: "skipped", reason: skip.args.reason, name, text, transient: TRANSIENT_SKIPS.has(name) };
+  return { kind: "skipped", reason: skip.args.reason, name, text, logIndex: skip.logIndex };
 }

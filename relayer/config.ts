@@ -18,6 +18,29 @@ const privateKeys = z
   .refine((keys) => new Set(keys.map((key) => key.toLowerCase())).size === keys.length, "a key is listed twice");
 
 
+/**
+ * Gas budgets of the unpaid-gas ledger (SECURITY.md, "Unpaid gas: the ledger and its budgets"), in gas
+ * per rolling 24 hours. Declared apart so the operator CLI (scripts/gaslessReverts.ts) reads the same
+ * settings with the same defaults. A single relayed swap's gas limit is about 150k-300k
+ * (`relayGasLimit`: the estimate with 50 % headroom, plus native payouts' worst case):
+ * - `RELAYER_TAKER_GAS_BUDGET`, default 750,000: about three worst-case swaps, so a taker whose swap
+ *   failed once or twice by mistake (its balance spent meanwhile) keeps gasless quotes, and one that
+ *   griefs stops after about three;
+ * - `RELAYER_INTEGRATOR_GAS_BUDGET`, default 5,000,000: about twenty reverted swaps over all its takers
+ *   and keys, or about 230 cancels of broadcast swaps (21,000 gas each), in a day.
+ */
+export const gasBudgetSettings = {
+  RELAYER_TAKER_GAS_BUDGET: z.coerce.number().int().min(21_000).max(1_000_000_000).default(750_000),
+  RELAYER_INTEGRATOR_GAS_BUDGET: z.coerce.number().int().min(21_000).max(10_000_000_000).default(5_000_000),
+};
+
+/** The budgets of the unpaid-gas ledger, in gas per BUDGET_WINDOW_HOURS (relayer/gaslessStanding.ts). */
+export type GasBudgets = Readonly<{ taker: bigint; integrator: bigint }>;
+
+export function gasBudgetsOf(values: { RELAYER_TAKER_GAS_BUDGET: number; RELAYER_INTEGRATOR_GAS_BUDGET: number }): GasBudgets {
+  return { taker: BigInt(values.RELAYER_TAKER_GAS_BUDGET), integrator: BigInt(values.RELAYER_INTEGRATOR_GAS_BUDGET) };
+}
+
 /** The relayer's environment, declared once (each variable's meaning is the doc comment of the RelayerConfig field naming it; npm run docs:reference lists them). */
 export const relayerEnvironmentSchema = z.object({
   RELAYER_HOST: z.string().min(1).default("127.0.0.1"),
@@ -45,8 +68,7 @@ export const relayerEnvironmentSchema = z.object({
   RELAYER_POLL_MS: positiveInt.default(250),
   RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
   RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
-  RELAYER_MAX_REVERTS_PER_TAKER: z.coerce.number().int().min(0).max(1_000_000).default(2),
-  RELAYER_MAX_REVERTS_PER_INTEGRATOR: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  ...gasBudgetSettings,
   RELAYER_FEE_TOKENS: feeTokenListSchema.optional(),
   RELAYER_BATCH_MAX: positiveInt.max(MAX_GASLESS_BATCH_ORDERS).default(32),
   RELAYER_BATCH_GAS: z.coerce.number().int().min(1_000_000).max(1_000_000_000).optional(),
@@ -121,10 +143,13 @@ export type RelayerConfig = Readonly<{
    * the relay ends `expired` / `fee_below_cost`. `RELAYER_MAX_LOSS_BPS`, default 0.
    */
   maxLossBps: number;
-  /** A taker with this many reverted relays in 24 hours gets no new gasless quotes. `RELAYER_MAX_REVERTS_PER_TAKER`, default 2. */
-  maxRevertsPerTaker: number;
-  /** The same for an integrator's keys. `RELAYER_MAX_REVERTS_PER_INTEGRATOR`, default 10. */
-  maxRevertsPerIntegrator: number;
+  /**
+   * Gas the operator pays with no fee that a taker (`RELAYER_TAKER_GAS_BUDGET`, default 750,000) and
+   * an integrator (`RELAYER_INTEGRATOR_GAS_BUDGET`, default 5,000,000) may cause in 24 hours; at it,
+   * gasless quotes, submissions and cancels of broadcast swaps are refused until it frees up
+   * (`gasBudgetSettings` says why these defaults).
+   */
+  gasBudgets: GasBudgets;
   /**
    * Tokens a relay's fee may be paid in (its order's sell token): addresses or symbols of the
    * manifest's tokens. A hand-off whose fee token is not one of them is refused before it is stored.
@@ -196,8 +221,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     pollMs: values.RELAYER_POLL_MS,
     minSignerBalanceWei: parseEther(values.RELAYER_MIN_SIGNER_BALANCE_ETH),
     maxLossBps: values.RELAYER_MAX_LOSS_BPS,
-    maxRevertsPerTaker: values.RELAYER_MAX_REVERTS_PER_TAKER,
-    maxRevertsPerIntegrator: values.RELAYER_MAX_REVERTS_PER_INTEGRATOR,
+    gasBudgets: gasBudgetsOf(values),
     feeTokens: values.RELAYER_FEE_TOKENS,
     batch: {
       max: values.RELAYER_BATCH_MAX,

@@ -1,36 +1,61 @@
-import type { Address } from "viem";
-import type { GaslessStandingJson } from "../sdk";
-import type { RelayerConfig } from "./config";
+import { zeroAddress, type Address } from "viem";
+import type { GasBudgetJson, GaslessStandingJson, IntegratorGasBudgetJson } from "../sdk";
+import type { GasBudgets } from "./config";
+import type { UnpaidGasSubject } from "./ledger/unpaidGas";
 import type { RelayStore } from "./store/relayStore";
 
-/** Reverted relays count for this long ("in a day"); older ones no longer block anyone. */
-export const REVERT_WINDOW_HOURS = 24;
+/** Charges count against a budget for this long (a rolling day); older ones no longer block anyone. */
+export const BUDGET_WINDOW_HOURS = 24;
+const WINDOW_MS = BUDGET_WINDOW_HOURS * 3_600_000;
 
 /** The start of the window that counts at `now`. */
-export function revertWindowStart(now: Date): Date {
-  return new Date(now.getTime() - REVERT_WINDOW_HOURS * 3_600_000);
+export function budgetWindowStart(now: Date): Date {
+  return new Date(now.getTime() - WINDOW_MS);
 }
 
 /**
- * Whether a taker and an integrator may still have gasless quotes: each relayed swap of theirs that
- * was mined and reverted cost the operator gas and paid no fee, so past the configured count in the
- * window they are refused until it slides on or an operator clears them (`npm run integrators`).
+ * Whether a taker and an integrator may still have gasless quotes: the gas the operator paid with no
+ * fee that each caused in the window (the unpaid-gas ledger, causes `taker` for a taker, `taker` and
+ * `integrator` for an integrator; the market's and the operator's count against nobody), against its
+ * budget. Past it they are refused until the charges slide out of the window or an operator clears
+ * them (`npm run integrators -- clear-reverts`).
  */
-export async function gaslessStanding(
-  store: RelayStore,
-  config: Pick<RelayerConfig, "maxRevertsPerTaker" | "maxRevertsPerIntegrator">,
-  subject: { taker: Address; integratorId: number },
-  now: Date,
-): Promise<GaslessStandingJson> {
-  const counts = await store.revertCounts({ ...subject, since: revertWindowStart(now) });
+export async function gaslessStanding(store: RelayStore, budgets: GasBudgets, subject: { taker: Address; integratorId: number }, now: Date): Promise<GaslessStandingJson> {
+  const since = budgetWindowStart(now);
+  const charged = await store.unpaidGasCharged({ ...subject, since });
   return {
-    window_hours: REVERT_WINDOW_HOURS,
-    taker: { address: subject.taker, reverts: counts.taker, limit: config.maxRevertsPerTaker, blocked: counts.taker >= config.maxRevertsPerTaker },
-    integrator: {
-      integrator_id: subject.integratorId,
-      reverts: counts.integrator,
-      limit: config.maxRevertsPerIntegrator,
-      blocked: counts.integrator >= config.maxRevertsPerIntegrator,
-    },
+    window_hours: BUDGET_WINDOW_HOURS,
+    taker: { address: subject.taker, ...(await budgetView(store, { kind: "taker", taker: subject.taker }, budgets.taker, charged.taker, since)) },
+    integrator: { integrator_id: subject.integratorId, ...(await budgetView(store, { kind: "integrator", integratorId: subject.integratorId }, budgets.integrator, charged.integrator, since)) },
   };
+}
+
+/** An integrator's own budget (for its profile and key responses), and the budget every taker has. */
+export async function integratorGasBudget(store: RelayStore, budgets: GasBudgets, integratorId: number, now: Date): Promise<IntegratorGasBudgetJson> {
+  const since = budgetWindowStart(now);
+  // No taker is asked about: the zero address signs no order, so its part is always zero.
+  const charged = await store.unpaidGasCharged({ taker: zeroAddress, integratorId, since });
+  return {
+    window_hours: BUDGET_WINDOW_HOURS,
+    taker_budget_gas: Number(budgets.taker),
+    integrator: { integrator_id: integratorId, ...(await budgetView(store, { kind: "integrator", integratorId }, budgets.integrator, charged.integrator, since)) },
+  };
+}
+
+async function budgetView(store: RelayStore, subject: UnpaidGasSubject, budget: bigint, charged: bigint, since: Date): Promise<GasBudgetJson> {
+  const spent = charged >= budget;
+  const releasedBy = spent ? await store.unpaidGasReleaseAt(subject, { since, keep: budget - 1n }) : undefined;
+  return {
+    budget_gas: Number(budget),
+    charged_gas: Number(charged),
+    remaining_gas: Number(spent ? 0n : budget - charged),
+    spent,
+    frees_at: releasedBy === undefined ? null : new Date(releasedBy.getTime() + WINDOW_MS).toISOString(),
+  };
+}
+
+/** The refusal code naming the spent budget (the taker's first), or undefined when neither is spent. */
+export function spentBudgetCode(standing: GaslessStandingJson): "gasless_taker_gas_budget_spent" | "gasless_integrator_gas_budget_spent" | undefined {
+  if (standing.taker.spent) return "gasless_taker_gas_budget_spent";
+  return standing.integrator.spent ? "gasless_integrator_gas_budget_spent" : undefined;
 }

@@ -8,7 +8,7 @@ import type { RelayContext } from "./relayContext";
 import type { RelayQueue } from "./relayQueue";
 import { internalRelayJson } from "./relayView";
 import { relayerReadiness } from "./relayerReadiness";
-import { gaslessStanding } from "./gaslessStanding";
+import { gaslessStanding, integratorGasBudget, spentBudgetCode } from "./gaslessStanding";
 import { relayCancelHandler } from "./relayCancelRoute";
 import type { TrackRelay } from "./relayCancellation";
 import { pushedStatusRoutes } from "./pushed/pushedStatusRoutes";
@@ -40,6 +40,7 @@ const relayRequest = z.strictObject({
 });
 
 const standingQuery = z.strictObject({ taker: address, integrator_id: z.coerce.number().int().positive() });
+const budgetQuery = standingQuery.pick({ integrator_id: true });
 
 const matchRequest = relayRequest.pick({ chain_id: true, quote_id: true, integrator_id: true, idempotency_key: true, signature: true });
 
@@ -114,12 +115,13 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue, trac
       res.status(400).json({ error: `the relay's fee token ${feeToken} (its order's sellToken) is not one this relayer accepts (RELAYER_FEE_TOKENS)`, code: "fee_token_not_accepted" });
       return;
     }
-    // Quotes are refused to a blocked taker or integrator, but one taken before the block would still
-    // be relayed: the count is checked again here, where the relayer's own gas is about to be spent.
-    const standing = await gaslessStanding(context.store, context.config, { taker: body.taker, integratorId: body.integrator_id }, context.now());
-    if (standing.taker.blocked || standing.integrator.blocked) {
-      const code = standing.taker.blocked ? "gasless_taker_blocked" : "gasless_integrator_blocked";
-      res.status(403).json({ error: `${code === "gasless_taker_blocked" ? `taker ${body.taker}` : `integrator ${body.integrator_id}`} is past its limit of reverted relays in the last ${standing.window_hours} hours`, code, standing });
+    // Quotes are refused to a taker or an integrator whose gas budget is spent, but one taken before
+    // would still be relayed: the budgets are checked again here, where the operator's gas is about to be spent.
+    const standing = await gaslessStanding(context.store, context.config.gasBudgets, { taker: body.taker, integratorId: body.integrator_id }, context.now());
+    const spent = spentBudgetCode(standing);
+    if (spent !== undefined) {
+      const budget = spent === "gasless_taker_gas_budget_spent" ? { who: `taker ${body.taker}`, ...standing.taker } : { who: `integrator ${body.integrator_id}`, ...standing.integrator };
+      res.status(403).json({ error: `${budget.who} has spent its gas budget (${budget.charged_gas} of ${budget.budget_gas} gas in ${standing.window_hours} hours); it frees up at ${budget.frees_at}`, code: spent, standing });
       return;
     }
     let acceptedBlock: bigint;
@@ -178,15 +180,25 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue, trac
     res.status(match.outcome === "existing" ? 200 : 409).json({ outcome: match.outcome, relay: internalRelayJson(match.relay) });
   });
 
-  // Read by the API before each gasless quote (it caches answers briefly): reverted relays counted
-  // against the taker and the integrator, and whether either is past its limit.
+  // Read by the API before each gasless quote (it caches answers briefly): the taker's and the
+  // integrator's gas budgets, and whether either is spent.
   app.get("/internal/gasless-standing", async (req, res) => {
     const parsed = standingQuery.safeParse(req.query);
     if (!parsed.success) {
       res.status(400).json({ error: `${parsed.error.issues[0]?.path.join(".") ?? "query"}: ${parsed.error.issues[0]?.message ?? "invalid"}`, code: "invalid_request" });
       return;
     }
-    res.json(await gaslessStanding(context.store, context.config, { taker: parsed.data.taker, integratorId: parsed.data.integrator_id }, context.now()));
+    res.json(await gaslessStanding(context.store, context.config.gasBudgets, { taker: parsed.data.taker, integratorId: parsed.data.integrator_id }, context.now()));
+  });
+
+  // Read by the API for an integrator's profile and key responses: its gas budget and its takers'.
+  app.get("/internal/gas-budget", async (req, res) => {
+    const parsed = budgetQuery.safeParse(req.query);
+    if (!parsed.success) {
+      res.status(400).json({ error: `${parsed.error.issues[0]?.path.join(".") ?? "query"}: ${parsed.error.issues[0]?.message ?? "invalid"}`, code: "invalid_request" });
+      return;
+    }
+    res.json(await integratorGasBudget(context.store, context.config.gasBudgets, parsed.data.integrator_id, context.now()));
   });
 
   // The API's forward of POST /gasless/cancel/{relay_id} (relayCancellation.ts).

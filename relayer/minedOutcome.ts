@@ -1,9 +1,13 @@
-import type { TransactionReceipt } from "viem";
+import type { Hex, TransactionReceipt } from "viem";
+import { attributeFailure } from "./attribution/attributeFailure";
+import type { BlockPosition } from "./attribution/pairStates";
 import { batchOrderOutcome, type BatchOrderOutcome } from "./batchOrderOutcome";
 import { openTransactions } from "./inFlightCancellation";
 import { findFill, isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { RelayRecord, RelayTransaction } from "./store/relayStore";
+import { batchSkipGas, sharedGas, unpaidGasOfReceipt } from "./ledger/receiptCharge";
+import type { UnpaidGasEntry } from "./ledger/unpaidGas";
 
 /** Broadcast a relay anew (its nonce went to something else, or its batch did not settle it and it goes alone). */
 export type Rebroadcast = (relayId: string) => void;
@@ -28,16 +32,37 @@ export async function recordMinedOutcome(context: RelayContext, rebroadcast: Reb
     if (fill !== undefined) {
       await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
       logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (a copier's transaction filled it first)");
-    } else if (mined.kind === "cancel" && relay.cancelRequestedAt !== undefined && (await openTransactions(context, relay, mined)) > 0) {
-      // Our cancel won at our nonce, but a swap of it another relayer sent (one that died) may still
-      // mine at that relayer's nonce: it goes back to the queue, which waits for the chain to decide.
-      await store.updateRelay(relay.id, { mined: { hash: receipt.transactionHash }, releaseSigner: true, at });
-      logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "cancel mined; another relayer's recorded swap may still mine, so the relay waits for a fill or its deadline");
-      rebroadcast(relay.id);
     } else if (mined.kind === "cancel" && relay.cancelRequestedAt !== undefined) {
-      await store.updateRelay(relay.id, { status: "cancelled", error: "cancelled by the integrator: a self-transfer at the swap's nonce was mined instead", mined: { hash: receipt.transactionHash }, at });
-      logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its replacement was mined");
+      // The integrator cancelled a swap already broadcast: the self-transfer that replaced it is gas
+      // the operator paid for the integrator's request (charged first, so a crash before the update
+      // below still charges it once).
+      await store.recordUnpaidGas({
+        ...unpaidGasOfReceipt(relay, receipt, at),
+        gasUsed: sharedGas(receipt, mined),
+        cause: "integrator",
+        kind: "cancel_replacement",
+        detail: `the integrator cancelled the relay after its swap was broadcast; the self-transfer that replaced it was mined in block ${receipt.blockNumber}`,
+      });
+      if ((await openTransactions(context, relay, mined)) > 0) {
+        // Our cancel won at our nonce, but a swap of it another relayer sent (one that died) may still
+        // mine at that relayer's nonce: it goes back to the queue, which waits for the chain to decide.
+        await store.updateRelay(relay.id, { mined: { hash: receipt.transactionHash }, releaseSigner: true, at });
+        logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "cancel mined; another relayer's recorded swap may still mine, so the relay waits for a fill or its deadline");
+        rebroadcast(relay.id);
+      } else {
+        await store.updateRelay(relay.id, { status: "cancelled", error: "cancelled by the integrator: a self-transfer at the swap's nonce was mined instead", mined: { hash: receipt.transactionHash }, at });
+        logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its replacement was mined");
+      }
     } else if (mined.kind === "cancel") {
+      // The deadline passed with the swap still pending (our fees or our queue were too slow): the
+      // self-transfer that freed the nonce is the operator's own cost.
+      await store.recordUnpaidGas({
+        ...unpaidGasOfReceipt(relay, receipt, at),
+        gasUsed: sharedGas(receipt, mined),
+        cause: "operator",
+        kind: "nonce_release",
+        detail: `the quote's deadline passed before the swap was mined; a self-transfer freed the nonce in block ${receipt.blockNumber}`,
+      });
       await store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: "the quote's deadline passed before the swap was mined", mined: { hash: receipt.transactionHash }, at });
       logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay expired; its nonce was freed");
     } else {
@@ -46,32 +71,70 @@ export async function recordMinedOutcome(context: RelayContext, rebroadcast: Reb
       // revert is the cancellation taking effect, not the taker's fault; it is not counted against them.
       const cancelled = nonceUsed && (await store.getRelay(relay.id))?.cancelRequestedAt !== undefined;
       if (cancelled) {
+        // The swap was already pending when the integrator cancelled, and reverted because the taker
+        // did as the cancellation told it: the integrator's request cost this gas, not the taker.
+        await store.recordUnpaidGas({
+          ...unpaidGasOfReceipt(relay, receipt, at),
+          cause: "integrator",
+          kind: "reverted_swap",
+          detail: `cancelled after its broadcast; the taker spent the order's Permit2 nonce and the swap reverted in block ${receipt.blockNumber}`,
+        });
         await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled: the taker's Permit2 nonce was spent before the swap, which reverted in block ${receipt.blockNumber}`, mined: { hash: receipt.transactionHash }, at });
         logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; the taker invalidated the order's nonce before the swap");
       } else {
-        // Our gas was spent and no fee was paid: counted against the taker and the integrator (first,
-        // so a crash before the update below still counts it; a second record is ignored).
-        await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
-        await store.updateRelay(relay.id, {
-          status: "failed",
-          reason: nonceUsed ? "nonce_used" : "reverted",
-          error: `the swap transaction reverted in block ${receipt.blockNumber}`,
-          mined: { hash: receipt.transactionHash },
-          at,
+        // A relay sent alone after its batch did not settle it is a failed retry.
+        const retried = relay.transactions.some((transaction) => transaction.kind === "swap" && transaction.batch !== undefined);
+        await recordFailure(context, rebroadcast, relay, { blockNumber: receipt.blockNumber, transactionIndex: receipt.transactionIndex }, {
+          hash: receipt.transactionHash,
+          nonceUsed,
+          where: `the swap transaction reverted in block ${receipt.blockNumber}`,
+          charge: { ...unpaidGasOfReceipt(relay, receipt, context.now()), kind: retried ? "failed_retry" : "reverted_swap" },
         });
-        logger.warn({ relayId: relay.id, hash: receipt.transactionHash }, "relay failed: the swap reverted");
       }
     }
   }
 }
 
 /**
+ * Our gas was spent on the relay's order and no fee was paid: who caused it is decided from the
+ * chain's own state (attribution/), never from its revert data. The taker's doing counts against the
+ * taker and the integrator (first, so a crash before the update still counts it; a second record is
+ * ignored) and ends the relay `failed`. The operator's or the market's counts against nobody: the
+ * relay is sent once more if the latest block says it would now go through, and otherwise ends
+ * `failed` (`market_moved` when a pool moved past its minimum).
+ */
+async function recordFailure(
+  context: RelayContext,
+  rebroadcast: Rebroadcast,
+  relay: RelayRecord,
+  position: BlockPosition,
+  failure: { hash: Hex; nonceUsed: boolean; where: string; charge: Omit<UnpaidGasEntry, "cause" | "detail"> },
+): Promise<void> {
+  const { store, logger } = context;
+  const attribution = await attributeFailure(context, relay, position);
+  const at = context.now();
+  // Every cause is written to the ledger (the operator's and the market's are what it paid, counted
+  // against nobody); only the taker's counts against budgets. Written first, so a crash before the
+  // update still records it (a second write of the same entry is ignored).
+  await store.recordUnpaidGas({ ...failure.charge, cause: attribution.cause, detail: `${failure.where}: ${attribution.detail}` });
+  if (attribution.cause === "taker") {
+    await store.updateRelay(relay.id, { status: "failed", reason: failure.nonceUsed ? "nonce_used" : "reverted", error: `${failure.where}: ${attribution.detail}`, mined: { hash: failure.hash }, at });
+    logger.warn({ relayId: relay.id, hash: failure.hash, cause: attribution.cause }, "relay failed; counted against its taker");
+  } else if (attribution.retry) {
+    logger.warn({ relayId: relay.id, hash: failure.hash, cause: attribution.cause, detail: attribution.detail }, "relay's order failed for a reason that has passed; sending it again");
+    await store.updateRelay(relay.id, { releaseSigner: true, at });
+    rebroadcast(relay.id);
+  } else {
+    await store.updateRelay(relay.id, { status: "failed", reason: attribution.market ? "market_moved" : "reverted", error: `${failure.where}: ${attribution.detail}`, mined: { hash: failure.hash }, at });
+    logger.warn({ relayId: relay.id, hash: failure.hash, cause: attribution.cause }, "relay failed; counted against nobody");
+  }
+}
+
+/**
  * A mined batch that did not settle this relay: it skipped its order, or the batch reverted as a
- * whole. A copier's fill is the fill; a passed deadline ends it `expired`; a reason that may not
- * last (the pool moved, the router paused) or a batch reverted as a whole (nobody to blame) sends it
- * again alone, once (a relay that was in a batch goes out alone); any other skip, running out of its
- * gas cap included, ends it `failed` with the decoded reason, and is counted against its taker and
- * integrator like a reverted swap of its own.
+ * whole. A copier's fill is the fill; a block past the deadline ends it `expired`; a batch reverted as
+ * a whole (the gate, nobody's order) sends it again alone; any skip is attributed from facts (see
+ * recordFailure), never from its reason's bytes.
  */
 async function recordBatchMiss(
   context: RelayContext,
@@ -90,7 +153,8 @@ async function recordBatchMiss(
     logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (another transaction filled it before its batch)");
     return;
   }
-  if (outcome.kind === "skipped" && outcome.name === "SwapDeadlineExpired") {
+  // Expired by the block's own timestamp, not by the skip's reason (a wallet can revert with any bytes).
+  if (outcome.kind === "skipped" && (await context.client.getBlock({ blockNumber: receipt.blockNumber })).timestamp > relay.deadline) {
     await store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: `the quote's deadline passed: skipped in ${where}: ${outcome.text}`, mined: { hash: receipt.transactionHash }, at });
     return;
   }
@@ -101,15 +165,26 @@ async function recordBatchMiss(
     logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its order was not settled by its batch");
     return;
   }
-  if (outcome.kind === "reverted" || outcome.transient) {
-    logger.warn({ relayId: relay.id, hash: receipt.transactionHash, reason: outcome.kind === "skipped" ? outcome.text : "the batch reverted" }, "relay's order was not settled by its batch; sending it again alone");
+  if (outcome.kind === "reverted") {
+    // Only the batch as a whole reverts here (the registry gate, its size, its gas): no member's doing.
+    // Each member's entry is its even share of the transaction's gas.
+    await store.recordUnpaidGas({
+      ...unpaidGasOfReceipt(relay, receipt, at),
+      gasUsed: sharedGas(receipt, { batch: slot }),
+      cause: "operator",
+      kind: "reverted_swap",
+      detail: `${where} reverted as a whole (the router's gate, the batch's size or its gas): nobody's order`,
+    });
+    logger.warn({ relayId: relay.id, hash: receipt.transactionHash }, "relay's batch reverted as a whole; sending it again alone");
     await store.updateRelay(relay.id, { releaseSigner: true, at });
     rebroadcast(relay.id);
     return;
   }
-  const nonceUsed = outcome.name === "InvalidNonce" || (await isPermit2NonceUsed(context.client, context.permit2, relay));
-  // Our gas was spent on it and no fee was paid: the same griefing as a reverted swap of its own.
-  await store.recordRevert({ relayId: relay.id, taker: relay.taker, integratorId: relay.integratorId, at });
-  await store.updateRelay(relay.id, { status: "failed", reason: nonceUsed ? "nonce_used" : "reverted", error: `skipped in ${where}: ${outcome.text}`, mined: { hash: receipt.transactionHash }, at });
-  logger.warn({ relayId: relay.id, hash: receipt.transactionHash, reason: outcome.text }, "relay failed: its order was skipped in its batch");
+  const nonceUsed = await isPermit2NonceUsed(context.client, context.permit2, relay);
+  await recordFailure(context, rebroadcast, relay, { blockNumber: receipt.blockNumber, transactionIndex: receipt.transactionIndex, logIndex: outcome.logIndex }, {
+    hash: receipt.transactionHash,
+    nonceUsed,
+    where: `skipped in ${where}: ${outcome.text}`,
+    charge: { ...unpaidGasOfReceipt(relay, receipt, at), gasUsed: batchSkipGas(relay, receipt), kind: "batch_skip" },
+  });
 }

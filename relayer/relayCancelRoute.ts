@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import { z } from "zod";
-import type { InternalRelayCancellationJson } from "../sdk";
+import { isFinalRelayStatus, type InternalRelayCancellationJson } from "../sdk";
+import { integratorGasBudget } from "./gaslessStanding";
 import { cancelRelay, type TrackRelay } from "./relayCancellation";
 import type { RelayContext } from "./relayContext";
 import { internalRelayJson } from "./relayView";
@@ -10,7 +11,8 @@ const cancelRequest = z.strictObject({ integrator_id: z.number().int().positive(
 /**
  * `POST /internal/relays/:id/cancel` with `{ integrator_id }`: the API's forward of
  * `POST /gasless/cancel/{relay_id}`. A relay of another integrator is as absent as an unknown one
- * (404); a final one is answered 409 with `outcome: "final"`; otherwise 200 with what was done.
+ * (404); a final one is answered 409 with `outcome: "final"`; a broadcast one whose integrator's gas
+ * budget is spent 403 `gasless_integrator_gas_budget_spent`; otherwise 200 with what was done.
  */
 export function relayCancelHandler(context: RelayContext, track: TrackRelay): RequestHandler {
   return async (req, res) => {
@@ -24,6 +26,24 @@ export function relayCancelHandler(context: RelayContext, track: TrackRelay): Re
     if (found === undefined || found.integratorId !== parsed.data.integrator_id) {
       res.status(404).json({ error: `no relay ${relayId}`, code: "relay_not_found" });
       return;
+    }
+    // A cancel of a swap already broadcast makes the relayer pay a replacement (charged to the
+    // integrator when mined): refused before anything is sent once the integrator's budget is spent.
+    // One never broadcast is free and always served; a repeated request of a relay already being
+    // cancelled sends nothing more and is answered as before.
+    const broadcast = found.signer !== undefined || found.transactions.length > 0;
+    if (!isFinalRelayStatus(found.status) && broadcast && found.cancelRequestedAt === undefined) {
+      const budget = await integratorGasBudget(context.store, context.config.gasBudgets, found.integratorId, context.now());
+      if (budget.integrator.spent) {
+        context.logger.info({ relayId, integratorId: found.integratorId, chargedGas: budget.integrator.charged_gas }, "cancel of a broadcast swap refused: the integrator's gas budget is spent");
+        res.status(403).json({
+          error: `integrator ${found.integratorId} has spent its gas budget (${budget.integrator.charged_gas} of ${budget.integrator.budget_gas} gas in ${budget.window_hours} hours); a cancel of a broadcast swap costs a replacement transaction and is refused until ${budget.integrator.frees_at}`,
+          code: "gasless_integrator_gas_budget_spent",
+          budget: budget.integrator,
+          window_hours: budget.window_hours,
+        });
+        return;
+      }
     }
     const cancellation = await cancelRelay(context, relayId, track);
     if (cancellation === undefined) {

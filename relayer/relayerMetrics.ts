@@ -1,14 +1,25 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { dependencyMetrics } from "../sdk/observability/serverMetrics";
 import { RelayStageTimings } from "./relayStageTimings";
+import type { UnpaidGasTotal } from "./ledger/unpaidGas";
 
-/** What the metrics read when scraped: the queue's and the watcher's sizes, each signer's nonces in flight. */
-export type RelayerGauges = { queueDepth(): number; tracked(): number; pendingNonces(): { signer: string; pending: number }[] };
+/**
+ * What the metrics read when scraped: the queue's and the watcher's sizes, each signer's nonces in
+ * flight, and the unpaid-gas ledger's totals (from the store, so restarts and several relayers on one
+ * PostgreSQL database never count an entry twice).
+ */
+export type RelayerGauges = {
+  queueDepth(): number;
+  tracked(): number;
+  pendingNonces(): { signer: string; pending: number }[];
+  unpaidGasTotals?(): Promise<UnpaidGasTotal[]>;
+};
 
 /**
  * The relayer's Prometheus metrics (prom-client), served by GET /metrics on its metrics port (RELAYER_METRICS_PORT):
  * relays by status and reason, broadcasts and bumps, confirmation latency, queue depth, signer
- * balances and pending nonces, chain RPC latency and errors, store latency.
+ * balances and pending nonces, chain RPC latency and errors, store latency, and the unpaid-gas ledger
+ * by cause and kind (gas, wei and charges, all time, read from the store at each scrape).
  */
 export type RelayerMetrics = ReturnType<typeof createRelayerMetrics>;
 
@@ -48,5 +59,25 @@ export function createRelayerMetrics() {
       for (const { signer, pending } of gauges?.pendingNonces() ?? []) this.set({ signer }, pending);
     },
   });
+  // One read of the ledger per scrape, shared by its three gauges (prom-client collects them in turn).
+  let ledgerRead: Promise<UnpaidGasTotal[]> | undefined;
+  const ledger = (first: boolean) => {
+    if (first || ledgerRead === undefined) ledgerRead = gauges?.unpaidGasTotals?.() ?? Promise.resolve([]);
+    return ledgerRead;
+  };
+  const ledgerGauge = (name: string, help: string, value: (total: UnpaidGasTotal) => number, first: boolean) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["cause", "kind"] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const total of await ledger(first)) this.set({ cause: total.cause, kind: total.kind }, value(total));
+      },
+    });
+  ledgerGauge("relayer_unpaid_gas", "Gas the operator paid with no fee (the unpaid-gas ledger, all time), by who caused it and what it paid for", (total) => Number(total.gasUsed), true);
+  ledgerGauge("relayer_unpaid_gas_wei", "The same in wei (gas times the effective price paid)", (total) => total.weiPaid, false);
+  ledgerGauge("relayer_unpaid_gas_charges", "Ledger entries (one per transaction, relay and kind), by cause and kind", (total) => total.entries, false);
   return metrics;
 }

@@ -118,6 +118,7 @@ export async function startRelayer(
       queueDepth: () => queue!.depth,
       tracked: () => watcher.size,
       pendingNonces: () => pool.signers.map((signer) => ({ signer: signer.address, pending: signer.nonces.inFlight })),
+      unpaidGasTotals: () => store.unpaidGasTotals({}),
     });
     const leases = new LeaseKeeper(context, queue, watcher);
     await leases.recover();

@@ -4,18 +4,18 @@
  * with who (--by, default the OS user) and when, and `show` prints that trail.
  *
  *   npm run integrators -- list [--json]
- *   npm run integrators -- show <slug> [--json]                     profile, limits, keys and audit trail
+ *   npm run integrators -- show <slug> [--json]                     profile, limits, keys, audit trail and unpaid-gas usage
  *   npm run integrators -- approve|confirm|reject|suspend|reinstate <slug> [--reason TEXT]
  *                        (confirm: vouch for a profile AUTO_APPROVE made active, so its demand counts toward promotion)
  *   npm run integrators -- keys <slug> [--json]
  *   npm run integrators -- revoke-key <key_id> [--reason TEXT]
  *   npm run integrators -- limits <slug> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
  *   npm run integrators -- key-limits <key_id> [--quote-rpm N] [--swap-rpm N] [--max-fee-bps N]
- *   npm run integrators -- reverts [--json]                           reverted gasless relays per taker and integrator (24 h)
- *   npm run integrators -- clear-reverts <slug|taker address>         lifts a gasless_*_blocked refusal
+ *   npm run integrators -- reverts [--json]                           unpaid gas charged per taker and integrator (24 h) against their budgets
+ *   npm run integrators -- clear-reverts <slug|taker address>         lifts a gasless_*_gas_budget_spent refusal
  *   npm run integrators -- webhook-failures [--json]                  webhook endpoints failing now or given up (7 days)
  *
- * The last three open the relayer's database (see scripts/gaslessReverts.ts for how it is found).
+ * The last three, and show's usage, open the relayer's database (see scripts/gasBudgets.ts for how it is found).
  * It can run while the API is up: every write is one transaction (SQLite is in WAL mode);
  * the API reads a key's state on every request, so a change holds from the next request on.
  */
@@ -31,7 +31,8 @@ import { openApiDatabase } from "./apiDatabase";
 import { priceRateLimitPerMinute } from "../api/quote/quoteBuckets";
 import { printTable } from "./textTable";
 import type { RelayStore } from "../relayer/store/relayStore";
-import { clearReverts, listReverts, relayerDatabaseFromEnv, type RevertLimits } from "./gaslessReverts";
+import { clearBudgetCharges, integratorUsage, listBudgetCharges, printUsage, relayerDatabaseFromEnv, type IntegratorUsage } from "./gasBudgets";
+import type { GasBudgets } from "../relayer/config";
 import { listWebhookFailures } from "./webhookFailures";
 
 const USAGE = [
@@ -54,8 +55,8 @@ export type IntegratorsCommandContext = Readonly<{
   defaultActor: string;
   /** GET /price's allowance per key is this many times its quote limit (PRICE_RATE_LIMIT_MULTIPLIER; default 5). */
   priceRateLimitMultiplier?: number;
-  /** The relayer's database, opened only by the reverts commands (the caller closes it), and its limits. */
-  relayer?: { open: () => Promise<RelayStore>; limits: RevertLimits };
+  /** The relayer's database, opened only by the commands that read it (the caller closes it), and its gas budgets. */
+  relayer?: { open: () => Promise<RelayStore>; budgets: GasBudgets };
 }>;
 
 const OPTIONS = {
@@ -96,9 +97,9 @@ export async function runIntegratorsCommand(args: readonly string[], context: In
     if (command === "clear-reverts" && target === undefined) return usage(context, "clear-reverts needs a slug or a taker address");
     if (context.relayer === undefined) return usage(context, "the relayer's database is not configured for this command");
     const relayStore = await context.relayer.open();
-    const reverts = { store: context.store, relayStore, limits: context.relayer.limits, print: context.print, now: context.now };
+    const budgets = { store: context.store, relayStore, budgets: context.relayer.budgets, print: context.print, now: context.now };
     try {
-      return command === "reverts" ? await listReverts(reverts, options.json === true) : await clearReverts(reverts, target!);
+      return command === "reverts" ? await listBudgetCharges(budgets, options.json === true) : await clearBudgetCharges(budgets, target!);
     } finally {
       await relayStore.close();
     }
@@ -251,8 +252,9 @@ async function show(context: IntegratorsCommandContext, slug: string, json: bool
     key_id: entry.keyId ?? null,
     detail: entry.detail,
   }));
+  const usage = await gasUsage(context, integrator);
   if (json) {
-    context.print(JSON.stringify({ ...profileJson(integrator), api_keys: apiKeys, audit }, null, 2));
+    context.print(JSON.stringify({ ...profileJson(integrator), api_keys: apiKeys, audit, gas_usage: typeof usage === "string" ? null : usage }, null, 2));
     return 0;
   }
   const profile = profileJson(integrator);
@@ -267,7 +269,26 @@ async function show(context: IntegratorsCommandContext, slug: string, json: bool
       ["AT", "BY", "ACTION", "KEY_ID", "DETAIL"],
       ...audit.map((entry) => [entry.at, entry.by, entry.action, entry.key_id === null ? "" : String(entry.key_id), JSON.stringify(entry.detail)]),
     ]);
+  context.print("");
+  if (typeof usage === "string") context.print(`unpaid-gas usage: ${usage}`);
+  else printUsage(context.print, usage);
   return 0;
+}
+
+/** The integrator's unpaid-gas usage from the relayer's database, or why it cannot be read (the rest of `show` stands). */
+async function gasUsage(context: IntegratorsCommandContext, integrator: IntegratorRecord): Promise<IntegratorUsage | string> {
+  if (context.relayer === undefined) return "the relayer's database is not configured";
+  let relayStore: RelayStore;
+  try {
+    relayStore = await context.relayer.open();
+  } catch (error) {
+    return `unavailable: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  try {
+    return await integratorUsage({ relayStore, budgets: context.relayer.budgets, now: context.now }, integrator);
+  } finally {
+    await relayStore.close();
+  }
 }
 
 async function move(context: IntegratorsCommandContext, command: IntegratorMove, slug: string, by: OperatorAction): Promise<number> {

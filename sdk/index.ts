@@ -93,6 +93,7 @@ export {
   type ExactOutputPermitParameters,
 } from "./typedData/exactOutputWitness";
 export { getAmountOut, getAmountIn } from "./amm/v2Math";
+export { routeOutput, routePairs, type PairReserves } from "./amm/routeOutput";
 export { decodeQuoteOrder, type QuoteCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
 export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError, BatchSizeError, BatchGasLimitsError, GaslessCalldataError } from "./errors/calldata";
 
@@ -172,6 +173,8 @@ export type {
   InternalRelayJson,
   RelayHandoffResult,
   GaslessStandingJson,
+  GasBudgetJson,
+  IntegratorGasBudgetJson,
   InvalidateNonceJson,
   RelayCancellationJson,
   InternalRelayCancellationJson,

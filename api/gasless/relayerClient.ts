@@ -1,8 +1,8 @@
 import type { Address } from "viem";
-import type { GaslessStandingJson, InternalRelayCancellationJson, InternalRelayJson, RelayEventJson, RelayHandoffResult, RelayRequestJson, WebhookDeliveryJson } from "../../sdk";
+import type { GasBudgetJson, GaslessStandingJson, IntegratorGasBudgetJson, InternalRelayCancellationJson, InternalRelayJson, RelayEventJson, RelayHandoffResult, RelayRequestJson, WebhookDeliveryJson } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { GaslessConfig } from "../config";
-import { blockedError } from "./gaslessStanding";
+import { budgetSpentError, integratorBudgetSpentError } from "./gaslessStanding";
 
 /** An existing relay that a submission matches, or a conflict with one; `none` when there is none. */
 export type RelayMatch = RelayHandoffResult | { outcome: "none" };
@@ -33,9 +33,14 @@ export class RelayerClient {
     return this.#call<RelayHandoffResult>("POST", "/internal/relays", request, [200, 201, 409]);
   }
 
-  /** Reverted relays counted against a taker and an integrator, and whether either is blocked. */
+  /** A taker's and an integrator's gas budgets, and whether either is spent. */
   standing(taker: Address, integratorId: number): Promise<GaslessStandingJson> {
     return this.#call<GaslessStandingJson>("GET", `/internal/gasless-standing?taker=${taker}&integrator_id=${integratorId}`, undefined, [200]);
+  }
+
+  /** An integrator's gas budget and its takers' budget, for its profile and key responses. */
+  gasBudget(integratorId: number): Promise<IntegratorGasBudgetJson> {
+    return this.#call<IntegratorGasBudgetJson>("GET", `/internal/gas-budget?integrator_id=${integratorId}`, undefined, [200]);
   }
 
   /** Registers (url and secret) or clears (undefined) an integrator's webhook. */
@@ -118,10 +123,14 @@ export class RelayerClient {
       }
     }
     if (response.status === 403) {
-      // The relayer's own count of reverted relays refused the hand-off (a quote taken before the block).
-      const refusal = (await response.json().catch(() => undefined)) as { code?: unknown; standing?: GaslessStandingJson } | undefined;
-      if ((refusal?.code === "gasless_taker_blocked" || refusal?.code === "gasless_integrator_blocked") && refusal.standing !== undefined) {
-        throw blockedError(refusal.standing);
+      // The relayer's own ledger refused: a hand-off whose taker's or integrator's gas budget was spent
+      // after its quote, or a cancel of a broadcast swap once the integrator's budget is spent.
+      const refusal = (await response.json().catch(() => undefined)) as { code?: unknown; standing?: GaslessStandingJson; budget?: GasBudgetJson; window_hours?: number } | undefined;
+      if ((refusal?.code === "gasless_taker_gas_budget_spent" || refusal?.code === "gasless_integrator_gas_budget_spent") && refusal.standing !== undefined) {
+        throw budgetSpentError(refusal.standing);
+      }
+      if (refusal?.code === "gasless_integrator_gas_budget_spent" && refusal.budget !== undefined && refusal.window_hours !== undefined) {
+        throw integratorBudgetSpentError(refusal.budget, refusal.window_hours, "cancels of swaps already broadcast (each costs the relayer a replacement transaction) are refused");
       }
     }
     if (!expected.includes(response.status)) {

@@ -338,10 +338,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
             "Only keys of the submitting integrator (404 `relay_not_found` for any other). `outcome`: `cancelled` (never broadcast; the relay is `cancelled` and is never sent), " +
             "`cancelling` (the pending swap is replaced at its nonce by a zero-value self-transfer at bumped fees; the relay stays `submitted` until the chain decides: `cancelled`, or `confirmed` if the swap was mined first; a swap on record from a relayer that died, which no live relayer can replace, keeps it `submitted` until it fills or can no longer, past the quote's deadline at the latest), " +
             "`already_mined` (the swap's nonce is mined; the relay ends as mined). `invalidate_nonce` is Permit2's `invalidateUnorderedNonces(wordPos, mask)` for the order's nonce, for the taker's own wallet to send. " +
+            "A cancel of a swap already broadcast costs the relayer a replacement transaction, charged to the integrator's gas budget (unpaid gas, rolling 24 hours; see `gas_budget` on POST /integrators/me) when mined; once that budget is spent such a cancel is refused with 403 `gasless_integrator_gas_budget_spent` (`frees_at` says when it frees up) and nothing is sent. A cancel before the broadcast is free. " +
             "A final relay: 409 `relay_final` with its `status`. Each request takes a point of the key's `gasless:cancel` bucket (the allowance of `gasless:status`, `status_rate_limit_per_minute`); past it, 429 with `Retry-After`.",
           security: bearer,
           parameters: parametersOf(gaslessCancelParamsSchema, "path", { relay_id: "The relay_id POST /gasless/submit returned" }),
-          responses: { ...ok(200, "What the cancellation did, the relay now, and the taker's invalidation", "RelayCancellation"), ...errors(400, 401, 404, 409, 429, 503) },
+          responses: { ...ok(200, "What the cancellation did, the relay now, and the taker's invalidation", "RelayCancellation"), ...errors(400, 401, 403, 404, 409, 429, 503) },
         },
       },
       "/gasless/events": {

@@ -10,6 +10,7 @@ import { generateApiKey, maskApiKey } from "../services/apiKeySecret";
 import { assertServedChain } from "../services/servedChain";
 import { nonceRejectedError, signedFieldsOf, verifySignedRequest } from "../services/verifySignedRequest";
 import type { Route } from "./route";
+import { integratorGasBudgets } from "../gasless/integratorGasBudget";
 
 const bodySchema = z.strictObject({
   chain_id: optionalChainId,
@@ -75,6 +76,7 @@ export const postApiKey: Route = {
         case "created": {
           const { key } = result;
           deps.logger.info({ integratorId: integrator.id, keyId: key.id, prefix: key.prefix }, "api key created");
+          const gasBudget = (await integratorGasBudgets(deps, [integrator.id])).get(integrator.id) ?? null;
           res.status(201).json({
             key_id: key.id,
             api_key: secret.apiKey,
@@ -89,6 +91,7 @@ export const postApiKey: Route = {
             integrator_id: integrator.slug,
             integrator_fee_recipient: integrator.feeRecipient,
             integrator_max_fee_bps: integrator.maxFeeBps,
+            gas_budget: gasBudget,
             shown_once: true,
           });
         }

@@ -8,6 +8,8 @@ import { assertServedChain } from "../services/servedChain";
 import { nonceRejectedError, signedFieldsOf, verifySignedRequest } from "../services/verifySignedRequest";
 import type { ApiKeyRecord, IntegratorRecord } from "../store/store";
 import type { Route } from "./route";
+import type { IntegratorGasBudgetJson } from "../../sdk";
+import { integratorGasBudgets } from "../gasless/integratorGasBudget";
 
 const bodySchema = z.strictObject({
   chain_id: optionalChainId,
@@ -36,7 +38,7 @@ function keyView(key: ApiKeyRecord, multipliers: LimitMultipliers) {
   };
 }
 
-function profileView(integrator: IntegratorRecord, keys: readonly ApiKeyRecord[], multipliers: LimitMultipliers) {
+function profileView(integrator: IntegratorRecord, keys: readonly ApiKeyRecord[], multipliers: LimitMultipliers, gasBudget: IntegratorGasBudgetJson | null) {
   return {
     integrator_id: integrator.id,
     slug: integrator.slug,
@@ -50,6 +52,7 @@ function profileView(integrator: IntegratorRecord, keys: readonly ApiKeyRecord[]
     created_at: iso(integrator.createdAt),
     approved_at: iso(integrator.approvedAt),
     api_keys: keys.filter((key) => key.integratorId === integrator.id).map((key) => keyView(key, multipliers)),
+    gas_budget: gasBudget,
   };
 }
 
@@ -76,9 +79,10 @@ export const postMe: Route = {
 
       const integrators = await deps.store.listIntegrators({ ownerWallet: body.owner_wallet });
       const keys = await deps.store.listApiKeys(integrators.map((integrator) => integrator.id));
+      const budgets = await integratorGasBudgets(deps, integrators.map((integrator) => integrator.id));
       res.json({
         owner_wallet: body.owner_wallet,
-        integrators: integrators.map((integrator) => profileView(integrator, keys, deps.config)),
+        integrators: integrators.map((integrator) => profileView(integrator, keys, deps.config, budgets.get(integrator.id) ?? null)),
       });
     },
   ],

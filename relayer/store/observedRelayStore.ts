@@ -3,6 +3,7 @@ import { isFinalRelayStatus } from "../../sdk";
 import { timedMethods } from "../../sdk/observability/timedMethods";
 import type { RelayerMetrics } from "../relayerMetrics";
 import type { RelayStore } from "./relayStore";
+import { unpaidWei } from "../ledger/unpaidGas";
 
 /**
  * The relay store as the relayer uses it: every status change of a relay is logged with its id and
@@ -53,6 +54,16 @@ export function observedRelayStore(store: RelayStore, metrics: RelayerMetrics, l
       metrics.relays.inc({ status: update.status, reason: update.reason ?? "" });
       if (update.status === "confirmed" && relay !== undefined) metrics.confirmationSeconds.observe((update.at.getTime() - relay.createdAt.getTime()) / 1000);
       logger.info({ relayId, status: update.status, reason: update.reason, hash: update.mined?.hash, final: isFinalRelayStatus(update.status) }, "relay state changed");
+    },
+    recordUnpaidGas: async (...args: Parameters<RelayStore["recordUnpaidGas"]>) => {
+      const [entry] = args;
+      const written = await timed.recordUnpaidGas(...args);
+      if (!written) return written;
+      const fields = { relayId: entry.relayId, hash: entry.txHash, cause: entry.cause, kind: entry.kind, gasUsed: entry.gasUsed.toString(), weiPaid: unpaidWei(entry).toString(), detail: entry.detail };
+      // The operator's own costs (a pause, a migration, our fees or nonces) are ours to act on: warn.
+      if (entry.cause === "operator") logger.warn(fields, "unpaid gas caused by the operator");
+      else logger.info({ ...fields, taker: entry.taker, integratorId: entry.integratorId }, "unpaid gas recorded");
+      return written;
     },
   });
 }

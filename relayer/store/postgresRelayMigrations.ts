@@ -147,4 +147,50 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
       CREATE INDEX relay_webhook_deliveries_integrator ON relay_webhook_deliveries (integrator_id, event_seq);
     `,
   },
+  {
+    version: 6,
+    name: "the unpaid-gas ledger: every transaction's gas paid with no fee, its price and its cause (the SQLite schema at its version 8)",
+    sql: `
+      -- Gas the operator paid with no fee, per relay and transaction, and who caused it (relayer/ledger/unpaidGas.ts).
+      CREATE TABLE unpaid_gas (
+        seq                 BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        tx_hash             TEXT NOT NULL,
+        relay_id            TEXT NOT NULL,
+        kind                TEXT NOT NULL CHECK (kind IN ('reverted_swap', 'batch_skip', 'cancel_replacement', 'nonce_release', 'failed_retry')),
+        cause               TEXT NOT NULL CHECK (cause IN ('taker', 'integrator', 'market', 'operator')),
+        taker               TEXT NOT NULL,
+        integrator_id       INTEGER NOT NULL,
+        gas_used            BIGINT NOT NULL,
+        -- The effective price per gas in wei, decimal text (gas x price may not fit 64 bits).
+        gas_price           TEXT NOT NULL,
+        charged_at          BIGINT NOT NULL,
+        detail              TEXT NOT NULL,
+        -- The operator cleared it (npm run integrators -- clear-reverts): kept, no longer counted.
+        cleared_taker       INTEGER NOT NULL DEFAULT 0,
+        cleared_integrator  INTEGER NOT NULL DEFAULT 0,
+        -- One entry per transaction, relay and kind: a crash and a retry never count it twice.
+        UNIQUE (tx_hash, relay_id, kind)
+      );
+      CREATE INDEX unpaid_gas_taker ON unpaid_gas (taker, charged_at);
+      CREATE INDEX unpaid_gas_integrator ON unpaid_gas (integrator_id, charged_at);
+      CREATE INDEX unpaid_gas_charged_at ON unpaid_gas (charged_at);
+      -- The revert counts are carried over as ledger entries charged to their takers: the gas is the
+      -- relay's estimate and the price the mined transaction's max fee (the receipts were not kept);
+      -- a revert whose relay was forgotten with its chain run is carried with no gas (it blocked nobody
+      -- on the new chain). Cleared flags stay as they were.
+      INSERT INTO unpaid_gas (tx_hash, relay_id, kind, cause, taker, integrator_id, gas_used, gas_price, charged_at, detail, cleared_taker, cleared_integrator)
+      SELECT COALESCE((SELECT t.hash FROM relay_transactions t WHERE t.relay_id = g.relay_id AND t.mined = 1 ORDER BY t.sent_at DESC LIMIT 1), '0x'),
+        g.relay_id,
+        CASE WHEN EXISTS (SELECT 1 FROM relay_transactions t WHERE t.relay_id = g.relay_id AND t.mined = 1 AND t.batch_position IS NOT NULL)
+          THEN 'batch_skip' ELSE 'reverted_swap' END,
+        'taker', g.taker, g.integrator_id,
+        COALESCE((SELECT r.estimated_gas FROM relays r WHERE r.id = g.relay_id), 0),
+        COALESCE((SELECT t.max_fee_per_gas FROM relay_transactions t WHERE t.relay_id = g.relay_id AND t.mined = 1 ORDER BY t.sent_at DESC LIMIT 1), '0'),
+        g.reverted_at,
+        'carried over from the count of reverted relays: gas is the relay''s estimate, the price its transaction''s max fee',
+        g.cleared_taker, g.cleared_integrator
+      FROM gasless_reverts g;
+      DROP TABLE gasless_reverts;
+    `,
+  },
 ];

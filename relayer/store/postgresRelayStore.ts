@@ -13,13 +13,10 @@ import {
   RELAY_INSERT_COLUMNS,
   relayFromRow,
   relayParams,
-  REVERT_TALLY_SQL,
-  revertTallyFromRow,
   TRANSACTION_COLUMNS,
   transactionFromRow,
   transactionParams,
   type RelayRow,
-  type RevertTallyRow,
   type TransactionRow,
 } from "./relayRows";
 import type {
@@ -40,15 +37,27 @@ import type {
   RelayStore,
   RelayTransaction,
   RelayUpdate,
-  RevertCounts,
-  RevertedRelay,
-  RevertSubject,
-  RevertTally,
   SignerClaim,
   SignerHolder,
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { PostgresPushedStatus } from "./postgresPushedStatus";
+import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
+import {
+  chargedSql,
+  clearSql,
+  releaseAtSql,
+  subjectValue,
+  talliesSql,
+  totalsSql,
+  UNPAID_GAS_INSERT_COLUMNS,
+  unpaidGasInsertSql,
+  unpaidGasParams,
+  unpaidGasTallyFromRow,
+  unpaidGasTotalFromRow,
+  type UnpaidGasTallyRow,
+  type UnpaidGasTotalRow,
+} from "./unpaidGasSql";
 
 type Queryable = Pick<PostgresClient, "query">;
 const OPEN = "status IN ('accepted', 'submitted')";
@@ -276,32 +285,45 @@ class PostgresRelayStore implements RelayStore {
     return rows[0]?.nonce ?? undefined;
   }
 
-  async recordRevert(revert: RevertedRelay): Promise<void> {
-    await this.#pool.query(
-      "INSERT INTO gasless_reverts (relay_id, taker, integrator_id, reverted_at) VALUES ($1, $2, $3, $4) ON CONFLICT (relay_id) DO NOTHING",
-      [revert.relayId, revert.taker.toLowerCase(), revert.integratorId, revert.at.getTime()],
+  async recordUnpaidGas(entry: UnpaidGasEntry): Promise<boolean> {
+    const params = unpaidGasParams(entry);
+    const { rowCount } = await this.#pool.query(
+      unpaidGasInsertSql(UNPAID_GAS_INSERT_COLUMNS.map((_, index) => `$${index + 1}`)),
+      UNPAID_GAS_INSERT_COLUMNS.map((column) => { const value = params[column]; return typeof value === "bigint" ? value.toString() : value; }),
     );
+    return rowCount === 1;
   }
 
-  async revertCounts(query: { taker: Address; integratorId: number; since: Date }): Promise<RevertCounts> {
-    const { rows } = await this.#pool.query<{ taker: number; integrator: number }>(
-      `SELECT (SELECT COUNT(*) FROM gasless_reverts WHERE taker = $1 AND cleared_taker = 0 AND reverted_at >= $3) AS taker,
-              (SELECT COUNT(*) FROM gasless_reverts WHERE integrator_id = $2 AND cleared_integrator = 0 AND reverted_at >= $3) AS integrator`,
-      [query.taker.toLowerCase(), query.integratorId, query.since.getTime()],
-    );
-    return { taker: Number(rows[0]?.taker ?? 0), integrator: Number(rows[0]?.integrator ?? 0) };
+  async unpaidGasCharged(query: { taker: Address; integratorId: number; since: Date }): Promise<UnpaidGasCharged> {
+    const { rows } = await this.#pool.query<{ taker: string; integrator: string }>(chargedSql("postgres", { taker: "$1", integrator: "$2", since: "$3" }), [
+      query.taker.toLowerCase(),
+      query.integratorId,
+      query.since.getTime(),
+    ]);
+    return { taker: BigInt(rows[0]?.taker ?? 0), integrator: BigInt(rows[0]?.integrator ?? 0) };
   }
 
-  async listRevertTallies(since: Date): Promise<RevertTally[]> {
-    const { rows } = await this.#pool.query<RevertTallyRow>(REVERT_TALLY_SQL("$1"), [since.getTime()]);
-    return rows.map(revertTallyFromRow);
+  async unpaidGasReleaseAt(subject: UnpaidGasSubject, query: { since: Date; keep: bigint }): Promise<Date | undefined> {
+    const { rows } = await this.#pool.query<{ charged_at: number }>(releaseAtSql("postgres", subject.kind, { who: "$1", since: "$2", keep: "$3" }), [
+      subjectValue(subject),
+      query.since.getTime(),
+      query.keep.toString(),
+    ]);
+    return rows[0] === undefined ? undefined : new Date(Number(rows[0].charged_at));
   }
 
-  async clearReverts(subject: RevertSubject): Promise<number> {
-    const { rowCount } =
-      subject.kind === "taker"
-        ? await this.#pool.query("UPDATE gasless_reverts SET cleared_taker = 1 WHERE taker = $1 AND cleared_taker = 0", [subject.taker.toLowerCase()])
-        : await this.#pool.query("UPDATE gasless_reverts SET cleared_integrator = 1 WHERE integrator_id = $1 AND cleared_integrator = 0", [subject.integratorId]);
+  async unpaidGasTotals(query: { since?: Date; integratorId?: number }): Promise<UnpaidGasTotal[]> {
+    const { rows } = await this.#pool.query<UnpaidGasTotalRow>(totalsSql("postgres", { since: "$1", integrator: "$2" }), [query.since?.getTime() ?? 0, query.integratorId ?? null]);
+    return rows.map(unpaidGasTotalFromRow);
+  }
+
+  async listUnpaidGasTallies(since: Date): Promise<UnpaidGasTally[]> {
+    const { rows } = await this.#pool.query<UnpaidGasTallyRow>(talliesSql("postgres", "$1"), [since.getTime()]);
+    return rows.map(unpaidGasTallyFromRow);
+  }
+
+  async clearUnpaidGas(subject: UnpaidGasSubject): Promise<number> {
+    const { rowCount } = await this.#pool.query(clearSql(subject.kind, "$1"), [subjectValue(subject)]);
     return rowCount ?? 0;
   }
 

@@ -213,17 +213,4 @@ export function batchMemberRefusal(row: Pick<RelayRow, "claimed_by" | "lease_unt
   return row.status === "submitted" && row.signer === expect.signer.toLowerCase() && row.signer_nonce === expect.nonce ? undefined : "changed";
 }
 
-export type RevertTallyRow = { kind: "taker" | "integrator"; subject: string; reverts: number | string; last_at: number | string };
 
-export function revertTallyFromRow(row: RevertTallyRow) {
-  return { kind: row.kind, subject: row.subject, reverts: Number(row.reverts), lastAt: new Date(Number(row.last_at)) };
-}
-
-/** Both engines' tally query: takers and integrators with counted reverts since $since, most first. */
-export const REVERT_TALLY_SQL = (since: string) => `
-  SELECT 'taker' AS kind, taker AS subject, COUNT(*) AS reverts, MAX(reverted_at) AS last_at FROM gasless_reverts
-    WHERE cleared_taker = 0 AND reverted_at >= ${since} GROUP BY taker
-  UNION ALL
-  SELECT 'integrator' AS kind, CAST(integrator_id AS TEXT) AS subject, COUNT(*) AS reverts, MAX(reverted_at) AS last_at FROM gasless_reverts
-    WHERE cleared_integrator = 0 AND reverted_at >= ${since} GROUP BY integrator_id
-  ORDER BY reverts DESC, kind, subject`;

@@ -1,5 +1,6 @@
 import type { Address, Hex } from "viem";
 import type { RelayReason, RelayStatus } from "../../sdk";
+import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
 import type { PushedStatusStore } from "./pushedStatusStore";
 
 /**
@@ -70,16 +71,31 @@ export interface RelayStore extends PushedStatusStore {
   /** Highest nonce this relayer ever signed with `signer`, or undefined. */
   highestNonce(signer: Address): Promise<number | undefined>;
   /**
-   * Counts a relayed swap of ours that was mined and reverted against its taker and its integrator.
-   * Once per relay: recording it again changes nothing (a crash between this and the relay's update).
+   * Writes one entry of the unpaid-gas ledger: gas the operator paid for a relay with no fee, and who
+   * caused it. Idempotent on (txHash, relayId, kind): a crash and a retry, or a second relayer reading
+   * the same receipt, never count it twice (the first write wins). True when this call wrote it.
    */
-  recordRevert(revert: RevertedRelay): Promise<void>;
-  /** Reverted relays since `since` of this taker and of this integrator, leaving out cleared ones. */
-  revertCounts(query: { taker: Address; integratorId: number; since: Date }): Promise<RevertCounts>;
-  /** Every taker and integrator with reverted relays since `since` (not cleared), most first: the operator's view. */
-  listRevertTallies(since: Date): Promise<RevertTally[]>;
-  /** Clears a taker's or an integrator's reverted relays (they stay on record, no longer counted); returns how many. */
-  clearReverts(subject: RevertSubject): Promise<number>;
+  recordUnpaidGas(entry: UnpaidGasEntry): Promise<boolean>;
+  /**
+   * Gas charged since `since` to this taker's budget (causes in TAKER_BUDGET_CAUSES) and to this
+   * integrator's (INTEGRATOR_BUDGET_CAUSES), leaving out charges an operator cleared.
+   */
+  unpaidGasCharged(query: { taker: Address; integratorId: number; since: Date }): Promise<UnpaidGasCharged>;
+  /**
+   * When a subject's budget frees up, one window later: the time of the charge (since `since`, the
+   * oldest leaving first) whose leaving brings its charged gas down to `keep` or less. Undefined when
+   * it is at or below `keep` already. A budget `b` is spent at `b` or more, so `keep` is `b - 1`.
+   */
+  unpaidGasReleaseAt(subject: UnpaidGasSubject, query: { since: Date; keep: bigint }): Promise<Date | undefined>;
+  /**
+   * The ledger summed by cause and kind (cleared charges included: it is what the operator paid),
+   * since `since` (all time when absent), of one integrator's relays or of all.
+   */
+  unpaidGasTotals(query: { since?: Date; integratorId?: number }): Promise<UnpaidGasTotal[]>;
+  /** Every taker and integrator with gas charged to its budget since `since` (not cleared), most gas first. */
+  listUnpaidGasTallies(since: Date): Promise<UnpaidGasTally[]>;
+  /** Clears a taker's or an integrator's charges (kept on record, no longer counted); returns how many. */
+  clearUnpaidGas(subject: UnpaidGasSubject): Promise<number>;
   /**
    * Registers `claim.relayerId` as the live user of its signer addresses until `claim.until`, unless
    * another relayer holds one of them and is still live at `claim.now`: then nothing is written and
@@ -98,11 +114,6 @@ export interface RelayStore extends PushedStatusStore {
 export type CancellationRequest = { decision: CancellationDecision; relay: RelayRecord };
 export type CancellationDecision = "final" | "cancelled" | "cancelling";
 
-/** A relayed swap of ours that was mined and reverted (nobody else filled the order). */
-export type RevertedRelay = { relayId: string; taker: Address; integratorId: number; at: Date };
-export type RevertCounts = { taker: number; integrator: number };
-export type RevertSubject = { kind: "taker"; taker: Address } | { kind: "integrator"; integratorId: number };
-export type RevertTally = { kind: "taker" | "integrator"; subject: string; reverts: number; lastAt: Date };
 
 /** Which signer addresses a relayer uses, and until when it counts as live unless it renews. */
 export type SignerClaim = { relayerId: string; signers: readonly Address[]; until: Date; now: Date };

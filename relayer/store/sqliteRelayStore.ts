@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { getAddress, type Address, type Hex } from "viem";
 import { applySqliteMigrations, canMoveRelay } from "../../sdk";
 import { relayMigrations } from "./relayMigrations";
-import { CANCELLED_UNSENT, cancellationDecision, endedRefusal, batchMemberRefusal, foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, REVERT_TALLY_SQL, revertTallyFromRow, transactionFromRow, transactionParams, type RelayRow, type RevertTallyRow, type TransactionRow } from "./relayRows";
+import { CANCELLED_UNSENT, cancellationDecision, endedRefusal, batchMemberRefusal, foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
 import type {
   BatchMember,
   BatchRecording,
@@ -22,15 +22,27 @@ import type {
   RelayRecord,
   RelayStore,
   RelayUpdate,
-  RevertCounts,
-  RevertedRelay,
-  RevertSubject,
-  RevertTally,
   SignerClaim,
   SignerHolder,
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { SqlitePushedStatus } from "./sqlitePushedStatus";
+import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
+import {
+  chargedSql,
+  clearSql,
+  releaseAtSql,
+  subjectValue,
+  talliesSql,
+  totalsSql,
+  UNPAID_GAS_INSERT_COLUMNS,
+  unpaidGasInsertSql,
+  unpaidGasParams,
+  unpaidGasTallyFromRow,
+  unpaidGasTotalFromRow,
+  type UnpaidGasTallyRow,
+  type UnpaidGasTotalRow,
+} from "./unpaidGasSql";
 
 const OPEN = "status IN ('accepted', 'submitted')";
 
@@ -98,13 +110,14 @@ class SqliteRelayStore implements RelayStore {
       deleteTransactions: db.prepare("DELETE FROM relay_transactions"),
       deleteRelays: db.prepare("DELETE FROM relays"),
       highestNonce: db.prepare("SELECT MAX(nonce) AS nonce FROM relay_transactions WHERE signer = ? AND raw IS NOT NULL"),
-      recordRevert: db.prepare(`INSERT INTO gasless_reverts (relay_id, taker, integrator_id, reverted_at) VALUES (@relay_id, @taker, @integrator_id, @at)
-        ON CONFLICT (relay_id) DO NOTHING`),
-      takerReverts: db.prepare("SELECT COUNT(*) AS n FROM gasless_reverts WHERE taker = ? AND cleared_taker = 0 AND reverted_at >= ?"),
-      integratorReverts: db.prepare("SELECT COUNT(*) AS n FROM gasless_reverts WHERE integrator_id = ? AND cleared_integrator = 0 AND reverted_at >= ?"),
-      revertTallies: db.prepare(REVERT_TALLY_SQL("@since")),
-      clearTaker: db.prepare("UPDATE gasless_reverts SET cleared_taker = 1 WHERE taker = ? AND cleared_taker = 0"),
-      clearIntegrator: db.prepare("UPDATE gasless_reverts SET cleared_integrator = 1 WHERE integrator_id = ? AND cleared_integrator = 0"),
+      recordUnpaidGas: db.prepare(unpaidGasInsertSql(UNPAID_GAS_INSERT_COLUMNS.map((column) => `@${column}`))),
+      unpaidGasCharged: db.prepare(chargedSql("sqlite", { taker: "@taker", integrator: "@integrator", since: "@since" })),
+      takerReleaseAt: db.prepare(releaseAtSql("sqlite", "taker", { who: "@who", since: "@since", keep: "@keep" })),
+      integratorReleaseAt: db.prepare(releaseAtSql("sqlite", "integrator", { who: "@who", since: "@since", keep: "@keep" })),
+      unpaidGasTotals: db.prepare(totalsSql("sqlite", { since: "@since", integrator: "@integrator" })),
+      unpaidGasTallies: db.prepare(talliesSql("sqlite", "@since")),
+      clearTaker: db.prepare(clearSql("taker", "?")),
+      clearIntegrator: db.prepare(clearSql("integrator", "?")),
       signerHolders: db.prepare("SELECT signer, relayer_id, live_until FROM relayer_signers WHERE relayer_id <> @relayer AND live_until > @now"),
       claimSigner: db.prepare(`INSERT INTO relayer_signers (signer, relayer_id, live_until) VALUES (@signer, @relayer, @until)
         ON CONFLICT (signer) DO UPDATE SET relayer_id = excluded.relayer_id, live_until = excluded.live_until`),
@@ -274,23 +287,32 @@ class SqliteRelayStore implements RelayStore {
     return row.nonce ?? undefined;
   }
 
-  async recordRevert(revert: RevertedRelay): Promise<void> {
-    this.#statements.recordRevert.run({ relay_id: revert.relayId, taker: revert.taker.toLowerCase(), integrator_id: revert.integratorId, at: revert.at.getTime() });
+  async recordUnpaidGas(entry: UnpaidGasEntry): Promise<boolean> {
+    return this.#statements.recordUnpaidGas.run(unpaidGasParams(entry)).changes === 1;
   }
 
-  async revertCounts(query: { taker: Address; integratorId: number; since: Date }): Promise<RevertCounts> {
-    const since = query.since.getTime();
-    const taker = this.#statements.takerReverts.get(query.taker.toLowerCase(), since) as { n: number };
-    const integrator = this.#statements.integratorReverts.get(query.integratorId, since) as { n: number };
-    return { taker: taker.n, integrator: integrator.n };
+  async unpaidGasCharged(query: { taker: Address; integratorId: number; since: Date }): Promise<UnpaidGasCharged> {
+    const row = this.#statements.unpaidGasCharged.get({ taker: query.taker.toLowerCase(), integrator: query.integratorId, since: query.since.getTime() }) as { taker: string; integrator: string };
+    return { taker: BigInt(row.taker), integrator: BigInt(row.integrator) };
   }
 
-  async listRevertTallies(since: Date): Promise<RevertTally[]> {
-    return (this.#statements.revertTallies.all({ since: since.getTime() }) as RevertTallyRow[]).map(revertTallyFromRow);
+  async unpaidGasReleaseAt(subject: UnpaidGasSubject, query: { since: Date; keep: bigint }): Promise<Date | undefined> {
+    const statement = subject.kind === "taker" ? this.#statements.takerReleaseAt : this.#statements.integratorReleaseAt;
+    const row = statement.get({ who: subjectValue(subject), since: query.since.getTime(), keep: query.keep }) as { charged_at: number } | undefined;
+    return row === undefined ? undefined : new Date(row.charged_at);
   }
 
-  async clearReverts(subject: RevertSubject): Promise<number> {
-    return subject.kind === "taker" ? this.#statements.clearTaker.run(subject.taker.toLowerCase()).changes : this.#statements.clearIntegrator.run(subject.integratorId).changes;
+  async unpaidGasTotals(query: { since?: Date; integratorId?: number }): Promise<UnpaidGasTotal[]> {
+    const rows = this.#statements.unpaidGasTotals.all({ since: query.since?.getTime() ?? 0, integrator: query.integratorId ?? null }) as UnpaidGasTotalRow[];
+    return rows.map(unpaidGasTotalFromRow);
+  }
+
+  async listUnpaidGasTallies(since: Date): Promise<UnpaidGasTally[]> {
+    return (this.#statements.unpaidGasTallies.all({ since: since.getTime() }) as UnpaidGasTallyRow[]).map(unpaidGasTallyFromRow);
+  }
+
+  async clearUnpaidGas(subject: UnpaidGasSubject): Promise<number> {
+    return (subject.kind === "taker" ? this.#statements.clearTaker : this.#statements.clearIntegrator).run(subjectValue(subject)).changes;
   }
 
   async claimSigners(claim: SignerClaim): Promise<SignerHolder[]> {

@@ -56,5 +56,11 @@ export const relayReasons = [
    * relayer fee (beyond RELAYER_MAX_LOSS_BPS): the relayer would have paid for the swap.
    */
   "fee_below_cost",
+  /**
+   * A pool of its route moved past the order's minimum output (another party's trade, in its block
+   * or before it) and it is not sent again: repriced at the latest block it would still miss, or it
+   * was already sent once more. Counted against nobody.
+   */
+  "market_moved",
 ] as const;
 export type RelayReason = (typeof relayReasons)[number];

@@ -32,12 +32,28 @@ export type RelayRequestJson = {
   fee_wei: string | null;
 };
 
-/** Reverted relays counted against a taker and an integrator (the relayer's `GET /internal/gasless-standing`). */
+/**
+ * One gas budget of the unpaid-gas ledger: gas the operator paid with no fee that this taker or
+ * integrator caused in the last `window_hours`, against its budget. Spent at `charged_gas >=
+ * budget_gas`; then gasless quotes (and, for an integrator, cancels of broadcast swaps) are refused
+ * until `frees_at` (ISO time: when enough of the oldest charges have left the window), null when not spent.
+ */
+export type GasBudgetJson = { budget_gas: number; charged_gas: number; remaining_gas: number; spent: boolean; frees_at: string | null };
+
+/** A taker's and an integrator's gas budgets (the relayer's `GET /internal/gasless-standing`). */
 export type GaslessStandingJson = {
-  /** The window counts cover, in hours (24: "in a day"). */
+  /** The window budgets cover, in hours (24: a rolling day). */
   window_hours: number;
-  taker: { address: Address; reverts: number; limit: number; blocked: boolean };
-  integrator: { integrator_id: number; reverts: number; limit: number; blocked: boolean };
+  taker: { address: Address } & GasBudgetJson;
+  integrator: { integrator_id: number } & GasBudgetJson;
+};
+
+/** An integrator's gas budget and the budget each of its takers has (the relayer's `GET /internal/gas-budget`). */
+export type IntegratorGasBudgetJson = {
+  window_hours: number;
+  /** Every taker's own budget, in gas per window. */
+  taker_budget_gas: number;
+  integrator: { integrator_id: number } & GasBudgetJson;
 };
 
 /** One transaction broadcast for a relay. */

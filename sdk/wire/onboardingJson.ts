@@ -18,6 +18,22 @@ export const applicationJsonSchema = z.object({
   message: z.string(),
 });
 
+const gasBudgetJsonSchema = z
+  .object({
+    window_hours: z.number().int().describe("the rolling window the budgets cover, in hours (24)"),
+    taker_budget_gas: z.number().int().describe("every taker's own budget, in gas per window"),
+    integrator: z.object({
+      integrator_id: z.number().int(),
+      budget_gas: z.number().int().describe("gas per window the operator may pay with no fee because of this integrator and its takers"),
+      charged_gas: z.number().int().describe("gas charged in the window: reverted or skipped swaps its takers caused, and its cancels of broadcast swaps"),
+      remaining_gas: z.number().int(),
+      spent: z.boolean().describe("true: gasless quotes, submissions and cancels of broadcast swaps are refused (403 gasless_integrator_gas_budget_spent) until frees_at"),
+      frees_at: timestamp.nullable().describe("when enough charges leave the window for the budget to serve again; null when not spent"),
+    }),
+  })
+  .nullable()
+  .describe("The unpaid-gas ledger's budgets (SECURITY.md); null when gasless trading is not configured or the relayer cannot be reached");
+
 export const createdApiKeyJsonSchema = z.object({
   key_id: z.number().int(),
   api_key: z.string().describe("the secret, shown once"),
@@ -31,6 +47,7 @@ export const createdApiKeyJsonSchema = z.object({
   integrator_id: z.string().describe("the profile slug (in this response only)"),
   integrator_fee_recipient: address,
   integrator_max_fee_bps: z.number().int(),
+  gas_budget: gasBudgetJsonSchema,
   shown_once: z.boolean(),
 });
 
@@ -64,6 +81,7 @@ export const integratorProfilesJsonSchema = z.object({
       created_at: timestamp,
       approved_at: timestamp.nullable(),
       api_keys: z.array(maskedKeyJsonSchema),
+      gas_budget: gasBudgetJsonSchema,
     }),
   ),
 });

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { parseUnits } from "viem";
+import { keccak256, parseUnits, toHex } from "viem";
 import type { IntegratorAdministration } from "../../api/store/integratorAdministration";
 import { openIntegratorAdministration } from "../../api/store/openIntegratorAdministration";
 import { openStore } from "../../api/store/openStore";
@@ -15,6 +15,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openRelayStore } from "../../relayer/store/openRelayStore";
+import type { UnpaidGasEntry } from "../../relayer/ledger/unpaidGas";
 
 /** The API's database: its SQLite file, or a fresh PostgreSQL database (`DATABASE_URL`). */
 const engines: { name: string; database(): Promise<{ databaseUrl?: string }> }[] = [
@@ -169,36 +170,66 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
     expect((JSON.parse(output.join("\n")) as { slug: string }[]).map((row) => row.slug)).to.include(slug());
   });
 
-  it("lists reverted gasless relays per taker and integrator from the relayer's database, with limits and who is blocked, and clears them (reverts, clear-reverts)", async () => {
+  it("lists gas charged per taker and integrator against their budgets with when a spent one frees up, shows an integrator's usage by cause, and clears charges (reverts, show, clear-reverts)", async () => {
     const relayerDb = engine.name === "SQLite" ? { dbPath: join(mkdtempSync(join(tmpdir(), "cli-relayer-")), "relayer.sqlite"), databaseUrl: undefined } : { dbPath: "unused", databaseUrl: await createTestDatabase("cli_relayer") };
-    const relayer = { open: () => openRelayStore(relayerDb), limits: { taker: 2, integrator: 3 } };
+    const relayer = { open: () => openRelayStore(relayerDb), budgets: { taker: 250_000n, integrator: 400_000n } };
     const taker = f.taker.account.address;
+    const minutesAgo = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
     const seed = await relayer.open();
     try {
-      for (let index = 0; index < 2; index++) await seed.recordRevert({ relayId: randomUUID(), taker, integratorId: api.integratorId, at: new Date(now.getTime() - index * 60_000) });
-      await seed.recordRevert({ relayId: randomUUID(), taker, integratorId: api.integratorId, at: new Date(now.getTime() - 30 * 3_600_000) }); // a day and more ago
+      const charge = (at: Date, overrides: Partial<UnpaidGasEntry> = {}): UnpaidGasEntry => ({ relayId: randomUUID(), taker, integratorId: api.integratorId, cause: "taker", kind: "reverted_swap", gasUsed: 150_000n, gasPrice: 1_000_000_000n, txHash: keccak256(toHex(randomUUID())), at, detail: "reverted", ...overrides });
+      await seed.recordUnpaidGas(charge(minutesAgo(0)));
+      await seed.recordUnpaidGas(charge(minutesAgo(1)));
+      await seed.recordUnpaidGas(charge(minutesAgo(30 * 60))); // a day and more ago
+      await seed.recordUnpaidGas(charge(minutesAgo(120), { cause: "integrator", kind: "cancel_replacement", gasUsed: 21_000n }));
+      await seed.recordUnpaidGas(charge(minutesAgo(180), { cause: "market", gasUsed: 200_000n })); // counts against nobody
     } finally {
       await seed.close();
     }
     const context = { store, admin, print: (line: string) => output.push(line), now, defaultActor: "ops", relayer };
     expect(await runIntegratorsCommand(["reverts", "--json"], context)).to.equal(0);
+    const takerFreesAt = new Date(minutesAgo(1).getTime() + 24 * 3_600_000).toISOString();
     expect(JSON.parse(output.join("\n"))).to.deep.equal({
       window_hours: 24,
-      counts: [
-        { kind: "integrator", subject: slug(), integrator_id: api.integratorId, reverts: 2, limit: 3, blocked: false, last_revert_at: now.toISOString() },
-        { kind: "taker", subject: taker, integrator_id: null, reverts: 2, limit: 2, blocked: true, last_revert_at: now.toISOString() },
+      charges: [
+        { kind: "integrator", subject: slug(), integrator_id: api.integratorId, charges: 3, charged_gas: 321_000, budget_gas: 400_000, spent: false, frees_at: null, last_charge_at: now.toISOString() },
+        { kind: "taker", subject: taker, integrator_id: null, charges: 2, charged_gas: 300_000, budget_gas: 250_000, spent: true, frees_at: takerFreesAt, last_charge_at: now.toISOString() },
       ],
     });
     output.length = 0;
     expect(await runIntegratorsCommand(["reverts"], context)).to.equal(0);
-    expect(output[0]).to.match(/^KIND\s+SUBJECT\s+REVERTS_24H\s+LIMIT\s+BLOCKED\s+LAST_REVERT/);
+    expect(output[0]).to.match(/^KIND\s+SUBJECT\s+CHARGES\s+GAS_24H\s+BUDGET\s+SPENT\s+FREES_AT\s+LAST_CHARGE/);
+
+    output.length = 0;
+    expect(await runIntegratorsCommand(["show", slug(), "--json"], context)).to.equal(0);
+    expect((JSON.parse(output.join("\n")) as { gas_usage: unknown }).gas_usage).to.deep.equal({
+      window_hours: 24,
+      budget_gas: 400_000,
+      charged_gas: 321_000,
+      remaining_gas: 79_000,
+      spent: false,
+      frees_at: null,
+      taker_budget_gas: 250_000,
+      by_cause: [
+        { cause: "integrator", kind: "cancel_replacement", charges: 1, gas: 21_000, eth: "0.000021", counts_against: ["integrator"] },
+        { cause: "market", kind: "reverted_swap", charges: 1, gas: 200_000, eth: "0.0002", counts_against: [] },
+        { cause: "taker", kind: "reverted_swap", charges: 2, gas: 300_000, eth: "0.0003", counts_against: ["integrator", "taker"] },
+      ],
+    });
+    output.length = 0;
+    expect(await runIntegratorsCommand(["show", slug()], context)).to.equal(0);
+    expect(output).to.include("gas budget (unpaid gas, 24 h)  321000 of 400000 charged, 79000 remaining");
+    expect(output.find((line) => line.startsWith("CAUSE"))).to.match(/^CAUSE\s+KIND\s+CHARGES\s+GAS\s+ETH\s+COUNTS_AGAINST/);
+    expect(output.find((line) => line.startsWith("market"))).to.match(/^market\s+reverted_swap\s+1\s+200000\s+0\.0002\s+nobody/);
+
     output.length = 0;
     expect(await runIntegratorsCommand(["clear-reverts", taker], context)).to.equal(0);
+    expect(output).to.deep.equal([`cleared 3 charges of taker ${taker}`]);
     expect(await runIntegratorsCommand(["clear-reverts", "no-such-slug"], context)).to.equal(1);
     expect(await runIntegratorsCommand(["clear-reverts"], context)).to.equal(2);
     output.length = 0;
     expect(await runIntegratorsCommand(["reverts", "--json"], context)).to.equal(0);
-    expect((JSON.parse(output.join("\n")) as { counts: { kind: string }[] }).counts.map((row) => row.kind)).to.deep.equal(["integrator"]);
+    expect((JSON.parse(output.join("\n")) as { charges: { kind: string }[] }).charges.map((row) => row.kind)).to.deep.equal(["integrator"]);
   });
 });
 

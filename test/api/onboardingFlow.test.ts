@@ -49,9 +49,12 @@ describe("integrator onboarding: the full flow", () => {
         "integrator_id",
         "integrator_fee_recipient",
         "integrator_max_fee_bps",
+        "gas_budget",
         "shown_once",
       ].sort(),
     );
+    // Without gasless trading there is no relayer and no unpaid-gas budget to show.
+    expect(key.gas_budget).to.equal(null);
     expect(key.key_id).to.equal(1);
     expect(key.api_key).to.match(/^tsk_[0-9a-f]{64}$/);
     expect(key.api_key.startsWith(key.prefix)).to.equal(true);
@@ -82,7 +85,7 @@ describe("integrator onboarding: the full flow", () => {
     expect(profile.body.owner_wallet).to.equal(owner.address);
     expect(profile.body.integrators).to.have.length(1);
     const [integrator] = profile.body.integrators;
-    expect(integrator).to.include({ integrator_id: 1, slug: "acme-swap", status: "active", max_fee_bps: 25, fee_recipient: owner.address });
+    expect(integrator).to.include({ integrator_id: 1, slug: "acme-swap", status: "active", max_fee_bps: 25, fee_recipient: owner.address, gas_budget: null });
     expect(integrator.api_keys).to.deep.equal([
       {
         key_id: 1,

@@ -1,9 +1,10 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
-import { parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
+import { encodeErrorResult, parseAbi, parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
 import { gaslessBatchSwapRouterAbi, relayGasLimitOfCalldata, type RelayJson } from "../../sdk";
 import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
+import { memberGasCap } from "../../relayer/batchBroadcast";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
@@ -36,7 +37,7 @@ describe("a batch member that burns gas only on chain (relayer, API and a real c
     stack = undefined;
   });
 
-  it("the batch mines and settles the honest members (confirmed); the burner is skipped for running out of its own cap, ends failed and counts against its taker; the batch costs no more than the members' single-swap limits", async () => {
+  it("the batch mines and settles the honest members (confirmed); the burner is skipped for running out of its own cap, ends failed and its gas cap is charged to its taker; the batch costs no more than the members' single-swap limits", async () => {
     stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500" } });
     const [burner, ...honest] = takers as [LocalAccount, ...LocalAccount[]];
     // The burner quotes as the plain key it still is, so its relay is a batchable swapGasless.
@@ -78,12 +79,67 @@ describe("a batch member that burns gas only on chain (relayer, API and a real c
     expect(failed.error).to.match(/skipped in batch transaction .*position 0 of 3.*ran out of its gas cap/);
     const settled = await settlementsByQuote(f);
     expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([0, 1, 1]);
-    // Counted against the burner's taker (and nobody else's), as a reverted relay of its own would be.
-    const counts = async (taker: LocalAccount) => (await stack!.relayer!.context.store.revertCounts({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) })).taker;
-    expect(await Promise.all(takers.map(counts))).to.deep.equal([1, 0, 0]);
-    // What the operator paid is within the single-swap limits the three fees were checked against.
+    // Charged to the burner's taker (and nobody else's), as a reverted relay of its own would be: the cap
+    // it was given (the router reports no gas per order), at the batch's effective price.
     const records = await Promise.all(relays.map(({ relayId }) => stack!.relayer!.context.store.getRelay(relayId)));
+    const burnerCap = memberGasCap(records[0]!);
+    expect(burnerCap < receipt.gasUsed).to.equal(true);
+    const charged = async (taker: LocalAccount) => (await stack!.relayer!.context.store.unpaidGasCharged({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) })).taker;
+    expect(await Promise.all(takers.map(charged))).to.deep.equal([burnerCap, 0n, 0n]);
+    expect(await stack.relayer!.context.store.unpaidGasTotals({})).to.deep.equal([
+      { cause: "taker", kind: "batch_skip", entries: 1, gasUsed: burnerCap, weiPaid: Number(burnerCap * receipt.effectiveGasPrice) },
+    ]);
+    // What the operator paid is within the single-swap limits the three fees were checked against.
     const singleLimits = records.reduce((sum, record) => sum + relayGasLimitOfCalldata(record!.estimatedGas, record!.data), 0n);
     expect(receipt.gasUsed <= singleLimits, `gasUsed ${receipt.gasUsed}, single limits ${singleLimits}`).to.equal(true);
+  });
+
+  it("a forged skip (audit 3, finding 1): a wallet that burns nearly its cap, then reverts with the router's own SwapFeaturePaused(3) bytes, is not taken for a pause: its relay ends failed, counted against its taker, never sent again alone; the honest members confirm", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500", RELAYER_TAKER_GAS_BUDGET: "250000" } });
+    const [forger, ...honest] = takers as [LocalAccount, ...LocalAccount[]];
+    const quote = (await stack.gaslessQuote(forger.address, { sell_amount: parseUnits("100", 6) })).body;
+    const fuse = BigInt(quote.permit2.message.deadline) - 120n;
+    const wallet = await hre.viem.deployContract("ForgedSkipWallet", [fuse], { client: { public: f.publicClient, wallet: f.deployer } });
+    await hre.network.provider.request({ method: "hardhat_setCode", params: [forger.address, (await f.publicClient.getCode({ address: wallet.address }))!] });
+    await setAutomine(false);
+    const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, forger) });
+    expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
+    const forged = { relayId: submitted.body.relay_id as string, onchainQuoteId: quote.permit2.message.witness.quoteId as Hex };
+    while ((await stageCount(stack, "nonce_check")) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    const relays = [forged, ...(await submitTogether(stack, honest))];
+    const pending = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId, (relay) => relay.status === "submitted")));
+    expect(new Set(pending.map((relay) => relay.tx_hash)).size, "one batch transaction").to.equal(1);
+    expect(pending[0]!.batch?.position).to.equal(0);
+
+    await time.setNextBlockTimestamp(fuse);
+    await mine(1);
+    await setAutomine(true);
+    const done: RelayJson[] = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId)));
+    expect(done.map((relay) => relay.status)).to.deep.equal(["failed", "confirmed", "confirmed"]);
+    const hash = pending[0]!.tx_hash as Hex;
+    const receipt = await f.publicClient.getTransactionReceipt({ hash });
+    const skips = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "GaslessOrderSkipped" });
+    // The skip carries exactly the router's own pause error, as the audit saw.
+    const pausedBytes = encodeErrorResult({ abi: parseAbi(["error SwapFeaturePaused(uint128 featureId)"]), errorName: "SwapFeaturePaused", args: [3n] });
+    expect(skips.map((skip) => [skip.args.index, skip.args.reason])).to.deep.equal([[0n, pausedBytes]]);
+    // The bytes lie: the router was active at that very block.
+    const [paused, activeUntil] = await f.publicClient.readContract({ address: f.contracts.gaslessSwapRouter, abi: gaslessBatchSwapRouterAbi, functionName: "status", blockNumber: receipt.blockNumber });
+    expect([paused, activeUntil > 0n]).to.deep.equal([false, true]);
+    // Not sent again alone (before: called transient, retried, failed/simulation_failed and counted nowhere).
+    const failed = done[0]!;
+    expect([failed.reason, failed.transactions.length]).to.deep.equal(["reverted", 1]);
+    // Whether the node shows the code at the acceptance block (set just before the hand-off) only changes the wording.
+    expect(failed.error).to.match(/SwapFeaturePaused\(3\).*(the taker's wallet code ran|had code when mined); its revert data is its own choice/);
+    // The ledger has it as the taker's, at its cap, and nothing on anyone else.
+    const totals = await stack.relayer!.context.store.unpaidGasTotals({ integratorId: stack.api.integratorId });
+    expect(totals.map((total) => [total.cause, total.kind, total.entries])).to.deep.equal([["taker", "batch_skip", 1]]);
+    const records = await Promise.all(relays.map(({ relayId }) => stack!.relayer!.context.store.getRelay(relayId)));
+    const charged = async (taker: LocalAccount) => (await stack!.relayer!.context.store.unpaidGasCharged({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) })).taker;
+    expect(await Promise.all(takers.map(charged))).to.deep.equal([memberGasCap(records[0]!), 0n, 0n]);
+    // Stopped within its budget (here below one cap): its next gasless quote is refused, the honest takers' are not.
+    const next = await Promise.all(takers.map(async (taker) => (await stack!.gaslessQuote(taker.address, { sell_amount: parseUnits("100", 6) })).body.code ?? null));
+    expect(next).to.deep.equal(["gasless_taker_gas_budget_spent", null, null]);
+    const settled = await settlementsByQuote(f);
+    expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([0, 1, 1]);
   });
 });

@@ -4,6 +4,7 @@ import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helper
 import { decodeFunctionData, parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
 import { gaslessBatchSwapRouterAbi, permit2Abi, type RelayJson } from "../../sdk";
 import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
+import { memberGasCap } from "../../relayer/batchBroadcast";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { relayerSeesBaseFee, setBaseFee } from "../fixtures/baseFee";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
@@ -84,7 +85,7 @@ describe("relayer batching (a real chain, relayer and API)", function () {
     expect(parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" })).to.have.length(4);
   });
 
-  it("an order whose Permit2 nonce the taker spends after the hand-off is skipped on chain: the others settle, it ends failed with the decoded reason and counts against its taker", async () => {
+  it("an order whose Permit2 nonce the taker spends after the hand-off is skipped on chain: the others settle, it ends failed with the decoded reason and its gas cap is charged to its taker", async () => {
     stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500" } });
     await setAutomine(false);
     const relays = await submitTogether(stack, takers.slice(0, 3));
@@ -115,8 +116,11 @@ describe("relayer batching (a real chain, relayer and API)", function () {
     expect(failed.tx_hash).to.equal(pending[0]!.tx_hash);
     const settled = await settlementsByQuote(f);
     expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([1, 0, 1]);
-    const counts = await stack.relayer!.context.store.revertCounts({ taker: victim.taker.address, integratorId: stack.api.integratorId, since: new Date(0) });
-    expect(counts.taker).to.equal(1);
+    // Charged to its taker: its gas cap in the batch (the router reports no gas per order), at the batch's price.
+    const charged = await stack.relayer!.context.store.unpaidGasCharged({ taker: victim.taker.address, integratorId: stack.api.integratorId, since: new Date(0) });
+    const cap = memberGasCap((await stack.relayer!.context.store.getRelay(victim.relayId))!);
+    expect(charged).to.deep.equal({ taker: cap, integrator: cap });
+    expect((await stack.relayer!.context.store.unpaidGasTotals({})).map((total) => [total.cause, total.kind, total.entries])).to.deep.equal([["taker", "batch_skip", 1]]);
   });
 
   it("cancelling one relay of a pending batch rebuilds the batch without it (same nonce): the others confirm, it ends cancelled and never settles", async () => {
@@ -142,8 +146,8 @@ describe("relayer batching (a real chain, relayer and API)", function () {
     expect(done[0]!.tx_hash).to.equal(second!.hash);
     const settled = await settlementsByQuote(f);
     expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([1, 0, 1]);
-    const counts = await stack.relayer!.context.store.revertCounts({ taker: victim.taker.address, integratorId: stack.api.integratorId, since: new Date(0) });
-    expect(counts.taker).to.equal(0);
+    // Leaving the batch sent nothing of its own: nothing is charged to anyone.
+    expect(await stack.relayer!.context.store.unpaidGasTotals({})).to.deep.equal([]);
   });
 
   it("RELAYER_BATCH_MAX=1 keeps one relay per transaction, each a plain swapGasless with no batch", async () => {

@@ -18,13 +18,24 @@ import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { balanceOf } from "../fixtures/testRoute";
 
 /**
- * A relayed swap that reverts on chain costs the operator gas and pays no fee (audit H-1). Each one
- * is counted against its taker and its integrator; past RELAYER_MAX_REVERTS_PER_TAKER (2) and
- * RELAYER_MAX_REVERTS_PER_INTEGRATOR (here 3) in a day, new gasless quotes are refused, until the
- * operator clears them with `npm run integrators`. The chain is Hardhat's, mining on send, behind a
- * proxy that lets the taker empty its wallet right before the relayer's broadcast.
+ * The gas of one of these reverted swaps (the taker's transfer fails inside the route), measured on
+ * this fixture: the budgets below are set between whole numbers of reverts, and each revert's ledger
+ * entry is checked to stay within 20 % of it, so a change of the swap's gas fails here by name.
  */
-describe("reverted relays count against their taker and integrator, and block them (audit H-1)", function () {
+const REVERTED_SWAP_GAS = 75_000n;
+/** Past the first revert, within the second: the taker's budget. Past the second, within the third: the integrator's. */
+const TAKER_BUDGET = (REVERTED_SWAP_GAS * 3n) / 2n;
+const INTEGRATOR_BUDGET = (REVERTED_SWAP_GAS * 5n) / 2n;
+
+/**
+ * A relayed swap that reverts on chain costs the operator gas and pays no fee (audit H-1). Its gas
+ * (the receipt's) is written to the unpaid-gas ledger, charged to its taker and its integrator; once
+ * RELAYER_TAKER_GAS_BUDGET or RELAYER_INTEGRATOR_GAS_BUDGET is spent in a day, new gasless quotes are
+ * refused with the budget named and when it frees up, until then or until the operator clears the
+ * charges with `npm run integrators`. The chain is Hardhat's, mining on send, behind a proxy that lets
+ * the taker empty its wallet right before the relayer's broadcast.
+ */
+describe("reverted relays' gas is charged to their taker and integrator, and spends their budgets (audit H-1)", function () {
   this.timeout(120_000);
   let f: SettlementFixture;
   let chain: ChainServer;
@@ -36,7 +47,7 @@ describe("reverted relays count against their taker and integrator, and block th
     proxy = await startRpcProxy(chain.url);
     stack = await startGaslessStack(f, {
       relayerTransport: http(proxy.url, { retryCount: 0, timeout: 5_000 }),
-      relayerEnv: { RELAYER_MAX_REVERTS_PER_INTEGRATOR: "3" },
+      relayerEnv: budgetEnv,
     });
   });
   afterEach(async () => {
@@ -44,6 +55,23 @@ describe("reverted relays count against their taker and integrator, and block th
     await proxy.close();
     await chain.close();
   });
+
+  const budgetEnv = { RELAYER_TAKER_GAS_BUDGET: String(TAKER_BUDGET), RELAYER_INTEGRATOR_GAS_BUDGET: String(INTEGRATOR_BUDGET) };
+
+  /** The ledger of the stack's integrator, by cause and kind. */
+  const ledger = () => stack.relayer!.context.store.unpaidGasTotals({ integratorId: stack.api.integratorId });
+  /** A reverted relay's receipt, its gas checked against REVERTED_SWAP_GAS. */
+  const minedReceipt = async (relay: RelayJson) => {
+    const receipt = await f.publicClient.getTransactionReceipt({ hash: relay.tx_hash! });
+    expect(receipt.gasUsed * 10n > REVERTED_SWAP_GAS * 8n && receipt.gasUsed * 10n < REVERTED_SWAP_GAS * 12n, `a reverted swap used ${receipt.gasUsed} gas; REVERTED_SWAP_GAS is ${REVERTED_SWAP_GAS}`).to.equal(true);
+    return receipt;
+  };
+  /** A refusal's `frees_at`: a day after a charge made during this test. */
+  const expectFreesWithinADayOf = (freesAt: unknown, start: number) => {
+    expect(typeof freesAt).to.equal("string");
+    const at = Date.parse(freesAt as string);
+    expect(at).to.be.within(start + 24 * 3_600_000, Date.now() + 24 * 3_600_000);
+  };
 
   const usdc = () => hre.viem.getContractAt("DevToken", f.token("USDC"), { client: { public: f.publicClient, wallet: f.deployer } });
 
@@ -72,50 +100,61 @@ describe("reverted relays count against their taker and integrator, and block th
     return [response.status, response.body.code ?? null];
   };
 
-  it("a mined revert on a chain that mines on send is failed/reverted (never simulation_failed); two block the taker, three the integrator's keys; the operator sees and clears them", async () => {
+  it("a mined revert on a chain that mines on send is failed/reverted (never simulation_failed) and its receipt's gas is charged; the second spends the taker's budget, the third the integrator's; the operator sees and clears them", async () => {
+    const start = Date.now();
     const [alice, bob] = await fundedTakers(f, 2);
     const first = await revertedRelay(alice!);
     expect([first.status, first.reason], JSON.stringify(first)).to.deep.equal(["failed", "reverted"]);
     expect(first.transactions.filter((transaction) => transaction.mined)).to.have.length(1);
-    expect((await f.publicClient.getTransactionReceipt({ hash: first.tx_hash! })).status).to.equal("reverted");
+    const firstReceipt = await minedReceipt(first);
+    expect(firstReceipt.status).to.equal("reverted");
+    expect(await ledger()).to.deep.equal([
+      { cause: "taker", kind: "reverted_swap", entries: 1, gasUsed: firstReceipt.gasUsed, weiPaid: Number(firstReceipt.gasUsed * firstReceipt.effectiveGasPrice) },
+    ]);
     expect(await gaslessQuoteStatus(alice!)).to.deep.equal([200, null]);
 
-    expect((await revertedRelay(alice!)).reason).to.equal("reverted");
+    const second = await revertedRelay(alice!);
+    expect(second.reason).to.equal("reverted");
+    const charged = firstReceipt.gasUsed + (await minedReceipt(second)).gasUsed;
     const blocked = await stack.gaslessQuote(alice!.address, { sell_amount: parseUnits("100", 6) });
-    expect([blocked.status, blocked.body.code]).to.deep.equal([403, "gasless_taker_blocked"]);
+    expect([blocked.status, blocked.body.code]).to.deep.equal([403, "gasless_taker_gas_budget_spent"]);
+    expect([blocked.body.budget, blocked.body.budget_gas, blocked.body.charged_gas, blocked.body.window_hours]).to.deep.equal(["taker", Number(TAKER_BUDGET), Number(charged), 24]);
+    expectFreesWithinADayOf(blocked.body.frees_at, start);
     expect(blocked.body.error).to.match(/permit2_owner/);
     // Only gasless quotes: the taker may still send swaps itself, and other takers still relay.
     expect((await stack.api.quote({ sell_token: "USDC", buy_token: "WETH", sell_amount: parseUnits("100", 6), taker: alice!.address })).status).to.equal(200);
     expect(await gaslessQuoteStatus(bob!)).to.deep.equal([200, null]);
 
     expect((await revertedRelay(bob!)).reason).to.equal("reverted");
-    expect(await gaslessQuoteStatus(bob!)).to.deep.equal([403, "gasless_integrator_blocked"]);
+    const integratorSpent = await stack.gaslessQuote(bob!.address, { sell_amount: parseUnits("100", 6) });
+    expect([integratorSpent.status, integratorSpent.body.code, integratorSpent.body.budget]).to.deep.equal([403, "gasless_integrator_gas_budget_spent", "integrator"]);
+    expectFreesWithinADayOf(integratorSpent.body.frees_at, start);
 
     // The operator's view, as a separate process on the relayer's and the API's databases.
-    const env = { API_DB_PATH: stack.api.dbPath, RELAYER_DB_PATH: join(stack.directory, "relayer.sqlite"), RELAYER_MAX_REVERTS_PER_INTEGRATOR: "3" };
+    const env = { API_DB_PATH: stack.api.dbPath, RELAYER_DB_PATH: join(stack.directory, "relayer.sqlite"), ...budgetEnv };
     const listed = await runScript("scripts/integrators.ts", ["reverts", "--json"], env);
     expect(listed.status, listed.stderr).to.equal(0);
-    const counts = (JSON.parse(listed.stdout) as { counts: { kind: string; subject: string; reverts: number; blocked: boolean }[] }).counts;
+    const rows = (JSON.parse(listed.stdout) as { charges: { kind: string; subject: string; charges: number; spent: boolean }[] }).charges;
     const slug = `quote-${stack.api.owner.address.slice(2, 10).toLowerCase()}`;
-    expect(counts.map((row) => [row.kind, row.subject, row.reverts, row.blocked])).to.deep.equal([
+    expect(rows.map((row) => [row.kind, row.subject, row.charges, row.spent])).to.deep.equal([
       ["integrator", slug, 3, true],
       ["taker", alice!.address, 2, true],
       ["taker", bob!.address, 1, false],
     ]);
 
     const cleared = await runScript("scripts/integrators.ts", ["clear-reverts", slug], env);
-    expect([cleared.status, cleared.stdout.trim()]).to.deep.equal([0, `cleared 3 reverted relays of integrator ${slug}`]);
+    expect([cleared.status, cleared.stdout.trim()]).to.deep.equal([0, `cleared 3 charges of integrator ${slug}`]);
     expect(await gaslessQuoteStatus(bob!)).to.deep.equal([200, null]);
-    expect(await gaslessQuoteStatus(alice!)).to.deep.equal([403, "gasless_taker_blocked"]);
+    expect(await gaslessQuoteStatus(alice!)).to.deep.equal([403, "gasless_taker_gas_budget_spent"]);
 
     // In-process too, with the command's own context.
     const store = await openStore(stack.api.config);
     const admin = await openIntegratorAdministration(stack.api.config);
     const output: string[] = [];
     try {
-      const relayer = { open: async () => openSqliteRelayStore(join(stack.directory, "relayer.sqlite")), limits: { taker: 2, integrator: 3 } };
+      const relayer = { open: async () => openSqliteRelayStore(join(stack.directory, "relayer.sqlite")), budgets: { taker: TAKER_BUDGET, integrator: INTEGRATOR_BUDGET } };
       expect(await runIntegratorsCommand(["clear-reverts", alice!.address.toLowerCase()], { store, admin, print: (line) => output.push(line), now: new Date(), defaultActor: "ops", relayer })).to.equal(0);
-      expect(output).to.deep.equal([`cleared 2 reverted relays of taker ${alice!.address}`]);
+      expect(output).to.deep.equal([`cleared 2 charges of taker ${alice!.address}`]);
     } finally {
       await admin.close();
       await store.close();
@@ -123,7 +162,7 @@ describe("reverted relays count against their taker and integrator, and block th
     expect(await gaslessQuoteStatus(alice!)).to.deep.equal([200, null]);
   });
 
-  it("a quote taken before its taker was blocked is refused when submitted: 403 gasless_taker_blocked from the relayer's own count, nothing sent", async () => {
+  it("a quote taken before its taker's budget was spent is refused when submitted: 403 gasless_taker_gas_budget_spent from the relayer's own ledger, nothing sent", async () => {
     const [carol] = await fundedTakers(f, 1);
     const early = (await stack.gaslessQuote(carol!.address, { sell_amount: parseUnits("100", 6) })).body;
     const earlySignature = await stack.sign(early, carol!);
@@ -132,8 +171,8 @@ describe("reverted relays count against their taker and integrator, and block th
     const signerNonces = async () => Promise.all(relayerAccounts().signers.map((signer) => f.publicClient.getTransactionCount({ address: signer.address })));
     const before = await signerNonces();
     const submitted = await stack.submit({ quote_id: early.quote_id, signature: earlySignature });
-    expect([submitted.status, submitted.body.code], JSON.stringify(submitted.body)).to.deep.equal([403, "gasless_taker_blocked"]);
-    expect(submitted.body.error).to.match(/2 relayed swaps revert in the last 24 hours \(limit 2\)/);
+    expect([submitted.status, submitted.body.code, submitted.body.budget], JSON.stringify(submitted.body)).to.deep.equal([403, "gasless_taker_gas_budget_spent", "taker"]);
+    expect(submitted.body.error).to.match(new RegExp(`made the relayer pay [0-9]+ gas with no fee in the last 24 hours \\(its budget is ${TAKER_BUDGET}\\); gasless quotes are refused for it until 20[0-9-]+T`));
     expect(await signerNonces(), "the relayer sent nothing").to.deep.equal(before);
   });
 

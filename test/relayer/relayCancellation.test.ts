@@ -3,9 +3,9 @@ import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
 import { randomUUID } from "node:crypto";
 import { http, parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
-import { encodeInvalidateNonce, gaslessSwapRouterAbi, permit2Abi, relayCancellationJsonSchema, type RelayCancellationJson, type RelayJson } from "../../sdk";
+import { encodeInvalidateNonce, gaslessSwapRouterAbi, permit2Abi, relayCancellationJsonSchema, type GasBudgetJson, type IntegratorGasBudgetJson, type RelayCancellationJson, type RelayJson } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
-import { fundedTakers, gaslessReadyFixture, otherIntegratorKey, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import { fundedTakers, gaslessReadyFixture, otherIntegratorKey, RELAYER_TOKEN, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
@@ -56,8 +56,16 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     return (bitmap & (1n << (nonce & 0xffn))) !== 0n;
   }
 
-  async function takerReverts(taker: LocalAccount): Promise<number> {
-    return (await stack.relayer!.context.store.revertCounts({ taker: taker.address, integratorId: stack.api.integratorId, since: new Date(0) })).taker;
+  /** The integrator's gas budget, as the relayer shows it to the API. */
+  async function gasBudget(): Promise<GasBudgetJson> {
+    const response = await fetch(`${stack.relayer!.url}/internal/gas-budget?integrator_id=${stack.api.integratorId}`, { headers: { authorization: `Bearer ${RELAYER_TOKEN}` } });
+    expect(response.status).to.equal(200);
+    return ((await response.json()) as IntegratorGasBudgetJson).integrator;
+  }
+
+  /** Gas charged to the taker's and to the integrator's budgets (the unpaid-gas ledger). */
+  async function charged(taker: LocalAccount) {
+    return stack.relayer!.context.store.unpaidGasCharged({ taker: taker.address, integratorId: stack.api.integratorId, since: new Date(0) });
   }
 
   async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
@@ -99,7 +107,9 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     expect([relay.status, relay.transactions.length, relay.tx_hash]).to.deep.equal(["cancelled", 0, null]);
     expect(await fillsOf(onchainQuoteId)).to.have.length(0);
     expect(await nonceSpent(taker!, nonce)).to.equal(false);
-    expect(await takerReverts(taker!)).to.equal(0);
+    // Nothing was sent: the cancel is free, charged to nobody.
+    expect(await charged(taker!)).to.deep.equal({ taker: 0n, integrator: 0n });
+    expect(await stack.relayer!.context.store.unpaidGasTotals({})).to.deep.equal([]);
   });
 
   it("a cancellation racing the first broadcast resolves each relay to exactly one outcome: cancelled and never sent, or replaced at its nonce and cancelled once mined", async () => {
@@ -140,8 +150,10 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     expect(outcomes).to.include("cancelling");
   });
 
-  it("after the broadcast: the pending swap is replaced at its nonce by a self-transfer at bumped fees, the relay stays submitted until it is mined, then ends cancelled; the taker's invalidation then makes the order unfillable", async () => {
+  it("after the broadcast: the pending swap is replaced at its nonce by a self-transfer at bumped fees, the relay stays submitted until it is mined, then ends cancelled and the replacement's gas is charged to the integrator's budget; the taker's invalidation then makes the order unfillable", async () => {
     const [taker] = await fundedTakers(f, 1);
+    const budgetBefore = await gasBudget();
+    expect([budgetBefore.charged_gas, budgetBefore.remaining_gas]).to.deep.equal([0, budgetBefore.budget_gas]);
     await setAutomine(false);
     const { quote, relayId, nonce, onchainQuoteId } = await submitFor(taker!);
     const pending = await pendingSwap(relayId);
@@ -172,7 +184,15 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     ]);
     expect(await fillsOf(onchainQuoteId)).to.have.length(0);
     expect(await f.publicClient.getTransactionCount({ address: relayerAccounts(1).signers[0]!.address })).to.equal(swap!.nonce + 1);
-    expect(await takerReverts(taker!)).to.equal(0);
+    // The replacement's receipt is the ledger entry: the integrator caused it, the taker did not.
+    const replaced = await f.publicClient.getTransactionReceipt({ hash: replacement!.hash });
+    expect(replaced.gasUsed).to.equal(21_000n);
+    expect(await stack.relayer!.context.store.unpaidGasTotals({})).to.deep.equal([
+      { cause: "integrator", kind: "cancel_replacement", entries: 1, gasUsed: 21_000n, weiPaid: Number(21_000n * replaced.effectiveGasPrice) },
+    ]);
+    expect(await charged(taker!)).to.deep.equal({ taker: 0n, integrator: 21_000n });
+    const budgetAfter = await gasBudget();
+    expect([budgetAfter.charged_gas, budgetAfter.remaining_gas, budgetAfter.spent]).to.deep.equal([21_000, budgetBefore.budget_gas - 21_000, false]);
     expect((await cancel(relayId)).body).to.include({ code: "relay_final", status: "cancelled" });
 
     // The signature is still valid until the taker kills it: its own wallet sends the answer's calldata.
@@ -231,7 +251,7 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     expect(await fillsOf(onchainQuoteId)).to.have.length(1);
   });
 
-  it("a swap that reverts because the taker invalidated its nonce after the cancellation ends cancelled and is not counted against the taker", async () => {
+  it("a swap that reverts because the taker invalidated its nonce after the cancellation ends cancelled, and its gas is charged to the integrator that cancelled, not to the taker", async () => {
     const [taker] = await fundedTakers(f, 1);
     await setAutomine(false);
     const { relayId, nonce } = await submitFor(taker!);
@@ -257,7 +277,62 @@ describe("cancelling a gasless relay (devnet, real relayer and API)", function (
     const final = await stack.waitFor(relayId);
     expect([final.status, final.tx_hash]).to.deep.equal(["cancelled", pending.tx_hash]);
     expect(await nonceSpent(taker!, nonce)).to.equal(true);
-    expect(await takerReverts(taker!)).to.equal(0);
+    // The reverted swap's gas is the cancellation's cost: the integrator's, not the taker's.
+    const reverted = await f.publicClient.getTransactionReceipt({ hash: pending.tx_hash as Hex });
+    expect(await charged(taker!)).to.deep.equal({ taker: 0n, integrator: reverted.gasUsed });
+    expect((await stack.relayer!.context.store.unpaidGasTotals({})).map((total) => [total.cause, total.kind])).to.deep.equal([["integrator", "reverted_swap"]]);
+  });
+
+  it("once the integrator's gas budget is spent, a cancel of a broadcast swap is refused (403 gasless_integrator_gas_budget_spent, with when it frees up) and nothing is sent; a cancel before the broadcast stays free", async () => {
+    const [taker, other] = await fundedTakers(f, 2);
+    // Two relays accepted while the budget still served: one broadcast (pending), one not yet (the
+    // relayer cannot read the chain before its first broadcast, so it waits in the queue).
+    await setAutomine(false);
+    const broadcast = await submitFor(taker!);
+    const pending = await pendingSwap(broadcast.relayId);
+    proxy.refuse("eth_call");
+    const unsent = await submitFor(other!);
+    await waitUntil(() => proxy.seen.includes("eth_call"), "the relayer tried to check the second relay");
+
+    // Then the budget is spent by the integrator's earlier cancels, as the ledger holds them.
+    const spentAt = new Date();
+    const budget = (await gasBudget()).budget_gas;
+    await stack.relayer!.context.store.recordUnpaidGas({
+      relayId: randomUUID(),
+      taker: other!.address,
+      integratorId: stack.api.integratorId,
+      cause: "integrator",
+      kind: "cancel_replacement",
+      gasUsed: BigInt(budget),
+      gasPrice: 1_000_000_000n,
+      txHash: `0x${"cd".repeat(32)}`,
+      at: spentAt,
+      detail: "earlier cancels",
+    });
+    expect((await gasBudget()).spent).to.equal(true);
+
+    proxy.seen.length = 0;
+    const refused = await cancel(broadcast.relayId);
+    expect([refused.status, (refused.body as { code: string }).code], JSON.stringify(refused.body)).to.deep.equal([403, "gasless_integrator_gas_budget_spent"]);
+    const body = refused.body as { budget: string; budget_gas: number; charged_gas: number; frees_at: string; error: string };
+    expect([body.budget, body.budget_gas, body.charged_gas, body.frees_at]).to.deep.equal(["integrator", budget, budget, new Date(spentAt.getTime() + 24 * 3_600_000).toISOString()]);
+    expect(body.error).to.match(/cancels of swaps already broadcast .* are refused until/);
+    expect(proxy.seen, "nothing sent").to.not.include("eth_sendRawTransaction");
+    const after = (await stack.status(broadcast.relayId)).body as RelayJson;
+    expect([after.status, after.cancel_requested_at, after.transactions.map((transaction) => transaction.kind)]).to.deep.equal(["submitted", null, ["swap"]]);
+
+    // Before its broadcast, a relay is still cancelled at once: nothing is sent, nothing is charged.
+    const free = await cancel(unsent.relayId);
+    expect([free.status, cancellation(free.body).outcome], JSON.stringify(free.body)).to.deep.equal([200, "cancelled"]);
+    proxy.allow();
+
+    // The refused cancel left the swap to go on: it settles.
+    await mine(1);
+    const final = await stack.waitFor(broadcast.relayId);
+    expect([final.status, final.tx_hash]).to.deep.equal(["confirmed", pending.tx_hash]);
+    expect(await fillsOf(broadcast.onchainQuoteId)).to.have.length(1);
+    expect(((await stack.status(unsent.relayId)).body as RelayJson).status).to.equal("cancelled");
+    expect((await gasBudget()).charged_gas).to.equal(budget);
   });
 
   it("only the submitting integrator may cancel: another key and an unknown id get 404, a malformed id 400, and a final relay 409 with its status", async () => {

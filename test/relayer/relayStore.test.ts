@@ -386,35 +386,6 @@ for (const engine of engines) {
       expect((await store.getRelay(sponsored.id))!.feeWei).to.equal(undefined);
     });
 
-    it("counts reverted relays per taker and per integrator within the window, once per relay, seen by a second connection, until cleared", async () => {
-      const other = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
-      const at = new Date("2026-03-01T12:00:00Z");
-      const relayId = randomUUID();
-      await store.recordRevert({ relayId, taker: TAKER, integratorId: 7, at });
-      await store.recordRevert({ relayId, taker: TAKER, integratorId: 7, at }); // the same relay again: no second count
-      await store.recordRevert({ relayId: randomUUID(), taker: TAKER, integratorId: 8, at: new Date(at.getTime() + 1_000) });
-      await store.recordRevert({ relayId: randomUUID(), taker: other, integratorId: 7, at: new Date(at.getTime() + 2_000) });
-      await store.recordRevert({ relayId: randomUUID(), taker: TAKER, integratorId: 7, at: new Date(at.getTime() - 25 * 3_600_000) }); // outside the window
-      const since = new Date(at.getTime() - 24 * 3_600_000);
-      const peer = await engine.reopen();
-      try {
-        expect(await peer.revertCounts({ taker: TAKER, integratorId: 7, since })).to.deep.equal({ taker: 2, integrator: 2 });
-        expect(await peer.revertCounts({ taker: other, integratorId: 8, since })).to.deep.equal({ taker: 1, integrator: 1 });
-        expect((await peer.listRevertTallies(since)).map((tally) => [tally.kind, tally.subject, tally.reverts])).to.deep.equal([
-          ["integrator", "7", 2],
-          ["taker", TAKER.toLowerCase(), 2],
-          ["integrator", "8", 1],
-          ["taker", other.toLowerCase(), 1],
-        ]);
-        expect(await peer.clearReverts({ kind: "taker", taker: TAKER })).to.equal(3);
-        expect(await store.revertCounts({ taker: TAKER, integratorId: 7, since })).to.deep.equal({ taker: 0, integrator: 2 });
-        expect(await peer.clearReverts({ kind: "integrator", integratorId: 7 })).to.equal(3);
-        expect(await store.revertCounts({ taker: other, integratorId: 7, since })).to.deep.equal({ taker: 1, integrator: 0 });
-      } finally {
-        await peer.close();
-      }
-    });
-
     it("gives a signer address to one live relayer: another is refused until the first stops or its registration lapses; a restart of the same one is not", async () => {
       const now = new Date("2026-03-01T12:00:00Z");
       const until = new Date(now.getTime() + 30_000);

@@ -19,12 +19,15 @@ describe("relayer safeguards of the operator's money: its signers, and fees belo
     stack = undefined;
   });
 
-  it("reads RELAYER_MAX_LOSS_BPS (0), RELAYER_MAX_REVERTS_PER_TAKER (2) and RELAYER_MAX_REVERTS_PER_INTEGRATOR (10), refusing bad values by name", () => {
+  it("reads RELAYER_MAX_LOSS_BPS (0), RELAYER_TAKER_GAS_BUDGET (750,000) and RELAYER_INTEGRATOR_GAS_BUDGET (5,000,000), refusing bad values by name", () => {
     const config = testRelayerConfig("/tmp/unused");
-    expect([config.maxLossBps, config.maxRevertsPerTaker, config.maxRevertsPerIntegrator]).to.deep.equal([0, 2, 10]);
-    for (const name of ["RELAYER_MAX_LOSS_BPS", "RELAYER_MAX_REVERTS_PER_TAKER", "RELAYER_MAX_REVERTS_PER_INTEGRATOR"]) {
+    expect([config.maxLossBps, config.gasBudgets]).to.deep.equal([0, { taker: 750_000n, integrator: 5_000_000n }]);
+    expect(testRelayerConfig("/tmp/unused", { RELAYER_TAKER_GAS_BUDGET: "300000", RELAYER_INTEGRATOR_GAS_BUDGET: "2000000" }).gasBudgets).to.deep.equal({ taker: 300_000n, integrator: 2_000_000n });
+    for (const name of ["RELAYER_MAX_LOSS_BPS", "RELAYER_TAKER_GAS_BUDGET", "RELAYER_INTEGRATOR_GAS_BUDGET"]) {
       expect(() => testRelayerConfig("/tmp/unused", { [name]: "-1" })).to.throw(new RegExp(name));
     }
+    // A budget below one transaction's intrinsic gas would refuse everyone: refused by name too.
+    expect(() => testRelayerConfig("/tmp/unused", { RELAYER_TAKER_GAS_BUDGET: "20999" })).to.throw(/RELAYER_TAKER_GAS_BUDGET/);
   });
 
   it("the internal endpoint refuses a hand-off whose calldata it cannot derive a gas limit from, and a standing query without a valid taker, naming the field", async () => {

@@ -1,0 +1,42 @@
+import { parseAbiItem, type Address, type PublicClient } from "viem";
+import { uniswapV2PairAbi, type PairReserves } from "../../sdk";
+
+const syncEvent = parseAbiItem("event Sync(uint112 reserve0, uint112 reserve1)");
+
+/** Where in its block an order ran: its transaction, and for a batch member the log its skip emitted. */
+export type BlockPosition = Readonly<{ blockNumber: bigint; transactionIndex: number; logIndex?: number | undefined }>;
+
+/** Each pair's token0 and reserves at the end of `blockNumber`, by lowercase address. */
+export async function pairStatesAt(client: PublicClient, pairs: readonly Address[], blockNumber: bigint): Promise<Map<string, PairReserves>> {
+  const read = await Promise.all(
+    pairs.map(async (pair) => {
+      const [[reserve0, reserve1], token0] = await Promise.all([
+        client.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "getReserves", blockNumber }),
+        client.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "token0", blockNumber }),
+      ]);
+      return [pair.toLowerCase(), { token0, reserve0, reserve1 }] as const;
+    }),
+  );
+  return new Map(read);
+}
+
+/**
+ * The reserves each pair held when the order at `position` ran: the pair's last `Sync` in that block
+ * before it (an earlier transaction's, or an earlier batch member's in the same transaction), else
+ * the parent block's. The pairs' own events: nothing the taker's code can write.
+ */
+export async function pairStatesMet(client: PublicClient, atParent: ReadonlyMap<string, PairReserves>, position: BlockPosition): Promise<Map<string, PairReserves>> {
+  const met = new Map(atParent);
+  if (atParent.size === 0) return met;
+  const logs = await client.getLogs({ address: [...atParent.keys()] as Address[], event: syncEvent, strict: true, fromBlock: position.blockNumber, toBlock: position.blockNumber });
+  const before = logs
+    .filter((log) => !log.removed && log.transactionIndex !== null && log.logIndex !== null)
+    .filter((log) => log.transactionIndex! < position.transactionIndex || (log.transactionIndex === position.transactionIndex && position.logIndex !== undefined && log.logIndex! < position.logIndex))
+    .sort((a, b) => a.logIndex! - b.logIndex!);
+  for (const log of before) {
+    const pair = log.address.toLowerCase();
+    const state = met.get(pair);
+    if (state !== undefined) met.set(pair, { ...state, reserve0: log.args.reserve0, reserve1: log.args.reserve1 });
+  }
+  return met;
+}

@@ -1,0 +1,131 @@
+import { encodeFunctionData, erc20Abi, hexToBigInt, type Address, type Hex, type PublicClient } from "viem";
+import { decodeGaslessCall, decodeRouteActions, routeOutput, routePairs, type GaslessCall, type PairReserves, type RouteAction } from "../../sdk";
+import { isPermit2NonceUsed } from "../orderState";
+import type { RelayRecord } from "../store/relayStore";
+import type { AttributionFacts, RetryFacts } from "./attributionFacts";
+import { pairStatesAt, pairStatesMet, type BlockPosition } from "./pairStates";
+import { routerGateOpen } from "./routerGate";
+
+type Relay = Pick<RelayRecord, "data" | "router" | "taker" | "permit2Nonce" | "acceptedBlock" | "transactions">;
+
+/**
+ * An order's route as repricing sees it: what goes in and the least that must come out. An
+ * exact-input order: its sell amount and minimum. An exact-output order without a SPLIT: its maximum
+ * input run forwards must yield its output (the same test as the router's backward pass, to a unit of
+ * rounding); one with a SPLIT (shares of the output, not the input) is not repriced.
+ */
+type PricedRoute = { actions: RouteAction[]; pairs: Address[]; amountIn: bigint; minimum: bigint };
+
+function pricedRoute(call: GaslessCall): PricedRoute | undefined {
+  try {
+    if (call.kind === "exactOutput") {
+      const { params } = call.order;
+      const actions = decodeRouteActions(params.actions);
+      if (actions.some((action) => action.type === "split")) return undefined;
+      return { actions, pairs: routePairs(actions), amountIn: params.maxSellAmount, minimum: params.buyAmount };
+    }
+    const { params } = call.order;
+    const actions = decodeRouteActions(params.actions);
+    return { actions, pairs: routePairs(actions), amountIn: params.sellAmount, minimum: params.minBuyAmount };
+  } catch {
+    return undefined;
+  }
+}
+
+function outputAt(route: PricedRoute, states: ReadonlyMap<string, PairReserves>): bigint {
+  return routeOutput(route.actions, route.amountIn, (pair) => states.get(pair.toLowerCase())) ?? 0n;
+}
+
+/** Gas for each read of the sell token's balance or allowance: its code is not ours. */
+const TOKEN_READ_GAS = 100_000n;
+
+function decodeOrUndefined(data: Relay["data"]): GaslessCall | undefined {
+  try {
+    return decodeGaslessCall(data);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the order pulls from the taker's sell-token balance through Permit2, when known. */
+function pulled(call: GaslessCall): bigint {
+  return call.kind === "exactOutput" ? call.order.relayerFee : call.order.params.sellAmount + call.order.relayerFee;
+}
+
+/**
+ * Reads the facts `decideCause` needs about `relay`'s order that failed at `position` (a reverted
+ * swap's transaction, or a batch member's skip log): the gate at the mined block and its parent, the
+ * route repriced at the parent and at the state the order met, the taker's code when accepted and
+ * when mined, its Permit2 nonce, and its balance and allowance.
+ */
+export async function readAttributionFacts(client: PublicClient, permit2: Address, relay: Relay, position: BlockPosition): Promise<AttributionFacts> {
+  // The hand-off checked the calldata; should it not decode now, the facts that need it are left out
+  // (no repricing, funds not short) rather than the outcome stalled.
+  const call = decodeOrUndefined(relay.data);
+  const route = call === undefined ? undefined : pricedRoute(call);
+  const parent = position.blockNumber - 1n;
+  const balanceAndAllowance = async (blockNumber: bigint) => {
+    if (call === undefined) return false;
+    const sellToken = call.order.params.sellToken;
+    const need = pulled(call);
+    // The token's own code runs: bounded gas, and a token that will not answer has refused (the taker's token).
+    const read = async (data: Hex): Promise<bigint> => {
+      try {
+        const { data: result } = await client.call({ to: sellToken, data, blockNumber, gas: TOKEN_READ_GAS });
+        return hexToBigInt(result ?? "0x0");
+      } catch {
+        return 0n;
+      }
+    };
+    const [balance, allowance] = await Promise.all([
+      read(encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [relay.taker] })),
+      // A token permit sets the allowance within the swap itself: only the balance says anything then.
+      call.kind === "withTokenPermit" ? Promise.resolve(need) : read(encodeFunctionData({ abi: erc20Abi, functionName: "allowance", args: [relay.taker, permit2] })),
+    ]);
+    return balance < need || allowance < need;
+  };
+  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, statesAtParent] = await Promise.all([
+    routerGateOpen(client, relay.router, parent),
+    routerGateOpen(client, relay.router, position.blockNumber),
+    // Only the detail depends on it, and a node without old state may not answer for that block.
+    client.getCode({ address: relay.taker, blockNumber: relay.acceptedBlock }).catch(() => undefined),
+    client.getCode({ address: relay.taker, blockNumber: position.blockNumber }),
+    isPermit2NonceUsed(client, permit2, relay),
+    balanceAndAllowance(parent),
+    balanceAndAllowance(position.blockNumber),
+    route === undefined ? Promise.resolve(undefined) : pairStatesAt(client, route.pairs, parent),
+  ]);
+  let repriced: AttributionFacts["route"];
+  if (route !== undefined && statesAtParent !== undefined) {
+    const met = await pairStatesMet(client, statesAtParent, position);
+    repriced = { minimum: route.minimum, atParent: outputAt(route, statesAtParent), met: outputAt(route, met) };
+  }
+  const hasCode = (code: string | undefined) => code !== undefined && code !== "0x";
+  return {
+    gateClosed: !gateAtParent || !gateAtBlock,
+    route: repriced,
+    takerCode: { whenAccepted: hasCode(codeWhenAccepted), whenMined: hasCode(codeWhenMined) },
+    nonceSpent,
+    fundsShort: shortAtParent || shortAtBlock,
+  };
+}
+
+/** Whether the relay was sent again already after a mined failure: its swaps went out at more than one nonce. */
+export function resentBefore(relay: Pick<RelayRecord, "transactions">): boolean {
+  return new Set(relay.transactions.filter((transaction) => transaction.kind === "swap").map((transaction) => `${transaction.signer.toLowerCase()}:${transaction.nonce}`)).size > 1;
+}
+
+/** What the latest block says about sending the relay again (see `shouldRetry`). */
+export async function readRetryFacts(client: PublicClient, relay: Relay): Promise<RetryFacts> {
+  // The block itself, not getBlockNumber: viem caches that for seconds, and a stale number would
+  // reprice before the very move that failed the order.
+  const latest = (await client.getBlock({ blockTag: "latest" })).number;
+  const call = decodeOrUndefined(relay.data);
+  const route = call === undefined ? undefined : pricedRoute(call);
+  const [gateOpen, states] = await Promise.all([routerGateOpen(client, relay.router, latest), route === undefined ? Promise.resolve(undefined) : pairStatesAt(client, route.pairs, latest)]);
+  return {
+    gateOpen,
+    fillsNow: route === undefined || states === undefined ? undefined : outputAt(route, states) >= route.minimum,
+    resentBefore: resentBefore(relay),
+  };
+}

@@ -1,0 +1,81 @@
+import { expect } from "chai";
+import fc from "fast-check";
+import type { Address } from "viem";
+import { getAmountOut, routeOutput, splitAmounts, type PairReserves, type RouteAction } from "../../sdk";
+import type { AttributionFacts } from "../../relayer/attribution/attributionFacts";
+import { decideCause, shouldRetry } from "../../relayer/attribution/decideCause";
+import { fuzzRuns } from "../helpers/fuzzRuns";
+
+const A = "0x00000000000000000000000000000000000000a1" as Address;
+const B = "0x00000000000000000000000000000000000000b2" as Address;
+const C = "0x00000000000000000000000000000000000000c3" as Address;
+const P1 = "0x0000000000000000000000000000000000000101" as Address;
+const P2 = "0x0000000000000000000000000000000000000202" as Address;
+
+const innocent: AttributionFacts = { gateClosed: false, route: { minimum: 990n, atParent: 1_000n, met: 1_000n }, takerCode: { whenAccepted: false, whenMined: false }, nonceSpent: false, fundsShort: false };
+
+describe("attribution: who caused a failed order, decided from facts", () => {
+  it("a closed gate at the block is the operator's, whatever else holds (a wallet's forged bytes cannot close it)", () => {
+    expect(decideCause({ ...innocent, gateClosed: true, takerCode: { whenAccepted: false, whenMined: true } }).cause).to.equal("operator");
+  });
+  it("a route that misses its minimum at the state it met but fills at the parent is the market's; one that misses at the parent too is the operator's (sent or kept too late)", () => {
+    expect(decideCause({ ...innocent, route: { minimum: 990n, atParent: 1_000n, met: 900n } })).to.include({ cause: "market", market: true });
+    expect(decideCause({ ...innocent, route: { minimum: 990n, atParent: 950n, met: 900n } })).to.include({ cause: "operator", market: true });
+  });
+  it("a taker with code at the mined block whose route would fill is the taker's, whether it had code when accepted or gained it after", () => {
+    expect(decideCause({ ...innocent, takerCode: { whenAccepted: false, whenMined: true } }).detail).to.match(/had no code when its relay was accepted and had code when mined/);
+    expect(decideCause({ ...innocent, takerCode: { whenAccepted: true, whenMined: true } }).cause).to.equal("taker");
+  });
+  it("a spent nonce or short funds are the taker's, even with a pool moved against it in the block", () => {
+    const moved = { minimum: 900n, atParent: 1_000n, met: 950n };
+    expect(decideCause({ ...innocent, route: moved, nonceSpent: true }).cause).to.equal("taker");
+    expect(decideCause({ ...innocent, route: moved, fundsShort: true }).cause).to.equal("taker");
+  });
+  it("an adverse move within the block that the untaxed repricing says still fills is the market's (a taxed token's order); no move and no other fact is the taker's", () => {
+    expect(decideCause({ ...innocent, route: { minimum: 900n, atParent: 1_000n, met: 950n } }).cause).to.equal("market");
+    expect(decideCause(innocent).cause).to.equal("taker");
+  });
+  it("a retry only for the operator or the market, when the latest block says it now goes through, and only once", () => {
+    const market = decideCause({ ...innocent, route: { minimum: 990n, atParent: 1_000n, met: 900n } });
+    expect(shouldRetry(market, { gateOpen: true, fillsNow: true, resentBefore: false })).to.equal(true);
+    expect(shouldRetry(market, { gateOpen: true, fillsNow: false, resentBefore: false })).to.equal(false);
+    expect(shouldRetry(market, { gateOpen: true, fillsNow: true, resentBefore: true })).to.equal(false);
+    const paused = decideCause({ ...innocent, gateClosed: true });
+    expect(shouldRetry(paused, { gateOpen: false, fillsNow: true, resentBefore: false })).to.equal(false);
+    expect(shouldRetry(paused, { gateOpen: true, fillsNow: undefined, resentBefore: false })).to.equal(true);
+    expect(shouldRetry(decideCause(innocent), { gateOpen: true, fillsNow: true, resentBefore: false })).to.equal(false);
+  });
+
+  it("property: what a third party controls (pool states, the revert bytes it cannot even reach) never makes an order whose taker has no code, an unspent nonce and its funds the taker's once a pool moved against it", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: 10n ** 24n }), fc.bigInt({ min: 0n, max: 10n ** 24n }), fc.integer({ min: 2, max: 10_000 }), (atParent, minimum, moveBps) => {
+        const met = (atParent * BigInt(10_000 - moveBps)) / 10_000n;
+        const cause = decideCause({ ...innocent, route: { minimum, atParent, met } }).cause;
+        expect(cause).to.not.equal("taker");
+      }),
+      fuzzRuns(500),
+    );
+  });
+});
+
+describe("routeOutput: an exact-input route repriced from pair reserves", () => {
+  const states = new Map<string, PairReserves>([
+    [P1.toLowerCase(), { token0: A, reserve0: 1_000_000n, reserve1: 2_000_000n }],
+    [P2.toLowerCase(), { token0: C, reserve0: 5_000_000n, reserve1: 1_000_000n }],
+  ]);
+  const at = (pair: Address) => states.get(pair.toLowerCase());
+  it("chains hops through each pair's own token order, takes a fee's share, and splits as the router does", () => {
+    const twoHops: RouteAction[] = [{ type: "swapV2", pair: P1, tokenOut: B, feeBps: 30 }, { type: "swapV2", pair: P2, tokenOut: C, feeBps: 30 }, { type: "fee", bps: 100, recipient: A }];
+    const first = getAmountOut(1_000n, 1_000_000n, 2_000_000n, 30);
+    const second = getAmountOut(first, 1_000_000n, 5_000_000n, 30);
+    expect(routeOutput(twoHops, 1_000n, at)).to.equal(second - (second * 100n) / 10_000n);
+    const split: RouteAction[] = [{ type: "split", legs: [{ shareBps: 3_000, hops: [{ pair: P1, tokenOut: B, feeBps: 30 }] }, { shareBps: 7_000, hops: [{ pair: P1, tokenOut: B, feeBps: 30 }] }] }];
+    const [legA, legB] = splitAmounts(10_001n, [3_000, 7_000]) as [bigint, bigint];
+    const outA = getAmountOut(legA, 1_000_000n, 2_000_000n, 30);
+    // The second leg meets the pair the first leg moved.
+    expect(routeOutput(split, 10_001n, at)).to.equal(outA + getAmountOut(legB, 1_000_000n + legA, 2_000_000n - outA, 30));
+  });
+  it("is undefined when a pair's state is unknown", () => {
+    expect(routeOutput([{ type: "swapV2", pair: C, tokenOut: B, feeBps: 30 }], 1n, at)).to.equal(undefined);
+  });
+});

@@ -1,0 +1,123 @@
+import { expect } from "chai";
+import hre from "hardhat";
+import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
+import { parseUnits, type Address, type Hex, type LocalAccount } from "viem";
+import { decodeGaslessCall, decodeRouteActions, uniswapV2PairAbi, type RelayJson } from "../../sdk";
+import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
+import { FRONT_TIP, fundStranger, queueSandwich } from "../fixtures/sandwich";
+import type { SettlementFixture } from "../fixtures/settlementFixture";
+
+const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
+
+/**
+ * Issue 28: who caused a relayed order's failure is read from the chain at its block (the registry's
+ * gate, the pools' reserves the order met), so a third party's trade never counts against the taker,
+ * and a pause is the operator's. A real chain (Hardhat, automine off to build the block), the relayer
+ * and the API in-process, as the audit ran its proofs of concept.
+ */
+describe("who caused a failed relay: a sandwich and a pause at the mining block (relayer, API and a real chain)", function () {
+  this.timeout(240_000);
+  let f: SettlementFixture;
+  let stack: GaslessStack | undefined;
+  beforeEach(async () => {
+    f = await loadFixture(gaslessReadyFixture);
+  });
+  afterEach(async () => {
+    await setAutomine(true);
+    await stack?.close();
+    stack = undefined;
+  });
+
+  /** Quotes, signs and submits a gasless relay with automine off, and waits until its swap is in the mempool. */
+  async function pendingRelay(taker: LocalAccount, sellAmount = parseUnits("100", 6)): Promise<{ relayId: string; pair: Address; hash: Hex }> {
+    const quote = (await stack!.gaslessQuote(taker.address, { sell_amount: sellAmount })).body;
+    expect(quote.quote_id, JSON.stringify(quote)).to.be.a("string");
+    await setAutomine(false);
+    const submitted = await stack!.submit({ quote_id: quote.quote_id, signature: await stack!.sign(quote, taker) });
+    expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
+    const relayId = submitted.body.relay_id as string;
+    const pending = await stack!.waitFor(relayId, (relay) => relay.status === "submitted");
+    const record = await stack!.relayer!.context.store.getRelay(relayId);
+    const actions = decodeRouteActions(decodeGaslessCall(record!.data).order.params.actions);
+    const hop = actions.find((action) => action.type === "swapV2");
+    expect(hop, "a route with a direct V2 hop").to.not.equal(undefined);
+    return { relayId, pair: (hop as { pair: Address }).pair, hash: pending.tx_hash as Hex };
+  }
+
+  const charged = async (taker: LocalAccount) => stack!.relayer!.context.store.unpaidGasCharged({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) });
+  const ledger = async () =>
+    (await stack!.relayer!.context.store.unpaidGasTotals({ integratorId: stack!.api.integratorId })).map((total) => [total.cause, total.kind, total.entries]);
+
+  it("a third party's sandwich in the victim's block (front-run past its slippage, back-run after) is the market's: the swap reverts, the ledger says market, the relay is sent once more and confirms; three rounds later the taker and its integrator are still served and charged nothing, with budgets below one swap", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_TAKER_GAS_BUDGET: "21000", RELAYER_INTEGRATOR_GAS_BUDGET: "21000" } });
+    const [victim] = await fundedTakers(f, 1);
+    await fundStranger(f, f.token("USDC"), parseUnits("10000000", 6));
+    for (let round = 0; round < 3; round++) {
+      const { relayId, pair, hash } = await pendingRelay(victim!);
+      const [reserve0, reserve1] = await f.publicClient.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "getReserves" });
+      const token0 = await f.publicClient.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "token0" });
+      const usdcReserve = token0.toLowerCase() === f.token("USDC").toLowerCase() ? reserve0 : reserve1;
+      // Selling 5 % of the pool's USDC moves its price about 10 %, far past the quote's 1 % slippage.
+      const sandwich = await queueSandwich(f, pair, f.token("USDC"), usdcReserve / 20n, { back: true });
+      await mine(1);
+      await setAutomine(true);
+      const [front, victimReceipt, back] = await Promise.all([
+        f.publicClient.getTransactionReceipt({ hash: sandwich.front[1]! }),
+        f.publicClient.getTransactionReceipt({ hash }),
+        f.publicClient.getTransactionReceipt({ hash: sandwich.back[1]! }),
+      ]);
+      // The block is the attack: front-run, victim (reverted), back-run, in that order.
+      expect([front.blockNumber, back.blockNumber]).to.deep.equal([victimReceipt.blockNumber, victimReceipt.blockNumber]);
+      expect(front.transactionIndex < victimReceipt.transactionIndex && victimReceipt.transactionIndex < back.transactionIndex).to.equal(true);
+      expect([front.status, victimReceipt.status, back.status]).to.deep.equal(["success", "reverted", "success"]);
+      const done: RelayJson = await stack.waitFor(relayId);
+      expect(done.status, JSON.stringify(done)).to.equal("confirmed");
+      // Sent exactly once more: the reverted swap and its resend, which filled.
+      expect(done.transactions.map((transaction) => transaction.hash === hash)).to.deep.equal([true, false]);
+      expect(done.tx_hash).to.not.equal(hash);
+      // Never refused: a new gasless quote is served after every round.
+      const next = await stack.gaslessQuote(victim!.address, { sell_amount: parseUnits("100", 6) });
+      expect([next.status, next.body.code ?? null], JSON.stringify(next.body)).to.deep.equal([200, null]);
+    }
+    expect(await ledger()).to.deep.equal([["market", "reverted_swap", 3]]);
+    expect(await charged(victim!)).to.deep.equal({ taker: 0n, integrator: 0n });
+  });
+
+  it("a front-run with no back-run leaves the pool past the minimum: market, not sent again (repriced at the latest block it would still miss), ends failed / market_moved, charged to nobody", async () => {
+    stack = await startGaslessStack(f, { signers: 1 });
+    const [victim] = await fundedTakers(f, 1);
+    await fundStranger(f, f.token("USDC"), parseUnits("10000000", 6));
+    const { relayId, pair } = await pendingRelay(victim!);
+    const [reserve0, reserve1] = await f.publicClient.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "getReserves" });
+    const token0 = await f.publicClient.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "token0" });
+    const usdcReserve = token0.toLowerCase() === f.token("USDC").toLowerCase() ? reserve0 : reserve1;
+    await queueSandwich(f, pair, f.token("USDC"), usdcReserve / 20n, { back: false });
+    await mine(1);
+    await setAutomine(true);
+    const done: RelayJson = await stack.waitFor(relayId);
+    expect([done.status, done.reason, done.transactions.length], JSON.stringify(done)).to.deep.equal(["failed", "market_moved", 1]);
+    expect(done.error).to.match(/a pool moved within the block, before the order/);
+    expect(await ledger()).to.deep.equal([["market", "reverted_swap", 1]]);
+    expect(await charged(victim!)).to.deep.equal({ taker: 0n, integrator: 0n });
+  });
+
+  it("a pause of feature 3 mined in the swap's block, before it, is the operator's: the swap reverts, the relay ends failed (not sent again while paused), the ledger says operator, the taker is charged nothing", async () => {
+    stack = await startGaslessStack(f, { signers: 1 });
+    const [taker] = await fundedTakers(f, 1);
+    const { relayId, hash } = await pendingRelay(taker!);
+    const block = await f.publicClient.getBlock();
+    await f.registry.write.pause([3n], { gas: 300_000n, maxFeePerGas: (block.baseFeePerGas ?? 0n) * 3n + FRONT_TIP, maxPriorityFeePerGas: FRONT_TIP });
+    await mine(1);
+    await setAutomine(true);
+    const receipt = await f.publicClient.getTransactionReceipt({ hash });
+    expect(receipt.status).to.equal("reverted");
+    const [paused] = await f.publicClient.readContract({ address: f.contracts.gaslessSwapRouter, abi: f.gaslessRouter.abi, functionName: "status", blockNumber: receipt.blockNumber - 1n });
+    expect(paused, "not paused at the parent block: the pause came within the swap's own block").to.equal(false);
+    const done: RelayJson = await stack.waitFor(relayId);
+    expect([done.status, done.reason, done.transactions.length], JSON.stringify(done)).to.deep.equal(["failed", "reverted", 1]);
+    expect(done.error).to.match(/router was paused or not active at the mined block/);
+    expect(await ledger()).to.deep.equal([["operator", "reverted_swap", 1]]);
+    expect(await charged(taker!)).to.deep.equal({ taker: 0n, integrator: 0n });
+    await f.registry.write.unpause([3n]);
+  });
+});
