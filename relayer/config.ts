@@ -20,7 +20,7 @@ const privateKeys = z
 
 /**
  * Gas budgets of the unpaid-gas ledger (SECURITY.md, "Unpaid gas: the ledger and its budgets"), in gas
- * per rolling 24 hours. Declared apart so the operator CLI (scripts/gaslessReverts.ts) reads the same
+ * per rolling 24 hours. Declared apart so the operator CLI (scripts/gasBudgets.ts) reads the same
  * settings with the same defaults. A single relayed swap's gas limit is about 150k-300k
  * (`relayGasLimit`: the estimate with 50 % headroom, plus native payouts' worst case):
  * - `RELAYER_TAKER_GAS_BUDGET`, default 750,000: about three worst-case swaps, so a taker whose swap

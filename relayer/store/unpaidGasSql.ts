@@ -109,11 +109,11 @@ export function unpaidGasTallyFromRow(row: UnpaidGasTallyRow): UnpaidGasTally {
   };
 }
 
-/** Clears a subject's charges (kept on record, no longer counted against its budget). */
+/** Clears a subject's charges, the entries its budget counts (kept on record, no longer counted). */
 export function clearSql(kind: UnpaidGasSubject["kind"], who: string): string {
   return kind === "taker"
-    ? `UPDATE unpaid_gas SET cleared_taker = 1 WHERE taker = ${who} AND cleared_taker = 0`
-    : `UPDATE unpaid_gas SET cleared_integrator = 1 WHERE integrator_id = ${who} AND cleared_integrator = 0`;
+    ? `UPDATE unpaid_gas SET cleared_taker = 1 WHERE ${chargedFilter("taker", who)}`
+    : `UPDATE unpaid_gas SET cleared_integrator = 1 WHERE ${chargedFilter("integrator", who)}`;
 }
 
 /** The subject's placeholder value. */
