@@ -175,7 +175,15 @@ export type {
   RelayCancellationJson,
   InternalRelayCancellationJson,
 } from "./relay/relayWire";
-export type { RelayStatusEventJson, RelayEventJson, WebhookDeliveryJson, WebhookDeliveriesJson, WebhookRegistrationJson } from "./relay/pushedStatusWire";
+export type {
+  RelayStatusEventJson,
+  RelayEventJson,
+  WebhookCircuitJson,
+  WebhookDeliveryJson,
+  WebhookDeliveriesJson,
+  WebhookFailureCode,
+  WebhookRegistrationJson,
+} from "./relay/pushedStatusWire";
 export {
   newWebhookSecret,
   signWebhook,

@@ -1,7 +1,8 @@
 import { Router, type Response } from "express";
 import { z } from "zod";
-import type { RelayEventJson, WebhookDeliveryJson } from "../../sdk";
+import type { RelayEventJson } from "../../sdk";
 import type { RelayContext } from "../relayContext";
+import { webhookDeliveriesJson } from "./webhookDeliveriesJson";
 
 const integratorId = z.coerce.number().int().positive();
 
@@ -56,21 +57,7 @@ export function pushedStatusRoutes(context: RelayContext): Router {
     const query = deliveriesQuery.safeParse(req.query);
     if (!id.success) return refuse(res, id.error);
     if (!query.success) return refuse(res, query.error);
-    const [endpoint, deliveries] = await Promise.all([store.getWebhook(id.data), store.listWebhookDeliveries(id.data, query.data.limit)]);
-    const json: WebhookDeliveryJson[] = deliveries.map((delivery) => ({
-      event_id: delivery.eventId,
-      relay_id: delivery.relayId,
-      status: delivery.status,
-      state: delivery.state,
-      attempts: delivery.attempts,
-      next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
-      last_attempt_at: delivery.lastAttemptAt?.toISOString() ?? null,
-      last_response_status: delivery.lastStatus ?? null,
-      last_error: delivery.lastError ?? null,
-      delivered_at: delivery.deliveredAt?.toISOString() ?? null,
-      created_at: delivery.createdAt.toISOString(),
-    }));
-    res.json({ url: endpoint?.url ?? null, deliveries: json });
+    res.json(await webhookDeliveriesJson(store, id.data, query.data.limit, context.now()));
   });
 
   router.get("/internal/relay-events", async (req, res) => {

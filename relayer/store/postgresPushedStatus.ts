@@ -1,6 +1,7 @@
 import { withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
 import {
   claimedFromRow,
+  circuitParams,
   deliveryFromRow,
   eventFromRow,
   eventParams,
@@ -55,6 +56,10 @@ export class PostgresPushedStatus implements PushedStatusStore {
     return rows.map(eventFromRow);
   }
 
+  async listEventFeed(afterSeq: number, limit: number): Promise<RelayEvent[]> {
+    return (await run<EventRow>(this.pool, PUSHED_SQL.feed, { after: afterSeq, limit })).rows.map(eventFromRow);
+  }
+
   async relayEventHead(): Promise<number> {
     const { rows } = await this.pool.query<{ head: number }>(PUSHED_SQL.head);
     return Number(rows[0]?.head ?? 0);
@@ -76,9 +81,18 @@ export class PostgresPushedStatus implements PushedStatusStore {
     return rows[0] === undefined ? undefined : webhookFromRow(rows[0]);
   }
 
-  async claimWebhookDeliveries(lease: { owner: string; until: Date }, now: Date, limit: number): Promise<ClaimedDelivery[]> {
+  async claimWebhookDeliveries(lease: { owner: string; until: Date }, now: Date, limit: number, perIntegrator: number): Promise<ClaimedDelivery[]> {
     return withTransaction(this.pool, async (client) => {
-      const { rows } = await run<{ event_seq: number }>(client, `${PUSHED_SQL.claimable} FOR UPDATE OF d SKIP LOCKED`, { now: now.getTime(), limit });
+      // FOR UPDATE cannot sit on the window function's query itself: the fair pick runs inside, the lock
+      // outside (it re-checks that the row is still pending and unclaimed), and SKIP LOCKED skips what
+      // another relayer is claiming before the LIMIT. Two relayers claiming at the same instant can
+      // then each give an integrator its share: the cap holds per relayer, at worst relayers × share.
+      const { rows } = await run<{ event_seq: number }>(
+        client,
+        `SELECT d.event_seq FROM relay_webhook_deliveries d JOIN (${PUSHED_SQL.claimable}) f ON f.event_seq = d.event_seq
+          WHERE d.state = 'pending' AND (d.lease_until IS NULL OR d.lease_until < @now) ${PUSHED_SQL.claimOrder} FOR UPDATE OF d SKIP LOCKED`,
+        { now: now.getTime(), limit, per_integrator: perIntegrator },
+      );
       const claimed: ClaimedDelivery[] = [];
       for (const { event_seq: seq } of rows) {
         await run(client, PUSHED_SQL.claim, { seq, owner: lease.owner, until: lease.until.getTime() });
@@ -90,7 +104,16 @@ export class PostgresPushedStatus implements PushedStatusStore {
   }
 
   async settleWebhookDelivery(eventSeq: number, owner: string, outcome: DeliveryOutcome): Promise<boolean> {
-    return (await run(this.pool, PUSHED_SQL.settle, settleParams(eventSeq, owner, outcome))).rowCount === 1;
+    return withTransaction(this.pool, async (client) => {
+      if ((await run(client, PUSHED_SQL.settle, settleParams(eventSeq, owner, outcome))).rowCount !== 1) return false;
+      const circuit = circuitParams(outcome);
+      await run(client, PUSHED_SQL[circuit.statement], circuit.params);
+      return true;
+    });
+  }
+
+  async expireWebhookDeliveries(before: Date, now: Date): Promise<number> {
+    return (await run(this.pool, PUSHED_SQL.expirePending, { before: before.getTime(), now: now.getTime() })).rowCount;
   }
 
   async releaseWebhookClaims(owner: string): Promise<number> {

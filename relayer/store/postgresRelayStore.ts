@@ -336,6 +336,7 @@ class PostgresRelayStore implements RelayStore {
 
   listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
   relayEventHead() { return this.#pushed.relayEventHead(); }
+  listEventFeed(...args: Parameters<RelayStore["listEventFeed"]>) { return this.#pushed.listEventFeed(...args); }
   setWebhook(...args: Parameters<RelayStore["setWebhook"]>) { return this.#pushed.setWebhook(...args); }
   getWebhook(...args: Parameters<RelayStore["getWebhook"]>) { return this.#pushed.getWebhook(...args); }
   claimWebhookDeliveries(...args: Parameters<RelayStore["claimWebhookDeliveries"]>) { return this.#pushed.claimWebhookDeliveries(...args); }
@@ -344,6 +345,7 @@ class PostgresRelayStore implements RelayStore {
   listWebhookDeliveries(...args: Parameters<RelayStore["listWebhookDeliveries"]>) { return this.#pushed.listWebhookDeliveries(...args); }
   listFailingWebhooks(...args: Parameters<RelayStore["listFailingWebhooks"]>) { return this.#pushed.listFailingWebhooks(...args); }
   prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
+  expireWebhookDeliveries(...args: Parameters<RelayStore["expireWebhookDeliveries"]>) { return this.#pushed.expireWebhookDeliveries(...args); }
 
   /** The relay as this transaction sees it, for the event of its change. */
   async #locked(client: Queryable, relayId: string): Promise<RelayRecord | undefined> {
