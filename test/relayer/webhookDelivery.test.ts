@@ -142,7 +142,7 @@ describe("pushed status: webhooks and server-sent events (in-process relayer and
 
   it("off the devnet (WEBHOOK_ALLOW_LOOPBACK_HTTP=false) a loopback http URL is refused", async () => {
     await stack.close();
-    stack = await startGaslessStack(f, { relayerEnv: FAST_RETRIES, api: { pushed: { allowLoopbackWebhooks: false, maxStreamsPerKey: 5, keepAliveSeconds: 15 } } });
+    stack = await startGaslessStack(f, { relayerEnv: FAST_RETRIES, api: { pushed: { allowLoopbackWebhooks: false, maxStreamsPerKey: 5, maxStreamsPerIntegrator: 10, maxStreams: 1000, maxLifetimeSeconds: 300, keepAliveSeconds: 15 } } });
     const refused = await setWebhook(stack.api.url, stack.api.owner, stack.api.integratorId, receiver.url);
     expect([refused.status, refused.body.code, refused.body.error]).to.deep.equal([400, "webhook_url_not_https", "url: must be https"]);
   });
