@@ -178,6 +178,7 @@ export type {
 export type {
   RelayStatusEventJson,
   RelayEventJson,
+  RelayFeedEventJson,
   WebhookCircuitJson,
   WebhookDeliveryJson,
   WebhookDeliveriesJson,

@@ -1,3 +1,4 @@
+import { PostgresListener } from "../../sdk/storage/postgresListener";
 import { withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
 import {
   claimedFromRow,
@@ -16,7 +17,7 @@ import {
   type FailingRow,
   type WebhookRow,
 } from "./pushedStatusSql";
-import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventQuery, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
+import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventNotice, RelayEventQuery, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
 import type { RelayRecord } from "./relayStore";
 
 type Queryable = Pick<PostgresClient, "query">;
@@ -28,6 +29,9 @@ type Queryable = Pick<PostgresClient, "query">;
  */
 const EVENT_ORDER_LOCK = 4663_021;
 
+/** NOTIFY'd at the commit of every event write, `<seq>:<integrator id>`: what wakes the streams' reads instead of a poll. */
+export const RELAY_EVENTS_CHANNEL = "relay_events";
+
 async function run<Row extends object>(db: Queryable, sql: string, params: Record<string, unknown>): Promise<{ rows: Row[]; rowCount: number }> {
   const { text, values } = positional(sql, params);
   const result = await db.query<Row>(text, values);
@@ -36,7 +40,43 @@ async function run<Row extends object>(db: Queryable, sql: string, params: Recor
 
 /** The pushed-status tables on PostgreSQL, shared by every relayer on the database. */
 export class PostgresPushedStatus implements PushedStatusStore {
-  constructor(private readonly pool: PostgresPool) {}
+  readonly #watchers = new Set<(notice: RelayEventNotice) => void>();
+  #listener: PostgresListener | undefined;
+
+  constructor(
+    private readonly pool: PostgresPool,
+    private readonly url: string,
+  ) {}
+
+  watchRelayEvents(listener: (notice: RelayEventNotice) => void): () => void {
+    this.#watchers.add(listener);
+    // One listening connection per relayer, opened by the first watcher: every relayer's writes reach it.
+    this.#listener ??= this.#listen();
+    return () => this.#watchers.delete(listener);
+  }
+
+  async closeListener(): Promise<void> {
+    await this.#listener?.close();
+  }
+
+  #listen(): PostgresListener {
+    const everyone = () => this.#notify({ seq: undefined, integratorId: undefined });
+    const listener = new PostgresListener(this.url, [RELAY_EVENTS_CHANNEL], "relayer-events-listener", {
+      notification: (_channel, payload) => {
+        const [seq, integratorId] = payload.split(":").map(Number);
+        this.#notify(Number.isInteger(seq) && Number.isInteger(integratorId) ? { seq, integratorId } : { seq: undefined, integratorId: undefined });
+      },
+      // Back after a loss: events written meanwhile were not notified, so every waiter reads.
+      listening: everyone,
+      lost: () => undefined,
+    });
+    void listener.start();
+    return listener;
+  }
+
+  #notify(notice: RelayEventNotice): void {
+    for (const watcher of this.#watchers) watcher(notice);
+  }
 
   /** The outbox write of one status change, on the change's own transaction (`client`). */
   async recordEvent(client: Queryable, relay: RelayRecord, at: Date): Promise<void> {
@@ -44,6 +84,8 @@ export class PostgresPushedStatus implements PushedStatusStore {
     const params = eventParams(relay, at);
     const { rows } = await run<{ seq: number }>(client, PUSHED_SQL.insertEvent, params);
     await run(client, PUSHED_SQL.insertDelivery, { seq: rows[0]!.seq, relay_id: relay.id, integrator_id: relay.integratorId, created_at: params.created_at });
+    // Sent at commit, to every relayer listening (none for a rollback).
+    await client.query("SELECT pg_notify($1, $2)", [RELAY_EVENTS_CHANNEL, `${rows[0]!.seq}:${relay.integratorId}`]);
   }
 
   async forget(client: Queryable): Promise<void> {

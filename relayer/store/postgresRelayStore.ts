@@ -66,16 +66,16 @@ export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
     await pool.end();
     throw error;
   }
-  return new PostgresRelayStore(pool);
+  return new PostgresRelayStore(pool, url);
 }
 
 class PostgresRelayStore implements RelayStore {
   readonly #pool: PostgresPool;
   readonly #pushed: PostgresPushedStatus;
 
-  constructor(pool: PostgresPool) {
+  constructor(pool: PostgresPool, url: string) {
     this.#pool = pool;
-    this.#pushed = new PostgresPushedStatus(pool);
+    this.#pushed = new PostgresPushedStatus(pool, url);
   }
 
   async matchRelay(query: RelayMatchQuery): Promise<RelayCreation | undefined> {
@@ -336,6 +336,7 @@ class PostgresRelayStore implements RelayStore {
 
   listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
   relayEventHead() { return this.#pushed.relayEventHead(); }
+  watchRelayEvents(...args: Parameters<RelayStore["watchRelayEvents"]>) { return this.#pushed.watchRelayEvents(...args); }
   listEventFeed(...args: Parameters<RelayStore["listEventFeed"]>) { return this.#pushed.listEventFeed(...args); }
   setWebhook(...args: Parameters<RelayStore["setWebhook"]>) { return this.#pushed.setWebhook(...args); }
   getWebhook(...args: Parameters<RelayStore["getWebhook"]>) { return this.#pushed.getWebhook(...args); }
@@ -358,6 +359,7 @@ class PostgresRelayStore implements RelayStore {
   }
 
   async close(): Promise<void> {
+    await this.#pushed.closeListener();
     await this.#pool.end();
   }
 

@@ -11,6 +11,14 @@ export interface PushedStatusStore {
   listRelayEvents(query: RelayEventQuery): Promise<RelayEvent[]>;
   /** Every integrator's events after `afterSeq`, oldest first, at most `limit`: the feed an API instance follows. */
   listEventFeed(afterSeq: number, limit: number): Promise<RelayEvent[]>;
+  /**
+   * Calls `listener` after an event is written by any relayer on this database (SQLite: this process,
+   * right after the transaction; PostgreSQL: NOTIFY relay_events at the writer's commit), with the
+   * event's integrator, or `integratorId: undefined` when events may have been missed (the listening
+   * connection came back): then every waiter should read. Returns the unsubscribe function.
+   * A notice may also come for a write that rolled back: a waiter reads and finds nothing.
+   */
+  watchRelayEvents(listener: (notice: RelayEventNotice) => void): () => void;
   /** The highest event sequence number written so far (0 when none): where a stream without Last-Event-ID starts. */
   relayEventHead(): Promise<number>;
   /**
@@ -43,6 +51,9 @@ export interface PushedStatusStore {
   /** Deletes events and settled deliveries older than `before` (pending ones are kept); returns how many events. */
   prunePushedStatus(before: Date): Promise<number>;
 }
+
+/** An event was written (its sequence number and integrator), or (`integratorId` undefined) some may have been. */
+export type RelayEventNotice = { seq: number | undefined; integratorId: number | undefined };
 
 export type RelayEventQuery = { integratorId: number; relayId?: string | undefined; afterSeq: number; limit: number };
 

@@ -15,7 +15,7 @@ import {
   type FailingRow,
   type WebhookRow,
 } from "./pushedStatusSql";
-import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventQuery, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
+import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventNotice, RelayEventQuery, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
 import type { RelayRecord } from "./relayStore";
 
 /**
@@ -24,6 +24,7 @@ import type { RelayRecord } from "./relayStore";
  */
 export class SqlitePushedStatus implements PushedStatusStore {
   readonly #db: Database.Database;
+  readonly #watchers = new Set<(notice: RelayEventNotice) => void>();
   readonly #statements;
 
   constructor(db: Database.Database) {
@@ -38,6 +39,19 @@ export class SqlitePushedStatus implements PushedStatusStore {
     const params = eventParams(relay, at);
     const { seq } = this.#statements.insertEvent.get(params) as { seq: number };
     this.#statements.insertDelivery.run({ seq, relay_id: relay.id, integrator_id: relay.integratorId, created_at: params.created_at });
+    // better-sqlite3's transactions are synchronous: by the microtask, the caller's transaction has
+    // committed (or rolled back: a waiter then reads nothing new). Only this process writes this file.
+    const notice: RelayEventNotice = { seq: Number(seq), integratorId: relay.integratorId };
+    if (this.#watchers.size > 0) queueMicrotask(() => this.#notify(notice));
+  }
+
+  watchRelayEvents(listener: (notice: RelayEventNotice) => void): () => void {
+    this.#watchers.add(listener);
+    return () => this.#watchers.delete(listener);
+  }
+
+  #notify(notice: RelayEventNotice): void {
+    for (const watcher of this.#watchers) watcher(notice);
   }
 
   /** A new chain run forgets its relays, so their events and deliveries too. */

@@ -316,6 +316,7 @@ class SqliteRelayStore implements RelayStore {
 
   listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
   relayEventHead() { return this.#pushed.relayEventHead(); }
+  watchRelayEvents(...args: Parameters<RelayStore["watchRelayEvents"]>) { return this.#pushed.watchRelayEvents(...args); }
   listEventFeed(...args: Parameters<RelayStore["listEventFeed"]>) { return this.#pushed.listEventFeed(...args); }
   setWebhook(...args: Parameters<RelayStore["setWebhook"]>) { return this.#pushed.setWebhook(...args); }
   getWebhook(...args: Parameters<RelayStore["getWebhook"]>) { return this.#pushed.getWebhook(...args); }

@@ -10,6 +10,9 @@ export type RelayStatusEventJson = { type: "relay.status"; event_id: string; tim
 /** One event as the relayer's internal `GET /internal/relay-events` returns it; `body` is the RelayStatusEventJson text. */
 export type RelayEventJson = { seq: number; event_id: string; relay_id: string; status: string; body: string };
 
+/** One event of the relayer's internal `GET /internal/relay-events/feed` (every integrator's events). */
+export type RelayFeedEventJson = RelayEventJson & { integrator_id: number };
+
 /** Why a webhook attempt failed, as an integrator is told (never the socket's own error: that would map the relayer's network). */
 export type WebhookFailureCode = "unreachable" | "timeout" | "tls" | "http_status";
 
