@@ -184,6 +184,23 @@ for (const engine of engines) {
       expect((await store.listWebhookDeliveries(1, 1))[0]!.state).to.equal("failed");
     });
 
+    it("an event written wakes its watchers with its integrator once the write commits (another relayer's connection on PostgreSQL, this process on SQLite)", async () => {
+      const watched = engine.name === "PostgreSQL" ? other : store;
+      const notices: { seq: number | undefined; integratorId: number | undefined }[] = [];
+      const stop = watched.watchRelayEvents((notice) => notices.push(notice));
+      // PostgreSQL: the listening connection comes up first (its own notice: read everything).
+      for (const deadline = Date.now() + 5_000; engine.name === "PostgreSQL" && notices.length === 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+      notices.length = 0;
+      await store.createRelay(newRelay(7));
+      for (const deadline = Date.now() + 5_000; notices.length === 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+      const [event] = await store.listRelayEvents({ integratorId: 7, afterSeq: 0, limit: 1 });
+      expect(notices).to.deep.equal([{ seq: event!.seq, integratorId: 7 }]);
+      stop();
+      await store.createRelay(newRelay(7));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(notices).to.have.length(1);
+    });
+
     it("clearing a webhook drops its pending deliveries; a forgotten chain run forgets its events", async () => {
       await store.setWebhook(1, { url: "https://hooks.example.com/a", secret: SECRET }, new Date(500));
       await store.createRelay(newRelay());
