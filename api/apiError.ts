@@ -56,6 +56,8 @@ export type ApiErrorCode =
   | "nonce_used"
   | "slug_taken"
   | "api_key_already_revoked"
+  // 409: the profile has MAX_API_KEYS_PER_INTEGRATOR keys that are not revoked (the body's `limit`)
+  | "api_key_limit_reached"
   | "permit2_nonce_used"
   | "quote_already_submitted"
   | "idempotency_key_conflict"
@@ -69,6 +71,10 @@ export type ApiErrorCode =
   | "rate_limited"
   // 429: the key already has SSE_MAX_STREAMS_PER_KEY streams of GET /gasless/events open here
   | "too_many_streams"
+  // 429: the integrator (all its keys) already has SSE_MAX_STREAMS_PER_INTEGRATOR streams open here
+  | "too_many_integrator_streams"
+  // 503: this API instance serves SSE_MAX_STREAMS streams already (another instance may have room)
+  | "stream_capacity_reached"
   // 5xx: ours, never the client's input
   | "signature_verification_unavailable"
   | "feature_paused"

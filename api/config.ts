@@ -103,6 +103,10 @@ export const apiEnvironmentSchema = z.object({
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
   WEBHOOK_ALLOW_LOOPBACK_HTTP: booleanFlag.optional(),
   SSE_MAX_STREAMS_PER_KEY: positiveInt.max(1000).default(5),
+  SSE_MAX_STREAMS_PER_INTEGRATOR: positiveInt.max(100_000).default(10),
+  SSE_MAX_STREAMS: positiveInt.max(1_000_000).default(1000),
+  SSE_MAX_LIFETIME_SECONDS: positiveInt.max(86_400).default(300),
+  MAX_API_KEYS_PER_INTEGRATOR: positiveInt.max(10_000).default(10),
   // At most 30: the relayer holds an event read open that long at most (its wait_ms bound).
   SSE_KEEPALIVE_SECONDS: positiveInt.max(30).default(15),
   // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
@@ -190,6 +194,12 @@ export type ApiConfig = Readonly<{
    * false (`npm start` turns it on for the devnet).
    */
   autoApprove: boolean;
+  /**
+   * Keys a profile may hold that are not revoked; creating one more is refused (409
+   * api_key_limit_reached). Every per-key limit (rate buckets, streams) is per key, so free keys would
+   * multiply them. `MAX_API_KEYS_PER_INTEGRATOR`, default 10.
+   */
+  maxApiKeysPerIntegrator: number;
   /** Limits given to new API keys. `DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE` (60), `DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE` (10). */
   defaultQuoteRateLimitPerMinute: number;
   defaultSwapRateLimitPerMinute: number;
@@ -281,8 +291,21 @@ export type PushedStatusApiConfig = Readonly<{
    * devnet (CHAIN_ID 4663), false elsewhere.
    */
   allowLoopbackWebhooks: boolean;
-  /** Open GET /gasless/events streams per API key and API process; one more gets 429. `SSE_MAX_STREAMS_PER_KEY`, default 5. */
+  /** Open GET /gasless/events streams per API key and API process; one more gets 429 too_many_streams. `SSE_MAX_STREAMS_PER_KEY`, default 5. */
   maxStreamsPerKey: number;
+  /**
+   * Open streams per integrator (all its keys together) and API process; one more gets 429
+   * too_many_integrator_streams. `SSE_MAX_STREAMS_PER_INTEGRATOR`, default 10.
+   */
+  maxStreamsPerIntegrator: number;
+  /** Open streams per API process, all integrators together; one more gets 503 stream_capacity_reached. `SSE_MAX_STREAMS`, default 1000. */
+  maxStreams: number;
+  /**
+   * A stream is ended by the server after this long (a final `stream.end` event carries the id to
+   * resume from): the client reconnects with Last-Event-ID and loses or repeats nothing, and no stream
+   * holds its place for ever. `SSE_MAX_LIFETIME_SECONDS`, default 300.
+   */
+  maxLifetimeSeconds: number;
   /** A comment line is sent on an idle stream this often, so proxies keep it open. `SSE_KEEPALIVE_SECONDS`, default 15. */
   keepAliveSeconds: number;
 }>;
@@ -339,6 +362,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     maxBodyBytes: values.API_MAX_BODY_BYTES,
     nonceTtlSeconds: values.NONCE_TTL_SECONDS,
     autoApprove: values.AUTO_APPROVE,
+    maxApiKeysPerIntegrator: values.MAX_API_KEYS_PER_INTEGRATOR,
     defaultQuoteRateLimitPerMinute: values.DEFAULT_QUOTE_RATE_LIMIT_PER_MINUTE,
     defaultSwapRateLimitPerMinute: values.DEFAULT_SWAP_RATE_LIMIT_PER_MINUTE,
     maxFeeBps: values.MAX_FEE_BPS,
@@ -369,6 +393,9 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     pushed: {
       allowLoopbackWebhooks: values.WEBHOOK_ALLOW_LOOPBACK_HTTP ?? values.CHAIN_ID === DEVNET_CHAIN_ID,
       maxStreamsPerKey: values.SSE_MAX_STREAMS_PER_KEY,
+      maxStreamsPerIntegrator: values.SSE_MAX_STREAMS_PER_INTEGRATOR,
+      maxStreams: values.SSE_MAX_STREAMS,
+      maxLifetimeSeconds: values.SSE_MAX_LIFETIME_SECONDS,
       keepAliveSeconds: values.SSE_KEEPALIVE_SECONDS,
     },
     gasless:

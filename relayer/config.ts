@@ -6,6 +6,14 @@ import { httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } fr
 import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema, MAX_GASLESS_BATCH_ORDERS } from "../sdk";
 
 const positiveInt = z.coerce.number().int().positive();
+
+/** `true`/`false`/`1`/`0` (any case); anything else is a configuration error, not a silent false. */
+const booleanFlag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(["true", "false", "1", "0"]))
+  .transform((value) => value === "true" || value === "1");
 const gwei = z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5");
 
 const privateKeys = z
@@ -77,7 +85,13 @@ export const relayerEnvironmentSchema = z.object({
   WEBHOOK_RETRY_MAX_MS: positiveInt.default(3_600_000),
   WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().positive().default(24),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
+  WEBHOOK_CONNECT_TIMEOUT_MS: positiveInt.max(60_000).default(3_000),
+  WEBHOOK_HEADERS_TIMEOUT_MS: positiveInt.max(60_000).default(5_000),
   WEBHOOK_CONCURRENCY: positiveInt.max(256).default(8),
+  WEBHOOK_MAX_IN_FLIGHT_PER_INTEGRATOR: positiveInt.max(256).default(2),
+  WEBHOOK_BREAKER_FAILURES: positiveInt.max(1000).default(5),
+  WEBHOOK_BREAKER_COOLDOWN_SECONDS: positiveInt.max(86_400).default(60),
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: booleanFlag.optional(),
   WEBHOOK_POLL_MS: positiveInt.default(500),
   RELAY_EVENT_RETENTION_HOURS: z.coerce.number().positive().default(72),
 });
@@ -175,10 +189,34 @@ export type PushedStatusConfig = Readonly<{
   retryMaxMs: number;
   /** A delivery is tried this long after its event, then given up (`failed`). `WEBHOOK_RETRY_WINDOW_HOURS`, default 24. */
   retryWindowMs: number;
-  /** One attempt's timeout. `WEBHOOK_TIMEOUT_MS`, default 10000. */
+  /** One attempt's timeout, whatever stage it is in (its "one attempt's time"). `WEBHOOK_TIMEOUT_MS`, default 10000. */
   timeoutMs: number;
+  /** Resolving the endpoint's name and the TCP (and TLS) handshake must end within this. `WEBHOOK_CONNECT_TIMEOUT_MS`, default 3000. */
+  connectTimeoutMs: number;
+  /** After the request is sent, the response's headers must start within this (first byte). `WEBHOOK_HEADERS_TIMEOUT_MS`, default 5000. */
+  headersTimeoutMs: number;
   /** Attempts one relayer has in flight at once. `WEBHOOK_CONCURRENCY`, default 8. */
   concurrency: number;
+  /**
+   * Attempts one integrator's endpoint may have in flight, across every relayer on the database; the
+   * claim also takes turns between integrators. Keep it below WEBHOOK_CONCURRENCY, so integrators
+   * with silent endpoints cannot hold every slot. `WEBHOOK_MAX_IN_FLIGHT_PER_INTEGRATOR`, default 2.
+   */
+  maxInFlightPerIntegrator: number;
+  /**
+   * An endpoint whose attempts fail this many times in a row has its circuit opened: nothing is sent
+   * to it for the cool-down, then one delivery at a time probes it (a success closes the circuit, a
+   * failure opens it again). `WEBHOOK_BREAKER_FAILURES`, default 5; `WEBHOOK_BREAKER_COOLDOWN_SECONDS`, default 60.
+   */
+  breakerFailures: number;
+  breakerCooldownMs: number;
+  /**
+   * Deliveries may go to loopback addresses (the devnet's receivers); otherwise only to global
+   * unicast addresses, checked on every address the name resolves to at delivery, and connected to
+   * exactly. The API's setting of the same name governs registration. `WEBHOOK_ALLOW_LOOPBACK_HTTP`,
+   * default true on the devnet (CHAIN_ID 4663), false elsewhere.
+   */
+  allowLoopback: boolean;
   /** How often the outbox is read for due deliveries. `WEBHOOK_POLL_MS`, default 500. */
   pollMs: number;
   /** Events (and settled deliveries) are deleted after this long: the reach of a Last-Event-ID resume. `RELAY_EVENT_RETENTION_HOURS`, default 72. */
@@ -196,6 +234,9 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
   const priorityFeeWei = parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9);
   const maxFeeWei = parseUnits(values.RELAYER_MAX_FEE_GWEI, 9);
   if (maxFeeWei < priorityFeeWei) throw new Error("invalid RELAYER_MAX_FEE_GWEI: must be at least RELAYER_PRIORITY_FEE_GWEI");
+  if (values.WEBHOOK_MAX_IN_FLIGHT_PER_INTEGRATOR >= values.WEBHOOK_CONCURRENCY) {
+    throw new Error("invalid WEBHOOK_MAX_IN_FLIGHT_PER_INTEGRATOR: must be below WEBHOOK_CONCURRENCY, so one integrator's endpoints cannot hold every delivery slot");
+  }
   // A delivery still being retried must keep its event.
   if (values.RELAY_EVENT_RETENTION_HOURS < values.WEBHOOK_RETRY_WINDOW_HOURS) throw new Error("invalid RELAY_EVENT_RETENTION_HOURS: must be at least WEBHOOK_RETRY_WINDOW_HOURS");
   return {
@@ -233,7 +274,13 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
       retryMaxMs: values.WEBHOOK_RETRY_MAX_MS,
       retryWindowMs: values.WEBHOOK_RETRY_WINDOW_HOURS * 3_600_000,
       timeoutMs: values.WEBHOOK_TIMEOUT_MS,
+      connectTimeoutMs: values.WEBHOOK_CONNECT_TIMEOUT_MS,
+      headersTimeoutMs: values.WEBHOOK_HEADERS_TIMEOUT_MS,
       concurrency: values.WEBHOOK_CONCURRENCY,
+      maxInFlightPerIntegrator: values.WEBHOOK_MAX_IN_FLIGHT_PER_INTEGRATOR,
+      breakerFailures: values.WEBHOOK_BREAKER_FAILURES,
+      breakerCooldownMs: values.WEBHOOK_BREAKER_COOLDOWN_SECONDS * 1000,
+      allowLoopback: values.WEBHOOK_ALLOW_LOOPBACK_HTTP ?? values.CHAIN_ID === DEVNET_CHAIN_ID,
       pollMs: values.WEBHOOK_POLL_MS,
       retentionMs: values.RELAY_EVENT_RETENTION_HOURS * 3_600_000,
     },

@@ -129,10 +129,12 @@ export async function startRelayer(
       owner: config.relayerId,
       retry: { baseMs: pushed.retryBaseMs, maxMs: pushed.retryMaxMs, windowMs: pushed.retryWindowMs },
       pollMs: pushed.pollMs,
-      timeoutMs: pushed.timeoutMs,
       // Longer than an attempt, so a live relayer's attempt is never taken over mid-flight.
       leaseMs: pushed.timeoutMs + config.leaseSeconds * 1000,
       concurrency: pushed.concurrency,
+      perIntegrator: pushed.maxInFlightPerIntegrator,
+      breaker: { failures: pushed.breakerFailures, cooldownMs: pushed.breakerCooldownMs },
+      transport: { timeoutMs: pushed.timeoutMs, connectTimeoutMs: pushed.connectTimeoutMs, headersTimeoutMs: pushed.headersTimeoutMs, allowLoopback: pushed.allowLoopback },
       retentionMs: pushed.retentionMs,
     }, logger.child({ component: "webhooks" }));
     await webhooks.start();

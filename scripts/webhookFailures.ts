@@ -1,4 +1,5 @@
 import type { Store } from "../api/store/store";
+import { circuitState } from "../relayer/store/pushedStatusStore";
 import type { RelayStore } from "../relayer/store/relayStore";
 import { printTable } from "./textTable";
 
@@ -10,7 +11,8 @@ const GIVEN_UP_WINDOW_MS = 7 * 24 * 3_600_000;
 /**
  * `npm run integrators -- webhook-failures [--json]`: webhook endpoints whose deliveries are failing
  * (pending after a failed attempt) or were given up in the last 7 days, from the relayer's outbox,
- * with the integrator's slug, counts, the oldest undelivered event and the last answer. Exit 0.
+ * with the integrator's slug, the endpoint's circuit breaker (closed, open until when, half-open, and
+ * its failures in a row), counts, the oldest undelivered event and the last answer. Exit 0.
  */
 export async function listWebhookFailures(context: WebhookFailuresContext, json: boolean): Promise<number> {
   const failing = await context.relayStore.listFailingWebhooks(new Date(context.now.getTime() - GIVEN_UP_WINDOW_MS));
@@ -19,6 +21,9 @@ export async function listWebhookFailures(context: WebhookFailuresContext, json:
       integrator_id: endpoint.integratorId,
       slug: (await context.store.findIntegrator(endpoint.integratorId))?.slug ?? null,
       url: endpoint.url ?? null,
+      circuit: endpoint.circuit === undefined ? null : circuitState(endpoint.circuit, context.now),
+      consecutive_failures: endpoint.circuit?.consecutiveFailures ?? null,
+      circuit_open_until: endpoint.circuit?.openUntil?.toISOString() ?? null,
       pending: endpoint.pending,
       failed: endpoint.failed,
       oldest_pending_at: endpoint.oldestPendingAt?.toISOString() ?? null,
@@ -36,10 +41,11 @@ export async function listWebhookFailures(context: WebhookFailuresContext, json:
     return 0;
   }
   printTable(context.print, [
-    ["integrator", "url", "pending", "given up", "oldest pending", "last attempt", "last answer"],
+    ["integrator", "url", "circuit", "pending", "given up", "oldest pending", "last attempt", "last answer"],
     ...rows.map((row) => [
       row.slug ?? `#${row.integrator_id}`,
       row.url ?? "(cleared)",
+      row.circuit === null ? "-" : `${row.circuit}${row.circuit_open_until === null ? "" : ` until ${row.circuit_open_until}`} (${row.consecutive_failures} in a row)`,
       String(row.pending),
       String(row.failed),
       row.oldest_pending_at ?? "-",

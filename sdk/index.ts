@@ -179,7 +179,16 @@ export type {
   RelayCancellationJson,
   InternalRelayCancellationJson,
 } from "./relay/relayWire";
-export type { RelayStatusEventJson, RelayEventJson, WebhookDeliveryJson, WebhookDeliveriesJson, WebhookRegistrationJson } from "./relay/pushedStatusWire";
+export type {
+  RelayStatusEventJson,
+  RelayEventJson,
+  RelayFeedEventJson,
+  WebhookCircuitJson,
+  WebhookDeliveryJson,
+  WebhookDeliveriesJson,
+  WebhookFailureCode,
+  WebhookRegistrationJson,
+} from "./relay/pushedStatusWire";
 export {
   newWebhookSecret,
   signWebhook,

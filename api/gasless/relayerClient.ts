@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { GasBudgetJson, GaslessStandingJson, IntegratorGasBudgetJson, InternalRelayCancellationJson, InternalRelayJson, RelayEventJson, RelayHandoffResult, RelayRequestJson, WebhookDeliveryJson } from "../../sdk";
+import type { GasBudgetJson, GaslessStandingJson, IntegratorGasBudgetJson, InternalRelayCancellationJson, InternalRelayJson, RelayEventJson, RelayFeedEventJson, RelayHandoffResult, RelayRequestJson, WebhookDeliveryJson } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { GaslessConfig } from "../config";
 import { budgetSpentError, integratorBudgetSpentError } from "./gaslessStanding";
@@ -59,6 +59,12 @@ export class RelayerClient {
     const params = new URLSearchParams({ integrator_id: String(query.integratorId), after: String(query.after), wait_ms: String(query.waitMs) });
     if (query.relayId !== undefined) params.set("relay_id", query.relayId);
     return this.#call("GET", `/internal/relay-events?${params.toString()}`, undefined, [200], undefined, { timeoutMs: query.waitMs + TIMEOUT_MS, signal });
+  }
+
+  /** Every integrator's events after `after` (a long poll of up to `waitMs`): the feed one API instance follows for all its streams. */
+  relayEventFeed(after: number | "head", waitMs: number, signal?: AbortSignal): Promise<{ after: number; events: RelayFeedEventJson[] }> {
+    const params = new URLSearchParams({ after: String(after), wait_ms: String(waitMs) });
+    return this.#call("GET", `/internal/relay-events/feed?${params.toString()}`, undefined, [200], undefined, { timeoutMs: waitMs + TIMEOUT_MS, signal });
   }
 
   async get(relayId: string): Promise<InternalRelayJson | undefined> {

@@ -353,7 +353,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           description:
             "text/event-stream: each event is `event: relay.status`, `id: <sequence>` (grows along the stream) and `data: <RelayStatusEvent JSON>`. Reconnect with `Last-Event-ID` to resume after that event (within RELAY_EVENT_RETENTION_HOURS). " +
             "Without it, a relay's stream starts at the relay's first event and ends after its final status; the integrator's starts with the next new event. An idle stream gets a `: keep-alive` comment every SSE_KEEPALIVE_SECONDS. " +
-            "Opening a stream takes a point of the key's `gasless:status` bucket; at most SSE_MAX_STREAMS_PER_KEY streams per key and API instance (429 `too_many_streams`).",
+            "Every stream ends after SSE_MAX_LIFETIME_SECONDS with `event: stream.end` whose `id` is where to resume (reconnect with it as Last-Event-ID: nothing is lost or repeated). " +
+            "Opening a stream takes a point of the key's `gasless:status` bucket; per API instance at most SSE_MAX_STREAMS_PER_KEY streams per key (429 `too_many_streams`), SSE_MAX_STREAMS_PER_INTEGRATOR per integrator (429 `too_many_integrator_streams`) and SSE_MAX_STREAMS in all (503 `stream_capacity_reached`).",
           security: bearer,
           parameters: [
             ...parametersOf(gaslessEventsQuerySchema, "query", { relay_id: "Only this relay's events", last_event_id: "As the Last-Event-ID header, for clients that cannot set headers" }),

@@ -1,8 +1,11 @@
 import type { Response } from "express";
 import { z } from "zod";
-import { isFinalRelayStatus, relayStatuses, type RelayStatus } from "../../sdk";
+import { isFinalRelayStatus, relayStatuses, type RelayFeedEventJson, type RelayStatus } from "../../sdk";
 import { ApiError } from "../apiError";
+import { RelayEventFeed } from "../gasless/relayEventFeed";
 import { integratorRelayHandlers, relayIdField } from "../gasless/integratorRelayAccess";
+import type { RelayerClient } from "../gasless/relayerClient";
+import { StreamSlots } from "../gasless/streamSlots";
 import { parseRequest } from "../requestValidation";
 import type { Route } from "./route";
 
@@ -14,21 +17,10 @@ const querySchema = z.strictObject({
 
 const eventId = z.string().regex(/^[0-9]{1,15}$/, "must be the id of an event this stream sent").transform(Number);
 
-/** Open streams per API key in this process (SSE_MAX_STREAMS_PER_KEY). */
-class StreamCounter {
-  readonly #open = new Map<number, number>();
-  acquire(keyId: number, max: number): boolean {
-    const open = this.#open.get(keyId) ?? 0;
-    if (open >= max) return false;
-    this.#open.set(keyId, open + 1);
-    return true;
-  }
-  release(keyId: number): void {
-    const open = (this.#open.get(keyId) ?? 1) - 1;
-    if (open <= 0) this.#open.delete(keyId);
-    else this.#open.set(keyId, open);
-  }
-}
+/** How long a new stream waits for the instance's feed to learn the relayer's head before it gives up (503). */
+const POSITION_TIMEOUT_MS = 10_000;
+/** Events per catch-up read (the relayer's default page): a shorter page means caught up. */
+const CATCH_UP_PAGE = 100;
 
 const isRelayStatus = (status: string): status is RelayStatus => (relayStatuses as readonly string[]).includes(status);
 
@@ -38,67 +30,151 @@ const isRelayStatus = (status: string): status is RelayStatus => (relayStatuses 
  * along the stream) and `data:` the webhook body. A reconnect with `Last-Event-ID` resumes after that
  * event (within RELAY_EVENT_RETENTION_HOURS). Without it, a relay's stream starts at the relay's
  * first event, and the integrator's at the next new one. A relay's stream ends after its final
- * status. The API reads the relayer's outbox with long polls; an idle stream gets a comment every
- * SSE_KEEPALIVE_SECONDS. Opening one takes a point of the `gasless:status` bucket.
+ * status; any stream ends after SSE_MAX_LIFETIME_SECONDS with `event: stream.end` whose `id` is where
+ * to resume. An idle stream gets a comment every SSE_KEEPALIVE_SECONDS. Open streams are capped per
+ * key, per integrator and per instance. Events are pushed: the instance follows one relayer feed for
+ * all its streams (api/gasless/relayEventFeed), and a stream reads the relayer only to catch up when
+ * it opens. Opening one takes a point of the `gasless:status` bucket.
  */
 export const getGaslessEventsRoute: Route = {
   method: "get",
   path: "/gasless/events",
   handlers: (deps) => {
-    const streams = new StreamCounter();
-    const { maxStreamsPerKey, keepAliveSeconds } = deps.config.pushed;
+    const { maxStreamsPerKey, maxStreamsPerIntegrator, maxStreams, maxLifetimeSeconds, keepAliveSeconds } = deps.config.pushed;
+    const slots = new StreamSlots({ perKey: maxStreamsPerKey, perIntegrator: maxStreamsPerIntegrator, total: maxStreams });
+    let feed: RelayEventFeed | undefined;
     return integratorRelayHandlers(deps, "gasless:status", async (req, res, { principal, relayer: relayerOrUnavailable, ownRelay }) => {
       const query = parseRequest(querySchema, req.query, "query");
       const lastEventText = req.get("last-event-id") ?? query.last_event_id;
       const lastEventId = lastEventText === undefined || lastEventText === "" ? undefined : parseRequest(eventId, lastEventText, "Last-Event-ID");
       const relayer = relayerOrUnavailable();
       if (query.relay_id !== undefined) await ownRelay(query.relay_id);
-      if (!streams.acquire(principal.keyId, maxStreamsPerKey)) {
-        throw new ApiError(429, "too_many_streams", `this key has ${maxStreamsPerKey} event streams open already; close one first`, { headers: { "Retry-After": "5" } });
+      const refused = slots.acquire(principal.keyId, principal.integratorId);
+      if (refused === "key") {
+        throw new ApiError(429, "too_many_streams", `this key has ${maxStreamsPerKey} event streams open already (SSE_MAX_STREAMS_PER_KEY); close one first`, { headers: { "Retry-After": "5" } });
       }
+      if (refused === "integrator") {
+        throw new ApiError(429, "too_many_integrator_streams", `this integrator's keys have ${maxStreamsPerIntegrator} event streams open already (SSE_MAX_STREAMS_PER_INTEGRATOR); close one first`, {
+          headers: { "Retry-After": "5" },
+        });
+      }
+      if (refused === "total") {
+        throw new ApiError(503, "stream_capacity_reached", `this API instance serves ${maxStreams} event streams already (SSE_MAX_STREAMS); retry shortly`, { headers: { "Retry-After": "5" } });
+      }
+      feed ??= new RelayEventFeed(relayer, keepAliveSeconds * 1000, deps.logger.child({ component: "event-feed" }));
       const closed = new AbortController();
       res.on("close", () => closed.abort());
       try {
-        await stream(res, closed.signal, {
-          next: (after) => relayer.relayEvents({ integratorId: principal.integratorId, relayId: query.relay_id, after, waitMs: keepAliveSeconds * 1000 }, closed.signal),
+        await stream(res, closed.signal, relayer, feed, {
+          integratorId: principal.integratorId,
+          relayId: query.relay_id,
           start: lastEventId ?? (query.relay_id === undefined ? "head" : 0),
-          endOnFinal: query.relay_id !== undefined,
+          keepAliveMs: keepAliveSeconds * 1000,
+          lifetimeMs: maxLifetimeSeconds * 1000,
         });
       } catch (error) {
+        if (error instanceof ApiError && !res.headersSent) throw error;
         // The relayer went away mid-stream: the stream ends, and the client resumes with Last-Event-ID.
         if (!closed.signal.aborted) deps.logger.warn({ err: error }, "event stream ended: the relayer could not be read");
       } finally {
-        streams.release(principal.keyId);
+        slots.release(principal.keyId, principal.integratorId);
         res.end();
       }
     });
   },
 };
 
-type StreamSource = {
-  next(after: number | "head"): Promise<{ after: number; events: { seq: number; status: string; body: string }[] }>;
-  start: number | "head";
-  endOnFinal: boolean;
-};
+type StreamOptions = { integratorId: number; relayId: string | undefined; start: number | "head"; keepAliveMs: number; lifetimeMs: number };
 
-async function stream(res: Response, closed: AbortSignal, source: StreamSource): Promise<void> {
-  res.status(200);
-  res.setHeader("content-type", "text/event-stream; charset=utf-8");
-  res.setHeader("cache-control", "no-cache, no-transform");
-  res.setHeader("x-accel-buffering", "no");
-  res.flushHeaders();
-  // How long an EventSource waits before it reconnects.
-  res.write("retry: 2000\n\n");
-  let after = source.start;
-  while (!closed.aborted) {
-    const answer = await source.next(after);
-    after = answer.after;
-    if (answer.events.length === 0) res.write(": keep-alive\n\n");
-    for (const event of answer.events) {
-      res.write(`id: ${event.seq}\nevent: relay.status\ndata: ${event.body}\n\n`);
-      after = event.seq;
-      if (source.endOnFinal && isRelayStatus(event.status) && isFinalRelayStatus(event.status)) return;
+/**
+ * One stream: subscribe to the instance's feed first (buffering), wait until the feed is positioned,
+ * catch up from the relayer's store from `start`, then write the buffered and live events after the
+ * last one written. Ends at a final status (a relay's stream), at its lifetime, on the client's close,
+ * or when the feed fails.
+ */
+async function stream(res: Response, closed: AbortSignal, relayer: RelayerClient, feed: RelayEventFeed, options: StreamOptions): Promise<void> {
+  const mine = (event: RelayFeedEventJson) => event.integrator_id === options.integratorId && (options.relayId === undefined || event.relay_id === options.relayId);
+  let pending: RelayFeedEventJson[] = [];
+  let failure: unknown;
+  let wake = () => undefined as void;
+  const subscription = feed.subscribe({
+    events: (events) => {
+      pending.push(...events.filter(mine));
+      wake();
+    },
+    failed: (error) => {
+      failure = error ?? new Error("the event feed failed");
+      wake();
+    },
+  });
+  const ended = new AbortController();
+  ended.signal.addEventListener("abort", () => wake(), { once: true });
+  const lifetime = setTimeout(() => ended.abort(), options.lifetimeMs);
+  const stop = () => ended.abort();
+  closed.addEventListener("abort", stop, { once: true });
+  try {
+    const positioned = await Promise.race([
+      subscription.positioned.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), POSITION_TIMEOUT_MS).unref()),
+      new Promise<false>((resolve) => ended.signal.addEventListener("abort", () => resolve(false), { once: true })),
+    ]);
+    if (!positioned) {
+      if (closed.aborted) return;
+      throw new ApiError(503, "relayer_unavailable", "the relayer's events cannot be read right now; retry shortly");
     }
+    // Catch up: everything up to the feed's position is in the relayer's store now.
+    let after = options.start;
+    let cursor: number | undefined;
+    const caughtUp: { seq: number; status: string; body: string }[] = [];
+    for (;;) {
+      const answer = await relayer.relayEvents({ integratorId: options.integratorId, relayId: options.relayId, after, waitMs: 0 }, closed);
+      // Where this stream starts: Last-Event-ID, the relay's beginning, or the head the relayer named.
+      cursor ??= answer.after;
+      caughtUp.push(...answer.events);
+      after = answer.events.at(-1)?.seq ?? answer.after;
+      if (answer.events.length < CATCH_UP_PAGE) break;
+    }
+    res.status(200);
+    res.setHeader("content-type", "text/event-stream; charset=utf-8");
+    res.setHeader("cache-control", "no-cache, no-transform");
+    res.setHeader("x-accel-buffering", "no");
+    res.flushHeaders();
+    // How long an EventSource waits before it reconnects.
+    res.write("retry: 2000\n\n");
+    let written = cursor ?? 0;
+    const write = (events: readonly { seq: number; status: string; body: string }[]): boolean => {
+      for (const event of events) {
+        if (event.seq <= written) continue;
+        res.write(`id: ${event.seq}\nevent: relay.status\ndata: ${event.body}\n\n`);
+        written = event.seq;
+        if (options.relayId !== undefined && isRelayStatus(event.status) && isFinalRelayStatus(event.status)) return true;
+      }
+      return false;
+    };
+    if (write(caughtUp)) return;
+    while (!ended.signal.aborted) {
+      if (failure !== undefined) throw failure;
+      const batch = pending;
+      pending = [];
+      if (write(batch)) return;
+      if (pending.length > 0) continue;
+      const idle = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), options.keepAliveMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve(false);
+        };
+        if (ended.signal.aborted) wake();
+      });
+      wake = () => undefined;
+      if (idle) res.write(": keep-alive\n\n");
+    }
+    // The lifetime is over: say where to resume (an EventSource takes `id` as its Last-Event-ID too).
+    if (!closed.aborted) res.write(`id: ${written}\nevent: stream.end\ndata: {"reason":"lifetime","resume_after":${written}}\n\n`);
+  } finally {
+    clearTimeout(lifetime);
+    closed.removeEventListener("abort", stop);
+    subscription.unsubscribe();
   }
 }
 

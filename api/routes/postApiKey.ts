@@ -23,7 +23,9 @@ const bodySchema = z.strictObject({
 
 /**
  * POST /integrators/api-keys: issues a key for an active profile of the signing wallet. The secret
- * appears in this response only; the store keeps its hash.
+ * appears in this response only; the store keeps its hash. A profile holds at most
+ * MAX_API_KEYS_PER_INTEGRATOR keys that are not revoked (409 api_key_limit_reached past it): every
+ * per-key bucket and stream cap would otherwise multiply with free keys. The nonce is not spent then.
  */
 export const postApiKey: Route = {
   method: "post",
@@ -64,12 +66,20 @@ export const postApiKey: Route = {
           createdAt: now,
         },
         { nonce: body.nonce, at: now },
+        deps.config.maxApiKeysPerIntegrator,
       );
       switch (result.outcome) {
         case "integrator_not_found":
           throw new ApiError(404, "integrator_not_found", `integrator_id ${body.integrator_id} does not exist`);
         case "integrator_not_active":
           throw new ApiError(403, "integrator_not_active", `integrator ${integrator.slug} is ${integrator.status}; keys are issued only for active profiles`);
+        case "key_limit_reached":
+          throw new ApiError(
+            409,
+            "api_key_limit_reached",
+            `integrator ${integrator.slug} has ${result.active} active API keys, the most MAX_API_KEYS_PER_INTEGRATOR (${deps.config.maxApiKeysPerIntegrator}) allows; revoke one first (revoked keys do not count)`,
+            { body: { limit: deps.config.maxApiKeysPerIntegrator } },
+          );
         case "nonce_used":
         case "nonce_expired":
           throw nonceRejectedError(result.outcome);

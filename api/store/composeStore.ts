@@ -16,7 +16,7 @@ export function composeStore(
     findIntegrator: (id) => integrators.findIntegrator(id),
     listIntegrators: (filter) => integrators.listIntegrators(filter),
     approveIntegrator: (slug, approvedAt) => integrators.approveIntegrator(slug, approvedAt),
-    createApiKey: (key, use) => integrators.createApiKey(key, use),
+    createApiKey: (key, use, maxActiveKeys) => integrators.createApiKey(key, use, maxActiveKeys),
     findApiKey: (id) => integrators.findApiKey(id),
     listApiKeys: (integratorIds) => integrators.listApiKeys(integratorIds),
     revokeApiKey: (keyId, revokedAt, use) => integrators.revokeApiKey(keyId, revokedAt, use),

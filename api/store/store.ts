@@ -48,7 +48,8 @@ export interface IntegratorStore {
   listIntegrators(filter?: { ownerWallet?: Address }): Promise<IntegratorRecord[]>;
   approveIntegrator(slug: string, approvedAt: Date): Promise<ApproveIntegratorResult>;
 
-  createApiKey(key: NewApiKey, use: ChallengeUse): Promise<CreateApiKeyResult>;
+  /** Refused (`key_limit_reached`) when the profile already has `maxActiveKeys` keys that are not revoked. */
+  createApiKey(key: NewApiKey, use: ChallengeUse, maxActiveKeys: number): Promise<CreateApiKeyResult>;
   findApiKey(id: number): Promise<ApiKeyRecord | undefined>;
   /** Keys of these profiles, oldest first; metadata only, never the secret hash. */
   listApiKeys(integratorIds: readonly number[]): Promise<ApiKeyRecord[]>;
@@ -184,6 +185,7 @@ export type CreateApiKeyResult =
   | { outcome: "created"; key: ApiKeyRecord }
   | { outcome: "integrator_not_found" }
   | { outcome: "integrator_not_active" }
+  | { outcome: "key_limit_reached"; active: number }
   | NonceRejected;
 
 export type RevokeApiKeyResult =

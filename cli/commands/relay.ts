@@ -42,7 +42,7 @@ export function registerRelay(program: Command): void {
   relay
     .command("deliveries")
     .option("--limit <n>", "how many of the newest deliveries (1-200)", "50")
-    .description("the webhook's URL and its recent deliveries (GET /gasless/webhook/deliveries): state, attempts, the endpoint's last answer")
+    .description("the webhook's URL, its circuit breaker and its recent deliveries (GET /gasless/webhook/deliveries): state, attempts, the endpoint's last answer")
     .action(async (options: { limit: string }, command: Command) => {
       const { config, out } = contextOf(command);
       if (!/^[0-9]+$/.test(options.limit) || Number(options.limit) < 1 || Number(options.limit) > 200) throw new CliError(`--limit must be an integer from 1 to 200, got ${options.limit}`, ExitCode.usage);
@@ -51,6 +51,9 @@ export function registerRelay(program: Command): void {
       out.result(listed, () =>
         [
           `webhook: ${listed.url ?? "none"}`,
+          ...(listed.circuit === null || listed.circuit === undefined
+            ? []
+            : [`circuit: ${listed.circuit.state}${listed.circuit.open_until === null ? "" : ` until ${listed.circuit.open_until}`} (${listed.circuit.consecutive_failures} failed in a row)`]),
           table(
             ["event_id", "relay_id", "status", "state", "attempts", "last_answer", "at"],
             listed.deliveries.map((delivery) => [
@@ -59,7 +62,7 @@ export function registerRelay(program: Command): void {
               delivery.status,
               delivery.state,
               String(delivery.attempts),
-              delivery.last_error ?? (delivery.last_response_status === null ? "-" : String(delivery.last_response_status)),
+              delivery.last_response_status === null ? (delivery.last_error ?? "-") : String(delivery.last_response_status),
               delivery.delivered_at ?? delivery.next_attempt_at ?? delivery.created_at,
             ]),
           ),

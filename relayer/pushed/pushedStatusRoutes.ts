@@ -1,7 +1,10 @@
 import { Router, type Response } from "express";
 import { z } from "zod";
-import type { RelayEventJson, WebhookDeliveryJson } from "../../sdk";
+import type { RelayEventJson, RelayFeedEventJson } from "../../sdk";
+import type { RelayEvent } from "../store/pushedStatusStore";
 import type { RelayContext } from "../relayContext";
+import { nextRelayEvent } from "./relayEventWake";
+import { webhookDeliveriesJson } from "./webhookDeliveriesJson";
 
 const integratorId = z.coerce.number().int().positive();
 
@@ -17,6 +20,12 @@ const eventsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 
+const feedQuery = z.strictObject({
+  after: z.union([z.literal("head"), z.coerce.number().int().min(0)]),
+  wait_ms: z.coerce.number().int().min(0).max(30_000).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+});
+
 const deliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(200).default(50) });
 
 function refuse(res: Response, error: z.ZodError): void {
@@ -27,7 +36,8 @@ function refuse(res: Response, error: z.ZodError): void {
 /**
  * The relayer's internal endpoints of pushed status, for the API only (behind the internal token):
  * an integrator's webhook (set by the API after its signed onboarding action), its recent deliveries,
- * and the relay events a server-sent-events stream of the API reads with a long poll.
+ * and the relay events the API's server-sent-event streams carry: one feed per API instance (all
+ * integrators, a long poll woken by each written event) and a catch-up read per stream.
  */
 export function pushedStatusRoutes(context: RelayContext): Router {
   const router = Router();
@@ -56,21 +66,7 @@ export function pushedStatusRoutes(context: RelayContext): Router {
     const query = deliveriesQuery.safeParse(req.query);
     if (!id.success) return refuse(res, id.error);
     if (!query.success) return refuse(res, query.error);
-    const [endpoint, deliveries] = await Promise.all([store.getWebhook(id.data), store.listWebhookDeliveries(id.data, query.data.limit)]);
-    const json: WebhookDeliveryJson[] = deliveries.map((delivery) => ({
-      event_id: delivery.eventId,
-      relay_id: delivery.relayId,
-      status: delivery.status,
-      state: delivery.state,
-      attempts: delivery.attempts,
-      next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
-      last_attempt_at: delivery.lastAttemptAt?.toISOString() ?? null,
-      last_response_status: delivery.lastStatus ?? null,
-      last_error: delivery.lastError ?? null,
-      delivered_at: delivery.deliveredAt?.toISOString() ?? null,
-      created_at: delivery.createdAt.toISOString(),
-    }));
-    res.json({ url: endpoint?.url ?? null, deliveries: json });
+    res.json(await webhookDeliveriesJson(store, id.data, query.data.limit, context.now()));
   });
 
   router.get("/internal/relay-events", async (req, res) => {
@@ -78,19 +74,47 @@ export function pushedStatusRoutes(context: RelayContext): Router {
     if (!parsed.success) return refuse(res, parsed.error);
     const query = parsed.data;
     const after = query.after === "head" ? await store.relayEventHead() : query.after;
-    const until = Date.now() + query.wait_ms;
-    let closed = false;
-    res.on("close", () => (closed = true));
-    for (;;) {
-      const events = await store.listRelayEvents({ integratorId: query.integrator_id, relayId: query.relay_id, afterSeq: after, limit: query.limit });
-      if (events.length > 0 || Date.now() >= until || closed) {
-        const json: RelayEventJson[] = events.map((event) => ({ seq: event.seq, event_id: event.eventId, relay_id: event.relayId, status: event.status, body: event.body }));
-        res.json({ after, events: json });
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(context.config.pollMs, 250)));
-    }
+    const events = await longPoll(res, query.integrator_id, query.wait_ms, () =>
+      store.listRelayEvents({ integratorId: query.integrator_id, relayId: query.relay_id, afterSeq: after, limit: query.limit }),
+    );
+    const json: RelayEventJson[] = events.map((event) => ({ seq: event.seq, event_id: event.eventId, relay_id: event.relayId, status: event.status, body: event.body }));
+    res.json({ after, events: json });
   });
+
+  /** Every integrator's events: the one feed each API instance follows for all of its streams. */
+  router.get("/internal/relay-events/feed", async (req, res) => {
+    const parsed = feedQuery.safeParse(req.query);
+    if (!parsed.success) return refuse(res, parsed.error);
+    const query = parsed.data;
+    const after = query.after === "head" ? await store.relayEventHead() : query.after;
+    const events = await longPoll(res, undefined, query.wait_ms, () => store.listEventFeed(after, query.limit));
+    const json: RelayFeedEventJson[] = events.map((event) => ({
+      seq: event.seq,
+      event_id: event.eventId,
+      relay_id: event.relayId,
+      integrator_id: event.integratorId,
+      status: event.status,
+      body: event.body,
+    }));
+    res.json({ after, events: json });
+  });
+
+  /** Reads now, and again only when an event of `integratorId` (any, when undefined) is written, until some come or `waitMs` passes. */
+  async function longPoll(res: Response, integratorId: number | undefined, waitMs: number, read: () => Promise<RelayEvent[]>): Promise<RelayEvent[]> {
+    const until = Date.now() + waitMs;
+    const closed = new AbortController();
+    res.on("close", () => closed.abort());
+    for (;;) {
+      const wake = nextRelayEvent(store, integratorId, until - Date.now(), closed.signal);
+      try {
+        const events = await read();
+        if (events.length > 0 || Date.now() >= until || closed.signal.aborted) return events;
+        await wake.woken;
+      } finally {
+        wake.cancel();
+      }
+    }
+  }
 
   return router;
 }

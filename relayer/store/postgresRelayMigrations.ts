@@ -193,4 +193,20 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
       DROP TABLE gasless_reverts;
     `,
   },
+  {
+    version: 7,
+    name: "webhook circuit breaker per endpoint (consecutive failures, open until), coarse attempt errors",
+    sql: `
+      ALTER TABLE relay_webhooks ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0;
+      -- NULL: closed. In the future: open (nothing is claimed). Past: half-open (one probe at a time).
+      ALTER TABLE relay_webhooks ADD COLUMN circuit_open_until BIGINT;
+      -- Integrators see coarse attempt errors only (the socket's own error would map the relayer's network).
+      UPDATE relay_webhook_deliveries SET last_error = CASE
+          WHEN last_error LIKE 'answered %' THEN 'http_status'
+          WHEN last_error LIKE '%TIMEOUT%' OR last_error LIKE '%imeout%' OR last_error LIKE '%aborted%' THEN 'timeout'
+          WHEN last_error LIKE '%CERT%' OR last_error LIKE '%TLS%' OR last_error LIKE '%SSL%' THEN 'tls'
+          ELSE 'unreachable' END
+        WHERE last_error IS NOT NULL AND last_error NOT IN ('unreachable', 'timeout', 'tls', 'http_status');
+    `,
+  },
 ];

@@ -75,16 +75,16 @@ export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
     await pool.end();
     throw error;
   }
-  return new PostgresRelayStore(pool);
+  return new PostgresRelayStore(pool, url);
 }
 
 class PostgresRelayStore implements RelayStore {
   readonly #pool: PostgresPool;
   readonly #pushed: PostgresPushedStatus;
 
-  constructor(pool: PostgresPool) {
+  constructor(pool: PostgresPool, url: string) {
     this.#pool = pool;
-    this.#pushed = new PostgresPushedStatus(pool);
+    this.#pushed = new PostgresPushedStatus(pool, url);
   }
 
   async matchRelay(query: RelayMatchQuery): Promise<RelayCreation | undefined> {
@@ -358,6 +358,8 @@ class PostgresRelayStore implements RelayStore {
 
   listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
   relayEventHead() { return this.#pushed.relayEventHead(); }
+  watchRelayEvents(...args: Parameters<RelayStore["watchRelayEvents"]>) { return this.#pushed.watchRelayEvents(...args); }
+  listEventFeed(...args: Parameters<RelayStore["listEventFeed"]>) { return this.#pushed.listEventFeed(...args); }
   setWebhook(...args: Parameters<RelayStore["setWebhook"]>) { return this.#pushed.setWebhook(...args); }
   getWebhook(...args: Parameters<RelayStore["getWebhook"]>) { return this.#pushed.getWebhook(...args); }
   claimWebhookDeliveries(...args: Parameters<RelayStore["claimWebhookDeliveries"]>) { return this.#pushed.claimWebhookDeliveries(...args); }
@@ -366,6 +368,7 @@ class PostgresRelayStore implements RelayStore {
   listWebhookDeliveries(...args: Parameters<RelayStore["listWebhookDeliveries"]>) { return this.#pushed.listWebhookDeliveries(...args); }
   listFailingWebhooks(...args: Parameters<RelayStore["listFailingWebhooks"]>) { return this.#pushed.listFailingWebhooks(...args); }
   prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
+  expireWebhookDeliveries(...args: Parameters<RelayStore["expireWebhookDeliveries"]>) { return this.#pushed.expireWebhookDeliveries(...args); }
 
   /** The relay as this transaction sees it, for the event of its change. */
   async #locked(client: Queryable, relayId: string): Promise<RelayRecord | undefined> {
@@ -378,6 +381,7 @@ class PostgresRelayStore implements RelayStore {
   }
 
   async close(): Promise<void> {
+    await this.#pushed.closeListener();
     await this.#pool.end();
   }
 

@@ -9,6 +9,16 @@ import type { RelayJson } from "../../sdk";
 export interface PushedStatusStore {
   /** Events of an integrator (optionally of one relay) after `afterSeq`, oldest first, at most `limit`. */
   listRelayEvents(query: RelayEventQuery): Promise<RelayEvent[]>;
+  /** Every integrator's events after `afterSeq`, oldest first, at most `limit`: the feed an API instance follows. */
+  listEventFeed(afterSeq: number, limit: number): Promise<RelayEvent[]>;
+  /**
+   * Calls `listener` after an event is written by any relayer on this database (SQLite: this process,
+   * right after the transaction; PostgreSQL: NOTIFY relay_events at the writer's commit), with the
+   * event's integrator, or `integratorId: undefined` when events may have been missed (the listening
+   * connection came back): then every waiter should read. Returns the unsubscribe function.
+   * A notice may also come for a write that rolled back: a waiter reads and finds nothing.
+   */
+  watchRelayEvents(listener: (notice: RelayEventNotice) => void): () => void;
   /** The highest event sequence number written so far (0 when none): where a stream without Last-Event-ID starts. */
   relayEventHead(): Promise<number>;
   /**
@@ -19,12 +29,16 @@ export interface PushedStatusStore {
   setWebhook(integratorId: number, endpoint: { url: string; secret: string } | undefined, at: Date): Promise<void>;
   getWebhook(integratorId: number): Promise<WebhookEndpoint | undefined>;
   /**
-   * Claims due pending deliveries whose relay has no earlier pending delivery (order per relay), at
-   * most `limit`, for `lease.owner` until `lease.until`: one claimant each (`FOR UPDATE SKIP LOCKED`
+   * Claims due pending deliveries whose relay has no earlier pending delivery (order per relay), of
+   * endpoints whose circuit is not open, taking turns between integrators and leaving each at most
+   * `perIntegrator` in flight across relayers (1 while its circuit is half-open), at most `limit`, for `lease.owner` until `lease.until`: one claimant each (`FOR UPDATE SKIP LOCKED`
    * on PostgreSQL). Returns each with its event body and its endpoint.
    */
-  claimWebhookDeliveries(lease: { owner: string; until: Date }, now: Date, limit: number): Promise<ClaimedDelivery[]>;
-  /** Records an attempt's outcome, only while `owner` still holds the claim; false when it does not. */
+  claimWebhookDeliveries(lease: { owner: string; until: Date }, now: Date, limit: number, perIntegrator: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Records an attempt's outcome, only while `owner` still holds the claim (false when it does not),
+   * and with it the endpoint's circuit: a delivery closes it, a failure counts towards opening it.
+   */
   settleWebhookDelivery(eventSeq: number, owner: string, outcome: DeliveryOutcome): Promise<boolean>;
   /** Drops this relayer's claims (its start: nothing of its own is in flight yet). */
   releaseWebhookClaims(owner: string): Promise<number>;
@@ -32,9 +46,14 @@ export interface PushedStatusStore {
   listWebhookDeliveries(integratorId: number, limit: number): Promise<WebhookDeliveryRecord[]>;
   /** Endpoints with pending deliveries that failed at least once, or deliveries given up since `since`: the operator's view. */
   listFailingWebhooks(since: Date): Promise<FailingWebhook[]>;
+  /** Gives up pending deliveries created before `before` that no attempt holds now (an open circuit kept them from being tried); returns how many. */
+  expireWebhookDeliveries(before: Date, now: Date): Promise<number>;
   /** Deletes events and settled deliveries older than `before` (pending ones are kept); returns how many events. */
   prunePushedStatus(before: Date): Promise<number>;
 }
+
+/** An event was written (its sequence number and integrator), or (`integratorId` undefined) some may have been. */
+export type RelayEventNotice = { seq: number | undefined; integratorId: number | undefined };
 
 export type RelayEventQuery = { integratorId: number; relayId?: string | undefined; afterSeq: number; limit: number };
 
@@ -44,14 +63,37 @@ export type RelayEvent = { seq: number; eventId: string; relayId: string; integr
 /** What `body` holds: the event id, the event's time and the relay as GET /gasless/status shows it. */
 export type RelayEventBody = { type: "relay.status"; event_id: string; timestamp: string; relay: RelayJson };
 
-export type WebhookEndpoint = { integratorId: number; url: string; secret: string; createdAt: Date; updatedAt: Date };
+export type WebhookEndpoint = { integratorId: number; url: string; secret: string; createdAt: Date; updatedAt: Date; circuit: WebhookCircuit };
+
+/** An endpoint's circuit breaker: failed attempts in a row, and until when nothing is sent to it (undefined: closed). */
+export type WebhookCircuit = { consecutiveFailures: number; openUntil: Date | undefined };
+
+/** `closed`: deliveries flow; `open`: nothing is sent until `openUntil`; `half_open`: one probe at a time decides. */
+export type WebhookCircuitState = "closed" | "open" | "half_open";
+
+export function circuitState(circuit: WebhookCircuit, now: Date): WebhookCircuitState {
+  if (circuit.openUntil === undefined) return "closed";
+  return circuit.openUntil.getTime() > now.getTime() ? "open" : "half_open";
+}
 
 export type DeliveryState = "pending" | "delivered" | "failed" | "dropped";
 
 export type ClaimedDelivery = { eventSeq: number; eventId: string; relayId: string; integratorId: number; attempts: number; createdAt: Date; body: string; url: string; secret: string };
 
-/** `retry_at` undefined with `delivered: false` gives up (the retry window is over): state `failed`. */
-export type DeliveryOutcome = { at: Date; delivered: boolean; status: number | undefined; error: string | undefined; retryAt: Date | undefined };
+/**
+ * `retry_at` undefined with `delivered: false` gives up (the retry window is over): state `failed`.
+ * `error` is what the integrator sees (a WebhookFailure). `breaker`: failures in a row that open the
+ * endpoint's circuit, and until when it then stays open.
+ */
+export type DeliveryOutcome = {
+  integratorId: number;
+  at: Date;
+  delivered: boolean;
+  status: number | undefined;
+  error: string | undefined;
+  retryAt: Date | undefined;
+  breaker: { failures: number; openUntil: Date };
+};
 
 export type WebhookDeliveryRecord = {
   eventSeq: number;
@@ -71,6 +113,7 @@ export type WebhookDeliveryRecord = {
 export type FailingWebhook = {
   integratorId: number;
   url: string | undefined;
+  circuit: WebhookCircuit | undefined;
   pending: number;
   failed: number;
   oldestPendingAt: Date | undefined;

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import {
   claimedFromRow,
+  circuitParams,
   deliveryFromRow,
   eventFromRow,
   eventParams,
@@ -14,7 +15,7 @@ import {
   type FailingRow,
   type WebhookRow,
 } from "./pushedStatusSql";
-import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventQuery, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
+import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventNotice, RelayEventQuery, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
 import type { RelayRecord } from "./relayStore";
 
 /**
@@ -23,11 +24,14 @@ import type { RelayRecord } from "./relayStore";
  */
 export class SqlitePushedStatus implements PushedStatusStore {
   readonly #db: Database.Database;
+  readonly #watchers = new Set<(notice: RelayEventNotice) => void>();
   readonly #statements;
 
   constructor(db: Database.Database) {
     this.#db = db;
-    this.#statements = Object.fromEntries(Object.entries(PUSHED_SQL).map(([name, sql]) => [name, db.prepare(sql)])) as Record<keyof typeof PUSHED_SQL, Database.Statement>;
+    const queries = { ...PUSHED_SQL, claimNext: `SELECT f.event_seq FROM (${PUSHED_SQL.claimable}) f ${PUSHED_SQL.claimOrder}` };
+    const { claimable: _fragment, claimOrder: _order, ...statements } = queries;
+    this.#statements = Object.fromEntries(Object.entries(statements).map(([name, sql]) => [name, db.prepare(sql)])) as Record<keyof typeof statements, Database.Statement>;
   }
 
   /** The outbox write of one status change; the caller runs it in the change's own transaction. */
@@ -35,6 +39,19 @@ export class SqlitePushedStatus implements PushedStatusStore {
     const params = eventParams(relay, at);
     const { seq } = this.#statements.insertEvent.get(params) as { seq: number };
     this.#statements.insertDelivery.run({ seq, relay_id: relay.id, integrator_id: relay.integratorId, created_at: params.created_at });
+    // better-sqlite3's transactions are synchronous: by the microtask, the caller's transaction has
+    // committed (or rolled back: a waiter then reads nothing new). Only this process writes this file.
+    const notice: RelayEventNotice = { seq: Number(seq), integratorId: relay.integratorId };
+    if (this.#watchers.size > 0) queueMicrotask(() => this.#notify(notice));
+  }
+
+  watchRelayEvents(listener: (notice: RelayEventNotice) => void): () => void {
+    this.#watchers.add(listener);
+    return () => this.#watchers.delete(listener);
+  }
+
+  #notify(notice: RelayEventNotice): void {
+    for (const watcher of this.#watchers) watcher(notice);
   }
 
   /** A new chain run forgets its relays, so their events and deliveries too. */
@@ -46,6 +63,10 @@ export class SqlitePushedStatus implements PushedStatusStore {
   async listRelayEvents(query: RelayEventQuery): Promise<RelayEvent[]> {
     const rows = this.#statements.events.all({ integrator_id: query.integratorId, relay_id: query.relayId ?? null, after: query.afterSeq, limit: query.limit }) as EventRow[];
     return rows.map(eventFromRow);
+  }
+
+  async listEventFeed(afterSeq: number, limit: number): Promise<RelayEvent[]> {
+    return (this.#statements.feed.all({ after: afterSeq, limit }) as EventRow[]).map(eventFromRow);
   }
 
   async relayEventHead(): Promise<number> {
@@ -70,10 +91,10 @@ export class SqlitePushedStatus implements PushedStatusStore {
     return row === undefined ? undefined : webhookFromRow(row);
   }
 
-  async claimWebhookDeliveries(lease: { owner: string; until: Date }, now: Date, limit: number): Promise<ClaimedDelivery[]> {
+  async claimWebhookDeliveries(lease: { owner: string; until: Date }, now: Date, limit: number, perIntegrator: number): Promise<ClaimedDelivery[]> {
     return this.#db
       .transaction(() => {
-        const seqs = (this.#statements.claimable.all({ now: now.getTime(), limit }) as { event_seq: number }[]).map((row) => row.event_seq);
+        const seqs = (this.#statements.claimNext.all({ now: now.getTime(), limit, per_integrator: perIntegrator }) as { event_seq: number }[]).map((row) => row.event_seq);
         return seqs.flatMap((seq) => {
           this.#statements.claim.run({ seq, owner: lease.owner, until: lease.until.getTime() });
           const row = this.#statements.claimed.get({ seq }) as ClaimedRow | undefined;
@@ -84,7 +105,18 @@ export class SqlitePushedStatus implements PushedStatusStore {
   }
 
   async settleWebhookDelivery(eventSeq: number, owner: string, outcome: DeliveryOutcome): Promise<boolean> {
-    return this.#statements.settle.run(settleParams(eventSeq, owner, outcome)).changes === 1;
+    return this.#db
+      .transaction(() => {
+        if (this.#statements.settle.run(settleParams(eventSeq, owner, outcome)).changes !== 1) return false;
+        const circuit = circuitParams(outcome);
+        this.#statements[circuit.statement].run(circuit.params);
+        return true;
+      })
+      .immediate();
+  }
+
+  async expireWebhookDeliveries(before: Date, now: Date): Promise<number> {
+    return this.#statements.expirePending.run({ before: before.getTime(), now: now.getTime() }).changes;
   }
 
   async releaseWebhookClaims(owner: string): Promise<number> {

@@ -73,6 +73,7 @@ async function streamUntilFinal(
     const timer = setTimeout(() => controller.abort(), Math.max(0, deadline - Date.now()));
     const abort = () => controller.abort();
     options.signal?.addEventListener("abort", abort, { once: true });
+    let endedByServer = false;
     try {
       const response = await transport.openStream(path, lastEventId === undefined ? {} : { "last-event-id": lastEventId }, controller.signal).catch((error: unknown) => {
         if (error instanceof ApiError && error.code === "network_error") return undefined;
@@ -90,6 +91,12 @@ async function streamUntilFinal(
           throw new StreamUnavailable(`answered ${response.status} ${code}`);
         }
         for await (const event of readServerSentEvents(response.body!)) {
+          if (event.event === "stream.end") {
+            // The server's lifetime for a stream is over: resume at once from the id it names.
+            lastEventId = event.id ?? lastEventId;
+            endedByServer = true;
+            break;
+          }
           if (event.event !== "relay.status") continue;
           lastEventId = event.id ?? lastEventId;
           failures = 0;
@@ -106,6 +113,10 @@ async function streamUntilFinal(
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", abort);
+    }
+    if (endedByServer) {
+      failures = 0;
+      continue;
     }
     if (++failures > (options.maxReconnects ?? 3)) throw new StreamUnavailable(`the stream dropped ${failures} times in a row`);
     await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 250 * 2 ** (failures - 1))));

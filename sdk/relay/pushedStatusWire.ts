@@ -10,6 +10,12 @@ export type RelayStatusEventJson = { type: "relay.status"; event_id: string; tim
 /** One event as the relayer's internal `GET /internal/relay-events` returns it; `body` is the RelayStatusEventJson text. */
 export type RelayEventJson = { seq: number; event_id: string; relay_id: string; status: string; body: string };
 
+/** One event of the relayer's internal `GET /internal/relay-events/feed` (every integrator's events). */
+export type RelayFeedEventJson = RelayEventJson & { integrator_id: number };
+
+/** Why a webhook attempt failed, as an integrator is told (never the socket's own error: that would map the relayer's network). */
+export type WebhookFailureCode = "unreachable" | "timeout" | "tls" | "http_status";
+
 /** One webhook delivery, as GET /gasless/webhook/deliveries lists it. */
 export type WebhookDeliveryJson = {
   event_id: string;
@@ -22,13 +28,25 @@ export type WebhookDeliveryJson = {
   next_attempt_at: string | null;
   last_attempt_at: string | null;
   last_response_status: number | null;
-  last_error: string | null;
+  /**
+   * Why the last attempt failed, coarsely: `unreachable` (no connection: refused, no route, a name
+   * that does not resolve or resolves to an address a webhook may not reach), `timeout`, `tls`, or
+   * `http_status` (an answer other than 2xx, redirects included: see last_response_status).
+   */
+  last_error: WebhookFailureCode | null;
   delivered_at: string | null;
   created_at: string;
 };
 
-/** The answer of GET /gasless/webhook/deliveries: the webhook's URL (null when none is set) and its recent deliveries, newest first. */
-export type WebhookDeliveriesJson = { url: string | null; deliveries: WebhookDeliveryJson[] };
+/**
+ * The webhook's circuit breaker: after WEBHOOK_BREAKER_FAILURES failed attempts in a row it opens and
+ * nothing is sent until `open_until`; then (`half_open`) one delivery at a time probes the endpoint,
+ * and a success closes it again.
+ */
+export type WebhookCircuitJson = { state: "closed" | "open" | "half_open"; consecutive_failures: number; open_until: string | null };
+
+/** The answer of GET /gasless/webhook/deliveries: the webhook's URL and circuit (null when none is set) and its recent deliveries, newest first. */
+export type WebhookDeliveriesJson = { url: string | null; circuit: WebhookCircuitJson | null; deliveries: WebhookDeliveryJson[] };
 
 /** The answer of POST /integrators/webhook: the signing secret appears here once, never again. */
 export type WebhookRegistrationJson = {

@@ -20,6 +20,14 @@ export const webhookRegistrationJsonSchema = z.object({
 /** The answer of GET /gasless/webhook/deliveries. */
 export const webhookDeliveriesJsonSchema = z.object({
   url: z.string().nullable(),
+  circuit: z
+    .object({
+      state: z.enum(["closed", "open", "half_open"]),
+      consecutive_failures: z.number().int(),
+      open_until: z.string().nullable(),
+    })
+    .nullable()
+    .describe("The endpoint's circuit breaker: open after repeated failures (nothing is sent until open_until), then half_open (one probe at a time); null without a webhook"),
   deliveries: z.array(
     z.object({
       event_id: z.string(),
@@ -30,7 +38,7 @@ export const webhookDeliveriesJsonSchema = z.object({
       next_attempt_at: z.string().nullable(),
       last_attempt_at: z.string().nullable(),
       last_response_status: z.number().int().nullable(),
-      last_error: z.string().nullable(),
+      last_error: z.enum(["unreachable", "timeout", "tls", "http_status"]).nullable().describe("Why the last attempt failed, coarsely (never the socket's own error)"),
       delivered_at: z.string().nullable(),
       created_at: z.string(),
     }),

@@ -78,6 +78,19 @@ describe("integrator onboarding: API keys", () => {
     expect(unknown.body).to.deep.equal({ error: "integrator_id 99 does not exist", code: "integrator_not_found" });
   });
 
+  it("refuses a key past MAX_API_KEYS_PER_INTEGRATOR with 409 api_key_limit_reached naming the limit; a revoked key does not count", async () => {
+    await api.close();
+    api = await startOnboardingApi({ maxApiKeysPerIntegrator: 3 }, [principalProbe]);
+    const owner = newWallet();
+    await applied(api, owner);
+    for (let index = 0; index < 3; index++) expect((await createApiKey(api, owner, 1, `key ${index}`)).status).to.equal(201);
+    const refused = await createApiKey(api, owner, 1, "one too many");
+    expect([refused.status, refused.body.code, refused.body.limit]).to.deep.equal([409, "api_key_limit_reached", 3]);
+    expect(refused.body.error).to.match(/has 3 active API keys, the most MAX_API_KEYS_PER_INTEGRATOR \(3\) allows; revoke one first/);
+    expect((await revokeApiKey(api, owner, 1, 1)).status).to.equal(200);
+    expect((await createApiKey(api, owner, 1, "in its place")).status).to.equal(201);
+  });
+
   it("answers a second revoke of one key with 409 api_key_already_revoked", async () => {
     const owner = newWallet();
     await applied(api, owner);

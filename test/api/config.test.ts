@@ -17,6 +17,7 @@ describe("api configuration", () => {
       maxBodyBytes: 16_384,
       nonceTtlSeconds: 600,
       autoApprove: false,
+      maxApiKeysPerIntegrator: 10,
       defaultQuoteRateLimitPerMinute: 60,
       defaultSwapRateLimitPerMinute: 10,
       maxFeeBps: 1000,
@@ -44,7 +45,7 @@ describe("api configuration", () => {
       statusRateLimitMultiplier: 10,
       priceRateLimitMultiplier: 5,
       l1FeeModel: "none",
-      pushed: { allowLoopbackWebhooks: true, maxStreamsPerKey: 5, keepAliveSeconds: 15 },
+      pushed: { allowLoopbackWebhooks: true, maxStreamsPerKey: 5, maxStreamsPerIntegrator: 10, maxStreams: 1000, maxLifetimeSeconds: 300, keepAliveSeconds: 15 },
       gasless: undefined,
     });
   });
@@ -54,6 +55,9 @@ describe("api configuration", () => {
     expect(loadApiConfig({ CHAIN_ID: "1", WEBHOOK_ALLOW_LOOPBACK_HTTP: "true" }).pushed.allowLoopbackWebhooks).to.equal(true);
     expect(loadApiConfig({ WEBHOOK_ALLOW_LOOPBACK_HTTP: "false" }).pushed.allowLoopbackWebhooks).to.equal(false);
     expect(loadApiConfig({ SSE_MAX_STREAMS_PER_KEY: "2", SSE_KEEPALIVE_SECONDS: "5" }).pushed).to.deep.include({ maxStreamsPerKey: 2, keepAliveSeconds: 5 });
+    expect(loadApiConfig({ SSE_MAX_STREAMS_PER_INTEGRATOR: "3", SSE_MAX_STREAMS: "50", SSE_MAX_LIFETIME_SECONDS: "60" }).pushed).to.deep.include({ maxStreamsPerIntegrator: 3, maxStreams: 50, maxLifetimeSeconds: 60 });
+    expect(loadApiConfig({ MAX_API_KEYS_PER_INTEGRATOR: "3" }).maxApiKeysPerIntegrator).to.equal(3);
+    expect(() => loadApiConfig({ MAX_API_KEYS_PER_INTEGRATOR: "0" })).to.throw(/MAX_API_KEYS_PER_INTEGRATOR/);
     expect(() => loadApiConfig({ WEBHOOK_ALLOW_LOOPBACK_HTTP: "yes" })).to.throw(/WEBHOOK_ALLOW_LOOPBACK_HTTP/);
     expect(() => loadApiConfig({ SSE_MAX_STREAMS_PER_KEY: "0" })).to.throw(/SSE_MAX_STREAMS_PER_KEY/);
   });

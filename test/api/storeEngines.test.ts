@@ -20,6 +20,8 @@ const owner: Address = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const token: Address = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
 const issuedAt = new Date("2026-01-01T00:00:00.000Z");
 const during = new Date("2026-01-01T00:05:00.000Z");
+/** MAX_API_KEYS_PER_INTEGRATOR for the tests that are not about it. */
+const KEY_LIMIT = 100;
 
 /** The same behaviour, asserted against each engine: the handlers cannot tell them apart. */
 const engines: {
@@ -121,7 +123,7 @@ for (const engine of engines) {
       const nonce = await challenge();
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
-          store.createApiKey(apiKey(id, `hash${index}`), { nonce, at: during }),
+          store.createApiKey(apiKey(id, `hash${index}`), { nonce, at: during }, KEY_LIMIT),
         ),
       );
       expect(
@@ -180,11 +182,11 @@ for (const engine of engines) {
           await store.createApiKey(apiKey(pending.integrator.id, "h1"), {
             nonce,
             at: during,
-          })
+          }, KEY_LIMIT)
         ).outcome,
       ).to.equal("integrator_not_active");
       expect(
-        (await store.createApiKey(apiKey(9999, "h2"), { nonce, at: during }))
+        (await store.createApiKey(apiKey(9999, "h2"), { nonce, at: during }, KEY_LIMIT))
           .outcome,
       ).to.equal("integrator_not_found");
       expect(
@@ -200,7 +202,7 @@ for (const engine of engines) {
           await store.createApiKey(apiKey(pending.integrator.id, "h3"), {
             nonce,
             at: during,
-          })
+          }, KEY_LIMIT)
         ).outcome,
       ).to.equal("created");
     });
@@ -223,12 +225,29 @@ for (const engine of engines) {
       ).to.have.length(1);
     });
 
+    it("caps a profile's keys that are not revoked, also when 6 creations race for the last 3 places; a revoked key frees its place; a refusal does not spend the nonce", async () => {
+      const id = await activeProfile("capped");
+      for (let index = 0; index < 2; index++) {
+        expect((await store.createApiKey(apiKey(id, `cap-${index}`), { nonce: await challenge(), at: during }, 5)).outcome).to.equal("created");
+      }
+      const nonces = await Promise.all(Array.from({ length: 6 }, () => challenge()));
+      const raced = await Promise.all(nonces.map((nonce, index) => store.createApiKey(apiKey(id, `race-${index}`), { nonce, at: during }, 5)));
+      expect(raced.filter((result) => result.outcome === "created")).to.have.length(3);
+      expect(raced.filter((result) => result.outcome === "key_limit_reached").map((result) => (result as { active: number }).active)).to.deep.equal([5, 5, 5]);
+      const refusedNonce = nonces[raced.findIndex((result) => result.outcome === "key_limit_reached")]!;
+      const first = (await store.listApiKeys([id]))[0]!;
+      expect((await store.revokeApiKey(first.id, during, { nonce: await challenge(OnboardingAction.RevokeApiKey), at: during })).outcome).to.equal("revoked");
+      // The refused request's nonce is still good, and the revoked key's place is free.
+      expect((await store.createApiKey(apiKey(id, "after-revoke"), { nonce: refusedNonce, at: during }, 5)).outcome).to.equal("created");
+      expect((await store.createApiKey(apiKey(id, "one-more"), { nonce: await challenge(), at: during }, 5)).outcome).to.equal("key_limit_reached");
+    });
+
     it("revokes a key once and finds credentials by prefix with their profile", async () => {
       const id = await activeProfile("revoker");
       const created = await store.createApiKey(apiKey(id, "secret-hash-1"), {
         nonce: await challenge(),
         at: during,
-      });
+      }, KEY_LIMIT);
       if (created.outcome !== "created") throw new Error(created.outcome);
       const [credential] = await store.findCredentialsByPrefix("tsk_abcd");
       expect(credential?.secretHash).to.equal("secret-hash-1");

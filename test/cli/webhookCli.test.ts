@@ -65,7 +65,7 @@ describe("swap-api onboard webhook and relay deliveries (the command-line tool a
     expect(relay.status).to.equal("confirmed");
     await receiver.waitFor(() => receiver.statusesOf(relay.relay_id).length === 3, 30_000, "the relay's three events");
 
-    let listed: WebhookDeliveriesJson = { url: null, deliveries: [] };
+    let listed: WebhookDeliveriesJson = { url: null, circuit: null, deliveries: [] };
     for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
       const deliveries = await run(["relay", "deliveries", "--json"], env);
       expect(deliveries.code, deliveries.stderr).to.equal(0);

@@ -15,10 +15,10 @@ const run = promisify(execFile);
 const ROOT = join(__dirname, "..", "..");
 const SDK = join(ROOT, "sdk");
 /**
- * Shared by the API and the relayer only (PostgreSQL, Prometheus): left out of the package build
+ * Shared by the API and the relayer only (PostgreSQL, Prometheus, the webhook address policy): left out of the package build
  * (sdk/tsconfig.build.json), and no module of the package may import them.
  */
-const SERVER_ONLY = ["storage/postgresPool", "observability/"];
+const SERVER_ONLY = ["storage/postgresPool", "storage/postgresListener", "observability/", "network/"];
 
 /** The version of a package this checkout installed, so the consumer's install is served from npm's cache. */
 const installedVersion = (name: string) => (JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;

@@ -13,7 +13,7 @@ import { join } from "node:path";
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
 
 /** Fast retries, so an endpoint that comes back is retried within the test. */
-const FAST_RETRIES = { WEBHOOK_RETRY_BASE_MS: "100", WEBHOOK_RETRY_MAX_MS: "300", WEBHOOK_POLL_MS: "25" };
+const FAST_RETRIES = { WEBHOOK_RETRY_BASE_MS: "100", WEBHOOK_RETRY_MAX_MS: "300", WEBHOOK_POLL_MS: "25", WEBHOOK_BREAKER_COOLDOWN_SECONDS: "1" };
 
 describe("pushed status: webhooks and server-sent events (in-process relayer and API, real HTTP)", function () {
   this.timeout(90_000);
@@ -94,7 +94,8 @@ describe("pushed status: webhooks and server-sent events (in-process relayer and
     expect(listed.status, listed.stderr).to.equal(0);
     const failing = JSON.parse(listed.stdout) as { slug: string; url: string; pending: number; failed: number; last_error: string }[];
     expect(failing.map((row) => [row.slug, row.url, row.pending, row.failed])).to.deep.equal([[`quote-${stack.api.owner.address.slice(2, 10).toLowerCase()}`, receiver.url, 3, 0]]);
-    expect(failing[0]!.last_error).to.equal("ECONNREFUSED");
+    // Coarse, as the integrator sees it: the socket's own error stays in the operator's log.
+    expect(failing[0]!.last_error).to.equal("unreachable");
     await receiver.start();
     await receiver.waitFor(() => receiver.statusesOf(relayId).length === 3);
     expect(receiver.statusesOf(relayId)).to.deep.equal(["accepted", "submitted", "confirmed"]);
@@ -141,7 +142,7 @@ describe("pushed status: webhooks and server-sent events (in-process relayer and
 
   it("off the devnet (WEBHOOK_ALLOW_LOOPBACK_HTTP=false) a loopback http URL is refused", async () => {
     await stack.close();
-    stack = await startGaslessStack(f, { relayerEnv: FAST_RETRIES, api: { pushed: { allowLoopbackWebhooks: false, maxStreamsPerKey: 5, keepAliveSeconds: 15 } } });
+    stack = await startGaslessStack(f, { relayerEnv: FAST_RETRIES, api: { pushed: { allowLoopbackWebhooks: false, maxStreamsPerKey: 5, maxStreamsPerIntegrator: 10, maxStreams: 1000, maxLifetimeSeconds: 300, keepAliveSeconds: 15 } } });
     const refused = await setWebhook(stack.api.url, stack.api.owner, stack.api.integratorId, receiver.url);
     expect([refused.status, refused.body.code, refused.body.error]).to.deep.equal([400, "webhook_url_not_https", "url: must be https"]);
   });

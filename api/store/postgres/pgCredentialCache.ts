@@ -1,15 +1,8 @@
-import pg from "pg";
+import { PostgresListener } from "../../../sdk/storage/postgresListener";
 import type { ApiKeyCredential } from "../store";
 
 /** The channel the `api_credentials_changed` trigger (migration 4) notifies on every write to api_keys and every UPDATE or DELETE of integrators. */
 export const CREDENTIALS_CHANNEL = "api_credentials";
-/** After the listening connection is lost, how long before it is opened again. */
-const RECONNECT_MS = 1_000;
-/**
- * The listening connection is asked `SELECT 1` this often: a connection a NAT or proxy dropped
- * silently (no error, no end) would otherwise look alive while notifications are lost.
- */
-const HEARTBEAT_MS = 10_000;
 /** A cached entry is read again after this long whatever happens: the bound should a notification still be missed. */
 const MAX_ENTRY_AGE_MS = 60_000;
 
@@ -23,49 +16,35 @@ const MAX_ENTRY_AGE_MS = 60_000;
  *
  * Bound: a revocation or suspension holds on an instance from the moment PostgreSQL's notification
  * reaches it, sent at the commit (on loopback, well under a millisecond; a key is never served
- * stale once the instance has the notification), and in any case within MAX_ENTRY_AGE_MS: a heartbeat
- * finds a dead listener within HEARTBEAT_MS, and no entry outlives a minute.
+ * stale once the instance has the notification), and in any case within MAX_ENTRY_AGE_MS: the
+ * listener's heartbeat (sdk/storage/postgresListener) finds a dead connection within 10 s, and no
+ * entry outlives a minute.
  */
 export class PgCredentialCache {
   readonly #entries = new Map<string, { credentials: ApiKeyCredential[]; at: number }>();
+  readonly #listener: PostgresListener;
   #generation = 0;
-  #client: pg.Client | undefined;
   #listening = false;
   #closed = false;
-  #reconnect: NodeJS.Timeout | undefined;
-  #heartbeat: NodeJS.Timeout | undefined;
 
-  constructor(private readonly url: string) {}
+  constructor(url: string) {
+    this.#listener = new PostgresListener(url, [CREDENTIALS_CHANNEL], "api-credentials-listener", {
+      notification: () => this.#drop(),
+      // Whatever changed before LISTEN took effect is not in the cache: it starts empty here.
+      listening: () => {
+        this.#drop();
+        this.#listening = !this.#closed;
+      },
+      lost: () => {
+        this.#drop();
+        this.#listening = false;
+      },
+    });
+  }
 
   /** Opens the listening connection; resolves once it listens (or failed: then it retries in the background). */
-  async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: "api-credentials-listener", keepAlive: true });
-    this.#client = client;
-    const lost = () => {
-      if (this.#client !== client) return;
-      clearInterval(this.#heartbeat);
-      this.#drop();
-      this.#listening = false;
-      this.#client = undefined;
-      void client.end().catch(() => undefined);
-      if (!this.#closed) this.#reconnect = setTimeout(() => void this.start(), RECONNECT_MS).unref();
-    };
-    client.on("error", lost);
-    client.on("end", lost);
-    client.on("notification", () => this.#drop());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CREDENTIALS_CHANNEL}`);
-      // Whatever changed before LISTEN took effect is not in the cache: it starts empty here.
-      this.#drop();
-      this.#listening = !this.#closed;
-      this.#heartbeat = setInterval(() => {
-        const timeout = setTimeout(lost, HEARTBEAT_MS).unref();
-        client.query("SELECT 1").then(() => clearTimeout(timeout), () => { clearTimeout(timeout); lost(); });
-      }, HEARTBEAT_MS).unref();
-    } catch {
-      lost();
-    }
+  start(): Promise<void> {
+    return this.#listener.start();
   }
 
   /** The cached credentials of `prefix`, or reads them with `read` (and caches them while listening). */
@@ -82,11 +61,7 @@ export class PgCredentialCache {
   async close(): Promise<void> {
     this.#closed = true;
     this.#listening = false;
-    clearTimeout(this.#reconnect);
-    clearInterval(this.#heartbeat);
-    const client = this.#client;
-    this.#client = undefined;
-    await client?.end().catch(() => undefined);
+    await this.#listener.close();
   }
 
   /** Drops every cached credential now: this instance's own writes hold at once, before their notification returns. */

@@ -71,12 +71,17 @@ export class PgIntegrators implements IntegratorStore {
     return { outcome: rowCount === 1 ? "approved" : "already_active", integrator: integratorFromRow(rows[0]) };
   }
 
-  async createApiKey(key: NewApiKey, use: ChallengeUse): Promise<CreateApiKeyResult> {
+  async createApiKey(key: NewApiKey, use: ChallengeUse, maxActiveKeys: number): Promise<CreateApiKeyResult> {
     const row = apiKeyParams(key);
     return this.#challenges.spendAndWrite(use, async (client): Promise<Written<CreateApiKeyResult>> => {
-      const { rows: profiles } = await client.query<{ status: string }>("SELECT status FROM integrators WHERE id = $1 FOR SHARE", [key.integratorId]);
+      // FOR UPDATE, not FOR SHARE: creations for one profile queue here, so the count below holds
+      // until this one commits and two instances cannot both take the last place.
+      const { rows: profiles } = await client.query<{ status: string }>("SELECT status FROM integrators WHERE id = $1 FOR UPDATE", [key.integratorId]);
       if (profiles[0] === undefined) return { commit: false, result: { outcome: "integrator_not_found" } };
       if (profiles[0].status !== "active") return { commit: false, result: { outcome: "integrator_not_active" } };
+      const { rows: counted } = await client.query<{ active: string }>("SELECT COUNT(*) AS active FROM api_keys WHERE integrator_id = $1 AND revoked_at IS NULL", [key.integratorId]);
+      const active = Number(counted[0]!.active);
+      if (active >= maxActiveKeys) return { commit: false, result: { outcome: "key_limit_reached", active } };
       const { rows } = await client.query<{ id: number }>(
         `INSERT INTO api_keys (integrator_id, label, prefix, last_four, secret_hash, scopes, quote_rate_limit_per_minute,
            swap_rate_limit_per_minute, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,

@@ -51,6 +51,7 @@ export class SqliteIntegrators implements IntegratorStore {
         VALUES (@integrator_id, @label, @prefix, @last_four, @secret_hash, @scopes, @quote_rate_limit_per_minute,
          @swap_rate_limit_per_minute, @created_at)`),
       findApiKey: db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`),
+      countActiveApiKeys: db.prepare("SELECT COUNT(*) AS active FROM api_keys WHERE integrator_id = ? AND revoked_at IS NULL"),
       listApiKeys: db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys
         WHERE integrator_id IN (SELECT value FROM json_each(?)) ORDER BY id`),
       revokeApiKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
@@ -91,11 +92,14 @@ export class SqliteIntegrators implements IntegratorStore {
       .immediate();
   }
 
-  async createApiKey(key: NewApiKey, use: ChallengeUse): Promise<CreateApiKeyResult> {
+  async createApiKey(key: NewApiKey, use: ChallengeUse, maxActiveKeys: number): Promise<CreateApiKeyResult> {
     return this.#challenges.spendAndWrite(use, (): Written<CreateApiKeyResult> => {
       const integrator = this.#statements.findIntegrator.get(key.integratorId) as IntegratorRow | undefined;
       if (integrator === undefined) return { commit: false, result: { outcome: "integrator_not_found" } };
       if (integrator.status !== "active") return { commit: false, result: { outcome: "integrator_not_active" } };
+      // Counted in the write's own (immediate) transaction: two creations cannot both take the last place.
+      const { active } = this.#statements.countActiveApiKeys.get(key.integratorId) as { active: number };
+      if (active >= maxActiveKeys) return { commit: false, result: { outcome: "key_limit_reached", active } };
       const { lastInsertRowid } = this.#statements.insertApiKey.run(apiKeyParams(key));
       return { commit: true, result: { outcome: "created", key: this.#apiKey(Number(lastInsertRowid)) } };
     });
