@@ -60,7 +60,7 @@ describe("client webhooks: setWebhook, getWebhookDeliveries and verifyRelayWebho
   it("registers a loopback receiver, whose verifyRelayWebhook accepts each status change of a gasless relay in order, refuses a tampered body and a stale timestamp, and the deliveries are listed delivered", async () => {
     const { client, owner, integratorId } = await devnet.onboardedClient();
     clients.push(client);
-    expect(await client.getWebhookDeliveries()).to.deep.equal({ url: null, deliveries: [] });
+    expect(await client.getWebhookDeliveries()).to.deep.equal({ url: null, circuit: null, deliveries: [] });
 
     const registered = await client.setWebhook(owner, integratorId, receiver.url, 4663);
     expect(registered).to.include({ integrator_id: integratorId, url: receiver.url, signature_scheme: "standard-webhooks-v1" });
@@ -158,7 +158,7 @@ describe("client webhooks: setWebhook, getWebhookDeliveries and verifyRelayWebho
     expect((await client.setWebhook(owner, integratorId, receiver.url)).url).to.equal(receiver.url);
     const other = await devnet.onboardedClient();
     clients.push(other.client);
-    expect(await other.client.getWebhookDeliveries()).to.deep.equal({ url: null, deliveries: [] });
+    expect(await other.client.getWebhookDeliveries()).to.deep.equal({ url: null, circuit: null, deliveries: [] });
     // Clearing it: no URL, no secret.
     const cleared = await client.setWebhook(owner, integratorId, null);
     expect([cleared.url, cleared.secret]).to.deep.equal([null, null]);
