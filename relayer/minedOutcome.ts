@@ -30,6 +30,15 @@ export async function recordMinedOutcome(context: RelayContext, rebroadcast: Reb
   } else {
     const fill = await findFill(context.client, context.permit2, relay);
     if (fill !== undefined) {
+      if (mined.kind === "swap") {
+        // Our swap reverted because a copier's fill came first: gas the operator paid, counted against nobody.
+        await store.recordUnpaidGas({
+          ...unpaidGasOfReceipt(relay, receipt, at),
+          cause: "market",
+          kind: "reverted_swap",
+          detail: `a copier's transaction ${fill.hash} filled the order first; our swap reverted in block ${receipt.blockNumber}`,
+        });
+      }
       await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
       logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (a copier's transaction filled it first)");
     } else if (mined.kind === "cancel" && relay.cancelRequestedAt !== undefined) {
@@ -84,11 +93,15 @@ export async function recordMinedOutcome(context: RelayContext, rebroadcast: Reb
       } else {
         // A relay sent alone after its batch did not settle it is a failed retry.
         const retried = relay.transactions.some((transaction) => transaction.kind === "swap" && transaction.batch !== undefined);
+        // Its own transaction: how much of its limit it burnt is a fact (a wallet that burns it is the taker's).
+        const { gas: limit } = await context.client.getTransaction({ hash: receipt.transactionHash });
         await recordFailure(context, rebroadcast, relay, { blockNumber: receipt.blockNumber, transactionIndex: receipt.transactionIndex }, {
           hash: receipt.transactionHash,
           nonceUsed,
           where: `the swap transaction reverted in block ${receipt.blockNumber}`,
           charge: { ...unpaidGasOfReceipt(relay, receipt, context.now()), kind: retried ? "failed_retry" : "reverted_swap" },
+          gas: { used: receipt.gasUsed, limit },
+          cancelled: (await store.getRelay(relay.id))?.cancelRequestedAt !== undefined,
         });
       }
     }
@@ -101,23 +114,27 @@ export async function recordMinedOutcome(context: RelayContext, rebroadcast: Reb
  * taker and the integrator (first, so a crash before the update still counts it; a second record is
  * ignored) and ends the relay `failed`. The operator's or the market's counts against nobody: the
  * relay is sent once more if the latest block says it would now go through, and otherwise ends
- * `failed` (`market_moved` when a pool moved past its minimum).
+ * `failed` (`market_moved` when a pool moved past its minimum). A relay whose cancellation was asked
+ * (and whose nonce the taker did not spend) is attributed the same way but ends `cancelled`, never sent again.
  */
 async function recordFailure(
   context: RelayContext,
   rebroadcast: Rebroadcast,
   relay: RelayRecord,
   position: BlockPosition,
-  failure: { hash: Hex; nonceUsed: boolean; where: string; charge: Omit<UnpaidGasEntry, "cause" | "detail"> },
+  failure: { hash: Hex; nonceUsed: boolean; where: string; charge: Omit<UnpaidGasEntry, "cause" | "detail">; gas?: { used: bigint; limit: bigint }; cancelled: boolean },
 ): Promise<void> {
   const { store, logger } = context;
-  const attribution = await attributeFailure(context, relay, position);
+  const attribution = await attributeFailure(context, relay, position, failure.gas);
   const at = context.now();
   // Every cause is written to the ledger (the operator's and the market's are what it paid, counted
   // against nobody); only the taker's counts against budgets. Written first, so a crash before the
   // update still records it (a second write of the same entry is ignored).
   await store.recordUnpaidGas({ ...failure.charge, cause: attribution.cause, detail: `${failure.where}: ${attribution.detail}` });
-  if (attribution.cause === "taker") {
+  if (failure.cancelled) {
+    await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled by the integrator; ${failure.where}: ${attribution.detail}`, mined: { hash: failure.hash }, at });
+    logger.info({ relayId: relay.id, hash: failure.hash, cause: attribution.cause }, "relay cancelled; its failed order was attributed from chain facts");
+  } else if (attribution.cause === "taker") {
     await store.updateRelay(relay.id, { status: "failed", reason: failure.nonceUsed ? "nonce_used" : "reverted", error: `${failure.where}: ${attribution.detail}`, mined: { hash: failure.hash }, at });
     logger.warn({ relayId: relay.id, hash: failure.hash, cause: attribution.cause }, "relay failed; counted against its taker");
   } else if (attribution.retry) {
@@ -148,23 +165,27 @@ async function recordBatchMiss(
   const at = context.now();
   const fill = await findFill(context.client, context.permit2, relay);
   const where = `batch transaction ${receipt.transactionHash} (block ${receipt.blockNumber}, position ${slot.position} of ${slot.size})`;
+  const skipCharge = { ...unpaidGasOfReceipt(relay, receipt, at), gasUsed: batchSkipGas(relay, receipt), kind: "batch_skip" as const };
   if (fill !== undefined) {
+    // A copier's fill came first, so the batch skipped (or reverted over) our order: counted against nobody.
+    await store.recordUnpaidGas(
+      outcome.kind === "reverted"
+        ? { ...unpaidGasOfReceipt(relay, receipt, at), gasUsed: sharedGas(receipt, { batch: slot }), kind: "reverted_swap", cause: "market", detail: `${where} reverted; a copier's transaction ${fill.hash} had filled the order` }
+        : { ...skipCharge, cause: "market", detail: `skipped in ${where}: a copier's transaction ${fill.hash} filled the order first` },
+    );
     await store.updateRelay(relay.id, { status: "confirmed", mined: { hash: fill.hash, foreign: { from: fill.from, nonce: fill.nonce } }, at });
     logger.info({ relayId: relay.id, hash: fill.hash, from: fill.from }, "relay confirmed (another transaction filled it before its batch)");
     return;
   }
   // Expired by the block's own timestamp, not by the skip's reason (a wallet can revert with any bytes).
   if (outcome.kind === "skipped" && (await context.client.getBlock({ blockNumber: receipt.blockNumber })).timestamp > relay.deadline) {
+    // Sent or kept pending past its deadline: our latency, the operator's own cost.
+    await store.recordUnpaidGas({ ...skipCharge, cause: "operator", detail: `skipped in ${where}: the quote's deadline had passed at the block's timestamp` });
     await store.updateRelay(relay.id, { status: "expired", reason: "deadline_passed", error: `the quote's deadline passed: skipped in ${where}: ${outcome.text}`, mined: { hash: receipt.transactionHash }, at });
     return;
   }
-  // Its cancellation was asked while the batch was pending: not sent again, and (as for a relay of its
-  // own) a skip because the taker spent the order's nonce is the cancellation taking effect, not counted.
-  if (relay.cancelRequestedAt !== undefined) {
-    await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled by the integrator; its order was not settled in ${where}`, mined: { hash: receipt.transactionHash }, at });
-    logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its order was not settled by its batch");
-    return;
-  }
+  // Read afresh: the cancellation may have been asked after this relay's record was loaded.
+  const cancelRequested = (await store.getRelay(relay.id))?.cancelRequestedAt !== undefined;
   if (outcome.kind === "reverted") {
     // Only the batch as a whole reverts here (the registry gate, its size, its gas): no member's doing.
     // Each member's entry is its even share of the transaction's gas.
@@ -175,16 +196,32 @@ async function recordBatchMiss(
       kind: "reverted_swap",
       detail: `${where} reverted as a whole (the router's gate, the batch's size or its gas): nobody's order`,
     });
+    if (cancelRequested) {
+      await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled by the integrator; ${where} reverted as a whole`, mined: { hash: receipt.transactionHash }, at });
+      logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; its batch reverted as a whole");
+      return;
+    }
     logger.warn({ relayId: relay.id, hash: receipt.transactionHash }, "relay's batch reverted as a whole; sending it again alone");
     await store.updateRelay(relay.id, { releaseSigner: true, at });
     rebroadcast(relay.id);
     return;
   }
   const nonceUsed = await isPermit2NonceUsed(context.client, context.permit2, relay);
+  if (cancelRequested && nonceUsed) {
+    // The taker spent the order's nonce as the cancellation told it: the skip is the cancellation taking
+    // effect, the integrator's request (as for a relay of its own), not the taker's doing.
+    await store.recordUnpaidGas({ ...skipCharge, cause: "integrator", detail: `skipped in ${where}: cancelled after its broadcast; the taker spent the order's Permit2 nonce` });
+    await store.updateRelay(relay.id, { status: "cancelled", error: `cancelled: the taker's Permit2 nonce was spent before its batch, which skipped it (${where})`, mined: { hash: receipt.transactionHash }, at });
+    logger.info({ relayId: relay.id, hash: receipt.transactionHash }, "relay cancelled; the taker invalidated the order's nonce before its batch");
+    return;
+  }
+  // Anything else (a cancellation asked after the broadcast included) is attributed from facts: a
+  // cancel request never makes a skip nobody's; a cancelled relay is only not sent again.
   await recordFailure(context, rebroadcast, relay, { blockNumber: receipt.blockNumber, transactionIndex: receipt.transactionIndex, logIndex: outcome.logIndex }, {
     hash: receipt.transactionHash,
     nonceUsed,
     where: `skipped in ${where}: ${outcome.text}`,
-    charge: { ...unpaidGasOfReceipt(relay, receipt, at), gasUsed: batchSkipGas(relay, receipt), kind: "batch_skip" },
+    charge: skipCharge,
+    cancelled: cancelRequested,
   });
 }

@@ -8,10 +8,11 @@ export type FailureAttribution = Attribution & { retry: boolean };
 
 /**
  * Who caused `relay`'s order to fail at `position` (a mined revert, or a skip in its batch), and
- * whether it is worth one more send, from the chain's own state only (see decideCause.ts).
+ * whether it is worth one more send, from the chain's own state only (see decideCause.ts). `gas`: a
+ * relay mined alone's receipt gas and transaction limit.
  */
-export async function attributeFailure(context: Pick<RelayContext, "client" | "permit2" | "logger">, relay: RelayRecord, position: BlockPosition): Promise<FailureAttribution> {
-  const facts = await readAttributionFacts(context.client, context.permit2, relay, position);
+export async function attributeFailure(context: Pick<RelayContext, "client" | "permit2" | "logger">, relay: RelayRecord, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<FailureAttribution> {
+  const facts = await readAttributionFacts(context.client, context.permit2, relay, position, gas);
   const attribution = decideCause(facts);
   const retry = attribution.cause === "taker" ? false : shouldRetry(attribution, await readRetryFacts(context.client, relay));
   context.logger.info(

@@ -17,6 +17,16 @@ export type AttributionFacts = Readonly<{
    * parent's reserves). Absent when the route cannot be priced that way (an exact-output order with a SPLIT).
    */
   route?: Readonly<{ minimum: bigint; atParent: bigint; met: bigint }> | undefined;
+  /**
+   * Some pair of the order's route emitted a `Sync` in its block before it (an earlier transaction, or
+   * an earlier batch member): what the market did, read when the route cannot be repriced.
+   */
+  syncedBefore: boolean;
+  /**
+   * The order burnt (nearly) all the gas it was given: its whole transaction's limit, for a relay of
+   * its own (undefined for a batch member: the receipt has only the batch's total).
+   */
+  capBurnt: boolean | undefined;
   /** Whether the taker's address held code at the block its relay was accepted in, and at the mined block. */
   takerCode: Readonly<{ whenAccepted: boolean; whenMined: boolean }>;
   /** The taker's Permit2 nonce of this order is spent (not by a fill of this order: those are confirmations). */

@@ -21,19 +21,23 @@ export async function pairStatesAt(client: PublicClient, pairs: readonly Address
 }
 
 /**
- * The reserves each pair held when the order at `position` ran: the pair's last `Sync` in that block
- * before it (an earlier transaction's, or an earlier batch member's in the same transaction), else
- * the parent block's. The pairs' own events: nothing the taker's code can write.
+ * The `Sync` events `pairs` emitted in the order's block before it (an earlier transaction's, or an
+ * earlier batch member's in the same transaction), in log order. The pairs' own events: nothing the
+ * taker's code can write.
  */
-export async function pairStatesMet(client: PublicClient, atParent: ReadonlyMap<string, PairReserves>, position: BlockPosition): Promise<Map<string, PairReserves>> {
-  const met = new Map(atParent);
-  if (atParent.size === 0) return met;
-  const logs = await client.getLogs({ address: [...atParent.keys()] as Address[], event: syncEvent, strict: true, fromBlock: position.blockNumber, toBlock: position.blockNumber });
-  const before = logs
+export async function syncsBefore(client: PublicClient, pairs: readonly Address[], position: BlockPosition) {
+  if (pairs.length === 0) return [];
+  const logs = await client.getLogs({ address: [...pairs], event: syncEvent, strict: true, fromBlock: position.blockNumber, toBlock: position.blockNumber });
+  return logs
     .filter((log) => !log.removed && log.transactionIndex !== null && log.logIndex !== null)
     .filter((log) => log.transactionIndex! < position.transactionIndex || (log.transactionIndex === position.transactionIndex && position.logIndex !== undefined && log.logIndex! < position.logIndex))
     .sort((a, b) => a.logIndex! - b.logIndex!);
-  for (const log of before) {
+}
+
+/** The reserves each pair held when the order at `position` ran: its last `Sync` before it in that block (`syncsBefore`), else the parent block's. */
+export async function pairStatesMet(client: PublicClient, atParent: ReadonlyMap<string, PairReserves>, position: BlockPosition): Promise<Map<string, PairReserves>> {
+  const met = new Map(atParent);
+  for (const log of await syncsBefore(client, [...atParent.keys()] as Address[], position)) {
     const pair = log.address.toLowerCase();
     const state = met.get(pair);
     if (state !== undefined) met.set(pair, { ...state, reserve0: log.args.reserve0, reserve1: log.args.reserve1 });

@@ -3,7 +3,7 @@ import { decodeGaslessCall, decodeRouteActions, routeOutput, routePairs, type Ga
 import { isPermit2NonceUsed } from "../orderState";
 import type { RelayRecord } from "../store/relayStore";
 import type { AttributionFacts, RetryFacts } from "./attributionFacts";
-import { pairStatesAt, pairStatesMet, type BlockPosition } from "./pairStates";
+import { pairStatesAt, pairStatesMet, syncsBefore, type BlockPosition } from "./pairStates";
 import { routerGateOpen } from "./routerGate";
 
 type Relay = Pick<RelayRecord, "data" | "router" | "taker" | "permit2Nonce" | "acceptedBlock" | "transactions">;
@@ -32,6 +32,19 @@ function pricedRoute(call: GaslessCall): PricedRoute | undefined {
   }
 }
 
+/** The pairs an order's route trades on, priceable or not (none when its actions do not decode). */
+function pairsOf(call: GaslessCall | undefined): Address[] {
+  if (call === undefined) return [];
+  try {
+    return routePairs(decodeRouteActions(call.order.params.actions));
+  } catch {
+    return [];
+  }
+}
+
+/** At least this share (in percent) of the gas an order was given, used: its code burnt it. */
+const CAP_BURNT_PERCENT = 90n;
+
 function outputAt(route: PricedRoute, states: ReadonlyMap<string, PairReserves>): bigint {
   return routeOutput(route.actions, route.amountIn, (pair) => states.get(pair.toLowerCase())) ?? 0n;
 }
@@ -56,9 +69,10 @@ function pulled(call: GaslessCall): bigint {
  * Reads the facts `decideCause` needs about `relay`'s order that failed at `position` (a reverted
  * swap's transaction, or a batch member's skip log): the gate at the mined block and its parent, the
  * route repriced at the parent and at the state the order met, the taker's code when accepted and
- * when mined, its Permit2 nonce, and its balance and allowance.
+ * when mined, its Permit2 nonce, and its balance and allowance; `gas`, for a relay mined alone, is
+ * its receipt's gas and its transaction's limit (a batch member's own gas is not known).
  */
-export async function readAttributionFacts(client: PublicClient, permit2: Address, relay: Relay, position: BlockPosition): Promise<AttributionFacts> {
+export async function readAttributionFacts(client: PublicClient, permit2: Address, relay: Relay, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<AttributionFacts> {
   // The hand-off checked the calldata; should it not decode now, the facts that need it are left out
   // (no repricing, funds not short) rather than the outcome stalled.
   const call = decodeOrUndefined(relay.data);
@@ -84,7 +98,7 @@ export async function readAttributionFacts(client: PublicClient, permit2: Addres
     ]);
     return balance < need || allowance < need;
   };
-  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, statesAtParent] = await Promise.all([
+  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, statesAtParent, synced] = await Promise.all([
     routerGateOpen(client, relay.router, parent),
     routerGateOpen(client, relay.router, position.blockNumber),
     // Only the detail depends on it, and a node without old state may not answer for that block.
@@ -94,6 +108,7 @@ export async function readAttributionFacts(client: PublicClient, permit2: Addres
     balanceAndAllowance(parent),
     balanceAndAllowance(position.blockNumber),
     route === undefined ? Promise.resolve(undefined) : pairStatesAt(client, route.pairs, parent),
+    syncsBefore(client, route?.pairs ?? pairsOf(call), position),
   ]);
   let repriced: AttributionFacts["route"];
   if (route !== undefined && statesAtParent !== undefined) {
@@ -104,6 +119,8 @@ export async function readAttributionFacts(client: PublicClient, permit2: Addres
   return {
     gateClosed: !gateAtParent || !gateAtBlock,
     route: repriced,
+    syncedBefore: synced.length > 0,
+    capBurnt: gas === undefined ? undefined : gas.used * 100n >= gas.limit * CAP_BURNT_PERCENT,
     takerCode: { whenAccepted: hasCode(codeWhenAccepted), whenMined: hasCode(codeWhenMined) },
     nonceSpent,
     fundsShort: shortAtParent || shortAtBlock,

@@ -1,5 +1,5 @@
 import type { Address, PublicClient } from "viem";
-import { gaslessSwapRouterAbi, routerRegistryAbi } from "../../sdk";
+import { gaslessSwapRouterAbi, readFeatureState } from "../../sdk";
 
 /**
  * Whether `router` settles at `blockNumber`, read from its own gate copy (what the router enforces:
@@ -14,6 +14,5 @@ export async function routerGateOpen(client: PublicClient, router: Address, bloc
     client.getBlock({ blockNumber }),
   ]);
   if (paused || block.timestamp >= activeUntil) return false;
-  const [, , , featurePaused] = await client.readContract({ address: registry, abi: routerRegistryAbi, functionName: "getFeature", args: [featureId], blockNumber });
-  return !featurePaused;
+  return !(await readFeatureState(client, { registry, featureId, blockNumber })).paused;
 }

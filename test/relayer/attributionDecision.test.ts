@@ -12,7 +12,7 @@ const C = "0x00000000000000000000000000000000000000c3" as Address;
 const P1 = "0x0000000000000000000000000000000000000101" as Address;
 const P2 = "0x0000000000000000000000000000000000000202" as Address;
 
-const innocent: AttributionFacts = { gateClosed: false, route: { minimum: 990n, atParent: 1_000n, met: 1_000n }, takerCode: { whenAccepted: false, whenMined: false }, nonceSpent: false, fundsShort: false };
+const innocent: AttributionFacts = { gateClosed: false, route: { minimum: 990n, atParent: 1_000n, met: 1_000n }, takerCode: { whenAccepted: false, whenMined: false }, nonceSpent: false, fundsShort: false, syncedBefore: false, capBurnt: false };
 
 describe("attribution: who caused a failed order, decided from facts", () => {
   it("a closed gate at the block is the operator's, whatever else holds (a wallet's forged bytes cannot close it)", () => {
@@ -25,6 +25,30 @@ describe("attribution: who caused a failed order, decided from facts", () => {
   it("a taker with code at the mined block whose route would fill is the taker's, whether it had code when accepted or gained it after", () => {
     expect(decideCause({ ...innocent, takerCode: { whenAccepted: false, whenMined: true } }).detail).to.match(/had no code when its relay was accepted and had code when mined/);
     expect(decideCause({ ...innocent, takerCode: { whenAccepted: true, whenMined: true } }).cause).to.equal("taker");
+  });
+  it("a taker that gained code after acceptance is the taker's even when a pool moved its route past its minimum (never innocent)", () => {
+    const sandwiched = { minimum: 990n, atParent: 1_000n, met: 900n };
+    expect(decideCause({ ...innocent, route: sandwiched, takerCode: { whenAccepted: false, whenMined: true } })).to.include({ cause: "taker", retryable: false });
+  });
+  it("a wallet taker (code when accepted) whose order burnt its gas is the taker's though a pool moved past its minimum; one that did not burn it counts against nobody but is never sent again", () => {
+    const wallet = { whenAccepted: true, whenMined: true };
+    const oneUnit = { minimum: 1_000n, atParent: 1_000n, met: 999n };
+    expect(decideCause({ ...innocent, route: oneUnit, takerCode: wallet, capBurnt: true }).cause).to.equal("taker");
+    for (const capBurnt of [false, undefined]) {
+      const attribution = decideCause({ ...innocent, route: oneUnit, takerCode: wallet, capBurnt });
+      expect(attribution).to.include({ cause: "market", retryable: false });
+      expect(shouldRetry(attribution, { gateOpen: true, fillsNow: true, resentBefore: false })).to.equal(false);
+    }
+    // A sandwiched taker without code stays the market's, and is retried when it would fill now.
+    const eoa = decideCause({ ...innocent, route: oneUnit, capBurnt: true });
+    expect(eoa).to.include({ cause: "market", retryable: true });
+    expect(shouldRetry(eoa, { gateOpen: true, fillsNow: true, resentBefore: false })).to.equal(true);
+  });
+  it("a route that cannot be repriced is the market's when a pool of it traded before the order in its block, the operator's otherwise; never the taker's for want of facts, unless a taker fact says so", () => {
+    expect(decideCause({ ...innocent, route: undefined, syncedBefore: true })).to.include({ cause: "market", market: true });
+    expect(decideCause({ ...innocent, route: undefined, syncedBefore: false })).to.include({ cause: "operator" });
+    expect(decideCause({ ...innocent, route: undefined, syncedBefore: true, nonceSpent: true }).cause).to.equal("taker");
+    expect(decideCause({ ...innocent, route: undefined, syncedBefore: true, takerCode: { whenAccepted: true, whenMined: true } }).cause).to.equal("taker");
   });
   it("a spent nonce or short funds are the taker's, even with a pool moved against it in the block", () => {
     const moved = { minimum: 900n, atParent: 1_000n, met: 950n };

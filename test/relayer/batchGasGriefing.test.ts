@@ -5,6 +5,7 @@ import { encodeErrorResult, parseAbi, parseEventLogs, parseUnits, type Hex, type
 import { gaslessBatchSwapRouterAbi, relayGasLimitOfCalldata, type RelayJson } from "../../sdk";
 import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
 import { memberGasCap } from "../../relayer/batchBroadcast";
+import { batchSkipGas } from "../../relayer/ledger/receiptCharge";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
@@ -141,5 +142,64 @@ describe("a batch member that burns gas only on chain (relayer, API and a real c
     expect(next).to.deep.equal(["gasless_taker_gas_budget_spent", null, null]);
     const settled = await settlementsByQuote(f);
     expect(relays.map(({ onchainQuoteId }) => settled.get(onchainQuoteId) ?? 0)).to.deep.equal([0, 1, 1]);
+  });
+
+  it("batch members skipped because the block is past their deadline end expired and their gas caps are written to the ledger as the operator's (counted against nobody)", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500" } });
+    await setAutomine(false);
+    const relays = await submitTogether(stack, takers.slice(0, 2));
+    const pending = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId, (relay) => relay.status === "submitted")));
+    expect(new Set(pending.map((relay) => relay.tx_hash)).size, "one batch transaction").to.equal(1);
+    const store = stack.relayer!.context.store;
+    const records = await Promise.all(relays.map(async ({ relayId }) => (await store.getRelay(relayId))!));
+    const latest = records.reduce((max, record) => (record.deadline > max ? record.deadline : max), 0n);
+    await time.setNextBlockTimestamp(latest + 1n);
+    await mine(1);
+    await setAutomine(true);
+    const done: RelayJson[] = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId)));
+    expect(done.map((relay) => [relay.status, relay.reason])).to.deep.equal([
+      ["expired", "deadline_passed"],
+      ["expired", "deadline_passed"],
+    ]);
+    const receipt = await f.publicClient.getTransactionReceipt({ hash: pending[0]!.tx_hash as Hex });
+    expect(parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs: receipt.logs, eventName: "GaslessOrderSkipped" })).to.have.length(2);
+    // Before: nothing was written though the operator paid for the batch.
+    const totals = await store.unpaidGasTotals({ integratorId: stack.api.integratorId });
+    const caps = records.reduce((sum, record) => sum + batchSkipGas(record, receipt), 0n);
+    expect(totals.map((total) => [total.cause, total.kind, total.entries, total.gasUsed])).to.deep.equal([["operator", "batch_skip", 2, caps]]);
+    const charged = async (taker: LocalAccount) => (await store.unpaidGasCharged({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) })).taker;
+    expect(await Promise.all(takers.slice(0, 2).map(charged))).to.deep.equal([0n, 0n]);
+  });
+
+  it("a forged skip cancelled right after its broadcast (the old batch mines before any rebuild) is still attributed from facts: its cap is charged to its taker, the relay ends cancelled and is never sent again", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_BATCH_WAIT_MS: "1500" } });
+    const [forger, ...honest] = takers as [LocalAccount, ...LocalAccount[]];
+    const quote = (await stack.gaslessQuote(forger.address, { sell_amount: parseUnits("100", 6) })).body;
+    const fuse = BigInt(quote.permit2.message.deadline) - 120n;
+    const wallet = await hre.viem.deployContract("ForgedSkipWallet", [fuse], { client: { public: f.publicClient, wallet: f.deployer } });
+    await hre.network.provider.request({ method: "hardhat_setCode", params: [forger.address, (await f.publicClient.getCode({ address: wallet.address }))!] });
+    await setAutomine(false);
+    const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, forger) });
+    expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
+    const forged = { relayId: submitted.body.relay_id as string, onchainQuoteId: quote.permit2.message.witness.quoteId as Hex };
+    while ((await stageCount(stack, "nonce_check")) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    const relays = [forged, ...(await submitTogether(stack, honest))];
+    const pending = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId, (relay) => relay.status === "submitted")));
+    expect(new Set(pending.map((relay) => relay.tx_hash)).size, "one batch transaction").to.equal(1);
+    // The cancellation is on record, and the old batch mines in the very next block (the rebuild lost the race).
+    const store = stack.relayer!.context.store;
+    expect(await store.requestCancellation(forged.relayId, new Date())).to.not.equal(undefined);
+    await time.setNextBlockTimestamp(fuse);
+    await mine(1);
+    await setAutomine(true);
+    const done: RelayJson[] = await Promise.all(relays.map(({ relayId }) => stack!.waitFor(relayId)));
+    expect(done.map((relay) => relay.status)).to.deep.equal(["cancelled", "confirmed", "confirmed"]);
+    expect(done[0]!.transactions.length, "not sent again").to.equal(1);
+    expect(done[0]!.error).to.match(/cancelled by the integrator; skipped in batch transaction .*its revert data is its own choice/);
+    // Before: ended cancelled with nothing in the ledger. Now the taker's cap is charged, as without the cancel.
+    const totals = await store.unpaidGasTotals({ integratorId: stack.api.integratorId });
+    expect(totals.map((total) => [total.cause, total.kind, total.entries])).to.deep.equal([["taker", "batch_skip", 1]]);
+    const charged = async (taker: LocalAccount) => (await store.unpaidGasCharged({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) })).taker;
+    expect(await Promise.all(takers.map(charged))).to.deep.equal([memberGasCap((await store.getRelay(forged.relayId))!), 0n, 0n]);
   });
 });

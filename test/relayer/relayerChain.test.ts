@@ -96,6 +96,11 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
     expect(await balanceOf(f, f.token("USDC"), f.stranger.account.address)).to.equal(copierUsdc);
     expect(await balanceOf(f, f.token("USDC"), stack.feeRecipient)).to.equal(payeeUsdc + BigInt(quote.relayer_fee.amount));
     expect(await fillsOf(f, quote.permit2.message.witness.quoteId)).to.have.length(1);
+    // Our own swap mined after the copy and reverted: gas the operator paid, written as the market's (counted against nobody).
+    const ours = await f.publicClient.getTransactionReceipt({ hash: relay.tx_hash as Hex });
+    expect(ours.status).to.equal("reverted");
+    const totals = await stack.relayer!.context.store.unpaidGasTotals({});
+    expect(totals.map((total) => [total.cause, total.kind, total.entries, total.gasUsed])).to.deep.equal([["market", "reverted_swap", 1, ours.gasUsed]]);
   });
 
   it("when the deadline passes while pending, the relay expires, a self-transfer frees the signer's nonce, and later relays go through", async () => {

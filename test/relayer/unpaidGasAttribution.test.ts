@@ -2,7 +2,9 @@ import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
 import { parseUnits, type Address, type Hex, type LocalAccount } from "viem";
-import { decodeGaslessCall, decodeRouteActions, uniswapV2PairAbi, type RelayJson } from "../../sdk";
+import { decodeGaslessCall, decodeRouteActions, encodeRouteActions, encodeSwapGaslessExactOutput, uniswapV2PairAbi, type RelayJson } from "../../sdk";
+import { decideCause } from "../../relayer/attribution/decideCause";
+import { readAttributionFacts } from "../../relayer/attribution/readAttributionFacts";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { FRONT_TIP, fundStranger, queueSandwich } from "../fixtures/sandwich";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
@@ -81,6 +83,44 @@ describe("who caused a failed relay: a sandwich and a pause at the mining block 
     }
     expect(await ledger()).to.deep.equal([["market", "reverted_swap", 3]]);
     expect(await charged(victim!)).to.deep.equal({ taker: 0n, integrator: 0n });
+  });
+
+  it("an order whose route cannot be repriced (an exact-output SPLIT) met a pool that traded before it in its block: the market's, read from the pair's Sync; met no trade before it: the operator's; never the taker's for want of facts", async () => {
+    stack = await startGaslessStack(f, { signers: 1 });
+    const [victim] = await fundedTakers(f, 1);
+    await fundStranger(f, f.token("USDC"), parseUnits("10000000", 6));
+    const { relayId, pair, hash } = await pendingRelay(victim!);
+    const [reserve0, reserve1] = await f.publicClient.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "getReserves" });
+    const token0 = await f.publicClient.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "token0" });
+    const usdcReserve = token0.toLowerCase() === f.token("USDC").toLowerCase() ? reserve0 : reserve1;
+    const sandwich = await queueSandwich(f, pair, f.token("USDC"), usdcReserve / 20n, { back: false });
+    await mine(1);
+    await setAutomine(true);
+    const [front, victimReceipt] = await Promise.all([f.publicClient.getTransactionReceipt({ hash: sandwich.front[1]! }), f.publicClient.getTransactionReceipt({ hash })]);
+    expect([front.blockNumber, front.transactionIndex < victimReceipt.transactionIndex, victimReceipt.status]).to.deep.equal([victimReceipt.blockNumber, true, "reverted"]);
+    await stack.waitFor(relayId);
+    // The same order, as the exact-output SPLIT over the same pair that api/quote plans for gasless: not repriceable.
+    const record = (await stack.relayer!.context.store.getRelay(relayId))!;
+    const call = decodeGaslessCall(record.data);
+    if (call.kind === "exactOutput") throw new Error("the quote is exact-input");
+    const hop = decodeRouteActions(call.order.params.actions).find((action) => action.type === "swapV2") as { pair: Address; tokenOut: Address; feeBps: number };
+    const { params } = call.order;
+    const split = encodeRouteActions([{ type: "split", legs: [5_000, 5_000].map((shareBps) => ({ shareBps, hops: [{ pair: hop.pair, tokenOut: hop.tokenOut, feeBps: hop.feeBps }] })) }]);
+    const { data } = encodeSwapGaslessExactOutput(
+      { sellToken: params.sellToken, maxSellAmount: params.sellAmount, buyToken: params.buyToken, buyAmount: params.minBuyAmount, recipient: params.recipient, deadline: params.deadline, quoteId: params.quoteId, actions: split },
+      record.taker,
+      { relayerFee: call.order.relayerFee, relayerFeeRecipient: call.order.relayerFeeRecipient },
+      call.order.nonce,
+    );
+    const exactOutput = { ...record, data };
+    const at = { blockNumber: victimReceipt.blockNumber, transactionIndex: victimReceipt.transactionIndex };
+    const facts = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, at);
+    expect([facts.route, facts.syncedBefore]).to.deep.equal([undefined, true]);
+    expect(decideCause(facts).cause).to.equal("market");
+    // At the block's first transaction, before the front-run: no trade met, so the operator's (before: the taker's).
+    const first = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, { ...at, transactionIndex: 0 });
+    expect(first.syncedBefore).to.equal(false);
+    expect(decideCause(first).cause).to.equal("operator");
   });
 
   it("a front-run with no back-run leaves the pool past the minimum: market, not sent again (repriced at the latest block it would still miss), ends failed / market_moved, charged to nobody", async () => {
