@@ -2,16 +2,11 @@ import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "viem";
+import { booleanFlag } from "../sdk/config/booleanFlag";
+import { webhookLoopbackAllowed, webhookLoopbackSettings } from "../sdk/config/webhookLoopbackSetting";
 import { httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } from "../sdk/server/httpServerLimits";
 import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema, l1FeeModels, type L1FeeModel } from "../sdk";
 
-/** `true`/`false`/`1`/`0` (any case); anything else is a configuration error, not a silent false. */
-const booleanFlag = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.enum(["true", "false", "1", "0"]))
-  .transform((value) => value === "true" || value === "1");
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -101,7 +96,7 @@ export const apiEnvironmentSchema = z.object({
   SIWE_DOMAIN: z.string().min(1).default("localhost"),
   SIWE_URI: z.string().min(1).optional(),
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
-  WEBHOOK_ALLOW_LOOPBACK_HTTP: booleanFlag.optional(),
+  ...webhookLoopbackSettings,
   SSE_MAX_STREAMS_PER_KEY: positiveInt.max(1000).default(5),
   SSE_MAX_STREAMS_PER_INTEGRATOR: positiveInt.max(100_000).default(10),
   SSE_MAX_STREAMS: positiveInt.max(1_000_000).default(1000),
@@ -391,7 +386,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     priceRateLimitMultiplier: values.PRICE_RATE_LIMIT_MULTIPLIER,
     l1FeeModel: values.L1_FEE_MODEL,
     pushed: {
-      allowLoopbackWebhooks: values.WEBHOOK_ALLOW_LOOPBACK_HTTP ?? values.CHAIN_ID === DEVNET_CHAIN_ID,
+      allowLoopbackWebhooks: webhookLoopbackAllowed(values),
       maxStreamsPerKey: values.SSE_MAX_STREAMS_PER_KEY,
       maxStreamsPerIntegrator: values.SSE_MAX_STREAMS_PER_INTEGRATOR,
       maxStreams: values.SSE_MAX_STREAMS,

@@ -2,18 +2,13 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { isHex, parseEther, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { booleanFlag } from "../sdk/config/booleanFlag";
+import { webhookLoopbackAllowed, webhookLoopbackSettings } from "../sdk/config/webhookLoopbackSetting";
 import { httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } from "../sdk/server/httpServerLimits";
 import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema, MAX_GASLESS_BATCH_ORDERS } from "../sdk";
 
 const positiveInt = z.coerce.number().int().positive();
 
-/** `true`/`false`/`1`/`0` (any case); anything else is a configuration error, not a silent false. */
-const booleanFlag = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.enum(["true", "false", "1", "0"]))
-  .transform((value) => value === "true" || value === "1");
 const gwei = z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5");
 
 const privateKeys = z
@@ -91,7 +86,7 @@ export const relayerEnvironmentSchema = z.object({
   WEBHOOK_MAX_IN_FLIGHT_PER_INTEGRATOR: positiveInt.max(256).default(2),
   WEBHOOK_BREAKER_FAILURES: positiveInt.max(1000).default(5),
   WEBHOOK_BREAKER_COOLDOWN_SECONDS: positiveInt.max(86_400).default(60),
-  WEBHOOK_ALLOW_LOOPBACK_HTTP: booleanFlag.optional(),
+  ...webhookLoopbackSettings,
   WEBHOOK_POLL_MS: positiveInt.default(500),
   RELAY_EVENT_RETENTION_HOURS: z.coerce.number().positive().default(72),
 });
@@ -280,7 +275,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
       maxInFlightPerIntegrator: values.WEBHOOK_MAX_IN_FLIGHT_PER_INTEGRATOR,
       breakerFailures: values.WEBHOOK_BREAKER_FAILURES,
       breakerCooldownMs: values.WEBHOOK_BREAKER_COOLDOWN_SECONDS * 1000,
-      allowLoopback: values.WEBHOOK_ALLOW_LOOPBACK_HTTP ?? values.CHAIN_ID === DEVNET_CHAIN_ID,
+      allowLoopback: webhookLoopbackAllowed(values),
       pollMs: values.WEBHOOK_POLL_MS,
       retentionMs: values.RELAY_EVENT_RETENTION_HOURS * 3_600_000,
     },

@@ -5,11 +5,14 @@ import { z } from "zod";
 import { decodeGaslessCall, MAX_CONTRACT_SIGNATURE_BYTES, nativePayoutsOf, type RelayHandoffResult, type SignedGaslessExactOutputOrder, type SignedGaslessOrder } from "../sdk";
 import { CONTROL_CHARACTER_MESSAGE, hasControlCharacter } from "../sdk/wire/controlCharacters";
 import type { RelayContext } from "./relayContext";
+import type { RelayCreation } from "./store/relayStore";
 import type { RelayQueue } from "./relayQueue";
 import { internalRelayJson } from "./relayView";
 import { relayerReadiness } from "./relayerReadiness";
-import { gaslessStanding, integratorGasBudget, spentBudgetCode } from "./gaslessStanding";
+import { gaslessStanding, integratorGasBudget } from "./gaslessStanding";
 import { relayCancelHandler } from "./relayCancelRoute";
+import { handoffBudgetRefusal } from "./inFlightGas";
+import { serialTurns } from "./serialTurns";
 import type { TrackRelay } from "./relayCancellation";
 import { pushedStatusRoutes } from "./pushed/pushedStatusRoutes";
 import { continueBody } from "../sdk/server/httpServerLimits";
@@ -84,6 +87,7 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue, trac
   app.use(express.json({ limit: INTERNAL_BODY_LIMIT_BYTES }));
   app.use(pushedStatusRoutes(context));
 
+  const handoffTurn = serialTurns();
   app.post("/internal/relays", async (req, res) => {
     const parsed = relayRequest.safeParse(req.body);
     if (!parsed.success) {
@@ -116,41 +120,46 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue, trac
       return;
     }
     // Quotes are refused to a taker or an integrator whose gas budget is spent, but one taken before
-    // would still be relayed: the budgets are checked again here, where the operator's gas is about to be spent.
-    const standing = await gaslessStanding(context.store, context.config.gasBudgets, { taker: body.taker, integratorId: body.integrator_id }, context.now());
-    const spent = spentBudgetCode(standing);
-    if (spent !== undefined) {
-      const budget = spent === "gasless_taker_gas_budget_spent" ? { who: `taker ${body.taker}`, ...standing.taker } : { who: `integrator ${body.integrator_id}`, ...standing.integrator };
-      res.status(403).json({ error: `${budget.who} has spent its gas budget (${budget.charged_gas} of ${budget.budget_gas} gas in ${standing.window_hours} hours); it frees up at ${budget.frees_at}`, code: spent, standing });
+    // would still be relayed: the budgets are checked again here, where the operator's gas is about to be
+    // spent. Gas is charged only when mined, so the worst case of their relays not yet final counts as
+    // spent (a retry of this quote's own relay aside), and check and insert take turns: hand-offs at
+    // once cannot all pass a budget that only the last would spend.
+    const handoff = await handoffTurn(async (): Promise<{ refusal: { status: number; body: object } } | { creation: RelayCreation }> => {
+      const refusal = await handoffBudgetRefusal(context.store, context.config.gasBudgets, { chainId: body.chain_id, quoteId: body.quote_id, taker: body.taker, integratorId: body.integrator_id }, context.now());
+      if (refusal !== undefined) return { refusal: { status: 403, body: refusal } };
+      let acceptedBlock: bigint;
+      try {
+        // Where the search for a copier's fill starts: a head a poll interval old only widens it.
+        acceptedBlock = (context.head.last ?? (await context.head.read())).number;
+      } catch {
+        return { refusal: { status: 503, body: { error: "the relayer cannot reach its chain right now; retry shortly", code: "chain_unavailable" } } };
+      }
+      const creation = await context.store.createRelay({
+        id: randomUUID(),
+        chainId: body.chain_id,
+        quoteId: body.quote_id,
+        onchainQuoteId: body.onchain_quote_id,
+        integratorId: body.integrator_id,
+        apiKeyId: body.api_key_id,
+        idempotencyKey: body.idempotency_key ?? undefined,
+        taker: body.taker,
+        router: body.router,
+        data: body.data,
+        signature: body.signature,
+        permit2Nonce: body.permit2_nonce,
+        deadline: body.deadline,
+        estimatedGas: body.estimated_gas,
+        feeWei: body.fee_wei === null ? undefined : BigInt(body.fee_wei),
+        acceptedBlock,
+        createdAt: context.now(),
+      }, { owner: context.config.relayerId, until: new Date(context.now().getTime() + context.config.leaseSeconds * 1000) });
+      return { creation };
+    });
+    if ("refusal" in handoff) {
+      res.status(handoff.refusal.status).json(handoff.refusal.body);
       return;
     }
-    let acceptedBlock: bigint;
-    try {
-      // Where the search for a copier's fill starts: a head a poll interval old only widens it.
-      acceptedBlock = (context.head.last ?? (await context.head.read())).number;
-    } catch {
-      res.status(503).json({ error: "the relayer cannot reach its chain right now; retry shortly", code: "chain_unavailable" });
-      return;
-    }
-    const creation = await context.store.createRelay({
-      id: randomUUID(),
-      chainId: body.chain_id,
-      quoteId: body.quote_id,
-      onchainQuoteId: body.onchain_quote_id,
-      integratorId: body.integrator_id,
-      apiKeyId: body.api_key_id,
-      idempotencyKey: body.idempotency_key ?? undefined,
-      taker: body.taker,
-      router: body.router,
-      data: body.data,
-      signature: body.signature,
-      permit2Nonce: body.permit2_nonce,
-      deadline: body.deadline,
-      estimatedGas: body.estimated_gas,
-      feeWei: body.fee_wei === null ? undefined : BigInt(body.fee_wei),
-      acceptedBlock,
-      createdAt: context.now(),
-    }, { owner: context.config.relayerId, until: new Date(context.now().getTime() + context.config.leaseSeconds * 1000) });
+    const { creation } = handoff;
     if (creation.outcome === "created") {
       context.logger.info({ relayId: creation.relay.id, quoteId: body.quote_id, taker: body.taker }, "relay accepted");
       queue.enqueue(creation.relay.id);

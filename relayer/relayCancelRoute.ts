@@ -1,10 +1,14 @@
 import type { RequestHandler } from "express";
 import { z } from "zod";
-import { isFinalRelayStatus, type InternalRelayCancellationJson } from "../sdk";
+import { budgetRefusal, isFinalRelayStatus, type InternalRelayCancellationJson } from "../sdk";
+import { inFlightGas } from "./inFlightGas";
 import { integratorGasBudget } from "./gaslessStanding";
 import { cancelRelay, type TrackRelay } from "./relayCancellation";
 import type { RelayContext } from "./relayContext";
 import { internalRelayJson } from "./relayView";
+
+/** What a spent integrator budget refuses here (a replacement transaction is the relayer's gas). */
+const BROADCAST_CANCELS_REFUSED = "cancels of swaps already broadcast (each costs the relayer a replacement transaction) are refused";
 
 const cancelRequest = z.strictObject({ integrator_id: z.number().int().positive() });
 
@@ -33,15 +37,13 @@ export function relayCancelHandler(context: RelayContext, track: TrackRelay): Re
     // cancelled sends nothing more and is answered as before.
     const broadcast = found.signer !== undefined || found.transactions.length > 0;
     if (!isFinalRelayStatus(found.status) && broadcast && found.cancelRequestedAt === undefined) {
-      const budget = await integratorGasBudget(context.store, context.config.gasBudgets, found.integratorId, context.now());
+      // Its own worst case is counted already (the cancel replaces it: one of them is mined); its
+      // integrator's other relays in flight count as spent, so cancels at once cannot overshoot.
+      const inFlight = inFlightGas(await context.store.listOpenRelays(), { taker: found.taker, integratorId: found.integratorId }, found.id);
+      const budget = await integratorGasBudget(context.store, context.config.gasBudgets, found.integratorId, context.now(), inFlight.integrator);
       if (budget.integrator.spent) {
-        context.logger.info({ relayId, integratorId: found.integratorId, chargedGas: budget.integrator.charged_gas }, "cancel of a broadcast swap refused: the integrator's gas budget is spent");
-        res.status(403).json({
-          error: `integrator ${found.integratorId} has spent its gas budget (${budget.integrator.charged_gas} of ${budget.integrator.budget_gas} gas in ${budget.window_hours} hours); a cancel of a broadcast swap costs a replacement transaction and is refused until ${budget.integrator.frees_at}`,
-          code: "gasless_integrator_gas_budget_spent",
-          budget: budget.integrator,
-          window_hours: budget.window_hours,
-        });
+        context.logger.info({ relayId, integratorId: found.integratorId, chargedGas: budget.integrator.charged_gas, inFlightGas: Number(inFlight.integrator) }, "cancel of a broadcast swap refused: the integrator's gas budget is spent");
+        res.status(403).json(budgetRefusal("integrator", budget.integrator, budget.window_hours, BROADCAST_CANCELS_REFUSED));
         return;
       }
     }

@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { formatEther, getAddress, isAddress } from "viem";
 import { z } from "zod";
 import { gasBudgetsOf, gasBudgetSettings, type GasBudgets } from "../relayer/config";
-import { budgetWindowStart, BUDGET_WINDOW_HOURS, integratorGasBudget } from "../relayer/gaslessStanding";
+import { budgetView, budgetWindowStart, BUDGET_WINDOW_HOURS, integratorGasBudget } from "../relayer/gaslessStanding";
 import { INTEGRATOR_BUDGET_CAUSES, TAKER_BUDGET_CAUSES } from "../relayer/ledger/unpaidGas";
 import { openRelayStore } from "../relayer/store/openRelayStore";
 import type { RelayStore } from "../relayer/store/relayStore";
@@ -43,8 +43,6 @@ export function relayerDatabaseFromEnv(values: NodeJS.ProcessEnv): { open: () =>
 
 export type BudgetsContext = Readonly<{ store: Store; relayStore: RelayStore; budgets: GasBudgets; print: (line: string) => void; now: Date }>;
 
-const WINDOW_MS = BUDGET_WINDOW_HOURS * 3_600_000;
-
 /** Every taker and integrator with gas charged to its budget in the window, with the budget, whether it is spent and when it frees up. */
 export async function listBudgetCharges(context: BudgetsContext, json: boolean): Promise<number> {
   const since = budgetWindowStart(context.now);
@@ -52,19 +50,17 @@ export async function listBudgetCharges(context: BudgetsContext, json: boolean):
   const slugs = new Map((await context.store.listIntegrators()).map((integrator) => [String(integrator.id), integrator.slug]));
   const rows = await Promise.all(
     tallies.map(async (tally) => {
-      const budget = tally.kind === "taker" ? context.budgets.taker : context.budgets.integrator;
-      const spent = tally.gasUsed >= budget;
       const subject = tally.kind === "taker" ? ({ kind: "taker", taker: getAddress(tally.subject) } as const) : ({ kind: "integrator", integratorId: Number(tally.subject) } as const);
-      const releasedBy = spent ? await context.relayStore.unpaidGasReleaseAt(subject, { since, keep: budget - 1n }) : undefined;
+      const view = await budgetView(context.relayStore, subject, tally.kind === "taker" ? context.budgets.taker : context.budgets.integrator, tally.gasUsed, since);
       return {
         kind: tally.kind,
         subject: tally.kind === "taker" ? tally.subject : (slugs.get(tally.subject) ?? `integrator ${tally.subject}`),
         integrator_id: tally.kind === "integrator" ? Number(tally.subject) : null,
         charges: tally.entries,
-        charged_gas: Number(tally.gasUsed),
-        budget_gas: Number(budget),
-        spent,
-        frees_at: releasedBy === undefined ? null : new Date(releasedBy.getTime() + WINDOW_MS).toISOString(),
+        charged_gas: view.charged_gas,
+        budget_gas: view.budget_gas,
+        spent: view.spent,
+        frees_at: view.frees_at,
         last_charge_at: tally.lastAt.toISOString(),
       };
     }),

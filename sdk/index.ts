@@ -158,6 +158,7 @@ export {
   relayGasLimit,
   relayGasLimitOfCalldata,
 } from "./relay/relayGasLimit";
+export { budgetRefusal, budgetRefusalOfStanding, GASLESS_QUOTES_REFUSED, parseBudgetRefusal, type BudgetRefusalJson, type BudgetSpentCode } from "./relay/budgetRefusal";
 export { BATCH_ORDER_GAS, BATCH_ORDER_SKIP_GAS, BATCH_ORDER_LOOP_GAS, BATCH_OVERHEAD_GAS, batchOrderGasNeeded, batchOrderGasCap, batchCalldataGasBound, batchGasLimit } from "./relay/batchGasLimit";
 export { INTRINSIC_GAS, calldataGas } from "./relay/calldataGas";
 export { firstBroadcastFees } from "./relay/firstBroadcastFees";

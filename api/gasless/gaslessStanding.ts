@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { GasBudgetJson, GaslessStandingJson } from "../../sdk";
+import { budgetRefusalOfStanding, type BudgetRefusalJson, type GaslessStandingJson } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { RelayerClient } from "./relayerClient";
 
@@ -37,30 +37,11 @@ export class GaslessStandingCheck {
 
 /** The 403 of a taker (first) or an integrator whose gas budget is spent, saying when it frees up. */
 export function budgetSpentError(standing: GaslessStandingJson): ApiError {
-  const hours = standing.window_hours;
-  if (standing.taker.spent) {
-    const budget = standing.taker;
-    return new ApiError(
-      403,
-      "gasless_taker_gas_budget_spent",
-      `taker (permit2_owner) ${budget.address} made the relayer pay ${budget.charged_gas} gas with no fee in the last ${hours} hours (its budget is ${budget.budget_gas}); gasless quotes are refused for it until ${budget.frees_at}, send the swap yourself`,
-      { body: budgetFields("taker", budget, hours) },
-    );
-  }
-  return integratorBudgetSpentError(standing.integrator, hours, "gasless quotes are refused for its keys");
+  return budgetRefusalError(budgetRefusalOfStanding(standing));
 }
 
-/** The 403 of an integrator whose gas budget is spent; `refused` says what is refused until it frees up. */
-export function integratorBudgetSpentError(budget: GasBudgetJson, hours: number, refused: string): ApiError {
-  return new ApiError(
-    403,
-    "gasless_integrator_gas_budget_spent",
-    `this integrator made the relayer pay ${budget.charged_gas} gas with no fee in the last ${hours} hours (its budget is ${budget.budget_gas}); ${refused} until ${budget.frees_at}`,
-    { body: budgetFields("integrator", budget, hours) },
-  );
-}
-
-/** The fields every budget refusal carries besides `error` and `code`. */
-function budgetFields(budget: "taker" | "integrator", view: GasBudgetJson, hours: number): Record<string, string | number | null> {
-  return { budget, budget_gas: view.budget_gas, charged_gas: view.charged_gas, window_hours: hours, frees_at: view.frees_at };
+/** A budget refusal (the one wire shape, the relayer's or the API's own) as the API's 403. */
+export function budgetRefusalError(refusal: BudgetRefusalJson): ApiError {
+  const { error, code, ...body } = refusal;
+  return new ApiError(403, code, error, { body });
 }

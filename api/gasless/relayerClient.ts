@@ -1,8 +1,8 @@
 import type { Address } from "viem";
-import type { GasBudgetJson, GaslessStandingJson, IntegratorGasBudgetJson, InternalRelayCancellationJson, InternalRelayJson, RelayEventJson, RelayFeedEventJson, RelayHandoffResult, RelayRequestJson, WebhookDeliveryJson } from "../../sdk";
+import { parseBudgetRefusal, type GaslessStandingJson, type IntegratorGasBudgetJson, type InternalRelayCancellationJson, type InternalRelayJson, type RelayEventJson, type RelayFeedEventJson, type RelayHandoffResult, type RelayRequestJson, type WebhookDeliveryJson } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { GaslessConfig } from "../config";
-import { budgetSpentError, integratorBudgetSpentError } from "./gaslessStanding";
+import { budgetRefusalError } from "./gaslessStanding";
 
 /** An existing relay that a submission matches, or a conflict with one; `none` when there is none. */
 export type RelayMatch = RelayHandoffResult | { outcome: "none" };
@@ -131,13 +131,8 @@ export class RelayerClient {
     if (response.status === 403) {
       // The relayer's own ledger refused: a hand-off whose taker's or integrator's gas budget was spent
       // after its quote, or a cancel of a broadcast swap once the integrator's budget is spent.
-      const refusal = (await response.json().catch(() => undefined)) as { code?: unknown; standing?: GaslessStandingJson; budget?: GasBudgetJson; window_hours?: number } | undefined;
-      if ((refusal?.code === "gasless_taker_gas_budget_spent" || refusal?.code === "gasless_integrator_gas_budget_spent") && refusal.standing !== undefined) {
-        throw budgetSpentError(refusal.standing);
-      }
-      if (refusal?.code === "gasless_integrator_gas_budget_spent" && refusal.budget !== undefined && refusal.window_hours !== undefined) {
-        throw integratorBudgetSpentError(refusal.budget, refusal.window_hours, "cancels of swaps already broadcast (each costs the relayer a replacement transaction) are refused");
-      }
+      const refusal = parseBudgetRefusal(await response.json().catch(() => undefined));
+      if (refusal !== undefined) throw budgetRefusalError(refusal);
     }
     if (!expected.includes(response.status)) {
       throw new ApiError(503, "relayer_unavailable", `the relayer answered ${response.status}; retry with the same idempotency_key`);
