@@ -39,7 +39,13 @@ export class RelayEventFeed {
       positioned: this.#positioned.promise,
       unsubscribe: () => {
         this.#subscribers.delete(subscriber);
-        if (this.#subscribers.size === 0) this.#stop?.abort();
+        if (this.#subscribers.size === 0 && this.#stop !== undefined && !this.#stop.signal.aborted) {
+          this.#stop.abort();
+          // Positioning belongs to a run: a stream that subscribes before this run has wound down
+          // waits for the next run's position, not this one's (it would catch up to here, and the
+          // next run starts at a later head: the events between would reach it from neither).
+          this.#positioned = waiting();
+        }
       },
     };
   }
@@ -53,6 +59,8 @@ export class RelayEventFeed {
         try {
           // The first ask only learns the head (no wait), so that streams can be positioned at once.
           const answer = await this.relayer.relayEventFeed(after, after === "head" ? 0 : this.waitMs, stop.signal);
+          // Stopped while the answer was on its way: the next run's position is not this one.
+          if (stop.signal.aborted) break;
           after = answer.events.at(-1)?.seq ?? answer.after;
           if (answer.events.length > 0) for (const subscriber of [...this.#subscribers]) subscriber.events(answer.events);
           this.#positioned.resolve();
@@ -69,7 +77,6 @@ export class RelayEventFeed {
     } finally {
       this.#running = undefined;
       this.#stop = undefined;
-      this.#positioned = waiting();
       // A stream that subscribed while this run was stopping starts the next one.
       if (this.#subscribers.size > 0) this.#running = this.#run();
     }

@@ -21,6 +21,11 @@ const eventId = z.string().regex(/^[0-9]{1,15}$/, "must be the id of an event th
 const POSITION_TIMEOUT_MS = 10_000;
 /** Events per catch-up read (the relayer's default page): a shorter page means caught up. */
 const CATCH_UP_PAGE = 100;
+/**
+ * Live events a stream may hold for a client that reads slower than they come; one more ends the
+ * stream with `stream.end` (`reason: "backlog"`), and the client resumes from its Last-Event-ID.
+ */
+export const MAX_BACKLOG_EVENTS = 1_000;
 
 const isRelayStatus = (status: string): status is RelayStatus => (relayStatuses as readonly string[]).includes(status);
 
@@ -85,21 +90,31 @@ export const getGaslessEventsRoute: Route = {
 };
 
 type StreamOptions = { integratorId: number; relayId: string | undefined; start: number | "head"; keepAliveMs: number; lifetimeMs: number };
+type StreamEvent = { seq: number; status: string; body: string };
 
 /**
  * One stream: subscribe to the instance's feed first (buffering), wait until the feed is positioned,
- * catch up from the relayer's store from `start`, then write the buffered and live events after the
- * last one written. Ends at a final status (a relay's stream), at its lifetime, on the client's close,
- * or when the feed fails.
+ * catch up from the relayer's store from `start` a page at a time (each page written before the next
+ * is read), then write the buffered and live events after the last one written. Every write waits
+ * for the socket to drain, so a stream holds at most one page and MAX_BACKLOG_EVENTS live events.
+ * Ends at a final status (a relay's stream), at its lifetime, when its client falls MAX_BACKLOG_EVENTS
+ * behind, on the client's close, or when the feed fails.
  */
 async function stream(res: Response, closed: AbortSignal, relayer: RelayerClient, feed: RelayEventFeed, options: StreamOptions): Promise<void> {
   const mine = (event: RelayFeedEventJson) => event.integrator_id === options.integratorId && (options.relayId === undefined || event.relay_id === options.relayId);
+  const ended = new AbortController();
   let pending: RelayFeedEventJson[] = [];
+  let behind = false;
   let failure: unknown;
   let wake = () => undefined as void;
   const subscription = feed.subscribe({
     events: (events) => {
       pending.push(...events.filter(mine));
+      // A client that does not read as fast as its events come: it resumes from where it got to.
+      if (pending.length > MAX_BACKLOG_EVENTS && !ended.signal.aborted) {
+        behind = true;
+        ended.abort();
+      }
       wake();
     },
     failed: (error) => {
@@ -107,7 +122,6 @@ async function stream(res: Response, closed: AbortSignal, relayer: RelayerClient
       wake();
     },
   });
-  const ended = new AbortController();
   ended.signal.addEventListener("abort", () => wake(), { once: true });
   const lifetime = setTimeout(() => ended.abort(), options.lifetimeMs);
   const stop = () => ended.abort();
@@ -122,18 +136,10 @@ async function stream(res: Response, closed: AbortSignal, relayer: RelayerClient
       if (closed.aborted) return;
       throw new ApiError(503, "relayer_unavailable", "the relayer's events cannot be read right now; retry shortly");
     }
-    // Catch up: everything up to the feed's position is in the relayer's store now.
-    let after = options.start;
-    let cursor: number | undefined;
-    const caughtUp: { seq: number; status: string; body: string }[] = [];
-    for (;;) {
-      const answer = await relayer.relayEvents({ integratorId: options.integratorId, relayId: options.relayId, after, waitMs: 0 }, closed);
-      // Where this stream starts: Last-Event-ID, the relay's beginning, or the head the relayer named.
-      cursor ??= answer.after;
-      caughtUp.push(...answer.events);
-      after = answer.events.at(-1)?.seq ?? answer.after;
-      if (answer.events.length < CATCH_UP_PAGE) break;
-    }
+    // Catch up: everything up to the feed's position is in the relayer's store now. The first page
+    // is read before the headers, so that a relayer that cannot answer is a 503, not an empty stream.
+    const read = (after: number | "head") => relayer.relayEvents({ integratorId: options.integratorId, relayId: options.relayId, after, waitMs: 0 }, closed);
+    let page = await read(options.start);
     res.status(200);
     res.setHeader("content-type", "text/event-stream; charset=utf-8");
     res.setHeader("cache-control", "no-cache, no-transform");
@@ -141,23 +147,45 @@ async function stream(res: Response, closed: AbortSignal, relayer: RelayerClient
     res.flushHeaders();
     // How long an EventSource waits before it reconnects.
     res.write("retry: 2000\n\n");
-    let written = cursor ?? 0;
-    const write = (events: readonly { seq: number; status: string; body: string }[]): boolean => {
+    // Where this stream starts: Last-Event-ID, the relay's beginning, or the head the relayer named.
+    let written = page.after;
+    /** Writes `text`, then, when the socket's buffer is full, waits until it drains or the stream ends. */
+    const send = async (text: string): Promise<void> => {
+      if (res.write(text) || ended.signal.aborted) return;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off("drain", done);
+          ended.signal.removeEventListener("abort", done);
+          resolve();
+        };
+        res.on("drain", done);
+        ended.signal.addEventListener("abort", done, { once: true });
+      });
+    };
+    /** Writes the events after `written` until the stream ends; true after a relay's final status. */
+    const write = async (events: readonly StreamEvent[]): Promise<boolean> => {
       for (const event of events) {
+        if (ended.signal.aborted) return false;
         if (event.seq <= written) continue;
-        res.write(`id: ${event.seq}\nevent: relay.status\ndata: ${event.body}\n\n`);
         written = event.seq;
+        await send(`id: ${event.seq}\nevent: relay.status\ndata: ${event.body}\n\n`);
         if (options.relayId !== undefined && isRelayStatus(event.status) && isFinalRelayStatus(event.status)) return true;
       }
       return false;
     };
-    if (write(caughtUp)) return;
+    for (;;) {
+      if (await write(page.events)) return;
+      // Live events the catch-up has written already need not wait in memory.
+      pending = pending.filter((event) => event.seq > written);
+      if (ended.signal.aborted || page.events.length < CATCH_UP_PAGE) break;
+      page = await read(page.events.at(-1)!.seq);
+    }
     while (!ended.signal.aborted) {
       if (failure !== undefined) throw failure;
       const batch = pending;
       pending = [];
-      if (write(batch)) return;
-      if (pending.length > 0) continue;
+      if (await write(batch)) return;
+      if (pending.length > 0 || ended.signal.aborted) continue;
       const idle = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(true), options.keepAliveMs);
         wake = () => {
@@ -167,10 +195,12 @@ async function stream(res: Response, closed: AbortSignal, relayer: RelayerClient
         if (ended.signal.aborted) wake();
       });
       wake = () => undefined;
-      if (idle) res.write(": keep-alive\n\n");
+      if (idle) await send(": keep-alive\n\n");
     }
-    // The lifetime is over: say where to resume (an EventSource takes `id` as its Last-Event-ID too).
-    if (!closed.aborted) res.write(`id: ${written}\nevent: stream.end\ndata: {"reason":"lifetime","resume_after":${written}}\n\n`);
+    if (failure !== undefined) throw failure;
+    // The lifetime is over, or the client fell behind: say where to resume (an EventSource takes `id`
+    // as its Last-Event-ID too). Written after any buffered events, so the client reads them first.
+    if (!closed.aborted) res.write(`id: ${written}\nevent: stream.end\ndata: {"reason":"${behind ? "backlog" : "lifetime"}","resume_after":${written}}\n\n`);
   } finally {
     clearTimeout(lifetime);
     closed.removeEventListener("abort", stop);
