@@ -44,6 +44,7 @@ class WebhookAddressRefused extends Error {
  */
 export class WebhookTransport {
   readonly #agent: Agent;
+  #closed: Promise<void> | undefined;
 
   constructor(private readonly settings: WebhookTransportSettings, resolve: WebhookResolver = systemResolver) {
     const connectTimeoutMs = settings.connectTimeoutMs;
@@ -76,8 +77,10 @@ export class WebhookTransport {
     }
   }
 
-  async close(): Promise<void> {
-    await this.#agent.close();
+  /** Idempotent: a dispatcher stopped twice (its own stop, then the relayer's) must not close a closed agent. */
+  close(): Promise<void> {
+    this.#closed ??= this.#agent.close();
+    return this.#closed;
   }
 }
 
