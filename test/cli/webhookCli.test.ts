@@ -80,8 +80,10 @@ describe("swap-api onboard webhook and relay deliveries (the command-line tool a
     expect(people.code, people.stderr).to.equal(0);
     const lines = people.stdout.trimEnd().split("\n");
     expect(lines[0]).to.equal(`webhook: ${receiver.url}`);
-    expect(lines[1]!.split(/\s+/)).to.deep.equal(["event_id", "relay_id", "status", "state", "attempts", "last_answer", "at"]);
-    expect(lines.slice(3).map((line) => line.split(/\s+/).slice(1, 6))).to.deep.equal([
+    // The endpoint's circuit breaker, closed while deliveries succeed.
+    expect(lines[1]).to.equal("circuit: closed (0 failed in a row)");
+    expect(lines[2]!.split(/\s+/)).to.deep.equal(["event_id", "relay_id", "status", "state", "attempts", "last_answer", "at"]);
+    expect(lines.slice(4).map((line) => line.split(/\s+/).slice(1, 6))).to.deep.equal([
       [relay.relay_id, "confirmed", "delivered", "1", "204"],
       [relay.relay_id, "submitted", "delivered", "1", "204"],
     ]);
