@@ -1,7 +1,6 @@
 import { zeroAddress, type Address } from "viem";
 import type { GasBudgetJson, GaslessStandingJson, IntegratorGasBudgetJson } from "../sdk";
 import type { GasBudgets } from "./config";
-import type { InFlightGas } from "./inFlightGas";
 import type { UnpaidGasSubject } from "./ledger/unpaidGas";
 import type { RelayStore } from "./store/relayStore";
 
@@ -19,47 +18,41 @@ export function budgetWindowStart(now: Date): Date {
  * fee that each caused in the window (the unpaid-gas ledger, causes `taker` for a taker, `taker` and
  * `integrator` for an integrator; the market's and the operator's count against nobody), against its
  * budget. Past it they are refused until the charges slide out of the window or an operator clears
- * them (`npm run integrators -- clear-reverts`). `inFlight` (at a hand-off) is the worst case of their
- * relays not yet final, counted as spent (its gas is not in `charged_gas`).
+ * them (`npm run integrators -- clear-reverts`).
  */
-export async function gaslessStanding(store: RelayStore, budgets: GasBudgets, subject: { taker: Address; integratorId: number }, now: Date, inFlight: InFlightGas = NO_GAS_IN_FLIGHT): Promise<GaslessStandingJson> {
+export async function gaslessStanding(store: RelayStore, budgets: GasBudgets, subject: { taker: Address; integratorId: number }, now: Date): Promise<GaslessStandingJson> {
   const since = budgetWindowStart(now);
   const charged = await store.unpaidGasCharged({ ...subject, since });
   return {
     window_hours: BUDGET_WINDOW_HOURS,
-    taker: { address: subject.taker, ...(await budgetView(store, { kind: "taker", taker: subject.taker }, budgets.taker, charged.taker, since, inFlight.taker)) },
-    integrator: { integrator_id: subject.integratorId, ...(await budgetView(store, { kind: "integrator", integratorId: subject.integratorId }, budgets.integrator, charged.integrator, since, inFlight.integrator)) },
+    taker: { address: subject.taker, ...(await budgetView(store, { kind: "taker", taker: subject.taker }, budgets.taker, charged.taker, since)) },
+    integrator: { integrator_id: subject.integratorId, ...(await budgetView(store, { kind: "integrator", integratorId: subject.integratorId }, budgets.integrator, charged.integrator, since)) },
   };
 }
 
-const NO_GAS_IN_FLIGHT: InFlightGas = { taker: 0n, integrator: 0n };
-
-/** An integrator's own budget (for its profile and key responses, and its cancels with `inFlightGas` of its other relays), and the budget every taker has. */
-export async function integratorGasBudget(store: RelayStore, budgets: GasBudgets, integratorId: number, now: Date, inFlightGas = 0n): Promise<IntegratorGasBudgetJson> {
+/** An integrator's own budget (for its profile and key responses, and its cancels), and the budget every taker has. */
+export async function integratorGasBudget(store: RelayStore, budgets: GasBudgets, integratorId: number, now: Date): Promise<IntegratorGasBudgetJson> {
   const since = budgetWindowStart(now);
   // No taker is asked about: the zero address signs no order, so its part is always zero.
   const charged = await store.unpaidGasCharged({ taker: zeroAddress, integratorId, since });
   return {
     window_hours: BUDGET_WINDOW_HOURS,
     taker_budget_gas: Number(budgets.taker),
-    integrator: { integrator_id: integratorId, ...(await budgetView(store, { kind: "integrator", integratorId }, budgets.integrator, charged.integrator, since, inFlightGas)) },
+    integrator: { integrator_id: integratorId, ...(await budgetView(store, { kind: "integrator", integratorId }, budgets.integrator, charged.integrator, since)) },
   };
 }
 
 /**
- * One subject's budget: spent once its charges in the window, with `inFlight` (the worst case of its
- * relays not yet final), reach it. It frees up when enough charges leave the window to bring both
- * below it; `frees_at` is null when the ledger is not what spends it (its relays in flight do, until final).
+ * One subject's budget: spent once its charges in the window reach it. It frees up when enough
+ * charges leave the window to bring them below it (`frees_at`).
  */
-export async function budgetView(store: RelayStore, subject: UnpaidGasSubject, budget: bigint, charged: bigint, since: Date, inFlight = 0n): Promise<GasBudgetJson> {
-  const counted = charged + inFlight;
-  const spent = counted >= budget;
-  const keep = budget - 1n - inFlight;
-  const releasedBy = spent && keep >= 0n ? await store.unpaidGasReleaseAt(subject, { since, keep }) : undefined;
+export async function budgetView(store: RelayStore, subject: UnpaidGasSubject, budget: bigint, charged: bigint, since: Date): Promise<GasBudgetJson> {
+  const spent = charged >= budget;
+  const releasedBy = spent ? await store.unpaidGasReleaseAt(subject, { since, keep: budget - 1n }) : undefined;
   return {
     budget_gas: Number(budget),
     charged_gas: Number(charged),
-    remaining_gas: Number(spent ? 0n : budget - counted),
+    remaining_gas: Number(spent ? 0n : budget - charged),
     spent,
     frees_at: releasedBy === undefined ? null : new Date(releasedBy.getTime() + BUDGET_WINDOW_MS).toISOString(),
   };

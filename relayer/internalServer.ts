@@ -11,7 +11,7 @@ import { internalRelayJson } from "./relayView";
 import { relayerReadiness } from "./relayerReadiness";
 import { gaslessStanding, integratorGasBudget } from "./gaslessStanding";
 import { relayCancelHandler } from "./relayCancelRoute";
-import { handoffBudgetRefusal } from "./inFlightGas";
+import { handoffBudgetRefusal } from "./handoffBudget";
 import { serialTurns } from "./serialTurns";
 import type { TrackRelay } from "./relayCancellation";
 import { pushedStatusRoutes } from "./pushed/pushedStatusRoutes";
@@ -121,11 +121,9 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue, trac
     }
     // Quotes are refused to a taker or an integrator whose gas budget is spent, but one taken before
     // would still be relayed: the budgets are checked again here, where the operator's gas is about to be
-    // spent. Gas is charged only when mined, so the worst case of their relays not yet final counts as
-    // spent (a retry of this quote's own relay aside), and check and insert take turns: hand-offs at
-    // once cannot all pass a budget that only the last would spend.
+    // spent. Check and insert take turns within this process.
     const handoff = await handoffTurn(async (): Promise<{ refusal: { status: number; body: object } } | { creation: RelayCreation }> => {
-      const refusal = await handoffBudgetRefusal(context.store, context.config.gasBudgets, { chainId: body.chain_id, quoteId: body.quote_id, taker: body.taker, integratorId: body.integrator_id }, context.now());
+      const refusal = await handoffBudgetRefusal(context.store, context.config.gasBudgets, { taker: body.taker, integratorId: body.integrator_id }, context.now());
       if (refusal !== undefined) return { refusal: { status: 403, body: refusal } };
       let acceptedBlock: bigint;
       try {

@@ -1,7 +1,6 @@
 import type { RequestHandler } from "express";
 import { z } from "zod";
 import { budgetRefusal, isFinalRelayStatus, type InternalRelayCancellationJson } from "../sdk";
-import { inFlightGas } from "./inFlightGas";
 import { integratorGasBudget } from "./gaslessStanding";
 import { cancelRelay, type TrackRelay } from "./relayCancellation";
 import type { RelayContext } from "./relayContext";
@@ -37,12 +36,9 @@ export function relayCancelHandler(context: RelayContext, track: TrackRelay): Re
     // cancelled sends nothing more and is answered as before.
     const broadcast = found.signer !== undefined || found.transactions.length > 0;
     if (!isFinalRelayStatus(found.status) && broadcast && found.cancelRequestedAt === undefined) {
-      // Its own worst case is counted already (the cancel replaces it: one of them is mined); its
-      // integrator's other relays in flight count as spent, so cancels at once cannot overshoot.
-      const inFlight = inFlightGas(await context.store.listOpenRelays(), { taker: found.taker, integratorId: found.integratorId }, found.id);
-      const budget = await integratorGasBudget(context.store, context.config.gasBudgets, found.integratorId, context.now(), inFlight.integrator);
+      const budget = await integratorGasBudget(context.store, context.config.gasBudgets, found.integratorId, context.now());
       if (budget.integrator.spent) {
-        context.logger.info({ relayId, integratorId: found.integratorId, chargedGas: budget.integrator.charged_gas, inFlightGas: Number(inFlight.integrator) }, "cancel of a broadcast swap refused: the integrator's gas budget is spent");
+        context.logger.info({ relayId, integratorId: found.integratorId, chargedGas: budget.integrator.charged_gas }, "cancel of a broadcast swap refused: the integrator's gas budget is spent");
         res.status(403).json(budgetRefusal("integrator", budget.integrator, budget.window_hours, BROADCAST_CANCELS_REFUSED));
         return;
       }

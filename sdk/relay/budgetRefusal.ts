@@ -33,7 +33,7 @@ export function budgetRefusalOfStanding(standing: GaslessStandingJson, refused: 
 /** The refusal of one spent budget, its message saying what is refused (`refused`) until when. */
 export function budgetRefusal(budget: "taker" | "integrator", view: GasBudgetJson, windowHours: number, refused: string, address?: string): BudgetRefusalJson {
   const who = budget === "taker" ? `taker (permit2_owner) ${address ?? "?"}` : "this integrator";
-  const until = view.frees_at ?? "its relays in flight are final (their worst case counts as spent)";
+  const until = view.frees_at ?? "its charges leave the window or an operator clears them";
   return {
     error: `${who} made the relayer pay ${view.charged_gas} gas with no fee in the last ${windowHours} hours (its budget is ${view.budget_gas}); ${refused} until ${until}`,
     code: budget === "taker" ? "gasless_taker_gas_budget_spent" : "gasless_integrator_gas_budget_spent",

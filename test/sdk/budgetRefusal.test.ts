@@ -12,10 +12,10 @@ describe("the one 'gas budget spent' body", () => {
     expect(parseBudgetRefusal(JSON.parse(JSON.stringify(body)))).to.deep.equal(body);
   });
 
-  it("an integrator's refusal spent by relays in flight (no ledger release) says so instead of a time", () => {
+  it("an integrator's refusal with no ledger release time (its charges cleared meanwhile) says what frees it instead of a time", () => {
     const body = budgetRefusal("integrator", { ...open, spent: true, remaining_gas: 0 }, 24, "cancels are refused");
     expect(body).to.include({ code: "gasless_integrator_gas_budget_spent", address: null, frees_at: null });
-    expect(body.error).to.match(/cancels are refused until its relays in flight are final/);
+    expect(body.error).to.match(/cancels are refused until its charges leave the window or an operator clears them/);
   });
 
   it("any other body is not a budget refusal", () => {
