@@ -10,6 +10,7 @@ import { deploySettlement } from "./deploySettlement";
 import { deployTaxedToken } from "./deployTaxedToken";
 import { writeAndWait } from "./writeAndWait";
 import { deployDevnetWallets } from "./deployDevnetWallets";
+import { deployDevnetV3Venues, type DevnetV3Venue } from "./devnetV3Venues";
 import { assertDevnetAccounts } from "../devnet/devAccounts";
 import { routerRegistryAbi } from "../../sdk/abis/routerRegistryAbi";
 
@@ -40,15 +41,17 @@ export async function deployContracts(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-): Promise<Pick<DeploymentManifest, "contracts" | "tokens" | "pools">> {
+): Promise<Pick<DeploymentManifest, "contracts" | "tokens" | "pools"> & { v3Venues: DevnetV3Venue[] }> {
   const registry = getAddress((await deployRouterRegistry(hre, clients, deployer)).address);
   const permit2 = await deployPermit2(hre, clients);
   const { weth, uniswapV2Factory, tokens, pools } = await deployLiquidity(hre, clients, deployer);
+  const v3Venues = await deployDevnetV3Venues(clients, deployer, weth);
   const settlement = await deploySettlement(hre, clients, deployer, { registry, permit2, weth, uniswapV2Factory });
   return {
     contracts: { routerRegistry: registry, permit2, weth, uniswapV2Factory, ...settlement },
     tokens,
     pools,
+    v3Venues,
   };
 }
 
@@ -78,7 +81,8 @@ export async function deployDevnet(
   const deployed = await deployContracts(hre, clients, deployer);
   // The taxed token comes last: the contracts above keep the addresses the settlement tests know.
   const taxed = await deployTaxedToken(hre, clients, deployer, deployed.contracts);
-  const contracts = { ...deployed, tokens: [...deployed.tokens, taxed.token], pools: [...deployed.pools, taxed.pool] };
+  const { v3Venues: _v3Venues, ...core } = deployed;
+  const contracts = { ...core, tokens: [...deployed.tokens, taxed.token], pools: [...deployed.pools, taxed.pool] };
   const deployBlock = await clients.publicClient.getBlock({ blockNumber: firstBlock });
 
   const manifest: DeploymentManifest = {
