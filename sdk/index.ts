@@ -30,7 +30,19 @@ export { takerExactOutputRouterAbi } from "./abis/takerExactOutputRouterAbi";
 export { gaslessExactOutputRouterAbi } from "./abis/gaslessExactOutputRouterAbi";
 export { permit2Abi } from "./abis/permit2Abi";
 export { uniswapV2PairAbi, uniswapV2FactoryAbi } from "./abis/uniswapV2Abi";
-export { type ManifestToken, type ManifestPool } from "./chain/manifest";
+export {
+  type ManifestToken,
+  type ManifestPool,
+  type ManifestV3Pool,
+  type ManifestVenuePool,
+  type ManifestVenue,
+  type ManifestV2Venue,
+  type ManifestV3Venue,
+  type VenueType,
+  isV2Pool,
+  uniswapV2Venue,
+  v2PoolsOf,
+} from "./chain/manifest";
 export {
   encodeRouteActions,
   decodeRouteActions,

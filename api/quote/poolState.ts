@@ -192,7 +192,7 @@ export class PoolStateTracker {
     const factory = this.#options.factory;
     if (factory === undefined || this.#known.has(event.pair)) return false;
     if (!this.#options.isSupported(event.token0) || !this.#options.isSupported(event.token1)) return false;
-    const pool: ManifestPool = { address: event.pair, token0: event.token0, token1: event.token1, source: "uniswap-v2", feeBps: factory.feeBps };
+    const pool: ManifestPool = { address: event.pair, token0: event.token0, token1: event.token1, type: "uniswap-v2", source: "uniswap-v2", feeBps: factory.feeBps };
     this.#created.set(event.pair, pool);
     this.#known.set(event.pair, pool);
     return true;

@@ -1,5 +1,5 @@
 import { isAddress, type Address } from "viem";
-import { NATIVE_TOKEN_LOWERCASE, type DeploymentManifest, type ManifestPool } from "../../sdk";
+import { NATIVE_TOKEN_LOWERCASE, isV2Pool, type DeploymentManifest, type ManifestPool, type ManifestVenuePool } from "../../sdk";
 import type { TokenOverride } from "../store/store";
 import { isHexAddress } from "../services/checksummedAddress";
 import type { SupportedToken, SupportedTokens, TokenSnapshotBody } from "./supportedTokens";
@@ -28,6 +28,7 @@ type TokenSetState = Readonly<{
   byAddress: ReadonlyMap<string, SupportedTokenEntry>;
   bySymbol: ReadonlyMap<string, SupportedTokenEntry>;
   pools: readonly ManifestPool[];
+  venuePools: readonly ManifestVenuePool[];
   disabled: readonly Address[];
   snapshot: TokenSnapshotBody;
 }>;
@@ -44,8 +45,8 @@ type TokenSetState = Readonly<{
  * - symbols resolve case-insensitively; "ETH" is the native placeholder and WETH its own token;
  *   manifest symbols win over promoted ones, and a symbol two added tokens share resolves to neither
  *   (their addresses still do), so a look-alike token cannot capture a name;
- * - `pools()` lists only pools whose two tokens are both in the set, so a disabled token is not used
- *   as an intermediate hop either;
+ * - `pools()` (the V2 pools) and `venuePools()` (every venue's) list only pools whose two tokens are
+ *   both in the set, so a disabled token is not used as an intermediate hop either;
  * - only decisions made on this chain run (the manifest's deploy block hash) apply.
  */
 export class ChainSupportedTokens implements SupportedTokens {
@@ -71,6 +72,11 @@ export class ChainSupportedTokens implements SupportedTokens {
 
   pools(): readonly ManifestPool[] {
     return this.#state.pools;
+  }
+
+  /** The pools of every venue (V2 ones first, as in the manifest, then added tokens' V2 pools). */
+  venuePools(): readonly ManifestVenuePool[] {
+    return this.#state.venuePools;
   }
 
   /** Symbols of manifest tokens the operator disabled; logged so a shrunken manifest set is never silent. */
@@ -155,13 +161,14 @@ function buildState(chainId: number, manifest: DeploymentManifest, overrides: re
 
   const entries = [...byAddress.values()].sort((a, b) => (a.address < b.address ? -1 : 1));
   const bySymbol = symbolIndex(entries);
-  const pools = dedupePools([...manifest.pools, ...extraPools]).filter(
+  const venuePools = dedupePools([...manifest.pools, ...extraPools]).filter(
     (pool) => byAddress.has(pool.token0.toLowerCase()) && byAddress.has(pool.token1.toLowerCase()),
   );
+  const pools = venuePools.filter(isV2Pool);
   const addresses = entries.map((entry) => entry.address);
   const snapshot =
     previous !== undefined && sameList(previous.snapshot.addresses, addresses) ? previous.snapshot : buildTokenSnapshot(chainId, addresses);
-  return Object.freeze({ key, entries: Object.freeze(entries), byAddress, bySymbol, pools: Object.freeze(pools), disabled: Object.freeze(disabled), snapshot });
+  return Object.freeze({ key, entries: Object.freeze(entries), byAddress, bySymbol, pools: Object.freeze(pools), venuePools: Object.freeze(venuePools), disabled: Object.freeze(disabled), snapshot });
 }
 
 /** Native and manifest symbols first; an added token's symbol only when it is free and unshared. */
@@ -183,8 +190,8 @@ function symbolIndex(entries: readonly SupportedTokenEntry[]): Map<string, Suppo
   return index;
 }
 
-function dedupePools(pools: readonly ManifestPool[]): ManifestPool[] {
-  const seen = new Map<string, ManifestPool>();
+function dedupePools(pools: readonly ManifestVenuePool[]): ManifestVenuePool[] {
+  const seen = new Map<string, ManifestVenuePool>();
   for (const pool of pools) {
     const key = pool.address.toLowerCase();
     if (!seen.has(key)) seen.set(key, pool);

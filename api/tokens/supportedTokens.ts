@@ -1,5 +1,5 @@
 import type { Address, Hex } from "viem";
-import type { ManifestPool } from "../../sdk";
+import type { ManifestPool, ManifestVenuePool } from "../../sdk";
 import type { SupportedTokenEntry } from "./chainSupportedTokens";
 
 /** A token accepted for routing on one chain. Addresses are lowercase hex. */
@@ -25,10 +25,12 @@ export interface SupportedTokens {
   /** The current snapshot; replaced atomically when the set changes. */
   snapshot(): TokenSnapshotBody;
   /**
-   * Pools routing may use: the manifest's plus those recorded for promoted or enabled tokens. The
+   * V2 pools routing may use: the manifest's plus those recorded for promoted or enabled tokens. The
    * same array is returned until the set changes, so callers may cache by its identity.
    */
   pools(): readonly ManifestPool[];
+  /** Like `pools()`, with every venue's pools (V3 too): what venue-aware routing reads. */
+  venuePools(): readonly ManifestVenuePool[];
   /** Every supported token with why it is there, sorted by address; the same array until the set changes. */
   entries(): readonly SupportedTokenEntry[];
 }

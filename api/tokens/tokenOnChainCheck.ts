@@ -1,5 +1,5 @@
 import { erc20Abi, getAddress, hexToString, isAddressEqual, zeroAddress, type Address, type PublicClient } from "viem";
-import { isNativeToken, uniswapV2FactoryAbi, uniswapV2PairAbi, type DeploymentManifest, type ManifestPool } from "../../sdk";
+import { isNativeToken, uniswapV2FactoryAbi, uniswapV2PairAbi, v2PoolsOf, type DeploymentManifest, type ManifestPool } from "../../sdk";
 import { measureTransferTax, type TransferTax } from "./transferTax";
 
 /** Uniswap V2's fixed fee, as the manifest records it. */
@@ -78,7 +78,7 @@ export async function checkTokenOnChain(parameters: TokenCheckParameters): Promi
         const liquidityWei = isAddressEqual(base, weth) ? baseReserve : await valueInWeth(client, manifest, base, baseReserve);
         if (liquidityWei === undefined) return undefined;
         const [token0, token1] = token.toLowerCase() < base.toLowerCase() ? [token, base] : [base, token];
-        const pool: ManifestPool = { address: getAddress(pair), token0: getAddress(token0), token1: getAddress(token1), source: "uniswap-v2", feeBps: UNISWAP_V2_FEE_BPS };
+        const pool: ManifestPool = { address: getAddress(pair), token0: getAddress(token0), token1: getAddress(token1), type: "uniswap-v2", source: "uniswap-v2", feeBps: UNISWAP_V2_FEE_BPS };
         return { pool, liquidityWei };
       }),
     );
@@ -132,7 +132,7 @@ function reserveOf(reserves: PairReserves, token: Address): bigint {
 /** `amount` of `base` in WETH wei at the spot price of the base's manifest pool with WETH; undefined without one. */
 async function valueInWeth(client: PublicClient, manifest: DeploymentManifest, base: Address, amount: bigint): Promise<bigint | undefined> {
   const weth = manifest.contracts.weth;
-  const reference = manifest.pools.find(
+  const reference = v2PoolsOf(manifest).find(
     (pool) => (isAddressEqual(pool.token0, base) && isAddressEqual(pool.token1, weth)) || (isAddressEqual(pool.token0, weth) && isAddressEqual(pool.token1, base)),
   );
   if (reference === undefined) return undefined;

@@ -6,7 +6,7 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { encodeFunctionData, toHex, type Abi, type Address, type PublicClient } from "viem";
 import type { DeploymentManifest } from "../../sdk";
-import { ChainHead } from "../../sdk";
+import { ChainHead, v2PoolsOf } from "../../sdk";
 import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
 import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "../../api/quote/splitDecision";
@@ -55,17 +55,18 @@ async function followPools(
   const tracker = new PoolStateTracker({ factory: { address: manifest.contracts.uniswapV2Factory, feeBps: 30 }, isSupported: () => true, observeReads: () => undefined });
   const heads = new ChainHead(client);
   let started = performance.now();
-  let snapshot = await tracker.at(client, await heads.fresh(), manifest.pools);
+  const v2Pools = v2PoolsOf(manifest);
+  let snapshot = await tracker.at(client, await heads.fresh(), v2Pools);
   const fullReadMs = performance.now() - started;
-  if (snapshot.pools.size !== manifest.pools.length) throw new Error(`${manifest.pools.length - snapshot.pools.size} pools could not be read`);
+  if (snapshot.pools.size !== v2Pools.length) throw new Error(`${v2Pools.length - snapshot.pools.size} pools could not be read`);
 
   const absorb: AbsorbResult[] = [];
   for (const fraction of [0.01, 0.1, 1]) {
-    const count = Math.max(1, Math.round(manifest.pools.length * fraction));
+    const count = Math.max(1, Math.round(v2Pools.length * fraction));
     await touchPools(hre, snapshot, manifest.contracts.weth, count, 7 + absorb.length, devTokenAbi, from);
     const head = await heads.fresh();
     started = performance.now();
-    snapshot = await tracker.at(client, head, manifest.pools);
+    snapshot = await tracker.at(client, head, v2Pools);
     absorb.push({ fraction, pools: count, ms: performance.now() - started });
   }
 

@@ -11,6 +11,8 @@ import { deployTaxedToken } from "./deployTaxedToken";
 import { writeAndWait } from "./writeAndWait";
 import { deployDevnetWallets } from "./deployDevnetWallets";
 import { deployDevnetV3Venues, type DevnetV3Venue } from "./devnetV3Venues";
+import { deployV3Market } from "./deployV3Market";
+import { devnetVenues } from "./devnetVenues";
 import { assertDevnetAccounts } from "../devnet/devAccounts";
 import { routerRegistryAbi } from "../../sdk/abis/routerRegistryAbi";
 
@@ -41,16 +43,22 @@ export async function deployContracts(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-): Promise<Pick<DeploymentManifest, "contracts" | "tokens" | "pools"> & { v3Venues: DevnetV3Venue[] }> {
+): Promise<Pick<DeploymentManifest, "contracts" | "tokens" | "pools" | "venues"> & { v3Venues: DevnetV3Venue[] }> {
+  // No venue has a pool before this block: event following starts here.
+  const startBlock = Number(await clients.publicClient.getBlockNumber()) + 1;
   const registry = getAddress((await deployRouterRegistry(hre, clients, deployer)).address);
   const permit2 = await deployPermit2(hre, clients);
   const { weth, uniswapV2Factory, tokens, pools } = await deployLiquidity(hre, clients, deployer);
   const v3Venues = await deployDevnetV3Venues(clients, deployer, weth);
   const settlement = await deploySettlement(hre, clients, deployer, { registry, permit2, weth, uniswapV2Factory });
+  // The V3 pools come after every contract the deployer creates, so none of those addresses moves
+  // (pool addresses depend on their factory and tokens only).
+  const v3Pools = await deployV3Market(hre, clients, deployer, tokens, weth, v3Venues);
   return {
     contracts: { routerRegistry: registry, permit2, weth, uniswapV2Factory, ...settlement },
+    venues: devnetVenues(uniswapV2Factory, v3Venues, startBlock),
     tokens,
-    pools,
+    pools: [...pools, ...v3Pools],
     v3Venues,
   };
 }

@@ -1,12 +1,14 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { getAddress, parseUnits, type Address } from "viem";
 import { DEV_ACCOUNT_GRANTS, DEV_POOLS, DEV_TOKENS, GRANTED_ACCOUNTS, WETH_USD_PRICE, type TokenSpec } from "./devnetMarket";
+import type { ManifestPool } from "../../sdk/chain/manifest";
 import type { DevWalletClient, HardhatClients } from "./hardhatClients";
 import { uniswapArtifacts } from "./uniswapArtifacts";
 import { deployBytecode, writeAndWait } from "./writeAndWait";
 
 export type DeployedToken = { symbol: string; name: string; address: Address; decimals: number };
-export type DeployedPool = { address: Address; token0: Address; token1: Address; source: "uniswap-v2"; feeBps: number };
+/** A V2 pool as the manifest lists it. */
+export type DeployedPool = ManifestPool;
 
 export type Liquidity = {
   weth: Address;
@@ -81,7 +83,7 @@ export async function deployLiquidity(
     }
     await writeAndWait(clients, deployer, { address: pair, abi: pairArtifact.abi, functionName: "mint", args: [deployer.account.address] });
     const [token0, token1] = a.toLowerCase() < b.toLowerCase() ? [a, b] : [b, a];
-    pools.push({ address: getAddress(pair), token0, token1, source: "uniswap-v2", feeBps: UNISWAP_V2_FEE_BPS });
+    pools.push({ address: getAddress(pair), token0, token1, type: "uniswap-v2", source: "uniswap-v2", feeBps: UNISWAP_V2_FEE_BPS });
   }
 
   for (const wallet of clients.walletClients.slice(0, GRANTED_ACCOUNTS)) {

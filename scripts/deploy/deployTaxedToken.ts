@@ -44,6 +44,6 @@ export async function deployTaxedToken(
   const [token0, token1] = address.toLowerCase() < market.weth.toLowerCase() ? [address, getAddress(market.weth)] : [getAddress(market.weth), address];
   return {
     token: { symbol: spec.symbol, name: spec.name, address, decimals: spec.decimals },
-    pool: { address: pair, token0, token1, source: "uniswap-v2", feeBps: UNISWAP_V2_FEE_BPS },
+    pool: { address: pair, token0, token1, type: "uniswap-v2", source: "uniswap-v2", feeBps: UNISWAP_V2_FEE_BPS },
   };
 }

@@ -19,4 +19,4 @@ export const uniswapArtifacts = {
 };
 
 /** keccak256 of the UniswapV2Pair creation code: the init-code hash Router02 has built in. */
-export const UNISWAP_V2_PAIR_INIT_CODE_HASH: Hex = "0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f";
+export { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../sdk/chain/manifest";

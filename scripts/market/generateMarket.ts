@@ -10,7 +10,7 @@
  */
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { encodeDeployData, encodeFunctionData, encodePacked, getContractAddress, getCreate2Address, keccak256, parseUnits, toHex, type Abi, type Address, type Hex } from "viem";
-import type { DeploymentManifest, ManifestPool } from "../../sdk";
+import { v2PoolsOf, type DeploymentManifest, type ManifestPool } from "../../sdk";
 import { uniswapArtifacts, UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../deploy/uniswapArtifacts";
 import { WETH_USD_PRICE } from "../deploy/devnetMarket";
 
@@ -76,7 +76,8 @@ export async function marketGenerator(
   const random = seededRandom(seed);
   const tokens: MarketToken[] = base.tokens.map((token) => ({ ...token, usdPrice: KNOWN_PRICES[token.symbol] ?? 1 }));
   const bySymbol = (symbol: string) => tokens.find((token) => token.symbol === symbol)!;
-  const pools: ManifestPool[] = [...base.pools];
+  // A V2 market: the base manifest's V2 pools, then generated pairs.
+  const pools: ManifestPool[] = v2PoolsOf(base);
   const pairKeys = new Set(pools.map((pool) => `${pool.token0.toLowerCase()}|${pool.token1.toLowerCase()}`));
   const factory = base.contracts.uniswapV2Factory;
   const weth = base.contracts.weth;
@@ -126,7 +127,7 @@ export async function marketGenerator(
       }
     }
     await tx(pair, encodeFunctionData({ abi: pairAbi, functionName: "mint", args: [deployer] }), 400_000n);
-    pools.push({ address: pair, token0: token0.address, token1: token1.address, source: "uniswap-v2", feeBps: 30 });
+    pools.push({ address: pair, token0: token0.address, token1: token1.address, type: "uniswap-v2", source: "uniswap-v2", feeBps: 30 });
   };
 
   // The deployer's WETH for every WETH side to come, wrapped once (a WETH side is at most $1M).

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import type { Address } from "viem";
-import { ChainHead, getAmountOut, splitAmounts } from "../../sdk";
+import { ChainHead, getAmountOut, splitAmounts, v2PoolsOf } from "../../sdk";
 import { bestExactOutputExecution, pathAmountIn, searchRouteForOutput } from "../../api/quote/exactOutputRoute";
 import { HUB_COUNT, pricedMarketOf } from "../../api/quote/poolGraph";
 import { PoolStateTracker } from "../../api/quote/poolState";
@@ -14,7 +14,7 @@ import { settlementFixture } from "../fixtures/settlementFixture";
 async function devnetPools(): Promise<{ pools: PricedPool[]; tokens: Address[]; weth: Address }> {
   const f = await loadFixture(settlementFixture);
   const tracker = new PoolStateTracker({ factory: undefined, isSupported: () => true, observeReads: () => undefined });
-  const snapshot = await tracker.at(f.publicClient, await new ChainHead(f.publicClient).fresh(), f.pools);
+  const snapshot = await tracker.at(f.publicClient, await new ChainHead(f.publicClient).fresh(), v2PoolsOf(f));
   return { pools: [...snapshot.pools.values()], tokens: f.tokens.map((token) => token.address.toLowerCase() as Address), weth: f.contracts.weth.toLowerCase() as Address };
 }
 

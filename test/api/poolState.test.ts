@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { createPublicClient, custom, parseUnits, type Address, type EIP1193RequestFn, type PublicClient } from "viem";
 import hre from "hardhat";
-import { ChainHead } from "../../sdk";
+import { ChainHead, v2PoolsOf } from "../../sdk";
 import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 import { fundAccount } from "../../scripts/deploy/deployTestToken";
@@ -30,7 +30,7 @@ function trackerFor(f: SettlementFixture, supported: readonly Address[] = f.toke
   });
   const { client, calls } = countingClient(f);
   const heads = new ChainHead(client);
-  return { tracker, calls, snapshot: async () => tracker.at(client, await heads.fresh(), f.pools) };
+  return { tracker, calls, snapshot: async () => tracker.at(client, await heads.fresh(), v2PoolsOf(f)) };
 }
 
 /** The snapshot is the chain's state at its block, and that block is on the chain now. */

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import type { Address } from "viem";
-import { ChainHead } from "../../sdk";
+import { ChainHead, v2PoolsOf } from "../../sdk";
 import { HUB_COUNT, pricedMarketOf } from "../../api/quote/poolGraph";
 import { PoolStateTracker } from "../../api/quote/poolState";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
@@ -13,7 +13,7 @@ import { settlementFixture } from "../fixtures/settlementFixture";
 async function devnetPools(): Promise<{ pools: PricedPool[]; tokens: Address[] }> {
   const f = await loadFixture(settlementFixture);
   const tracker = new PoolStateTracker({ factory: undefined, isSupported: () => true, observeReads: () => undefined });
-  const snapshot = await tracker.at(f.publicClient, await new ChainHead(f.publicClient).fresh(), f.pools);
+  const snapshot = await tracker.at(f.publicClient, await new ChainHead(f.publicClient).fresh(), v2PoolsOf(f));
   return { pools: [...snapshot.pools.values()], tokens: f.tokens.map((token) => token.address.toLowerCase() as Address) };
 }
 

@@ -359,7 +359,7 @@ for (const engine of engines) {
 
     it("keeps a promoted token's measured transfer taxes with its decision, replaces them with the next decision, and reads none where none were stored", async () => {
       const token = "0x00000000000000000000000000000000000000aa" as Address;
-      const pool = { address: getAddress("0x00000000000000000000000000000000000000bb"), token0: getAddress(token), token1: getAddress("0x00000000000000000000000000000000000000cc"), source: "uniswap-v2", feeBps: 30 } as const;
+      const pool = { address: getAddress("0x00000000000000000000000000000000000000bb"), token0: getAddress(token), token1: getAddress("0x00000000000000000000000000000000000000cc"), type: "uniswap-v2", source: "uniswap-v2", feeBps: 30 } as const;
       const run: Hex = `0x${"22".repeat(32)}`;
       const at = (minutes: number) => new Date(issuedAt.getTime() + minutes * 60_000);
       const promoted = { chainId: 4663, token, status: "promoted", source: "demand", symbol: "TAX", decimals: 18, pool, reason: "r", chainRun: run, at: at(1) } as const;

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { getAddress, type Address } from "viem";
-import type { DeploymentManifest, ManifestPool } from "../../sdk";
+import { uniswapV2Venue, type DeploymentManifest, type ManifestPool } from "../../sdk";
 import type { TokenOverride } from "../../api/store/store";
 import { ChainSupportedTokens, NATIVE_PLACEHOLDER } from "../../api/tokens/chainSupportedTokens";
 import { buildTokenSnapshot } from "../../api/tokens/tokenSnapshot";
@@ -11,7 +11,7 @@ const address = (n: number) => getAddress(`0x${n.toString(16).padStart(40, "0")}
 const lower = (n: number) => address(n).toLowerCase() as Address;
 const pool = (n: number, a: number, b: number): ManifestPool => {
   const [token0, token1] = lower(a) < lower(b) ? [address(a), address(b)] : [address(b), address(a)];
-  return { address: address(n), token0, token1, source: "uniswap-v2", feeBps: 30 };
+  return { address: address(n), token0, token1, type: "uniswap-v2", source: "uniswap-v2", feeBps: 30 };
 };
 
 // WETH = 1, USDC = 2, LINK = 3; pools WETH/USDC and LINK/WETH.
@@ -28,6 +28,7 @@ const manifest: DeploymentManifest = {
     takerSwapRouter: address(904),
     gaslessSwapRouter: address(905),
   },
+  venues: [uniswapV2Venue(address(902), 0)],
   tokens: [
     { symbol: "WETH", name: "Wrapped Ether", address: address(1), decimals: 18 },
     { symbol: "USDC", name: "USD Coin", address: address(2), decimals: 6 },

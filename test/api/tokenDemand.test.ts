@@ -159,7 +159,7 @@ describe("token demand in the sqlite store", () => {
     const disabled = { chainId: 4663, token: token(2), status: "disabled", source: "operator", symbol: undefined, decimals: undefined, pool: undefined, reason: "scam", chainRun: RUN_A, at: at(2) } as const;
     expect(await store.saveTokenOverride(disabled, "replace")).to.equal(true);
     expect(await store.listTokenDemand({ since: at(0), withoutOverride: true })).to.deep.equal([]);
-    const pool = { address: token(99), token0: token(2), token1: token(3), source: "uniswap-v2", feeBps: 30 } as const;
+    const pool = { address: token(99), token0: token(2), token1: token(3), type: "uniswap-v2", source: "uniswap-v2", feeBps: 30 } as const;
     const promoted = { ...disabled, status: "promoted", source: "demand", symbol: "T", decimals: 18, pool, reason: "3 integrators", at: at(3) } as const;
     expect(await store.saveTokenOverride(promoted, "if_absent")).to.equal(false);
     const [override] = await store.listTokenOverrides(4663);
@@ -168,12 +168,12 @@ describe("token demand in the sqlite store", () => {
     expect(await store.saveTokenOverride(promoted, "if_absent")).to.equal(true);
     const [saved] = await store.listTokenOverrides();
     expect(saved).to.deep.include({ status: "promoted", symbol: "T", decimals: 18, createdAt: at(3), updatedAt: at(3) });
-    expect(saved!.pool).to.deep.equal({ address: "0x0000000000000000000000000000000000000063", token0: token(2), token1: token(3), source: "uniswap-v2", feeBps: 30 });
+    expect(saved!.pool).to.deep.equal({ address: "0x0000000000000000000000000000000000000063", token0: token(2), token1: token(3), type: "uniswap-v2", source: "uniswap-v2", feeBps: 30 });
   });
 
   it("a decision of an earlier chain run neither hides demand from promotion on the new run nor blocks the new run's promotion", async () => {
     await store.recordTokenDemand([{ chainId: 4663, token: token(4), integratorId: 1, firstSeen: at(1), lastSeen: at(1) }]);
-    const pool = { address: token(98), token0: token(4), token1: token(3), source: "uniswap-v2", feeBps: 30 } as const;
+    const pool = { address: token(98), token0: token(4), token1: token(3), type: "uniswap-v2", source: "uniswap-v2", feeBps: 30 } as const;
     const earlier = { chainId: 4663, token: token(4), status: "promoted", source: "demand", symbol: "OLD", decimals: 18, pool, reason: "run A", chainRun: RUN_A, at: at(2) } as const;
     expect(await store.saveTokenOverride(earlier, "if_absent")).to.equal(true);
     expect(await store.listTokenDemand({ since: at(0), withoutOverride: true, chainRun: RUN_A })).to.deep.equal([]);

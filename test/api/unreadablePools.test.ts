@@ -26,7 +26,7 @@ describe("pools that cannot be read", () => {
         source: "demand",
         symbol: "GHOST",
         decimals: 18,
-        pool: { address: deadPool, token0, token1, source: "uniswap-v2", feeBps: 30 },
+        pool: { address: deadPool, token0, token1, type: "uniswap-v2", source: "uniswap-v2", feeBps: 30 },
         reason: "test",
         chainRun: api.manifest.deployBlockHash,
         at: api.clock.now(),

@@ -75,6 +75,7 @@ export function tokenOverrideFromRow(row: TokenOverrideRow): TokenOverride {
           address: getAddress(row.pool_address),
           token0: getAddress(row.pool_token0),
           token1: getAddress(row.pool_token1),
+          type: "uniswap-v2",
           source: "uniswap-v2",
           feeBps: row.pool_fee_bps,
         }
