@@ -16,6 +16,7 @@ import { postGaslessSubmitRoute } from "./routes/postGaslessSubmit";
 import { postGaslessCancelRoute } from "./routes/postGaslessCancel";
 import { getSupportedTokens } from "./routes/getSupportedTokens";
 import { getTokensRoute } from "./routes/getTokens";
+import { getSourcesRoute } from "./routes/getSources";
 import { onboardingRoutes } from "./routes/onboardingRoutes";
 import type { Route } from "./routes/route";
 import { getGaslessEventsRoute } from "./routes/getGaslessEvents";
@@ -37,6 +38,7 @@ export const apiRoutes: readonly Route[] = [
   getWebhookDeliveriesRoute,
   getSupportedTokens,
   getTokensRoute,
+  getSourcesRoute,
   getReadyRoute,
   ...onboardingRoutes,
   getOpenApiRoute,

@@ -270,6 +270,7 @@ export {
 export { quoteJsonSchema, priceJsonSchema, permit2TypedDataJsonSchema, type QuoteJson, type PriceJson } from "./wire/quoteJson";
 export { snapshotJsonSchema, type SnapshotJson } from "./wire/snapshotJson";
 export { tokenListJsonSchema, type TokenListJson } from "./wire/tokenListJson";
+export { sourcesJsonSchema, type SourcesJson } from "./wire/sourcesJson";
 export { relayJsonSchema, relayCancellationJsonSchema } from "./wire/relayJson";
 export { relayStatusEventJsonSchema, webhookRegistrationJsonSchema, webhookDeliveriesJsonSchema } from "./wire/pushedStatusJson";
 export { errorJsonSchema, type ErrorJson } from "./wire/errorJson";

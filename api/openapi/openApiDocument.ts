@@ -12,6 +12,7 @@ import {
   relayJsonSchema,
   revokedApiKeyJsonSchema,
   snapshotJsonSchema,
+  sourcesJsonSchema,
   tokenListJsonSchema,
 } from "../../sdk";
 import { quoteQuerySchema } from "../quote/quoteQuery";
@@ -45,6 +46,7 @@ const responseSchemas = {
   RevokedApiKey: revokedApiKeyJsonSchema,
   SupportedTokenSnapshot: snapshotJsonSchema,
   TokenList: tokenListJsonSchema,
+  Sources: sourcesJsonSchema,
   Quote: quoteJsonSchema,
   Price: priceJsonSchema,
   Relay: relayJsonSchema,
@@ -110,6 +112,15 @@ const snapshotExample = {
   snapshot_id: "0x6a2eaafa0e17c264c3fdf7a0963371e11009f98125aae9b47c82dd9c8c15899f",
   count: 2,
   addresses: ["0xcf7ed3acca5a467e9e704c703e8d87f634fb0fc9", "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"],
+};
+
+const sourcesExample = {
+  chain_id: 4663,
+  sources: ["uniswap-v2", "uniswap-v3"],
+  venues: [
+    { name: "uniswap-v2", type: "uniswap-v2", pools: 9, fee_tiers: [{ fee: 3000 }] },
+    { name: "uniswap-v3", type: "uniswap-v3", pools: 10, fee_tiers: [{ fee: 500, tick_spacing: 10 }, { fee: 3000, tick_spacing: 60 }, { fee: 10000, tick_spacing: 200 }] },
+  ],
 };
 
 const quoteParameterDescriptions = {
@@ -276,6 +287,29 @@ export function buildOpenApiDocument(): Record<string, unknown> {
                 "Cache-Control": { description: "public, max-age=15, stale-while-revalidate=60", schema: { type: "string" } },
               },
               content: json(ref("TokenList")),
+            },
+            "304": { description: "Unchanged since the ETag sent in If-None-Match; no body" },
+            ...errors(400, 429),
+          },
+        },
+      },
+      "/sources": {
+        get: {
+          operationId: "getSources",
+          tags: ["tokens"],
+          summary: "The chain's liquidity sources: venue names (as 0x's GET /sources), and each venue's type, pool count and fee tiers (public; same caching as the snapshot)",
+          parameters: [
+            ...parametersOf(supportedTokensQuerySchema, "query", { chain_id: "Chain id; default 4663" }, { chain_id: "4663" }),
+            { name: "If-None-Match", in: "header", required: false, description: "The ETag of the list you hold", schema: { type: "string" } },
+          ],
+          responses: {
+            "200": {
+              description: "The venues",
+              headers: {
+                ETag: { description: "Weak validator; changes exactly when the list does", schema: { type: "string" } },
+                "Cache-Control": { description: "public, max-age=15, stale-while-revalidate=60", schema: { type: "string" } },
+              },
+              content: json(ref("Sources"), sourcesExample),
             },
             "304": { description: "Unchanged since the ETag sent in If-None-Match; no body" },
             ...errors(400, 429),

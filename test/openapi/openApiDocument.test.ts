@@ -111,6 +111,9 @@ describe("OpenAPI document (GET /openapi.json)", function () {
       const tokenList = await validating(`${devnet.apiUrl}/tokens?chain_id=4663`); // 200
       await validating(`${devnet.apiUrl}/tokens`, { headers: { "if-none-match": tokenList.headers.get("etag")! } }); // 304
       await validating(`${devnet.apiUrl}/tokens?chain_id=x`); // 400
+      const sources = await validating(`${devnet.apiUrl}/sources?chain_id=4663`); // 200
+      await validating(`${devnet.apiUrl}/sources`, { headers: { "if-none-match": sources.headers.get("etag")! } }); // 304
+      await validating(`${devnet.apiUrl}/sources?chain_id=x`); // 400
       await validating(`${devnet.apiUrl}/integrators/nonce`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }); // 400
 
       const client = createTradingClient({
@@ -157,6 +160,9 @@ describe("OpenAPI document (GET /openapi.json)", function () {
         "GET /tokens 200",
         "GET /tokens 304",
         "GET /tokens 400",
+        "GET /sources 200",
+        "GET /sources 304",
+        "GET /sources 400",
         "POST /integrators/nonce 400",
         "GET /quote 200",
         "GET /quote 400",

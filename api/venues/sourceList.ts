@@ -1,0 +1,38 @@
+import { gzipSync } from "node:zlib";
+import { keccak256, stringToBytes } from "viem";
+import type { ManifestVenue, ManifestVenuePool, SourcesJson } from "../../sdk";
+import type { EncodedJson } from "../services/cachedJsonResponse";
+
+/** The body of GET /sources. */
+export type SourceListBody = SourcesJson;
+
+function feeTiersOf(venue: ManifestVenue): SourceListBody["venues"][number]["fee_tiers"] {
+  return venue.feeTiers.map((tier) => ("tickSpacing" in tier ? { fee: tier.fee, tick_spacing: tier.tickSpacing } : { fee: tier.fee }));
+}
+
+/** The chain's venues in manifest order, each with how many of `pools` (those routing uses) are its. */
+export function sourceListBody(chainId: number, venues: readonly ManifestVenue[], pools: readonly ManifestVenuePool[]): SourceListBody {
+  const counts = new Map<string, number>();
+  for (const pool of pools) counts.set(pool.source, (counts.get(pool.source) ?? 0) + 1);
+  return {
+    chain_id: chainId,
+    sources: venues.map((venue) => venue.name),
+    venues: venues.map((venue) => ({ name: venue.name, type: venue.type, pools: counts.get(venue.name) ?? 0, fee_tiers: feeTiersOf(venue) })),
+  };
+}
+
+// Keyed by the routing pool set, which ChainSupportedTokens replaces exactly when it changes (the
+// venues are the manifest's and never change): each version is built and gzipped once.
+const encodings = new WeakMap<readonly ManifestVenuePool[], EncodedJson>();
+
+/** GET /sources' body as served, with a weak ETag over its bytes. */
+export function encodedSourceList(chainId: number, venues: readonly ManifestVenue[], pools: readonly ManifestVenuePool[]): EncodedJson {
+  let encoded = encodings.get(pools);
+  if (encoded === undefined) {
+    const text = JSON.stringify(sourceListBody(chainId, venues, pools));
+    const json = Buffer.from(text, "utf8");
+    encoded = Object.freeze({ etag: `W/"${keccak256(stringToBytes(`sources:v1:${text}`))}"`, json, gzip: gzipSync(json, { level: 9 }) });
+    encodings.set(pools, encoded);
+  }
+  return encoded;
+}
