@@ -14,6 +14,7 @@ import {
   type RouteAction,
   type SwapOrder,
   uniswapV2PairAbi,
+  v2PoolsOf,
 } from "../../sdk";
 import { deployContracts } from "../deploy/deployDevnet";
 import { hardhatClients, type DevWalletClient } from "../deploy/hardhatClients";
@@ -65,7 +66,7 @@ export async function gasBenchSetup() {
   const signer = privateKeyToAccount(key.privateKey);
   const token = (symbol: string) => deployed.tokens.find((candidate) => candidate.symbol === symbol)!.address;
   const pairOf = (a: Address, b: Address) =>
-    deployed.pools.find((pool) => (pool.token0 === a && pool.token1 === b) || (pool.token0 === b && pool.token1 === a))!.address;
+    v2PoolsOf(deployed).find((pool) => (pool.token0 === a && pool.token1 === b) || (pool.token0 === b && pool.token1 === a))!.address;
   const wait = async (hash: Hex) => clients.publicClient.waitForTransactionReceipt({ hash });
 
   for (const symbol of ["USDC", "LINK"]) {

@@ -9,6 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readManifest, writeManifest } from "../../sdk/chain/manifest";
 import { deployDevnet } from "../../scripts/deploy/deployDevnet";
+import { DEV_POOLS } from "../../scripts/deploy/devnetMarket";
+import { DEV_V3_POOLS } from "../../scripts/deploy/devnetV3Market";
+import { DEVNET_V3_VENUES } from "../../scripts/deploy/devnetV3Venues";
 import { spawnDevnet } from "../../scripts/devnet/spawnDevnet";
 import { runScript } from "../fixtures/runScript";
 import { scaledTimeout } from "../fixtures/testTimeouts";
@@ -199,6 +202,20 @@ describe("devnet (npm start)", function () {
     expect(first.reused).to.equal(false);
     expect(second.reused).to.equal(true);
     expect(second.manifest).to.deep.equal(first.manifest);
+  });
+
+  it("writes the venues and every venue's pools: the V2 pairs (TAXD's last) and both V3 venues' pools, readable back through the schema", async () => {
+    const file = join(directory, "4663.json");
+    const { manifest } = await deployDevnet(hre, file);
+    expect(readManifest(file)).to.deep.equal(manifest);
+    expect(manifest.venues.map((venue) => venue.name)).to.deep.equal(["uniswap-v2", ...DEVNET_V3_VENUES.map((venue) => venue.name)]);
+    const taxd = manifest.tokens.find((token) => token.symbol === "TAXD")!.address;
+    const v2 = manifest.pools.filter((pool) => pool.type === "uniswap-v2");
+    expect(v2).to.have.length(DEV_POOLS.length + 1);
+    expect([v2.at(-1)!.token0, v2.at(-1)!.token1]).to.include(taxd);
+    const v3 = manifest.pools.filter((pool) => pool.type === "uniswap-v3");
+    expect(v3.map((pool) => `${pool.source}:${pool.fee}`)).to.deep.equal(DEV_V3_POOLS.map((pool) => `${pool.venue}:${pool.fee}`));
+    for (const pool of v3) expect(await hre.network.provider.request({ method: "eth_getCode", params: [pool.address, "latest"] }), pool.address).to.not.equal("0x");
   });
 
   it("deploys over a manifest that is unreadable or from an older layout", async () => {
