@@ -32,10 +32,15 @@ function priceAmounts(pool: ResolvedPool): { amountA: bigint; amountB: bigint } 
   return { amountA: amountFor(usd, pool.a), amountB: amountFor(usd * (1 + pool.spec.priceOffsetBps / 10_000), pool.b) };
 }
 
+/** Whether `a` is the pool's token0 (the lower address). */
+function isToken0(a: PricedToken, b: PricedToken): boolean {
+  return a.address.toLowerCase() < b.address.toLowerCase();
+}
+
 /** sqrtPriceX96 of the pool (token1 per token0) at its intended price. */
 export function intendedSqrtPriceX96(pool: ResolvedPool): bigint {
   const { amountA, amountB } = priceAmounts(pool);
-  const aIsToken0 = sortTokens(pool.a.address, pool.b.address)[0] === pool.a.address;
+  const aIsToken0 = isToken0(pool.a, pool.b);
   return aIsToken0 ? sqrtPriceX96Of(amountB, amountA) : sqrtPriceX96Of(amountA, amountB);
 }
 
@@ -48,14 +53,19 @@ export function positionTicks(pool: ResolvedPool, position: DevV3PositionSpec): 
   const spacing = pool.tickSpacing;
   if (position.range === "full") return { tickLower: Math.ceil(MIN_TICK / spacing) * spacing, tickUpper: Math.floor(MAX_TICK / spacing) * spacing };
   const { amountA, amountB } = priceAmounts(pool);
-  const aIsToken0 = sortTokens(pool.a.address, pool.b.address)[0] === pool.a.address;
+  const aIsToken0 = isToken0(pool.a, pool.b);
   const poolPrice = aIsToken0 ? Number(amountB) / Number(amountA) : Number(amountA) / Number(amountB);
   const [lowerPct, upperPct] = position.range;
   const factors = aIsToken0 ? [1 + lowerPct / 100, 1 + upperPct / 100] : [1 / (1 + upperPct / 100), 1 / (1 + lowerPct / 100)];
   const [low, high] = factors as [number, number];
   const tickOf = (factor: number) => Math.log(poolPrice * factor) / Math.log(1.0001);
-  const tickLower = (low > 1 ? Math.ceil(tickOf(low) / spacing) : Math.floor(tickOf(low) / spacing)) * spacing;
-  const tickUpper = (high < 1 ? Math.floor(tickOf(high) / spacing) : Math.ceil(tickOf(high) / spacing)) * spacing;
+  let tickLower = (low > 1 ? Math.ceil(tickOf(low) / spacing) : Math.floor(tickOf(low) / spacing)) * spacing;
+  let tickUpper = (high < 1 ? Math.floor(tickOf(high) / spacing) : Math.ceil(tickOf(high) / spacing)) * spacing;
+  // A one-sided range narrower than the spacing rounds to nothing: it widens away from the price.
+  if (tickUpper <= tickLower) {
+    if (high < 1) tickLower = tickUpper - spacing;
+    else tickUpper = tickLower + spacing;
+  }
   return { tickLower, tickUpper };
 }
 
@@ -121,7 +131,7 @@ export async function deployV3Market(
   const deployed: ManifestV3Pool[] = [];
   for (const pool of resolved) {
     const [token0, token1] = sortTokens(pool.a.address, pool.b.address);
-    const aIsToken0 = token0 === pool.a.address;
+    const aIsToken0 = isToken0(pool.a, pool.b);
     const calls: Hex[] = [
       encodeFunctionData({ abi: managerAbi, functionName: "createAndInitializePoolIfNecessary", args: [token0, token1, pool.spec.fee, intendedSqrtPriceX96(pool)] }),
     ];

@@ -1,12 +1,14 @@
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { expect } from "chai";
+import fc from "fast-check";
 import { getAddress, parseUnits, type Address } from "viem";
 import { getAmountOut, isV2Pool, uniswapV2PairAbi, type ManifestV3Pool } from "../../sdk";
-import { positionTicks, resolveV3Market } from "../../scripts/deploy/deployV3Market";
+import { intendedSqrtPriceX96, positionTicks, resolveV3Market, type ResolvedPool } from "../../scripts/deploy/deployV3Market";
 import { DEV_SPLIT_PAIR, DEV_V3_POOLS } from "../../scripts/deploy/devnetV3Market";
 import { DEVNET_V3_VENUES } from "../../scripts/deploy/devnetV3Venues";
 import { uniswapV3Artifacts, v3PoolAddress } from "../../scripts/deploy/uniswapV3";
 import { settlementFixture } from "../fixtures/settlementFixture";
+import { fuzzRuns } from "../helpers/fuzzRuns";
 
 const poolAbi = uniswapV3Artifacts.pool().abi;
 const quoterAbi = uniswapV3Artifacts.quoterV2().abi;
@@ -126,5 +128,30 @@ describe("the devnet's V3 market", function () {
     }
     const gainBps = Number(((bestSplit - bestSingle) * 1_000_000n) / bestSingle) / 100;
     expect(gainBps).to.be.greaterThan(10);
+  });
+
+  it("rounds any position's range to the tick spacing keeping its side of the price: around it stays around it, above or below stays out of range (property)", () => {
+    const venue = { name: "v", factory: "0x0000000000000000000000000000000000000001", positionManager: "0x0000000000000000000000000000000000000002", quoterV2: "0x0000000000000000000000000000000000000003", poolInitCodeHash: "0x00", feeTiers: [] } as unknown as ResolvedPool["venue"];
+    const token = fc.record({ address: fc.constantFrom("0x00000000000000000000000000000000000000aa", "0x00000000000000000000000000000000000000bb"), decimals: fc.constantFrom(6, 8, 18), usdPrice: fc.constantFrom(1, 15, 3_000, 60_000) });
+    const percent = fc.double({ min: 0.05, max: 50, noNaN: true });
+    fc.assert(
+      fc.property(token, token, fc.constantFrom(1, 10, 50, 60, 200), fc.integer({ min: -20, max: 20 }), percent, percent, fc.constantFrom("around", "above", "below"), (a, b, tickSpacing, priceOffsetBps, x, y, side) => {
+        fc.pre(a.address !== b.address);
+        const [near, far] = [Math.min(x, y), Math.max(x, y)];
+        fc.pre(side === "around" || far - near > 0.01);
+        const range: readonly [number, number] = side === "around" ? [-x, y] : side === "above" ? [near, far] : [-far, -near];
+        const pool: ResolvedPool = { spec: { venue: "v", a: "A", b: "B", fee: 1, priceOffsetBps, positions: [] }, venue, tickSpacing, a: a as ResolvedPool["a"], b: b as ResolvedPool["b"] };
+        const { tickLower, tickUpper } = positionTicks(pool, { range, usdPerSide: 1 });
+        const tick = Math.floor(Math.log(priceOf(intendedSqrtPriceX96(pool))) / Math.log(1.0001));
+        expect(tickLower % tickSpacing === 0 && tickUpper % tickSpacing === 0 && tickLower < tickUpper).to.equal(true);
+        // Which side of the pool's price (token1 per token0) "above the price of a" is depends on whether a is token0.
+        const aIsToken0 = a.address < b.address;
+        const poolSide = side === "around" ? "around" : (side === "above") === aIsToken0 ? "above" : "below";
+        if (poolSide === "around") expect(tickLower <= tick && tick < tickUpper).to.equal(true);
+        if (poolSide === "above") expect(tickLower > tick).to.equal(true);
+        if (poolSide === "below") expect(tickUpper <= tick).to.equal(true);
+      }),
+      fuzzRuns(300),
+    );
   });
 });
