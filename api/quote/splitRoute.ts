@@ -160,6 +160,10 @@ export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Add
   }
   if (paths.length === 1) return singleResult;
 
+  const legCost = (hops: readonly RouteHop[]) => options.legCost?.(hops) ?? 0n;
+  // Candidates are compared net of their legs' gas: settlements with more legs, or legs through
+  // venues that cost more, must pay for it.
+  const netOf = (candidate: readonly SplitLeg[]) => candidate.reduce((sum, leg) => sum + leg.amountOut - legCost(leg.hops), 0n);
   const exactCurves = paths.every((path) => path.hops.every((hop) => adapterOf(hop.pool).exactCurve));
   let base = paths.map(() => 0);
   let legs: SplitLeg[] | undefined;
@@ -171,13 +175,12 @@ export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Add
     // better price (a small pool behind a deep first hop) can pay more for one bps than the others lose:
     // price both and keep the better.
     for (const candidate of [settledLegs(allotments, amountIn, 0), settledLegs(allotments, amountIn, 1)]) {
-      if (candidate !== undefined && candidate.length >= 2 && (legs === undefined || outputOf(candidate) > outputOf(legs))) legs = candidate;
+      if (candidate !== undefined && candidate.length >= 2 && (legs === undefined || netOf(candidate) > netOf(legs))) legs = candidate;
     }
     base = amounts;
   }
   if (legs === undefined) return singleResult;
   const amountOut = outputOf(legs);
-  const legCost = (hops: readonly RouteHop[]) => options.legCost?.(hops) ?? 0n;
   const cost = legs.reduce((sum, leg) => sum + legCost(leg.hops), options.splitCost ?? 0n) - legCost(single.hops);
   if (amountOut - cost <= single.amountOut) return singleResult;
   return { legs, amountOut, singleAmountOut: single.amountOut };
