@@ -103,6 +103,21 @@ describe("GET /price: an indicative quote", () => {
     }
   });
 
+  it("the SDK client sends excludedSources as excluded_sources: excluding the only venue leaves no route, an empty list changes nothing", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const client = createTradingClient({ apiUrl: api.url, apiKey: api.apiKey.secret, maxAttempts: 1 });
+    try {
+      const parameters = { sellToken: f.token("USDC"), buyToken: f.token("WETH"), sellAmount: parseUnits("50", 6), taker: freshTaker() };
+      const price = await client.getPrice({ ...parameters, excludedSources: [] });
+      expect(price.route.hops.map((hop) => hop.source)).to.include("uniswap-v2");
+      let refused: unknown;
+      await client.getPrice({ ...parameters, excludedSources: ["uniswap-v2"] }).catch((error: unknown) => (refused = error));
+      expect(String(refused)).to.include("no_route");
+    } finally {
+      client.close();
+    }
+  });
+
   it("PRICE_RATE_LIMIT_MULTIPLIER defaults to 5 (five times the quote limit)", () => {
     expect(loadApiConfig({}).priceRateLimitMultiplier).to.equal(5);
     expect(loadApiConfig({ PRICE_RATE_LIMIT_MULTIPLIER: "2" }).priceRateLimitMultiplier).to.equal(2);

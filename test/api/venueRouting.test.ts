@@ -3,6 +3,7 @@ import fc from "fast-check";
 import type { Address } from "viem";
 import { decodeRouteActions, encodeRouteActions, getAmountIn, getAmountOut } from "../../sdk";
 import { searchRouteForOutput } from "../../api/quote/exactOutputRoute";
+import { estimateGas } from "../../api/quote/gasEstimate";
 import { marketWithoutSources } from "../../api/quote/marketView";
 import { pricedMarketOf } from "../../api/quote/poolGraph";
 import { hopsGas, searchRoute, type RouteSearchStats } from "../../api/quote/prunedRouteSearch";
@@ -226,6 +227,23 @@ describe("venue adapters: route search and splits over several venues", () => {
     expect(searchRouteForOutput(pricedMarketOf([exactIn]), SELL, BUY, E18)).to.equal(undefined);
     // Forwards, the exact-input-only venue is routed (it pays the most).
     expect(searchRoute(pricedMarketOf([exactIn, backwards]), SELL, BUY, E18)!.hops[0]!.pool.address).to.equal(exactIn.address);
+  });
+
+  it("the V2 adapter's gas model gives the transaction estimate exactly its V2 terms (per hop, and the oracle's first write)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }), fc.boolean(), (oracleStarted, wrap) => {
+        const hops: RouteHop[] = oracleStarted.map((started, index) => ({
+          pool: { ...v2(index, index + 1, index + 2, E18, E18), oracleStarted: started },
+          tokenIn: token(index + 1),
+          tokenOut: token(index + 2),
+          amountIn: E18,
+          amountOut: E18 / 2n,
+        }));
+        const factors = { settlement: "permit2" as const, hops: hops.length, wrap, unwrap: false, fee: false, freshNonceWord: false, recipientEmpty: false, feeRecipientEmpty: false };
+        const legacy = estimateGas("0x00ff", undefined, { ...factors, hopsStartingOracle: oracleStarted.filter((started) => !started).length });
+        expect(estimateGas("0x00ff", undefined, { ...factors, hopsStartingOracle: 0, hopGas: hopsGas(hops) })).to.equal(legacy);
+      }),
+    );
   });
 
   it("keeps route search over a V2-only market exactly as before the adapters: the same path and output with or without a zero gas cost", () => {
