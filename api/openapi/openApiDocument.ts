@@ -139,6 +139,8 @@ const quoteParameterDescriptions = {
   fee_bps: "Integrator fee in basis points, up to the key's integrator_max_fee_bps and MAX_COMBINED_FEE_BPS (default 100) with the platform fee; needs scope swap:integrator (403 otherwise)",
   permit2_owner: "Asks for a gasless quote; must equal taker",
   max_hops: "Upper bound on pools per path (1-16); our paths have at most 3",
+  excluded_sources:
+    "Venue names separated by commas (case-insensitive, e.g. `uniswap-v2`) whose pools the route must not use; the names are the chain's venues, as route hops' `source` shows them. An unknown name is a 400 naming excluded_sources and the name (so issues.invalidSourcesPassed stays empty)",
   slippageBps: "Alias of slippage_bps (the live service's name); two names with different values are a 400",
   swap_fee_bps: "Alias of fee_bps (the live service's name); needs scope swap:integrator",
   swapFeeBps: "Alias of fee_bps (the live service's name); needs scope swap:integrator",

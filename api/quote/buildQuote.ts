@@ -30,7 +30,7 @@ import { estimateGas } from "./gasEstimate";
 import type { PermitNonceAllocator } from "./permitNonces";
 import type { NonceRanges } from "./nonceRanges";
 import type { PoolStateTracker } from "./poolState";
-import type { RouteSearchStats } from "./prunedRouteSearch";
+import { hopsGas, type RouteSearchStats } from "./prunedRouteSearch";
 import type { QuoteQuery } from "./quoteQuery";
 import type { RouteHop } from "./routeSearch";
 import { ASSUMED_PRIORITY_FEE_WEI } from "./splitDecision";
@@ -39,6 +39,7 @@ import { activeRouter, allowanceHolderOf } from "./featureRouters";
 import { allocateNonce } from "./quoteNonce";
 import { blockReads } from "./blockReads";
 import { planAvoidingTaxed, planRoute } from "./routePlan";
+import { marketWithoutSources } from "./marketView";
 import { planExactOutputRoute } from "./exactOutputPlan";
 import { orderEncoding, type QuotePermitTypedData } from "./orderEncoding";
 import { admitTaxedTokens, afterBuyTax, type QuoteTaxes } from "./taxedTokenAdmission";
@@ -179,7 +180,9 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   // The node's tip, never above the configured one: the relayer's for gasless quotes, else the assumed tip.
   const tip = cappedPriorityFee(fees, query.gasless && gasless !== undefined ? gasless.priorityFeeWei : ASSUMED_PRIORITY_FEE_WEI);
   const exactOutput = query.buyAmount !== undefined;
-  const plan = await planAvoidingTaxed(input, pools, weth, block.baseFeePerGas + tip, exactOutput ? planExactOutputRoute : planRoute);
+  // Pools of the venues the request excludes are out of every search (the names were checked on admission).
+  const market = marketWithoutSources(pools, new Set(query.excludedSources ?? []));
+  const plan = await planAvoidingTaxed(input, market, weth, block.baseFeePerGas + tip, exactOutput ? planExactOutputRoute : planRoute);
   // Read in every mode (it is cached per router): a permit or native quote paying the holder would
   // strand the output just as an allowance quote would.
   // The gasless router has no holder of its own; the deployment's holder is refused all the same.
@@ -240,7 +243,9 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     settlement: query.gasless ? ("gasless" as const) : sellsNative ? ("native" as const) : settlement,
     hops: plan.hops.length,
     splitLegs: plan.legs.length > 1 ? plan.legs.length : 0,
-    hopsStartingOracle: plan.hops.filter((hop) => !hop.pool.oracleStarted).length,
+    hopsStartingOracle: 0,
+    // Each hop's gas by its venue's model (V2: constant plus the oracle's first write).
+    hopGas: hopsGas(plan.hops),
     wrap: sellsNative,
     unwrap: plan.buysNative,
     fee: query.feeBps > 0,

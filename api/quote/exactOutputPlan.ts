@@ -3,10 +3,12 @@ import { NATIVE_TOKEN_LOWERCASE } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { QuoteInput } from "./buildQuote";
 import { bestExactOutputExecution, searchRouteForOutput } from "./exactOutputRoute";
+import { marketWhere } from "./marketView";
 import type { PricedMarket } from "./poolGraph";
 import type { RouteSearchStats } from "./prunedRouteSearch";
 import { actionsOfLegs, type RoutePlan } from "./routePlan";
 import type { SplitLeg } from "./splitRoute";
+import { adapterOf } from "./venues/venueAdapters";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
@@ -26,7 +28,7 @@ export function grossBeforeFee(net: bigint, bps: number): bigint {
  * router's backward pass will compute at these reserves; `grossOut` what the route then pays before
  * the fee (at least what was asked; V2 rounding may add a few units).
  */
-export function planExactOutputRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint): RoutePlan {
+export function planExactOutputRoute(input: QuoteInput, pricedMarket: PricedMarket, weth: Address, gasPriceWei: bigint): RoutePlan {
   const { sellToken, buyToken, query } = input;
   const buyAmount = query.buyAmount!;
   const sellsNative = sellToken.address === NATIVE;
@@ -37,8 +39,10 @@ export function planExactOutputRoute(input: QuoteInput, market: PricedMarket, we
   let legs: readonly SplitLeg[] = [];
   let amountIn = needed;
   let grossOut = needed;
-  const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0 };
+  const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0, bySource: {} };
   if (tokenIn !== tokenOut) {
+    // Exact-input-only venues (propAMMs) cannot price a leg backwards: the whole search leaves them out.
+    const market = marketWhere(pricedMarket, (pool) => adapterOf(pool).exactOutput);
     const single = searchRouteForOutput(market, tokenIn, tokenOut, needed, query.maxHops, stats);
     if (single === undefined) {
       throw new ApiError(

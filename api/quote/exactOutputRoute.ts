@@ -1,39 +1,33 @@
 import type { Address } from "viem";
-import { getAmountIn, splitAmounts } from "../../sdk";
+import { splitAmounts } from "../../sdk";
 import type { PricedMarket } from "./poolGraph";
 import { searchRoute, type RouteSearchStats } from "./prunedRouteSearch";
 import { bestExecution } from "./splitDecision";
 import { hopThrough, MAX_HOPS, type PricedPool, type RouteHop } from "./routeSearch";
+import { adapterOf } from "./venues/venueAdapters";
 import type { SplitLeg } from "./splitRoute";
-
-/** A V2 pair keeps reserves in uint112 (routeSearch.ts): an input past it would be refused. */
-const MAX_RESERVE = (1n << 112n) - 1n;
 
 /**
  * The least input `pool` needs to pay out `amountOut` of the other token, exactly as the routers'
- * backward pass computes it (V2SwapMath.getAmountIn); undefined when the pool cannot pay that much,
- * has an empty side, or would take its input reserve past uint112.
+ * backward pass computes it (its venue's adapter; V2: V2SwapMath.getAmountIn); undefined when the
+ * pool cannot pay that much, or its venue is exact-input only (propAMMs).
  */
 export function amountInThrough(pool: PricedPool, tokenIn: Address, amountOut: bigint): bigint | undefined {
-  const zeroForOne = pool.token0 === tokenIn;
-  if (!zeroForOne && pool.token1 !== tokenIn) return undefined;
-  const [reserveIn, reserveOut] = zeroForOne ? [pool.reserve0, pool.reserve1] : [pool.reserve1, pool.reserve0];
-  if (reserveIn === 0n || reserveOut === 0n || amountOut <= 0n) return undefined;
-  const amountIn = getAmountIn(amountOut, reserveIn, reserveOut, pool.feeBps);
-  if (amountIn === undefined || reserveIn + amountIn > MAX_RESERVE) return undefined;
-  return amountIn;
+  const adapter = adapterOf(pool);
+  return adapter.exactOutput ? adapter.amountIn(pool, tokenIn, amountOut) : undefined;
 }
 
 /** A token path's pools, backwards: what each step needs, from the output to the input. */
 type BackwardStep = Readonly<{ pool: PricedPool; tokenIn: Address; tokenOut: Address; amountIn: bigint }>;
 
-/** The pool between `tokenIn` and `tokenOut` that needs the least input for `amountOut`. */
-function cheapestHop(market: PricedMarket, tokenIn: Address, tokenOut: Address, amountOut: bigint): BackwardStep | undefined {
+/** The pool between `tokenIn` and `tokenOut`, among every venue that prices backwards, that needs the least input for `amountOut`. */
+function cheapestHop(market: PricedMarket, tokenIn: Address, tokenOut: Address, amountOut: bigint, stats: RouteSearchStats | undefined): BackwardStep | undefined {
   let best: BackwardStep | undefined;
   for (const address of market.graph.between(tokenIn, tokenOut)) {
     const pool = market.pools.get(address);
     if (pool === undefined) continue;
     const amountIn = amountInThrough(pool, tokenIn, amountOut);
+    if (amountIn !== undefined && stats?.bySource !== undefined) stats.bySource[pool.source] = (stats.bySource[pool.source] ?? 0) + 1;
     if (amountIn !== undefined && (best === undefined || amountIn < best.amountIn)) best = { pool, tokenIn, tokenOut, amountIn };
   }
   return best;
@@ -71,7 +65,7 @@ export function searchRouteForOutput(
     stats.candidatePaths += 1;
     if (succeeded) stats.successfulRoutes += 1;
   };
-  const direct = cheapestHop(market, tokenIn, tokenOut, amountOut);
+  const direct = cheapestHop(market, tokenIn, tokenOut, amountOut, stats);
   tried(direct !== undefined);
   if (direct !== undefined) consider([direct]);
   if (maxHops < 2) return best;
@@ -80,12 +74,12 @@ export function searchRouteForOutput(
   // The last hop from each hub, then the first hop into it.
   const last: BackwardStep[] = [];
   for (const hub of hubs) {
-    const step = cheapestHop(market, hub, tokenOut, amountOut);
+    const step = cheapestHop(market, hub, tokenOut, amountOut, stats);
     if (step !== undefined) last.push(step);
     else tried(false);
   }
   for (const step of last) {
-    const first = cheapestHop(market, tokenIn, step.tokenIn, step.amountIn);
+    const first = cheapestHop(market, tokenIn, step.tokenIn, step.amountIn, stats);
     tried(first !== undefined);
     if (first !== undefined) consider([first, step]);
   }
@@ -97,14 +91,14 @@ export function searchRouteForOutput(
     let reach: [BackwardStep, BackwardStep] | undefined;
     for (const step of last) {
       if (step.tokenIn === hub) continue;
-      const middle = cheapestHop(market, hub, step.tokenIn, step.amountIn);
+      const middle = cheapestHop(market, hub, step.tokenIn, step.amountIn, stats);
       if (middle !== undefined && (reach === undefined || middle.amountIn < reach[0].amountIn)) reach = [middle, step];
     }
     if (reach === undefined) {
       tried(false);
       continue;
     }
-    const first = cheapestHop(market, tokenIn, hub, reach[0].amountIn);
+    const first = cheapestHop(market, tokenIn, hub, reach[0].amountIn, stats);
     tried(first !== undefined);
     if (first !== undefined) consider([first, ...reach]);
   }

@@ -9,8 +9,13 @@ export type GasFactors = Readonly<{
   hops: number;
   /** Legs of a split route (2 or 3), or 0 for a single path. */
   splitLegs?: number;
-  /** Hops through pairs whose price accumulators are still zero. */
+  /** Hops through pairs whose price accumulators are still zero (ignored when `hopGas` is given: the V2 adapter counts them). */
   hopsStartingOracle: number;
+  /**
+   * The execution gas of every hop as its venue's adapter models it (venues/venueAdapter.ts `hopGas`);
+   * when left out, every hop is a V2 hop (PER_HOP, plus ORACLE_START for those starting the oracle).
+   */
+  hopGas?: number;
   wrap: boolean;
   unwrap: boolean;
   fee: boolean;
@@ -34,6 +39,10 @@ export type GasFactors = Readonly<{
 // Gasless adds a transfer into the router (its balance slot written and cleared) and the fee's transfer.
 const EXECUTION_BASE = { permit2: 45_000, allowance: 42_000, native: 32_000, gasless: 70_000 } as const;
 const PER_HOP = 44_000;
+/** Two accumulator slots written from zero: 2 × (22,100 − 5,000). */
+const ORACLE_START = 34_200;
+/** A V2 hop's gas model (venues/v2Adapter.ts): constant, plus the oracle's first write. */
+export const V2_HOP_GAS = { perHop: PER_HOP, oracleStart: ORACLE_START } as const;
 /**
  * A split takes the sell token into the router (instead of straight into the first pair), checks its
  * layout, and moves each leg's part on: calibrated on the devnet market (test/api/quote.test.ts) as 10,000 plus 5,000 per leg.
@@ -46,8 +55,6 @@ const WRAP = 9_000;
 const UNWRAP = 14_000;
 const FEE = 12_000;
 const FRESH_SLOT = 20_000;
-/** Two accumulator slots written from zero: 2 × (22,100 − 5,000). */
-const ORACLE_START = 34_200;
 const NEW_ACCOUNT = 25_000;
 const INTRINSIC = 21_000;
 /**
@@ -81,8 +88,8 @@ function calldataGas(data: Hex, signatureOffset: number | undefined): number {
 
 /** A backend estimate of the transaction's gas; wallets should still estimate for themselves. */
 export function estimateGas(data: Hex, signatureOffset: number | undefined, factors: GasFactors): number {
-  let gas = INTRINSIC + calldataGas(data, signatureOffset) + EXECUTION_BASE[factors.settlement] + PER_HOP * factors.hops;
-  gas += ORACLE_START * factors.hopsStartingOracle;
+  let gas = INTRINSIC + calldataGas(data, signatureOffset) + EXECUTION_BASE[factors.settlement];
+  gas += factors.hopGas ?? PER_HOP * factors.hops + ORACLE_START * factors.hopsStartingOracle;
   const legs = factors.splitLegs ?? 0;
   if (legs > 1) gas += SPLIT_BASE + SPLIT_PER_LEG * legs;
   if (factors.wrap) gas += WRAP;

@@ -9,10 +9,10 @@ import {
   type PublicClient,
 } from "viem";
 import { uniswapV2PairAbi, type ManifestPool } from "../../sdk";
-import type { PricedPool } from "./routeSearch";
+import type { V2Pool } from "./routeSearch";
 
 /** The readable pools, and why each of the others could not be read. */
-export type PoolReserves = Readonly<{ pools: readonly PricedPool[]; unreadable: ReadonlyMap<Address, string> }>;
+export type PoolReserves = Readonly<{ pools: readonly V2Pool[]; unreadable: ReadonlyMap<Address, string> }>;
 
 /**
  * Whether a read failed because of the pool itself (no code at the address, a revert, data that is
@@ -48,7 +48,7 @@ export async function readPoolReserves(client: PublicClient, pools: readonly Man
           client.readContract({ address: pool.address, abi: uniswapV2PairAbi, functionName: "getReserves", blockNumber }),
           client.readContract({ address: pool.address, abi: uniswapV2PairAbi, functionName: "price0CumulativeLast", blockNumber }),
         ]);
-        const priced: PricedPool = {
+        const priced: V2Pool = {
           address: pool.address.toLowerCase() as Address,
           token0: pool.token0.toLowerCase() as Address,
           token1: pool.token1.toLowerCase() as Address,
@@ -67,5 +67,5 @@ export async function readPoolReserves(client: PublicClient, pools: readonly Man
       }
     }),
   );
-  return { pools: read.filter((pool): pool is PricedPool => pool !== undefined), unreadable };
+  return { pools: read.filter((pool): pool is V2Pool => pool !== undefined), unreadable };
 }

@@ -4,7 +4,7 @@ import type { BlockHead } from "../../sdk";
 import { readPoolEvents, type LogWindow, type PoolEvent } from "./poolEvents";
 import { PoolGraph, type PricedMarket } from "./poolGraph";
 import { readPoolReserves } from "./poolReserves";
-import type { PricedPool } from "./routeSearch";
+import { isV2Pool, type PricedPool, type V2Pool } from "./venues/pricedPool";
 
 /** Every pool's reserves at one block: what a quote is priced at. */
 export type PoolSnapshot = PricedMarket & Readonly<{ block: BlockHead }>;
@@ -125,7 +125,7 @@ export class PoolStateTracker {
       if (event.kind === "sync") {
         block.touched.add(event.pool);
         const pool = pools.get(event.pool);
-        const synced = pool === undefined ? undefined : afterSync(pool, event, event.blockHash === head.hash ? head.timestamp : undefined);
+        const synced = pool === undefined || !isV2Pool(pool) ? undefined : afterSync(pool, event, event.blockHash === head.hash ? head.timestamp : undefined);
         if (synced === undefined) reread.add(event.pool);
         else pools.set(event.pool, synced);
       } else if (this.#adoptCreated(event)) {
@@ -214,7 +214,7 @@ export class PoolStateTracker {
  * its price oracle when time has passed since `blockTimestampLast` and the reserves before it were
  * both non-zero; undefined when that cannot be told (the pool must be read).
  */
-function afterSync(pool: PricedPool, sync: Extract<PoolEvent, { kind: "sync" }>, timestamp: bigint | undefined): PricedPool | undefined {
+function afterSync(pool: V2Pool, sync: Extract<PoolEvent, { kind: "sync" }>, timestamp: bigint | undefined): V2Pool | undefined {
   const timestampLast = timestamp === undefined ? undefined : Number(timestamp % 2n ** 32n);
   let oracleStarted = pool.oracleStarted;
   if (!oracleStarted) {

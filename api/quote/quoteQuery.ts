@@ -75,6 +75,12 @@ const quoteQuerySchema = z.strictObject({
   fee_bps: feeBps,
   permit2_owner: permit2Owner,
   max_hops: integerText("max_hops", 1, MAX_HOPS_ACCEPTED).optional(),
+  // Venue names, checked against the chain's venues once the chain is known (excludedSourcesOf).
+  excluded_sources: z
+    .string()
+    .max(1024)
+    .regex(/^[A-Za-z0-9._:-]*(,[A-Za-z0-9._:-]*)*$/, "must be venue names separated by commas, such as uniswap-v2,uniswap-v3")
+    .optional(),
   // The live service's names (aliasesOf) and its fee parameters we accept but do not act on.
   slippageBps,
   swap_fee_bps: feeBps,
@@ -140,6 +146,8 @@ export type QuoteQuery = Readonly<{
   gasless: boolean;
   /** Upper bound on pools per path (`max_hops`); undefined: the router's own bound. */
   maxHops: number | undefined;
+  /** Venues whose pools the route must not use (`excluded_sources`, lowercase); each names one of the chain's venues. */
+  excludedSources?: readonly string[];
   /** The fee parameters the request named (as sent), for the swap:integrator scope check. */
   feeParameters: readonly FeeParameter[];
   /** The name fee_bps was sent under (an alias or fee_bps), for messages about it. */
@@ -181,6 +189,23 @@ export function quoteQueryFor(request: QuoteRequest, sellToken: Readonly<{ decim
   return { ...rest, sellAmount: amountSide === "sell" ? value : undefined, buyAmount: amountSide === "buy" ? value : undefined };
 }
 
+/** `excluded_sources` as a list of distinct lowercase names (empty entries, as in a trailing comma, ignored). */
+function namesOf(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  return [...new Set(text.split(",").map((name) => name.trim().toLowerCase()).filter((name) => name !== ""))];
+}
+
+/**
+ * Refuses an `excluded_sources` name that is not one of `venues` (the chain's venue names): a typo
+ * would otherwise quote the venue it meant to avoid. The live service reports such names in
+ * `issues.invalidSourcesPassed` instead; a 400 tells the integrator before any route is used.
+ */
+export function checkExcludedSources(query: Pick<QuoteQuery, "excludedSources">, venues: ReadonlySet<string>): void {
+  const unknown = (query.excludedSources ?? []).find((name) => !venues.has(name));
+  if (unknown === undefined) return;
+  throw new ApiError(400, "invalid_request", `excluded_sources names ${unknown}, which is not a venue of this chain; its venues are ${[...venues].sort().join(", ")}`);
+}
+
 /** Validates GET /quote's query; a 400 names the first parameter at fault. */
 export function parseQuoteQuery(query: unknown): QuoteRequest {
   const sent = parseRequest(quoteQuerySchema, query, "query");
@@ -206,6 +231,7 @@ export function parseQuoteQuery(query: unknown): QuoteRequest {
     feeBps: parsed.fee_bps ?? 0,
     gasless: parsed.permit2_owner !== undefined,
     maxHops: parsed.max_hops,
+    excludedSources: namesOf(parsed.excluded_sources),
     feeParameters: FEE_PARAMETERS.filter((name) => sent[name] !== undefined),
     feeBpsName: (["fee_bps", ...aliasesOf.fee_bps] as const).find((name) => sent[name] !== undefined) ?? "fee_bps",
   };

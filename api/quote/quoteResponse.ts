@@ -2,7 +2,9 @@ import { formatEther, formatUnits } from "viem";
 import { exactOutputPermitTypes, gaslessExactOutputPermitTypes, gaslessPermitTypes, NATIVE_TOKEN, swapPermitTypes, withDomainType } from "../../sdk";
 import type { Quote } from "./buildQuote";
 import { approvalJson } from "./tokenPermitOffer";
+import { hopsGas } from "./prunedRouteSearch";
 import type { RouteHop } from "./routeSearch";
+import { adapterOf, legName } from "./venues/venueAdapters";
 import type { TransferTax } from "../tokens/transferTax";
 
 /** The same for every quote of a kind: built once. EIP712Domain is included, as the spec's clients expect. */
@@ -38,14 +40,17 @@ function taxJson(tax: TransferTax) {
   return { buy_tax_bps: tax.buyTaxBps, sell_tax_bps: tax.sellTaxBps, transfer_tax_bps: tax.transferTaxBps };
 }
 
-function hopJson(hop: RouteHop) {
+/** A hop as `route` shows it: its venue (`source`), its pool in the live service's form (`leg`), its amounts and gas. */
+function hopJson(hop: RouteHop, chainId: number) {
   return {
     pool: hop.pool.address,
     source: hop.pool.source,
+    leg: legName(hop.pool, chainId),
     token_in: hop.tokenIn,
     token_out: hop.tokenOut,
     amount_in: hop.amountIn.toString(),
     amount_out: hop.amountOut.toString(),
+    gas: adapterOf(hop.pool).hopGas(hop.pool, hop.tokenIn, hop.amountIn),
   };
 }
 
@@ -109,12 +114,13 @@ export function priceResponse(quote: Quote) {
     min_buy_amount: quote.minBuyAmount.toString(),
     token_metadata: { sell_token: taxJson(quote.taxes.sell), buy_token: taxJson(quote.taxes.buy) },
     route: {
-      hops: quote.hops.map(hopJson),
+      hops: quote.hops.map((hop) => hopJson(hop, quote.chainId)),
       legs: quote.legs.map((leg) => ({
         share_bps: leg.shareBps,
         sell_amount: leg.amountIn.toString(),
         buy_amount: leg.amountOut.toString(),
-        hops: leg.hops.map(hopJson),
+        gas: hopsGas(leg.hops),
+        hops: leg.hops.map((hop) => hopJson(hop, quote.chainId)),
       })),
     },
     platform_fee: platformFeeJson(quote.platformFee),
@@ -124,7 +130,7 @@ export function priceResponse(quote: Quote) {
     slippage_bps: quote.slippageBps,
     ...routeStats,
     // The live service's integrators read these at the top level; route_stats keeps our own shape.
-    route_stats: routeStats,
+    route_stats: { ...routeStats, candidates_by_source: { ...quote.routeStats.bySource } },
     settlement: quote.settlement,
     gasless: quote.relayerFee !== undefined,
     relayer_fee:
@@ -145,7 +151,7 @@ export function priceResponse(quote: Quote) {
           ? null
           : { token: quote.issues.balance.token, actual: quote.issues.balance.actual.toString(), expected: quote.issues.balance.expected.toString() },
       simulationIncomplete: quote.issues.simulationIncomplete,
-      // We take no list of sources to exclude, so none can be invalid (the live service: "reserved").
+      // An unknown name in excluded_sources is refused with a 400 naming it, so none reaches a quote.
       invalidSourcesPassed: [] as string[],
     },
   };

@@ -1,14 +1,16 @@
 import type { Address } from "viem";
-import { NATIVE_TOKEN_LOWERCASE, type RouteAction } from "../../sdk";
+import { NATIVE_TOKEN_LOWERCASE, type RouteAction, type SplitLegAction } from "../../sdk";
 import { ApiError } from "../apiError";
 import { isTaxed } from "../tokens/transferTax";
 import type { QuoteInput } from "./buildQuote";
 import type { PricedMarket } from "./poolGraph";
 import { searchRoute, type RouteSearchStats } from "./prunedRouteSearch";
 import type { RouteHop } from "./routeSearch";
-import { bestExecution } from "./splitDecision";
+import { bestExecution, gasCostIn } from "./splitDecision";
 import type { SplitLeg } from "./splitRoute";
 import { intermediateTokens, marketAvoidingTaxed } from "./taxedIntermediates";
+import type { HopAction } from "./venues/venueAdapter";
+import { adapterOf } from "./venues/venueAdapters";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
 
@@ -28,14 +30,25 @@ export type RoutePlan = Readonly<{
 /** How a route is planned: forwards from the sell amount (planRoute) or backwards from the buy amount (planExactOutputRoute). */
 export type RoutePlanner = (input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint) => RoutePlan;
 
-/** The actions of a route over `legs`: WRAP, one path's SWAP_V2s or one SPLIT, UNWRAP (the fee is added by the caller). */
+/**
+ * A SPLIT leg's hop as today's encoder takes it: the V2 operands without the opcode. The brief's new
+ * SPLIT layout carries full hop actions (SWAP_V2, SWAP_V3, SWAP_PROPAMM); with it this becomes the
+ * action itself.
+ */
+function splitHopOf(action: HopAction): SplitLegAction["hops"][number] {
+  const { type: _type, ...hop } = action;
+  return hop;
+}
+
+/** The actions of a route over `legs`: WRAP, one path's swaps or one SPLIT, UNWRAP (the fee is added by the caller). */
 export function actionsOfLegs(legs: readonly SplitLeg[], sellsNative: boolean, buysNative: boolean): RouteAction[] {
-  // encodeRouteActions validates and packs the addresses; checksumming them here would be wasted.
-  const swapsOf = (hops: readonly RouteHop[]) => hops.map((hop) => ({ pair: hop.pool.address, tokenOut: hop.tokenOut, feeBps: hop.pool.feeBps }));
+  // Each hop's action is its venue's (venues/venueAdapter.ts `action`). encodeRouteActions validates
+  // and packs the addresses; checksumming them here would be wasted.
+  const swapsOf = (hops: readonly RouteHop[]) => hops.map((hop) => adapterOf(hop.pool).action(hop.pool, hop.tokenOut));
   const actions: RouteAction[] = [];
   if (sellsNative) actions.push({ type: "wrap" });
-  if (legs.length > 1) actions.push({ type: "split", legs: legs.map((leg) => ({ shareBps: leg.shareBps, hops: swapsOf(leg.hops) })) });
-  else for (const hop of swapsOf(legs[0]?.hops ?? [])) actions.push({ type: "swapV2", ...hop });
+  if (legs.length > 1) actions.push({ type: "split", legs: legs.map((leg) => ({ shareBps: leg.shareBps, hops: swapsOf(leg.hops).map(splitHopOf) })) });
+  else actions.push(...swapsOf(legs[0]?.hops ?? []));
   if (buysNative) actions.push({ type: "unwrap" });
   return actions;
 }
@@ -50,9 +63,11 @@ export function planRoute(input: QuoteInput, market: PricedMarket, weth: Address
   let legs: readonly SplitLeg[] = [];
   const sellAmount = query.sellAmount!;
   let grossOut = sellAmount;
-  const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0 };
+  const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0, bySource: {} };
   if (tokenIn !== tokenOut) {
-    const route = searchRoute(market, tokenIn, tokenOut, sellAmount, query.maxHops, stats);
+    // Candidates are ranked by output net of their gas in the buy token, when the market prices it.
+    const gasCost = gasCostIn(market, tokenOut, weth, gasPriceWei);
+    const route = searchRoute(market, tokenIn, tokenOut, sellAmount, query.maxHops, stats, gasCost);
     if (route === undefined) {
       throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
     }

@@ -1,26 +1,9 @@
 import type { Address } from "viem";
-import { getAmountOut } from "../../sdk";
+import type { PricedPool } from "./venues/pricedPool";
+import { amountThroughPool } from "./venues/venueAdapters";
 
-/** A pool with its reserves at the block being quoted. Token addresses are lowercase. */
-export type PricedPool = Readonly<{
-  address: Address;
-  token0: Address;
-  token1: Address;
-  reserve0: bigint;
-  reserve1: bigint;
-  feeBps: number;
-  source: "uniswap-v2";
-  /**
-   * Whether the pair's price accumulators are non-zero. A V2 pair's first swap after its first
-   * mint writes both from zero, which costs about 34,000 gas more than later swaps.
-   */
-  oracleStarted: boolean;
-  /**
-   * The pair's `blockTimestampLast` (uint32) at this state, when known: with it, a `Sync` tells
-   * whether it started the oracle, and the pool need not be read again on its first swap.
-   */
-  timestampLast?: number;
-}>;
+/** A pool at the block being quoted, of any venue (venues/pricedPool.ts). */
+export type { PricedPool, V2Pool, VenuePool } from "./venues/pricedPool";
 
 export type RouteHop = Readonly<{
   pool: PricedPool;
@@ -35,19 +18,9 @@ export type FoundRoute = Readonly<{ hops: readonly RouteHop[]; amountOut: bigint
 /** Routes may cross at most this many pools. */
 export const MAX_HOPS = 3;
 
-/** A V2 pair keeps reserves in uint112: a swap that would push the input reserve past it reverts. */
-const MAX_RESERVE = (1n << 112n) - 1n;
-
-/** What `amountIn` of `tokenIn` buys through `pool`; 0n when the pool cannot take it (no hop). */
+/** What `amountIn` of `tokenIn` buys through `pool` (its venue's adapter); 0n when the pool cannot take it (no hop). */
 export function amountThrough(pool: PricedPool, tokenIn: Address, amountIn: bigint): bigint {
-  const zeroForOne = pool.token0 === tokenIn;
-  if (!zeroForOne && pool.token1 !== tokenIn) return 0n;
-  const [reserveIn, reserveOut] = zeroForOne ? [pool.reserve0, pool.reserve1] : [pool.reserve1, pool.reserve0];
-  if (reserveIn + amountIn > MAX_RESERVE) return 0n;
-  // An empty side (anyone can make one: send one token to a pair, then sync) would price the whole
-  // other reserve for any input, which the pair then refuses to pay out: no hop.
-  if (reserveIn === 0n || reserveOut === 0n) return 0n;
-  return getAmountOut(amountIn, reserveIn, reserveOut, pool.feeBps);
+  return amountThroughPool(pool, tokenIn, amountIn);
 }
 
 export function hopThrough(pool: PricedPool, tokenIn: Address, amountIn: bigint): RouteHop | undefined {
@@ -58,8 +31,8 @@ export function hopThrough(pool: PricedPool, tokenIn: Address, amountIn: bigint)
 
 /**
  * The path that pays the most `tokenOut` for `amountIn` of `tokenIn`, over every simple path of up
- * to `maxHops` pools (no pool or token visited twice). Amounts are the exact on-chain V2 outputs, so
- * the route pays what the router pays at the same reserves. Undefined when no path gives any output.
+ * to `maxHops` pools (no pool or token visited twice), across every venue. Amounts are the exact
+ * on-chain outputs (each venue's adapter), so the route pays what the router pays at the same state. Undefined when no path gives any output.
  */
 export function findBestRoute(
   pools: readonly PricedPool[],

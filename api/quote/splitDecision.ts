@@ -1,8 +1,8 @@
 import type { Address } from "viem";
 import { SPLIT_GAS } from "./gasEstimate";
 import type { PricedMarket } from "./poolGraph";
-import { searchRoute } from "./prunedRouteSearch";
-import type { FoundRoute } from "./routeSearch";
+import { hopsGas, searchRoute, type GasCost } from "./prunedRouteSearch";
+import type { FoundRoute, RouteHop } from "./routeSearch";
 import { priceImpactLoss, splitRoute, type SplitLeg } from "./splitRoute";
 
 /**
@@ -37,11 +37,13 @@ export function bestExecution(
   const singleExecution: Execution = { legs: [{ ...single, amountIn, shareBps: 10_000 }], amountOut: single.amountOut };
   const inBuyToken = gasPricer(market, tokenOut, weth);
   if (inBuyToken === undefined) return singleExecution;
-  const legCost = (hops: number) => inBuyToken(BigInt(SPLIT_GAS.perLeg + hops * SPLIT_GAS.perHop) * gasPriceWei);
-  const splitCost = inBuyToken(BigInt(SPLIT_GAS.base + SPLIT_GAS.perLeg) * gasPriceWei);
+  const gasCost: GasCost = (gas) => inBuyToken(BigInt(gas) * gasPriceWei);
+  // Each leg's hops cost what their venues' adapters say (a V3 hop's ticks, a propAMM's measured gas).
+  const legCost = (hops: readonly RouteHop[]) => gasCost(SPLIT_GAS.perLeg + hopsGas(hops));
+  const splitCost = gasCost(SPLIT_GAS.base + SPLIT_GAS.perLeg);
   // The cheapest split there is: its base and one more leg, no extra hops.
-  if (priceImpactLoss(single) <= splitCost + legCost(0)) return singleExecution;
-  const split = splitRoute(market, tokenIn, tokenOut, amountIn, { single, splitCost, legCost, maxHops });
+  if (priceImpactLoss(single) <= splitCost + legCost([])) return singleExecution;
+  const split = splitRoute(market, tokenIn, tokenOut, amountIn, { single, splitCost, legCost, gasCost, maxHops });
   return split === undefined ? singleExecution : { legs: split.legs, amountOut: split.amountOut };
 }
 
@@ -51,6 +53,15 @@ export function bestExecution(
  * memo of the market's state.
  */
 const probes = new WeakMap<PricedMarket, Map<Address, bigint | null>>();
+
+/**
+ * Gas at `gasPriceWei` in `token` at the market's price (what ranking net of gas subtracts), or
+ * undefined when no route from WETH prices it.
+ */
+export function gasCostIn(market: PricedMarket, token: Address, weth: Address, gasPriceWei: bigint): GasCost | undefined {
+  const inToken = gasPricer(market, token, weth);
+  return inToken === undefined ? undefined : (gas) => inToken(BigInt(gas) * gasPriceWei);
+}
 
 /** Converts wei into `token` at the market's price, or undefined when no pool route prices it. */
 function gasPricer(market: PricedMarket, token: Address, weth: Address): ((wei: bigint) => bigint) | undefined {

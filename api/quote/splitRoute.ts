@@ -1,8 +1,10 @@
 import type { Address } from "viem";
 import { splitAmounts } from "../../sdk";
 import type { PricedMarket } from "./poolGraph";
-import { searchRoute } from "./prunedRouteSearch";
-import { hopThrough, type FoundRoute, type PricedPool, type RouteHop } from "./routeSearch";
+import { marketWhere } from "./marketView";
+import { searchRoute, type GasCost } from "./prunedRouteSearch";
+import { hopThrough, type FoundRoute, type RouteHop } from "./routeSearch";
+import { adapterOf } from "./venues/venueAdapters";
 
 /**
  * One leg of a split: a path, its share of the sell amount in bps as the router's SPLIT action states
@@ -23,10 +25,13 @@ export type SplitOptions = Readonly<{
   /** Paths considered (pool-disjoint, best first); default 3. */
   maxPaths?: number;
   /**
-   * What a path of `hops` hops costs in the buy token (the gas model's price of it); a split pays for
-   * its legs beyond the single path's one. Default nothing.
+   * What a leg through `hops` costs in the buy token (the gas model's price of its hops, each by its
+   * venue's adapter, and of the leg itself); a split pays for its legs beyond the single path's one.
+   * Default nothing.
    */
-  legCost?: (hops: number) => bigint;
+  legCost?: (hops: readonly RouteHop[]) => bigint;
+  /** Ranks the further paths by output net of their gas in the buy token (searchRoute's `gasCost`). */
+  gasCost?: GasCost;
   /** What splitting at all costs over the single path, in the buy token; default nothing. */
   splitCost?: bigint;
   /** The best single path for the whole amount, when the caller already searched it. */
@@ -52,96 +57,63 @@ export function priceImpactLoss(route: FoundRoute): bigint {
   let numerator = first.amountIn;
   let denominator = 1n;
   for (const hop of route.hops) {
-    const zeroForOne = hop.pool.token0 === hop.tokenIn;
-    const [reserveIn, reserveOut] = zeroForOne ? [hop.pool.reserve0, hop.pool.reserve1] : [hop.pool.reserve1, hop.pool.reserve0];
-    numerator *= reserveOut * BigInt(10_000 - hop.pool.feeBps);
-    denominator *= reserveIn * 10_000n;
+    const price = adapterOf(hop.pool).spotPrice(hop.pool, hop.tokenIn);
+    if (price === undefined) return 0n;
+    numerator *= price[0];
+    denominator *= price[1];
   }
   if (denominator === 0n) return 0n;
   const atMarginalPrice = numerator / denominator;
   return atMarginalPrice > route.amountOut ? atMarginalPrice - route.amountOut : 0n;
 }
 
-/** The market's pools without some of them: a view, so a split of a 5,000-pool market copies nothing. */
-class PoolsWithout implements ReadonlyMap<Address, PricedPool> {
-  constructor(
-    private readonly pools: ReadonlyMap<Address, PricedPool>,
-    private readonly excluded: ReadonlySet<Address>,
-  ) {}
-  get(address: Address): PricedPool | undefined {
-    return this.excluded.has(address) ? undefined : this.pools.get(address);
-  }
-  has(address: Address): boolean {
-    return !this.excluded.has(address) && this.pools.has(address);
-  }
-  get size(): number {
-    return [...this.keys()].length;
-  }
-  *entries(): MapIterator<[Address, PricedPool]> {
-    for (const entry of this.pools) if (!this.excluded.has(entry[0])) yield entry;
-  }
-  *keys(): MapIterator<Address> {
-    for (const [address] of this.entries()) yield address;
-  }
-  *values(): MapIterator<PricedPool> {
-    for (const [, pool] of this.entries()) yield pool;
-  }
-  [Symbol.iterator](): MapIterator<[Address, PricedPool]> {
-    return this.entries();
-  }
-  forEach(callback: (pool: PricedPool, address: Address, map: ReadonlyMap<Address, PricedPool>) => void): void {
-    for (const [address, pool] of this.entries()) callback(pool, address, this);
-  }
-}
-
-function without(market: PricedMarket, excluded: ReadonlySet<Address>): PricedMarket {
-  return { graph: market.graph, pools: new PoolsWithout(market.pools, excluded) };
-}
-
 /**
- * A path's output as a function of its input, `p·x / (1 + q·x)`, ignoring integer rounding. One V2 hop
- * with reserves (Rin, Rout) and fee factor γ pays `γ·x·Rout / (Rin + γ·x)`: p = γ·Rout/Rin (its
- * marginal price at zero), q = γ/Rin. Such linear-fractional maps compose into the same form, so a
- * whole path has one (p, q): after a hop (p1, q1), a hop (p2, q2) gives (p1·p2, q1 + q2·p1). Its
- * marginal price at x is p / (1 + q·x)².
+ * A path's output as a function of its input beyond `base` already allotted to it, `p·d / (1 + q·d)`
+ * (venues/venueAdapter.ts HopCurve): the hops' local curves, each read by its venue's adapter at the
+ * input the hop takes when the path carries `base`, composed. After a hop (p1, q1), a hop (p2, q2)
+ * gives (p1·p2, q1 + q2·p1). Its marginal price at d is p / (1 + q·d)². Undefined when a hop has no
+ * curve there (it cannot take more).
  */
 type PathCurve = { p: number; q: number };
 
-function curveOf(hops: readonly RouteHop[]): PathCurve {
+function curveOf(hops: readonly RouteHop[], base: bigint): PathCurve | undefined {
+  const priced = base > 0n ? legHops(hops, base) : undefined;
+  if (base > 0n && priced === undefined) return undefined;
   let p = 1;
   let q = 0;
-  for (const hop of hops) {
-    const zeroForOne = hop.pool.token0 === hop.tokenIn;
-    const [reserveIn, reserveOut] = zeroForOne ? [hop.pool.reserve0, hop.pool.reserve1] : [hop.pool.reserve1, hop.pool.reserve0];
-    const gamma = (10_000 - hop.pool.feeBps) / 10_000;
-    const hopP = (gamma * Number(reserveOut)) / Number(reserveIn);
-    const hopQ = gamma / Number(reserveIn);
-    q += hopQ * p;
-    p *= hopP;
+  for (const [index, hop] of hops.entries()) {
+    const curve = adapterOf(hop.pool).curve(hop.pool, hop.tokenIn, priced?.[index]!.amountIn ?? 0n);
+    if (curve === undefined) return undefined;
+    q += curve.q * p;
+    p *= curve.p;
   }
   return { p, q };
 }
 
 /**
  * The amounts that equalise the paths' marginal prices, which maximises their total output (each
- * output is concave): with marginal λ on every leg, leg i takes x_i = (√(p_i/λ) − 1) / q_i, and the
- * x_i add up to the amount, so 1/√λ = (X + Σ 1/q_i) / Σ (√p_i / q_i). A leg whose marginal price
- * at zero is already below λ gets nothing: it is dropped and λ found again over the others.
+ * output is concave), from curves read at `base` (each leg's allotment so far): with marginal λ on
+ * every leg, leg i moves by d_i = (√(p_i/λ) − 1) / q_i, and the allotments still add up to the
+ * amount, so 1/√λ = (X − Σ base_i + Σ 1/q_i) / Σ (√p_i / q_i). A leg that would fall to zero or below
+ * is dropped (it takes nothing) and λ found again over the others. From zero bases over V2 curves,
+ * which are exact, one pass is the optimum.
  */
-function equalMarginalAllotment(curves: readonly PathCurve[], amountIn: bigint): number[] {
+function equalMarginalAllotment(curves: readonly (PathCurve | undefined)[], base: readonly number[], amountIn: bigint): number[] {
   const total = Number(amountIn);
-  const active = curves.map((curve) => Number.isFinite(curve.p) && Number.isFinite(curve.q) && curve.p > 0 && curve.q > 0);
+  const active = curves.map((curve) => curve !== undefined && Number.isFinite(curve.p) && Number.isFinite(curve.q) && curve.p > 0 && curve.q > 0);
   for (;;) {
     let sumInverseQ = 0;
     let sumRootP = 0;
+    let sumBase = 0;
     curves.forEach((curve, index) => {
       if (!active[index]) return;
-      sumInverseQ += 1 / curve.q;
-      sumRootP += Math.sqrt(curve.p) / curve.q;
+      sumInverseQ += 1 / curve!.q;
+      sumRootP += Math.sqrt(curve!.p) / curve!.q;
+      sumBase += base[index]!;
     });
     if (sumRootP === 0) return curves.map(() => 0);
-    const scale = (total + sumInverseQ) / sumRootP;
-    const allotted = curves.map((curve, index) => (active[index] ? (Math.sqrt(curve.p) * scale - 1) / curve.q : 0));
+    const scale = (total - sumBase + sumInverseQ) / sumRootP;
+    const allotted = curves.map((curve, index) => (active[index] ? base[index]! + (Math.sqrt(curve!.p) * scale - 1) / curve!.q : 0));
     const negative = allotted.findIndex((amount, index) => active[index] && amount <= 0);
     if (negative === -1) return allotted;
     active[negative] = false;
@@ -149,40 +121,67 @@ function equalMarginalAllotment(curves: readonly PathCurve[], amountIn: bigint):
 }
 
 /**
+ * Passes of the allotment when some hop's curve is only local (a V3 pool's, exact within its tick
+ * range): each re-reads the curves at the allotment the previous pass found. Each pass's allotment is
+ * priced exactly and the best kept, so a pass can only help.
+ */
+const ALLOTMENT_PASSES = 4;
+
+/**
  * Splits a sell across up to `maxPaths` pool-disjoint paths (each the best path left once the pools
- * of the earlier ones are taken out, found at the full amount). Disjoint paths have separable, concave
- * outputs, so the best allotment equalises their marginal prices; each path's output curve has a
- * closed form (`PathCurve`), and so does the allotment (`equalMarginalAllotment`): a few floating-point
- * operations per leg instead of a search. The legs are then priced exactly, at the whole-bps shares
+ * of the earlier ones are taken out, found at the full amount): paths of any venues, so one order
+ * splits across V2, V3 and propAMM pools of the same pair, and a leg may mix venues. Disjoint paths
+ * have separable, concave outputs, so the best allotment equalises their marginal prices; each path's
+ * output curve has a local closed form (`PathCurve`), and so does the allotment
+ * (`equalMarginalAllotment`): a few floating-point operations per leg instead of a search, once over
+ * V2 pools (their curves are exact), a few passes when a curve is only local. The legs are then priced exactly, at the whole-bps shares
  * the router executes. The split is returned only when it pays more than the best single path after
  * its extra gas (`splitCost`, `legCost`); otherwise the single path is.
  */
 export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Address, amountIn: bigint, options: SplitOptions = {}): SplitRoute | undefined {
-  const single = options.single ?? searchRoute(market, tokenIn, tokenOut, amountIn, options.maxHops);
+  const single = options.single ?? searchRoute(market, tokenIn, tokenOut, amountIn, options.maxHops, undefined, options.gasCost);
   if (single === undefined) return undefined;
   const singleResult: SplitRoute = { legs: [{ ...single, amountIn, shareBps: 10_000 }], amountOut: single.amountOut, singleAmountOut: single.amountOut };
   const paths: FoundRoute[] = [single];
   const used = new Set<Address>(single.hops.map((hop) => hop.pool.address));
   while (paths.length < (options.maxPaths ?? 3)) {
-    const next = searchRoute(without(market, used), tokenIn, tokenOut, amountIn, options.maxHops);
+    const next = searchRoute(
+      marketWhere(market, (pool) => !used.has(pool.address)),
+      tokenIn,
+      tokenOut,
+      amountIn,
+      options.maxHops,
+      undefined,
+      options.gasCost,
+    );
     if (next === undefined) break;
     paths.push(next);
     for (const hop of next.hops) used.add(hop.pool.address);
   }
   if (paths.length === 1) return singleResult;
 
-  const amounts = equalMarginalAllotment(paths.map((path) => curveOf(path.hops)), amountIn);
-  const allotments = paths.map((path, index) => ({ hops: path.hops, fraction: amounts[index]! / Number(amountIn) }));
-  // A leg whose best share is below half a bps would be dropped by rounding, yet a thin path with a far
-  // better price (a small pool behind a deep first hop) can pay more for one bps than the others lose:
-  // price both and keep the better.
-  const legs = [settledLegs(allotments, amountIn, 0), settledLegs(allotments, amountIn, 1)]
-    .filter((candidate): candidate is SplitLeg[] => candidate !== undefined && candidate.length >= 2)
-    .reduce<SplitLeg[] | undefined>((best, candidate) => (best === undefined || outputOf(candidate) > outputOf(best) ? candidate : best), undefined);
+  const legCost = (hops: readonly RouteHop[]) => options.legCost?.(hops) ?? 0n;
+  // Candidates are compared net of their legs' gas: settlements with more legs, or legs through
+  // venues that cost more, must pay for it.
+  const netOf = (candidate: readonly SplitLeg[]) => candidate.reduce((sum, leg) => sum + leg.amountOut - legCost(leg.hops), 0n);
+  const exactCurves = paths.every((path) => path.hops.every((hop) => adapterOf(hop.pool).exactCurve));
+  let base = paths.map(() => 0);
+  let legs: SplitLeg[] | undefined;
+  for (let pass = 0; pass < (exactCurves ? 1 : ALLOTMENT_PASSES); pass++) {
+    const curves = paths.map((path, index) => curveOf(path.hops, BigInt(Math.floor(base[index]!))));
+    const amounts = equalMarginalAllotment(curves, base, amountIn);
+    const allotments = paths.map((path, index) => ({ hops: path.hops, fraction: amounts[index]! / Number(amountIn) }));
+    // A leg whose best share is below half a bps would be dropped by rounding, yet a thin path with a far
+    // better price (a small pool behind a deep first hop) can pay more for one bps than the others lose:
+    // price both and keep the better.
+    for (const candidate of [settledLegs(allotments, amountIn, 0), settledLegs(allotments, amountIn, 1)]) {
+      if (candidate !== undefined && candidate.length >= 2 && (legs === undefined || netOf(candidate) > netOf(legs))) legs = candidate;
+    }
+    base = amounts;
+  }
   if (legs === undefined) return singleResult;
   const amountOut = outputOf(legs);
-  const legCost = (hops: number) => options.legCost?.(hops) ?? 0n;
-  const cost = legs.reduce((sum, leg) => sum + legCost(leg.hops.length), options.splitCost ?? 0n) - legCost(single.hops.length);
+  const cost = legs.reduce((sum, leg) => sum + legCost(leg.hops), options.splitCost ?? 0n) - legCost(single.hops);
   if (amountOut - cost <= single.amountOut) return singleResult;
   return { legs, amountOut, singleAmountOut: single.amountOut };
 }

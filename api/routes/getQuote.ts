@@ -16,7 +16,8 @@ import { NonceRanges } from "../quote/nonceRanges";
 import { PermitNonceAllocator } from "../quote/permitNonces";
 import { PoolStateTracker } from "../quote/poolState";
 import { QuoteBuckets } from "../quote/quoteBuckets";
-import { parseQuoteQuery, quoteQueryFor, type QuoteRequest } from "../quote/quoteQuery";
+import { checkExcludedSources, parseQuoteQuery, quoteQueryFor, type QuoteRequest } from "../quote/quoteQuery";
+import { venueNamesOf } from "../quote/venues/chainVenues";
 import { quoteRecordOf } from "../quote/quoteRecord";
 import { priceResponse, quoteResponse } from "../quote/quoteResponse";
 import { admitTaxedTokens } from "../quote/taxedTokenAdmission";
@@ -145,6 +146,7 @@ function quotingHandler(deps: ApiDependencies, kind: QuoteKind): RequestHandler 
     const request = parseQuoteQuery(req.query);
     checkFeeScope(request, principal);
     const chain = requestedChain(deps.chains, request.chainId);
+    checkExcludedSources(request, venueNamesOf(chain.manifest));
     const { sellToken, buyToken } = admit(chain, request, principal.integratorId, deps.clock.now());
     const query = quoteQueryFor(request, sellToken, buyToken);
     checkRequest(query, principal, sellToken, buyToken, deps.config.maxCombinedFeeBps);

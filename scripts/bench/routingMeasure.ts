@@ -9,6 +9,7 @@ import type { DeploymentManifest } from "../../sdk";
 import { ChainHead, v2PoolsOf } from "../../sdk";
 import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
+import { isV2Pool } from "../../api/quote/venues/pricedPool";
 import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "../../api/quote/splitDecision";
 import { uniswapArtifacts } from "../deploy/uniswapArtifacts";
 import { seededRandom } from "../market/generateMarket";
@@ -25,7 +26,7 @@ function heapUsed(): number {
 /** Moves `count` seeded-random pools in one block: DevToken side minted into the pair, then `sync`. */
 async function touchPools(hre: HardhatRuntimeEnvironment, snapshot: PoolSnapshot, weth: Address, count: number, seed: number, devTokenAbi: Abi, from: Address): Promise<void> {
   const random = seededRandom(seed);
-  const pools = [...snapshot.pools.values()].map((pool) => ({ pool, order: random() })).sort((a, b) => a.order - b.order).slice(0, count);
+  const pools = [...snapshot.pools.values()].filter(isV2Pool).map((pool) => ({ pool, order: random() })).sort((a, b) => a.order - b.order).slice(0, count);
   const pairAbi = uniswapArtifacts.pair().abi;
   await hre.network.provider.request({ method: "evm_setAutomine", params: [false] });
   try {
@@ -72,7 +73,7 @@ async function followPools(
 
   const usdc = manifest.tokens.find((token) => token.symbol === "USDC")!.address.toLowerCase() as Address;
   const weth = manifest.contracts.weth.toLowerCase() as Address;
-  const hub = [...snapshot.pools.values()].find((pool) => [pool.token0, pool.token1].includes(usdc) && [pool.token0, pool.token1].includes(weth))!;
+  const hub = [...snapshot.pools.values()].filter(isV2Pool).find((pool) => [pool.token0, pool.token1].includes(usdc) && [pool.token0, pool.token1].includes(weth))!;
   const depth = hub.token0 === usdc ? hub.reserve0 : hub.reserve1;
   const gasPrice = snapshot.block.baseFeePerGas + ASSUMED_PRIORITY_FEE_WEI;
   const split: SplitResult[] = [0.001, 0.01, 0.1].map((orderOfDepth) => {

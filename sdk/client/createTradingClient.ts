@@ -74,6 +74,8 @@ export type QuoteParameters = {
   feeBps?: number;
   /** Upper bound on pools per path (1-16; the API's paths have at most 3). */
   maxHops?: number;
+  /** Venues whose pools the route must not use (`excluded_sources`), by the names hops' `source` shows; an unknown name is a 400. */
+  excludedSources?: readonly string[];
   /** A gasless quote: the relayer sends the swap and takes its fee in the sell token. */
   gasless?: boolean;
   /**
@@ -182,6 +184,7 @@ function quoteQuery(parameters: QuoteParameters, chainId: number): string {
   if (parameters.settlement !== undefined) entries.push(["settlement", parameters.settlement]);
   if (parameters.feeBps !== undefined) entries.push(["fee_bps", String(parameters.feeBps)]);
   if (parameters.maxHops !== undefined) entries.push(["max_hops", String(parameters.maxHops)]);
+  if (parameters.excludedSources !== undefined) entries.push(["excluded_sources", parameters.excludedSources.join(",")]);
   if (parameters.gasless) entries.push(["permit2_owner", parameters.taker]);
   return new URLSearchParams(entries).toString();
 }

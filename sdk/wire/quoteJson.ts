@@ -51,7 +51,18 @@ export const tokenPermitApprovalJsonSchema = z.object({
     .describe("EIP-712 typed data of the sell token's EIP-2612 permit(owner = taker, spender = Permit2, value = sell amount + relayer fee, deadline = the quote's); `types` includes EIP712Domain"),
 });
 
-const hopJsonSchema = z.object({ pool: address, source: z.string(), token_in: address, token_out: address, amount_in: amount, amount_out: amount });
+const hopJsonSchema = z.object({
+  pool: address,
+  source: z.string().describe("the venue the hop swaps on (`uniswap-v2`, a V3 venue such as `uniswap-v3`, a propAMM's name): the names `excluded_sources` takes"),
+  leg: z
+    .string()
+    .describe("the pool in the live service's form `<venue>:chain-<id>:<pool>:<fee>`, fee in hundredths of a bip (a 30 bps V2 pair: 3000; a propAMM: 0)"),
+  token_in: address,
+  token_out: address,
+  amount_in: amount,
+  amount_out: amount,
+  gas: z.number().int().min(0).describe("the hop's execution gas as its venue's model estimates it (V2: constant; V3: a base plus the ticks it crosses; propAMM: measured p90 plus a margin)"),
+});
 
 /** `platform_fee.fees[]`: one entry per fee the route takes (ours: the integrator's, from the buy token). */
 const platformFeeEntrySchema = z.object({
@@ -74,6 +85,10 @@ const routeStatFields = {
   candidate_paths: z.number().int().min(0).describe("token paths the search tried for the whole amount (direct, through each hub, through pairs of hubs)"),
   successful_routes: z.number().int().min(0).describe("those whose every hop had a pool giving a positive output"),
   failed_routes: z.number().int().min(0).describe("candidate_paths - successful_routes"),
+  candidates_by_source: z
+    .record(z.string(), z.number().int().min(0))
+    .optional()
+    .describe("pools priced by the search, per venue name (each pool that could take its hop, each time a candidate path asked it); venues excluded or without a pool on the way are absent"),
 };
 
 export const priceJsonSchema = z
@@ -100,6 +115,7 @@ export const priceJsonSchema = z
             share_bps: z.number().int().describe("the leg's share in bps, as the router's SPLIT action states it: of sell_amount, or of the output for an exact-output quote"),
             sell_amount: amount.describe("what the router gives the leg: sell_amount × share_bps / 10000 rounded down, the last leg the rest"),
             buy_amount: amount,
+            gas: z.number().int().min(0).describe("the execution gas of the leg's hops (the sum of their `gas`)"),
             hops: z.array(hopJsonSchema),
           }),
         )
@@ -145,7 +161,10 @@ export const priceJsonSchema = z
       allowance: z.object({ spender: address, actual: amount }).nullable(),
       balance: z.object({ token: address, actual: amount, expected: amount }).nullable(),
       simulationIncomplete: z.boolean().optional().describe("true when some known pool could not be read at the quoted block: the route was searched without it"),
-      invalidSourcesPassed: z.array(z.string()).optional().describe("sources a request asked to exclude that do not exist; always empty (no such parameter yet)"),
+      invalidSourcesPassed: z
+        .array(z.string())
+        .optional()
+        .describe("sources a request asked to exclude that do not exist: always empty, because an unknown name in excluded_sources is refused (400 naming it) rather than ignored"),
     }),
   });
 

@@ -7,27 +7,28 @@ import { bestExactOutputExecution, pathAmountIn, searchRouteForOutput } from "..
 import { HUB_COUNT, pricedMarketOf } from "../../api/quote/poolGraph";
 import { PoolStateTracker } from "../../api/quote/poolState";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
-import { amountThrough, type PricedPool } from "../../api/quote/routeSearch";
+import { amountThrough, type PricedPool, type V2Pool } from "../../api/quote/routeSearch";
+import { isV2Pool } from "../../api/quote/venues/pricedPool";
 import { settlementFixture } from "../fixtures/settlementFixture";
 
 /** The devnet market's pools as quotes see them, read once. */
-async function devnetPools(): Promise<{ pools: PricedPool[]; tokens: Address[]; weth: Address }> {
+async function devnetPools(): Promise<{ pools: V2Pool[]; tokens: Address[]; weth: Address }> {
   const f = await loadFixture(settlementFixture);
   const tracker = new PoolStateTracker({ factory: undefined, isSupported: () => true, observeReads: () => undefined });
   const snapshot = await tracker.at(f.publicClient, await new ChainHead(f.publicClient).fresh(), v2PoolsOf(f));
-  return { pools: [...snapshot.pools.values()], tokens: f.tokens.map((token) => token.address.toLowerCase() as Address), weth: f.contracts.weth.toLowerCase() as Address };
+  return { pools: [...snapshot.pools.values()].filter(isV2Pool), tokens: f.tokens.map((token) => token.address.toLowerCase() as Address), weth: f.contracts.weth.toLowerCase() as Address };
 }
 
-const moved = (pool: PricedPool, factor: number, other: number): PricedPool => ({
+const moved = (pool: V2Pool, factor: number, other: number): V2Pool => ({
   ...pool,
   reserve0: (pool.reserve0 * BigInt(factor)) / 1000n,
   reserve1: (pool.reserve1 * BigInt(other)) / 1000n,
 });
 
 /** Every simple path of at most 3 pools from `tokenIn` to `tokenOut` (no pool or token twice): the brute force. */
-function allPaths(pools: readonly PricedPool[], tokenIn: Address, tokenOut: Address): { pools: PricedPool[]; tokens: Address[] }[] {
-  const found: { pools: PricedPool[]; tokens: Address[] }[] = [];
-  const walk = (token: Address, used: PricedPool[], tokens: Address[]): void => {
+function allPaths(pools: readonly V2Pool[], tokenIn: Address, tokenOut: Address): { pools: V2Pool[]; tokens: Address[] }[] {
+  const found: { pools: V2Pool[]; tokens: Address[] }[] = [];
+  const walk = (token: Address, used: V2Pool[], tokens: Address[]): void => {
     if (used.length === 3) return;
     for (const pool of pools) {
       if (used.includes(pool) || (pool.token0 !== token && pool.token1 !== token)) continue;
@@ -82,7 +83,7 @@ describe("exact-output routing: the cheapest input for an output (the reverse of
     fc.assert(
       fc.property(fc.bigInt({ min: 1000n, max: 10n ** 30n }), fc.bigInt({ min: 1000n, max: 10n ** 30n }), fc.bigInt({ min: 1n, max: 10n ** 30n }), (reserveIn, reserveOut, wanted) => {
         const amountOut = (wanted % (reserveOut - 1n)) + 1n;
-        const pool: PricedPool = { address: "0x00000000000000000000000000000000000000a1", token0: "0x0000000000000000000000000000000000000001", token1: "0x0000000000000000000000000000000000000002", reserve0: reserveIn, reserve1: reserveOut, feeBps: 30, source: "uniswap-v2", oracleStarted: true };
+        const pool: V2Pool = { address: "0x00000000000000000000000000000000000000a1", token0: "0x0000000000000000000000000000000000000001", token1: "0x0000000000000000000000000000000000000002", reserve0: reserveIn, reserve1: reserveOut, feeBps: 30, source: "uniswap-v2", oracleStarted: true };
         const input = pathAmountIn([pool], [pool.token0, pool.token1], amountOut);
         if (reserveIn + (input ?? 0n) > (1n << 112n) - 1n || input === undefined) return;
         expect(getAmountOut(input, reserveIn, reserveOut, 30) >= amountOut).to.equal(true);

@@ -4,10 +4,17 @@ import { createPublicClient, custom, parseUnits, type Address, type EIP1193Reque
 import hre from "hardhat";
 import { ChainHead, v2PoolsOf } from "../../sdk";
 import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
+import { isV2Pool, type V2Pool } from "../../api/quote/venues/pricedPool";
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 import { fundAccount } from "../../scripts/deploy/deployTestToken";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { chainControl, moveDevnetPool, reservesAt } from "../fixtures/poolMoves";
+
+/** The V2 pair at `address` in `snapshot` (this tracker follows V2 pairs), or undefined. */
+function v2At(snapshot: PoolSnapshot, address: Address): V2Pool | undefined {
+  const pool = snapshot.pools.get(address);
+  return pool !== undefined && isV2Pool(pool) ? pool : undefined;
+}
 
 /** The fixture's chain through a client that counts the JSON-RPC methods it is asked for. */
 function countingClient(f: SettlementFixture): { client: PublicClient; calls: Map<string, number> } {
@@ -39,7 +46,7 @@ async function expectOnChain(f: SettlementFixture, snapshot: PoolSnapshot): Prom
   expect(snapshot.block.hash, "the snapshot's block is on the chain").to.equal(canonical.hash);
   const actual = await reservesAt(f, snapshot.block.number);
   for (const [address, [reserve0, reserve1]] of actual) {
-    const pool = snapshot.pools.get(address);
+    const pool = v2At(snapshot, address);
     expect(pool, address).to.not.equal(undefined);
     expect([pool!.reserve0, pool!.reserve1], `reserves of ${address} at block ${snapshot.block.number}`).to.deep.equal([reserve0, reserve1]);
   }
@@ -92,8 +99,8 @@ describe("pool state followed from events", () => {
       await expectOnChain(f, after);
       const address = f.pool(a, b).toLowerCase() as Address;
       const cumulative = await f.publicClient.readContract({ address, abi: uniswapArtifacts.pair().abi, functionName: "price0CumulativeLast", blockNumber: after.block.number });
-      expect(before.pools.get(address)!.oracleStarted, `${a}/${b} before its first swap`).to.equal(false);
-      expect(after.pools.get(address)!.oracleStarted, `${a}/${b} after it`).to.equal(cumulative !== 0n);
+      expect(v2At(before, address)!.oracleStarted, `${a}/${b} before its first swap`).to.equal(false);
+      expect(v2At(after, address)!.oracleStarted, `${a}/${b} after it`).to.equal(cumulative !== 0n);
     }
     expect(calls.get("eth_call") ?? 0, "no pool is read directly").to.equal(0);
   });
@@ -110,7 +117,7 @@ describe("pool state followed from events", () => {
     await moveDevnetPool(f, "USDC", "DAI", "USDC", "100000");
     const onA = await snapshot();
     await expectOnChain(f, onA);
-    expect(onA.pools.get((f.pool("WETH", "USDC").toLowerCase() as Address))!.reserve0).to.not.equal(start.pools.get((f.pool("WETH", "USDC").toLowerCase() as Address))!.reserve0);
+    expect(v2At(onA, f.pool("WETH", "USDC").toLowerCase() as Address)!.reserve0).to.not.equal(v2At(start, f.pool("WETH", "USDC").toLowerCase() as Address)!.reserve0);
 
     // Fork B from the same parent: another pool moves, and the chain grows past fork A's height.
     await chainControl.revert(fork);
@@ -157,13 +164,13 @@ describe("pool state followed from events", () => {
     });
     const after = await snapshot();
     expect(after.pools.size).to.equal(before.pools.size + 1);
-    const created = after.pools.get(linkUsdc)!;
+    const created = v2At(after, linkUsdc)!;
     expect([created.reserve0, created.reserve1].sort()).to.deep.equal([parseUnits("1000", 18), parseUnits("15000", 6)].sort());
     expect(after.graph.between(f.token("LINK").toLowerCase() as Address, f.token("USDC").toLowerCase() as Address)).to.deep.equal([linkUsdc]);
     expect(after.pools.has(stranger)).to.equal(false);
     // Its later swaps arrive as events like any other pool's.
     await moveDevnetPool({ ...f, pool: () => linkUsdc } as SettlementFixture, "LINK", "USDC", "LINK", "10");
     const moved = await snapshot();
-    expect(moved.pools.get(linkUsdc)!.reserve0 === created.reserve0).to.equal(false);
+    expect(v2At(moved, linkUsdc)!.reserve0 === created.reserve0).to.equal(false);
   });
 });

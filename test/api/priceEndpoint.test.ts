@@ -103,6 +103,21 @@ describe("GET /price: an indicative quote", () => {
     }
   });
 
+  it("the SDK client sends excludedSources as excluded_sources: excluding the only venue leaves no route, an empty list changes nothing", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const client = createTradingClient({ apiUrl: api.url, apiKey: api.apiKey.secret, maxAttempts: 1 });
+    try {
+      const parameters = { sellToken: f.token("USDC"), buyToken: f.token("WETH"), sellAmount: parseUnits("50", 6), taker: freshTaker() };
+      const price = await client.getPrice({ ...parameters, excludedSources: [] });
+      expect(price.route.hops.map((hop) => hop.source)).to.include("uniswap-v2");
+      let refused: unknown;
+      await client.getPrice({ ...parameters, excludedSources: ["uniswap-v2"] }).catch((error: unknown) => (refused = error));
+      expect(String(refused)).to.include("no_route");
+    } finally {
+      client.close();
+    }
+  });
+
   it("PRICE_RATE_LIMIT_MULTIPLIER defaults to 5 (five times the quote limit)", () => {
     expect(loadApiConfig({}).priceRateLimitMultiplier).to.equal(5);
     expect(loadApiConfig({ PRICE_RATE_LIMIT_MULTIPLIER: "2" }).priceRateLimitMultiplier).to.equal(2);
@@ -195,6 +210,46 @@ describe("the live service's fee and issue fields (GET /quote and GET /price)", 
       const { body } = await api.get(path(endpoint, params));
       expect(body!.issues, endpoint).to.deep.include({ simulationIncomplete: false, invalidSourcesPassed: [] });
       expect(body!.issues.balance, "the fresh taker holds no USDC").to.not.equal(null);
+    }
+  });
+
+  it("each route hop names its venue (source), its pool as `<venue>:chain-<id>:<pool>:<fee>` and its gas; route_stats counts the pools priced per venue", async () => {
+    const { api } = await loadFixture(quoteReady);
+    const params = { sell_token: "USDC", buy_token: "WETH", sell_amount: parseUnits("2500", 6), taker: freshTaker() };
+    for (const endpoint of ["/quote", "/price"] as const) {
+      const { status, body } = await api.get(path(endpoint, params));
+      expect(status, JSON.stringify(body)).to.equal(200);
+      const hops = [...body!.route.hops, ...body!.route.legs.flatMap((leg: { hops: unknown[] }) => leg.hops)] as { pool: string; source: string; leg: string; gas: number }[];
+      expect(hops.length > 0).to.equal(true);
+      for (const hop of hops) {
+        expect(hop.source, endpoint).to.equal("uniswap-v2");
+        expect(hop.leg, endpoint).to.equal(`uniswap-v2:chain-${body!.chain_id}:${hop.pool}:3000`);
+        expect(hop.gas, endpoint).to.be.a("number").and.be.greaterThan(0);
+      }
+      for (const leg of body!.route.legs as { gas: number; hops: { gas: number }[] }[]) expect(leg.gas).to.equal(leg.hops.reduce((sum, hop) => sum + hop.gas, 0));
+      const counted = body!.route_stats.candidates_by_source as Record<string, number>;
+      expect(Object.keys(counted), endpoint).to.deep.equal(["uniswap-v2"]);
+      expect(counted["uniswap-v2"]! >= body!.route_stats.successful_routes, endpoint).to.equal(true);
+    }
+  });
+
+  it("excluded_sources: an unknown venue name is a 400 naming excluded_sources and the name; excluding the only venue leaves no route", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const params = { sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("10", 6), taker: freshTaker() };
+    for (const endpoint of ["/quote", "/price"] as const) {
+      const unknown = await api.get(path(endpoint, { ...params, excluded_sources: "uniswap-v2,sushi-v9" }));
+      expect(unknown.status, endpoint).to.equal(400);
+      expect(unknown.body!.code, endpoint).to.equal("invalid_request");
+      expect(unknown.body!.error, endpoint).to.include("excluded_sources").and.include("sushi-v9").and.include("uniswap-v2");
+      const malformed = await api.get(path(endpoint, { ...params, excluded_sources: "uniswap v2" }));
+      expect(malformed.status, endpoint).to.equal(400);
+      expect(malformed.body!.error, endpoint).to.include("excluded_sources");
+      const all = await api.get(path(endpoint, { ...params, excluded_sources: "Uniswap-V2" }));
+      expect(all.status, endpoint).to.equal(400);
+      expect(all.body!.code, endpoint).to.equal("no_route");
+      const none = await api.get(path(endpoint, { ...params, excluded_sources: "" }));
+      expect(none.status, JSON.stringify(none.body)).to.equal(200);
+      expect(none.body!.issues.invalidSourcesPassed).to.deep.equal([]);
     }
   });
 });

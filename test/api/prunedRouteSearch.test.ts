@@ -6,19 +6,20 @@ import { ChainHead, v2PoolsOf } from "../../sdk";
 import { HUB_COUNT, pricedMarketOf } from "../../api/quote/poolGraph";
 import { PoolStateTracker } from "../../api/quote/poolState";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
-import { findBestRoute, type PricedPool } from "../../api/quote/routeSearch";
+import { findBestRoute, type PricedPool, type V2Pool } from "../../api/quote/routeSearch";
+import { isV2Pool } from "../../api/quote/venues/pricedPool";
 import { settlementFixture } from "../fixtures/settlementFixture";
 
 /** The devnet market's pools as quotes see them, read once. */
-async function devnetPools(): Promise<{ pools: PricedPool[]; tokens: Address[] }> {
+async function devnetPools(): Promise<{ pools: V2Pool[]; tokens: Address[] }> {
   const f = await loadFixture(settlementFixture);
   const tracker = new PoolStateTracker({ factory: undefined, isSupported: () => true, observeReads: () => undefined });
   const snapshot = await tracker.at(f.publicClient, await new ChainHead(f.publicClient).fresh(), v2PoolsOf(f));
-  return { pools: [...snapshot.pools.values()], tokens: f.tokens.map((token) => token.address.toLowerCase() as Address) };
+  return { pools: [...snapshot.pools.values()].filter(isV2Pool), tokens: f.tokens.map((token) => token.address.toLowerCase() as Address) };
 }
 
 /** A pool's reserves scaled by `factor`/1000 on side 0 and `other`/1000 on side 1: the same market, moved. */
-const moved = (pool: PricedPool, factor: number, other: number): PricedPool => ({
+const moved = (pool: V2Pool, factor: number, other: number): V2Pool => ({
   ...pool,
   reserve0: (pool.reserve0 * BigInt(factor)) / 1000n,
   reserve1: (pool.reserve1 * BigInt(other)) / 1000n,
@@ -73,7 +74,7 @@ describe("pruned route search", () => {
 
   it("looks only at hub intermediates: a market of thousands of pools costs it no more than a small one", () => {
     const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
-    const pool = (n: number, a: number, b: number): PricedPool => ({
+    const pool = (n: number, a: number, b: number): V2Pool => ({
       address: token(1_000_000 + n),
       token0: token(Math.min(a, b)),
       token1: token(Math.max(a, b)),
@@ -84,7 +85,7 @@ describe("pruned route search", () => {
       oracleStarted: true,
     });
     // Tokens 1..4 are hubs joined to each other; every other token is paired with two hubs.
-    const pools: PricedPool[] = [pool(0, 1, 2), pool(1, 1, 3), pool(2, 1, 4), pool(3, 2, 3), pool(4, 2, 4), pool(5, 3, 4)];
+    const pools: V2Pool[] = [pool(0, 1, 2), pool(1, 1, 3), pool(2, 1, 4), pool(3, 2, 3), pool(4, 2, 4), pool(5, 3, 4)];
     for (let leaf = 10; leaf < 2_510; leaf++) pools.push(pool(pools.length, leaf, 1 + (leaf % 4)), pool(pools.length + 1, leaf, 1 + ((leaf + 1) % 4)));
     const market = pricedMarketOf(pools);
     const looked = new Set<string>();

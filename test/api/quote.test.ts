@@ -226,7 +226,8 @@ describe("GET /quote", () => {
       const { f, api } = await loadFixture(quoteReady);
       const sellAmount = parseUnits("50", 6);
       const { body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: sellAmount, taker: f.taker.account.address });
-      expect(body!.route.legs).to.deep.equal([{ share_bps: 10_000, sell_amount: sellAmount.toString(), buy_amount: body!.buy_amount, hops: body!.route.hops }]);
+      const gas = (body!.route.hops as { gas: number }[]).reduce((sum, hop) => sum + hop.gas, 0);
+      expect(body!.route.legs).to.deep.equal([{ share_bps: 10_000, sell_amount: sellAmount.toString(), buy_amount: body!.buy_amount, gas, hops: body!.route.hops }]);
     });
   });
 

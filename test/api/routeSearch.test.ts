@@ -2,13 +2,13 @@ import { expect } from "chai";
 import fc from "fast-check";
 import type { Address } from "viem";
 import { getAmountOut } from "../../sdk";
-import { findBestRoute, type PricedPool } from "../../api/quote/routeSearch";
+import { findBestRoute, type V2Pool } from "../../api/quote/routeSearch";
 import { pricedMarketOf } from "../../api/quote/poolGraph";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
 import { priceImpactLoss, splitRoute } from "../../api/quote/splitRoute";
 
 const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
-const pool = (n: number, a: number, b: number, reserveA: bigint, reserveB: bigint): PricedPool => {
+const pool = (n: number, a: number, b: number, reserveA: bigint, reserveB: bigint): V2Pool => {
   const [ta, tb] = [token(a), token(b)];
   const aFirst = ta < tb;
   return {

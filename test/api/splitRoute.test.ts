@@ -5,11 +5,11 @@ import { pricedMarketOf } from "../../api/quote/poolGraph";
 import { pathOutput, priceImpactLoss, splitRoute } from "../../api/quote/splitRoute";
 import { splitAmounts } from "../../sdk";
 import { bestExecution } from "../../api/quote/splitDecision";
-import type { PricedPool, RouteHop } from "../../api/quote/routeSearch";
+import type { V2Pool, RouteHop } from "../../api/quote/routeSearch";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
 
 const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
-const pool = (n: number, a: number, b: number, reserveA: bigint, reserveB: bigint): PricedPool => {
+const pool = (n: number, a: number, b: number, reserveA: bigint, reserveB: bigint): V2Pool => {
   const aFirst = token(a) < token(b);
   return {
     address: token(1000 + n),

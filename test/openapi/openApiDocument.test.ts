@@ -61,7 +61,23 @@ describe("OpenAPI document (GET /openapi.json)", function () {
     for (const name of ["Quote", "Price"]) {
       const properties = document.components.schemas[name].properties;
       for (const field of ["candidate_paths", "successful_routes", "failed_routes"]) expect(properties[field]?.type, `${name}.${field}`).to.equal("integer");
-      expect(properties.route_stats?.properties, `${name}.route_stats`).to.have.keys("candidate_paths", "successful_routes", "failed_routes");
+      expect(properties.route_stats?.properties, `${name}.route_stats`).to.have.keys("candidate_paths", "successful_routes", "failed_routes", "candidates_by_source");
+    }
+  });
+
+  it("documents venues: excluded_sources on /quote and /price, and each route hop's source, leg name and gas", () => {
+    const document = buildOpenApiDocument() as any;
+    for (const path of ["/quote", "/price"]) {
+      const parameter = (document.paths[path].get.parameters as { name: string; description: string; required?: boolean }[]).find((entry) => entry.name === "excluded_sources");
+      expect(parameter?.description, path).to.include("unknown name is a 400");
+      expect(parameter?.required ?? false, path).to.equal(false);
+    }
+    for (const name of ["Quote", "Price"]) {
+      const route = document.components.schemas[name].properties.route.properties;
+      const hop = route.hops.items;
+      expect(hop.required, `${name} hop`).to.include.members(["source", "leg", "gas"]);
+      expect(hop.properties.leg.description, `${name} hop leg`).to.include("<venue>:chain-<id>:<pool>:<fee>");
+      expect(route.legs.items.required, `${name} leg`).to.include("gas");
     }
   });
 
