@@ -20,6 +20,28 @@ function encodePriceSqrt(reserve1: bigint, reserve0: bigint): bigint {
   return x;
 }
 
+/**
+ * TickMath.getTickAtSqrtRatio as the contract computes it (a 14-bit binary logarithm of the ratio,
+ * scaled to ticks, then a one-tick correction): the reference the SDK's faster search must equal.
+ */
+function contractTickAtSqrtRatio(sqrtPriceX96: bigint): number {
+  const ratio = sqrtPriceX96 << 32n;
+  const msb = ratio.toString(2).length - 1;
+  let r = msb >= 128 ? ratio >> BigInt(msb - 127) : ratio << BigInt(127 - msb);
+  let log2 = BigInt(msb - 128) << 64n;
+  for (let shift = 63n; shift >= 50n; shift--) {
+    r = (r * r) >> 127n;
+    const f = r >> 128n;
+    log2 |= f << shift;
+    r >>= f;
+  }
+  const logSqrt10001 = log2 * 255738958999603826347141n;
+  const tickLow = Number((logSqrt10001 - 3402992956809132418596140100660247210n) >> 128n);
+  const tickHigh = Number((logSqrt10001 + 291339464771989622907027621153398088495n) >> 128n);
+  if (tickLow === tickHigh) return tickLow;
+  return getSqrtRatioAtTick(tickHigh) <= sqrtPriceX96 ? tickHigh : tickLow;
+}
+
 describe("V3 tick math against Uniswap's own test vectors", () => {
   it("getSqrtRatioAtTick gives MIN/MAX_SQRT_RATIO at the tick bounds, 2^96 at tick 0, Uniswap's values next to the bounds, and refuses ticks beyond them", () => {
     expect(getSqrtRatioAtTick(MIN_TICK)).to.equal(MIN_SQRT_RATIO);
@@ -53,6 +75,16 @@ describe("V3 tick math against Uniswap's own test vectors", () => {
         expect(next > ratio).to.equal(true);
         const inside = ratio + (offset % (next - ratio));
         expect(getTickAtSqrtRatio(inside)).to.equal(tick);
+      }),
+      runs(2000),
+    );
+  });
+
+  it("getTickAtSqrtRatio equals the contract's binary-logarithm computation for any ratio in range, and at every tick's edges", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: MIN_SQRT_RATIO, max: MAX_SQRT_RATIO - 1n }), fc.integer({ min: MIN_TICK + 1, max: MAX_TICK - 1 }), (ratio, tick) => {
+        expect(getTickAtSqrtRatio(ratio)).to.equal(contractTickAtSqrtRatio(ratio));
+        for (const edge of [getSqrtRatioAtTick(tick) - 1n, getSqrtRatioAtTick(tick)]) expect(getTickAtSqrtRatio(edge)).to.equal(contractTickAtSqrtRatio(edge));
       }),
       runs(2000),
     );

@@ -41,6 +41,20 @@ const LOW_32_BITS = (1n << 32n) - 1n;
  * getTickAtSqrtRatio of the result is `tick` again).
  */
 export function getSqrtRatioAtTick(tick: number): bigint {
+  const cached = ratioCache.get(tick);
+  if (cached !== undefined) return cached;
+  const ratio = computeSqrtRatioAtTick(tick);
+  if (ratioCache.size >= RATIO_CACHE_LIMIT) ratioCache.clear();
+  ratioCache.set(tick, ratio);
+  return ratio;
+}
+
+// Swaps step through the same few ticks (pools' initialized ticks, bitmap word edges) quote after
+// quote, so their ratios are remembered; bounded so that memory stays small.
+const RATIO_CACHE_LIMIT = 1 << 16;
+const ratioCache = new Map<number, bigint>();
+
+function computeSqrtRatioAtTick(tick: number): bigint {
   const absTick = tick < 0 ? -tick : tick;
   if (!Number.isInteger(tick) || absTick > MAX_TICK) throw new V3MathError("tick out of range");
   let ratio = (absTick & 1) !== 0 ? RATIO_FACTORS[0]! : Q128;
@@ -51,36 +65,21 @@ export function getSqrtRatioAtTick(tick: number): bigint {
   return (ratio >> 32n) + ((ratio & LOW_32_BITS) === 0n ? 0n : 1n);
 }
 
-const LOG_SQRT10001_FACTOR = 255738958999603826347141n;
-const TICK_LOW_OFFSET = 3402992956809132418596140100660247210n;
-const TICK_HIGH_OFFSET = 291339464771989622907027621153398088495n;
-
-/** The index of the most significant set bit of `value` (> 0). */
-function mostSignificantBit(value: bigint): number {
-  // bigint -> hex string length is exact and faster than shifting a bit at a time.
-  const hex = value.toString(16);
-  return (hex.length - 1) * 4 + (31 - Math.clz32(parseInt(hex[0]!, 16)));
-}
+const LN_SQRT_1_0001 = Math.log(1.0001) / 2;
+const TWO_POW_96 = 2 ** 96;
 
 /**
- * The greatest tick whose sqrt ratio is at most `sqrtPriceX96`, as TickMath.getTickAtSqrtRatio
- * (its 14-bit binary logarithm, then the one-tick correction against getSqrtRatioAtTick).
+ * The greatest tick whose sqrt ratio is at most `sqrtPriceX96`: what TickMath.getTickAtSqrtRatio
+ * returns (its own definition; a property test holds it to a port of the contract's binary
+ * logarithm). A floating-point logarithm lands within a tick of the answer, and exact comparisons
+ * with getSqrtRatioAtTick settle it: a few times faster than the 14 squarings of 256-bit numbers.
  */
 export function getTickAtSqrtRatio(sqrtPriceX96: bigint): number {
   if (sqrtPriceX96 < MIN_SQRT_RATIO || sqrtPriceX96 >= MAX_SQRT_RATIO) throw new V3MathError("sqrt price out of range");
-  const ratio = sqrtPriceX96 << 32n;
-  const msb = mostSignificantBit(ratio);
-  let r = msb >= 128 ? ratio >> BigInt(msb - 127) : ratio << BigInt(127 - msb);
-  let log2 = BigInt(msb - 128) << 64n;
-  for (let shift = 63n; shift >= 50n; shift--) {
-    r = (r * r) >> 127n;
-    const f = r >> 128n;
-    log2 |= f << shift;
-    r >>= f;
-  }
-  const logSqrt10001 = log2 * LOG_SQRT10001_FACTOR;
-  const tickLow = Number((logSqrt10001 - TICK_LOW_OFFSET) >> 128n);
-  const tickHigh = Number((logSqrt10001 + TICK_HIGH_OFFSET) >> 128n);
-  if (tickLow === tickHigh) return tickLow;
-  return getSqrtRatioAtTick(tickHigh) <= sqrtPriceX96 ? tickHigh : tickLow;
+  let tick = Math.floor(Math.log(Number(sqrtPriceX96) / TWO_POW_96) / LN_SQRT_1_0001);
+  if (tick > MAX_TICK - 1) tick = MAX_TICK - 1;
+  else if (tick < MIN_TICK) tick = MIN_TICK;
+  while (tick > MIN_TICK && getSqrtRatioAtTick(tick) > sqrtPriceX96) tick--;
+  while (tick < MAX_TICK - 1 && getSqrtRatioAtTick(tick + 1) <= sqrtPriceX96) tick++;
+  return tick;
 }
