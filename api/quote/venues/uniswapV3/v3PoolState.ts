@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { ConcentratedPoolState, V3Tick } from "../../../../sdk";
+import { MAX_TICK, MIN_TICK, type ConcentratedPoolState, type V3Tick } from "../../../../sdk";
 import type { V3PoolEvent } from "./v3PoolEvents";
 
 /** An initialized tick as the pool stores it: `liquidityGross` tells when it stops being initialized. */
@@ -69,4 +69,15 @@ export function afterV3PoolEvent(pool: V3PoolState, event: V3PoolEvent): V3PoolS
     case "liquidity":
       return afterLiquidityChange(pool, event.tickLower, event.tickUpper, event.liquidityDelta);
   }
+}
+
+/**
+ * Whether the price has come within a bitmap word of the ticks `pool` knows (a bounded read): the
+ * tracker re-reads it around the new price before swaps start being refused for leaving them.
+ */
+export function nearKnownTickEdge(pool: V3PoolState): boolean {
+  const range = pool.tickRange;
+  if (range === undefined) return false;
+  const word = 256 * pool.tickSpacing;
+  return (pool.tick - word < range.lower && range.lower > MIN_TICK) || (pool.tick + word > range.upper && range.upper < MAX_TICK);
 }
