@@ -6,6 +6,7 @@ import { getAmount0Delta, getAmount1Delta, getNextSqrtPriceFromInput, getNextSqr
 import { nextInitializedTickWithinOneWord } from "../../sdk/amm/v3/tickList";
 import { getSqrtRatioAtTick, getTickAtSqrtRatio, MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, MIN_TICK, quoteConcentratedExactInput, quoteConcentratedExactOutput, type ConcentratedPoolState } from "../../sdk";
 import { afterLiquidityChange, type V3PoolState } from "../../api/quote/venues/uniswapV3/v3PoolState";
+import { v3Curve, v3ExactInput, v3ExactOutput, v3SpotPrice } from "../../api/quote/venues/uniswapV3/v3Pricing";
 
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : 4663;
 const runs = (count: number) => ({ seed: SEED, numRuns: Math.max(1, Math.round(count * Number(process.env.FUZZ_SCALE ?? "1"))) });
@@ -231,5 +232,45 @@ describe("V3 swap simulator properties", () => {
     expect(quoteConcentratedExactInput(pool, true, E18, Q96 + 1n)).to.equal(undefined);
     expect(quoteConcentratedExactInput(pool, false, E18, Q96 - 1n)).to.equal(undefined);
     expect(quoteConcentratedExactInput(pool, true, E18, MIN_SQRT_RATIO)).to.equal(undefined);
+  });
+});
+
+describe("V3 pricing for route search", () => {
+  const token0 = "0x0000000000000000000000000000000000000002" as const;
+  const token1 = "0x0000000000000000000000000000000000000003" as const;
+
+  it("the spot price is the first wei's price and the local curve predicts a swap inside the current tick range to a part in a million, both directions", () => {
+    let checked = 0;
+    fc.assert(
+      fc.property(poolArbitrary, fc.boolean(), (generated, zeroForOne) => {
+        const pool = generated as V3PoolState;
+        if (pool.liquidity === 0n) return;
+        const tokenIn = zeroForOne ? token0 : token1;
+        const [numerator, denominator] = v3SpotPrice(pool, tokenIn)!;
+        const curve = v3Curve(pool, tokenIn, 0n)!;
+        expect(Math.abs(curve.p / (Number(numerator) / Number(denominator)) - 1)).to.be.lessThan(1e-9);
+        // A swap small enough to stay between the current ticks: the virtual-reserve curve holds.
+        const amountIn = pool.liquidity / 10n ** 6n + 10n ** 6n;
+        const swapped = v3ExactInput(pool, tokenIn, amountIn);
+        if (swapped === undefined || swapped.ticksCrossed > 0) return;
+        const d = Number(amountIn);
+        const predicted = (curve.p * d) / (1 + curve.q * d);
+        expect(Math.abs(predicted / Number(swapped.amountOut) - 1)).to.be.lessThan(1e-6);
+        checked++;
+        // The exact-output quote for that output asks at most the input.
+        expect(v3ExactOutput(pool, tokenIn, swapped.amountOut)!.amountIn <= amountIn).to.equal(true);
+      }),
+      runs(200),
+    );
+    expect(checked, "cases swapping inside the current range").to.be.greaterThan(20);
+  });
+
+  it("refuses a token the pool does not hold and a sale the pool cannot fill", () => {
+    const pool: V3PoolState = { address: "0x0000000000000000000000000000000000000001", token0, token1, sqrtPriceX96: Q96, tick: 0, liquidity: E18, fee: 3000, tickSpacing: 60, ticks: [{ index: -60, liquidityNet: E18, liquidityGross: E18 }, { index: 60, liquidityNet: -E18, liquidityGross: E18 }] };
+    expect(v3ExactInput(pool, "0x0000000000000000000000000000000000000009", E18)).to.equal(undefined);
+    expect(v3SpotPrice(pool, "0x0000000000000000000000000000000000000009")).to.equal(undefined);
+    expect(v3ExactInput(pool, token0, 10n * E18), "more than the range holds: a partial fill").to.equal(undefined);
+    expect(v3ExactInput(pool, token0, E18 / 1000n)!.amountOut > 0n).to.equal(true);
+    expect(v3ExactOutput(pool, token0, 10n * E18)).to.equal(undefined);
   });
 });
