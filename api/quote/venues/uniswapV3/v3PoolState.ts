@@ -6,7 +6,7 @@ import type { V3PoolEvent } from "./v3PoolEvents";
 export type V3TickState = V3Tick & Readonly<{ liquidityGross: bigint }>;
 
 /** A V3 pool's swap state, followed from its events; immutable (a new one per change). Addresses lowercase. */
-export type V3PoolState = ConcentratedPoolState &
+export type V3PoolState = Omit<ConcentratedPoolState, "ticks"> &
   Readonly<{
     address: Address;
     token0: Address;
