@@ -51,7 +51,10 @@ export function getNextSqrtPriceFromOutput(sqrtPX96: bigint, liquidity: bigint, 
 
 /** Token0 between two sqrt prices at `liquidity` (either order), rounded as asked, as getAmount0Delta. */
 export function getAmount0Delta(sqrtRatioAX96: bigint, sqrtRatioBX96: bigint, liquidity: bigint, roundUp: boolean): bigint {
-  const [lower, upper] = sqrtRatioAX96 > sqrtRatioBX96 ? [sqrtRatioBX96, sqrtRatioAX96] : [sqrtRatioAX96, sqrtRatioBX96];
+  // No destructuring: this runs several times per swap step, and an array per call shows up.
+  const swap = sqrtRatioAX96 > sqrtRatioBX96;
+  const lower = swap ? sqrtRatioBX96 : sqrtRatioAX96;
+  const upper = swap ? sqrtRatioAX96 : sqrtRatioBX96;
   if (lower <= 0n) throw new V3MathError("zero sqrt price");
   const numerator1 = liquidity << 96n;
   const numerator2 = upper - lower;
