@@ -18,3 +18,9 @@ export const uniswapV3PoolAbi = parseAbi([
   "event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)",
   "event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)",
 ]);
+
+/** The Uniswap V3 factory's announcement of a new pool, and its pool lookup (V3 forks share both). */
+export const uniswapV3FactoryAbi = parseAbi([
+  "event PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)",
+  "function getPool(address tokenA, address tokenB, uint24 fee) view returns (address pool)",
+]);

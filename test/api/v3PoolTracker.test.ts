@@ -2,21 +2,21 @@ import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import hre from "hardhat";
 import { createPublicClient, custom, type Address, type EIP1193RequestFn, type PublicClient } from "viem";
-import { mintV3Position } from "../../scripts/deploy/uniswapV3";
+import { alignedTick, createV3Pool, mintV3Position, sqrtPriceX96Of } from "../../scripts/deploy/uniswapV3";
 import { ChainHead, getSqrtRatioAtTick, quoteConcentratedExactInput, quoteConcentratedExactOutput } from "../../sdk";
 import { V3PoolTracker, type V3PoolSnapshot } from "../../api/quote/venues/uniswapV3/v3PoolTracker";
 import { chainControl } from "../fixtures/poolMoves";
 import { readWholePool, slot0, swapExactInput, v3PoolsFixture, type V3PoolsFixture, type V3TestPool } from "../fixtures/v3Pools";
 
 /** A tracker over the fixture's pools, through a client that counts the JSON-RPC methods it is asked for. */
-function trackerFor(f: V3PoolsFixture, wordsEachSide = 20) {
+function trackerFor(f: V3PoolsFixture, wordsEachSide = 20, options: Omit<ConstructorParameters<typeof V3PoolTracker>[0] & object, "wordsEachSide"> = {}) {
   const calls = new Map<string, number>();
   const request = (async (args: { method: string; params?: unknown }) => {
     calls.set(args.method, (calls.get(args.method) ?? 0) + 1);
     return hre.network.provider.request(args as { method: string; params?: unknown[] });
   }) as EIP1193RequestFn;
   const client = createPublicClient({ chain: f.publicClient.chain, transport: custom({ request }) }) as PublicClient;
-  const tracker = new V3PoolTracker({ wordsEachSide });
+  const tracker = new V3PoolTracker({ wordsEachSide, ...options });
   const heads = new ChainHead(client);
   return { tracker, calls, snapshot: async () => tracker.at(client, await heads.fresh(), f.pools) };
 }
@@ -116,5 +116,34 @@ describe("V3 pool tracker", function () {
     expect(calls.get("eth_call") ?? 0, "the pool was read again").to.be.greaterThan(0);
     expect(state.tickRange!.lower <= state.tick - 256 && state.tickRange!.upper >= state.tick + 256, "the known ticks are around the new price").to.equal(true);
     await expectOnChain(f, after);
+  });
+
+  it("a pool the followed factory creates for two supported tokens is read, then followed from its events, under its venue's name; one with an unsupported token is not", async () => {
+    const f = await loadFixture(v3PoolsFixture);
+    // A is in both the A/B and the A/C pools; C, the 6-decimal token, is left unsupported here.
+    const [ab, ac] = [f.pools[0]!, f.pools[2]!];
+    const a = [ab.token0, ab.token1].find((token) => token === ac.token0 || token === ac.token1)!;
+    const b = ab.token0 === a ? ab.token1 : ab.token0;
+    const c = ac.token0 === a ? ac.token1 : ac.token0;
+    const unsupported = c;
+    const { snapshot, tracker } = trackerFor(f, 20, { factories: [{ address: f.v3.factory, source: "uniswap-v3" }], isSupported: (token) => token !== unsupported.toLowerCase() });
+    await snapshot();
+    const price = sqrtPriceX96Of(3n, 2n);
+    const created = await createV3Pool(f.clients, f.deployer, f.v3, a, b, 500, price);
+    const center = alignedTick(price, 10);
+    await mintV3Position(f.clients, f.deployer, f.v3, { tokenA: a, tokenB: b, fee: 500, tickLower: center - 100, tickUpper: center + 200, amountA: 10n ** 20n, amountB: 10n ** 20n });
+    const refused = await createV3Pool(f.clients, f.deployer, f.v3, a, c, 3000, price);
+    const after = await snapshot();
+    const key = created.toLowerCase() as Address;
+    expect(tracker.createdPools.map((pool) => [pool.address, pool.source])).to.deep.equal([[key, "uniswap-v3"]]);
+    expect(after.pools.has(refused.toLowerCase() as Address), "a pool of an unsupported token").to.equal(false);
+    const state = after.pools.get(key)!;
+    expect(state.liquidity > 0n, "read after its first position").to.equal(true);
+    // Followed from then on: a swap through it is absorbed from its events.
+    const pool: V3TestPool = { name: "created A/B 0.05%", address: created, token0: state.token0, token1: state.token1, fee: 500, tickSpacing: 10, decimals0: 18, decimals1: 18, minTick: center - 100, maxTick: center + 200 };
+    await move(f, pool, true, 7);
+    const moved = (await snapshot()).pools.get(key)!;
+    const whole = await readWholePool(f, pool);
+    expect({ ...moved, tickRange: undefined }).to.deep.equal({ ...whole, tickRange: undefined });
   });
 });

@@ -3,7 +3,7 @@ import { MAX_TICK, MIN_TICK, uniswapV3PoolAbi } from "../../../../sdk";
 import type { V3PoolState, V3TickState } from "./v3PoolState";
 
 /** A V3 pool to read: its address and tokens (from the manifest or the factory's `PoolCreated`). */
-export type V3PoolDescriptor = Readonly<{ address: Address; token0: Address; token1: Address }>;
+export type V3PoolDescriptor = Readonly<{ address: Address; token0: Address; token1: Address; source?: string }>;
 
 /**
  * Tick-bitmap words read on each side of the current tick's word. A word holds 256 tick spacings

@@ -59,7 +59,7 @@ function updateTick(ticks: readonly V3TickState[], index: number, grossDelta: bi
   return next;
 }
 
-/** The pool after one of its own events (events of other pools must not be passed). */
+/** The pool after one of its own events (events of other pools must not be passed; a factory's creation changes nothing). */
 export function afterV3PoolEvent(pool: V3PoolState, event: V3PoolEvent): V3PoolState {
   switch (event.kind) {
     case "initialize":
@@ -68,6 +68,8 @@ export function afterV3PoolEvent(pool: V3PoolState, event: V3PoolEvent): V3PoolS
       return afterSwap(pool, event.sqrtPriceX96, event.tick, event.liquidity);
     case "liquidity":
       return afterLiquidityChange(pool, event.tickLower, event.tickUpper, event.liquidityDelta);
+    case "poolCreated":
+      return pool;
   }
 }
 

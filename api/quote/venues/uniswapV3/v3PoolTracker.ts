@@ -10,6 +10,10 @@ import { afterV3PoolEvent, nearKnownTickEdge, type V3PoolState } from "./v3PoolS
 export type V3PoolSnapshot = Readonly<{ block: BlockHead; pools: ReadonlyMap<Address, V3PoolState> }>;
 
 export type V3PoolTrackerOptions = Readonly<{
+  /** V3 factories (each with its venue's name) whose `PoolCreated` events add pools, as V2's `PairCreated` does. */
+  factories?: readonly Readonly<{ address: Address; source: string }>[];
+  /** Whether a token (lowercase) is supported; a created pool joins only if both of its tokens are. */
+  isSupported?: (token: Address) => boolean;
   /** Tick-bitmap words read on each side of the price when a pool is read directly. */
   wordsEachSide?: number;
   /** Told the outcome of each direct read: `failed` pools are unreadable now, the others readable. */
@@ -32,13 +36,15 @@ export class V3PoolTracker {
   #snapshot: V3PoolSnapshot | undefined;
   #listed: readonly V3PoolDescriptor[] | undefined;
   #known = new Map<Address, V3PoolDescriptor>();
+  /** Pools found through `PoolCreated`, by lowercase address. */
+  readonly #created = new Map<Address, V3PoolDescriptor>();
   readonly #unreadable = new Set<Address>();
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: V3PoolTrackerOptions = {}) {
     this.#options = options;
     this.#follower = new BlockEventFollower<V3PoolEvent>({
-      readEvents: (client, window) => readV3PoolEvents(client, [...this.#known.keys()], window),
+      readEvents: (client, window) => readV3PoolEvents(client, [...this.#known.keys()], window, (options.factories ?? []).map((factory) => factory.address)),
       touches: (event) => [event.pool],
       historyDepth: options.historyDepth,
     });
@@ -49,7 +55,12 @@ export class V3PoolTracker {
     return this.#unreadable.size;
   }
 
-  /** The pools of `list` at exactly `head`. Updates run one at a time; concurrent quotes at one head share one. */
+  /** The pools the followed factories created since (`source` names their venue): routing adds them to its list. */
+  get createdPools(): readonly V3PoolDescriptor[] {
+    return [...this.#created.values()];
+  }
+
+  /** The pools of `list` (and those created since) at exactly `head`. Updates run one at a time; concurrent quotes at one head share one. */
   at(client: PublicClient, head: BlockHead, list: readonly V3PoolDescriptor[]): Promise<V3PoolSnapshot> {
     const current = this.#fresh(head, list);
     if (current !== undefined) return Promise.resolve(current);
@@ -66,6 +77,7 @@ export class V3PoolTracker {
   async #advance(client: PublicClient, head: BlockHead, list: readonly V3PoolDescriptor[]): Promise<V3PoolSnapshot> {
     if (this.#listed !== list) {
       this.#known = new Map(list.map((pool) => [lower(pool.address), pool]));
+      for (const [address, pool] of this.#created) if (!this.#known.has(address)) this.#known.set(address, pool);
       for (const address of this.#unreadable) if (!this.#known.has(address)) this.#unreadable.delete(address);
     }
     const plan: FollowPlan<V3PoolEvent> = await this.#follower.plan(client, head);
@@ -77,6 +89,10 @@ export class V3PoolTracker {
       for (const [address, pool] of this.#snapshot?.pools ?? []) if (this.#known.has(address)) pools.set(address, pool);
       for (const address of plan.reread) reread.add(address);
       for (const event of plan.events) {
+        if (event.kind === "poolCreated") {
+          if (this.#adoptCreated(event)) reread.add(event.pool);
+          continue;
+        }
         const pool = pools.get(event.pool);
         if (pool !== undefined && !reread.has(event.pool)) pools.set(event.pool, afterV3PoolEvent(pool, event));
       }
@@ -88,6 +104,18 @@ export class V3PoolTracker {
     this.#snapshot = { block: head, pools };
     this.#listed = list;
     return this.#snapshot;
+  }
+
+  /** A `PoolCreated` of a followed factory for two supported tokens joins the pools; returns whether it was new. */
+  #adoptCreated(event: Extract<V3PoolEvent, { kind: "poolCreated" }>): boolean {
+    const factory = this.#options.factories?.find((entry) => lower(entry.address) === event.factory);
+    if (factory === undefined || this.#known.has(event.pool)) return false;
+    const isSupported = this.#options.isSupported ?? (() => true);
+    if (!isSupported(event.token0) || !isSupported(event.token1)) return false;
+    const pool: V3PoolDescriptor = { address: event.pool, token0: event.token0, token1: event.token1, source: factory.source };
+    this.#created.set(event.pool, pool);
+    this.#known.set(event.pool, pool);
+    return true;
   }
 
   /** Reads `addresses` at `head` into `pools`; a pool that cannot be read (not a node failure) is left out. */
