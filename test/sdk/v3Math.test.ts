@@ -4,7 +4,19 @@ import { computeSwapStep, newSwapStep } from "../../sdk/amm/v3/swapMath";
 import { mulDiv, mulDivRoundingUp, UINT256_CEILING, V3MathError } from "../../sdk/amm/v3/fullMath";
 import { getAmount0Delta, getAmount1Delta, getNextSqrtPriceFromInput, getNextSqrtPriceFromOutput } from "../../sdk/amm/v3/sqrtPriceMath";
 import { nextInitializedTickWithinOneWord } from "../../sdk/amm/v3/tickList";
-import { getSqrtRatioAtTick, getTickAtSqrtRatio, MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, MIN_TICK, quoteConcentratedExactInput, quoteConcentratedExactOutput, type ConcentratedPoolState } from "../../sdk";
+import {
+  getSqrtRatioAtTick,
+  getTickAtSqrtRatio,
+  MAX_SQRT_RATIO,
+  MAX_SWAP_FEE,
+  MAX_TICK,
+  MIN_SQRT_RATIO,
+  MIN_TICK,
+  quoteConcentratedExactInput,
+  quoteConcentratedExactOutput,
+  swapFeePips,
+  type ConcentratedPoolState,
+} from "../../sdk";
 import { afterLiquidityChange, type V3PoolState } from "../../api/quote/venues/uniswapV3/v3PoolState";
 import { v3Curve, v3ExactInput, v3ExactOutput, v3SpotPrice } from "../../api/quote/venues/uniswapV3/v3Pricing";
 
@@ -272,5 +284,28 @@ describe("V3 pricing for route search", () => {
     expect(v3ExactInput(pool, token0, 10n * E18), "more than the range holds: a partial fill").to.equal(undefined);
     expect(v3ExactInput(pool, token0, E18 / 1000n)!.amountOut > 0n).to.equal(true);
     expect(v3ExactOutput(pool, token0, 10n * E18)).to.equal(undefined);
+  });
+});
+
+describe("V3 simulator parameters V4 reuses", () => {
+  const pool: ConcentratedPoolState = { sqrtPriceX96: Q96, tick: 0, liquidity: 10n ** 24n, fee: 3000, tickSpacing: 60, ticks: [] };
+
+  it("a V4 protocol fee combines with the LP fee per direction as ProtocolFeeLibrary.calculateSwapFee does, and the swap pays the combined fee", () => {
+    const protocolFee = 1000 | (500 << 12);
+    expect(swapFeePips(3000, protocolFee, true)).to.equal(3997);
+    expect(swapFeePips(3000, protocolFee, false)).to.equal(3499);
+    expect(swapFeePips(3000, 0, true)).to.equal(3000);
+    for (const zeroForOne of [true, false]) {
+      const combined = swapFeePips(3000, protocolFee, zeroForOne);
+      expect(quoteConcentratedExactInput({ ...pool, protocolFee }, zeroForOne, E18)).to.deep.equal(quoteConcentratedExactInput({ ...pool, fee: combined }, zeroForOne, E18));
+      expect(quoteConcentratedExactOutput({ ...pool, protocolFee }, zeroForOne, E18)).to.deep.equal(quoteConcentratedExactOutput({ ...pool, fee: combined }, zeroForOne, E18));
+    }
+  });
+
+  it("at a 100 % fee (possible in V4) an exact input buys nothing and an exact output is refused", () => {
+    const full = { ...pool, fee: MAX_SWAP_FEE };
+    const result = quoteConcentratedExactInput(full, true, E18)!;
+    expect([result.amountIn, result.amountOut, result.filled, result.sqrtPriceAfter]).to.deep.equal([E18, 0n, true, Q96]);
+    expect(quoteConcentratedExactOutput(full, true, E18)).to.equal(undefined);
   });
 });

@@ -49,6 +49,7 @@ export function computeSwapStep(sqrtRatioCurrentX96: bigint, sqrtRatioTargetX96:
   out.sqrtRatioNextX96 = next;
   out.amountIn = amountIn;
   out.amountOut = amountOut;
-  out.feeAmount = exactIn && next !== sqrtRatioTargetX96 ? amountRemaining - amountIn : mulDivRoundingUp(amountIn, feePips, FEE_DENOMINATOR - feePips);
+  // At a 100 % fee (V4 allows one) a step reaching its target took nothing, so there is no fee to scale up.
+  out.feeAmount = exactIn && next !== sqrtRatioTargetX96 ? amountRemaining - amountIn : feePips === FEE_DENOMINATOR ? amountIn : mulDivRoundingUp(amountIn, feePips, FEE_DENOMINATOR - feePips);
   return out;
 }

@@ -1,4 +1,5 @@
 import { V3MathError } from "./fullMath";
+import { MAX_SWAP_FEE, swapFeePips } from "./swapFee";
 import { computeSwapStep, newSwapStep } from "./swapMath";
 import { firstTickAbove, wordStart, type V3Tick } from "./tickList";
 import { MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, MIN_TICK, getSqrtRatioAtTick, getTickAtSqrtRatio } from "./tickMath";
@@ -7,18 +8,19 @@ const MAX_UINT128 = (1n << 128n) - 1n;
 
 /**
  * What a concentrated-liquidity swap depends on. V3 and V4 pools differ only in where these come
- * from: `fee` is the fee a swap pays per step in hundredths of a bip (a V3 pool's fixed fee; for V4
- * the LP fee, dynamic or not, combined with the protocol fee, as its pool does before swapping), and
- * `ticks` is the pool's initialized ticks, however they were learned. V3's protocol fee is taken out
- * of the fee and does not change amounts, so it is not a parameter.
+ * from: `fee` (a V3 pool's fixed fee; a V4 pool's LP fee, dynamic or not), `protocolFee` (V4 only:
+ * it raises the fee a swap pays; V3's is carved out of the LP fee and changes no amount), and
+ * `ticks`, however they were learned.
  */
 export type ConcentratedPoolState = Readonly<{
   sqrtPriceX96: bigint;
   tick: number;
   /** Active liquidity at the current price. */
   liquidity: bigint;
-  /** Swap fee in hundredths of a bip (3000 = 0.3 %). */
+  /** Swap fee in hundredths of a bip (3000 = 0.3 %): V3's fee, V4's LP fee. */
   fee: number;
+  /** V4's packed protocol fee (12 bits per direction, zero-for-one low); absent or 0 for V3. */
+  protocolFee?: number;
   tickSpacing: number;
   /** Every initialized tick within `tickRange` (all of them when it is absent), sorted by index. */
   ticks: readonly V3Tick[];
@@ -69,7 +71,10 @@ export function simulateConcentratedSwap(pool: ConcentratedPoolState, zeroForOne
   if (!limitValid) throw new V3MathError("price limit");
 
   const exactInput = amountSpecified > 0n;
-  const fee = BigInt(pool.fee);
+  const feePips = pool.protocolFee === undefined || pool.protocolFee === 0 ? pool.fee : swapFeePips(pool.fee, pool.protocolFee, zeroForOne);
+  // A 100 % fee leaves nothing to buy an exact output with: V4 refuses it (V3 fees are always lower).
+  if (!exactInput && feePips >= MAX_SWAP_FEE) throw new V3MathError("no exact output at a 100 % fee");
+  const fee = BigInt(feePips);
   const ticks = pool.ticks;
   const spacing = pool.tickSpacing;
   const range = pool.tickRange;
