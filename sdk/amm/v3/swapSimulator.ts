@@ -1,7 +1,7 @@
 import { V3MathError } from "./fullMath";
 import { MAX_SWAP_FEE, swapFeePips } from "./swapFee";
 import { computeSwapStep, newSwapStep } from "./swapMath";
-import { firstTickAbove, wordStart, type V3Tick } from "./tickList";
+import { firstTickAbove, nextTickWithinWord, type V3Tick } from "./tickList";
 import { MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, MIN_TICK, getSqrtRatioAtTick, getTickAtSqrtRatio } from "./tickMath";
 
 const MAX_UINT128 = (1n << 128n) - 1n;
@@ -90,20 +90,9 @@ export function simulateConcentratedSwap(pool: ConcentratedPoolState, zeroForOne
 
   while (remaining !== 0n && price !== sqrtPriceLimitX96) {
     const start = price;
-    const compressed = Math.floor(tick / spacing);
-    let tickNext: number;
-    let initialized: boolean;
-    if (zeroForOne) {
-      const edge = wordStart(compressed);
-      const candidate = ticks[cursor];
-      initialized = candidate !== undefined && candidate.index / spacing >= edge;
-      tickNext = initialized ? candidate!.index : edge * spacing;
-    } else {
-      const edge = wordStart(compressed + 1) + 255;
-      const candidate = ticks[cursor];
-      initialized = candidate !== undefined && candidate.index / spacing <= edge;
-      tickNext = initialized ? candidate!.index : edge * spacing;
-    }
+    const candidate = ticks[cursor];
+    let tickNext = nextTickWithinWord(candidate?.index, tick, spacing, zeroForOne);
+    const initialized = candidate !== undefined && tickNext === candidate.index;
     if (tickNext < MIN_TICK) tickNext = MIN_TICK;
     else if (tickNext > MAX_TICK) tickNext = MAX_TICK;
     if (range !== undefined && (tickNext < range.lower || tickNext > range.upper)) {

@@ -23,19 +23,16 @@ export function wordStart(compressed: number): number {
 }
 
 /**
- * Where TickBitmap.nextInitializedTickWithinOneWord stops from `tick`: the next initialized tick in
- * `ticks` at or below `tick` (`lte`) or above it, within the bitmap word; or the word's edge, not
- * initialized. `position` is the tick's place in `ticks` when initialized, -1 otherwise.
+ * Where TickBitmap.nextInitializedTickWithinOneWord stops from `tick`, given `candidate`, the next
+ * initialized tick at or below `tick` (`lte`) or above it (undefined when there is none): the
+ * candidate when it is within the bitmap word, else the word's edge, which is not initialized.
  */
-export function nextInitializedTickWithinOneWord(ticks: readonly V3Tick[], tick: number, tickSpacing: number, lte: boolean): { next: number; position: number } {
+export function nextTickWithinWord(candidate: number | undefined, tick: number, tickSpacing: number, lte: boolean): number {
   const compressed = Math.floor(tick / tickSpacing);
-  const above = firstTickAbove(ticks, tick);
   if (lte) {
-    const start = wordStart(compressed);
-    const candidate = ticks[above - 1];
-    return candidate !== undefined && candidate.index / tickSpacing >= start ? { next: candidate.index, position: above - 1 } : { next: start * tickSpacing, position: -1 };
+    const edge = wordStart(compressed);
+    return candidate !== undefined && candidate / tickSpacing >= edge ? candidate : edge * tickSpacing;
   }
-  const end = wordStart(compressed + 1) + 255;
-  const candidate = ticks[above];
-  return candidate !== undefined && candidate.index / tickSpacing <= end ? { next: candidate.index, position: above } : { next: end * tickSpacing, position: -1 };
+  const edge = wordStart(compressed + 1) + 255;
+  return candidate !== undefined && candidate / tickSpacing <= edge ? candidate : edge * tickSpacing;
 }
