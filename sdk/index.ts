@@ -106,6 +106,19 @@ export {
 } from "./typedData/exactOutputWitness";
 export { getAmountOut, getAmountIn } from "./amm/v2Math";
 export { routeOutput, routePairs, type PairReserves } from "./amm/routeOutput";
+export { uniswapV3PoolAbi, uniswapV3FactoryAbi } from "./abis/uniswapV3PoolAbi";
+export { MIN_TICK, MAX_TICK, MIN_SQRT_RATIO, MAX_SQRT_RATIO, getSqrtRatioAtTick, getTickAtSqrtRatio } from "./amm/v3/tickMath";
+export { V3MathError } from "./amm/v3/fullMath";
+export { swapFeePips, MAX_SWAP_FEE } from "./amm/v3/swapFee";
+export type { V3Tick } from "./amm/v3/tickList";
+export {
+  simulateConcentratedSwap,
+  quoteConcentratedExactInput,
+  quoteConcentratedExactOutput,
+  defaultSqrtPriceLimit,
+  type ConcentratedPoolState,
+  type ConcentratedSwapResult,
+} from "./amm/v3/swapSimulator";
 export { decodeQuoteOrder, type QuoteCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
 export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError, BatchSizeError, BatchGasLimitsError, GaslessCalldataError } from "./errors/calldata";
 

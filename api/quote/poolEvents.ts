@@ -7,7 +7,7 @@ export const pairCreatedEvent = parseAbiItem("event PairCreated(address indexed 
 
 /** One event that changes what routing knows, in chain order. Addresses are lowercase. */
 export type PoolEvent = Readonly<
-  { blockNumber: bigint; blockHash: Hex; logIndex: number } & (
+  LogPosition & (
     | { kind: "sync"; pool: Address; reserve0: bigint; reserve1: bigint }
     | { kind: "pairCreated"; factory: Address; pair: Address; token0: Address; token1: Address }
   )
@@ -15,6 +15,20 @@ export type PoolEvent = Readonly<
 
 /** Either one block by hash (a node answers only from that block), or a range of numbers. */
 export type LogWindow = Readonly<{ blockHash: Hex } | { fromBlock: bigint; toBlock: bigint }>;
+
+/** Where a log sits on the chain: what orders events and ties them to the block they came in. */
+export type LogPosition = Readonly<{ blockNumber: bigint; blockHash: Hex; logIndex: number }>;
+
+/** A mined log's position; undefined for a pending or removed one, which state must not absorb. */
+export function logPosition(log: { blockNumber: bigint | null; blockHash: Hex | null; logIndex: number | null; removed: boolean }): LogPosition | undefined {
+  if (log.blockHash === null || log.blockNumber === null || log.logIndex === null || log.removed) return undefined;
+  return { blockNumber: log.blockNumber, blockHash: log.blockHash, logIndex: log.logIndex };
+}
+
+/** Sort comparator putting events in chain order (block, then log index). */
+export function chainOrder(a: LogPosition, b: LogPosition): number {
+  return a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1;
+}
 
 /**
  * `Sync` events of `pools` and `PairCreated` events of `factory` in one `eth_getLogs`, sorted by
@@ -28,9 +42,9 @@ export async function readPoolEvents(client: PublicClient, pools: readonly Addre
   const known = new Set(pools);
   const events: PoolEvent[] = [];
   for (const log of logs) {
-    if (log.blockHash === null || log.blockNumber === null || log.logIndex === null || log.removed) continue;
+    const at = logPosition(log);
+    if (at === undefined) continue;
     const address = log.address.toLowerCase() as Address;
-    const at = { blockNumber: log.blockNumber, blockHash: log.blockHash, logIndex: log.logIndex };
     if (log.eventName === "Sync" && known.has(address)) {
       events.push({ ...at, kind: "sync", pool: address, reserve0: log.args.reserve0, reserve1: log.args.reserve1 });
     } else if (log.eventName === "PairCreated" && address === factoryLower) {
@@ -38,5 +52,5 @@ export async function readPoolEvents(client: PublicClient, pools: readonly Addre
       events.push({ ...at, kind: "pairCreated", factory: address, pair, token0, token1 });
     }
   }
-  return events.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
+  return events.sort(chainOrder);
 }

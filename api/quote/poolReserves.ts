@@ -18,7 +18,7 @@ export type PoolReserves = Readonly<{ pools: readonly V2Pool[]; unreadable: Read
  * Whether a read failed because of the pool itself (no code at the address, a revert, data that is
  * not a pair's), as opposed to the node (unreachable, timing out), which fails the whole quote.
  */
-function isPoolFault(error: unknown): boolean {
+export function isPoolFault(error: unknown): boolean {
   if (!(error instanceof BaseError)) return false;
   return (
     error.walk(

@@ -1,7 +1,8 @@
-import { BlockNotFoundError, type Address, type Hex, type PublicClient } from "viem";
+import type { Address, PublicClient } from "viem";
 import type { ManifestPool } from "../../sdk";
 import type { BlockHead } from "../../sdk";
-import { readPoolEvents, type LogWindow, type PoolEvent } from "./poolEvents";
+import { BlockEventFollower } from "./blockEventFollower";
+import { readPoolEvents, type PoolEvent } from "./poolEvents";
 import { PoolGraph, type PricedMarket } from "./poolGraph";
 import { readPoolReserves } from "./poolReserves";
 import { isV2Pool, type PricedPool, type V2Pool } from "./venues/pricedPool";
@@ -20,9 +21,6 @@ export type PoolStateOptions = Readonly<{
   historyDepth?: number;
 }>;
 
-/** What an absorbed block changed: the pools whose reserves it moved. */
-type AbsorbedBlock = { number: bigint; hash: Hex; touched: Set<Address> };
-
 const lower = (address: Address) => address.toLowerCase() as Address;
 
 /**
@@ -34,9 +32,9 @@ const lower = (address: Address) => address.toLowerCase() as Address;
  * a quote in progress is never affected by the next block.
  *
  * Reorgs (a head whose parent is not the absorbed block, or that is not ahead of it; a devnet's
- * `evm_revert` looks the same): the newest remembered block still on the chain is the fork point,
- * and every pool touched on either side of it since is re-read at the new head. With no fork point
- * in memory, everything is re-read.
+ * `evm_revert` looks the same) are found by the BlockEventFollower every venue shares: the newest
+ * remembered block still on the chain is the fork point, and every pool touched on either side of it
+ * since is re-read at the new head. With no fork point in memory, everything is re-read.
  */
 export class PoolStateTracker {
   readonly #options: PoolStateOptions;
@@ -48,11 +46,16 @@ export class PoolStateTracker {
   /** Every pool routing may use (list plus created), by lowercase address, readable or not. */
   #known = new Map<Address, ManifestPool>();
   readonly #unreadable = new Set<Address>();
-  #history: AbsorbedBlock[] = [];
+  readonly #follower: BlockEventFollower<PoolEvent>;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: PoolStateOptions) {
     this.#options = options;
+    this.#follower = new BlockEventFollower<PoolEvent>({
+      readEvents: (client, window) => readPoolEvents(client, this.#addresses(), this.#options.factory?.address, window),
+      touches: (event) => [event.kind === "sync" ? event.pool : event.pair],
+      historyDepth: options.historyDepth,
+    });
   }
 
   /** Known pools whose reserves could not be read at the last update: routing searched without them. */
@@ -84,33 +87,9 @@ export class PoolStateTracker {
     if (listChanged) this.#setKnown(list);
     if (previous === undefined) return this.#rebuild(client, head, list);
 
-    const reread = new Set<Address>(this.#unreadable);
-    // Replaced only once the update succeeds: a failed one must not forget what a reorg orphaned.
-    let history = this.#history;
-    let events: PoolEvent[];
-    if (head.hash === previous.block.hash) {
-      events = [];
-    } else if (head.number === previous.block.number + 1n && head.parentHash === previous.block.hash) {
-      events = await readPoolEvents(client, this.#addresses(), this.#options.factory?.address, { blockHash: head.hash });
-    } else {
-      const forward = head.number > previous.block.number;
-      const [rangeEvents, stillThere] = await Promise.all([
-        forward ? readPoolEvents(client, this.#addresses(), this.#options.factory?.address, { fromBlock: previous.block.number + 1n, toBlock: head.number }) : [],
-        forward ? canonicalHash(client, previous.block.number) : undefined,
-      ]);
-      if (forward && stillThere === previous.block.hash && rangeEvents.every((event) => event.blockNumber !== head.number || event.blockHash === head.hash)) {
-        events = rangeEvents;
-      } else {
-        const fork = await this.#forkPoint(client, head);
-        if (fork === undefined) return this.#rebuild(client, head, list);
-        for (const block of history.filter((entry) => entry.number > fork.number)) for (const pool of block.touched) reread.add(pool);
-        history = history.filter((entry) => entry.number <= fork.number);
-        const window: LogWindow | undefined = head.number > fork.number ? { fromBlock: fork.number + 1n, toBlock: head.number } : undefined;
-        events = window === undefined ? [] : await readPoolEvents(client, this.#addresses(), this.#options.factory?.address, window);
-        // The new side's events are applied on top of the old side's state: re-read what they touch too.
-        for (const event of events) if (event.kind === "sync") reread.add(event.pool);
-      }
-    }
+    const plan = await this.#follower.plan(client, head);
+    if (plan.kind === "rebuild") return this.#rebuild(client, head, list);
+    const reread = new Set<Address>([...this.#unreadable, ...plan.reread]);
 
     const pools = new Map(previous.pools);
     let shapeChanged = listChanged;
@@ -118,24 +97,19 @@ export class PoolStateTracker {
       if (!this.#known.has(address)) pools.delete(address);
     }
     for (const address of this.#known.keys()) if (!pools.has(address) && !this.#unreadable.has(address)) reread.add(address);
-    const touchedByBlock = new Map<bigint, AbsorbedBlock>();
-    for (const event of events) {
-      let block = touchedByBlock.get(event.blockNumber);
-      if (block === undefined) touchedByBlock.set(event.blockNumber, (block = { number: event.blockNumber, hash: event.blockHash, touched: new Set() }));
+    for (const event of plan.events) {
       if (event.kind === "sync") {
-        block.touched.add(event.pool);
         const pool = pools.get(event.pool);
         const synced = pool === undefined || !isV2Pool(pool) ? undefined : afterSync(pool, event, event.blockHash === head.hash ? head.timestamp : undefined);
         if (synced === undefined) reread.add(event.pool);
         else pools.set(event.pool, synced);
       } else if (this.#adoptCreated(event)) {
         reread.add(event.pair);
-        block.touched.add(event.pair);
         shapeChanged = true;
       }
     }
     if (reread.size > 0) shapeChanged = (await this.#read(client, head, [...reread], pools)) || shapeChanged;
-    this.#history = remembered(history, [...touchedByBlock.values(), { number: head.number, hash: head.hash, touched: new Set() }], this.#options.historyDepth ?? 256);
+    this.#follower.commit(head, plan);
     const graph = shapeChanged ? new PoolGraph(pools.values()) : previous.graph;
     return this.#publish({ block: head, pools, graph }, list);
   }
@@ -145,7 +119,7 @@ export class PoolStateTracker {
     const pools = new Map<Address, PricedPool>();
     this.#unreadable.clear();
     await this.#read(client, head, [...this.#known.keys()], pools);
-    this.#history = [{ number: head.number, hash: head.hash, touched: new Set() }];
+    this.#follower.commit(head, { kind: "rebuild" });
     return this.#publish({ block: head, pools, graph: new PoolGraph(pools.values()) }, list);
   }
 
@@ -168,13 +142,6 @@ export class PoolStateTracker {
     }
     this.#options.observeReads(descriptors.map((pool) => lower(pool.address)), failed, new Date(Number(head.timestamp) * 1000));
     return changed;
-  }
-
-  /** The newest remembered block that is still on the chain at its number, if any. */
-  async #forkPoint(client: PublicClient, head: BlockHead): Promise<AbsorbedBlock | undefined> {
-    const candidates = this.#history.filter((block) => block.number <= head.number).reverse();
-    const hashes = await Promise.all(candidates.map((block) => (block.number === head.number ? Promise.resolve(head.hash) : canonicalHash(client, block.number))));
-    return candidates.find((block, index) => hashes[index] === block.hash);
   }
 
   #setKnown(list: readonly ManifestPool[]): void {
@@ -222,19 +189,4 @@ function afterSync(pool: V2Pool, sync: Extract<PoolEvent, { kind: "sync" }>, tim
     oracleStarted = timestampLast !== pool.timestampLast && pool.reserve0 > 0n && pool.reserve1 > 0n;
   }
   return { ...pool, reserve0: sync.reserve0, reserve1: sync.reserve1, oracleStarted, timestampLast };
-}
-
-/** `history` followed by `blocks`, keeping the newest `depth`. */
-function remembered(history: readonly AbsorbedBlock[], blocks: readonly AbsorbedBlock[], depth: number): AbsorbedBlock[] {
-  return [...history, ...blocks].slice(-depth);
-}
-
-/** The hash of the chain's block at `number`, or undefined when the chain is shorter. */
-async function canonicalHash(client: PublicClient, number: bigint): Promise<Hex | undefined> {
-  try {
-    return (await client.getBlock({ blockNumber: number })).hash;
-  } catch (error) {
-    if (error instanceof BlockNotFoundError) return undefined;
-    throw error;
-  }
 }
