@@ -29,7 +29,7 @@ import type { ChainHead } from "../../sdk";
 import { estimateGas } from "./gasEstimate";
 import type { PermitNonceAllocator } from "./permitNonces";
 import type { NonceRanges } from "./nonceRanges";
-import type { PoolStateTracker } from "./poolState";
+import type { MarketTracker } from "./marketTracker";
 import { hopsGas, type RouteSearchStats } from "./prunedRouteSearch";
 import type { QuoteQuery } from "./quoteQuery";
 import type { RouteHop } from "./routeSearch";
@@ -65,8 +65,8 @@ export type QuoteInput = Readonly<{
 /** State shared by all quotes of one app. */
 export type QuoteEngine = Readonly<{
   heads: ChainHead;
-  /** The chain's pool reserves, followed from events; a quote is priced at one of its snapshots. */
-  pools: PoolStateTracker;
+  /** The chain's pools of every venue, followed from events; a quote is priced at one of its snapshots. */
+  pools: MarketTracker;
   blockCache: BlockCache;
   nonces: PermitNonceAllocator;
   /** Nonce ranges leased against the other API instances (PostgreSQL); undefined for one instance alone. */
@@ -167,7 +167,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   // A firm quote reads the head now (a client that waited for its receipt must see it); a price may
   // reuse one read within PRICE_HEAD_MAX_AGE_MS, which spares a polling UI's price the round trip.
   const head = kind === "firm" ? await engine.heads.fresh() : await engine.heads.recent(PRICE_HEAD_MAX_AGE_MS);
-  const [pools, fees] = await Promise.all([engine.pools.at(client, head, chain.tokens.pools()), engine.fees.at(head)]);
+  const [pools, fees] = await Promise.all([engine.pools.at(client, head, chain.tokens), engine.fees.at(head)]);
   const block = pools.block;
   const blockNumber = block.number;
   const reads = blockReads(engine, client, block.hash, blockNumber);

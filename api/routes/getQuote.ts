@@ -14,7 +14,7 @@ import { RelayerClient } from "../gasless/relayerClient";
 import { buildQuote, type Quote, type QuoteEngine, type QuoteKind } from "../quote/buildQuote";
 import { NonceRanges } from "../quote/nonceRanges";
 import { PermitNonceAllocator } from "../quote/permitNonces";
-import { PoolStateTracker } from "../quote/poolState";
+import { marketTrackerOf } from "../quote/chainMarket";
 import { QuoteBuckets } from "../quote/quoteBuckets";
 import { checkExcludedSources, parseQuoteQuery, quoteQueryFor, type QuoteRequest } from "../quote/quoteQuery";
 import { venueNamesOf } from "../quote/venues/chainVenues";
@@ -25,9 +25,6 @@ import type { SupportedToken } from "../tokens/supportedTokens";
 import { isHexAddress } from "../services/checksummedAddress";
 import { classifyDatabaseError } from "../store/databaseUnavailable";
 import type { Route } from "./route";
-
-/** Uniswap V2's pool fee, for pairs the factory announces after deployment. */
-const UNISWAP_V2_FEE_BPS = 30;
 
 /**
  * Admission: both tokens must be in the chain's in-memory supported set. Each miss that names an
@@ -108,11 +105,7 @@ function quotingOf(deps: ApiDependencies): Quoting {
     if (engine === undefined) {
       engine = {
         heads: new ChainHead(chain.client),
-        pools: new PoolStateTracker({
-          factory: { address: chain.manifest.contracts.uniswapV2Factory, feeBps: UNISWAP_V2_FEE_BPS },
-          isSupported: (token) => token !== NATIVE_TOKEN_LOWERCASE && chain.tokens.resolve(token) !== undefined,
-          observeReads: (pools, failed, at) => chain.unreadablePools.observe(pools, failed, at),
-        }),
+        pools: marketTrackerOf(chain),
         blockCache: new BlockCache(),
         nonces,
         nonceRanges,

@@ -1,0 +1,70 @@
+import type { Address, PublicClient } from "viem";
+import type { BlockHead, ManifestPool, ManifestV3Pool, ManifestVenuePool } from "../../sdk";
+import { PoolGraph } from "./poolGraph";
+import type { PoolSnapshot, PoolStateTracker } from "./poolState";
+import type { PricedPool } from "./venues/pricedPool";
+import type { V3RoutedPool } from "./venues/uniswapV3/v3Adapter";
+import type { V3PoolSnapshot, V3PoolTracker } from "./venues/uniswapV3/v3PoolTracker";
+
+/** What the market needs of a chain's supported set: its V2 pools and every venue's. */
+export type MarketPools = Readonly<{ pools(): readonly ManifestPool[]; venuePools(): readonly ManifestVenuePool[] }>;
+
+const lower = (address: Address) => address.toLowerCase() as Address;
+
+/**
+ * One chain's market across venues: each venue type's pools are followed by their own tracker (V2
+ * reserves, V3 ticks), and a quote is priced at the union of their snapshots at one block. The union
+ * (its graph and pool map) is built once per pair of snapshots, so quotes at one head share it.
+ * `venueIndex` maps a V3 venue's name to its index in the routers' V3 venue table, which the SWAP_V3
+ * action names; a V3 venue the routers do not know is left out of routing.
+ */
+export class MarketTracker {
+  #v3List: { source: readonly ManifestVenuePool[]; pools: readonly ManifestV3Pool[] } | undefined;
+  #union: { v2: PoolSnapshot; v3: V3PoolSnapshot; market: PoolSnapshot } | undefined;
+
+  constructor(
+    readonly v2: PoolStateTracker,
+    readonly v3: V3PoolTracker,
+    private readonly venueIndex: (source: string) => number | undefined,
+  ) {}
+
+  /** Pools of any venue whose state could not be read at the last update: routing went without them. */
+  get unreadableCount(): number {
+    return this.v2.unreadableCount + this.v3.unreadableCount;
+  }
+
+  /** Every venue's pools at exactly `head`. */
+  async at(client: PublicClient, head: BlockHead, tokens: MarketPools): Promise<PoolSnapshot> {
+    const v3Pools = this.#v3Pools(tokens.venuePools());
+    const [v2, v3] = await Promise.all([this.v2.at(client, head, tokens.pools()), this.v3.at(client, head, v3Pools)]);
+    if (v3.pools.size === 0) return v2;
+    const union = this.#union;
+    if (union !== undefined && union.v2 === v2 && union.v3 === v3) return union.market;
+    const market = this.#combine(v2, v3, v3Pools);
+    this.#union = { v2, v3, market };
+    return market;
+  }
+
+  /** The V3 pools of the list whose venue the routers know; the same array while the list is. */
+  #v3Pools(list: readonly ManifestVenuePool[]): readonly ManifestV3Pool[] {
+    if (this.#v3List?.source !== list) {
+      const pools = list.filter((pool): pool is ManifestV3Pool => pool.type === "uniswap-v3" && this.venueIndex(pool.source) !== undefined);
+      this.#v3List = { source: list, pools };
+    }
+    return this.#v3List.pools;
+  }
+
+  #combine(v2: PoolSnapshot, v3: V3PoolSnapshot, listed: readonly ManifestV3Pool[]): PoolSnapshot {
+    const sources = new Map(listed.map((pool) => [lower(pool.address), pool.source]));
+    for (const created of this.v3.createdPools) if (created.source !== undefined) sources.set(lower(created.address), created.source);
+    const pools = new Map<Address, PricedPool>(v2.pools);
+    for (const [address, state] of v3.pools) {
+      const source = sources.get(address);
+      const venueIndex = source === undefined ? undefined : this.venueIndex(source);
+      if (source === undefined || venueIndex === undefined) continue;
+      const pool: V3RoutedPool = { kind: "v3", address, token0: state.token0, token1: state.token1, source, state: { pool: state, venueIndex } };
+      pools.set(address, pool);
+    }
+    return { block: v2.block, graph: new PoolGraph(pools.values()), pools };
+  }
+}
