@@ -22,6 +22,7 @@ export const deploymentManifestSchema = z.object({
     allowanceHolder: address,
     takerSwapRouter: address,
     gaslessSwapRouter: address,
+    propAmmAllowlist: address.optional(),
   }),
   tokens: z.array(
     z.object({ symbol: z.string().min(1), name: z.string(), address, decimals: z.number().int().min(0).max(255) }),
@@ -36,9 +37,12 @@ export const deploymentManifestSchema = z.object({
     }),
   ),
   devnet: z.object({ smartWallet: address, smartWalletOwner: address, plainToken: address }).optional(),
+  propAmms: z.array(z.object({ name: z.string().min(1), address, token0: address, token1: address })).optional(),
 });
 
 export type ManifestToken = { symbol: string; name: string; address: Address; decimals: number };
+/** A propAMM the deploy flow put on the allowlist; token0/token1 are its configured order (IPropAmm). */
+export type ManifestPropAmm = { name: string; address: Address; token0: Address; token1: Address };
 export type ManifestPool = { address: Address; token0: Address; token1: Address; source: "uniswap-v2"; feeBps: number };
 
 /**
@@ -57,11 +61,15 @@ export type DeploymentManifest = {
     allowanceHolder: Address;
     takerSwapRouter: Address;
     gaslessSwapRouter: Address;
+    /** The propAMMs routers may call (PropAmmAllowlist); absent on chains deployed before propAMMs. */
+    propAmmAllowlist?: Address | undefined;
   };
   tokens: ManifestToken[];
   pools: ManifestPool[];
   /** Devnet only: an ERC-1271 smart wallet (owned by dev account #12) and a token without EIP-2612 (docs/integrators/gasless.md). */
   devnet?: { smartWallet: Address; smartWalletOwner: Address; plainToken: Address } | undefined;
+  /** The propAMMs deployed with the chain (the allowlist, not the manifest, says which routers may call). */
+  propAmms?: ManifestPropAmm[] | undefined;
 };
 
 /** Where the manifest of `chainId` lives inside `directory`. */
