@@ -91,7 +91,7 @@ describe("propAMM pricing for the quote API (api/quote/venues/propAmmPricing.ts)
     expect(ladderAmountOut(old.zeroForOne, 10n ** 18n)).to.equal((3001_500000n * 9995n) / 10_000n);
   });
 
-  it("prices any amount off the ladder within two units of getAmountOut and never above it (the reference propAMM is linear)", async () => {
+  it("prices any amount off the ladder within three units of getAmountOut (its two roundings at each rung, and the unit kept back) and never above it: the reference propAMM is linear", async () => {
     const f = await loadFixture(propAmmFixture);
     const { pricing, venues } = await setup(f);
     const quotes = (await pricing.ladders(await latest(f), venues)).find((entry) => entry.venue.pair === f.wethUsdc.address.toLowerCase())!;
@@ -101,7 +101,7 @@ describe("propAMM pricing for the quote API (api/quote/venues/propAmmPricing.ts)
         const exact = await f.wethUsdc.read.getAmountOut([zeroForOne, amountIn]);
         const priced = ladderAmountOut(zeroForOne ? quotes.zeroForOne : quotes.oneForZero, amountIn);
         expect(priced <= exact, `${priced} > ${exact}`).to.equal(true);
-        expect(exact - priced <= 2n, `${exact} - ${priced}`).to.equal(true);
+        expect(exact - priced <= 3n, `${exact} - ${priced}`).to.equal(true);
       }),
       fuzzRuns(60),
     );
