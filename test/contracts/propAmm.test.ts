@@ -5,6 +5,7 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { concatHex, encodeFunctionData, erc20Abi, getAddress, parseEventLogs, parseUnits, toFunctionSelector, zeroAddress, type Address } from "viem";
 import { propAmmAbi } from "../../sdk/abis/propAmmAbi";
 import { propAmmAllowlistAbi } from "../../sdk/abis/propAmmAllowlistAbi";
+import { PROPAMM_HOP_GAS } from "../../api/quote/venues/propAmmPricing";
 import { propAmmPriceFromDecimal, propAmmPriceToDecimal } from "../../sdk/amm/propAmmPrice";
 import { propAmmFixture, swapPropAmmAction, type PropAmmFixture } from "../fixtures/propAmmFixture";
 import { expectRevert } from "../helpers/expectRevert";
@@ -272,6 +273,28 @@ describe("propAMM venue", () => {
       expect(result).to.deep.equal([usdc, 0n]);
       await expectRevert(f.harness.simulate.swap([swapPropAmmAction(f.wethUsdc.address, f.token("DAI")), weth, 0n, f.recipient.account.address], { account: f.taker.account }), "SwapPropAmmTokenMismatch");
       await expectRevert(hre.viem.deployContract("PropAmmHopsHarness", [f.contracts.weth, f.contracts.routerRegistry, zeroAddress]), "SwapZeroAddress");
+    });
+
+    it("costs no more gas per hop than the quote API's propAMM gas model says (PROPAMM_HOP_GAS's measured p90)", async () => {
+      const f = await loadFixture(propAmmFixture);
+      const [weth, usdc, dai] = [f.token("WETH"), f.token("USDC"), f.token("DAI")];
+      const routes = [
+        [swapPropAmmAction(f.wethUsdc.address, usdc)],
+        [swapPropAmmAction(f.wethUsdc.address, usdc), swapPropAmmAction(f.wethUsdc.address, weth)],
+        [swapPropAmmAction(f.wethUsdc.address, usdc), swapPropAmmAction(f.wethUsdc.address, weth), swapPropAmmAction(f.daiPropAmm.address, dai)],
+      ];
+      const increments: bigint[] = [];
+      for (const amount of ["0.01", "0.5", "3", "20"]) {
+        const gas: bigint[] = [];
+        for (const hops of routes) {
+          const hash = await f.harness.write.swap([concatHex(hops), weth, parseUnits(amount, 18), f.recipient.account.address], { account: f.taker.account });
+          gas.push((await f.publicClient.waitForTransactionReceipt({ hash })).gasUsed);
+        }
+        increments.push(gas[1]! - gas[0]!, gas[2]! - gas[1]!);
+      }
+      const sorted = [...increments].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const p90 = sorted[Math.ceil(sorted.length * 0.9) - 1]!;
+      expect(Number(p90)).to.be.at.most(PROPAMM_HOP_GAS.measuredP90).and.at.least(PROPAMM_HOP_GAS.measuredP90 - 15_000);
     });
 
     it("the SDK's ABIs equal the compiled IPropAmm and PropAmmAllowlist", async () => {

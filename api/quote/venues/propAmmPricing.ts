@@ -16,6 +16,14 @@ import { propAmmAllowlistAbi } from "../../../sdk/abis/propAmmAllowlistAbi";
  * A propAMM that reverts, returns garbage or cannot fill quotes 0n: no hop.
  */
 
+/**
+ * Execution gas of one SWAP_PROPAMM hop through the devnet's reference propAMM, as route ranking
+ * charges it: the p90 of what a hop adds to a route (test/contracts/propAmm.test.ts measures it: the
+ * allowlist read, the approval written and checked, the venue's swap, two balance reads) plus a
+ * margin for propAMMs that do more work than the reference one (an oracle read, a signed price).
+ */
+export const PROPAMM_HOP_GAS = { measuredP90: 81_000, margin: 15_000 } as const;
+
 /** An allowlisted propAMM with its configured tokens (IPropAmm: zeroForOne sells token0). Addresses lowercase. */
 export type PropAmmVenue = Readonly<{ source: string; pair: Address; token0: Address; token1: Address }>;
 
