@@ -3,6 +3,7 @@ import fc from "fast-check";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { concatHex, encodeFunctionData, erc20Abi, getAddress, parseEventLogs, parseUnits, toFunctionSelector, zeroAddress, type Address } from "viem";
+import { devPropAmmAbi } from "../../sdk/abis/devPropAmmAbi";
 import { propAmmAbi } from "../../sdk/abis/propAmmAbi";
 import { propAmmAllowlistAbi } from "../../sdk/abis/propAmmAllowlistAbi";
 import { PROPAMM_HOP_GAS } from "../../api/quote/venues/propAmmPricing";
@@ -297,11 +298,12 @@ describe("propAMM venue", () => {
       expect(Number(p90)).to.be.at.most(PROPAMM_HOP_GAS.measuredP90).and.at.least(PROPAMM_HOP_GAS.measuredP90 - 15_000);
     });
 
-    it("the SDK's ABIs equal the compiled IPropAmm and PropAmmAllowlist", async () => {
+    it("the SDK's ABIs equal the compiled IPropAmm, PropAmmAllowlist and DevPropAmm", async () => {
       const key = (item: { type: string; name?: string }) => `${item.type}:${item.name ?? ""}`;
       const sorted = (abi: readonly { type: string; name?: string }[]) => [...abi].sort((a, b) => key(a).localeCompare(key(b)));
       expect(JSON.parse(JSON.stringify(sorted(propAmmAbi)))).to.deep.equal(sorted((await hre.artifacts.readArtifact("IPropAmm")).abi));
       expect(JSON.parse(JSON.stringify(sorted(propAmmAllowlistAbi)))).to.deep.equal(sorted((await hre.artifacts.readArtifact("PropAmmAllowlist")).abi));
+      expect(JSON.parse(JSON.stringify(sorted(devPropAmmAbi)))).to.deep.equal(sorted((await hre.artifacts.readArtifact("DevPropAmm")).abi));
     });
   });
 });
