@@ -4,7 +4,7 @@ pragma solidity ^0.8.28;
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {IPropAmm} from "../interfaces/IPropAmm.sol";
-import {PropAmmAllowlist} from "../venues/PropAmmAllowlist.sol";
+import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
 import {RouterFunds} from "./RouterFunds.sol";
 
 /// @title PropAmmHops

@@ -7,7 +7,7 @@ import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
 import {PropAmmHops} from "../routers/PropAmmHops.sol";
 import {RouterFunds} from "../routers/RouterFunds.sol";
-import {PropAmmAllowlist} from "../venues/PropAmmAllowlist.sol";
+import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
 
 /// @title PropAmmHopsHarness
 /// @notice Test-only router shell around PropAmmHops: it runs routes made only of SWAP_PROPAMM

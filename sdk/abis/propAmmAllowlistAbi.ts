@@ -1,4 +1,4 @@
-/** ABI of PropAmmAllowlist, the propAMMs routers may call (contracts/venues/PropAmmAllowlist.sol). A test keeps it equal to the compiled artifact. */
+/** ABI of PropAmmAllowlist, the propAMMs routers may call (contracts/registry/PropAmmAllowlist.sol). A test keeps it equal to the compiled artifact. */
 export const propAmmAllowlistAbi = [
   {
     "inputs": [
