@@ -94,6 +94,17 @@ describe("propAMM venue", () => {
       await expectRevert(f.wethUsdc.simulate.swapExactIn([true, 200n * 10n ** 18n, 1n, to, now + 600n], asTaker), "DevPropAmmInsufficientInventory");
     });
 
+    it("refuses to be built on one token twice or the zero address, and refuses a swap that would pay nothing", async () => {
+      const f = await loadFixture(propAmmFixture);
+      const usdc = f.token("USDC");
+      await expectRevert(hre.viem.deployContract("DevPropAmm", [usdc, usdc, f.deployer.account.address, 1n, 0]), "DevPropAmmInvalidTokens", [usdc, usdc]);
+      await expectRevert(hre.viem.deployContract("DevPropAmm", [zeroAddress, usdc, f.deployer.account.address, 1n, 0]), "DevPropAmmInvalidTokens", [zeroAddress, usdc]);
+      await expectRevert(hre.viem.deployContract("DevPropAmm", [usdc, f.token("DAI"), f.deployer.account.address, 0n, 0]), "DevPropAmmInvalidQuote", [0n, 0n]);
+      // 1 wei of WETH is worth 0.000000003 USDC base units: nothing to pay, so nothing is taken.
+      expect(await f.wethUsdc.read.getAmountOut([true, 1n])).to.equal(0n);
+      await expectRevert(f.wethUsdc.simulate.swapExactIn([true, 1n, 0n, f.recipient.account.address, await deadline(f)], { account: f.taker.account }), "DevPropAmmInsufficientOutput", [0n, 0n]);
+    });
+
     it("lets only its operator withdraw inventory, with an event, and only of its two tokens", async () => {
       const f = await loadFixture(propAmmFixture);
       const usdc = f.token("USDC");
