@@ -115,7 +115,8 @@ contract PropAmmAllowlist {
     /// @return token1 The configured token1, or zero.
     function tokensOf(address pair, bytes4 selector) external view returns (address token0, address token1) {
         PairConfig storage config = _configs[pair];
-        if (config.selector != selector || selector == bytes4(0)) return (address(0), address(0));
+        // An unlisted pair's config is all zeros, so a zero selector still reads zero tokens.
+        if (config.selector != selector) return (address(0), address(0));
         return (config.token0, config.token1);
     }
 

@@ -122,6 +122,8 @@ describe("propAMM venue", () => {
       expect(await f.allowlist.read.SWAP_SELECTOR()).to.equal(SWAP_EXACT_IN);
       expect(await f.allowlist.read.tokensOf([pair, SWAP_EXACT_IN])).to.deep.equal([f.token("WETH"), f.token("USDC")]);
       expect(await f.allowlist.read.tokensOf([pair, "0x12345678"])).to.deep.equal([zeroAddress, zeroAddress]);
+      // An unlisted pair's stored selector is zero: asking with a zero selector still reads no tokens.
+      expect(await f.allowlist.read.tokensOf([f.token("LINK"), "0x00000000"])).to.deep.equal([zeroAddress, zeroAddress]);
       expect(await f.allowlist.read.tokensOf([f.token("WETH"), SWAP_EXACT_IN])).to.deep.equal([zeroAddress, zeroAddress]);
       expect(await f.allowlist.read.isPair([pair])).to.equal(true);
       expect(await f.allowlist.read.isPair([f.token("WETH")])).to.equal(false);
@@ -153,6 +155,7 @@ describe("propAMM venue", () => {
       const f = await loadFixture(propAmmFixture);
       const pair = f.wethUsdc.address;
       await expectRevert(f.allowlist.simulate.remove([pair], { account: f.stranger.account }), "PropAmmAllowlistUnauthorized", [getAddress(f.stranger.account.address)]);
+      await expectRevert(f.allowlist.simulate.add([pair, f.token("LINK"), f.token("DAI")], { account: f.stranger.account }), "PropAmmAllowlistUnauthorized", [getAddress(f.stranger.account.address)]);
       await f.registry.write.proposeAdmin([f.stranger.account.address]);
       await f.publicClient.waitForTransactionReceipt({ hash: await f.registry.write.acceptAdmin({ account: f.stranger.account }) });
       await expectRevert(f.allowlist.simulate.remove([pair]), "PropAmmAllowlistUnauthorized", [getAddress(f.deployer.account.address)]);
@@ -167,6 +170,7 @@ describe("propAMM venue", () => {
       const fresh = getAddress((await greedyPropAmm(f, false)).address);
       await expectRevert(f.allowlist.simulate.add([fresh, usdc, usdc]), "PropAmmAllowlistSameTokens", [usdc]);
       await expectRevert(f.allowlist.simulate.add([link, link, usdc]), "PropAmmAllowlistPairIsToken", [link]);
+      await expectRevert(f.allowlist.simulate.add([link, usdc, link]), "PropAmmAllowlistPairIsToken", [link]);
       await expectRevert(f.allowlist.simulate.add([weth, link, usdc]), "PropAmmAllowlistPairIsToken", [weth]);
       await expectRevert(f.allowlist.simulate.add([fresh, listed, usdc]), "PropAmmAllowlistTokenIsPair", [listed]);
       await expectRevert(f.allowlist.simulate.add([fresh, usdc, listed]), "PropAmmAllowlistTokenIsPair", [listed]);
@@ -174,6 +178,7 @@ describe("propAMM venue", () => {
       await expectRevert(f.allowlist.simulate.remove([fresh]), "PropAmmAllowlistNotListed", [fresh]);
       await expectRevert(f.allowlist.simulate.add([zeroAddress, usdc, dai]), "PropAmmAllowlistZeroAddress");
       await expectRevert(f.allowlist.simulate.add([fresh, zeroAddress, dai]), "PropAmmAllowlistZeroAddress");
+      await expectRevert(f.allowlist.simulate.add([fresh, dai, zeroAddress]), "PropAmmAllowlistZeroAddress");
       const eoa = getAddress(f.stranger.account.address);
       await expectRevert(f.allowlist.simulate.add([eoa, usdc, dai]), "PropAmmAllowlistNotAContract", [eoa]);
       await expectRevert(f.allowlist.simulate.add([fresh, eoa, dai]), "PropAmmAllowlistNotAContract", [eoa]);

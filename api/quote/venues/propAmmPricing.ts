@@ -117,9 +117,9 @@ export async function readPropAmmVenues(
 /** Reads propAMM quotes at a block, one eth_call per batch; see the file's comment. */
 export class PropAmmPricing {
   #block: Hex | undefined;
-  #ladders: Promise<PropAmmQuotes[]> | undefined;
+  #ladders = new Map<string, Promise<PropAmmQuotes[]>>();
   #exact = new Map<string, Promise<bigint>>();
-  #pending: { block: QuotedBlock; key: string; request: PropAmmQuoteRequest; settle: (amount: bigint) => void; fail: (error: unknown) => void }[] = [];
+  #pending: { block: QuotedBlock; request: PropAmmQuoteRequest; settle: (amount: bigint) => void; fail: (error: unknown) => void }[] = [];
 
   constructor(
     private readonly client: PublicClient,
@@ -127,11 +127,19 @@ export class PropAmmPricing {
     private readonly decimalsOf: (token: Address) => number,
   ) {}
 
-  /** Every venue's ladders at `block`, read once per block (concurrent callers share the read). */
+  /** Every venue's ladders at `block`, read once per block and venue set (concurrent callers share the read). */
   ladders(block: QuotedBlock, venues: readonly PropAmmVenue[]): Promise<PropAmmQuotes[]> {
     this.#atBlock(block);
-    this.#ladders ??= this.#readLadders(block, venues);
-    return this.#ladders;
+    const key = venues.map((venue) => `${venue.pair}:${venue.token0}:${venue.token1}`).join(",");
+    let ladders = this.#ladders.get(key);
+    if (ladders === undefined) {
+      ladders = this.#readLadders(block, venues);
+      this.#ladders.set(key, ladders);
+      const cache = this.#ladders;
+      // A failed read must not poison the block: the next quote retries it.
+      ladders.catch(() => cache.get(key) === ladders && cache.delete(key));
+    }
+    return ladders;
   }
 
   /** `getAmountOut` at exact amounts, once per block per (pair, direction, amount); same-tick requests share one call. */
@@ -144,7 +152,7 @@ export class PropAmmPricing {
         if (quote === undefined) {
           quote = new Promise<bigint>((settle, fail) => {
             if (this.#pending.length === 0) queueMicrotask(() => void this.#flush());
-            this.#pending.push({ block, key, request, settle, fail });
+            this.#pending.push({ block, request, settle, fail });
           });
           this.#exact.set(key, quote);
           const cache = this.#exact;
@@ -159,7 +167,7 @@ export class PropAmmPricing {
   #atBlock(block: QuotedBlock): void {
     if (block.hash === this.#block) return;
     this.#block = block.hash;
-    this.#ladders = undefined;
+    this.#ladders = new Map();
     this.#exact = new Map();
   }
 
