@@ -9,6 +9,9 @@
  *       --pair-with none deploys it without a pool
  *   npm run devnet-tools -- fund <account> <TOKEN> <AMOUNT>
  *       mints a manifest token (by symbol or address) to the account; ETH is sent, WETH wrapped
+ *   npm run devnet-tools -- propamm-price <pair> <PRICE> [--spread-bps N]
+ *       sets a DevPropAmm's price (whole token1 per whole token0, e.g. 3000 USDC per WETH) and, when
+ *       given, its spread; the node's first account is its operator on the devnet
  */
 import { parseArgs } from "node:util";
 import { getAddress, isAddress } from "viem";
@@ -18,6 +21,7 @@ const USAGE = [
   "usage: npm run devnet-tools -- <command>",
   "  deploy-token <SYMBOL> [--decimals N] [--pair-with WETH|USDC|…|none] [--depth AMOUNT] [--token-depth AMOUNT]",
   "  fund <account> <TOKEN> <AMOUNT>     TOKEN: ETH, or a manifest token's symbol or address",
+  "  propamm-price <pair> <PRICE> [--spread-bps N]     PRICE: whole token1 per whole token0 (npm run venues -- list shows the tokens)",
 ].join("\n");
 
 const AMOUNT = /^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/;
@@ -32,7 +36,13 @@ async function main(): Promise<void> {
     try {
       return parseArgs({
         args: process.argv.slice(2),
-        options: { decimals: { type: "string" }, "pair-with": { type: "string" }, depth: { type: "string" }, "token-depth": { type: "string" } },
+        options: {
+          decimals: { type: "string" },
+          "pair-with": { type: "string" },
+          depth: { type: "string" },
+          "token-depth": { type: "string" },
+          "spread-bps": { type: "string" },
+        },
         allowPositionals: true,
         strict: true,
       });
@@ -52,13 +62,24 @@ async function main(): Promise<void> {
   } else if (command === "fund" && rest.length === 3) {
     if (!isAddress(rest[0]!, { strict: false })) fail(`${rest[0]} is not an account address (0x + 40 hex digits)`);
     if (!AMOUNT.test(rest[2]!)) fail("AMOUNT must be a decimal amount such as 100 or 0.5");
+  } else if (command === "propamm-price" && rest.length === 2) {
+    if (!isAddress(rest[0]!, { strict: false })) fail(`${rest[0]} is not a propAMM address (0x + 40 hex digits)`);
+    if (!AMOUNT.test(rest[1]!) || /^0(\.0*)?$/.test(rest[1]!)) fail("PRICE must be a positive decimal such as 3000 or 0.25 (whole token1 per whole token0)");
+    const spread = values["spread-bps"];
+    if (spread !== undefined && (!/^[0-9]{1,4}$/.test(spread) || Number(spread) > 1000)) fail("--spread-bps must be a whole number of bps from 0 to 1000");
   } else {
     fail(command === undefined ? "no command" : `bad usage of ${command}`);
   }
 
   // Check the chain and its manifest before Hardhat loads, so a failure names the URL it tried.
   const target = loadChainTarget();
-  const { manifest, rpcUrl } = await connectToChain(target);
+  const chain = await connectToChain(target);
+  const { manifest, rpcUrl } = chain;
+  if (command === "propamm-price") {
+    const { setPropAmmPrice } = await import("./devnet/propAmmPrice");
+    process.exitCode = await setPropAmmPrice(chain, getAddress(rest[0]!.toLowerCase()), rest[1]!, values["spread-bps"] === undefined ? undefined : Number(values["spread-bps"]), (line) => process.stdout.write(`${line}\n`));
+    return;
+  }
   process.env.HARDHAT_NETWORK = "devnet";
   process.env.RPC_URL = rpcUrl;
   const { default: hre } = await import("hardhat");

@@ -35,6 +35,9 @@ const SDK_ABIS: readonly { contract: string; constant: string; file: string; doc
     doc: "ABI of IGaslessTokenPermit (feature 3: a token's EIP-2612 permit with the swap, and ERC-1271 takers; contracts/interfaces/IGaslessTokenPermit.sol).",
   },
   { contract: "IAllowanceHolder", constant: "allowanceHolderAbi", file: "allowanceHolderAbi.ts", doc: "ABI of IAllowanceHolder (contracts/interfaces/IAllowanceHolder.sol)." },
+  { contract: "IPropAmm", constant: "propAmmAbi", file: "propAmmAbi.ts", doc: "ABI of IPropAmm, the propAMM standard interface (contracts/interfaces/IPropAmm.sol)." },
+  { contract: "DevPropAmm", constant: "devPropAmmAbi", file: "devPropAmmAbi.ts", doc: "ABI of DevPropAmm, the devnet's reference propAMM (contracts/devnet/DevPropAmm.sol)." },
+  { contract: "PropAmmAllowlist", constant: "propAmmAllowlistAbi", file: "propAmmAllowlistAbi.ts", doc: "ABI of PropAmmAllowlist, the propAMMs routers may call (contracts/registry/PropAmmAllowlist.sol)." },
 ];
 
 /** Contracts the API runs inside `eth_call` with a code override (never deployed): ABI and runtime code. */

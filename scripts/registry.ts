@@ -13,22 +13,10 @@
  * Each prints its transaction and the state after it; a refused call prints the registry's error.
  */
 import { parseArgs } from "node:util";
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  createWalletClient,
-  decodeErrorResult,
-  getAddress,
-  http,
-  isAddress,
-  type Account,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { getAddress, isAddress, type Address, type PublicClient } from "viem";
 import { routerRegistryAbi } from "../sdk";
-import { connectToChain, loadChainTarget, type ConnectedChain } from "./chainConnection";
+import { connectToChain, loadChainTarget } from "./chainConnection";
+import { describeRevert, operatorPrivateKey, sendOperatorWrite, type OperatorContext } from "./operatorWrites";
 import { printTable } from "./textTable";
 
 const USAGE = [
@@ -40,12 +28,7 @@ const USAGE = [
   "  features: 2 taker-submitted swaps, 3 gasless swaps",
 ].join("\n");
 
-export type RegistryCommandContext = Readonly<{
-  chain: ConnectedChain;
-  print: (line: string) => void;
-  /** OPERATOR_PRIVATE_KEY, when set. */
-  privateKey: Hex | undefined;
-}>;
+export type RegistryCommandContext = OperatorContext;
 
 type FeatureReads = {
   ownerOf: string;
@@ -59,24 +42,7 @@ type FeatureReads = {
 
 /** A revert as the registry names it (`RouterRegistryUnauthorized(0x…)`), or viem's short message. */
 function describeFailure(error: unknown): string {
-  if (error instanceof BaseError) {
-    const reverted = error.walk((cause) => cause instanceof ContractFunctionRevertedError);
-    if (reverted instanceof ContractFunctionRevertedError && reverted.data !== undefined) {
-      return `${reverted.data.errorName}(${(reverted.data.args ?? []).map(String).join(", ")})`;
-    }
-    // Hardhat's node reports some reverts only in its message ("…custom error (return data: 0x…)").
-    const returned = /return data: (0x[0-9a-fA-F]{8,})/.exec(error.details ?? "")?.[1];
-    if (returned !== undefined) {
-      try {
-        const decoded = decodeErrorResult({ abi: routerRegistryAbi, data: returned as Hex });
-        return `${decoded.errorName}(${(decoded.args ?? []).map(String).join(", ")})`;
-      } catch {
-        // Not one of the registry's errors: fall back to the node's message.
-      }
-    }
-    return error.shortMessage;
-  }
-  return error instanceof Error ? error.message : String(error);
+  return describeRevert(error, routerRegistryAbi);
 }
 
 async function readFeature(client: PublicClient, registry: Address, featureId: bigint): Promise<FeatureReads> {
@@ -139,21 +105,6 @@ async function printAdministration(context: RegistryCommandContext, account: Add
   printTable(context.print, [["READ", "RESULT"], ...rows]);
 }
 
-/** OPERATOR_PRIVATE_KEY's account, or a node account (`--from`, default the first). */
-async function signer(context: RegistryCommandContext, from: string | undefined): Promise<Account | Address> {
-  if (context.privateKey !== undefined) return privateKeyToAccount(context.privateKey);
-  const accounts = await createWalletClient({ transport: http(context.chain.rpcUrl, { retryCount: 0 }) }).getAddresses();
-  const wanted = from === undefined ? accounts[0] : accounts.find((account) => account.toLowerCase() === from.toLowerCase());
-  if (wanted === undefined) {
-    throw new Error(
-      from === undefined
-        ? `the node at ${context.chain.rpcUrl} has no unlocked account; set OPERATOR_PRIVATE_KEY`
-        : `--from ${from} is not an unlocked account of the node at ${context.chain.rpcUrl}; set OPERATOR_PRIVATE_KEY to sign with another key`,
-    );
-  }
-  return getAddress(wanted);
-}
-
 type Write =
   | { functionName: "stage"; args: readonly [bigint, Address] }
   | { functionName: "activate" | "unstage" | "pause" | "unpause"; args: readonly [bigint] }
@@ -163,22 +114,8 @@ type Write =
   | { functionName: "acceptAdmin"; args: readonly [] };
 
 /** Simulates first (so a refusal is named by the registry's custom error), then sends and waits. */
-async function send(context: RegistryCommandContext, write: Write, from: string | undefined): Promise<boolean> {
-  const { client, manifest, rpcUrl } = context.chain;
-  const account = await signer(context, from);
-  const wallet = createWalletClient({ account, chain: client.chain, transport: http(rpcUrl, { retryCount: 0 }) });
-  let request;
-  try {
-    ({ request } = await client.simulateContract({ address: manifest.contracts.routerRegistry, abi: routerRegistryAbi, ...write, account } as Parameters<PublicClient["simulateContract"]>[0]));
-  } catch (error) {
-    context.print(`refused: ${write.functionName} reverts with ${describeFailure(error)}`);
-    return false;
-  }
-  const hash = await wallet.writeContract({ ...request, chain: null } as Parameters<typeof wallet.writeContract>[0]);
-  const receipt = await client.waitForTransactionReceipt({ hash });
-  const signerAddress = typeof account === "string" ? account : account.address;
-  context.print(`${write.functionName} sent by ${signerAddress}: tx ${hash}, block ${receipt.blockNumber}, gas ${receipt.gasUsed}, ${receipt.status}`);
-  return receipt.status === "success";
+function send(context: RegistryCommandContext, write: Write, from: string | undefined): Promise<boolean> {
+  return sendOperatorWrite(context, { address: context.chain.manifest.contracts.routerRegistry, abi: routerRegistryAbi, ...write }, from);
 }
 
 function featureOf(text: string | undefined): bigint | string {
@@ -255,15 +192,12 @@ function usage(context: RegistryCommandContext, problem: string | undefined): nu
 }
 
 async function main(): Promise<void> {
-  const privateKey = process.env.OPERATOR_PRIVATE_KEY?.trim();
-  if (privateKey !== undefined && privateKey !== "" && !/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
-    throw new Error("OPERATOR_PRIVATE_KEY must be 0x followed by 64 hex digits");
-  }
+  const privateKey = operatorPrivateKey();
   const chain = await connectToChain(loadChainTarget());
   process.exitCode = await runRegistryCommand(process.argv.slice(2), {
     chain,
     print: (line) => process.stdout.write(`${line}\n`),
-    privateKey: privateKey ? (privateKey as Hex) : undefined,
+    privateKey,
   });
 }
 

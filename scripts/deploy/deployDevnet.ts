@@ -13,6 +13,7 @@ import { deployDevnetWallets } from "./deployDevnetWallets";
 import { deployDevnetV3Venues, type DevnetV3Venue } from "./devnetV3Venues";
 import { deployV3Market } from "./deployV3Market";
 import { devnetVenues } from "./devnetVenues";
+import { deployPropAmms } from "./deployPropAmm";
 import { assertDevnetAccounts } from "../devnet/devAccounts";
 import { routerRegistryAbi } from "../../sdk/abis/routerRegistryAbi";
 
@@ -92,13 +93,18 @@ export async function deployDevnet(
   const { v3Venues: _v3Venues, ...core } = deployed;
   const contracts = { ...core, tokens: [...deployed.tokens, taxed.token], pools: [...deployed.pools, taxed.pool] };
   const deployBlock = await clients.publicClient.getBlock({ blockNumber: firstBlock });
+  const devnet = await deployDevnetWallets(hre, clients, deployer, contracts);
+  // The propAMM venue after everything else, for the same reason as the taxed token.
+  const propAmm = await deployPropAmms(hre, clients, deployer, deployed);
 
   const manifest: DeploymentManifest = {
     chainId: await clients.publicClient.getChainId(),
     deployBlock: Number(deployBlock.number),
     deployBlockHash: deployBlock.hash,
     ...contracts,
-    devnet: await deployDevnetWallets(hre, clients, deployer, contracts),
+    contracts: { ...contracts.contracts, propAmmAllowlist: propAmm.propAmmAllowlist },
+    devnet,
+    propAmms: propAmm.propAmms,
   };
   // The deployer is also a pauser on the devnet, so an operator can try the emergency brake at once.
   await writeAndWait(clients, deployer, { address: contracts.contracts.routerRegistry, abi: routerRegistryAbi, functionName: "setPauser", args: [deployer.account.address, true] });

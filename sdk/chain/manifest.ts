@@ -58,6 +58,7 @@ export const deploymentManifestSchema = z
       allowanceHolder: address,
       takerSwapRouter: address,
       gaslessSwapRouter: address,
+      propAmmAllowlist: address.optional(),
     }),
     /** Absent from manifests written before venues were listed: then the one venue is the V2 factory. */
     venues: z.array(venueSchema).optional(),
@@ -66,6 +67,7 @@ export const deploymentManifestSchema = z
     ),
     pools: z.array(poolSchema),
     devnet: z.object({ smartWallet: address, smartWalletOwner: address, plainToken: address }).optional(),
+    propAmms: z.array(z.object({ name: z.string().min(1), address, token0: address, token1: address })).optional(),
   })
   .transform((manifest) => ({ ...manifest, venues: manifest.venues ?? [uniswapV2Venue(manifest.contracts.uniswapV2Factory, manifest.deployBlock)] }))
   .superRefine((manifest, context) => {
@@ -85,6 +87,8 @@ export const deploymentManifestSchema = z
   });
 
 export type ManifestToken = { symbol: string; name: string; address: Address; decimals: number };
+/** A propAMM the deploy flow put on the allowlist; token0/token1 are its configured order (IPropAmm). */
+export type ManifestPropAmm = { name: string; address: Address; token0: Address; token1: Address };
 
 /** What kind of market a venue is: how its pools are priced and swapped. */
 export type VenueType = "uniswap-v2" | "uniswap-v3";
@@ -157,12 +161,16 @@ export type DeploymentManifest = {
     allowanceHolder: Address;
     takerSwapRouter: Address;
     gaslessSwapRouter: Address;
+    /** The propAMMs routers may call (PropAmmAllowlist); absent on chains deployed before propAMMs. */
+    propAmmAllowlist?: Address | undefined;
   };
   venues: ManifestVenue[];
   tokens: ManifestToken[];
   pools: ManifestVenuePool[];
   /** Devnet only: an ERC-1271 smart wallet (owned by dev account #12) and a token without EIP-2612 (docs/integrators/gasless.md). */
   devnet?: { smartWallet: Address; smartWalletOwner: Address; plainToken: Address } | undefined;
+  /** The propAMMs deployed with the chain (the allowlist, not the manifest, says which routers may call). */
+  propAmms?: ManifestPropAmm[] | undefined;
 };
 
 /** Where the manifest of `chainId` lives inside `directory`. */

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {IPropAmm} from "../interfaces/IPropAmm.sol";
+import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
+import {RouterFunds} from "./RouterFunds.sol";
+
+/// @title PropAmmHops
+/// @notice The router's propAMM venue: one SWAP_PROPAMM hop (`0x07 [pair 20][tokenOut 20]`) through a
+/// proprietary AMM's standard `swapExactIn`, under the live service's security model.
+/// @dev Security model, in the order the hop runs:
+/// 1. Only an allowlisted (pair, `swapExactIn`) is called: the allowlist is an immutable of the router.
+/// 2. The tokens are the pair's configured ones (tokenIn and tokenOut must be token0 and token1, in
+///    either order; the direction follows from them). Allowlisted pairs are never tokens, so no route
+///    makes the router approve or transfer through a venue.
+/// 3. The router approves exactly `amountIn`, calls, and afterwards requires the allowance to be back
+///    at zero: the venue took exactly the hop's input, and keeps no approval (a leftover allowance
+///    reverts the hop, which undoes the approval with everything else).
+/// 4. The output is measured as the receiver's balance change, never taken from the venue's word, and
+///    must be at least what the venue said it paid (the hop's minimum, see `_swapPropAmm`).
+/// Exact input only: exact-output routes never contain this action.
+abstract contract PropAmmHops is RouterFunds {
+    using SafeERC20 for IERC20;
+
+    /// @dev Opcode plus operands.
+    uint256 internal constant SWAP_PROPAMM_WIDTH = 41;
+
+    /// @notice The allowlist of propAMMs this router may call.
+    PropAmmAllowlist public immutable propAmmAllowlist;
+
+    /// @notice The (pair, swapExactIn) is not on the allowlist.
+    error SwapPropAmmNotAllowed(address pair);
+    /// @notice tokenIn and tokenOut are not the pair's configured token0 and token1.
+    error SwapPropAmmTokenMismatch(address pair, address tokenIn, address tokenOut);
+    /// @notice The propAMM left `allowanceLeft` of the approval unused: it did not take exactly the input.
+    error SwapPropAmmInputLeft(address pair, uint256 allowanceLeft);
+    /// @notice The receiver got `received`, less than the `claimed` output (or nothing at all).
+    error SwapPropAmmShortPaid(address pair, uint256 claimed, uint256 received);
+
+    /// @param allowlist The propAMM allowlist (see PropAmmAllowlist).
+    constructor(PropAmmAllowlist allowlist) {
+        if (address(allowlist) == address(0)) revert SwapZeroAddress();
+        propAmmAllowlist = allowlist;
+    }
+
+    /// @dev One SWAP_PROPAMM hop whose opcode is at byte `offset` (the caller checked the width):
+    /// sells `amountIn` of `tokenIn`, held by this router, and has the output paid to `to` (this router,
+    /// or the recipient when the hop ends the route). Per-hop minimum: the route format carries none,
+    /// as for V2 hops; the venue is asked for at least 1 unit (`amountOutMin = 1`, deadline this block),
+    /// and the measured receipt must cover what the venue returned. Slippage over the whole route is the
+    /// order's `minBuyAmount`, checked at settlement. A zero input (a split leg rounded to nothing) is
+    /// checked but not traded.
+    /// @return tokenOut The hop's output token.
+    /// @return amountOut What `to` received.
+    function _swapPropAmm(bytes calldata actions, uint256 offset, address tokenIn, uint256 amountIn, address to)
+        internal
+        returns (address tokenOut, uint256 amountOut)
+    {
+        address pair;
+        assembly ("memory-safe") {
+            let start := add(add(actions.offset, offset), 1)
+            pair := shr(96, calldataload(start))
+            tokenOut := shr(96, calldataload(add(start, 20)))
+        }
+        (address token0, address token1) = propAmmAllowlist.tokensOf(pair, IPropAmm.swapExactIn.selector);
+        if (token0 == address(0)) revert SwapPropAmmNotAllowed(pair);
+        bool zeroForOne = tokenIn == token0;
+        if (zeroForOne ? tokenOut != token1 : (tokenIn != token1 || tokenOut != token0)) {
+            revert SwapPropAmmTokenMismatch(pair, tokenIn, tokenOut);
+        }
+        if (amountIn == 0) return (tokenOut, 0);
+
+        uint256 before = _balanceOf(tokenOut, to);
+        IERC20(tokenIn).forceApprove(pair, amountIn);
+        uint256 claimed = IPropAmm(pair).swapExactIn(zeroForOne, amountIn, 1, to, block.timestamp);
+        uint256 allowanceLeft = IERC20(tokenIn).allowance(address(this), pair);
+        if (allowanceLeft != 0) revert SwapPropAmmInputLeft(pair, allowanceLeft);
+        uint256 balance = _balanceOf(tokenOut, to);
+        // A receiver whose balance fell (the venue cannot pull from it, but a token could) got nothing.
+        amountOut = balance > before ? balance - before : 0;
+        if (amountOut < claimed || amountOut == 0) revert SwapPropAmmShortPaid(pair, claimed, amountOut);
+    }
+}
