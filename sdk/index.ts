@@ -35,6 +35,7 @@ export {
   type ManifestPool,
   type ManifestV3Pool,
   type ManifestVenuePool,
+  type ManifestPropAmm,
   type ManifestVenue,
   type ManifestV2Venue,
   type ManifestV3Venue,

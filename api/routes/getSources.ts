@@ -19,7 +19,7 @@ export const getSourcesRoute: Route = {
     (req, res) => {
       const query = parseRequest(supportedTokensQuerySchema, req.query, "query");
       const chain = requestedChain(deps.chains, query.chain_id);
-      sendCachedJson(req, res, encodedSourceList(chain.chainId, chain.manifest.venues, chain.tokens.venuePools()));
+      sendCachedJson(req, res, encodedSourceList(chain.chainId, chain.manifest.venues, chain.tokens.venuePools(), chain.manifest.propAmms));
     },
   ],
 };

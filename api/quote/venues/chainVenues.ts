@@ -13,7 +13,7 @@ const known = new WeakMap<DeploymentManifest, ReadonlySet<string>>();
 export function venueNamesOf(manifest: DeploymentManifest): ReadonlySet<string> {
   let names = known.get(manifest);
   if (names === undefined) {
-    names = new Set([UNISWAP_V2_VENUE, ...manifest.venues.map((venue) => venue.name), ...manifest.pools.map((pool) => pool.source)]);
+    names = new Set([UNISWAP_V2_VENUE, ...manifest.venues.map((venue) => venue.name), ...manifest.pools.map((pool) => pool.source), ...(manifest.propAmms ?? []).map((propAmm) => propAmm.name)]);
     known.set(manifest, names);
   }
   return names;

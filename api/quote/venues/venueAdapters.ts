@@ -1,5 +1,7 @@
 import type { Address } from "viem";
 import { isV2Pool, type PricedPool } from "./pricedPool";
+import { propAmmAdapter } from "./propAmmAdapter";
+import { v3Adapter } from "./uniswapV3/v3Adapter";
 import { v2Adapter } from "./v2Adapter";
 import type { VenueAdapter } from "./venueAdapter";
 
@@ -8,7 +10,11 @@ import type { VenueAdapter } from "./venueAdapter";
  * added here as `["v3", v3Adapter]`, a propAMM one as `["propamm", propAmmAdapter]`; nothing else in
  * route search, splitting, planning or the response names a venue type.
  */
-const ADAPTERS = new Map<string, VenueAdapter>([["v2", v2Adapter as VenueAdapter]]);
+const ADAPTERS = new Map<string, VenueAdapter>([
+  ["v2", v2Adapter as VenueAdapter],
+  ["v3", v3Adapter as unknown as VenueAdapter],
+  ["propamm", propAmmAdapter as unknown as VenueAdapter],
+]);
 
 /**
  * Registers the adapter of a venue type (tests register adapters of their own; production ones are
