@@ -43,6 +43,10 @@ export {
   type RouteAction,
   type SplitLegAction,
   type V2Hop,
+  type V3Hop,
+  type PropAmmHop,
+  type RouteHopAction,
+  MAX_V3_VENUES,
 } from "./calldata/routeActions";
 export { type SwapOrder } from "./calldata/swapOrder";
 export { SIGNATURE_BYTES, SIGNATURE_PLACEHOLDER, bytesArgumentOffset } from "./calldata/signaturePlaceholder";

@@ -31,11 +31,11 @@ export type RoutePlanner = (input: QuoteInput, market: PricedMarket, weth: Addre
 /** The actions of a route over `legs`: WRAP, one path's SWAP_V2s or one SPLIT, UNWRAP (the fee is added by the caller). */
 export function actionsOfLegs(legs: readonly SplitLeg[], sellsNative: boolean, buysNative: boolean): RouteAction[] {
   // encodeRouteActions validates and packs the addresses; checksumming them here would be wasted.
-  const swapsOf = (hops: readonly RouteHop[]) => hops.map((hop) => ({ pair: hop.pool.address, tokenOut: hop.tokenOut, feeBps: hop.pool.feeBps }));
+  const swapsOf = (hops: readonly RouteHop[]) => hops.map((hop) => ({ type: "swapV2" as const, pair: hop.pool.address, tokenOut: hop.tokenOut, feeBps: hop.pool.feeBps }));
   const actions: RouteAction[] = [];
   if (sellsNative) actions.push({ type: "wrap" });
   if (legs.length > 1) actions.push({ type: "split", legs: legs.map((leg) => ({ shareBps: leg.shareBps, hops: swapsOf(leg.hops) })) });
-  else for (const hop of swapsOf(legs[0]?.hops ?? [])) actions.push({ type: "swapV2", ...hop });
+  else for (const hop of swapsOf(legs[0]?.hops ?? [])) actions.push(hop);
   if (buysNative) actions.push({ type: "unwrap" });
   return actions;
 }

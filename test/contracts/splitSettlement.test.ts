@@ -219,7 +219,7 @@ describe("Split routes (SPLIT action)", () => {
       const lookalike = concatHex([f.pool("WETH", "DAI"), f.token("USDC"), numberToHex(30, { size: 2 })]);
       await expectRevert(send(split(leg(5000, hop("WETH", "USDC")), leg(5000, lookalike))), "SwapUnknownPair", [f.pool("WETH", "DAI"), f.pool("WETH", "USDC")]);
       // Without the wrap, the split would start from the native asset, which no pool trades.
-      const unwrapped = encodeRouteActions([{ type: "split", legs: [{ shareBps: 5000, hops: [{ pair: f.pool("WETH", "USDC"), tokenOut: f.token("USDC"), feeBps: 30 }] }, { shareBps: 5000, hops: [{ pair: f.pool("WETH", "USDC"), tokenOut: f.token("USDC"), feeBps: 30 }] }] }]);
+      const unwrapped = encodeRouteActions([{ type: "split", legs: [{ shareBps: 5000, hops: [{ type: "swapV2", pair: f.pool("WETH", "USDC"), tokenOut: f.token("USDC"), feeBps: 30 }] }, { shareBps: 5000, hops: [{ type: "swapV2", pair: f.pool("WETH", "USDC"), tokenOut: f.token("USDC"), feeBps: 30 }] }] }]);
       await expectRevert(send(unwrapped), "SwapUnexpectedToken", [f.contracts.weth, NATIVE_TOKEN]);
     });
 
