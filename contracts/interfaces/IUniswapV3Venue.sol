@@ -16,6 +16,8 @@ interface IUniswapV3Venue {
 
     /// @notice A SWAP_V3 names venue `venue`; this router has `count` (indexes 0 to count - 1).
     error SwapUnknownV3Venue(uint256 venue, uint256 count);
+    /// @notice The venue's factory has no pool at `pool` for the hop's tokens and fee tier.
+    error SwapV3NoPool(address pool);
     /// @notice A router is deployed with at most `max` V3 venues; `count` were given.
     error SwapV3VenueCount(uint256 count, uint256 max);
     /// @notice `caller` called `uniswapV3SwapCallback` but is not the pool this router is swapping with

@@ -224,6 +224,8 @@ abstract contract RouteExecutor is VenueHops {
         uint256 nextOffset
     ) private returns (address tokenOut, uint256 amountOut, bool outInPair, bool paidOut) {
         tokenOut = RouteActions.hopTokenOut(actions, offset);
+        // No pool pays out the native asset itself; refused before the recipient's balance is read.
+        if (tokenOut == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
         if (RouteActions.swapWidth(RouteActions.opcodeAt(actions, nextOffset)) != 0) {
             amountOut = _hop(actions, offset, tokenIn, amountIn, inPair, _hopInput(actions, nextOffset), false);
             outInPair = true;

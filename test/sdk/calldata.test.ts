@@ -103,7 +103,8 @@ describe("sdk calldata", () => {
     });
 
     it("rejects unknown opcodes, truncated actions, out-of-range bps and too many actions", () => {
-      expect(() => decodeRouteActions("0x06")).to.throw(RouteActionError, /unknown action opcode 0x06 at byte 0/);
+      expect(() => decodeRouteActions("0x08")).to.throw(RouteActionError, /unknown action opcode 0x08 at byte 0/);
+      expect(() => decodeRouteActions("0x06")).to.throw(RouteActionError, /truncated/);
       expect(() => decodeRouteActions("0x0201")).to.throw(RouteActionError, /truncated/);
       expect(() => encodeRouteActions([{ type: "fee", bps: 10_001, recipient: getAddress(`0x${"1".repeat(40)}`) }])).to.throw(RouteActionError);
       expect(() => encodeRouteActions(Array.from({ length: 9 }, () => ({ type: "wrap" as const })))).to.throw(RouteActionError, /at most 8/);

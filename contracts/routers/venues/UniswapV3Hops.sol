@@ -150,7 +150,8 @@ abstract contract UniswapV3Hops is IUniswapV3Venue, RouterFunds {
         assembly ("memory-safe") {
             tstore(POOL_SLOT, pool)
         }
-        // A computed address without a pool has no code: the high-level call refuses it.
+        // A computed address without code is a pool the factory never deployed (wrong fee tier, tokens).
+        if (pool.code.length == 0) revert SwapV3NoPool(pool);
         (int256 amount0, int256 amount1) = IUniswapV3PoolMinimal(pool).swap(
             to,
             zeroForOne,
