@@ -23,10 +23,8 @@ interface IUniswapV3Venue {
     /// @notice `caller` called `uniswapV3SwapCallback` but is not the pool this router is swapping with
     /// right now (none outside a V3 hop).
     error SwapV3CallbackRefused(address caller);
-    /// @notice The pool asked for `owed` of the input; this hop pays at most `limit`.
-    error SwapV3OverLimit(uint256 owed, uint256 limit);
-    /// @notice The pool filled `filled` of the `wanted` amount (it ran out of liquidity): a V3 hop is
-    /// filled completely or not at all.
+    /// @notice The pool asked for `filled` of the hop's `wanted` input (it ran out of liquidity before
+    /// the whole input): a V3 hop is filled completely or not at all.
     error SwapV3PartialFill(uint256 wanted, uint256 filled);
 
     /// @notice Venue `index`'s factory and pool init-code hash.
@@ -37,10 +35,10 @@ interface IUniswapV3Venue {
 
     /// @notice Called by a pool during a SWAP_V3 hop for the input it is owed: pays exactly that, from
     /// this router, to the caller. Refused unless the caller is the pool this router computed and is
-    /// swapping with at this moment, and unless the amount is within the hop's bound (exact input: the
-    /// hop's whole input; exact output: the planned maximum).
+    /// swapping with at this moment, and unless the amount is exactly the hop's whole input (exact input
+    /// only: a partial fill is refused).
     /// @param amount0Delta What the pool is owed (positive) or paid out (negative) in token0.
     /// @param amount1Delta The same in token1.
-    /// @param data The input token and the hop's bound, as the router passed them to `swap`.
+    /// @param data The input token and the hop's input, as the router passed them to `swap`.
     function uniswapV3SwapCallback(int256 amount0Delta, int256 amount1Delta, bytes calldata data) external;
 }

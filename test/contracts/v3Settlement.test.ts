@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { concatHex, erc20Abi, getAddress, maxUint256, numberToHex, parseAbi, parseEther, parseUnits, type Address, type Hex } from "viem";
+import { concatHex, erc20Abi, getAddress, keccak256, zeroAddress, maxUint256, numberToHex, parseAbi, parseEther, parseUnits, type Address, type Hex } from "viem";
 import {
   buildSwapPermitTypedData,
   encodeRouteActions,
@@ -18,6 +18,7 @@ import {
   type SwapOrder,
 } from "../../sdk";
 import { alignedTick, createV3Pool, mintV3Position, sqrtPriceX96Of, uniswapV3Artifacts, v3PoolAddress } from "../../scripts/deploy/uniswapV3";
+import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../scripts/deploy/uniswapArtifacts";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf } from "../fixtures/testRoute";
@@ -248,6 +249,19 @@ describe("Uniswap V3 hops (SWAP_V3) in TakerSwapRouterV3 and GaslessBatchSwapRou
     await expectRoutersEmpty(f);
   });
 
+  it("keeps up to four venues in constructor order, and refuses a fifth or a zero factory", async () => {
+    const f = await loadFixture(v3Market);
+    const { permit2, allowanceHolder, weth, routerRegistry, uniswapV2Factory } = f.contracts;
+    const v2 = { factory: uniswapV2Factory, feeBps: 30, pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH };
+    const venues = [f.uniswap, f.fork, f.uniswap, f.fork].map(({ factory, poolInitCodeHash }, index) => ({ factory, poolInitCodeHash: index < 2 ? poolInitCodeHash : keccak256(numberToHex(index)) }));
+    const client = { client: { public: f.publicClient, wallet: f.deployer } };
+    const router = await hre.viem.deployContract("TakerSwapRouterV3", [permit2, allowanceHolder, weth, routerRegistry, v2, venues], client);
+    expect(await router.read.v3VenueCount()).to.equal(4n);
+    for (const [index, venue] of venues.entries()) expect(await router.read.v3Venue([BigInt(index)])).to.deep.equal([venue.factory, venue.poolInitCodeHash]);
+    await expectRevert(hre.viem.deployContract("TakerSwapRouterV3", [permit2, allowanceHolder, weth, routerRegistry, v2, [...venues, venues[0]!]], client), "SwapV3VenueCount", [5n, 4n]);
+    await expectRevert(hre.viem.deployContract("GaslessBatchSwapRouterV2", [permit2, weth, routerRegistry, v2, [{ factory: zeroAddress, poolInitCodeHash: f.uniswap.poolInitCodeHash }]], client), "SwapZeroAddress");
+  });
+
   describe("refusals", () => {
     async function sendNative(f: V3Market, actions: RouteAction[] | Hex, buyToken: Address) {
       const swap = order(f, NATIVE_TOKEN, parseEther("1"), buyToken, 0n, actions, (await now(f)) + 600n);
@@ -271,6 +285,14 @@ describe("Uniswap V3 hops (SWAP_V3) in TakerSwapRouterV3 and GaslessBatchSwapRou
       expect(await older.read.v3VenueCount()).to.equal(0n);
       // Native in a V3 hop (no WRAP first): pools trade ERC20s only.
       await expectRevert(sendNative(f, [{ type: "swapV3", tokenOut: usdc, fee: 3000, venue: 0 }], usdc), "SwapUnexpectedToken", [f.contracts.weth, NATIVE_TOKEN]);
+    });
+
+    it("refuses SWAP_PROPAMM (0x07) until its venue module is part of the router, in a route and in a split leg", async () => {
+      const f = await loadFixture(v3Market);
+      const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
+      await expectRevert(sendNative(f, [{ type: "wrap" }, { type: "swapPropAmm", pair: v2Pair(f, weth, usdc), tokenOut: usdc }], usdc), "SwapUnknownAction", [7, 1n]);
+      const split: RouteAction[] = [{ type: "wrap" }, { type: "split", legs: [{ shareBps: 5000, hops: [{ type: "swapV2", pair: v2Pair(f, weth, usdc), tokenOut: usdc, feeBps: 30 }] }, { shareBps: 5000, hops: [{ type: "swapPropAmm", pair: v2Pair(f, weth, usdc), tokenOut: usdc }] }] }];
+      await expectRevert(sendNative(f, split, usdc), "SwapUnknownAction", [7, 1n + 2n + 3n + 43n + 3n]);
     });
 
     it("refuses a stranger or a look-alike pool calling uniswapV3SwapCallback outside a hop", async () => {

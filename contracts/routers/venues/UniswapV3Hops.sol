@@ -10,7 +10,7 @@ import {RouteActions} from "../../libraries/RouteActions.sol";
 import {RouterFunds} from "../RouterFunds.sol";
 
 /// @title UniswapV3Hops
-/// @notice The Uniswap-V3 venue module: SWAP_V3 hops (exact input and exact output) on the router's V3
+/// @notice The Uniswap-V3 venue module: SWAP_V3 hops (exact input) on the router's V3
 /// venues (Uniswap V3 and its forks, each a factory and a pool init-code hash, at most four, fixed at
 /// deployment) and the pool callback that pays them.
 /// @dev The pool is never taken from calldata: it is computed from the venue and the hop's tokens and
@@ -75,14 +75,15 @@ abstract contract UniswapV3Hops is IUniswapV3Venue, RouterFunds {
         // Zero outside a hop, so a stranger or a look-alike pool is refused before anything is read.
         if (msg.sender != pool || pool == address(0)) revert SwapV3CallbackRefused(msg.sender);
         address tokenIn;
-        uint256 limit;
+        uint256 amountIn;
         assembly ("memory-safe") {
             tokenIn := calldataload(data.offset)
-            limit := calldataload(add(data.offset, 0x20))
+            amountIn := calldataload(add(data.offset, 0x20))
         }
-        // The pool owes out one token and is owed the other; a positive delta is what it asks for.
+        // The pool owes out one token and is owed the other; a positive delta is what it asks for. An
+        // exact-input hop pays exactly its whole input: a pool asking less ran out of liquidity.
         uint256 owed = amount0Delta > 0 ? uint256(amount0Delta) : uint256(amount1Delta);
-        if (owed > limit) revert SwapV3OverLimit(owed, limit);
+        if (owed != amountIn) revert SwapV3PartialFill(amountIn, owed);
         IERC20(tokenIn).safeTransfer(msg.sender, owed);
     }
 
@@ -93,25 +94,8 @@ abstract contract UniswapV3Hops is IUniswapV3Venue, RouterFunds {
         returns (uint256 amountOut)
     {
         (address pool, bool zeroForOne) = _v3HopPool(actions, offset, tokenIn);
-        uint256 paid;
-        (paid, amountOut) = _v3PoolSwap(pool, zeroForOne, SafeCast.toInt256(amountIn), tokenIn, amountIn, to);
-        if (paid != amountIn) revert SwapV3PartialFill(amountIn, paid);
-    }
-
-    /// @dev An exact-output SWAP_V3 hop at `offset`: exactly `amountOut` to `to`, for at most `maxIn` of
-    /// `tokenIn` held by this router; returns the input the pool took.
-    function _swapV3ExactOutput(
-        bytes calldata actions,
-        uint256 offset,
-        address tokenIn,
-        uint256 amountOut,
-        uint256 maxIn,
-        address to
-    ) internal returns (uint256 amountIn) {
-        (address pool, bool zeroForOne) = _v3HopPool(actions, offset, tokenIn);
-        uint256 received;
-        (amountIn, received) = _v3PoolSwap(pool, zeroForOne, -SafeCast.toInt256(amountOut), tokenIn, maxIn, to);
-        if (received != amountOut) revert SwapV3PartialFill(amountOut, received);
+        // The callback paid exactly `amountIn` (or reverted), so only the output is read back.
+        amountOut = _v3PoolSwap(pool, zeroForOne, SafeCast.toInt256(amountIn), tokenIn, amountIn, to);
     }
 
     /// @dev The venue's pool of the hop at `offset` from `tokenIn`, and the swap's direction.
@@ -137,16 +121,16 @@ abstract contract UniswapV3Hops is IUniswapV3Venue, RouterFunds {
         );
     }
 
-    /// @dev `pool.swap` with `pool` as the only accepted caller of the callback for its duration; returns
-    /// what the pool took and what it paid out.
+    /// @dev `pool.swap` with `pool` as the only accepted caller of the callback for its duration, which
+    /// must ask for exactly `amountIn`; returns what the pool paid out.
     function _v3PoolSwap(
         address pool,
         bool zeroForOne,
         int256 amountSpecified,
         address tokenIn,
-        uint256 limit,
+        uint256 amountIn,
         address to
-    ) private returns (uint256 paid, uint256 received) {
+    ) private returns (uint256 received) {
         assembly ("memory-safe") {
             tstore(POOL_SLOT, pool)
         }
@@ -157,14 +141,13 @@ abstract contract UniswapV3Hops is IUniswapV3Venue, RouterFunds {
             zeroForOne,
             amountSpecified,
             zeroForOne ? MIN_SQRT_PRICE_LIMIT : MAX_SQRT_PRICE_LIMIT,
-            abi.encode(tokenIn, limit)
+            abi.encode(tokenIn, amountIn)
         );
         assembly ("memory-safe") {
             tstore(POOL_SLOT, 0)
         }
-        (int256 inDelta, int256 outDelta) = zeroForOne ? (amount0, amount1) : (amount1, amount0);
-        // The pool checked that it was paid its positive delta; it pays out its negative one.
-        (paid, received) = (uint256(inDelta), uint256(-outDelta));
+        // The pool pays out its negative delta.
+        received = uint256(-(zeroForOne ? amount1 : amount0));
     }
 
     /// @dev Venue `index` of the table.
