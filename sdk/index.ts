@@ -29,6 +29,7 @@ export { allowanceHolderAbi } from "./abis/allowanceHolderAbi";
 export { takerExactOutputRouterAbi } from "./abis/takerExactOutputRouterAbi";
 export { gaslessExactOutputRouterAbi } from "./abis/gaslessExactOutputRouterAbi";
 export { permit2Abi } from "./abis/permit2Abi";
+export { uniswapV3VenueAbi } from "./abis/uniswapV3VenueAbi";
 export { uniswapV2PairAbi, uniswapV2FactoryAbi } from "./abis/uniswapV2Abi";
 export { type ManifestToken, type ManifestPool } from "./chain/manifest";
 export {
