@@ -35,7 +35,7 @@ export async function migrateRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   admin: DevWalletClient,
-  manifest: DeploymentManifest,
+  manifest: Pick<DeploymentManifest, "contracts">,
   featureId: bigint,
   v3Venues?: readonly RouterV3Venue[],
 ): Promise<MigrationResult> {

@@ -17,6 +17,8 @@ import {
   type RouteAction,
   type SwapOrder,
 } from "../../sdk";
+import { migrateFeature } from "../../scripts/deploy/deploySettlement";
+import { migrateRouter } from "../../scripts/deploy/migrateRouter";
 import { alignedTick, createV3Pool, mintV3Position, sqrtPriceX96Of, uniswapV3Artifacts, v3PoolAddress } from "../../scripts/deploy/uniswapV3";
 import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../scripts/deploy/uniswapArtifacts";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
@@ -260,6 +262,33 @@ describe("Uniswap V3 hops (SWAP_V3) in TakerSwapRouterV3 and GaslessBatchSwapRou
     for (const [index, venue] of venues.entries()) expect(await router.read.v3Venue([BigInt(index)])).to.deep.equal([venue.factory, venue.poolInitCodeHash]);
     await expectRevert(hre.viem.deployContract("TakerSwapRouterV3", [permit2, allowanceHolder, weth, routerRegistry, v2, [...venues, venues[0]!]], client), "SwapV3VenueCount", [5n, 4n]);
     await expectRevert(hre.viem.deployContract("GaslessBatchSwapRouterV2", [permit2, weth, routerRegistry, v2, [{ factory: zeroAddress, poolInitCodeHash: f.uniswap.poolInitCodeHash }]], client), "SwapZeroAddress");
+  });
+
+  it("moves a registry running the previous versions to TakerSwapRouterV3 and GaslessBatchSwapRouterV2 through migrateRouter, which keeps the current router's venues when none are given", async () => {
+    const f = await loadFixture(v3Market);
+    const venues = [f.uniswap, f.fork].map(({ factory, poolInitCodeHash }) => ({ factory, poolInitCodeHash }));
+    const previous = { 2n: await f.newTakerRouter("TakerSwapRouterV2"), 3n: await f.newGaslessRouter("GaslessBatchSwapRouter") };
+    for (const featureId of [2n, 3n] as const) {
+      await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, featureId, previous[featureId]);
+      // The previous version has no V3 venue to copy: the chain's venues are given.
+      const upgraded = await migrateRouter(hre, f, f.deployer, f, featureId, venues);
+      expect(upgraded.state.current).to.equal(upgraded.router);
+      expect(upgraded.state.previous).to.equal(previous[featureId]);
+      const router = await hre.viem.getContractAt("IUniswapV3Venue", upgraded.router);
+      expect(await router.read.v3VenueCount()).to.equal(2n);
+      // The next migration (no venues given) keeps the running router's.
+      const again = await migrateRouter(hre, f, f.deployer, f, featureId);
+      const next = await hre.viem.getContractAt("IUniswapV3Venue", again.router);
+      expect(await next.read.v3Venue([1n])).to.deep.equal([f.fork.factory, f.fork.poolInitCodeHash]);
+    }
+    // The migrated feature-2 router settles a V3 route.
+    const [, routerAddress] = await f.registry.read.getFeature([2n]);
+    const usdc = f.token("USDC");
+    const expected = await quoteV3(f, f.uniswap, f.contracts.weth, usdc, 3000, parseEther("1"));
+    const swap = order(f, NATIVE_TOKEN, parseEther("1"), usdc, expected, [{ type: "wrap" }, { type: "swapV3", tokenOut: usdc, fee: 3000, venue: 0 }], (await now(f)) + 600n);
+    const before = await balanceOf(f, usdc, f.recipient.account.address);
+    await f.publicClient.waitForTransactionReceipt({ hash: await f.taker.sendTransaction({ to: routerAddress, data: encodeSwapNative(swap), value: swap.sellAmount }) });
+    expect(await balanceOf(f, usdc, f.recipient.account.address)).to.equal(before + expected);
   });
 
   describe("refusals", () => {
