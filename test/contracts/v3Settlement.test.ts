@@ -267,13 +267,16 @@ describe("Uniswap V3 hops (SWAP_V3) in TakerSwapRouterV3 and GaslessBatchSwapRou
   it("moves a registry running the previous versions to TakerSwapRouterV3 and GaslessBatchSwapRouterV2 through migrateRouter, which keeps the current router's venues when none are given", async () => {
     const f = await loadFixture(v3Market);
     const venues = [f.uniswap, f.fork].map(({ factory, poolInitCodeHash }) => ({ factory, poolInitCodeHash }));
-    const previous = { 2n: await f.newTakerRouter("TakerSwapRouterV2"), 3n: await f.newGaslessRouter("GaslessBatchSwapRouter") };
-    for (const featureId of [2n, 3n] as const) {
-      await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, featureId, previous[featureId]);
+    const previousVersions = [
+      { featureId: 2n, previous: await f.newTakerRouter("TakerSwapRouterV2") },
+      { featureId: 3n, previous: await f.newGaslessRouter("GaslessBatchSwapRouter") },
+    ];
+    for (const { featureId, previous } of previousVersions) {
+      await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, featureId, previous);
       // The previous version has no V3 venue to copy: the chain's venues are given.
       const upgraded = await migrateRouter(hre, f, f.deployer, f, featureId, venues);
       expect(upgraded.state.current).to.equal(upgraded.router);
-      expect(upgraded.state.previous).to.equal(previous[featureId]);
+      expect(upgraded.state.previous).to.equal(previous);
       const router = await hre.viem.getContractAt("IUniswapV3Venue", upgraded.router);
       expect(await router.read.v3VenueCount()).to.equal(2n);
       // The next migration (no venues given) keeps the running router's.
