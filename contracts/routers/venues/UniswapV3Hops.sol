@@ -72,8 +72,9 @@ abstract contract UniswapV3Hops is IUniswapV3Venue, RouterFunds {
         assembly ("memory-safe") {
             pool := tload(POOL_SLOT)
         }
-        // Zero outside a hop, so a stranger or a look-alike pool is refused before anything is read.
-        if (msg.sender != pool || pool == address(0)) revert SwapV3CallbackRefused(msg.sender);
+        // Zero outside a hop (and no caller is address zero), so a stranger, a look-alike pool or the
+        // real pool outside its hop is refused before anything is read.
+        if (msg.sender != pool) revert SwapV3CallbackRefused(msg.sender);
         address tokenIn;
         uint256 amountIn;
         assembly ("memory-safe") {
