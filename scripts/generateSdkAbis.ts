@@ -34,6 +34,12 @@ const SDK_ABIS: readonly { contract: string; constant: string; file: string; doc
     file: "gaslessTokenPermitAbi.ts",
     doc: "ABI of IGaslessTokenPermit (feature 3: a token's EIP-2612 permit with the swap, and ERC-1271 takers; contracts/interfaces/IGaslessTokenPermit.sol).",
   },
+  {
+    contract: "IUniswapV3Venue",
+    constant: "uniswapV3VenueAbi",
+    file: "uniswapV3VenueAbi.ts",
+    doc: "ABI of IUniswapV3Venue (a router's V3 venue table and pool callback; v3VenueCount tells a V3-capable router version from an earlier one; contracts/interfaces/IUniswapV3Venue.sol).",
+  },
   { contract: "IAllowanceHolder", constant: "allowanceHolderAbi", file: "allowanceHolderAbi.ts", doc: "ABI of IAllowanceHolder (contracts/interfaces/IAllowanceHolder.sol)." },
   { contract: "IPropAmm", constant: "propAmmAbi", file: "propAmmAbi.ts", doc: "ABI of IPropAmm, the propAMM standard interface (contracts/interfaces/IPropAmm.sol)." },
   { contract: "DevPropAmm", constant: "devPropAmmAbi", file: "devPropAmmAbi.ts", doc: "ABI of DevPropAmm, the devnet's reference propAMM (contracts/devnet/DevPropAmm.sol)." },

@@ -29,6 +29,7 @@ export { allowanceHolderAbi } from "./abis/allowanceHolderAbi";
 export { takerExactOutputRouterAbi } from "./abis/takerExactOutputRouterAbi";
 export { gaslessExactOutputRouterAbi } from "./abis/gaslessExactOutputRouterAbi";
 export { permit2Abi } from "./abis/permit2Abi";
+export { uniswapV3VenueAbi } from "./abis/uniswapV3VenueAbi";
 export { uniswapV2PairAbi, uniswapV2FactoryAbi } from "./abis/uniswapV2Abi";
 export {
   type ManifestToken,
@@ -56,6 +57,10 @@ export {
   type RouteAction,
   type SplitLegAction,
   type V2Hop,
+  type V3Hop,
+  type PropAmmHop,
+  type RouteHopAction,
+  MAX_V3_VENUES,
 } from "./calldata/routeActions";
 export { type SwapOrder } from "./calldata/swapOrder";
 export { SIGNATURE_BYTES, SIGNATURE_PLACEHOLDER, bytesArgumentOffset } from "./calldata/signaturePlaceholder";

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { NATIVE_TOKEN_LOWERCASE, type RouteAction, type SplitLegAction } from "../../sdk";
+import { NATIVE_TOKEN_LOWERCASE, type RouteAction } from "../../sdk";
 import { ApiError } from "../apiError";
 import { isTaxed } from "../tokens/transferTax";
 import type { QuoteInput } from "./buildQuote";
@@ -9,7 +9,6 @@ import type { RouteHop } from "./routeSearch";
 import { bestExecution, gasCostIn } from "./splitDecision";
 import type { SplitLeg } from "./splitRoute";
 import { intermediateTokens, marketAvoidingTaxed } from "./taxedIntermediates";
-import type { HopAction } from "./venues/venueAdapter";
 import { adapterOf } from "./venues/venueAdapters";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
@@ -30,24 +29,14 @@ export type RoutePlan = Readonly<{
 /** How a route is planned: forwards from the sell amount (planRoute) or backwards from the buy amount (planExactOutputRoute). */
 export type RoutePlanner = (input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint) => RoutePlan;
 
-/**
- * A SPLIT leg's hop as today's encoder takes it: the V2 operands without the opcode. The brief's new
- * SPLIT layout carries full hop actions (SWAP_V2, SWAP_V3, SWAP_PROPAMM); with it this becomes the
- * action itself.
- */
-function splitHopOf(action: HopAction): SplitLegAction["hops"][number] {
-  const { type: _type, ...hop } = action;
-  return hop;
-}
-
 /** The actions of a route over `legs`: WRAP, one path's swaps or one SPLIT, UNWRAP (the fee is added by the caller). */
 export function actionsOfLegs(legs: readonly SplitLeg[], sellsNative: boolean, buysNative: boolean): RouteAction[] {
-  // Each hop's action is its venue's (venues/venueAdapter.ts `action`). encodeRouteActions validates
-  // and packs the addresses; checksumming them here would be wasted.
+  // Each hop's action is its venue's (venues/venueAdapter.ts `action`); SPLIT legs carry the same
+  // opcode-tagged hops. encodeRouteActions validates and packs the addresses; checksumming them here would be wasted.
   const swapsOf = (hops: readonly RouteHop[]) => hops.map((hop) => adapterOf(hop.pool).action(hop.pool, hop.tokenOut));
   const actions: RouteAction[] = [];
   if (sellsNative) actions.push({ type: "wrap" });
-  if (legs.length > 1) actions.push({ type: "split", legs: legs.map((leg) => ({ shareBps: leg.shareBps, hops: swapsOf(leg.hops).map(splitHopOf) })) });
+  if (legs.length > 1) actions.push({ type: "split", legs: legs.map((leg) => ({ shareBps: leg.shareBps, hops: swapsOf(leg.hops) })) });
   else actions.push(...swapsOf(legs[0]?.hops ?? []));
   if (buysNative) actions.push({ type: "unwrap" });
   return actions;

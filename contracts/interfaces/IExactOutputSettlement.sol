@@ -11,7 +11,9 @@ import {ISwapSettlement} from "./ISwapSettlement.sol";
 /// top), takes exactly that input, and runs the route forwards. A SPLIT's shares divide the output
 /// here, not the input: each leg must produce its share of what the split must yield, and gets the
 /// input that needs. An exact-output route has at most one SPLIT, no SWAP_V2 beside it and at most a
-/// WRAP before it; its legs deliver to the router.
+/// WRAP before it; its legs deliver to the router. Only SWAP_V2 hops are priced backwards: a SWAP_V3 or
+/// SWAP_PROPAMM action or leg hop is refused (SwapExactOutputRoute), since V3's backward pass needs the
+/// pool's ticks and propAMMs are exact-input only.
 /// The struct has the same ABI layout as `SwapParams` (with `maxSellAmount` and `buyAmount` in the
 /// places of `sellAmount` and `minBuyAmount`), so the allowance holder reads both the same way.
 interface IExactOutputSettlement is ISwapSettlement {
@@ -35,7 +37,7 @@ interface IExactOutputSettlement is ISwapSettlement {
     /// @notice The route needs `needed` of the sell token for the signed output; the order allows at
     /// most `maximum`.
     error SwapExcessiveInput(uint256 needed, uint256 maximum);
-    /// @notice The action at byte `offset` cannot be priced backwards: a second SPLIT, or a SPLIT
-    /// beside SWAP_V2 actions.
+    /// @notice The action at byte `offset` cannot be priced backwards: a second SPLIT, a SPLIT beside
+    /// SWAP_V2 actions, or a swap on a venue other than V2 (SWAP_V3, SWAP_PROPAMM), in a route or a leg.
     error SwapExactOutputRoute(uint256 offset);
 }

@@ -19,14 +19,20 @@ pragma solidity ^0.8.28;
 ///   amount to the fee recipient and keeps the rest running. The running token must be the buy token,
 ///   so the fee in `SwapSettled` is always in buy-token units.
 /// - `0x05` SPLIT: leg count (1 byte, 2 or 3), then per leg: share in bps (2 bytes), hop count (1 byte,
-///   1 to 3) and that many hops, each a SWAP_V2's operands (pair, tokenOut, pool fee; 42 bytes). Sells
+///   1 to 3) and that many hops, each a whole swap action with its opcode (SWAP_V2, SWAP_V3 or
+///   SWAP_PROPAMM), so a leg may mix venues. Sells
 ///   the running amount along parallel paths: every leg but the last takes `amount * share / 10000`,
 ///   the last takes the rest, so nothing is left over. The shares must be non-zero and add up to
 ///   10,000, and every leg must end in the same token, which becomes the running token with the legs'
-///   summed output. Each leg's hops obey SWAP_V2's rules. When SPLIT is the last action and ends in the
+///   summed output. Each leg's hops obey their own opcode's rules. When SPLIT is the last action and ends in the
 ///   buy token, every leg pays the recipient directly; otherwise the output collects in the router.
 ///   A large order loses less to price impact across several pools than through one, and settling all
 ///   legs in one transaction keeps one minimum check over their total.
+/// - `0x06` SWAP_V3: tokenOut (20 bytes), pool fee tier (uint24, 3 bytes), venue index (1 byte). Swaps the
+///   whole running amount through the pool the router computes from its V3 venue `venue` (see
+///   IUniswapV3Venue); the pool must take all of it. Exact input only: exact-output routes refuse it.
+/// - `0x07` SWAP_PROPAMM: pair (20 bytes), tokenOut (20 bytes). Reserved for the propAMM venue module;
+///   refused as an unknown action by routers without it.
 /// The native asset is written as 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE.
 interface ISwapSettlement {
     /// @notice The order. With permit settlement every field is bound by the taker's signature.

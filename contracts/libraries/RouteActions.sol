@@ -12,18 +12,23 @@ library RouteActions {
     uint8 internal constant UNWRAP = 0x03;
     uint8 internal constant FEE = 0x04;
     uint8 internal constant SPLIT = 0x05;
+    uint8 internal constant SWAP_V3 = 0x06;
+    uint8 internal constant SWAP_PROPAMM = 0x07;
 
     /// @dev Opcode plus operands, in bytes; zero for an unknown opcode.
     uint256 internal constant SWAP_V2_WIDTH = 43;
     uint256 internal constant WRAP_WIDTH = 1;
     uint256 internal constant UNWRAP_WIDTH = 1;
     uint256 internal constant FEE_WIDTH = 23;
+    /// @dev SWAP_V3: tokenOut (20), pool fee (uint24, 3), venue index (1).
+    uint256 internal constant SWAP_V3_WIDTH = 25;
+    /// @dev SWAP_PROPAMM: pair (20), tokenOut (20).
+    uint256 internal constant SWAP_PROPAMM_WIDTH = 41;
 
     /// @dev SPLIT layout: opcode, leg count, then per leg a 2-byte share in bps, a 1-byte hop count and
-    /// that many hops of HOP_WIDTH bytes (a SWAP_V2's operands without its opcode).
+    /// that many hops, each a whole swap action with its opcode (SWAP_V2, SWAP_V3 or SWAP_PROPAMM).
     uint256 internal constant SPLIT_HEADER_WIDTH = 2;
     uint256 internal constant LEG_HEADER_WIDTH = 3;
-    uint256 internal constant HOP_WIDTH = 42;
     /// @notice Bounds of a SPLIT: at most 3 legs of at most 3 hops, so one action runs at most 9 swaps.
     uint256 internal constant MIN_SPLIT_LEGS = 2;
     uint256 internal constant MAX_SPLIT_LEGS = 3;
@@ -36,7 +41,39 @@ library RouteActions {
         if (opcode == WRAP) return WRAP_WIDTH;
         if (opcode == UNWRAP) return UNWRAP_WIDTH;
         if (opcode == FEE) return FEE_WIDTH;
+        return swapWidth(opcode);
+    }
+
+    /// @notice The encoded width of a swap action (one hop on one venue) with `opcode`; zero for any
+    /// other opcode. A new venue adds its opcode here and in RouteExecutor's hop dispatch.
+    function swapWidth(uint8 opcode) internal pure returns (uint256) {
+        if (opcode == SWAP_V2) return SWAP_V2_WIDTH;
+        if (opcode == SWAP_V3) return SWAP_V3_WIDTH;
+        if (opcode == SWAP_PROPAMM) return SWAP_PROPAMM_WIDTH;
         return 0;
+    }
+
+    /// @notice The output token of the swap action at `offset` (SWAP_V3 names it first, the others
+    /// after their pool).
+    function hopTokenOut(bytes calldata actions, uint256 offset) internal pure returns (address tokenOut) {
+        uint256 at = opcodeAtInBounds(actions, offset) == SWAP_V3 ? offset + 1 : offset + 21;
+        assembly ("memory-safe") {
+            tokenOut := shr(96, calldataload(add(actions.offset, at)))
+        }
+    }
+
+    /// @notice Operands of a SWAP_V3 action starting at `offset`.
+    function decodeSwapV3(bytes calldata actions, uint256 offset)
+        internal
+        pure
+        returns (address tokenOut, uint24 fee, uint256 venue)
+    {
+        assembly ("memory-safe") {
+            let word := calldataload(add(add(actions.offset, offset), 1))
+            tokenOut := shr(96, word)
+            fee := and(shr(72, word), 0xffffff)
+            venue := and(shr(64, word), 0xff)
+        }
     }
 
     /// @notice The byte at `offset`, for callers that already checked `offset < actions.length`.
@@ -86,8 +123,22 @@ library RouteActions {
     /// @dev For a split `splitWidth` already checked.
     function splitTokenOut(bytes calldata actions, uint256 offset) internal pure returns (address tokenOut) {
         uint256 cursor = offset + SPLIT_HEADER_WIDTH;
-        uint256 firstHops = byteAt(actions, cursor + 2);
-        (, tokenOut,) = decodeSwapV2(actions, cursor + LEG_HEADER_WIDTH + (firstHops - 1) * HOP_WIDTH - 1);
+        uint256 hops = byteAt(actions, cursor + 2);
+        cursor += LEG_HEADER_WIDTH;
+        for (uint256 hop = 1; hop < hops; ++hop) {
+            cursor += swapWidth(opcodeAtInBounds(actions, cursor));
+        }
+        tokenOut = hopTokenOut(actions, cursor);
+    }
+
+    /// @notice The offset just past the leg whose header is at `cursor` (its hops' widths summed), and
+    /// its hop count, for a split `splitWidth` already checked.
+    function legEnd(bytes calldata actions, uint256 cursor) internal pure returns (uint256 end, uint256 hops) {
+        hops = byteAt(actions, cursor + 2);
+        end = cursor + LEG_HEADER_WIDTH;
+        for (uint256 hop; hop < hops; ++hop) {
+            end += swapWidth(opcodeAtInBounds(actions, end));
+        }
     }
 
     /// @notice The pair of the SWAP_V2 action at `offset`.
@@ -125,7 +176,15 @@ library RouteActions {
                 if (share == 0) revert ISwapSettlement.SwapSplitShares(offset, 0);
                 if (hops == 0 || hops > MAX_LEG_HOPS) revert ISwapSettlement.SwapSplitHopCount(offset, hops);
                 totalBps += share;
-                cursor += LEG_HEADER_WIDTH + hops * HOP_WIDTH;
+                cursor += LEG_HEADER_WIDTH;
+                // Each hop is a whole swap action; its opcode is read only inside the actions.
+                for (uint256 hop; hop < hops; ++hop) {
+                    if (cursor >= length) revert ISwapSettlement.SwapTruncatedAction(offset);
+                    uint8 opcode = opcodeAtInBounds(actions, cursor);
+                    uint256 hopWidth = swapWidth(opcode);
+                    if (hopWidth == 0) revert ISwapSettlement.SwapUnknownAction(opcode, cursor);
+                    cursor += hopWidth;
+                }
             }
             if (totalBps != 10_000) revert ISwapSettlement.SwapSplitShares(offset, totalBps);
             return cursor - offset;

@@ -96,6 +96,9 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
             if (opcode == RouteActions.SWAP_V2) {
                 (, token,) = RouteActions.decodeSwapV2(actions, offset);
                 swaps = true;
+            } else if (RouteActions.swapWidth(opcode) != 0) {
+                // Exact output is priced backwards from V2 reserves; other venues are exact-input only.
+                revert SwapExactOutputRoute(offset);
             } else if (opcode == RouteActions.SPLIT) {
                 if (plan.splitEnd != 0) revert SwapExactOutputRoute(offset);
                 (plan.splitOffset, plan.splitEnd) = (offset, nextOffset);
@@ -142,7 +145,7 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         uint256 cursor = offset + RouteActions.SPLIT_HEADER_WIDTH;
         uint256 remaining = amountOut;
         for (uint256 leg; leg < legs; ++leg) {
-            uint256 hops = RouteActions.byteAt(actions, cursor + 2);
+            (uint256 end, uint256 hops) = RouteActions.legEnd(actions, cursor);
             uint256 legOut =
                 leg + 1 == legs ? remaining : (amountOut * RouteActions.uint16At(actions, cursor)) / V2SwapMath.BPS;
             remaining -= legOut;
@@ -152,7 +155,7 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
                 legIns[leg] = legIn;
                 amountIn += legIn;
             }
-            cursor += RouteActions.LEG_HEADER_WIDTH + hops * RouteActions.HOP_WIDTH;
+            cursor = end;
         }
     }
 
@@ -163,14 +166,20 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         returns (uint256 amount)
     {
         address[3] memory tokens; // RouteActions.MAX_LEG_HOPS
+        uint256[3] memory offsets;
         address token = tokenIn;
+        uint256 at = start;
         for (uint256 hop; hop < hops; ++hop) {
-            tokens[hop] = token;
-            (, token,) = RouteActions.decodeSwapV2(actions, start + hop * RouteActions.HOP_WIDTH - 1);
+            uint8 opcode = RouteActions.opcodeAtInBounds(actions, at);
+            // As outside a split: only V2 hops are priced backwards.
+            if (opcode != RouteActions.SWAP_V2) revert SwapExactOutputRoute(at);
+            (tokens[hop], offsets[hop]) = (token, at);
+            (, token,) = RouteActions.decodeSwapV2(actions, at);
+            at += RouteActions.SWAP_V2_WIDTH;
         }
         amount = amountOut;
         for (uint256 hop = hops; hop != 0; --hop) {
-            amount = _hopAmountIn(actions, start + (hop - 1) * RouteActions.HOP_WIDTH - 1, tokens[hop - 1], amount);
+            amount = _hopAmountIn(actions, offsets[hop - 1], tokens[hop - 1], amount);
         }
     }
 
@@ -219,12 +228,11 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         uint256 legs = RouteActions.byteAt(actions, offset + 1);
         uint256 cursor = offset + RouteActions.SPLIT_HEADER_WIDTH;
         for (uint256 leg; leg < legs; ++leg) {
-            uint256 hops = RouteActions.byteAt(actions, cursor + 2);
-            (address legOut, uint256 legAmount) =
-                _runLeg(actions, cursor + RouteActions.LEG_HEADER_WIDTH, hops, tokenIn, plan.legIns[leg], address(this));
+            address legOut;
+            uint256 legAmount;
+            (legOut, legAmount, cursor) = _runLeg(actions, cursor, tokenIn, plan.legIns[leg], address(this));
             if (legOut != tokenOut) revert SwapUnexpectedToken(tokenOut, legOut);
             amountOut += legAmount;
-            cursor += RouteActions.LEG_HEADER_WIDTH + hops * RouteActions.HOP_WIDTH;
         }
     }
 }

@@ -7,12 +7,12 @@ import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfac
 import {IGaslessExactOutputRouter} from "../interfaces/IGaslessExactOutputRouter.sol";
 import {ExactOutputWitnessHash} from "../libraries/ExactOutputWitnessHash.sol";
 import {ExactOutputExecutor} from "./ExactOutputExecutor.sol";
-import {GaslessSwapRouter} from "./GaslessSwapRouter.sol";
+import {GaslessSwapSettlement} from "./GaslessSwapSettlement.sol";
 
 /// @title GaslessExactOutput
 /// @notice Gasless exact-output swaps (IGaslessExactOutputRouter), for a feature-3 router version to
 /// inherit next to GaslessSwapRouter's exact-input `swapGasless`.
-abstract contract GaslessExactOutput is IGaslessExactOutputRouter, GaslessSwapRouter, ExactOutputExecutor {
+abstract contract GaslessExactOutput is IGaslessExactOutputRouter, GaslessSwapSettlement, ExactOutputExecutor {
     using SafeERC20 for IERC20;
 
     /// @inheritdoc IGaslessExactOutputRouter

@@ -7,14 +7,14 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfaces/ISignatureTransfer.sol";
 import {IGaslessTokenPermit} from "../interfaces/IGaslessTokenPermit.sol";
 import {SwapWitnessHash} from "../libraries/SwapWitnessHash.sol";
-import {GaslessSwapRouter} from "./GaslessSwapRouter.sol";
+import {GaslessSwapSettlement} from "./GaslessSwapSettlement.sol";
 
 /// @title GaslessTokenPermit
 /// @notice The feature-3 router's entry points for a first trade with no ETH (EIP-2612 permit and
 /// swap in one transaction) and for smart-contract wallet takers (ERC-1271).
 /// @dev Abstract: GaslessBatchSwapRouter inherits it. The settlement is `_swapGasless`'s, with the
 /// signature-length rule of IGaslessTokenPermit instead of the exact 65 bytes.
-abstract contract GaslessTokenPermit is IGaslessTokenPermit, GaslessSwapRouter {
+abstract contract GaslessTokenPermit is IGaslessTokenPermit, GaslessSwapSettlement {
     using SafeERC20 for IERC20;
 
     /// @inheritdoc IGaslessTokenPermit

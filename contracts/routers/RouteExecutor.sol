@@ -8,16 +8,17 @@ import {IWETH9} from "../interfaces/IWETH9.sol";
 import {RouteActions} from "../libraries/RouteActions.sol";
 import {V2SwapMath} from "../libraries/V2SwapMath.sol";
 import {RouterFunds} from "./RouterFunds.sol";
-import {V2Hops} from "./V2Hops.sol";
+import {V2Hops} from "./venues/V2Hops.sol";
+import {VenueHops} from "./VenueHops.sol";
 
 /// @title RouteExecutor
 /// @notice Runs route actions and settles a swap. The entry points of the routers only differ in how
 /// the sell token arrives; everything after that happens here.
 /// @dev The router holds no funds between transactions: every action moves the whole running amount
 /// on, and settlement pays out everything the route produced. Entry points are gated by `settles`
-/// (re-entrancy lock and registry status, see RegistryGate). Hops and splits are V2Hops', payouts
-/// RouterFunds'.
-abstract contract RouteExecutor is V2Hops {
+/// (re-entrancy lock and registry status, see RegistryGate). The interpreter only dispatches: each
+/// swap action runs in its venue's module (VenueHops' table), payouts are RouterFunds'.
+abstract contract RouteExecutor is VenueHops {
     using SafeERC20 for IERC20;
 
     /// @notice The Uniswap-V2-style venue a router trades on: only pairs this factory deployed are
@@ -37,6 +38,8 @@ abstract contract RouteExecutor is V2Hops {
     /// @param registry_ The registry whose status gates settlement and whose administrator may rescue.
     /// @param featureId_ The registry feature this router serves.
     /// @param venue The V2 factory, its pair init-code hash and its pool fee.
+    /// @dev The V3 venue table is the concrete router version's to give (UniswapV3Hops' constructor), so
+    /// that versions sharing every entry point can differ in their venues.
     constructor(IWETH9 weth_, IRouterRegistry registry_, uint128 featureId_, V2Venue memory venue)
         RouterFunds(weth_, registry_, featureId_)
         V2Hops(venue.factory, venue.pairInitCodeHash, venue.feeBps)
@@ -77,11 +80,10 @@ abstract contract RouteExecutor is V2Hops {
     }
 
     /// @dev Where the sell token should be delivered: straight into the first pair when the route
-    /// starts with a swap (saving a transfer), otherwise to this router.
+    /// starts with a SWAP_V2 (saving a transfer; AllowanceHolder applies the same rule), otherwise to
+    /// this router.
     function _inputDestination(bytes calldata actions) internal view returns (address) {
-        if (actions.length >= RouteActions.SWAP_V2_WIDTH && RouteActions.opcodeAtInBounds(actions, 0) == RouteActions.SWAP_V2) {
-            return RouteActions.pairAt(actions, 0);
-        }
+        if (actions.length >= RouteActions.SWAP_V2_WIDTH) return _hopInput(actions, 0);
         return address(this);
     }
 
@@ -180,9 +182,9 @@ abstract contract RouteExecutor is V2Hops {
             }
             if (nextOffset > actions.length) revert SwapTruncatedAction(offset);
 
-            if (opcode == RouteActions.SWAP_V2) {
+            if (RouteActions.swapWidth(opcode) != 0) {
                 (token, amount, inPair, paidOut) =
-                    _swapV2(actions, buyToken, recipient, token, amount, inPair, offset, nextOffset);
+                    _swap(actions, buyToken, recipient, token, amount, inPair, offset, nextOffset);
             } else if (opcode == RouteActions.SPLIT) {
                 (token, amount, inPair, paidOut) = _split(actions, buyToken, recipient, token, amount, offset, nextOffset);
             } else if (opcode == RouteActions.WRAP) {
@@ -208,9 +210,10 @@ abstract contract RouteExecutor is V2Hops {
         return (token, amount, paidOut, feeTotal);
     }
 
-    /// @dev One hop. The output goes to the next pair when the next action is a swap, to the recipient
-    /// when this is the last action and yields the (ERC20) buy token, and to this router otherwise.
-    function _swapV2(
+    /// @dev One swap action, on whichever venue its opcode names (VenueHops' `_hop`). The output goes
+    /// straight to the next hop's input when the next action is a swap, to the recipient when this is
+    /// the last action and yields the (ERC20) buy token, and to this router otherwise.
+    function _swap(
         bytes calldata actions,
         address buyToken,
         address recipient,
@@ -220,25 +223,21 @@ abstract contract RouteExecutor is V2Hops {
         uint256 offset,
         uint256 nextOffset
     ) private returns (address tokenOut, uint256 amountOut, bool outInPair, bool paidOut) {
-        address pair;
-        (pair, tokenOut, amountOut) = _priceHop(actions, offset, tokenIn, amountIn);
-        // For the first hop the sell token was already delivered to `pair` (before `_priceHop` checked
-        // it); a revert there undoes that delivery with everything else.
-        if (!inPair) IERC20(tokenIn).safeTransfer(pair, amountIn);
-        (uint256 amount0Out, uint256 amount1Out) = tokenIn < tokenOut ? (uint256(0), amountOut) : (amountOut, uint256(0));
-
-        if (RouteActions.opcodeAt(actions, nextOffset) == RouteActions.SWAP_V2) {
-            _pairSwap(pair, amount0Out, amount1Out, RouteActions.pairAt(actions, nextOffset));
+        tokenOut = RouteActions.hopTokenOut(actions, offset);
+        // No pool pays out the native asset itself; refused before the recipient's balance is read.
+        if (tokenOut == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
+        if (RouteActions.swapWidth(RouteActions.opcodeAt(actions, nextOffset)) != 0) {
+            amountOut = _hop(actions, offset, tokenIn, amountIn, inPair, _hopInput(actions, nextOffset), false);
             outInPair = true;
         } else if (nextOffset == actions.length && tokenOut == buyToken) {
             // Measure what the recipient actually received (a fee-on-transfer token delivers less than
             // the formula says) rather than trusting the formula.
             uint256 before = _balanceOf(tokenOut, recipient);
-            _pairSwap(pair, amount0Out, amount1Out, recipient);
+            _hop(actions, offset, tokenIn, amountIn, inPair, recipient, false);
             amountOut = _balanceOf(tokenOut, recipient) - before;
             paidOut = true;
         } else {
-            _pairSwap(pair, amount0Out, amount1Out, address(this));
+            amountOut = _hop(actions, offset, tokenIn, amountIn, inPair, address(this), false);
         }
     }
 }

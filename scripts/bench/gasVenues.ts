@@ -123,11 +123,11 @@ let nonce = 1n;
 /** Our feature-2 router, with the settlement the row names. */
 export async function measureOurs(bench: GasBench, swap: BenchSwap): Promise<Measurement> {
   const { taker, contracts, wait } = bench;
-  const hopsOf = (path: Address[]) => path.slice(1).map((tokenOut, hop) => ({ pair: bench.pairOf(path[hop]!, tokenOut), tokenOut, feeBps: 30 }));
+  const hopsOf = (path: Address[]) => path.slice(1).map((tokenOut, hop) => ({ type: "swapV2" as const, pair: bench.pairOf(path[hop]!, tokenOut), tokenOut, feeBps: 30 }));
   const actions: RouteAction[] = [];
   if (swap.nativeIn) actions.push({ type: "wrap" });
   if (swap.split !== undefined) actions.push({ type: "split", legs: swap.split.map((leg) => ({ shareBps: leg.shareBps, hops: hopsOf(leg.path) })) });
-  else for (const hop of hopsOf(swap.path)) actions.push({ type: "swapV2", ...hop });
+  else for (const hop of hopsOf(swap.path)) actions.push(hop);
   if (swap.nativeOut) actions.push({ type: "unwrap" });
   const expected = await expectedOut(bench, swap);
   const now = (await bench.clients.publicClient.getBlock()).timestamp;

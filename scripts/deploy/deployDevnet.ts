@@ -51,7 +51,9 @@ export async function deployContracts(
   const permit2 = await deployPermit2(hre, clients);
   const { weth, uniswapV2Factory, tokens, pools } = await deployLiquidity(hre, clients, deployer);
   const v3Venues = await deployDevnetV3Venues(clients, deployer, weth);
-  const settlement = await deploySettlement(hre, clients, deployer, { registry, permit2, weth, uniswapV2Factory });
+  // The routers take the V3 venues in the devnet's order: SWAP_V3's venue byte is this index.
+  const routerV3Venues = v3Venues.map(({ factory, poolInitCodeHash }) => ({ factory, poolInitCodeHash }));
+  const settlement = await deploySettlement(hre, clients, deployer, { registry, permit2, weth, uniswapV2Factory, v3Venues: routerV3Venues });
   // The V3 pools come after every contract the deployer creates, so none of those addresses moves
   // (pool addresses depend on their factory and tokens only).
   const v3Pools = await deployV3Market(hre, clients, deployer, tokens, weth, v3Venues);

@@ -1,11 +1,20 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
-import { getAddress, type Address } from "viem";
+import { getAddress, type Address, type Hex } from "viem";
 import type { DevWalletClient, HardhatClients } from "./hardhatClients";
 import { UNISWAP_V2_FEE_BPS } from "./deployLiquidity";
 import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "./uniswapArtifacts";
 
-/** What a router is wired to: Permit2, WETH, the registry that gates it, and the V2 factory whose pairs it trades. */
-export type RouterDependencies = { permit2: Address; weth: Address; registry: Address; uniswapV2Factory: Address };
+/** A V3 venue as a router's constructor takes it: the factory and its pools' init-code hash. */
+export type RouterV3Venue = { factory: Address; poolInitCodeHash: Hex };
+
+/**
+ * What a router is wired to: Permit2, WETH, the registry that gates it, the V2 factory whose pairs it
+ * trades, and its V3 venues (index = the venue byte of SWAP_V3; at most 4; only the current versions
+ * take them, earlier ones have none).
+ */
+export type RouterDependencies = { permit2: Address; weth: Address; registry: Address; uniswapV2Factory: Address; v3Venues?: readonly RouterV3Venue[] };
+
+const v3VenueArgs = (venues: readonly RouterV3Venue[] | undefined) => (venues ?? []).map(({ factory, poolInitCodeHash }) => ({ factory, poolInitCodeHash }));
 
 /** The V2 venue constructor argument: only the factory's pairs, at Uniswap V2's fixed pool fee. */
 function v2Venue(uniswapV2Factory: Address) {
@@ -15,10 +24,11 @@ function v2Venue(uniswapV2Factory: Address) {
 export type Settlement = { allowanceHolder: Address; takerSwapRouter: Address; gaslessSwapRouter: Address };
 
 /**
- * The feature-2 router versions: `TakerSwapRouterV2` (the current one: exact-input and exact-output
- * swaps) and `TakerSwapRouter` (the first, exact-input only), which tests deploy to migrate away from.
+ * The feature-2 router versions: `TakerSwapRouterV3` (the current one: exact-input and exact-output
+ * swaps over the V2 venue and the V3 venues), `TakerSwapRouterV2` (V2 only, with exact output) and
+ * `TakerSwapRouter` (the first, exact-input only), which tests deploy to migrate away from.
  */
-export type TakerRouterVersion = "TakerSwapRouterV2" | "TakerSwapRouter";
+export type TakerRouterVersion = "TakerSwapRouterV3" | "TakerSwapRouterV2" | "TakerSwapRouter";
 
 /**
  * Deploys a feature-2 router (taker-submitted swaps), the current version unless named. It settles
@@ -28,35 +38,43 @@ export async function deployTakerSwapRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-  { permit2, allowanceHolder, weth, registry, uniswapV2Factory }: RouterDependencies & { allowanceHolder: Address },
-  version: TakerRouterVersion = "TakerSwapRouterV2",
+  { permit2, allowanceHolder, weth, registry, uniswapV2Factory, v3Venues }: RouterDependencies & { allowanceHolder: Address },
+  version: TakerRouterVersion = "TakerSwapRouterV3",
 ): Promise<Address> {
   const args = [permit2, allowanceHolder, weth, registry, v2Venue(uniswapV2Factory)] as const;
   const config = { client: { public: clients.publicClient, wallet: deployer } };
   const router =
-    version === "TakerSwapRouter" ? await hre.viem.deployContract("TakerSwapRouter", [...args], config) : await hre.viem.deployContract("TakerSwapRouterV2", [...args], config);
+    version === "TakerSwapRouter"
+      ? await hre.viem.deployContract("TakerSwapRouter", [...args], config)
+      : version === "TakerSwapRouterV2"
+        ? await hre.viem.deployContract("TakerSwapRouterV2", [...args], config)
+        : await hre.viem.deployContract("TakerSwapRouterV3", [...args, v3VenueArgs(v3Venues)], config);
   return getAddress(router.address);
 }
 
 /**
- * The feature-3 router versions: `GaslessBatchSwapRouter` (the current one: `swapGasless` and
- * `swapGaslessBatch`) and `GaslessSwapRouter` (the first, `swapGasless` only), which tests deploy to
- * migrate away from.
+ * The feature-3 router versions: `GaslessBatchSwapRouterV2` (the current one: every gasless entry
+ * point over the V2 venue and the V3 venues), `GaslessBatchSwapRouter` (the same entry points, V2
+ * only) and `GaslessSwapRouter` (the first, `swapGasless` only), which tests deploy to migrate away from.
  */
-export type GaslessRouterVersion = "GaslessBatchSwapRouter" | "GaslessSwapRouter";
+export type GaslessRouterVersion = "GaslessBatchSwapRouterV2" | "GaslessBatchSwapRouter" | "GaslessSwapRouter";
 
 /** Deploys a feature-3 router (gasless swaps), the current version unless named; like feature 2's, it settles only once activated. */
 export async function deployGaslessSwapRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-  { permit2, weth, registry, uniswapV2Factory }: RouterDependencies,
-  version: GaslessRouterVersion = "GaslessBatchSwapRouter",
+  { permit2, weth, registry, uniswapV2Factory, v3Venues }: RouterDependencies,
+  version: GaslessRouterVersion = "GaslessBatchSwapRouterV2",
 ): Promise<Address> {
   const args = [permit2, weth, registry, v2Venue(uniswapV2Factory)] as const;
   const config = { client: { public: clients.publicClient, wallet: deployer } };
   const router =
-    version === "GaslessSwapRouter" ? await hre.viem.deployContract("GaslessSwapRouter", [...args], config) : await hre.viem.deployContract("GaslessBatchSwapRouter", [...args], config);
+    version === "GaslessSwapRouter"
+      ? await hre.viem.deployContract("GaslessSwapRouter", [...args], config)
+      : version === "GaslessBatchSwapRouter"
+        ? await hre.viem.deployContract("GaslessBatchSwapRouter", [...args], config)
+        : await hre.viem.deployContract("GaslessBatchSwapRouterV2", [...args, v3VenueArgs(v3Venues)], config);
   return getAddress(router.address);
 }
 

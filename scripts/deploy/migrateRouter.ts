@@ -3,21 +3,41 @@ import type { Address } from "viem";
 import type { DeploymentManifest } from "../../sdk/chain/manifest";
 import type { FeatureState } from "../../sdk/registry/rawRegistryCall";
 import { readFeatureState } from "../../sdk/registry/readRegistry";
-import { deployGaslessSwapRouter, deployTakerSwapRouter, migrateFeature } from "./deploySettlement";
+import { deployGaslessSwapRouter, deployTakerSwapRouter, migrateFeature, type RouterV3Venue } from "./deploySettlement";
 import type { DevWalletClient, HardhatClients } from "./hardhatClients";
 
 export type MigrationResult = { featureId: bigint; router: Address; state: FeatureState; dwellUntil: bigint };
 
 /**
- * Deploys a fresh router for `featureId` (2 or 3) with the manifest's dependencies and migrates the
- * feature to it: stage, then activate. The outgoing router stays `prev` until `dwellUntil`.
+ * The V3 venues of the feature's current router, read from it on chain (`v3VenueCount`, `v3Venue`), so
+ * a fresh router keeps the venues the running one has. A router of an earlier version (no V3 table)
+ * or an empty feature gives none.
+ */
+async function currentV3Venues(hre: HardhatRuntimeEnvironment, clients: HardhatClients, registry: Address, featureId: bigint): Promise<RouterV3Venue[]> {
+  const { current } = await readFeatureState(clients.publicClient, { registry, featureId });
+  const router = await hre.viem.getContractAt("TakerSwapRouterV3", current, { client: { public: clients.publicClient } });
+  const count = await router.read.v3VenueCount().catch(() => 0n);
+  const venues: RouterV3Venue[] = [];
+  for (let index = 0n; index < count; index++) {
+    const [factory, poolInitCodeHash] = await router.read.v3Venue([index]);
+    venues.push({ factory, poolInitCodeHash });
+  }
+  return venues;
+}
+
+/**
+ * Deploys a fresh router of the current version for `featureId` (2 or 3) with the manifest's
+ * dependencies and migrates the feature to it: stage, then activate. The outgoing router stays `prev`
+ * until `dwellUntil`. Its V3 venues are `v3Venues` when given, else the current router's (none when
+ * that router predates V3: pass the chain's venues to add them).
  */
 export async function migrateRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   admin: DevWalletClient,
-  manifest: DeploymentManifest,
+  manifest: Pick<DeploymentManifest, "contracts">,
   featureId: bigint,
+  v3Venues?: readonly RouterV3Venue[],
 ): Promise<MigrationResult> {
   const { contracts } = manifest;
   let router: Address;
@@ -26,6 +46,7 @@ export async function migrateRouter(
     weth: contracts.weth,
     registry: contracts.routerRegistry,
     uniswapV2Factory: contracts.uniswapV2Factory,
+    v3Venues: v3Venues ?? (featureId === 2n || featureId === 3n ? await currentV3Venues(hre, clients, contracts.routerRegistry, featureId) : []),
   };
   if (featureId === 2n) {
     router = await deployTakerSwapRouter(hre, clients, admin, { ...dependencies, allowanceHolder: contracts.allowanceHolder });

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { splitAmounts, type RouteAction, type V2Hop } from "../calldata/routeActions";
+import { splitAmounts, type RouteAction, type RouteHopAction } from "../calldata/routeActions";
 import { getAmountOut } from "./v2Math";
 
 /** A V2 pair's state: which token is token0, and both reserves. */
@@ -8,7 +8,8 @@ export type PairReserves = { token0: Address; reserve0: bigint; reserve1: bigint
 /**
  * What `amountIn` run through `actions` pays at the end, at the given pair states, exactly as the
  * routers compute an exact-input route (V2 math, FEE rounding down, SPLIT's leg amounts); a pair
- * used twice sees its own earlier hop, as on chain. Undefined when a pair's state is missing.
+ * used twice sees its own earlier hop, as on chain. Undefined when a pair's state is missing, and for
+ * a route through another venue (V3, propAMM), which V2 pair states cannot price.
  * Token transfer taxes are not modelled: a taxed token's route pays less than this.
  *
  * @example routeOutput(decodeRouteActions(order.actions), order.sellAmount, (pair) => states.get(pair))
@@ -16,7 +17,9 @@ export type PairReserves = { token0: Address; reserve0: bigint; reserve1: bigint
 export function routeOutput(actions: readonly RouteAction[], amountIn: bigint, pairState: (pair: Address) => PairReserves | undefined): bigint | undefined {
   const moved = new Map<string, PairReserves>();
   const stateOf = (pair: Address) => moved.get(pair.toLowerCase()) ?? pairState(pair);
-  const hop = (amount: bigint, { pair, tokenOut, feeBps }: V2Hop): bigint | undefined => {
+  const hop = (amount: bigint, action: RouteHopAction): bigint | undefined => {
+    if (action.type !== "swapV2") return undefined;
+    const { pair, tokenOut, feeBps } = action;
     const state = stateOf(pair);
     if (state === undefined) return undefined;
     const outIsToken0 = state.token0.toLowerCase() === tokenOut.toLowerCase();
@@ -30,6 +33,8 @@ export function routeOutput(actions: readonly RouteAction[], amountIn: bigint, p
     if (running === undefined) return undefined;
     switch (action.type) {
       case "swapV2":
+      case "swapV3":
+      case "swapPropAmm":
         running = hop(running, action);
         break;
       case "fee":
@@ -55,12 +60,12 @@ export function routeOutput(actions: readonly RouteAction[], amountIn: bigint, p
   return running;
 }
 
-/** Every pair a route swaps through, lowercase, once each. */
+/** Every V2 pair a route swaps through, lowercase, once each. */
 export function routePairs(actions: readonly RouteAction[]): Address[] {
   const pairs = new Set<Address>();
   for (const action of actions) {
     if (action.type === "swapV2") pairs.add(action.pair.toLowerCase() as Address);
-    if (action.type === "split") for (const leg of action.legs) for (const hop of leg.hops) pairs.add(hop.pair.toLowerCase() as Address);
+    if (action.type === "split") for (const leg of action.legs) for (const hop of leg.hops) if (hop.type === "swapV2") pairs.add(hop.pair.toLowerCase() as Address);
   }
   return [...pairs];
 }

@@ -4,25 +4,40 @@ import { RouteActionError } from "../errors/calldata";
 /** One hop through a Uniswap-V2-style pair: the pair, the token it pays out, the pool fee in bps. */
 export type V2Hop = { pair: Address; tokenOut: Address; feeBps: number };
 
-/** One path of a split: its share of the running amount in bps, and its hops. */
-export type SplitLegAction = { shareBps: number; hops: V2Hop[] };
+/**
+ * One hop through a Uniswap-V3-style pool. The pool is not named: the router computes it from its V3
+ * venue table entry `venue` (factory and pool init-code hash) and (running token, `tokenOut`, `fee`).
+ * `fee` is the pool's fee tier in hundredths of a bip (3000 = 0.30 %).
+ */
+export type V3Hop = { tokenOut: Address; fee: number; venue: number };
+
+/** One hop through an allowlisted propAMM pair (exact input only). */
+export type PropAmmHop = { pair: Address; tokenOut: Address };
+
+/** A swap action on any venue: what a route runs as one action, and what a split leg's hops are. */
+export type RouteHopAction = ({ type: "swapV2" } & V2Hop) | ({ type: "swapV3" } & V3Hop) | ({ type: "swapPropAmm" } & PropAmmHop);
+
+/** One path of a split: its share of the running amount in bps, and its hops (venues may mix). */
+export type SplitLegAction = { shareBps: number; hops: RouteHopAction[] };
 
 /**
  * One step of a route, mirroring the packed format the routers execute (see ISwapSettlement.sol):
  * - `swapV2`: swap the running amount through a Uniswap-V2-style pair into `tokenOut`;
+ * - `swapV3`: swap it through the router's V3 venue `venue`'s pool of fee tier `fee` into `tokenOut`;
+ * - `swapPropAmm`: swap it through an allowlisted propAMM `pair` into `tokenOut`;
  * - `wrap` / `unwrap`: native ETH to WETH and back;
  * - `fee`: pay `bps` of the running amount to `recipient` (the platform fee, placed after the swaps);
  * - `split`: sell the running amount along 2 or 3 paths that end in the same token; every leg but the
  *   last takes `amount × shareBps / 10,000`, the last the rest (`splitAmounts` computes them).
  */
 export type RouteAction =
-  | ({ type: "swapV2" } & V2Hop)
+  | RouteHopAction
   | { type: "wrap" }
   | { type: "unwrap" }
   | { type: "fee"; bps: number; recipient: Address }
   | { type: "split"; legs: SplitLegAction[] };
 
-export const RouteOpcode = { swapV2: 0x01, wrap: 0x02, unwrap: 0x03, fee: 0x04, split: 0x05 } as const;
+export const RouteOpcode = { swapV2: 0x01, wrap: 0x02, unwrap: 0x03, fee: 0x04, split: 0x05, swapV3: 0x06, swapPropAmm: 0x07 } as const;
 
 /** The router's cap on actions per route (a split counts as one). */
 export const MAX_ROUTE_ACTIONS = 8;
@@ -30,16 +45,30 @@ export const MAX_ROUTE_ACTIONS = 8;
 export const SPLIT_LEGS = { min: 2, max: 3 } as const;
 export const MAX_LEG_HOPS = 3;
 
-const SWAP_V2_WIDTH = 43;
-const HOP_WIDTH = 42;
+/** Encoded widths of the swap actions, opcode included. */
+const SWAP_WIDTH: Readonly<Record<number, number>> = { [RouteOpcode.swapV2]: 43, [RouteOpcode.swapV3]: 25, [RouteOpcode.swapPropAmm]: 41 };
+/** The most V3 venues a router has (venue indexes 0 to 3). */
+export const MAX_V3_VENUES = 4;
 
 function checkBps(value: number, min: number, max: number, what: string): void {
   if (!Number.isInteger(value) || value < min || value > max) throw new RouteActionError(`${what} ${value} is not an integer from ${min} to ${max}`);
 }
 
-function encodeHop(hop: V2Hop): Hex {
-  checkBps(hop.feeBps, 0, 9999, "pool fee bps");
-  return concatHex([getAddress(hop.pair), getAddress(hop.tokenOut), numberToHex(hop.feeBps, { size: 2 })]);
+const opcodeHex = (opcode: number): Hex => numberToHex(opcode, { size: 1 });
+
+/** A swap action, opcode included (a whole action, or one hop of a split leg). */
+function encodeHop(hop: RouteHopAction): Hex {
+  switch (hop.type) {
+    case "swapV2":
+      checkBps(hop.feeBps, 0, 9999, "pool fee bps");
+      return concatHex([opcodeHex(RouteOpcode.swapV2), getAddress(hop.pair), getAddress(hop.tokenOut), numberToHex(hop.feeBps, { size: 2 })]);
+    case "swapV3":
+      checkBps(hop.fee, 0, 999_999, "V3 pool fee");
+      checkBps(hop.venue, 0, MAX_V3_VENUES - 1, "V3 venue index");
+      return concatHex([opcodeHex(RouteOpcode.swapV3), getAddress(hop.tokenOut), numberToHex(hop.fee, { size: 3 }), numberToHex(hop.venue, { size: 1 })]);
+    case "swapPropAmm":
+      return concatHex([opcodeHex(RouteOpcode.swapPropAmm), getAddress(hop.pair), getAddress(hop.tokenOut)]);
+  }
 }
 
 function encodeSplit(legs: readonly SplitLegAction[]): Hex {
@@ -47,7 +76,7 @@ function encodeSplit(legs: readonly SplitLegAction[]): Hex {
     throw new RouteActionError(`a split has ${SPLIT_LEGS.min} or ${SPLIT_LEGS.max} legs, got ${legs.length}`);
   }
   let total = 0;
-  const parts: Hex[] = [numberToHex(RouteOpcode.split, { size: 1 }), numberToHex(legs.length, { size: 1 })];
+  const parts: Hex[] = [opcodeHex(RouteOpcode.split), numberToHex(legs.length, { size: 1 })];
   for (const [index, leg] of legs.entries()) {
     checkBps(leg.shareBps, 1, 10_000, `split leg ${index} share bps`);
     if (leg.hops.length < 1 || leg.hops.length > MAX_LEG_HOPS) throw new RouteActionError(`split leg ${index} has ${leg.hops.length} hops; a leg has 1 to ${MAX_LEG_HOPS}`);
@@ -66,7 +95,9 @@ export function encodeRouteActions(actions: readonly RouteAction[]): Hex {
   const parts: Hex[] = actions.map((action) => {
     switch (action.type) {
       case "swapV2":
-        return concatHex([numberToHex(RouteOpcode.swapV2, { size: 1 }), encodeHop(action)]);
+      case "swapV3":
+      case "swapPropAmm":
+        return encodeHop(action);
       case "wrap":
         return numberToHex(RouteOpcode.wrap, { size: 1 });
       case "unwrap":
@@ -108,17 +139,21 @@ export function decodeRouteActions(encoded: Hex): RouteAction[] {
     if (offset + width > total) throw new RouteActionError(`action at byte ${offset} is truncated`);
   };
   const uint = (from: number, bytes: number) => Number.parseInt(sliceHex(encoded, from, from + bytes).slice(2), 16);
-  const hopAt = (at: number): V2Hop => ({
-    pair: getAddress(sliceHex(encoded, at, at + 20)),
-    tokenOut: getAddress(sliceHex(encoded, at + 20, at + 40)),
-    feeBps: uint(at + 40, 2),
-  });
+  const address = (at: number) => getAddress(sliceHex(encoded, at, at + 20));
+  // The swap action at `at` (whose opcode and width the caller checked).
+  const hopAt = (at: number): RouteHopAction => {
+    const opcode = uint(at, 1);
+    if (opcode === RouteOpcode.swapV2) return { type: "swapV2", pair: address(at + 1), tokenOut: address(at + 21), feeBps: uint(at + 41, 2) };
+    if (opcode === RouteOpcode.swapV3) return { type: "swapV3", tokenOut: address(at + 1), fee: uint(at + 21, 3), venue: uint(at + 24, 1) };
+    return { type: "swapPropAmm", pair: address(at + 1), tokenOut: address(at + 21) };
+  };
   while (offset < total) {
     const opcode = uint(offset, 1);
-    if (opcode === RouteOpcode.swapV2) {
-      need(SWAP_V2_WIDTH);
-      actions.push({ type: "swapV2", ...hopAt(offset + 1) });
-      offset += SWAP_V2_WIDTH;
+    const swapWidth = SWAP_WIDTH[opcode];
+    if (swapWidth !== undefined) {
+      need(swapWidth);
+      actions.push(hopAt(offset));
+      offset += swapWidth;
     } else if (opcode === RouteOpcode.wrap || opcode === RouteOpcode.unwrap) {
       actions.push({ type: opcode === RouteOpcode.wrap ? "wrap" : "unwrap" });
       offset += 1;
@@ -132,12 +167,23 @@ export function decodeRouteActions(encoded: Hex): RouteAction[] {
       const legs: SplitLegAction[] = [];
       const count = uint(offset + 1, 1);
       let cursor = offset + 2;
+      const truncated = () => new RouteActionError(`action at byte ${start} is truncated`);
       for (let leg = 0; leg < count; leg++) {
-        if (cursor + 3 > total) throw new RouteActionError(`action at byte ${start} is truncated`);
-        const hops = uint(cursor + 2, 1);
-        if (cursor + 3 + hops * HOP_WIDTH > total) throw new RouteActionError(`action at byte ${start} is truncated`);
-        legs.push({ shareBps: uint(cursor, 2), hops: Array.from({ length: hops }, (_, hop) => hopAt(cursor + 3 + hop * HOP_WIDTH)) });
-        cursor += 3 + hops * HOP_WIDTH;
+        if (cursor + 3 > total) throw truncated();
+        const hopCount = uint(cursor + 2, 1);
+        const shareBps = uint(cursor, 2);
+        cursor += 3;
+        const hops: RouteHopAction[] = [];
+        for (let hop = 0; hop < hopCount; hop++) {
+          if (cursor >= total) throw truncated();
+          const hopOpcode = uint(cursor, 1);
+          const hopWidth = SWAP_WIDTH[hopOpcode];
+          if (hopWidth === undefined) throw new RouteActionError(`unknown hop opcode 0x${hopOpcode.toString(16).padStart(2, "0")} at byte ${cursor} of a split`);
+          if (cursor + hopWidth > total) throw truncated();
+          hops.push(hopAt(cursor));
+          cursor += hopWidth;
+        }
+        legs.push({ shareBps, hops });
       }
       // Re-encoding checks the leg count, hop counts, shares and common end token as the router does.
       encodeSplit(legs);

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { decodeRouteActions, type RouteAction, type V2Hop } from "../calldata/routeActions";
+import { decodeRouteActions, type RouteAction, type RouteHopAction } from "../calldata/routeActions";
 import type { SwapOrder } from "../calldata/swapOrder";
 import { QuoteCalldataError } from "../errors/quoteCheck";
 import { SdkError } from "../errors/base";
@@ -13,16 +13,19 @@ const FIELD = "tx.data.order.actions";
 type Hop = { pool: Address; token_out: Address };
 
 const hopText = (pair: string, tokenOut: string) => `${pair.toLowerCase()}→${tokenOut.toLowerCase()}`;
-const v2Text = (hop: V2Hop) => hopText(hop.pair, hop.tokenOut);
+/** A hop's pool: a V2 or propAMM pair, or (the router computes V3 pools) the V3 venue and fee tier. */
+const swapText = (hop: RouteHopAction) => (hop.type === "swapV3" ? hopText(`v3:${hop.venue}:${hop.fee}`, hop.tokenOut) : hopText(hop.pair, hop.tokenOut));
 const jsonHopText = (hop: Hop) => hopText(hop.pool, hop.token_out);
 
 /** A route's steps as text: pairs and tokens, split shares; not the pool fee (the router checks it against the venue). */
 function actionText(action: RouteAction): string {
   switch (action.type) {
     case "swapV2":
-      return `swapV2 ${v2Text(action)}`;
+    case "swapV3":
+    case "swapPropAmm":
+      return `${action.type} ${swapText(action)}`;
     case "split":
-      return `split [${action.legs.map((leg) => `${leg.shareBps} bps: ${leg.hops.map(v2Text).join(", ")}`).join(" | ")}]`;
+      return `split [${action.legs.map((leg) => `${leg.shareBps} bps: ${leg.hops.map(swapText).join(", ")}`).join(" | ")}]`;
     case "fee":
       return "fee";
     default:

@@ -213,7 +213,7 @@ describe("venue adapters: route search and splits over several venues", () => {
     const splitAction = decoded[0]!;
     if (splitAction.type !== "split") throw new Error("expected a SPLIT");
     expect(splitAction.legs.map((leg) => leg.shareBps)).to.deep.equal(split.legs.map((leg) => leg.shareBps));
-    expect(splitAction.legs.map((leg) => leg.hops.map((hop) => [hop.pair.toLowerCase(), hop.feeBps]))).to.deep.equal(
+    expect(splitAction.legs.map((leg) => leg.hops.map((hop) => (hop.type === "swapV2" ? [hop.pair.toLowerCase(), hop.feeBps] : [hop.type])))).to.deep.equal(
       split.legs.map((leg) => leg.hops.map((hop: RouteHop) => [hop.pool.address, adapterOf(hop.pool).feePips(hop.pool) / 100])),
     );
   });

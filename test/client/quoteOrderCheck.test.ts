@@ -144,7 +144,9 @@ describe("verifyQuote looks inside tx.data and the permit message (audit L-4)", 
       const repair = order("nativeSplit", (call) => {
         const actions = decodeRouteActions(call.order.actions);
         const split = actions.find((action): action is Extract<RouteAction, { type: "split" }> => action.type === "split")!;
-        split.legs[0]!.hops[0]!.pair = ATTACKER;
+        const firstHop = split.legs[0]!.hops[0]!;
+        if (firstHop.type !== "swapV2") throw new Error("the devnet split is over V2 pairs");
+        firstHop.pair = ATTACKER;
         call.order.actions = encodeRouteActions(actions);
       });
       expectRefused("nativeSplit", repair, QuoteMismatchError, "tx.data.order.actions");

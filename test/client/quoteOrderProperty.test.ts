@@ -47,7 +47,7 @@ describe("verifyQuoteOrder property (audit L-4): any single-field mutation of a 
   /** A change to the actions: a pair, a token, a pool fee (bound by the witness only), the fee's bps or recipient, or a dropped action. */
   const actionsMutation = (poolFee: boolean): ((call: QuoteCall, seed: Hex) => void) => (call, seed) => {
     const actions = decodeRouteActions(call.order.actions);
-    const hops = actions.flatMap((action) => (action.type === "swapV2" ? [action] : action.type === "split" ? action.legs.flatMap((leg) => leg.hops) : []));
+    const hops = actions.flatMap((action) => (action.type === "swapV2" ? [action] : action.type === "split" ? action.legs.flatMap((leg) => leg.hops.flatMap((hop) => (hop.type === "swapV2" ? [hop] : []))) : []));
     const fee = actions.find((action): action is Extract<RouteAction, { type: "fee" }> => action.type === "fee");
     const pick = Number(BigInt(seed) % 997n);
     const choice = pick % (poolFee ? 5 : 4);

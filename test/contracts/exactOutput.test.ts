@@ -296,7 +296,7 @@ describe("Exact-output swaps (TakerSwapRouterV2, and GaslessBatchSwapRouter's Ga
       await expectRevert(simulatePermit(f, await permitOrder(f, concatHex([encodedSwap, fees]))), "SwapTooManyActions", [8n]);
       await expectRevert(simulatePermit(f, await permitOrder(f, swap, { buyAmount: parseEther("1000000") })), "V2SwapMathInsufficientLiquidity");
       // Legs that end in different tokens (packed by hand: the SDK refuses to), and a route that does not end in the buy token.
-      const leg = (pair: Address, tokenOut: Address) => concatHex(["0x138801", pair, tokenOut, "0x001e"]);
+      const leg = (pair: Address, tokenOut: Address) => concatHex(["0x138801", "0x01", pair, tokenOut, "0x001e"]);
       const mixed = concatHex(["0x0502", leg(f.pool("USDC", "WETH"), f.token("WETH")), leg(f.pool("USDC", "USDT"), f.token("USDT"))]);
       await expectRevert(simulatePermit(f, await permitOrder(f, mixed, { buyAmount: 10n ** 9n, maxSellAmount: maxUint256 })), "SwapUnexpectedToken", [f.token("WETH"), f.token("USDT")]);
       await expectRevert(simulatePermit(f, await permitOrder(f, swap, { buyToken: f.token("DAI"), maxSellAmount: maxUint256 })), "SwapUnexpectedToken");

@@ -156,7 +156,7 @@ describe("settlement fuzzing", function () {
           type: "split" as const,
           legs: legs.map((hops, index) => ({
             shareBps: index === 0 ? 10_000 - share * (legs.length - 1) : share,
-            hops: hops.map((h, at) => (at === hops.length - 1 ? { ...h, tokenOut: end } : h)),
+            hops: hops.map((h, at) => ({ type: "swapV2" as const, ...h, ...(at === hops.length - 1 ? { tokenOut: end } : {}) })),
           })),
         }));
       return fc.oneof(

@@ -177,7 +177,8 @@ describe("Split routes (SPLIT action)", () => {
       const base = orderFor(await testSplit(f, [["ETH", "USDC"], ["ETH", "DAI", "USDC"]], [5000, 5000], 10n ** 15n), 10n ** 15n, f.recipient.account.address, await now(f), QUOTE_ID);
       const send = (actions: Hex, buyToken: Address = base.buyToken) =>
         f.taker.sendTransaction({ to: f.routerAddress, data: encodeSwapNative({ ...base, actions, buyToken, minBuyAmount: 0n }), value: base.sellAmount });
-      const hop = (from: string, to: string) => concatHex([f.pool(from, to), f.token(to), numberToHex(30, { size: 2 })]);
+      // Each hop of a leg is a whole SWAP_V2 action, opcode included.
+      const hop = (from: string, to: string) => concatHex(["0x01", f.pool(from, to), f.token(to), numberToHex(30, { size: 2 })]);
       const leg = (share: number, ...hops: Hex[]) => concatHex([numberToHex(share, { size: 2 }), numberToHex(hops.length, { size: 1 }), ...hops]);
       const split = (...legs: Hex[]) => concatHex(["0x02", "0x05", numberToHex(legs.length, { size: 1 }), ...legs]);
       return { f, send, hop, leg, split };
@@ -198,6 +199,15 @@ describe("Split routes (SPLIT action)", () => {
       await expectRevert(send(split(good, four)), "SwapSplitHopCount", [1n, 4n]);
     });
 
+    it("refuses a leg hop that is not a swap action, naming its opcode and byte", async () => {
+      const { send, hop, leg, split } = await nativeSender();
+      // A WRAP (0x02) where the second leg's hop belongs: legs hold only SWAP_V2, SWAP_V3 and SWAP_PROPAMM.
+      const good = leg(5000, hop("WETH", "USDC"));
+      await expectRevert(send(split(good, leg(5000, "0x02"))), "SwapUnknownAction", [2, 1n + 2n + 3n + 43n + 3n]);
+      // A leg whose hop count runs past the end of the actions.
+      await expectRevert(send(concatHex([split(good), "0x138801"]).replace(/^0x020501/, "0x020502") as Hex), "SwapTruncatedAction", [1n]);
+    });
+
     it("refuses shares that do not add up to 10,000 or include a zero", async () => {
       const { send, hop, leg, split } = await nativeSender();
       await expectRevert(send(split(leg(5000, hop("WETH", "USDC")), leg(4999, hop("WETH", "DAI"), hop("DAI", "USDC")))), "SwapSplitShares", [1n, 9999n]);
@@ -216,10 +226,10 @@ describe("Split routes (SPLIT action)", () => {
     it("refuses legs that end in different tokens, unknown pairs, and native tokens inside a leg", async () => {
       const { f, send, hop, leg, split } = await nativeSender();
       await expectRevert(send(split(leg(5000, hop("WETH", "USDC")), leg(5000, hop("WETH", "DAI")))), "SwapUnexpectedToken", [f.token("USDC"), f.token("DAI")]);
-      const lookalike = concatHex([f.pool("WETH", "DAI"), f.token("USDC"), numberToHex(30, { size: 2 })]);
+      const lookalike = concatHex(["0x01", f.pool("WETH", "DAI"), f.token("USDC"), numberToHex(30, { size: 2 })]);
       await expectRevert(send(split(leg(5000, hop("WETH", "USDC")), leg(5000, lookalike))), "SwapUnknownPair", [f.pool("WETH", "DAI"), f.pool("WETH", "USDC")]);
       // Without the wrap, the split would start from the native asset, which no pool trades.
-      const unwrapped = encodeRouteActions([{ type: "split", legs: [{ shareBps: 5000, hops: [{ pair: f.pool("WETH", "USDC"), tokenOut: f.token("USDC"), feeBps: 30 }] }, { shareBps: 5000, hops: [{ pair: f.pool("WETH", "USDC"), tokenOut: f.token("USDC"), feeBps: 30 }] }] }]);
+      const unwrapped = encodeRouteActions([{ type: "split", legs: [{ shareBps: 5000, hops: [{ type: "swapV2", pair: f.pool("WETH", "USDC"), tokenOut: f.token("USDC"), feeBps: 30 }] }, { shareBps: 5000, hops: [{ type: "swapV2", pair: f.pool("WETH", "USDC"), tokenOut: f.token("USDC"), feeBps: 30 }] }] }]);
       await expectRevert(send(unwrapped), "SwapUnexpectedToken", [f.contracts.weth, NATIVE_TOKEN]);
     });
 
@@ -235,12 +245,12 @@ describe("Split routes (SPLIT action)", () => {
     it("lets a swap follow a split, and a split end in another token than the buy token only when more actions follow", async () => {
       const { f, send, hop, leg, split } = await nativeSender();
       // WETH → (USDC | DAI→USDC) → USDC/WETH pool back to WETH, then unwrap: a legal (if pointless) route.
-      const roundTrip = concatHex([split(leg(5000, hop("WETH", "USDC")), leg(5000, hop("WETH", "DAI"), hop("DAI", "USDC"))), "0x01", hop("USDC", "WETH"), "0x03"]);
+      const roundTrip = concatHex([split(leg(5000, hop("WETH", "USDC")), leg(5000, hop("WETH", "DAI"), hop("DAI", "USDC"))), hop("USDC", "WETH"), "0x03"]);
       const receipt = await f.publicClient.waitForTransactionReceipt({ hash: await send(roundTrip, NATIVE_TOKEN) });
       expect(receipt.status).to.equal("success");
       expect(await balanceOf(f, f.token("USDC"), f.routerAddress)).to.equal(0n);
       // A swap before a split hands its output to the router (not to a pair), and the split sells it on.
-      const swapThenSplit = concatHex(["0x02", "0x01", hop("WETH", "USDC"), "0x05", "0x02", leg(5000, hop("USDC", "DAI"), hop("DAI", "WETH")).slice(2) as Hex, leg(5000, hop("USDC", "WETH")).slice(2) as Hex, "0x03"]);
+      const swapThenSplit = concatHex(["0x02", hop("WETH", "USDC"), "0x05", "0x02", leg(5000, hop("USDC", "DAI"), hop("DAI", "WETH")).slice(2) as Hex, leg(5000, hop("USDC", "WETH")).slice(2) as Hex, "0x03"]);
       const swapped = await f.publicClient.waitForTransactionReceipt({ hash: await send(swapThenSplit, NATIVE_TOKEN) });
       expect(swapped.status).to.equal("success");
       for (const token of [f.token("USDC"), f.token("DAI"), f.contracts.weth]) expect(await balanceOf(f, token, f.routerAddress)).to.equal(0n);

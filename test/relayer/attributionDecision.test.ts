@@ -93,7 +93,7 @@ describe("routeOutput: an exact-input route repriced from pair reserves", () => 
     const first = getAmountOut(1_000n, 1_000_000n, 2_000_000n, 30);
     const second = getAmountOut(first, 1_000_000n, 5_000_000n, 30);
     expect(routeOutput(twoHops, 1_000n, at)).to.equal(second - (second * 100n) / 10_000n);
-    const split: RouteAction[] = [{ type: "split", legs: [{ shareBps: 3_000, hops: [{ pair: P1, tokenOut: B, feeBps: 30 }] }, { shareBps: 7_000, hops: [{ pair: P1, tokenOut: B, feeBps: 30 }] }] }];
+    const split: RouteAction[] = [{ type: "split", legs: [{ shareBps: 3_000, hops: [{ type: "swapV2", pair: P1, tokenOut: B, feeBps: 30 }] }, { shareBps: 7_000, hops: [{ type: "swapV2", pair: P1, tokenOut: B, feeBps: 30 }] }] }];
     const [legA, legB] = splitAmounts(10_001n, [3_000, 7_000]) as [bigint, bigint];
     const outA = getAmountOut(legA, 1_000_000n, 2_000_000n, 30);
     // The second leg meets the pair the first leg moved.

@@ -105,7 +105,7 @@ describe("who caused a failed relay: a sandwich and a pause at the mining block 
     if (call.kind === "exactOutput") throw new Error("the quote is exact-input");
     const hop = decodeRouteActions(call.order.params.actions).find((action) => action.type === "swapV2") as { pair: Address; tokenOut: Address; feeBps: number };
     const { params } = call.order;
-    const split = encodeRouteActions([{ type: "split", legs: [5_000, 5_000].map((shareBps) => ({ shareBps, hops: [{ pair: hop.pair, tokenOut: hop.tokenOut, feeBps: hop.feeBps }] })) }]);
+    const split = encodeRouteActions([{ type: "split", legs: [5_000, 5_000].map((shareBps) => ({ shareBps, hops: [{ type: "swapV2", pair: hop.pair, tokenOut: hop.tokenOut, feeBps: hop.feeBps }] })) }]);
     const { data } = encodeSwapGaslessExactOutput(
       { sellToken: params.sellToken, maxSellAmount: params.sellAmount, buyToken: params.buyToken, buyAmount: params.minBuyAmount, recipient: params.recipient, deadline: params.deadline, quoteId: params.quoteId, actions: split },
       record.taker,

@@ -36,6 +36,7 @@ import {
   takerSwapRouterAbi,
   withDomainType,
   type RouteAction,
+  type RouteHopAction,
   type SwapOrder,
 } from "../../sdk";
 
@@ -43,9 +44,17 @@ const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => g
 const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `0x${Buffer.from(bytes).toString("hex")}` as Hex);
 const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });
 const hop = fc.record({ pair: address, tokenOut: address, feeBps: fc.integer({ min: 0, max: 9999 }) });
+const v3Hop = fc.record({ tokenOut: address, fee: fc.integer({ min: 0, max: 999_999 }), venue: fc.integer({ min: 0, max: 3 }) });
+const propAmmHop = fc.record({ pair: address, tokenOut: address });
+/** A swap on any venue, as a route action or a split leg's hop. */
+const anyHop: fc.Arbitrary<RouteHopAction> = fc.oneof(
+  hop.map((h) => ({ type: "swapV2" as const, ...h })),
+  v3Hop.map((h) => ({ type: "swapV3" as const, ...h })),
+  propAmmHop.map((h) => ({ type: "swapPropAmm" as const, ...h })),
+);
 /** 2-3 legs of 1-3 hops ending in one token, with non-zero shares adding up to 10,000. */
 const split = fc
-  .tuple(address, fc.array(fc.array(hop, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 3 }), fc.integer({ min: 1, max: 4_999 }), fc.integer({ min: 1, max: 4_999 }))
+  .tuple(address, fc.array(fc.array(anyHop, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 3 }), fc.integer({ min: 1, max: 4_999 }), fc.integer({ min: 1, max: 4_999 }))
   .map(([end, legs, a, b]) => {
     const shares = legs.length === 2 ? [a, 10_000 - a] : [a, b, 10_000 - a - b];
     return {
@@ -54,7 +63,7 @@ const split = fc
     };
   });
 const action: fc.Arbitrary<RouteAction> = fc.oneof(
-  hop.map((h) => ({ type: "swapV2" as const, ...h })),
+  anyHop,
   split,
   fc.constant({ type: "wrap" as const }),
   fc.constant({ type: "unwrap" as const }),
@@ -94,7 +103,8 @@ describe("sdk calldata", () => {
     });
 
     it("rejects unknown opcodes, truncated actions, out-of-range bps and too many actions", () => {
-      expect(() => decodeRouteActions("0x06")).to.throw(RouteActionError, /unknown action opcode 0x06 at byte 0/);
+      expect(() => decodeRouteActions("0x08")).to.throw(RouteActionError, /unknown action opcode 0x08 at byte 0/);
+      expect(() => decodeRouteActions("0x06")).to.throw(RouteActionError, /truncated/);
       expect(() => decodeRouteActions("0x0201")).to.throw(RouteActionError, /truncated/);
       expect(() => encodeRouteActions([{ type: "fee", bps: 10_001, recipient: getAddress(`0x${"1".repeat(40)}`) }])).to.throw(RouteActionError);
       expect(() => encodeRouteActions(Array.from({ length: 9 }, () => ({ type: "wrap" as const })))).to.throw(RouteActionError, /at most 8/);
@@ -104,11 +114,11 @@ describe("sdk calldata", () => {
   describe("split actions", () => {
     const pair = getAddress(`0x${"1".repeat(40)}`);
     const [usdc, weth] = [getAddress(`0x${"2".repeat(40)}`), getAddress(`0x${"3".repeat(40)}`)];
-    const leg = (shareBps: number, ...tokens: Address[]) => ({ shareBps, hops: tokens.map((tokenOut) => ({ pair, tokenOut, feeBps: 30 })) });
+    const leg = (shareBps: number, ...tokens: Address[]) => ({ shareBps, hops: tokens.map((tokenOut) => ({ type: "swapV2" as const, pair, tokenOut, feeBps: 30 })) });
 
     it("packs a split as opcode, leg count, then per leg its share, hop count and hops", () => {
       const encoded = encodeRouteActions([{ type: "split", legs: [leg(6000, weth), leg(4000, usdc, weth)] }]);
-      const hopBytes = (token: Address) => `${pair.slice(2)}${token.slice(2)}001e`.toLowerCase();
+      const hopBytes = (token: Address) => `01${pair.slice(2)}${token.slice(2)}001e`.toLowerCase();
       expect(encoded).to.equal(`0x0502177001${hopBytes(weth)}0fa002${hopBytes(usdc)}${hopBytes(weth)}`);
     });
 

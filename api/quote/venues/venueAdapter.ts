@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { V2Hop } from "../../../sdk";
+import type { RouteHopAction } from "../../../sdk";
 import type { PricedPool } from "./pricedPool";
 
 /**
@@ -11,12 +11,8 @@ import type { PricedPool } from "./pricedPool";
  */
 export type HopCurve = Readonly<{ p: number; q: number }>;
 
-/**
- * The route action that executes one hop through a pool. Today's encoder (sdk/calldata/routeActions.ts)
- * knows only SWAP_V2; the brief's wire format adds `{ type: "swapV3", tokenOut, fee, venue }` and
- * `{ type: "swapPropAmm", pair, tokenOut }`, which this type gains with it.
- */
-export type HopAction = { type: "swapV2" } & V2Hop;
+/** The route action that executes one hop through a pool (SWAP_V2, SWAP_V3 or SWAP_PROPAMM; sdk/calldata/routeActions.ts). */
+export type HopAction = RouteHopAction;
 
 /**
  * Everything route search, splitting, gas estimation and the response need of one venue type. One

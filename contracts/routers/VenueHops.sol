@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {RouteActions} from "../libraries/RouteActions.sol";
+import {V2SwapMath} from "../libraries/V2SwapMath.sol";
+import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
+import {V2Hops} from "./venues/V2Hops.sol";
+
+/// @title VenueHops
+/// @notice The router's venue table: which module runs a swap action of each opcode, where each venue
+/// wants its input delivered, and the SPLIT legs whose hops may mix venues.
+/// @dev Each venue is one module (an abstract contract under `venues/`) and one opcode: SWAP_V2 (0x01)
+/// V2Hops, SWAP_V3 (0x06) UniswapV3Hops. Adding a venue means: its opcode and width in RouteActions
+/// (`swapWidth`, and `hopTokenOut` if its tokenOut is not after a 20-byte pool), its module among this
+/// contract's bases, and one line in `_hop` (and in `_hopInput` if it takes its input before its swap
+/// call, as a V2 pair does). SWAP_PROPAMM (0x07) is decoded already and waits for its module: add
+/// `PropAmmHops` to the bases and replace the `revert` in `_hop` with
+/// `return _swapPropAmm(actions, offset, tokenIn, amountIn, to)` (its output token is `hopTokenOut`).
+/// `_split` sits here rather than in RouteExecutor because solidity-coverage's via-IR build lost one
+/// of its branches there.
+abstract contract VenueHops is V2Hops, UniswapV3Hops {
+    /// @dev Where the swap action at `offset` wants its input, so the previous hop hands its output
+    /// straight there: a V2 pair takes it before its swap call; every other venue is paid by this router
+    /// (V3 in its callback).
+    function _hopInput(bytes calldata actions, uint256 offset) internal view returns (address) {
+        if (RouteActions.opcodeAtInBounds(actions, offset) == RouteActions.SWAP_V2) return RouteActions.pairAt(actions, offset);
+        return address(this);
+    }
+
+    /// @dev One swap action at `offset` through its venue's module: `amountIn` of `tokenIn`, already at
+    /// `_hopInput` when `delivered` (else held by this router), the output to `to`. Returns the output.
+    function _hop(
+        bytes calldata actions,
+        uint256 offset,
+        address tokenIn,
+        uint256 amountIn,
+        bool delivered,
+        address to,
+        bool inLeg
+    ) internal returns (uint256) {
+        uint8 opcode = RouteActions.opcodeAtInBounds(actions, offset);
+        if (opcode == RouteActions.SWAP_V2) return _swapV2(actions, offset, tokenIn, amountIn, delivered, to, inLeg);
+        if (opcode == RouteActions.SWAP_V3) return _swapV3(actions, offset, tokenIn, amountIn, to);
+        // SWAP_PROPAMM: its module is not part of this router yet.
+        revert SwapUnknownAction(opcode, offset);
+    }
+
+    /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output
+    /// never sits in a pair (`inPair` is always false, its default): legs end in the recipient or here. The running
+    /// amount sits in this router: a split is never the target of a previous swap's hand-off, and a route
+    /// starting with one has its sell token delivered here. Legs pay the recipient directly when the split
+    /// ends the route in the buy token; the recipient's balance is then measured once around all legs.
+    function _split(
+        bytes calldata actions,
+        address buyToken,
+        address recipient,
+        address tokenIn,
+        uint256 amountIn,
+        uint256 offset,
+        uint256 nextOffset
+    ) internal returns (address tokenOut, uint256 amountOut, bool inPair, bool paidOut) {
+        uint256 legs = RouteActions.byteAt(actions, offset + 1);
+        uint256 cursor = offset + RouteActions.SPLIT_HEADER_WIDTH;
+        // The first leg's last hop names the token every leg must end in.
+        tokenOut = RouteActions.splitTokenOut(actions, offset);
+        inPair = false;
+        paidOut = nextOffset == actions.length && tokenOut == buyToken;
+        address destination = paidOut ? recipient : address(this);
+        uint256 before = paidOut ? _balanceOf(tokenOut, recipient) : 0;
+        uint256 remaining = amountIn;
+        for (uint256 leg; leg < legs; ++leg) {
+            // Shares add up to 10,000, so the other legs' amounts never exceed what remains.
+            uint256 legIn = leg + 1 == legs ? remaining : (amountIn * RouteActions.uint16At(actions, cursor)) / V2SwapMath.BPS;
+            remaining -= legIn;
+            address legOut;
+            (legOut, legIn, cursor) = _runLeg(actions, cursor, tokenIn, legIn, destination);
+            if (legOut != tokenOut) revert SwapUnexpectedToken(tokenOut, legOut);
+            amountOut += legIn;
+        }
+        // As for a last swap: what the recipient received, not what the formula says.
+        if (paidOut) amountOut = _balanceOf(tokenOut, recipient) - before;
+    }
+
+    /// @dev One leg of a split, its header at byte `cursor`: its swap actions, each handing its output
+    /// straight to the next hop's input (`_hopInput`), the last one to `destination`. A leg whose share
+    /// rounds to nothing is not traded (a pool refuses a zero swap); its tokens are still followed.
+    /// Returns the leg's output token and amount, and the offset just past the leg.
+    function _runLeg(bytes calldata actions, uint256 cursor, address token, uint256 amount, address destination)
+        internal
+        returns (address, uint256, uint256)
+    {
+        uint256 hops = RouteActions.byteAt(actions, cursor + 2);
+        cursor += RouteActions.LEG_HEADER_WIDTH;
+        for (uint256 hop; hop < hops; ++hop) {
+            uint256 next = cursor + RouteActions.swapWidth(RouteActions.opcodeAtInBounds(actions, cursor));
+            address tokenOut = RouteActions.hopTokenOut(actions, cursor);
+            if (amount != 0) {
+                address to = hop + 1 == hops ? destination : _hopInput(actions, next);
+                // The first hop's input is in this router; each later one's was handed to its input.
+                amount = _hop(actions, cursor, token, amount, hop != 0, to, true);
+            }
+            (token, cursor) = (tokenOut, next);
+        }
+        return (token, amount, cursor);
+    }
+}
