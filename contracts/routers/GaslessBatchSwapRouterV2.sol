@@ -5,6 +5,8 @@ import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfac
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
 import {GaslessBatchSettlement} from "./GaslessBatchSettlement.sol";
+import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
+import {PropAmmHops} from "./PropAmmHops.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
 
 /// @title GaslessBatchSwapRouterV2
@@ -17,11 +19,13 @@ contract GaslessBatchSwapRouterV2 is GaslessBatchSettlement {
     /// @param registry_ The registry whose feature-3 status gates this router.
     /// @param venue The V2 factory whose pairs routes may use, and its pool fee.
     /// @param v3Venues The V3 venues (factory, pool init-code hash), indexed as SWAP_V3 names them.
+    /// @param propAmms The allowlist of the propAMMs SWAP_PROPAMM may call.
     constructor(
         ISignatureTransfer permit2_,
         IWETH9 weth_,
         IRouterRegistry registry_,
         V2Venue memory venue,
-        V3Venue[] memory v3Venues
-    ) GaslessBatchSettlement(permit2_, weth_, registry_, venue) UniswapV3Hops(v3Venues) {}
+        V3Venue[] memory v3Venues,
+        PropAmmAllowlist propAmms
+    ) GaslessBatchSettlement(permit2_, weth_, registry_, venue) UniswapV3Hops(v3Venues) PropAmmHops(propAmms) {}
 }

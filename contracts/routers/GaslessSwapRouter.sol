@@ -5,6 +5,8 @@ import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfac
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
 import {GaslessSwapSettlement} from "./GaslessSwapSettlement.sol";
+import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
+import {PropAmmHops} from "./PropAmmHops.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
 
 /// @title GaslessSwapRouter
@@ -17,6 +19,6 @@ contract GaslessSwapRouter is GaslessSwapSettlement {
     /// @param venue The V2 factory whose pairs routes may use, and its pool fee.
     constructor(ISignatureTransfer permit2_, IWETH9 weth_, IRouterRegistry registry_, V2Venue memory venue)
         GaslessSwapSettlement(permit2_, weth_, registry_, venue)
-        UniswapV3Hops(new V3Venue[](0))
+        UniswapV3Hops(new V3Venue[](0)) PropAmmHops(PropAmmAllowlist(address(0)))
     {}
 }

@@ -24,9 +24,6 @@ import {RouterFunds} from "./RouterFunds.sol";
 abstract contract PropAmmHops is RouterFunds {
     using SafeERC20 for IERC20;
 
-    /// @dev Opcode plus operands.
-    uint256 internal constant SWAP_PROPAMM_WIDTH = 41;
-
     /// @notice The allowlist of propAMMs this router may call.
     PropAmmAllowlist public immutable propAmmAllowlist;
 
@@ -39,9 +36,9 @@ abstract contract PropAmmHops is RouterFunds {
     /// @notice The receiver got `received`, less than the `claimed` output (or nothing at all).
     error SwapPropAmmShortPaid(address pair, uint256 claimed, uint256 received);
 
-    /// @param allowlist The propAMM allowlist (see PropAmmAllowlist).
+    /// @param allowlist The propAMM allowlist (see PropAmmAllowlist); zero for a router version that
+    /// calls no propAMM (the versions before propAMMs, which share this interpreter).
     constructor(PropAmmAllowlist allowlist) {
-        if (address(allowlist) == address(0)) revert SwapZeroAddress();
         propAmmAllowlist = allowlist;
     }
 
@@ -64,6 +61,7 @@ abstract contract PropAmmHops is RouterFunds {
             pair := shr(96, calldataload(start))
             tokenOut := shr(96, calldataload(add(start, 20)))
         }
+        if (address(propAmmAllowlist) == address(0)) revert SwapPropAmmNotAllowed(pair);
         (address token0, address token1) = propAmmAllowlist.tokensOf(pair, IPropAmm.swapExactIn.selector);
         if (token0 == address(0)) revert SwapPropAmmNotAllowed(pair);
         bool zeroForOne = tokenIn == token0;

@@ -6,6 +6,8 @@ import {IAllowanceHolder} from "../interfaces/IAllowanceHolder.sol";
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
 import {TakerSwapSettlement} from "./TakerSwapSettlement.sol";
+import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
+import {PropAmmHops} from "./PropAmmHops.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
 
 /// @title TakerSwapRouter
@@ -23,5 +25,5 @@ contract TakerSwapRouter is TakerSwapSettlement {
         IWETH9 weth_,
         IRouterRegistry registry_,
         V2Venue memory venue
-    ) TakerSwapSettlement(permit2_, allowanceHolder_, weth_, registry_, venue) UniswapV3Hops(new V3Venue[](0)) {}
+    ) TakerSwapSettlement(permit2_, allowanceHolder_, weth_, registry_, venue) UniswapV3Hops(new V3Venue[](0)) PropAmmHops(PropAmmAllowlist(address(0))) {}
 }

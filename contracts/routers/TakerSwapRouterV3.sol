@@ -6,6 +6,8 @@ import {IAllowanceHolder} from "../interfaces/IAllowanceHolder.sol";
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
 import {TakerExactOutputSettlement} from "./TakerExactOutputSettlement.sol";
+import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
+import {PropAmmHops} from "./PropAmmHops.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
 
 /// @title TakerSwapRouterV3
@@ -18,12 +20,14 @@ contract TakerSwapRouterV3 is TakerExactOutputSettlement {
     /// @param registry_ The registry whose feature-2 status gates this router.
     /// @param venue The V2 factory whose pairs routes may use, and its pool fee.
     /// @param v3Venues The V3 venues (factory, pool init-code hash), indexed as SWAP_V3 names them.
+    /// @param propAmms The allowlist of the propAMMs SWAP_PROPAMM may call.
     constructor(
         ISignatureTransfer permit2_,
         IAllowanceHolder allowanceHolder_,
         IWETH9 weth_,
         IRouterRegistry registry_,
         V2Venue memory venue,
-        V3Venue[] memory v3Venues
-    ) TakerExactOutputSettlement(permit2_, allowanceHolder_, weth_, registry_, venue) UniswapV3Hops(v3Venues) {}
+        V3Venue[] memory v3Venues,
+        PropAmmAllowlist propAmms
+    ) TakerExactOutputSettlement(permit2_, allowanceHolder_, weth_, registry_, venue) UniswapV3Hops(v3Venues) PropAmmHops(propAmms) {}
 }

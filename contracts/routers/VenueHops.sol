@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import {RouteActions} from "../libraries/RouteActions.sol";
 import {V2SwapMath} from "../libraries/V2SwapMath.sol";
+import {PropAmmHops} from "./PropAmmHops.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
 import {V2Hops} from "./venues/V2Hops.sol";
 
@@ -10,15 +11,13 @@ import {V2Hops} from "./venues/V2Hops.sol";
 /// @notice The router's venue table: which module runs a swap action of each opcode, where each venue
 /// wants its input delivered, and the SPLIT legs whose hops may mix venues.
 /// @dev Each venue is one module (an abstract contract under `venues/`) and one opcode: SWAP_V2 (0x01)
-/// V2Hops, SWAP_V3 (0x06) UniswapV3Hops. Adding a venue means: its opcode and width in RouteActions
-/// (`swapWidth`, and `hopTokenOut` if its tokenOut is not after a 20-byte pool), its module among this
-/// contract's bases, and one line in `_hop` (and in `_hopInput` if it takes its input before its swap
-/// call, as a V2 pair does). SWAP_PROPAMM (0x07) is decoded already and waits for its module: add
-/// `PropAmmHops` to the bases and replace the `revert` in `_hop` with
-/// `return _swapPropAmm(actions, offset, tokenIn, amountIn, to)` (its output token is `hopTokenOut`).
+/// V2Hops, SWAP_V3 (0x06) UniswapV3Hops, SWAP_PROPAMM (0x07) PropAmmHops. Adding a venue means: its
+/// opcode and width in RouteActions (`swapWidth`, and `hopTokenOut` if its tokenOut is not after a
+/// 20-byte pool), its module among this contract's bases, and one line in `_hop` (and in `_hopInput` if
+/// it takes its input before its swap call, as a V2 pair does).
 /// `_split` sits here rather than in RouteExecutor because solidity-coverage's via-IR build lost one
 /// of its branches there.
-abstract contract VenueHops is V2Hops, UniswapV3Hops {
+abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops {
     /// @dev Where the swap action at `offset` wants its input, so the previous hop hands its output
     /// straight there: a V2 pair takes it before its swap call; every other venue is paid by this router
     /// (V3 in its callback).
@@ -41,8 +40,9 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops {
         uint8 opcode = RouteActions.opcodeAtInBounds(actions, offset);
         if (opcode == RouteActions.SWAP_V2) return _swapV2(actions, offset, tokenIn, amountIn, delivered, to, inLeg);
         if (opcode == RouteActions.SWAP_V3) return _swapV3(actions, offset, tokenIn, amountIn, to);
-        // SWAP_PROPAMM: its module is not part of this router yet.
-        revert SwapUnknownAction(opcode, offset);
+        // The width table admits no other opcode here: the last one is SWAP_PROPAMM.
+        (, uint256 amountOut) = _swapPropAmm(actions, offset, tokenIn, amountIn, to);
+        return amountOut;
     }
 
     /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output

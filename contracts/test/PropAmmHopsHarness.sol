@@ -5,6 +5,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
+import {RouteActions} from "../libraries/RouteActions.sol";
 import {PropAmmHops} from "../routers/PropAmmHops.sol";
 import {RouterFunds} from "../routers/RouterFunds.sol";
 import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
@@ -39,12 +40,12 @@ contract PropAmmHopsHarness is PropAmmHops {
         locked
         returns (address tokenOut, uint256 amountOut)
     {
-        uint256 hops = actions.length / SWAP_PROPAMM_WIDTH;
-        if (hops == 0 || hops > MAX_HOPS || actions.length % SWAP_PROPAMM_WIDTH != 0) revert SwapTruncatedAction(0);
+        uint256 hops = actions.length / RouteActions.SWAP_PROPAMM_WIDTH;
+        if (hops == 0 || hops > MAX_HOPS || actions.length % RouteActions.SWAP_PROPAMM_WIDTH != 0) revert SwapTruncatedAction(0);
         IERC20(tokenIn).safeTransferFrom(msg.sender, address(this), amountIn);
         (tokenOut, amountOut) = (tokenIn, amountIn);
         for (uint256 hop; hop < hops; ++hop) {
-            uint256 offset = hop * SWAP_PROPAMM_WIDTH;
+            uint256 offset = hop * RouteActions.SWAP_PROPAMM_WIDTH;
             if (uint8(actions[offset]) != SWAP_PROPAMM) revert SwapUnknownAction(uint8(actions[offset]), offset);
             (tokenOut, amountOut) =
                 _swapPropAmm(actions, offset, tokenOut, amountOut, hop + 1 == hops ? to : address(this));

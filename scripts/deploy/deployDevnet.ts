@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { EIP1193Provider, HardhatRuntimeEnvironment } from "hardhat/types";
 import { getAddress } from "viem";
-import { readManifest, writeManifest, type DeploymentManifest } from "../../sdk/chain/manifest";
+import { readManifest, writeManifest, type DeploymentManifest, type ManifestPropAmm } from "../../sdk/chain/manifest";
 import { deployRouterRegistry } from "./deployRegistry";
 import { hardhatClients, type DevWalletClient, type HardhatClients } from "./hardhatClients";
 import { deployLiquidity } from "./deployLiquidity";
@@ -13,7 +13,7 @@ import { deployDevnetWallets } from "./deployDevnetWallets";
 import { deployDevnetV3Venues, type DevnetV3Venue } from "./devnetV3Venues";
 import { deployV3Market } from "./deployV3Market";
 import { devnetVenues } from "./devnetVenues";
-import { deployPropAmms } from "./deployPropAmm";
+import { deployPropAmmAllowlist, deployPropAmms } from "./deployPropAmm";
 import { assertDevnetAccounts } from "../devnet/devAccounts";
 import { routerRegistryAbi } from "../../sdk/abis/routerRegistryAbi";
 
@@ -44,7 +44,7 @@ export async function deployContracts(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-): Promise<Pick<DeploymentManifest, "contracts" | "tokens" | "pools" | "venues"> & { v3Venues: DevnetV3Venue[] }> {
+): Promise<Pick<DeploymentManifest, "contracts" | "tokens" | "pools" | "venues"> & { propAmms: ManifestPropAmm[]; v3Venues: DevnetV3Venue[] }> {
   // No venue has a pool before this block: event following starts here.
   const startBlock = Number(await clients.publicClient.getBlockNumber()) + 1;
   const registry = getAddress((await deployRouterRegistry(hre, clients, deployer)).address);
@@ -53,12 +53,17 @@ export async function deployContracts(
   const v3Venues = await deployDevnetV3Venues(clients, deployer, weth);
   // The routers take the V3 venues in the devnet's order: SWAP_V3's venue byte is this index.
   const routerV3Venues = v3Venues.map(({ factory, poolInitCodeHash }) => ({ factory, poolInitCodeHash }));
-  const settlement = await deploySettlement(hre, clients, deployer, { registry, permit2, weth, uniswapV2Factory, v3Venues: routerV3Venues });
+  // The propAMM allowlist is an immutable of the routers, which only call the pairs it lists.
+  const propAmmAllowlist = await deployPropAmmAllowlist(hre, clients, deployer, registry);
+  const settlement = await deploySettlement(hre, clients, deployer, { registry, permit2, weth, uniswapV2Factory, v3Venues: routerV3Venues, propAmmAllowlist });
   // The V3 pools come after every contract the deployer creates, so none of those addresses moves
   // (pool addresses depend on their factory and tokens only).
   const v3Pools = await deployV3Market(hre, clients, deployer, tokens, weth, v3Venues);
+  const contracts = { routerRegistry: registry, permit2, weth, uniswapV2Factory, ...settlement, propAmmAllowlist };
+  const propAmms = await deployPropAmms(hre, clients, deployer, { contracts, tokens }, propAmmAllowlist);
   return {
-    contracts: { routerRegistry: registry, permit2, weth, uniswapV2Factory, ...settlement },
+    contracts,
+    propAmms,
     venues: devnetVenues(uniswapV2Factory, v3Venues, startBlock),
     tokens,
     pools: [...pools, ...v3Pools],
@@ -96,17 +101,13 @@ export async function deployDevnet(
   const contracts = { ...core, tokens: [...deployed.tokens, taxed.token], pools: [...deployed.pools, taxed.pool] };
   const deployBlock = await clients.publicClient.getBlock({ blockNumber: firstBlock });
   const devnet = await deployDevnetWallets(hre, clients, deployer, contracts);
-  // The propAMM venue after everything else, for the same reason as the taxed token.
-  const propAmm = await deployPropAmms(hre, clients, deployer, deployed);
 
   const manifest: DeploymentManifest = {
     chainId: await clients.publicClient.getChainId(),
     deployBlock: Number(deployBlock.number),
     deployBlockHash: deployBlock.hash,
     ...contracts,
-    contracts: { ...contracts.contracts, propAmmAllowlist: propAmm.propAmmAllowlist },
     devnet,
-    propAmms: propAmm.propAmms,
   };
   // The deployer is also a pauser on the devnet, so an operator can try the emergency brake at once.
   await writeAndWait(clients, deployer, { address: contracts.contracts.routerRegistry, abi: routerRegistryAbi, functionName: "setPauser", args: [deployer.account.address, true] });

@@ -67,16 +67,16 @@ export async function deployDevPropAmm(
   return { name: spec.name, address, token0: token0.address, token1: token1.address };
 }
 
-/** The allowlist and every propAMM of `specs` (default DEVNET_PROPAMMS), allowlisted. */
+/** Every propAMM of `specs` (default DEVNET_PROPAMMS), funded and put on `allowlist`. */
 export async function deployPropAmms(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
   market: Market,
+  allowlist: Address,
   specs: readonly DevPropAmmSpec[] = DEVNET_PROPAMMS,
-): Promise<{ propAmmAllowlist: Address; propAmms: ManifestPropAmm[] }> {
-  const propAmmAllowlist = await deployPropAmmAllowlist(hre, clients, deployer, market.contracts.routerRegistry);
+): Promise<ManifestPropAmm[]> {
   const propAmms: ManifestPropAmm[] = [];
-  for (const spec of specs) propAmms.push(await deployDevPropAmm(hre, clients, deployer, market, propAmmAllowlist, spec));
-  return { propAmmAllowlist, propAmms };
+  for (const spec of specs) propAmms.push(await deployDevPropAmm(hre, clients, deployer, market, allowlist, spec));
+  return propAmms;
 }

@@ -1,5 +1,5 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
-import { getAddress, type Address, type Hex } from "viem";
+import { getAddress, zeroAddress, type Address, type Hex } from "viem";
 import type { DevWalletClient, HardhatClients } from "./hardhatClients";
 import { UNISWAP_V2_FEE_BPS } from "./deployLiquidity";
 import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "./uniswapArtifacts";
@@ -9,10 +9,18 @@ export type RouterV3Venue = { factory: Address; poolInitCodeHash: Hex };
 
 /**
  * What a router is wired to: Permit2, WETH, the registry that gates it, the V2 factory whose pairs it
- * trades, and its V3 venues (index = the venue byte of SWAP_V3; at most 4; only the current versions
- * take them, earlier ones have none).
+ * trades, its V3 venues (index = the venue byte of SWAP_V3; at most 4) and the allowlist of the
+ * propAMMs SWAP_PROPAMM may call. Only the current versions take the last two; earlier ones have none
+ * (and a current version built without an allowlist calls no propAMM).
  */
-export type RouterDependencies = { permit2: Address; weth: Address; registry: Address; uniswapV2Factory: Address; v3Venues?: readonly RouterV3Venue[] };
+export type RouterDependencies = {
+  permit2: Address;
+  weth: Address;
+  registry: Address;
+  uniswapV2Factory: Address;
+  v3Venues?: readonly RouterV3Venue[];
+  propAmmAllowlist?: Address;
+};
 
 const v3VenueArgs = (venues: readonly RouterV3Venue[] | undefined) => (venues ?? []).map(({ factory, poolInitCodeHash }) => ({ factory, poolInitCodeHash }));
 
@@ -38,7 +46,7 @@ export async function deployTakerSwapRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-  { permit2, allowanceHolder, weth, registry, uniswapV2Factory, v3Venues }: RouterDependencies & { allowanceHolder: Address },
+  { permit2, allowanceHolder, weth, registry, uniswapV2Factory, v3Venues, propAmmAllowlist }: RouterDependencies & { allowanceHolder: Address },
   version: TakerRouterVersion = "TakerSwapRouterV3",
 ): Promise<Address> {
   const args = [permit2, allowanceHolder, weth, registry, v2Venue(uniswapV2Factory)] as const;
@@ -48,7 +56,7 @@ export async function deployTakerSwapRouter(
       ? await hre.viem.deployContract("TakerSwapRouter", [...args], config)
       : version === "TakerSwapRouterV2"
         ? await hre.viem.deployContract("TakerSwapRouterV2", [...args], config)
-        : await hre.viem.deployContract("TakerSwapRouterV3", [...args, v3VenueArgs(v3Venues)], config);
+        : await hre.viem.deployContract("TakerSwapRouterV3", [...args, v3VenueArgs(v3Venues), propAmmAllowlist ?? zeroAddress], config);
   return getAddress(router.address);
 }
 
@@ -64,7 +72,7 @@ export async function deployGaslessSwapRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-  { permit2, weth, registry, uniswapV2Factory, v3Venues }: RouterDependencies,
+  { permit2, weth, registry, uniswapV2Factory, v3Venues, propAmmAllowlist }: RouterDependencies,
   version: GaslessRouterVersion = "GaslessBatchSwapRouterV2",
 ): Promise<Address> {
   const args = [permit2, weth, registry, v2Venue(uniswapV2Factory)] as const;
@@ -74,7 +82,7 @@ export async function deployGaslessSwapRouter(
       ? await hre.viem.deployContract("GaslessSwapRouter", [...args], config)
       : version === "GaslessBatchSwapRouter"
         ? await hre.viem.deployContract("GaslessBatchSwapRouter", [...args], config)
-        : await hre.viem.deployContract("GaslessBatchSwapRouterV2", [...args, v3VenueArgs(v3Venues)], config);
+        : await hre.viem.deployContract("GaslessBatchSwapRouterV2", [...args, v3VenueArgs(v3Venues), propAmmAllowlist ?? zeroAddress], config);
   return getAddress(router.address);
 }
 

@@ -29,7 +29,8 @@ async function currentV3Venues(hre: HardhatRuntimeEnvironment, clients: HardhatC
  * Deploys a fresh router of the current version for `featureId` (2 or 3) with the manifest's
  * dependencies and migrates the feature to it: stage, then activate. The outgoing router stays `prev`
  * until `dwellUntil`. Its V3 venues are `v3Venues` when given, else the current router's (none when
- * that router predates V3: pass the chain's venues to add them).
+ * that router predates V3: pass the chain's venues to add them). Its propAMM allowlist is the
+ * manifest's (none on a chain deployed before propAMMs: the router then calls no propAMM).
  */
 export async function migrateRouter(
   hre: HardhatRuntimeEnvironment,
@@ -47,6 +48,7 @@ export async function migrateRouter(
     registry: contracts.routerRegistry,
     uniswapV2Factory: contracts.uniswapV2Factory,
     v3Venues: v3Venues ?? (featureId === 2n || featureId === 3n ? await currentV3Venues(hre, clients, contracts.routerRegistry, featureId) : []),
+    propAmmAllowlist: contracts.propAmmAllowlist,
   };
   if (featureId === 2n) {
     router = await deployTakerSwapRouter(hre, clients, admin, { ...dependencies, allowanceHolder: contracts.allowanceHolder });

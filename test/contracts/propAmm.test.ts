@@ -283,13 +283,15 @@ describe("propAMM venue", () => {
       await expectRevert(f.harness.simulate.swap([swapPropAmmAction(greedy.address, dai), usdc, 1_000_000n, f.recipient.account.address], { account: f.taker.account }), "SwapReentrantCall");
     });
 
-    it("checks but does not trade a zero input (a split leg rounded to nothing), and refuses a module without an allowlist", async () => {
+    it("checks but does not trade a zero input (a split leg rounded to nothing), and a module without an allowlist refuses every hop", async () => {
       const f = await loadFixture(propAmmFixture);
       const [weth, usdc] = [f.token("WETH"), f.token("USDC")];
       const { result } = await f.harness.simulate.swap([swapPropAmmAction(f.wethUsdc.address, usdc), weth, 0n, f.recipient.account.address], { account: f.taker.account });
       expect(result).to.deep.equal([usdc, 0n]);
       await expectRevert(f.harness.simulate.swap([swapPropAmmAction(f.wethUsdc.address, f.token("DAI")), weth, 0n, f.recipient.account.address], { account: f.taker.account }), "SwapPropAmmTokenMismatch");
-      await expectRevert(hre.viem.deployContract("PropAmmHopsHarness", [f.contracts.weth, f.contracts.routerRegistry, zeroAddress]), "SwapZeroAddress");
+      // A router version without propAMMs (zero allowlist) refuses every SWAP_PROPAMM hop.
+      const without = await hre.viem.deployContract("PropAmmHopsHarness", [f.contracts.weth, f.contracts.routerRegistry, zeroAddress]);
+      await expectRevert(without.simulate.swap([swapPropAmmAction(f.wethUsdc.address, usdc), weth, 0n, f.recipient.account.address], { account: f.taker.account }), "SwapPropAmmNotAllowed");
     });
 
     it("costs no more gas per hop than the quote API's propAMM gas model says (PROPAMM_HOP_GAS's measured p90)", async () => {

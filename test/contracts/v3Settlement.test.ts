@@ -35,7 +35,7 @@ const wethAbi = parseAbi(["function deposit() payable"]);
 /**
  * The devnet (routers TakerSwapRouterV3 and GaslessBatchSwapRouterV2 with venues 0 = uniswap-v3 and
  * 1 = forkswap-v3) plus real V3 pools: USDC/WETH 0.30 % and WETH/DAI 0.05 % on venue 0 with wide
- * positions, and USDC/WETH 0.25 % on venue 1 with one narrow position (a shallow pool to run dry).
+ * positions, and USDC/WETH 1 % on venue 1 with one narrow position (a shallow pool to run dry).
  * The taker has approved Permit2 and the allowance holder for USDC and DAI.
  */
 async function v3Market() {
@@ -59,7 +59,9 @@ async function v3Market() {
   };
   const usdcWeth = await pool(uniswap, weth, parseEther("1"), usdc, parseUnits("2000", 6), 3000, 60, 6000);
   const wethDai = await pool(uniswap, weth, parseEther("1"), dai, parseUnits("2000", 18), 500, 10, 6000);
-  const shallow = await pool(fork, weth, parseEther("0.01"), usdc, parseUnits("20", 6), 2500, 50, 100);
+  // 1 % on the fork: a tier the devnet market leaves empty for this pair (the other two pools may
+  // already exist in the market, which createV3Pool then leaves at the market's price).
+  const shallow = await pool(fork, weth, parseEther("0.01"), usdc, parseUnits("20", 6), 10_000, 200, 200);
   for (const symbol of ["USDC", "DAI"]) {
     for (const spender of [f.contracts.permit2, f.contracts.allowanceHolder]) {
       await f.publicClient.waitForTransactionReceipt({ hash: await f.taker.writeContract({ address: f.token(symbol), abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] }) });
@@ -257,11 +259,11 @@ describe("Uniswap V3 hops (SWAP_V3) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const v2 = { factory: uniswapV2Factory, feeBps: 30, pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH };
     const venues = [f.uniswap, f.fork, f.uniswap, f.fork].map(({ factory, poolInitCodeHash }, index) => ({ factory, poolInitCodeHash: index < 2 ? poolInitCodeHash : keccak256(numberToHex(index)) }));
     const client = { client: { public: f.publicClient, wallet: f.deployer } };
-    const router = await hre.viem.deployContract("TakerSwapRouterV3", [permit2, allowanceHolder, weth, routerRegistry, v2, venues], client);
+    const router = await hre.viem.deployContract("TakerSwapRouterV3", [permit2, allowanceHolder, weth, routerRegistry, v2, venues, zeroAddress], client);
     expect(await router.read.v3VenueCount()).to.equal(4n);
     for (const [index, venue] of venues.entries()) expect(await router.read.v3Venue([BigInt(index)])).to.deep.equal([venue.factory, venue.poolInitCodeHash]);
-    await expectRevert(hre.viem.deployContract("TakerSwapRouterV3", [permit2, allowanceHolder, weth, routerRegistry, v2, [...venues, venues[0]!]], client), "SwapV3VenueCount", [5n, 4n]);
-    await expectRevert(hre.viem.deployContract("GaslessBatchSwapRouterV2", [permit2, weth, routerRegistry, v2, [{ factory: zeroAddress, poolInitCodeHash: f.uniswap.poolInitCodeHash }]], client), "SwapZeroAddress");
+    await expectRevert(hre.viem.deployContract("TakerSwapRouterV3", [permit2, allowanceHolder, weth, routerRegistry, v2, [...venues, venues[0]!], zeroAddress], client), "SwapV3VenueCount", [5n, 4n]);
+    await expectRevert(hre.viem.deployContract("GaslessBatchSwapRouterV2", [permit2, weth, routerRegistry, v2, [{ factory: zeroAddress, poolInitCodeHash: f.uniswap.poolInitCodeHash }], zeroAddress], client), "SwapZeroAddress");
   });
 
   it("moves a registry running the previous versions to TakerSwapRouterV3 and GaslessBatchSwapRouterV2 through migrateRouter, which keeps the current router's venues when none are given", async () => {
@@ -319,12 +321,13 @@ describe("Uniswap V3 hops (SWAP_V3) in TakerSwapRouterV3 and GaslessBatchSwapRou
       await expectRevert(sendNative(f, [{ type: "swapV3", tokenOut: usdc, fee: 3000, venue: 0 }], usdc), "SwapUnexpectedToken", [f.contracts.weth, NATIVE_TOKEN]);
     });
 
-    it("refuses SWAP_PROPAMM (0x07) until its venue module is part of the router, in a route and in a split leg", async () => {
+    it("refuses SWAP_PROPAMM through a pair the allowlist does not list (a V2 pair here), in a route and in a split leg", async () => {
       const f = await loadFixture(v3Market);
       const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
-      await expectRevert(sendNative(f, [{ type: "wrap" }, { type: "swapPropAmm", pair: v2Pair(f, weth, usdc), tokenOut: usdc }], usdc), "SwapUnknownAction", [7, 1n]);
-      const split: RouteAction[] = [{ type: "wrap" }, { type: "split", legs: [{ shareBps: 5000, hops: [{ type: "swapV2", pair: v2Pair(f, weth, usdc), tokenOut: usdc, feeBps: 30 }] }, { shareBps: 5000, hops: [{ type: "swapPropAmm", pair: v2Pair(f, weth, usdc), tokenOut: usdc }] }] }];
-      await expectRevert(sendNative(f, split, usdc), "SwapUnknownAction", [7, 1n + 2n + 3n + 43n + 3n]);
+      const pair = v2Pair(f, weth, usdc);
+      await expectRevert(sendNative(f, [{ type: "wrap" }, { type: "swapPropAmm", pair, tokenOut: usdc }], usdc), "SwapPropAmmNotAllowed", [pair]);
+      const split: RouteAction[] = [{ type: "wrap" }, { type: "split", legs: [{ shareBps: 5000, hops: [{ type: "swapV2", pair, tokenOut: usdc, feeBps: 30 }] }, { shareBps: 5000, hops: [{ type: "swapPropAmm", pair, tokenOut: usdc }] }] }];
+      await expectRevert(sendNative(f, split, usdc), "SwapPropAmmNotAllowed", [pair]);
     });
 
     it("refuses a stranger or a look-alike pool calling uniswapV3SwapCallback outside a hop", async () => {
@@ -347,7 +350,7 @@ describe("Uniswap V3 hops (SWAP_V3) in TakerSwapRouterV3 and GaslessBatchSwapRou
       const f = await loadFixture(v3Market);
       const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
       // About 2 WETH of depth in a narrow range; 50 WETH pushes the price past it to the limit.
-      const swap = order(f, NATIVE_TOKEN, parseEther("50"), usdc, 0n, [{ type: "wrap" }, { type: "swapV3", tokenOut: usdc, fee: 2500, venue: 1 }], (await now(f)) + 600n);
+      const swap = order(f, NATIVE_TOKEN, parseEther("50"), usdc, 0n, [{ type: "wrap" }, { type: "swapV3", tokenOut: usdc, fee: 10_000, venue: 1 }], (await now(f)) + 600n);
       const wethInPool = await balanceOf(f, weth, f.shallow);
       await expectRevert(f.taker.sendTransaction({ to: f.routerAddress, data: encodeSwapNative(swap), value: swap.sellAmount }), "SwapV3PartialFill");
       // Nothing moved: the pool holds what it held.
