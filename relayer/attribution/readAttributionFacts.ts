@@ -12,20 +12,24 @@ type Relay = Pick<RelayRecord, "data" | "router" | "taker" | "permit2Nonce" | "a
  * An order's route as repricing sees it: what goes in and the least that must come out. An
  * exact-input order: its sell amount and minimum. An exact-output order without a SPLIT: its maximum
  * input run forwards must yield its output (the same test as the router's backward pass, to a unit of
- * rounding); one with a SPLIT (shares of the output, not the input) is not repriced.
+ * rounding); one with a SPLIT (shares of the output, not the input) is not repriced, nor one through
+ * a V3 pool or a propAMM (their state is not reserves: no fact from them puts a failure on the taker).
  */
 type PricedRoute = { actions: RouteAction[]; pairs: Address[]; amountIn: bigint; minimum: bigint };
 
 function pricedRoute(call: GaslessCall): PricedRoute | undefined {
+  const onlyV2 = (actions: readonly RouteAction[]) =>
+    actions.every((action) => (action.type === "split" ? action.legs.every((leg) => leg.hops.every((hop) => hop.type === "swapV2")) : action.type !== "swapV3" && action.type !== "swapPropAmm"));
   try {
     if (call.kind === "exactOutput") {
       const { params } = call.order;
       const actions = decodeRouteActions(params.actions);
-      if (actions.some((action) => action.type === "split")) return undefined;
+      if (actions.some((action) => action.type === "split") || !onlyV2(actions)) return undefined;
       return { actions, pairs: routePairs(actions), amountIn: params.maxSellAmount, minimum: params.buyAmount };
     }
     const { params } = call.order;
     const actions = decodeRouteActions(params.actions);
+    if (!onlyV2(actions)) return undefined;
     return { actions, pairs: routePairs(actions), amountIn: params.sellAmount, minimum: params.minBuyAmount };
   } catch {
     return undefined;

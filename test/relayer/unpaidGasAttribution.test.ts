@@ -42,7 +42,7 @@ describe("who caused a failed relay: a sandwich and a pause at the mining block 
     const record = await stack!.relayer!.context.store.getRelay(relayId);
     const actions = decodeRouteActions(decodeGaslessCall(record!.data).order.params.actions);
     const hop = actions.find((action) => action.type === "swapV2");
-    expect(hop, "a route with a direct V2 hop").to.not.equal(undefined);
+    expect(hop, `a route with a direct V2 hop: ${JSON.stringify(actions)}`).to.not.equal(undefined);
     return { relayId, pair: (hop as { pair: Address }).pair, hash: pending.tx_hash as Hex };
   }
 
