@@ -3,7 +3,8 @@
  * UniversalRouter, UniswapV2Router02 and the bare floor (transfer + pair.swap), each measured from the
  * same chain state (an EVM snapshot is restored before every measurement) in one run; then gasless
  * single-hop swaps one per transaction against batches of 1, 10 and 50 through the feature-3 router;
- * then single-hop exact-output swaps (ours in each settlement against UniversalRouter's V2_SWAP_EXACT_OUT).
+ * then single-hop exact-output swaps (ours in each settlement against UniversalRouter's V2_SWAP_EXACT_OUT);
+ * then V3 and propAMM swaps (gasV3Rows.ts: against V3_SWAP_EXACT_IN, SwapRouter02, a direct propAMM call).
  */
 import hre from "hardhat";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { parseUnits, type Address } from "viem";
 import { formatTable } from "./printTable";
 import { measureGaslessBatches } from "./gaslessBatchGas";
 import { measureExactOutputRows, type ExactOutputGasRow } from "./exactOutputGas";
+import { measureV3Rows, type V3GasRow } from "./gasV3Rows";
 import {
   gasBenchSetup,
   grantPermit2Allowance,
@@ -156,6 +158,21 @@ async function main(): Promise<void> {
   process.stdout.write("UniversalRouter: PERMIT2_PERMIT of the maximum (signed rows) or its standing Permit2 allowance, then V2_SWAP_EXACT_OUT; ETH: WRAP_ETH of the maximum, the swap, UNWRAP_WETH of the rest to the taker.\n");
   process.stdout.write("The gasless row is sent by a relayer and pays a relayer fee on top; UniversalRouter has no gasless mode, so it is compared with the taker's own signed swap.\n");
 
+  const venueRows = await measureV3Rows(bench, isolate);
+  const venueTable = formatTable(
+    ["V3 / propAMM swap", "ours", "UR V3_SWAP_EXACT_IN", "SwapRouter02", "propAMM direct", "ours/UR", "ours/SwapRouter02", "ours/direct"],
+    venueRows.map((row: V3GasRow) =>
+      row.ours === undefined && row.note !== undefined
+        ? [row.name, row.note, "", "", "", "", "", ""]
+        : [row.name, cell(row.ours), cell(row.universalRouter), cell(row.swapRouter02), cell(row.direct), ratio(row.ours, row.universalRouter), ratio(row.ours, row.swapRouter02), ratio(row.ours, row.direct)],
+    ),
+  );
+  process.stdout.write(`\nV3 and propAMM swaps (devnet "uniswap-v3" venue; each column from the same state)\n\n${venueTable}\n\n`);
+  process.stdout.write("UniversalRouter: PERMIT2_PERMIT, then V3_SWAP_EXACT_IN (V2_SWAP_EXACT_IN for the V2 leg) per leg with a minimum per leg; SwapRouter02: approve-based exactInputSingle / exactInput, the split as multicall of swapExactTokensForTokens + exactInputSingle.\n");
+  process.stdout.write("propAMM baseline: the taker calls DevPropAmm.swapExactIn itself (approve-based, no router).\n");
+  process.stdout.write("V3 exact output: our routers refuse V3 hops in exact-output routes (exact output stays on V2), so there is no row to compare with V3_SWAP_EXACT_OUT.\n");
+  process.stdout.write("V3 allowance row: ours spends an AllowanceHolder allowance; SwapRouter02's approve-based 1-hop figure is in the row above.\n");
+
   const gasless = await measureGaslessBatches(bench, BATCH_SIZES, isolate);
   const batchTable = formatTable(
     ["gasless USDC→WETH, 1 hop", "gasUsed", "per swap", "per swap / single"],
@@ -171,7 +188,7 @@ async function main(): Promise<void> {
 
   const directory = join(hre.config.paths.root, "bench-results");
   mkdirSync(directory, { recursive: true });
-  writeFileSync(join(directory, "gas.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), results, exactOutput, gasless }, null, 2)}\n`);
+  writeFileSync(join(directory, "gas.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), results, exactOutput, venues: venueRows, gasless }, null, 2)}\n`);
   process.stdout.write(`written to bench-results/gas.json\n`);
 }
 

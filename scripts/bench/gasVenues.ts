@@ -21,12 +21,12 @@ import { hardhatClients, type DevWalletClient } from "../deploy/hardhatClients";
 import { devAccounts } from "../devnet/devAccounts";
 import { UNISWAP_V2_PAIR_INIT_CODE_HASH, uniswapArtifacts } from "../deploy/uniswapArtifacts";
 import { deployBytecode } from "../deploy/writeAndWait";
+import { deploySwapRouter02 } from "../deploy/uniswapV3";
 import { privateKeyToAccount } from "viem/accounts";
 
 const MSG_SENDER: Address = "0x0000000000000000000000000000000000000001";
 const ADDRESS_THIS: Address = "0x0000000000000000000000000000000000000002";
 const ZERO: Address = "0x0000000000000000000000000000000000000000";
-const ZERO_HASH: Hex = `0x${"00".repeat(32)}`;
 
 const wethAbi = [
   { type: "function", name: "deposit", stateMutability: "payable", inputs: [], outputs: [] },
@@ -52,9 +52,10 @@ export async function gasBenchSetup() {
       permit2: contracts.permit2,
       weth9: contracts.weth,
       v2Factory: contracts.uniswapV2Factory,
-      v3Factory: ZERO,
+      // The devnet's "uniswap-v3" venue, so V3_SWAP_EXACT_IN computes its pools as our router does.
+      v3Factory: deployed.v3Venues[0]!.factory,
       pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH,
-      poolInitCodeHash: ZERO_HASH,
+      poolInitCodeHash: deployed.v3Venues[0]!.poolInitCodeHash,
       v4PoolManager: ZERO,
       v3NFTPositionManager: ZERO,
       v4PositionManager: ZERO,
@@ -62,6 +63,7 @@ export async function gasBenchSetup() {
     },
   ]);
   const router02 = await deployBytecode(clients, deployer, uniswapArtifacts.router02(), [contracts.uniswapV2Factory, contracts.weth]);
+  const swapRouter02 = await deploySwapRouter02(clients, deployer, contracts.uniswapV2Factory, deployed.v3Venues[0]!, contracts.weth);
   const key = devAccounts(hre).find((account) => account.address === taker.account.address)!;
   const signer = privateKeyToAccount(key.privateKey);
   const token = (symbol: string) => deployed.tokens.find((candidate) => candidate.symbol === symbol)!.address;
@@ -70,11 +72,12 @@ export async function gasBenchSetup() {
   const wait = async (hash: Hex) => clients.publicClient.waitForTransactionReceipt({ hash });
 
   for (const symbol of ["USDC", "LINK"]) {
-    for (const spender of [contracts.permit2, contracts.allowanceHolder, router02]) {
+    // The propAMM too: calling it directly is the propAMM row's baseline.
+    for (const spender of [contracts.permit2, contracts.allowanceHolder, router02, swapRouter02, ...deployed.propAmms.map((propAmm) => propAmm.address)]) {
       await wait(await taker.writeContract({ address: token(symbol), abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] }));
     }
   }
-  return { clients, deployer, taker, signer, deployed, contracts, universalRouter, router02, token, pairOf, wait };
+  return { clients, deployer, taker, signer, deployed, contracts, universalRouter, router02, swapRouter02, token, pairOf, wait };
 }
 
 export type GasBench = Awaited<ReturnType<typeof gasBenchSetup>>;
@@ -91,6 +94,8 @@ export type BenchSwap = {
   nativeOut: boolean;
   settlement: "permit" | "allowance";
   split?: { path: Address[]; shareBps: number }[];
+  /** Our router's actions when they are not V2 hops along `path` (V3, propAMM), with the minimum they must pay. */
+  actions?: { actions: RouteAction[]; minOut: bigint };
 };
 
 /** The swap's paths and the amount each sells: one, or a split's legs. */
@@ -107,7 +112,7 @@ async function expectedOut(bench: GasBench, swap: BenchSwap): Promise<bigint> {
   return total;
 }
 
-async function quote(bench: GasBench, path: Address[], amountIn: bigint): Promise<bigint> {
+export async function quote(bench: GasBench, path: Address[], amountIn: bigint): Promise<bigint> {
   let amount = amountIn;
   for (let hop = 0; hop + 1 < path.length; hop++) {
     const [tokenIn, tokenOut] = [path[hop]!, path[hop + 1]!];
@@ -126,10 +131,11 @@ export async function measureOurs(bench: GasBench, swap: BenchSwap): Promise<Mea
   const hopsOf = (path: Address[]) => path.slice(1).map((tokenOut, hop) => ({ type: "swapV2" as const, pair: bench.pairOf(path[hop]!, tokenOut), tokenOut, feeBps: 30 }));
   const actions: RouteAction[] = [];
   if (swap.nativeIn) actions.push({ type: "wrap" });
-  if (swap.split !== undefined) actions.push({ type: "split", legs: swap.split.map((leg) => ({ shareBps: leg.shareBps, hops: hopsOf(leg.path) })) });
+  if (swap.actions !== undefined) actions.push(...swap.actions.actions);
+  else if (swap.split !== undefined) actions.push({ type: "split", legs: swap.split.map((leg) => ({ shareBps: leg.shareBps, hops: hopsOf(leg.path) })) });
   else for (const hop of hopsOf(swap.path)) actions.push(hop);
   if (swap.nativeOut) actions.push({ type: "unwrap" });
-  const expected = await expectedOut(bench, swap);
+  const expected = swap.actions?.minOut ?? (await expectedOut(bench, swap));
   const now = (await bench.clients.publicClient.getBlock()).timestamp;
   const order: SwapOrder = {
     sellToken: swap.nativeIn ? NATIVE_TOKEN : swap.path[0]!,

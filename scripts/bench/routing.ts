@@ -5,7 +5,10 @@
  * full-quote throughput as a share of GET /health on the same app (autocannon, idle chain), the time
  * the pool state takes to absorb a block touching 1 %, 10 % and 100 % of the pools, the heap its
  * state takes, and split versus single-path output for orders of 0.1 %, 1 % and 10 % of the
- * WETH/USDC pool's depth. Prints a table with the issue's goals and writes bench-results/routing.json.
+ * WETH/USDC pool's depth. Then (scripts/bench/routingMixed.ts) the quote engine on in-memory mixed
+ * markets of V2 and V3 pools at 10, 1,000 and 5,000 pools (`BENCH_MIXED_POOLS`), and what splitting
+ * buys on the devnet's split pair (DEV_SPLIT_PAIR) through the API's market tracker on the real devnet.
+ * Prints tables with the issue's goals and writes bench-results/routing.json.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,12 +26,15 @@ import { deployDevnet } from "../deploy/deployDevnet";
 import { marketGenerator } from "../market/generateMarket";
 import { formatTable } from "./printTable";
 import { measurePoolState, type StateResult } from "./routingMeasure";
+import { measureDevnetSplit, measureEngine, type EngineResult, type SplitPairResult } from "./routingMixed";
 
 const ROOT = join(__dirname, "..", "..");
 const SIZES = (process.env.BENCH_POOLS ?? "10,100,1000,5000").split(",").map(Number).sort((a, b) => a - b);
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SEED = Number(process.env.BENCH_SEED ?? 13);
+const MIXED_SIZES = (process.env.BENCH_MIXED_POOLS ?? "10,1000,5000").split(",").map(Number).sort((a, b) => a - b);
+const MIXED_QUOTES = Number(process.env.BENCH_MIXED_QUOTES ?? 2000);
 /** Development account #1 of the devnet (a well-known test key). */
 const INTEGRATOR_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
@@ -107,6 +113,37 @@ function report(results: readonly SizeResult[]): string {
   return `${table}\n\nGoals${SIZES.includes(5000) ? "" : ` (this run stops at ${last.pools} pools: the goals are for 5,000)`}:\n${goals.map((line) => `  - ${line}`).join("\n")}\n`;
 }
 
+function mixedReport(engine: readonly EngineResult[], split: SplitPairResult): string {
+  const base = engine[0]!;
+  const table = formatTable(
+    ["pools (V3)", "tokens", "quote p50/p99", "quotes/s (of smallest)", "split quotes"],
+    engine.map((result) => [
+      `${result.pools} (${result.v3Pools})`,
+      String(result.tokens),
+      `${result.p50Ms.toFixed(2)} / ${result.p99Ms.toFixed(2)} ms`,
+      `${result.quotesPerSecond.toFixed(0)} (${((result.quotesPerSecond / base.quotesPerSecond) * 100).toFixed(0)} %)`,
+      `${result.splitQuotes} of ${result.quotes}`,
+    ]),
+  );
+  const last = engine[engine.length - 1]!;
+  const verdict = (met: boolean) => (met ? "met" : "MISSED");
+  const splitTable = formatTable(
+    ["USDC→WETH order", "output (WETH wei)", "route"],
+    [
+      [`best single pool`, split.bestSingleVenue.amountOut, split.bestSingleVenue.leg],
+      [`best single path`, split.bestSinglePath.amountOut, split.bestSinglePath.legs.join(" → ")],
+      [`best split`, split.split.amountOut, split.split.legs.map((leg) => `${(leg.shareBps / 100).toFixed(1)} % ${leg.name}`).join(" + ")],
+    ],
+  );
+  return (
+    `\nQuote engine on mixed V2+V3 markets (in memory: generated V3 pool states priced by the real adapters; search net of gas + split decision + actions, one quote at a time, no HTTP; ${base.quotes} quotes per size)\n\n${table}\n\n` +
+    `  - engine p99 at ${last.pools} pools: ${last.p99Ms.toFixed(2)} ms (goal for the full HTTP quote ≤ 25 ms at 5,000): ${verdict(last.p99Ms <= 25)}\n` +
+    `  - engine throughput at ${last.pools} pools: ${((last.quotesPerSecond / base.quotesPerSecond) * 100).toFixed(0)} % of ${base.pools} pools' (goal ≥ 50 %): ${verdict(last.quotesPerSecond / base.quotesPerSecond >= 0.5)}\n` +
+    `\nWhat splitting buys on the devnet's split pair ${split.pair}, selling ${Number(split.sellUsdc) / 1e6} USDC (real devnet, API market tracker at the head block)\n\n${splitTable}\n\n` +
+    `  - best split vs best single pool: ${split.gainBpsVsVenue.toFixed(1)} bps; vs best single path: ${split.gainBpsVsPath.toFixed(1)} bps\n`
+  );
+}
+
 async function main(): Promise<void> {
   await hre.run("compile", { quiet: true });
   const directory = mkdtempSync(join(tmpdir(), "bench-routing-"));
@@ -114,6 +151,12 @@ async function main(): Promise<void> {
     const { manifest: base } = await deployDevnet(hre, manifestPath(directory, 4663));
     const client = createPublicClient({ transport: custom(hre.network.provider) }) as PublicClient;
     const [deployer] = (await hre.network.provider.request({ method: "eth_accounts" })) as Address[];
+    // The devnet's own market (V2, both V3 venues, the propAMM) before the generator adds V2 pools to it.
+    const split = await measureDevnetSplit(client, base);
+    const engine = MIXED_SIZES.map((pools) => {
+      process.stderr.write(`mixed market of ${pools} pools: measuring the quote engine\n`);
+      return measureEngine(pools, SEED, MIXED_QUOTES);
+    });
     const devToken = await hre.artifacts.readArtifact("DevToken");
     const generator = await marketGenerator(hre, base, deployer!, { abi: devToken.abi as Abi, bytecode: devToken.bytecode as Hex }, SEED);
     const results: SizeResult[] = [];
@@ -132,9 +175,10 @@ async function main(): Promise<void> {
     process.stdout.write(
       `\nRouting at market scale (seed ${SEED}; ${CONNECTIONS} connections, ${DURATION_SECONDS} s per load; chain, API and load generator in one process; idle chain during the loads)\n\n${report(results)}`,
     );
+    process.stdout.write(mixedReport(engine, split));
     const out = join(ROOT, "bench-results");
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, "routing.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), seed: SEED, connections: CONNECTIONS, durationSeconds: DURATION_SECONDS, results }, null, 2)}\n`);
+    writeFileSync(join(out, "routing.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), seed: SEED, connections: CONNECTIONS, durationSeconds: DURATION_SECONDS, results, mixed: engine, splitPair: split }, null, 2)}\n`);
     process.stdout.write("written to bench-results/routing.json\n");
   } finally {
     rmSync(directory, { recursive: true, force: true });
