@@ -22,7 +22,7 @@ import { propAmmAllowlistAbi } from "../../../sdk/abis/propAmmAllowlistAbi";
  * allowlist read, the approval written and checked, the venue's swap, two balance reads) plus a
  * margin for propAMMs that do more work than the reference one (an oracle read, a signed price).
  */
-export const PROPAMM_HOP_GAS = { measuredP90: 81_000, margin: 15_000 } as const;
+export const PROPAMM_HOP_GAS = { measuredP90: 46_000, margin: 4_000 } as const;
 
 /** An allowlisted propAMM with its configured tokens (IPropAmm: zeroForOne sells token0). Addresses lowercase. */
 export type PropAmmVenue = Readonly<{ source: string; pair: Address; token0: Address; token1: Address }>;

@@ -16,7 +16,7 @@ export type V3RoutedPool = VenuePool & Readonly<{ kind: "v3"; state: V3VenueStat
  * price and fee-growth writes) plus each initialized tick crossed. Measured on the devnet's pools
  * (test/api/v3Routing.test.ts checks the estimate against gasUsed); the live service calibrates the same way.
  */
-export const V3_HOP_GAS = { base: 95_000, perTickCrossed: 21_000 } as const;
+export const V3_HOP_GAS = { base: 78_000, perTickCrossed: 21_000 } as const;
 
 /** Uniswap V3 and every V3 fork (a fork is a venue: a factory, its init-code hash and fee tiers). */
 export const v3Adapter: VenueAdapter<V3RoutedPool> = {
