@@ -5,6 +5,7 @@ import { patchSignature } from "../../sdk";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { closeSharedQuoteApis, quoteReady } from "../fixtures/quoteApi";
 import { balanceOf } from "../fixtures/testRoute";
+import { gaslessReadyFixture, startGaslessStack } from "../fixtures/gaslessStack";
 
 after(closeSharedQuoteApis);
 
@@ -127,5 +128,30 @@ describe("GET /quote over V2, V3 and propAMM venues, settled on chain", () => {
     expect(status, JSON.stringify(body)).to.equal(200);
     const names = JSON.stringify(body);
     for (const name of ["uniswap-v2", "uniswap-v3", "forkswap-v3", PROPAMM]) expect(names).to.include(`"${name}"`);
+  });
+});
+
+describe("a gasless quote over a V3 route", function () {
+  this.timeout(120_000);
+  it("relays and settles: the relay is confirmed and the taker receives at least min_buy_amount of WETH", async () => {
+    const f = await loadFixture(gaslessReadyFixture);
+    const stack = await startGaslessStack(f);
+    try {
+      const taker = f.signerOf(f.taker.account.address);
+      const { status, body } = await stack.gaslessQuote(taker.address, { sell_token: f.token("USDC"), buy_token: f.token("WETH"), excluded_sources: `uniswap-v2,${PROPAMM}` });
+      expect(status, JSON.stringify(body)).to.equal(200);
+      expect(hopsOf(body!).every((hop) => V3_SOURCES.includes(hop.source))).to.equal(true);
+      expectNamedHops(body!);
+      const before = await balanceOf(f, f.token("WETH"), taker.address);
+      const submitted = await stack.submit({ quote_id: body!.quote_id, signature: await stack.sign(body!, taker) });
+      expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
+      const relay = await stack.waitFor(submitted.body!.relay_id);
+      expect(relay.status, JSON.stringify(relay)).to.equal("confirmed");
+      const received = (await balanceOf(f, f.token("WETH"), taker.address)) - before;
+      expect(received >= BigInt(body!.min_buy_amount)).to.equal(true);
+      expect(received).to.equal(BigInt(body!.buy_amount));
+    } finally {
+      await stack.close();
+    }
   });
 });
