@@ -69,6 +69,11 @@ describe("GET /quote over V2, V3 and propAMM venues, settled on chain", () => {
     const received = await settle(f, body!, f.token("WETH"), "V3 1 hop, permit2");
     expect(received).to.equal(BigInt(body!.buy_amount));
     expect(received >= BigInt(body!.min_buy_amount)).to.equal(true);
+
+    // Again through the same pool, now warm (its fee growth and liquidity slots already written).
+    const again = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("1000", 6), taker: f.taker.account.address, excluded_sources: PROPAMM });
+    expect(hopsOf(again.body!).map((hop) => hop.pool)).to.deep.equal(hopsOf(body!).map((hop) => hop.pool));
+    expect(await settle(f, again.body!, f.token("WETH"), "V3 1 hop, warm pool")).to.equal(BigInt(again.body!.buy_amount));
   });
 
   it("a large V3 hop crossing ticks settles for buy_amount and its estimate counts the crossings", async () => {
