@@ -144,12 +144,16 @@ export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Add
   const singleResult: SplitRoute = { legs: [{ ...single, amountIn, shareBps: 10_000 }], amountOut: single.amountOut, singleAmountOut: single.amountOut };
   const paths: FoundRoute[] = [single];
   const used = new Set<Address>(single.hops.map((hop) => hop.pool.address));
-  while (paths.length < (options.maxPaths ?? 3)) {
+  const maxPaths = options.maxPaths ?? 3;
+  // The other paths are found at the share they would carry, not the whole amount: a pool that cannot
+  // take the whole order (a V3 pool's narrow range, a propAMM's inventory) can still be the best leg.
+  const legProbe = amountIn / BigInt(maxPaths) > 0n ? amountIn / BigInt(maxPaths) : amountIn;
+  while (paths.length < maxPaths) {
     const next = searchRoute(
       marketWhere(market, (pool) => !used.has(pool.address)),
       tokenIn,
       tokenOut,
-      amountIn,
+      legProbe,
       options.maxHops,
       undefined,
       options.gasCost,

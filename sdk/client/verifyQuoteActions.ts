@@ -10,12 +10,21 @@ import type { QuoteFieldCheck } from "./quoteFieldCheck";
 
 const FIELD = "tx.data.order.actions";
 
-type Hop = { pool: Address; token_out: Address };
+type Hop = { pool: Address; token_out: Address; leg: string };
 
 const hopText = (pair: string, tokenOut: string) => `${pair.toLowerCase()}→${tokenOut.toLowerCase()}`;
-/** A hop's pool: a V2 or propAMM pair, or (the router computes V3 pools) the V3 venue and fee tier. */
-const swapText = (hop: RouteHopAction) => (hop.type === "swapV3" ? hopText(`v3:${hop.venue}:${hop.fee}`, hop.tokenOut) : hopText(hop.pair, hop.tokenOut));
-const jsonHopText = (hop: Hop) => hopText(hop.pool, hop.token_out);
+/**
+ * A hop's pool: a V2 or propAMM pair, or (the router computes V3 pools from its venue table) the V3
+ * fee tier. The venue index is not compared: the quote JSON names the venue, not its index in the
+ * router's table, and the router only swaps with the pool its venue, the tokens and the fee give.
+ */
+const swapText = (hop: RouteHopAction) => (hop.type === "swapV3" ? hopText(`v3:${hop.fee}`, hop.tokenOut) : hopText(hop.pair, hop.tokenOut));
+/** The fee of a hop's `leg` (`<venue>:chain-<id>:<pool>:<fee>`). */
+const legFee = (hop: Hop) => hop.leg.slice(hop.leg.lastIndexOf(":") + 1);
+/** A JSON hop as swapText writes the action hop it is paired with: a V3 action is compared by fee tier and token. */
+const jsonHopText = (hop: Hop, action: RouteHopAction | undefined) => (action?.type === "swapV3" ? hopText(`v3:${legFee(hop)}`, hop.token_out) : hopText(hop.pool, hop.token_out));
+/** A single swap action's type: the JSON tells V2 and propAMM hops apart only by venue name, so both read "swap". */
+const swapType = (type: RouteHopAction["type"]) => (type === "swapV3" ? "swapV3" : "swap");
 
 /** A route's steps as text: pairs and tokens, split shares; not the pool fee (the router checks it against the venue). */
 function actionText(action: RouteAction): string {
@@ -23,7 +32,7 @@ function actionText(action: RouteAction): string {
     case "swapV2":
     case "swapV3":
     case "swapPropAmm":
-      return `${action.type} ${swapText(action)}`;
+      return `${swapType(action.type)} ${swapText(action)}`;
     case "split":
       return `split [${action.legs.map((leg) => `${leg.shareBps} bps: ${leg.hops.map(swapText).join(", ")}`).join(" | ")}]`;
     case "fee":
@@ -34,14 +43,21 @@ function actionText(action: RouteAction): string {
 }
 
 /** The steps the quote's `route` (and its native ends and fee) says the order takes, as actionText writes them. */
-function routeSteps(quote: QuoteJson): string[] {
+function routeSteps(quote: QuoteJson, actions: readonly RouteAction[]): string[] {
   const steps: string[] = [];
   if (isNativeToken(quote.sell_token)) steps.push("wrap");
   const { legs } = quote.route;
+  // The actions' swaps in order, each JSON hop paired with the one in its place.
+  const split = actions.find((action): action is Extract<RouteAction, { type: "split" }> => action.type === "split");
+  const singles = actions.filter((action): action is RouteHopAction => action.type === "swapV2" || action.type === "swapV3" || action.type === "swapPropAmm");
   if (legs.length > 1) {
-    steps.push(`split [${legs.map((leg) => `${leg.share_bps} bps: ${leg.hops.map(jsonHopText).join(", ")}`).join(" | ")}]`);
+    const legText = (leg: (typeof legs)[number], index: number) => `${leg.share_bps} bps: ${leg.hops.map((hop, at) => jsonHopText(hop, split?.legs[index]?.hops[at])).join(", ")}`;
+    steps.push(`split [${legs.map(legText).join(" | ")}]`);
   } else {
-    for (const hop of legs[0]?.hops ?? quote.route.hops) steps.push(`swapV2 ${jsonHopText(hop)}`);
+    (legs[0]?.hops ?? quote.route.hops).forEach((hop, at) => {
+      const action = singles[at];
+      steps.push(`${swapType(action?.type === "swapV3" ? "swapV3" : "swapV2")} ${jsonHopText(hop, action)}`);
+    });
   }
   if (isNativeToken(quote.buy_token)) steps.push("unwrap");
   if (quote.platform_fee.bps > 0) steps.push("fee");
@@ -79,7 +95,7 @@ export function verifyQuoteActions(check: QuoteFieldCheck, quote: QuoteJson, ord
   }
 
   const actual = actions.map(actionText).join("; ");
-  const steps = routeSteps(quote).join("; ");
+  const steps = routeSteps(quote, actions).join("; ");
   if (actual !== steps) check.refuse(FIELD, actual, steps, "route, settlement ends and platform_fee of the quote JSON");
 }
 

@@ -28,7 +28,7 @@ describe("GET /sources: the chain's liquidity venues", () => {
     const body = sourcesJsonSchema.parse(response.body) as SourcesJson;
     expect(Object.keys(response.body)).to.deep.equal(["chain_id", "sources", "venues"]);
     expect(body.chain_id).to.equal(4663);
-    expect(body.sources).to.deep.equal(["uniswap-v2", "uniswap-v3", "forkswap-v3"]);
+    expect(body.sources).to.deep.equal(["uniswap-v2", "uniswap-v3", "forkswap-v3", "dev-propamm"]);
     const v3Count = (venue: string) => DEV_V3_POOLS.filter((pool) => pool.venue === venue).length;
     expect(body.venues).to.deep.equal([
       { name: "uniswap-v2", type: "uniswap-v2", pools: 8, fee_tiers: [{ fee: 3000 }] },
@@ -54,6 +54,7 @@ describe("GET /sources: the chain's liquidity venues", () => {
           { fee: 100, tick_spacing: 1 },
         ],
       },
+      { name: "dev-propamm", type: "propamm", pools: 1, fee_tiers: [] },
     ]);
     expect(response.headers.get("cache-control")).to.equal("public, max-age=15, stale-while-revalidate=60");
   });

@@ -18,11 +18,11 @@ import { propAmmAllowlistAbi } from "../../../sdk/abis/propAmmAllowlistAbi";
 
 /**
  * Execution gas of one SWAP_PROPAMM hop through the devnet's reference propAMM, as route ranking
- * charges it: the p90 of what a hop adds to a route (test/contracts/propAmm.test.ts measures it: the
- * allowlist read, the approval written and checked, the venue's swap, two balance reads) plus a
- * margin for propAMMs that do more work than the reference one (an oracle read, a signed price).
+ * charges it: what a hop adds to a settled quote (test/api/mixedVenueQuote.test.ts: ~45-46k either
+ * direction, the allowlist read, the approval, the venue's swap, two balance reads) plus a small
+ * margin; a propAMM that does more work (an oracle read, a signed price) needs its own figure.
  */
-export const PROPAMM_HOP_GAS = { measuredP90: 81_000, margin: 15_000 } as const;
+export const PROPAMM_HOP_GAS = { measuredP90: 46_000, margin: 4_000 } as const;
 
 /** An allowlisted propAMM with its configured tokens (IPropAmm: zeroForOne sells token0). Addresses lowercase. */
 export type PropAmmVenue = Readonly<{ source: string; pair: Address; token0: Address; token1: Address }>;
