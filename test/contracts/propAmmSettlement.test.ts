@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { erc20Abi, maxUint256, parseAbi, parseEther, parseUnits, type Address, type Hex } from "viem";
+import { erc20Abi, getContract, maxUint256, parseAbi, parseEther, parseUnits, type Address, type Hex } from "viem";
 import {
   buildSwapPermitTypedData,
   encodeRouteActions,
@@ -15,8 +15,10 @@ import {
   patchSignature,
   uniswapV2PairAbi,
   type RouteAction,
+  type RouteHopAction,
   type SwapOrder,
 } from "../../sdk";
+import { propAmmAllowlistAbi } from "../../sdk/abis/propAmmAllowlistAbi";
 import { migrateFeature } from "../../scripts/deploy/deploySettlement";
 import { uniswapV3Artifacts } from "../../scripts/deploy/uniswapV3";
 import { settlementFixture } from "../fixtures/settlementFixture";
@@ -46,13 +48,15 @@ async function propAmmMarket() {
   }
   const venue = f.v3Venues[0];
   if (venue === undefined) throw new Error("expected the uniswap-v3 venue");
+  const allowlist = f.contracts.propAmmAllowlist;
+  if (allowlist === undefined) throw new Error("expected the devnet's propAMM allowlist");
   const client = { client: { public: f.publicClient, wallet: f.deployer } };
   return {
     ...f,
     propAmm,
     venue,
     amm: await hre.viem.getContractAt("DevPropAmm", propAmm.address, client),
-    allowlist: await hre.viem.getContractAt("PropAmmAllowlist", f.contracts.propAmmAllowlist, client),
+    allowlist: getContract({ address: allowlist, abi: propAmmAllowlistAbi, client: { public: f.publicClient, wallet: f.deployer } }),
   };
 }
 
@@ -107,7 +111,7 @@ async function expectRoutersClean(f: PropAmmMarket) {
   }
 }
 
-const hop = (f: PropAmmMarket, tokenOut: Address): RouteAction => ({ type: "swapPropAmm", pair: f.propAmm.address, tokenOut });
+const hop = (f: PropAmmMarket, tokenOut: Address): RouteHopAction => ({ type: "swapPropAmm", pair: f.propAmm.address, tokenOut });
 
 describe("propAMM hops (SWAP_PROPAMM) settle through TakerSwapRouterV3 and GaslessBatchSwapRouterV2", () => {
   it("sells WETH for USDC through dev-propamm by Permit2, paying the recipient exactly the propAMM's getAmountOut", async () => {
