@@ -269,10 +269,33 @@ describe("propAMM hops (SWAP_PROPAMM) settle through TakerSwapRouterV3 and Gasle
       await expectRoutersClean(f);
     });
 
-    it("refuses a propAMM hop whose tokens are not the pair's (WETH→DAI through the WETH/USDC propAMM)", async () => {
+    it("refuses a propAMM hop whose tokens are not the pair's, from either of its tokens or from neither", async () => {
       const f = await loadFixture(propAmmMarket);
       const dai = f.token("DAI");
       await expectRevert(sendNative(f, f.routerAddress, [{ type: "wrap" }, hop(f, dai)]), "SwapPropAmmTokenMismatch", [f.propAmm.address, f.contracts.weth, dai]);
+      // From the pair's token1 (USDC) to a token that is not its token0, and from a token the pair does not trade.
+      const usdc = f.token("USDC");
+      const weth = f.contracts.weth;
+      const fromUsdc = order(f, usdc, parseUnits("10", 6), dai, 1n, [hop(f, dai)], (await now(f)) + 600n);
+      await expectRevert(f.taker.sendTransaction({ to: f.contracts.allowanceHolder, data: encodeSwapWithAllowance(fromUsdc, f.routerAddress) }), "SwapPropAmmTokenMismatch", [f.propAmm.address, usdc, dai]);
+      const fromDai = order(f, dai, parseUnits("10", 18), weth, 1n, [hop(f, weth)], (await now(f)) + 600n);
+      await expectRevert(f.taker.sendTransaction({ to: f.contracts.allowanceHolder, data: encodeSwapWithAllowance(fromDai, f.routerAddress) }), "SwapPropAmmTokenMismatch", [f.propAmm.address, dai, weth]);
+    });
+
+    it("skips a propAMM split leg whose share rounds to nothing, and settles the other leg", async () => {
+      const f = await loadFixture(propAmmMarket);
+      const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
+      // 9,999 raw USDC: the 1 bp leg gets 9,999 / 10,000 = 0 and is not traded.
+      const sellAmount = 9_999n;
+      const pair = f.pool("USDC", "WETH");
+      const expected = await quoteV2(f, pair, usdc, weth, sellAmount);
+      const actions: RouteAction[] = [{ type: "split", legs: [{ shareBps: 1, hops: [hop(f, weth)] }, { shareBps: 9_999, hops: [{ type: "swapV2", pair, tokenOut: weth, feeBps: 30 }] }] }];
+      const inventory = await balanceOf(f, usdc, f.propAmm.address);
+      const before = await balanceOf(f, weth, f.recipient.account.address);
+      await sendPermit(f, order(f, usdc, sellAmount, weth, expected, actions, (await now(f)) + 600n), 4n);
+      expect(await balanceOf(f, weth, f.recipient.account.address)).to.equal(before + expected);
+      expect(await balanceOf(f, usdc, f.propAmm.address)).to.equal(inventory);
+      await expectRoutersClean(f);
     });
 
     it("refuses SWAP_PROPAMM in an earlier router version (TakerSwapRouterV2 has no allowlist)", async () => {
