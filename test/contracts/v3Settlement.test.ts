@@ -330,6 +330,18 @@ describe("Uniswap V3 hops (SWAP_V3) in TakerSwapRouterV3 and GaslessBatchSwapRou
       await expectRevert(sendNative(f, split, usdc), "SwapPropAmmNotAllowed", [pair]);
     });
 
+    it("refuses the native asset inside a pool hop: a V3 hop paying out ETH, and a split leg's V2 hop selling unwrapped ETH", async () => {
+      const f = await loadFixture(v3Market);
+      const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
+      const native = getAddress(NATIVE_TOKEN);
+      // Hand-packed: WRAP, then SWAP_V3 into the native placeholder.
+      const v3ToNative = concatHex(["0x02", "0x06", native, numberToHex(3000, { size: 3 }), "0x00"]);
+      await expectRevert(sendNative(f, v3ToNative, native), "SwapUnexpectedToken", [weth, native]);
+      // No WRAP: the split's legs start from ETH itself.
+      const unwrapped: RouteAction[] = [{ type: "split", legs: [{ shareBps: 5000, hops: [{ type: "swapV2", pair: v2Pair(f, weth, usdc), tokenOut: usdc, feeBps: 30 }] }, { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: usdc, fee: 3000, venue: 0 }] }] }];
+      await expectRevert(sendNative(f, unwrapped, usdc), "SwapUnexpectedToken", [weth, native]);
+    });
+
     it("refuses a stranger or a look-alike pool calling uniswapV3SwapCallback outside a hop", async () => {
       const f = await loadFixture(v3Market);
       const usdc = f.token("USDC");
