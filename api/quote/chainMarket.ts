@@ -24,15 +24,15 @@ export function marketTrackerOf(chain: ChainContext): MarketTracker {
     new PoolStateTracker({ factory: { address: chain.manifest.contracts.uniswapV2Factory, feeBps: UNISWAP_V2_FEE_BPS }, isSupported, observeReads }),
     new V3PoolTracker({ factories: v3Venues.map((venue) => ({ address: venue.factory, source: venue.name })), isSupported, observeReads }),
     (source) => indexByName.get(source),
-    propAmmMarketOf(chain),
+    propAmmMarketOf(chain, isSupported),
   );
 }
 
 /** The chain's allowlisted propAMMs, when its manifest names an allowlist; their names come from the manifest's `propAmms`. */
-function propAmmMarketOf(chain: ChainContext) {
+function propAmmMarketOf(chain: ChainContext, isSupported: (token: Address) => boolean) {
   const allowlist = chain.manifest.contracts.propAmmAllowlist;
   if (allowlist === undefined) return undefined;
   const names = new Map((chain.manifest.propAmms ?? []).map((propAmm) => [propAmm.address.toLowerCase() as Address, propAmm.name]));
   const decimalsOf = (token: Address) => chain.tokens.resolve(token)?.decimals ?? 18;
-  return { allowlist, names, pricing: new PropAmmPricing(chain.client, decimalsOf) };
+  return { allowlist, names, pricing: new PropAmmPricing(chain.client, decimalsOf), isSupported };
 }

@@ -14,7 +14,13 @@ export type MarketPools = Readonly<{ pools(): readonly ManifestPool[]; venuePool
 const lower = (address: Address) => address.toLowerCase() as Address;
 
 /** The chain's propAMMs: the on-chain allowlist routers call through, and the pricing that reads their quotes. */
-export type PropAmmMarket = Readonly<{ allowlist: Address; names: ReadonlyMap<Address, string>; pricing: PropAmmPricing }>;
+export type PropAmmMarket = Readonly<{
+  allowlist: Address;
+  names: ReadonlyMap<Address, string>;
+  pricing: PropAmmPricing;
+  /** Whether a token (lowercase) is supported: a propAMM joins routing only if both of its tokens are, as a pool does. */
+  isSupported: (token: Address) => boolean;
+}>;
 
 const NO_QUOTES: readonly PropAmmQuotes[] = [];
 
@@ -54,14 +60,23 @@ export class MarketTracker {
     return market;
   }
 
-  /** Every allowlisted propAMM's ladders at `head` (the allowlist is read once per block too: an operator may change it any time). */
+  /**
+   * Every allowlisted propAMM's ladders at `head` (the allowlist is read once per block too: an operator
+   * may change it any time). A failed read leaves propAMMs out of this block's quotes, never the quotes
+   * out: the V2 and V3 venues still route, and the next block reads again.
+   */
   async #propAmmQuotes(client: PublicClient, head: BlockHead): Promise<readonly PropAmmQuotes[]> {
     const propAmms = this.propAmms;
     if (propAmms === undefined) return NO_QUOTES;
     const block = { hash: head.hash, number: head.number };
-    if (this.#propAmmVenues?.block !== head.hash) this.#propAmmVenues = { block: head.hash, venues: readPropAmmVenues(client, propAmms.allowlist, block, propAmms.names) };
-    const venues = await this.#propAmmVenues.venues;
-    return venues.length === 0 ? NO_QUOTES : propAmms.pricing.ladders(block, venues);
+    try {
+      if (this.#propAmmVenues?.block !== head.hash) this.#propAmmVenues = { block: head.hash, venues: readPropAmmVenues(client, propAmms.allowlist, block, propAmms.names) };
+      const venues = (await this.#propAmmVenues.venues).filter((venue) => propAmms.isSupported(venue.token0) && propAmms.isSupported(venue.token1));
+      return venues.length === 0 ? NO_QUOTES : await propAmms.pricing.ladders(block, venues);
+    } catch {
+      if (this.#propAmmVenues?.block === head.hash) this.#propAmmVenues = undefined;
+      return NO_QUOTES;
+    }
   }
 
   /** The V3 pools of the list whose venue the routers know; the same array while the list is. */

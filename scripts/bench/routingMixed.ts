@@ -201,6 +201,7 @@ export async function measureDevnetSplit(client: PublicClient, manifest: Deploym
           allowlist,
           names: new Map((manifest.propAmms ?? []).map((propAmm) => [lower(propAmm.address), propAmm.name])),
           pricing: new PropAmmPricing(client, (token: Address) => decimals.get(token) ?? 18),
+          isSupported: () => true,
         };
   const supported = () => true;
   const tracker = new MarketTracker(

@@ -21,8 +21,11 @@ import { propAmmAllowlistAbi } from "../../../sdk/abis/propAmmAllowlistAbi";
  * charges it: what a hop adds to a settled quote (test/api/mixedVenueQuote.test.ts: ~45-46k either
  * direction, the allowlist read, the approval, the venue's swap, two balance reads) plus a small
  * margin; a propAMM that does more work (an oracle read, a signed price) needs its own figure.
+ * `furtherHop` is the p90 of what each further propAMM hop adds to a route (test/contracts/propAmm.test.ts,
+ * through a harness: 67.3k, a second venue's cold reads included); route ranking charges every hop the
+ * first hop's figure, so it underestimates routes of several propAMM hops.
  */
-export const PROPAMM_HOP_GAS = { measuredP90: 46_000, margin: 4_000 } as const;
+export const PROPAMM_HOP_GAS = { measuredP90: 46_000, margin: 4_000, furtherHop: 68_000 } as const;
 
 /** An allowlisted propAMM with its configured tokens (IPropAmm: zeroForOne sells token0). Addresses lowercase. */
 export type PropAmmVenue = Readonly<{ source: string; pair: Address; token0: Address; token1: Address }>;
