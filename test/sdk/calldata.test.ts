@@ -122,6 +122,30 @@ describe("sdk calldata", () => {
       expect(encoded).to.equal(`0x0502177001${hopBytes(weth)}0fa002${hopBytes(usdc)}${hopBytes(weth)}`);
     });
 
+    it("packs SWAP_V3 as tokenOut, uint24 fee tier and venue byte, SWAP_PROPAMM as pair and tokenOut, and mixes them in split legs with their opcodes", () => {
+      const v3 = encodeRouteActions([{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 1 }]);
+      expect(v3).to.equal(`0x06${weth.slice(2)}000bb801`.toLowerCase());
+      const propAmm = encodeRouteActions([{ type: "swapPropAmm", pair, tokenOut: usdc }]);
+      expect(propAmm).to.equal(`0x07${pair.slice(2)}${usdc.slice(2)}`.toLowerCase());
+      const mixed: RouteAction[] = [
+        {
+          type: "split",
+          legs: [
+            { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: usdc, fee: 500, venue: 0 }, { type: "swapPropAmm", pair, tokenOut: weth }] },
+            { shareBps: 5000, hops: [{ type: "swapV2", pair, tokenOut: weth, feeBps: 30 }] },
+          ],
+        },
+      ];
+      const encoded = encodeRouteActions(mixed);
+      expect(encoded).to.equal(`0x0502138802${v3.slice(2).replace(weth.slice(2).toLowerCase(), usdc.slice(2).toLowerCase()).replace("000bb801", "0001f400")}${propAmm.slice(2).replace(usdc.slice(2).toLowerCase(), weth.slice(2).toLowerCase())}138801${`01${pair.slice(2)}${weth.slice(2)}001e`.toLowerCase()}`);
+      expect(decodeRouteActions(encoded)).to.deep.equal(mixed);
+      // Out-of-range V3 operands and a hop opcode that is not a swap are refused.
+      expect(() => encodeRouteActions([{ type: "swapV3", tokenOut: weth, fee: 1_000_000, venue: 0 }])).to.throw(RouteActionError, /V3 pool fee/);
+      expect(() => encodeRouteActions([{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 4 }])).to.throw(RouteActionError, /venue index/);
+      expect(() => decodeRouteActions(`0x050213880102${"00".repeat(4)}`)).to.throw(RouteActionError, /unknown hop opcode 0x02/);
+      expect(() => decodeRouteActions(`0x0502138801`)).to.throw(RouteActionError, /truncated/);
+    });
+
     it("gives each leg its share rounded down and the last leg the rest (splitAmounts)", () => {
       fc.assert(
         fc.property(fc.bigInt({ min: 0n, max: 2n ** 128n }), split, (amount, { legs }) => {
