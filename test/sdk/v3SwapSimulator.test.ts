@@ -70,6 +70,43 @@ describe("V3 swap simulator properties", () => {
     );
   });
 
+  it("a swap through empty bitmap words ends exactly where stepping edge by edge ends (every edge made an initialized tick of zero net liquidity), price limits on edges included", () => {
+    /** The pool with a zero-net tick at every word edge a swap in this direction stops at: the simulator then steps through each. */
+    const steppedEdgeByEdge = (pool: ConcentratedPoolState, zeroForOne: boolean): ConcentratedPoolState => {
+      const word = 256 * pool.tickSpacing;
+      const known = new Set(pool.ticks.map((tick) => tick.index));
+      const edges = [];
+      for (let start = Math.floor(MIN_TICK / word) * word; start <= MAX_TICK; start += word) {
+        const edge = zeroForOne ? start : start + word - pool.tickSpacing;
+        if (edge >= MIN_TICK && edge <= MAX_TICK && !known.has(edge)) edges.push({ index: edge, liquidityNet: 0n });
+      }
+      return { ...pool, ticks: [...pool.ticks, ...edges].sort((a, b) => a.index - b.index) };
+    };
+    // Limits on (or a wei off) the word edges around the last position and the tick bound, where the walk through empty words ends.
+    const limitArbitrary = fc.record({ anchor: fc.constantFrom("lastTick", "bound", "default"), words: fc.integer({ min: -3, max: 3 }), offset: fc.constantFrom(-1n, 0n, 1n) });
+    fc.assert(
+      fc.property(poolArbitrary, fc.boolean(), fc.oneof(fc.constant(1n << 200n), fc.bigInt({ min: 1n, max: 10n ** 26n })), limitArbitrary, (pool, zeroForOne, amount, limit) => {
+        const word = 256 * pool.tickSpacing;
+        const last = zeroForOne ? (limit.anchor === "bound" ? MIN_TICK : pool.ticks[0]!.index) : limit.anchor === "bound" ? MAX_TICK : pool.ticks.at(-1)!.index;
+        const start = Math.floor(last / word) * word + limit.words * word;
+        const edgeTick = Math.min(MAX_TICK, Math.max(MIN_TICK, zeroForOne ? start : start + word - pool.tickSpacing));
+        const sqrtPriceLimit = limit.anchor === "default" ? undefined : getSqrtRatioAtTick(edgeTick) + limit.offset;
+        const stepped = steppedEdgeByEdge(pool, zeroForOne);
+        for (const quote of [quoteConcentratedExactInput, quoteConcentratedExactOutput]) {
+          const ours = quote(pool, zeroForOne, amount, sqrtPriceLimit);
+          const theirs = quote(stepped, zeroForOne, amount, sqrtPriceLimit);
+          if (theirs === undefined) {
+            expect(ours).to.equal(undefined);
+            continue;
+          }
+          expect({ ...ours!, ticksCrossed: 0 }).to.deep.equal({ ...theirs, ticksCrossed: 0 });
+          expect(ours!.ticksCrossed <= theirs.ticksCrossed).to.equal(true);
+        }
+      }),
+      runs(150),
+    );
+  });
+
   it("refuses what the pool reverts on: a zero amount, and a price limit on the wrong side of the price", () => {
     const pool: ConcentratedPoolState = { sqrtPriceX96: Q96, tick: 0, liquidity: E18, fee: 3000, tickSpacing: 60, ticks: [] };
     expect(quoteConcentratedExactInput(pool, true, 0n)).to.equal(undefined);

@@ -1,7 +1,7 @@
 import { V3MathError } from "./fullMath";
 import { MAX_SWAP_FEE, swapFeePips } from "./swapFee";
 import { computeSwapStep, newSwapStep } from "./swapMath";
-import { firstTickAbove, nextTickWithinWord, type V3Tick } from "./tickList";
+import { firstTickAbove, lastEmptyWordEdge, nextTickWithinWord, type V3Tick } from "./tickList";
 import { MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, MIN_TICK, getSqrtRatioAtTick, getTickAtSqrtRatio } from "./tickMath";
 
 const MAX_UINT128 = (1n << 128n) - 1n;
@@ -98,6 +98,18 @@ export function simulateConcentratedSwap(pool: ConcentratedPoolState, zeroForOne
     if (range !== undefined && (tickNext < range.lower || tickNext > range.upper)) {
       outOfKnownTicks = true;
       break;
+    }
+    if (liquidity === 0n && !initialized) {
+      // Past a pool's last position the swap would walk empty bitmap words one by one (up to a few
+      // hundred, most of all steps on bench:routing's mixed market), moving the price and swapping
+      // nothing: it goes to the last of those edges at once, unless its price limit comes first.
+      const edge = lastEmptyWordEdge(candidate?.index, tickNext, spacing, zeroForOne, zeroForOne ? MIN_TICK : MAX_TICK);
+      const edgePrice = edge === undefined || (range !== undefined && (edge < range.lower || edge > range.upper)) ? undefined : getSqrtRatioAtTick(edge);
+      if (edgePrice !== undefined && (zeroForOne ? edgePrice >= sqrtPriceLimitX96 : edgePrice <= sqrtPriceLimitX96)) {
+        price = edgePrice;
+        tick = zeroForOne ? edge! - 1 : edge!;
+        continue;
+      }
     }
     const sqrtPriceNext = getSqrtRatioAtTick(tickNext);
     const target = zeroForOne ? (sqrtPriceNext < sqrtPriceLimitX96 ? sqrtPriceLimitX96 : sqrtPriceNext) : sqrtPriceNext > sqrtPriceLimitX96 ? sqrtPriceLimitX96 : sqrtPriceNext;

@@ -36,3 +36,16 @@ export function nextTickWithinWord(candidate: number | undefined, tick: number, 
   const edge = wordStart(compressed + 1) + 255;
   return candidate !== undefined && candidate / tickSpacing <= edge ? candidate : edge * tickSpacing;
 }
+
+/**
+ * The farthest bitmap word edge a swap at zero liquidity steps to before the word holding `candidate`
+ * (its next initialized tick in its direction, undefined when there is none: then the word of
+ * `bound`, the tick bound): the swap crosses every edge up to it and swaps nothing on the way, so it
+ * can go there in one step. A word's start going down (`lte`), its end going up, as
+ * `nextTickWithinWord` returns them; undefined when that edge is not beyond `firstEdge`, the step's own.
+ */
+export function lastEmptyWordEdge(candidate: number | undefined, firstEdge: number, tickSpacing: number, lte: boolean, bound: number): number | undefined {
+  const target = wordStart(Math.floor((candidate ?? bound) / tickSpacing));
+  const edge = lte ? (target + 256) * tickSpacing : (target - 1) * tickSpacing;
+  return (lte ? edge < firstEdge : edge > firstEdge) ? edge : undefined;
+}
