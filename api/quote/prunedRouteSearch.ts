@@ -119,6 +119,12 @@ export function searchRoute(
   if (maxHops < 3) return best;
 
   for (const hub of hubs) {
+    // No pool joins this hub to the buy token: no three-hop path ends through it, so what reaches it
+    // is not priced (most hubs, for a token with a few pools: half the hops a quote priced on a large market).
+    if (market.graph.between(hub, tokenOut).length === 0) {
+      tried(false);
+      continue;
+    }
     let reach: [RouteHop, RouteHop] | undefined;
     for (const hop of first) {
       if (hop.tokenOut === hub) continue;
