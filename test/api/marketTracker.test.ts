@@ -3,13 +3,13 @@ import fc from "fast-check";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { parseUnits, type Address, type PublicClient } from "viem";
 import { alignedTick, createV3Pool, mintV3Position, sqrtPriceX96Of } from "../../scripts/deploy/uniswapV3";
-import { ChainHead, getSqrtRatioAtTick, quoteConcentratedExactInput, type ManifestPool, type ManifestV3Pool } from "../../sdk";
+import { ChainHead, quoteConcentratedExactInput, type ManifestPool, type ManifestV3Pool } from "../../sdk";
 import { MarketTracker, type MarketPools } from "../../api/quote/marketTracker";
 import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
 import { v3Adapter, type V3RoutedPool } from "../../api/quote/venues/uniswapV3/v3Adapter";
 import { V3PoolTracker } from "../../api/quote/venues/uniswapV3/v3PoolTracker";
 import { amountThroughPool } from "../../api/quote/venues/venueAdapters";
-import { slot0, swapExactInput, v3PoolsFixture, type V3PoolsFixture, type V3TestPool } from "../fixtures/v3Pools";
+import { movePrice, slot0, v3PoolsFixture, type V3PoolsFixture } from "../fixtures/v3Pools";
 
 const VENUE = "uniswap-v3";
 const lower = (address: Address) => address.toLowerCase() as Address;
@@ -31,11 +31,6 @@ function marketOf(f: V3PoolsFixture, more: readonly ManifestV3Pool[] = []) {
   return { tracker, snapshot: async () => tracker.at(client, await heads.fresh(), lists) };
 }
 
-/** A real swap moving `pool`'s price by about `spacings` tick spacings. */
-async function move(f: V3PoolsFixture, pool: V3TestPool, zeroForOne: boolean, spacings: number): Promise<void> {
-  const { tick } = await slot0(f, pool);
-  await swapExactInput(f, pool, zeroForOne, 10n ** 24n, getSqrtRatioAtTick(tick + (zeroForOne ? -spacings : spacings) * pool.tickSpacing));
-}
 
 /** The graph's token pairs and their pools, and its hubs: what routing reads of it. */
 function shapeOf(market: PoolSnapshot) {
@@ -68,7 +63,7 @@ describe("Market tracker (the union of every venue's pools)", function () {
     const first = await snapshot();
     expect(first.pools.size).to.equal(f.pools.length);
     const [moved, still] = [f.pools[0]!, f.pools[2]!];
-    await move(f, moved, true, 9);
+    await movePrice(f, moved, true, 9);
     const second = await snapshot();
     expect(second.block.number > first.block.number).to.equal(true);
     expect(second.graph, "the graph is the first block's").to.equal(first.graph);
@@ -101,7 +96,7 @@ describe("Market tracker (the union of every venue's pools)", function () {
     expect(second.graph, "a new pool is a new shape").to.not.equal(first.graph);
     expect(second.graph.between(lower(a), lower(b))).to.include(created);
     expect(second.pools.get(created)!.source).to.equal(VENUE);
-    await move(f, f.pools[1]!, false, 40);
+    await movePrice(f, f.pools[1]!, false, 40);
     const third = await snapshot();
     expect(third.graph).to.equal(second.graph);
     // A fresh tracker starts after the PoolCreated event: it knows the pool from its list.

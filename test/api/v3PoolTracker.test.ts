@@ -3,10 +3,10 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import hre from "hardhat";
 import { createPublicClient, custom, type Address, type EIP1193RequestFn, type PublicClient } from "viem";
 import { alignedTick, createV3Pool, mintV3Position, sqrtPriceX96Of } from "../../scripts/deploy/uniswapV3";
-import { ChainHead, getSqrtRatioAtTick, quoteConcentratedExactInput, quoteConcentratedExactOutput } from "../../sdk";
+import { ChainHead, quoteConcentratedExactInput, quoteConcentratedExactOutput } from "../../sdk";
 import { V3PoolTracker, type V3PoolSnapshot } from "../../api/quote/venues/uniswapV3/v3PoolTracker";
 import { chainControl } from "../fixtures/poolMoves";
-import { readWholePool, slot0, swapExactInput, v3PoolsFixture, type V3PoolsFixture, type V3TestPool } from "../fixtures/v3Pools";
+import { movePrice, readWholePool, slot0, v3PoolsFixture, type V3PoolsFixture, type V3TestPool } from "../fixtures/v3Pools";
 
 /** A tracker over the fixture's pools, through a client that counts the JSON-RPC methods it is asked for. */
 function trackerFor(f: V3PoolsFixture, wordsEachSide = 20, options: Omit<ConstructorParameters<typeof V3PoolTracker>[0] & object, "wordsEachSide"> = {}) {
@@ -44,11 +44,6 @@ async function expectOnChain(f: V3PoolsFixture, snapshot: V3PoolSnapshot): Promi
   }
 }
 
-/** A real swap moving `pool`'s price by up to `spacings` tick spacings. */
-async function move(f: V3PoolsFixture, pool: V3TestPool, zeroForOne: boolean, spacings: number): Promise<void> {
-  const { tick } = await slot0(f, pool);
-  await swapExactInput(f, pool, zeroForOne, 10n ** 24n, getSqrtRatioAtTick(tick + (zeroForOne ? -spacings : spacings) * pool.tickSpacing));
-}
 
 describe("V3 pool tracker", function () {
   this.timeout(300_000);
@@ -60,7 +55,7 @@ describe("V3 pool tracker", function () {
     calls.clear();
     let heads = 0;
     for (const [index, pool] of [...f.pools, ...f.pools].entries()) {
-      await move(f, pool, index % 2 === 0, 9);
+      await movePrice(f, pool, index % 2 === 0, 9);
       if (index === 2) {
         const center = (await slot0(f, pool)).tick - (((await slot0(f, pool)).tick % pool.tickSpacing) + pool.tickSpacing) % pool.tickSpacing;
         await mintV3Position(f.clients, f.deployer, f.v3, { tokenA: pool.token0, tokenB: pool.token1, fee: pool.fee, tickLower: center - 2 * pool.tickSpacing, tickUpper: center + 5 * pool.tickSpacing, amountA: 10n ** 20n, amountB: 10n ** 20n });
@@ -81,13 +76,13 @@ describe("V3 pool tracker", function () {
     const { snapshot } = trackerFor(f);
     await snapshot();
     const fork = await chainControl.snapshot();
-    await move(f, f.pools[0]!, true, 20);
-    await move(f, f.pools[1]!, false, 30);
+    await movePrice(f, f.pools[0]!, true, 20);
+    await movePrice(f, f.pools[1]!, false, 30);
     const onA = await snapshot();
     await expectOnChain(f, onA);
 
     await chainControl.revert(fork);
-    await move(f, f.pools[2]!, true, 15);
+    await movePrice(f, f.pools[2]!, true, 15);
     await chainControl.mine(3);
     const onB = await snapshot();
     expect(onB.block.number > onA.block.number).to.equal(true);
@@ -95,7 +90,7 @@ describe("V3 pool tracker", function () {
 
     // Back below fork A's height (a head behind the absorbed block).
     const again = await chainControl.snapshot();
-    await move(f, f.pools[0]!, false, 5);
+    await movePrice(f, f.pools[0]!, false, 5);
     await snapshot();
     await chainControl.revert(again);
     await chainControl.mine(1);
@@ -109,7 +104,7 @@ describe("V3 pool tracker", function () {
     const key = pool.address.toLowerCase() as Address;
     const before = (await snapshot()).pools.get(key)!;
     calls.clear();
-    await move(f, pool, false, 600);
+    await movePrice(f, pool, false, 600);
     const after = await snapshot();
     const state = after.pools.get(key)!;
     expect(state.tick - before.tick > 256, "the price left its word").to.equal(true);
@@ -141,7 +136,7 @@ describe("V3 pool tracker", function () {
     expect(state.liquidity > 0n, "read after its first position").to.equal(true);
     // Followed from then on: a swap through it is absorbed from its events.
     const pool: V3TestPool = { name: "created A/B 0.05%", address: created, token0: state.token0, token1: state.token1, fee: 500, tickSpacing: 10, decimals0: 18, decimals1: 18, minTick: center - 100, maxTick: center + 200 };
-    await move(f, pool, true, 7);
+    await movePrice(f, pool, true, 7);
     const moved = (await snapshot()).pools.get(key)!;
     const whole = await readWholePool(f, pool);
     expect({ ...moved, tickRange: undefined }).to.deep.equal({ ...whole, tickRange: undefined });
