@@ -11,10 +11,12 @@
  * deployed code against the build, and writes the manifest and the standard-JSON inputs to `--out`
  * (default deployments/<chain name>). Build first: `npm run build`.
  */
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { BaseError, createPublicClient, createWalletClient, defineChain, formatEther, getAddress, http, isAddress, type Address, type PublicClient } from "viem";
 import { ChainFileError, type ChainFile } from "../sdk/chain/chainFile";
+import { manifestPath, readManifest, type DeploymentManifest } from "../sdk/chain/manifest";
 import { selectChainFile } from "../sdk/chain/selectChainFile";
 import { checkChainFile } from "./deploy/checkChainFile";
 import { planDeploy } from "./deploy/create2Plan";
@@ -150,8 +152,16 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { sent } = await executePlan(client, wallet, plan, { progress, pollMs: Math.min(1000, chain.blockTimeSeconds * 250) });
   const codeProblems = await verifyDeployedCode(client, plan);
   if (codeProblems.length > 0) throw new Error(`deployed code does not match the build:\n${codeProblems.join("\n")}\n(rebuild with the committed compiler settings, or this chain holds another build at these addresses)`);
-  const manifest = await deployedManifest(client, plan);
-  const outputs = writeDeployOutputs(resolve(values.out ?? `deployments/${chain.name}`), plan, manifest);
+  const out = resolve(values.out ?? `deployments/${chain.name}`);
+  const previousFile = manifestPath(out, chain.chainId);
+  let previous: DeploymentManifest | undefined;
+  try {
+    previous = existsSync(previousFile) ? readManifest(previousFile) : undefined;
+  } catch {
+    // An unreadable earlier manifest is rewritten below.
+  }
+  const manifest = await deployedManifest(client, plan, previous, progress);
+  const outputs = writeDeployOutputs(out, plan, manifest);
   if (values.json) {
     console.log(JSON.stringify({ ...summary, sent, manifestFile: outputs.manifestFile, standardJsonDir: outputs.standardJsonDir, deployBlock: manifest.deployBlock }, null, 2));
   } else {

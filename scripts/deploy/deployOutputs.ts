@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { erc20Abi, type PublicClient } from "viem";
-import { writeManifest, type DeploymentManifest, type ManifestVenue } from "../../sdk/chain/manifest";
+import { manifestPath, writeManifest, type DeploymentManifest, type ManifestVenue } from "../../sdk/chain/manifest";
 import { plannedAddress, type DeployPlan } from "./create2Plan";
 import { firstBlockWithCode } from "./runDeployPlan";
 
@@ -28,9 +28,18 @@ function manifestVenues(plan: DeployPlan): ManifestVenue[] {
  * addresses, the chain file's external contracts and venues, and the deploy block (the first block
  * holding the registry) with its hash. Pools are found from the venues' events, so none are listed.
  */
-export async function deployedManifest(client: PublicClient, plan: DeployPlan): Promise<DeploymentManifest> {
+export async function deployedManifest(client: PublicClient, plan: DeployPlan, previous?: DeploymentManifest, warn: (line: string) => void = () => undefined): Promise<DeploymentManifest> {
   const registry = plannedAddress(plan, "routerRegistry");
-  const deployBlock = await client.getBlock({ blockNumber: await firstBlockWithCode(client, registry) });
+  let deployBlockNumber: bigint;
+  try {
+    deployBlockNumber = await firstBlockWithCode(client, registry);
+  } catch (error) {
+    // A node without historical state cannot say when the registry appeared: keep what an earlier
+    // run recorded for this registry, else start at the head (events before it are not followed).
+    deployBlockNumber = previous?.contracts.routerRegistry === registry ? BigInt(previous.deployBlock) : await client.getBlockNumber();
+    warn(`the node cannot read historical code (${error instanceof Error ? error.message.split("\n")[0] : String(error)}): the manifest's deploy block is ${deployBlockNumber}`);
+  }
+  const deployBlock = await client.getBlock({ blockNumber: deployBlockNumber });
   const weth = plan.chain.wrappedNative.address!;
   const [name, decimals] = await Promise.all([client.readContract({ address: weth, abi: erc20Abi, functionName: "name" }), client.readContract({ address: weth, abi: erc20Abi, functionName: "decimals" })]);
   return {
@@ -64,7 +73,7 @@ export type DeployOutputs = Readonly<{ manifestFile: string; standardJsonDir: st
  * verification on an explorer.
  */
 export function writeDeployOutputs(directory: string, plan: DeployPlan, manifest: DeploymentManifest): DeployOutputs {
-  const manifestFile = join(directory, `${manifest.chainId}.json`);
+  const manifestFile = manifestPath(directory, manifest.chainId);
   writeManifest(manifestFile, manifest);
   const standardJsonDir = join(directory, "standard-json");
   mkdirSync(standardJsonDir, { recursive: true });
