@@ -68,8 +68,16 @@ function planRows(assessment: PlanAssessment, chain: ChainFile): string[][] {
   ];
 }
 
-async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({
+function parseOptions(argv: string[]) {
+  try {
+    return parseOptionsStrictly(argv);
+  } catch (error) {
+    throw new DeployRefusal(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+}
+
+function parseOptionsStrictly(argv: string[]) {
+  return parseArgs({
     args: argv,
     options: {
       chain: { type: "string" },
@@ -89,6 +97,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     },
     strict: true,
   });
+}
+
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values } = parseOptions(argv);
   if (values.help) {
     console.log(USAGE);
     return 0;
