@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { getAddress, parseEther, type Address, type Hex } from "viem";
+import { getAddress, parseEther, type Address } from "viem";
 import { chainFileSchema, type ChainFile } from "../../sdk/chain/chainFile";
 import { PERMIT2_ADDRESS } from "../../sdk/chain/permit2";
 import { startAnvilNode, type AnvilNode } from "../bench/anvilChain";
@@ -83,7 +83,3 @@ export async function startStandInChain(): Promise<StandInChain> {
   }
 }
 
-/** The deployed runtime code of Permit2 that the stand-in places (Uniswap's build, Permit2's own settings). */
-export function permit2RuntimeCode(): Hex {
-  return readBuildArtifact("@uniswap/v4-periphery/lib/permit2/src/Permit2.sol:Permit2").deployedBytecode;
-}
