@@ -4,6 +4,21 @@
  */
 export { DEVNET_CHAIN_ID, DEVNET_DEFAULT_API_PORT, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT, devnetApiUrl, devnetChain, devnetRpcUrl, type ApiEnvironment, type RpcEnvironment } from "./chain/devnet";
 export { deploymentManifestSchema, manifestPath, missingManifestAdvice, readManifest, writeManifest, type DeploymentManifest } from "./chain/manifest";
+export {
+  ChainFileError,
+  chainFilePath,
+  chainFileSchema,
+  externalAddressesOf,
+  listChainFiles,
+  readChainFile,
+  MAX_ROUTER_V3_VENUES,
+  type ChainFile,
+  type ChainFileVenue,
+  type ChainFileV2Venue,
+  type ChainFileV3Venue,
+  type SourcedAddress,
+} from "./chain/chainFile";
+export { chainFileMatchesChain, selectChainFile, type SelectChainFileParameters } from "./chain/selectChainFile";
 export { routerRegistryAbi } from "./abis/routerRegistryAbi";
 export { Feature, RegistrySelector, type FeatureId, type RegistryRead } from "./registry/features";
 export { encodeRegistryRead, decodeRegistryAddress, decodeFeatureState, type FeatureState } from "./registry/rawRegistryCall";

@@ -36,7 +36,7 @@ export function anvilBinary(): string {
  * 1,000,000 ETH each (hardhat.config.ts), Cancun, a 30M block gas limit (Hardhat's default), and
  * automine until the bench switches to interval mining (as it does on Hardhat).
  */
-export function anvilArguments(port: number, accounts = DEVNET_ACCOUNT_COUNT): string[] {
+export function anvilArguments(port: number, accounts = DEVNET_ACCOUNT_COUNT, extra: readonly string[] = []): string[] {
   return [
     "--host", "127.0.0.1",
     "--port", String(port),
@@ -47,6 +47,7 @@ export function anvilArguments(port: number, accounts = DEVNET_ACCOUNT_COUNT): s
     "--gas-limit", "30000000",
     // Its own per-request log would flood the bench's output.
     "--silent",
+    ...extra,
   ];
 }
 
@@ -57,10 +58,13 @@ export type AnvilNode = {
   stop(): Promise<void>;
 };
 
-/** Starts Anvil on a free port with `accounts` development accounts (the devnet's 20 by default) and waits for its JSON-RPC. */
-export async function startAnvilNode(accounts = DEVNET_ACCOUNT_COUNT): Promise<AnvilNode> {
+/**
+ * Starts Anvil on a free port with `accounts` development accounts (the devnet's 20 by default) and
+ * `extra` arguments, and waits for its JSON-RPC.
+ */
+export async function startAnvilNode(accounts = DEVNET_ACCOUNT_COUNT, extra: readonly string[] = []): Promise<AnvilNode> {
   const port = await freePort();
-  const child = spawn(anvilBinary(), anvilArguments(port, accounts), { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(anvilBinary(), anvilArguments(port, accounts, extra), { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-16_384)));
   child.stderr?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-16_384)));

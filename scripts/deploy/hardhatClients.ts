@@ -9,6 +9,11 @@ import { devnetChain } from "../../sdk/chain/devnet";
  * reads for 4 s, which makes every revert slow and every fresh read stale.
  */
 export async function hardhatClients(hre: HardhatRuntimeEnvironment, provider: Pick<EIP1193Provider, "request"> = hre.network.provider) {
+  return providerClients(provider);
+}
+
+/** The same clients over any local node's provider, without Hardhat (the stand-in chain's Anvil). */
+export async function providerClients(provider: Pick<EIP1193Provider, "request">) {
   const transport = custom(provider, { retryCount: 0 });
   const settings = { chain: devnetChain, transport, pollingInterval: 50, cacheTime: 0 } as const;
   const publicClient = createPublicClient(settings);
