@@ -59,17 +59,16 @@ export async function readRouteVenues(client: PublicClient, router: Address, hop
     }),
   );
   const propAmms = new Map<string, readonly [Address, Address]>();
-  if (propAmmPairs.size > 0) {
-    const allowlist = await client.readContract({ address: router, abi: [propAmmAllowlistOf], functionName: "propAmmAllowlist", blockNumber });
-    if (allowlist !== zeroAddress) {
-      const selector = await client.readContract({ address: allowlist, abi: propAmmAllowlistAbi, functionName: "SWAP_SELECTOR", blockNumber });
-      await Promise.all(
-        [...propAmmPairs].map(async (pair) => {
-          const [token0, token1] = await client.readContract({ address: allowlist, abi: propAmmAllowlistAbi, functionName: "tokensOf", args: [pair, selector], blockNumber });
-          if (token0 !== zeroAddress) propAmms.set(pair, [token0.toLowerCase() as Address, token1.toLowerCase() as Address]);
-        }),
-      );
-    }
+  // A router version without propAMMs has no allowlist to read: its propAMM hops are refused, not priced.
+  const allowlist = propAmmPairs.size === 0 ? zeroAddress : await client.readContract({ address: router, abi: [propAmmAllowlistOf], functionName: "propAmmAllowlist", blockNumber }).catch(() => zeroAddress);
+  if (allowlist !== zeroAddress) {
+    const selector = await client.readContract({ address: allowlist, abi: propAmmAllowlistAbi, functionName: "SWAP_SELECTOR", blockNumber });
+    await Promise.all(
+      [...propAmmPairs].map(async (pair) => {
+        const [token0, token1] = await client.readContract({ address: allowlist, abi: propAmmAllowlistAbi, functionName: "tokensOf", args: [pair, selector], blockNumber });
+        if (token0 !== zeroAddress) propAmms.set(pair, [token0.toLowerCase() as Address, token1.toLowerCase() as Address]);
+      }),
+    );
   }
   return { v3Pools, propAmms };
 }

@@ -6,7 +6,7 @@ import { settlementFixture, type SettlementFixture } from "../fixtures/settlemen
 import { closeSharedQuoteApis, quoteReady, startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
 import { balanceOf } from "../fixtures/testRoute";
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
-import { v2OnlySources } from "../fixtures/v2OnlySources";
+import { v2OnlySources } from "../fixtures/onlySources";
 
 const started: QuoteApi[] = [];
 after(async () => {

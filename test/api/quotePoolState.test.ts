@@ -5,7 +5,7 @@ import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { closeSharedQuoteApis, quoteReady, type QuoteApi } from "../fixtures/quoteApi";
 import { balanceOf } from "../fixtures/testRoute";
 import { chainControl, moveDevnetPool } from "../fixtures/poolMoves";
-import { v2OnlySources } from "../fixtures/v2OnlySources";
+import { v2OnlySources } from "../fixtures/onlySources";
 
 after(closeSharedQuoteApis);
 

@@ -9,20 +9,15 @@ import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack
 import { FRONT_TIP, fundStranger } from "../fixtures/sandwich";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { balanceOf } from "../fixtures/testRoute";
+import { onlySources } from "../fixtures/onlySources";
 
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
 
 type Hop = { source: string; pool: string };
 type QuoteBody = Record<string, any>;
 
-/** Every venue of the devnet but the ones named, as excluded_sources. */
-function allBut(stack: GaslessStack, ...kept: string[]): string {
-  const names = [...stack.manifest.venues.map((venue) => venue.name), ...(stack.manifest.propAmms ?? []).map((propAmm) => propAmm.name)];
-  return names.filter((name) => !kept.includes(name)).join(",");
-}
-
-const V3_ONLY = (stack: GaslessStack) => ({ excluded_sources: allBut(stack, "uniswap-v3") });
-const PROPAMM_ONLY = (stack: GaslessStack) => ({ excluded_sources: allBut(stack, "dev-propamm") });
+const V3_ONLY = (stack: GaslessStack) => onlySources(stack.manifest, "uniswap-v3");
+const PROPAMM_ONLY = (stack: GaslessStack) => onlySources(stack.manifest, "dev-propamm");
 const sourcesOf = (body: QuoteBody) => new Set((body.route.hops as Hop[]).map((hop) => hop.source));
 
 /**
