@@ -115,6 +115,11 @@ describe("gasless quotes over V3 pools and propAMMs: relayed, batched, and a fai
     expect(facts.route!.met < facts.route!.minimum && facts.route!.atParent >= facts.route!.minimum, JSON.stringify(facts, (_, value) => (typeof value === "bigint" ? value.toString() : value))).to.equal(true);
     expect(facts.tradedBefore).to.equal(true);
     expect(decideCause(facts).cause).to.equal("market");
+    // The state met, followed through the front-run's events, is the chain's own: the pools as the block
+    // ended (the victim reverted; nothing after it in the block touched them) price the route the same.
+    await mine(1);
+    const after = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context.permit2, record, { blockNumber: victimReceipt.blockNumber + 1n, transactionIndex: 0 });
+    expect(after.route!.atParent).to.equal(facts.route!.met);
     // At the block's first transaction, before the front-run: the pool as at the parent, the route fills: nothing puts a miss on the market.
     const first = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context.permit2, record, { ...at, transactionIndex: 0 });
     expect([first.route!.met, first.tradedBefore]).to.deep.equal([first.route!.atParent, false]);
