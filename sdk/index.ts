@@ -45,6 +45,8 @@ export { takerExactOutputRouterAbi } from "./abis/takerExactOutputRouterAbi";
 export { gaslessExactOutputRouterAbi } from "./abis/gaslessExactOutputRouterAbi";
 export { permit2Abi } from "./abis/permit2Abi";
 export { uniswapV3VenueAbi } from "./abis/uniswapV3VenueAbi";
+export { propAmmAbi } from "./abis/propAmmAbi";
+export { propAmmAllowlistAbi } from "./abis/propAmmAllowlistAbi";
 export { uniswapV2PairAbi, uniswapV2FactoryAbi } from "./abis/uniswapV2Abi";
 export {
   type ManifestToken,
@@ -126,7 +128,7 @@ export {
   type ExactOutputPermitParameters,
 } from "./typedData/exactOutputWitness";
 export { getAmountOut, getAmountIn } from "./amm/v2Math";
-export { routeOutput, routePairs, type PairReserves } from "./amm/routeOutput";
+export { routeOutput, routePairs, routeHops, type PairReserves, type RouteHop, type RouteVenueStates } from "./amm/routeOutput";
 export { uniswapV3PoolAbi, uniswapV3FactoryAbi } from "./abis/uniswapV3PoolAbi";
 export { MIN_TICK, MAX_TICK, MIN_SQRT_RATIO, MAX_SQRT_RATIO, getSqrtRatioAtTick, getTickAtSqrtRatio } from "./amm/v3/tickMath";
 export { V3MathError } from "./amm/v3/fullMath";
@@ -140,6 +142,10 @@ export {
   type ConcentratedPoolState,
   type ConcentratedSwapResult,
 } from "./amm/v3/swapSimulator";
+export { afterInitialize, afterSwap, afterLiquidityChange, afterV3PoolEvent, nearKnownTickEdge, type V3PoolState, type V3TickState } from "./amm/v3/v3PoolState";
+export { readV3PoolState, DEFAULT_WORDS_EACH_SIDE, type V3PoolDescriptor } from "./amm/v3/v3PoolSnapshot";
+export { readV3PoolEvents, type V3PoolEvent } from "./amm/v3/v3PoolEvents";
+export { logPosition, chainOrder, type LogPosition, type LogWindow } from "./chain/logPosition";
 export { decodeQuoteOrder, type QuoteCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
 export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError, BatchSizeError, BatchGasLimitsError, GaslessCalldataError } from "./errors/calldata";
 

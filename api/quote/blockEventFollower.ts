@@ -1,6 +1,5 @@
 import { BlockNotFoundError, type Address, type Hex, type PublicClient } from "viem";
-import type { BlockHead } from "../../sdk";
-import type { LogPosition, LogWindow } from "./poolEvents";
+import type { BlockHead, LogPosition, LogWindow } from "../../sdk";
 
 /** What an absorbed block changed: the pools its events touched. */
 type AbsorbedBlock = { number: bigint; hash: Hex; touched: Set<Address> };

@@ -39,8 +39,7 @@ import { activeRouter, allowanceHolderOf } from "./featureRouters";
 import { allocateNonce } from "./quoteNonce";
 import { blockReads } from "./blockReads";
 import { planAvoidingTaxed, planRoute } from "./routePlan";
-import { marketWhere, marketWithoutSources } from "./marketView";
-import { isV2Pool } from "./venues/pricedPool";
+import { marketWithoutSources } from "./marketView";
 import { planExactOutputRoute } from "./exactOutputPlan";
 import { orderEncoding, type QuotePermitTypedData } from "./orderEncoding";
 import { admitTaxedTokens, afterBuyTax, type QuoteTaxes } from "./taxedTokenAdmission";
@@ -182,11 +181,9 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   const tip = cappedPriorityFee(fees, query.gasless && gasless !== undefined ? gasless.priorityFeeWei : ASSUMED_PRIORITY_FEE_WEI);
   const exactOutput = query.buyAmount !== undefined;
   // Pools of the venues the request excludes are out of every search (the names were checked on admission).
-  // A failed relay is the operator's ETH, and the relayer charges it from what it can reprice from chain
-  // facts, which is V2 reserves only today (relayer/attribution): gasless routes stay on V2 pools until
-  // it can reprice V3 and propAMM hops, so a taker cannot make its failures unattributable.
-  const venues = query.gasless ? marketWhere(pools, isV2Pool) : pools;
-  const market = marketWithoutSources(venues, new Set(query.excludedSources ?? []));
+  // Gasless routes take every venue: the relayer reprices a failed relay's V2, V3 and propAMM hops from
+  // the chain at its block (relayer/attribution) to tell the taker's failure from the market's.
+  const market = marketWithoutSources(pools, new Set(query.excludedSources ?? []));
   const plan = await planAvoidingTaxed(input, market, weth, block.baseFeePerGas + tip, exactOutput ? planExactOutputRoute : planRoute);
   // Read in every mode (it is cached per router): a permit or native quote paying the holder would
   // strand the output just as an allowance quote would.

@@ -12,16 +12,21 @@ export type AttributionFacts = Readonly<{
    */
   gateClosed: boolean;
   /**
-   * The order's route repriced from the pairs' own reserves (V2 math, no token taxes): at the parent
-   * block, and at the state the order met (the last `Sync` of each pair before it in its block, or the
-   * parent's reserves). Absent when the route cannot be priced that way (an exact-output order with a SPLIT).
+   * The order's route repriced from its venues' own state (no token taxes): at the parent block, and
+   * at the state the order met. V2 pairs: reserves, with each pair's last `Sync` before the order in its
+   * block; V3 pools: the pool's price, liquidity and ticks, with its `Swap`, `Mint` and `Burn` events
+   * before the order applied; propAMMs: `getAmountOut` at the parent block, and for the state met the
+   * lower of the parent's and the mined block's end. Absent when the route cannot be priced that way
+   * (an exact-output order with a SPLIT, a hop the router would refuse, a V3 swap past the ticks read,
+   * a propAMM that would not quote or that logged anything in the block before the order).
    */
   route?: Readonly<{ minimum: bigint; atParent: bigint; met: bigint }> | undefined;
   /**
-   * Some pair of the order's route emitted a `Sync` in its block before it (an earlier transaction, or
-   * an earlier batch member): what the market did, read when the route cannot be repriced.
+   * Some venue of the order's route traded or changed in its block before it (a V2 pair's `Sync`, a V3
+   * pool's `Swap`/`Mint`/`Burn`, any log of a propAMM; an earlier transaction, or an earlier batch
+   * member): what the market did, read when the route cannot be repriced.
    */
-  syncedBefore: boolean;
+  tradedBefore: boolean;
   /**
    * The order burnt (nearly) all the gas it was given: its whole transaction's limit, for a relay of
    * its own (undefined for a batch member: the receipt has only the batch's total).

@@ -27,8 +27,9 @@ export type Attribution = Readonly<{ cause: UnpaidGasCause; detail: string; mark
  * 5. its Permit2 nonce spent, or its balance or allowance short → the taker;
  * 6. a pool of its route moved against it within its block, before it (a taxed token's order may miss
  *    its minimum where the untaxed repricing does not) → the market;
- * 7. the route cannot be repriced (an exact-output SPLIT, a V3 or propAMM hop, calldata that no longer decodes): a pair of
- *    it synced before the order in its block → the market, else → the operator; never the taker for
+ * 7. the route cannot be repriced (an exact-output SPLIT, a hop the router refuses, a V3 swap past the
+ *    ticks read, a propAMM that changed within the block, calldata that no longer decodes): a venue of
+ *    it traded before the order in its block → the market, else → the operator; never the taker for
  *    want of facts;
  * 8. anything else (a token that refuses, an unexplained revert of the taker's order) → the taker:
  *    no fact a third party controls explains it.
@@ -58,9 +59,9 @@ export function decideCause(facts: AttributionFacts): Attribution {
     return { cause: "market", detail: `a pool moved against the order within its block: repriced output ${route.met} at the state it met, ${route.atParent} at the parent block`, market: true, retryable: true };
   }
   if (route === undefined) {
-    return facts.syncedBefore
-      ? { cause: "market", detail: "the route cannot be repriced (an exact-output split, a V3 or propAMM hop, or calldata that does not decode) and a pool of it traded before the order within its block", market: true, retryable: true }
-      : { cause: "operator", detail: "the route cannot be repriced (an exact-output split, a V3 or propAMM hop, or calldata that does not decode) and no pool of it traded before the order within its block; no fact puts it on the taker", market: false, retryable: true };
+    return facts.tradedBefore
+      ? { cause: "market", detail: "the route cannot be repriced (an exact-output split, a hop the router refuses, a V3 swap past the ticks read, a propAMM that changed within the block, or calldata that does not decode) and a pool of it traded before the order within its block", market: true, retryable: true }
+      : { cause: "operator", detail: "the route cannot be repriced (an exact-output split, a hop the router refuses, a V3 swap past the ticks read, a propAMM that changed within the block, or calldata that does not decode) and no pool of it traded before the order within its block; no fact puts it on the taker", market: false, retryable: true };
   }
   return { cause: "taker", detail: "no fact outside the taker's order explains the failure (its token or its signature)", market: false, retryable: false };
 }

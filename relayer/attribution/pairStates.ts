@@ -28,10 +28,23 @@ export async function pairStatesAt(client: PublicClient, pairs: readonly Address
 export async function syncsBefore(client: PublicClient, pairs: readonly Address[], position: BlockPosition) {
   if (pairs.length === 0) return [];
   const logs = await client.getLogs({ address: [...pairs], event: syncEvent, strict: true, fromBlock: position.blockNumber, toBlock: position.blockNumber });
-  return logs
-    .filter((log) => !log.removed && log.transactionIndex !== null && log.logIndex !== null)
-    .filter((log) => log.transactionIndex! < position.transactionIndex || (log.transactionIndex === position.transactionIndex && position.logIndex !== undefined && log.logIndex! < position.logIndex))
-    .sort((a, b) => a.logIndex! - b.logIndex!);
+  return logs.filter((log) => isBefore(log, position)).sort((a, b) => a.logIndex! - b.logIndex!);
+}
+
+/** Whether a mined log of the order's block came before the order at `position` (an earlier transaction's, or an earlier batch member's). */
+export function isBefore(log: Readonly<{ removed: boolean; transactionIndex: number | null; logIndex: number | null }>, position: BlockPosition): boolean {
+  if (log.removed || log.transactionIndex === null || log.logIndex === null) return false;
+  return log.transactionIndex < position.transactionIndex || (log.transactionIndex === position.transactionIndex && position.logIndex !== undefined && log.logIndex < position.logIndex);
+}
+
+/**
+ * The log indexes of every log `addresses` emitted in the order's block before it, whatever the event:
+ * the contracts' own logs, which nothing the taker's code writes.
+ */
+export async function logIndexesBefore(client: PublicClient, addresses: readonly Address[], position: BlockPosition): Promise<Set<number>> {
+  if (addresses.length === 0) return new Set();
+  const logs = await client.getLogs({ address: [...addresses], fromBlock: position.blockNumber, toBlock: position.blockNumber });
+  return new Set(logs.filter((log) => isBefore(log, position)).map((log) => log.logIndex!));
 }
 
 /** The reserves each pair held when the order at `position` ran: its last `Sync` before it in that block (`syncsBefore`), else the parent block's. */

@@ -1,9 +1,10 @@
 import { encodeFunctionData, erc20Abi, hexToBigInt, type Address, type Hex, type PublicClient } from "viem";
-import { decodeGaslessCall, decodeRouteActions, routeOutput, routePairs, type GaslessCall, type PairReserves, type RouteAction } from "../../sdk";
+import { decodeGaslessCall, decodeRouteActions, routeHops, routeOutput, routePairs, type GaslessCall, type PairReserves, type RouteAction, type RouteHop, type V3PoolState } from "../../sdk";
 import { isPermit2NonceUsed } from "../orderState";
 import type { RelayRecord } from "../store/relayStore";
 import type { AttributionFacts, RetryFacts } from "./attributionFacts";
 import { pairStatesAt, pairStatesMet, syncsBefore, type BlockPosition } from "./pairStates";
+import { propAmmOutAt, propAmmsTouchedBefore, readRouteVenues, v3HopKey, v3PoolStatesAt, v3PoolStatesMet, type RouteVenues } from "./routeVenues";
 import { routerGateOpen } from "./routerGate";
 
 type Relay = Pick<RelayRecord, "data" | "router" | "taker" | "permit2Nonce" | "acceptedBlock" | "transactions">;
@@ -12,31 +13,28 @@ type Relay = Pick<RelayRecord, "data" | "router" | "taker" | "permit2Nonce" | "a
  * An order's route as repricing sees it: what goes in and the least that must come out. An
  * exact-input order: its sell amount and minimum. An exact-output order without a SPLIT: its maximum
  * input run forwards must yield its output (the same test as the router's backward pass, to a unit of
- * rounding); one with a SPLIT (shares of the output, not the input) is not repriced, nor one through
- * a V3 pool or a propAMM (their state is not reserves: no fact from them puts a failure on the taker).
+ * rounding); one with a SPLIT (shares of the output, not the input) is not repriced.
  */
-type PricedRoute = { actions: RouteAction[]; pairs: Address[]; amountIn: bigint; minimum: bigint };
+type PricedRoute = { actions: RouteAction[]; sellToken: Address; hops: RouteHop[]; pairs: Address[]; amountIn: bigint; minimum: bigint };
 
 function pricedRoute(call: GaslessCall): PricedRoute | undefined {
-  const onlyV2 = (actions: readonly RouteAction[]) =>
-    actions.every((action) => (action.type === "split" ? action.legs.every((leg) => leg.hops.every((hop) => hop.type === "swapV2")) : action.type !== "swapV3" && action.type !== "swapPropAmm"));
   try {
+    const actions = decodeRouteActions(call.order.params.actions);
+    const sellToken = call.order.params.sellToken;
+    const route = { actions, sellToken, hops: routeHops(actions, sellToken), pairs: routePairs(actions) };
     if (call.kind === "exactOutput") {
       const { params } = call.order;
-      const actions = decodeRouteActions(params.actions);
-      if (actions.some((action) => action.type === "split") || !onlyV2(actions)) return undefined;
-      return { actions, pairs: routePairs(actions), amountIn: params.maxSellAmount, minimum: params.buyAmount };
+      if (actions.some((action) => action.type === "split")) return undefined;
+      return { ...route, amountIn: params.maxSellAmount, minimum: params.buyAmount };
     }
     const { params } = call.order;
-    const actions = decodeRouteActions(params.actions);
-    if (!onlyV2(actions)) return undefined;
-    return { actions, pairs: routePairs(actions), amountIn: params.sellAmount, minimum: params.minBuyAmount };
+    return { ...route, amountIn: params.sellAmount, minimum: params.minBuyAmount };
   } catch {
     return undefined;
   }
 }
 
-/** The pairs an order's route trades on, priceable or not (none when its actions do not decode). */
+/** The V2 pairs an order's route trades on, priceable or not (none when its actions do not decode). */
 function pairsOf(call: GaslessCall | undefined): Address[] {
   if (call === undefined) return [];
   try {
@@ -49,8 +47,31 @@ function pairsOf(call: GaslessCall | undefined): Address[] {
 /** At least this share (in percent) of the gas an order was given, used: its code burnt it. */
 const CAP_BURNT_PERCENT = 90n;
 
-function outputAt(route: PricedRoute, states: ReadonlyMap<string, PairReserves>): bigint {
-  return routeOutput(route.actions, route.amountIn, (pair) => states.get(pair.toLowerCase())) ?? 0n;
+/** The route's venues at one point of the chain: V2 reserves, V3 pool states, and the blocks whose end its propAMMs quote at (the lowest quote counts). */
+type StatesAt = Readonly<{ pairs: ReadonlyMap<string, PairReserves>; pools: ReadonlyMap<string, V3PoolState>; propAmmBlocks: readonly bigint[] }>;
+
+/** The route's output at `states`; undefined when a hop cannot be priced there (a V3 swap past the ticks read or not filled, a propAMM that will not quote). */
+function outputAt(client: PublicClient, route: PricedRoute, venues: RouteVenues, states: StatesAt): Promise<bigint | undefined> {
+  return routeOutput(route.actions, route.sellToken, route.amountIn, {
+    v2Pair: (pair) => states.pairs.get(pair.toLowerCase()),
+    v3Pool: (hop, tokenIn) => {
+      const pool = venues.v3Pools.get(v3HopKey(hop, tokenIn));
+      return pool === undefined ? undefined : states.pools.get(pool);
+    },
+    propAmmOut: (hop, tokenIn, amountIn) => propAmmOutAt(client, venues, hop, tokenIn, amountIn, states.propAmmBlocks),
+  });
+}
+
+/** The route's venues and their states at the end of `blockNumber`. */
+async function routeStatesAt(client: PublicClient, router: Address, route: PricedRoute, blockNumber: bigint): Promise<{ venues: RouteVenues; states: StatesAt }> {
+  const venues = await readRouteVenues(client, router, route.hops, blockNumber);
+  const [pairs, pools] = await Promise.all([pairStatesAt(client, route.pairs, blockNumber), v3PoolStatesAt(client, venues, blockNumber)]);
+  return { venues, states: { pairs, pools, propAmmBlocks: [blockNumber] } };
+}
+
+/** Whether every V3 hop and propAMM hop of the route names a pool or pair the router reaches (else the route is not priced). */
+function venuesComplete(route: PricedRoute, venues: RouteVenues): boolean {
+  return route.hops.every(({ hop, tokenIn }) => (hop.type === "swapV3" ? venues.v3Pools.has(v3HopKey(hop, tokenIn)) : hop.type === "swapPropAmm" ? venues.propAmms.has(hop.pair.toLowerCase()) : true));
 }
 
 /** Gas for each read of the sell token's balance or allowance: its code is not ours. */
@@ -102,7 +123,7 @@ export async function readAttributionFacts(client: PublicClient, permit2: Addres
     ]);
     return balance < need || allowance < need;
   };
-  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, statesAtParent, synced] = await Promise.all([
+  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, atParent, synced] = await Promise.all([
     routerGateOpen(client, relay.router, parent),
     routerGateOpen(client, relay.router, position.blockNumber),
     // Only the detail depends on it, and a node without old state may not answer for that block.
@@ -111,19 +132,29 @@ export async function readAttributionFacts(client: PublicClient, permit2: Addres
     isPermit2NonceUsed(client, permit2, relay),
     balanceAndAllowance(parent),
     balanceAndAllowance(position.blockNumber),
-    route === undefined ? Promise.resolve(undefined) : pairStatesAt(client, route.pairs, parent),
+    route === undefined ? Promise.resolve(undefined) : routeStatesAt(client, relay.router, route, parent),
     syncsBefore(client, route?.pairs ?? pairsOf(call), position),
   ]);
   let repriced: AttributionFacts["route"];
-  if (route !== undefined && statesAtParent !== undefined) {
-    const met = await pairStatesMet(client, statesAtParent, position);
-    repriced = { minimum: route.minimum, atParent: outputAt(route, statesAtParent), met: outputAt(route, met) };
+  let tradedBefore = synced.length > 0;
+  if (route !== undefined && atParent !== undefined) {
+    const { venues, states } = atParent;
+    const [pairsMet, pools, propAmmTouched] = await Promise.all([pairStatesMet(client, states.pairs, position), v3PoolStatesMet(client, states.pools, position), propAmmsTouchedBefore(client, venues, position)]);
+    tradedBefore ||= pools.tradedBefore || propAmmTouched;
+    // A propAMM changed within the block before the order: no block's end says what it quoted then.
+    if (venuesComplete(route, venues) && !propAmmTouched) {
+      // A propAMM's quote the order met: the lower of the parent's and the mined block's end (an oracle
+      // moved within the block shows at its end), never a higher one that would put a miss on the taker.
+      const met = { pairs: pairsMet, pools: pools.met, propAmmBlocks: [parent, position.blockNumber] };
+      const [atParentOut, metOut] = await Promise.all([outputAt(client, route, venues, states), outputAt(client, route, venues, met)]);
+      if (atParentOut !== undefined && metOut !== undefined) repriced = { minimum: route.minimum, atParent: atParentOut, met: metOut };
+    }
   }
   const hasCode = (code: string | undefined) => code !== undefined && code !== "0x";
   return {
     gateClosed: !gateAtParent || !gateAtBlock,
     route: repriced,
-    syncedBefore: synced.length > 0,
+    tradedBefore,
     capBurnt: gas === undefined ? undefined : gas.used * 100n >= gas.limit * CAP_BURNT_PERCENT,
     takerCode: { whenAccepted: hasCode(codeWhenAccepted), whenMined: hasCode(codeWhenMined) },
     nonceSpent,
@@ -143,10 +174,11 @@ export async function readRetryFacts(client: PublicClient, relay: Relay): Promis
   const latest = (await client.getBlock({ blockTag: "latest" })).number;
   const call = decodeOrUndefined(relay.data);
   const route = call === undefined ? undefined : pricedRoute(call);
-  const [gateOpen, states] = await Promise.all([routerGateOpen(client, relay.router, latest), route === undefined ? Promise.resolve(undefined) : pairStatesAt(client, route.pairs, latest)]);
+  const [gateOpen, now] = await Promise.all([routerGateOpen(client, relay.router, latest), route === undefined ? Promise.resolve(undefined) : routeStatesAt(client, relay.router, route, latest)]);
+  const output = route === undefined || now === undefined || !venuesComplete(route, now.venues) ? undefined : await outputAt(client, route, now.venues, now.states);
   return {
     gateOpen,
-    fillsNow: route === undefined || states === undefined ? undefined : outputAt(route, states) >= route.minimum,
+    fillsNow: output === undefined ? undefined : output >= route!.minimum,
     resentBefore: resentBefore(relay),
   };
 }

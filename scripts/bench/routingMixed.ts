@@ -7,7 +7,7 @@
  * (2) What splitting buys on the devnet's split pair, through the API's MarketTracker on the real devnet.
  */
 import { getAddress, type Address, type PublicClient } from "viem";
-import { ChainHead, getSqrtRatioAtTick, getTickAtSqrtRatio, v2PoolsOf, type DeploymentManifest } from "../../sdk";
+import { ChainHead, getSqrtRatioAtTick, getTickAtSqrtRatio, v2PoolsOf, type DeploymentManifest, type V3TickState } from "../../sdk";
 import { MarketTracker } from "../../api/quote/marketTracker";
 import { pricedMarketOf, type PricedMarket } from "../../api/quote/poolGraph";
 import { PoolStateTracker } from "../../api/quote/poolState";
@@ -18,7 +18,6 @@ import type { PricedPool, V2Pool } from "../../api/quote/venues/pricedPool";
 import { PropAmmPricing } from "../../api/quote/venues/propAmmPricing";
 import { V3PoolTracker } from "../../api/quote/venues/uniswapV3/v3PoolTracker";
 import type { V3RoutedPool } from "../../api/quote/venues/uniswapV3/v3Adapter";
-import type { V3TickState } from "../../api/quote/venues/uniswapV3/v3PoolState";
 import { amountThroughPool, legName } from "../../api/quote/venues/venueAdapters";
 import { DEV_SPLIT_PAIR } from "../deploy/devnetV3Market";
 import { seededRandom } from "../market/generateMarket";

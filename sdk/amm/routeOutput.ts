@@ -1,41 +1,113 @@
 import type { Address } from "viem";
-import { splitAmounts, type RouteAction, type RouteHopAction } from "../calldata/routeActions";
+import { splitAmounts, type PropAmmHop, type RouteAction, type RouteHopAction, type V3Hop } from "../calldata/routeActions";
 import { getAmountOut } from "./v2Math";
+import { quoteConcentratedExactInput } from "./v3/swapSimulator";
+import type { V3PoolState } from "./v3/v3PoolState";
 
 /** A V2 pair's state: which token is token0, and both reserves. */
 export type PairReserves = { token0: Address; reserve0: bigint; reserve1: bigint };
 
+/** A swap hop of a route and the token it sells (the running token where it runs). */
+export type RouteHop = Readonly<{ hop: RouteHopAction; tokenIn: Address }>;
+
 /**
- * What `amountIn` run through `actions` pays at the end, at the given pair states, exactly as the
- * routers compute an exact-input route (V2 math, FEE rounding down, SPLIT's leg amounts); a pair
- * used twice sees its own earlier hop, as on chain. Undefined when a pair's state is missing, and for
- * a route through another venue (V3, propAMM), which V2 pair states cannot price.
- * Token transfer taxes are not modelled: a taxed token's route pays less than this.
- *
- * @example routeOutput(decodeRouteActions(order.actions), order.sellAmount, (pair) => states.get(pair))
+ * Where a route's venues' states come from, at one point of the chain. Each answers undefined when it
+ * does not know (a pair or pool not read, a propAMM that would not quote): the route is then not priced.
  */
-export function routeOutput(actions: readonly RouteAction[], amountIn: bigint, pairState: (pair: Address) => PairReserves | undefined): bigint | undefined {
-  const moved = new Map<string, PairReserves>();
-  const stateOf = (pair: Address) => moved.get(pair.toLowerCase()) ?? pairState(pair);
-  const hop = (amount: bigint, action: RouteHopAction): bigint | undefined => {
-    if (action.type !== "swapV2") return undefined;
-    const { pair, tokenOut, feeBps } = action;
-    const state = stateOf(pair);
-    if (state === undefined) return undefined;
-    const outIsToken0 = state.token0.toLowerCase() === tokenOut.toLowerCase();
-    const [reserveIn, reserveOut] = outIsToken0 ? [state.reserve1, state.reserve0] : [state.reserve0, state.reserve1];
-    const out = getAmountOut(amount, reserveIn, reserveOut, feeBps);
-    moved.set(pair.toLowerCase(), outIsToken0 ? { ...state, reserve0: state.reserve0 - out, reserve1: state.reserve1 + amount } : { ...state, reserve0: state.reserve0 + amount, reserve1: state.reserve1 - out });
-    return out;
+export type RouteVenueStates = Readonly<{
+  /** A V2 pair's reserves. */
+  v2Pair: (pair: Address) => PairReserves | undefined;
+  /** The pool a V3 hop from `tokenIn` swaps in (the router computes it from its venue table). */
+  v3Pool?: (hop: V3Hop, tokenIn: Address) => V3PoolState | undefined;
+  /** A propAMM's output for exactly `amountIn` of `tokenIn` (its `getAmountOut`, oracle-priced: read, not modelled). */
+  propAmmOut?: (hop: PropAmmHop, tokenIn: Address, amountIn: bigint) => Promise<bigint | undefined>;
+}>;
+
+/**
+ * Every swap hop of `actions` with the token it sells, in execution order (split legs in leg order),
+ * for a route selling `sellToken`: what decides the pool a V3 hop names and a propAMM hop's direction.
+ * WRAP and UNWRAP leave the token as it is: an order that sells an ERC-20 never wraps before a hop,
+ * and a hop after a WRAP of native ETH names no pool (so such a route is simply not priced).
+ */
+export function routeHops(actions: readonly RouteAction[], sellToken: Address): RouteHop[] {
+  const hops: RouteHop[] = [];
+  let token = sellToken;
+  for (const action of actions) {
+    if (action.type === "swapV2" || action.type === "swapV3" || action.type === "swapPropAmm") {
+      hops.push({ hop: action, tokenIn: token });
+      token = action.tokenOut;
+    } else if (action.type === "split") {
+      let legEnd = token;
+      for (const leg of action.legs) {
+        let legToken = token;
+        for (const hop of leg.hops) {
+          hops.push({ hop, tokenIn: legToken });
+          legToken = hop.tokenOut;
+        }
+        legEnd = legToken;
+      }
+      token = legEnd;
+    }
+  }
+  return hops;
+}
+
+/**
+ * What `amountIn` of `sellToken` run through `actions` pays at the end, at the given venue states,
+ * as the routers compute an exact-input route: V2 math, V3's swap loop over the pool's ticks (the
+ * whole input or nothing, as the router requires), a propAMM's own quote, FEE rounding down, SPLIT's
+ * leg amounts. A V2 pair or V3 pool used twice sees its own earlier hop, as on chain; a propAMM used
+ * twice is not priced (its quote at the block does not see the route's earlier swap through it).
+ * Undefined when any hop cannot be priced. Token transfer taxes are not modelled: a taxed token's
+ * route pays less than this.
+ *
+ * @example await routeOutput(decodeRouteActions(order.actions), order.sellToken, order.sellAmount, { v2Pair: (pair) => states.get(pair) })
+ */
+export async function routeOutput(actions: readonly RouteAction[], sellToken: Address, amountIn: bigint, venues: RouteVenueStates): Promise<bigint | undefined> {
+  const movedPairs = new Map<string, PairReserves>();
+  const movedPools = new Map<string, V3PoolState>();
+  const propAmmsUsed = new Set<string>();
+  const hop = async (amount: bigint, action: RouteHopAction, tokenIn: Address): Promise<bigint | undefined> => {
+    switch (action.type) {
+      case "swapV2": {
+        const { pair, tokenOut, feeBps } = action;
+        const state = movedPairs.get(pair.toLowerCase()) ?? venues.v2Pair(pair);
+        if (state === undefined) return undefined;
+        const outIsToken0 = state.token0.toLowerCase() === tokenOut.toLowerCase();
+        const [reserveIn, reserveOut] = outIsToken0 ? [state.reserve1, state.reserve0] : [state.reserve0, state.reserve1];
+        const out = getAmountOut(amount, reserveIn, reserveOut, feeBps);
+        movedPairs.set(pair.toLowerCase(), outIsToken0 ? { ...state, reserve0: state.reserve0 - out, reserve1: state.reserve1 + amount } : { ...state, reserve0: state.reserve0 + amount, reserve1: state.reserve1 - out });
+        return out;
+      }
+      case "swapV3": {
+        const found = venues.v3Pool?.(action, tokenIn);
+        if (found === undefined) return undefined;
+        const pool = movedPools.get(found.address.toLowerCase()) ?? found;
+        const zeroForOne = pool.token0.toLowerCase() === tokenIn.toLowerCase();
+        const swap = quoteConcentratedExactInput(pool, zeroForOne, amount);
+        // The router refuses a partial fill; a swap past the ticks read is not known either.
+        if (swap === undefined || !swap.filled) return undefined;
+        movedPools.set(pool.address.toLowerCase(), { ...pool, sqrtPriceX96: swap.sqrtPriceAfter, tick: swap.tickAfter, liquidity: swap.liquidityAfter });
+        return swap.amountOut;
+      }
+      case "swapPropAmm": {
+        const pair = action.pair.toLowerCase();
+        if (venues.propAmmOut === undefined || propAmmsUsed.has(pair)) return undefined;
+        propAmmsUsed.add(pair);
+        return venues.propAmmOut(action, tokenIn, amount);
+      }
+    }
   };
   let running: bigint | undefined = amountIn;
+  let token = sellToken;
   for (const action of actions) {
     if (running === undefined) return undefined;
     switch (action.type) {
       case "swapV2":
       case "swapV3":
       case "swapPropAmm":
-        running = hop(running, action);
+        running = await hop(running, action, token);
+        token = action.tokenOut;
         break;
       case "fee":
         running -= (running * BigInt(action.bps)) / 10_000n;
@@ -43,13 +115,20 @@ export function routeOutput(actions: readonly RouteAction[], amountIn: bigint, p
       case "split": {
         const legIns = splitAmounts(running, action.legs.map((leg) => leg.shareBps));
         let total = 0n;
+        let legEnd = token;
         for (const [index, leg] of action.legs.entries()) {
           let legAmount: bigint | undefined = legIns[index]!;
-          for (const legHop of leg.hops) legAmount = legAmount === undefined ? undefined : hop(legAmount, legHop);
+          let legToken = token;
+          for (const legHop of leg.hops) {
+            legAmount = legAmount === undefined ? undefined : await hop(legAmount, legHop, legToken);
+            legToken = legHop.tokenOut;
+          }
           if (legAmount === undefined) return undefined;
           total += legAmount;
+          legEnd = legToken;
         }
         running = total;
+        token = legEnd;
         break;
       }
       case "wrap":

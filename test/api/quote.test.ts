@@ -6,6 +6,7 @@ import { settlementFixture, type SettlementFixture } from "../fixtures/settlemen
 import { closeSharedQuoteApis, quoteReady, startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
 import { balanceOf } from "../fixtures/testRoute";
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
+import { v2OnlySources } from "../fixtures/onlySources";
 
 const started: QuoteApi[] = [];
 after(async () => {
@@ -42,7 +43,6 @@ function expectGasClose(estimated: number, used: bigint) {
  * The venues other than Uniswap V2: tests whose subject is the V2 market (its gas model, its paths
  * through WETH, its splits, a move of its pools) exclude them; test/api/mixedVenueQuote.test.ts covers them.
  */
-const V2_ONLY = { excluded_sources: "uniswap-v3,forkswap-v3,dev-propamm" };
 
 describe("GET /quote", () => {
   describe("the integrator's path, executed on chain", () => {
@@ -86,7 +86,7 @@ describe("GET /quote", () => {
 
     it("allowance settlement of an ERC20 sell: approve the holder named in issues.allowance, send tx unchanged", async () => {
       const { f, api } = await loadFixture(quoteReady);
-      const { body } = await api.quote({ sell_token: f.token("DAI"), buy_token: f.token("USDC"), sell_amount: parseUnits("1000", 18), taker: f.taker.account.address, settlement: "allowance", ...V2_ONLY });
+      const { body } = await api.quote({ sell_token: f.token("DAI"), buy_token: f.token("USDC"), sell_amount: parseUnits("1000", 18), taker: f.taker.account.address, settlement: "allowance", ...v2OnlySources(f) });
       expect(body!.settlement).to.equal("allowance");
       expect(body!.permit2).to.equal(undefined);
       expect(body!.tx.signature_offset).to.equal(undefined);
@@ -98,7 +98,7 @@ describe("GET /quote", () => {
       expectGasClose(body!.tx.estimated_gas, receipt.gasUsed);
 
       // Again, now that the pool's oracle has started and the taker already holds the buy token.
-      const { body: again } = await api.quote({ sell_token: f.token("DAI"), buy_token: f.token("USDC"), sell_amount: parseUnits("1000", 18), taker: f.taker.account.address, settlement: "allowance", ...V2_ONLY });
+      const { body: again } = await api.quote({ sell_token: f.token("DAI"), buy_token: f.token("USDC"), sell_amount: parseUnits("1000", 18), taker: f.taker.account.address, settlement: "allowance", ...v2OnlySources(f) });
       expect(again!.issues.allowance).to.equal(null);
       expectGasClose(again!.tx.estimated_gas, (await execute(f, again!)).gasUsed);
     });
@@ -149,7 +149,7 @@ describe("GET /quote", () => {
           hash: await f.taker.writeContract({ address: f.contracts.weth, abi: weth.abi, functionName: "deposit", value: parseUnits("3", 18) }),
         });
         for (const round of ["cold", "warm"]) {
-          const { status, body } = await api.quote({ ...shape.params(f), taker: f.taker.account.address, ...(recipient ? { recipient } : {}), ...V2_ONLY });
+          const { status, body } = await api.quote({ ...shape.params(f), taker: f.taker.account.address, ...(recipient ? { recipient } : {}), ...v2OnlySources(f) });
           expect(status, JSON.stringify(body)).to.equal(200);
           const receipt = await execute(f, body!);
           expect(receipt.status, round).to.equal("success");
@@ -160,7 +160,7 @@ describe("GET /quote", () => {
 
     it("multi-hop: LINK (paired only with WETH) to USDC goes through WETH", async () => {
       const { f, api } = await loadFixture(quoteReady);
-      const { body } = await api.quote({ sell_token: "link", buy_token: "USDC", sell_amount: parseUnits("500", 18), taker: f.taker.account.address, ...V2_ONLY });
+      const { body } = await api.quote({ sell_token: "link", buy_token: "USDC", sell_amount: parseUnits("500", 18), taker: f.taker.account.address, ...v2OnlySources(f) });
       expect(body!.route.hops.map((hop: { token_out: string }) => hop.token_out)).to.deep.equal([f.token("WETH").toLowerCase(), f.token("USDC").toLowerCase()]);
       expect(body!.route.hops[1].amount_in).to.equal(body!.route.hops[0].amount_out);
       const before = await balanceOf(f, f.token("USDC"), f.taker.account.address);
@@ -185,7 +185,7 @@ describe("GET /quote", () => {
       const { f, api } = await loadFixture(quoteReady);
       const sellAmount = parseUnits("300000", 6);
       const single = await directOutput(f, f.token("USDC"), f.token("WETH"), sellAmount);
-      const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: sellAmount, taker: f.taker.account.address, fee_bps: 25, ...V2_ONLY });
+      const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: sellAmount, taker: f.taker.account.address, fee_bps: 25, ...v2OnlySources(f) });
       expect(status, JSON.stringify(body)).to.equal(200);
       const legs = body!.route.legs as Leg[];
       expect(legs.length).to.be.within(2, 3);
@@ -212,7 +212,7 @@ describe("GET /quote", () => {
 
     it("splits native sells and buys too: ETH in wraps before the split, ETH out unwraps after it", async () => {
       const { f, api } = await loadFixture(quoteReady);
-      const { body: sell } = await api.quote({ sell_token: "ETH", buy_token: f.token("USDC"), sell_amount: parseUnits("100", 18), taker: f.taker.account.address, ...V2_ONLY });
+      const { body: sell } = await api.quote({ sell_token: "ETH", buy_token: f.token("USDC"), sell_amount: parseUnits("100", 18), taker: f.taker.account.address, ...v2OnlySources(f) });
       expect((sell!.route.legs as Leg[]).length).to.be.within(2, 3);
       const usdcBefore = await balanceOf(f, f.token("USDC"), f.taker.account.address);
       const sold = await execute(f, sell!);
@@ -220,7 +220,7 @@ describe("GET /quote", () => {
       expectGasClose(sell!.tx.estimated_gas, sold.gasUsed);
 
       const recipient = f.recipient.account.address;
-      const { body: buy } = await api.quote({ sell_token: f.token("USDC"), buy_token: "ETH", sell_amount: parseUnits("200000", 6), taker: f.taker.account.address, recipient, ...V2_ONLY });
+      const { body: buy } = await api.quote({ sell_token: f.token("USDC"), buy_token: "ETH", sell_amount: parseUnits("200000", 6), taker: f.taker.account.address, recipient, ...v2OnlySources(f) });
       expect((buy!.route.legs as Leg[]).length).to.be.within(2, 3);
       const ethBefore = await f.publicClient.getBalance({ address: recipient });
       const bought = await execute(f, buy!);
@@ -263,10 +263,10 @@ describe("GET /quote", () => {
 
     it("a quote made stale by a pool move fails in eth_call simulation", async () => {
       const { f, api } = await loadFixture(quoteReady);
-      const { body } = await api.quote({ sell_token: "ETH", buy_token: "USDC", sell_amount: parseUnits("1", 18), taker: f.taker.account.address, slippage_bps: 10, ...V2_ONLY });
+      const { body } = await api.quote({ sell_token: "ETH", buy_token: "USDC", sell_amount: parseUnits("1", 18), taker: f.taker.account.address, slippage_bps: 10, ...v2OnlySources(f) });
       await f.publicClient.call({ account: f.taker.account.address, to: body!.tx.to, data: body!.tx.data, value: BigInt(body!.tx.value) });
       // Someone else sells a lot of ETH into the same pool first.
-      const { body: mover } = await api.quote({ sell_token: "ETH", buy_token: "USDC", sell_amount: parseUnits("50", 18), taker: f.stranger.account.address, ...V2_ONLY });
+      const { body: mover } = await api.quote({ sell_token: "ETH", buy_token: "USDC", sell_amount: parseUnits("50", 18), taker: f.stranger.account.address, ...v2OnlySources(f) });
       await f.publicClient.waitForTransactionReceipt({ hash: await f.stranger.sendTransaction({ to: mover!.tx.to, data: mover!.tx.data, value: BigInt(mover!.tx.value) }) });
       let reverted = false;
       await f.publicClient.call({ account: f.taker.account.address, to: body!.tx.to, data: body!.tx.data, value: BigInt(body!.tx.value) }).catch(() => (reverted = true));

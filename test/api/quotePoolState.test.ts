@@ -5,15 +5,15 @@ import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { closeSharedQuoteApis, quoteReady, type QuoteApi } from "../fixtures/quoteApi";
 import { balanceOf } from "../fixtures/testRoute";
 import { chainControl, moveDevnetPool } from "../fixtures/poolMoves";
+import { v2OnlySources } from "../fixtures/onlySources";
 
 after(closeSharedQuoteApis);
 
-/** These tests move V2 pairs and follow them: their quotes route over Uniswap V2 alone. */
-const V2_ONLY = { excluded_sources: "uniswap-v3,forkswap-v3,dev-propamm" };
+// These tests move V2 pairs and follow them: their quotes route over Uniswap V2 alone (v2OnlySources).
 
 /** A native sell needs no approval or signature: quote it for the taker, send it, return what arrived and the quote. */
 async function quoteAndSwap(f: SettlementFixture, api: QuoteApi, buySymbol: string, ether: string) {
-  const { status, body } = await api.quote({ sell_token: "ETH", buy_token: buySymbol, sell_amount: parseUnits(ether, 18), taker: f.taker.account.address, ...V2_ONLY });
+  const { status, body } = await api.quote({ sell_token: "ETH", buy_token: buySymbol, sell_amount: parseUnits(ether, 18), taker: f.taker.account.address, ...v2OnlySources(f) });
   expect(status, JSON.stringify(body)).to.equal(200);
   expect(BigInt(body!.block_number), "priced at the latest block").to.equal(await f.publicClient.getBlockNumber());
   const before = await balanceOf(f, f.token(buySymbol), f.taker.account.address);
@@ -44,7 +44,7 @@ describe("GET /quote on pool state followed from events", () => {
     const fork = await chainControl.snapshot();
     // Fork A: a large sale of WETH into WETH/USDC makes ETH cheap; a quote is priced on it.
     await moveDevnetPool(f, "WETH", "USDC", "WETH", "300");
-    const onA = await api.quote({ sell_token: "ETH", buy_token: "USDC", sell_amount: parseUnits("2", 18), taker: f.taker.account.address, ...V2_ONLY });
+    const onA = await api.quote({ sell_token: "ETH", buy_token: "USDC", sell_amount: parseUnits("2", 18), taker: f.taker.account.address, ...v2OnlySources(f) });
     expect(onA.status).to.equal(200);
 
     // Fork B replaces it: the pool is back where it was, and the chain is taller than fork A.

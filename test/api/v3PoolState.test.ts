@@ -3,10 +3,7 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { decodeEventLog, maxUint256, type Address } from "viem";
 import { mintV3Position, uniswapV3Artifacts } from "../../scripts/deploy/uniswapV3";
 import { writeAndWait } from "../../scripts/deploy/writeAndWait";
-import { getSqrtRatioAtTick, quoteConcentratedExactInput, quoteConcentratedExactOutput, uniswapV3PoolAbi } from "../../sdk";
-import { readV3PoolEvents } from "../../api/quote/venues/uniswapV3/v3PoolEvents";
-import { readV3PoolState } from "../../api/quote/venues/uniswapV3/v3PoolSnapshot";
-import { afterV3PoolEvent, type V3PoolState } from "../../api/quote/venues/uniswapV3/v3PoolState";
+import { getSqrtRatioAtTick, quoteConcentratedExactInput, quoteConcentratedExactOutput, uniswapV3PoolAbi, afterV3PoolEvent, readV3PoolEvents, readV3PoolState, type V3PoolState } from "../../sdk";
 import { readWholePool, v3PoolsFixture, type V3PoolsFixture, type V3TestPool } from "../fixtures/v3Pools";
 
 /** Applies the pool's events of blocks (from, to] to `state`. */

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import type { Address } from "viem";
-import { getAmountOut, routeOutput, splitAmounts, type PairReserves, type RouteAction } from "../../sdk";
+import { getAmountOut, getSqrtRatioAtTick, quoteConcentratedExactInput, routeHops, routeOutput, splitAmounts, type PairReserves, type RouteAction, type V3PoolState } from "../../sdk";
 import type { AttributionFacts } from "../../relayer/attribution/attributionFacts";
 import { decideCause, shouldRetry } from "../../relayer/attribution/decideCause";
 import { fuzzRuns } from "../helpers/fuzzRuns";
@@ -12,7 +12,7 @@ const C = "0x00000000000000000000000000000000000000c3" as Address;
 const P1 = "0x0000000000000000000000000000000000000101" as Address;
 const P2 = "0x0000000000000000000000000000000000000202" as Address;
 
-const innocent: AttributionFacts = { gateClosed: false, route: { minimum: 990n, atParent: 1_000n, met: 1_000n }, takerCode: { whenAccepted: false, whenMined: false }, nonceSpent: false, fundsShort: false, syncedBefore: false, capBurnt: false };
+const innocent: AttributionFacts = { gateClosed: false, route: { minimum: 990n, atParent: 1_000n, met: 1_000n }, takerCode: { whenAccepted: false, whenMined: false }, nonceSpent: false, fundsShort: false, tradedBefore: false, capBurnt: false };
 
 describe("attribution: who caused a failed order, decided from facts", () => {
   it("a closed gate at the block is the operator's, whatever else holds (a wallet's forged bytes cannot close it)", () => {
@@ -45,10 +45,10 @@ describe("attribution: who caused a failed order, decided from facts", () => {
     expect(shouldRetry(eoa, { gateOpen: true, fillsNow: true, resentBefore: false })).to.equal(true);
   });
   it("a route that cannot be repriced is the market's when a pool of it traded before the order in its block, the operator's otherwise; never the taker's for want of facts, unless a taker fact says so", () => {
-    expect(decideCause({ ...innocent, route: undefined, syncedBefore: true })).to.include({ cause: "market", market: true });
-    expect(decideCause({ ...innocent, route: undefined, syncedBefore: false })).to.include({ cause: "operator" });
-    expect(decideCause({ ...innocent, route: undefined, syncedBefore: true, nonceSpent: true }).cause).to.equal("taker");
-    expect(decideCause({ ...innocent, route: undefined, syncedBefore: true, takerCode: { whenAccepted: true, whenMined: true } }).cause).to.equal("taker");
+    expect(decideCause({ ...innocent, route: undefined, tradedBefore: true })).to.include({ cause: "market", market: true });
+    expect(decideCause({ ...innocent, route: undefined, tradedBefore: false })).to.include({ cause: "operator" });
+    expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, nonceSpent: true }).cause).to.equal("taker");
+    expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, takerCode: { whenAccepted: true, whenMined: true } }).cause).to.equal("taker");
   });
   it("a spent nonce or short funds are the taker's, even with a pool moved against it in the block", () => {
     const moved = { minimum: 900n, atParent: 1_000n, met: 950n };
@@ -82,24 +82,80 @@ describe("attribution: who caused a failed order, decided from facts", () => {
   });
 });
 
-describe("routeOutput: an exact-input route repriced from pair reserves", () => {
+describe("routeOutput: an exact-input route repriced from its venues' states", () => {
   const states = new Map<string, PairReserves>([
     [P1.toLowerCase(), { token0: A, reserve0: 1_000_000n, reserve1: 2_000_000n }],
     [P2.toLowerCase(), { token0: C, reserve0: 5_000_000n, reserve1: 1_000_000n }],
   ]);
-  const at = (pair: Address) => states.get(pair.toLowerCase());
-  it("chains hops through each pair's own token order, takes a fee's share, and splits as the router does", () => {
+  const at = { v2Pair: (pair: Address) => states.get(pair.toLowerCase()) };
+  // One position over ticks [-600, 600): 10^6 liquidity at price 1 (token0 A, token1 B), fee 0.3 %.
+  const pool: V3PoolState = {
+    address: "0x0000000000000000000000000000000000000303",
+    token0: A,
+    token1: B,
+    sqrtPriceX96: getSqrtRatioAtTick(0),
+    tick: 0,
+    liquidity: 10n ** 6n,
+    fee: 3000,
+    tickSpacing: 60,
+    ticks: [
+      { index: -600, liquidityGross: 10n ** 6n, liquidityNet: 10n ** 6n },
+      { index: 600, liquidityGross: 10n ** 6n, liquidityNet: -(10n ** 6n) },
+    ],
+  };
+  const v3Hop = { type: "swapV3", tokenOut: B, fee: 3000, venue: 0 } as const;
+  it("chains hops through each pair's own token order, takes a fee's share, and splits as the router does", async () => {
     const twoHops: RouteAction[] = [{ type: "swapV2", pair: P1, tokenOut: B, feeBps: 30 }, { type: "swapV2", pair: P2, tokenOut: C, feeBps: 30 }, { type: "fee", bps: 100, recipient: A }];
     const first = getAmountOut(1_000n, 1_000_000n, 2_000_000n, 30);
     const second = getAmountOut(first, 1_000_000n, 5_000_000n, 30);
-    expect(routeOutput(twoHops, 1_000n, at)).to.equal(second - (second * 100n) / 10_000n);
+    expect(await routeOutput(twoHops, A, 1_000n, at)).to.equal(second - (second * 100n) / 10_000n);
     const split: RouteAction[] = [{ type: "split", legs: [{ shareBps: 3_000, hops: [{ type: "swapV2", pair: P1, tokenOut: B, feeBps: 30 }] }, { shareBps: 7_000, hops: [{ type: "swapV2", pair: P1, tokenOut: B, feeBps: 30 }] }] }];
     const [legA, legB] = splitAmounts(10_001n, [3_000, 7_000]) as [bigint, bigint];
     const outA = getAmountOut(legA, 1_000_000n, 2_000_000n, 30);
     // The second leg meets the pair the first leg moved.
-    expect(routeOutput(split, 10_001n, at)).to.equal(outA + getAmountOut(legB, 1_000_000n + legA, 2_000_000n - outA, 30));
+    expect(await routeOutput(split, A, 10_001n, at)).to.equal(outA + getAmountOut(legB, 1_000_000n + legA, 2_000_000n - outA, 30));
   });
-  it("is undefined when a pair's state is unknown", () => {
-    expect(routeOutput([{ type: "swapV2", pair: C, tokenOut: B, feeBps: 30 }], 1n, at)).to.equal(undefined);
+  it("is undefined when a pair's state is unknown, and for V3 and propAMM hops without their states", async () => {
+    expect(await routeOutput([{ type: "swapV2", pair: C, tokenOut: B, feeBps: 30 }], A, 1n, at)).to.equal(undefined);
+    expect(await routeOutput([v3Hop], A, 1_000n, at)).to.equal(undefined);
+    expect(await routeOutput([{ type: "swapPropAmm", pair: P2, tokenOut: B }], A, 1_000n, at)).to.equal(undefined);
+  });
+  it("prices a V3 hop with the pool's swap loop from the running token, and a second hop through the same pool meets the price the first left", async () => {
+    const seen: string[] = [];
+    const venues = { ...at, v3Pool: (hop: { tokenOut: Address; fee: number; venue: number }, tokenIn: Address) => (seen.push(`${hop.venue}:${tokenIn}:${hop.tokenOut}:${hop.fee}`), pool) };
+    const alone = quoteConcentratedExactInput(pool, true, 5_000n)!;
+    expect(await routeOutput([v3Hop], A, 5_000n, venues)).to.equal(alone.amountOut);
+    // Two legs through the same pool: the second meets the price the first left.
+    const split: RouteAction[] = [{ type: "split", legs: [{ shareBps: 5_000, hops: [v3Hop] }, { shareBps: 5_000, hops: [v3Hop] }] }];
+    const first = quoteConcentratedExactInput(pool, true, 2_500n)!;
+    const second = quoteConcentratedExactInput({ ...pool, sqrtPriceX96: first.sqrtPriceAfter, tick: first.tickAfter, liquidity: first.liquidityAfter }, true, 2_500n)!;
+    expect(await routeOutput(split, A, 5_000n, venues)).to.equal(first.amountOut + second.amountOut);
+    expect(second.amountOut < first.amountOut, `${second.amountOut} after ${first.amountOut}`).to.equal(true);
+    expect(seen.every((key) => key === `0:${A}:${B}:3000`)).to.equal(true);
+    // More than the pool holds: the router refuses a partial fill, so the route is not priced.
+    expect(await routeOutput([v3Hop], A, 10n ** 15n, venues)).to.equal(undefined);
+  });
+  it("asks a propAMM for its quote at the hop's input from the running token, once per pair: a second hop through it is not priced", async () => {
+    const asked: [Address, Address, bigint][] = [];
+    const venues = { ...at, propAmmOut: async (hop: { pair: Address; tokenOut: Address }, tokenIn: Address, amountIn: bigint) => (asked.push([hop.pair, tokenIn, amountIn]), amountIn * 2n) };
+    const route: RouteAction[] = [{ type: "swapV2", pair: P1, tokenOut: B, feeBps: 30 }, { type: "swapPropAmm", pair: P2, tokenOut: C }];
+    const first = getAmountOut(1_000n, 1_000_000n, 2_000_000n, 30);
+    expect(await routeOutput(route, A, 1_000n, venues)).to.equal(first * 2n);
+    expect(asked).to.deep.equal([[P2, B, first]]);
+    const twice: RouteAction[] = [{ type: "split", legs: [5_000, 5_000].map((shareBps) => ({ shareBps, hops: [{ type: "swapPropAmm" as const, pair: P2, tokenOut: C }] })) }];
+    expect(await routeOutput(twice, A, 1_000n, venues)).to.equal(undefined);
+  });
+  it("routeHops names each hop's input token: the running token, each split leg from the split's input", () => {
+    const route: RouteAction[] = [
+      { type: "swapV2", pair: P1, tokenOut: B, feeBps: 30 },
+      { type: "split", legs: [{ shareBps: 5_000, hops: [{ type: "swapV3", tokenOut: C, fee: 500, venue: 1 }] }, { shareBps: 5_000, hops: [{ type: "swapPropAmm", pair: P2, tokenOut: A }, { type: "swapV2", pair: P1, tokenOut: C, feeBps: 30 }] }] },
+      { type: "unwrap" },
+    ];
+    expect(routeHops(route, A).map(({ hop, tokenIn }) => [hop.type, tokenIn])).to.deep.equal([
+      ["swapV2", A],
+      ["swapV3", B],
+      ["swapPropAmm", B],
+      ["swapV2", A],
+    ]);
   });
 });

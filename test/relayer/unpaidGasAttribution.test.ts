@@ -115,11 +115,11 @@ describe("who caused a failed relay: a sandwich and a pause at the mining block 
     const exactOutput = { ...record, data };
     const at = { blockNumber: victimReceipt.blockNumber, transactionIndex: victimReceipt.transactionIndex };
     const facts = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, at);
-    expect([facts.route, facts.syncedBefore]).to.deep.equal([undefined, true]);
+    expect([facts.route, facts.tradedBefore]).to.deep.equal([undefined, true]);
     expect(decideCause(facts).cause).to.equal("market");
     // At the block's first transaction, before the front-run: no trade met, so the operator's (before: the taker's).
     const first = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, { ...at, transactionIndex: 0 });
-    expect(first.syncedBefore).to.equal(false);
+    expect(first.tradedBefore).to.equal(false);
     expect(decideCause(first).cause).to.equal("operator");
   });
 

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import {
+  afterLiquidityChange,
   getSqrtRatioAtTick,
   MAX_SQRT_RATIO,
   MAX_SWAP_FEE,
@@ -11,8 +12,8 @@ import {
   quoteConcentratedExactOutput,
   swapFeePips,
   type ConcentratedPoolState,
+  type V3PoolState,
 } from "../../sdk";
-import { afterLiquidityChange, type V3PoolState } from "../../api/quote/venues/uniswapV3/v3PoolState";
 import { v3Curve, v3ExactInput, v3ExactOutput, v3SpotPrice } from "../../api/quote/venues/uniswapV3/v3Pricing";
 
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : 4663;

@@ -2,7 +2,7 @@ import type { Address } from "viem";
 import type { VenuePool } from "../pricedPool";
 import type { VenueAdapter } from "../venueAdapter";
 import { v3Curve, v3ExactInput, v3ExactOutput, v3SpotPrice } from "./v3Pricing";
-import type { V3PoolState } from "./v3PoolState";
+import type { V3PoolState } from "../../../../sdk";
 
 /**
  * A V3 pool as routing holds it: the followed state, and the index of its venue in the routers' V3

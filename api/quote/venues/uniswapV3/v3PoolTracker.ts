@@ -1,10 +1,7 @@
 import type { Address, BaseError, PublicClient } from "viem";
-import type { BlockHead } from "../../../../sdk";
+import { type BlockHead, afterV3PoolEvent, DEFAULT_WORDS_EACH_SIDE, nearKnownTickEdge, readV3PoolEvents, readV3PoolState, type V3PoolDescriptor, type V3PoolEvent, type V3PoolState } from "../../../../sdk";
 import { BlockEventFollower, type FollowPlan } from "../../blockEventFollower";
 import { isPoolFault } from "../../poolReserves";
-import { readV3PoolEvents, type V3PoolEvent } from "./v3PoolEvents";
-import { DEFAULT_WORDS_EACH_SIDE, readV3PoolState, type V3PoolDescriptor } from "./v3PoolSnapshot";
-import { afterV3PoolEvent, nearKnownTickEdge, type V3PoolState } from "./v3PoolState";
 
 /** Every followed V3 pool's state at one block: what a quote is priced at. Keys are lowercase addresses. */
 export type V3PoolSnapshot = Readonly<{ block: BlockHead; pools: ReadonlyMap<Address, V3PoolState> }>;

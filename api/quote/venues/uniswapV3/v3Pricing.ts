@@ -1,6 +1,5 @@
 import type { Address } from "viem";
-import { quoteConcentratedExactInput, quoteConcentratedExactOutput, type ConcentratedSwapResult } from "../../../../sdk";
-import type { V3PoolState } from "./v3PoolState";
+import { quoteConcentratedExactInput, quoteConcentratedExactOutput, type ConcentratedSwapResult, type V3PoolState } from "../../../../sdk";
 
 /**
  * What a venue adapter needs to route through a V3 pool (V3 forks alike; V4 pools the same over their

@@ -1,5 +1,6 @@
 import type { Address, PublicClient } from "viem";
-import { MAX_TICK, MIN_TICK, uniswapV3PoolAbi } from "../../../../sdk";
+import { uniswapV3PoolAbi } from "../../abis/uniswapV3PoolAbi";
+import { MAX_TICK, MIN_TICK } from "./tickMath";
 import type { V3PoolState, V3TickState } from "./v3PoolState";
 
 /** A V3 pool to read: its address and tokens (from the manifest or the factory's `PoolCreated`). */

@@ -1,5 +1,7 @@
 import type { Address } from "viem";
-import { MAX_TICK, MIN_TICK, type ConcentratedPoolState, type V3Tick } from "../../../../sdk";
+import type { ConcentratedPoolState } from "./swapSimulator";
+import type { V3Tick } from "./tickList";
+import { MAX_TICK, MIN_TICK } from "./tickMath";
 import type { V3PoolEvent } from "./v3PoolEvents";
 
 /** An initialized tick as the pool stores it: `liquidityGross` tells when it stops being initialized. */

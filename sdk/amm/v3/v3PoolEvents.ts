@@ -1,6 +1,6 @@
 import { getAbiItem, type Address, type PublicClient } from "viem";
-import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from "../../../../sdk";
-import { chainOrder, logPosition, type LogPosition, type LogWindow } from "../../poolEvents";
+import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from "../../abis/uniswapV3PoolAbi";
+import { chainOrder, logPosition, type LogPosition, type LogWindow } from "../../chain/logPosition";
 
 const v3Events = [
   getAbiItem({ abi: uniswapV3PoolAbi, name: "Initialize" }),

@@ -1,0 +1,140 @@
+import { encodeFunctionData, hexToBigInt, parseAbiItem, zeroAddress, type Address, type PublicClient } from "viem";
+import {
+  afterV3PoolEvent,
+  propAmmAbi,
+  propAmmAllowlistAbi,
+  readV3PoolEvents,
+  readV3PoolState,
+  uniswapV3FactoryAbi,
+  uniswapV3VenueAbi,
+  type PropAmmHop,
+  type RouteHop,
+  type V3Hop,
+  type V3PoolState,
+} from "../../sdk";
+import { logIndexesBefore, type BlockPosition } from "./pairStates";
+
+const propAmmAllowlistOf = parseAbiItem("function propAmmAllowlist() view returns (address)");
+
+/** Gas for one propAMM `getAmountOut`: allowlisted code, but not ours; a quote that needs more is no quote. */
+export const PROPAMM_QUOTE_GAS = 1_000_000n;
+
+/** The V3 pools and propAMMs an order's route swaps through, as its router names them at a block. Keys lowercase. */
+export type RouteVenues = Readonly<{
+  /** Each V3 hop's pool (`v3HopKey`), read from the router's venue table and the venue's factory. */
+  v3Pools: ReadonlyMap<string, Address>;
+  /** Each propAMM's tokens, as the router's allowlist gives them (token order is configuration). */
+  propAmms: ReadonlyMap<string, readonly [Address, Address]>;
+}>;
+
+/** The key of a V3 hop from `tokenIn`: its venue, tokens and fee tier (the pool the router computes from them). */
+export function v3HopKey(hop: V3Hop, tokenIn: Address): string {
+  return `${hop.venue}:${tokenIn.toLowerCase()}:${hop.tokenOut.toLowerCase()}:${hop.fee}`;
+}
+
+/**
+ * The pools and propAMMs of `hops` as `router` reaches them at `blockNumber`: a V3 hop's pool is the one
+ * its venue's factory (the router's own table, fixed at deployment) holds for the hop's tokens and fee,
+ * the pool the router computes; a propAMM's tokens come from the allowlist the router calls. A hop the
+ * router would refuse (an unknown venue, no pool, a pair not allowlisted) is left out, so its route is
+ * not priced. Nothing here is read from the order's bytes but the hops themselves.
+ */
+export async function readRouteVenues(client: PublicClient, router: Address, hops: readonly RouteHop[], blockNumber: bigint): Promise<RouteVenues> {
+  const v3Hops = new Map<string, { hop: V3Hop; tokenIn: Address }>();
+  const propAmmPairs = new Set<Address>();
+  for (const { hop, tokenIn } of hops) {
+    if (hop.type === "swapV3") v3Hops.set(v3HopKey(hop, tokenIn), { hop, tokenIn });
+    if (hop.type === "swapPropAmm") propAmmPairs.add(hop.pair.toLowerCase() as Address);
+  }
+  const v3Pools = new Map<string, Address>();
+  await Promise.all(
+    [...v3Hops].map(async ([key, { hop, tokenIn }]) => {
+      try {
+        const [factory] = await client.readContract({ address: router, abi: uniswapV3VenueAbi, functionName: "v3Venue", args: [BigInt(hop.venue)], blockNumber });
+        const pool = await client.readContract({ address: factory, abi: uniswapV3FactoryAbi, functionName: "getPool", args: [tokenIn, hop.tokenOut, hop.fee], blockNumber });
+        if (pool !== zeroAddress) v3Pools.set(key, pool.toLowerCase() as Address);
+      } catch {
+        // An unknown venue index: the router refuses the hop, and the route is not priced.
+      }
+    }),
+  );
+  const propAmms = new Map<string, readonly [Address, Address]>();
+  // A router version without propAMMs has no allowlist to read: its propAMM hops are refused, not priced.
+  const allowlist = propAmmPairs.size === 0 ? zeroAddress : await client.readContract({ address: router, abi: [propAmmAllowlistOf], functionName: "propAmmAllowlist", blockNumber }).catch(() => zeroAddress);
+  if (allowlist !== zeroAddress) {
+    const selector = await client.readContract({ address: allowlist, abi: propAmmAllowlistAbi, functionName: "SWAP_SELECTOR", blockNumber });
+    await Promise.all(
+      [...propAmmPairs].map(async (pair) => {
+        const [token0, token1] = await client.readContract({ address: allowlist, abi: propAmmAllowlistAbi, functionName: "tokensOf", args: [pair, selector], blockNumber });
+        if (token0 !== zeroAddress) propAmms.set(pair, [token0.toLowerCase() as Address, token1.toLowerCase() as Address]);
+      }),
+    );
+  }
+  return { v3Pools, propAmms };
+}
+
+/** The tokens of the V3 pool of `key` (token0 first), from the hop's own tokens. */
+function poolTokens(key: string): [Address, Address] {
+  const [, tokenIn, tokenOut] = key.split(":") as [string, Address, Address];
+  return tokenIn < tokenOut ? [tokenIn, tokenOut] : [tokenOut, tokenIn];
+}
+
+/** Each V3 pool's swap state at the end of `blockNumber` (the ticks around its price, as the API reads a pool), by lowercase address. */
+export async function v3PoolStatesAt(client: PublicClient, venues: RouteVenues, blockNumber: bigint): Promise<Map<string, V3PoolState>> {
+  const pools = new Map<string, [Address, Address]>();
+  for (const [key, pool] of venues.v3Pools) pools.set(pool, poolTokens(key));
+  const read = await Promise.all([...pools].map(async ([address, [token0, token1]]) => [address, await readV3PoolState(client, { address: address as Address, token0, token1 }, blockNumber)] as const));
+  return new Map(read);
+}
+
+/**
+ * The V3 pools' states as the order at `position` met them: the parent block's, then each pool's own
+ * `Swap`, `Mint` and `Burn` events in the order's block before it, applied as the API follows them.
+ * Also says whether any such event came before it (a pool of the route traded first).
+ */
+export async function v3PoolStatesMet(client: PublicClient, atParent: ReadonlyMap<string, V3PoolState>, position: BlockPosition): Promise<{ met: Map<string, V3PoolState>; tradedBefore: boolean }> {
+  const met = new Map(atParent);
+  if (atParent.size === 0) return { met, tradedBefore: false };
+  const before = await logIndexesBefore(client, [...atParent.keys()] as Address[], position);
+  const events = before.size === 0 ? [] : (await readV3PoolEvents(client, [...atParent.keys()] as Address[], { fromBlock: position.blockNumber, toBlock: position.blockNumber })).filter((event) => before.has(event.logIndex));
+  for (const event of events) {
+    const pool = met.get(event.pool);
+    if (pool !== undefined) met.set(event.pool, afterV3PoolEvent(pool, event));
+  }
+  return { met, tradedBefore: events.length > 0 };
+}
+
+/**
+ * The propAMMs of the route that emitted any log in the order's block before it (a swap, a price or
+ * spread change, an inventory move): their state then is not what the parent block or the mined
+ * block's end says, so the route is not priced and the propAMM counts as having traded before it.
+ */
+export async function propAmmsTouchedBefore(client: PublicClient, venues: RouteVenues, position: BlockPosition): Promise<boolean> {
+  return (await logIndexesBefore(client, [...venues.propAmms.keys()] as Address[], position)).size > 0;
+}
+
+/**
+ * A propAMM's output for exactly `amountIn` of `tokenIn` at the end of each of `blocks` (its own
+ * `getAmountOut`, with bounded gas), the lowest of them: undefined when the pair is not allowlisted for
+ * these tokens or any read fails (the router would not get a fill from it either).
+ */
+export async function propAmmOutAt(client: PublicClient, venues: RouteVenues, hop: PropAmmHop, tokenIn: Address, amountIn: bigint, blocks: readonly bigint[]): Promise<bigint | undefined> {
+  const tokens = venues.propAmms.get(hop.pair.toLowerCase());
+  if (tokens === undefined) return undefined;
+  const [token0, token1] = tokens;
+  const [input, output] = [tokenIn.toLowerCase(), hop.tokenOut.toLowerCase()];
+  const zeroForOne = input === token0;
+  if (zeroForOne ? output !== token1 : input !== token1 || output !== token0) return undefined;
+  const data = encodeFunctionData({ abi: propAmmAbi, functionName: "getAmountOut", args: [zeroForOne, amountIn] });
+  try {
+    const outs = await Promise.all(
+      blocks.map(async (blockNumber) => {
+        const { data: result } = await client.call({ to: hop.pair, data, blockNumber, gas: PROPAMM_QUOTE_GAS });
+        return result === undefined || result === "0x" ? 0n : hexToBigInt(result);
+      }),
+    );
+    return outs.reduce((low, out) => (out < low ? out : low));
+  } catch {
+    return undefined;
+  }
+}
