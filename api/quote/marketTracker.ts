@@ -6,7 +6,7 @@ import type { PricedPool } from "./venues/pricedPool";
 import type { PropAmmRoutedPool } from "./venues/propAmmAdapter";
 import { readPropAmmVenues, type PropAmmPricing, type PropAmmQuotes, type PropAmmVenue } from "./venues/propAmmPricing";
 import type { V3RoutedPool } from "./venues/uniswapV3/v3Adapter";
-import type { V3PoolState } from "./venues/uniswapV3/v3PoolState";
+import type { V3PoolState } from "../../sdk";
 import type { V3PoolSnapshot, V3PoolTracker } from "./venues/uniswapV3/v3PoolTracker";
 
 /** What the market needs of a chain's supported set: its V2 pools and every venue's. */
