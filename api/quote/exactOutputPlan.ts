@@ -2,7 +2,7 @@ import type { Address } from "viem";
 import { NATIVE_TOKEN_LOWERCASE } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { QuoteInput } from "./buildQuote";
-import { bestExactOutputExecution, searchRouteForOutput } from "./exactOutputRoute";
+import { asRunByRouter, bestExactOutputExecution, searchRouteForOutput } from "./exactOutputRoute";
 import { marketWhere } from "./marketView";
 import type { PricedMarket } from "./poolGraph";
 import type { RouteSearchStats } from "./prunedRouteSearch";
@@ -26,7 +26,8 @@ export function grossBeforeFee(net: bigint, bps: number): bigint {
  * The route of an exact-output quote: the cheapest input for `query.buyAmount` (grossed up for the
  * integrator fee), over the same paths and splits as an exact-input quote. `amountIn` is what the
  * router's backward pass will compute at these reserves; `grossOut` what the route then pays before
- * the fee (at least what was asked; V2 rounding may add a few units).
+ * the fee (at least what was asked; on a V2 route run forwards rounding may add a few units; a route
+ * the router runs backwards, with a split or a V3 hop, pays exactly what was asked).
  */
 export function planExactOutputRoute(input: QuoteInput, pricedMarket: PricedMarket, weth: Address, gasPriceWei: bigint): RoutePlan {
   const { sellToken, buyToken, query } = input;
@@ -51,7 +52,7 @@ export function planExactOutputRoute(input: QuoteInput, pricedMarket: PricedMark
         `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} can deliver buy_amount ${buyAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`} (the pools may not hold that much)`,
       );
     }
-    const execution = bestExactOutputExecution(market, tokenIn, tokenOut, needed, single, gasPriceWei, weth, query.maxHops);
+    const execution = asRunByRouter(bestExactOutputExecution(market, tokenIn, tokenOut, needed, single, gasPriceWei, weth, query.maxHops), needed);
     legs = execution.legs;
     amountIn = execution.amountIn;
     grossOut = execution.amountOut;

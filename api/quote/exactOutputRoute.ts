@@ -194,3 +194,36 @@ function outputShares(outputs: readonly bigint[]): number[] | undefined {
   shares[0]! += 10_000 - shares.reduce((sum, share) => sum + share, 0);
   return shares[0]! >= 1 ? shares : undefined;
 }
+
+/**
+ * Whether the routers run these legs backwards (ExactOutputExecutor): a route with a split or a hop
+ * on a venue other than V2 (a SWAP_V3). Such a route takes the whole maximum, asks each pool for its
+ * exact output and pays exactly what it asks: the recipient gets exactly the output, not the forward
+ * pricing's rounding surplus.
+ */
+export function runsBackwards(legs: readonly ExactOutputLeg[]): boolean {
+  return legs.length > 1 || legs.some((leg) => leg.hops.some((hop) => adapterOf(hop.pool).kind !== "v2"));
+}
+
+/**
+ * `execution` as the router runs it backwards for `amountOut`: each leg's hops priced from its exact
+ * share of the output back to its input (the same inputs the search found), and the route's output
+ * exactly `amountOut`. An execution the router runs forwards is returned as it is.
+ */
+export function asRunByRouter(execution: ExactOutputExecution, amountOut: bigint): ExactOutputExecution {
+  if (!runsBackwards(execution.legs)) return execution;
+  const legOuts = splitAmounts(amountOut, execution.legs.map((leg) => leg.shareBps));
+  const legs = execution.legs.map((leg, index) => {
+    const hops: RouteHop[] = [];
+    let amount = legOuts[index]!;
+    for (const hop of [...leg.hops].reverse()) {
+      const amountIn = amountInThrough(hop.pool, hop.tokenIn, amount);
+      if (amountIn === undefined) return leg;
+      hops.unshift({ ...hop, amountIn, amountOut: amount });
+      amount = amountIn;
+    }
+    return { ...leg, hops, amountIn: amount, amountOut: legOuts[index]! };
+  });
+  return { legs, amountIn: legs.reduce((sum, leg) => sum + leg.amountIn, 0n), amountOut };
+}
+

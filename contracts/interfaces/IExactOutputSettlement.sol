@@ -6,14 +6,17 @@ import {ISwapSettlement} from "./ISwapSettlement.sol";
 /// @title IExactOutputSettlement
 /// @notice Exact-output orders: the recipient gets at least `buyAmount`, the taker spends at most
 /// `maxSellAmount`, and only the input the route needs at execution is taken.
-/// @dev The router prices the route backwards from `buyAmount` at the pools' current reserves (the
-/// Uniswap V2 `getAmountIn` of each hop, from the last to the first; a FEE action adds its share on
-/// top), takes exactly that input, and runs the route forwards. A SPLIT's shares divide the output
-/// here, not the input: each leg must produce its share of what the split must yield, and gets the
-/// input that needs. An exact-output route has at most one SPLIT, no SWAP_V2 beside it and at most a
-/// WRAP before it; its legs deliver to the router. Only SWAP_V2 hops are priced backwards: a SWAP_V3 or
-/// SWAP_PROPAMM action or leg hop is refused (SwapExactOutputRoute), since V3's backward pass needs the
-/// pool's ticks and propAMMs are exact-input only.
+/// @dev A route of SWAP_V2 hops is priced backwards from `buyAmount` at the pools' current reserves
+/// (the Uniswap V2 `getAmountIn` of each hop, from the last to the first; a FEE action adds its share
+/// on top): the router takes exactly that input and runs the route forwards. A route with a SWAP_V3
+/// hop or a SPLIT is run backwards instead: the router takes the order's whole `maxSellAmount`, each
+/// swap is an exact-output swap (a V3 pool's callback pays exactly what the pool asks, a V2 pair is
+/// paid its `getAmountIn`), paid for by the swaps before it and the first from that input, never more
+/// than the maximum in all; the unused input goes back to the taker (SwapInputRefunded). Its swaps (or
+/// its SPLIT) are one run, with at most a WRAP before them and only FEE and UNWRAP after. A SPLIT's
+/// shares divide the output, not the input: each leg must produce its share of what the split must
+/// yield. An exact-output route has at most one SPLIT and no other swap beside it. SWAP_PROPAMM is
+/// refused anywhere in an exact-output route (SwapExactOutputRoute): propAMMs are exact-input only.
 /// The struct has the same ABI layout as `SwapParams` (with `maxSellAmount` and `buyAmount` in the
 /// places of `sellAmount` and `minBuyAmount`), so the allowance holder reads both the same way.
 interface IExactOutputSettlement is ISwapSettlement {
@@ -30,14 +33,15 @@ interface IExactOutputSettlement is ISwapSettlement {
         bytes actions;
     }
 
-    /// @notice `amount` of the native sell value sent with the swap of `quoteId` was not needed and
-    /// went back to `taker`.
+    /// @notice `amount` of the sell input (the native value sent, or the maximum a route run backwards
+    /// took) of the swap of `quoteId` was not needed and went back to `taker`.
     event SwapInputRefunded(bytes32 indexed quoteId, address indexed taker, address token, uint256 amount);
 
     /// @notice The route needs `needed` of the sell token for the signed output; the order allows at
     /// most `maximum`.
     error SwapExcessiveInput(uint256 needed, uint256 maximum);
-    /// @notice The action at byte `offset` cannot be priced backwards: a second SPLIT, a SPLIT beside
-    /// SWAP_V2 actions, or a swap on a venue other than V2 (SWAP_V3, SWAP_PROPAMM), in a route or a leg.
+    /// @notice The action at byte `offset` (of the route, or of a split leg) cannot run in an exact-output
+    /// route: a second SPLIT, a SPLIT beside other swaps, swaps of a route run backwards that are not one
+    /// run after at most a WRAP, or a SWAP_PROPAMM (exact-input only).
     error SwapExactOutputRoute(uint256 offset);
 }

@@ -23,9 +23,12 @@ interface IUniswapV3Venue {
     /// @notice `caller` called `uniswapV3SwapCallback` but is not the pool this router is swapping with
     /// right now (none outside a V3 hop).
     error SwapV3CallbackRefused(address caller);
-    /// @notice The pool asked for `filled` of the hop's `wanted` input (it ran out of liquidity before
-    /// the whole input): a V3 hop is filled completely or not at all.
+    /// @notice The pool filled `filled` of the hop's `wanted` amount (it ran out of liquidity first): the
+    /// input of an exact-input hop, the output of an exact-output one. A V3 hop fills completely or not at all.
     error SwapV3PartialFill(uint256 wanted, uint256 filled);
+    /// @notice The pool paid nothing for the hop's `amountIn` (too small to move its price): refused,
+    /// in a route or a split leg, rather than passing a zero amount on.
+    error SwapV3ZeroOutput(address pool, uint256 amountIn);
 
     /// @notice Venue `index`'s factory and pool init-code hash.
     function v3Venue(uint256 index) external view returns (address factory, bytes32 poolInitCodeHash);
@@ -33,10 +36,11 @@ interface IUniswapV3Venue {
     /// @notice How many V3 venues this router routes through (venue indexes 0 to count - 1).
     function v3VenueCount() external view returns (uint256);
 
-    /// @notice Called by a pool during a SWAP_V3 hop for the input it is owed: pays exactly that, from
-    /// this router, to the caller. Refused unless the caller is the pool this router computed and is
-    /// swapping with at this moment, and unless the amount is exactly the hop's whole input (exact input
-    /// only: a partial fill is refused).
+    /// @notice Called by a pool during a SWAP_V3 hop for the input it is owed: pays exactly that, to the
+    /// caller. Refused unless the caller is the pool this router computed and is swapping with at this
+    /// moment. An exact-input hop pays only its whole input (a partial fill is refused); an exact-output
+    /// hop (a route run backwards) pays what the pool asks for the hop's output, by running the hops
+    /// before it or from the order's input, never more than the order's maximum in all.
     /// @param amount0Delta What the pool is owed (positive) or paid out (negative) in token0.
     /// @param amount1Delta The same in token1.
     /// @param data The input token and the hop's input, as the router passed them to `swap`.

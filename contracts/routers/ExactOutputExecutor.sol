@@ -8,18 +8,34 @@ import {RouteExecutor} from "./RouteExecutor.sol";
 
 /// @title ExactOutputExecutor
 /// @notice Prices an exact-output order's route backwards from the pools' reserves, then runs it
-/// forwards with exactly that input (RouteExecutor's own actions), and settles.
+/// forwards with exactly that input (RouteExecutor's own actions), and settles. A route with a SWAP_V3
+/// hop cannot be priced without the pool's ticks: it is run backwards instead, each swap an exact-output
+/// swap paid for (in a V3 pool's callback, or before a V2 pair's swap) by the swaps before it, the
+/// first from the order's input; the unused input goes back to the taker.
 /// @dev Routers of both features inherit it next to their exact-input entry points; how the input
 /// arrives (Permit2, the allowance holder, ETH, a relayed signature) stays in each entry point.
 abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
     /// @dev What the backward pass found: the input the route needs and, for a route with a SPLIT,
-    /// where the split is (`splitEnd` is zero without one) and each leg's input.
+    /// where the split is (`splitEnd` is zero without one). A route with a SWAP_V3 hop or a SPLIT
+    /// (`backwards`) is run backwards: `amountIn` is then the order's maximum, which the entry point
+    /// delivers to this router, `swapStart`/`swapEnd` bound its swaps (or its SPLIT), and `swapOut` is
+    /// what they must yield for the actions after them.
     struct ExactOutputPlan {
         uint256 amountIn;
         uint256 splitOffset;
         uint256 splitEnd;
-        uint256[3] legIns;
+        bool backwards;
+        uint256 swapStart;
+        uint256 swapEnd;
+        uint256 swapOut;
     }
+
+    /// @dev Transient, for a route run backwards: keccak256("ExactOutputExecutor.inputUsed") - 1, the
+    /// input paid so far; "…inputMax", the order's maximum; "…inputWrapped", whether the input is ETH
+    /// to wrap as it is paid (a route starting with WRAP).
+    uint256 private constant INPUT_USED_SLOT = 0x20a3a604b09659a91ab7749847608d41dc5a78fc99597489a5a3514ed459351e;
+    uint256 private constant INPUT_MAX_SLOT = 0xc55928b8519d60d47f0a249ac7b4bfd9b0fe31d11a9eb6e9600aaecad07ee248;
+    uint256 private constant INPUT_WRAPPED_SLOT = 0x132cb65ff5553926a3c2449553cfa9557fdfd4de0fa0fa1df8c3dbcdb53542f3;
 
     /// @dev `params` read as the SwapParams it is laid out like (IExactOutputSettlement), so the
     /// exact-input checks and field reads apply unchanged.
@@ -40,7 +56,19 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         uint256 maxSellAmount;
         (sellToken, maxSellAmount, actions) = _checkOrder(_asSwapParams(params));
         plan = _planExactOutput(actions, sellToken, params.buyAmount);
+        // Run backwards, the route's input is known only as it is paid (at most the maximum, checked then).
+        if (plan.backwards) plan.amountIn = maxSellAmount;
         if (plan.amountIn > maxSellAmount) revert SwapExcessiveInput(plan.amountIn, maxSellAmount);
+    }
+
+    /// @dev Where an exact-output order's input is delivered: as `_inputDestination` says, except that a
+    /// route run backwards takes its whole maximum into this router and pays each first swap from there.
+    function _exactOutputDestination(bytes calldata actions, ExactOutputPlan memory plan)
+        internal
+        view
+        returns (address)
+    {
+        return plan.backwards ? address(this) : _inputDestination(actions);
     }
 
     /// @dev The input `actions` need, starting from `sellToken`, to end with at least `buyAmount`,
@@ -55,11 +83,14 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         while (count != 0) {
             --count;
             uint256 offset = offsets[count];
+            // Run backwards: the actions after the swaps are priced here, the swaps as they run.
+            if (plan.backwards && offset < plan.swapEnd) {
+                plan.swapOut = amount;
+                return plan;
+            }
             uint8 opcode = RouteActions.opcodeAtInBounds(actions, offset);
             if (opcode == RouteActions.SWAP_V2) {
                 amount = _hopAmountIn(actions, offset, tokensIn[count], amount);
-            } else if (opcode == RouteActions.SPLIT) {
-                amount = _splitAmountIn(actions, offset, tokensIn[count], amount, plan.legIns);
             } else if (opcode == RouteActions.FEE) {
                 (uint256 bps,) = RouteActions.decodeFee(actions, offset);
                 // The forward FEE takes floor(gross * bps / BPS): the gross rounded up leaves at least `amount`.
@@ -80,6 +111,7 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
     {
         address token = sellToken;
         bool swaps;
+        uint256 gapAt;
         uint256 offset;
         while (offset < actions.length) {
             uint8 opcode = RouteActions.opcodeAtInBounds(actions, offset);
@@ -93,29 +125,65 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
             if (nextOffset > actions.length) revert SwapTruncatedAction(offset);
             (offsets[count], tokensIn[count]) = (offset, token);
             ++count;
-            if (opcode == RouteActions.SWAP_V2) {
-                (, token,) = RouteActions.decodeSwapV2(actions, offset);
+            if (opcode == RouteActions.SWAP_V2 || opcode == RouteActions.SWAP_V3) {
+                token = RouteActions.hopTokenOut(actions, offset);
                 swaps = true;
+                if (opcode == RouteActions.SWAP_V3) plan.backwards = true;
             } else if (RouteActions.swapWidth(opcode) != 0) {
-                // Exact output is priced backwards from V2 reserves; other venues are exact-input only.
+                // Exact output runs over V2 and V3; propAMMs are exact-input only.
                 revert SwapExactOutputRoute(offset);
             } else if (opcode == RouteActions.SPLIT) {
                 if (plan.splitEnd != 0) revert SwapExactOutputRoute(offset);
                 (plan.splitOffset, plan.splitEnd) = (offset, nextOffset);
                 token = RouteActions.splitTokenOut(actions, offset);
+                // Its legs' inputs are found as they run (V3 legs cannot be priced beforehand).
+                plan.backwards = true;
             } else if (opcode == RouteActions.WRAP) {
                 token = address(weth);
             } else if (opcode == RouteActions.UNWRAP) {
                 token = NATIVE;
             }
+            if (opcode == RouteActions.SPLIT || RouteActions.swapWidth(opcode) != 0) {
+                // A swap after other actions that follow a swap: the swaps are not one run.
+                if (plan.swapEnd != 0 && plan.swapEnd != offset) gapAt = offset;
+                if (plan.swapEnd == 0) plan.swapStart = offset;
+                plan.swapEnd = nextOffset;
+            }
             offset = nextOffset;
         }
-        // With a SPLIT: no other swap, and before it at most a WRAP.
-        if (plan.splitEnd != 0) {
-            if (swaps || plan.splitOffset > 1) revert SwapExactOutputRoute(plan.splitOffset);
-            if (plan.splitOffset == 1 && RouteActions.opcodeAtInBounds(actions, 0) != RouteActions.WRAP) {
-                revert SwapExactOutputRoute(0);
+        if (plan.backwards) _checkBackwardsShape(actions, sellToken, plan, gapAt, swaps);
+    }
+
+    /// @dev The shape of a route run backwards: its swaps (or its SPLIT, with no other swap beside it)
+    /// are one run, before them at most a WRAP of the native sell token, and a SPLIT's legs hold only
+    /// SWAP_V2 and SWAP_V3 hops; `gapAt` is a swap found after other actions that follow a swap.
+    function _checkBackwardsShape(
+        bytes calldata actions,
+        address sellToken,
+        ExactOutputPlan memory plan,
+        uint256 gapAt,
+        bool swaps
+    ) private pure {
+        if (gapAt != 0) revert SwapExactOutputRoute(gapAt);
+        if (plan.swapStart > 1) revert SwapExactOutputRoute(plan.swapStart);
+        if (plan.swapStart == 1) {
+            if (RouteActions.opcodeAtInBounds(actions, 0) != RouteActions.WRAP) revert SwapExactOutputRoute(0);
+            // Checked here, before the entry point takes any input.
+            if (sellToken != NATIVE) revert SwapUnexpectedToken(NATIVE, sellToken);
+        }
+        if (plan.splitEnd == 0) return;
+        if (swaps) revert SwapExactOutputRoute(plan.splitOffset);
+        // The legs' hops: propAMMs are exact-input only.
+        uint256 legs = RouteActions.byteAt(actions, plan.splitOffset + 1);
+        uint256 cursor = plan.splitOffset + RouteActions.SPLIT_HEADER_WIDTH;
+        for (uint256 leg; leg < legs; ++leg) {
+            (uint256 end,) = RouteActions.legEnd(actions, cursor);
+            for (uint256 at = cursor + RouteActions.LEG_HEADER_WIDTH; at < end;) {
+                uint8 opcode = RouteActions.opcodeAtInBounds(actions, at);
+                if (opcode != RouteActions.SWAP_V2 && opcode != RouteActions.SWAP_V3) revert SwapExactOutputRoute(at);
+                at += RouteActions.swapWidth(opcode);
             }
+            cursor = end;
         }
     }
 
@@ -132,63 +200,12 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
             : V2SwapMath.getAmountIn(amountOut, reserve1, reserve0, v2FeeBps);
     }
 
-    /// @dev The input of the SPLIT at `offset` for `amountOut`: every leg but the last must produce
-    /// `amountOut * share / 10000`, the last the rest; each leg's input is written to `legIns`.
-    function _splitAmountIn(
-        bytes calldata actions,
-        uint256 offset,
-        address tokenIn,
-        uint256 amountOut,
-        uint256[3] memory legIns
-    ) private view returns (uint256 amountIn) {
-        uint256 legs = RouteActions.byteAt(actions, offset + 1);
-        uint256 cursor = offset + RouteActions.SPLIT_HEADER_WIDTH;
-        uint256 remaining = amountOut;
-        for (uint256 leg; leg < legs; ++leg) {
-            (uint256 end, uint256 hops) = RouteActions.legEnd(actions, cursor);
-            uint256 legOut =
-                leg + 1 == legs ? remaining : (amountOut * RouteActions.uint16At(actions, cursor)) / V2SwapMath.BPS;
-            remaining -= legOut;
-            // A leg whose share of the output rounds to nothing gets nothing (and is not traded).
-            if (legOut != 0) {
-                uint256 legIn = _legAmountIn(actions, cursor + RouteActions.LEG_HEADER_WIDTH, hops, tokenIn, legOut);
-                legIns[leg] = legIn;
-                amountIn += legIn;
-            }
-            cursor = end;
-        }
-    }
-
-    /// @dev The input of a leg's `hops` hops starting at byte `start` for `amountOut` at its end.
-    function _legAmountIn(bytes calldata actions, uint256 start, uint256 hops, address tokenIn, uint256 amountOut)
-        private
-        view
-        returns (uint256 amount)
-    {
-        address[3] memory tokens; // RouteActions.MAX_LEG_HOPS
-        uint256[3] memory offsets;
-        address token = tokenIn;
-        uint256 at = start;
-        for (uint256 hop; hop < hops; ++hop) {
-            uint8 opcode = RouteActions.opcodeAtInBounds(actions, at);
-            // As outside a split: only V2 hops are priced backwards.
-            if (opcode != RouteActions.SWAP_V2) revert SwapExactOutputRoute(at);
-            (tokens[hop], offsets[hop]) = (token, at);
-            (, token,) = RouteActions.decodeSwapV2(actions, at);
-            at += RouteActions.SWAP_V2_WIDTH;
-        }
-        amount = amountOut;
-        for (uint256 hop = hops; hop != 0; --hop) {
-            amount = _hopAmountIn(actions, offsets[hop - 1], tokens[hop - 1], amount);
-        }
-    }
-
     /// @dev Runs the route on `plan.amountIn` of `tokenIn`, already delivered to `destination` (the
-    /// route's `_inputDestination`), pays the recipient at least the signed `buyAmount`, and emits
-    /// SwapSettled with the input actually taken. Without a SPLIT the route runs as an exact-input
-    /// route of `plan.amountIn`: each hop then pays at least what the backward pass asked of it. With
-    /// one, the WRAP before it (if any) runs here, the legs get the inputs the plan gave them and
-    /// deliver to this router, and the actions after it run as an exact-input route.
+    /// route's `_exactOutputDestination`), pays the recipient at least the signed `buyAmount`, and emits
+    /// SwapSettled with the input actually taken. A route of V2 swaps runs as an exact-input route of
+    /// `plan.amountIn`: each hop then pays at least what the backward pass asked of it. A route run
+    /// backwards (`plan.backwards`: a SWAP_V3 or a SPLIT) pays back to `taker` the ERC20 input it did
+    /// not use (the entry point refunds ETH). Returns the input used and the output paid.
     function _settleExactOutput(
         ExactOutputParams calldata params,
         bytes calldata actions,
@@ -196,43 +213,168 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         address taker,
         address tokenIn,
         address destination
-    ) internal returns (uint256 buyAmount) {
+    ) internal returns (uint256 sellAmount, uint256 buyAmount) {
         SwapParams calldata order = _asSwapParams(params);
         uint256 fee;
-        if (plan.splitEnd == 0) {
-            (buyAmount, fee) = _runAndPay(order, actions, tokenIn, plan.amountIn, destination != address(this));
-        } else {
-            address token = tokenIn;
-            if (plan.splitOffset != 0) {
-                // The plan allows only a WRAP before a SPLIT.
-                if (token != NATIVE) revert SwapUnexpectedToken(NATIVE, token);
-                _wethCall(0xd0e30db0, plan.amountIn, 0); // deposit()
-                token = address(weth);
+        sellAmount = plan.amountIn;
+        if (plan.backwards) {
+            (sellAmount, buyAmount, fee) = _runBackwards(order, actions, plan, tokenIn);
+            // At most the maximum (checked as each input was paid), so this cannot wrap.
+            uint256 refund = plan.amountIn - sellAmount;
+            if (tokenIn != NATIVE && refund != 0) {
+                emit SwapInputRefunded(params.quoteId, taker, tokenIn, refund);
+                _pay(tokenIn, taker, refund);
             }
-            uint256 amount;
-            (token, amount) = _runSplit(actions, plan, token);
-            (buyAmount, fee) = _runAndPay(order, actions[plan.splitEnd:], token, amount, false);
+        } else {
+            (buyAmount, fee) = _runAndPay(order, actions, tokenIn, plan.amountIn, destination != address(this));
         }
         _emitSwapSettled(
-            params.quoteId, taker, params.recipient, tokenIn, plan.amountIn, params.buyToken, buyAmount, fee
+            params.quoteId, taker, params.recipient, tokenIn, sellAmount, params.buyToken, buyAmount, fee
         );
     }
 
-    /// @dev The plan's SPLIT, each leg with its planned input, every leg delivering to this router.
-    function _runSplit(bytes calldata actions, ExactOutputPlan memory plan, address tokenIn)
+    /// @dev A route run backwards: its swaps (or SPLIT) yield `plan.swapOut`, each swap paid for by the
+    /// ones before it and the first from this router's `plan.amountIn` of `tokenIn` (ETH wrapped as it is
+    /// paid when a WRAP comes first); then the actions after them run forwards. The swaps pay the
+    /// recipient directly when nothing follows them and they yield the buy token (measured, as forwards).
+    function _runBackwards(SwapParams calldata order, bytes calldata actions, ExactOutputPlan memory plan, address tokenIn)
         private
-        returns (address tokenOut, uint256 amountOut)
+        returns (uint256 sellAmount, uint256 buyAmount, uint256 fee)
     {
-        uint256 offset = plan.splitOffset;
-        tokenOut = RouteActions.splitTokenOut(actions, offset);
+        // `_routeShape` allows only a WRAP of the native sell token before the swaps.
+        bool wrapped = plan.swapStart != 0;
+        address token = wrapped ? address(weth) : tokenIn;
+        uint256 maxIn = plan.amountIn;
+        assembly ("memory-safe") {
+            tstore(INPUT_USED_SLOT, 0)
+            tstore(INPUT_MAX_SLOT, maxIn)
+            tstore(INPUT_WRAPPED_SLOT, wrapped)
+        }
+        // The swaps' output token: the SPLIT's, or the last swap's.
+        bytes calldata swaps = actions[plan.swapStart:plan.swapEnd];
+        address tokenOut = plan.splitEnd == 0
+            ? RouteActions.hopTokenOut(swaps, _previousHop(swaps, swaps.length))
+            : RouteActions.splitTokenOut(actions, plan.splitOffset);
+        address buyToken = address(uint160(_field(order, 2)));
+        address recipient = address(uint160(_field(order, 4)));
+        bool direct = plan.swapEnd == actions.length && tokenOut == buyToken;
+        address to = direct ? recipient : address(this);
+        uint256 before = direct ? _balanceOf(tokenOut, recipient) : 0;
+        if (plan.splitEnd == 0) {
+            _exactOut(swaps, _previousHop(swaps, swaps.length), token, plan.swapOut, to);
+        } else {
+            _splitBackwards(actions, plan.splitOffset, token, tokenOut, plan.swapOut, to);
+        }
+        if (direct) {
+            buyAmount = _balanceOf(tokenOut, recipient) - before;
+            uint256 minBuyAmount = _field(order, 3);
+            if (buyAmount < minBuyAmount) revert SwapInsufficientOutput(buyAmount, minBuyAmount);
+        } else {
+            (buyAmount, fee) = _runAndPay(order, actions[plan.swapEnd:], tokenOut, plan.swapOut, false);
+        }
+        assembly ("memory-safe") {
+            sellAmount := tload(INPUT_USED_SLOT)
+            tstore(INPUT_USED_SLOT, 0)
+            tstore(INPUT_MAX_SLOT, 0)
+            tstore(INPUT_WRAPPED_SLOT, 0)
+        }
+    }
+
+    /// @dev The SPLIT at `offset` run backwards: each leg yields its share of `amountOut` (the last leg
+    /// the rest) to `to`; a leg whose share rounds to nothing is not traded.
+    function _splitBackwards(
+        bytes calldata actions,
+        uint256 offset,
+        address tokenIn,
+        address tokenOut,
+        uint256 amountOut,
+        address to
+    ) private {
         uint256 legs = RouteActions.byteAt(actions, offset + 1);
         uint256 cursor = offset + RouteActions.SPLIT_HEADER_WIDTH;
+        uint256 remaining = amountOut;
         for (uint256 leg; leg < legs; ++leg) {
-            address legOut;
-            uint256 legAmount;
-            (legOut, legAmount, cursor) = _runLeg(actions, cursor, tokenIn, plan.legIns[leg], address(this));
-            if (legOut != tokenOut) revert SwapUnexpectedToken(tokenOut, legOut);
-            amountOut += legAmount;
+            (uint256 end,) = RouteActions.legEnd(actions, cursor);
+            uint256 legOut =
+                leg + 1 == legs ? remaining : (amountOut * RouteActions.uint16At(actions, cursor)) / V2SwapMath.BPS;
+            remaining -= legOut;
+            bytes calldata hops = actions[cursor + RouteActions.LEG_HEADER_WIDTH:end];
+            uint256 last = _previousHop(hops, hops.length);
+            address legToken = RouteActions.hopTokenOut(hops, last);
+            if (legToken != tokenOut) revert SwapUnexpectedToken(tokenOut, legToken);
+            if (legOut != 0) _exactOut(hops, last, tokenIn, legOut, to);
+            cursor = end;
         }
+    }
+
+    /// @dev The offset of the swap action before the one at `offset` in `hops` (a run of swap actions,
+    /// each with its opcode); `hops.length` gives the last one's. Zero for the first.
+    function _previousHop(bytes calldata hops, uint256 offset) private pure returns (uint256 previous) {
+        for (uint256 at; at < offset;) {
+            previous = at;
+            at += RouteActions.swapWidth(RouteActions.opcodeAtInBounds(hops, at));
+        }
+    }
+
+    /// @dev The swap at `offset` of `hops` (a run of SWAP_V2 and SWAP_V3 actions starting from
+    /// `tokenStart`, checked as the forward pass checks them) run backwards: exactly `amountOut` to
+    /// `to`, its input paid by the swaps before it (`_payExactOut`), a V2 pair's before its swap, a V3
+    /// pool's in its callback. A V3 pool gets the run back in its callback data, since the callback
+    /// cannot read this call's calldata.
+    function _exactOut(bytes calldata hops, uint256 offset, address tokenStart, uint256 amountOut, address to)
+        private
+    {
+        address tokenIn = offset == 0 ? tokenStart : RouteActions.hopTokenOut(hops, _previousHop(hops, offset));
+        if (RouteActions.opcodeAtInBounds(hops, offset) == RouteActions.SWAP_V3) {
+            (address pool, bool zeroForOne) = _v3HopPool(hops, offset, tokenIn);
+            _v3ExactOutputSwap(pool, zeroForOne, amountOut, to, abi.encodePacked(uint256(uint160(tokenStart)), offset, hops));
+        } else {
+            // SWAP_V2: `_routeShape` admits no other venue here.
+            (address pair, address tokenOut) = _checkHop(hops, offset, tokenIn);
+            (uint256 reserve0, uint256 reserve1) = _reserves(pair);
+            bool zeroForOne = tokenIn < tokenOut;
+            uint256 amountIn = zeroForOne
+                ? V2SwapMath.getAmountIn(amountOut, reserve0, reserve1, v2FeeBps)
+                : V2SwapMath.getAmountIn(amountOut, reserve1, reserve0, v2FeeBps);
+            _payExactOut(hops, offset, tokenStart, amountIn, pair);
+            (uint256 amount0Out, uint256 amount1Out) = zeroForOne ? (uint256(0), amountOut) : (amountOut, uint256(0));
+            _pairSwap(pair, amount0Out, amount1Out, to);
+        }
+    }
+
+    /// @dev Pays `amount` of the input of the swap at `offset` of `hops` to `to`: the output of the swap
+    /// before it, or for the first the order's input (`tokenStart`) held by this router, never more
+    /// than its maximum in all.
+    function _payExactOut(bytes calldata hops, uint256 offset, address tokenStart, uint256 amount, address to)
+        private
+    {
+        if (offset != 0) return _exactOut(hops, _previousHop(hops, offset), tokenStart, amount, to);
+        uint256 used;
+        uint256 maxIn;
+        bool wrapped;
+        assembly ("memory-safe") {
+            used := tload(INPUT_USED_SLOT)
+            maxIn := tload(INPUT_MAX_SLOT)
+            wrapped := tload(INPUT_WRAPPED_SLOT)
+        }
+        used += amount;
+        if (used > maxIn) revert SwapExcessiveInput(used, maxIn);
+        assembly ("memory-safe") {
+            tstore(INPUT_USED_SLOT, used)
+        }
+        if (wrapped) _wethCall(0xd0e30db0, amount, 0); // deposit()
+        _pay(tokenStart, to, amount);
+    }
+
+    /// @dev A V3 pool of a route run backwards asks for its input: paid as `_payExactOut` pays, the
+    /// run of swaps read back from `data` (`_exactOut`'s encoding: tokenStart, offset, the run).
+    function _v3ExactOutputCallback(int256 amount0Delta, int256 amount1Delta, bytes calldata data)
+        internal
+        virtual
+        override
+    {
+        address tokenStart = address(uint160(uint256(bytes32(data[0:32]))));
+        uint256 offset = uint256(bytes32(data[32:64]));
+        _payExactOut(data[64:], offset, tokenStart, uint256(amount0Delta > 0 ? amount0Delta : amount1Delta), msg.sender);
     }
 }

@@ -8,6 +8,7 @@ import {IWETH9} from "../interfaces/IWETH9.sol";
 import {GaslessExactOutput} from "./GaslessExactOutput.sol";
 import {GaslessSwapSettlement} from "./GaslessSwapSettlement.sol";
 import {GaslessTokenPermit} from "./GaslessTokenPermit.sol";
+import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
 
 /// @title GaslessBatchSettlement
 /// @notice Feature-3 settlement of GaslessBatchSwapRouter and GaslessBatchSwapRouterV2: `swapGasless` as before, plus `swapGaslessBatch`, which
@@ -48,6 +49,14 @@ abstract contract GaslessBatchSettlement is IGaslessBatchSwapRouter, GaslessSwap
     constructor(ISignatureTransfer permit2_, IWETH9 weth_, IRouterRegistry registry_, V2Venue memory venue)
         GaslessSwapSettlement(permit2_, weth_, registry_, venue)
     {}
+
+    /// @dev GaslessExactOutput's (V3 pools of exact-output routes run backwards).
+    function _v3ExactOutputCallback(int256 amount0Delta, int256 amount1Delta, bytes calldata data)
+        internal
+        override(UniswapV3Hops, GaslessExactOutput)
+    {
+        super._v3ExactOutputCallback(amount0Delta, amount1Delta, data);
+    }
 
     /// @inheritdoc IGaslessBatchSwapRouter
     function swapGaslessBatch(GaslessOrder[] calldata orders, uint256[] calldata gasLimits)

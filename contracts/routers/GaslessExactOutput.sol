@@ -8,12 +8,23 @@ import {IGaslessExactOutputRouter} from "../interfaces/IGaslessExactOutputRouter
 import {ExactOutputWitnessHash} from "../libraries/ExactOutputWitnessHash.sol";
 import {ExactOutputExecutor} from "./ExactOutputExecutor.sol";
 import {GaslessSwapSettlement} from "./GaslessSwapSettlement.sol";
+import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
 
 /// @title GaslessExactOutput
 /// @notice Gasless exact-output swaps (IGaslessExactOutputRouter), for a feature-3 router version to
 /// inherit next to GaslessSwapRouter's exact-input `swapGasless`.
 abstract contract GaslessExactOutput is IGaslessExactOutputRouter, GaslessSwapSettlement, ExactOutputExecutor {
     using SafeERC20 for IERC20;
+
+    /// @dev ExactOutputExecutor's: pays a V3 pool of an exact-output route run backwards (named here
+    /// because the exact-input bases reach UniswapV3Hops' refusal by another path).
+    function _v3ExactOutputCallback(int256 amount0Delta, int256 amount1Delta, bytes calldata data)
+        internal
+        virtual
+        override(UniswapV3Hops, ExactOutputExecutor)
+    {
+        super._v3ExactOutputCallback(amount0Delta, amount1Delta, data);
+    }
 
     /// @inheritdoc IGaslessExactOutputRouter
     function swapGaslessExactOutput(
@@ -50,8 +61,8 @@ abstract contract GaslessExactOutput is IGaslessExactOutputRouter, GaslessSwapSe
             IERC20(sellToken).safeTransfer(relayerFeeRecipient, relayerFee);
             emit RelayerFeePaid(params.quoteId, relayerFeeRecipient, msg.sender, sellToken, relayerFee);
         }
-        address destination = _inputDestination(actions);
+        address destination = _exactOutputDestination(actions, plan);
         if (destination != address(this)) IERC20(sellToken).safeTransfer(destination, sellAmount);
-        buyAmount = _settleExactOutput(params, actions, plan, taker, sellToken, destination);
+        (sellAmount, buyAmount) = _settleExactOutput(params, actions, plan, taker, sellToken, destination);
     }
 }

@@ -9,6 +9,7 @@ import {IWETH9} from "../interfaces/IWETH9.sol";
 import {ExactOutputWitnessHash} from "../libraries/ExactOutputWitnessHash.sol";
 import {ExactOutputExecutor} from "./ExactOutputExecutor.sol";
 import {TakerSwapSettlement} from "./TakerSwapSettlement.sol";
+import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
 
 /// @title TakerExactOutputSettlement
 /// @notice Feature-2 settlement with exact output: TakerSwapSettlement's exact-input swaps, plus
@@ -28,6 +29,15 @@ abstract contract TakerExactOutputSettlement is ITakerExactOutputRouter, TakerSw
         V2Venue memory venue
     ) TakerSwapSettlement(permit2_, allowanceHolder_, weth_, registry_, venue) {}
 
+    /// @dev ExactOutputExecutor's: pays a V3 pool of an exact-output route run backwards (named here
+    /// because the exact-input bases reach UniswapV3Hops' refusal by another path).
+    function _v3ExactOutputCallback(int256 amount0Delta, int256 amount1Delta, bytes calldata data)
+        internal
+        override(UniswapV3Hops, ExactOutputExecutor)
+    {
+        super._v3ExactOutputCallback(amount0Delta, amount1Delta, data);
+    }
+
     /// @inheritdoc ITakerExactOutputRouter
     function swapExactOutputWithPermit(ExactOutputParams calldata params, uint256 nonce, bytes calldata signature)
         external
@@ -37,7 +47,7 @@ abstract contract TakerExactOutputSettlement is ITakerExactOutputRouter, TakerSw
         (address sellToken, bytes calldata actions, ExactOutputPlan memory plan) = _checkExactOutputOrder(params);
         _checkSignatureLength(signature);
         if (sellToken == NATIVE) revert SwapNativeSellNeedsValue();
-        address destination = _inputDestination(actions);
+        address destination = _exactOutputDestination(actions, plan);
         sellAmount = plan.amountIn;
         // The taker signed the maximum; only the needed input is requested, so the rest stays with them.
         permit2.permitWitnessTransferFrom(
@@ -52,7 +62,7 @@ abstract contract TakerExactOutputSettlement is ITakerExactOutputRouter, TakerSw
             ExactOutputWitnessHash.EXACT_OUTPUT_WITNESS_TYPE_STRING,
             signature
         );
-        buyAmount = _settleExactOutput(params, actions, plan, msg.sender, sellToken, destination);
+        (sellAmount, buyAmount) = _settleExactOutput(params, actions, plan, msg.sender, sellToken, destination);
     }
 
     /// @inheritdoc ITakerExactOutputRouter
@@ -68,11 +78,11 @@ abstract contract TakerExactOutputSettlement is ITakerExactOutputRouter, TakerSw
         assembly ("memory-safe") {
             taker := shr(96, calldataload(sub(calldatasize(), 20)))
         }
-        address destination = _inputDestination(actions);
+        address destination = _exactOutputDestination(actions, plan);
         sellAmount = plan.amountIn;
         // The holder's transient allowance is the order's maxSellAmount; only the needed input is drawn.
         _allowanceHolder.transferFrom(sellToken, taker, destination, sellAmount);
-        buyAmount = _settleExactOutput(params, actions, plan, taker, sellToken, destination);
+        (sellAmount, buyAmount) = _settleExactOutput(params, actions, plan, taker, sellToken, destination);
     }
 
     /// @inheritdoc ITakerExactOutputRouter
@@ -86,7 +96,7 @@ abstract contract TakerExactOutputSettlement is ITakerExactOutputRouter, TakerSw
         if (sellToken != NATIVE) revert SwapUnexpectedToken(NATIVE, sellToken);
         if (msg.value != params.maxSellAmount) revert SwapNativeValueMismatch(params.maxSellAmount, msg.value);
         sellAmount = plan.amountIn;
-        buyAmount = _settleExactOutput(params, actions, plan, msg.sender, NATIVE, address(this));
+        (sellAmount, buyAmount) = _settleExactOutput(params, actions, plan, msg.sender, NATIVE, address(this));
         // Checked against the maximum above, so this cannot wrap. Paid like any native payout: a
         // taker contract that refuses ETH gets WETH.
         uint256 refund = msg.value - sellAmount;

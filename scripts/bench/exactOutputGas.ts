@@ -32,8 +32,16 @@ const RELAYER_FEE = parseUnits("0.5", 6);
 const FEE_PAYEE: Address = getAddress("0x00000000000000000000000000000000000e0fee");
 
 export type ExactOutputSettlement = "permit" | "allowance" | "native" | "gasless";
-/** One exact-output swap: buy `amountOut` of `path`'s last token, `native` selling ETH (path starts with WETH). */
-export type ExactOutputBenchSwap = { path: [Address, Address]; amountOut: bigint; settlement: ExactOutputSettlement };
+/**
+ * One exact-output swap: buy `amountOut` of `path`'s last token, `native` selling ETH (path starts with
+ * WETH); through the V2 pair unless `route` names other actions and the maximum they allow.
+ */
+export type ExactOutputBenchSwap = {
+  path: [Address, Address];
+  amountOut: bigint;
+  settlement: ExactOutputSettlement;
+  route?: { actions: RouteAction[]; maximum: bigint };
+};
 export type ExactOutputGasRow = { name: string; ours: number; universalRouter: number };
 
 /**
@@ -59,8 +67,8 @@ export async function measureOursExactOutput(bench: GasBench, swap: ExactOutputB
   const native = swap.settlement === "native";
   const actions: RouteAction[] = [];
   if (native) actions.push({ type: "wrap" });
-  actions.push({ type: "swapV2", pair: bench.pairOf(tokenIn, tokenOut), tokenOut, feeBps: 30 });
-  const { maximum } = await needed(bench, swap);
+  actions.push(...(swap.route?.actions ?? [{ type: "swapV2", pair: bench.pairOf(tokenIn, tokenOut), tokenOut, feeBps: 30 }]));
+  const { maximum } = swap.route ?? (await needed(bench, swap));
   const order: ExactOutputOrder = {
     sellToken: native ? NATIVE_TOKEN : tokenIn,
     maxSellAmount: maximum,

@@ -4,7 +4,7 @@
  * same chain state (an EVM snapshot is restored before every measurement) in one run; then gasless
  * single-hop swaps one per transaction against batches of 1, 10 and 50 through the feature-3 router;
  * then single-hop exact-output swaps (ours in each settlement against UniversalRouter's V2_SWAP_EXACT_OUT);
- * then V3 and propAMM swaps (gasV3Rows.ts: against V3_SWAP_EXACT_IN, SwapRouter02, a direct propAMM call).
+ * then V3 and propAMM swaps (gasV3Rows.ts: against V3_SWAP_EXACT_IN / V3_SWAP_EXACT_OUT, SwapRouter02, a direct propAMM call).
  */
 import hre from "hardhat";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
 
   const venueRows = await measureV3Rows(bench, isolate);
   const venueTable = formatTable(
-    ["V3 / propAMM swap", "ours", "UR V3_SWAP_EXACT_IN", "SwapRouter02", "propAMM direct", "ours/UR", "ours/SwapRouter02", "ours/direct"],
+    ["V3 / propAMM swap", "ours", "UR V3_SWAP_EXACT_IN/OUT", "SwapRouter02", "propAMM direct", "ours/UR", "ours/SwapRouter02", "ours/direct"],
     venueRows.map((row: V3GasRow) =>
       row.ours === undefined && row.note !== undefined
         ? [row.name, row.note, "", "", "", "", "", ""]
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
   process.stdout.write(`\nV3 and propAMM swaps (devnet "uniswap-v3" venue; each column from the same state)\n\n${venueTable}\n\n`);
   process.stdout.write("UniversalRouter: PERMIT2_PERMIT, then V3_SWAP_EXACT_IN (V2_SWAP_EXACT_IN for the V2 leg) per leg with a minimum per leg; SwapRouter02: approve-based exactInputSingle / exactInput, the split as multicall of swapExactTokensForTokens + exactInputSingle.\n");
   process.stdout.write("propAMM baseline: the taker calls DevPropAmm.swapExactIn itself (approve-based, no router).\n");
-  process.stdout.write("V3 exact output: our routers refuse V3 hops in exact-output routes (exact output stays on V2), so there is no row to compare with V3_SWAP_EXACT_OUT.\n");
+  process.stdout.write("V3 exact output: ours runs the route backwards (the maximum into the router, the pool paid exactly what it asks in its callback, the rest refunded to the taker); UniversalRouter: PERMIT2_PERMIT of the maximum, V3_SWAP_EXACT_OUT paid from the taker in the callback; SwapRouter02: approve-based exactOutputSingle.\n");
   process.stdout.write("V3 allowance row: ours spends an AllowanceHolder allowance; SwapRouter02's approve-based 1-hop figure is in the row above.\n");
 
   const gasless = await measureGaslessBatches(bench, BATCH_SIZES, isolate);

@@ -7,6 +7,7 @@
 import { concatHex, encodeAbiParameters, encodeFunctionData, numberToHex, parseAbiParameters, parseUnits, type Address, type Hex } from "viem";
 import { uniswapV3Artifacts } from "../deploy/uniswapV3";
 import { encodeUniversalExecute, measureOurs, quote, universalRouterPermitInput, type GasBench } from "./gasVenues";
+import { measureOursExactOutput } from "./exactOutputGas";
 import type { RouteAction } from "../../sdk";
 
 const MSG_SENDER: Address = "0x0000000000000000000000000000000000000001";
@@ -14,6 +15,7 @@ const MSG_SENDER: Address = "0x0000000000000000000000000000000000000001";
 const PERMIT2_PERMIT = 0x0a;
 const V2_SWAP_EXACT_IN = 0x08;
 const V3_SWAP_EXACT_IN = 0x00;
+const V3_SWAP_EXACT_OUT = 0x01;
 /** The devnet's "uniswap-v3" venue: index 0 of the routers' V3 venue table. */
 const UNISWAP_V3_VENUE = 0;
 
@@ -103,6 +105,46 @@ async function measureSwapRouter02Legs(bench: GasBench, legs: Leg[]): Promise<nu
   return Number((await bench.wait(hash)).gasUsed);
 }
 
+/**
+ * The exact-output row: buy 1 WETH with USDC in one V3 hop (0.05 %), ours by Permit2 signature (the
+ * route run backwards: the maximum into the router, the pool paid in its callback, the rest refunded)
+ * against UniversalRouter's PERMIT2_PERMIT + V3_SWAP_EXACT_OUT and SwapRouter02's exactOutputSingle,
+ * each allowing the input QuoterV2 says the pool needs plus 0.5 %.
+ */
+async function exactOutputRow(bench: GasBench, safely: (measure: () => Promise<number>) => Promise<number | undefined>, USDC: Address, WETH: Address): Promise<V3GasRow> {
+  const amountOut = parseUnits("1", 18);
+  const fee = 500;
+  const maximum = async () => {
+    const { result } = await bench.clients.publicClient.simulateContract({
+      address: bench.deployed.v3Venues[UNISWAP_V3_VENUE]!.quoterV2,
+      abi: uniswapV3Artifacts.quoterV2().abi,
+      functionName: "quoteExactOutputSingle",
+      args: [{ tokenIn: USDC, tokenOut: WETH, amount: amountOut, fee, sqrtPriceLimitX96: 0n }],
+    });
+    const amountIn = (result as readonly [bigint, ...unknown[]])[0];
+    return amountIn + (amountIn * 50n) / 10_000n;
+  };
+  const ours = async () =>
+    Number(await measureOursExactOutput(bench, { path: [USDC, WETH], amountOut, settlement: "permit", route: { actions: [{ type: "swapV3", tokenOut: WETH, fee, venue: UNISWAP_V3_VENUE }], maximum: await maximum() } }));
+  const universalRouter = async () => {
+    const max = await maximum();
+    // An exact-output path runs from the output back to the input.
+    const inputs = [await universalRouterPermitInput(bench, USDC, max), encodeAbiParameters(parseAbiParameters("address, uint256, uint256, bytes, bool"), [MSG_SENDER, amountOut, max, v3Path([WETH, USDC], [fee]), true])];
+    const now = (await bench.clients.publicClient.getBlock()).timestamp;
+    const hash = await bench.taker.sendTransaction({ to: bench.universalRouter, data: encodeUniversalExecute([PERMIT2_PERMIT, V3_SWAP_EXACT_OUT], inputs, now + 600n) });
+    return Number((await bench.wait(hash)).gasUsed);
+  };
+  const swapRouter02 = async () => {
+    const params = { tokenIn: USDC, tokenOut: WETH, fee, recipient: bench.taker.account.address, amountOut, amountInMaximum: await maximum(), sqrtPriceLimitX96: 0n };
+    const hash = await bench.taker.sendTransaction({ to: bench.swapRouter02, data: encodeFunctionData({ abi: uniswapV3Artifacts.swapRouter02().abi, functionName: "exactOutputSingle", args: [params] }) });
+    return Number((await bench.wait(hash)).gasUsed);
+  };
+  // Warm-up, as for the other rows: the pool has traded and both Permit2 paths have run once.
+  await ours();
+  await universalRouter();
+  return { name: "V3 exact output, 1 hop (buy 1 WETH with USDC, 0.05 %), Permit2 signature", ours: await safely(ours), universalRouter: await safely(universalRouter), swapRouter02: await safely(swapRouter02) };
+}
+
 const devPropAmmAbi = [
   {
     type: "function",
@@ -154,7 +196,7 @@ export async function measureV3Rows(bench: GasBench, isolate: <T>(measure: () =>
       ],
       [5_000, 5_000],
     ),
-    { name: "V3 exact output, 1 hop", note: "not supported" },
+    await exactOutputRow(bench, safely, USDC, WETH),
   ];
 
   // propAMM: ours (SWAP_PROPAMM, Permit2 signature and allowance) against calling the DevPropAmm directly.

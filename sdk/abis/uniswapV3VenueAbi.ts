@@ -73,6 +73,22 @@ export const uniswapV3VenueAbi = [
   {
     "inputs": [
       {
+        "internalType": "address",
+        "name": "pool",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amountIn",
+        "type": "uint256"
+      }
+    ],
+    "name": "SwapV3ZeroOutput",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "int256",
         "name": "amount0Delta",
         "type": "int256"

@@ -85,6 +85,23 @@ describe("GET /quote over V2, V3 and propAMM venues, settled on chain", () => {
     expect(received).to.equal(BigInt(body!.buy_amount));
   });
 
+  it("an exact-output quote (buy_amount) over V3 alone settles for exactly buy_amount and spends exactly sell_amount, the rest of max_sell_amount refunded", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const buyAmount = parseUnits("1.5", 18);
+    const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), buy_amount: buyAmount, taker: f.taker.account.address, excluded_sources: `uniswap-v2,${PROPAMM}` });
+    expect(status, JSON.stringify(body)).to.equal(200);
+    expect(hopsOf(body!).length > 0 && hopsOf(body!).every((hop) => V3_SOURCES.includes(hop.source)), JSON.stringify(hopsOf(body!))).to.equal(true);
+    expectNamedHops(body!);
+    const sellAmount = BigInt(body!.sell_amount);
+    expect(BigInt(body!.max_sell_amount) > sellAmount).to.equal(true);
+    const [usdcBefore, wethBefore] = [await balanceOf(f, f.token("USDC"), f.taker.account.address), await balanceOf(f, f.token("WETH"), f.taker.account.address)];
+    const receipt = await execute(f, body!);
+    expect(receipt.status).to.equal("success");
+    expect((await balanceOf(f, f.token("WETH"), f.taker.account.address)) - wethBefore).to.equal(buyAmount);
+    // Nothing moved the pools between the quote's block and the swap: the pools asked for exactly sell_amount.
+    expect(usdcBefore - (await balanceOf(f, f.token("USDC"), f.taker.account.address))).to.equal(sellAmount);
+  });
+
   it("a propAMM route (native sell): dev-propamm's leg settles for at least buy_amount", async () => {
     const { f, api } = await loadFixture(quoteReady);
     const { status, body } = await api.quote({ sell_token: "ETH", buy_token: f.token("USDC"), sell_amount: parseUnits("1", 18), taker: f.taker.account.address, excluded_sources: "uniswap-v2,uniswap-v3,forkswap-v3" });

@@ -1,11 +1,10 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { concatHex, erc20Abi, getAddress, keccak256, zeroAddress, maxUint256, numberToHex, parseAbi, parseEther, parseUnits, type Address, type Hex } from "viem";
+import { concatHex, getAddress, keccak256, zeroAddress, numberToHex, parseEther, parseUnits, type Address, type Hex } from "viem";
 import {
   buildSwapPermitTypedData,
   encodeRouteActions,
-  encodeSwapExactOutputNative,
   encodeSwapGaslessBatch,
   encodeSwapNative,
   encodeSwapWithAllowance,
@@ -19,9 +18,10 @@ import {
 } from "../../sdk";
 import { migrateFeature } from "../../scripts/deploy/deploySettlement";
 import { migrateRouter } from "../../scripts/deploy/migrateRouter";
-import { alignedTick, createV3Pool, mintV3Position, sqrtPriceX96Of, uniswapV3Artifacts, v3PoolAddress } from "../../scripts/deploy/uniswapV3";
+import { uniswapV3Artifacts, v3PoolAddress } from "../../scripts/deploy/uniswapV3";
 import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../scripts/deploy/uniswapArtifacts";
-import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
+import { type SettlementFixture } from "../fixtures/settlementFixture";
+import { v3Market, type V3Market } from "../fixtures/v3Market";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf } from "../fixtures/testRoute";
 import { expectRevert } from "../helpers/expectRevert";
@@ -29,48 +29,7 @@ import { expectRevert } from "../helpers/expectRevert";
 const QUOTE_ID: Hex = `0x${"6c".repeat(32)}`;
 /** Permit2's nonce bitmaps outlive a fixture's first build; this file signs in its own range. */
 const NONCE_BASE = 9n << 64n;
-const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
-const wethAbi = parseAbi(["function deposit() payable"]);
 
-/**
- * The devnet (routers TakerSwapRouterV3 and GaslessBatchSwapRouterV2 with venues 0 = uniswap-v3 and
- * 1 = forkswap-v3) plus real V3 pools: USDC/WETH 0.30 % and WETH/DAI 0.05 % on venue 0 with wide
- * positions, and USDC/WETH 1 % on venue 1 with one narrow position (a shallow pool to run dry).
- * The taker has approved Permit2 and the allowance holder for USDC and DAI.
- */
-async function v3Market() {
-  const f = await settlementFixture();
-  const [uniswap, fork] = f.v3Venues;
-  if (uniswap === undefined || fork === undefined) throw new Error("expected the devnet's two V3 venues");
-  const deployer = f.deployer.account.address;
-  for (const symbol of ["USDC", "DAI"]) {
-    await f.publicClient.waitForTransactionReceipt({ hash: await f.deployer.writeContract({ address: f.token(symbol), abi: mintAbi, functionName: "mint", args: [deployer, parseUnits("100000000", 18)] }) });
-  }
-  await f.publicClient.waitForTransactionReceipt({ hash: await f.deployer.writeContract({ address: f.contracts.weth, abi: wethAbi, functionName: "deposit", value: parseEther("5000") }) });
-  const [usdc, weth, dai] = [f.token("USDC"), f.contracts.weth, f.token("DAI")];
-  // 1 WETH = 2,000 USDC = 2,000 DAI, in raw units of each token's decimals.
-  const priceOf = (a: Address, amountA: bigint, b: Address, amountB: bigint) => (a.toLowerCase() < b.toLowerCase() ? sqrtPriceX96Of(amountB, amountA) : sqrtPriceX96Of(amountA, amountB));
-  const pool = async (venue: typeof uniswap, a: Address, amountA: bigint, b: Address, amountB: bigint, fee: number, spacing: number, width: number) => {
-    const sqrtPrice = priceOf(a, amountA, b, amountB);
-    const address = await createV3Pool(f, f.deployer, venue, a, b, fee, sqrtPrice);
-    const center = alignedTick(sqrtPrice, spacing);
-    await mintV3Position(f, f.deployer, venue, { tokenA: a, tokenB: b, fee, tickLower: center - width, tickUpper: center + width, amountA: amountA * 100n, amountB: amountB * 100n });
-    return address;
-  };
-  const usdcWeth = await pool(uniswap, weth, parseEther("1"), usdc, parseUnits("2000", 6), 3000, 60, 6000);
-  const wethDai = await pool(uniswap, weth, parseEther("1"), dai, parseUnits("2000", 18), 500, 10, 6000);
-  // 1 % on the fork: a tier the devnet market leaves empty for this pair (the other two pools may
-  // already exist in the market, which createV3Pool then leaves at the market's price).
-  const shallow = await pool(fork, weth, parseEther("0.01"), usdc, parseUnits("20", 6), 10_000, 200, 200);
-  for (const symbol of ["USDC", "DAI"]) {
-    for (const spender of [f.contracts.permit2, f.contracts.allowanceHolder]) {
-      await f.publicClient.waitForTransactionReceipt({ hash: await f.taker.writeContract({ address: f.token(symbol), abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] }) });
-    }
-  }
-  return { ...f, uniswap, fork, usdcWeth, wethDai, shallow };
-}
-
-type V3Market = Awaited<ReturnType<typeof v3Market>>;
 
 async function now(f: SettlementFixture): Promise<bigint> {
   return (await f.publicClient.getBlock()).timestamp;
@@ -367,17 +326,6 @@ describe("Uniswap V3 hops (SWAP_V3) in TakerSwapRouterV3 and GaslessBatchSwapRou
       await expectRevert(f.taker.sendTransaction({ to: f.routerAddress, data: encodeSwapNative(swap), value: swap.sellAmount }), "SwapV3PartialFill");
       // Nothing moved: the pool holds what it held.
       expect(await balanceOf(f, weth, f.shallow)).to.equal(wethInPool);
-    });
-
-    it("keeps V3 out of exact-output routes (priced backwards from V2 reserves only)", async () => {
-      const f = await loadFixture(v3Market);
-      const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
-      const actions = encodeRouteActions([{ type: "wrap" }, { type: "swapV3", tokenOut: usdc, fee: 3000, venue: 0 }]);
-      const data = encodeSwapExactOutputNative({ sellToken: NATIVE_TOKEN, maxSellAmount: parseEther("1"), buyToken: usdc, buyAmount: parseUnits("100", 6), recipient: f.recipient.account.address, deadline: (await now(f)) + 600n, quoteId: QUOTE_ID, actions });
-      await expectRevert(f.taker.sendTransaction({ to: f.routerAddress, data, value: parseEther("1") }), "SwapExactOutputRoute", [1n]);
-      const legs = encodeRouteActions([{ type: "wrap" }, { type: "split", legs: [{ shareBps: 5000, hops: [{ type: "swapV3", tokenOut: usdc, fee: 3000, venue: 0 }] }, { shareBps: 5000, hops: [{ type: "swapV2", pair: v2Pair(f, weth, usdc), tokenOut: usdc, feeBps: 30 }] }] }]);
-      const splitData = encodeSwapExactOutputNative({ sellToken: NATIVE_TOKEN, maxSellAmount: parseEther("1"), buyToken: usdc, buyAmount: parseUnits("100", 6), recipient: f.recipient.account.address, deadline: (await now(f)) + 600n, quoteId: QUOTE_ID, actions: legs });
-      await expectRevert(f.taker.sendTransaction({ to: f.routerAddress, data: splitData, value: parseEther("1") }), "SwapExactOutputRoute", [1n + 2n + 3n]);
     });
   });
 });

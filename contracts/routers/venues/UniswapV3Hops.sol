@@ -10,7 +10,8 @@ import {RouteActions} from "../../libraries/RouteActions.sol";
 import {RouterFunds} from "../RouterFunds.sol";
 
 /// @title UniswapV3Hops
-/// @notice The Uniswap-V3 venue module: SWAP_V3 hops (exact input) on the router's V3
+/// @notice The Uniswap-V3 venue module: SWAP_V3 hops (exact input, and exact output for routes
+/// ExactOutputExecutor runs backwards) on the router's V3
 /// venues (Uniswap V3 and its forks, each a factory and a pool init-code hash, at most four, fixed at
 /// deployment) and the pool callback that pays them.
 /// @dev The pool is never taken from calldata: it is computed from the venue and the hop's tokens and
@@ -75,6 +76,9 @@ abstract contract UniswapV3Hops is IUniswapV3Venue, RouterFunds {
         // Zero outside a hop (and no caller is address zero), so a stranger, a look-alike pool or the
         // real pool outside its hop is refused before anything is read.
         if (msg.sender != pool) revert SwapV3CallbackRefused(msg.sender);
+        // This router's own encodings: an exact-input hop passes (tokenIn, amountIn), an exact-output
+        // route run backwards passes its hops (longer), and the pool hands `data` back unchanged.
+        if (data.length != 0x40) return _v3ExactOutputCallback(amount0Delta, amount1Delta, data);
         address tokenIn;
         uint256 amountIn;
         assembly ("memory-safe") {
@@ -88,6 +92,21 @@ abstract contract UniswapV3Hops is IUniswapV3Venue, RouterFunds {
         IERC20(tokenIn).safeTransfer(msg.sender, owed);
     }
 
+    /// @dev The callback of an exact-output V3 swap (`_v3ExactOutputSwap`), already checked to come from
+    /// the pool being swapped with: pays what the pool asks. Routers without exact output refuse it.
+    function _v3ExactOutputCallback(int256, int256, bytes calldata) internal virtual {
+        revert SwapV3CallbackRefused(msg.sender);
+    }
+
+    /// @dev An exact-output swap on `pool` (computed by `_v3HopPool`): exactly `amountOut` to `to`, the
+    /// callback (with `data`) paying what the pool asks; refused unless the pool pays all of it.
+    function _v3ExactOutputSwap(address pool, bool zeroForOne, uint256 amountOut, address to, bytes memory data)
+        internal
+    {
+        uint256 received = _v3PoolSwap(pool, zeroForOne, -SafeCast.toInt256(amountOut), to, data);
+        if (received != amountOut) revert SwapV3PartialFill(amountOut, received);
+    }
+
     /// @dev An exact-input SWAP_V3 hop at `offset`: all of `amountIn` of `tokenIn` (held by this router)
     /// into the venue's pool, the output to `to`. Refused unless the pool takes all of it.
     function _swapV3(bytes calldata actions, uint256 offset, address tokenIn, uint256 amountIn, address to)
@@ -96,12 +115,15 @@ abstract contract UniswapV3Hops is IUniswapV3Venue, RouterFunds {
     {
         (address pool, bool zeroForOne) = _v3HopPool(actions, offset, tokenIn);
         // The callback paid exactly `amountIn` (or reverted), so only the output is read back.
-        amountOut = _v3PoolSwap(pool, zeroForOne, SafeCast.toInt256(amountIn), tokenIn, amountIn, to);
+        amountOut = _v3PoolSwap(pool, zeroForOne, SafeCast.toInt256(amountIn), to, abi.encode(tokenIn, amountIn));
+        // A pool takes an input too small to move its price and pays nothing for it: refused, in a route
+        // as in a split leg, rather than passing a zero amount on.
+        if (amountOut == 0) revert SwapV3ZeroOutput(pool, amountIn);
     }
 
     /// @dev The venue's pool of the hop at `offset` from `tokenIn`, and the swap's direction.
     function _v3HopPool(bytes calldata actions, uint256 offset, address tokenIn)
-        private
+        internal
         view
         returns (address pool, bool zeroForOne)
     {
@@ -122,16 +144,12 @@ abstract contract UniswapV3Hops is IUniswapV3Venue, RouterFunds {
         );
     }
 
-    /// @dev `pool.swap` with `pool` as the only accepted caller of the callback for its duration, which
-    /// must ask for exactly `amountIn`; returns what the pool paid out.
-    function _v3PoolSwap(
-        address pool,
-        bool zeroForOne,
-        int256 amountSpecified,
-        address tokenIn,
-        uint256 amountIn,
-        address to
-    ) private returns (uint256 received) {
+    /// @dev `pool.swap` with `pool` as the only accepted caller of the callback for its duration (the
+    /// callback checks what it asks for); returns what the pool paid out.
+    function _v3PoolSwap(address pool, bool zeroForOne, int256 amountSpecified, address to, bytes memory data)
+        private
+        returns (uint256 received)
+    {
         assembly ("memory-safe") {
             tstore(POOL_SLOT, pool)
         }
@@ -142,7 +160,7 @@ abstract contract UniswapV3Hops is IUniswapV3Venue, RouterFunds {
             zeroForOne,
             amountSpecified,
             zeroForOne ? MIN_SQRT_PRICE_LIMIT : MAX_SQRT_PRICE_LIMIT,
-            abi.encode(tokenIn, amountIn)
+            data
         );
         assembly ("memory-safe") {
             tstore(POOL_SLOT, 0)

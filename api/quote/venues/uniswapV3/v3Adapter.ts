@@ -23,9 +23,9 @@ export const V3_HOP_GAS = { base: 78_000, perTickCrossed: 21_000 } as const;
 /** Uniswap V3 and every V3 fork (a fork is a venue: a factory, its init-code hash and fee tiers). */
 export const v3Adapter: VenueAdapter<V3RoutedPool> = {
   kind: "v3",
-  // The routers' exact-output pass prices hops backwards from reserves, which V3 has none of: exact-output
-  // routes stay on V2 (docs/contracts/route-format.md). `amountIn` is exact all the same, for when they do not.
-  exactOutput: false,
+  // The routers run an exact-output route with a V3 hop backwards (ExactOutputExecutor): each pool is asked
+  // for its exact output and paid what it asks, which `amountIn` computes to the wei from the followed state.
+  exactOutput: true,
   exactCurve: false,
   amountOut(pool, tokenIn, amountIn) {
     if (amountIn <= 0n) return 0n;
