@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { EIP1193Provider, HardhatRuntimeEnvironment } from "hardhat/types";
 import { getAddress } from "viem";
-import { readManifest, writeManifest, type DeploymentManifest, type ManifestPropAmm } from "../../sdk/chain/manifest";
+import { readManifest, writeManifest, type DeploymentManifest, type ManifestPropAmm, type ManifestUniswapV4 } from "../../sdk/chain/manifest";
 import { deployRouterRegistry } from "./deployRegistry";
 import { hardhatClients, type DevWalletClient, type HardhatClients } from "./hardhatClients";
 import { deployLiquidity } from "./deployLiquidity";
@@ -14,6 +14,7 @@ import { deployDevnetV3Venues, type DevnetV3Venue } from "./devnetV3Venues";
 import { deployV3Market } from "./deployV3Market";
 import { devnetVenues } from "./devnetVenues";
 import { deployPropAmmAllowlist, deployPropAmms } from "./deployPropAmm";
+import { deployV4Market } from "./deployV4Market";
 import { assertDevnetAccounts } from "../devnet/devAccounts";
 import { routerRegistryAbi } from "../../sdk/abis/routerRegistryAbi";
 
@@ -44,7 +45,7 @@ export async function deployContracts(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-): Promise<Pick<DeploymentManifest, "contracts" | "tokens" | "pools" | "venues"> & { propAmms: ManifestPropAmm[]; v3Venues: DevnetV3Venue[] }> {
+): Promise<Pick<DeploymentManifest, "contracts" | "tokens" | "pools" | "venues"> & { propAmms: ManifestPropAmm[]; v3Venues: DevnetV3Venue[]; uniswapV4: ManifestUniswapV4 }> {
   // No venue has a pool before this block: event following starts here.
   const startBlock = Number(await clients.publicClient.getBlockNumber()) + 1;
   const registry = getAddress((await deployRouterRegistry(hre, clients, deployer)).address);
@@ -61,6 +62,8 @@ export async function deployContracts(
   const v3Pools = await deployV3Market(hre, clients, deployer, tokens, weth, v3Venues);
   const contracts = { routerRegistry: registry, permit2, weth, uniswapV2Factory, ...settlement, propAmmAllowlist };
   const propAmms = await deployPropAmms(hre, clients, deployer, { contracts, tokens }, propAmmAllowlist);
+  // Uniswap V4 last: it is not routed yet (the routers have no V4 action), and every address above stays put.
+  const { manifest: uniswapV4 } = await deployV4Market(hre, clients, deployer, tokens, weth);
   return {
     contracts,
     propAmms,
@@ -68,6 +71,7 @@ export async function deployContracts(
     tokens,
     pools: [...pools, ...v3Pools],
     v3Venues,
+    uniswapV4,
   };
 }
 

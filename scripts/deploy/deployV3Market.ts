@@ -14,20 +14,24 @@ import { writeAndWait } from "./writeAndWait";
 const MIN_TICK = -887_272;
 const MAX_TICK = 887_272;
 
-type PricedToken = Readonly<{ address: Address; decimals: number; usdPrice: number }>;
+export type PricedToken = Readonly<{ address: Address; decimals: number; usdPrice: number }>;
 
-function amountFor(usd: number, token: PricedToken): bigint {
+/** `usd` worth of `token` in its base units, at the devnet's reference price. */
+export function amountFor(usd: number, token: PricedToken): bigint {
   return parseUnits((usd / token.usdPrice).toFixed(Math.min(token.decimals, 12)), token.decimals);
 }
 
 /** A pool spec resolved against the deployed tokens and venues. */
 export type ResolvedPool = Readonly<{ spec: DevV3PoolSpec; venue: DevnetV3Venue; tickSpacing: number; a: PricedToken; b: PricedToken }>;
 
+/** What pricing a pool and placing its positions need of it (a V4 pool has these too, without a V3 venue). */
+export type PricedPoolSpec = Readonly<{ spec: Pick<DevV3PoolSpec, "priceOffsetBps">; tickSpacing: number; a: PricedToken; b: PricedToken }>;
+
 /**
  * The pool's price as raw amounts: `usd` worth of `a`, and what it buys of `b` at the reference
  * price moved by `priceOffsetBps`. A large `usd` keeps the ratio exact to far below a bp.
  */
-function priceAmounts(pool: ResolvedPool): { amountA: bigint; amountB: bigint } {
+function priceAmounts(pool: PricedPoolSpec): { amountA: bigint; amountB: bigint } {
   const usd = 1_000_000;
   return { amountA: amountFor(usd, pool.a), amountB: amountFor(usd * (1 + pool.spec.priceOffsetBps / 10_000), pool.b) };
 }
@@ -38,7 +42,7 @@ function isToken0(a: PricedToken, b: PricedToken): boolean {
 }
 
 /** sqrtPriceX96 of the pool (token1 per token0) at its intended price. */
-export function intendedSqrtPriceX96(pool: ResolvedPool): bigint {
+export function intendedSqrtPriceX96(pool: PricedPoolSpec): bigint {
   const { amountA, amountB } = priceAmounts(pool);
   const aIsToken0 = isToken0(pool.a, pool.b);
   return aIsToken0 ? sqrtPriceX96Of(amountB, amountA) : sqrtPriceX96Of(amountA, amountB);
@@ -49,7 +53,7 @@ export function intendedSqrtPriceX96(pool: ResolvedPool): bigint {
  * pool's price is its inverse, so the bounds swap. Bounds round outwards to the tick spacing, except
  * that a range lying entirely on one side of the price rounds its near bound away from the price.
  */
-export function positionTicks(pool: ResolvedPool, position: DevV3PositionSpec): { tickLower: number; tickUpper: number } {
+export function positionTicks(pool: PricedPoolSpec, position: DevV3PositionSpec): { tickLower: number; tickUpper: number } {
   const spacing = pool.tickSpacing;
   if (position.range === "full") return { tickLower: Math.ceil(MIN_TICK / spacing) * spacing, tickUpper: Math.floor(MAX_TICK / spacing) * spacing };
   const { amountA, amountB } = priceAmounts(pool);

@@ -44,6 +44,27 @@ const venueSchema = z.discriminatedUnion("type", [
   }),
 ]);
 
+/** A V4 LP fee: hundredths of a bip up to 100 %, or the dynamic-fee flag 0x800000 (the hook sets it). */
+const v4Fee = z.union([z.number().int().min(0).max(1_000_000), z.literal(0x800000)]);
+const v4PoolSchema = z.object({
+  id: hash,
+  currency0: address,
+  currency1: address,
+  fee: v4Fee,
+  tickSpacing: z.number().int().min(1).max(32_767),
+  hooks: address,
+  source: venueName,
+});
+const uniswapV4Schema = z.object({
+  name: venueName,
+  poolManager: address,
+  v4Quoter: address,
+  stateView: address,
+  startBlock: z.number().int().nonnegative(),
+  pools: z.array(v4PoolSchema),
+  hooks: z.array(z.object({ name: z.string().min(1), address })).optional(),
+});
+
 /** Schema of `deployments/<chainId>.json`, the record of what the deploy flow put on a chain. */
 export const deploymentManifestSchema = z
   .object({
@@ -68,6 +89,7 @@ export const deploymentManifestSchema = z
     pools: z.array(poolSchema),
     devnet: z.object({ smartWallet: address, smartWalletOwner: address, plainToken: address }).optional(),
     propAmms: z.array(z.object({ name: z.string().min(1), address, token0: address, token1: address })).optional(),
+    uniswapV4: uniswapV4Schema.optional(),
   })
   .transform((manifest) => ({ ...manifest, venues: manifest.venues ?? [uniswapV2Venue(manifest.contracts.uniswapV2Factory, manifest.deployBlock)] }))
   .superRefine((manifest, context) => {
@@ -89,6 +111,24 @@ export const deploymentManifestSchema = z
 export type ManifestToken = { symbol: string; name: string; address: Address; decimals: number };
 /** A propAMM the deploy flow put on the allowlist; token0/token1 are its configured order (IPropAmm). */
 export type ManifestPropAmm = { name: string; address: Address; token0: Address; token1: Address };
+
+/**
+ * A Uniswap V4 pool in the singleton PoolManager: its id (keccak256 of its key) and its key.
+ * `currency0` address(0) is native ETH; `fee` 0x800000 marks a dynamic fee; `hooks`' low 14 bits are
+ * its permissions (sdk/amm/v4/hookPermissions.ts).
+ */
+export type ManifestV4Pool = { id: Hex; currency0: Address; currency1: Address; fee: number; tickSpacing: number; hooks: Address; source: string };
+/** Uniswap V4 on the chain: the PoolManager, its lenses, its pools, and the devnet's named hooks. */
+export type ManifestUniswapV4 = {
+  name: string;
+  poolManager: Address;
+  v4Quoter: Address;
+  stateView: Address;
+  /** The first block to read the PoolManager's events from (no pool existed before). */
+  startBlock: number;
+  pools: ManifestV4Pool[];
+  hooks?: { name: string; address: Address }[] | undefined;
+};
 
 /** What kind of market a venue is: how its pools are priced and swapped. */
 export type VenueType = "uniswap-v2" | "uniswap-v3";
@@ -171,6 +211,8 @@ export type DeploymentManifest = {
   devnet?: { smartWallet: Address; smartWalletOwner: Address; plainToken: Address } | undefined;
   /** The propAMMs deployed with the chain (the allowlist, not the manifest, says which routers may call). */
   propAmms?: ManifestPropAmm[] | undefined;
+  /** Uniswap V4, where deployed (not yet routed: the routers have no V4 action). */
+  uniswapV4?: ManifestUniswapV4 | undefined;
 };
 
 /** Where the manifest of `chainId` lives inside `directory`. */

@@ -2,6 +2,7 @@ import type { Address } from "viem";
 import { isV2Pool, type PricedPool } from "./pricedPool";
 import { propAmmAdapter } from "./propAmmAdapter";
 import { v3Adapter } from "./uniswapV3/v3Adapter";
+import { v4Adapter } from "./uniswapV4/v4Adapter";
 import { v2Adapter } from "./v2Adapter";
 import type { VenueAdapter } from "./venueAdapter";
 
@@ -14,6 +15,8 @@ const ADAPTERS = new Map<string, VenueAdapter>([
   ["v2", v2Adapter as VenueAdapter],
   ["v3", v3Adapter as unknown as VenueAdapter],
   ["propamm", propAmmAdapter as unknown as VenueAdapter],
+  // Registered, not routed: no market hands routing V4 pools until the routers have a V4 action.
+  ["v4", v4Adapter as unknown as VenueAdapter],
 ]);
 
 /**

@@ -1,0 +1,47 @@
+import { encodeAbiParameters, keccak256, zeroAddress, type Address, type Hex } from "viem";
+
+/** A Uniswap V4 pool's key: its identity (the PoolManager holds every pool; `v4PoolId` names it). */
+export type V4PoolKey = Readonly<{
+  /** The lower currency; address(0) is native ETH, which always sorts first. */
+  currency0: Address;
+  currency1: Address;
+  /** The LP fee in hundredths of a bip, or DYNAMIC_FEE_FLAG when the hook sets it. */
+  fee: number;
+  tickSpacing: number;
+  /** The hook contract (address(0): none); its low 14 bits are its permissions (hookPermissions.ts). */
+  hooks: Address;
+}>;
+
+/** Native ETH as a V4 currency. */
+export const NATIVE_CURRENCY: Address = zeroAddress;
+
+/** The fee of a pool whose hook sets its LP fee (LPFeeLibrary.DYNAMIC_FEE_FLAG). */
+export const DYNAMIC_FEE_FLAG = 0x800000;
+
+const POOL_KEY_COMPONENTS = [
+  {
+    type: "tuple",
+    components: [
+      { name: "currency0", type: "address" },
+      { name: "currency1", type: "address" },
+      { name: "fee", type: "uint24" },
+      { name: "tickSpacing", type: "int24" },
+      { name: "hooks", type: "address" },
+    ],
+  },
+] as const;
+
+/** The pool's id, as PoolIdLibrary.toId: keccak256 of the ABI-encoded key (five words). */
+export function v4PoolId(key: V4PoolKey): Hex {
+  return keccak256(encodeAbiParameters(POOL_KEY_COMPONENTS, [key]));
+}
+
+/** Whether the pool's LP fee is set by its hook rather than fixed in its key. */
+export function isDynamicFee(fee: number): boolean {
+  return fee === DYNAMIC_FEE_FLAG;
+}
+
+/** Two currencies in pool order (numerically, so native ETH first); the key's other fields are the caller's. */
+export function sortCurrencies(a: Address, b: Address): readonly [currency0: Address, currency1: Address] {
+  return BigInt(a) < BigInt(b) ? [a, b] : [b, a];
+}
