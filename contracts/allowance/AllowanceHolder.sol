@@ -9,7 +9,8 @@ import {ITakerSwapRouter} from "../interfaces/ITakerSwapRouter.sol";
 
 /// @title AllowanceHolder
 /// @notice Holds takers' ERC20 approvals and spends them only on the order in the taker's own call.
-/// @dev No owner, no storage, no events: the router's SwapSettled records the fill. An exact-output
+/// @dev No owner, no storage, no events: the router's SwapSettled records the fill. Venue-agnostic: where
+/// a route takes its input is the router's to say (`ITakerSwapRouter.inputDestination`). An exact-output
 /// call's allowance lives in transient storage for the duration of that `exec` only.
 contract AllowanceHolder is IAllowanceHolder {
     using SafeERC20 for IERC20;
@@ -20,16 +21,12 @@ contract AllowanceHolder is IAllowanceHolder {
     address private transient _token;
     uint256 private transient _remaining;
 
-    /// @dev First opcode of a route that starts with a swap, and that action's width (RouteActions).
-    uint256 private constant SWAP_V2 = 0x01;
-    uint256 private constant SWAP_V2_WIDTH = 43;
-
     /// @inheritdoc IAllowanceHolder
     function exec(address operator, bytes calldata data) external returns (bytes memory) {
         bool exactOutput = data.length >= 4 && bytes4(data) == ITakerExactOutputRouter.swapExactOutputWithAllowance.selector;
         if (exactOutput) {
             if (_operator != address(0)) revert AllowanceHolderReentrantExec();
-            (address token, uint256 maxAmount,) = _readOrder(operator, data);
+            (address token, uint256 maxAmount,) = _readOrder(data);
             (_operator, _owner, _token, _remaining) = (operator, msg.sender, token, maxAmount);
         } else {
             (address token, uint256 amount, address destination) = orderOf(operator, data);
@@ -72,21 +69,25 @@ contract AllowanceHolder is IAllowanceHolder {
     /// @inheritdoc IAllowanceHolder
     function orderOf(address operator, bytes calldata data)
         public
-        pure
+        view
         returns (address token, uint256 amount, address destination)
     {
         if (data.length < 4 || bytes4(data) != ITakerSwapRouter.swapWithAllowance.selector) {
             revert AllowanceHolderUnsupportedCall(data.length < 4 ? bytes4(0) : bytes4(data));
         }
-        return _readOrder(operator, data);
+        bytes calldata actions;
+        (token, amount, actions) = _readOrder(data);
+        // The router says where its route takes its input, from the very bytes it will run: the holder
+        // knows no route format, so a new venue never needs a new holder (nor takers' new approvals).
+        destination = ITakerSwapRouter(operator).inputDestination(actions);
     }
 
-    /// @dev The sell token, amount and route input of the order in `data`, a call whose one argument
-    /// is a SwapParams or an ExactOutputParams (the same layout), whatever its selector.
-    function _readOrder(address operator, bytes calldata data)
+    /// @dev The sell token, amount and route of the order in `data`, a call whose one argument is a
+    /// SwapParams or an ExactOutputParams (the same layout), whatever its selector.
+    function _readOrder(bytes calldata data)
         private
         pure
-        returns (address token, uint256 amount, address destination)
+        returns (address token, uint256 amount, bytes calldata actions)
     {
         // Every word read must lie inside `data` itself, never in the 20 bytes appended for the
         // router, so the router's ABI decoder reads exactly the bytes checked here. Each bound is
@@ -116,16 +117,15 @@ contract AllowanceHolder is IAllowanceHolder {
         unchecked {
             afterStruct = size - structOffset; // >= 0x100 by the check above
         }
-        destination = _routeInput(operator, structStart, afterStruct, actionsOffset);
+        actions = _actionsOf(structStart, afterStruct, actionsOffset);
     }
 
-    /// @dev Same rule as the router's `_inputDestination`: a route that starts with a swap takes its
-    /// input in the first pair, any other route in the router. The `actions` length word and bytes
-    /// must fit in the `afterStruct` bytes of `data` that follow the struct's start.
-    function _routeInput(address operator, uint256 structStart, uint256 afterStruct, uint256 actionsOffset)
+    /// @dev The route's `actions` bytes, whose length word and bytes must fit in the `afterStruct`
+    /// bytes of `data` that follow the struct's start.
+    function _actionsOf(uint256 structStart, uint256 afterStruct, uint256 actionsOffset)
         private
         pure
-        returns (address destination)
+        returns (bytes calldata actions)
     {
         uint256 actionsRoom;
         unchecked {
@@ -133,17 +133,17 @@ contract AllowanceHolder is IAllowanceHolder {
         }
         if (actionsOffset > actionsRoom) revert AllowanceHolderMalformedCall();
         uint256 actionsLength;
-        uint256 head;
         assembly ("memory-safe") {
             actionsLength := calldataload(add(structStart, actionsOffset))
-            head := calldataload(add(add(structStart, actionsOffset), 0x20))
         }
         uint256 actionsFit;
         unchecked {
             actionsFit = actionsRoom - actionsOffset;
         }
         if (actionsLength > actionsFit) revert AllowanceHolderMalformedCall();
-        destination = operator;
-        if (actionsLength >= SWAP_V2_WIDTH && head >> 248 == SWAP_V2) destination = address(uint160(head >> 88));
+        assembly ("memory-safe") {
+            actions.offset := add(add(structStart, actionsOffset), 0x20)
+            actions.length := actionsLength
+        }
     }
 }

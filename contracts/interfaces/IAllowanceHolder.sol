@@ -10,7 +10,8 @@ pragma solidity ^0.8.28;
 /// @dev The operator is named in the taker's own transaction (the API takes it from the router
 /// registry); the routers themselves refuse to settle unless the registry says they may. To keep the
 /// holder from being a confused deputy (calling a token contract with the holder's own approvals), it
-/// only ever calls `transferFrom` on the caller's own tokens and `swapWithAllowance` on the operator.
+/// only ever calls `transferFrom` on the caller's own tokens and `swapWithAllowance` on the operator,
+/// and asks the operator, in a static call, where its route takes its input (`inputDestination`).
 /// The router trusts the delivery only because it reads the same order from the same bytes: every
 /// field the holder uses must lie inside `data`, never in the 20 bytes it appends.
 interface IAllowanceHolder {
@@ -26,8 +27,9 @@ interface IAllowanceHolder {
     /// @notice An exact-output `exec` was entered while another one is running.
     error AllowanceHolderReentrantExec();
 
-    /// @notice Moves the order's `sellAmount` of the caller's `sellToken` to the route's input (its
-    /// first pair when the route starts with a swap, otherwise `operator`), then calls `operator` with
+    /// @notice Moves the order's `sellAmount` of the caller's `sellToken` to the route's input (where
+    /// `operator.inputDestination(actions)` says: the first pair of a route that starts with a V2 hop,
+    /// otherwise the operator itself), then calls `operator` with
     /// `data` followed by the caller's address (20 bytes).
     /// @dev `data` must be a `swapWithAllowance(SwapParams)` call, or a
     /// `swapExactOutputWithAllowance(ExactOutputParams)` call, for which nothing is delivered
@@ -57,9 +59,9 @@ interface IAllowanceHolder {
     /// @param data The router calldata.
     /// @return token The sell token.
     /// @return amount The sell amount.
-    /// @return destination The route's first pair, or `operator`.
+    /// @return destination Where the operator says the route takes its input.
     function orderOf(address operator, bytes calldata data)
         external
-        pure
+        view
         returns (address token, uint256 amount, address destination);
 }

@@ -43,4 +43,11 @@ interface ITakerSwapRouter is ISwapSettlement, IRegistryGatedRouter {
     /// @notice The allowance holder this router accepts transient allowances from.
     /// @return The allowance holder.
     function allowanceHolder() external view returns (address);
+
+    /// @notice Where a route of `actions` takes its input: the first pair of a route that starts with a
+    /// venue paid before its swap call (SWAP_V2), this router otherwise. The allowance holder delivers
+    /// an order's sell amount there, so it needs to know no route format.
+    /// @param actions The route's packed actions.
+    /// @return destination The address the sell token must be delivered to.
+    function inputDestination(bytes calldata actions) external view returns (address destination);
 }

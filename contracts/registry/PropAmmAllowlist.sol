@@ -31,6 +31,13 @@ contract PropAmmAllowlist {
     mapping(address token => uint256 pairs) public tokenUses;
     address[] private _pairs;
     mapping(address pair => uint256 indexPlusOne) private _indexOf;
+    /// @notice A 256-bit filter of the allowlisted pairs: bit `uint8(uint160(pair))` is set while at
+    /// least one allowlisted pair's address ends in that byte. A token whose bit is clear is no pair; a
+    /// set bit only says "ask `isPair`". Routers read this one word per swap instead of one slot per token.
+    uint256 public pairFilter;
+    /// @dev How many allowlisted pairs set each bit of `pairFilter`, so removing one clears its bit
+    /// only when no other pair shares it.
+    mapping(uint256 bit => uint256 pairs) private _filterUses;
 
     /// @notice `pair` was allowlisted with `selector`, trading `token0` (zeroForOne's input) against `token1`.
     event PropAmmAdded(address indexed pair, bytes4 selector, address indexed token0, address indexed token1);
@@ -86,6 +93,9 @@ contract PropAmmAllowlist {
         ++tokenUses[token1];
         _pairs.push(pair);
         _indexOf[pair] = _pairs.length;
+        uint256 bit = uint8(uint160(pair));
+        ++_filterUses[bit];
+        pairFilter |= 1 << bit;
         emit PropAmmAdded(pair, SWAP_SELECTOR, token0, token1);
     }
 
@@ -104,6 +114,8 @@ contract PropAmmAllowlist {
         _indexOf[last] = indexPlusOne;
         _pairs.pop();
         delete _indexOf[pair];
+        uint256 bit = uint8(uint160(pair));
+        if (--_filterUses[bit] == 0) pairFilter &= ~(1 << bit);
         emit PropAmmRemoved(pair, config.selector, config.token0, config.token1);
     }
 

@@ -20,6 +20,7 @@ import {RouterFunds} from "./RouterFunds.sol";
 ///    reverts the hop, which undoes the approval with everything else).
 /// 4. The output is measured as the receiver's balance change, never taken from the venue's word, and
 ///    must be at least what the venue said it paid (the hop's minimum, see `_swapPropAmm`).
+/// 5. An allowlisted pair is never a routable token, in any route on any venue (`_refusePair`).
 /// Exact input only: exact-output routes never contain this action.
 abstract contract PropAmmHops is RouterFunds {
     using SafeERC20 for IERC20;
@@ -35,11 +36,62 @@ abstract contract PropAmmHops is RouterFunds {
     error SwapPropAmmInputLeft(address pair, uint256 allowanceLeft);
     /// @notice The receiver got `received`, less than the `claimed` output (or nothing at all).
     error SwapPropAmmShortPaid(address pair, uint256 claimed, uint256 received);
+    /// @notice The route names `token` as a token, but it is an allowlisted propAMM pair.
+    error SwapTokenIsPropAmm(address token);
+
+    /// @dev Transient: the complement of the allowlist's `pairFilter` during one settlement (zero: not
+    /// read yet), so a route reads the allowlist once however many tokens it checks. Cleared when the
+    /// settlement ends (`_forgetPairFilter`), so a later settlement in the same transaction reads the
+    /// allowlist afresh. keccak256("pairguard.router.pairFilter") - 1.
+    uint256 private constant PAIR_FILTER_SLOT = 0xcd0bf1a664d71cc9806cdc8259ef1f9c7656de6d066b05d74e34568b537ffc61;
 
     /// @param allowlist The propAMM allowlist (see PropAmmAllowlist); zero for a router version that
     /// calls no propAMM (the versions before propAMMs, which share this interpreter).
     constructor(PropAmmAllowlist allowlist) {
         propAmmAllowlist = allowlist;
+    }
+
+    /// @dev Reverts when `token` is an allowlisted pair: the router must never approve, transfer, or read
+    /// balances through a contract it may also call as a venue. One filter word per settlement (cold:
+    /// the allowlist's account and slot), then a bit test per token; only a set bit asks `isPair`.
+    function _refusePair(address token) internal {
+        address allowlist = address(propAmmAllowlist);
+        if (allowlist == address(0)) return;
+        (bytes4 filterSelector, bytes4 isPairSelector) = (bytes4(keccak256("pairFilter()")), PropAmmAllowlist.isPair.selector);
+        bool pair;
+        // By hand (scratch space only): the checks sit on every hop, and the ABI coder's copies would
+        // cost the routers' size headroom. The allowlist is this router's immutable, not a caller's.
+        assembly ("memory-safe") {
+            let clear := tload(PAIR_FILTER_SLOT)
+            if iszero(clear) {
+                mstore(0, filterSelector)
+                if iszero(and(gt(returndatasize(), 0x1f), staticcall(gas(), allowlist, 0, 4, 0, 0x20))) {
+                    returndatacopy(0, 0, returndatasize())
+                    revert(0, returndatasize())
+                }
+                // The complement, so that zero means "not read"; a full filter (every bit set)
+                // complements to zero and is simply read again on the next check.
+                clear := not(mload(0))
+                tstore(PAIR_FILTER_SLOT, clear)
+            }
+            if iszero(and(shr(and(token, 0xff), clear), 1)) {
+                mstore(0, isPairSelector)
+                mstore(4, token)
+                if iszero(and(gt(returndatasize(), 0x1f), staticcall(gas(), allowlist, 0, 0x24, 0, 0x20))) {
+                    returndatacopy(0, 0, returndatasize())
+                    revert(0, returndatasize())
+                }
+                pair := iszero(iszero(mload(0)))
+            }
+        }
+        if (pair) revert SwapTokenIsPropAmm(token);
+    }
+
+    /// @dev Ends a settlement's use of the cached filter (see PAIR_FILTER_SLOT).
+    function _forgetPairFilter() internal {
+        assembly ("memory-safe") {
+            tstore(PAIR_FILTER_SLOT, 0)
+        }
     }
 
     /// @dev One SWAP_PROPAMM hop whose opcode is at byte `offset` (the caller checked the width):

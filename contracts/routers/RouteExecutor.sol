@@ -121,6 +121,10 @@ abstract contract RouteExecutor is VenueHops {
     {
         address buyToken = address(uint160(_field(params, 2)));
         address recipient = address(uint160(_field(params, 4)));
+        // No allowlisted propAMM pair is a token of the route: its input and output here, every hop's
+        // output token (and input, when this router holds it) in `_hop`.
+        _refusePair(tokenIn);
+        _refusePair(buyToken);
         address token;
         bool paidOut;
         (token, buyAmount, paidOut, fee) = _runActions(actions, buyToken, recipient, tokenIn, amountIn, inPair);
@@ -129,6 +133,7 @@ abstract contract RouteExecutor is VenueHops {
         uint256 minBuyAmount = _field(params, 3);
         if (buyAmount < minBuyAmount) revert SwapInsufficientOutput(buyAmount, minBuyAmount);
         if (!paidOut) _pay(buyToken, recipient, buyAmount);
+        _forgetPairFilter();
     }
 
     /// @dev SwapSettled, encoded by hand: it is emitted once per swap, and the ABI encoder's generic

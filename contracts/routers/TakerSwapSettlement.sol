@@ -44,6 +44,11 @@ abstract contract TakerSwapSettlement is ITakerSwapRouter, RouteExecutor {
     }
 
     /// @inheritdoc ITakerSwapRouter
+    function inputDestination(bytes calldata actions) external view returns (address) {
+        return _inputDestination(actions);
+    }
+
+    /// @inheritdoc ITakerSwapRouter
     function swapWithPermit(SwapParams calldata params, uint256 nonce, bytes calldata signature)
         external
         settles

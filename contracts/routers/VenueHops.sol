@@ -38,6 +38,13 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops {
         bool inLeg
     ) internal returns (uint256) {
         uint8 opcode = RouteActions.opcodeAtInBounds(actions, offset);
+        if (opcode != RouteActions.SWAP_PROPAMM) {
+            // A propAMM hop's tokens are its pair's configured ones, which the allowlist keeps apart from
+            // its pairs; any other venue's are checked here, before the hop moves or reads them. An input
+            // handed over by the previous hop was that hop's (checked) output.
+            _refusePair(RouteActions.hopTokenOut(actions, offset));
+            if (!delivered) _refusePair(tokenIn);
+        }
         if (opcode == RouteActions.SWAP_V2) return _swapV2(actions, offset, tokenIn, amountIn, delivered, to, inLeg);
         if (opcode == RouteActions.SWAP_V3) return _swapV3(actions, offset, tokenIn, amountIn, to);
         // The width table admits no other opcode here: the last one is SWAP_PROPAMM.

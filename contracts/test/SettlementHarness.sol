@@ -78,7 +78,19 @@ contract SettlementHarness {
         view
         returns (address sellToken, uint256 sellAmount, address destination)
     {
-        bytes calldata actions = params.actions;
+        destination = _inputDestination(params.actions);
+        return (params.sellToken, params.sellAmount, destination);
+    }
+
+    /// @notice The router's input rule (TakerSwapSettlement.inputDestination), which the allowance
+    /// holder asks its operator for.
+    /// @param actions The route's packed actions.
+    /// @return The first pair when the route starts with a SWAP_V2, else this contract.
+    function inputDestination(bytes calldata actions) external view returns (address) {
+        return _inputDestination(actions);
+    }
+
+    function _inputDestination(bytes calldata actions) private view returns (address destination) {
         destination = address(this);
         if (
             actions.length >= RouteActions.SWAP_V2_WIDTH
@@ -86,6 +98,5 @@ contract SettlementHarness {
         ) {
             destination = RouteActions.pairAt(actions, 0);
         }
-        return (params.sellToken, params.sellAmount, destination);
     }
 }

@@ -113,7 +113,7 @@ export const allowanceHolderAbi = [
         "type": "address"
       }
     ],
-    "stateMutability": "pure",
+    "stateMutability": "view",
     "type": "function"
   },
   {

@@ -212,6 +212,19 @@ export const propAmmAllowlistAbi = [
   },
   {
     "inputs": [],
+    "name": "pairFilter",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "pairs",
     "outputs": [
       {

@@ -260,7 +260,7 @@ describe("TakerSwapRouter (feature 2)", () => {
       const takerBefore = await balanceOf(f, f.token("USDC"), f.taker.account.address);
       await expectRevert(f.stranger.sendTransaction({ to: f.contracts.allowanceHolder, data: encodeSwapWithAllowance(order, f.routerAddress) }), "ERC20InsufficientAllowance");
       expect(await balanceOf(f, f.token("USDC"), f.taker.account.address)).to.equal(takerBefore);
-      // The holder exposes no other way to move tokens: its ABI is exec, a pure parser, and the
+      // The holder exposes no other way to move tokens: its ABI is exec, a parser (orderOf), and the
       // transient transferFrom that only an exact-output exec's own operator may use, inside that exec
       // (exactOutput.test.ts: "the allowance holder's transient allowance").
       const functions = (await hre.artifacts.readArtifact("AllowanceHolder")).abi.filter((item) => item.type === "function").map((item) => (item as { name: string }).name);
@@ -269,6 +269,27 @@ describe("TakerSwapRouter (feature 2)", () => {
         f.stranger.writeContract({ address: f.contracts.allowanceHolder, abi: f.holder.abi, functionName: "transferFrom", args: [f.token("USDC"), f.taker.account.address, f.stranger.account.address, 1n] }),
         "AllowanceHolderNoAllowance",
       );
+    });
+
+    it("delivers where the router says its route takes its input, whatever the first venue: the first V2 pair, else the router", async () => {
+      const f = await loadFixture(settlementFixture);
+      const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
+      const venue = f.v3Venues.findIndex((candidate) => candidate.name === "uniswap-v3");
+      const base = { sellToken: usdc, sellAmount: 10n ** 6n, buyToken: weth, minBuyAmount: 1n, recipient: f.recipient.account.address, deadline: (await now(f)) + 600n, quoteId: QUOTE_ID };
+      const dataOf = (actions: Hex) => encodeFunctionData({ abi: takerSwapRouterAbi, functionName: "swapWithAllowance", args: [{ ...base, actions }] });
+      const v2First = encodeRouteActions([{ type: "swapV2", pair: f.pool("WETH", "USDC"), tokenOut: weth, feeBps: 30 }]);
+      const v3First = encodeRouteActions([{ type: "swapV3", tokenOut: weth, fee: 3000, venue }]);
+      const propAmmFirst = encodeRouteActions([{ type: "swapPropAmm", pair: f.propAmms[0]!.address, tokenOut: weth }]);
+      for (const [actions, destination] of [[v2First, f.pool("WETH", "USDC")], [v3First, f.routerAddress], [propAmmFirst, f.routerAddress], ["0x" as Hex, f.routerAddress]] as const) {
+        expect(await f.takerRouter.read.inputDestination([actions])).to.equal(getAddress(destination));
+        expect(await f.holder.read.orderOf([f.routerAddress, dataOf(actions)])).to.deep.equal([usdc, base.sellAmount, getAddress(destination)]);
+      }
+      // An operator that cannot say (an account without code) gets nothing delivered: the exec reverts.
+      const refused = await f.holder.simulate.exec([f.stranger.account.address, dataOf(v3First)], { account: f.taker.account }).then(
+        () => false,
+        () => true,
+      );
+      expect(refused).to.equal(true);
     });
 
     it("calls nothing but swapWithAllowance, so it cannot be turned against token contracts", async () => {
