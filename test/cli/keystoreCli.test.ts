@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { routerRegistryAbi } from "../../sdk";
 import { manifestPath } from "../../sdk/chain/manifest";
 import { decryptKeystore } from "../../sdk/keys/decryptKeystore";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
@@ -183,6 +184,33 @@ describe("npm run keystore, and the signing CLIs' --keystore (child processes)",
       expect(production.status).to.equal(1);
       expect(production.stderr).to.contain("refused when NODE_ENV=production");
       for (const result of [withoutFlag, unsafe, production, wrongPassword]) expectNoSecret(result, ADMIN_KEY, "operator password");
+    });
+
+    it("migrate-router signs from a keystore: handed the administrator role, a keystore account (no node account) migrates feature 2; a wrong password stops it before any transaction", async () => {
+      const passwordFile = join(directory, "password");
+      const operatorKey = generatePrivateKey();
+      const operator = privateKeyToAccount(operatorKey).address;
+      writeFileSync(join(directory, "operator.key"), operatorKey);
+      expect((await keystore("import", "operator", "--private-key-file", join(directory, "operator.key"), "--password-file", passwordFile, ...LIGHT)).status).to.equal(0);
+      await f.publicClient.request({ method: "hardhat_setBalance" as never, params: [operator, "0x56BC75E2D63100000"] as never });
+      expect((await registry({}, "propose-admin", operator, "--keystore", "admin", "--password-file", passwordFile)).status).to.equal(0);
+      expect((await registry({}, "accept-admin", "--keystore", "operator", "--password-file", passwordFile)).status).to.equal(0);
+
+      const before = await f.publicClient.getBlockNumber();
+      writeFileSync(join(directory, "wrong"), "not the password");
+      const wrong = await runScript("scripts/migrateRouter.ts", ["2", "--keystore", "operator", "--password-file", join(directory, "wrong")], env);
+      expect(wrong.status).to.equal(1);
+      expect(wrong.stderr).to.contain("wrong password for");
+      expect(await f.publicClient.getBlockNumber(), "nothing was sent").to.equal(before);
+
+      const migrated = await runScript("scripts/migrateRouter.ts", ["2", "--keystore", "operator", "--password-file", passwordFile], env);
+      expect(migrated.status, migrated.stdout + migrated.stderr).to.equal(0);
+      const router = /Feature 2 migrated to (0x[0-9a-fA-F]{40}) \(signed by (0x[0-9a-fA-F]{40})\)/.exec(migrated.stdout);
+      expect(router?.[2], migrated.stdout).to.equal(operator);
+      const [, current] = await f.publicClient.readContract({ address: f.contracts.routerRegistry, abi: routerRegistryAbi, functionName: "getFeature", args: [2n] });
+      expect(getAddress(current)).to.equal(getAddress(router![1]!));
+      expectNoSecret(migrated, operatorKey, "operator password");
+      expect((await runScript("scripts/migrateRouter.ts", ["2", "--bogus"], env)).status).to.equal(2);
     });
   });
 });
