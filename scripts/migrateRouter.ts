@@ -1,33 +1,60 @@
 /**
- * `npm run migrate-router -- <featureId>`: deploys a new router for feature 2 or 3 on the running
- * devnet and migrates the registry to it, so the dwell window can be watched (prev answers until it
- * closes). Reads the devnet's manifest; the registry administrator is development account #0.
+ * `npm run migrate-router -- <featureId> [signer]`: deploys a new router for feature 2 or 3 on the
+ * chain and migrates the registry to it, so the dwell window can be watched (prev answers until it
+ * closes). Reads the chain's manifest. The registry administrator signs: from an encrypted keystore
+ * (`--keystore <file|name> [--keystore-dir <dir>] [--password-file <file>]`, see `npm run keystore`),
+ * or a raw OPERATOR_PRIVATE_KEY only with `--unsafe-private-key`; without either, the node's first
+ * unlocked account (on the devnet, development account #0, the administrator).
  *
  * Environment: RPC_URL (default the devnet's http://DEVNET_HOST:DEVNET_PORT), DEPLOYMENTS_DIR
- * (default deployments), as every script reads them.
+ * (default deployments), as every script reads them, and the signer's variables (docs/operators/keys.md).
  */
+import { parseArgs } from "node:util";
+import { CLI_SIGNER_ARGS, CLI_SIGNER_USAGE, cliSignerChosen, cliSignerOptionsOf, parseSignerEnvironment, resolveCliSigner } from "../sdk";
+
+const USAGE = ["usage: npm run migrate-router -- <2|3> [signer]", `  ${CLI_SIGNER_USAGE}`].join("\n");
+
 async function main(): Promise<void> {
-  const featureArgument = process.argv[2];
-  if (featureArgument === undefined || !/^[23]$/.test(featureArgument)) {
-    console.error("usage: npm run migrate-router -- <2|3>");
+  let parsed;
+  try {
+    parsed = parseArgs({ args: process.argv.slice(2), options: CLI_SIGNER_ARGS, allowPositionals: true, strict: true });
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
     process.exit(2);
   }
+  const [featureArgument, ...extra] = parsed.positionals;
+  if (featureArgument === undefined || !/^[23]$/.test(featureArgument) || extra.length > 0) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const signerOptions = cliSignerOptionsOf(parsed.values);
   // Reach the chain first, so a failure names the URL it tried (Hardhat's own error does not).
   const { connectToChain, loadChainTarget } = await import("./chainConnection");
   const { manifest, rpcUrl } = await connectToChain(loadChainTarget());
+  // The key is decrypted before anything is deployed, so a wrong password costs nothing.
+  const account = cliSignerChosen(signerOptions, parseSignerEnvironment(process.env))
+    ? await resolveCliSigner({ ...signerOptions, warn: (line) => process.stderr.write(`${line}\n`) })
+    : undefined;
   process.env.RPC_URL = rpcUrl;
   // The network must be chosen before Hardhat loads.
   process.env.HARDHAT_NETWORK = "devnet";
   const { default: hre } = await import("hardhat");
+  const { createWalletClient, custom } = await import("viem");
+  const { devnetChain } = await import("../sdk/chain/devnet");
   const { hardhatClients } = await import("./deploy/hardhatClients");
   const { migrateRouter } = await import("./deploy/migrateRouter");
 
   const clients = await hardhatClients(hre);
-  const [admin] = clients.walletClients;
-  if (admin === undefined) throw new Error("the devnet exposes no unlocked account");
+  // A local account signs in this process and sends raw transactions; the deploy steps only read
+  // `account.address` and pass the client to hardhat-viem, which handles both kinds of account.
+  const admin =
+    account === undefined
+      ? clients.walletClients[0]
+      : (createWalletClient({ chain: devnetChain, transport: custom(hre.network.provider, { retryCount: 0 }), account, pollingInterval: 50, cacheTime: 0 }) as unknown as (typeof clients.walletClients)[number]);
+  if (admin === undefined) throw new Error("the node exposes no unlocked account: sign with --keystore <file|name> (see npm run keystore)");
   const result = await migrateRouter(hre, clients, admin, manifest, BigInt(featureArgument));
   const lines = [
-    `Feature ${result.featureId} migrated to ${result.router}`,
+    `Feature ${result.featureId} migrated to ${result.router} (signed by ${admin.account.address})`,
     `  previous  ${result.state.previous}  (accepted until ${new Date(Number(result.dwellUntil) * 1000).toISOString()})`,
     `  current   ${result.state.current}`,
     `  next      ${result.state.next}`,

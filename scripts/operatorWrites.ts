@@ -11,27 +11,33 @@ import {
   type Hex,
   type PublicClient,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { CLI_SIGNER_ARGS, cliSignerChosen, cliSignerOptionsOf, parseSignerEnvironment, resolveCliSigner, SignerChoiceError, type CliSignerOptions } from "../sdk";
 import type { ConnectedChain } from "./chainConnection";
 
 /**
  * How the operator CLIs (`npm run registry`, `npm run venues`) sign and send the registry
- * administrator's transactions: OPERATOR_PRIVATE_KEY when set, else an unlocked account of the node
+ * administrator's transactions: the signer the flags and environment choose (`resolveCliSigner`:
+ * `--keystore`, or a raw key only with `--unsafe-private-key`), else an unlocked account of the node
  * (`--from`, default its first: the devnet's deployer).
  */
 export type OperatorContext = Readonly<{
   chain: ConnectedChain;
   print: (line: string) => void;
-  /** OPERATOR_PRIVATE_KEY, when set. */
-  privateKey: Hex | undefined;
+  /** Where the signer's variables are read (OPERATOR_KEYSTORE, KEYSTORE_DIR, …); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Warnings (a raw key signing) and prompts, kept off stdout; default stderr. */
+  warn?: (line: string) => void;
+  /** A hidden prompt for a keystore's password; default the terminal's. */
+  prompt?: (question: string) => Promise<string>;
 }>;
 
-/** OPERATOR_PRIVATE_KEY from `env`, checked; undefined when unset or empty. */
-export function operatorPrivateKey(env: NodeJS.ProcessEnv = process.env): Hex | undefined {
-  const privateKey = env.OPERATOR_PRIVATE_KEY?.trim();
-  if (privateKey === undefined || privateKey === "") return undefined;
-  if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new Error("OPERATOR_PRIVATE_KEY must be 0x followed by 64 hex digits");
-  return privateKey as Hex;
+/** The signer flags of an operator CLI: the shared keystore flags plus `--from` (a node's unlocked account). */
+export const OPERATOR_SIGNER_ARGS = { ...CLI_SIGNER_ARGS, from: { type: "string" } } as const;
+
+export type OperatorSignerChoice = CliSignerOptions & Readonly<{ from?: string }>;
+
+export function operatorSignerChoiceOf(values: Parameters<typeof cliSignerOptionsOf>[0] & { from?: string | boolean }): OperatorSignerChoice {
+  return { ...cliSignerOptionsOf(values), from: typeof values.from === "string" ? values.from : undefined };
 }
 
 /** A revert as the contract names it (`RouterRegistryUnauthorized(0x…)`), or viem's short message. */
@@ -56,16 +62,22 @@ export function describeRevert(error: unknown, abi: Abi): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** OPERATOR_PRIVATE_KEY's account, or a node account (`--from`, default the first). */
-export async function operatorSigner(context: OperatorContext, from: string | undefined): Promise<Account | Address> {
-  if (context.privateKey !== undefined) return privateKeyToAccount(context.privateKey);
+/** The chosen signer (a keystore, or a raw key allowed as unsafe), or a node account (`--from`, default the first). */
+export async function operatorSigner(context: OperatorContext, choice: OperatorSignerChoice): Promise<Account | Address> {
+  const env = context.env ?? process.env;
+  if (cliSignerChosen(choice, parseSignerEnvironment(env))) {
+    if (choice.from !== undefined) throw new SignerChoiceError("--from names a node account, but a keystore or raw key is chosen too", "Pass one: --from <address> (an unlocked node account) or --keystore <file|name>.");
+    const warn = context.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+    return resolveCliSigner({ ...choice, env, warn, ...(context.prompt === undefined ? {} : { prompt: context.prompt }) });
+  }
+  const from = choice.from;
   const accounts = await createWalletClient({ transport: http(context.chain.rpcUrl, { retryCount: 0 }) }).getAddresses();
   const wanted = from === undefined ? accounts[0] : accounts.find((account) => account.toLowerCase() === from.toLowerCase());
   if (wanted === undefined) {
     throw new Error(
       from === undefined
-        ? `the node at ${context.chain.rpcUrl} has no unlocked account; set OPERATOR_PRIVATE_KEY`
-        : `--from ${from} is not an unlocked account of the node at ${context.chain.rpcUrl}; set OPERATOR_PRIVATE_KEY to sign with another key`,
+        ? `the node at ${context.chain.rpcUrl} has no unlocked account; sign with --keystore <file|name> (see npm run keystore)`
+        : `--from ${from} is not an unlocked account of the node at ${context.chain.rpcUrl}; sign with --keystore <file|name> instead`,
     );
   }
   return getAddress(wanted);
@@ -77,9 +89,9 @@ export type OperatorWrite = Readonly<{ address: Address; abi: Abi; functionName:
  * Simulates first (so a refusal is named by the contract's custom error and nothing is sent), then
  * sends, waits and prints the transaction. Returns whether it succeeded.
  */
-export async function sendOperatorWrite(context: OperatorContext, write: OperatorWrite, from: string | undefined): Promise<boolean> {
+export async function sendOperatorWrite(context: OperatorContext, write: OperatorWrite, choice: OperatorSignerChoice): Promise<boolean> {
   const { client, rpcUrl } = context.chain;
-  const account = await operatorSigner(context, from);
+  const account = await operatorSigner(context, choice);
   const wallet = createWalletClient({ account, chain: client.chain, transport: http(rpcUrl, { retryCount: 0 }) });
   let request;
   try {

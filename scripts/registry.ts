@@ -8,15 +8,17 @@
  *   npm run registry -- set-pauser <account> | revoke-pauser <account> | set-dwell <seconds>
  *   npm run registry -- propose-admin <account> | accept-admin
  *
- * Transactions are signed by OPERATOR_PRIVATE_KEY when set, else by the node's unlocked account
- * (--from <address>, default its first: the devnet's deployer, who is administrator and pauser).
+ * Transactions are signed from an encrypted keystore (--keystore <file|name>, see `npm run keystore`
+ * and docs/operators/keys.md), or a raw OPERATOR_PRIVATE_KEY only with --unsafe-private-key, else by
+ * the node's unlocked account (--from <address>, default its first: the devnet's deployer, who is
+ * administrator and pauser).
  * Each prints its transaction and the state after it; a refused call prints the registry's error.
  */
 import { parseArgs } from "node:util";
 import { getAddress, isAddress, type Address, type PublicClient } from "viem";
-import { routerRegistryAbi } from "../sdk";
+import { CLI_SIGNER_USAGE, routerRegistryAbi } from "../sdk";
 import { connectToChain, loadChainTarget } from "./chainConnection";
-import { describeRevert, operatorPrivateKey, sendOperatorWrite, type OperatorContext } from "./operatorWrites";
+import { describeRevert, OPERATOR_SIGNER_ARGS, operatorSignerChoiceOf, sendOperatorWrite, type OperatorSignerChoice, type OperatorContext } from "./operatorWrites";
 import { printTable } from "./textTable";
 
 const USAGE = [
@@ -24,7 +26,8 @@ const USAGE = [
   "  show <feature> [--json]",
   "  stage <feature> <router> | activate <feature> | unstage <feature> | pause <feature> | unpause <feature>",
   "  set-pauser <account> | revoke-pauser <account> | set-dwell <seconds> | propose-admin <account> | accept-admin",
-  "  options: --from <address> (a node account to sign with, when OPERATOR_PRIVATE_KEY is not set)",
+  `  ${CLI_SIGNER_USAGE}`,
+  "  or --from <address>: an unlocked account of the node (the devnet's; default its first)",
   "  features: 2 taker-submitted swaps, 3 gasless swaps",
 ].join("\n");
 
@@ -114,8 +117,8 @@ type Write =
   | { functionName: "acceptAdmin"; args: readonly [] };
 
 /** Simulates first (so a refusal is named by the registry's custom error), then sends and waits. */
-function send(context: RegistryCommandContext, write: Write, from: string | undefined): Promise<boolean> {
-  return sendOperatorWrite(context, { address: context.chain.manifest.contracts.routerRegistry, abi: routerRegistryAbi, ...write }, from);
+function send(context: RegistryCommandContext, write: Write, signer: OperatorSignerChoice): Promise<boolean> {
+  return sendOperatorWrite(context, { address: context.chain.manifest.contracts.routerRegistry, abi: routerRegistryAbi, ...write }, signer);
 }
 
 function featureOf(text: string | undefined): bigint | string {
@@ -130,9 +133,9 @@ function accountOf(text: string | undefined, what: string): Address | string {
 /** Runs one command and returns the process exit code (0 done, 1 refused, 2 usage). */
 export async function runRegistryCommand(args: readonly string[], context: RegistryCommandContext): Promise<number> {
   let positionals: string[];
-  let values: { json?: boolean; from?: string };
+  let values: { json?: boolean } & Parameters<typeof operatorSignerChoiceOf>[0];
   try {
-    ({ positionals, values } = parseArgs({ args: [...args], options: { json: { type: "boolean" }, from: { type: "string" } }, allowPositionals: true, strict: true }));
+    ({ positionals, values } = parseArgs({ args: [...args], options: { json: { type: "boolean" }, ...OPERATOR_SIGNER_ARGS }, allowPositionals: true, strict: true }));
   } catch (error) {
     return usage(context, error instanceof Error ? error.message : String(error));
   }
@@ -156,7 +159,7 @@ export async function runRegistryCommand(args: readonly string[], context: Regis
       if (second !== undefined) return usage(context, `unexpected argument ${second}`);
       write = { functionName: command as "activate" | "unstage" | "pause" | "unpause", args: [featureId] };
     }
-    const ok = await send(context, write, values.from);
+    const ok = await send(context, write, operatorSignerChoiceOf(values));
     await printFeature(context, featureId, false);
     return ok ? 0 : 1;
   }
@@ -165,7 +168,7 @@ export async function runRegistryCommand(args: readonly string[], context: Regis
     if (!isAddress(account)) return usage(context, account);
     if (second !== undefined) return usage(context, `unexpected argument ${second}`);
     const write: Write = command === "propose-admin" ? { functionName: "proposeAdmin", args: [account] } : { functionName: "setPauser", args: [account, command === "set-pauser"] };
-    const ok = await send(context, write, values.from);
+    const ok = await send(context, write, operatorSignerChoiceOf(values));
     await printAdministration(context, command === "propose-admin" ? undefined : account);
     return ok ? 0 : 1;
   }
@@ -178,7 +181,7 @@ export async function runRegistryCommand(args: readonly string[], context: Regis
       if (first !== undefined) return usage(context, `unexpected argument ${first}`);
       write = { functionName: "acceptAdmin", args: [] };
     }
-    const ok = await send(context, write, values.from);
+    const ok = await send(context, write, operatorSignerChoiceOf(values));
     await printAdministration(context, undefined);
     return ok ? 0 : 1;
   }
@@ -192,12 +195,10 @@ function usage(context: RegistryCommandContext, problem: string | undefined): nu
 }
 
 async function main(): Promise<void> {
-  const privateKey = operatorPrivateKey();
   const chain = await connectToChain(loadChainTarget());
   process.exitCode = await runRegistryCommand(process.argv.slice(2), {
     chain,
     print: (line) => process.stdout.write(`${line}\n`),
-    privateKey,
   });
 }
 

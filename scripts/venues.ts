@@ -7,15 +7,17 @@
  *   npm run venues -- remove-propamm <pair>                           take a propAMM off the allowlist
  *
  * TOKEN is an address or a manifest token's symbol. The allowlist (PropAmmAllowlist) is managed by
- * the router registry's administrator: transactions are signed by OPERATOR_PRIVATE_KEY when set, else
+ * the router registry's administrator: transactions are signed from an encrypted keystore (--keystore <file|name>), or a raw
+ * OPERATOR_PRIVATE_KEY only with --unsafe-private-key, else
  * by the node's unlocked account (--from <address>, default its first: the devnet's deployer). Each
  * prints its transaction and the allowlist after it; a refused call prints the allowlist's error.
  */
 import { parseArgs } from "node:util";
 import { getAddress, isAddress, type Address } from "viem";
 import { propAmmAllowlistAbi } from "../sdk/abis/propAmmAllowlistAbi";
+import { CLI_SIGNER_USAGE } from "../sdk/keys/cliSignerOptions";
 import { connectToChain, loadChainTarget } from "./chainConnection";
-import { operatorPrivateKey, sendOperatorWrite, type OperatorContext } from "./operatorWrites";
+import { OPERATOR_SIGNER_ARGS, operatorSignerChoiceOf, sendOperatorWrite, type OperatorContext } from "./operatorWrites";
 import { printTable } from "./textTable";
 
 const USAGE = [
@@ -23,7 +25,8 @@ const USAGE = [
   "  list [--json]",
   "  add-propamm <pair> --token0 <TOKEN> --token1 <TOKEN>    TOKEN: an address or a manifest token's symbol",
   "  remove-propamm <pair>",
-  "  options: --from <address> (a node account to sign with, when OPERATOR_PRIVATE_KEY is not set)",
+  `  ${CLI_SIGNER_USAGE}`,
+  "  or --from <address>: an unlocked account of the node (the devnet's; default its first)",
 ].join("\n");
 
 export type VenuesCommandContext = OperatorContext;
@@ -142,11 +145,11 @@ async function checkTokenOrder(context: VenuesCommandContext, pair: Address, tok
 /** Runs one command and returns the process exit code (0 done, 1 refused, 2 usage). */
 export async function runVenuesCommand(args: readonly string[], context: VenuesCommandContext): Promise<number> {
   let positionals: string[];
-  let values: { json?: boolean; from?: string; token0?: string; token1?: string };
+  let values: { json?: boolean; token0?: string; token1?: string } & Parameters<typeof operatorSignerChoiceOf>[0];
   try {
     ({ positionals, values } = parseArgs({
       args: [...args],
-      options: { json: { type: "boolean" }, from: { type: "string" }, token0: { type: "string" }, token1: { type: "string" } },
+      options: { json: { type: "boolean" }, ...OPERATOR_SIGNER_ARGS, token0: { type: "string" }, token1: { type: "string" } },
       allowPositionals: true,
       strict: true,
     }));
@@ -183,7 +186,7 @@ export async function runVenuesCommand(args: readonly string[], context: VenuesC
     if (values.token0 !== undefined || values.token1 !== undefined) return usage(context, "remove-propamm takes no tokens");
     write = { address: allowlist, abi: propAmmAllowlistAbi, functionName: "remove", args: [pair] } as const;
   }
-  const ok = await sendOperatorWrite(context, write, values.from);
+  const ok = await sendOperatorWrite(context, write, operatorSignerChoiceOf(values));
   await list(context, false);
   return ok ? 0 : 1;
 }
@@ -195,9 +198,8 @@ function usage(context: VenuesCommandContext, problem: string | undefined): numb
 }
 
 async function main(): Promise<void> {
-  const privateKey = operatorPrivateKey();
   const chain = await connectToChain(loadChainTarget());
-  process.exitCode = await runVenuesCommand(process.argv.slice(2), { chain, print: (line) => process.stdout.write(`${line}\n`), privateKey });
+  process.exitCode = await runVenuesCommand(process.argv.slice(2), { chain, print: (line) => process.stdout.write(`${line}\n`) });
 }
 
 if (require.main === module) {

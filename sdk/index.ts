@@ -327,3 +327,14 @@ export { v4PoolId, isDynamicFee, sortCurrencies, NATIVE_CURRENCY, DYNAMIC_FEE_FL
 export { V4_HOOK_FLAGS, V4_HOOK_MASK, hookFlagsOf, hasHookFlag, v4HookExclusion, isV4PoolRoutable, type V4HookFlag, type V4HookExclusion } from "./amm/v4/hookPermissions";
 export { liquidityForAmounts } from "./amm/v3/liquidityAmounts";
 export { tickBitmapWord, tickBitmapWindow, initializedTicksIn, tickRangeOf, type TickBitmapWindow } from "./amm/v3/tickBitmapWindow";
+
+// --- keys: Web3 Secret Storage keystores and the signing CLIs' signer choice (docs/operators/keys.md) ---
+export { encryptKeystore, type EncryptKeystoreOptions } from "./keys/encryptKeystore";
+export { decryptKeystore, type DecryptedKeystore } from "./keys/decryptKeystore";
+export { parseKeystore, web3SecretStorageSchema, type Web3SecretStorage } from "./keys/keystoreSchema";
+export { KEYSTORE_KDF_LIMITS, STANDARD_SCRYPT } from "./keys/keystoreKdf";
+export { defaultKeystoreDir, findKeystore, listKeystores, readKeystoreFile, writeKeystoreFile, type KeystoreEntry, type KeystoreListing } from "./keys/keystoreDirectory";
+export { promptHidden, type PromptStreams } from "./keys/hiddenPrompt";
+export { CLI_SIGNER_ARGS, CLI_SIGNER_USAGE, cliSignerChosen, cliSignerOptionsOf, parseSignerEnvironment, signerEnvironmentSchema, type CliSignerOptions, type SignerEnvironment } from "./keys/cliSignerOptions";
+export { readPasswordFile, resolveCliSigner, type ResolveCliSignerParameters } from "./keys/resolveCliSigner";
+export { KeystoreFormatError, KeystoreKdfError, KeystorePasswordError, KeystoreNotFoundError, SignerChoiceError } from "./errors/keystore";

@@ -32,7 +32,7 @@ export async function setPropAmmPrice(chain: ConnectedChain, pair: Address, pric
     return 1;
   }
   const spread = spreadBps ?? currentSpread;
-  const ok = await sendOperatorWrite({ chain, print, privateKey: undefined }, { address: pair, abi: devPropAmmAbi, functionName: "setPrice", args: [onChainPrice, spread] }, undefined);
+  const ok = await sendOperatorWrite({ chain, print, env: {} }, { address: pair, abi: devPropAmmAbi, functionName: "setPrice", args: [onChainPrice, spread] }, {});
   if (!ok) return 1;
   const [now, oneToken0] = await Promise.all([read("price"), client.readContract({ address: pair, abi: devPropAmmAbi, functionName: "getAmountOut", args: [true, 10n ** BigInt(decimals0)] })]);
   print(

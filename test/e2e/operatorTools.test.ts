@@ -58,7 +58,7 @@ describe("operator tools against a running devnet (npm start)", function () {
   it("registry: pausers, dwell, staging and activation, and the two-step administrator hand-over; refusals name the registry's error", async () => {
     const chain = await connectToChain({ rpcUrl: devnet.rpcUrl, deploymentsDir: directory });
     let output: string[] = [];
-    const run = (...args: string[]) => runRegistryCommand(args, { chain, print: (line) => output.push(line), privateKey: undefined });
+    const run = (...args: string[]) => runRegistryCommand(args, { chain, print: (line) => output.push(line), env: {} });
     const registry = { address: manifest.contracts.routerRegistry, abi: routerRegistryAbi } as const;
 
     expect(await chain.client.readContract({ ...registry, functionName: "isPauser", args: [DEPLOYER] }), "the devnet's deployer is a pauser").to.equal(true);
