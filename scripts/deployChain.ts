@@ -21,7 +21,8 @@ import { selectChainFile } from "../sdk/chain/selectChainFile";
 import { checkChainFile } from "./deploy/checkChainFile";
 import { planDeploy } from "./deploy/create2Plan";
 import { deployedManifest, writeDeployOutputs } from "./deploy/deployOutputs";
-import { deploySigner, DeploySignerError } from "./deploy/deploySigner";
+import { deploySigner } from "./deploy/deploySigner";
+import { KeystoreFormatError, KeystoreKdfError, KeystoreNotFoundError, KeystorePasswordError, SignerChoiceError } from "../sdk/errors/keystore";
 import { assessPlan, executePlan, stepCostWei, verifyDeployedCode, type PlanAssessment } from "./deploy/runDeployPlan";
 import { printTable } from "./textTable";
 
@@ -188,7 +189,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
 main(process.argv.slice(2), process.env).then(
   (code) => (process.exitCode = code),
   (error: unknown) => {
-    const refusal = error instanceof DeployRefusal || error instanceof ChainFileError || error instanceof DeploySignerError;
+    const refusal = error instanceof DeployRefusal || error instanceof ChainFileError || error instanceof SignerChoiceError || error instanceof KeystoreNotFoundError || error instanceof KeystorePasswordError || error instanceof KeystoreFormatError || error instanceof KeystoreKdfError;
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = refusal ? 2 : 1;
   },

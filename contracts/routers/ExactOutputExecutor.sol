@@ -278,6 +278,7 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
             tstore(INPUT_MAX_SLOT, 0)
             tstore(INPUT_WRAPPED_SLOT, 0)
         }
+        _forgetPairFilter();
     }
 
     /// @dev The SPLIT at `offset` run backwards: each leg yields its share of `amountOut` (the last leg
@@ -325,6 +326,9 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         private
     {
         address tokenIn = offset == 0 ? tokenStart : RouteActions.hopTokenOut(hops, _previousHop(hops, offset));
+        // Run backwards, the swaps bypass `_hop`: no allowlisted propAMM pair is a token here either.
+        _refusePair(tokenIn);
+        _refusePair(RouteActions.hopTokenOut(hops, offset));
         if (RouteActions.opcodeAtInBounds(hops, offset) == RouteActions.SWAP_V3) {
             (address pool, bool zeroForOne) = _v3HopPool(hops, offset, tokenIn);
             _v3ExactOutputSwap(pool, zeroForOne, amountOut, to, abi.encodePacked(uint256(uint160(tokenStart)), offset, hops));

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { createPublicClient, getAddress, http, pad, toHex, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { readManifest } from "../../sdk/chain/manifest";
+import { encryptKeystore } from "../../sdk/keys/encryptKeystore";
+import { writeKeystoreFile } from "../../sdk/keys/keystoreDirectory";
 import { DETERMINISTIC_DEPLOYER, DETERMINISTIC_DEPLOYER_RUNTIME } from "../../scripts/deploy/deterministicDeployer";
 import { STANDIN_CHAIN_FILE, startStandInChain, type StandInChain } from "../../scripts/standin/standInChain";
 import { runScript } from "../fixtures/runScript";
@@ -109,14 +111,21 @@ describe("npm run deploy on the stand-in live chain (Anvil with Permit2, WETH an
     expect(await state()).to.deep.equal(before);
   });
 
-  it("an interrupted deploy (killed between two transactions) resumes to the planned addresses; a second run sends nothing; the manifest and the raw registry reads agree", async () => {
+  it("an interrupted deploy signing from an encrypted keystore (killed between two transactions) resumes to the planned addresses; a second run sends nothing; the manifest and the raw registry reads agree", async () => {
     const plan = JSON.parse((await runScript(SCRIPT, deployArgs("--deployer", DEPLOYER, "--json"), {})).stdout) as DeployJson;
     const out = join(directory, "deployments");
+    // The deployer's key in a Web3 Secret Storage keystore (a low scrypt cost: a throwaway test key).
+    const keystores = join(directory, "keystores");
+    mkdirSync(keystores, { mode: 0o700 });
+    writeKeystoreFile(keystores, "deployer", await encryptKeystore(DEPLOYER_KEY, "deploy-test-password", { scrypt: { n: 1024, r: 8, p: 1 } }));
+    const passwordFile = join(directory, "password");
+    writeFileSync(passwordFile, "deploy-test-password\n", { mode: 0o600 });
+    const keystoreArgs = ["--keystore", "deployer", "--keystore-dir", keystores, "--password-file", passwordFile];
 
     // First run: SIGKILL as soon as its fourth transaction (the AllowanceHolder) is confirmed.
-    const child = spawn(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", SCRIPT, ...deployArgs("--unsafe-private-key", "--execute", "--out", out)], {
+    const child = spawn(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", SCRIPT, ...deployArgs(...keystoreArgs, "--execute", "--out", out)], {
       cwd: hre.config.paths.root,
-      env: { ...process.env, ...SIGNER_ENV },
+      env: { ...process.env, NODE_ENV: "production" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let confirmed = 0;
@@ -138,7 +147,7 @@ describe("npm run deploy on the stand-in live chain (Anvil with Permit2, WETH an
     expect(await client.getCode({ address: DETERMINISTIC_DEPLOYER })).to.equal(DETERMINISTIC_DEPLOYER_RUNTIME);
 
     // Second run: finishes the same deployment at the same addresses.
-    const resumed = await runScript(SCRIPT, deployArgs("--unsafe-private-key", "--execute", "--out", out, "--json"), SIGNER_ENV);
+    const resumed = await runScript(SCRIPT, deployArgs(...keystoreArgs, "--execute", "--out", out, "--json"), { NODE_ENV: "production" });
     expect(resumed.status, resumed.stderr).to.equal(0);
     const result = JSON.parse(resumed.stdout) as DeployJson;
     expect(result.contracts).to.deep.equal(plan.contracts);
