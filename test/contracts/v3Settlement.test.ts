@@ -14,12 +14,13 @@ import {
   NATIVE_TOKEN,
   patchSignature,
   uniswapV2PairAbi,
+  v3PoolAddress,
   type RouteAction,
   type SwapOrder,
 } from "../../sdk";
 import { migrateFeature } from "../../scripts/deploy/deploySettlement";
 import { migrateRouter } from "../../scripts/deploy/migrateRouter";
-import { alignedTick, createV3Pool, mintV3Position, sqrtPriceX96Of, uniswapV3Artifacts, v3PoolAddress } from "../../scripts/deploy/uniswapV3";
+import { alignedTick, createV3Pool, mintV3Position, sqrtPriceX96Of, uniswapV3Artifacts } from "../../scripts/deploy/uniswapV3";
 import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../scripts/deploy/uniswapArtifacts";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
