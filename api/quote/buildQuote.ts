@@ -42,6 +42,7 @@ import { planAvoidingTaxed, planRoute } from "./routePlan";
 import { marketWhere, marketWithoutSources } from "./marketView";
 import { isV2Pool } from "./venues/pricedPool";
 import { planExactOutputRoute } from "./exactOutputPlan";
+import { requotePropAmmHops } from "./venues/propAmmRequote";
 import { orderEncoding, type QuotePermitTypedData } from "./orderEncoding";
 import { admitTaxedTokens, afterBuyTax, type QuoteTaxes } from "./taxedTokenAdmission";
 
@@ -187,7 +188,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   // it can reprice V3 and propAMM hops, so a taker cannot make its failures unattributable.
   const venues = query.gasless ? marketWhere(pools, isV2Pool) : pools;
   const market = marketWithoutSources(venues, new Set(query.excludedSources ?? []));
-  const plan = await planAvoidingTaxed(input, market, weth, block.baseFeePerGas + tip, exactOutput ? planExactOutputRoute : planRoute);
+  const plan = await requotePropAmmHops(await planAvoidingTaxed(input, market, weth, block.baseFeePerGas + tip, exactOutput ? planExactOutputRoute : planRoute), (requests) => engine.pools.exactPropAmmQuotes(block, requests));
   // Read in every mode (it is cached per router): a permit or native quote paying the holder would
   // strand the output just as an allowance quote would.
   // The gasless router has no holder of its own; the deployment's holder is refused all the same.
