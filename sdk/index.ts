@@ -58,7 +58,7 @@ export {
   type ManifestV2Venue,
   type ManifestV3Venue,
   type VenueType,
-  isV2Pool,
+  isManifestV2Pool,
   uniswapV2Venue,
   v2PoolsOf,
 } from "./chain/manifest";
@@ -133,6 +133,7 @@ export { uniswapV3PoolAbi, uniswapV3FactoryAbi } from "./abis/uniswapV3PoolAbi";
 export { MIN_TICK, MAX_TICK, MIN_SQRT_RATIO, MAX_SQRT_RATIO, getSqrtRatioAtTick, getTickAtSqrtRatio } from "./amm/v3/tickMath";
 export { V3MathError } from "./amm/v3/fullMath";
 export { swapFeePips, MAX_SWAP_FEE } from "./amm/v3/swapFee";
+export { v3PoolAddress } from "./amm/v3/poolAddress";
 export type { V3Tick } from "./amm/v3/tickList";
 export {
   simulateConcentratedSwap,
@@ -267,6 +268,7 @@ export {
 } from "./client/createTradingClient";
 export { type TrustedContracts } from "./client/verifyQuoteTargets";
 export { verifyQuoteOrder } from "./client/verifyQuoteOrder";
+export { readRouterV3Venues, type RouterV3Venues, type RouterV3Venue } from "./client/routerV3Venues";
 export { quoteCallKind } from "./client/readQuoteCall";
 export { type QuoteExpectation } from "./client/quoteExpectation";
 export { QuoteMismatchError, QuoteFeeError, QuoteCalldataError } from "./errors/quoteCheck";

@@ -41,6 +41,7 @@ import { blockReads } from "./blockReads";
 import { planAvoidingTaxed, planRoute } from "./routePlan";
 import { marketWithoutSources } from "./marketView";
 import { planExactOutputRoute } from "./exactOutputPlan";
+import { requotePropAmmHops } from "./venues/propAmmRequote";
 import { orderEncoding, type QuotePermitTypedData } from "./orderEncoding";
 import { admitTaxedTokens, afterBuyTax, type QuoteTaxes } from "./taxedTokenAdmission";
 
@@ -184,7 +185,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   // Gasless routes take every venue: the relayer reprices a failed relay's V2, V3 and propAMM hops from
   // the chain at its block (relayer/attribution) to tell the taker's failure from the market's.
   const market = marketWithoutSources(pools, new Set(query.excludedSources ?? []));
-  const plan = await planAvoidingTaxed(input, market, weth, block.baseFeePerGas + tip, exactOutput ? planExactOutputRoute : planRoute);
+  const plan = await requotePropAmmHops(await planAvoidingTaxed(input, market, weth, block.baseFeePerGas + tip, exactOutput ? planExactOutputRoute : planRoute), (requests) => engine.pools.exactPropAmmQuotes(block, requests));
   // Read in every mode (it is cached per router): a permit or native quote paying the holder would
   // strand the output just as an allowance quote would.
   // The gasless router has no holder of its own; the deployment's holder is refused all the same.

@@ -1,5 +1,5 @@
-import type { Address } from "viem";
-import { NATIVE_TOKEN_LOWERCASE } from "../../sdk";
+import type { Address, PublicClient } from "viem";
+import { NATIVE_TOKEN_LOWERCASE, type DeploymentManifest } from "../../sdk";
 import type { ChainContext } from "../chains/chainContext";
 import { MarketTracker } from "./marketTracker";
 import { PoolStateTracker } from "./poolState";
@@ -9,6 +9,15 @@ import { V3PoolTracker } from "./venues/uniswapV3/v3PoolTracker";
 /** Uniswap V2's pool fee, for pairs the factory announces after deployment. */
 const UNISWAP_V2_FEE_BPS = 30;
 
+/** What a market tracker needs besides the manifest: which tokens route, and who hears of unreadable pools. */
+export type MarketTrackerOptions = Readonly<{
+  /** Whether a token (lowercase) is supported: a pool or propAMM joins routing only if both of its tokens are. */
+  isSupported: (token: Address) => boolean;
+  observeReads: (pools: readonly Address[], failed: ReadonlyMap<Address, string>, at: Date) => void;
+  /** Decimals of a token (lowercase): the propAMM ladders' sizes follow them. */
+  decimalsOf: (token: Address) => number;
+}>;
+
 /**
  * The market tracker of one served chain: V2 pairs of the manifest's V2 factory, and the pools of each
  * V3 venue the manifest lists, whose factories' `PoolCreated` events add pools as `PairCreated` does
@@ -16,23 +25,29 @@ const UNISWAP_V2_FEE_BPS = 30;
  * (scripts/deploy/deploySettlement.ts), so a venue's index there is its index among them.
  */
 export function marketTrackerOf(chain: ChainContext): MarketTracker {
-  const isSupported = (token: Address) => token !== NATIVE_TOKEN_LOWERCASE && chain.tokens.resolve(token) !== undefined;
-  const observeReads = (pools: readonly Address[], failed: ReadonlyMap<Address, string>, at: Date) => chain.unreadablePools.observe(pools, failed, at);
-  const v3Venues = chain.manifest.venues.filter((venue) => venue.type === "uniswap-v3");
+  return marketTrackerOfManifest(chain.client, chain.manifest, {
+    isSupported: (token) => token !== NATIVE_TOKEN_LOWERCASE && chain.tokens.resolve(token) !== undefined,
+    observeReads: (pools, failed, at) => chain.unreadablePools.observe(pools, failed, at),
+    decimalsOf: (token) => chain.tokens.resolve(token)?.decimals ?? 18,
+  });
+}
+
+/** marketTrackerOf over a manifest and a client alone (benches and tools that serve no chain context). */
+export function marketTrackerOfManifest(client: PublicClient, manifest: DeploymentManifest, { isSupported, observeReads, decimalsOf }: MarketTrackerOptions): MarketTracker {
+  const v3Venues = manifest.venues.filter((venue) => venue.type === "uniswap-v3");
   const indexByName = new Map(v3Venues.map((venue, index) => [venue.name, index]));
   return new MarketTracker(
-    new PoolStateTracker({ factory: { address: chain.manifest.contracts.uniswapV2Factory, feeBps: UNISWAP_V2_FEE_BPS }, isSupported, observeReads }),
+    new PoolStateTracker({ factory: { address: manifest.contracts.uniswapV2Factory, feeBps: UNISWAP_V2_FEE_BPS }, isSupported, observeReads }),
     new V3PoolTracker({ factories: v3Venues.map((venue) => ({ address: venue.factory, source: venue.name })), isSupported, observeReads }),
     (source) => indexByName.get(source),
-    propAmmMarketOf(chain, isSupported),
+    propAmmMarketOf(client, manifest, isSupported, decimalsOf),
   );
 }
 
 /** The chain's allowlisted propAMMs, when its manifest names an allowlist; their names come from the manifest's `propAmms`. */
-function propAmmMarketOf(chain: ChainContext, isSupported: (token: Address) => boolean) {
-  const allowlist = chain.manifest.contracts.propAmmAllowlist;
+function propAmmMarketOf(client: PublicClient, manifest: DeploymentManifest, isSupported: (token: Address) => boolean, decimalsOf: (token: Address) => number) {
+  const allowlist = manifest.contracts.propAmmAllowlist;
   if (allowlist === undefined) return undefined;
-  const names = new Map((chain.manifest.propAmms ?? []).map((propAmm) => [propAmm.address.toLowerCase() as Address, propAmm.name]));
-  const decimalsOf = (token: Address) => chain.tokens.resolve(token)?.decimals ?? 18;
-  return { allowlist, names, pricing: new PropAmmPricing(chain.client, decimalsOf), isSupported };
+  const names = new Map((manifest.propAmms ?? []).map((propAmm) => [propAmm.address.toLowerCase() as Address, propAmm.name]));
+  return { allowlist, names, pricing: new PropAmmPricing(client, decimalsOf), isSupported };
 }

@@ -4,7 +4,7 @@ import { PoolGraph } from "./poolGraph";
 import type { PoolSnapshot, PoolStateTracker } from "./poolState";
 import type { PricedPool } from "./venues/pricedPool";
 import type { PropAmmRoutedPool } from "./venues/propAmmAdapter";
-import { readPropAmmVenues, type PropAmmPricing, type PropAmmQuotes, type PropAmmVenue } from "./venues/propAmmPricing";
+import { readPropAmmVenues, type PropAmmPricing, type PropAmmQuoteRequest, type PropAmmQuotes, type PropAmmVenue } from "./venues/propAmmPricing";
 import type { V3RoutedPool } from "./venues/uniswapV3/v3Adapter";
 import type { V3PoolState } from "../../sdk";
 import type { V3PoolSnapshot, V3PoolTracker } from "./venues/uniswapV3/v3PoolTracker";
@@ -73,6 +73,12 @@ export class MarketTracker {
     const market = this.#combine(v2, v3, v3Pools, propAmms);
     this.#union = { v2, v3, propAmms, market };
     return market;
+  }
+
+  /** propAMMs' `getAmountOut` at exact amounts at `block` (a chosen route's hops, requotePropAmmHops); none without propAMMs. */
+  exactPropAmmQuotes(block: Pick<BlockHead, "hash" | "number">, requests: readonly PropAmmQuoteRequest[]): Promise<bigint[]> {
+    if (this.propAmms === undefined) return Promise.resolve(requests.map(() => 0n));
+    return this.propAmms.pricing.exactQuotes({ hash: block.hash, number: block.number }, requests);
   }
 
   /**

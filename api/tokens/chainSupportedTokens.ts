@@ -1,5 +1,5 @@
 import { isAddress, type Address } from "viem";
-import { NATIVE_TOKEN_LOWERCASE, isV2Pool, type DeploymentManifest, type ManifestPool, type ManifestVenuePool } from "../../sdk";
+import { NATIVE_TOKEN_LOWERCASE, isManifestV2Pool, type DeploymentManifest, type ManifestPool, type ManifestVenuePool } from "../../sdk";
 import type { TokenOverride } from "../store/store";
 import { isHexAddress } from "../services/checksummedAddress";
 import type { SupportedToken, SupportedTokens, TokenSnapshotBody } from "./supportedTokens";
@@ -164,7 +164,7 @@ function buildState(chainId: number, manifest: DeploymentManifest, overrides: re
   const venuePools = dedupePools([...manifest.pools, ...extraPools]).filter(
     (pool) => byAddress.has(pool.token0.toLowerCase()) && byAddress.has(pool.token1.toLowerCase()),
   );
-  const pools = venuePools.filter(isV2Pool);
+  const pools = venuePools.filter(isManifestV2Pool);
   const addresses = entries.map((entry) => entry.address);
   const snapshot =
     previous !== undefined && sameList(previous.snapshot.addresses, addresses) ? previous.snapshot : buildTokenSnapshot(chainId, addresses);

@@ -8,15 +8,12 @@
  */
 import { getAddress, type Address, type PublicClient } from "viem";
 import { ChainHead, getSqrtRatioAtTick, getTickAtSqrtRatio, v2PoolsOf, type DeploymentManifest, type V3TickState } from "../../sdk";
-import { MarketTracker } from "../../api/quote/marketTracker";
+import { marketTrackerOfManifest } from "../../api/quote/chainMarket";
 import { pricedMarketOf, type PricedMarket } from "../../api/quote/poolGraph";
-import { PoolStateTracker } from "../../api/quote/poolState";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
 import { actionsOfLegs } from "../../api/quote/routePlan";
 import { ASSUMED_PRIORITY_FEE_WEI, bestExecution, gasCostIn } from "../../api/quote/splitDecision";
 import type { PricedPool, V2Pool } from "../../api/quote/venues/pricedPool";
-import { PropAmmPricing } from "../../api/quote/venues/propAmmPricing";
-import { V3PoolTracker } from "../../api/quote/venues/uniswapV3/v3PoolTracker";
 import type { V3RoutedPool } from "../../api/quote/venues/uniswapV3/v3Adapter";
 import { amountThroughPool, legName } from "../../api/quote/venues/venueAdapters";
 import { DEV_SPLIT_PAIR } from "../deploy/devnetV3Market";
@@ -222,26 +219,8 @@ export type SplitPairResult = {
  * single pool of the pair (any venue) and against the best single path (searchRoute, net of gas).
  */
 export async function measureDevnetSplit(client: PublicClient, manifest: DeploymentManifest): Promise<SplitPairResult> {
-  const v3Venues = manifest.venues.filter((venue) => venue.type === "uniswap-v3");
-  const indexByName = new Map(v3Venues.map((venue, index) => [venue.name, index]));
   const decimals = new Map(manifest.tokens.map((token) => [lower(token.address), token.decimals]));
-  const allowlist = manifest.contracts.propAmmAllowlist;
-  const propAmms =
-    allowlist === undefined
-      ? undefined
-      : {
-          allowlist,
-          names: new Map((manifest.propAmms ?? []).map((propAmm) => [lower(propAmm.address), propAmm.name])),
-          pricing: new PropAmmPricing(client, (token: Address) => decimals.get(token) ?? 18),
-          isSupported: () => true,
-        };
-  const supported = () => true;
-  const tracker = new MarketTracker(
-    new PoolStateTracker({ factory: { address: manifest.contracts.uniswapV2Factory, feeBps: 30 }, isSupported: supported, observeReads: () => undefined }),
-    new V3PoolTracker({ factories: v3Venues.map((venue) => ({ address: venue.factory, source: venue.name })), isSupported: supported, observeReads: () => undefined }),
-    (source) => indexByName.get(source),
-    propAmms,
-  );
+  const tracker = marketTrackerOfManifest(client, manifest, { isSupported: () => true, observeReads: () => undefined, decimalsOf: (token) => decimals.get(token) ?? 18 });
   const snapshot = await tracker.at(client, await new ChainHead(client).fresh(), { pools: () => v2PoolsOf(manifest), venuePools: () => manifest.pools });
   const tokenOf = (symbol: string) => lower(manifest.tokens.find((token) => token.symbol === symbol)!.address);
   const [weth, usdc] = [tokenOf(DEV_SPLIT_PAIR.a), tokenOf(DEV_SPLIT_PAIR.b)];

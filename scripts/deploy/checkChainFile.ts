@@ -1,7 +1,7 @@
 import { BaseError, domainSeparator, encodePacked, getAddress, getContractAddress, keccak256, parseAbi, toBytes, type Address, type PublicClient } from "viem";
 import { externalAddressesOf, type ChainFile, type ChainFileV2Venue, type ChainFileV3Venue } from "../../sdk/chain/chainFile";
 import { DETERMINISTIC_DEPLOYER, deterministicDeployerState } from "./deterministicDeployer";
-import { sortTokens, v3PoolAddress } from "./uniswapV3";
+import { sortTokens, v3PoolAddress } from "../../sdk/amm/v3/poolAddress";
 
 /** A field of the chain file that does not match the chain, and how. */
 export type ChainFileProblem = Readonly<{ field: string; problem: string }>;

@@ -7,7 +7,8 @@ import { DEV_V3_POOLS, type DevV3PoolSpec, type DevV3PositionSpec } from "./devn
 import type { DevnetV3Venue } from "./devnetV3Venues";
 import type { DevWalletClient, HardhatClients } from "./hardhatClients";
 import { uniswapArtifacts } from "./uniswapArtifacts";
-import { sortTokens, sqrtPriceX96Of, uniswapV3Artifacts, v3PoolAddress } from "./uniswapV3";
+import { sortTokens, v3PoolAddress } from "../../sdk/amm/v3/poolAddress";
+import { sqrtPriceX96Of, uniswapV3Artifacts } from "./uniswapV3";
 import { writeAndWait } from "./writeAndWait";
 
 /** The outermost ticks a V3 pool accepts (TickMath.MIN_TICK / MAX_TICK). */

@@ -1,14 +1,8 @@
-import { encodeAbiParameters, getAddress, getContractAddress, keccak256, maxUint256, type Abi, type Address, type Hex } from "viem";
+import { getAddress, maxUint256, type Address, type Hex } from "viem";
+import { sortTokens, v3PoolAddress } from "../../sdk/amm/v3/poolAddress";
 import type { DevWalletClient, HardhatClients } from "./hardhatClients";
+import { loadNpmArtifact as load } from "./uniswapArtifacts";
 import { deployBytecode, writeAndWait } from "./writeAndWait";
-
-type NpmArtifact = { abi: Abi; bytecode: Hex };
-
-function load(path: string): NpmArtifact {
-  const artifact = require(path) as { abi: Abi; bytecode: string };
-  const bytecode = (artifact.bytecode.startsWith("0x") ? artifact.bytecode : `0x${artifact.bytecode}`) as Hex;
-  return { abi: artifact.abi, bytecode };
-}
 
 /**
  * Uniswap V3's contracts from their published npm builds, deployed unchanged: the pool's creation code
@@ -75,18 +69,6 @@ export async function deployUniswapV3(
 /** SwapRouter02 over a V2 factory and a V3 deployment: a peer for the gas bench and a reference in tests. */
 export async function deploySwapRouter02(clients: HardhatClients, deployer: DevWalletClient, v2Factory: Address, v3: V3Deployment, weth: Address): Promise<Address> {
   return getAddress(await deployBytecode(clients, deployer, uniswapV3Artifacts.swapRouter02(), [v2Factory, v3.factory, v3.positionManager, weth]));
-}
-
-/** The two tokens in pool order (token0 < token1). */
-export function sortTokens(a: Address, b: Address): [Address, Address] {
-  return a.toLowerCase() < b.toLowerCase() ? [getAddress(a), getAddress(b)] : [getAddress(b), getAddress(a)];
-}
-
-/** A V3 pool's address, computed as the factory creates it (CREATE2 of (token0, token1, fee)). */
-export function v3PoolAddress(factory: Address, poolInitCodeHash: Hex, tokenA: Address, tokenB: Address, fee: number): Address {
-  const [token0, token1] = sortTokens(tokenA, tokenB);
-  const salt = keccak256(encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint24" }], [token0, token1, fee]));
-  return getContractAddress({ opcode: "CREATE2", from: factory, salt, bytecodeHash: poolInitCodeHash });
 }
 
 /** sqrt(price) in Q64.96 for a price of token1 per token0 given in raw units (`amount1 / amount0`). */

@@ -175,13 +175,13 @@ export function uniswapV2Venue(factory: Address, startBlock: number): ManifestV2
 }
 
 /** Whether `pool` is a Uniswap V2 pool: the only pools the V2 code paths may read. */
-export function isV2Pool(pool: ManifestVenuePool): pool is ManifestPool {
+export function isManifestV2Pool(pool: ManifestVenuePool): pool is ManifestPool {
   return pool.type === "uniswap-v2";
 }
 
 /** The manifest's V2 pools. */
 export function v2PoolsOf(manifest: Pick<DeploymentManifest, "pools">): ManifestPool[] {
-  return manifest.pools.filter(isV2Pool);
+  return manifest.pools.filter(isManifestV2Pool);
 }
 
 /**

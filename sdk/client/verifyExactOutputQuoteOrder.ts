@@ -3,6 +3,7 @@ import type { QuoteJson } from "../wire/quoteJson";
 import type { QuoteExpectation } from "./quoteExpectation";
 import type { QuoteFieldCheck } from "./quoteFieldCheck";
 import { readExactOutputQuoteCall } from "./readQuoteCall";
+import type { RouterV3Venues } from "./routerV3Venues";
 import { verifyRecipientDeadlineAndCall } from "./verifyQuoteOrder";
 
 /**
@@ -13,12 +14,12 @@ import { verifyRecipientDeadlineAndCall } from "./verifyQuoteOrder";
  * the permit signs `max_sell_amount` (plus the relayer fee when gasless) with an exact-output witness
  * equal to the order. Throws QuoteMismatchError, QuoteFeeError or QuoteCalldataError naming the field.
  */
-export function verifyExactOutputQuoteOrder(check: QuoteFieldCheck, quote: QuoteJson, expected: QuoteExpectation): ExactOutputQuoteCall {
+export function verifyExactOutputQuoteOrder(check: QuoteFieldCheck, quote: QuoteJson, expected: QuoteExpectation, v3Venues?: RouterV3Venues): ExactOutputQuoteCall {
   const call = readExactOutputQuoteCall(quote);
   const { order } = call;
   check.address("tx.data.order.sellToken", order.sellToken, quote.sell_token, "sell_token");
   check.amount("tx.data.order.maxSellAmount", order.maxSellAmount, BigInt(quote.max_sell_amount!), "max_sell_amount");
   check.address("tx.data.order.buyToken", order.buyToken, quote.buy_token, "buy_token");
   check.amount("tx.data.order.buyAmount", order.buyAmount, BigInt(quote.buy_amount), "buy_amount");
-  return verifyRecipientDeadlineAndCall(check, quote, call, expected);
+  return verifyRecipientDeadlineAndCall(check, quote, call, expected, v3Venues);
 }

@@ -1,4 +1,5 @@
-import type { Address } from "viem";
+import { isAddress, type Address } from "viem";
+import { v3PoolAddress } from "../amm/v3/poolAddress";
 import { decodeRouteActions, type RouteAction, type RouteHopAction } from "../calldata/routeActions";
 import type { SwapOrder } from "../calldata/swapOrder";
 import { QuoteCalldataError } from "../errors/quoteCheck";
@@ -7,43 +8,85 @@ import { isNativeToken } from "../tokens/native";
 import type { QuoteJson } from "../wire/quoteJson";
 import type { QuoteExpectation } from "./quoteExpectation";
 import type { QuoteFieldCheck } from "./quoteFieldCheck";
+import type { RouterV3Venues } from "./routerV3Venues";
 
 const FIELD = "tx.data.order.actions";
 
 type Hop = { pool: Address; token_out: Address; leg: string };
 
 const hopText = (pair: string, tokenOut: string) => `${pair.toLowerCase()}→${tokenOut.toLowerCase()}`;
-/**
- * A hop's pool: a V2 or propAMM pair, or (the router computes V3 pools from its venue table) the V3
- * fee tier. The venue index is not compared: the quote JSON names the venue, not its index in the
- * router's table, and the router only swaps with the pool its venue, the tokens and the fee give.
- */
-const swapText = (hop: RouteHopAction) => (hop.type === "swapV3" ? hopText(`v3:${hop.fee}`, hop.tokenOut) : hopText(hop.pair, hop.tokenOut));
 /** The fee of a hop's `leg` (`<venue>:chain-<id>:<pool>:<fee>`). */
 const legFee = (hop: Hop) => hop.leg.slice(hop.leg.lastIndexOf(":") + 1);
-/** A JSON hop as swapText writes the action hop it is paired with: a V3 action is compared by fee tier and token. */
-const jsonHopText = (hop: Hop, action: RouteHopAction | undefined) => (action?.type === "swapV3" ? hopText(`v3:${legFee(hop)}`, hop.token_out) : hopText(hop.pool, hop.token_out));
 /** A single swap action's type: the JSON tells V2 and propAMM hops apart only by venue name, so both read "swap". */
 const swapType = (type: RouteHopAction["type"]) => (type === "swapV3" ? "swapV3" : "swap");
 
-/** A route's steps as text: pairs and tokens, split shares; not the pool fee (the router checks it against the venue). */
-function actionText(action: RouteAction): string {
-  switch (action.type) {
-    case "swapV2":
-    case "swapV3":
-    case "swapPropAmm":
-      return `${swapType(action.type)} ${swapText(action)}`;
-    case "split":
-      return `split [${action.legs.map((leg) => `${leg.shareBps} bps: ${leg.hops.map(swapText).join(", ")}`).join(" | ")}]`;
-    case "fee":
-      return "fee";
-    default:
-      return action.type;
-  }
+/**
+ * How the actions' V3 hops are read. With the router's venue table (verifyQuote reads it), a V3 hop
+ * is the pool the router will compute from its venue, its input and output tokens and its fee, and
+ * must be the pool the quote names. Without it (verifyQuoteOrder alone, which reads no chain) only
+ * the fee tier and token are compared: the venue index is not in the quote JSON.
+ */
+type V3Binding = { kind: "pool"; table: RouterV3Venues; start: Address | undefined } | { kind: "fee" };
+
+/** The pool a SWAP_V3 hop from `tokenIn` swaps with, as the router computes it, or why it computes none. */
+function v3HopPool(table: RouterV3Venues, tokenIn: Address | undefined, hop: Extract<RouteHopAction, { type: "swapV3" }>): string {
+  const venue = table.venues[hop.venue];
+  if (venue === undefined) return `no V3 venue ${hop.venue} on router ${table.router}`;
+  if (tokenIn === undefined || isNativeToken(tokenIn) || !isAddress(tokenIn, { strict: false })) return `no V3 pool (input ${tokenIn ?? "unknown"})`;
+  return v3PoolAddress(venue.factory, venue.poolInitCodeHash, tokenIn, hop.tokenOut, hop.fee);
 }
 
-/** The steps the quote's `route` (and its native ends and fee) says the order takes, as actionText writes them. */
-function routeSteps(quote: QuoteJson, actions: readonly RouteAction[]): string[] {
+/**
+ * A hop's pool as the router trades it: a V2 or propAMM pair as named, a V3 pool as computed from the
+ * router's venue table (or, without the table, `v3:<fee>`).
+ */
+const swapText = (binding: V3Binding, tokenIn: Address | undefined, hop: RouteHopAction) =>
+  hop.type !== "swapV3" ? hopText(hop.pair, hop.tokenOut) : binding.kind === "pool" ? hopText(v3HopPool(binding.table, tokenIn, hop), hop.tokenOut) : hopText(`v3:${hop.fee}`, hop.tokenOut);
+/** A JSON hop as swapText writes the action hop it is paired with. */
+const jsonHopText = (binding: V3Binding, hop: Hop, action: RouteHopAction | undefined) =>
+  action?.type === "swapV3" && binding.kind === "fee" ? hopText(`v3:${legFee(hop)}`, hop.token_out) : hopText(hop.pool, hop.token_out);
+
+/** The hops of a path as text, each V3 hop's input being the previous hop's output (the path starts at `tokenIn`). */
+function pathText(binding: V3Binding, tokenIn: Address | undefined, hops: readonly RouteHopAction[]): { text: string[]; tokenOut: Address | undefined } {
+  let token = tokenIn;
+  const text = hops.map((hop) => {
+    const step = swapText(binding, token, hop);
+    token = hop.tokenOut;
+    return step;
+  });
+  return { text, tokenOut: token };
+}
+
+/** A route's steps as text: pools and tokens, split shares; not the pool fee (the router checks it against the venue). */
+function actionsText(actions: readonly RouteAction[], binding: V3Binding): string[] {
+  let token = binding.kind === "pool" ? binding.start : undefined;
+  return actions.map((action) => {
+    switch (action.type) {
+      case "swapV2":
+      case "swapV3":
+      case "swapPropAmm": {
+        const path = pathText(binding, token, [action]);
+        token = path.tokenOut;
+        return `${swapType(action.type)} ${path.text[0]}`;
+      }
+      case "split": {
+        const legs = action.legs.map((leg) => pathText(binding, token, leg.hops));
+        token = legs[0]?.tokenOut;
+        return `split [${action.legs.map((leg, index) => `${leg.shareBps} bps: ${legs[index]!.text.join(", ")}`).join(" | ")}]`;
+      }
+      case "wrap":
+        if (binding.kind === "pool") token = binding.table.weth;
+        return action.type;
+      case "fee":
+        return "fee";
+      default:
+        return action.type;
+    }
+  });
+}
+
+/** The steps the quote's `route` (and its native ends and fee) says the order takes, as actionsText writes them. */
+function routeSteps(quote: QuoteJson, actions: readonly RouteAction[], binding: V3Binding): string[] {
   const steps: string[] = [];
   if (isNativeToken(quote.sell_token)) steps.push("wrap");
   const { legs } = quote.route;
@@ -51,12 +94,12 @@ function routeSteps(quote: QuoteJson, actions: readonly RouteAction[]): string[]
   const split = actions.find((action): action is Extract<RouteAction, { type: "split" }> => action.type === "split");
   const singles = actions.filter((action): action is RouteHopAction => action.type === "swapV2" || action.type === "swapV3" || action.type === "swapPropAmm");
   if (legs.length > 1) {
-    const legText = (leg: (typeof legs)[number], index: number) => `${leg.share_bps} bps: ${leg.hops.map((hop, at) => jsonHopText(hop, split?.legs[index]?.hops[at])).join(", ")}`;
+    const legText = (leg: (typeof legs)[number], index: number) => `${leg.share_bps} bps: ${leg.hops.map((hop, at) => jsonHopText(binding, hop, split?.legs[index]?.hops[at])).join(", ")}`;
     steps.push(`split [${legs.map(legText).join(" | ")}]`);
   } else {
     (legs[0]?.hops ?? quote.route.hops).forEach((hop, at) => {
       const action = singles[at];
-      steps.push(`${swapType(action?.type === "swapV3" ? "swapV3" : "swapV2")} ${jsonHopText(hop, action)}`);
+      steps.push(`${swapType(action?.type === "swapV3" ? "swapV3" : "swapV2")} ${jsonHopText(binding, hop, action)}`);
     });
   }
   if (isNativeToken(quote.buy_token)) steps.push("unwrap");
@@ -67,9 +110,10 @@ function routeSteps(quote: QuoteJson, actions: readonly RouteAction[]): string[]
 /**
  * Checks the order's route actions: a fee goes only to the integrator's fee recipient and is at most
  * the fee asked for (and what `platform_fee` states), and every other step is the quote's `route`
- * (pairs, tokens, split shares, wrap and unwrap) in order.
+ * (pairs, tokens, split shares, wrap and unwrap) in order. With `v3Venues` (the router's venue table,
+ * readRouterV3Venues), each V3 hop must be the pool the quote names, as the router computes it.
  */
-export function verifyQuoteActions(check: QuoteFieldCheck, quote: QuoteJson, order: Pick<SwapOrder, "actions">, expected: QuoteExpectation): void {
+export function verifyQuoteActions(check: QuoteFieldCheck, quote: QuoteJson, order: Pick<SwapOrder, "actions">, expected: QuoteExpectation, v3Venues?: RouterV3Venues): void {
   let actions: RouteAction[];
   try {
     actions = decodeRouteActions(order.actions);
@@ -94,8 +138,10 @@ export function verifyQuoteActions(check: QuoteFieldCheck, quote: QuoteJson, ord
     if (fee.bps !== platformFee.bps) check.refuseFee(`${FIELD}.fee.bps`, fee.bps, platformFee.bps, "platform_fee.bps");
   }
 
-  const actual = actions.map(actionText).join("; ");
-  const steps = routeSteps(quote, actions).join("; ");
+  // The router starts a native sell's route at its wrapped token (WRAP), any other at the sell token.
+  const binding: V3Binding = v3Venues === undefined ? { kind: "fee" } : { kind: "pool", table: v3Venues, start: isNativeToken(quote.sell_token) ? v3Venues.weth : quote.sell_token };
+  const actual = actionsText(actions, binding).join("; ");
+  const steps = routeSteps(quote, actions, binding).join("; ");
   if (actual !== steps) check.refuse(FIELD, actual, steps, "route, settlement ends and platform_fee of the quote JSON");
 }
 

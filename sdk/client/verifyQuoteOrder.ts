@@ -7,6 +7,7 @@ import { amountOf, QuoteFieldCheck } from "./quoteFieldCheck";
 import { isExactOutputQuote, readQuoteCall } from "./readQuoteCall";
 import type { ExactOutputQuoteCall } from "../calldata/decodeExactOutputQuoteOrder";
 import { verifyExactOutputQuoteOrder } from "./verifyExactOutputQuoteOrder";
+import type { RouterV3Venues } from "./routerV3Venues";
 import { verifyQuoteActions } from "./verifyQuoteActions";
 import { verifyQuotePermit } from "./verifyQuotePermit";
 
@@ -89,15 +90,17 @@ export function verifyCallFields(check: QuoteFieldCheck, quote: QuoteJson, call:
  * `min_buy_amount`, the deadline, the value, the signature slot, the relayer fee, a route other than
  * `route`, a fee to anyone but the integrator's fee recipient or above the fee asked for, and a permit
  * that differs from the call it authorises. Pure: reads no chain (verifyQuoteTargets checks the
- * contracts against the registry). Throws QuoteMismatchError, QuoteFeeError or QuoteCalldataError,
+ * contracts against the registry). Pass the router's V3 venue table (readRouterV3Venues) as `v3Venues`
+ * to bind each V3 hop to the pool the quote names; without it a V3 hop is compared by its fee tier and
+ * token only (verifyQuote always passes it). Throws QuoteMismatchError, QuoteFeeError or QuoteCalldataError,
  * naming the field; returns the decoded call.
  *
  * @example verifyQuoteOrder(quote, { taker: wallet.account.address, sellAmount: 1_000_000n, feeBps: 0 });
  */
-export function verifyQuoteOrder(quote: QuoteJson, expected: QuoteExpectation): QuoteCall | ExactOutputQuoteCall {
+export function verifyQuoteOrder(quote: QuoteJson, expected: QuoteExpectation, v3Venues?: RouterV3Venues): QuoteCall | ExactOutputQuoteCall {
   const check = new QuoteFieldCheck(quote.quote_id);
   verifyAgainstRequest(check, quote, expected);
-  if (isExactOutputQuote(quote)) return verifyExactOutputQuoteOrder(check, quote, expected);
+  if (isExactOutputQuote(quote)) return verifyExactOutputQuoteOrder(check, quote, expected, v3Venues);
 
   const call = readQuoteCall(quote);
 
@@ -108,7 +111,7 @@ export function verifyQuoteOrder(quote: QuoteJson, expected: QuoteExpectation): 
   const minimum = BigInt(quote.min_buy_amount);
   if (order.minBuyAmount < minimum) check.refuse("tx.data.order.minBuyAmount", order.minBuyAmount, minimum, "min_buy_amount", "is below");
   check.amount("tx.data.order.minBuyAmount", order.minBuyAmount, minimum, "min_buy_amount");
-  return verifyRecipientDeadlineAndCall(check, quote, call, expected);
+  return verifyRecipientDeadlineAndCall(check, quote, call, expected, v3Venues);
 }
 
 /**
@@ -116,7 +119,13 @@ export function verifyQuoteOrder(quote: QuoteJson, expected: QuoteExpectation): 
  * the deadline (`expires_at`), the call's own fields (value, signature slot, relayer fee), the route and
  * fee actions, and the permit against the call it authorises. Returns the call.
  */
-export function verifyRecipientDeadlineAndCall<Call extends QuoteCall | ExactOutputQuoteCall>(check: QuoteFieldCheck, quote: QuoteJson, call: Call, expected: QuoteExpectation): Call {
+export function verifyRecipientDeadlineAndCall<Call extends QuoteCall | ExactOutputQuoteCall>(
+  check: QuoteFieldCheck,
+  quote: QuoteJson,
+  call: Call,
+  expected: QuoteExpectation,
+  v3Venues?: RouterV3Venues,
+): Call {
   const { order } = call;
   const recipient = expected.recipient ?? expected.taker;
   check.address("tx.data.order.recipient", order.recipient, recipient, expected.recipient === undefined ? "the taker (no recipient asked for)" : "request recipient");
@@ -126,7 +135,7 @@ export function verifyRecipientDeadlineAndCall<Call extends QuoteCall | ExactOut
   check.amount("tx.data.order.deadline", order.deadline, expires, "expires_at");
 
   verifyCallFields(check, quote, call, expected);
-  verifyQuoteActions(check, quote, order, expected);
+  verifyQuoteActions(check, quote, order, expected, v3Venues);
   if (call.kind === "permit" || call.kind === "gasless") verifyQuotePermit(check, quote, call, expected.chainId ?? quote.chain_id);
   return call;
 }

@@ -25,8 +25,9 @@ function mustEqual(role: string, actual: Address, expected: Address, featureId: 
  * truth before anything is signed or sent: the router (`tx.to`, the Permit2 spender, or the allowance
  * holder's operator) must be the registry's `ownerOf` or `prev` for the quote's feature, Permit2 must be
  * the canonical Permit2, and an allowance spender must be Permit2 or the configured allowance holder.
+ * Returns the router the order executes on, as checked.
  */
-export async function verifyQuoteTargets(reader: ChainReader, contracts: TrustedContracts, quote: QuoteJson): Promise<void> {
+export async function verifyQuoteTargets(reader: ChainReader, contracts: TrustedContracts, quote: QuoteJson): Promise<Address> {
   const featureId = BigInt(quote.gasless ? Feature.GaslessSwap : Feature.TakerSubmittedSwap);
   const registry = contracts.routerRegistry;
   // Native sells are `allowance` settlement too, but go straight to the router with tx.value.
@@ -39,7 +40,7 @@ export async function verifyQuoteTargets(reader: ChainReader, contracts: Trusted
     if (quote.issues.allowance !== null) mustEqual("issues.allowance.spender", quote.issues.allowance.spender, holder, featureId);
     const call = isExactOutputQuote(quote) ? readExactOutputQuoteCall(quote) : readQuoteCall(quote);
     if (call.kind === "allowance") await assertRegisteredRouter(reader, { registry, featureId, role: "allowance holder operator", address: call.operator });
-    return;
+    return call.kind === "allowance" ? call.operator : quote.tx.to;
   }
   await assertRegisteredRouter(reader, { registry, featureId, role: "tx.to", address: quote.tx.to });
   if (quote.permit2 !== undefined) {
@@ -47,4 +48,5 @@ export async function verifyQuoteTargets(reader: ChainReader, contracts: Trusted
     mustEqual("permit2.message.spender", quote.permit2.message.spender, quote.tx.to, featureId);
     if (quote.issues.allowance !== null) mustEqual("issues.allowance.spender", quote.issues.allowance.spender, PERMIT2_ADDRESS, featureId);
   }
+  return quote.tx.to;
 }

@@ -8,6 +8,7 @@ import { propAmmPriceFromDecimal } from "../../sdk/amm/propAmmPrice";
 import {
   ladderAmountOut,
   ladderAmounts,
+  MAX_PROPAMM_PAIRS,
   PropAmmPricing,
   propAmmDirection,
   readPropAmmVenues,
@@ -89,6 +90,17 @@ describe("propAMM pricing for the quote API (api/quote/venues/propAmmPricing.ts)
     expect(ladderAmountOut(moved.zeroForOne, 10n ** 18n)).to.equal((2500_000000n * 9995n) / 10_000n);
     const old = (await new PropAmmPricing((await setup(f)).client, () => 18).ladders(block, [venueOf(venues, f.wethUsdc.address)]))[0]!;
     expect(ladderAmountOut(old.zeroForOne, 10n ** 18n)).to.equal((3001_500000n * 9995n) / 10_000n);
+  });
+
+  it("bounds a block's ladder read: an allowlist longer than MAX_PROPAMM_PAIRS is read up to the cap, in its order, still in one eth_call", async () => {
+    const f = await loadFixture(propAmmFixture);
+    const { ethCalls, pricing, venues } = await setup(f);
+    // Distinct venues (a source name each) over the two real pairs, so the cap, not the chain, is what binds.
+    const many = Array.from({ length: MAX_PROPAMM_PAIRS + 5 }, (_, index) => ({ ...venues[index % venues.length]!, source: `propamm-${index}` }));
+    const before = ethCalls();
+    const ladders = await pricing.ladders(await latest(f), many);
+    expect(ethCalls() - before).to.equal(1);
+    expect(ladders.map((entry) => entry.venue.source)).to.deep.equal(many.slice(0, MAX_PROPAMM_PAIRS).map((venue) => venue.source));
   });
 
   it("prices any amount off the ladder within three units of getAmountOut (its two roundings at each rung, and the unit kept back) and never above it: the reference propAMM is linear", async () => {

@@ -2,11 +2,11 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { expect } from "chai";
 import fc from "fast-check";
 import { getAddress, parseUnits, type Address } from "viem";
-import { getAmountOut, isV2Pool, uniswapV2PairAbi, type ManifestV3Pool } from "../../sdk";
+import { getAmountOut, isManifestV2Pool, uniswapV2PairAbi, v3PoolAddress, type ManifestV3Pool } from "../../sdk";
 import { intendedSqrtPriceX96, positionTicks, resolveV3Market, type ResolvedPool } from "../../scripts/deploy/deployV3Market";
 import { DEV_SPLIT_PAIR, DEV_V3_POOLS } from "../../scripts/deploy/devnetV3Market";
 import { DEVNET_V3_VENUES } from "../../scripts/deploy/devnetV3Venues";
-import { uniswapV3Artifacts, v3PoolAddress } from "../../scripts/deploy/uniswapV3";
+import { uniswapV3Artifacts } from "../../scripts/deploy/uniswapV3";
 import { settlementFixture } from "../fixtures/settlementFixture";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 
@@ -36,7 +36,7 @@ describe("the devnet's V3 market", function () {
     }
     // Every V2 pair is also on V3, and both V3 venues hold pools on tiers of their own.
     const pairKey = (pool: { token0: Address; token1: Address }) => `${pool.token0}|${pool.token1}`;
-    const v2Pairs = new Set(f.pools.filter(isV2Pool).map(pairKey));
+    const v2Pairs = new Set(f.pools.filter(isManifestV2Pool).map(pairKey));
     expect(new Set(v3Pools.map(pairKey))).to.deep.equal(v2Pairs);
     for (const venue of DEVNET_V3_VENUES) expect(v3Pools.some((pool) => pool.source === venue.name)).to.equal(true);
     expect(v3Pools.some((pool) => pool.source === "forkswap-v3" && [100, 2500].includes(pool.fee))).to.equal(true);
@@ -47,7 +47,7 @@ describe("the devnet's V3 market", function () {
     for (const pool of resolved) {
       const address = v3PoolAddress(pool.venue.factory, pool.venue.poolInitCodeHash, pool.a.address, pool.b.address, pool.spec.fee);
       const [sqrtPriceX96] = (await read(address, "slot0")) as readonly [bigint, number];
-      const v2 = f.pools.filter(isV2Pool).find((candidate) => new Set([candidate.token0, candidate.token1]).size === 2 && [candidate.token0, candidate.token1].every((token) => [pool.a.address, pool.b.address].includes(token)))!;
+      const v2 = f.pools.filter(isManifestV2Pool).find((candidate) => new Set([candidate.token0, candidate.token1]).size === 2 && [candidate.token0, candidate.token1].every((token) => [pool.a.address, pool.b.address].includes(token)))!;
       const [reserve0, reserve1] = await f.publicClient.readContract({ address: v2.address, abi: uniswapV2PairAbi, functionName: "getReserves" });
       const offsetBps = (priceOf(sqrtPriceX96) / (Number(reserve1) / Number(reserve0)) - 1) * 10_000;
       // The pool's price is token1 per token0: an offset on the price of `a` reads inverted when `a` is token1.

@@ -2,7 +2,8 @@ import { expect } from "chai";
 import hre from "hardhat";
 import { getAddress, keccak256, parseUnits } from "viem";
 import { hardhatClients } from "../../scripts/deploy/hardhatClients";
-import { UNISWAP_V3_POOL_INIT_CODE_HASH, alignedTick, createV3Pool, deployUniswapV3, mintV3Position, sqrtPriceX96Of, uniswapV3Artifacts, v3PoolAddress } from "../../scripts/deploy/uniswapV3";
+import { UNISWAP_V3_POOL_INIT_CODE_HASH, alignedTick, createV3Pool, deployUniswapV3, mintV3Position, sqrtPriceX96Of, uniswapV3Artifacts } from "../../scripts/deploy/uniswapV3";
+import { v3PoolAddress } from "../../sdk";
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 import { deployBytecode } from "../../scripts/deploy/writeAndWait";
 

@@ -13,12 +13,13 @@ import {
   NATIVE_TOKEN,
   patchSignature,
   uniswapV2PairAbi,
+  v3PoolAddress,
   type RouteAction,
   type SwapOrder,
 } from "../../sdk";
 import { migrateFeature } from "../../scripts/deploy/deploySettlement";
 import { migrateRouter } from "../../scripts/deploy/migrateRouter";
-import { uniswapV3Artifacts, v3PoolAddress } from "../../scripts/deploy/uniswapV3";
+import { uniswapV3Artifacts } from "../../scripts/deploy/uniswapV3";
 import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../scripts/deploy/uniswapArtifacts";
 import { type SettlementFixture } from "../fixtures/settlementFixture";
 import { v3Market, type V3Market } from "../fixtures/v3Market";

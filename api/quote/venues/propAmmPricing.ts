@@ -27,6 +27,14 @@ import { propAmmAllowlistAbi } from "../../../sdk/abis/propAmmAllowlistAbi";
  */
 export const PROPAMM_HOP_GAS = { measuredP90: 46_000, margin: 4_000, furtherHop: 68_000 } as const;
 
+/**
+ * The most propAMM pairs whose ladders one block reads: each pair costs 2 × 36 `getAmountOut` calls in
+ * the block's one eth_call, so the read is bounded whatever the allowlist holds. Pairs past the cap (in
+ * the order given, the allowlist's) are left out of routing; the operator's allowlist is expected to
+ * stay far below it.
+ */
+export const MAX_PROPAMM_PAIRS = 16;
+
 /** An allowlisted propAMM with its configured tokens (IPropAmm: zeroForOne sells token0). Addresses lowercase. */
 export type PropAmmVenue = Readonly<{ source: string; pair: Address; token0: Address; token1: Address }>;
 
@@ -130,9 +138,10 @@ export class PropAmmPricing {
     private readonly decimalsOf: (token: Address) => number,
   ) {}
 
-  /** Every venue's ladders at `block`, read once per block and venue set (concurrent callers share the read). */
-  ladders(block: QuotedBlock, venues: readonly PropAmmVenue[]): Promise<PropAmmQuotes[]> {
+  /** Every venue's ladders at `block` (the first MAX_PROPAMM_PAIRS), read once per block and venue set (concurrent callers share the read). */
+  ladders(block: QuotedBlock, all: readonly PropAmmVenue[]): Promise<PropAmmQuotes[]> {
     this.#atBlock(block);
+    const venues = all.length > MAX_PROPAMM_PAIRS ? all.slice(0, MAX_PROPAMM_PAIRS) : all;
     const key = venues.map((venue) => `${venue.pair}:${venue.token0}:${venue.token1}`).join(",");
     let ladders = this.#ladders.get(key);
     if (ladders === undefined) {
