@@ -1,6 +1,6 @@
 import { getAbiItem, getAddress, type Address, type Hex, type PublicClient } from "viem";
 import { uniswapV4PoolManagerAbi, type V4PoolKey } from "../../../../sdk";
-import { chainOrder, logPosition, type LogPosition, type LogWindow } from "../../poolEvents";
+import { chainOrder, logPosition, type LogPosition, type LogWindow } from "../../../../sdk";
 
 const v4Events = [
   getAbiItem({ abi: uniswapV4PoolManagerAbi, name: "Initialize" }),

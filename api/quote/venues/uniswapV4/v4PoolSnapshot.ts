@@ -1,6 +1,6 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { initializedTicksIn, isDynamicFee, tickBitmapWindow, tickRangeOf, uniswapV4StateViewAbi, v4PoolId, type V4PoolKey } from "../../../../sdk";
-import { DEFAULT_WORDS_EACH_SIDE } from "../uniswapV3/v3PoolSnapshot";
+import { DEFAULT_WORDS_EACH_SIDE } from "../../../../sdk";
 import type { V4PoolState } from "./v4PoolState";
 
 /**

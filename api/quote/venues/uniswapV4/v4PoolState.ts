@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { isDynamicFee, type V4PoolKey } from "../../../../sdk";
-import { afterInitialize, afterLiquidityChange, afterSwap, type V3PoolState } from "../uniswapV3/v3PoolState";
+import { afterInitialize, afterLiquidityChange, afterSwap, type V3PoolState } from "../../../../sdk";
 import type { V4PoolEvent } from "./v4PoolEvents";
 
 /**
