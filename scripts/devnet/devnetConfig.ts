@@ -17,6 +17,11 @@ export const devnetEnvironmentSchema = z.object({
   RELAYER_PORT: port.default(8090),
   DEVNET_RELAYER: z.enum(["on", "off"], { error: 'must be "on" or "off"' }).default("on"),
   RELAYER_INTERNAL_TOKEN: z.string().trim().min(16, "must be at least 16 characters (a shared secret with the API)").optional(),
+  FORK_URL: z.string().trim().url("must be the JSON-RPC URL of the chain to fork (http://…)").optional(),
+  FORK_BLOCK: z.coerce.number().int().nonnegative().optional(),
+  FORK_CHAIN: z.string().regex(/^[a-z0-9][a-z0-9-]{0,47}$/, "must name a chain file (its name without .json)").optional(),
+  FORK_LOG_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  CHAINS_DIR: z.string().min(1).default(resolve(__dirname, "../../chains")),
 });
 
 export type DevnetConfig = {
@@ -34,6 +39,12 @@ export type DevnetConfig = {
   startRelayer: boolean;
   /** The API's secret for the relayer, `RELAYER_INTERNAL_TOKEN`; absent: a random one per start. */
   relayerToken: string | undefined;
+  /**
+   * Fork mode: `FORK_URL` (the chain's JSON-RPC), `FORK_BLOCK` (default its head), `FORK_CHAIN` (the
+   * chain file; default the one of `CHAINS_DIR`, default ./chains, whose addresses match the chain),
+   * `FORK_LOG_RANGE` (blocks per eth_getLogs while looking for its pools, default 10,000).
+   */
+  fork: { url: string; block: bigint | undefined; chainName: string | undefined; chainsDir: string; logRange: bigint } | undefined;
 };
 
 /** Reads the devnet's settings from the environment once; an invalid value stops the start. */
@@ -51,5 +62,15 @@ export function loadDevnetConfig(env: NodeJS.ProcessEnv = process.env): DevnetCo
     relayer: { host: parsed.data.RELAYER_HOST, port: parsed.data.RELAYER_PORT },
     startRelayer: parsed.data.DEVNET_RELAYER === "on",
     relayerToken: parsed.data.RELAYER_INTERNAL_TOKEN,
+    fork:
+      parsed.data.FORK_URL === undefined
+        ? undefined
+        : {
+            url: parsed.data.FORK_URL,
+            block: parsed.data.FORK_BLOCK === undefined ? undefined : BigInt(parsed.data.FORK_BLOCK),
+            chainName: parsed.data.FORK_CHAIN,
+            chainsDir: resolve(parsed.data.CHAINS_DIR),
+            logRange: BigInt(parsed.data.FORK_LOG_RANGE),
+          },
   };
 }
