@@ -18,6 +18,9 @@ import { scaledTimeout } from "../fixtures/testTimeouts";
 const TAKER_KEY: Hex = "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a";
 const TAKER = privateKeyToAccount(TAKER_KEY).address;
 
+/** Development account #5's well-known key: the gasless taker (granted tokens on the fork). */
+const GASLESS_TAKER_KEY: Hex = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba";
+
 type Hop = { source: string; pool: string };
 
 /**
@@ -137,13 +140,20 @@ describe("FORK_URL: npm start as a fork of the stand-in live chain", function ()
     }
   });
 
-  it("quotes over the stand-in's pools and settles a Permit2 swap on the fork, leaving the original chain as it was", async () => {
-    const before = await originalState();
+  /** An integrator onboarded on the fork's API (AUTO_APPROVE on the devnet), with a client over the fork. */
+  async function onboardedClient(slug: string) {
     const onboarding = createTradingClient({ apiUrl: devnet.apiUrl });
     const owner = createWalletClient({ account: privateKeyToAccount(generatePrivateKey()), chain: devnetChain, transport: http(devnet.rpcUrl) });
-    const { apiKey } = await onboarding.onboard(owner, { chainId: 4663, displayName: "Fork Tests", slug: "fork-tests", requestedMaxFeeBps: 100 });
+    const { apiKey } = await onboarding.onboard(owner, { chainId: 4663, displayName: "Fork Tests", slug, requestedMaxFeeBps: 100 });
+    onboarding.close();
     const fork = createPublicClient({ chain: devnetChain, transport: http(devnet.rpcUrl) });
     const client = createTradingClient({ apiUrl: devnet.apiUrl, apiKey: apiKey!.api_key, publicClient: fork, contracts: { routerRegistry: manifest.contracts.routerRegistry, allowanceHolder: manifest.contracts.allowanceHolder } });
+    return { client, fork };
+  }
+
+  it("quotes over the stand-in's pools and settles a Permit2 swap on the fork, leaving the original chain as it was", async () => {
+    const before = await originalState();
+    const { client, fork } = await onboardedClient("fork-permit2");
     const taker = createWalletClient({ account: privateKeyToAccount(TAKER_KEY), chain: devnetChain, transport: http(devnet.rpcUrl) });
     const weth = manifest.contracts.weth;
     const wethBefore = await fork.readContract({ address: weth, abi: erc20Abi, functionName: "balanceOf", args: [TAKER] });
@@ -157,7 +167,24 @@ describe("FORK_URL: npm start as a fork of the stand-in live chain", function ()
     const received = (await fork.readContract({ address: weth, abi: erc20Abi, functionName: "balanceOf", args: [TAKER] })) - wethBefore;
     expect(received >= BigInt(quote.min_buy_amount)).to.equal(true);
     client.close();
-    onboarding.close();
+    expect(await originalState()).to.deep.equal(before);
+  });
+
+  it("relays a gasless swap on the fork (the relayer signs on the fork), leaving the original chain as it was", async () => {
+    const before = await originalState();
+    const { client, fork } = await onboardedClient("fork-gasless");
+    const taker = createWalletClient({ account: privateKeyToAccount(GASLESS_TAKER_KEY), chain: devnetChain, transport: http(devnet.rpcUrl) });
+    const weth = manifest.contracts.weth;
+    const wethBefore = await fork.readContract({ address: weth, abi: erc20Abi, functionName: "balanceOf", args: [taker.account.address] });
+    const nonceBefore = await fork.getTransactionCount({ address: taker.account.address });
+    const quote = await client.getQuote({ sellToken: market.dollar, buyToken: weth, sellAmount: parseUnits("1000", 6), taker: taker.account.address, gasless: true });
+    for (const hop of quote.route.hops as Hop[]) expect([market.v2Pair, market.v3Pool].map((pool) => pool.toLowerCase())).to.include(hop.pool.toLowerCase());
+    const relay = await client.swapGasless(quote, taker, { intervalMs: 200, timeoutMs: scaledTimeout(60_000) });
+    expect(relay.status, JSON.stringify(relay)).to.equal("confirmed");
+    expect(await fork.getTransactionCount({ address: taker.account.address }), "the taker sent nothing").to.equal(nonceBefore);
+    const received = (await fork.readContract({ address: weth, abi: erc20Abi, functionName: "balanceOf", args: [taker.account.address] })) - wethBefore;
+    expect(received >= BigInt(quote.min_buy_amount)).to.equal(true);
+    client.close();
     expect(await originalState()).to.deep.equal(before);
   });
 });
