@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import hre from "hardhat";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, parseEther, parseUnits, type Address, type Hex, type PublicClient } from "viem";
@@ -10,6 +10,7 @@ import { providerClients, type HardhatClients } from "../../scripts/deploy/hardh
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 import { createV3Pool, mintV3Position, sortTokens, sqrtPriceX96Of, UNISWAP_V3_DEFAULT_FEE_TIERS, type V3Deployment } from "../../scripts/deploy/uniswapV3";
 import { deployBytecode, writeAndWait } from "../../scripts/deploy/writeAndWait";
+import { freePort } from "../../scripts/devnet/freePort";
 import { spawnDevnet, type SpawnedDevnet } from "../../scripts/devnet/spawnDevnet";
 import { STANDIN_CHAIN_FILE, startStandInChain, type StandInChain } from "../../scripts/standin/standInChain";
 import { scaledTimeout } from "../fixtures/testTimeouts";
@@ -186,5 +187,26 @@ describe("FORK_URL: npm start as a fork of the stand-in live chain", function ()
     expect(received >= BigInt(quote.min_buy_amount)).to.equal(true);
     client.close();
     expect(await originalState()).to.deep.equal(before);
+  });
+});
+
+describe("FORK_URL refusals: npm start stops before deploying anything, saying what to change", function () {
+  this.timeout(scaledTimeout(300_000));
+
+  it("refuses a FORK_URL nothing answers at, naming the variable, and writes no manifest", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "fork-refused-"));
+    try {
+      // A port that was free a moment ago: nothing listens there.
+      const url = `http://127.0.0.1:${await freePort()}`;
+      const failure = await spawnDevnet({ FORK_URL: url, DEVNET_PORT: "0", API_PORT: "0", RELAYER_PORT: "0", DEPLOYMENTS_DIR: directory, API_LOG_LEVEL: "silent", RELAYER_LOG_LEVEL: "silent" }).then(
+        () => new Error("the devnet started"),
+        (error: unknown) => error as Error,
+      );
+      expect(failure.message).to.include(`devnet: cannot reach the chain at FORK_URL=${url}`);
+      expect(failure.message).to.include("check FORK_URL");
+      expect(existsSync(join(directory, "4663.json"))).to.equal(false);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
