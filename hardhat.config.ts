@@ -120,6 +120,9 @@ const config: HardhatUserConfig = {
       hardfork: "cancun",
       // 1,000,000 ETH per development account: seeding the devnet's WETH pools takes a few thousand.
       accounts: { accountsBalance: "1000000000000000000000000" },
+      // Fork mode (FORK_URL, scripts/fork/forkChain.ts): calls at the fork block and before it run with
+      // the forked chain's rules, which Hardhat knows only for chains listed here.
+      chains: { [DEVNET_CHAIN_ID]: { hardforkHistory: { cancun: 0 } } },
     },
     // The running devnet (`npm start`), for scripts such as migrate-router: RPC_URL, by default the
     // devnet's own DEVNET_HOST and DEVNET_PORT.

@@ -21,6 +21,9 @@ import { assertPortsFree } from "./devnet/portCheck";
 import { preserveFile } from "./devnet/manifestRollback";
 import { superviseService } from "./devnet/serviceSupervisor";
 import { freePort } from "./devnet/freePort";
+import { forkHardhatNetwork, ForkError, type ForkTarget } from "./fork/forkChain";
+import { ChainFileError } from "../sdk/chain/chainFile";
+import { deployForkDevnet, type ForkDevnet } from "./fork/forkDevnet";
 
 type Stop = () => Promise<void>;
 
@@ -37,6 +40,8 @@ type DevnetContext = {
   /** Whether the API approves applications at once (the devnet's default; a deployment's is false). */
   autoApprove?: boolean;
   /** `byHand`: with DEVNET_RELAYER=off, the environment to run the relayer with (`npm run relayer`). */
+  /** Fork mode (FORK_URL): the chain forked, and what the deploy step did on the fork. */
+  fork?: ForkTarget & { devnet?: ForkDevnet };
   relayer?: { url: string; metricsUrl: string; token: string; feeRecipient: string; signers: { address: string; balance: bigint }[]; byHand?: Record<string, string> };
 };
 
@@ -68,6 +73,8 @@ const steps: Step[] = [
   {
     name: "start chain",
     run: async (context) => {
+      // Fork mode: the in-process network becomes a fork of FORK_URL before it is served.
+      if (context.config.fork !== undefined) context.fork = await forkHardhatNetwork(hre, context.config.fork);
       const server = await startChainServer(hre, context.config.host, context.config.port);
       context.rpcUrl = server.url;
       return server.close;
@@ -79,6 +86,12 @@ const steps: Step[] = [
       const chainId = await (await hre.viem.getPublicClient()).getChainId();
       context.manifestFile = manifestPath(context.config.deploymentsDir, chainId);
       context.restoreManifest = preserveFile(context.manifestFile).restore;
+      const { fork } = context;
+      if (fork !== undefined) {
+        fork.devnet = await deployForkDevnet(hre, fork, context.manifestFile, context.config.fork!.logRange, (line) => console.error(`devnet: ${line}`));
+        context.manifest = fork.devnet.manifest;
+        return;
+      }
       context.manifest = (await deployDevnet(hre, context.manifestFile)).manifest;
     },
   },
@@ -167,6 +180,7 @@ function printBanner(context: DevnetContext): void {
     "Devnet ready",
     `  RPC URL     ${required(context.rpcUrl, "rpcUrl")}`,
     `  Chain id    ${manifest.chainId} (0x${manifest.chainId.toString(16)})`,
+    ...forkLines(context),
     `  Manifest    ${required(context.manifestFile, "manifestFile")}`,
     `  API URL     ${required(context.apiUrl, "apiUrl")}`,
     `  Metrics     ${required(context.apiMetricsUrl, "apiMetricsUrl")} (API), ${required(context.relayer, "relayer").metricsUrl} (relayer); operators only`,
@@ -187,7 +201,7 @@ function printBanner(context: DevnetContext): void {
     ...Object.entries(manifest.contracts).map(([name, address]) => `  ${name.padEnd(20)} ${address}`),
     "",
     "Tokens (the first 10 accounts hold grants of each; ETH sells use 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE)",
-    ...manifest.tokens.map((token) => `  ${token.symbol.padEnd(20)} ${token.address}  ${token.decimals} decimals`),
+    ...manifest.tokens.map((token) => `  ${token.symbol.padEnd(20)} ${token.address}  ${token.decimals} decimals${fundingOf(context, token.address)}`),
     "",
     "Funded development accounts (1,000,000 ETH each; well-known test keys, never use them on a real chain)",
     ...devAccounts(hre).map((account, index) => `  #${String(index).padEnd(2)} ${account.address}  ${account.privateKey}`),
@@ -196,6 +210,25 @@ function printBanner(context: DevnetContext): void {
     "",
   ];
   process.stdout.write(lines.join("\n"));
+}
+
+/** Fork mode: what was forked, at which block, and what the devnet found there. */
+function forkLines(context: DevnetContext): string[] {
+  const { fork } = context;
+  if (fork === undefined) return [];
+  const manifest = required(context.manifest, "manifest");
+  const venues = manifest.venues.map((venue) => `${venue.name} ${manifest.pools.filter((pool) => pool.source === venue.name).length}`).join(", ");
+  return [
+    `  Fork        a fork of ${fork.chainFile.name} (${fork.chainFile.displayName}) at ${fork.url}, block ${fork.block}; nothing done here reaches that chain`,
+    `  Fork pools  ${manifest.pools.length} (${venues}) found from the factories' events since each venue's start block${fork.devnet !== undefined && fork.devnet.skippedPools.length > 0 ? `; ${fork.devnet.skippedPools.length} left out` : ""}`,
+    `  Canonical   Permit2 ${manifest.contracts.permit2}, ${fork.chainFile.wrappedNative.symbol} ${manifest.contracts.weth} (the chain's own; our contracts deployed on the fork by the CREATE2 plan of npm run deploy)`,
+  ];
+}
+
+/** Fork mode: how the development accounts got `token` (its storage slot, a deposit, or not at all). */
+function fundingOf(context: DevnetContext, token: string): string {
+  const funding = context.fork?.devnet?.fundings.find((entry) => entry.token.address === token);
+  return funding === undefined ? "" : `  (${funding.how})`;
 }
 
 /**
@@ -249,7 +282,7 @@ async function main(): Promise<void> {
       if (stop) stops.push(stop);
     } catch (error) {
       // A busy port is the user's to fix: say which and how, without a stack.
-      if (error instanceof PortInUseError) console.error(`devnet: ${error.message}`);
+      if (error instanceof PortInUseError || error instanceof ForkError || error instanceof ChainFileError) console.error(`devnet: ${error.message}`);
       else console.error(`devnet: step "${step.name}" failed:`, error);
       // A failed start leaves the manifest as it was (another devnet may be running on it).
       context.restoreManifest?.();

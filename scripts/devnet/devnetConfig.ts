@@ -17,6 +17,11 @@ export const devnetEnvironmentSchema = z.object({
   RELAYER_PORT: port.default(8090),
   DEVNET_RELAYER: z.enum(["on", "off"], { error: 'must be "on" or "off"' }).default("on"),
   RELAYER_INTERNAL_TOKEN: z.string().trim().min(16, "must be at least 16 characters (a shared secret with the API)").optional(),
+  FORK_URL: z.string().trim().url("must be the JSON-RPC URL of the chain to fork (http://…)").optional(),
+  FORK_BLOCK: z.coerce.number().int().nonnegative().optional(),
+  FORK_CHAIN: z.string().regex(/^[a-z0-9][a-z0-9-]{0,47}$/, "must name a chain file (its name without .json)").optional(),
+  FORK_LOG_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  CHAINS_DIR: z.string().min(1).optional(),
 });
 
 export type DevnetConfig = {
@@ -34,6 +39,21 @@ export type DevnetConfig = {
   startRelayer: boolean;
   /** The API's secret for the relayer, `RELAYER_INTERNAL_TOKEN`; absent: a random one per start. */
   relayerToken: string | undefined;
+  /** Fork mode (`FORK_URL` set; absent: the devnet builds its chain from nothing). */
+  fork:
+    | {
+        /** The JSON-RPC URL of the chain to fork, `FORK_URL`: npm start runs as a fork of it. */
+        url: string;
+        /** The block to fork at, `FORK_BLOCK`; default the chain's head. */
+        block: bigint | undefined;
+        /** The chain file to use, by name, `FORK_CHAIN`; default the one whose addresses all have code at the fork block. */
+        chainName: string | undefined;
+        /** Folder of the chain files a fork is matched against, `CHAINS_DIR`; default the repository's chains/. */
+        chainsDir: string;
+        /** Blocks per eth_getLogs while a fork's pools are looked for from each venue's start block, `FORK_LOG_RANGE`; default 10,000. */
+        logRange: bigint;
+      }
+    | undefined;
 };
 
 /** Reads the devnet's settings from the environment once; an invalid value stops the start. */
@@ -51,5 +71,16 @@ export function loadDevnetConfig(env: NodeJS.ProcessEnv = process.env): DevnetCo
     relayer: { host: parsed.data.RELAYER_HOST, port: parsed.data.RELAYER_PORT },
     startRelayer: parsed.data.DEVNET_RELAYER === "on",
     relayerToken: parsed.data.RELAYER_INTERNAL_TOKEN,
+    fork:
+      parsed.data.FORK_URL === undefined
+        ? undefined
+        : {
+            url: parsed.data.FORK_URL,
+            block: parsed.data.FORK_BLOCK === undefined ? undefined : BigInt(parsed.data.FORK_BLOCK),
+            chainName: parsed.data.FORK_CHAIN,
+            // The repository's chains/ unless CHAINS_DIR names another folder (relative to where npm start runs).
+            chainsDir: parsed.data.CHAINS_DIR === undefined ? resolve(__dirname, "../../chains") : resolve(parsed.data.CHAINS_DIR),
+            logRange: BigInt(parsed.data.FORK_LOG_RANGE),
+          },
   };
 }
