@@ -151,7 +151,11 @@ export async function mintV3Position(clients: HardhatClients, deployer: DevWalle
     },
   ] as const;
   const { result } = await clients.publicClient.simulateContract({ account: deployer.account, address: v3.positionManager, abi: manager.abi, functionName: "mint", args });
-  await writeAndWait(clients, deployer, { address: v3.positionManager, abi: manager.abi, functionName: "mint", args });
+  // An in-range mint writes the pool's oracle observation only in a block with a new timestamp: an estimate
+  // made in the pool's own second falls short by that write when the mint lands a second later (on Anvil,
+  // whose blocks take the wall clock), so the limit carries a margin for it.
+  const estimate = await clients.publicClient.estimateContractGas({ account: deployer.account, address: v3.positionManager, abi: manager.abi, functionName: "mint", args });
+  await writeAndWait(clients, deployer, { address: v3.positionManager, abi: manager.abi, functionName: "mint", args, gas: estimate + 50_000n });
   return (result as readonly [bigint, bigint, bigint, bigint])[0];
 }
 

@@ -14,6 +14,8 @@ export async function writeAndWait<
     functionName: functionName;
     args?: ContractFunctionArgs<abi, "nonpayable" | "payable", functionName>;
     value?: bigint;
+    /** A gas limit, where the node's estimate can fall short of what the transaction meets when mined. */
+    gas?: bigint;
   },
 ): Promise<TransactionReceipt> {
   const hash: Hex = await wallet.writeContract(request as Parameters<DevWalletClient["writeContract"]>[0]);
