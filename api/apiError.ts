@@ -9,6 +9,7 @@ export type ApiErrorCode =
   | "unsupported_chain"
   | "unsupported_token"
   | "same_token"
+  | "token_is_propamm_pair"
   // 400: a token whose transfers are taxed, where the quote cannot account for the tax
   | "token_taxed"
   | "fee_recipient_not_owner"

@@ -43,6 +43,7 @@ import { marketWithoutSources } from "./marketView";
 import { planExactOutputRoute } from "./exactOutputPlan";
 import { requotePropAmmHops } from "./venues/propAmmRequote";
 import { orderEncoding, type QuotePermitTypedData } from "./orderEncoding";
+import { admitNonPairTokens } from "./propAmmPairAdmission";
 import { admitTaxedTokens, afterBuyTax, type QuoteTaxes } from "./taxedTokenAdmission";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
@@ -169,6 +170,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   // reuse one read within PRICE_HEAD_MAX_AGE_MS, which spares a polling UI's price the round trip.
   const head = kind === "firm" ? await engine.heads.fresh() : await engine.heads.recent(PRICE_HEAD_MAX_AGE_MS);
   const [pools, fees] = await Promise.all([engine.pools.at(client, head, chain.tokens), engine.fees.at(head)]);
+  await admitNonPairTokens(engine.pools, client, head, sellToken, buyToken);
   const block = pools.block;
   const blockNumber = block.number;
   const reads = blockReads(engine, client, block.hash, blockNumber);

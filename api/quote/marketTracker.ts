@@ -24,6 +24,7 @@ export type PropAmmMarket = Readonly<{
 }>;
 
 const NO_QUOTES: readonly PropAmmQuotes[] = [];
+const NO_PAIRS: ReadonlySet<Address> = new Set();
 
 /**
  * What the union's graph was built from: the V2 graph, the routed V3 pools and the propAMMs. Pools'
@@ -91,13 +92,34 @@ export class MarketTracker {
     if (propAmms === undefined) return NO_QUOTES;
     const block = { hash: head.hash, number: head.number };
     try {
-      if (this.#propAmmVenues?.block !== head.hash) this.#propAmmVenues = { block: head.hash, venues: readPropAmmVenues(client, propAmms.allowlist, block, propAmms.names) };
-      const venues = (await this.#propAmmVenues.venues).filter((venue) => propAmms.isSupported(venue.token0) && propAmms.isSupported(venue.token1));
+      const venues = (await this.#venuesAt(client, head, propAmms)).filter((venue) => propAmms.isSupported(venue.token0) && propAmms.isSupported(venue.token1));
       return venues.length === 0 ? NO_QUOTES : await propAmms.pricing.ladders(block, venues);
     } catch {
       if (this.#propAmmVenues?.block === head.hash) this.#propAmmVenues = undefined;
       return NO_QUOTES;
     }
+  }
+
+  /**
+   * The propAMM pairs (lowercase) the allowlist holds at `head`, from the same once-per-block read the
+   * ladders use. The routers refuse any route that names one as a token, so a quote must never ask to.
+   * A failed read throws (the caller answers 503): admitting a pair would only build a quote that reverts.
+   */
+  async propAmmPairsAt(client: PublicClient, head: BlockHead): Promise<ReadonlySet<Address>> {
+    const propAmms = this.propAmms;
+    if (propAmms === undefined) return NO_PAIRS;
+    try {
+      return new Set((await this.#venuesAt(client, head, propAmms)).map((venue) => venue.pair));
+    } catch (error) {
+      if (this.#propAmmVenues?.block === head.hash) this.#propAmmVenues = undefined;
+      throw error;
+    }
+  }
+
+  /** The allowlist's venues at `head`, read once per block. */
+  #venuesAt(client: PublicClient, head: BlockHead, propAmms: PropAmmMarket): Promise<PropAmmVenue[]> {
+    if (this.#propAmmVenues?.block !== head.hash) this.#propAmmVenues = { block: head.hash, venues: readPropAmmVenues(client, propAmms.allowlist, { hash: head.hash, number: head.number }, propAmms.names) };
+    return this.#propAmmVenues.venues;
   }
 
   /** The V3 pools of the list whose venue the routers know; the same array while the list is. */

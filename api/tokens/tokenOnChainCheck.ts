@@ -1,5 +1,5 @@
 import { erc20Abi, getAddress, hexToString, isAddressEqual, zeroAddress, type Address, type PublicClient } from "viem";
-import { isNativeToken, uniswapV2FactoryAbi, uniswapV2PairAbi, v2PoolsOf, type DeploymentManifest, type ManifestPool } from "../../sdk";
+import { isNativeToken, propAmmAllowlistAbi, uniswapV2FactoryAbi, uniswapV2PairAbi, v2PoolsOf, type DeploymentManifest, type ManifestPool } from "../../sdk";
 import { measureTransferTax, type TransferTax } from "./transferTax";
 
 /** Uniswap V2's fixed fee, as the manifest records it. */
@@ -42,15 +42,20 @@ export async function checkTokenOnChain(parameters: TokenCheckParameters): Promi
   let code: string | undefined;
   let decimals: number | undefined;
   let symbol: string | undefined;
+  let isPropAmmPair: boolean;
+  const allowlist = manifest.contracts.propAmmAllowlist;
   try {
-    [code, decimals, symbol] = await Promise.all([
+    [code, decimals, symbol, isPropAmmPair] = await Promise.all([
       client.getCode({ address: token }),
       client.readContract({ address: token, abi: erc20Abi, functionName: "decimals" }).catch(() => undefined),
       readSymbol(client, token),
+      allowlist === undefined ? false : client.readContract({ address: allowlist, abi: propAmmAllowlistAbi, functionName: "isPair", args: [token] }),
     ]);
   } catch (error) {
     return unreadable(`could not be read from the chain (${shortMessage(error)})`);
   }
+  // The routers refuse an allowlisted pair as a token (SwapTokenIsPropAmm): it could never be routed.
+  if (isPropAmmPair) return fail(`is allowlisted as a propAMM pair on ${allowlist}: the routers never move a pair as a token`);
   if (code === undefined || code === "0x") return fail("has no contract code");
   if (decimals === undefined) return fail("does not answer ERC20 decimals()");
   if (symbol === undefined) return fail("does not answer ERC20 symbol() with a usable text");

@@ -2,9 +2,10 @@ import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, getContract, getContractAddress, maxUint256, parseEther, type Address, type Hex } from "viem";
-import { encodeRouteActions, encodeSwapExactOutputNative, encodeSwapNative, encodeSwapWithAllowance, NATIVE_TOKEN, type RouteAction, type RouteHopAction } from "../../sdk";
+import { encodeRouteActions, encodeSwapExactOutputNative, encodeSwapExactOutputWithAllowance, encodeSwapNative, encodeSwapWithAllowance, NATIVE_TOKEN, type RouteAction, type RouteHopAction } from "../../sdk";
 import { propAmmAllowlistAbi } from "../../sdk/abis/propAmmAllowlistAbi";
 import { settlementFixture } from "../fixtures/settlementFixture";
+import { v3Market } from "../fixtures/v3Market";
 import { balanceOf } from "../fixtures/testRoute";
 import { expectRevert } from "../helpers/expectRevert";
 
@@ -28,7 +29,18 @@ async function linkListedAsPair() {
 
 type Market = Awaited<ReturnType<typeof linkListedAsPair>>;
 
-async function deadline(f: Market): Promise<bigint> {
+/** The V3 market (the taker has approved the allowance holder for USDC) with LINK allowlisted as a pair. */
+async function v3MarketLinkListed() {
+  const f = await v3Market();
+  const address = f.contracts.propAmmAllowlist;
+  if (address === undefined) throw new Error("expected the devnet's propAMM allowlist");
+  const allowlist = getContract({ address, abi: propAmmAllowlistAbi, client: { public: f.publicClient, wallet: f.deployer } });
+  const link = f.token("LINK");
+  await f.publicClient.waitForTransactionReceipt({ hash: await allowlist.write.add([link, f.token("DAI"), f.token("USDT")], { account: f.deployer.account }) });
+  return { ...f, allowlist, link };
+}
+
+async function deadline(f: Pick<Market, "publicClient">): Promise<bigint> {
   return (await f.publicClient.getBlock()).timestamp + 600n;
 }
 
@@ -131,5 +143,38 @@ describe("an allowlisted propAMM pair is never a routable token (on chain, every
     expect((await f.allowlist.read.pairFilter()) & bit).to.equal(bit);
     await f.publicClient.waitForTransactionReceipt({ hash: await f.allowlist.write.remove([second], { account: f.deployer.account }) });
     expect((await f.allowlist.read.pairFilter()) & bit).to.equal(0n);
+  });
+
+  it("refuses the pair as a middle or buy token of an exact-output route run backwards (V3 hops, a split), and settles the same route once the pair is removed", async () => {
+    const f = await loadFixture(v3MarketLinkListed);
+    const [usdc, weth, link] = [f.token("USDC"), f.contracts.weth, f.link];
+    const exactOut = async (buyToken: Address, buyAmount: bigint, actions: RouteAction[]) => {
+      const order = { sellToken: usdc, maxSellAmount: 10_000n * 10n ** 6n, buyToken, buyAmount, recipient: f.recipient.account.address, deadline: await deadline(f), quoteId: QUOTE_ID, actions: encodeRouteActions(actions) };
+      return f.taker.sendTransaction({ to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance(order, f.routerAddress) });
+    };
+    // USDC →(V2) WETH →(V3 0.30 %) LINK →(V2) WETH: LINK only in the middle; the V3 hop makes the executor run the route backwards.
+    const throughLinkBackwards: RouteAction[] = [v2(f.pool("WETH", "USDC"), weth), { type: "swapV3", tokenOut: link, fee: 3000, venue: 0 }, v2(f.pool("LINK", "WETH"), weth)];
+    // A split (an exact-output route's only swaps): one leg USDC →(V2) WETH →(V3 0.30 %) LINK →(V2) WETH, the other USDC →(V3 0.30 %) WETH.
+    const splitThroughLink: RouteAction[] = [
+      {
+        type: "split",
+        legs: [
+          { shareBps: 5000, hops: [v2(f.pool("WETH", "USDC"), weth), { type: "swapV3", tokenOut: link, fee: 3000, venue: 0 }, v2(f.pool("LINK", "WETH"), weth)] },
+          { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }] },
+        ],
+      },
+    ];
+    const buyLink: RouteAction[] = [v2(f.pool("WETH", "USDC"), weth), { type: "swapV3", tokenOut: link, fee: 3000, venue: 0 }];
+    const wethOut = parseEther("0.1");
+    await expectRevert(exactOut(weth, wethOut, throughLinkBackwards), "SwapTokenIsPropAmm", [link]);
+    await expectRevert(exactOut(weth, wethOut, splitThroughLink), "SwapTokenIsPropAmm", [link]);
+    await expectRevert(exactOut(link, parseEther("1"), buyLink), "SwapTokenIsPropAmm", [link]);
+
+    await f.publicClient.waitForTransactionReceipt({ hash: await f.allowlist.write.remove([link], { account: f.deployer.account }) });
+    for (const [buyToken, buyAmount, actions] of [[weth, wethOut, throughLinkBackwards], [weth, wethOut, splitThroughLink], [link, parseEther("1"), buyLink]] as const) {
+      const before = await balanceOf(f, buyToken, f.recipient.account.address);
+      await f.publicClient.waitForTransactionReceipt({ hash: await exactOut(buyToken, buyAmount, [...actions]) });
+      expect((await balanceOf(f, buyToken, f.recipient.account.address)) - before).to.equal(buyAmount);
+    }
   });
 });

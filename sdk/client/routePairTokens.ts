@@ -1,0 +1,62 @@
+import { decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from "viem";
+import { propAmmAllowlistAbi } from "../abis/propAmmAllowlistAbi";
+import { decodeRouteActions, type RouteAction } from "../calldata/routeActions";
+import { rpcConnectionFailure } from "../chain/rpcConnectionFailure";
+import { ChainConnectionError } from "../errors/client";
+import { QuoteCalldataError } from "../errors/quoteCheck";
+import { isNativeToken } from "../tokens/native";
+import type { ChainReader } from "./tradingWallet";
+
+/** PropAmmHops.propAmmAllowlist: the allowlist a router refuses pairs of as tokens. */
+const routerAllowlistAbi = [{ type: "function", name: "propAmmAllowlist", stateMutability: "view", inputs: [], outputs: [{ type: "address" }] }] as const;
+
+/** The ERC20 tokens a route names: the order's ends and every hop's output, split legs included; lowercase, each once. */
+export function routeTokens(order: Readonly<{ sellToken: Address; buyToken: Address; actions: Hex }>): Address[] {
+  const tokens = new Set<Address>();
+  const add = (token: Address) => {
+    if (!isNativeToken(token)) tokens.add(token.toLowerCase() as Address);
+  };
+  add(order.sellToken);
+  add(order.buyToken);
+  const visit = (action: RouteAction) => {
+    if (action.type === "swapV2" || action.type === "swapV3" || action.type === "swapPropAmm") add(action.tokenOut);
+    if (action.type === "split") for (const leg of action.legs) leg.hops.forEach(visit);
+  };
+  decodeRouteActions(order.actions).forEach(visit);
+  return [...tokens];
+}
+
+/**
+ * Refuses (QuoteCalldataError) a quote whose route names a token that `router`'s propAMM allowlist
+ * holds as a pair: the router reverts such a swap (`SwapTokenIsPropAmm`), so signing it could only
+ * waste the taker's gas or a gasless nonce. Reads `propAmmAllowlist()` on the router (a router without
+ * one, or answering the zero address, has no pairs) and `isPair` for each token at the latest block.
+ * A node that does not answer is a ChainConnectionError, never a pass.
+ */
+export async function refuseAllowlistedPairTokens(reader: ChainReader, router: Address, quoteId: string, order: Readonly<{ sellToken: Address; buyToken: Address; actions: Hex }>): Promise<void> {
+  const call = async (to: Address, data: Hex, what: string): Promise<Hex | undefined> => {
+    try {
+      return (await reader.call({ to, data })).data;
+    } catch (error) {
+      const unreachable = rpcConnectionFailure(error);
+      if (unreachable !== undefined) throw new ChainConnectionError(unreachable.url, unreachable.reason, what, error);
+      return undefined;
+    }
+  };
+  const allowlistData = await call(router, encodeFunctionData({ abi: routerAllowlistAbi, functionName: "propAmmAllowlist" }), `reading router ${router}'s propAMM allowlist`);
+  if (allowlistData === undefined || allowlistData === "0x") return;
+  const allowlist = decodeFunctionResult({ abi: routerAllowlistAbi, functionName: "propAmmAllowlist", data: allowlistData });
+  if (allowlist === zeroAddress) return;
+  const tokens = routeTokens(order);
+  const listed = await Promise.all(
+    tokens.map(async (token) => {
+      const data = await call(allowlist, encodeFunctionData({ abi: propAmmAllowlistAbi, functionName: "isPair", args: [token] }), `reading the propAMM allowlist ${allowlist}`);
+      if (data === undefined || data === "0x") throw new QuoteCalldataError(quoteId, "tx.data.order.actions", `the propAMM allowlist ${allowlist} of router ${router} did not answer isPair(${token}); the route cannot be checked`);
+      return decodeFunctionResult({ abi: propAmmAllowlistAbi, functionName: "isPair", data });
+    }),
+  );
+  const pair = tokens.find((_, index) => listed[index]);
+  if (pair !== undefined) {
+    throw new QuoteCalldataError(quoteId, "tx.data.order.actions", `the route names ${pair} as a token, which router ${router}'s propAMM allowlist holds as a pair: the router refuses it (SwapTokenIsPropAmm); do not sign this quote`);
+  }
+}
