@@ -18,7 +18,7 @@ const hash = z
  * local chain), with where it comes from. `null` says honestly that the value is not known yet: the
  * deploy refuses a chain file with an unknown address it needs, naming the field.
  */
-const sourcedAddress = z.object({ address: address.nullable(), source: z.string().min(1, "say where the address comes from") });
+const sourcedAddress = z.object({ address: address.nullable(), source: z.string().min(1, "name the source of the address") });
 
 const feePips = z.number().int().min(0).max(999_999);
 const tickSpacing = z.number().int().min(1).max(16_384);
