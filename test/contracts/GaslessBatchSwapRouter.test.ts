@@ -159,7 +159,9 @@ describe("GaslessBatchSwapRouter (feature 3, batches)", () => {
     const outcome = batchOutcome(receipt);
     expect(outcome.skipped.map((skip) => [skip.index, skip.reason])).to.deep.equal([[0n, "0x"]]);
     expect(outcome.settled.map((event) => event.quoteId)).to.deep.equal([quoteId(41)]);
-    expect(receipt.gasUsed < (await f.gaslessRouter.read.BATCH_ORDER_GAS()) + 300_000n, `gasUsed ${receipt.gasUsed}`).to.equal(true);
+    // Coverage's instrumented build spends more on the settled order than the real one.
+    const slack = process.env.SOLIDITY_COVERAGE === "true" ? 600_000n : 300_000n;
+    expect(receipt.gasUsed < (await f.gaslessRouter.read.BATCH_ORDER_GAS()) + slack, `gasUsed ${receipt.gasUsed}`).to.equal(true);
   });
 
   it("a batch sent with too little gas for its next order reverts as a whole (SwapBatchGasTooLow) instead of skipping an order that could settle", async () => {

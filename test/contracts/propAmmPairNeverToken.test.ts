@@ -40,7 +40,9 @@ async function v3MarketLinkListed() {
   return { ...f, allowlist, link };
 }
 
+/** Ten minutes past the next block: a block is mined first, so a time jump an earlier test left pending counts. */
 async function deadline(f: Pick<Market, "publicClient">): Promise<bigint> {
+  await hre.network.provider.request({ method: "evm_mine", params: [] });
   return (await f.publicClient.getBlock()).timestamp + 600n;
 }
 
@@ -72,7 +74,7 @@ describe("an allowlisted propAMM pair is never a routable token (on chain, every
   it("settles a route through LINK before LINK is allowlisted as a pair (the refusals below are the rule's)", async () => {
     const f = await loadFixture(settlementFixture);
     const route = throughLink({ ...f, link: f.token("LINK"), v3Venue: f.v3Venues.findIndex((candidate) => candidate.name === "uniswap-v3") });
-    const order = { sellToken: NATIVE_TOKEN, sellAmount: parseEther("1"), buyToken: f.contracts.weth, minBuyAmount: 1n, recipient: f.recipient.account.address, deadline: (await f.publicClient.getBlock()).timestamp + 600n, quoteId: QUOTE_ID, actions: encodeRouteActions(route) };
+    const order = { sellToken: NATIVE_TOKEN, sellAmount: parseEther("1"), buyToken: f.contracts.weth, minBuyAmount: 1n, recipient: f.recipient.account.address, deadline: await deadline(f), quoteId: QUOTE_ID, actions: encodeRouteActions(route) };
     const before = await balanceOf(f, f.contracts.weth, f.recipient.account.address);
     await f.publicClient.waitForTransactionReceipt({ hash: await f.taker.sendTransaction({ to: f.routerAddress, data: encodeSwapNative(order), value: order.sellAmount }) });
     expect((await balanceOf(f, f.contracts.weth, f.recipient.account.address)) > before).to.equal(true);
