@@ -85,8 +85,9 @@ export async function routeOutput(actions: readonly RouteAction[], sellToken: Ad
         const pool = movedPools.get(found.address.toLowerCase()) ?? found;
         const zeroForOne = pool.token0.toLowerCase() === tokenIn.toLowerCase();
         const swap = quoteConcentratedExactInput(pool, zeroForOne, amount);
-        // The router refuses a partial fill; a swap past the ticks read is not known either.
-        if (swap === undefined || !swap.filled) return undefined;
+        // The router refuses a partial fill and a swap that pays nothing (SwapV3ZeroOutput); a swap past
+        // the ticks read is not known either.
+        if (swap === undefined || !swap.filled || swap.amountOut === 0n) return undefined;
         movedPools.set(pool.address.toLowerCase(), { ...pool, sqrtPriceX96: swap.sqrtPriceAfter, tick: swap.tickAfter, liquidity: swap.liquidityAfter });
         return swap.amountOut;
       }
