@@ -232,6 +232,7 @@ export class BatchDispatcher {
       case "sent":
       case "transient":
       case "busy":
+      case "nonce_gap":
         for (const relay of members) this.hooks.track(relay.id, { resend: sent.outcome !== "sent" });
         return;
       case "nonce_too_low":

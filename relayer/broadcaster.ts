@@ -8,13 +8,16 @@ import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
 /**
  * What the node said to a raw transaction. `sent` includes "already known": it is in the mempool.
  * `busy` is a node that cannot take it now (a full txpool, a max fee below the next block's base fee):
- * the same transaction, or one with fresh fees, may be taken later. `refused` is anything else.
+ * the same transaction, or one with fresh fees, may be taken later. `nonce_gap` is a node that mines on
+ * send (Hardhat's or Anvil's automine) refusing a nonce above the signer's next: an earlier transaction
+ * of ours has not reached it yet, and this one goes in once that one does (a mempool node would queue
+ * it). `refused` is anything else.
  */
-export type SendOutcome = "sent" | "transient" | "busy" | "nonce_too_low" | "underpriced" | "insufficient_funds" | "refused";
+export type SendOutcome = "sent" | "transient" | "busy" | "nonce_gap" | "nonce_too_low" | "underpriced" | "insufficient_funds" | "refused";
 
 /** Outcomes after which the transaction is worth sending again later, unchanged or re-priced. */
 export function isRetryableSend(outcome: SendOutcome): boolean {
-  return outcome === "transient" || outcome === "busy";
+  return outcome === "transient" || outcome === "busy" || outcome === "nonce_gap";
 }
 
 /**
@@ -24,6 +27,7 @@ export function isRetryableSend(outcome: SendOutcome): boolean {
 export function classifySendRefusal(text: string): SendOutcome {
   if (/already known|known transaction|already imported|already exists/.test(text)) return "sent";
   if (/nonce too low|nonce has already been used|nonce is too low/.test(text)) return "nonce_too_low";
+  if (/nonce too high|nonce is too high/.test(text)) return "nonce_gap";
   if (/underpriced|replacement/.test(text)) return "underpriced";
   if (/insufficient funds|enough funds/.test(text)) return "insufficient_funds";
   if (/(txpool|transaction pool|tx pool|mempool) is full|too many (pending )?transactions|pool limit/.test(text)) return "busy";

@@ -5,7 +5,7 @@ import { recordMinedOutcome, type Rebroadcast } from "./minedOutcome";
 import { openTransactions } from "./inFlightCancellation";
 import { findFill } from "./orderState";
 import { advancePendingBatch, replacePending } from "./pendingReplacement";
-import { replaceWithCancel } from "./relayCancellation";
+import { isRetryableCancel, replaceWithCancel } from "./relayCancellation";
 import type { RelayContext } from "./relayContext";
 import { relayOwnership } from "./relayOwnership";
 import { SignerUpkeep } from "./signerUpkeep";
@@ -208,7 +208,7 @@ export class ReceiptWatcher {
     // the relayer died before replacing it): replace it now; later ticks bump the cancel if stuck.
     if (relay.cancelRequestedAt !== undefined && latest.kind !== "cancel") {
       const replaced = await replaceWithCancel(this.context, relayId, signer);
-      tracked.resend = replaced === "transient" || replaced === "busy";
+      tracked.resend = isRetryableCancel(replaced);
       return;
     }
     const stuck = this.context.now().getTime() - latest.sentAt.getTime() >= config.resubmitSeconds * 1000;

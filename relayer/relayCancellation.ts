@@ -1,6 +1,6 @@
 import { isFinalRelayStatus, type RelayCancelOutcome } from "../sdk";
 import { replaceBatch } from "./batchBroadcast";
-import { RelayLeaseError, signPersistSend, type SendOutcome } from "./broadcaster";
+import { isRetryableSend, RelayLeaseError, signPersistSend, type SendOutcome } from "./broadcaster";
 import { cancelFees } from "./feeBump";
 import { resolveInFlightCancellation } from "./inFlightCancellation";
 import type { RelayContext } from "./relayContext";
@@ -19,6 +19,11 @@ export type RelayCancellation = { outcome: RelayCancelOutcome | "final"; relay: 
  * nothing was sent (`ended`: final, another relayer's, or its lease lapsed; the owner's watcher acts).
  */
 export type CancelReplacement = SendOutcome | "already_replaced" | "nonce_mined" | "ended";
+
+/** A cancel the node could not take now: sent again from the store on the watcher's next ticks. */
+export function isRetryableCancel(replaced: CancelReplacement): boolean {
+  return replaced !== "already_replaced" && replaced !== "nonce_mined" && replaced !== "ended" && isRetryableSend(replaced);
+}
 
 /**
  * `POST /internal/relays/:id/cancel`. The store decides in one transaction (see
@@ -41,7 +46,7 @@ export async function cancelRelay(context: RelayContext, relayId: string, track:
   if (signer !== undefined && ours) {
     replaced = await replaceWithCancel(context, relay.id, signer);
     // Followed by the watcher in any case; one the node could not take now is sent again from the store.
-    track(relay.id, { resend: replaced === "transient" || replaced === "busy" });
+    track(relay.id, { resend: isRetryableCancel(replaced) });
   } else if (relay.signer === undefined && ours) {
     // No signer of its own (taken over from a relayer that died, or its nonce went elsewhere), but a
     // swap on record: answered with what the chain says now; still open, the queue waits for it.

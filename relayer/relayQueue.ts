@@ -337,9 +337,12 @@ export class RelayQueue {
       case "sent":
       case "transient":
       case "busy":
+      case "nonce_gap":
         // Persisted either way: the watcher finds its receipt, or sends it again (a busy node, full or
-        // below the base fee, may take it later; if not, the stuck and deadline rules replace it).
-        if (outcome === "busy") logger.warn({ relayId: relay.id, signer: signer.address, nonce, error }, "the node cannot take the swap now; sending it again later");
+        // below the base fee, may take it later; a nonce gap closes once the earlier transaction goes
+        // in, or the gap is filled; if not, the stuck and deadline rules replace it). Ending it here
+        // would release its nonce and open a hole every later swap of the signer falls into.
+        if (outcome !== "sent" && outcome !== "transient") logger.warn({ relayId: relay.id, signer: signer.address, nonce, error }, "the node cannot take the swap now; sending it again later");
         this.track(relay.id, { resend: outcome !== "sent" });
         return;
       case "nonce_too_low":

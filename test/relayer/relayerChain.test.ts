@@ -322,6 +322,21 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
     expect((await stack.waitFor(later.relayId)).status).to.equal("confirmed");
   });
 
+  it("a swap the automining node refuses as 'nonce too high' (an earlier one of ours did not reach it) waits for that one and confirms, never ends failed", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_RESUBMIT_SECONDS: "1" } });
+    await setAutomine(false);
+    const first = await submitFor(f.signerOf(f.taker.account.address));
+    const broadcast = await stack.waitFor(first.relayId, submitted);
+    // The node forgets the first swap: its nonce is a hole below everything the signer sends next.
+    await hre.network.provider.request({ method: "hardhat_dropTransaction", params: [broadcast.transactions[0]!.hash] });
+    await setAutomine(true);
+    const [next] = await fundedTakers(f, 1);
+    const second = await submitFor(next!);
+    const relays = [await stack.waitFor(first.relayId), await stack.waitFor(second.relayId)];
+    expect(relays.map((relay) => relay.status)).to.deep.equal(["confirmed", "confirmed"]);
+    for (const { quote } of [first, second]) expect(await fillsOf(f, quote.permit2.message.witness.quoteId)).to.have.length(1);
+  });
+
   it("100 relays from 20 takers at once with 4 signers, one relay a transaction, all confirm: nonces without gaps, and every signer took a share", async () => {
     // The spread of single sends over the signers (batches, which let one signer carry many relays, are batchLoad's).
     stack = await startGaslessStack(f, { api: { defaultQuoteRateLimitPerMinute: 1000, defaultSwapRateLimitPerMinute: 1000 }, relayerEnv: { RELAYER_BATCH_MAX: "1" } });

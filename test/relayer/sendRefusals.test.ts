@@ -15,6 +15,8 @@ const cases: [string, ReturnType<typeof classifySendRefusal>][] = [
   ["transaction pool is full", "busy"],
   ["max fee per gas less than block base fee: address 0x2546…, maxfeepergas: 1000000000, basefee: 20000000000", "busy"],
   ["transaction maxfeepergas (1000000000) is too low for the next block, which has a basefeepergas of 20000000000", "busy"],
+  ["nonce too high. expected nonce to be 34 but got 41. note that transactions can't be queued when automining.", "nonce_gap"],
+  ["nonce too high", "nonce_gap"],
   ["intrinsic gas too low", "refused"],
   ["exceeds block gas limit", "refused"],
   ["invalid sender", "refused"],
@@ -30,6 +32,7 @@ describe("how the relayer reads a node's refusal of a transaction", () => {
   it("sends again later only what the node could not take now, never what it refused for good", () => {
     expect(isRetryableSend("transient")).to.equal(true);
     expect(isRetryableSend("busy")).to.equal(true);
+    expect(isRetryableSend("nonce_gap")).to.equal(true);
     for (const final of ["sent", "nonce_too_low", "underpriced", "insufficient_funds", "refused"] as const) expect(isRetryableSend(final)).to.equal(false);
   });
 });
