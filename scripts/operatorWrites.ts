@@ -18,7 +18,7 @@ import type { ConnectedChain } from "./chainConnection";
  * How the operator CLIs (`npm run registry`, `npm run venues`) sign and send the registry
  * administrator's transactions: the signer the flags and environment choose (`resolveCliSigner`:
  * `--keystore`, or a raw key only with `--unsafe-private-key`), else an unlocked account of the node
- * (`--from`, default its first: the devnet's deployer).
+ * (`--from`; without it, the first account, but only on a development node: the devnet's deployer).
  */
 export type OperatorContext = Readonly<{
   chain: ConnectedChain;
@@ -62,7 +62,22 @@ export function describeRevert(error: unknown, abi: Abi): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The chosen signer (a keystore, or a raw key allowed as unsafe), or a node account (`--from`, default the first). */
+/**
+ * Nodes whose unlocked accounts are throwaway development accounts (Hardhat, Anvil, Ganache, by their
+ * `web3_clientVersion`). Anywhere else an unlocked account is a live key the node holds: it signs only
+ * when the operator names it with `--from`, never by default.
+ */
+const DEVELOPMENT_NODE = /^(hardhatnetwork|anvil|ganache)/i;
+
+async function isDevelopmentNode(client: PublicClient): Promise<boolean> {
+  const version = await client.request({ method: "web3_clientVersion" }).catch(() => "");
+  return typeof version === "string" && DEVELOPMENT_NODE.test(version);
+}
+
+/**
+ * The chosen signer (a keystore, or a raw key allowed as unsafe), or a node account: the one `--from`
+ * names, or, on a development node only, its first.
+ */
 export async function operatorSigner(context: OperatorContext, choice: OperatorSignerChoice): Promise<Account | Address> {
   const env = context.env ?? process.env;
   if (cliSignerChosen(choice, parseSignerEnvironment(env))) {
@@ -71,6 +86,12 @@ export async function operatorSigner(context: OperatorContext, choice: OperatorS
     return resolveCliSigner({ ...choice, env, warn, ...(context.prompt === undefined ? {} : { prompt: context.prompt }) });
   }
   const from = choice.from;
+  if (from === undefined && !(await isDevelopmentNode(context.chain.client))) {
+    throw new SignerChoiceError(
+      `no signer chosen, and the node at ${context.chain.rpcUrl} is not a development node: its unlocked accounts are not used unless named`,
+      "Sign with --keystore <file|name> (see npm run keystore), or name the node's account with --from <address>.",
+    );
+  }
   const accounts = await createWalletClient({ transport: http(context.chain.rpcUrl, { retryCount: 0 }) }).getAddresses();
   const wanted = from === undefined ? accounts[0] : accounts.find((account) => account.toLowerCase() === from.toLowerCase());
   if (wanted === undefined) {

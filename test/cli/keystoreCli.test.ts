@@ -14,6 +14,7 @@ import { startChainServer, type ChainServer } from "../../scripts/devnet/chainSe
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";
 import { runScript, type ScriptResult } from "../fixtures/runScript";
+import { startRpcProxy } from "../fixtures/rpcProxy";
 import { scaledTimeout } from "../fixtures/testTimeouts";
 
 /** Development account #0's well-known key: the fixture's deployer, the registry's administrator. */
@@ -184,6 +185,26 @@ describe("npm run keystore, and the signing CLIs' --keystore (child processes)",
       expect(production.status).to.equal(1);
       expect(production.stderr).to.contain("refused when NODE_ENV=production");
       for (const result of [withoutFlag, unsafe, production, wrongPassword]) expectNoSecret(result, ADMIN_KEY, "operator password");
+    });
+
+    it("on a node that is not a development node, registry and migrate-router never sign with its unlocked accounts by default: --from must name one; nothing is sent otherwise", async () => {
+      // A real proxy in front of the chain that introduces the node as geth, whose unlocked accounts are live keys.
+      const proxy = await startRpcProxy(server.url);
+      try {
+        proxy.answer("web3_clientVersion", "Geth/v1.14.11-stable/linux-amd64/go1.23.2");
+        const before = await f.publicClient.getBlockNumber();
+        const viaGeth = { RPC_URL: proxy.url };
+        for (const result of [await registry(viaGeth, "set-dwell", "60"), await runScript("scripts/migrateRouter.ts", ["2"], { ...env, ...viaGeth })]) {
+          expect(result.status, result.stdout + result.stderr).to.equal(1);
+          expect(result.stderr).to.contain("is not a development node").and.contain("--from <address>");
+        }
+        expect(await f.publicClient.getBlockNumber(), "nothing was sent").to.equal(before);
+        const named = await registry(viaGeth, "set-dwell", "60", "--from", ADMIN);
+        expect(named.status, named.stdout + named.stderr).to.equal(0);
+        expect(named.stdout).to.contain(`setDwell sent by ${ADMIN}`);
+      } finally {
+        await proxy.close();
+      }
     });
 
     it("migrate-router signs from a keystore: handed the administrator role, a keystore account (no node account) migrates feature 2; a wrong password stops it before any transaction", async () => {
