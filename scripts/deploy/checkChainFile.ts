@@ -1,6 +1,6 @@
-import { BaseError, domainSeparator, encodePacked, getAddress, getContractAddress, keccak256, parseAbi, toBytes, type Address, type PublicClient } from "viem";
+import { BaseError, domainSeparator, encodePacked, formatGwei, getAddress, getContractAddress, keccak256, parseAbi, toBytes, type Address, type PublicClient } from "viem";
 import { externalAddressesOf, type ChainFile, type ChainFileV2Venue, type ChainFileV3Venue } from "../../sdk/chain/chainFile";
-import { DETERMINISTIC_DEPLOYER, deterministicDeployerState } from "./deterministicDeployer";
+import { DETERMINISTIC_DEPLOYER, DETERMINISTIC_DEPLOYER_GAS_PRICE, DETERMINISTIC_DEPLOYER_SIGNER, deterministicDeployerState } from "./deterministicDeployer";
 import { sortTokens, v3PoolAddress } from "../../sdk/amm/v3/poolAddress";
 
 /** A field of the chain file that does not match the chain, and how. */
@@ -63,6 +63,30 @@ async function checkV3Venue(client: PublicClient, venue: ChainFileV3Venue, index
 }
 
 /**
+ * Whether the deterministic deployer's keyless transaction can still place it here, read before the
+ * deploy funds its signer: that transaction is fixed (nonce 0, 100 gwei, no chain id), so a signer
+ * that already used nonce 0 means the proxy can never sit at its address on this chain, and a base fee
+ * above 100 gwei means the transaction cannot be mined now. (A node that refuses transactions without a
+ * chain id says so only when it is sent; the deploy's error then names the step.)
+ */
+async function keylessDeploymentProblems(client: PublicClient): Promise<ChainFileProblem[]> {
+  const field = "deterministicDeployer.address";
+  const problems: ChainFileProblem[] = [];
+  const nonce = await client.getTransactionCount({ address: DETERMINISTIC_DEPLOYER_SIGNER });
+  if (nonce > 0) {
+    problems.push({
+      field,
+      problem: `the proxy is absent and its keyless signer ${DETERMINISTIC_DEPLOYER_SIGNER} has already sent ${nonce} transaction(s) here, so its deployment (nonce 0) can never be mined: this chain cannot host our CREATE2 addresses; ask its operators to preinstall ${DETERMINISTIC_DEPLOYER}`,
+    });
+  }
+  const baseFee = (await client.getBlock({ blockTag: "latest" })).baseFeePerGas;
+  if (baseFee !== null && baseFee > DETERMINISTIC_DEPLOYER_GAS_PRICE) {
+    problems.push({ field, problem: `the proxy is absent and its keyless deployment pays a fixed ${formatGwei(DETERMINISTIC_DEPLOYER_GAS_PRICE)} gwei, below the chain's base fee of ${formatGwei(baseFee)} gwei: run again when the base fee is lower` });
+  }
+  return problems;
+}
+
+/**
  * Checks every external address of `chain` on the chain at `client` before anything is sent: each is
  * known and has code, and each answers as what the file says it is (Permit2's DOMAIN_SEPARATOR for
  * this chain id and address, the wrapped token's symbol, each factory's fee tiers and the pools it
@@ -76,7 +100,9 @@ export async function checkChainFile(client: PublicClient, chain: ChainFile, fro
   if (chain.deterministicDeployer.address !== null && chain.deterministicDeployer.address !== DETERMINISTIC_DEPLOYER) {
     problems.push({ field: "deterministicDeployer.address", problem: `our contracts deploy through ${DETERMINISTIC_DEPLOYER}, not ${chain.deterministicDeployer.address}` });
   }
-  if ((await deterministicDeployerState(client)) === "foreign") problems.push({ field: "deterministicDeployer.address", problem: `${DETERMINISTIC_DEPLOYER} holds other code than the deterministic deployment proxy` });
+  const deployerState = await deterministicDeployerState(client);
+  if (deployerState === "foreign") problems.push({ field: "deterministicDeployer.address", problem: `${DETERMINISTIC_DEPLOYER} holds other code than the deterministic deployment proxy` });
+  if (deployerState === "absent") problems.push(...(await keylessDeploymentProblems(client)));
 
   const needed = externalAddressesOf(chain).filter(({ field }) => field !== "deterministicDeployer.address");
   const missing = new Set<string>();

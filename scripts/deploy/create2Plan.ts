@@ -8,6 +8,8 @@ import {
   create2Calldata,
   DETERMINISTIC_DEPLOYER,
   DETERMINISTIC_DEPLOYER_FUNDING,
+  DETERMINISTIC_DEPLOYER_GAS,
+  DETERMINISTIC_DEPLOYER_GAS_PRICE,
   DETERMINISTIC_DEPLOYER_SIGNER,
   DETERMINISTIC_DEPLOYER_TRANSACTION,
   deterministicDeployerState,
@@ -128,9 +130,9 @@ export async function planDeploy(client: PublicClient, chain: ChainFile, options
       target: DETERMINISTIC_DEPLOYER,
       kind: "raw",
       serialized: DETERMINISTIC_DEPLOYER_TRANSACTION,
-      gas: 100_000n,
-      gasPrice: 100_000_000_000n,
-      gasWithoutState: 100_000n,
+      gas: DETERMINISTIC_DEPLOYER_GAS,
+      gasPrice: DETERMINISTIC_DEPLOYER_GAS_PRICE,
+      gasWithoutState: DETERMINISTIC_DEPLOYER_GAS,
       done: async (reader) => (await deterministicDeployerState(reader)) === "present",
     });
   }

@@ -9,6 +9,7 @@ import { manifestPath } from "../../sdk/chain/manifest";
 import { selectChainFile } from "../../sdk/chain/selectChainFile";
 import { startAnvilNode, type AnvilNode } from "../../scripts/bench/anvilChain";
 import { checkChainFile } from "../../scripts/deploy/checkChainFile";
+import { DETERMINISTIC_DEPLOYER, DETERMINISTIC_DEPLOYER_SIGNER } from "../../scripts/deploy/deterministicDeployer";
 import { deployDevnet } from "../../scripts/deploy/deployDevnet";
 import { STANDIN_CHAIN_FILE } from "../../scripts/standin/standInChain";
 
@@ -77,6 +78,28 @@ describe("chain files: the shipped ones, their schema, and the devnet's against 
       expect(await checkChainFile(client, devnet, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")).to.deep.equal([]);
       expect((await selectChainFile("4663", { directory: CHAINS, client })).name).to.equal("devnet");
       expect((await selectChainFile("devnet", { directory: CHAINS, client })).name).to.equal("devnet");
+    });
+
+    it("without the deterministic deployer, a chain where its keyless signer already used nonce 0, or whose base fee is above the keyless transaction's 100 gwei, is refused before anything is funded", async () => {
+      const devnet = readChainFile(chainFilePath(CHAINS, "devnet"));
+      const rpc = (method: string, params: unknown[]) => client.request({ method: method as never, params: params as never });
+      const [code, nonce] = await Promise.all([client.getCode({ address: DETERMINISTIC_DEPLOYER }), client.getTransactionCount({ address: DETERMINISTIC_DEPLOYER_SIGNER })]);
+      try {
+        await rpc("anvil_setCode", [DETERMINISTIC_DEPLOYER, "0x"]);
+        expect(await checkChainFile(client, devnet, DETERMINISTIC_DEPLOYER_SIGNER), "absent, and placeable").to.deep.equal([]);
+        await rpc("anvil_setNonce", [DETERMINISTIC_DEPLOYER_SIGNER, "0x1"]);
+        await rpc("anvil_setNextBlockBaseFeePerGas", ["0x" + (150n * 10n ** 9n).toString(16)]);
+        await rpc("evm_mine", []);
+        const problems = await checkChainFile(client, devnet, DETERMINISTIC_DEPLOYER_SIGNER);
+        expect(problems.map((problem) => problem.field)).to.deep.equal(["deterministicDeployer.address", "deterministicDeployer.address"]);
+        expect(problems[0]!.problem).to.include("has already sent 1 transaction(s) here, so its deployment (nonce 0) can never be mined");
+        expect(problems[1]!.problem).to.include("fixed 100 gwei, below the chain's base fee of 150");
+      } finally {
+        await rpc("anvil_setCode", [DETERMINISTIC_DEPLOYER, code ?? "0x"]);
+        await rpc("anvil_setNonce", [DETERMINISTIC_DEPLOYER_SIGNER, `0x${nonce.toString(16)}`]);
+        await rpc("anvil_setNextBlockBaseFeePerGas", ["0x3b9aca00"]);
+        await rpc("evm_mine", []);
+      }
     });
 
     it("a chain file for another chain id is refused, naming chainId", async () => {
