@@ -1,6 +1,6 @@
 import type { Address, PublicClient } from "viem";
 import { uniswapV3PoolAbi } from "../../abis/uniswapV3PoolAbi";
-import { MAX_TICK, MIN_TICK } from "./tickMath";
+import { initializedTicksIn, tickBitmapWindow, tickRangeOf } from "./tickBitmapWindow";
 import type { V3PoolState, V3TickState } from "./v3PoolState";
 
 /** A V3 pool to read: its address and tokens (from the manifest or the factory's `PoolCreated`). */
@@ -14,11 +14,6 @@ export type V3PoolDescriptor = Readonly<{ address: Address; token0: Address; tok
 export const DEFAULT_WORDS_EACH_SIDE = 8;
 
 const lower = (address: Address) => address.toLowerCase() as Address;
-
-/** The word of the tick bitmap holding `tick`, as TickBitmap.position (floor of tick / spacing, then / 256). */
-function wordOf(tick: number, tickSpacing: number): number {
-  return Math.floor(tick / tickSpacing) >> 8;
-}
 
 /**
  * A pool's swap state at `blockNumber`, read directly: `slot0`, `liquidity`, `fee`, `tickSpacing`,
@@ -35,17 +30,11 @@ export async function readV3PoolState(client: PublicClient, pool: V3PoolDescript
     client.readContract({ ...read, functionName: "tickSpacing" }),
   ]);
   const [sqrtPriceX96, tick] = slot0;
-  const firstWord = Math.max(wordOf(MIN_TICK, tickSpacing), wordOf(tick, tickSpacing) - wordsEachSide);
-  const lastWord = Math.min(wordOf(MAX_TICK, tickSpacing), wordOf(tick, tickSpacing) + wordsEachSide);
+  const window = tickBitmapWindow(tick, tickSpacing, wordsEachSide);
   const words = await Promise.all(
-    Array.from({ length: lastWord - firstWord + 1 }, (_, offset) => client.readContract({ ...read, functionName: "tickBitmap", args: [firstWord + offset] })),
+    Array.from({ length: window.lastWord - window.firstWord + 1 }, (_, offset) => client.readContract({ ...read, functionName: "tickBitmap", args: [window.firstWord + offset] })),
   );
-  const indexes: number[] = [];
-  words.forEach((word, offset) => {
-    for (let bit = 0; word !== 0n && bit < 256; bit++) {
-      if (((word >> BigInt(bit)) & 1n) === 1n) indexes.push(((firstWord + offset) * 256 + bit) * tickSpacing);
-    }
-  });
+  const indexes = initializedTicksIn(window, words, tickSpacing);
   const ticks: V3TickState[] = await Promise.all(
     indexes.map(async (index) => {
       const [liquidityGross, liquidityNet] = await client.readContract({ ...read, functionName: "ticks", args: [index] });
@@ -62,6 +51,6 @@ export async function readV3PoolState(client: PublicClient, pool: V3PoolDescript
     fee,
     tickSpacing,
     ticks,
-    tickRange: { lower: Math.max(MIN_TICK, firstWord * 256 * tickSpacing), upper: Math.min(MAX_TICK, (lastWord * 256 + 255) * tickSpacing) },
+    tickRange: tickRangeOf(window, tickSpacing),
   };
 }
