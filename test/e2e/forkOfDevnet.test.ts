@@ -116,8 +116,9 @@ describe("FORK_URL at a running devnet: a second npm start forks the first", fun
     expect(result.receipt.status).to.equal("success");
 
     const forkAfter = await state(forkClient);
-    expect(forkAfter.balances[0]).to.equal(forkBefore.balances[0] - BigInt(quote.sell_amount));
-    expect(forkAfter.balances[1] - forkBefore.balances[1] >= BigInt(quote.min_buy_amount)).to.equal(true);
+    const [[usdcBefore, wethBefore], [usdcAfter, wethAfter]] = [forkBefore.balances as [bigint, bigint], forkAfter.balances as [bigint, bigint]];
+    expect(usdcAfter).to.equal(usdcBefore - BigInt(quote.sell_amount));
+    expect(wethAfter - wethBefore >= BigInt(quote.min_buy_amount)).to.equal(true);
     expect(forkAfter.nonceWord).to.not.equal(forkBefore.nonceWord);
     expect(await state(originalClient)).to.deep.equal(originalBefore);
   });
