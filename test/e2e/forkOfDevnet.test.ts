@@ -6,6 +6,7 @@ import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, typ
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createTradingClient, devnetChain, permit2Abi, readManifest, type DeploymentManifest } from "../../sdk";
 import { spawnDevnet, type SpawnedDevnet } from "../../scripts/devnet/spawnDevnet";
+import { devnetEnvIn, stopSpawnedDevnet } from "../fixtures/devnetInFolder";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";
 import { scaledTimeout } from "../fixtures/testTimeouts";
 
@@ -34,27 +35,13 @@ describe("FORK_URL at a running devnet: a second npm start forks the first", fun
     originalClient = createPublicClient({ chain: devnetChain, transport: http(original.rpcUrl) }) as PublicClient;
     forkBlock = await originalClient.getBlockNumber();
     directory = mkdtempSync(join(tmpdir(), "fork-of-devnet-"));
-    fork = await spawnDevnet({
-      FORK_URL: original.rpcUrl,
-      DEVNET_PORT: "0",
-      API_PORT: "0",
-      RELAYER_PORT: "0",
-      DEPLOYMENTS_DIR: directory,
-      API_DB_PATH: join(directory, "api.sqlite"),
-      API_LOG_LEVEL: "silent",
-      RELAYER_DB_PATH: join(directory, "relayer.sqlite"),
-      RELAYER_LOG_LEVEL: "silent",
-      RELAYER_POLL_MS: "100",
-    });
+    fork = await spawnDevnet({ ...devnetEnvIn(directory), FORK_URL: original.rpcUrl });
     manifest = readManifest(join(directory, "4663.json"));
     forkClient = createPublicClient({ chain: devnetChain, transport: http(fork.rpcUrl) }) as PublicClient;
   });
   after(async function () {
     this.timeout(scaledTimeout(60_000));
-    if (fork !== undefined) {
-      await fork.stop();
-      if (fork.child.exitCode === null) fork.child.kill("SIGKILL");
-    }
+    await stopSpawnedDevnet(fork);
     if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
   });
 
