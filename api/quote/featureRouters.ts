@@ -1,4 +1,4 @@
-import { getAddress, type Address, type Hex, type PublicClient } from "viem";
+import { getAddress, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { decodeFeatureState, encodeRegistryRead, Feature, takerSwapRouterAbi, type FeatureId, type FeatureState } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { ChainContext } from "../chains/chainContext";
@@ -16,7 +16,7 @@ export async function activeRouter(engine: QuoteEngine, chain: ChainContext, fea
   const state = await engine.blockCache.get(blockHash, `feature:${feature}`, () => readFeature(chain.client, chain.manifest.contracts.routerRegistry, feature, blockNumber));
   const name = `${featureNames[String(feature)] ?? "swaps"} (registry feature ${feature})`;
   if (state.paused) throw new ApiError(503, "feature_paused", `${name} are paused; retry later`);
-  if (state.current === "0x0000000000000000000000000000000000000000") {
+  if (state.current === zeroAddress) {
     throw new ApiError(503, "feature_unavailable", `no router is active for ${name}`);
   }
   return state.current;

@@ -22,7 +22,7 @@ export async function deployForkDevnet(hre: HardhatRuntimeEnvironment, fork: For
   for (const reason of market.skipped) progress(`pool left out: ${reason}`);
   const known = new Set(deployed.tokens.map((token) => token.address));
   const manifest: DeploymentManifest = { ...deployed, tokens: [...deployed.tokens, ...market.tokens.filter((token) => !known.has(token.address))], pools: market.pools };
-  const fundings = await fundForkAccounts(clients, devAccounts(hre).map((account) => account.address), manifest.tokens, manifest.contracts.weth);
+  const fundings = await fundForkAccounts(clients, devAccounts(hre).map((account) => account.address), manifest.tokens, manifest.contracts.weth, fork.chainFile.tokenHolders);
   writeManifest(manifestFile, manifest);
   return { manifest, fundings, skippedPools: market.skipped };
 }

@@ -1,4 +1,5 @@
-import { encodeAbiParameters, erc20Abi, keccak256, parseUnits, toHex, type Address, type Hex } from "viem";
+import { encodeAbiParameters, erc20Abi, isAddressEqual, keccak256, parseUnits, toHex, type Address, type Hex } from "viem";
+import type { ChainFileTokenHolder } from "../../sdk/chain/chainFile";
 import type { ManifestToken } from "../../sdk/chain/manifest";
 import type { HardhatClients } from "../deploy/hardhatClients";
 import { writeAndWait } from "../deploy/writeAndWait";
@@ -11,6 +12,9 @@ export const FORK_ACCOUNT_ETH = parseUnits("1000000", 18);
 export const FORK_TOKEN_GRANT = 1_000_000n;
 /** Wrapped native each of the first accounts deposits (real ETH backs it, so withdrawals work). */
 export const FORK_WRAPPED_GRANT = parseUnits("1000", 18);
+
+/** ETH an impersonated holder is topped up to, when it holds less, to pay for its transfers on the fork. */
+const HOLDER_GAS_ETH = parseUnits("1", 18);
 
 /** How one token reached the development accounts (the banner lists it per token). */
 export type TokenFunding = Readonly<{ token: ManifestToken; how: string; funded: boolean }>;
@@ -47,12 +51,46 @@ export async function probeBalanceSlot(clients: HardhatClients, token: Address, 
 }
 
 /**
+ * Grants `token` from `holder` by impersonating it on the fork (hardhat_impersonateAccount) and
+ * transferring to each taker an equal share of what it holds, at most FORK_TOKEN_GRANT whole tokens.
+ * Real transfers: a rebasing or share-based token accounts for them as it would for anyone. Tops the
+ * holder's ETH up to HOLDER_GAS_ETH for the gas when it holds less (on the fork only).
+ */
+async function grantFromHolder(clients: HardhatClients, token: ManifestToken, holder: ChainFileTokenHolder, takers: readonly Address[]): Promise<TokenFunding> {
+  const held = await clients.publicClient.readContract({ address: token.address, abi: erc20Abi, functionName: "balanceOf", args: [holder.holder] });
+  const share = held / BigInt(takers.length) < FORK_TOKEN_GRANT * 10n ** BigInt(token.decimals) ? held / BigInt(takers.length) : FORK_TOKEN_GRANT * 10n ** BigInt(token.decimals);
+  if (share === 0n) return { token, funded: false, how: `not granted: no balances mapping found in storage, and holder ${holder.holder} (${holder.source}) holds too little at the fork block` };
+  if ((await clients.publicClient.getBalance({ address: holder.holder })) < HOLDER_GAS_ETH) await clients.testClient.setBalance({ address: holder.holder, value: HOLDER_GAS_ETH });
+  await clients.testClient.impersonateAccount({ address: holder.holder });
+  try {
+    const wallet = clients.walletClients[0]!;
+    for (const taker of takers) {
+      const hash = await wallet.writeContract({ account: holder.holder, address: token.address, abi: erc20Abi, functionName: "transfer", args: [taker, share] });
+      const receipt = await clients.publicClient.waitForTransactionReceipt({ hash });
+      if (receipt.status !== "success") throw new Error(`transfer of ${token.symbol} from holder ${holder.holder} to ${taker} reverted on the fork`);
+    }
+  } finally {
+    await clients.testClient.stopImpersonatingAccount({ address: holder.holder });
+  }
+  const whole = share / 10n ** BigInt(token.decimals);
+  return { token, funded: true, how: `${whole.toLocaleString("en-US")} per account, transferred from holder ${holder.holder} (impersonated; ${holder.source})` };
+}
+
+/**
  * Funds the development accounts on the fork: every account gets ETH (hardhat_setBalance); the first
  * `granted` get the wrapped native token by depositing ETH, and every other token by writing their
  * balance in the token's own storage (the slot probed once per token). A token whose slot is not found
- * is not granted, and says so. Writing balances does not change a token's total supply.
+ * is transferred from the holder `holders` names for it (impersonated), else not granted, and says so.
+ * Writing balances does not change a token's total supply.
  */
-export async function fundForkAccounts(clients: HardhatClients, accounts: readonly Address[], tokens: readonly ManifestToken[], wrappedNative: Address, granted = 10): Promise<TokenFunding[]> {
+export async function fundForkAccounts(
+  clients: HardhatClients,
+  accounts: readonly Address[],
+  tokens: readonly ManifestToken[],
+  wrappedNative: Address,
+  holders: readonly ChainFileTokenHolder[] = [],
+  granted = 10,
+): Promise<TokenFunding[]> {
   for (const account of accounts) await clients.testClient.setBalance({ address: account, value: FORK_ACCOUNT_ETH });
   const takers = accounts.slice(0, granted);
   const fundings: TokenFunding[] = [];
@@ -68,7 +106,12 @@ export async function fundForkAccounts(clients: HardhatClients, accounts: readon
     }
     const found = await probeBalanceSlot(clients, token.address, takers[0]!);
     if (found === undefined) {
-      fundings.push({ token, funded: false, how: `not granted: no balances mapping in storage slots 0-${PROBE_SLOTS - 1}` });
+      const holder = holders.find((entry) => isAddressEqual(entry.token, token.address));
+      fundings.push(
+        holder === undefined
+          ? { token, funded: false, how: `not granted: no balances mapping in storage slots 0-${PROBE_SLOTS - 1}, and the chain file names no holder (tokenHolders)` }
+          : await grantFromHolder(clients, token, holder, takers),
+      );
       continue;
     }
     const amount = toHex(FORK_TOKEN_GRANT * 10n ** BigInt(token.decimals), { size: 32 });

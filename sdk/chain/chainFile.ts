@@ -65,6 +65,12 @@ export const chainFileSchema = z
     permit2: sourcedAddress,
     wrappedNative: sourcedAddress.extend({ symbol: z.string().min(1) }),
     venues: z.array(z.discriminatedUnion("type", [v2VenueSchema, v3VenueSchema])).min(1),
+    /**
+     * Optional, for forks (`FORK_URL`): an account holding each token whose balances the fork cannot
+     * write in the token's storage (no balances mapping found by probing: rebasing, share-based or
+     * proxied storage). The fork impersonates the holder and transfers from it instead.
+     */
+    tokenHolders: z.array(z.object({ token: address, holder: address, source: z.string().min(1, "name where the holder was found") })).optional(),
   })
   .superRefine((file, context) => {
     const names = new Set<string>();
@@ -76,6 +82,11 @@ export const chainFileSchema = z
     if (v2 !== 1) context.addIssue({ code: "custom", path: ["venues"], message: `the routers take exactly one uniswap-v2 venue; the file lists ${v2}` });
     const v3 = file.venues.filter((venue) => venue.type === "uniswap-v3").length;
     if (v3 > MAX_ROUTER_V3_VENUES) context.addIssue({ code: "custom", path: ["venues"], message: `the routers take at most ${MAX_ROUTER_V3_VENUES} uniswap-v3 venues; the file lists ${v3}` });
+    const holderTokens = new Set<string>();
+    file.tokenHolders?.forEach((entry, index) => {
+      if (holderTokens.has(entry.token)) context.addIssue({ code: "custom", path: ["tokenHolders", index, "token"], message: `token ${entry.token} has two holders: name one` });
+      holderTokens.add(entry.token);
+    });
   });
 
 export type ChainFile = z.output<typeof chainFileSchema>;
@@ -83,6 +94,7 @@ export type ChainFileVenue = ChainFile["venues"][number];
 export type ChainFileV2Venue = Extract<ChainFileVenue, { type: "uniswap-v2" }>;
 export type ChainFileV3Venue = Extract<ChainFileVenue, { type: "uniswap-v3" }>;
 export type SourcedAddress = z.output<typeof sourcedAddress>;
+export type ChainFileTokenHolder = NonNullable<ChainFile["tokenHolders"]>[number];
 
 /** A chain file that is missing or does not parse; the message names the file and the field. */
 export class ChainFileError extends Error {

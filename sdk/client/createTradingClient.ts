@@ -32,7 +32,7 @@ export type TradingClientOptions = {
   /** Chain reads (registry, simulation, receipts); defaults to the wallet's transport when executing. */
   publicClient?: ChainReader;
   /** The on-chain contracts the client trusts; the router registry is needed to execute quotes. Checked addresses (AddressInputError naming the field). */
-  contracts?: { routerRegistry: AddressInput; allowanceHolder?: AddressInput };
+  contracts?: { routerRegistry: AddressInput; allowanceHolder?: AddressInput; /** The chain's Permit2 (chain file `permit2`, manifest `contracts.permit2`); default the canonical address. */ permit2?: AddressInput };
   /**
    * The integrator's fee recipient (the key's `integrator_fee_recipient`, the owner wallet): the only
    * address a quote's route may pay a fee to. Without it, the quote's own `platform_fee.recipient`.
@@ -214,7 +214,11 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
   const configuredContracts: TrustedContracts | undefined =
     options.contracts === undefined
       ? undefined
-      : { routerRegistry: checkedAddress("contracts.routerRegistry", options.contracts.routerRegistry), allowanceHolder: optionalAddress("contracts.allowanceHolder", options.contracts.allowanceHolder) };
+      : {
+          routerRegistry: checkedAddress("contracts.routerRegistry", options.contracts.routerRegistry),
+          allowanceHolder: optionalAddress("contracts.allowanceHolder", options.contracts.allowanceHolder),
+          permit2: optionalAddress("contracts.permit2", options.contracts.permit2),
+        };
   const integratorFeeRecipient = optionalAddress("integratorFeeRecipient", options.integratorFeeRecipient);
   const logger = options.logger ?? silentLogger;
   const defaultChainId = options.chainId ?? DEVNET_CHAIN_ID;
@@ -311,7 +315,7 @@ export function createTradingClient(options: TradingClientOptions): TradingClien
       if (approvalSignature !== undefined) approvalSignatures.set(quote, approvalSignature);
       return signature;
     },
-    signGaslessApproval,
+    signGaslessApproval: (quote, wallet) => signGaslessApproval(quote, wallet, configuredContracts?.permit2),
     submitGasless: async (quote, signature, submitOptions = {}) => {
       if (typeof quote === "string") return submitGasless(transport, quote, signature, submitOptions);
       const approvalSignature = submitOptions.approvalSignature ?? approvalSignatures.get(quote);

@@ -1,4 +1,4 @@
-import type { Hex } from "viem";
+import { isAddressEqual, type Address, type Hex } from "viem";
 import { PERMIT2_ADDRESS } from "../chain/permit2";
 import { QuoteKindError } from "../errors/client";
 import type { QuoteJson } from "../wire/quoteJson";
@@ -24,12 +24,12 @@ export function offersTokenPermit(quote: QuoteJson): boolean {
 /**
  * The wallet's signature of a gasless quote's `approval` (the sell token's EIP-2612 permit of
  * Permit2), or undefined when the quote offers none. Refused unless it is this wallet's permit of
- * Permit2 for exactly what the signed order lets Permit2 move. No transaction.
+ * Permit2 (`permit2`: the chain's; default the canonical address) for exactly what the signed order lets Permit2 move. No transaction.
  */
-export async function signGaslessApproval(quote: QuoteJson, wallet: TradingWallet): Promise<Hex | undefined> {
+export async function signGaslessApproval(quote: QuoteJson, wallet: TradingWallet, permit2: Address = PERMIT2_ADDRESS): Promise<Hex | undefined> {
   if (quote.approval === null || quote.approval === undefined) return undefined;
   const { eip712 } = quote.approval;
-  if (eip712.message.owner.toLowerCase() !== wallet.account.address.toLowerCase() || eip712.message.spender.toLowerCase() !== PERMIT2_ADDRESS.toLowerCase()) {
+  if (eip712.message.owner.toLowerCase() !== wallet.account.address.toLowerCase() || !isAddressEqual(eip712.message.spender, permit2)) {
     throw new QuoteKindError(quote.quote_id, "has an approval for another owner or spender than this wallet and Permit2", "Request a fresh quote for this wallet.");
   }
   // The permit approves exactly what the signed order lets Permit2 move (sell amount plus fee), no more.
@@ -55,7 +55,7 @@ export async function signGasless(quote: QuoteJson, wallet: TradingWallet, { rea
   await verifyQuote(reader, contracts, quote, expected ?? { taker: wallet.account.address });
   if (offersTokenPermit(quote)) {
     const { signature } = await signedCalldata(quote, wallet);
-    return { signature: signature!, approvalSignature: await signGaslessApproval(quote, wallet) };
+    return { signature: signature!, approvalSignature: await signGaslessApproval(quote, wallet, contracts.permit2) };
   }
   await withWalletNonce(wallet.account.address, () => ensureAllowance(quote, wallet, reader, logger));
   const { data, signature } = await signedCalldata(quote, wallet);

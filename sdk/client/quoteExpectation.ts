@@ -28,6 +28,8 @@ export type QuoteExpectation = {
   chainId?: number;
   /** The integrator's fee recipient (the key's `integrator_fee_recipient`): the only address a route may pay a fee to. Default: the quote's `platform_fee.recipient`. */
   feeRecipient?: AddressInput;
+  /** The chain's Permit2 the permit's domain must name (the chain file's `permit2`); default the canonical PERMIT2_ADDRESS. verifyQuote fills it from the client's `contracts.permit2`. */
+  permit2?: AddressInput;
 };
 
 /** The request of GET /quote, as the client sends it (see QuoteParameters). */

@@ -18,7 +18,7 @@ import { verifyQuoteTargets, type TrustedContracts } from "./verifyQuoteTargets"
 export async function verifyQuote(reader: ChainReader, contracts: TrustedContracts, quote: QuoteJson, expected: QuoteExpectation): Promise<void> {
   const router = await verifyQuoteTargets(reader, contracts, quote);
   const v3Venues = hasV3Hop(quote) ? await readRouterV3Venues(reader, router) : undefined;
-  const call = verifyQuoteOrder(quote, expected, v3Venues);
+  const call = verifyQuoteOrder(quote, { ...expected, permit2: expected.permit2 ?? contracts.permit2 }, v3Venues);
   await refuseAllowlistedPairTokens(reader, router, quote.quote_id, call.order);
 }
 

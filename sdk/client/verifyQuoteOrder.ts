@@ -10,6 +10,7 @@ import { verifyExactOutputQuoteOrder } from "./verifyExactOutputQuoteOrder";
 import type { RouterV3Venues } from "./routerV3Venues";
 import { verifyQuoteActions } from "./verifyQuoteActions";
 import { verifyQuotePermit } from "./verifyQuotePermit";
+import { optionalAddress } from "./addressInput";
 
 const BPS = 10_000n;
 
@@ -136,6 +137,6 @@ export function verifyRecipientDeadlineAndCall<Call extends QuoteCall | ExactOut
 
   verifyCallFields(check, quote, call, expected);
   verifyQuoteActions(check, quote, order, expected, v3Venues);
-  if (call.kind === "permit" || call.kind === "gasless") verifyQuotePermit(check, quote, call, expected.chainId ?? quote.chain_id);
+  if (call.kind === "permit" || call.kind === "gasless") verifyQuotePermit(check, quote, call, expected.chainId ?? quote.chain_id, optionalAddress("expected.permit2", expected.permit2));
   return call;
 }

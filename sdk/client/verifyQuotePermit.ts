@@ -4,6 +4,7 @@ import type { ExactOutputQuoteCall } from "../calldata/decodeExactOutputQuoteOrd
 import { exactOutputPermitTypes, gaslessExactOutputPermitTypes } from "../typedData/exactOutputWitness";
 import { PERMIT2_ADDRESS } from "../chain/permit2";
 import { gaslessPermitTypes, swapPermitTypes, withDomainType } from "../typedData/permit2Witness";
+import type { Address } from "viem";
 import type { QuoteJson } from "../wire/quoteJson";
 import type { QuoteFieldCheck } from "./quoteFieldCheck";
 
@@ -21,7 +22,7 @@ function typesText(types: Record<string, readonly { name: string; type: string }
  * amount the order sells (plus the relayer fee when gasless), the router as spender, the calldata's
  * nonce, the order's deadline, and a witness equal to the order (actionsHash = keccak256(actions)).
  */
-export function verifyQuotePermit(check: QuoteFieldCheck, quote: QuoteJson, call: PermitCall, chainId: number): void {
+export function verifyQuotePermit(check: QuoteFieldCheck, quote: QuoteJson, call: PermitCall, chainId: number, permit2Address: Address = PERMIT2_ADDRESS): void {
   const permit2 = quote.permit2!;
   const gasless = call.kind === "gasless";
   const { order } = call;
@@ -35,7 +36,7 @@ export function verifyQuotePermit(check: QuoteFieldCheck, quote: QuoteJson, call
   check.same("permit2.primaryType", permit2.primaryType, "PermitWitnessTransferFrom", "Permit2's witness transfer");
   check.same("permit2.domain.name", permit2.domain.name, "Permit2", "Permit2's domain");
   check.same("permit2.domain.chainId", permit2.domain.chainId, chainId, "the chain quoted for");
-  check.address("permit2.domain.verifyingContract", permit2.domain.verifyingContract, PERMIT2_ADDRESS, "the canonical Permit2");
+  check.address("permit2.domain.verifyingContract", permit2.domain.verifyingContract, permit2Address, permit2Address === PERMIT2_ADDRESS ? "the canonical Permit2" : "the chain's Permit2 (contracts.permit2)");
 
   const { message } = permit2;
   const source = (name: string) => `tx.data.${name}`;

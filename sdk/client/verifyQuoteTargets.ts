@@ -14,6 +14,8 @@ export type TrustedContracts = {
   routerRegistry: Address;
   /** The allowance holder takers approve for allowance settlement (needed only for such quotes). */
   allowanceHolder?: Address;
+  /** The chain's Permit2 (its chain file's `permit2`, the manifest's `contracts.permit2`); default the canonical PERMIT2_ADDRESS, where Permit2 is on every chain that has it. */
+  permit2?: Address;
 };
 
 function mustEqual(role: string, actual: Address, expected: Address, featureId: bigint): void {
@@ -24,7 +26,7 @@ function mustEqual(role: string, actual: Address, expected: Address, featureId: 
  * Checks every address of a quote that the taker would approve, sign for or call against on-chain
  * truth before anything is signed or sent: the router (`tx.to`, the Permit2 spender, or the allowance
  * holder's operator) must be the registry's `ownerOf` or `prev` for the quote's feature, Permit2 must be
- * the canonical Permit2, and an allowance spender must be Permit2 or the configured allowance holder.
+ * the configured Permit2 (default the canonical one), and an allowance spender must be Permit2 or the configured allowance holder.
  * Returns the router the order executes on, as checked.
  */
 export async function verifyQuoteTargets(reader: ChainReader, contracts: TrustedContracts, quote: QuoteJson): Promise<Address> {
@@ -44,9 +46,10 @@ export async function verifyQuoteTargets(reader: ChainReader, contracts: Trusted
   }
   await assertRegisteredRouter(reader, { registry, featureId, role: "tx.to", address: quote.tx.to });
   if (quote.permit2 !== undefined) {
-    mustEqual("permit2.domain.verifyingContract", quote.permit2.domain.verifyingContract, PERMIT2_ADDRESS, featureId);
+    const permit2 = contracts.permit2 ?? PERMIT2_ADDRESS;
+    mustEqual("permit2.domain.verifyingContract", quote.permit2.domain.verifyingContract, permit2, featureId);
     mustEqual("permit2.message.spender", quote.permit2.message.spender, quote.tx.to, featureId);
-    if (quote.issues.allowance !== null) mustEqual("issues.allowance.spender", quote.issues.allowance.spender, PERMIT2_ADDRESS, featureId);
+    if (quote.issues.allowance !== null) mustEqual("issues.allowance.spender", quote.issues.allowance.spender, permit2, featureId);
   }
   return quote.tx.to;
 }

@@ -6,6 +6,7 @@ import {
   QuoteCalldataError,
   QuoteFeeError,
   QuoteMismatchError,
+  UntrustedRouterError,
   createTradingClient,
   decodeQuoteOrder,
   decodeRouteActions,
@@ -188,6 +189,24 @@ describe("verifyQuote looks inside tx.data and the permit message (audit L-4)", 
       const wrongTypes = copyQuote(quote);
       wrongTypes.permit2!.types.SwapWitness = wrongTypes.permit2!.types.SwapWitness!.filter((field) => field.name !== "recipient");
       expectRefused("permit", wrongTypes, QuoteMismatchError, "permit2.types");
+    });
+
+    it("the permit's Permit2 is the chain's (expected.permit2, from the chain file), the canonical address by default", async () => {
+      const { quote, expected } = quotes.permit;
+      expect(verifyQuoteOrder(quote, expected).kind).to.equal("permit");
+      expect(verifyQuoteOrder(quote, { ...expected, permit2: devnet.manifest.contracts.permit2 }).kind).to.equal("permit");
+      // A client configured for a chain whose Permit2 lives elsewhere refuses a permit naming the canonical one.
+      const error = refusal(() => verifyQuoteOrder(quote, { ...expected, permit2: ATTACKER }));
+      expect(error, error.message).to.be.instanceOf(QuoteMismatchError);
+      expect(error.field).to.equal("permit2.domain.verifyingContract");
+      expect(error.message).to.include("contracts.permit2");
+      expect(PERMIT2_ADDRESS).to.equal(devnet.manifest.contracts.permit2);
+      // Through a client configured with contracts.permit2: the target check refuses first, naming the role.
+      const configured = createTradingClient({ apiUrl: devnet.apiUrl, publicClient: devnet.publicClient, contracts: { routerRegistry: devnet.manifest.contracts.routerRegistry, permit2: ATTACKER } });
+      const targetError = await configured.verifyQuote(copyQuote(quote), { taker: taker.account.address, feeBps: FEE_BPS }).catch((caught: unknown) => caught);
+      configured.close();
+      expect(targetError).to.be.instanceOf(UntrustedRouterError);
+      expect((targetError as UntrustedRouterError).role).to.equal("permit2.domain.verifyingContract");
     });
 
     it("the call itself: another function, a non-canonical encoding, a stray permit2 or signature slot, a wrong value", () => {

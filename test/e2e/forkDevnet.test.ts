@@ -14,6 +14,7 @@ import { deployBytecode, writeAndWait } from "../../scripts/deploy/writeAndWait"
 import { freePort } from "../../scripts/devnet/freePort";
 import { spawnDevnet, type SpawnedDevnet } from "../../scripts/devnet/spawnDevnet";
 import { STANDIN_CHAIN_FILE, startStandInChain, type StandInChain } from "../../scripts/standin/standInChain";
+import { devnetEnvIn, stopSpawnedDevnet } from "../fixtures/devnetInFolder";
 import { scaledTimeout } from "../fixtures/testTimeouts";
 
 /** Development account #4's well-known key: a taker the fork grants tokens to. Never a real key. */
@@ -91,28 +92,12 @@ describe("FORK_URL: npm start as a fork of the stand-in live chain", function ()
     mkdirSync(chainsDir);
     copyFileSync(STANDIN_CHAIN_FILE, join(chainsDir, "standin.json"));
     copyFileSync(join(hre.config.paths.root, "chains", "4663.json"), join(chainsDir, "4663.json"));
-    devnet = await spawnDevnet({
-      FORK_URL: chain.rpcUrl,
-      CHAINS_DIR: chainsDir,
-      FORK_LOG_RANGE: "4",
-      DEVNET_PORT: "0",
-      API_PORT: "0",
-      RELAYER_PORT: "0",
-      DEPLOYMENTS_DIR: directory,
-      API_DB_PATH: join(directory, "api.sqlite"),
-      API_LOG_LEVEL: "silent",
-      RELAYER_DB_PATH: join(directory, "relayer.sqlite"),
-      RELAYER_LOG_LEVEL: "silent",
-      RELAYER_POLL_MS: "100",
-    });
+    devnet = await spawnDevnet({ ...devnetEnvIn(directory), FORK_URL: chain.rpcUrl, CHAINS_DIR: chainsDir, FORK_LOG_RANGE: "4" });
     manifest = readManifest(join(directory, "4663.json"));
   });
   after(async function () {
     this.timeout(scaledTimeout(60_000));
-    if (devnet !== undefined) {
-      await devnet.stop();
-      if (devnet.child.exitCode === null) devnet.child.kill("SIGKILL");
-    }
+    await stopSpawnedDevnet(devnet);
     await chain?.stop();
     if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
   });
