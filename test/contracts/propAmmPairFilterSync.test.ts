@@ -60,6 +60,20 @@ describe("routers' copy of the propAMM pair filter (kept with their registry sta
     expect(added.get(outgoing)).to.equal(afterAdd);
   });
 
+  it("changes an allowlist whose registry has no routers yet (nothing to sync), as on a chain deployed in that order", async () => {
+    const f = await loadFixture(propAmmFixture);
+    const client = { public: f.publicClient, wallet: f.deployer };
+    const registry = await hre.viem.deployContract("RouterRegistry", [f.deployer.account.address], { client });
+    const allowlist = await hre.viem.deployContract("PropAmmAllowlist", [registry.address], { client });
+    const pair = await newPairAccount(f);
+    const added = await filterSyncs(f, await allowlist.write.add([pair, f.token("LINK"), f.token("USDT")]));
+    expect(added.size).to.equal(0);
+    expect(await allowlist.read.isPair([pair])).to.equal(true);
+    const removed = await filterSyncs(f, await allowlist.write.remove([pair]));
+    expect(removed.size).to.equal(0);
+    expect(await allowlist.read.isPair([pair])).to.equal(false);
+  });
+
   it("a router whose copy lacks a pair's bit never calls that pair, though allowlisted; after its sync it does", async () => {
     const f = await loadFixture(propAmmFixture);
     // A fresh harness (no registry feature names it, so no change reaches it) has an empty copy.
