@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {IPropAmm} from "../interfaces/IPropAmm.sol";
+import {IRegistryGatedRouter} from "../interfaces/IRegistryGatedRouter.sol";
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 
 /// @title PropAmmAllowlist
@@ -12,6 +13,10 @@ import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 /// @dev Pairs and tokens are kept disjoint: an address allowlisted as a pair is never a token of any
 /// allowlisted pair, and the reverse. A router therefore never approves, or transfers through, a
 /// contract it may also call as a venue. The pair list is bounded by what the administrator adds.
+/// Routers keep a copy of `pairFilter` with their registry status (one warm slot on their hot path
+/// instead of this contract's cold account and slot): every change makes the routers of the features
+/// that call propAMMs (the registry's current and in-dwell previous router of each) re-read it through
+/// their `sync()`, in the same transaction; the registry's activation does the same for a new router.
 contract PropAmmAllowlist {
     /// @dev token0 and the selector share a slot, so a router's check reads two slots.
     struct PairConfig {
@@ -25,6 +30,11 @@ contract PropAmmAllowlist {
 
     /// @notice The registry whose administrator manages this list.
     IRouterRegistry public immutable registry;
+    /// @notice The registry features whose routers call propAMMs (2 taker-submitted, 3 gasless): their
+    /// routers re-read `pairFilter` after every change (`_syncRouters`).
+    uint128 public constant TAKER_FEATURE = 2;
+    /// @notice See TAKER_FEATURE.
+    uint128 public constant GASLESS_FEATURE = 3;
 
     mapping(address pair => PairConfig) private _configs;
     /// @notice How many allowlisted pairs use `token` as token0 or token1.
@@ -97,6 +107,7 @@ contract PropAmmAllowlist {
         ++_filterUses[bit];
         pairFilter |= 1 << bit;
         emit PropAmmAdded(pair, SWAP_SELECTOR, token0, token1);
+        _syncRouters();
     }
 
     /// @notice Takes `pair` off the allowlist. Registry administrator only.
@@ -117,6 +128,7 @@ contract PropAmmAllowlist {
         uint256 bit = uint8(uint160(pair));
         if (--_filterUses[bit] == 0) pairFilter &= ~(1 << bit);
         emit PropAmmRemoved(pair, config.selector, config.token0, config.token1);
+        _syncRouters();
     }
 
     /// @notice The configured tokens of `pair` when (`pair`, `selector`) is allowlisted, else zeros.
@@ -143,5 +155,21 @@ contract PropAmmAllowlist {
     /// @return The pairs.
     function pairs() external view returns (address[] memory) {
         return _pairs;
+    }
+
+    /// @dev Makes the routers that may settle now (each propAMM feature's current router and its previous
+    /// one inside the dwell window) copy the new filter, after every state change and event
+    /// (checks-effects-interactions). Two features, two routers each: bounded. A router whose `sync()`
+    /// reverts fails the change, as the registry's own transitions do: a filter the routers ignore
+    /// would be worse than a change that visibly fails.
+    function _syncRouters() private {
+        _syncFeature(TAKER_FEATURE);
+        _syncFeature(GASLESS_FEATURE);
+    }
+
+    function _syncFeature(uint128 featureId) private {
+        (address previous, address current,,) = registry.getFeature(featureId);
+        if (current != address(0)) IRegistryGatedRouter(current).sync();
+        if (previous != address(0)) IRegistryGatedRouter(previous).sync();
     }
 }

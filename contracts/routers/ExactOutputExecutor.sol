@@ -278,7 +278,6 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
             tstore(INPUT_MAX_SLOT, 0)
             tstore(INPUT_WRAPPED_SLOT, 0)
         }
-        _forgetPairFilter();
     }
 
     /// @dev The SPLIT at `offset` run backwards: each leg yields its share of `amountOut` (the last leg

@@ -20,7 +20,8 @@ import {RouterFunds} from "./RouterFunds.sol";
 ///    reverts the hop, which undoes the approval with everything else).
 /// 4. The output is measured as the receiver's balance change, never taken from the venue's word, and
 ///    must be at least what the venue said it paid (the hop's minimum, see `_swapPropAmm`).
-/// 5. An allowlisted pair is never a routable token, in any route on any venue (`_refusePair`).
+/// 5. An allowlisted pair is never a routable token, in any route on any venue (`_refusePair`), and a
+///    pair is called only when the router's filter copy has its bit.
 /// Exact input only: exact-output routes never contain this action.
 abstract contract PropAmmHops is RouterFunds {
     using SafeERC20 for IERC20;
@@ -39,11 +40,9 @@ abstract contract PropAmmHops is RouterFunds {
     /// @notice The route names `token` as a token, but it is an allowlisted propAMM pair.
     error SwapTokenIsPropAmm(address token);
 
-    /// @dev Transient: the complement of the allowlist's `pairFilter` during one settlement (zero: not
-    /// read yet), so a route reads the allowlist once however many tokens it checks. Cleared when the
-    /// settlement ends (`_forgetPairFilter`), so a later settlement in the same transaction reads the
-    /// allowlist afresh. keccak256("pairguard.router.pairFilter") - 1.
-    uint256 private constant PAIR_FILTER_SLOT = 0xcd0bf1a664d71cc9806cdc8259ef1f9c7656de6d066b05d74e34568b537ffc61;
+    /// @notice The router copied the allowlist's pair filter (`sync()`), folded to 128 bits: bit
+    /// `uint160(account) & 127` is set while some allowlisted pair's address ends in those 7 bits.
+    event PropAmmPairFilterSynced(uint128 pairFilter);
 
     /// @param allowlist The propAMM allowlist (see PropAmmAllowlist); zero for a router version that
     /// calls no propAMM (the versions before propAMMs, which share this interpreter).
@@ -51,47 +50,45 @@ abstract contract PropAmmHops is RouterFunds {
         propAmmAllowlist = allowlist;
     }
 
-    /// @dev Reverts when `token` is an allowlisted pair: the router must never approve, transfer, or read
-    /// balances through a contract it may also call as a venue. One filter word per settlement (cold:
-    /// the allowlist's account and slot), then a bit test per token; only a set bit asks `isPair`.
-    function _refusePair(address token) internal {
-        address allowlist = address(propAmmAllowlist);
-        if (allowlist == address(0)) return;
-        (bytes4 filterSelector, bytes4 isPairSelector) = (bytes4(keccak256("pairFilter()")), PropAmmAllowlist.isPair.selector);
-        bool pair;
-        // By hand (scratch space only): the checks sit on every hop, and the ABI coder's copies would
-        // cost the routers' size headroom. The allowlist is this router's immutable, not a caller's.
-        assembly ("memory-safe") {
-            let clear := tload(PAIR_FILTER_SLOT)
-            if iszero(clear) {
-                mstore(0, filterSelector)
-                if iszero(and(gt(returndatasize(), 0x1f), staticcall(gas(), allowlist, 0, 4, 0, 0x20))) {
-                    returndatacopy(0, 0, returndatasize())
-                    revert(0, returndatasize())
-                }
-                // The complement, so that zero means "not read"; a full filter (every bit set)
-                // complements to zero and is simply read again on the next check.
-                clear := not(mload(0))
-                tstore(PAIR_FILTER_SLOT, clear)
-            }
-            if iszero(and(shr(and(token, 0xff), clear), 1)) {
-                mstore(0, isPairSelector)
-                mstore(4, token)
-                if iszero(and(gt(returndatasize(), 0x1f), staticcall(gas(), allowlist, 0, 0x24, 0, 0x20))) {
-                    returndatacopy(0, 0, returndatasize())
-                    revert(0, returndatasize())
-                }
-                pair := iszero(iszero(mload(0)))
-            }
-        }
-        if (pair) revert SwapTokenIsPropAmm(token);
+    /// @dev The allowlist's `pairFilter` folded to the 128 bits the status slot keeps (RegistryGate):
+    /// read on `sync()`, which the allowlist calls on its features' routers after every change and
+    /// the registry on every activation. A bit the copy lacks is a pair this router never calls
+    /// (`_swapPropAmm` refuses it), so a stale copy can only cost an extra `isPair` read, never let a
+    /// pair be both a venue and a token of this router.
+    function _syncPairFilter() internal virtual override returns (uint128 filter) {
+        PropAmmAllowlist allowlist = propAmmAllowlist;
+        if (address(allowlist) == address(0)) return 0;
+        uint256 full = allowlist.pairFilter();
+        filter = uint128(full) | uint128(full >> 128);
+        emit PropAmmPairFilterSynced(filter);
     }
 
-    /// @dev Ends a settlement's use of the cached filter (see PAIR_FILTER_SLOT).
-    function _forgetPairFilter() internal {
+    /// @dev Whether `account`'s bit is set in the router's filter copy (maybe a pair; clear: no pair
+    /// this router may call).
+    function _mayBePair(address account) private view returns (bool) {
+        return (_pairFilterCopy() >> (uint160(account) & 127)) & 1 != 0;
+    }
+
+    /// @dev Reverts when `token` is an allowlisted pair: the router must never approve, transfer, or read
+    /// balances through a contract it may also call as a venue. A bit test on the router's own filter
+    /// copy (a warm slot, no other account read); only a set bit asks the allowlist's exact `isPair`.
+    function _refusePair(address token) internal view {
+        if (!_mayBePair(token)) return;
+        address allowlist = address(propAmmAllowlist);
+        bytes4 isPairSelector = PropAmmAllowlist.isPair.selector;
+        bool pair;
+        // By hand (scratch space only): the ABI coder's copies would cost the routers' size headroom.
+        // The allowlist is this router's immutable, not a caller's; a set bit implies it is not zero.
         assembly ("memory-safe") {
-            tstore(PAIR_FILTER_SLOT, 0)
+            mstore(0, isPairSelector)
+            mstore(4, token)
+            if iszero(and(gt(returndatasize(), 0x1f), staticcall(gas(), allowlist, 0, 0x24, 0, 0x20))) {
+                returndatacopy(0, 0, returndatasize())
+                revert(0, returndatasize())
+            }
+            pair := iszero(iszero(mload(0)))
         }
+        if (pair) revert SwapTokenIsPropAmm(token);
     }
 
     /// @dev One SWAP_PROPAMM hop whose opcode is at byte `offset` (the caller checked the width):
@@ -113,7 +110,9 @@ abstract contract PropAmmHops is RouterFunds {
             pair := shr(96, calldataload(start))
             tokenOut := shr(96, calldataload(add(start, 20)))
         }
-        if (address(propAmmAllowlist) == address(0)) revert SwapPropAmmNotAllowed(pair);
+        // A pair outside the router's filter copy is never called (see `_syncPairFilter`); a router
+        // without an allowlist has an empty copy and refuses every hop here.
+        if (!_mayBePair(pair)) revert SwapPropAmmNotAllowed(pair);
         (address token0, address token1) = propAmmAllowlist.tokensOf(pair, IPropAmm.swapExactIn.selector);
         if (token0 == address(0)) revert SwapPropAmmNotAllowed(pair);
         bool zeroForOne = tokenIn == token0;

@@ -8,15 +8,18 @@ import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 /// @notice Decides whether a router may settle right now: only outside another settlement of its own
 /// (re-entrancy lock) and only while the registry says it is active (status copy).
 /// @dev The status is one slot, read cold once per swap (2,100 gas) and written only by `sync()`. The
-/// lock is one transient slot (EIP-1153), set on entry and cleared on exit, so several swaps in one
-/// transaction (a smart wallet's batch) still work.
+/// same slot keeps the router's copy of its propAMM pair filter (`_syncPairFilter`), so the pair rule
+/// reads no other account on the hot path. The lock is one transient slot (EIP-1153), set on entry and
+/// cleared on exit, so several swaps in one transaction (a smart wallet's batch) still work.
 abstract contract RegistryGate is IRegistryGatedRouter {
     /// @dev keccak256("RegistryGate.lock") - 1: a transient slot no Solidity variable can collide with.
     uint256 private constant LOCK_SLOT = 0xadb3926339d54caaa2ef40d36228586b5a539d182ece25b1c86f92c95c6d5592;
 
+    /// @dev One slot: bits 0-7 paused, 8-71 activeUntil, 72-199 the pair filter copy (`_pairFilterCopy`).
     struct Status {
         bool paused;
         uint64 activeUntil;
+        uint128 pairFilter;
     }
 
     IRouterRegistry private immutable _registry;
@@ -31,9 +34,12 @@ abstract contract RegistryGate is IRegistryGatedRouter {
     }
 
     /// @inheritdoc IRegistryGatedRouter
-    function sync() external {
+    /// @dev Locked: the copy never changes while a settlement of this router runs, so every check of
+    /// one settlement reads the same filter.
+    function sync() external locked {
         (bool paused, uint64 activeUntil) = _registry.statusOf(_featureId, address(this));
-        _status = Status({paused: paused, activeUntil: activeUntil});
+        uint128 pairFilter = _syncPairFilter();
+        _status = Status({paused: paused, activeUntil: activeUntil, pairFilter: pairFilter});
         emit RouterStatusSynced(_featureId, paused, activeUntil);
     }
 
@@ -51,6 +57,20 @@ abstract contract RegistryGate is IRegistryGatedRouter {
     function status() external view returns (bool paused, uint64 activeUntil) {
         Status memory current = _status;
         return (current.paused, current.activeUntil);
+    }
+
+    /// @dev The pair filter to keep with the status on `sync()`: none in a router that calls no propAMM
+    /// (PropAmmHops overrides it).
+    function _syncPairFilter() internal virtual returns (uint128) {
+        return 0;
+    }
+
+    /// @dev The pair filter copied at the last `sync()` (bit `uint160(account) & 127` set: maybe a pair).
+    /// The status slot is warm on the hot path (read by `settles`), so this costs about 100 gas.
+    function _pairFilterCopy() internal view returns (uint256 filter) {
+        assembly ("memory-safe") {
+            filter := shr(72, sload(_status.slot))
+        }
     }
 
     /// @dev Settlement entry points: locked against re-entry, and refused unless the registry status

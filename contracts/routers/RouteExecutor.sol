@@ -133,7 +133,6 @@ abstract contract RouteExecutor is VenueHops {
         uint256 minBuyAmount = _field(params, 3);
         if (buyAmount < minBuyAmount) revert SwapInsufficientOutput(buyAmount, minBuyAmount);
         if (!paidOut) _pay(buyToken, recipient, buyAmount);
-        _forgetPairFilter();
     }
 
     /// @dev SwapSettled, encoded by hand: it is emitted once per swap, and the ABI encoder's generic

@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {RouteActions} from "../libraries/RouteActions.sol";
 import {V2SwapMath} from "../libraries/V2SwapMath.sol";
 import {PropAmmHops} from "./PropAmmHops.sol";
+import {RegistryGate} from "./RegistryGate.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
 import {V2Hops} from "./venues/V2Hops.sol";
 
@@ -18,6 +19,12 @@ import {V2Hops} from "./venues/V2Hops.sol";
 /// `_split` sits here rather than in RouteExecutor because solidity-coverage's via-IR build lost one
 /// of its branches there.
 abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops {
+    /// @dev The propAMM module's filter (the other modules share RegistryGate's base, so the compiler
+    /// wants the choice named here).
+    function _syncPairFilter() internal override(RegistryGate, PropAmmHops) returns (uint128) {
+        return PropAmmHops._syncPairFilter();
+    }
+
     /// @dev Where the swap action at `offset` wants its input, so the previous hop hands its output
     /// straight there: a V2 pair takes it before its swap call; every other venue is paid by this router
     /// (V3 in its callback).

@@ -8,12 +8,11 @@ import { propAmmAbi } from "../../sdk/abis/propAmmAbi";
 import { propAmmAllowlistAbi } from "../../sdk/abis/propAmmAllowlistAbi";
 import { PROPAMM_HOP_GAS } from "../../api/quote/venues/propAmmPricing";
 import { propAmmPriceFromDecimal, propAmmPriceToDecimal } from "../../sdk/amm/propAmmPrice";
-import { propAmmFixture, swapPropAmmAction, type PropAmmFixture } from "../fixtures/propAmmFixture";
+import { GreedyMode, propAmmFixture, swapPropAmmAction, type PropAmmFixture } from "../fixtures/propAmmFixture";
 import { expectRevert } from "../helpers/expectRevert";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 
 const SWAP_EXACT_IN = toFunctionSelector("swapExactIn(bool,uint256,uint256,address,uint256)");
-const GreedyMode = { Honest: 0, ShortPay: 1, KeepApproval: 2, PayNothing: 3, Reenter: 4 } as const;
 
 const balanceOf = (f: PropAmmFixture, token: Address, account: Address) =>
   f.publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [account] });
@@ -25,7 +24,11 @@ async function greedyPropAmm(f: PropAmmFixture, listed = true) {
   const client = { public: f.publicClient, wallet: f.deployer };
   const greedy = await hre.viem.deployContract("GreedyPropAmm", [f.token("USDC"), f.token("DAI")], { client });
   await f.publicClient.waitForTransactionReceipt({ hash: await f.deployer.writeContract({ address: f.token("DAI"), abi: [...erc20Abi, { type: "function", name: "mint", stateMutability: "nonpayable", inputs: [{ name: "to", type: "address" }, { name: "amount", type: "uint256" }], outputs: [] }], functionName: "mint", args: [greedy.address, parseUnits("1000000", 18)] }) });
-  if (listed) await f.allowlist.write.add([greedy.address, f.token("USDC"), f.token("DAI")]);
+  if (listed) {
+    await f.publicClient.waitForTransactionReceipt({ hash: await f.allowlist.write.add([greedy.address, f.token("USDC"), f.token("DAI")]) });
+    // The harness copies the new filter itself (propAmmFixture): no registry feature names it.
+    await f.publicClient.waitForTransactionReceipt({ hash: await f.harness.write.sync() });
+  }
   return greedy;
 }
 
