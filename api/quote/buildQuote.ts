@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { maxUint256, type Address, type Hex } from "viem";
 import {
   encodeRouteActions,
@@ -44,6 +44,7 @@ import { planExactOutputRoute } from "./exactOutputPlan";
 import { requotePropAmmHops } from "./venues/propAmmRequote";
 import { orderEncoding, type QuotePermitTypedData } from "./orderEncoding";
 import { admitNonPairTokens } from "./propAmmPairAdmission";
+import { randomQuoteId } from "./quoteId";
 import { admitTaxedTokens, afterBuyTax, type QuoteTaxes } from "./taxedTokenAdmission";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
@@ -371,16 +372,6 @@ export function maxInputOf(amountIn: bigint, slippageBps: number): bigint {
   return (amountIn * (BPS + BigInt(slippageBps)) + BPS - 1n) / BPS;
 }
 
-/**
- * The server's bytes32 quote id: 16 random bytes, none zero (a zero byte is made 1, about 0.1 bit of
- * the 128 lost), so the calldata's gas does not vary with the draw: a price and the quote after it at
- * the same block estimate exactly the same gas.
- */
-function randomQuoteId(): Hex {
-  const bytes = randomBytes(16);
-  for (let index = 0; index < bytes.length; index++) if (bytes[index] === 0) bytes[index] = 1;
-  return `0x${"00".repeat(16)}${bytes.toString("hex")}`;
-}
 
 /**
  * `auto` settles ERC20 sells by Permit2 signature when the taker is a plain wallet, and by allowance

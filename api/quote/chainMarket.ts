@@ -1,8 +1,9 @@
 import type { Address, PublicClient } from "viem";
-import { NATIVE_TOKEN_LOWERCASE, type DeploymentManifest } from "../../sdk";
+import { Feature, NATIVE_TOKEN_LOWERCASE, type DeploymentManifest } from "../../sdk";
 import type { ChainContext } from "../chains/chainContext";
 import { MarketTracker } from "./marketTracker";
 import { PoolStateTracker } from "./poolState";
+import { ActiveRouterVenues } from "./venues/activeRouterVenues";
 import { PropAmmPricing } from "./venues/propAmmPricing";
 import { V3PoolTracker } from "./venues/uniswapV3/v3PoolTracker";
 
@@ -21,8 +22,9 @@ export type MarketTrackerOptions = Readonly<{
 /**
  * The market tracker of one served chain: V2 pairs of the manifest's V2 factory, and the pools of each
  * V3 venue the manifest lists, whose factories' `PoolCreated` events add pools as `PairCreated` does
- * for V2. The routers' V3 venue table is built from the manifest's V3 venues in their listed order
- * (scripts/deploy/deploySettlement.ts), so a venue's index there is its index among them.
+ * for V2. Which of them route, at which V3 venue index, and which propAMMs, come from the registry's
+ * active routers of the quoted features (taker-submitted and gasless swaps), read on chain and followed
+ * from the registry's and the allowlists' events (ActiveRouterVenues), never from the manifest's order.
  */
 export function marketTrackerOf(chain: ChainContext): MarketTracker {
   return marketTrackerOfManifest(chain.client, chain.manifest, {
@@ -35,19 +37,16 @@ export function marketTrackerOf(chain: ChainContext): MarketTracker {
 /** marketTrackerOf over a manifest and a client alone (benches and tools that serve no chain context). */
 export function marketTrackerOfManifest(client: PublicClient, manifest: DeploymentManifest, { isSupported, observeReads, decimalsOf }: MarketTrackerOptions): MarketTracker {
   const v3Venues = manifest.venues.filter((venue) => venue.type === "uniswap-v3");
-  const indexByName = new Map(v3Venues.map((venue, index) => [venue.name, index]));
+  const routerVenues = new ActiveRouterVenues({
+    registry: manifest.contracts.routerRegistry,
+    features: [Feature.TakerSubmittedSwap, Feature.GaslessSwap],
+    v3Venues,
+    propAmmNames: new Map((manifest.propAmms ?? []).map((propAmm) => [propAmm.address.toLowerCase() as Address, propAmm.name])),
+  });
   return new MarketTracker(
     new PoolStateTracker({ factory: { address: manifest.contracts.uniswapV2Factory, feeBps: UNISWAP_V2_FEE_BPS }, isSupported, observeReads }),
     new V3PoolTracker({ factories: v3Venues.map((venue) => ({ address: venue.factory, source: venue.name })), isSupported, observeReads }),
-    (source) => indexByName.get(source),
-    propAmmMarketOf(client, manifest, isSupported, decimalsOf),
+    routerVenues,
+    { pricing: new PropAmmPricing(client, decimalsOf), isSupported },
   );
-}
-
-/** The chain's allowlisted propAMMs, when its manifest names an allowlist; their names come from the manifest's `propAmms`. */
-function propAmmMarketOf(client: PublicClient, manifest: DeploymentManifest, isSupported: (token: Address) => boolean, decimalsOf: (token: Address) => number) {
-  const allowlist = manifest.contracts.propAmmAllowlist;
-  if (allowlist === undefined) return undefined;
-  const names = new Map((manifest.propAmms ?? []).map((propAmm) => [propAmm.address.toLowerCase() as Address, propAmm.name]));
-  return { allowlist, names, pricing: new PropAmmPricing(client, decimalsOf), isSupported };
 }

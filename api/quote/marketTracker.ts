@@ -4,7 +4,8 @@ import { PoolGraph } from "./poolGraph";
 import type { PoolSnapshot, PoolStateTracker } from "./poolState";
 import type { PricedPool } from "./venues/pricedPool";
 import type { PropAmmRoutedPool } from "./venues/propAmmAdapter";
-import { readPropAmmVenues, type PropAmmPricing, type PropAmmQuoteRequest, type PropAmmQuotes, type PropAmmVenue } from "./venues/propAmmPricing";
+import type { RouterVenueSet, RouterVenueSource } from "./venues/activeRouterVenues";
+import type { PropAmmPricing, PropAmmQuoteRequest, PropAmmQuotes } from "./venues/propAmmPricing";
 import type { V3RoutedPool } from "./venues/uniswapV3/v3Adapter";
 import type { V3PoolState } from "../../sdk";
 import type { V3PoolSnapshot, V3PoolTracker } from "./venues/uniswapV3/v3PoolTracker";
@@ -14,23 +15,20 @@ export type MarketPools = Readonly<{ pools(): readonly ManifestPool[]; venuePool
 
 const lower = (address: Address) => address.toLowerCase() as Address;
 
-/** The chain's propAMMs: the on-chain allowlist routers call through, and the pricing that reads their quotes. */
+/** The chain's propAMM pricing (which propAMMs route comes from the routers' venues). */
 export type PropAmmMarket = Readonly<{
-  allowlist: Address;
-  names: ReadonlyMap<Address, string>;
   pricing: PropAmmPricing;
   /** Whether a token (lowercase) is supported: a propAMM joins routing only if both of its tokens are, as a pool does. */
   isSupported: (token: Address) => boolean;
 }>;
 
 const NO_QUOTES: readonly PropAmmQuotes[] = [];
-const NO_PAIRS: ReadonlySet<Address> = new Set();
 
 /**
  * What the union's graph was built from: the V2 graph, the routed V3 pools and the propAMMs. Pools'
  * tokens never change, so while these do not, neither does the graph.
  */
-type MarketShape = Readonly<{ v2Graph: PoolGraph; v3: ReadonlySet<Address>; propAmms: string; graph: PoolGraph }>;
+type MarketShape = Readonly<{ v2Graph: PoolGraph; venues: RouterVenueSet; v3: ReadonlySet<Address>; propAmms: string; graph: PoolGraph }>;
 
 /**
  * One chain's market across venues: each venue type's pools are followed by their own tracker (V2
@@ -39,13 +37,15 @@ type MarketShape = Readonly<{ v2Graph: PoolGraph; v3: ReadonlySet<Address>; prop
  * built once per pool list: a block that only moves prices (a V3 swap, a propAMM's new ladder; V2's
  * tracker keeps its own graph the same way) reuses it, and a V3 pool whose state did not change keeps
  * its routed object, so no per-block work grows with the pools that did not move.
- * `venueIndex` maps a V3 venue's name to its index in the routers' V3 venue table, which the SWAP_V3
- * action names; a V3 venue the routers do not know is left out of routing.
+ * Which venues route comes from the registry's active routers (`routerVenues`, followed from events):
+ * a V3 venue's index in their V3 venue table (which the SWAP_V3 action names; a V3 venue the routers
+ * do not know is left out of routing), the propAMMs their allowlist holds, and the allowlisted pairs,
+ * which the routers refuse as tokens: every pool touching one is dropped from the graph, so no route
+ * passes through a pair, even as an intermediate hop.
  */
 export class MarketTracker {
   #v3List: { source: readonly ManifestVenuePool[]; pools: readonly ManifestV3Pool[] } | undefined;
-  #union: { v2: PoolSnapshot; v3: V3PoolSnapshot; propAmms: readonly PropAmmQuotes[]; market: PoolSnapshot } | undefined;
-  #propAmmVenues: { block: string; venues: Promise<PropAmmVenue[]> } | undefined;
+  #union: { v2: PoolSnapshot; v3: V3PoolSnapshot; venues: RouterVenueSet; propAmms: readonly PropAmmQuotes[]; market: PoolSnapshot } | undefined;
   #shape: MarketShape | undefined;
   /** Each V3 pool's venue name (lowercase address), for a listed pool list and the pools created so far. */
   #v3Sources: { listed: readonly ManifestV3Pool[]; created: number; sources: ReadonlyMap<Address, string> } | undefined;
@@ -55,7 +55,7 @@ export class MarketTracker {
   constructor(
     readonly v2: PoolStateTracker,
     readonly v3: V3PoolTracker,
-    private readonly venueIndex: (source: string) => number | undefined,
+    private readonly routerVenues: RouterVenueSource,
     private readonly propAmms?: PropAmmMarket,
   ) {}
 
@@ -67,12 +67,13 @@ export class MarketTracker {
   /** Every venue's pools at exactly `head`. */
   async at(client: PublicClient, head: BlockHead, tokens: MarketPools): Promise<PoolSnapshot> {
     const v3Pools = this.#v3Pools(tokens.venuePools());
-    const [v2, v3, propAmms] = await Promise.all([this.v2.at(client, head, tokens.pools()), this.v3.at(client, head, v3Pools), this.#propAmmQuotes(client, head)]);
-    if (v3.pools.size === 0 && propAmms.length === 0) return v2;
+    const venuesRead = this.routerVenues.at(client, head);
+    const [v2, v3, venues, propAmms] = await Promise.all([this.v2.at(client, head, tokens.pools()), this.v3.at(client, head, v3Pools), venuesRead, venuesRead.then((venues) => this.#propAmmQuotes(head, venues))]);
+    if (v3.pools.size === 0 && propAmms.length === 0 && venues.pairs.size === 0) return v2;
     const union = this.#union;
-    if (union !== undefined && union.v2 === v2 && union.v3 === v3 && union.propAmms === propAmms) return union.market;
-    const market = this.#combine(v2, v3, v3Pools, propAmms);
-    this.#union = { v2, v3, propAmms, market };
+    if (union !== undefined && union.v2 === v2 && union.v3 === v3 && union.venues === venues && union.propAmms === propAmms) return union.market;
+    const market = this.#combine(v2, v3, v3Pools, venues, propAmms);
+    this.#union = { v2, v3, venues, propAmms, market };
     return market;
   }
 
@@ -83,70 +84,61 @@ export class MarketTracker {
   }
 
   /**
-   * Every allowlisted propAMM's ladders at `head` (the allowlist is read once per block too: an operator
-   * may change it any time). A failed read leaves propAMMs out of this block's quotes, never the quotes
-   * out: the V2 and V3 venues still route, and the next block reads again.
+   * The routers' propAMMs' ladders at `head`. A failed ladder read leaves propAMMs out of this block's
+   * quotes, never the quotes out: the V2 and V3 venues still route, and the next quote reads again.
    */
-  async #propAmmQuotes(client: PublicClient, head: BlockHead): Promise<readonly PropAmmQuotes[]> {
+  async #propAmmQuotes(head: BlockHead, venues: RouterVenueSet): Promise<readonly PropAmmQuotes[]> {
     const propAmms = this.propAmms;
     if (propAmms === undefined) return NO_QUOTES;
-    const block = { hash: head.hash, number: head.number };
+    const routed = venues.propAmms.filter((venue) => propAmms.isSupported(venue.token0) && propAmms.isSupported(venue.token1));
+    if (routed.length === 0) return NO_QUOTES;
     try {
-      const venues = (await this.#venuesAt(client, head, propAmms)).filter((venue) => propAmms.isSupported(venue.token0) && propAmms.isSupported(venue.token1));
-      return venues.length === 0 ? NO_QUOTES : await propAmms.pricing.ladders(block, venues);
+      return await propAmms.pricing.ladders({ hash: head.hash, number: head.number }, routed);
     } catch {
-      if (this.#propAmmVenues?.block === head.hash) this.#propAmmVenues = undefined;
       return NO_QUOTES;
     }
   }
 
   /**
-   * The propAMM pairs (lowercase) the allowlist holds at `head`, from the same once-per-block read the
-   * ladders use. The routers refuse any route that names one as a token, so a quote must never ask to.
-   * A failed read throws (the caller answers 503): admitting a pair would only build a quote that reverts.
+   * The addresses (lowercase) the active routers' allowlists hold as propAMM pairs at `head`, followed
+   * from the allowlists' events. The routers refuse any route that names one as a token, so a quote
+   * must never ask to. A failed read throws (the caller answers 503): admitting a pair would only build
+   * a quote that reverts.
    */
   async propAmmPairsAt(client: PublicClient, head: BlockHead): Promise<ReadonlySet<Address>> {
-    const propAmms = this.propAmms;
-    if (propAmms === undefined) return NO_PAIRS;
-    try {
-      return new Set((await this.#venuesAt(client, head, propAmms)).map((venue) => venue.pair));
-    } catch (error) {
-      if (this.#propAmmVenues?.block === head.hash) this.#propAmmVenues = undefined;
-      throw error;
-    }
+    return (await this.routerVenues.at(client, head)).pairs;
   }
 
-  /** The allowlist's venues at `head`, read once per block. */
-  #venuesAt(client: PublicClient, head: BlockHead, propAmms: PropAmmMarket): Promise<PropAmmVenue[]> {
-    if (this.#propAmmVenues?.block !== head.hash) this.#propAmmVenues = { block: head.hash, venues: readPropAmmVenues(client, propAmms.allowlist, { hash: head.hash, number: head.number }, propAmms.names) };
-    return this.#propAmmVenues.venues;
-  }
-
-  /** The V3 pools of the list whose venue the routers know; the same array while the list is. */
+  /** The V3 pools of the list; the same array while the list is (the routers' venues filter them when combined). */
   #v3Pools(list: readonly ManifestVenuePool[]): readonly ManifestV3Pool[] {
     if (this.#v3List?.source !== list) {
-      const pools = list.filter((pool): pool is ManifestV3Pool => pool.type === "uniswap-v3" && this.venueIndex(pool.source) !== undefined);
+      const pools = list.filter((pool): pool is ManifestV3Pool => pool.type === "uniswap-v3");
       this.#v3List = { source: list, pools };
     }
     return this.#v3List.pools;
   }
 
-  #combine(v2: PoolSnapshot, v3: V3PoolSnapshot, listed: readonly ManifestV3Pool[], propAmms: readonly PropAmmQuotes[]): PoolSnapshot {
+  #combine(v2: PoolSnapshot, v3: V3PoolSnapshot, listed: readonly ManifestV3Pool[], venues: RouterVenueSet, propAmms: readonly PropAmmQuotes[]): PoolSnapshot {
     const sources = this.#sourcesOf(listed);
     const shape = this.#shape;
-    const pools = new Map<Address, PricedPool>(v2.pools);
-    let sameShape = shape !== undefined && shape.v2Graph === v2.graph;
+    const { pairs } = venues;
+    // A pool touching an allowlisted pair can never be routed (SwapTokenIsPropAmm): it leaves the graph.
+    const routable = (pool: { token0: Address; token1: Address }) => pairs.size === 0 || (!pairs.has(pool.token0) && !pairs.has(pool.token1));
+    const pools = new Map<Address, PricedPool>();
+    for (const [address, pool] of v2.pools) if (routable(pool)) pools.set(address, pool);
+    let sameShape = shape !== undefined && shape.v2Graph === v2.graph && shape.venues === venues;
     let routedV3 = 0;
     for (const [address, state] of v3.pools) {
       const source = sources.get(address);
-      const venueIndex = source === undefined ? undefined : this.venueIndex(source);
-      if (source === undefined || venueIndex === undefined) continue;
+      const venueIndex = source === undefined ? undefined : venues.v3Index.get(source);
+      if (source === undefined || venueIndex === undefined || !routable(state)) continue;
       pools.set(address, this.#routedV3Pool(address, state, source, venueIndex));
       routedV3++;
       if (sameShape && !shape!.v3.has(address)) sameShape = false;
     }
     for (const quotes of propAmms) {
       const { venue } = quotes;
+      if (!routable(venue)) continue;
       const pool: PropAmmRoutedPool = { kind: "propamm", address: venue.pair, token0: venue.token0, token1: venue.token1, source: venue.source, state: quotes };
       pools.set(venue.pair, pool);
     }
@@ -155,7 +147,7 @@ export class MarketTracker {
     const v3Routed = new Set<Address>();
     for (const pool of pools.values()) if (pool.kind === "v3") v3Routed.add(pool.address);
     const graph = new PoolGraph(pools.values());
-    this.#shape = { v2Graph: v2.graph, v3: v3Routed, propAmms: propAmmShape, graph };
+    this.#shape = { v2Graph: v2.graph, venues, v3: v3Routed, propAmms: propAmmShape, graph };
     return { block: v2.block, graph, pools };
   }
 

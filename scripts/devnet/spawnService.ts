@@ -39,7 +39,9 @@ export type SpawnServiceOptions = {
 export function spawnService(entry: string, env: NodeJS.ProcessEnv, readyLine: RegExp, options: SpawnServiceOptions = {}): Promise<SpawnedService> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("HARDHAT_")));
   const ownGroup = options.ownGroup ?? true;
-  const child = spawn(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", entry], {
+  // CPU_PROF_DIR: each service writes a V8 CPU profile there when it exits (Node refuses --cpu-prof in NODE_OPTIONS).
+  const profile = process.env.CPU_PROF_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`];
+  const child = spawn(process.execPath, [...profile, require.resolve("ts-node/dist/bin.js"), "--transpile-only", entry], {
     cwd: ROOT,
     env: { ...inherited, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -10,6 +10,26 @@ import type { ChainReader } from "./tradingWallet";
 /** PropAmmHops.propAmmAllowlist: the allowlist a router refuses pairs of as tokens. */
 const routerAllowlistAbi = [{ type: "function", name: "propAmmAllowlist", stateMutability: "view", inputs: [], outputs: [{ type: "address" }] }] as const;
 
+/**
+ * The propAMM allowlist `router` calls through and refuses pairs of as tokens (`propAmmAllowlist()`),
+ * undefined for a router without one (it reverts, answers nothing or the zero address: a version
+ * before propAMMs), at `blockNumber` (default the latest block). A node that does not answer is a
+ * ChainConnectionError, never "no allowlist".
+ */
+export async function readRouterPropAmmAllowlist(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<Address | undefined> {
+  let data: Hex | undefined;
+  try {
+    data = (await reader.call({ to: router, data: encodeFunctionData({ abi: routerAllowlistAbi, functionName: "propAmmAllowlist" }), blockNumber })).data;
+  } catch (error) {
+    const unreachable = rpcConnectionFailure(error);
+    if (unreachable !== undefined) throw new ChainConnectionError(unreachable.url, unreachable.reason, `reading router ${router}'s propAMM allowlist`, error);
+    return undefined;
+  }
+  if (data === undefined || data === "0x") return undefined;
+  const allowlist = decodeFunctionResult({ abi: routerAllowlistAbi, functionName: "propAmmAllowlist", data });
+  return allowlist === zeroAddress ? undefined : allowlist;
+}
+
 /** The ERC20 tokens a route names: the order's ends and every hop's output, split legs included; lowercase, each once. */
 export function routeTokens(order: Readonly<{ sellToken: Address; buyToken: Address; actions: Hex }>): Address[] {
   const tokens = new Set<Address>();
@@ -43,10 +63,8 @@ export async function refuseAllowlistedPairTokens(reader: ChainReader, router: A
       return undefined;
     }
   };
-  const allowlistData = await call(router, encodeFunctionData({ abi: routerAllowlistAbi, functionName: "propAmmAllowlist" }), `reading router ${router}'s propAMM allowlist`);
-  if (allowlistData === undefined || allowlistData === "0x") return;
-  const allowlist = decodeFunctionResult({ abi: routerAllowlistAbi, functionName: "propAmmAllowlist", data: allowlistData });
-  if (allowlist === zeroAddress) return;
+  const allowlist = await readRouterPropAmmAllowlist(reader, router);
+  if (allowlist === undefined) return;
   const tokens = routeTokens(order);
   const listed = await Promise.all(
     tokens.map(async (token) => {

@@ -26,14 +26,14 @@ const wethAbi = [{ type: "function", name: "weth", stateMutability: "view", inpu
 const MAX_V3_VENUES = 4n;
 
 /**
- * Reads `router`'s V3 venue table (`v3VenueCount`, `v3Venue(i)`) and `weth` at the latest block. A
+ * Reads `router`'s V3 venue table (`v3VenueCount`, `v3Venue(i)`) and `weth` at `blockNumber` (default the latest block). A
  * router that reverts on `v3VenueCount` has no V3 venues (an empty table: every SWAP_V3 hop is then
  * refused); a node that does not answer is a ChainConnectionError, never an empty table.
  */
-export async function readRouterV3Venues(reader: ChainReader, router: Address): Promise<RouterV3Venues> {
+export async function readRouterV3Venues(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<RouterV3Venues> {
   const call = async (data: Hex): Promise<Hex | undefined> => {
     try {
-      return (await reader.call({ to: router, data })).data;
+      return (await reader.call({ to: router, data, blockNumber })).data;
     } catch (error) {
       const unreachable = rpcConnectionFailure(error);
       if (unreachable !== undefined) throw new ChainConnectionError(unreachable.url, unreachable.reason, `reading router ${router}'s V3 venue table`, error);

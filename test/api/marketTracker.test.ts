@@ -8,18 +8,21 @@ import { MarketTracker, type MarketPools } from "../../api/quote/marketTracker";
 import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
 import { v3Adapter, type V3RoutedPool } from "../../api/quote/venues/uniswapV3/v3Adapter";
 import { V3PoolTracker } from "../../api/quote/venues/uniswapV3/v3PoolTracker";
+import type { RouterVenueSet } from "../../api/quote/venues/activeRouterVenues";
 import { amountThroughPool } from "../../api/quote/venues/venueAdapters";
 import { movePrice, slot0, v3PoolsFixture, type V3PoolsFixture } from "../fixtures/v3Pools";
 
 const VENUE = "uniswap-v3";
 const lower = (address: Address) => address.toLowerCase() as Address;
+/** The routers' venues as these tests fix them: the fixture's factory at index 0, no propAMM (activeRouterVenues.test.ts reads real routers). */
+const ROUTER_VENUES: RouterVenueSet = { routers: [], v3Index: new Map([[VENUE, 0]]), propAmms: [], pairs: new Set() };
 
 /** A market tracker as the API builds one (chainMarket.ts), over the fixture's V3 pools (and `more`) and its factory's new ones. */
 function marketOf(f: V3PoolsFixture, more: readonly ManifestV3Pool[] = []) {
   const tracker = new MarketTracker(
     new PoolStateTracker({ factory: undefined, isSupported: () => true, observeReads: () => undefined }),
     new V3PoolTracker({ factories: [{ address: f.v3.factory, source: VENUE }] }),
-    (source) => (source === VENUE ? 0 : undefined),
+    { at: () => Promise.resolve(ROUTER_VENUES) },
   );
   const listed: ManifestV3Pool[] = f.pools.map((pool) => ({ address: pool.address, token0: pool.token0, token1: pool.token1, type: "uniswap-v3", source: VENUE, fee: pool.fee, tickSpacing: pool.tickSpacing }));
   listed.push(...more);

@@ -1,0 +1,191 @@
+import { expect } from "chai";
+import hre from "hardhat";
+import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
+import { createPublicClient, custom, getContract, type Address, type PublicClient } from "viem";
+import { ChainHead, Feature, type ManifestPool, type ManifestVenuePool } from "../../sdk";
+import { propAmmAllowlistAbi } from "../../sdk/abis/propAmmAllowlistAbi";
+import { uniswapV3VenueAbi } from "../../sdk/abis/uniswapV3VenueAbi";
+import { marketTrackerOfManifest } from "../../api/quote/chainMarket";
+import type { MarketPools } from "../../api/quote/marketTracker";
+import { ActiveRouterVenues, type RouterVenueSet } from "../../api/quote/venues/activeRouterVenues";
+import { isV2Pool } from "../../api/quote/venues/pricedPool";
+import { deployGaslessSwapRouter, deployTakerSwapRouter, migrateFeature } from "../../scripts/deploy/deploySettlement";
+import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
+import { fixtureManifest } from "../fixtures/tradingApi";
+
+const lower = (address: Address) => address.toLowerCase() as Address;
+
+/** A client over the in-process chain that records the JSON-RPC methods it sends. */
+function recordingClient(f: SettlementFixture) {
+  const methods: string[] = [];
+  const client = createPublicClient({
+    chain: f.publicClient.chain,
+    transport: custom({
+      request: ({ method, params }: { method: string; params?: unknown }) => {
+        methods.push(method);
+        return hre.network.provider.request({ method, params: params as unknown[] | undefined });
+      },
+    }),
+  }) as unknown as PublicClient;
+  return { client, methods };
+}
+
+/** The venues as the API follows them for the fixture's chain (chainMarket.ts wires the same). */
+async function followed(f: SettlementFixture) {
+  const manifest = await fixtureManifest(f);
+  const venues = new ActiveRouterVenues({
+    registry: manifest.contracts.routerRegistry,
+    features: [Feature.TakerSubmittedSwap, Feature.GaslessSwap],
+    v3Venues: manifest.venues.flatMap((venue) => (venue.type === "uniswap-v3" ? [venue] : [])),
+    propAmmNames: new Map((manifest.propAmms ?? []).map((propAmm) => [propAmm.address, propAmm.name])),
+  });
+  const { client, methods } = recordingClient(f);
+  const heads = new ChainHead(f.publicClient);
+  /** The set at a fresh head, and the RPC methods reading it took. */
+  const at = async (): Promise<{ set: RouterVenueSet; methods: string[] }> => {
+    const head = await heads.fresh();
+    methods.length = 0;
+    const set = await venues.at(client, head);
+    return { set, methods: [...methods] };
+  };
+  return { manifest, at };
+}
+
+function allowlistOf(f: SettlementFixture) {
+  const address = f.contracts.propAmmAllowlist;
+  if (address === undefined) throw new Error("expected the devnet's propAMM allowlist");
+  return getContract({ address, abi: propAmmAllowlistAbi, client: { public: f.publicClient, wallet: f.deployer } });
+}
+
+async function send(f: SettlementFixture, hash: Promise<`0x${string}`>) {
+  await f.publicClient.waitForTransactionReceipt({ hash: await hash });
+}
+
+/** Each named V3 venue's index in `router`'s own table, read with the router's ABI. */
+async function tableOf(f: SettlementFixture, router: Address, venues: readonly { name: string; factory: Address }[]): Promise<Map<string, number>> {
+  const count = await f.publicClient.readContract({ address: router, abi: uniswapV3VenueAbi, functionName: "v3VenueCount" });
+  const factories = await Promise.all(Array.from({ length: Number(count) }, (_, index) => f.publicClient.readContract({ address: router, abi: uniswapV3VenueAbi, functionName: "v3Venue", args: [BigInt(index)] })));
+  const indices = new Map<string, number>();
+  for (const venue of venues) {
+    const index = factories.findIndex(([factory]) => lower(factory) === lower(venue.factory));
+    if (index >= 0) indices.set(venue.name, index);
+  }
+  return indices;
+}
+
+describe("The routers' venues (ActiveRouterVenues): taken from the registry's active routers, followed from events", function () {
+  this.timeout(300_000);
+
+  it("reads the active routers' V3 table and allowlist at the first head, then costs one eth_getLogs a head and keeps the same set while nothing changes", async () => {
+    const f = await loadFixture(settlementFixture);
+    const { manifest, at } = await followed(f);
+    const first = await at();
+    expect(first.set.routers).to.deep.equal([lower(f.contracts.takerSwapRouter), lower(f.contracts.gaslessSwapRouter)]);
+    const v3Venues = manifest.venues.flatMap((venue) => (venue.type === "uniswap-v3" ? [venue] : []));
+    expect(v3Venues.length, "the devnet has two V3 venues").to.equal(2);
+    expect([...first.set.v3Index].sort()).to.deep.equal([...(await tableOf(f, f.contracts.takerSwapRouter, v3Venues))].sort());
+    const pairs = (await allowlistOf(f).read.pairs()).map(lower).sort();
+    expect(pairs.length, "the devnet allowlists its propAMM").to.be.greaterThan(0);
+    expect([...first.set.pairs].sort()).to.deep.equal(pairs);
+    expect(first.set.propAmms.map((venue) => venue.pair).sort()).to.deep.equal(pairs);
+    expect(first.set.propAmms.map((venue) => venue.source)).to.deep.equal(first.set.propAmms.map((venue) => manifest.propAmms!.find((propAmm) => lower(propAmm.address) === venue.pair)!.name));
+    expect(first.methods).to.include("eth_call");
+
+    for (let block = 0; block < 3; block++) {
+      await f.publicClient.request({ method: "evm_mine" } as never);
+      const next = await at();
+      expect(next.methods, "a head with no registry or allowlist event").to.deep.equal(["eth_getLogs"]);
+      expect(next.set, "the same set object").to.equal(first.set);
+    }
+  });
+
+  it("follows the allowlist by its events: an added pair joins the pairs and propAMMs, a removed one leaves, with no read of the allowlist", async () => {
+    const f = await loadFixture(settlementFixture);
+    const { at } = await followed(f);
+    const before = await at();
+    const [link, dai, usdt] = [f.token("LINK"), f.token("DAI"), f.token("USDT")].map(lower) as [Address, Address, Address];
+    expect(before.set.pairs.has(link)).to.equal(false);
+
+    await send(f, allowlistOf(f).write.add([link, dai, usdt], { account: f.deployer.account }));
+    const added = await at();
+    expect(added.methods).to.deep.equal(["eth_getLogs"]);
+    expect(added.set.pairs.has(link)).to.equal(true);
+    expect(added.set.propAmms.find((venue) => venue.pair === link)).to.deep.equal({ pair: link, token0: dai, token1: usdt, source: "propamm" });
+
+    await send(f, allowlistOf(f).write.remove([link], { account: f.deployer.account }));
+    const removed = await at();
+    expect(removed.methods).to.deep.equal(["eth_getLogs"]);
+    expect(removed.set.pairs.has(link)).to.equal(false);
+    expect(removed.set.propAmms.map((venue) => venue.pair)).to.deep.equal(before.set.propAmms.map((venue) => venue.pair));
+  });
+
+  it("re-reads when the registry activates a router: a V3 venue routes at the routers' own index, only while every active router agrees on it", async () => {
+    const f = await loadFixture(settlementFixture);
+    const { manifest, at } = await followed(f);
+    const v3Venues = manifest.venues.flatMap((venue) => (venue.type === "uniswap-v3" ? [venue] : []));
+    const before = await at();
+    expect([...before.set.v3Index.values()].sort()).to.deep.equal([0, 1]);
+
+    // New routers whose V3 table lists the chain file's venues in the other order.
+    const reversed = [...v3Venues].reverse().map(({ factory, poolInitCodeHash }) => ({ factory, poolInitCodeHash }));
+    const dependencies = { permit2: f.contracts.permit2, weth: f.contracts.weth, registry: f.contracts.routerRegistry, uniswapV2Factory: f.contracts.uniswapV2Factory, v3Venues: reversed, propAmmAllowlist: f.contracts.propAmmAllowlist };
+    const taker = await deployTakerSwapRouter(hre, f, f.deployer, { ...dependencies, allowanceHolder: f.contracts.allowanceHolder });
+    await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, Feature.TakerSubmittedSwap, taker);
+    const split = await at();
+    expect(split.methods, "the activation is read again").to.include("eth_call");
+    expect(split.set.routers).to.deep.equal([lower(taker), lower(f.contracts.gaslessSwapRouter)]);
+    expect(split.set.v3Index.size, "the two routers disagree on every venue's index").to.equal(0);
+    expect(split.set.propAmms.length, "both still call the same allowlist").to.equal(before.set.propAmms.length);
+
+    const gasless = await deployGaslessSwapRouter(hre, f, f.deployer, dependencies);
+    await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, Feature.GaslessSwap, gasless);
+    const agreed = await at();
+    expect([...agreed.set.v3Index].sort()).to.deep.equal([...(await tableOf(f, taker, v3Venues))].sort());
+    for (const [name, index] of before.set.v3Index) expect(agreed.set.v3Index.get(name), name).to.equal(1 - index);
+
+    // A router version without V3 venues or propAMMs: nothing but V2 routes, yet the other router's pairs stay refused.
+    const old = await deployTakerSwapRouter(hre, f, f.deployer, { ...dependencies, allowanceHolder: f.contracts.allowanceHolder }, "TakerSwapRouterV2");
+    await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, Feature.TakerSubmittedSwap, old);
+    const v2Only = await at();
+    expect(v2Only.set.v3Index.size).to.equal(0);
+    expect(v2Only.set.propAmms).to.deep.equal([]);
+    expect([...v2Only.set.pairs].sort()).to.deep.equal([...before.set.pairs].sort());
+  });
+});
+
+describe("The route graph leaves out every pool that touches an allowlisted propAMM pair", function () {
+  this.timeout(300_000);
+
+  it("drops the V2 pools of a token once it is allowlisted as a pair (so no route passes through it, even as an intermediate hop), and routes them again once it is removed", async () => {
+    const f = await loadFixture(settlementFixture);
+    const manifest = await fixtureManifest(f);
+    const tracker = marketTrackerOfManifest(f.publicClient, manifest, { isSupported: () => true, observeReads: () => undefined, decimalsOf: () => 18 });
+    const v2Pools: ManifestPool[] = manifest.pools.filter((pool): pool is ManifestPool => pool.type === "uniswap-v2");
+    const venuePools: ManifestVenuePool[] = manifest.pools;
+    const lists: MarketPools = { pools: () => v2Pools, venuePools: () => venuePools };
+    const heads = new ChainHead(f.publicClient);
+    const snapshot = async () => tracker.at(f.publicClient, await heads.fresh(), lists);
+    const link = lower(f.token("LINK"));
+    const touching = (market: Awaited<ReturnType<typeof snapshot>>) => [...market.pools.values()].filter((pool) => pool.token0 === link || pool.token1 === link);
+    const neighbours = (market: Awaited<ReturnType<typeof snapshot>>) => [...new Set([...market.pools.values()].flatMap((pool) => [pool.token0, pool.token1]))].filter((token) => market.graph.between(link, token).length > 0);
+
+    const before = await snapshot();
+    const linkV2 = touching(before).filter(isV2Pool);
+    expect(linkV2.length, "the devnet has V2 pools of LINK").to.be.greaterThan(0);
+    expect(neighbours(before).length).to.be.greaterThan(0);
+
+    await send(f, allowlistOf(f).write.add([link, f.token("DAI"), f.token("USDT")], { account: f.deployer.account }));
+    const listed = await snapshot();
+    expect(touching(listed), "no pool of any venue touches the pair").to.deep.equal([]);
+    expect(neighbours(listed), "the graph joins the pair to nothing").to.deep.equal([]);
+    expect(listed.graph.hubs).to.not.include(link);
+    for (const pool of linkV2) expect(listed.pools.has(pool.address), pool.address).to.equal(false);
+    // Every other pool still routes.
+    for (const [address, pool] of before.pools) if (pool.token0 !== link && pool.token1 !== link) expect(listed.pools.has(address), address).to.equal(true);
+    expect(await tracker.propAmmPairsAt(f.publicClient, await heads.fresh())).to.include(link);
+
+    await send(f, allowlistOf(f).write.remove([link], { account: f.deployer.account }));
+    const removed = await snapshot();
+    expect(touching(removed).map((pool) => pool.address).sort()).to.deep.equal(touching(before).map((pool) => pool.address).sort());
+  });
+});
