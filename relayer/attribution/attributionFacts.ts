@@ -16,7 +16,8 @@ export type AttributionFacts = Readonly<{
    * at the state the order met. V2 pairs: reserves, with each pair's last `Sync` before the order in its
    * block; V3 pools: the pool's price, liquidity and ticks, with its `Swap`, `Mint` and `Burn` events
    * before the order applied; propAMMs: `getAmountOut` at the parent block, and for the state met the
-   * lower of the parent's and the mined block's end. Absent when the route cannot be priced that way
+   * lower of the parent's and the mined block's end (the parent's alone when the propAMM logged in the
+   * block only after the order). Absent when the route cannot be priced that way
    * (an exact-output order with a SPLIT, a hop the router would refuse, a V3 swap past the ticks read,
    * a propAMM that would not quote or that logged anything in the block before the order).
    */
