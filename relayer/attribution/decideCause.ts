@@ -5,6 +5,15 @@ import type { UnpaidGasCause } from "../ledger/unpaidGas";
 export const MARKET_MOVE_BPS = 1n;
 
 /**
+ * Rule 7's unproven failure: the route cannot be repriced and nothing of it traded before the order.
+ * Counted against the integrator's budget alone (INTEGRATOR_BUDGET_CAUSES), not the taker's: what
+ * one key's unproven failures cost the operator is bounded by its budget, and no taker is refused for
+ * want of facts. Still sent once more when the latest block says it goes through.
+ */
+export const UNPROVEN_DETAIL =
+  "unproven: the route cannot be repriced (an exact-output split, a V3 swap past the ticks read) and no pool of it traded before the order within its block; no fact puts it on the taker or the operator, so it counts against the integrator's gas budget only";
+
+/**
  * Why a cause was decided, in words for the relay's error and the ledger's detail. `retryable` false:
  * never sent again whatever the latest block says (a taker's wallet ran; a third send is its to make).
  */
@@ -29,11 +38,16 @@ export type Attribution = Readonly<{ cause: UnpaidGasCause; detail: string; mark
  *    its minimum where the untaxed repricing does not) → the market;
  * 7. the route cannot be repriced (an exact-output SPLIT, a hop the router refuses, a V3 swap past the
  *    ticks read, a propAMM that changed within the block, calldata that no longer decodes): a venue of
- *    it traded before the order in its block → the market, else → the operator; never the taker for
- *    want of facts;
+ *    it traded before the order in its block → the market; else a hop the router does not reach, or
+ *    calldata that does not decode (the API's quote, the hand-off, an administrator's change) → the
+ *    operator; else (an exact-output SPLIT, a V3 swap past the ticks read) nobody's fault can be proven, neither
+ *    the taker's (never the taker's for want of facts) nor the operator's (its route was valid when
+ *    quoted; what made it fail is not known) → the integrator: its key sent the order, and its budget
+ *    bounds what such failures of all its takers can cost the operator (UNPROVEN_DETAIL);
  * 8. anything else (a token that refuses, an unexplained revert of the taker's order) → the taker:
  *    no fact a third party controls explains it.
- * A third party can make only 3, 6 and 7 true (by trading), and those count against nobody.
+ * A third party can make only 3, 6 and 7 true (by trading), and those count against nobody (7 without a
+ * trade counts against the integrator alone).
  */
 export function decideCause(facts: AttributionFacts): Attribution {
   if (facts.gateClosed) return { cause: "operator", detail: "the router was paused or not active at the mined block (registry)", market: false, retryable: true };
@@ -61,18 +75,21 @@ export function decideCause(facts: AttributionFacts): Attribution {
   if (route === undefined) {
     return facts.tradedBefore
       ? { cause: "market", detail: "the route cannot be repriced (an exact-output split, a hop the router refuses, a V3 swap past the ticks read, a propAMM that changed within the block, or calldata that does not decode) and a pool of it traded before the order within its block", market: true, retryable: true }
-      : { cause: "operator", detail: "the route cannot be repriced (an exact-output split, a hop the router refuses, a V3 swap past the ticks read, a propAMM that changed within the block, or calldata that does not decode) and no pool of it traded before the order within its block; no fact puts it on the taker", market: false, retryable: true };
+      : facts.routeRefused
+        ? { cause: "operator", detail: "the route names a hop its router does not reach at the parent block (a venue, pool or propAMM pair), or its calldata does not decode: the API's quote, the hand-off or an administrator's change, and no pool of it traded before the order within its block", market: false, retryable: true }
+        : { cause: "integrator", detail: UNPROVEN_DETAIL, market: false, retryable: true };
   }
   return { cause: "taker", detail: "no fact outside the taker's order explains the failure (its token or its signature)", market: false, retryable: false };
 }
 
 /**
- * Whether a failure is worth one more send: only when the facts put it on the operator or the market,
+ * Whether a failure is worth one more send: only when the facts put it on the operator or the market
+ * (or, unproven, on the integrator: rule 7),
  * and the latest block says it would now go through (the gate open; a market failure's route repriced
  * at the latest block meets its minimum), and the relay was not already sent again once. A taker's
  * failure, or one where the taker's wallet code ran, is never retried.
  */
 export function shouldRetry(attribution: Attribution, retry: RetryFacts): boolean {
-  if (attribution.cause === "taker" || attribution.cause === "integrator" || !attribution.retryable || retry.resentBefore || !retry.gateOpen) return false;
+  if (attribution.cause === "taker" || !attribution.retryable || retry.resentBefore || !retry.gateOpen) return false;
   return attribution.market ? retry.fillsNow === true : true;
 }

@@ -46,6 +46,16 @@ function pairsOf(call: GaslessCall | undefined): Address[] {
   }
 }
 
+/** Whether an order's route actions decode. */
+function actionsDecode(call: GaslessCall): boolean {
+  try {
+    decodeRouteActions(call.order.params.actions);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** At least this share (in percent) of the gas an order was given, used: its code burnt it. */
 const CAP_BURNT_PERCENT = 90n;
 
@@ -152,6 +162,9 @@ async function readFacts(client: PublicClient, permit2: Address, relay: Relay, p
   ]);
   let repriced: AttributionFacts["route"];
   let tradedBefore = synced.length > 0;
+  // The API quoted only hops its routers reach, and the hand-off checked the calldata: a hop refused at
+  // the parent block, or bytes that no longer decode, are the operator's side.
+  const routeRefused = call === undefined || !actionsDecode(call) || (route !== undefined && atParent !== undefined && !venuesComplete(route, atParent.venues));
   if (route !== undefined && atParent !== undefined) {
     const { venues, states } = atParent;
     const [pairsMet, pools, propAmmLogs] = await Promise.all([pairStatesMet(client, states.pairs, position), v3PoolStatesMet(client, states.pools, position), propAmmLogsInBlock(client, venues, position)]);
@@ -174,6 +187,7 @@ async function readFacts(client: PublicClient, permit2: Address, relay: Relay, p
     gateClosed: !gateAtParent || !gateAtBlock,
     route: repriced,
     tradedBefore,
+    routeRefused,
     capBurnt: gas === undefined ? undefined : gas.used * 100n >= gas.limit * CAP_BURNT_PERCENT,
     takerCode: { whenAccepted, whenMined },
     nonceSpent,
