@@ -29,7 +29,7 @@ export type AttributionFacts = Readonly<{
    */
   tradedBefore: boolean;
   /**
-   * The route names a hop its router does not reach at the parent block (a V3 venue index it lacks, a
+   * The route names a hop its router does not reach at the parent block or the mined block's end (a V3 venue index it lacks, a
    * pool its factory does not have, a propAMM its allowlist does not hold for those tokens), or the
    * order's calldata or actions no longer decode: what the API quoted, or the hand-off accepted, or the
    * operator's administrators changed since. The operator's side, whoever else could be suspected.

@@ -22,6 +22,9 @@ export type Attribution = Readonly<{ cause: UnpaidGasCause; detail: string; mark
 /**
  * Who caused a failed order, from facts the relayer read itself, in this order:
  * 1. the router's gate was closed at the mined block or its parent → the operator (a pause or a migration);
+ * 1'. a hop of the route is one its router does not reach at the parent or the mined block (a venue, a
+ *    pool, a propAMM pair the allowlist no longer holds), or the calldata does not decode → the operator
+ *    (the API quoted it, the hand-off took it, or an administrator changed it);
  * 2. the taker's address had no code when its relay was accepted and had code when mined → the taker,
  *    whatever the pools did: it chose to run code in its own order;
  * 3. the route, repriced at the reserves the order met, misses its minimum → the market when it would
@@ -36,11 +39,10 @@ export type Attribution = Readonly<{ cause: UnpaidGasCause; detail: string; mark
  * 5. its Permit2 nonce spent, or its balance or allowance short → the taker;
  * 6. a pool of its route moved against it within its block, before it (a taxed token's order may miss
  *    its minimum where the untaxed repricing does not) → the market;
- * 7. the route cannot be repriced (an exact-output SPLIT, a hop the router refuses, a V3 swap past the
+ * 7. the route cannot be repriced (an exact-output SPLIT, a V3 swap past the
  *    ticks read, a propAMM that changed within the block, calldata that no longer decodes): a venue of
- *    it traded before the order in its block → the market; else a hop the router does not reach, or
- *    calldata that does not decode (the API's quote, the hand-off, an administrator's change) → the
- *    operator; else (an exact-output SPLIT, a V3 swap past the ticks read) nobody's fault can be proven, neither
+ *    it traded before the order in its block → the market; else (an exact-output SPLIT, a V3 swap past
+ *    the ticks read; a refused hop is rule 1') nobody's fault can be proven, neither
  *    the taker's (never the taker's for want of facts) nor the operator's (its route was valid when
  *    quoted; what made it fail is not known) → the integrator: its key sent the order, and its budget
  *    bounds what such failures of all its takers can cost the operator (UNPROVEN_DETAIL);
@@ -51,6 +53,9 @@ export type Attribution = Readonly<{ cause: UnpaidGasCause; detail: string; mark
  */
 export function decideCause(facts: AttributionFacts): Attribution {
   if (facts.gateClosed) return { cause: "operator", detail: "the router was paused or not active at the mined block (registry)", market: false, retryable: true };
+  if (facts.routeRefused) {
+    return { cause: "operator", detail: "the route names a hop its router does not reach at the parent or the mined block (a venue, pool or propAMM pair), or its calldata does not decode: the API's quote, the hand-off or an administrator's change", market: false, retryable: true };
+  }
   const { whenAccepted, whenMined } = facts.takerCode;
   if (whenMined && !whenAccepted) {
     return { cause: "taker", detail: "the taker's address had no code when its relay was accepted and had code when mined; its revert data is its own choice", market: false, retryable: false };
@@ -74,10 +79,8 @@ export function decideCause(facts: AttributionFacts): Attribution {
   }
   if (route === undefined) {
     return facts.tradedBefore
-      ? { cause: "market", detail: "the route cannot be repriced (an exact-output split, a hop the router refuses, a V3 swap past the ticks read, a propAMM that changed within the block, or calldata that does not decode) and a pool of it traded before the order within its block", market: true, retryable: true }
-      : facts.routeRefused
-        ? { cause: "operator", detail: "the route names a hop its router does not reach at the parent block (a venue, pool or propAMM pair), or its calldata does not decode: the API's quote, the hand-off or an administrator's change, and no pool of it traded before the order within its block", market: false, retryable: true }
-        : { cause: "integrator", detail: UNPROVEN_DETAIL, market: false, retryable: true };
+      ? { cause: "market", detail: "the route cannot be repriced (an exact-output split, a V3 swap past the ticks read, or a propAMM that changed within the block) and a pool of it traded before the order within its block", market: true, retryable: true }
+      : { cause: "integrator", detail: UNPROVEN_DETAIL, market: false, retryable: true };
   }
   return { cause: "taker", detail: "no fact outside the taker's order explains the failure (its token or its signature)", market: false, retryable: false };
 }

@@ -144,7 +144,7 @@ async function readFacts(client: PublicClient, permit2: Address, relay: Relay, p
     ]);
     return balance < need || allowance < need;
   };
-  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, atParent, synced] = await Promise.all([
+  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, atParent, synced, venuesAtBlock] = await Promise.all([
     routerGateOpen(client, relay.router, parent),
     routerGateOpen(client, relay.router, position.blockNumber),
     // A node without old state may not answer for that block: then it is not known (see below). A node
@@ -159,12 +159,16 @@ async function readFacts(client: PublicClient, permit2: Address, relay: Relay, p
     balanceAndAllowance(position.blockNumber),
     route === undefined ? Promise.resolve(undefined) : routeStatesAt(client, relay.router, route, parent),
     syncsBefore(client, route?.pairs ?? pairsOf(call), position),
+    // The venues as the router reached them at the mined block's end: a propAMM pair the allowlist's
+    // administrator removed within the block is refused there.
+    route === undefined ? Promise.resolve(undefined) : readRouteVenues(client, relay.router, route.hops, position.blockNumber),
   ]);
   let repriced: AttributionFacts["route"];
   let tradedBefore = synced.length > 0;
   // The API quoted only hops its routers reach, and the hand-off checked the calldata: a hop refused at
   // the parent block, or bytes that no longer decode, are the operator's side.
-  const routeRefused = call === undefined || !actionsDecode(call) || (route !== undefined && atParent !== undefined && !venuesComplete(route, atParent.venues));
+  const routeRefused =
+    call === undefined || !actionsDecode(call) || (route !== undefined && ((atParent !== undefined && !venuesComplete(route, atParent.venues)) || (venuesAtBlock !== undefined && !venuesComplete(route, venuesAtBlock))));
   if (route !== undefined && atParent !== undefined) {
     const { venues, states } = atParent;
     const [pairsMet, pools, propAmmLogs] = await Promise.all([pairStatesMet(client, states.pairs, position), v3PoolStatesMet(client, states.pools, position), propAmmLogsInBlock(client, venues, position)]);

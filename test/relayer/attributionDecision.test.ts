@@ -52,7 +52,9 @@ describe("attribution: who caused a failed order, decided from facts", () => {
     expect(shouldRetry(decideCause({ ...innocent, route: undefined, tradedBefore: false }), { gateOpen: true, fillsNow: undefined, resentBefore: true })).to.equal(false);
     // A hop the router does not reach, or calldata that does not decode: the operator's side (the API quoted it, the hand-off took it).
     expect(decideCause({ ...innocent, route: undefined, tradedBefore: false, routeRefused: true })).to.include({ cause: "operator" });
-    expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, routeRefused: true })).to.include({ cause: "market" });
+    expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, routeRefused: true })).to.include({ cause: "operator" });
+    // Refused at the mined block (a propAMM pair removed within it) while the parent still priced the route: the operator's, whatever the taker did.
+    expect(decideCause({ ...innocent, routeRefused: true, fundsShort: true, takerCode: { whenAccepted: false, whenMined: true } })).to.include({ cause: "operator" });
     expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, nonceSpent: true }).cause).to.equal("taker");
     expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, takerCode: { whenAccepted: true, whenMined: true } }).cause).to.equal("taker");
   });
