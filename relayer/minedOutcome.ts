@@ -143,7 +143,7 @@ async function recordFailure(
     rebroadcast(relay.id);
   } else {
     await store.updateRelay(relay.id, { status: "failed", reason: attribution.market ? "market_moved" : "reverted", error: `${failure.where}: ${attribution.detail}`, mined: { hash: failure.hash }, at });
-    logger.warn({ relayId: relay.id, hash: failure.hash, cause: attribution.cause }, "relay failed; counted against nobody");
+    logger.warn({ relayId: relay.id, hash: failure.hash, cause: attribution.cause }, attribution.cause === "integrator" ? "relay failed; unproven, counted against its integrator only" : "relay failed; counted against nobody");
   }
 }
 

@@ -2,6 +2,7 @@ import type { Hex, TransactionReceipt } from "viem";
 import { isFinalRelayStatus, type BlockHead as Head } from "../sdk";
 import { isRetryableSend, RelayLeaseError, sendRaw } from "./broadcaster";
 import { recordMinedOutcome, type Rebroadcast } from "./minedOutcome";
+import { AttributionReadError } from "./attribution/readFailure";
 import { openTransactions } from "./inFlightCancellation";
 import { findFill } from "./orderState";
 import { advancePendingBatch, replacePending } from "./pendingReplacement";
@@ -109,7 +110,8 @@ export class ReceiptWatcher {
               if (relay === undefined) this.#tracked.delete(relayId);
               else this.#handOver(relay);
             }
-          } else if (isTransientRpcError(error)) logger.warn({ relayId, err: rpcErrorText(error) }, "chain unreachable while following relay; retrying");
+          } else if (error instanceof AttributionReadError) logger.warn({ relayId, err: error.message }, "failed relay's attribution deferred: a chain read failed; nothing charged, retrying next block");
+          else if (isTransientRpcError(error)) logger.warn({ relayId, err: rpcErrorText(error) }, "chain unreachable while following relay; retrying");
           else logger.error({ relayId, err: error }, "unexpected error while following relay; retrying next tick");
         }
       }),

@@ -16,7 +16,8 @@ export type AttributionFacts = Readonly<{
    * at the state the order met. V2 pairs: reserves, with each pair's last `Sync` before the order in its
    * block; V3 pools: the pool's price, liquidity and ticks, with its `Swap`, `Mint` and `Burn` events
    * before the order applied; propAMMs: `getAmountOut` at the parent block, and for the state met the
-   * lower of the parent's and the mined block's end. Absent when the route cannot be priced that way
+   * lower of the parent's and the mined block's end (the parent's alone when the propAMM logged in the
+   * block only after the order). Absent when the route cannot be priced that way
    * (an exact-output order with a SPLIT, a hop the router would refuse, a V3 swap past the ticks read,
    * a propAMM that would not quote or that logged anything in the block before the order).
    */
@@ -27,6 +28,13 @@ export type AttributionFacts = Readonly<{
    * member): what the market did, read when the route cannot be repriced.
    */
   tradedBefore: boolean;
+  /**
+   * The route names a hop its router does not reach at the parent block or the mined block's end (a V3 venue index it lacks, a
+   * pool its factory does not have, a propAMM its allowlist does not hold for those tokens), or the
+   * order's calldata or actions no longer decode: what the API quoted, or the hand-off accepted, or the
+   * operator's administrators changed since. The operator's side, whoever else could be suspected.
+   */
+  routeRefused: boolean;
   /**
    * The order burnt (nearly) all the gas it was given: its whole transaction's limit, for a relay of
    * its own (undefined for a batch member: the receipt has only the batch's total).

@@ -5,6 +5,15 @@ import type { UnpaidGasCause } from "../ledger/unpaidGas";
 export const MARKET_MOVE_BPS = 1n;
 
 /**
+ * Rule 7's unproven failure: the route cannot be repriced and nothing of it traded before the order.
+ * Counted against the integrator's budget alone (INTEGRATOR_BUDGET_CAUSES), not the taker's: what
+ * one key's unproven failures cost the operator is bounded by its budget, and no taker is refused for
+ * want of facts. Still sent once more when the latest block says it goes through.
+ */
+export const UNPROVEN_DETAIL =
+  "unproven: the route cannot be repriced (an exact-output split, a V3 swap past the ticks read) and no pool of it traded before the order within its block; no fact puts it on the taker or the operator, so it counts against the integrator's gas budget only";
+
+/**
  * Why a cause was decided, in words for the relay's error and the ledger's detail. `retryable` false:
  * never sent again whatever the latest block says (a taker's wallet ran; a third send is its to make).
  */
@@ -13,6 +22,9 @@ export type Attribution = Readonly<{ cause: UnpaidGasCause; detail: string; mark
 /**
  * Who caused a failed order, from facts the relayer read itself, in this order:
  * 1. the router's gate was closed at the mined block or its parent → the operator (a pause or a migration);
+ * 1'. a hop of the route is one its router does not reach at the parent or the mined block (a venue, a
+ *    pool, a propAMM pair the allowlist no longer holds), or the calldata does not decode → the operator
+ *    (the API quoted it, the hand-off took it, or an administrator changed it);
  * 2. the taker's address had no code when its relay was accepted and had code when mined → the taker,
  *    whatever the pools did: it chose to run code in its own order;
  * 3. the route, repriced at the reserves the order met, misses its minimum → the market when it would
@@ -27,16 +39,23 @@ export type Attribution = Readonly<{ cause: UnpaidGasCause; detail: string; mark
  * 5. its Permit2 nonce spent, or its balance or allowance short → the taker;
  * 6. a pool of its route moved against it within its block, before it (a taxed token's order may miss
  *    its minimum where the untaxed repricing does not) → the market;
- * 7. the route cannot be repriced (an exact-output SPLIT, a hop the router refuses, a V3 swap past the
+ * 7. the route cannot be repriced (an exact-output SPLIT, a V3 swap past the
  *    ticks read, a propAMM that changed within the block, calldata that no longer decodes): a venue of
- *    it traded before the order in its block → the market, else → the operator; never the taker for
- *    want of facts;
+ *    it traded before the order in its block → the market; else (an exact-output SPLIT, a V3 swap past
+ *    the ticks read; a refused hop is rule 1') nobody's fault can be proven, neither
+ *    the taker's (never the taker's for want of facts) nor the operator's (its route was valid when
+ *    quoted; what made it fail is not known) → the integrator: its key sent the order, and its budget
+ *    bounds what such failures of all its takers can cost the operator (UNPROVEN_DETAIL);
  * 8. anything else (a token that refuses, an unexplained revert of the taker's order) → the taker:
  *    no fact a third party controls explains it.
- * A third party can make only 3, 6 and 7 true (by trading), and those count against nobody.
+ * A third party can make only 3, 6 and 7 true (by trading), and those count against nobody (7 without a
+ * trade counts against the integrator alone).
  */
 export function decideCause(facts: AttributionFacts): Attribution {
   if (facts.gateClosed) return { cause: "operator", detail: "the router was paused or not active at the mined block (registry)", market: false, retryable: true };
+  if (facts.routeRefused) {
+    return { cause: "operator", detail: "the route names a hop its router does not reach at the parent or the mined block (a venue, pool or propAMM pair), or its calldata does not decode: the API's quote, the hand-off or an administrator's change", market: false, retryable: true };
+  }
   const { whenAccepted, whenMined } = facts.takerCode;
   if (whenMined && !whenAccepted) {
     return { cause: "taker", detail: "the taker's address had no code when its relay was accepted and had code when mined; its revert data is its own choice", market: false, retryable: false };
@@ -60,19 +79,20 @@ export function decideCause(facts: AttributionFacts): Attribution {
   }
   if (route === undefined) {
     return facts.tradedBefore
-      ? { cause: "market", detail: "the route cannot be repriced (an exact-output split, a hop the router refuses, a V3 swap past the ticks read, a propAMM that changed within the block, or calldata that does not decode) and a pool of it traded before the order within its block", market: true, retryable: true }
-      : { cause: "operator", detail: "the route cannot be repriced (an exact-output split, a hop the router refuses, a V3 swap past the ticks read, a propAMM that changed within the block, or calldata that does not decode) and no pool of it traded before the order within its block; no fact puts it on the taker", market: false, retryable: true };
+      ? { cause: "market", detail: "the route cannot be repriced (an exact-output split, a V3 swap past the ticks read, or a propAMM that changed within the block) and a pool of it traded before the order within its block", market: true, retryable: true }
+      : { cause: "integrator", detail: UNPROVEN_DETAIL, market: false, retryable: true };
   }
   return { cause: "taker", detail: "no fact outside the taker's order explains the failure (its token or its signature)", market: false, retryable: false };
 }
 
 /**
- * Whether a failure is worth one more send: only when the facts put it on the operator or the market,
+ * Whether a failure is worth one more send: only when the facts put it on the operator or the market
+ * (or, unproven, on the integrator: rule 7),
  * and the latest block says it would now go through (the gate open; a market failure's route repriced
  * at the latest block meets its minimum), and the relay was not already sent again once. A taker's
  * failure, or one where the taker's wallet code ran, is never retried.
  */
 export function shouldRetry(attribution: Attribution, retry: RetryFacts): boolean {
-  if (attribution.cause === "taker" || attribution.cause === "integrator" || !attribution.retryable || retry.resentBefore || !retry.gateOpen) return false;
+  if (attribution.cause === "taker" || !attribution.retryable || retry.resentBefore || !retry.gateOpen) return false;
   return attribution.market ? retry.fillsNow === true : true;
 }

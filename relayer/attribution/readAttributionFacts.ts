@@ -4,7 +4,9 @@ import { isPermit2NonceUsed } from "../orderState";
 import type { RelayRecord } from "../store/relayStore";
 import type { AttributionFacts, RetryFacts } from "./attributionFacts";
 import { pairStatesAt, pairStatesMet, syncsBefore, type BlockPosition } from "./pairStates";
-import { propAmmOutAt, propAmmsTouchedBefore, readRouteVenues, v3HopKey, v3PoolStatesAt, v3PoolStatesMet, type RouteVenues } from "./routeVenues";
+import { propAmmLogsInBlock, propAmmOutAt, propAmmQuoteBlocks, readRouteVenues, v3HopKey, v3PoolStatesAt, v3PoolStatesMet, type RouteVenues } from "./routeVenues";
+import { isTransientRpcError } from "../transientRpcError";
+import { AttributionReadError, readOrDefer, readOrRefused } from "./readFailure";
 import { routerGateOpen } from "./routerGate";
 
 type Relay = Pick<RelayRecord, "data" | "router" | "taker" | "permit2Nonce" | "acceptedBlock" | "transactions">;
@@ -41,6 +43,16 @@ function pairsOf(call: GaslessCall | undefined): Address[] {
     return routePairs(decodeRouteActions(call.order.params.actions));
   } catch {
     return [];
+  }
+}
+
+/** Whether an order's route actions decode. */
+function actionsDecode(call: GaslessCall): boolean {
+  try {
+    decodeRouteActions(call.order.params.actions);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -97,7 +109,16 @@ function pulled(call: GaslessCall): bigint {
  * when mined, its Permit2 nonce, and its balance and allowance; `gas`, for a relay mined alone, is
  * its receipt's gas and its transaction's limit (a batch member's own gas is not known).
  */
-export async function readAttributionFacts(client: PublicClient, permit2: Address, relay: Relay, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<AttributionFacts> {
+export function readAttributionFacts(client: PublicClient, permit2: Address, relay: Relay, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<AttributionFacts> {
+  // Any read that fails (the node, not the code it ran) defers the whole attribution: no cause is
+  // decided on part of the facts.
+  return readOrDefer(readFacts(client, permit2, relay, position, gas), `the chain's state at block ${position.blockNumber}`);
+}
+
+/** The code-when-accepted read the node could not answer (old state it does not keep). */
+const UNKNOWN: unique symbol = Symbol("unknown");
+
+async function readFacts(client: PublicClient, permit2: Address, relay: Relay, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<AttributionFacts> {
   // The hand-off checked the calldata; should it not decode now, the facts that need it are left out
   // (no repricing, funds not short) rather than the outcome stalled.
   const call = decodeOrUndefined(relay.data);
@@ -107,15 +128,15 @@ export async function readAttributionFacts(client: PublicClient, permit2: Addres
     if (call === undefined) return false;
     const sellToken = call.order.params.sellToken;
     const need = pulled(call);
-    // The token's own code runs: bounded gas, and a token that will not answer has refused (the taker's token).
-    const read = async (data: Hex): Promise<bigint> => {
-      try {
-        const { data: result } = await client.call({ to: sellToken, data, blockNumber, gas: TOKEN_READ_GAS });
-        return hexToBigInt(result ?? "0x0");
-      } catch {
-        return 0n;
-      }
-    };
+    // The token's own code runs: bounded gas, and a token whose code reverts or burns the gas has
+    // refused (the taker's token). A read the node fails is no fact: it defers the attribution, never
+    // reads as an empty balance that would put the failure on the taker.
+    const read = (data: Hex): Promise<bigint> =>
+      readOrRefused(
+        client.call({ to: sellToken, data, blockNumber, gas: TOKEN_READ_GAS }).then(({ data: result }) => hexToBigInt(result ?? "0x0")),
+        0n,
+        `the taker's sell-token balance or allowance at block ${blockNumber}`,
+      );
     const [balance, allowance] = await Promise.all([
       read(encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [relay.taker] })),
       // A token permit sets the allowance within the swap itself: only the balance says anything then.
@@ -123,40 +144,56 @@ export async function readAttributionFacts(client: PublicClient, permit2: Addres
     ]);
     return balance < need || allowance < need;
   };
-  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, atParent, synced] = await Promise.all([
+  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, atParent, synced, venuesAtBlock] = await Promise.all([
     routerGateOpen(client, relay.router, parent),
     routerGateOpen(client, relay.router, position.blockNumber),
-    // Only the detail depends on it, and a node without old state may not answer for that block.
-    client.getCode({ address: relay.taker, blockNumber: relay.acceptedBlock }).catch(() => undefined),
+    // A node without old state may not answer for that block: then it is not known (see below). A node
+    // that cannot be reached defers the attribution.
+    client.getCode({ address: relay.taker, blockNumber: relay.acceptedBlock }).catch((error: unknown): typeof UNKNOWN => {
+      if (isTransientRpcError(error)) throw new AttributionReadError("the taker's code when its relay was accepted", error);
+      return UNKNOWN;
+    }),
     client.getCode({ address: relay.taker, blockNumber: position.blockNumber }),
     isPermit2NonceUsed(client, permit2, relay),
     balanceAndAllowance(parent),
     balanceAndAllowance(position.blockNumber),
     route === undefined ? Promise.resolve(undefined) : routeStatesAt(client, relay.router, route, parent),
     syncsBefore(client, route?.pairs ?? pairsOf(call), position),
+    // The venues as the router reached them at the mined block's end: a propAMM pair the allowlist's
+    // administrator removed within the block is refused there.
+    route === undefined ? Promise.resolve(undefined) : readRouteVenues(client, relay.router, route.hops, position.blockNumber),
   ]);
   let repriced: AttributionFacts["route"];
   let tradedBefore = synced.length > 0;
+  // The API quoted only hops its routers reach, and the hand-off checked the calldata: a hop refused at
+  // the parent block, or bytes that no longer decode, are the operator's side.
+  const routeRefused =
+    call === undefined || !actionsDecode(call) || (route !== undefined && ((atParent !== undefined && !venuesComplete(route, atParent.venues)) || (venuesAtBlock !== undefined && !venuesComplete(route, venuesAtBlock))));
   if (route !== undefined && atParent !== undefined) {
     const { venues, states } = atParent;
-    const [pairsMet, pools, propAmmTouched] = await Promise.all([pairStatesMet(client, states.pairs, position), v3PoolStatesMet(client, states.pools, position), propAmmsTouchedBefore(client, venues, position)]);
-    tradedBefore ||= pools.tradedBefore || propAmmTouched;
+    const [pairsMet, pools, propAmmLogs] = await Promise.all([pairStatesMet(client, states.pairs, position), v3PoolStatesMet(client, states.pools, position), propAmmLogsInBlock(client, venues, position)]);
+    tradedBefore ||= pools.tradedBefore || propAmmLogs.before;
     // A propAMM changed within the block before the order: no block's end says what it quoted then.
-    if (venuesComplete(route, venues) && !propAmmTouched) {
-      // A propAMM's quote the order met: the lower of the parent's and the mined block's end (an oracle
-      // moved within the block shows at its end), never a higher one that would put a miss on the taker.
-      const met = { pairs: pairsMet, pools: pools.met, propAmmBlocks: [parent, position.blockNumber] };
+    if (venuesComplete(route, venues) && !propAmmLogs.before) {
+      // A propAMM's quote the order met: see propAmmQuoteBlocks (the lower of the parent's and the
+      // block's end, or the parent's alone when the propAMM changed only after the order).
+      const met = { pairs: pairsMet, pools: pools.met, propAmmBlocks: propAmmQuoteBlocks(propAmmLogs, position) };
       const [atParentOut, metOut] = await Promise.all([outputAt(client, route, venues, states), outputAt(client, route, venues, met)]);
       if (atParentOut !== undefined && metOut !== undefined) repriced = { minimum: route.minimum, atParent: atParentOut, met: metOut };
     }
   }
   const hasCode = (code: string | undefined) => code !== undefined && code !== "0x";
+  // The code when accepted not known (old state the node does not keep): taken to be the code when
+  // mined, the reading that never puts more on the taker (rule 2 of decideCause needs a fact).
+  const whenMined = hasCode(codeWhenMined);
+  const whenAccepted = codeWhenAccepted === UNKNOWN ? whenMined : hasCode(codeWhenAccepted);
   return {
     gateClosed: !gateAtParent || !gateAtBlock,
     route: repriced,
     tradedBefore,
+    routeRefused,
     capBurnt: gas === undefined ? undefined : gas.used * 100n >= gas.limit * CAP_BURNT_PERCENT,
-    takerCode: { whenAccepted: hasCode(codeWhenAccepted), whenMined: hasCode(codeWhenMined) },
+    takerCode: { whenAccepted, whenMined },
     nonceSpent,
     fundsShort: shortAtParent || shortAtBlock,
   };
@@ -167,8 +204,12 @@ export function resentBefore(relay: Pick<RelayRecord, "transactions">): boolean 
   return new Set(relay.transactions.filter((transaction) => transaction.kind === "swap").map((transaction) => `${transaction.signer.toLowerCase()}:${transaction.nonce}`)).size > 1;
 }
 
-/** What the latest block says about sending the relay again (see `shouldRetry`). */
-export async function readRetryFacts(client: PublicClient, relay: Relay): Promise<RetryFacts> {
+/** What the latest block says about sending the relay again (see `shouldRetry`); a failed read defers the attribution as in readAttributionFacts. */
+export function readRetryFacts(client: PublicClient, relay: Relay): Promise<RetryFacts> {
+  return readOrDefer(readLatest(client, relay), "the chain's latest state");
+}
+
+async function readLatest(client: PublicClient, relay: Relay): Promise<RetryFacts> {
   // The block itself, not getBlockNumber: viem caches that for seconds, and a stale number would
   // reprice before the very move that failed the order.
   const latest = (await client.getBlock({ blockTag: "latest" })).number;

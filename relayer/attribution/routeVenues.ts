@@ -12,7 +12,8 @@ import {
   type V3Hop,
   type V3PoolState,
 } from "../../sdk";
-import { logIndexesBefore, type BlockPosition } from "./pairStates";
+import { isBefore, logIndexesBefore, type BlockPosition } from "./pairStates";
+import { readOrRefused } from "./readFailure";
 
 const propAmmAllowlistOf = parseAbiItem("function propAmmAllowlist() view returns (address)");
 
@@ -49,18 +50,17 @@ export async function readRouteVenues(client: PublicClient, router: Address, hop
   const v3Pools = new Map<string, Address>();
   await Promise.all(
     [...v3Hops].map(async ([key, { hop, tokenIn }]) => {
-      try {
-        const [factory] = await client.readContract({ address: router, abi: uniswapV3VenueAbi, functionName: "v3Venue", args: [BigInt(hop.venue)], blockNumber });
-        const pool = await client.readContract({ address: factory, abi: uniswapV3FactoryAbi, functionName: "getPool", args: [tokenIn, hop.tokenOut, hop.fee], blockNumber });
-        if (pool !== zeroAddress) v3Pools.set(key, pool.toLowerCase() as Address);
-      } catch {
-        // An unknown venue index: the router refuses the hop, and the route is not priced.
-      }
+      // An unknown venue index reverts: the router refuses the hop, and the route is not priced. A read
+      // that fails any other way (the node) is no fact: it defers the attribution (readOrRefused).
+      const venue = await readOrRefused(client.readContract({ address: router, abi: uniswapV3VenueAbi, functionName: "v3Venue", args: [BigInt(hop.venue)], blockNumber }), undefined, `the router's V3 venue ${hop.venue}`);
+      if (venue === undefined) return;
+      const pool = await readOrRefused(client.readContract({ address: venue[0], abi: uniswapV3FactoryAbi, functionName: "getPool", args: [tokenIn, hop.tokenOut, hop.fee], blockNumber }), zeroAddress, `a V3 venue's pool for ${tokenIn}/${hop.tokenOut}/${hop.fee}`);
+      if (pool !== zeroAddress) v3Pools.set(key, pool.toLowerCase() as Address);
     }),
   );
   const propAmms = new Map<string, readonly [Address, Address]>();
   // A router version without propAMMs has no allowlist to read: its propAMM hops are refused, not priced.
-  const allowlist = propAmmPairs.size === 0 ? zeroAddress : await client.readContract({ address: router, abi: [propAmmAllowlistOf], functionName: "propAmmAllowlist", blockNumber }).catch(() => zeroAddress);
+  const allowlist = propAmmPairs.size === 0 ? zeroAddress : await readOrRefused(client.readContract({ address: router, abi: [propAmmAllowlistOf], functionName: "propAmmAllowlist", blockNumber }), zeroAddress, "the router's propAMM allowlist");
   if (allowlist !== zeroAddress) {
     const selector = await client.readContract({ address: allowlist, abi: propAmmAllowlistAbi, functionName: "SWAP_SELECTOR", blockNumber });
     await Promise.all(
@@ -104,19 +104,41 @@ export async function v3PoolStatesMet(client: PublicClient, atParent: ReadonlyMa
   return { met, tradedBefore: events.length > 0 };
 }
 
+/** Whether the route's propAMMs emitted any log in the order's block before it, and any after it (a later transaction's, or a later batch member's). */
+export type PropAmmLogs = Readonly<{ before: boolean; after: boolean }>;
+
 /**
- * The propAMMs of the route that emitted any log in the order's block before it (a swap, a price or
- * spread change, an inventory move): their state then is not what the parent block or the mined
- * block's end says, so the route is not priced and the propAMM counts as having traded before it.
+ * Where the route's propAMMs logged in the order's block relative to it (a swap, a price or spread
+ * change, an inventory move). Before it: their state then is neither the parent block's nor the block
+ * end's, so the route is not priced and the propAMM counts as having traded before it. Only after it:
+ * the block's end shows changes the order never met (see `propAmmQuoteBlocks`).
  */
-export async function propAmmsTouchedBefore(client: PublicClient, venues: RouteVenues, position: BlockPosition): Promise<boolean> {
-  return (await logIndexesBefore(client, [...venues.propAmms.keys()] as Address[], position)).size > 0;
+export async function propAmmLogsInBlock(client: PublicClient, venues: RouteVenues, position: BlockPosition): Promise<PropAmmLogs> {
+  if (venues.propAmms.size === 0) return { before: false, after: false };
+  const logs = await client.getLogs({ address: [...venues.propAmms.keys()] as Address[], fromBlock: position.blockNumber, toBlock: position.blockNumber });
+  const live = logs.filter((log) => !log.removed);
+  const before = live.filter((log) => isBefore(log, position));
+  return { before: before.length > 0, after: live.length > before.length };
+}
+
+/**
+ * The blocks whose end a propAMM's quote for the state the order met is read at (the lowest counts):
+ * with no propAMM log in the block, the parent's and the block's end (an oracle the propAMM reads
+ * elsewhere may have moved within the block without a log of its own: the lower quote never puts such
+ * a move on the taker); with its own logs only after the order, the parent's alone, since the block's
+ * end then carries swaps or price changes made after the order, which a taker could line up behind
+ * its own failing order to make the miss look like the market's.
+ */
+export function propAmmQuoteBlocks(logs: PropAmmLogs, position: BlockPosition): bigint[] {
+  const parent = position.blockNumber - 1n;
+  return logs.after ? [parent] : [parent, position.blockNumber];
 }
 
 /**
  * A propAMM's output for exactly `amountIn` of `tokenIn` at the end of each of `blocks` (its own
  * `getAmountOut`, with bounded gas), the lowest of them: undefined when the pair is not allowlisted for
- * these tokens or any read fails (the router would not get a fill from it either).
+ * these tokens or its quote reverts or runs out of gas at any of them (the router would not get a fill
+ * from it either). A read the node fails throws AttributionReadError: no cause is decided on it.
  */
 export async function propAmmOutAt(client: PublicClient, venues: RouteVenues, hop: PropAmmHop, tokenIn: Address, amountIn: bigint, blocks: readonly bigint[]): Promise<bigint | undefined> {
   const tokens = venues.propAmms.get(hop.pair.toLowerCase());
@@ -126,15 +148,16 @@ export async function propAmmOutAt(client: PublicClient, venues: RouteVenues, ho
   const zeroForOne = input === token0;
   if (zeroForOne ? output !== token1 : input !== token1 || output !== token0) return undefined;
   const data = encodeFunctionData({ abi: propAmmAbi, functionName: "getAmountOut", args: [zeroForOne, amountIn] });
-  try {
-    const outs = await Promise.all(
-      blocks.map(async (blockNumber) => {
-        const { data: result } = await client.call({ to: hop.pair, data, blockNumber, gas: PROPAMM_QUOTE_GAS });
-        return result === undefined || result === "0x" ? 0n : hexToBigInt(result);
-      }),
-    );
-    return outs.reduce((low, out) => (out < low ? out : low));
-  } catch {
-    return undefined;
-  }
+  // A quote that reverts or runs out of its gas is the propAMM's answer (no fill); a read that fails
+  // any other way defers the attribution rather than leave the route unpriced.
+  const outs = await Promise.all(
+    blocks.map((blockNumber) =>
+      readOrRefused(
+        client.call({ to: hop.pair, data, blockNumber, gas: PROPAMM_QUOTE_GAS }).then(({ data: result }) => (result === undefined || result === "0x" ? 0n : hexToBigInt(result))),
+        undefined,
+        `propAMM ${hop.pair}'s getAmountOut at block ${blockNumber}`,
+      ),
+    ),
+  );
+  return outs.some((out) => out === undefined) ? undefined : outs.reduce((low, out) => (out! < low! ? out : low));
 }

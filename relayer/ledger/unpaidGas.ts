@@ -4,7 +4,9 @@ import type { Address, Hex } from "viem";
  * Who made the operator pay gas that no fee paid for, decided from facts the relayer checks itself
  * (never from revert bytes a taker's code chooses):
  * - `taker`: its wallet, its token, its balance or allowance, its signature;
- * - `integrator`: its own requests, such as cancelling a swap that was already broadcast;
+ * - `integrator`: its own requests, such as cancelling a swap that was already broadcast; and a failed
+ *   order no fact attributes (a route that cannot be repriced, nothing traded before it: decideCause
+ *   rule 7), which its budget alone bounds, never its taker's;
  * - `market`: the pool moved within the block; nobody did anything wrong, it counts against nobody;
  * - `operator`: a pause, a migration, our own fee or nonce mistakes; metrics and logs only.
  */

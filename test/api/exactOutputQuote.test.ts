@@ -241,6 +241,21 @@ describe("exact-output quotes (buy_amount) through GET /quote and GET /price", (
     expect(await records()).to.equal(before + 1);
   });
 
+  it("a taxed sell token is refused for buy_amount with 400 token_taxed naming sell_token, before routing: the backward pass would ask the pool for more than a taxed transfer delivers, so the swap could only revert (review finding d)", async () => {
+    const f = await loadFixture(taxedMarketFixture);
+    const api = await startQuoteApi(f as never, { defaultQuoteRateLimitPerMinute: 1_000_000 });
+    started.push(api);
+    const taker = freshTaker();
+    for (const buy_token of ["ETH", "WETH"]) {
+      const refused = await api.quote({ sell_token: "TAXD", buy_token, buy_amount: parseEther("0.01"), taker });
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(400);
+      expect(refused.body).to.include({ code: "token_taxed", parameter: "sell_token", token: f.taxed.token.address.toLowerCase() });
+      expect(refused.headers.get("x-ratelimit-quote-read-remaining"), "refused before the quote:read bucket").to.equal(null);
+      const price = await api.get(path("/price", { sell_token: "TAXD", buy_token, buy_amount: parseEther("0.01"), taker }));
+      expect([price.status, price.body?.code, price.body?.parameter]).to.deep.equal([400, "token_taxed", "sell_token"]);
+    }
+  });
+
   it("a taxed buy token is refused for buy_amount with 400 token_taxed naming buy_token, before routing; with sell_amount it is still quoted net of tax", async () => {
     const f = await loadFixture(taxedMarketFixture);
     const api = await startQuoteApi(f as never, { defaultQuoteRateLimitPerMinute: 1_000_000 });

@@ -12,7 +12,7 @@ const C = "0x00000000000000000000000000000000000000c3" as Address;
 const P1 = "0x0000000000000000000000000000000000000101" as Address;
 const P2 = "0x0000000000000000000000000000000000000202" as Address;
 
-const innocent: AttributionFacts = { gateClosed: false, route: { minimum: 990n, atParent: 1_000n, met: 1_000n }, takerCode: { whenAccepted: false, whenMined: false }, nonceSpent: false, fundsShort: false, tradedBefore: false, capBurnt: false };
+const innocent: AttributionFacts = { gateClosed: false, route: { minimum: 990n, atParent: 1_000n, met: 1_000n }, takerCode: { whenAccepted: false, whenMined: false }, nonceSpent: false, fundsShort: false, tradedBefore: false, routeRefused: false, capBurnt: false };
 
 describe("attribution: who caused a failed order, decided from facts", () => {
   it("a closed gate at the block is the operator's, whatever else holds (a wallet's forged bytes cannot close it)", () => {
@@ -44,9 +44,17 @@ describe("attribution: who caused a failed order, decided from facts", () => {
     expect(eoa).to.include({ cause: "market", retryable: true });
     expect(shouldRetry(eoa, { gateOpen: true, fillsNow: true, resentBefore: false })).to.equal(true);
   });
-  it("a route that cannot be repriced is the market's when a pool of it traded before the order in its block, the operator's otherwise; never the taker's for want of facts, unless a taker fact says so", () => {
+  it("a route that cannot be repriced is the market's when a pool of it traded before the order in its block, the integrator's otherwise (unproven: its budget alone); never the taker's for want of facts, unless a taker fact says so", () => {
     expect(decideCause({ ...innocent, route: undefined, tradedBefore: true })).to.include({ cause: "market", market: true });
-    expect(decideCause({ ...innocent, route: undefined, tradedBefore: false })).to.include({ cause: "operator" });
+    // Unproven: nobody's fault shown; counted against the integrator's budget alone, and sent once more when it would fill.
+    expect(decideCause({ ...innocent, route: undefined, tradedBefore: false })).to.include({ cause: "integrator", market: false, retryable: true });
+    expect(shouldRetry(decideCause({ ...innocent, route: undefined, tradedBefore: false }), { gateOpen: true, fillsNow: undefined, resentBefore: false })).to.equal(true);
+    expect(shouldRetry(decideCause({ ...innocent, route: undefined, tradedBefore: false }), { gateOpen: true, fillsNow: undefined, resentBefore: true })).to.equal(false);
+    // A hop the router does not reach, or calldata that does not decode: the operator's side (the API quoted it, the hand-off took it).
+    expect(decideCause({ ...innocent, route: undefined, tradedBefore: false, routeRefused: true })).to.include({ cause: "operator" });
+    expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, routeRefused: true })).to.include({ cause: "operator" });
+    // Refused at the mined block (a propAMM pair removed within it) while the parent still priced the route: the operator's, whatever the taker did.
+    expect(decideCause({ ...innocent, routeRefused: true, fundsShort: true, takerCode: { whenAccepted: false, whenMined: true } })).to.include({ cause: "operator" });
     expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, nonceSpent: true }).cause).to.equal("taker");
     expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, takerCode: { whenAccepted: true, whenMined: true } }).cause).to.equal("taker");
   });

@@ -3,7 +3,7 @@ import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
 import { parseUnits, type Address, type Hex, type LocalAccount } from "viem";
 import { decodeGaslessCall, decodeRouteActions, encodeRouteActions, encodeSwapGaslessExactOutput, uniswapV2PairAbi, type RelayJson } from "../../sdk";
-import { decideCause } from "../../relayer/attribution/decideCause";
+import { decideCause, UNPROVEN_DETAIL } from "../../relayer/attribution/decideCause";
 import { readAttributionFacts } from "../../relayer/attribution/readAttributionFacts";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { FRONT_TIP, fundStranger, queueSandwich } from "../fixtures/sandwich";
@@ -85,7 +85,7 @@ describe("who caused a failed relay: a sandwich and a pause at the mining block 
     expect(await charged(victim!)).to.deep.equal({ taker: 0n, integrator: 0n });
   });
 
-  it("an order whose route cannot be repriced (an exact-output SPLIT) met a pool that traded before it in its block: the market's, read from the pair's Sync; met no trade before it: the operator's; never the taker's for want of facts", async () => {
+  it("an order whose route cannot be repriced (an exact-output SPLIT) met a pool that traded before it in its block: the market's, read from the pair's Sync; met no trade before it: unproven, the integrator's budget alone; never the taker's for want of facts", async () => {
     stack = await startGaslessStack(f, { signers: 1 });
     const [victim] = await fundedTakers(f, 1);
     await fundStranger(f, f.token("USDC"), parseUnits("10000000", 6));
@@ -117,10 +117,11 @@ describe("who caused a failed relay: a sandwich and a pause at the mining block 
     const facts = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, at);
     expect([facts.route, facts.tradedBefore]).to.deep.equal([undefined, true]);
     expect(decideCause(facts).cause).to.equal("market");
-    // At the block's first transaction, before the front-run: no trade met, so the operator's (before: the taker's).
+    // At the block's first transaction, before the front-run: no trade met, nobody's fault proven: the
+    // integrator's budget alone (unproven), never the taker's.
     const first = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, { ...at, transactionIndex: 0 });
     expect(first.tradedBefore).to.equal(false);
-    expect(decideCause(first).cause).to.equal("operator");
+    expect(decideCause(first)).to.include({ cause: "integrator", detail: UNPROVEN_DETAIL });
   });
 
   it("a front-run with no back-run leaves the pool past the minimum: market, not sent again (repriced at the latest block it would still miss), ends failed / market_moved, charged to nobody", async () => {
