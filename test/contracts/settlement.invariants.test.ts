@@ -371,7 +371,7 @@ describe("settlement invariants under random sequences of swaps, migrations, pau
   it("hold after every step", async () => {
     const feature = fc.constantFrom(2n as const, 3n as const);
     const mixedSwap = fc
-      .tuple(fc.nat(), fc.constantFrom<MixedSettlement>("allowance", "permit", "gasless"), mixedRoutePlan())
+      .tuple(fc.nat(), fc.constantFrom<MixedSettlement>("allowance", "permit", "gasless", "batch"), mixedRoutePlan())
       .map(([pick, settlement, plan]) => new MixedRouteSwap(pick, settlement, plan));
     const commands = [
       fc.tuple(fc.nat(), fc.integer({ min: 1, max: 20_000 }), fc.constantFrom(0, 25)).map(([pick, amount, fee]) => new AllowanceSwap(pick, amount, fee)),
