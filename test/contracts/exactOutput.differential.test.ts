@@ -10,12 +10,16 @@ import {
   encodeSwapGaslessExactOutput,
   gaslessExactOutputRouterAbi,
   patchSignature,
+  takerExactOutputRouterAbi,
   type ExactOutputOrder,
 } from "../../sdk";
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 import { harnessFixture, type HarnessFixture } from "../fixtures/harnessFixture";
 import { exactOutputOrderFor, exactOutputTestRoute } from "../fixtures/exactOutputRoute";
 import { balanceOf } from "../fixtures/testRoute";
+import { amountFor } from "../../scripts/deploy/deployV3Market";
+import { exactOutputMarket, fundTakerForMixedRoutes, mixedRoute, mixedRoutePlan, mixedVenueMarket } from "../fixtures/mixedVenueRoutes";
+import { sdkExactOutputInputAt } from "../fixtures/sdkRoutePricing";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 
 /**
@@ -74,6 +78,14 @@ async function now(f: HarnessFixture): Promise<bigint> {
   return (await f.publicClient.getBlock()).timestamp;
 }
 
+/** The devnet's market without its propAMMs (exact input only), with a taker holding and approving every token. */
+async function exactOutputMarketFixture() {
+  const f = await harnessFixture();
+  const market = mixedVenueMarket(f);
+  await fundTakerForMixedRoutes(f, market);
+  return { ...f, market: exactOutputMarket(market) };
+}
+
 describe("exact-output differential tests", function () {
   this.timeout(300_000);
 
@@ -126,6 +138,45 @@ describe("exact-output differential tests", function () {
         }),
         fuzzRuns(25),
       );
+    });
+  });
+
+  describe("mixed-venue exact-output routes against the SDK's backward pricing", () => {
+    it("random exact-output routes over V2 and both V3 venues (paths mixing them, SPLITs of pool-disjoint legs, a FEE) take exactly the SDK's backward-priced input and pay at least the output; the router refuses exactly those the SDK cannot fill", async () => {
+      const f = await loadFixture(exactOutputMarketFixture);
+      const seen = { settled: 0, refused: 0, v3: 0, split: 0 };
+      await fc.assert(
+        fc.asyncProperty(mixedRoutePlan(1_000_000), async (plan) => {
+          const route = mixedRoute(f.market, plan, f.feeRecipient.account.address, { disjointLegs: true });
+          const buyToken = f.market.tokens.find((token) => token.address.toLowerCase() === route.buyToken.toLowerCase())!;
+          const buyAmount = amountFor(plan.usd, buyToken);
+          const blockNumber = await f.publicClient.getBlockNumber();
+          const needed = await sdkExactOutputInputAt(f, route.actions, route.sellToken, buyAmount, blockNumber);
+          const order = exactOutputOrderFor({ ...route, amountIn: needed ?? 0n }, buyAmount, needed === undefined ? maxUint256 / 2n : needed + needed / 100n, f.recipient.account.address, await now(f), `0x${"d8".repeat(32)}`);
+          const data = encodeSwapExactOutputWithAllowance(order, f.routerAddress);
+          if (needed === undefined) {
+            let refused = false;
+            await f.publicClient.call({ account: f.taker.account.address, to: f.contracts.allowanceHolder, data, blockNumber }).catch(() => (refused = true));
+            expect(refused, `the router filled an exact output the SDK cannot: ${JSON.stringify(plan)}`).to.equal(true);
+            seen.refused++;
+            return;
+          }
+          const [takerBefore, recipientBefore] = await Promise.all([balanceOf(f, route.sellToken, f.taker.account.address), balanceOf(f, route.buyToken, f.recipient.account.address)]);
+          const receipt = await f.publicClient.waitForTransactionReceipt({ hash: await f.taker.sendTransaction({ to: f.contracts.allowanceHolder, data }) });
+          const [settled] = parseEventLogs({ abi: takerExactOutputRouterAbi, logs: receipt.logs, eventName: "SwapSettled" });
+          expect(settled?.args.sellAmount, `router vs SDK input for ${JSON.stringify(plan)}`).to.equal(needed);
+          expect(takerBefore - (await balanceOf(f, route.sellToken, f.taker.account.address)), "the taker paid exactly that input").to.equal(needed);
+          const received = (await balanceOf(f, route.buyToken, f.recipient.account.address)) - recipientBefore;
+          expect(received).to.equal(settled!.args.buyAmount);
+          expect(received >= buyAmount, "at least the output").to.equal(true);
+          seen.settled++;
+          if (route.venues.has("v3")) seen.v3++;
+          if (route.actions.some((action) => action.type === "split")) seen.split++;
+        }),
+        fuzzRuns(15),
+      );
+      console.log(`      exact-output mixed routes: ${seen.settled} settled (V3 ${seen.v3}, SPLIT ${seen.split}), ${seen.refused} refused`);
+      expect(seen.settled, "routes settled").to.be.greaterThan(0);
     });
   });
 

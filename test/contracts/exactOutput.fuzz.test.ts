@@ -21,6 +21,7 @@ import { settlementFixture, type SettlementFixture } from "../fixtures/settlemen
 import { exactOutputOrderFor, exactOutputTestRoute } from "../fixtures/exactOutputRoute";
 import { gasSpentSince } from "../fixtures/gasSpent";
 import { balanceOf } from "../fixtures/testRoute";
+import { fundTakerForMixedRoutes, mixedRoute, mixedRoutePlan, mixedVenueMarket } from "../fixtures/mixedVenueRoutes";
 import { revertOf } from "../helpers/expectRevert";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 
@@ -237,6 +238,31 @@ describe("exact-output fuzzing", function () {
         expect((reverted as Error).message).to.match(/overflow|0x11|Panic/i);
       }),
       fuzzRuns(15),
+    );
+  });
+
+  it("an exact-output route holding a SWAP_PROPAMM hop anywhere (alone, after or before V2 and V3 hops, in any SPLIT leg) is refused with SwapExactOutputRoute and moves nothing: propAMMs are exact input only", async () => {
+    const f = await loadFixture(settlementFixture);
+    const market = mixedVenueMarket(f);
+    await fundTakerForMixedRoutes(f, market);
+    const withPropAmm = mixedRoutePlan().filter((plan) => mixedRoute(market, plan, f.feeRecipient.account.address).venues.has("propAmm"));
+    await fc.assert(
+      fc.asyncProperty(withPropAmm, fc.constantFrom<Settlement>("permit", "allowance", "gasless"), async (plan, settlement) => {
+        const route = mixedRoute(market, plan, f.feeRecipient.account.address);
+        const order: ExactOutputOrder = {
+          sellToken: route.sellToken, maxSellAmount: route.sellAmount, buyToken: route.buyToken, buyAmount: 1_000n, recipient: f.recipient.account.address,
+          deadline: (await now(f)) + 600n, quoteId: QUOTE_ID, actions: route.encoded,
+        };
+        const balances = () => Promise.all([balanceOf(f, route.sellToken, f.taker.account.address), balanceOf(f, route.buyToken, f.recipient.account.address)]);
+        const before = await balances();
+        const { from, to, data, value } = await submission(f, settlement, order);
+        let reverted: unknown;
+        await from.sendTransaction({ to, data, value }).catch((error: unknown) => (reverted = error));
+        expect(reverted, `an exact-output route through a propAMM settled: ${JSON.stringify(plan)}`).to.not.equal(undefined);
+        expect((await revertOf(reverted)).errorName).to.equal("SwapExactOutputRoute");
+        expect(await balances(), "nothing moved").to.deep.equal(before);
+      }),
+      fuzzRuns(10),
     );
   });
 });

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { TypedDataEncoder, Wallet } from "ethers";
-import { decodeAbiParameters, erc20Abi, getAddress, hashTypedData, keccak256, maxUint256, parseUnits, type Address, type Hex } from "viem";
+import { decodeAbiParameters, erc20Abi, getAddress, hashTypedData, keccak256, maxUint256, parseEventLogs, parseUnits, type Address, type Hex } from "viem";
 import {
   buildGaslessPermitTypedData,
   buildSwapPermitTypedData,
@@ -10,11 +10,15 @@ import {
   encodeSwapWithPermit,
   getAmountOut,
   patchSignature,
+  takerSwapRouterAbi,
+  uniswapV3PoolAbi,
   type SwapOrder,
 } from "../../sdk";
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 import { harnessFixture, type HarnessFixture } from "../fixtures/harnessFixture";
-import { orderFor, testRoute } from "../fixtures/testRoute";
+import { balanceOf, orderFor, testRoute } from "../fixtures/testRoute";
+import { fundTakerForMixedRoutes, mixedRoute, mixedRoutePlan, mixedVenueMarket } from "../fixtures/mixedVenueRoutes";
+import { sdkRouteOutputAt, ticksCrossed } from "../fixtures/sdkRoutePricing";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 
 /**
@@ -67,6 +71,14 @@ function witnessOf(o: SwapOrder) {
 function forEthers(typedData: { domain: object; types: Record<string, readonly { name: string; type: string }[]>; message: object }) {
   const { EIP712Domain: _domain, ...types } = typedData.types;
   return { domain: typedData.domain, types: types as Record<string, { name: string; type: string }[]>, message: typedData.message as Record<string, unknown> };
+}
+
+/** The devnet's whole market (V2, both V3 venues, the propAMM) with a taker holding and approving every token. */
+async function mixedMarketFixture() {
+  const f = await harnessFixture();
+  const market = mixedVenueMarket(f);
+  await fundTakerForMixedRoutes(f, market);
+  return { ...f, market };
 }
 
 describe("settlement differential tests", function () {
@@ -126,6 +138,58 @@ describe("settlement differential tests", function () {
         }),
         fuzzRuns(25),
       );
+    });
+  });
+
+  describe("mixed-venue routes against the SDK's off-chain pricing", () => {
+    it("random routes of SWAP_V2, SWAP_V3 (both venues, every fee tier) and SWAP_PROPAMM hops, alone, chained or in SPLIT legs, settle exactly the SDK's price at the block, and the router refuses exactly those the SDK cannot price", async () => {
+      const f = await loadFixture(mixedMarketFixture);
+      const seen = { v2: 0, v3: 0, propAmm: 0, split: 0, mixedSplit: 0, priced: 0, refused: 0, crossedTicks: 0, venues: new Set<number>(), fees: new Set<number>() };
+      await fc.assert(
+        fc.asyncProperty(mixedRoutePlan(), async (plan) => {
+          const route = mixedRoute(f.market, plan, f.feeRecipient.account.address);
+          const blockNumber = await f.publicClient.getBlockNumber();
+          const { output, v3Pools } = await sdkRouteOutputAt(f, route.actions, route.sellToken, route.sellAmount, blockNumber);
+          const order: SwapOrder = {
+            sellToken: route.sellToken, sellAmount: route.sellAmount, buyToken: route.buyToken, minBuyAmount: output ?? 0n, recipient: f.recipient.account.address,
+            deadline: maxUint256, quoteId: `0x${"d2".repeat(32)}`, actions: route.encoded,
+          };
+          const data = encodeSwapWithAllowance(order, f.routerAddress);
+          if (output === undefined) {
+            let refused = false;
+            await f.publicClient.call({ account: f.taker.account.address, to: f.contracts.allowanceHolder, data, blockNumber }).catch(() => (refused = true));
+            expect(refused, `the router settled a route the SDK does not price: ${JSON.stringify(plan)}`).to.equal(true);
+            seen.refused++;
+            return;
+          }
+          // Settled for real (minBuyAmount = the SDK's price, to the wei), so later runs meet moved pools.
+          const before = await balanceOf(f, route.buyToken, f.recipient.account.address);
+          const receipt = await f.publicClient.waitForTransactionReceipt({ hash: await f.taker.sendTransaction({ to: f.contracts.allowanceHolder, data }) });
+          const [settled] = parseEventLogs({ abi: takerSwapRouterAbi, logs: receipt.logs, eventName: "SwapSettled" });
+          expect(settled?.args.buyAmount, `router vs SDK for ${JSON.stringify(plan)}`).to.equal(output);
+          expect(await balanceOf(f, route.buyToken, f.recipient.account.address)).to.equal(before + output);
+          seen.priced++;
+          for (const [address, pool] of v3Pools) {
+            const [, tickAfter] = await f.publicClient.readContract({ address: address as Address, abi: uniswapV3PoolAbi, functionName: "slot0" });
+            if (ticksCrossed(pool, tickAfter) > 0) seen.crossedTicks++;
+          }
+          for (const venue of route.venues) seen[venue]++;
+          const split = route.actions.find((action) => action.type === "split");
+          if (split !== undefined) {
+            seen.split++;
+            const legVenues = split.legs.map((leg) => leg.hops.map((hop) => hop.type).join("+"));
+            if (new Set(legVenues).size > 1) seen.mixedSplit++;
+          }
+          for (const action of route.actions) {
+            const hops = action.type === "split" ? action.legs.flatMap((leg) => leg.hops) : [action];
+            for (const hop of hops) if (hop.type === "swapV3") (seen.venues.add(hop.venue), seen.fees.add(hop.fee));
+          }
+        }),
+        fuzzRuns(20),
+      );
+      console.log(`      mixed routes: ${seen.priced} settled (V2 ${seen.v2}, V3 ${seen.v3}, propAMM ${seen.propAmm}, SPLIT ${seen.split} of which ${seen.mixedSplit} mix venues; ${seen.crossedTicks} V3 swaps crossed initialized ticks; V3 venues [${[...seen.venues]}], fee tiers [${[...seen.fees]}]), ${seen.refused} refused`);
+      expect(seen.priced, "routes settled").to.be.greaterThan(0);
+      expect(seen.v3 + seen.propAmm, "routes through the new venues").to.be.greaterThan(0);
     });
   });
 

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import fc from "fast-check";
+import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { concatHex, decodeAbiParameters, encodeAbiParameters, encodeFunctionData, erc20Abi, getAddress, maxUint256, numberToHex, padHex, parseEventLogs, parseUnits, sliceHex, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
 import {
@@ -13,6 +14,7 @@ import {
   patchSignature,
   takerSwapRouterAbi,
   type RouteAction,
+  type RouteHopAction,
   type SignedGaslessOrder,
   type SwapOrder,
 } from "../../sdk";
@@ -91,8 +93,19 @@ async function holderView(f: HarnessFixture, data: Hex): Promise<readonly [Addre
   }
 }
 
-/** Every custom error the routers declare: anything else (a panic, an empty revert) is a finding. */
-const routerErrors = new Set<string>([...takerSwapRouterAbi.filter((item) => item.type === "error").map((item) => item.name as string), "V2SwapMathOutOfRange"]);
+/** Every custom error the routers declare (the V3 and propAMM hops' included): anything else (a panic, an empty revert) is a finding. */
+async function routerErrors(): Promise<Set<string>> {
+  const errorsOf = async (name: string) => ((await hre.artifacts.readArtifact(name)).abi as { type: string; name?: string }[]).filter((item) => item.type === "error").map((item) => item.name!);
+  return new Set([...takerSwapRouterAbi.filter((item) => item.type === "error").map((item) => item.name as string), ...(await errorsOf("TakerSwapRouterV3"))]);
+}
+
+/**
+ * A venue's own refusal, which comes before the router's next check can speak: a Uniswap V2 pair's or
+ * V3 pool's require string (a V3 swap of nothing, "AS"; a price limit or lock it refuses), or a propAMM's
+ * custom error (the devnet's DevPropAmm: a zero output, an inventory it does not hold).
+ */
+const V2_PAIR_REFUSALS = ["UniswapV2: INSUFFICIENT_OUTPUT_AMOUNT", "UniswapV2: INVALID_TO", "UniswapV2: INSUFFICIENT_INPUT_AMOUNT"];
+const V3_POOL_REFUSALS = ["AS", "SPL", "LOK", "IIA"];
 
 describe("settlement fuzzing", function () {
   this.timeout(600_000);
@@ -144,11 +157,18 @@ describe("settlement fuzzing", function () {
 
   describe("the route-actions decoder on arbitrary bytes", () => {
     const actionArbitrary = (f: HarnessFixture): fc.Arbitrary<RouteAction> => {
-      const hop = fc.record({
+      const tokenOut = fc.constantFrom(f.token("USDC"), f.contracts.weth, f.token("DAI"), NATIVE_TOKEN);
+      const v2Hop = fc.record({
+        type: fc.constant("swapV2" as const),
         pair: fc.constantFrom(f.pool("WETH", "USDC"), f.pool("USDC", "DAI"), f.pool("LINK", "WETH"), f.pool("WETH", "DAI"), f.contracts.weth),
-        tokenOut: fc.constantFrom(f.token("USDC"), f.contracts.weth, f.token("DAI"), NATIVE_TOKEN),
+        tokenOut,
         feeBps: fc.constantFrom(30, 0, 9000, 9999),
       });
+      // Both devnet V3 venues and two indexes past the router's table; the market's fee tiers and one no pool has.
+      const v3Hop = fc.record({ type: fc.constant("swapV3" as const), tokenOut, fee: fc.constantFrom(100, 500, 2500, 3000, 10_000, 1234), venue: fc.constantFrom(0, 1, 0, 1, 2, 3) });
+      // The allowlisted propAMM, a V2 pair and a token that are not on the allowlist.
+      const propAmmHop = fc.record({ type: fc.constant("swapPropAmm" as const), pair: fc.constantFrom(f.propAmms[0]!.address, f.propAmms[0]!.address, f.pool("USDC", "DAI"), f.contracts.weth), tokenOut });
+      const hop: fc.Arbitrary<RouteHopAction> = fc.oneof(v2Hop, v3Hop, propAmmHop);
       // Legs of 1-3 random hops ending in one token (the SDK insists), shares adding up to 10,000.
       const split = fc
         .tuple(fc.array(fc.array(hop, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 3 }), fc.constantFrom(f.token("USDC"), f.contracts.weth, f.token("DAI")), fc.integer({ min: 1, max: 4_999 }))
@@ -156,11 +176,11 @@ describe("settlement fuzzing", function () {
           type: "split" as const,
           legs: legs.map((hops, index) => ({
             shareBps: index === 0 ? 10_000 - share * (legs.length - 1) : share,
-            hops: hops.map((h, at) => ({ type: "swapV2" as const, ...h, ...(at === hops.length - 1 ? { tokenOut: end } : {}) })),
+            hops: hops.map((h, at) => ({ ...h, ...(at === hops.length - 1 ? { tokenOut: end } : {}) })),
           })),
         }));
       return fc.oneof(
-        hop.map((h) => ({ type: "swapV2" as const, ...h })),
+        hop,
         split,
         fc.constant({ type: "wrap" as const }),
         fc.constant({ type: "unwrap" as const }),
@@ -170,8 +190,10 @@ describe("settlement fuzzing", function () {
     /** The SDK refuses fees above 100 %; the router must too, so they are encoded by hand here. */
     const rawFee = (bps: number, recipient: Address): Hex => concatHex(["0x04", padHex(numberToHex(bps), { size: 2 }), recipient]);
 
-    it("swapNative with random action sequences or random bytes either settles or reverts with one of the routers' own errors or a pair's refusal, never a panic", async () => {
+    it("swapNative with random action sequences or random bytes (V2, V3 on any venue index and fee, propAMM hops allowlisted or not, SPLIT legs mixing them) either settles or reverts with one of the routers' own errors or a venue's refusal, never a panic", async () => {
       const f = await loadFixture(harnessFixture);
+      const known = await routerErrors();
+      const refusals = new Set<string>();
       let settled = 0;
       await fc.assert(
         fc.asyncProperty(
@@ -202,14 +224,16 @@ describe("settlement fuzzing", function () {
               // The pair's own refusals come before the router's next check can speak: a SWAP_V2 whose input
               // buys nothing (a split leg names it instead), or a next "pair" that is one of this pair's
               // tokens (the next action would refuse it as SwapUnknownPair). Both revert the whole route.
-              const pairRefusal = errorName === "Error" && ["UniswapV2: INSUFFICIENT_OUTPUT_AMOUNT", "UniswapV2: INVALID_TO"].includes(String(args[0]));
-              expect(routerErrors.has(errorName) || pairRefusal, `unexpected revert ${errorName}(${args.join(", ")}) for actions ${actions}`).to.equal(true);
+              const venueRefusal = (errorName === "Error" && [...V2_PAIR_REFUSALS, ...V3_POOL_REFUSALS].includes(String(args[0]))) || errorName.startsWith("DevPropAmm");
+              expect(known.has(errorName) || venueRefusal, `unexpected revert ${errorName}(${args.join(", ")}) for actions ${actions}`).to.equal(true);
+              refusals.add(errorName === "Error" ? String(args[0]) : errorName);
             }
           },
         ),
         fuzzRuns(120),
       );
       expect(settled).to.be.greaterThan(0);
+      console.log(`      ${settled} settled; refusals seen: ${[...refusals].sort().join(", ")}`);
     });
   });
 

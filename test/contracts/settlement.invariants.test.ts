@@ -17,23 +17,27 @@ import {
   type SwapOrder,
 } from "../../sdk";
 import { settlementFixture } from "../fixtures/settlementFixture";
-import { expectedRefusal, nextTimestamp, sendOutcome, type InvariantWorld } from "../fixtures/invariantWorld";
+import { expectedRefusal, nextTimestamp, sendOutcome } from "../fixtures/invariantWorld";
 import { ExactOutputSwap, GaslessExactOutputSwap, type ExactOutputSettlement, type GaslessTamper } from "../fixtures/exactOutputCommands";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf, orderFor, testRoute, type TestRoute } from "../fixtures/testRoute";
+import { MixedRouteSwap, mixedRouteOutcomes, propAmmApprovals, type MixedInvariantWorld, type MixedSettlement } from "../fixtures/mixedRouteCommands";
+import { fundTakerForMixedRoutes, mixedRoutePlan, mixedVenueMarket } from "../fixtures/mixedVenueRoutes";
 import { revertOf } from "../helpers/expectRevert";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 
 /**
  * Stateful invariant tests: fast-check drives random sequences of swaps (allowance, native, gasless,
- * and exact-output ones by permit, allowance, ETH and gasless: see exactOutputCommands.ts),
+ * exact-output ones by permit, allowance, ETH and gasless: see exactOutputCommands.ts, and random
+ * routes over V2, both V3 venues and the propAMM, SPLIT legs mixing them: see mixedRouteCommands.ts),
  * migrations, pauses, unpauses, time, and adversarial actors (a stranger trying administrator calls
  * and a sweep through a look-alike pair, a copier front-running a relayer, gasless batches holding
  * duplicated, forged and expired orders) against the real devnet.
  * Each step checks what it promises (the taker lost at most the signed amount plus the relayer fee,
  * the recipient gained exactly SwapSettled.buyAmount >= minBuyAmount, fee + buyAmount = the route's
  * output, a refused swap moved nothing, a Permit2 nonce never fills twice); after every step the
- * global invariants are checked: no router and not the holder holds tokens or ETH, the current and
+ * global invariants are checked: no router and not the holder holds tokens or ETH, no router still
+ * approves any propAMM for any token (the approval is reset to zero after each hop), the current and
  * previous routers' copied status equals the registry's (a retired router's copy says it is active
  * until 0, like the registry), `current` is never zero, `prev` answers only inside its window and
  * unpaused, and the administrator never changed.
@@ -44,7 +48,7 @@ const NONCE_BASE = 14n << 64n;
 let nonceCounter = 0n;
 const FEE_PAYEE: Address = "0x00000000000000000000000000000000000fee14";
 
-type World = InvariantWorld;
+type World = MixedInvariantWorld;
 
 async function setup() {
   const f = await settlementFixture();
@@ -54,7 +58,9 @@ async function setup() {
     });
   }
   await f.registry.write.setPauser([f.feeRecipient.account.address, true]);
-  return f;
+  const market = mixedVenueMarket(f);
+  await fundTakerForMixedRoutes(f, market);
+  return { ...f, market };
 }
 
 const send = sendOutcome;
@@ -347,6 +353,7 @@ async function checkInvariants(w: World) {
     }
   }
   expect(await f.registry.read.admin()).to.equal(w.admin);
+  await propAmmApprovals(w, [...w.routers["2"], ...w.routers["3"]]);
 }
 
 /** The previous router as stored, whether or not its window is open (statusOf names it when it is). */
@@ -363,6 +370,9 @@ describe("settlement invariants under random sequences of swaps, migrations, pau
 
   it("hold after every step", async () => {
     const feature = fc.constantFrom(2n as const, 3n as const);
+    const mixedSwap = fc
+      .tuple(fc.nat(), fc.constantFrom<MixedSettlement>("allowance", "permit", "gasless", "batch"), mixedRoutePlan())
+      .map(([pick, settlement, plan]) => new MixedRouteSwap(pick, settlement, plan));
     const commands = [
       fc.tuple(fc.nat(), fc.integer({ min: 1, max: 20_000 }), fc.constantFrom(0, 25)).map(([pick, amount, fee]) => new AllowanceSwap(pick, amount, fee)),
       fc.tuple(fc.nat(), fc.integer({ min: 1, max: 5_000 })).map(([pick, milliEth]) => new NativeSwap(pick, milliEth)),
@@ -376,6 +386,9 @@ describe("settlement invariants under random sequences of swaps, migrations, pau
       fc
         .tuple(fc.nat(), fc.integer({ min: 1, max: 3_000 }), fc.integer({ min: 0, max: 30_000 }), fc.integer({ min: -50, max: 800 }), fc.boolean(), fc.constantFrom<GaslessTamper>("buyAmount", "maxSellAmount", "relayerFee", "relayerFeeRecipient"))
         .map(([pick, milliEth, fee, slackBps, copier, tamper]) => new GaslessExactOutputSwap(pick, milliEth, fee, slackBps, copier, tamper)),
+      // Twice: the new venues' steps come up as often as the V2 swaps of all kinds.
+      mixedSwap,
+      mixedSwap,
       feature.map((id) => new Migrate(id)),
       fc.tuple(feature, fc.boolean()).map(([id, byPauser]) => new Pause(id, byPauser)),
       feature.map((id) => new Unpause(id)),
@@ -386,8 +399,8 @@ describe("settlement invariants under random sequences of swaps, migrations, pau
     let steps = 0;
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 14 }), async (sequence) => {
-        const f = await loadFixture(setup);
-        const world: World = { f, routers: { "2": [f.routerAddress], "3": [f.contracts.gaslessSwapRouter] }, admin: f.deployer.account.address, steps: 0 };
+        const { market, ...f } = await loadFixture(setup);
+        const world: World = { f, market, routers: { "2": [f.routerAddress], "3": [f.contracts.gaslessSwapRouter] }, admin: f.deployer.account.address, steps: 0 };
         await checkInvariants(world);
         for (const command of sequence) {
           await command.run({}, world);
@@ -398,5 +411,8 @@ describe("settlement invariants under random sequences of swaps, migrations, pau
       fuzzRuns(8),
     );
     expect(steps).to.be.greaterThan(8);
+    const mixed = mixedRouteOutcomes;
+    console.log(`      mixed-venue steps: ${mixed.settled} settled (V3 ${mixed.v3}, propAMM ${mixed.propAmm}, SPLIT ${mixed.split}), ${mixed.unpriced} unpriced and refused, ${mixed.refusedByRegistry} refused by the registry`);
+    expect(mixed.settled, "mixed-venue routes settled").to.be.greaterThan(0);
   });
 });
