@@ -5,6 +5,8 @@ import type { FeatureState } from "../../sdk/registry/rawRegistryCall";
 import { readFeatureState } from "../../sdk/registry/readRegistry";
 import { deployGaslessSwapRouter, deployTakerSwapRouter, migrateFeature, type RouterV3Venue } from "./deploySettlement";
 import type { DevWalletClient, HardhatClients } from "./hardhatClients";
+import { readBuildArtifact, runtimeCodeMismatch } from "./buildArtifact";
+import { DEPLOYED_CONTRACTS } from "./create2Plan";
 
 export type MigrationResult = { featureId: bigint; router: Address; state: FeatureState; dwellUntil: bigint };
 
@@ -26,6 +28,29 @@ async function currentV3Venues(hre: HardhatRuntimeEnvironment, clients: HardhatC
 }
 
 /**
+ * The routers of this build work only with this build's allowance holder (it asks the router where a
+ * route's input goes, `inputDestination`; an earlier holder parsed V2 routes itself) and propAMM
+ * allowlist (it keeps the routers' copy of its pair filter in sync). A manifest naming earlier builds
+ * is refused before anything is deployed, rather than paired with a router that would mis-route.
+ */
+async function refuseEarlierDependencies(hre: HardhatRuntimeEnvironment, clients: HardhatClients, contracts: DeploymentManifest["contracts"], featureId: bigint): Promise<void> {
+  const needed: [string, Address | undefined, string][] = [
+    [DEPLOYED_CONTRACTS.propAmmAllowlist, contracts.propAmmAllowlist, "deploy this build's PropAmmAllowlist (npm run deploy plans it), list the propAMMs again, and name it in the manifest"],
+  ];
+  if (featureId === 2n) {
+    needed.push([DEPLOYED_CONTRACTS.allowanceHolder, contracts.allowanceHolder, "deploy this build's AllowanceHolder and name it in the manifest; takers then approve the new holder (their approvals of the old one do not carry over)"]);
+  }
+  for (const [name, address, whatToDo] of needed) {
+    if (address === undefined) continue;
+    const code = await clients.publicClient.getCode({ address });
+    const artifact = readBuildArtifact(name, hre.config.paths.artifacts);
+    if (code === undefined || code === "0x" || runtimeCodeMismatch(artifact, code) !== undefined) {
+      throw new Error(`the manifest's ${artifact.contractName} at ${address} is not this build's, which the new router needs: ${whatToDo}; nothing was deployed`);
+    }
+  }
+}
+
+/**
  * Deploys a fresh router of the current version for `featureId` (2 or 3) with the manifest's
  * dependencies and migrates the feature to it: stage, then activate. The outgoing router stays `prev`
  * until `dwellUntil`. Its V3 venues are `v3Venues` when given, else the current router's (none when
@@ -41,6 +66,7 @@ export async function migrateRouter(
   v3Venues?: readonly RouterV3Venue[],
 ): Promise<MigrationResult> {
   const { contracts } = manifest;
+  await refuseEarlierDependencies(hre, clients, contracts, featureId);
   let router: Address;
   const dependencies = {
     permit2: contracts.permit2,

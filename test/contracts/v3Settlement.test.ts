@@ -256,6 +256,22 @@ describe("Uniswap V3 hops (SWAP_V3) in TakerSwapRouterV3 and GaslessBatchSwapRou
     expect(await balanceOf(f, usdc, f.recipient.account.address)).to.equal(before + expected);
   });
 
+  it("migrateRouter refuses, before deploying anything, a manifest whose allowance holder or propAMM allowlist is not this build's (a router would mis-route through an earlier holder)", async () => {
+    const f = await loadFixture(v3Market);
+    const earlier = { ...f.contracts, allowanceHolder: f.contracts.routerRegistry };
+    const before = await f.publicClient.getBlockNumber();
+    const refusal = (contracts: typeof f.contracts, featureId: bigint) =>
+      migrateRouter(hre, f, f.deployer, { contracts }, featureId).then(
+        () => "migrated",
+        (error: Error) => error.message,
+      );
+    expect(await refusal(earlier, 2n)).to.match(/the manifest's AllowanceHolder at 0x[0-9a-fA-F]{40} is not this build's.*approve the new holder.*nothing was deployed/);
+    expect(await refusal({ ...f.contracts, propAmmAllowlist: f.contracts.allowanceHolder }, 3n)).to.match(/the manifest's PropAmmAllowlist at .* is not this build's/);
+    expect(await f.publicClient.getBlockNumber(), "nothing was sent").to.equal(before);
+    // Feature 3 has no holder: an earlier holder does not stop its migration.
+    expect((await migrateRouter(hre, f, f.deployer, { contracts: earlier }, 3n)).state.current).to.not.equal(zeroAddress);
+  });
+
   describe("refusals", () => {
     async function sendNative(f: V3Market, actions: RouteAction[] | Hex, buyToken: Address) {
       const swap = order(f, NATIVE_TOKEN, parseEther("1"), buyToken, 0n, actions, (await now(f)) + 600n);
