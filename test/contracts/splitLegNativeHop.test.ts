@@ -15,7 +15,8 @@ import { expectRevert } from "../helpers/expectRevert";
 const QUOTE_ID: Hex = `0x${"4e".repeat(32)}`;
 
 async function sendNative(f: SettlementFixture, actions: RouteAction[]) {
-  const deadline = (await f.publicClient.getBlock()).timestamp + 600n;
+  // Far ahead: under the whole suite an earlier file may have moved the chain's clock past the fixture's block.
+  const deadline = (await f.publicClient.getBlock()).timestamp + 365n * 86_400n;
   const order = { sellToken: NATIVE_TOKEN, sellAmount: parseEther("1"), buyToken: f.token("USDC"), minBuyAmount: 0n, recipient: f.recipient.account.address, deadline, quoteId: QUOTE_ID, actions: encodeRouteActions(actions) };
   return f.taker.sendTransaction({ to: f.routerAddress, data: encodeSwapNative(order), value: order.sellAmount });
 }
