@@ -3,9 +3,13 @@ import { once } from "node:events";
 import { expect } from "chai";
 import { LOAD_GENERATOR, measureCpu } from "../../scripts/bench/processCpu";
 
-/** A real node process that spins its event loop for `ms` once told to on stdin, then prints "done". */
+/**
+ * A real node process that, once told to on stdin, spins its event loop until it has burnt `ms` of CPU
+ * (its own user + system time, not the wall clock, so a loaded machine that deschedules it stretches
+ * the spin rather than shrinking the CPU it burns), then prints "done".
+ */
 function spinner(ms: number) {
-  const child = spawn(process.execPath, ["-e", `process.stdin.once("data", () => { const end = Date.now() + ${ms}; while (Date.now() < end); console.log("done"); process.stdin.pause(); });`], {
+  const child = spawn(process.execPath, ["-e", `process.stdin.once("data", () => { const start = process.cpuUsage(); const burnt = () => { const used = process.cpuUsage(start); return (used.user + used.system) / 1000; }; while (burnt() < ${ms}); console.log("done"); process.stdin.pause(); });`], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   return {
@@ -29,7 +33,7 @@ describe("bench CPU accounting from /proc (CPU per request, not wall-clock share
       // Let both finish starting up, which is CPU outside the window.
       await new Promise((resolve) => setTimeout(resolve, 300));
       const window = await measureCpu({ busy: () => [busy.child.pid!], idle: () => [idle.child.pid!] }, busy.spin, { "busy main thread": busy.child.pid! });
-      // 0.4 s of spinning; /proc counts in 10 ms ticks, and a loaded machine can stretch the window but not the CPU used.
+      // 0.4 s of CPU burnt; /proc counts in 10 ms ticks, and a loaded machine can stretch the window but not the CPU used.
       expect(window.cpuSeconds.busy).to.be.within(0.3, 0.6);
       expect(window.cpuSeconds["busy main thread"]).to.be.within(0.3, window.cpuSeconds.busy! + 0.01);
       expect(window.cpuSeconds.idle).to.be.at.most(0.03);
