@@ -190,6 +190,7 @@ export {
   type BlockFees,
 } from "./chain/networkFeeModel";
 export { isRevertError } from "./chain/revertError";
+export { isExecutionFailure } from "./chain/executionFailure";
 export { rpcConnectionFailure, type RpcConnectionFailure } from "./chain/rpcConnectionFailure";
 export { applySqliteMigrations, type Migration, type MigratableDatabase } from "./storage/sqliteMigrations";
 export {

@@ -1,6 +1,7 @@
 import { decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from "viem";
 import { propAmmAllowlistAbi } from "../abis/propAmmAllowlistAbi";
 import { decodeRouteActions, type RouteAction } from "../calldata/routeActions";
+import { isExecutionFailure } from "../chain/executionFailure";
 import { rpcConnectionFailure } from "../chain/rpcConnectionFailure";
 import { ChainConnectionError } from "../errors/client";
 import { QuoteCalldataError } from "../errors/quoteCheck";
@@ -14,7 +15,8 @@ const routerAllowlistAbi = [{ type: "function", name: "propAmmAllowlist", stateM
  * The propAMM allowlist `router` calls through and refuses pairs of as tokens (`propAmmAllowlist()`),
  * undefined for a router without one (it reverts, answers nothing or the zero address: a version
  * before propAMMs), at `blockNumber` (default the latest block). A node that does not answer is a
- * ChainConnectionError, never "no allowlist".
+ * ChainConnectionError, and any other error of the node's (a rate limit, a block it does not have yet)
+ * is thrown as it came: never "no allowlist".
  */
 export async function readRouterPropAmmAllowlist(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<Address | undefined> {
   let data: Hex | undefined;
@@ -23,7 +25,8 @@ export async function readRouterPropAmmAllowlist(reader: ChainReader, router: Ad
   } catch (error) {
     const unreachable = rpcConnectionFailure(error);
     if (unreachable !== undefined) throw new ChainConnectionError(unreachable.url, unreachable.reason, `reading router ${router}'s propAMM allowlist`, error);
-    return undefined;
+    if (isExecutionFailure(error)) return undefined;
+    throw error;
   }
   if (data === undefined || data === "0x") return undefined;
   const allowlist = decodeFunctionResult({ abi: routerAllowlistAbi, functionName: "propAmmAllowlist", data });

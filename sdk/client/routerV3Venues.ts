@@ -1,5 +1,6 @@
 import { decodeFunctionResult, encodeFunctionData, getAddress, type Address, type Hex } from "viem";
 import { uniswapV3VenueAbi } from "../abis/uniswapV3VenueAbi";
+import { isExecutionFailure } from "../chain/executionFailure";
 import { rpcConnectionFailure } from "../chain/rpcConnectionFailure";
 import { ChainConnectionError } from "../errors/client";
 import type { ChainReader } from "./tradingWallet";
@@ -28,7 +29,8 @@ const MAX_V3_VENUES = 4n;
 /**
  * Reads `router`'s V3 venue table (`v3VenueCount`, `v3Venue(i)`) and `weth` at `blockNumber` (default the latest block). A
  * router that reverts on `v3VenueCount` has no V3 venues (an empty table: every SWAP_V3 hop is then
- * refused); a node that does not answer is a ChainConnectionError, never an empty table.
+ * refused); a node that does not answer is a ChainConnectionError, and any other error of the node's
+ * (a rate limit, a block it does not have yet) is thrown as it came, never read as an empty table.
  */
 export async function readRouterV3Venues(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<RouterV3Venues> {
   const call = async (data: Hex): Promise<Hex | undefined> => {
@@ -37,7 +39,8 @@ export async function readRouterV3Venues(reader: ChainReader, router: Address, b
     } catch (error) {
       const unreachable = rpcConnectionFailure(error);
       if (unreachable !== undefined) throw new ChainConnectionError(unreachable.url, unreachable.reason, `reading router ${router}'s V3 venue table`, error);
-      return undefined;
+      if (isExecutionFailure(error)) return undefined;
+      throw error;
     }
   };
   const [countData, wethData] = await Promise.all([

@@ -15,19 +15,25 @@ import { fixtureManifest } from "../fixtures/tradingApi";
 
 const lower = (address: Address) => address.toLowerCase() as Address;
 
-/** A client over the in-process chain that records the JSON-RPC methods it sends. */
+/**
+ * A client over the in-process chain that records the JSON-RPC methods it sends, and that answers an
+ * `eth_call` to any address in `limited` as a rate-limited node would (JSON-RPC error -32005).
+ */
 function recordingClient(f: SettlementFixture) {
   const methods: string[] = [];
+  const limited = new Set<string>();
   const client = createPublicClient({
     chain: f.publicClient.chain,
     transport: custom({
       request: ({ method, params }: { method: string; params?: unknown }) => {
         methods.push(method);
+        const to = method === "eth_call" ? ((params as [{ to?: string }])[0]?.to ?? "").toLowerCase() : "";
+        if (limited.has(to)) return Promise.reject(Object.assign(new Error("rate limit exceeded"), { code: -32005 }));
         return hre.network.provider.request({ method, params: params as unknown[] | undefined });
       },
     }),
   }) as unknown as PublicClient;
-  return { client, methods };
+  return { client, methods, limited };
 }
 
 /** The venues as the API follows them for the fixture's chain (chainMarket.ts wires the same). */
@@ -39,7 +45,7 @@ async function followed(f: SettlementFixture) {
     v3Venues: manifest.venues.flatMap((venue) => (venue.type === "uniswap-v3" ? [venue] : [])),
     propAmmNames: new Map((manifest.propAmms ?? []).map((propAmm) => [propAmm.address, propAmm.name])),
   });
-  const { client, methods } = recordingClient(f);
+  const { client, methods, limited } = recordingClient(f);
   const heads = new ChainHead(f.publicClient);
   /** The set at a fresh head, and the RPC methods reading it took. */
   const at = async (): Promise<{ set: RouterVenueSet; methods: string[] }> => {
@@ -48,7 +54,7 @@ async function followed(f: SettlementFixture) {
     const set = await venues.at(client, head);
     return { set, methods: [...methods] };
   };
-  return { manifest, at };
+  return { manifest, at, limited };
 }
 
 function allowlistOf(f: SettlementFixture) {
@@ -97,6 +103,22 @@ describe("The routers' venues (ActiveRouterVenues): taken from the registry's ac
       expect(next.methods, "a head with no registry or allowlist event").to.deep.equal(["eth_getLogs"]);
       expect(next.set, "the same set object").to.equal(first.set);
     }
+  });
+
+  it("a router read the node refuses (a rate limit) is never taken as 'no V3 table, no allowlist': that head's read fails, nothing is kept, and the next head reads the venues", async () => {
+    const f = await loadFixture(settlementFixture);
+    const { at, limited } = await followed(f);
+    limited.add(lower(f.contracts.takerSwapRouter));
+    const refused = await at().then(
+      () => "read",
+      (error: Error) => error.message,
+    );
+    expect(refused).to.match(/rate limit exceeded/i);
+    limited.clear();
+    await f.publicClient.request({ method: "evm_mine" } as never);
+    const { set } = await at();
+    expect(set.v3Index.size, "both V3 venues route").to.equal(2);
+    expect(set.pairs.size, "the allowlisted pairs are known").to.be.greaterThan(0);
   });
 
   it("follows the allowlist by its events: an added pair joins the pairs and propAMMs, a removed one leaves, with no read of the allowlist", async () => {
