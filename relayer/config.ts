@@ -65,6 +65,7 @@ export const relayerEnvironmentSchema = z.object({
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   RELAYER_CONFIRMATIONS: positiveInt.default(1),
   RELAYER_RESUBMIT_SECONDS: z.coerce.number().positive().default(15),
+  RELAYER_ATTRIBUTION_PATIENCE_BLOCKS: positiveInt.default(256),
   RELAYER_PRIORITY_FEE_GWEI: gwei.default("1"),
   RELAYER_MAX_FEE_GWEI: gwei.default("500"),
   RELAYER_MAX_PENDING_PER_SIGNER: positiveInt.max(256).default(32),
@@ -136,6 +137,12 @@ export type RelayerConfig = Readonly<{
   confirmations: number;
   /** Without a receipt this long, a transaction is rebroadcast with bumped fees. `RELAYER_RESUBMIT_SECONDS`, default 15. */
   resubmitSeconds: number;
+  /**
+   * A failed relay whose attribution reads keep failing this many blocks after the block it was mined in
+   * is settled as unattributable: counted against nobody (the operator's cost), ended `failed`. A node
+   * that prunes state can never answer the parent-block reads after that. `RELAYER_ATTRIBUTION_PATIENCE_BLOCKS`, default 256.
+   */
+  attributionPatienceBlocks: number;
   /** Priority fee of a first broadcast, in wei. `RELAYER_PRIORITY_FEE_GWEI`, default 1. */
   priorityFeeWei: bigint;
   /** No bump goes above this maxFeePerGas, in wei. `RELAYER_MAX_FEE_GWEI`, default 500. */
@@ -251,6 +258,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
     confirmations: values.RELAYER_CONFIRMATIONS,
     resubmitSeconds: values.RELAYER_RESUBMIT_SECONDS,
+    attributionPatienceBlocks: values.RELAYER_ATTRIBUTION_PATIENCE_BLOCKS,
     priorityFeeWei,
     maxFeeWei,
     maxPendingPerSigner: values.RELAYER_MAX_PENDING_PER_SIGNER,

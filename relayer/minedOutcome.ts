@@ -1,5 +1,7 @@
 import type { Hex, TransactionReceipt } from "viem";
 import { attributeFailure } from "./attribution/attributeFailure";
+import { unattributable } from "./attribution/decideCause";
+import { AttributionReadError } from "./attribution/readFailure";
 import type { BlockPosition } from "./attribution/pairStates";
 import { batchOrderOutcome, type BatchOrderOutcome } from "./batchOrderOutcome";
 import { openTransactions } from "./inFlightCancellation";
@@ -125,10 +127,17 @@ async function recordFailure(
   failure: { hash: Hex; nonceUsed: boolean; where: string; charge: Omit<UnpaidGasEntry, "cause" | "detail">; gas?: { used: bigint; limit: bigint }; cancelled: boolean },
 ): Promise<void> {
   const { store, logger } = context;
-  const attribution = await attributeFailure(context, relay, position, failure.gas);
+  const attribution = await attributeFailure(context, relay, position, failure.gas).catch(async (error: unknown) => {
+    // A read the node keeps failing (pruned state, an error it always gives) would defer the relay for
+    // ever: past the patience window it ends, blamed on nobody, the operator paying what it already paid.
+    if (!(error instanceof AttributionReadError) || (await context.head.fresh()).number - position.blockNumber < BigInt(context.config.attributionPatienceBlocks)) throw error;
+    logger.error({ relayId: relay.id, err: error.message, patienceBlocks: context.config.attributionPatienceBlocks }, "failed relay's attribution reads kept failing; settled as unattributable, counted against nobody");
+    return unattributable(error, context.config.attributionPatienceBlocks);
+  });
   const at = context.now();
   // Every cause is written to the ledger (the operator's and the market's are what it paid, counted
-  // against nobody); only the taker's counts against budgets. Written first, so a crash before the
+  // against nobody); the taker's counts against the taker's and the integrator's budgets, an unproven
+  // one (cause integrator) against the integrator's only. Written first, so a crash before the
   // update still records it (a second write of the same entry is ignored).
   await store.recordUnpaidGas({ ...failure.charge, cause: attribution.cause, detail: `${failure.where}: ${attribution.detail}` });
   if (failure.cancelled) {

@@ -14,6 +14,20 @@ export const UNPROVEN_DETAIL =
   "unproven: the route cannot be repriced (an exact-output split, a V3 swap past the ticks read) and no pool of it traded before the order within its block; no fact puts it on the taker or the operator, so it counts against the integrator's gas budget only";
 
 /**
+ * A failed relay whose attribution reads kept failing for `patienceBlocks` blocks after it was mined: no
+ * fact was read, so it is counted against nobody (the operator has paid the gas) and never sent again.
+ */
+export function unattributable(error: Error, patienceBlocks: number): Attribution & { retry: false } {
+  return {
+    cause: "operator",
+    detail: `unattributable: the chain reads attribution needs kept failing for ${patienceBlocks} blocks after the block the order failed in (${error.message.slice(0, 200)}); counted against nobody`,
+    market: false,
+    retryable: false,
+    retry: false,
+  };
+}
+
+/**
  * Why a cause was decided, in words for the relay's error and the ledger's detail. `retryable` false:
  * never sent again whatever the latest block says (a taker's wallet ran; a third send is its to make).
  */
