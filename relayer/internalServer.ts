@@ -2,7 +2,7 @@ import { randomUUID, timingSafeEqual, createHash } from "node:crypto";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { getAddress, isAddress, isHex, type Address, type Hex } from "viem";
 import { z } from "zod";
-import { decodeGaslessCall, MAX_CONTRACT_SIGNATURE_BYTES, nativePayoutsOf, type RelayHandoffResult, type SignedGaslessExactOutputOrder, type SignedGaslessOrder } from "../sdk";
+import { decodeGaslessCall, decodeRouteActions, MAX_CONTRACT_SIGNATURE_BYTES, type RelayHandoffResult, type SignedGaslessExactOutputOrder, type SignedGaslessOrder } from "../sdk";
 import { CONTROL_CHARACTER_MESSAGE, hasControlCharacter } from "../sdk/wire/controlCharacters";
 import type { RelayContext } from "./relayContext";
 import type { RelayCreation } from "./store/relayStore";
@@ -107,7 +107,8 @@ export function createInternalApp(context: RelayContext, queue: RelayQueue, trac
       // swapGasless, or GaslessTokenPermit's token-permit and smart-wallet entry points, or the
       // exact-output one (these go alone, never in a batch).
       order = decodeGaslessCall(body.data).order;
-      nativePayoutsOf(order.params);
+      // Every route's actions, whatever its buy token: attribution later takes bytes that do not decode as the operator's side.
+      decodeRouteActions(order.params.actions);
     } catch {
       res.status(400).json({ error: "data: must be swapGasless calldata with readable route actions", code: "invalid_request" });
       return;

@@ -119,7 +119,7 @@ export function readAttributionFacts(client: PublicClient, permit2: Address, rel
 const UNKNOWN: unique symbol = Symbol("unknown");
 
 async function readFacts(client: PublicClient, permit2: Address, relay: Relay, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<AttributionFacts> {
-  // The hand-off checked the calldata; should it not decode now, the facts that need it are left out
+  // The hand-off decoded the calldata and its route actions; should it not decode now, the facts that need it are left out
   // (no repricing, funds not short) rather than the outcome stalled.
   const call = decodeOrUndefined(relay.data);
   const route = call === undefined ? undefined : pricedRoute(call);
@@ -165,7 +165,7 @@ async function readFacts(client: PublicClient, permit2: Address, relay: Relay, p
   ]);
   let repriced: AttributionFacts["route"];
   let tradedBefore = synced.length > 0;
-  // The API quoted only hops its routers reach, and the hand-off checked the calldata: a hop refused at
+  // The API quoted only hops its routers reach, and the hand-off decoded the calldata and its actions: a hop refused at
   // the parent block, or bytes that no longer decode, are the operator's side.
   const routeRefused =
     call === undefined || !actionsDecode(call) || (route !== undefined && ((atParent !== undefined && !venuesComplete(route, atParent.venues)) || (venuesAtBlock !== undefined && !venuesComplete(route, venuesAtBlock))));

@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import pino from "pino";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
-import { parseUnits } from "viem";
+import { parseUnits, type Hex } from "viem";
+import { encodeSwapGasless } from "../../sdk";
 import { startRelayer } from "../../relayer/startRelayer";
 import { gaslessReadyFixture, inProcessTransport, RELAYER_TOKEN, relayerAccounts, startGaslessStack, testRelayerConfig, type GaslessStack } from "../fixtures/gaslessStack";
 import { relayerSeesBaseFee, setBaseFee } from "../fixtures/baseFee";
@@ -32,27 +33,34 @@ describe("relayer safeguards of the operator's money: its signers, and fees belo
 
   it("the internal endpoint refuses a hand-off whose calldata it cannot derive a gas limit from, and a standing query without a valid taker, naming the field", async () => {
     stack = await startGaslessStack(f);
-    const post = await fetch(`${stack.relayer!.url}/internal/relays`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${RELAYER_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        chain_id: 4663,
-        quote_id: "7c0e2d6e-1b7e-4c1e-9a52-1f0e6f4b9a11",
-        onchain_quote_id: `0x${"00".repeat(31)}01`,
-        integrator_id: 1,
-        api_key_id: 1,
-        idempotency_key: null,
-        taker: f.taker.account.address,
-        router: f.contracts.gaslessSwapRouter,
-        data: "0x12345678",
-        signature: `0x${"11".repeat(65)}`,
-        permit2_nonce: "1",
-        deadline: "1900000000",
-        estimated_gas: 200000,
-        fee_wei: "1000",
-      }),
-    });
-    expect([post.status, ((await post.json()) as { code: string; error: string }).error]).to.deep.equal([400, "data: must be swapGasless calldata with readable route actions"]);
+    const handOff = (data: Hex) =>
+      fetch(`${stack!.relayer!.url}/internal/relays`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${RELAYER_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          chain_id: 4663,
+          quote_id: "7c0e2d6e-1b7e-4c1e-9a52-1f0e6f4b9a11",
+          onchain_quote_id: `0x${"00".repeat(31)}01`,
+          integrator_id: 1,
+          api_key_id: 1,
+          idempotency_key: null,
+          taker: f.taker.account.address,
+          router: f.contracts.gaslessSwapRouter,
+          data,
+          signature: `0x${"11".repeat(65)}`,
+          permit2_nonce: "1",
+          deadline: "1900000000",
+          estimated_gas: 200000,
+          fee_wei: "1000",
+        }),
+      });
+    // Not swapGasless calldata at all; and swapGasless calldata (an ERC20 buy) whose route actions do not decode (opcode 0xff).
+    const order = { sellToken: f.token("USDC"), sellAmount: 1_000_000n, buyToken: f.token("WETH"), minBuyAmount: 1n, recipient: f.taker.account.address, actions: "0xff" as Hex, quoteId: `0x${"00".repeat(31)}02` as Hex, deadline: 1_900_000_000n };
+    const unreadable = encodeSwapGasless(order, f.taker.account.address, { relayerFee: 1n, relayerFeeRecipient: f.taker.account.address }, 1n).data;
+    for (const data of ["0x12345678", unreadable] as Hex[]) {
+      const post = await handOff(data);
+      expect([post.status, ((await post.json()) as { code: string; error: string }).error], data.slice(0, 10)).to.deep.equal([400, "data: must be swapGasless calldata with readable route actions"]);
+    }
     const standing = await fetch(`${stack.relayer!.url}/internal/gasless-standing?taker=0x12&integrator_id=1`, { headers: { authorization: `Bearer ${RELAYER_TOKEN}` } });
     expect(standing.status).to.equal(400);
     expect(((await standing.json()) as { error: string }).error).to.match(/^taker/);
