@@ -46,9 +46,10 @@ describe("a chain read that fails while attributing a failed relay defers the at
   /**
    * A relay of `taker` over `sources` that mines and reverts because the taker moves its whole USDC
    * balance away with a higher tip in the same block: its facts are the taker's (funds short), its
-   * route repriced at its venues. Returns the relay and where it failed.
+   * route repriced at its venues. `whilePending` runs once its swap is pending, before the taker's
+   * transfer. Returns the relay and where it failed.
    */
-  async function failedRelay(stack: GaslessStack, taker: LocalAccount, sources: Record<string, string>): Promise<{ relayId: string; at: BlockPosition }> {
+  async function failedRelay(stack: GaslessStack, taker: LocalAccount, sources: Record<string, string>, whilePending: () => void = () => {}): Promise<{ relayId: string; at: BlockPosition }> {
     const { status, body } = await stack.gaslessQuote(taker.address, { sell_token: suite.f.token("USDC"), buy_token: suite.f.token("WETH"), sell_amount: parseUnits("1000", 6), ...sources });
     expect(status, json(body)).to.equal(200);
     await setAutomine(false);
@@ -56,11 +57,17 @@ describe("a chain read that fails while attributing a failed relay defers the at
     expect(submitted.status, json(submitted.body)).to.equal(202);
     const relayId = submitted.body.relay_id as string;
     const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
+    whilePending();
     const wallet = await hre.viem.getWalletClient(taker.address, { account: taker });
     const block = await suite.f.publicClient.getBlock();
     const balance = await balanceOf(suite.f, suite.f.token("USDC"), taker.address);
     await wallet.writeContract({ address: suite.f.token("USDC"), abi: erc20Abi, functionName: "transfer", args: [suite.f.stranger.account.address, balance], gas: 100_000n, maxFeePerGas: (block.baseFeePerGas ?? 0n) * 3n + FRONT_TIP, maxPriorityFeePerGas: FRONT_TIP });
     return { relayId, at: await minedAt(pending.tx_hash as Hex) };
+  }
+
+  /** The stack's unpaid-gas ledger for its integrator: [cause, kind, entries] per total. */
+  async function ledgerOf(stack: GaslessStack) {
+    return (await stack.relayer!.context.store.unpaidGasTotals({ integratorId: stack.api.integratorId })).map((total) => [total.cause, total.kind, total.entries]);
   }
 
   /** Mines the pending block and says where the relay's swap reverted in it. */
@@ -119,67 +126,43 @@ describe("a chain read that fails while attributing a failed relay defers the at
     suite.stack = await startGaslessStack(suite.f, { signers: 1, relayerTransport: http(proxy.url, { retryCount: 0, timeout: 10_000 }) });
     const stack = suite.stack;
     const [taker] = await fundedTakers(suite.f, 1);
-    const ledger = async () => (await stack.relayer!.context.store.unpaidGasTotals({ integratorId: stack.api.integratorId })).map((total) => [total.cause, total.kind, total.entries]);
     const usdc = suite.f.token("USDC");
-    // The swap is pending; from now on the node drops every read of the sell token (the balance and
-    // allowance reads attribution makes), as a node under load drops requests.
-    const quoted = await stack.gaslessQuote(taker!.address, { sell_token: usdc, buy_token: suite.f.token("WETH"), sell_amount: parseUnits("1000", 6), ...onlySources(stack.manifest, "dev-propamm") });
-    expect(quoted.status, json(quoted.body)).to.equal(200);
-    await setAutomine(false);
-    const submitted = await stack.submit({ quote_id: quoted.body!.quote_id, signature: await stack.sign(quoted.body as never, taker!) });
-    expect(submitted.status, json(submitted.body)).to.equal(202);
-    const relayId = submitted.body.relay_id as string;
-    const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
-    proxy.cutWhen((call) => isCallTo(call, usdc));
-    const wallet = await hre.viem.getWalletClient(taker!.address, { account: taker! });
-    const block = await suite.f.publicClient.getBlock();
-    await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [suite.f.stranger.account.address, await balanceOf(suite.f, usdc, taker!.address)], gas: 100_000n, maxFeePerGas: (block.baseFeePerGas ?? 0n) * 3n + FRONT_TIP, maxPriorityFeePerGas: FRONT_TIP });
-    await minedAt(pending.tx_hash as Hex);
+    // Once the swap is pending, the node drops every read of the sell token (the balance and allowance
+    // reads attribution makes), as a node under load drops requests.
+    const { relayId } = await failedRelay(stack, taker!, onlySources(stack.manifest, "dev-propamm"), () => proxy.cutWhen((call) => isCallTo(call, usdc)));
     await setAutomine(true);
     // Three attempts, each at a new block: every one deferred, nothing written, the relay still followed.
     for (let attempt = 1; attempt <= 3; attempt++) {
       const cut = proxy.cutCount();
       await waitUntil(() => proxy.cutCount() > cut);
-      expect(await ledger(), `attempt ${attempt}`).to.deep.equal([]);
+      expect(await ledgerOf(stack), `attempt ${attempt}`).to.deep.equal([]);
       expect(((await stack.status(relayId)).body as RelayJson).status, `attempt ${attempt}`).to.equal("submitted");
       await mine(1);
     }
     proxy.allow();
     const done = await stack.waitFor(relayId);
     expect([done.status, done.reason], json(done)).to.deep.equal(["failed", "reverted"]);
-    expect(await ledger()).to.deep.equal([["taker", "reverted_swap", 1]]);
+    expect(await ledgerOf(stack)).to.deep.equal([["taker", "reverted_swap", 1]]);
   });
 
   it("a read the node never answers defers the attribution only for RELAYER_ATTRIBUTION_PATIENCE_BLOCKS blocks: then the relay ends failed as unattributable, counted against nobody, once", async () => {
     suite.stack = await startGaslessStack(suite.f, { signers: 1, relayerTransport: http(proxy.url, { retryCount: 0, timeout: 10_000 }), relayerEnv: { RELAYER_ATTRIBUTION_PATIENCE_BLOCKS: "4" } });
     const stack = suite.stack;
     const [taker] = await fundedTakers(suite.f, 1);
-    const ledger = async () => (await stack.relayer!.context.store.unpaidGasTotals({ integratorId: stack.api.integratorId })).map((total) => [total.cause, total.kind, total.entries]);
     const usdc = suite.f.token("USDC");
-    const quoted = await stack.gaslessQuote(taker!.address, { sell_token: usdc, buy_token: suite.f.token("WETH"), sell_amount: parseUnits("1000", 6), ...onlySources(stack.manifest, "dev-propamm") });
-    expect(quoted.status, json(quoted.body)).to.equal(200);
-    await setAutomine(false);
-    const submitted = await stack.submit({ quote_id: quoted.body!.quote_id, signature: await stack.sign(quoted.body as never, taker!) });
-    expect(submitted.status, json(submitted.body)).to.equal(202);
-    const relayId = submitted.body.relay_id as string;
-    const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted");
-    // From now on the node never answers a read of the sell token (as a node that pruned that state).
-    proxy.cutWhen((call) => isCallTo(call, usdc));
-    const wallet = await hre.viem.getWalletClient(taker!.address, { account: taker! });
-    const block = await suite.f.publicClient.getBlock();
-    await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [suite.f.stranger.account.address, await balanceOf(suite.f, usdc, taker!.address)], gas: 100_000n, maxFeePerGas: (block.baseFeePerGas ?? 0n) * 3n + FRONT_TIP, maxPriorityFeePerGas: FRONT_TIP });
-    await minedAt(pending.tx_hash as Hex);
+    // Once the swap is pending, the node never answers a read of the sell token (as a node that pruned that state).
+    const { relayId } = await failedRelay(stack, taker!, onlySources(stack.manifest, "dev-propamm"), () => proxy.cutWhen((call) => isCallTo(call, usdc)));
     await setAutomine(true);
     // Within the window: deferred, nothing written.
     const cut = proxy.cutCount();
     await waitUntil(() => proxy.cutCount() > cut);
-    expect(await ledger()).to.deep.equal([]);
+    expect(await ledgerOf(stack)).to.deep.equal([]);
     expect(((await stack.status(relayId)).body as RelayJson).status).to.equal("submitted");
     await mine(4);
     const done = await stack.waitFor(relayId);
     expect([done.status, done.reason], json(done)).to.deep.equal(["failed", "reverted"]);
     expect(done.error).to.match(/unattributable: the chain reads attribution needs kept failing for 4 blocks/);
-    expect(await ledger()).to.deep.equal([["operator", "reverted_swap", 1]]);
+    expect(await ledgerOf(stack)).to.deep.equal([["operator", "reverted_swap", 1]]);
   });
 });
 
