@@ -59,11 +59,9 @@ abstract contract RegistryGate is IRegistryGatedRouter {
         return (current.paused, current.activeUntil);
     }
 
-    /// @dev The pair filter to keep with the status on `sync()`: none in a router that calls no propAMM
-    /// (PropAmmHops overrides it).
-    function _syncPairFilter() internal virtual returns (uint128) {
-        return 0;
-    }
+    /// @dev The pair filter to keep with the status on `sync()` (PropAmmHops implements it; a router
+    /// without an allowlist keeps none).
+    function _syncPairFilter() internal virtual returns (uint128);
 
     /// @dev The pair filter copied at the last `sync()` (bit `uint160(account) & 127` set: maybe a pair).
     /// The status slot is warm on the hot path (read by `settles`), so this costs about 100 gas.

@@ -31,4 +31,9 @@ contract UniswapV3HopsHarness is UniswapV3Hops {
         (address pool, bool zeroForOne) = _v3HopPool(hop, 0, tokenIn);
         _v3ExactOutputSwap(pool, zeroForOne, amountOut, to, data);
     }
+
+    /// @dev No propAMM allowlist here: an empty pair-filter copy.
+    function _syncPairFilter() internal pure override returns (uint128) {
+        return 0;
+    }
 }
