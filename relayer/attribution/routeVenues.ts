@@ -1,8 +1,9 @@
-import { encodeFunctionData, hexToBigInt, parseAbiItem, zeroAddress, type Address, type PublicClient } from "viem";
+import { encodeFunctionData, hexToBigInt, zeroAddress, type Address, type PublicClient } from "viem";
 import {
   afterV3PoolEvent,
   propAmmAbi,
   propAmmAllowlistAbi,
+  readRouterPropAmmAllowlist,
   readV3PoolEvents,
   readV3PoolState,
   uniswapV3FactoryAbi,
@@ -13,9 +14,8 @@ import {
   type V3PoolState,
 } from "../../sdk";
 import { isBefore, logIndexesBefore, type BlockPosition } from "./pairStates";
-import { readOrRefused } from "./readFailure";
+import { readOrDefer, readOrRefused } from "./readFailure";
 
-const propAmmAllowlistOf = parseAbiItem("function propAmmAllowlist() view returns (address)");
 
 /** Gas for one propAMM `getAmountOut`: allowlisted code, but not ours; a quote that needs more is no quote. */
 export const PROPAMM_QUOTE_GAS = 1_000_000n;
@@ -60,7 +60,7 @@ export async function readRouteVenues(client: PublicClient, router: Address, hop
   );
   const propAmms = new Map<string, readonly [Address, Address]>();
   // A router version without propAMMs has no allowlist to read: its propAMM hops are refused, not priced.
-  const allowlist = propAmmPairs.size === 0 ? zeroAddress : await readOrRefused(client.readContract({ address: router, abi: [propAmmAllowlistOf], functionName: "propAmmAllowlist", blockNumber }), zeroAddress, "the router's propAMM allowlist");
+  const allowlist = propAmmPairs.size === 0 ? zeroAddress : ((await readOrDefer(readRouterPropAmmAllowlist(client, router, blockNumber), "the router's propAMM allowlist")) ?? zeroAddress);
   if (allowlist !== zeroAddress) {
     const selector = await client.readContract({ address: allowlist, abi: propAmmAllowlistAbi, functionName: "SWAP_SELECTOR", blockNumber });
     await Promise.all(
