@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { spawnService } from "./spawnService";
+import { spawnService, type SpawnServiceOptions } from "./spawnService";
 
 export type SpawnedDevnet = {
   child: ChildProcess;
@@ -17,8 +17,8 @@ export type SpawnedDevnet = {
  * printed its banner. Rejects, with everything it printed, if it exits first. Its relayer runs in
  * its group: stopping it, or the end of a test run that never got this handle, stops both.
  */
-export async function spawnDevnet(env: NodeJS.ProcessEnv): Promise<SpawnedDevnet> {
-  const service = await spawnService("scripts/devnet.ts", env, /Devnet ready[\s\S]*?RPC URL\s+(\S+)[\s\S]*?API URL\s+(\S+)[\s\S]*Press Ctrl-C/);
+export async function spawnDevnet(env: NodeJS.ProcessEnv, options: Pick<SpawnServiceOptions, "readyWithinMs"> = {}): Promise<SpawnedDevnet> {
+  const service = await spawnService("scripts/devnet.ts", env, /Devnet ready[\s\S]*?RPC URL\s+(\S+)[\s\S]*?API URL\s+(\S+)[\s\S]*Press Ctrl-C/, options);
   return {
     child: service.child,
     rpcUrl: service.ready[1]!,

@@ -27,6 +27,8 @@ export type SpawnServiceOptions = {
    * False for a service that belongs to its parent's group (npm start's relayer is in the devnet's).
    */
   ownGroup?: boolean;
+  /** Stops it and rejects, with what it printed, if it is not ready this long after the spawn (default: no bound). */
+  readyWithinMs?: number;
 };
 
 /**
@@ -58,9 +60,18 @@ export function spawnService(entry: string, env: NodeJS.ProcessEnv, readyLine: R
   child.stdout?.on("data", collect(process.stdout));
   child.stderr?.on("data", collect(process.stderr));
   return new Promise((resolve, reject) => {
+    const bound = options.readyWithinMs;
+    const late =
+      bound === undefined
+        ? undefined
+        : setTimeout(() => {
+            reject(new Error(`${entry} was not ready within ${bound} ms; it printed:\n${output}`));
+            void stopTrackedChild(child, "SIGTERM");
+          }, bound);
     const check = () => {
       const ready = readyLine.exec(output);
       if (ready === null) return;
+      clearTimeout(late);
       child.stdout?.off("data", check);
       resolve({
         child,
@@ -74,6 +85,9 @@ export function spawnService(entry: string, env: NodeJS.ProcessEnv, readyLine: R
       });
     };
     child.stdout?.on("data", check);
-    void exited.then((code) => reject(new Error(`${entry} exited early with ${code}:\n${output}`)));
+    void exited.then((code) => {
+      clearTimeout(late);
+      reject(new Error(`${entry} exited early with ${code}:\n${output}`));
+    });
   });
 }

@@ -52,12 +52,39 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
   const slug = () => `quote-${api.owner.address.slice(2, 10).toLowerCase()}`;
   const quote = () => api.quote({ sell_token: "USDC", buy_token: "DAI", sell_amount: parseUnits("10", 6), taker: f.taker.account.address, fee_bps: 40 });
 
+  /**
+   * Waits until the API applies fee cap `cap` to the key. On PostgreSQL an instance's credential cache
+   * drops when the commit's notification arrives, a moment after the operator's write (bounded by
+   * CHANGE_REACH_MS here, as in credentialInvalidation.test.ts). The probe asks for a fee above any cap:
+   * its refusal names the cap in force and runs before quote:read, so polling spends no quota.
+   */
+  const CHANGE_REACH_MS = 2_000;
+  async function feeCapInForce(cap: number): Promise<void> {
+    const deadline = Date.now() + CHANGE_REACH_MS;
+    for (;;) {
+      const probe = await api.quote({ sell_token: "USDC", buy_token: "DAI", sell_amount: parseUnits("10", 6), taker: f.taker.account.address, fee_bps: 10_000 });
+      const inForce = /integrator_max_fee_bps of (\d+)/.exec(probe.body?.error ?? "")?.[1];
+      if (inForce === String(cap) || Date.now() >= deadline) return void expect(inForce, "the fee cap the API applies").to.equal(String(cap));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** quote() once its answer has status `status`, polled as feeCapInForce polls (a stale 200 spends a point of the default quota). */
+  async function quoteAnswering(status: number): ReturnType<typeof quote> {
+    const deadline = Date.now() + CHANGE_REACH_MS;
+    for (;;) {
+      const answer = await quote();
+      if (answer.status === status || Date.now() >= deadline) return answer;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   it("suspend refuses the profile's keys on /quote until reinstate (run as a separate process while the API is up)", async () => {
     expect((await quote()).status).to.equal(200);
     const suspended = await integratorsCli(api, "suspend", slug(), "--reason", "abuse report", "--by", "alice");
     expect(suspended.status, suspended.stderr).to.equal(0);
     expect(suspended.stdout).to.match(new RegExp(`^suspended ${slug()} \\(active → suspended\\)`));
-    const refused = await quote();
+    const refused = await quoteAnswering(403);
     expect(refused.status).to.equal(403);
     expect(refused.body).to.deep.include({ code: "integrator_not_active" });
     expect(refused.body!.error).to.contain("suspended");
@@ -69,7 +96,7 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
 
     const reinstated = await integratorsCli(api, "reinstate", slug(), "--by", "bob");
     expect(reinstated.status, reinstated.stderr).to.equal(0);
-    expect((await quote()).status).to.equal(200);
+    expect((await quoteAnswering(200)).status).to.equal(200);
 
     const shown = await integratorsCli(api, "show", slug(), "--json");
     expect(shown.status, shown.stderr).to.equal(0);
@@ -113,6 +140,7 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
   it("changes a profile's fee cap and rate limits (live keys and later ones), and one key's own limits; show prints who and when", async () => {
     expect(await run("limits", slug(), "--max-fee-bps", "30", "--quote-rpm", "5", "--by", "carol")).to.equal(0);
     expect(output.at(-1)).to.match(/quote 5\/min, fee cap 30 bps.*1 live key/);
+    await feeCapInForce(30);
     const capped = await quote();
     expect(capped.status).to.equal(400);
     expect(capped.body!.error).to.contain("integrator_max_fee_bps of 30");
@@ -120,6 +148,7 @@ for (const engine of engines) describe(`operator CLI: npm run integrators (lifec
     expect(ok.headers.get("x-ratelimit-quote-read-remaining")).to.equal("4");
 
     expect(await run("key-limits", String(api.apiKey.keyId), "--max-fee-bps", "10", "--swap-rpm", "3")).to.equal(0);
+    await feeCapInForce(10);
     const keyCapped = await api.quote({ sell_token: "USDC", buy_token: "DAI", sell_amount: parseUnits("10", 6), taker: f.taker.account.address, fee_bps: 20 });
     expect(keyCapped.body!.error).to.contain("integrator_max_fee_bps of 10");
 

@@ -14,7 +14,7 @@ import { DEV_V3_POOLS } from "../../scripts/deploy/devnetV3Market";
 import { DEVNET_V3_VENUES } from "../../scripts/deploy/devnetV3Venues";
 import { spawnDevnet } from "../../scripts/devnet/spawnDevnet";
 import { runScript } from "../fixtures/runScript";
-import { scaledTimeout } from "../fixtures/testTimeouts";
+import { scaledTimeout, withinSteps } from "../fixtures/testTimeouts";
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const response = await fetch(url, {
@@ -107,50 +107,60 @@ describe("devnet (npm start)", function () {
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
   it("serves chain 0x1237 over JSON-RPC, writes the manifest, and stops cleanly on Ctrl-C", async () => {
-    const devnet = await spawnDevnet({ DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite"), RELAYER_PORT: "0", RELAYER_DB_PATH: join(directory, "relayer.sqlite") });
+    const devnet = await spawnDevnet(
+      { DEVNET_PORT: "0", DEPLOYMENTS_DIR: directory, API_PORT: "0", API_DB_PATH: join(directory, "api.sqlite"), RELAYER_PORT: "0", RELAYER_DB_PATH: join(directory, "relayer.sqlite") },
+      { readyWithinMs: scaledTimeout(90_000) },
+    );
     const { rpcUrl: url, apiUrl } = devnet;
     try {
-      expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(await rpc(url, "eth_chainId")).to.equal("0x1237");
+      await withinSteps(85_000, devnet.output, async (step) => {
+        step("chain and manifest");
+        expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(await rpc(url, "eth_chainId")).to.equal("0x1237");
 
-      const manifest = readManifest(join(directory, "4663.json"));
-      expect(manifest.chainId).to.equal(4663);
-      expect(await rpc(url, "eth_getCode", [manifest.contracts.routerRegistry, "latest"])).to.not.equal("0x");
-      const block = (await rpc(url, "eth_getBlockByNumber", [`0x${manifest.deployBlock.toString(16)}`, false])) as { hash: string };
-      expect(block.hash).to.equal(manifest.deployBlockHash);
+        const manifest = readManifest(join(directory, "4663.json"));
+        expect(manifest.chainId).to.equal(4663);
+        expect(await rpc(url, "eth_getCode", [manifest.contracts.routerRegistry, "latest"])).to.not.equal("0x");
+        const block = (await rpc(url, "eth_getBlockByNumber", [`0x${manifest.deployBlock.toString(16)}`, false])) as { hash: string };
+        expect(block.hash).to.equal(manifest.deployBlockHash);
 
-      // Both routers are registered: ownerOf(2) and ownerOf(3) by raw selector.
-      const ownerOf = async (feature: number) =>
-        getAddress(`0x${((await rpc(url, "eth_call", [{ to: manifest.contracts.routerRegistry, data: `0x6352211e${feature.toString(16).padStart(64, "0")}` }, "latest"])) as string).slice(-40)}`);
-      expect(await ownerOf(2)).to.equal(manifest.contracts.takerSwapRouter);
-      expect(await ownerOf(3)).to.equal(manifest.contracts.gaslessSwapRouter);
+        // Both routers are registered: ownerOf(2) and ownerOf(3) by raw selector.
+        const ownerOf = async (feature: number) =>
+          getAddress(`0x${((await rpc(url, "eth_call", [{ to: manifest.contracts.routerRegistry, data: `0x6352211e${feature.toString(16).padStart(64, "0")}` }, "latest"])) as string).slice(-40)}`);
+        expect(await ownerOf(2)).to.equal(manifest.contracts.takerSwapRouter);
+        expect(await ownerOf(3)).to.equal(manifest.contracts.gaslessSwapRouter);
 
-      // npm run migrate-router -- 2 against the running devnet: a new current router, the old one as prev.
-      const migration = await runScript("scripts/migrateRouter.ts", ["2"], { RPC_URL: url, DEPLOYMENTS_DIR: directory });
-      expect(migration.status, migration.stderr).to.equal(0);
-      expect(migration.stdout).to.match(/Feature 2 migrated to 0x[0-9a-fA-F]{40}/);
-      const migrated = await ownerOf(2);
-      expect(migrated).to.not.equal(manifest.contracts.takerSwapRouter);
-      const previous = (await rpc(url, "eth_call", [{ to: manifest.contracts.routerRegistry, data: `0xe2603dc2${"0".repeat(63)}2` }, "latest"])) as string;
-      expect(getAddress(`0x${previous.slice(-40)}`)).to.equal(manifest.contracts.takerSwapRouter);
+        step("migrate-router");
+        // npm run migrate-router -- 2 against the running devnet: a new current router, the old one as prev.
+        const migration = await runScript("scripts/migrateRouter.ts", ["2"], { RPC_URL: url, DEPLOYMENTS_DIR: directory });
+        expect(migration.status, migration.stderr).to.equal(0);
+        expect(migration.stdout).to.match(/Feature 2 migrated to 0x[0-9a-fA-F]{40}/);
+        const migrated = await ownerOf(2);
+        expect(migrated).to.not.equal(manifest.contracts.takerSwapRouter);
+        const previous = (await rpc(url, "eth_call", [{ to: manifest.contracts.routerRegistry, data: `0xe2603dc2${"0".repeat(63)}2` }, "latest"])) as string;
+        expect(getAddress(`0x${previous.slice(-40)}`)).to.equal(manifest.contracts.takerSwapRouter);
 
-      // Ports once: one line to paste into a second terminal, with what this run resolved (port 0 here).
-      const { port: rpcPort } = new URL(url);
-      const { port: apiPort } = new URL(apiUrl);
-      expect(devnet.output()).to.contain(
-        `  export RPC_URL=${url} SWAP_API_URL=${apiUrl} CHAIN_ID=4663 DEPLOYMENTS_DIR=${directory} DEVNET_HOST=127.0.0.1 DEVNET_PORT=${rpcPort} API_HOST=127.0.0.1 API_PORT=${apiPort} RELAYER_URL=http://127.0.0.1:`,
-      );
-      // npm start turns AUTO_APPROVE on (the API's own default is off) and says so: onboarding below is active at once.
-      expect(devnet.output()).to.match(/Onboarding\s+AUTO_APPROVE=true \(devnet\): applications are active at once/);
-      // A wallet against the running devnet: onboard, snapshot, quote, approve, sign, patch, send.
-      await tradeThroughTheApi(url, apiUrl, manifest.tokens);
-      // And gasless, through the relayer npm start runs as its own process.
-      await gaslessTradeThroughTheApi(url, apiUrl);
+        // Ports once: one line to paste into a second terminal, with what this run resolved (port 0 here).
+        const { port: rpcPort } = new URL(url);
+        const { port: apiPort } = new URL(apiUrl);
+        expect(devnet.output()).to.contain(
+          `  export RPC_URL=${url} SWAP_API_URL=${apiUrl} CHAIN_ID=4663 DEPLOYMENTS_DIR=${directory} DEVNET_HOST=127.0.0.1 DEVNET_PORT=${rpcPort} API_HOST=127.0.0.1 API_PORT=${apiPort} RELAYER_URL=http://127.0.0.1:`,
+        );
+        // npm start turns AUTO_APPROVE on (the API's own default is off) and says so: onboarding below is active at once.
+        expect(devnet.output()).to.match(/Onboarding\s+AUTO_APPROVE=true \(devnet\): applications are active at once/);
+        // A wallet against the running devnet: onboard, snapshot, quote, approve, sign, patch, send.
+        step("taker-submitted trade");
+        await tradeThroughTheApi(url, apiUrl, manifest.tokens);
+        // And gasless, through the relayer npm start runs as its own process.
+        step("gasless trade");
+        await gaslessTradeThroughTheApi(url, apiUrl);
 
-      expect(await devnet.stop()).to.equal(0);
-      let refused = false;
-      await rpc(url, "eth_chainId").catch(() => (refused = true));
-      expect(refused, "the RPC port must be closed after Ctrl-C").to.equal(true);
+        step("Ctrl-C");
+        expect(await devnet.stop()).to.equal(0);
+        let refused = false;
+        await rpc(url, "eth_chainId").catch(() => (refused = true));
+        expect(refused, "the RPC port must be closed after Ctrl-C").to.equal(true);
+      });
     } finally {
       if (devnet.child.exitCode === null) devnet.child.kill("SIGKILL");
     }
