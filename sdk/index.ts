@@ -78,6 +78,8 @@ export {
   type PropAmmHop,
   type RouteHopAction,
   MAX_V3_VENUES,
+  type V4Hop,
+  isHopAction,
 } from "./calldata/routeActions";
 export { type SwapOrder } from "./calldata/swapOrder";
 export { SIGNATURE_BYTES, SIGNATURE_PLACEHOLDER, bytesArgumentOffset } from "./calldata/signaturePlaceholder";

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { splitAmounts, type PropAmmHop, type RouteAction, type RouteHopAction, type V3Hop } from "../calldata/routeActions";
+import { isHopAction, splitAmounts, type PropAmmHop, type RouteAction, type RouteHopAction, type V3Hop, type V4Hop } from "../calldata/routeActions";
 import { getAmountOut } from "./v2Math";
 import { quoteConcentratedExactInput } from "./v3/swapSimulator";
 import type { V3PoolState } from "./v3/v3PoolState";
@@ -19,6 +19,8 @@ export type RouteVenueStates = Readonly<{
   v2Pair: (pair: Address) => PairReserves | undefined;
   /** The pool a V3 hop from `tokenIn` swaps in (the router computes it from its venue table). */
   v3Pool?: (hop: V3Hop, tokenIn: Address) => V3PoolState | undefined;
+  /** The V4 pool a V4 hop from `tokenIn` swaps in (its key: the sorted currencies, fee, tick spacing and hooks). */
+  v4Pool?: (hop: V4Hop, tokenIn: Address) => V3PoolState | undefined;
   /** A propAMM's output for exactly `amountIn` of `tokenIn` (its `getAmountOut`, oracle-priced: read, not modelled). */
   propAmmOut?: (hop: PropAmmHop, tokenIn: Address, amountIn: bigint) => Promise<bigint | undefined>;
 }>;
@@ -33,7 +35,7 @@ export function routeHops(actions: readonly RouteAction[], sellToken: Address): 
   const hops: RouteHop[] = [];
   let token = sellToken;
   for (const action of actions) {
-    if (action.type === "swapV2" || action.type === "swapV3" || action.type === "swapPropAmm") {
+    if (isHopAction(action)) {
       hops.push({ hop: action, tokenIn: token });
       token = action.tokenOut;
     } else if (action.type === "split") {
@@ -55,7 +57,7 @@ export function routeHops(actions: readonly RouteAction[], sellToken: Address): 
 /**
  * What `amountIn` of `sellToken` run through `actions` pays at the end, at the given venue states,
  * as the routers compute an exact-input route: V2 math, V3's swap loop over the pool's ticks (the
- * whole input or nothing, as the router requires), a propAMM's own quote, FEE rounding down, SPLIT's
+ * whole input or nothing, as the router requires; V4 pools the same, over their LP and protocol fees), a propAMM's own quote, FEE rounding down, SPLIT's
  * leg amounts. A V2 pair or V3 pool used twice sees its own earlier hop, as on chain; a propAMM used
  * twice is not priced (its quote at the block does not see the route's earlier swap through it).
  * Undefined when any hop cannot be priced. Token transfer taxes are not modelled: a taxed token's
@@ -79,8 +81,9 @@ export async function routeOutput(actions: readonly RouteAction[], sellToken: Ad
         movedPairs.set(pair.toLowerCase(), outIsToken0 ? { ...state, reserve0: state.reserve0 - out, reserve1: state.reserve1 + amount } : { ...state, reserve0: state.reserve0 + amount, reserve1: state.reserve1 - out });
         return out;
       }
-      case "swapV3": {
-        const found = venues.v3Pool?.(action, tokenIn);
+      case "swapV3":
+      case "swapV4": {
+        const found = action.type === "swapV3" ? venues.v3Pool?.(action, tokenIn) : venues.v4Pool?.(action, tokenIn);
         if (found === undefined) return undefined;
         const pool = movedPools.get(found.address.toLowerCase()) ?? found;
         const zeroForOne = pool.token0.toLowerCase() === tokenIn.toLowerCase();
@@ -107,6 +110,7 @@ export async function routeOutput(actions: readonly RouteAction[], sellToken: Ad
       case "swapV2":
       case "swapV3":
       case "swapPropAmm":
+      case "swapV4":
         running = await hop(running, action, token);
         token = action.tokenOut;
         break;

@@ -14,8 +14,22 @@ export type V3Hop = { tokenOut: Address; fee: number; venue: number };
 /** One hop through an allowlisted propAMM pair (exact input only). */
 export type PropAmmHop = { pair: Address; tokenOut: Address };
 
+/**
+ * One hop through a Uniswap V4 pool of the router's PoolManager. The pool key is (sorted(running token,
+ * `tokenOut`), `fee`, `tickSpacing`, `hooks`). A V4 currency of address(0) is native ETH: `tokenOut`
+ * address(0) leaves the running token native (the route may end there and pay ETH out), and a hop
+ * whose running token is native pays the PoolManager in value. `fee` is the key's LP fee in
+ * hundredths of a bip (uint24; 0x800000 marks a dynamic fee); `tickSpacing` an int24.
+ */
+export type V4Hop = { tokenOut: Address; fee: number; tickSpacing: number; hooks: Address };
+
 /** A swap action on any venue: what a route runs as one action, and what a split leg's hops are. */
-export type RouteHopAction = ({ type: "swapV2" } & V2Hop) | ({ type: "swapV3" } & V3Hop) | ({ type: "swapPropAmm" } & PropAmmHop);
+export type RouteHopAction = ({ type: "swapV2" } & V2Hop) | ({ type: "swapV3" } & V3Hop) | ({ type: "swapPropAmm" } & PropAmmHop) | ({ type: "swapV4" } & V4Hop);
+
+/** Whether `action` is a swap hop (of any venue) rather than WRAP, UNWRAP, FEE or SPLIT. */
+export function isHopAction(action: RouteAction): action is RouteHopAction {
+  return action.type === "swapV2" || action.type === "swapV3" || action.type === "swapPropAmm" || action.type === "swapV4";
+}
 
 /** One path of a split: its share of the running amount in bps, and its hops (venues may mix). */
 export type SplitLegAction = { shareBps: number; hops: RouteHopAction[] };
@@ -25,6 +39,8 @@ export type SplitLegAction = { shareBps: number; hops: RouteHopAction[] };
  * - `swapV2`: swap the running amount through a Uniswap-V2-style pair into `tokenOut`;
  * - `swapV3`: swap it through the router's V3 venue `venue`'s pool of fee tier `fee` into `tokenOut`;
  * - `swapPropAmm`: swap it through an allowlisted propAMM `pair` into `tokenOut`;
+ * - `swapV4`: swap it through the Uniswap V4 pool keyed by (running token, `tokenOut`, `fee`,
+ *   `tickSpacing`, `hooks`) in the router's PoolManager (address(0) is native ETH);
  * - `wrap` / `unwrap`: native ETH to WETH and back;
  * - `fee`: pay `bps` of the running amount to `recipient` (the platform fee, placed after the swaps);
  * - `split`: sell the running amount along 2 or 3 paths that end in the same token; every leg but the
@@ -37,7 +53,7 @@ export type RouteAction =
   | { type: "fee"; bps: number; recipient: Address }
   | { type: "split"; legs: SplitLegAction[] };
 
-export const RouteOpcode = { swapV2: 0x01, wrap: 0x02, unwrap: 0x03, fee: 0x04, split: 0x05, swapV3: 0x06, swapPropAmm: 0x07 } as const;
+export const RouteOpcode = { swapV2: 0x01, wrap: 0x02, unwrap: 0x03, fee: 0x04, split: 0x05, swapV3: 0x06, swapPropAmm: 0x07, swapV4: 0x08 } as const;
 
 /** The router's cap on actions per route (a split counts as one). */
 export const MAX_ROUTE_ACTIONS = 8;
@@ -46,7 +62,10 @@ export const SPLIT_LEGS = { min: 2, max: 3 } as const;
 export const MAX_LEG_HOPS = 3;
 
 /** Encoded widths of the swap actions, opcode included. */
-const SWAP_WIDTH: Readonly<Record<number, number>> = { [RouteOpcode.swapV2]: 43, [RouteOpcode.swapV3]: 25, [RouteOpcode.swapPropAmm]: 41 };
+const SWAP_WIDTH: Readonly<Record<number, number>> = { [RouteOpcode.swapV2]: 43, [RouteOpcode.swapV3]: 25, [RouteOpcode.swapPropAmm]: 41, [RouteOpcode.swapV4]: 47 };
+/** SWAP_V4's int24 tick spacing and uint24 fee: what its operands can carry (the PoolManager refuses keys it never initialised). */
+const INT24 = { min: -(2 ** 23), max: 2 ** 23 - 1 } as const;
+const UINT24_MAX = 2 ** 24 - 1;
 /** The most V3 venues a router has (venue indexes 0 to 3). */
 export const MAX_V3_VENUES = 4;
 
@@ -68,6 +87,11 @@ function encodeHop(hop: RouteHopAction): Hex {
       return concatHex([opcodeHex(RouteOpcode.swapV3), getAddress(hop.tokenOut), numberToHex(hop.fee, { size: 3 }), numberToHex(hop.venue, { size: 1 })]);
     case "swapPropAmm":
       return concatHex([opcodeHex(RouteOpcode.swapPropAmm), getAddress(hop.pair), getAddress(hop.tokenOut)]);
+    case "swapV4":
+      checkBps(hop.fee, 0, UINT24_MAX, "V4 pool fee");
+      checkBps(hop.tickSpacing, INT24.min, INT24.max, "V4 tick spacing");
+      // int24 two's complement: a negative spacing is 2^24 + spacing.
+      return concatHex([opcodeHex(RouteOpcode.swapV4), getAddress(hop.tokenOut), numberToHex(hop.fee, { size: 3 }), numberToHex(hop.tickSpacing < 0 ? 2 ** 24 + hop.tickSpacing : hop.tickSpacing, { size: 3 }), getAddress(hop.hooks)]);
   }
 }
 
@@ -97,6 +121,7 @@ export function encodeRouteActions(actions: readonly RouteAction[]): Hex {
       case "swapV2":
       case "swapV3":
       case "swapPropAmm":
+      case "swapV4":
         return encodeHop(action);
       case "wrap":
         return numberToHex(RouteOpcode.wrap, { size: 1 });
@@ -145,6 +170,10 @@ export function decodeRouteActions(encoded: Hex): RouteAction[] {
     const opcode = uint(at, 1);
     if (opcode === RouteOpcode.swapV2) return { type: "swapV2", pair: address(at + 1), tokenOut: address(at + 21), feeBps: uint(at + 41, 2) };
     if (opcode === RouteOpcode.swapV3) return { type: "swapV3", tokenOut: address(at + 1), fee: uint(at + 21, 3), venue: uint(at + 24, 1) };
+    if (opcode === RouteOpcode.swapV4) {
+      const spacing = uint(at + 24, 3);
+      return { type: "swapV4", tokenOut: address(at + 1), fee: uint(at + 21, 3), tickSpacing: spacing > INT24.max ? spacing - 2 ** 24 : spacing, hooks: address(at + 27) };
+    }
     return { type: "swapPropAmm", pair: address(at + 1), tokenOut: address(at + 21) };
   };
   while (offset < total) {

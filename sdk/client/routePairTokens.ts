@@ -1,6 +1,6 @@
 import { decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from "viem";
 import { propAmmAllowlistAbi } from "../abis/propAmmAllowlistAbi";
-import { decodeRouteActions, type RouteAction } from "../calldata/routeActions";
+import { decodeRouteActions, isHopAction, type RouteAction } from "../calldata/routeActions";
 import { isExecutionFailure } from "../chain/executionFailure";
 import { rpcConnectionFailure } from "../chain/rpcConnectionFailure";
 import { ChainConnectionError } from "../errors/client";
@@ -37,12 +37,13 @@ export async function readRouterPropAmmAllowlist(reader: ChainReader, router: Ad
 export function routeTokens(order: Readonly<{ sellToken: Address; buyToken: Address; actions: Hex }>): Address[] {
   const tokens = new Set<Address>();
   const add = (token: Address) => {
-    if (!isNativeToken(token)) tokens.add(token.toLowerCase() as Address);
+    // address(0) is a V4 hop's native ETH: no token a pair could be.
+    if (!isNativeToken(token) && token !== zeroAddress) tokens.add(token.toLowerCase() as Address);
   };
   add(order.sellToken);
   add(order.buyToken);
   const visit = (action: RouteAction) => {
-    if (action.type === "swapV2" || action.type === "swapV3" || action.type === "swapPropAmm") add(action.tokenOut);
+    if (isHopAction(action)) add(action.tokenOut);
     if (action.type === "split") for (const leg of action.legs) leg.hops.forEach(visit);
   };
   decodeRouteActions(order.actions).forEach(visit);

@@ -17,18 +17,23 @@ import { verifyQuoteTargets, type TrustedContracts } from "./verifyQuoteTargets"
  */
 export async function verifyQuote(reader: ChainReader, contracts: TrustedContracts, quote: QuoteJson, expected: QuoteExpectation): Promise<void> {
   const router = await verifyQuoteTargets(reader, contracts, quote);
-  const v3Venues = hasV3Hop(quote) ? await readRouterV3Venues(reader, router) : undefined;
+  const v3Venues = hasComputedPoolHop(quote) ? await readRouterV3Venues(reader, router) : undefined;
   const call = verifyQuoteOrder(quote, { ...expected, permit2: expected.permit2 ?? contracts.permit2 }, v3Venues);
   await refuseAllowlistedPairTokens(reader, router, quote.quote_id, call.order);
 }
 
-/** Whether the order in `tx.data` has a SWAP_V3 hop; false when it does not decode (verifyQuoteOrder then says why). */
-function hasV3Hop(quote: QuoteJson): boolean {
+/**
+ * Whether the order in `tx.data` has a hop whose pool the router computes (SWAP_V3 from its venue
+ * table, SWAP_V4 from the pool key: both are bound to the pool the quote names with the running token,
+ * which a native sell's WRAP makes the router's `weth`); false when it does not decode (verifyQuoteOrder then says why).
+ */
+function hasComputedPoolHop(quote: QuoteJson): boolean {
   let actions: RouteAction[];
   try {
     actions = decodeRouteActions((isExactOutputQuote(quote) ? readExactOutputQuoteCall(quote) : readQuoteCall(quote)).order.actions);
   } catch {
     return false;
   }
-  return actions.some((action) => action.type === "swapV3" || (action.type === "split" && action.legs.some((leg) => leg.hops.some((hop) => hop.type === "swapV3"))));
+  const computed = (type: RouteAction["type"]) => type === "swapV3" || type === "swapV4";
+  return actions.some((action) => computed(action.type) || (action.type === "split" && action.legs.some((leg) => leg.hops.some((hop) => computed(hop.type)))));
 }

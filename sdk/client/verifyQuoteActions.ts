@@ -1,6 +1,7 @@
-import { isAddress, type Address } from "viem";
+import { isAddress, zeroAddress, type Address } from "viem";
 import { v3PoolAddress } from "../amm/v3/poolAddress";
-import { decodeRouteActions, type RouteAction, type RouteHopAction } from "../calldata/routeActions";
+import { sortCurrencies, v4PoolId } from "../amm/v4/poolKey";
+import { decodeRouteActions, isHopAction, type RouteAction, type RouteHopAction } from "../calldata/routeActions";
 import type { SwapOrder } from "../calldata/swapOrder";
 import { QuoteCalldataError } from "../errors/quoteCheck";
 import { SdkError } from "../errors/base";
@@ -18,7 +19,11 @@ const hopText = (pair: string, tokenOut: string) => `${pair.toLowerCase()}→${t
 /** The fee of a hop's `leg` (`<venue>:chain-<id>:<pool>:<fee>`). */
 const legFee = (hop: Hop) => hop.leg.slice(hop.leg.lastIndexOf(":") + 1);
 /** A single swap action's type: the JSON tells V2 and propAMM hops apart only by venue name, so both read "swap". */
-const swapType = (type: RouteHopAction["type"]) => (type === "swapV3" ? "swapV3" : "swap");
+const swapType = (type: RouteHopAction["type"] | undefined) => (type === "swapV3" || type === "swapV4" ? type : "swap");
+/** Whether a hop names no pool but has the router compute it (V3 from its venue table, V4 from the pool key). */
+const computesPool = (hop: RouteHopAction | undefined): hop is Extract<RouteHopAction, { type: "swapV3" | "swapV4" }> => hop?.type === "swapV3" || hop?.type === "swapV4";
+/** A computed hop as text when its pool cannot be computed (no venue table read): its kind and fee. */
+const feeText = (type: "swapV3" | "swapV4", fee: string | number) => `${type === "swapV3" ? "v3" : "v4"}:${fee}`;
 
 /**
  * How the actions' V3 hops are read. With the router's venue table (verifyQuote reads it), a V3 hop
@@ -32,19 +37,32 @@ type V3Binding = { kind: "pool"; table: RouterV3Venues; start: Address | undefin
 function v3HopPool(table: RouterV3Venues, tokenIn: Address | undefined, hop: Extract<RouteHopAction, { type: "swapV3" }>): string {
   const venue = table.venues[hop.venue];
   if (venue === undefined) return `no V3 venue ${hop.venue} on router ${table.router}`;
-  if (tokenIn === undefined || isNativeToken(tokenIn) || !isAddress(tokenIn, { strict: false })) return `no V3 pool (input ${tokenIn ?? "unknown"})`;
+  if (tokenIn === undefined || isNativeToken(tokenIn) || tokenIn === zeroAddress || !isAddress(tokenIn, { strict: false })) return `no V3 pool (input ${tokenIn ?? "unknown"})`;
   return v3PoolAddress(venue.factory, venue.poolInitCodeHash, tokenIn, hop.tokenOut, hop.fee);
 }
 
 /**
- * A hop's pool as the router trades it: a V2 or propAMM pair as named, a V3 pool as computed from the
- * router's venue table (or, without the table, `v3:<fee>`).
+ * The id of the V4 pool a SWAP_V4 hop from `tokenIn` swaps in (its key: the sorted currencies, fee,
+ * tick spacing and hooks; address(0) is native ETH), or why there is none.
  */
-const swapText = (binding: V3Binding, tokenIn: Address | undefined, hop: RouteHopAction) =>
-  hop.type !== "swapV3" ? hopText(hop.pair, hop.tokenOut) : binding.kind === "pool" ? hopText(v3HopPool(binding.table, tokenIn, hop), hop.tokenOut) : hopText(`v3:${hop.fee}`, hop.tokenOut);
+function v4HopPool(tokenIn: Address | undefined, hop: Extract<RouteHopAction, { type: "swapV4" }>): string {
+  if (tokenIn === undefined || isNativeToken(tokenIn) || !isAddress(tokenIn, { strict: false })) return `no V4 pool (input ${tokenIn ?? "unknown"})`;
+  const [currency0, currency1] = sortCurrencies(tokenIn, hop.tokenOut);
+  return v4PoolId({ currency0, currency1, fee: hop.fee, tickSpacing: hop.tickSpacing, hooks: hop.hooks });
+}
+
+/**
+ * A hop's pool as the router trades it: a V2 or propAMM pair as named, a V3 pool as computed from the
+ * router's venue table, a V4 pool's id from its key (or, without the table, `v3:<fee>` / `v4:<fee>`).
+ */
+function swapText(binding: V3Binding, tokenIn: Address | undefined, hop: RouteHopAction): string {
+  if (!computesPool(hop)) return hopText(hop.pair, hop.tokenOut);
+  if (binding.kind === "fee") return hopText(feeText(hop.type, hop.fee), hop.tokenOut);
+  return hopText(hop.type === "swapV3" ? v3HopPool(binding.table, tokenIn, hop) : v4HopPool(tokenIn, hop), hop.tokenOut);
+}
 /** A JSON hop as swapText writes the action hop it is paired with. */
 const jsonHopText = (binding: V3Binding, hop: Hop, action: RouteHopAction | undefined) =>
-  action?.type === "swapV3" && binding.kind === "fee" ? hopText(`v3:${legFee(hop)}`, hop.token_out) : hopText(hop.pool, hop.token_out);
+  computesPool(action) && binding.kind === "fee" ? hopText(feeText(action.type, legFee(hop)), hop.token_out) : hopText(hop.pool, hop.token_out);
 
 /** The hops of a path as text, each V3 hop's input being the previous hop's output (the path starts at `tokenIn`). */
 function pathText(binding: V3Binding, tokenIn: Address | undefined, hops: readonly RouteHopAction[]): { text: string[]; tokenOut: Address | undefined } {
@@ -64,7 +82,8 @@ function actionsText(actions: readonly RouteAction[], binding: V3Binding): strin
     switch (action.type) {
       case "swapV2":
       case "swapV3":
-      case "swapPropAmm": {
+      case "swapPropAmm":
+      case "swapV4": {
         const path = pathText(binding, token, [action]);
         token = path.tokenOut;
         return `${swapType(action.type)} ${path.text[0]}`;
@@ -92,14 +111,14 @@ function routeSteps(quote: QuoteJson, actions: readonly RouteAction[], binding: 
   const { legs } = quote.route;
   // The actions' swaps in order, each JSON hop paired with the one in its place.
   const split = actions.find((action): action is Extract<RouteAction, { type: "split" }> => action.type === "split");
-  const singles = actions.filter((action): action is RouteHopAction => action.type === "swapV2" || action.type === "swapV3" || action.type === "swapPropAmm");
+  const singles = actions.filter(isHopAction);
   if (legs.length > 1) {
     const legText = (leg: (typeof legs)[number], index: number) => `${leg.share_bps} bps: ${leg.hops.map((hop, at) => jsonHopText(binding, hop, split?.legs[index]?.hops[at])).join(", ")}`;
     steps.push(`split [${legs.map(legText).join(" | ")}]`);
   } else {
     (legs[0]?.hops ?? quote.route.hops).forEach((hop, at) => {
       const action = singles[at];
-      steps.push(`${swapType(action?.type === "swapV3" ? "swapV3" : "swapV2")} ${jsonHopText(binding, hop, action)}`);
+      steps.push(`${swapType(action?.type)} ${jsonHopText(binding, hop, action)}`);
     });
   }
   if (isNativeToken(quote.buy_token)) steps.push("unwrap");
@@ -138,8 +157,8 @@ export function verifyQuoteActions(check: QuoteFieldCheck, quote: QuoteJson, ord
     if (fee.bps !== platformFee.bps) check.refuseFee(`${FIELD}.fee.bps`, fee.bps, platformFee.bps, "platform_fee.bps");
   }
 
-  // The router starts a native sell's route at its wrapped token (WRAP), any other at the sell token.
-  const binding: V3Binding = v3Venues === undefined ? { kind: "fee" } : { kind: "pool", table: v3Venues, start: isNativeToken(quote.sell_token) ? v3Venues.weth : quote.sell_token };
+  // A native sell's route runs native ETH (V4's address(0)) until a WRAP makes it the router's wrapped token; any other starts at the sell token.
+  const binding: V3Binding = v3Venues === undefined ? { kind: "fee" } : { kind: "pool", table: v3Venues, start: isNativeToken(quote.sell_token) ? zeroAddress : quote.sell_token };
   const actual = actionsText(actions, binding).join("; ");
   const steps = routeSteps(quote, actions, binding).join("; ");
   if (actual !== steps) check.refuse(FIELD, actual, steps, "route, settlement ends and platform_fee of the quote JSON");

@@ -52,7 +52,11 @@ export const tokenPermitApprovalJsonSchema = z.object({
 });
 
 const hopJsonSchema = z.object({
-  pool: address,
+  pool: z
+    .string()
+    .regex(/^0x(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/)
+    .transform((value) => value as Hex)
+    .describe("the pool's address; a Uniswap V4 pool (one of the PoolManager's) by its 32-byte pool id"),
   source: z.string().describe("the venue the hop swaps on (`uniswap-v2`, a V3 venue such as `uniswap-v3`, a propAMM's name): the names `excluded_sources` takes"),
   leg: z
     .string()

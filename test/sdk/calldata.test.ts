@@ -46,11 +46,14 @@ const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });
 const hop = fc.record({ pair: address, tokenOut: address, feeBps: fc.integer({ min: 0, max: 9999 }) });
 const v3Hop = fc.record({ tokenOut: address, fee: fc.integer({ min: 0, max: 999_999 }), venue: fc.integer({ min: 0, max: 3 }) });
 const propAmmHop = fc.record({ pair: address, tokenOut: address });
+/** A SWAP_V4 hop over the whole range its operands carry: any uint24 fee (the dynamic flag included), any int24 tick spacing. */
+const v4Hop = fc.record({ tokenOut: address, fee: fc.integer({ min: 0, max: 2 ** 24 - 1 }), tickSpacing: fc.integer({ min: -(2 ** 23), max: 2 ** 23 - 1 }), hooks: address });
 /** A swap on any venue, as a route action or a split leg's hop. */
 const anyHop: fc.Arbitrary<RouteHopAction> = fc.oneof(
   hop.map((h) => ({ type: "swapV2" as const, ...h })),
   v3Hop.map((h) => ({ type: "swapV3" as const, ...h })),
   propAmmHop.map((h) => ({ type: "swapPropAmm" as const, ...h })),
+  v4Hop.map((h) => ({ type: "swapV4" as const, ...h })),
 );
 /** 2-3 legs of 1-3 hops ending in one token, with non-zero shares adding up to 10,000. */
 const split = fc
@@ -103,7 +106,8 @@ describe("sdk calldata", () => {
     });
 
     it("rejects unknown opcodes, truncated actions, out-of-range bps and too many actions", () => {
-      expect(() => decodeRouteActions("0x08")).to.throw(RouteActionError, /unknown action opcode 0x08 at byte 0/);
+      expect(() => decodeRouteActions("0x09")).to.throw(RouteActionError, /unknown action opcode 0x09 at byte 0/);
+      expect(() => decodeRouteActions(`0x08${"00".repeat(45)}`)).to.throw(RouteActionError, /truncated/);
       expect(() => decodeRouteActions("0x06")).to.throw(RouteActionError, /truncated/);
       expect(() => decodeRouteActions("0x0201")).to.throw(RouteActionError, /truncated/);
       expect(() => encodeRouteActions([{ type: "fee", bps: 10_001, recipient: getAddress(`0x${"1".repeat(40)}`) }])).to.throw(RouteActionError);
@@ -144,6 +148,30 @@ describe("sdk calldata", () => {
       expect(() => encodeRouteActions([{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 4 }])).to.throw(RouteActionError, /venue index/);
       expect(() => decodeRouteActions(`0x050213880102${"00".repeat(4)}`)).to.throw(RouteActionError, /unknown hop opcode 0x02/);
       expect(() => decodeRouteActions(`0x0502138801`)).to.throw(RouteActionError, /truncated/);
+    });
+
+    it("packs SWAP_V4 in 47 bytes as opcode, tokenOut, uint24 fee, int24 tick spacing (two's complement) and hooks, alone and in split legs", () => {
+      const hooks = getAddress(`0x${"4".repeat(36)}0044`);
+      const v4 = encodeRouteActions([{ type: "swapV4", tokenOut: weth, fee: 3000, tickSpacing: 60, hooks }]);
+      expect(v4).to.equal(`0x08${weth.slice(2)}000bb800003c${hooks.slice(2)}`.toLowerCase());
+      expect((v4.length - 2) / 2).to.equal(47);
+      // A native ETH output (address(0)), the dynamic-fee flag and a negative spacing (not a pool the PoolManager makes, but what int24 carries).
+      const native = encodeRouteActions([{ type: "swapV4", tokenOut: "0x0000000000000000000000000000000000000000", fee: 0x800000, tickSpacing: -1, hooks: "0x0000000000000000000000000000000000000000" }]);
+      expect(native).to.equal(`0x08${"00".repeat(20)}800000ffffff${"00".repeat(20)}`);
+      expect(decodeRouteActions(native)).to.deep.equal([{ type: "swapV4", tokenOut: "0x0000000000000000000000000000000000000000", fee: 0x800000, tickSpacing: -1, hooks: "0x0000000000000000000000000000000000000000" }]);
+      const mixed: RouteAction[] = [
+        {
+          type: "split",
+          legs: [
+            { shareBps: 7000, hops: [{ type: "swapV4", tokenOut: usdc, fee: 80, tickSpacing: 1, hooks }, { type: "swapV3", tokenOut: weth, fee: 500, venue: 0 }] },
+            { shareBps: 3000, hops: [{ type: "swapV4", tokenOut: weth, fee: 2000, tickSpacing: 40, hooks }] },
+          ],
+        },
+      ];
+      expect(decodeRouteActions(encodeRouteActions(mixed))).to.deep.equal(mixed);
+      expect(() => encodeRouteActions([{ type: "swapV4", tokenOut: weth, fee: 2 ** 24, tickSpacing: 1, hooks }])).to.throw(RouteActionError, /V4 pool fee/);
+      expect(() => encodeRouteActions([{ type: "swapV4", tokenOut: weth, fee: 3000, tickSpacing: 2 ** 23, hooks }])).to.throw(RouteActionError, /V4 tick spacing/);
+      expect(() => decodeRouteActions(`0x050213880108${"00".repeat(40)}`)).to.throw(RouteActionError, /truncated/);
     });
 
     it("gives each leg its share rounded down and the last leg the rest (splitAmounts)", () => {
