@@ -52,6 +52,8 @@ export {
   type ManifestToken,
   type ManifestPool,
   type ManifestV3Pool,
+  type ManifestUniswapV4,
+  type ManifestV4Pool,
   type ManifestVenuePool,
   type ManifestPropAmm,
   type ManifestVenue,
@@ -274,6 +276,7 @@ export { verifyQuoteOrder } from "./client/verifyQuoteOrder";
 export { readRouterV3Venues, type RouterV3Venues, type RouterV3Venue } from "./client/routerV3Venues";
 export { refuseAllowlistedPairTokens, routeTokens } from "./client/routePairTokens";
 export { readRouterPropAmmAllowlist } from "./client/routePairTokens";
+export { readRouterPoolManager } from "./client/routerPoolManager";
 export { quoteCallKind } from "./client/readQuoteCall";
 export { type QuoteExpectation } from "./client/quoteExpectation";
 export { QuoteMismatchError, QuoteFeeError, QuoteCalldataError } from "./errors/quoteCheck";
@@ -331,6 +334,7 @@ export {
 } from "./wire/onboardingJson";
 export { uniswapV4PoolManagerAbi, uniswapV4StateViewAbi, uniswapV4QuoterAbi } from "./abis/uniswapV4Abi";
 export { v4PoolId, isDynamicFee, sortCurrencies, NATIVE_CURRENCY, DYNAMIC_FEE_FLAG, type V4PoolKey } from "./amm/v4/poolKey";
+export { v4HookAllowlistSchema, v4HookAllowlistPath, readV4HookAllowlist, writeV4HookAllowlist, allowlistedHookSet, type V4HookAllowlist } from "./chain/v4HookAllowlist";
 export { V4_HOOK_FLAGS, V4_HOOK_MASK, hookFlagsOf, hasHookFlag, v4HookExclusion, isV4PoolRoutable, type V4HookFlag, type V4HookExclusion } from "./amm/v4/hookPermissions";
 export { liquidityForAmounts } from "./amm/v3/liquidityAmounts";
 export { tickBitmapWord, tickBitmapWindow, initializedTicksIn, tickRangeOf, type TickBitmapWindow } from "./amm/v3/tickBitmapWindow";

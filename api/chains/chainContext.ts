@@ -11,6 +11,8 @@ export type ChainContext = Readonly<{
   /** JSON-RPC client for quote-time reads; batches concurrent calls into one HTTP request. */
   client: PublicClient;
   manifest: DeploymentManifest;
+  /** Where the manifest was read from: files that sit beside it (the V4 hook allowlist) are found from it. */
+  manifestPath?: string | undefined;
   tokens: SupportedTokens;
   /** The supported tokens' transfer taxes (see "Tokens that tax transfers" in docs/integrators/quotes.md). */
   taxes: TokenTaxes;

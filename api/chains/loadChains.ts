@@ -57,6 +57,7 @@ export async function loadChains(
     chainId: endpoint.chainId,
     client: createChainClient(endpoint.chainId, endpoint.rpcUrl, transports.get(endpoint.chainId), observe),
     manifest: readChainManifest(endpoint),
+    manifestPath: endpoint.manifestPath,
   }));
   return createServedChains(sources, { ...deps, config });
 }

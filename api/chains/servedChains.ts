@@ -22,7 +22,7 @@ const SUPPORTED_TOKEN_JOBS_OUTAGE: DatabaseOutageMessages = {
 };
 
 /** One chain to serve: its id, a client for quote-time reads, and its deployment manifest. */
-export type ChainSource = Readonly<{ chainId: number; client: PublicClient; manifest: DeploymentManifest }>;
+export type ChainSource = Readonly<{ chainId: number; client: PublicClient; manifest: DeploymentManifest; manifestPath?: string }>;
 
 export type ServedChainsDependencies = Readonly<{
   config: Pick<
@@ -90,6 +90,7 @@ export async function createServedChains(sources: readonly ChainSource[], deps: 
     chainId: source.chainId,
     client: source.client,
     manifest: source.manifest,
+    manifestPath: source.manifestPath,
     tokens: tokens.get(source.chainId)!,
     taxes: taxes.get(source.chainId)!,
     demand: recorder,

@@ -1,3 +1,4 @@
+import type { Address } from "viem";
 import { requestedChain } from "../chains/chainRegistry";
 import { perIpRateLimit } from "../middleware/perIpRateLimit";
 import { parseRequest } from "../requestValidation";
@@ -19,7 +20,8 @@ export const getSourcesRoute: Route = {
     (req, res) => {
       const query = parseRequest(supportedTokensQuerySchema, req.query, "query");
       const chain = requestedChain(deps.chains, query.chain_id);
-      sendCachedJson(req, res, encodedSourceList(chain.chainId, chain.manifest.venues, chain.tokens.venuePools(), chain.manifest.propAmms));
+      const v4 = { deployment: chain.manifest.uniswapV4, isSupported: (token: Address) => chain.tokens.resolve(token) !== undefined };
+      sendCachedJson(req, res, encodedSourceList(chain.chainId, chain.manifest.venues, chain.tokens.venuePools(), chain.manifest.propAmms, v4));
     },
   ],
 };

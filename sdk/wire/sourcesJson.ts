@@ -7,7 +7,9 @@ export const sourcesJsonSchema = z.object({
   venues: z.array(
     z.object({
       name: z.string().describe("The venue's name: the first part of its route legs' names (`<name>:chain-<id>:<pool>:<fee>`)"),
-      type: z.enum(["uniswap-v2", "uniswap-v3", "propamm"]).describe("How the venue's pools price and swap: constant product, concentrated liquidity, or a proprietary AMM"),
+      type: z
+        .enum(["uniswap-v2", "uniswap-v3", "propamm", "uniswap-v4"])
+        .describe("How the venue's pools price and swap: constant product, concentrated liquidity, a proprietary AMM, or Uniswap V4's singleton (concentrated liquidity, pools keyed by id, hooks)"),
       pools: z.number().int().min(0).describe("Its pools that routing uses now (both tokens supported)"),
       fee_tiers: z
         .array(

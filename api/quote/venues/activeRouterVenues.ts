@@ -1,5 +1,5 @@
 import { getAbiItem, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { chainOrder, decodeFeatureState, encodeRegistryRead, logPosition, readRouterPropAmmAllowlist, readRouterV3Venues, type BlockHead, type FeatureId, type LogPosition, type LogWindow } from "../../../sdk";
+import { chainOrder, decodeFeatureState, encodeRegistryRead, logPosition, readRouterPoolManager, readRouterPropAmmAllowlist, readRouterV3Venues, type BlockHead, type FeatureId, type LogPosition, type LogWindow } from "../../../sdk";
 import { propAmmAllowlistAbi } from "../../../sdk/abis/propAmmAllowlistAbi";
 import { routerRegistryAbi } from "../../../sdk/abis/routerRegistryAbi";
 import { BlockEventFollower } from "../blockEventFollower";
@@ -21,10 +21,33 @@ export type RouterVenueSet = Readonly<{
   propAmms: readonly PropAmmVenue[];
   /** Every address an active router refuses as a token: the pairs of all their allowlists (lowercase). */
   pairs: ReadonlySet<Address>;
+  /**
+   * The V4 PoolManager (lowercase) every active router executes SWAP_V4 through (`poolManager()`);
+   * undefined when any router has none (it reverts or answers zero) or they name different ones: no V4.
+   */
+  v4PoolManager?: Address | undefined;
 }>;
 
 /** Something that tells the routers' venues at a block (ActiveRouterVenues; tests may hand a fixed set). */
 export type RouterVenueSource = Readonly<{ at(client: PublicClient, head: BlockHead): Promise<RouterVenueSet> }>;
+
+/**
+ * `source` with every active router taken to execute SWAP_V4 through `poolManager`: for benches and
+ * tests of V4 routing on routers built before the V4 action (their `poolManager()` reverts, which
+ * reads as "no V4"). Quotes built over it do not settle on such routers; the API never uses it.
+ */
+export function assumingV4PoolManager(source: RouterVenueSource, poolManager: Address): RouterVenueSource {
+  const v4PoolManager = lower(poolManager);
+  const known = new WeakMap<RouterVenueSet, RouterVenueSet>();
+  return {
+    async at(client, head) {
+      const set = await source.at(client, head);
+      let withV4 = known.get(set);
+      if (withV4 === undefined) known.set(set, (withV4 = { ...set, v4PoolManager }));
+      return withV4;
+    },
+  };
+}
 
 /** A V3 venue the chain file names: routing can follow its pools, so the routers' table may offer it. */
 export type NamedV3Venue = Readonly<{ name: string; factory: Address; poolInitCodeHash: Hex }>;
@@ -40,7 +63,7 @@ export type ActiveRouterVenuesOptions = Readonly<{
 }>;
 
 /** A router's venues: its V3 table (lowercase factory and hash per index) and its allowlist. */
-type RouterTable = Readonly<{ router: Address; v3: readonly (string | undefined)[]; allowlist: Address | undefined }>;
+type RouterTable = Readonly<{ router: Address; v3: readonly (string | undefined)[]; allowlist: Address | undefined; poolManager: Address | undefined }>;
 
 type VenueEvent = LogPosition &
   ({ kind: "routers"; emitter: Address } | { kind: "added"; emitter: Address; venue: Omit<PropAmmVenue, "source"> } | { kind: "removed"; emitter: Address; pair: Address });
@@ -136,8 +159,13 @@ export class ActiveRouterVenues implements RouterVenueSource {
     const active = [...new Set(routers.filter((router) => router !== zeroAddress).map(lower))];
     const tables = await Promise.all(
       active.map(async (router): Promise<RouterTable> => {
-        const [v3, allowlist] = await Promise.all([readRouterV3Venues(client, router, head.number), readRouterPropAmmAllowlist(client, router, head.number)]);
-        return { router, v3: v3.venues.map((venue) => (venue === undefined ? undefined : `${lower(venue.factory)}:${venue.poolInitCodeHash.toLowerCase()}`)), allowlist: allowlist === undefined ? undefined : lower(allowlist) };
+        const [v3, allowlist, poolManager] = await Promise.all([readRouterV3Venues(client, router, head.number), readRouterPropAmmAllowlist(client, router, head.number), readRouterPoolManager(client, router, head.number)]);
+        return {
+          router,
+          v3: v3.venues.map((venue) => (venue === undefined ? undefined : `${lower(venue.factory)}:${venue.poolInitCodeHash.toLowerCase()}`)),
+          allowlist: allowlist === undefined ? undefined : lower(allowlist),
+          poolManager: poolManager === undefined ? undefined : lower(poolManager),
+        };
       }),
     );
     const allowlists = new Map<Address, Map<Address, Omit<PropAmmVenue, "source">>>();
@@ -174,7 +202,10 @@ export class ActiveRouterVenues implements RouterVenueSource {
     }
     // The allowlist's own order is not meaningful (swap and pop): a stable order keeps the ladder cache's key.
     propAmms.sort((a, b) => (a.pair < b.pair ? -1 : 1));
-    const set: RouterVenueSet = { routers: tables.map((table) => table.router), v3Index, propAmms, pairs };
+    // V4 routes only through the one PoolManager every active router names (a router without the V4 action names none).
+    const poolManager = tables[0]?.poolManager;
+    const v4PoolManager = poolManager !== undefined && tables.every((table) => table.poolManager === poolManager) ? poolManager : undefined;
+    const set: RouterVenueSet = { routers: tables.map((table) => table.router), v3Index, propAmms, pairs, v4PoolManager };
     return previous !== undefined && sameSet(previous, set) ? previous : set;
   }
 }
@@ -183,6 +214,7 @@ function sameSet(a: RouterVenueSet, b: RouterVenueSet): boolean {
   const venueKey = (set: RouterVenueSet) => set.propAmms.map((venue) => `${venue.source}:${venue.pair}:${venue.token0}:${venue.token1}`).join();
   return (
     a.routers.join() === b.routers.join() &&
+    a.v4PoolManager === b.v4PoolManager &&
     [...a.v3Index].join() === [...b.v3Index].join() &&
     venueKey(a) === venueKey(b) &&
     a.pairs.size === b.pairs.size &&

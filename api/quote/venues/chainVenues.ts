@@ -8,12 +8,12 @@ const known = new WeakMap<DeploymentManifest, ReadonlySet<string>>();
 /**
  * The names of a chain's venues, as pools' `source` and `excluded_sources` use them: Uniswap V2, and
  * every venue a listed pool belongs to. The manifest's venue list (V3 venues from DEVNET_V3_VENUES,
- * propAMMs) joins here when the manifest carries one, so a venue with no pool yet is still a name.
+ * propAMMs, Uniswap V4's name) joins here when the manifest carries one, so a venue with no pool yet is still a name.
  */
 export function venueNamesOf(manifest: DeploymentManifest): ReadonlySet<string> {
   let names = known.get(manifest);
   if (names === undefined) {
-    names = new Set([UNISWAP_V2_VENUE, ...manifest.venues.map((venue) => venue.name), ...manifest.pools.map((pool) => pool.source), ...(manifest.propAmms ?? []).map((propAmm) => propAmm.name)]);
+    names = new Set([UNISWAP_V2_VENUE, ...manifest.venues.map((venue) => venue.name), ...manifest.pools.map((pool) => pool.source), ...(manifest.propAmms ?? []).map((propAmm) => propAmm.name), ...(manifest.uniswapV4 === undefined ? [] : [manifest.uniswapV4.name])]);
     known.set(manifest, names);
   }
   return names;

@@ -15,7 +15,6 @@ const ADAPTERS = new Map<string, VenueAdapter>([
   ["v2", v2Adapter as VenueAdapter],
   ["v3", v3Adapter as unknown as VenueAdapter],
   ["propamm", propAmmAdapter as unknown as VenueAdapter],
-  // Registered, not routed: no market hands routing V4 pools until the routers have a V4 action.
   ["v4", v4Adapter as unknown as VenueAdapter],
 ]);
 

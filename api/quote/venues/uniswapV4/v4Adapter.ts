@@ -1,27 +1,31 @@
+import { getAddress, type Address } from "viem";
 import type { VenuePool } from "../pricedPool";
 import type { VenueAdapter } from "../venueAdapter";
 import { v3Curve, v3ExactInput, v3ExactOutput, v3SpotPrice } from "../uniswapV3/v3Pricing";
 import type { V4PoolState } from "./v4PoolState";
 
-/** A V4 pool as routing would hold it: `address` is its pool id, `state` its followed state. */
+/** A V4 pool as routing holds it: `address` is its pool id (leg names carry it), `state` its followed state. */
 export type V4RoutedPool = VenuePool & Readonly<{ kind: "v4"; state: V4PoolState }>;
 
 /**
- * A V4 hop's execution gas, an estimate until the on-chain V4 action exists and is measured: a swap
- * inside the PoolManager's unlock (no pool contract call, no per-hop token transfer: the route settles
- * once per currency) plus each initialized tick crossed, as for V3.
+ * A V4 hop's execution gas, an estimate until the on-chain V4 action is measured (helper v4chain's
+ * bench:gas rows): a swap inside the PoolManager's unlock (no pool contract call, no per-hop token
+ * transfer: the route settles once per currency) plus each initialized tick crossed, as for V3. The
+ * unlock and its one settle and take are spread over the hops in this per-hop figure; routing ranks
+ * candidates net of it, so a V4 hop wins where its better price or fee covers it.
  */
 export const V4_HOP_GAS = { base: 60_000, perTickCrossed: 21_000 } as const;
 
 /**
  * Uniswap V4 pools, priced by the same concentrated-liquidity simulator as V3 (sdk/amm/v3, over
- * V4's LP and protocol fees). Registered by kind but not routed: no market lists V4 pools to routing
- * until the routers have a V4 action, so `action` refuses. Pools whose hook may change a swap's
- * amounts are kept out before they get here (sdk/amm/v4/hookPermissions.ts).
+ * V4's LP and protocol fees). The market hands routing V4 pools only while every active router
+ * executes SWAP_V4 (its `poolManager()`), and only pools the hook rule admits
+ * (sdk/amm/v4/hookPermissions.ts, with the operator's hook allowlist).
  */
 export const v4Adapter: VenueAdapter<V4RoutedPool> = {
   kind: "v4",
-  exactOutput: true,
+  // Not in exact-output quotes until the routers' backward pass is known to accept SWAP_V4 (helper v4chain reports it).
+  exactOutput: false,
   exactCurve: false,
   amountOut(pool, tokenIn, amountIn) {
     if (amountIn <= 0n) return 0n;
@@ -41,8 +45,10 @@ export const v4Adapter: VenueAdapter<V4RoutedPool> = {
     const crossed = amountIn > 0n ? (v3ExactInput(pool.state, tokenIn, amountIn)?.ticksCrossed ?? 0) : 0;
     return V4_HOP_GAS.base + V4_HOP_GAS.perTickCrossed * crossed;
   },
-  action(pool) {
-    throw new Error(`Uniswap V4 pool ${pool.state.id} cannot be routed yet: the routers have no V4 action`);
+  action(pool, tokenOut: Address) {
+    // The pool key is (sorted(running token, tokenOut), fee, tickSpacing, hooks): the router rebuilds it from these.
+    const { fee, tickSpacing, hooks } = pool.state.key;
+    return { type: "swapV4", tokenOut: getAddress(tokenOut), fee, tickSpacing, hooks };
   },
   feePips(pool) {
     return pool.state.fee;
