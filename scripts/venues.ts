@@ -5,12 +5,19 @@
  *   npm run venues -- list [--json]                                   the V2 factory, V3 venues (when the manifest lists them) and the propAMMs on the allowlist
  *   npm run venues -- add-propamm <pair> --token0 <TOKEN> --token1 <TOKEN>   allowlist a propAMM with its configured tokens (zeroForOne sells token0)
  *   npm run venues -- remove-propamm <pair>                           take a propAMM off the allowlist
+ *   npm run venues -- allow-hook <hook> [--note <why>]                route the V4 pools of a hook the hook rule leaves out
+ *   npm run venues -- remove-hook <hook>                              take a hook off the V4 hook allowlist
  *
  * TOKEN is an address or a manifest token's symbol. The allowlist (PropAmmAllowlist) is managed by
  * the router registry's administrator: transactions are signed from an encrypted keystore (--keystore <file|name>), or a raw
  * OPERATOR_PRIVATE_KEY only with --unsafe-private-key, else
  * by the node's unlocked account (--from <address>, default its first: the devnet's deployer). Each
  * prints its transaction and the allowlist after it; a refused call prints the allowlist's error.
+ *
+ * The V4 hook allowlist is off-chain: a file beside the manifest (`<DEPLOYMENTS_DIR>/<chainId>.v4-hooks.json`)
+ * that the API re-reads when it changes. The routers execute any V4 pool a route names (the route's
+ * minimum output protects the taker), so which hooks quotes trust is the quoting service's choice;
+ * the hook commands sign nothing and need no key.
  */
 import { parseArgs } from "node:util";
 import { getAddress, isAddress, type Address } from "viem";
@@ -19,12 +26,15 @@ import { CLI_SIGNER_USAGE } from "../sdk/keys/cliSignerOptions";
 import { connectToChain, loadChainTarget } from "./chainConnection";
 import { OPERATOR_SIGNER_ARGS, operatorSignerChoiceOf, sendOperatorWrite, type OperatorContext } from "./operatorWrites";
 import { printTable } from "./textTable";
+import { changeV4HookAllowlist, v4HookRows } from "./venuesV4Hooks";
 
 const USAGE = [
   "usage: npm run venues -- <command>",
   "  list [--json]",
   "  add-propamm <pair> --token0 <TOKEN> --token1 <TOKEN>    TOKEN: an address or a manifest token's symbol",
   "  remove-propamm <pair>",
+  "  allow-hook <hook> [--note <why>]     route the V4 pools of a hook that may return deltas or set a per-swap fee",
+  "  remove-hook <hook>",
   `  ${CLI_SIGNER_USAGE}`,
   "  or --from <address>: an unlocked account of the node (the devnet's; default its first)",
 ].join("\n");
@@ -103,7 +113,26 @@ async function venueRows(context: VenuesCommandContext): Promise<VenueRow[]> {
     pools: poolCount(venue.name),
     status: "configured",
   }));
-  return [...rows, ...(await propAmmRows(context))];
+  const v4 = manifest.uniswapV4;
+  const v4Rows: VenueRow[] =
+    v4 === undefined
+      ? []
+      : [
+          {
+            name: v4.name,
+            type: "uniswap-v4",
+            address: v4.poolManager,
+            detail: `PoolManager, pools' fees ${[...new Set(v4.pools.map((pool) => pool.fee))].sort((a, b) => a - b).join(", ")} (hundredths of a bip)`,
+            pools: v4.pools.length,
+            status: "configured",
+          },
+          ...v4HookRows(hookContextOf(context)),
+        ];
+  return [...rows, ...(await propAmmRows(context)), ...v4Rows];
+}
+
+function hookContextOf(context: VenuesCommandContext) {
+  return { chainId: context.chain.chainId, manifest: context.chain.manifest, manifestFile: context.chain.manifestFile, print: context.print };
 }
 
 async function list(context: VenuesCommandContext, json: boolean): Promise<number> {
@@ -145,11 +174,11 @@ async function checkTokenOrder(context: VenuesCommandContext, pair: Address, tok
 /** Runs one command and returns the process exit code (0 done, 1 refused, 2 usage). */
 export async function runVenuesCommand(args: readonly string[], context: VenuesCommandContext): Promise<number> {
   let positionals: string[];
-  let values: { json?: boolean; token0?: string; token1?: string } & Parameters<typeof operatorSignerChoiceOf>[0];
+  let values: { json?: boolean; token0?: string; token1?: string; note?: string } & Parameters<typeof operatorSignerChoiceOf>[0];
   try {
     ({ positionals, values } = parseArgs({
       args: [...args],
-      options: { json: { type: "boolean" }, ...OPERATOR_SIGNER_ARGS, token0: { type: "string" }, token1: { type: "string" } },
+      options: { json: { type: "boolean" }, ...OPERATOR_SIGNER_ARGS, token0: { type: "string" }, token1: { type: "string" }, note: { type: "string" } },
       allowPositionals: true,
       strict: true,
     }));
@@ -161,6 +190,13 @@ export async function runVenuesCommand(args: readonly string[], context: VenuesC
   if (command === "list") {
     if (pairText !== undefined) return usage(context, `unexpected argument ${pairText}`);
     return list(context, values.json === true);
+  }
+  if (command === "allow-hook" || command === "remove-hook") {
+    if (values.note !== undefined && command === "remove-hook") return usage(context, "remove-hook takes no --note");
+    const code = changeV4HookAllowlist(hookContextOf(context), command, pairText, values.note);
+    if (code === 2) return usage(context, undefined);
+    if (code === 0) await list(context, false);
+    return code;
   }
   if (command !== "add-propamm" && command !== "remove-propamm") return usage(context, command === undefined ? undefined : `unknown command ${command}`);
   if (pairText === undefined || !isAddress(pairText, { strict: false })) return usage(context, `pair must be the propAMM's address (0x + 40 hex digits), got ${pairText ?? "nothing"}`);

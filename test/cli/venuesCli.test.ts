@@ -4,7 +4,8 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getAddress, type Address } from "viem";
+import { getAddress, zeroAddress, type Address } from "viem";
+import { readV4HookAllowlist, v4HookAllowlistPath, v4HookExclusion } from "../../sdk";
 import { manifestPath } from "../../sdk/chain/manifest";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { propAmmFixture, type PropAmmFixture } from "../fixtures/propAmmFixture";
@@ -99,6 +100,36 @@ describe("operator CLIs for venues: npm run venues, devnet-tools propamm-price (
     expect(usage.status).to.equal(2);
     expect(usage.stdout).to.contain("--token0 PEPE is neither an address nor a token of this chain's manifest").and.contain("usage: npm run venues");
     for (const args of [["frobnicate"], ["remove-propamm"], ["remove-propamm", "0x12"], ["add-propamm", pair, "--token0", "WETH"], ["list", "--bogus"]]) {
+      expect((await venues(...args)).status, args.join(" ")).to.equal(2);
+    }
+  });
+
+  it("list shows Uniswap V4's PoolManager and each hook with its flags and routing status; allow-hook / remove-hook edit the file beside the manifest, and refuse what changes nothing", async () => {
+    writeFileSync(manifestPath(directory, 4663), JSON.stringify({ ...(await venueManifest(f)), uniswapV4: f.uniswapV4 }, null, 2));
+    const delta = f.uniswapV4.pools.find((pool) => v4HookExclusion(pool) === "returns-delta")!.hooks;
+    const observer = f.uniswapV4.pools.find((pool) => pool.hooks !== zeroAddress && v4HookExclusion(pool) === undefined)!.hooks;
+    const table = await venues("list");
+    expect(table.status, table.stderr).to.equal(0);
+    expect(table.stdout).to.match(new RegExp(`uniswap-v4\\s+uniswap-v4\\s+${f.uniswapV4.poolManager}\\s+${f.uniswapV4.pools.length}\\s+configured\\s+PoolManager`));
+    expect(table.stdout).to.match(new RegExp(`${delta}\\s+1\\s+excluded: returns-delta\\s+flags afterSwap, afterSwapReturnsDelta`));
+    expect(table.stdout).to.match(new RegExp(`${observer}\\s+1\\s+routed\\s+flags afterSwap`));
+
+    const allowed = await venues("allow-hook", delta, "--note", "reviewed: keeps 50 bps");
+    expect(allowed.status, allowed.stdout + allowed.stderr).to.equal(0);
+    expect(allowed.stdout).to.contain(`allowlisted V4 hook ${delta} in ${join(directory, "4663.v4-hooks.json")}`);
+    expect(allowed.stdout).to.match(new RegExp(`${delta}\\s+1\\s+allowlisted`));
+    const file = readV4HookAllowlist(v4HookAllowlistPath(manifestPath(directory, 4663)), 4663);
+    expect(file.hooks.map((hook) => [hook.address, hook.note])).to.deep.equal([[delta, "reviewed: keeps 50 bps"]]);
+    const json = JSON.parse((await venues("list", "--json")).stdout) as { venues: { address: Address; type: string; status: string }[] };
+    expect(json.venues.find((venue) => venue.address === delta)).to.include({ type: "uniswap-v4-hook", status: "allowlisted" });
+
+    const twice = await venues("allow-hook", delta);
+    expect([twice.status, twice.stdout]).to.deep.equal([1, `refused: ${delta} is already on the V4 hook allowlist (${join(directory, "4663.v4-hooks.json")})\n`]);
+    const removed = await venues("remove-hook", delta);
+    expect(removed.status, removed.stdout).to.equal(0);
+    expect(removed.stdout).to.match(new RegExp(`${delta}\\s+1\\s+excluded: returns-delta`));
+    expect((await venues("remove-hook", delta)).status).to.equal(1);
+    for (const args of [["allow-hook"], ["allow-hook", "0x12"], ["allow-hook", zeroAddress], ["remove-hook", delta, "--note", "x"]]) {
       expect((await venues(...args)).status, args.join(" ")).to.equal(2);
     }
   });
