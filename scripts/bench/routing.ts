@@ -116,15 +116,16 @@ function report(results: readonly SizeResult[]): string {
 function mixedReport(engine: readonly EngineResult[], split: SplitPairResult): string {
   const base = engine[0]!;
   const table = formatTable(
-    ["pools (V3)", "tokens", "quote p50/p99", "quotes/s (of smallest)", "CPU per quote p50/p99", "quotes per CPU-s (of smallest)", "split quotes"],
+    ["pools (V3, V4)", "tokens", "quote p50/p99", "quotes/s (of smallest)", "CPU per quote p50/p99", "quotes per CPU-s (of smallest)", "split quotes", "quotes via V4"],
     engine.map((result) => [
-      `${result.pools} (${result.v3Pools})`,
+      `${result.pools} (${result.v3Pools}, ${result.v4Pools})`,
       String(result.tokens),
       `${result.p50Ms.toFixed(2)} / ${result.p99Ms.toFixed(2)} ms`,
       `${result.quotesPerSecond.toFixed(0)} (${((result.quotesPerSecond / base.quotesPerSecond) * 100).toFixed(0)} %)`,
       `${result.cpuP50Ms.toFixed(2)} / ${result.cpuP99Ms.toFixed(2)} ms`,
       `${result.quotesPerCpuSecond.toFixed(0)} (${((result.quotesPerCpuSecond / base.quotesPerCpuSecond) * 100).toFixed(0)} %)`,
       `${result.splitQuotes} of ${result.quotes}`,
+      `${result.v4Quotes} of ${result.quotes}`,
     ]),
   );
   const last = engine[engine.length - 1]!;
@@ -138,12 +139,12 @@ function mixedReport(engine: readonly EngineResult[], split: SplitPairResult): s
     ],
   );
   return (
-    `\nQuote engine on mixed V2+V3 markets (in memory: generated V3 pool states priced by the real adapters; search net of gas + split decision + actions, one quote at a time, no HTTP; ${base.quotes} quotes per size)\n\n${table}\n\n` +
+    `\nQuote engine on mixed V2+V3+V4 markets (in memory: generated V3 and V4 pool states priced by the real adapters; search net of gas + split decision + actions, one quote at a time, no HTTP; ${base.quotes} quotes per size)\n\n${table}\n\n` +
     `  - engine p99 at ${last.pools} pools: ${last.p99Ms.toFixed(2)} ms (goal for the full HTTP quote ≤ 25 ms at 5,000): ${verdict(last.p99Ms <= 25)}\n` +
     `  - engine throughput at ${last.pools} pools: ${((last.quotesPerSecond / base.quotesPerSecond) * 100).toFixed(0)} % of ${base.pools} pools' (goal ≥ 50 %): ${verdict(last.quotesPerSecond / base.quotesPerSecond >= 0.5)}\n` +
     `  - the same from CPU time (what neighbours on shared cores do not change): p99 ${last.cpuP99Ms.toFixed(2)} ms (${verdict(last.cpuP99Ms <= 25)}), ` +
     `throughput ${((last.quotesPerCpuSecond / base.quotesPerCpuSecond) * 100).toFixed(0)} % of ${base.pools} pools' (${verdict(last.quotesPerCpuSecond / base.quotesPerCpuSecond >= 0.5)})\n` +
-    `\nWhat splitting buys on the devnet's split pair ${split.pair}, selling ${Number(split.sellUsdc) / 1e6} USDC (real devnet, API market tracker at the head block)\n\n${splitTable}\n\n` +
+    `\nWhat splitting buys on the devnet's split pair ${split.pair}, selling ${Number(split.sellUsdc) / 1e6} USDC (real devnet, API market tracker at the head block; V4 pools ${split.v4 === "assumed" ? "assumed routable: the devnet's routers have no SWAP_V4 yet" : split.v4})\n\n${splitTable}\n\n` +
     `  - best split vs best single pool: ${split.gainBpsVsVenue.toFixed(1)} bps; vs best single path: ${split.gainBpsVsPath.toFixed(1)} bps\n`
   );
 }
