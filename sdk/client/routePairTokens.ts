@@ -1,36 +1,22 @@
 import { decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from "viem";
 import { propAmmAllowlistAbi } from "../abis/propAmmAllowlistAbi";
 import { decodeRouteActions, isHopAction, type RouteAction } from "../calldata/routeActions";
-import { isExecutionFailure } from "../chain/executionFailure";
+import { readRouterAddressView } from "./routerAddressView";
 import { rpcConnectionFailure } from "../chain/rpcConnectionFailure";
 import { ChainConnectionError } from "../errors/client";
 import { QuoteCalldataError } from "../errors/quoteCheck";
 import { isNativeToken } from "../tokens/native";
 import type { ChainReader } from "./tradingWallet";
 
-/** PropAmmHops.propAmmAllowlist: the allowlist a router refuses pairs of as tokens. */
-const routerAllowlistAbi = [{ type: "function", name: "propAmmAllowlist", stateMutability: "view", inputs: [], outputs: [{ type: "address" }] }] as const;
-
 /**
- * The propAMM allowlist `router` calls through and refuses pairs of as tokens (`propAmmAllowlist()`),
- * undefined for a router without one (it reverts, answers nothing or the zero address: a version
- * before propAMMs), at `blockNumber` (default the latest block). A node that does not answer is a
- * ChainConnectionError, and any other error of the node's (a rate limit, a block it does not have yet)
- * is thrown as it came: never "no allowlist".
+ * The propAMM allowlist `router` calls through and refuses pairs of as tokens (PropAmmHops'
+ * `propAmmAllowlist()`), undefined for a router without one (it reverts, answers nothing or the zero
+ * address: a version before propAMMs), at `blockNumber` (default the latest block). A node that does
+ * not answer is a ChainConnectionError, and any other error of the node's (a rate limit, a block it
+ * does not have yet) is thrown as it came: never "no allowlist".
  */
-export async function readRouterPropAmmAllowlist(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<Address | undefined> {
-  let data: Hex | undefined;
-  try {
-    data = (await reader.call({ to: router, data: encodeFunctionData({ abi: routerAllowlistAbi, functionName: "propAmmAllowlist" }), blockNumber })).data;
-  } catch (error) {
-    const unreachable = rpcConnectionFailure(error);
-    if (unreachable !== undefined) throw new ChainConnectionError(unreachable.url, unreachable.reason, `reading router ${router}'s propAMM allowlist`, error);
-    if (isExecutionFailure(error)) return undefined;
-    throw error;
-  }
-  if (data === undefined || data === "0x") return undefined;
-  const allowlist = decodeFunctionResult({ abi: routerAllowlistAbi, functionName: "propAmmAllowlist", data });
-  return allowlist === zeroAddress ? undefined : allowlist;
+export function readRouterPropAmmAllowlist(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<Address | undefined> {
+  return readRouterAddressView(reader, router, "propAmmAllowlist", "propAMM allowlist", blockNumber);
 }
 
 /** The ERC20 tokens a route names: the order's ends and every hop's output, split legs included; lowercase, each once. */

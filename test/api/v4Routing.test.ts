@@ -3,11 +3,12 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseUnits, zeroAddress, type Address, type Hex } from "viem";
+import { getAddress, parseUnits, zeroAddress, type Address, type Hex } from "viem";
 import {
   ChainHead,
   decodeRouteActions,
   encodeRouteActions,
+  readRouterPoolManager,
   routeOutput,
   sortCurrencies,
   v4HookAllowlistPath,
@@ -78,6 +79,15 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     const market = await snapshot();
     expect(v4PoolsOf(market)).to.deep.equal([]);
     expect([...market.pools.values()].some((pool) => pool.kind === "v3")).to.equal(true);
+  });
+
+  it("reads a contract's poolManager() as the V4 PoolManager it names (V4Quoter's immutable, as the routers' will be) and a router without the view as none", async () => {
+    const f = await loadFixture(settlementFixture);
+    expect(await readRouterPoolManager(f.publicClient, f.uniswapV4.v4Quoter)).to.equal(getAddress(f.uniswapV4.poolManager));
+    expect(await readRouterPoolManager(f.publicClient, f.contracts.takerSwapRouter)).to.equal(undefined);
+    expect(await readRouterPoolManager(f.publicClient, f.contracts.gaslessSwapRouter)).to.equal(undefined);
+    // An account without code answers nothing: none, not an error.
+    expect(await readRouterPoolManager(f.publicClient, f.stranger.account.address)).to.equal(undefined);
   });
 
   it("with SWAP_V4 on every router, lists the V4 pools the hook rule admits: plain and observing hooks yes, the delta hook and native ETH pools no", async () => {

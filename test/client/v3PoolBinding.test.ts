@@ -1,12 +1,14 @@
 import { expect } from "chai";
-import { getAddress, isAddressEqual, type Address } from "viem";
+import { getAddress, isAddressEqual, zeroAddress, type Address, type Hex } from "viem";
 import {
   QuoteMismatchError,
   decodeQuoteOrder,
   decodeRouteActions,
   encodeRouteActions,
   readRouterV3Venues,
+  sortCurrencies,
   v3PoolAddress,
+  v4PoolId,
   verifyQuoteOrder,
   type QuoteExpectation,
   type QuoteJson,
@@ -118,5 +120,41 @@ describe("The SDK binds each V3 hop of a quote to the pool the router computes f
       expect((error as QuoteMismatchError).field).to.equal("tx.data.order.actions");
       if (venue === 3) expect((error as Error).message).to.contain("no v3 venue 3");
     }
+  });
+
+  it("binds a SWAP_V4 hop the same way: the pool id its key computes from the running token must be the pool the quote names, with or without the router's table", async () => {
+    const actions = decodeRouteActions(decodeQuoteOrder(quote.tx.data).order.actions);
+    const weth = getAddress(devnet.manifest.contracts.weth);
+    // The quote as a router with SWAP_V4 would serve it: its one V3 hop (after WRAP) through a V4 pool of WETH/USDC instead.
+    const at = actions.findIndex((action) => action.type === "swapV3");
+    expect(at, JSON.stringify(actions)).to.equal(1);
+    expect(quote.route.hops.length).to.equal(1);
+    const v3 = actions[at] as V3Action;
+    const v4Hop = { type: "swapV4" as const, tokenOut: v3.tokenOut, fee: 500, tickSpacing: 10, hooks: zeroAddress };
+    const idOf = (fee: number) => {
+      const [currency0, currency1] = sortCurrencies(weth, v3.tokenOut);
+      return v4PoolId({ currency0, currency1, fee, tickSpacing: 10, hooks: zeroAddress });
+    };
+    const asV4 = (poolId: Hex, fee: number): QuoteJson => {
+      const tampered = withCall(quote, (call) => ({ ...call, order: { ...call.order, actions: encodeRouteActions(actions.map((action, index) => (index === at ? v4Hop : action))) } }) as typeof call);
+      for (const hop of [...tampered.route.hops, ...tampered.route.legs.flatMap((leg) => leg.hops)]) {
+        hop.pool = poolId;
+        hop.source = "uniswap-v4";
+        hop.leg = `uniswap-v4:chain-4663:${poolId}:${fee}`;
+      }
+      return tampered;
+    };
+    const bound = asV4(idOf(500), 500);
+    verifyQuoteOrder(bound, expected);
+    await client.verifyQuote(bound, expected);
+    // The JSON naming another V4 pool of the same fee (another tick spacing's): only the router-bound check (verifyQuote) sees it.
+    const [currency0, currency1] = sortCurrencies(weth, v3.tokenOut);
+    const otherSpacing = v4PoolId({ currency0, currency1, fee: 500, tickSpacing: 1, hooks: zeroAddress });
+    verifyQuoteOrder(asV4(otherSpacing, 500), expected);
+    const error = await client.verifyQuote(asV4(otherSpacing, 500), expected).catch((caught: unknown) => caught);
+    expect(error, String(error)).to.be.instanceOf(QuoteMismatchError);
+    expect((error as QuoteMismatchError).field).to.equal("tx.data.order.actions");
+    // Another fee in the leg than the action's is refused by both.
+    expect(() => verifyQuoteOrder(asV4(idOf(3000), 3000), expected)).to.throw(QuoteMismatchError);
   });
 });
