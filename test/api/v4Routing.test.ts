@@ -22,7 +22,7 @@ import {
 } from "../../sdk";
 import { marketTrackerOfManifest } from "../../api/quote/chainMarket";
 import type { MarketPools } from "../../api/quote/marketTracker";
-import { marketWithoutSources } from "../../api/quote/marketView";
+import { marketWhere, marketWithoutSources } from "../../api/quote/marketView";
 import type { PoolSnapshot } from "../../api/quote/poolState";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
 import { actionsOfLegs } from "../../api/quote/routePlan";
@@ -30,7 +30,7 @@ import { bestExecution } from "../../api/quote/splitDecision";
 import { assumingV4PoolManager } from "../../api/quote/venues/activeRouterVenues";
 import { FollowedV4HookAllowlist } from "../../api/quote/venues/uniswapV4/followedHookAllowlist";
 import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
-import { legName } from "../../api/quote/venues/venueAdapters";
+import { adapterOf, legName } from "../../api/quote/venues/venueAdapters";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";
 
@@ -116,7 +116,7 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     expect(routed.has(delta!.id.toLowerCase() as Address)).to.equal(false);
   });
 
-  it("a V4 pool with a better fee wins the hop (USDC → USDT), its actions are SWAP_V4 with the pool's key, and the SDK prices them to the wei", async () => {
+  it("a V4 pool with a better fee wins the hop (USDC → USDT), its actions are SWAP_V4 with the pool's key, the SDK prices them to the wei; excluded_sources and exact-output quotes leave V4 out", async () => {
     const f = await loadFixture(settlementFixture);
     const { snapshot } = await marketOf(f, { assumeV4: true });
     const market = await snapshot();
@@ -141,6 +141,11 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     const without = plan(marketWithoutSources(market, new Set([V4])), f, usdc, usdt, amountIn);
     expect(without.legs.flatMap((leg) => leg.hops).some((hop) => hop.pool.source === V4)).to.equal(false);
     expect(without.amountOut < execution.amountOut).to.equal(true);
+
+    // Exact-output quotes plan over the pools whose adapter prices backwards (exactOutputPlan.ts): no V4 pool until the routers' backward pass takes SWAP_V4.
+    const exactOutputMarket = marketWhere(market, (candidate) => adapterOf(candidate).exactOutput);
+    expect(v4PoolsOf(exactOutputMarket)).to.deep.equal([]);
+    expect([...exactOutputMarket.pools.values()].some((candidate) => candidate.kind === "v3")).to.equal(true);
   });
 
   it("splits a large order (800k USDC → USDT) across V4 and the other venues when that pays more net of gas, every leg's V4 hop a SWAP_V4 inside the SPLIT", async () => {
