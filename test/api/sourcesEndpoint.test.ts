@@ -6,6 +6,7 @@ import type { TokenOverride } from "../../api/store/store";
 import { ChainSupportedTokens } from "../../api/tokens/chainSupportedTokens";
 import { encodedSourceList, sourceListBody } from "../../api/venues/sourceList";
 import { DEV_V3_POOLS } from "../../scripts/deploy/devnetV3Market";
+import { DEV_V4_POOLS } from "../../scripts/deploy/devnetV4Market";
 import { settlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest, startTradingApi, type TradingApi } from "../fixtures/tradingApi";
 
@@ -28,7 +29,7 @@ describe("GET /sources: the chain's liquidity venues", () => {
     const body = sourcesJsonSchema.parse(response.body) as SourcesJson;
     expect(Object.keys(response.body)).to.deep.equal(["chain_id", "sources", "venues"]);
     expect(body.chain_id).to.equal(4663);
-    expect(body.sources).to.deep.equal(["uniswap-v2", "uniswap-v3", "forkswap-v3", "dev-propamm"]);
+    expect(body.sources).to.deep.equal(["uniswap-v2", "uniswap-v3", "forkswap-v3", "dev-propamm", "uniswap-v4"]);
     const v3Count = (venue: string) => DEV_V3_POOLS.filter((pool) => pool.venue === venue).length;
     expect(body.venues).to.deep.equal([
       { name: "uniswap-v2", type: "uniswap-v2", pools: 8, fee_tiers: [{ fee: 3000 }] },
@@ -55,6 +56,13 @@ describe("GET /sources: the chain's liquidity venues", () => {
         ],
       },
       { name: "dev-propamm", type: "propamm", pools: 1, fee_tiers: [] },
+      {
+        name: "uniswap-v4",
+        type: "uniswap-v4",
+        // Its pools of two supported tokens, the native-ETH pool aside (not routed yet); every (fee, tick spacing) its pools use.
+        pools: DEV_V4_POOLS.filter((pool) => pool.a !== "ETH" && pool.b !== "ETH").length,
+        fee_tiers: [...new Map(DEV_V4_POOLS.map((pool) => [`${pool.fee}:${pool.tickSpacing}`, { fee: pool.fee, tick_spacing: pool.tickSpacing }])).values()].sort((a, b) => a.fee - b.fee || a.tick_spacing - b.tick_spacing),
+      },
     ]);
     expect(response.headers.get("cache-control")).to.equal("public, max-age=15, stale-while-revalidate=60");
   });

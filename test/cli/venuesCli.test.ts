@@ -66,6 +66,8 @@ describe("operator CLIs for venues: npm run venues, devnet-tools propamm-price (
       ["forkswap-v3", "uniswap-v3", "configured"],
       ["dev-propamm", "propamm", "allowlisted"],
       ["dai-propamm", "propamm", "allowlisted"],
+      ["uniswap-v4", "uniswap-v4", "configured"],
+      ...(f.uniswapV4.hooks ?? []).map((hook) => [hook.name, "uniswap-v4-hook", hook.name === "observer" ? "routed" : "excluded: returns-delta"]),
     ]);
   });
 
@@ -105,7 +107,6 @@ describe("operator CLIs for venues: npm run venues, devnet-tools propamm-price (
   });
 
   it("list shows Uniswap V4's PoolManager and each hook with its flags and routing status; allow-hook / remove-hook edit the file beside the manifest, and refuse what changes nothing", async () => {
-    writeFileSync(manifestPath(directory, 4663), JSON.stringify({ ...(await venueManifest(f)), uniswapV4: f.uniswapV4 }, null, 2));
     const delta = f.uniswapV4.pools.find((pool) => v4HookExclusion(pool) === "returns-delta")!.hooks;
     const observer = f.uniswapV4.pools.find((pool) => pool.hooks !== zeroAddress && v4HookExclusion(pool) === undefined)!.hooks;
     const table = await venues("list");
