@@ -14,7 +14,10 @@ type QuoteBody = Record<string, any>;
 
 const V3_SOURCES = ["uniswap-v3", "forkswap-v3"];
 const PROPAMM = "dev-propamm";
-const LEG = /^([a-z0-9-]+):chain-4663:(0x[0-9a-fA-F]{40}):(\d+)$/;
+/** A V4 hop's pool is its 32-byte pool id; the others' a 20-byte address. */
+const LEG = /^([a-z0-9-]+):chain-4663:(0x[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?):(\d+)$/;
+/** Uniswap V4: excluded where a test proves another venue's settlement (it routes once the routers have SWAP_V4). */
+const V4 = "uniswap-v4";
 
 /** The taker's wallet: approve when issues.allowance says so, sign permit2, patch, send. */
 async function execute(f: SettlementFixture, quote: QuoteBody) {
@@ -61,7 +64,7 @@ async function settle(f: SettlementFixture, body: QuoteBody, buyToken: Address |
 describe("GET /quote over V2, V3 and propAMM venues, settled on chain", () => {
   it("a V3 route (permit2): hops name their V3 venue and leg, and the taker receives exactly buy_amount", async () => {
     const { f, api } = await loadFixture(quoteReady);
-    const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("1000", 6), taker: f.taker.account.address, excluded_sources: PROPAMM });
+    const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("1000", 6), taker: f.taker.account.address, excluded_sources: `${PROPAMM},${V4}` });
     expect(status, JSON.stringify(body)).to.equal(200);
     expect(body!.settlement).to.equal("permit2");
     expect(hopsOf(body!).some((hop) => V3_SOURCES.includes(hop.source))).to.equal(true);
@@ -71,14 +74,14 @@ describe("GET /quote over V2, V3 and propAMM venues, settled on chain", () => {
     expect(received >= BigInt(body!.min_buy_amount)).to.equal(true);
 
     // Again through the same pool, now warm (its fee growth and liquidity slots already written).
-    const again = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("1000", 6), taker: f.taker.account.address, excluded_sources: PROPAMM });
+    const again = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("1000", 6), taker: f.taker.account.address, excluded_sources: `${PROPAMM},${V4}` });
     expect(hopsOf(again.body!).map((hop) => hop.pool)).to.deep.equal(hopsOf(body!).map((hop) => hop.pool));
     expect(await settle(f, again.body!, f.token("WETH"), "V3 1 hop, warm pool")).to.equal(BigInt(again.body!.buy_amount));
   });
 
   it("a large V3 hop crossing ticks settles for buy_amount and its estimate counts the crossings", async () => {
     const { f, api } = await loadFixture(quoteReady);
-    const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("150000", 6), taker: f.taker.account.address, excluded_sources: `uniswap-v2,forkswap-v3,${PROPAMM}` });
+    const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("150000", 6), taker: f.taker.account.address, excluded_sources: `uniswap-v2,forkswap-v3,${PROPAMM},${V4}` });
     expect(status, JSON.stringify(body)).to.equal(200);
     expect(hopsOf(body!).every((hop) => hop.source === "uniswap-v3")).to.equal(true);
     const received = await settle(f, body!, f.token("WETH"), "V3 large, ticks crossed");
@@ -104,7 +107,7 @@ describe("GET /quote over V2, V3 and propAMM venues, settled on chain", () => {
 
   it("a propAMM route (native sell): dev-propamm's leg settles for at least buy_amount", async () => {
     const { f, api } = await loadFixture(quoteReady);
-    const { status, body } = await api.quote({ sell_token: "ETH", buy_token: f.token("USDC"), sell_amount: parseUnits("1", 18), taker: f.taker.account.address, excluded_sources: "uniswap-v2,uniswap-v3,forkswap-v3" });
+    const { status, body } = await api.quote({ sell_token: "ETH", buy_token: f.token("USDC"), sell_amount: parseUnits("1", 18), taker: f.taker.account.address, excluded_sources: `uniswap-v2,uniswap-v3,forkswap-v3,${V4}` });
     expect(status, JSON.stringify(body)).to.equal(200);
     expect(body!.tx.value).to.equal(parseUnits("1", 18).toString());
     expect(hopsOf(body!).map((hop) => hop.source)).to.deep.equal([PROPAMM]);
@@ -114,7 +117,7 @@ describe("GET /quote over V2, V3 and propAMM venues, settled on chain", () => {
     expect(received >= BigInt(body!.buy_amount)).to.equal(true);
     expect(received - BigInt(body!.buy_amount) <= 10n).to.equal(true);
 
-    const back = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("2000", 6), taker: f.taker.account.address, excluded_sources: "uniswap-v2,uniswap-v3,forkswap-v3" });
+    const back = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("2000", 6), taker: f.taker.account.address, excluded_sources: `uniswap-v2,uniswap-v3,forkswap-v3,${V4}` });
     expect(back.status, JSON.stringify(back.body)).to.equal(200);
     expect(hopsOf(back.body!).map((hop) => hop.source)).to.deep.equal([PROPAMM]);
     const bought = await settle(f, back.body!, f.token("WETH"), "propAMM 1 hop, permit2, token1 in");
@@ -134,9 +137,9 @@ describe("GET /quote over V2, V3 and propAMM venues, settled on chain", () => {
     if (!hopsOf(body!).some((hop) => hop.source === PROPAMM)) expect(received).to.equal(BigInt(body!.buy_amount));
   });
 
-  it("excluded_sources naming every V3 venue and the propAMM gives a V2-only route; an unknown name is a 400 naming excluded_sources", async () => {
+  it("excluded_sources naming every V3 venue, the propAMM and V4 gives a V2-only route; an unknown name is a 400 naming excluded_sources", async () => {
     const { f, api } = await loadFixture(quoteReady);
-    const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("300000", 6), taker: f.taker.account.address, excluded_sources: `uniswap-v3,forkswap-v3,${PROPAMM}` });
+    const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("300000", 6), taker: f.taker.account.address, excluded_sources: `uniswap-v3,forkswap-v3,${PROPAMM},${V4}` });
     expect(status, JSON.stringify(body)).to.equal(200);
     expect(hopsOf(body!).every((hop) => hop.source === "uniswap-v2")).to.equal(true);
     const unknown = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: 1000n, taker: f.taker.account.address, excluded_sources: "sushiswap" });

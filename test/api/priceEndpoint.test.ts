@@ -111,7 +111,7 @@ describe("GET /price: an indicative quote", () => {
       const price = await client.getPrice({ ...parameters, excludedSources: [] });
       expect(price.route.hops.length).to.be.greaterThan(0);
       let refused: unknown;
-      await client.getPrice({ ...parameters, excludedSources: ["uniswap-v2", "uniswap-v3", "forkswap-v3", "dev-propamm"] }).catch((error: unknown) => (refused = error));
+      await client.getPrice({ ...parameters, excludedSources: ["uniswap-v2", "uniswap-v3", "forkswap-v3", "dev-propamm", "uniswap-v4"] }).catch((error: unknown) => (refused = error));
       expect(String(refused)).to.include("no_route");
     } finally {
       client.close();
@@ -222,14 +222,15 @@ describe("the live service's fee and issue fields (GET /quote and GET /price)", 
       const hops = [...body!.route.hops, ...body!.route.legs.flatMap((leg: { hops: unknown[] }) => leg.hops)] as { pool: string; source: string; leg: string; gas: number }[];
       expect(hops.length > 0).to.equal(true);
       for (const hop of hops) {
-        expect(["uniswap-v2", "uniswap-v3", "forkswap-v3", "dev-propamm"], endpoint).to.include(hop.source);
+        expect(["uniswap-v2", "uniswap-v3", "forkswap-v3", "dev-propamm", "uniswap-v4"], endpoint).to.include(hop.source);
+        // A V4 hop's pool is its 32-byte pool id.
         expect(hop.leg, endpoint).to.match(new RegExp(`^${hop.source}:chain-${body!.chain_id}:${hop.pool}:[0-9]+$`));
         if (hop.source === "uniswap-v2") expect(hop.leg, endpoint).to.equal(`uniswap-v2:chain-${body!.chain_id}:${hop.pool}:3000`);
         expect(hop.gas, endpoint).to.be.a("number").and.be.greaterThan(0);
       }
       for (const leg of body!.route.legs as { gas: number; hops: { gas: number }[] }[]) expect(leg.gas).to.equal(leg.hops.reduce((sum, hop) => sum + hop.gas, 0));
       const counted = body!.route_stats.candidates_by_source as Record<string, number>;
-      expect(["uniswap-v2", "uniswap-v3", "forkswap-v3", "dev-propamm"], endpoint).to.include.members(Object.keys(counted));
+      expect(["uniswap-v2", "uniswap-v3", "forkswap-v3", "dev-propamm", "uniswap-v4"], endpoint).to.include.members(Object.keys(counted));
       for (const hop of hops) expect(counted[hop.source]! > 0, endpoint).to.equal(true);
     }
   });
