@@ -57,7 +57,7 @@ const hopJsonSchema = z.object({
     .regex(/^0x(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/)
     .transform((value) => value as Hex)
     .describe("the pool's address; a Uniswap V4 pool (one of the PoolManager's) by its 32-byte pool id"),
-  source: z.string().describe("the venue the hop swaps on (`uniswap-v2`, a V3 venue such as `uniswap-v3`, a propAMM's name): the names `excluded_sources` takes"),
+  source: z.string().describe("the venue the hop swaps on (`uniswap-v2`, a V3 venue such as `uniswap-v3`, a propAMM's name, `uniswap-v4`): the names `excluded_sources` takes"),
   leg: z
     .string()
     .describe("the pool in the live service's form `<venue>:chain-<id>:<pool>:<fee>`, fee in hundredths of a bip (a 30 bps V2 pair: 3000; a propAMM: 0)"),
@@ -65,7 +65,7 @@ const hopJsonSchema = z.object({
   token_out: address,
   amount_in: amount,
   amount_out: amount,
-  gas: z.number().int().min(0).describe("the hop's execution gas as its venue's model estimates it (V2: constant; V3: a base plus the ticks it crosses; propAMM: measured p90 plus a margin)"),
+  gas: z.number().int().min(0).describe("the hop's execution gas as its venue's model estimates it (V2: constant; V3 and V4: a base plus the ticks it crosses; propAMM: measured p90 plus a margin)"),
 });
 
 /** `platform_fee.fees[]`: one entry per fee the route takes (ours: the integrator's, from the buy token). */
