@@ -70,6 +70,7 @@ export const relayerEnvironmentSchema = z.object({
   RELAYER_MAX_FEE_GWEI: gwei.default("500"),
   RELAYER_MAX_PENDING_PER_SIGNER: positiveInt.max(256).default(32),
   RELAYER_POLL_MS: positiveInt.default(250),
+  RELAYER_NONCE_RECONCILE_MS: positiveInt.max(600_000).default(2_000),
   RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
   RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
   ...gasBudgetSettings,
@@ -151,6 +152,12 @@ export type RelayerConfig = Readonly<{
   maxPendingPerSigner: number;
   /** How often receipts, deadlines and stuck transactions are checked. `RELAYER_POLL_MS`, default 250. */
   pollMs: number;
+  /**
+   * How often each signer's nonces are checked against the chain's (gaps filled, lost transactions
+   * sent again, a key used elsewhere caught up); an ambiguous answer from the node asks for a check at
+   * once. `RELAYER_NONCE_RECONCILE_MS`, default 2000.
+   */
+  nonceReconcileMs: number;
   /** A signer below this balance is logged at warn and not given new work. `RELAYER_MIN_SIGNER_BALANCE_ETH`, default 0.1. */
   minSignerBalanceWei: bigint;
   /**
@@ -263,6 +270,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     maxFeeWei,
     maxPendingPerSigner: values.RELAYER_MAX_PENDING_PER_SIGNER,
     pollMs: values.RELAYER_POLL_MS,
+    nonceReconcileMs: values.RELAYER_NONCE_RECONCILE_MS,
     minSignerBalanceWei: parseEther(values.RELAYER_MIN_SIGNER_BALANCE_ETH),
     maxLossBps: values.RELAYER_MAX_LOSS_BPS,
     gasBudgets: gasBudgetsOf(values),
