@@ -52,7 +52,8 @@ describe("relayer under a faulty RPC: nonces heal (chaos run)", function () {
     stack = await startGaslessStack(f, {
       signers: 4,
       relayerTransport: http(proxy.url, { retryCount: 0, timeout: RPC_TIMEOUT_MS }),
-      relayerEnv: { RELAYER_NONCE_RECONCILE_MS: "500" },
+      // Batches of at most 4: enough transactions for every send fault to meet one.
+      relayerEnv: { RELAYER_NONCE_RECONCILE_MS: "500", RELAYER_BATCH_MAX: "4" },
       api: { defaultQuoteRateLimitPerMinute: 1_000_000, defaultSwapRateLimitPerMinute: 1_000_000 },
     });
     const signers = stack.relayer!.context.pool.signers;
@@ -73,8 +74,9 @@ describe("relayer under a faulty RPC: nonces heal (chaos run)", function () {
         if (isFinalRelayStatus((body as RelayJson).status)) finals.set(relayId, body as RelayJson);
       }
     };
-    const faultsUntil = Date.now() + 8_000;
-    while (Date.now() < faultsUntil) {
+    // At least 8 s, and until every kind of fault happened once (at most 60 s).
+    const faultsFrom = Date.now();
+    while (Date.now() < faultsFrom + 8_000 || (faults.kinds.some((kind) => !faults.counts.has(kind)) && Date.now() < faultsFrom + 60_000)) {
       await settle();
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
