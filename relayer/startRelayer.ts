@@ -12,6 +12,7 @@ import { NonceTracker } from "./nonceTracker";
 import type { RelayContext } from "./relayContext";
 import { RelayQueue } from "./relayQueue";
 import { ReceiptWatcher } from "./receiptWatcher";
+import { fanOutSends } from "./sendFanOut";
 import { SignerPool } from "./signerPool";
 import type { RelayStore } from "./store/relayStore";
 import { openRelayStore } from "./store/openRelayStore";
@@ -85,7 +86,9 @@ export async function startRelayer(
     rpcUrls: { default: { http: [config.rpcUrl] } },
   });
   const metrics = createRelayerMetrics();
-  const base = transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } });
+  const reads = transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } });
+  // RELAYER_SEND_URLS: signed transactions go to each of them at once; reads stay on RPC_URL.
+  const base = config.sendUrls === undefined ? reads : fanOutSends(reads, config.sendUrls, (endpoint, outcome) => metrics.sendEndpoints.inc({ endpoint, outcome }));
   const client = createPublicClient({
     chain,
     transport: observedTransport(base, observeRpc(metrics)),
