@@ -21,7 +21,8 @@ const MAX_STALL_BLOCKS = 3;
  * The relayer keeps its promises under a node that misbehaves: a proxy between the relayer and the
  * chain injects faults on about 10 % of requests (and each kind at least once, by schedule): sends
  * taken and their answer lost, timeouts, "nonce too low", "already known", "replacement transaction
- * underpriced" (true and false ones), 429 and 502, and a head several blocks old. 60 relays from 20
+ * underpriced" (true and false ones), 429 and 502, a head several blocks old, and once a node that
+ * loses its mempool (our pending transactions dropped). 60 relays from 20
  * takers over 4 signers, handed off in quick waves: none lost, none doubled (one SwapSettled per
  * quote), each final, and once the faults stop no signer stays behind a nonce hole for more than 3
  * blocks: the nonce reconciliation (relayer/nonceReconciler.ts) heals what the answers hid.
@@ -74,14 +75,26 @@ describe("relayer under a faulty RPC: nonces heal (chaos run)", function () {
         if (isFinalRelayStatus((body as RelayJson).status)) finals.set(relayId, body as RelayJson);
       }
     };
-    // At least 8 s, and until every kind of fault happened once (at most 60 s).
+    // At least 8 s, and until every kind of fault happened once (at most 60 s). Once in that window the
+    // node loses its mempool, as a node restarted without its pool does: every pending transaction of
+    // the signers is dropped.
     const faultsFrom = Date.now();
+    const ours = new Set(signers.map((signer) => signer.address.toLowerCase()));
+    let lostFromMempool = 0;
     while (Date.now() < faultsFrom + 8_000 || (faults.kinds.some((kind) => !faults.counts.has(kind)) && Date.now() < faultsFrom + 60_000)) {
+      if (lostFromMempool === 0) {
+        const pending = await f.publicClient.getBlock({ blockTag: "pending", includeTransactions: true });
+        for (const transaction of pending.transactions.filter((transaction) => ours.has(transaction.from.toLowerCase()))) {
+          await hre.network.provider.request({ method: "hardhat_dropTransaction", params: [transaction.hash] });
+          lostFromMempool++;
+        }
+      }
       await settle();
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     proxy.inject();
-    const injected = Object.fromEntries(faults.counts);
+    expect(lostFromMempool, "the node lost some of our pending transactions").to.be.greaterThan(0);
+    const injected = { ...Object.fromEntries(faults.counts), "node:mempool-lost": lostFromMempool };
     expect(faults.kinds.filter((kind) => !faults.counts.has(kind)), `faults injected: ${JSON.stringify(injected)}`).to.deep.equal([]);
 
     // Each new block: a signer with nonces handed out that the chain has not mined, whose mined count did
