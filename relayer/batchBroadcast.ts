@@ -95,6 +95,7 @@ export async function signPersistSendBatch(
     { owner: deps.relayerId, now: sentAt },
   );
   if (recording.outcome === "refused") return { recorded: false, refused: recording.refused };
+  signer.nonces.signed(plan.nonce, raw);
   const { outcome, error } = await sendRaw(deps.client, raw);
   return { recorded: true, hash, raw, outcome, ...(error === undefined ? {} : { error }) };
 }

@@ -2,6 +2,7 @@ import { decodeFunctionResult, getAbiItem, type Address } from "viem";
 import { batchCalldataGasBound, batchGasLimit, calldataGas, gaslessBatchSwapRouterAbi, isRevertError, type BlockHead, type RelayReason, type RelayStatus } from "../sdk";
 import { batchCall, memberGasCap, signPersistSendBatch, type BatchBroadcast } from "./batchBroadcast";
 import { firstFees, type Fees } from "./feeBump";
+import { checkSent } from "./nonceReconciler";
 import { isPermit2NonceUsed } from "./orderState";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
@@ -233,11 +234,20 @@ export class BatchDispatcher {
       case "transient":
       case "busy":
       case "nonce_gap":
+        if (sent.outcome === "transient" || sent.outcome === "nonce_gap") this.context.reconciler.request(signer, sent.outcome);
         for (const relay of members) this.hooks.track(relay.id, { resend: sent.outcome !== "sent" });
         return;
       case "nonce_too_low":
       case "underpriced":
-      case "insufficient_funds":
+      case "insufficient_funds": {
+        // As for one relay (relayQueue.ts): the chain, not the answer, says whether the nonce was taken.
+        const found = sent.outcome === "insufficient_funds" ? "absent" : await checkSent(client, signer.address, sent.hash, nonce).catch(() => undefined);
+        if (found === "known" || found === undefined || (found === "absent" && sent.outcome === "nonce_too_low")) {
+          logger.warn({ signer: signer.address, nonce, outcome: sent.outcome, error: sent.error, found: found ?? "unreadable" }, "the node refused the batch but the chain does not show its nonce taken; following it");
+          this.context.reconciler.request(signer, sent.outcome);
+          for (const relay of members) this.hooks.track(relay.id, { resend: found !== "known" });
+          return;
+        }
         logger.warn({ signer: signer.address, nonce, outcome: sent.outcome, error: sent.error }, "the node refused the batch; its relays go back to the queue");
         signer.nonces.release(nonce);
         if (sent.outcome === "insufficient_funds") signer.funded = false;
@@ -249,6 +259,7 @@ export class BatchDispatcher {
           else this.hooks.enqueue(relay.id, sent.outcome === "insufficient_funds" ? 1_000 : 0);
         }
         return;
+      }
       default: {
         // Mined and reverted on a chain that mines on send: the watcher reads the receipt.
         const receipt = await client.getTransactionReceipt({ hash: sent.hash }).catch(() => undefined);

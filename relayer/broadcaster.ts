@@ -119,6 +119,8 @@ export async function signPersistSend(
   };
   const recording = await deps.store.recordBroadcast(relayId, transaction, { owner: deps.relayerId, now: sentAt });
   if (recording !== "recorded") throw new RelayLeaseError(relayId, recording);
+  // The latest signed at this nonce: what a reconciliation sends again if the node loses it.
+  signer.nonces.signed(plan.nonce, raw);
   deps.persisted?.();
   const { outcome, error } = await sendRaw(deps.client, raw);
   return { hash, raw, outcome, ...(error === undefined ? {} : { error }) };

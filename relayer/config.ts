@@ -70,6 +70,13 @@ export const relayerEnvironmentSchema = z.object({
   RELAYER_MAX_FEE_GWEI: gwei.default("500"),
   RELAYER_MAX_PENDING_PER_SIGNER: positiveInt.max(256).default(32),
   RELAYER_POLL_MS: positiveInt.default(250),
+  RELAYER_NONCE_RECONCILE_MS: positiveInt.max(600_000).default(2_000),
+  RELAYER_SEND_URLS: z
+    .string()
+    .trim()
+    .transform((list) => list.split(",").map((url) => url.trim()).filter((url) => url !== ""))
+    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1).max(8))
+    .optional(),
   RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
   RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
   ...gasBudgetSettings,
@@ -151,6 +158,18 @@ export type RelayerConfig = Readonly<{
   maxPendingPerSigner: number;
   /** How often receipts, deadlines and stuck transactions are checked. `RELAYER_POLL_MS`, default 250. */
   pollMs: number;
+  /**
+   * How often each signer's nonces are checked against the chain's (gaps filled, lost transactions
+   * sent again, a key used elsewhere caught up); an ambiguous answer from the node asks for a check at
+   * once. `RELAYER_NONCE_RECONCILE_MS`, default 2000.
+   */
+  nonceReconcileMs: number;
+  /**
+   * Where signed transactions go instead of `RPC_URL`: all of them at once (a sequencer endpoint and a
+   * provider, say); accepted when any one takes it. Reads stay on `RPC_URL`. `RELAYER_SEND_URLS`,
+   * comma-separated, at most 8; default unset (`RPC_URL`).
+   */
+  sendUrls: readonly string[] | undefined;
   /** A signer below this balance is logged at warn and not given new work. `RELAYER_MIN_SIGNER_BALANCE_ETH`, default 0.1. */
   minSignerBalanceWei: bigint;
   /**
@@ -263,6 +282,8 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     maxFeeWei,
     maxPendingPerSigner: values.RELAYER_MAX_PENDING_PER_SIGNER,
     pollMs: values.RELAYER_POLL_MS,
+    nonceReconcileMs: values.RELAYER_NONCE_RECONCILE_MS,
+    sendUrls: values.RELAYER_SEND_URLS,
     minSignerBalanceWei: parseEther(values.RELAYER_MIN_SIGNER_BALANCE_ETH),
     maxLossBps: values.RELAYER_MAX_LOSS_BPS,
     gasBudgets: gasBudgetsOf(values),

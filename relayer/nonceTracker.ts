@@ -1,3 +1,5 @@
+import type { Hex } from "viem";
+
 /**
  * One signer's nonces, kept exact locally so several transactions can be in flight at once. It starts
  * from what the chain and our own records say (whichever is higher: a transaction we signed may not
@@ -10,6 +12,8 @@
 export class NonceTracker {
   #next: number;
   readonly #held = new Set<number>();
+  /** The latest transaction signed at each held nonce, so a reconciliation can send it again (see nonceReconciler.ts). */
+  readonly #signed = new Map<number, Hex>();
 
   constructor(chainPendingCount: number, highestSigned: number | undefined) {
     this.#next = Math.max(chainPendingCount, highestSigned === undefined ? 0 : highestSigned + 1);
@@ -31,6 +35,22 @@ export class NonceTracker {
   /** The chain used this nonce (our transaction, or anything else): it is no longer ours to track. */
   release(nonce: number): void {
     this.#held.delete(nonce);
+    this.#signed.delete(nonce);
+  }
+
+  /** Whether a transaction of ours holds `nonce` (allocated, or reloaded, and not yet mined or released). */
+  holds(nonce: number): boolean {
+    return this.#held.has(nonce);
+  }
+
+  /** Remembers `raw` as the latest transaction signed (and stored) at a held nonce; ignored once the nonce is let go. */
+  signed(nonce: number, raw: Hex): void {
+    if (this.#held.has(nonce)) this.#signed.set(nonce, raw);
+  }
+
+  /** The latest transaction signed at a held nonce, if this process signed one. */
+  signedAt(nonce: number): Hex | undefined {
+    return this.#signed.get(nonce);
   }
 
   /**
@@ -41,6 +61,7 @@ export class NonceTracker {
    */
   giveBack(nonce: number): void {
     this.#held.delete(nonce);
+    this.#signed.delete(nonce);
     if (nonce === this.#next - 1) this.#next = nonce;
   }
 
@@ -59,6 +80,7 @@ export class NonceTracker {
     for (const nonce of this.#held) {
       if (nonce < chainMinedCount) {
         this.#held.delete(nonce);
+        this.#signed.delete(nonce);
         settled++;
       }
     }

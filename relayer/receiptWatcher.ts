@@ -229,6 +229,8 @@ export class ReceiptWatcher {
     if (tracked.resend) {
       const { outcome } = await sendRaw(this.context.client, latest.raw!);
       tracked.resend = isRetryableSend(outcome);
+      // An earlier nonce of the signer is missing at the node: the reconciliation sends or fills it.
+      if (outcome === "nonce_gap") this.context.reconciler.request(signer, outcome);
     }
   }
 

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Address, PublicClient } from "viem";
 import type { ChainHead, NetworkFeeModel } from "../sdk";
 import type { RelayerConfig } from "./config";
+import type { NonceReconciler } from "./nonceReconciler";
 import type { RelayerMetrics } from "./relayerMetrics";
 import type { SignerPool } from "./signerPool";
 import type { RelayStore } from "./store/relayStore";
@@ -14,6 +15,8 @@ export type RelayContext = Readonly<{
   head: ChainHead;
   store: RelayStore;
   pool: SignerPool;
+  /** Checks the signers' nonces against the chain on a schedule; asked at once after an ambiguous answer. */
+  reconciler: NonceReconciler;
   logger: Logger;
   permit2: Address;
   /** Lowercase addresses of the tokens relay fees may be paid in (`RELAYER_FEE_TOKENS` resolved against the manifest). */

@@ -3,6 +3,7 @@ import type { Hex } from "viem";
 import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type BlockHead, type RelayReason, type RelayStatus } from "../sdk";
 import { fitsBatch } from "./batchBroadcast";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";
+import { checkSent } from "./nonceReconciler";
 import { firstFees, type Fees } from "./feeBump";
 import { effectiveGasPrice, feeShortfall } from "./feeCoverage";
 import { resolveInFlightCancellation } from "./inFlightCancellation";
@@ -343,10 +344,22 @@ export class RelayQueue {
         // in, or the gap is filled; if not, the stuck and deadline rules replace it). Ending it here
         // would release its nonce and open a hole every later swap of the signer falls into.
         if (outcome !== "sent" && outcome !== "transient") logger.warn({ relayId: relay.id, signer: signer.address, nonce, error }, "the node cannot take the swap now; sending it again later");
+        // No answer, or an earlier nonce missing at the node: the signer's nonces are checked against the chain now.
+        if (outcome === "transient" || outcome === "nonce_gap") this.context.reconciler.request(signer, outcome);
         this.track(relay.id, { resend: outcome !== "sent" });
         return;
       case "nonce_too_low":
-      case "underpriced":
+      case "underpriced": {
+        // The answer may be wrong (a retry of ours that went in, a lagging node, a proxy): the chain
+        // decides. Ours at the node, or the nonce still free after "nonce too low": it is followed (and
+        // sent again), never re-signed at a new nonce that would leave this one a hole.
+        const found = await checkSent(client, signer.address, sent.hash, nonce).catch(() => undefined);
+        if (found === "known" || found === undefined || (found === "absent" && outcome === "nonce_too_low")) {
+          logger.warn({ relayId: relay.id, signer: signer.address, nonce, error, found: found ?? "unreadable" }, "the node refused the swap but the chain does not show its nonce taken; following it");
+          this.context.reconciler.request(signer, outcome);
+          this.track(relay.id, { resend: found !== "known" });
+          return;
+        }
         // Something else holds this nonce: sign again with a fresh one.
         logger.warn({ relayId: relay.id, signer: signer.address, nonce, error }, "nonce taken outside this relayer; re-signing");
         signer.nonces.release(nonce);
@@ -357,6 +370,7 @@ export class RelayQueue {
         if (outcome === "underpriced") this.#waitAndRetry(relay.id, { error }, "the node refused the tip; retrying later");
         else this.enqueue(relay.id);
         return;
+      }
 
       case "insufficient_funds":
         logger.error({ relayId: relay.id, signer: signer.address, error }, "signer cannot pay for gas; it gets no new work until funded");

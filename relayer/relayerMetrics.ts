@@ -45,6 +45,11 @@ export function createRelayerMetrics() {
     }),
     /** Where a relay's time goes between being queued and its broadcast (relayer/relayStageTimings.ts). */
     stages: new RelayStageTimings(registry),
+    /** Nonce repairs by the reconciliation (relayer/nonceReconciler.ts): resend, fill, resync. */
+    nonceRepairs: new Counter({ name: "relayer_nonce_repairs_total", help: "Nonce repairs made by reconciling with the chain, by action (resend, fill, resync)", labelNames: ["action"] as const, registers: [registry] }),
+    nonceLag: new Gauge({ name: "relayer_signer_nonce_lag", help: "Nonces a signer handed out that the node did not count at the last reconciliation (held behind a gap when it stays above 0)", labelNames: ["signer"] as const, registers: [registry] }),
+    /** Raw transactions per RELAYER_SEND_URLS endpoint (its host), by what it did with them (relayer/sendFanOut.ts). */
+    sendEndpoints: new Counter({ name: "relayer_send_endpoint_total", help: "Raw transactions sent to each RELAYER_SEND_URLS endpoint, by endpoint host and outcome (accepted, refused, unreachable)", labelNames: ["endpoint", "outcome"] as const, registers: [registry] }),
     signerBalance: new Gauge({ name: "relayer_signer_balance_wei", help: "Each signer's balance at the last check", labelNames: ["signer"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "relayer"),
   };

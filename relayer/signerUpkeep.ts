@@ -1,14 +1,12 @@
 import type { BlockHead as Head } from "../sdk";
-import { initialFees } from "./feeBump";
-import { sendRaw } from "./broadcaster";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { RelayRecord } from "./store/relayStore";
 
 /**
  * The watcher's periodic care of the signers: their balances against the floor, the nonces they have
- * settled, holes in their nonces (filled with self-transfers), and our nonces held by relays another
- * relayer took over.
+ * settled, and our nonces held by relays another relayer took over. Holes in their nonces are the
+ * reconciliation's (nonceReconciler.ts).
  */
 export class SignerUpkeep {
   /**
@@ -44,7 +42,7 @@ export class SignerUpkeep {
     return released;
   }
 
-  /** Fills nonce holes (a nonce allocated but never sent) with self-transfers, and flags signers low on ETH. */
+  /** Settles mined nonces, lets go of expired handed-over ones, and flags signers low on ETH. */
   async check(head: Head, minedCount: (signer: Signer) => Promise<number>): Promise<void> {
     const { client, config, logger, pool } = this.context;
     for (const signer of pool.signers) {
@@ -59,20 +57,8 @@ export class SignerUpkeep {
       const mined = await minedCount(signer);
       const expired = this.#releaseHandedOver(signer, mined, head);
       if (signer.nonces.settle(mined) > 0 || expired) pool.notify();
-      const gaps = signer.nonces.gaps(mined);
-      for (const nonce of gaps) {
-        const raw = await signer.account.signTransaction({
-          type: "eip1559",
-          chainId: config.chainId,
-          nonce,
-          to: signer.address,
-          value: 0n,
-          gas: 21_000n,
-          ...initialFees(head.baseFeePerGas, config.priorityFeeWei, config.maxFeeWei),
-        });
-        const { outcome } = await sendRaw(client, raw);
-        logger.warn({ signer: signer.address, nonce, outcome }, "filled a nonce gap with a self-transfer");
-      }
+      // A nonce let go here may leave a hole: the reconciliation fills it (nonceReconciler.ts).
+      if (expired) this.context.reconciler.request(signer, "handed-over nonce expired");
     }
   }
 }

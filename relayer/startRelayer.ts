@@ -7,10 +7,12 @@ import { acceptedFeeTokens, manifestPath, readManifest, unknownFeeTokenSymbols }
 import { ChainHead, NetworkFeeModel } from "../sdk";
 import type { RelayerConfig } from "./config";
 import { createInternalApp } from "./internalServer";
+import { NonceReconciler } from "./nonceReconciler";
 import { NonceTracker } from "./nonceTracker";
 import type { RelayContext } from "./relayContext";
 import { RelayQueue } from "./relayQueue";
 import { ReceiptWatcher } from "./receiptWatcher";
+import { fanOutSends } from "./sendFanOut";
 import { SignerPool } from "./signerPool";
 import type { RelayStore } from "./store/relayStore";
 import { openRelayStore } from "./store/openRelayStore";
@@ -84,7 +86,9 @@ export async function startRelayer(
     rpcUrls: { default: { http: [config.rpcUrl] } },
   });
   const metrics = createRelayerMetrics();
-  const base = transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } });
+  const reads = transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } });
+  // RELAYER_SEND_URLS: signed transactions go to each of them at once; reads stay on RPC_URL.
+  const base = config.sendUrls === undefined ? reads : fanOutSends(reads, config.sendUrls, (endpoint, outcome) => metrics.sendEndpoints.inc({ endpoint, outcome }));
   const client = createPublicClient({
     chain,
     transport: observedTransport(base, observeRpc(metrics)),
@@ -108,7 +112,8 @@ export async function startRelayer(
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
     const head = new ChainHead(client, config.pollMs);
     const fees = new NetworkFeeModel(client, "none");
-    const context: RelayContext = { config, client, head, store, pool, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics, fees };
+    const reconciler = new NonceReconciler({ client, pool, head, logger, config, metrics });
+    const context: RelayContext = { config, client, head, store, pool, reconciler, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics, fees };
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
     // RELAYER_BATCH_GAS, or a quarter of the block gas limit: a batch leaves room in its block for others.
@@ -123,6 +128,7 @@ export async function startRelayer(
     const leases = new LeaseKeeper(context, queue, watcher);
     await leases.recover();
     watcher.start();
+    reconciler.start();
     leases.start();
     const { pushed } = config;
     const webhooks = new WebhookDispatcher(store, {
@@ -175,6 +181,7 @@ export async function startRelayer(
         await leases.stop();
         await queue.stop();
         await watcher.stop();
+        await reconciler.stop();
         await store.releaseSigners(config.relayerId).catch((error: unknown) => logger.warn({ err: error }, "could not release this relayer's signers; they free up after RELAYER_LEASE_SECONDS"));
         await store.close();
       },

@@ -78,4 +78,25 @@ describe("relayer nonce tracking", () => {
     expect(tracker.gaps(3)).to.deep.equal([3, 4, 5, 6]);
     expect(tracker.gaps(8)).to.deep.equal([]);
   });
+
+  it("remembers the latest transaction signed at a held nonce only, and forgets it when the nonce is let go", () => {
+    const tracker = new NonceTracker(0, undefined);
+    const [a, b, c] = [tracker.allocate(), tracker.allocate(), tracker.allocate()];
+    tracker.signed(a, "0xaa");
+    tracker.signed(a, "0xab");
+    tracker.signed(b, "0xbb");
+    tracker.signed(c, "0xcc");
+    expect(tracker.signedAt(a)).to.equal("0xab");
+    expect(tracker.holds(a)).to.equal(true);
+    tracker.release(b);
+    expect(tracker.signedAt(b)).to.equal(undefined);
+    expect(tracker.holds(b)).to.equal(false);
+    tracker.giveBack(c);
+    expect(tracker.signedAt(c)).to.equal(undefined);
+    tracker.settle(1);
+    expect(tracker.signedAt(a)).to.equal(undefined);
+    // Not held: nothing is remembered for it.
+    tracker.signed(7, "0x77");
+    expect(tracker.signedAt(7)).to.equal(undefined);
+  });
 });

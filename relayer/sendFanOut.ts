@@ -1,0 +1,47 @@
+import { http, type Transport } from "viem";
+import { isTransientRpcError } from "./transientRpcError";
+
+/** What one send endpoint did with one raw transaction: took it, answered no, or could not be reached. */
+export type SendEndpointOutcome = "accepted" | "refused" | "unreachable";
+
+/** An endpoint's name in metrics and logs: its host only (a provider's URL often carries its API key in the path). */
+export function endpointLabel(url: string): string {
+  return new URL(url).host;
+}
+
+/**
+ * Wraps the relayer's transport so that `eth_sendRawTransaction` goes to every `RELAYER_SEND_URLS`
+ * endpoint at once instead of the read transport (the same signed bytes, so several copies are one
+ * transaction). The first endpoint that takes it answers; when none does, the first refusal is the
+ * answer (classified as any node's: relayer/broadcaster.ts), or, when none could be reached, the first
+ * endpoint's error (transient: sent again later). Every other method goes to the read transport.
+ */
+export function fanOutSends(reads: Transport, sendUrls: readonly string[], observe: (endpoint: string, outcome: SendEndpointOutcome) => void, timeoutMs = 10_000): Transport {
+  const senders = sendUrls.map((url) => ({ label: endpointLabel(url), transport: http(url, { retryCount: 0, timeout: timeoutMs }) }));
+  return ((options: Parameters<Transport>[0]) => {
+    const inner = reads(options);
+    const targets = senders.map((sender) => ({ label: sender.label, request: sender.transport(options).request as (args: unknown) => Promise<unknown> }));
+    const request = (async (args: { method: string; params?: unknown }, requestOptions?: unknown) => {
+      if (args.method !== "eth_sendRawTransaction") return (inner.request as (a: unknown, o?: unknown) => Promise<unknown>)(args, requestOptions);
+      const answers = targets.map((target) =>
+        target.request(args).then(
+          (result) => {
+            observe(target.label, "accepted");
+            return result;
+          },
+          (error: unknown) => {
+            observe(target.label, isTransientRpcError(error) ? "unreachable" : "refused");
+            throw error;
+          },
+        ),
+      );
+      try {
+        return await Promise.any(answers);
+      } catch {
+        const errors = (await Promise.allSettled(answers)).map((settled) => (settled.status === "rejected" ? (settled.reason as unknown) : undefined));
+        throw errors.find((error) => !isTransientRpcError(error)) ?? errors[0];
+      }
+    }) as typeof inner.request;
+    return { ...inner, request };
+  }) as Transport;
+}
