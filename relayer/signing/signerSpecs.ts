@@ -19,6 +19,23 @@ export class SignerSpecError extends Error {
   override readonly name = "SignerSpecError";
 }
 
+/** The bytes of a %-encoded attribute (RFC 7512's `id=%01%ff`), letters standing for themselves. */
+function percentBytes(value: string, what: string): Hex {
+  const bytes: number[] = [];
+  for (let index = 0; index < value.length; index++) {
+    if (value[index] !== "%") {
+      bytes.push(value.charCodeAt(index) & 0xff);
+      continue;
+    }
+    const pair = value.slice(index + 1, index + 3);
+    if (!/^[0-9a-fA-F]{2}$/.test(pair)) throw new SignerSpecError(`${what} has a malformed %-escape`);
+    bytes.push(parseInt(pair, 16));
+    index += 2;
+  }
+  if (bytes.length === 0) throw new SignerSpecError(`${what} is empty`);
+  return `0x${Buffer.from(bytes).toString("hex")}`;
+}
+
 function decode(value: string, what: string): string {
   try {
     return decodeURIComponent(value);
@@ -37,7 +54,9 @@ function attributes(text: string, separator: string, known: readonly string[], w
     const name = part.slice(0, equals);
     if (!known.includes(name)) throw new SignerSpecError(`${where}: unknown attribute "${name}" (known: ${known.join(", ")})`);
     if (map.has(name)) throw new SignerSpecError(`${where}: "${name}" is given twice`);
-    map.set(name, decode(part.slice(equals + 1), `${where} attribute ${name}`));
+    const value = part.slice(equals + 1);
+    // An id is bytes, not text: kept %-encoded for percentBytes.
+    map.set(name, name === "id" ? value : decode(value, `${where} attribute ${name}`));
   }
   return map;
 }
@@ -70,7 +89,7 @@ function parsePkcs11(body: string, position: number): SignerSpec {
     ...(slotText === undefined ? {} : { slotId: BigInt(slotText) }),
     ...(serial === undefined ? {} : { serial }),
     ...(object === undefined ? {} : { object }),
-    ...(idBytes === undefined ? {} : { id: `0x${Buffer.from(idBytes, "latin1").toString("hex")}` as Hex }),
+    ...(idBytes === undefined ? {} : { id: percentBytes(idBytes, `${where} attribute id`) }),
   };
 }
 
