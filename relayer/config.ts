@@ -151,12 +151,12 @@ export type RelayerConfig = Readonly<{
    * The signer keys and where each lives: `RELAYER_SIGNERS`, whitespace-separated entries
    * `pkcs11:<RFC 7512 URI>?module-path=<lib>&pin-source=file:<pin file>`,
    * `keystore:<file|name>?password-file=<file>` or `unsafe:0x<key>` (relayer/signing/signerSpecs.ts;
-   * docs/operators/keys.md). `RELAYER_PRIVATE_KEYS` becomes `unsafe:` entries here.
+   * docs/operators/keys.md). Raw devnet keys given instead become `unsafe:` entries here.
    */
   signers: readonly SignerSpec[];
-  /** `NODE_ENV=production`: raw keys (unsafe:, RELAYER_PRIVATE_KEYS) are refused. */
+  /** `NODE_ENV=production`: raw keys (`unsafe:` entries, raw devnet keys) are refused. */
   production: boolean;
-  /** The signing policy's cap on one transaction's value (top-ups), in wei. `RELAYER_MAX_VALUE_PER_TX_ETH`, default 1. */
+  /** The signing policy's cap on one transaction's value (only top-ups carry any), held in wei. `RELAYER_MAX_VALUE_PER_TX_ETH` (ETH), default 1. */
   maxValuePerTxWei: bigint;
   /**
    * Each signer's spend in a rolling 24 hours, counted at signing as gas limit × max fee + value per
