@@ -8,6 +8,7 @@ import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { RelayRecord } from "./store/relayStore";
 import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
+import { SigningRefusedError } from "./signing/signingRefusedError";
 
 const swapGaslessBatch = getAbiItem({ abi: gaslessBatchSwapRouterAbi, name: "swapGaslessBatch" });
 
@@ -193,8 +194,10 @@ export class BatchDispatcher {
           } catch (error) {
             // As for one relay: if the write committed (read back), the watcher follows and sends it;
             // otherwise the nonce is released, a gap the watcher fills.
-            const stored = await this.context.store.getRelay(members[0]!.id).catch(() => undefined);
-            if (stored?.signerNonce === nonce && stored.signer === signer.address) for (const relay of members) this.hooks.track(relay.id, { resend: true });
+            // A refusal of the signing policy signed and recorded nothing: the nonce is the next one again.
+            const stored = error instanceof SigningRefusedError ? undefined : await this.context.store.getRelay(members[0]!.id).catch(() => undefined);
+            if (error instanceof SigningRefusedError) signer.nonces.giveBack(nonce);
+            else if (stored?.signerNonce === nonce && stored.signer === signer.address) for (const relay of members) this.hooks.track(relay.id, { resend: true });
             else signer.nonces.release(nonce);
             pool.notify();
             throw error;

@@ -1,11 +1,12 @@
 import { resolve } from "node:path";
 import { z } from "zod";
-import { isHex, parseEther, parseUnits, type Hex } from "viem";
+import { isHex, keccak256, parseEther, parseUnits, stringToHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { booleanFlag } from "../sdk/config/booleanFlag";
 import { webhookLoopbackAllowed, webhookLoopbackSettings } from "../sdk/config/webhookLoopbackSetting";
 import { httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } from "../sdk/server/httpServerLimits";
 import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema, MAX_GASLESS_BATCH_ORDERS } from "../sdk";
+import { describeSignerSpec, parseSignerSpecs, SignerSpecError, type SignerSpec } from "./signing/signerSpecs";
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -19,6 +20,18 @@ const privateKeys = z
   .pipe(z.array(z.string().refine((key) => isHex(key) && key.length === 66, "each key must be 0x + 64 hex digits")).min(1))
   .transform((keys) => keys as Hex[])
   .refine((keys) => new Set(keys.map((key) => key.toLowerCase())).size === keys.length, "a key is listed twice");
+
+const signerSpecs = z.string().transform((text, context) => {
+  try {
+    return parseSignerSpecs(text);
+  } catch (error) {
+    if (!(error instanceof SignerSpecError)) throw error;
+    context.addIssue({ code: "custom", message: error.message });
+    return z.NEVER;
+  }
+});
+
+const ethAmount = z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/, "must be a decimal amount of ETH such as 1 or 0.5");
 
 
 /**
@@ -58,7 +71,11 @@ export const relayerEnvironmentSchema = z.object({
   RELAYER_LEASE_SECONDS: z.coerce.number().positive().default(30),
   RELAYER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   RELAYER_INTERNAL_TOKEN: z.string().min(16, "must be at least 16 characters (a shared secret with the API)"),
-  RELAYER_PRIVATE_KEYS: privateKeys,
+  RELAYER_PRIVATE_KEYS: privateKeys.optional(),
+  RELAYER_SIGNERS: signerSpecs.optional(),
+  RELAYER_MAX_VALUE_PER_TX_ETH: ethAmount.default("1"),
+  RELAYER_DAILY_SPEND_CAP_ETH: ethAmount.default("10"),
+  NODE_ENV: z.string().optional(),
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
   // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -132,8 +149,27 @@ export type RelayerConfig = Readonly<{
   logLevel: string;
   /** Bearer secret the API must present. `RELAYER_INTERNAL_TOKEN`, required. */
   internalToken: string;
-  /** Signer keys, one per pipeline. `RELAYER_PRIVATE_KEYS`, comma-separated, required. */
+  /**
+   * Raw signer keys, one per pipeline, for the devnet. `RELAYER_PRIVATE_KEYS`, comma-separated; give it
+   * or RELAYER_SIGNERS, not both. Refused when NODE_ENV=production. Empty when RELAYER_SIGNERS is used.
+   */
   privateKeys: readonly Hex[];
+  /**
+   * The signer keys and where each lives: `RELAYER_SIGNERS`, whitespace-separated entries
+   * `pkcs11:<RFC 7512 URI>?module-path=<lib>&pin-source=file:<pin file>`,
+   * `keystore:<file|name>?password-file=<file>` or `unsafe:0x<key>` (relayer/signing/signerSpecs.ts;
+   * docs/operators/keys.md). Raw devnet keys given instead become `unsafe:` entries here.
+   */
+  signers: readonly SignerSpec[];
+  /** `NODE_ENV=production`: raw keys (`unsafe:` entries, raw devnet keys) are refused. */
+  production: boolean;
+  /** The signing policy's cap on one transaction's value (only top-ups carry any), held in wei. `RELAYER_MAX_VALUE_PER_TX_ETH` (ETH), default 1. */
+  maxValuePerTxWei: bigint;
+  /**
+   * Each signer's spend in a rolling 24 hours, counted at signing as gas limit × max fee + value per
+   * nonce; past it the signer takes no new relays and /ready says so. `RELAYER_DAILY_SPEND_CAP_ETH`, default 10.
+   */
+  dailySpendCapWei: bigint;
   /** `CHAIN_ID`, default 4663. */
   chainId: number;
   /** `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545). */
@@ -244,6 +280,16 @@ export type PushedStatusConfig = Readonly<{
   retentionMs: number;
 }>;
 
+/**
+ * A relayer's name when RELAYER_ID is unset, stable across restarts: its first signer's address for a
+ * raw key (as before RELAYER_SIGNERS), else a digest of its first signer's entry (a module's key is
+ * not read while the settings are).
+ */
+function defaultRelayerId(first: SignerSpec): string {
+  if (first.kind === "unsafe") return `relayer-${privateKeyToAccount(first.privateKey).address.toLowerCase()}`;
+  return `relayer-${keccak256(stringToHex(describeSignerSpec(first))).slice(2, 18)}`;
+}
+
 /** Reads the relayer's settings once; an invalid value stops the start with its name. */
 export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): RelayerConfig {
   const parsed = relayerEnvironmentSchema.safeParse(env);
@@ -252,6 +298,18 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     throw new Error(`invalid ${issue?.path.join(".") ?? "environment"}: ${issue?.message ?? ""}`);
   }
   const values = parsed.data;
+  if ((values.RELAYER_PRIVATE_KEYS === undefined) === (values.RELAYER_SIGNERS === undefined)) {
+    throw new Error(
+      values.RELAYER_SIGNERS === undefined
+        ? "invalid RELAYER_SIGNERS: give the relayer's signers (pkcs11:, keystore: or unsafe: entries), or RELAYER_PRIVATE_KEYS on a devnet"
+        : "invalid RELAYER_PRIVATE_KEYS: give RELAYER_SIGNERS or RELAYER_PRIVATE_KEYS, not both",
+    );
+  }
+  const signers: SignerSpec[] = values.RELAYER_SIGNERS ?? values.RELAYER_PRIVATE_KEYS!.map((privateKey) => ({ kind: "unsafe", privateKey }));
+  const production = values.NODE_ENV === "production";
+  if (production && signers.some((signer) => signer.kind === "unsafe")) {
+    throw new Error(`invalid ${values.RELAYER_SIGNERS === undefined ? "RELAYER_PRIVATE_KEYS" : "RELAYER_SIGNERS"}: raw keys are refused when NODE_ENV=production; use pkcs11: or keystore: signers (docs/operators/keys.md)`);
+  }
   const priorityFeeWei = parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9);
   const maxFeeWei = parseUnits(values.RELAYER_MAX_FEE_GWEI, 9);
   if (maxFeeWei < priorityFeeWei) throw new Error("invalid RELAYER_MAX_FEE_GWEI: must be at least RELAYER_PRIORITY_FEE_GWEI");
@@ -267,11 +325,15 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     metrics: values.RELAYER_METRICS_PORT === undefined ? undefined : { host: values.RELAYER_METRICS_HOST, port: values.RELAYER_METRICS_PORT },
     dbPath: resolve(values.RELAYER_DB_PATH),
     databaseUrl: values.DATABASE_URL,
-    relayerId: values.RELAYER_ID ?? `relayer-${privateKeyToAccount(values.RELAYER_PRIVATE_KEYS[0]!).address.toLowerCase()}`,
+    relayerId: values.RELAYER_ID ?? defaultRelayerId(signers[0]!),
     leaseSeconds: values.RELAYER_LEASE_SECONDS,
     logLevel: values.RELAYER_LOG_LEVEL,
     internalToken: values.RELAYER_INTERNAL_TOKEN,
-    privateKeys: values.RELAYER_PRIVATE_KEYS,
+    privateKeys: values.RELAYER_PRIVATE_KEYS ?? [],
+    signers,
+    production,
+    maxValuePerTxWei: parseEther(values.RELAYER_MAX_VALUE_PER_TX_ETH),
+    dailySpendCapWei: parseEther(values.RELAYER_DAILY_SPEND_CAP_ETH),
     chainId: values.CHAIN_ID,
     rpcUrl: values.RPC_URL ?? devnetRpcUrl(env),
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),

@@ -23,7 +23,7 @@ export async function firstFees(context: Pick<RelayContext, "config" | "fees">, 
 }
 
 /** `value` raised by the replacement percentage, rounded up, and by at least one wei. */
-function bumped(value: bigint): bigint {
+export function bumped(value: bigint): bigint {
   const raised = (value * (100n + REPLACEMENT_BUMP_PERCENT) + 99n) / 100n;
   return raised > value ? raised : value + 1n;
 }

@@ -2,6 +2,7 @@ import PQueue from "p-queue";
 import type { Hex } from "viem";
 import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type BlockHead, type RelayReason, type RelayStatus } from "../sdk";
 import { fitsBatch } from "./batchBroadcast";
+import { SigningRefusedError } from "./signing/signingRefusedError";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";
 import { checkSent } from "./nonceReconciler";
 import { firstFees, type Fees } from "./feeBump";
@@ -313,7 +314,8 @@ export class RelayQueue {
           // Otherwise the write may or may not have committed (a lost COMMIT acknowledgement): if it
           // reads back, the watcher follows (and sends) it; if not, the nonce is released, a gap the
           // watcher fills, never handed to another swap while a recorded one may hold it.
-          if (error instanceof RelayLeaseError) signer.nonces.giveBack(nonce);
+          // The signing policy refused it: nothing was signed either.
+          if (error instanceof RelayLeaseError || error instanceof SigningRefusedError) signer.nonces.giveBack(nonce);
           else {
             const stored = await this.context.store.getRelay(relay.id).catch(() => undefined);
             if (stored?.signerNonce === nonce && stored.signer === signer.address) this.track(relay.id, { resend: true });

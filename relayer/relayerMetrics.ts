@@ -13,6 +13,8 @@ export type RelayerGauges = {
   tracked(): number;
   pendingNonces(): { signer: string; pending: number }[];
   unpaidGasTotals?(): Promise<UnpaidGasTotal[]>;
+  /** Each signer's spend counted against its daily cap (relayer/signing/signerSpend.ts). */
+  dailySpend?(): { signer: string; spent: bigint }[];
 };
 
 /**
@@ -50,9 +52,21 @@ export function createRelayerMetrics() {
     nonceLag: new Gauge({ name: "relayer_signer_nonce_lag", help: "Nonces a signer handed out that the node did not count at the last reconciliation (held behind a gap when it stays above 0)", labelNames: ["signer"] as const, registers: [registry] }),
     /** Raw transactions per RELAYER_SEND_URLS endpoint (its host), by what it did with them (relayer/sendFanOut.ts). */
     sendEndpoints: new Counter({ name: "relayer_send_endpoint_total", help: "Raw transactions sent to each RELAYER_SEND_URLS endpoint, by endpoint host and outcome (accepted, refused, unreachable)", labelNames: ["endpoint", "outcome"] as const, registers: [registry] }),
+    /** Signatures the signing policy refused (relayer/signing/signingRules.ts names the reasons). */
+    signingRefusals: new Counter({ name: "relayer_signing_refusals_total", help: "Transactions the signing policy refused to sign, by signer and reason", labelNames: ["signer", "reason"] as const, registers: [registry] }),
     signerBalance: new Gauge({ name: "relayer_signer_balance_wei", help: "Each signer's balance at the last check", labelNames: ["signer"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "relayer"),
   };
+  new Gauge({
+    name: "relayer_signer_daily_spend_wei",
+    help: "Each signer's spend in the last 24 hours as the signing policy counts it (gas limit x max fee + value per nonce), against RELAYER_DAILY_SPEND_CAP_ETH",
+    labelNames: ["signer"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { signer, spent } of gauges?.dailySpend?.() ?? []) this.set({ signer }, Number(spent));
+    },
+  });
   new Gauge({ name: "relayer_queue_depth", help: "Relays waiting for their first broadcast", registers: [registry], collect() { this.set(gauges?.queueDepth() ?? 0); } });
   new Gauge({ name: "relayer_tracked_relays", help: "Broadcast relays followed until final", registers: [registry], collect() { this.set(gauges?.tracked() ?? 0); } });
   new Gauge({

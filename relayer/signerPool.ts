@@ -1,12 +1,15 @@
-import type { Address, Hex, LocalAccount } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import type { Address, LocalAccount } from "viem";
 import { NonceTracker } from "./nonceTracker";
+import type { SignerSpend } from "./signing/signerSpend";
 
 /** One relayer key, its exact nonces, and a lock that keeps sign-persist-send of its transactions in nonce order. */
 export type Signer = {
+  /** Signs through the signing policy (relayer/signing/policedAccount.ts), whatever backend holds the key. */
   readonly account: LocalAccount;
   readonly address: Address;
   readonly nonces: NonceTracker;
+  /** Its spending against the daily cap: exhausted, no new work is given to it. */
+  readonly spend: SignerSpend;
   /** False while the balance is below the floor: no new work is given to it. */
   funded: boolean;
   /** Leased for a broadcast whose nonce is not allocated yet; counts against the signer's room. */
@@ -15,13 +18,15 @@ export type Signer = {
   exclusive<T>(work: () => Promise<T>): Promise<T>;
 };
 
-function createSigner(privateKey: Hex, nonces: NonceTracker): Signer {
-  const account = privateKeyToAccount(privateKey);
+export type SignerKey = { account: LocalAccount; nonces: NonceTracker; spend: SignerSpend };
+
+function createSigner({ account, nonces, spend }: SignerKey): Signer {
   let tail: Promise<unknown> = Promise.resolve();
   return {
     account,
     address: account.address,
     nonces,
+    spend,
     funded: true,
     reserved: 0,
     exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -42,22 +47,23 @@ export class SignerPool {
   readonly #waiters: (() => void)[] = [];
 
   constructor(
-    keys: readonly { privateKey: Hex; nonces: NonceTracker }[],
+    keys: readonly SignerKey[],
     private readonly maxPendingPerSigner: number,
+    private readonly now: () => number = Date.now,
   ) {
-    this.signers = keys.map(({ privateKey, nonces }) => createSigner(privateKey, nonces));
+    this.signers = keys.map(createSigner);
   }
 
   bySigner(address: Address): Signer | undefined {
     return this.signers.find((signer) => signer.address.toLowerCase() === address.toLowerCase());
   }
 
-  /** The least busy funded signer with room, or undefined when none has any. */
+  /** The least busy funded signer with room and spend left, or undefined when none has any. */
   tryLease(): Signer | undefined {
     let best: Signer | undefined;
     for (const signer of this.signers) {
       const load = signer.nonces.inFlight + signer.reserved;
-      if (!signer.funded || load >= this.maxPendingPerSigner) continue;
+      if (!signer.funded || load >= this.maxPendingPerSigner || signer.spend.exhausted(this.now())) continue;
       if (best === undefined || load < best.nonces.inFlight + best.reserved) best = signer;
     }
     return best;

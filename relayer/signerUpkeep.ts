@@ -16,6 +16,9 @@ export class SignerUpkeep {
    */
   readonly #handedOver = new Map<Signer, Map<number, bigint>>();
 
+  /** Signers past their daily spend cap at the last check: logged once when they reach it, woken when they leave it. */
+  readonly #exhausted = new Set<Signer>();
+
   constructor(private readonly context: RelayContext) {}
 
   /** Remembers our nonce a relay another relayer owns now may still hold. */
@@ -53,6 +56,17 @@ export class SignerUpkeep {
       if (funded !== signer.funded) {
         signer.funded = funded;
         pool.notify();
+      }
+      const exhausted = signer.spend.exhausted(this.context.now().getTime());
+      if (exhausted !== this.#exhausted.has(signer)) {
+        if (exhausted) {
+          this.#exhausted.add(signer);
+          logger.warn({ signer: signer.address, spent: signer.spend.spent(this.context.now().getTime()).toString(), cap: String(signer.spend.capWei) }, "signer reached its daily spend cap; no new work for it");
+        } else {
+          this.#exhausted.delete(signer);
+          logger.info({ signer: signer.address }, "signer back under its daily spend cap");
+          pool.notify();
+        }
       }
       const mined = await minedCount(signer);
       const expired = this.#releaseHandedOver(signer, mined, head);

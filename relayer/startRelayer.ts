@@ -2,7 +2,6 @@ import { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS } from "../sdk/server/h
 import type { AddressInfo } from "node:net";
 import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient, type Transport } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { acceptedFeeTokens, manifestPath, readManifest, unknownFeeTokenSymbols } from "../sdk";
 import { ChainHead, NetworkFeeModel } from "../sdk";
 import type { RelayerConfig } from "./config";
@@ -23,6 +22,12 @@ import { observedTransport } from "../sdk/observability/observedTransport";
 import { observeRpc } from "../sdk/observability/serverMetrics";
 import { serveMetrics } from "../sdk/observability/metricsServer";
 import { WebhookDispatcher } from "./pushed/webhookDispatcher";
+import { openKeyBackends } from "./signing/openKeyBackends";
+import { policedAccount } from "./signing/policedAccount";
+import { RegistryRouters } from "./signing/registryRouters";
+import { SignerSpend } from "./signing/signerSpend";
+import { SigningPolicy } from "./signing/signingPolicy";
+import { bumped } from "./feeBump";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
@@ -47,7 +52,7 @@ async function claimSigners(store: RelayStore, config: RelayerConfig, signers: r
   if (holders.length === 0) return;
   const list = holders.map((holder) => `${holder.signer} (relayer ${holder.relayerId}, live until ${holder.until.toISOString()})`).join(", ");
   throw new Error(
-    `another live relayer on this database signs with ${list}: each signer key belongs to one relayer; give this one other RELAYER_PRIVATE_KEYS, or stop the other (a relayer that died frees its signers after RELAYER_LEASE_SECONDS)`,
+    `another live relayer on this database signs with ${list}: each signer key belongs to one relayer; give this one other signers (RELAYER_SIGNERS), or stop the other (a relayer that died frees its signers after RELAYER_LEASE_SECONDS)`,
   );
 }
 
@@ -98,18 +103,37 @@ export async function startRelayer(
   });
   if (chainId !== config.chainId) throw new Error(`RPC_URL ${config.rpcUrl} serves chain ${chainId}, not CHAIN_ID ${config.chainId}`);
 
-  const store = observedRelayStore(await openRelayStore(config), metrics, logger);
+  const backends = await openKeyBackends(config.signers, { production: config.production });
+  for (const backend of backends) if (backend.kind === "unsafe") logger.warn({ signer: backend.address }, "signing with a raw key (unsafe; refused when NODE_ENV=production)");
+  const routers = new RegistryRouters(client, manifest.contracts.routerRegistry, logger.child({ component: "signing-policy" }));
+  const closeBackends = () => Promise.all(backends.map((backend) => backend.close()));
+  const store = await openRelayStore(config).then((opened) => observedRelayStore(opened, metrics, logger), async (error: unknown) => {
+    await closeBackends();
+    throw error;
+  });
   try {
     await adoptChainRun(store, client, manifest.deployBlockHash, logger);
-    await claimSigners(store, config, config.privateKeys.map((key) => privateKeyToAccount(key).address), new Date());
+    await claimSigners(store, config, backends.map((backend) => backend.address), new Date());
+    await routers.load();
+    const policy = new SigningPolicy(
+      // A cancel may go one replacement bump past RELAYER_MAX_FEE_GWEI (feeBump.ts cancelFees): no further.
+      { chainId: config.chainId, maxFeePerGas: bumped(config.maxFeeWei), maxValue: config.maxValuePerTxWei },
+      () => routers.routers,
+      backends.map((backend) => backend.address),
+      logger.child({ component: "signing-policy" }),
+      metrics.signingRefusals,
+    );
     const keys = await Promise.all(
-      config.privateKeys.map(async (privateKey) => {
-        const address = privateKeyToAccount(privateKey).address;
+      backends.map(async (backend) => {
+        const { address } = backend;
         const pending = await client.getTransactionCount({ address, blockTag: "pending" });
-        return { privateKey, nonces: new NonceTracker(pending, await store.highestNonce(address)) };
+        const nonces = new NonceTracker(pending, await store.highestNonce(address));
+        const spend = new SignerSpend(config.dailySpendCapWei);
+        return { account: policedAccount(backend, policy, { nextNonce: () => nonces.next, spend }), nonces, spend };
       }),
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
+    routers.start(config.pollMs);
     const head = new ChainHead(client, config.pollMs);
     const fees = new NetworkFeeModel(client, "none");
     const reconciler = new NonceReconciler({ client, pool, head, logger, config, metrics });
@@ -123,6 +147,7 @@ export async function startRelayer(
       queueDepth: () => queue!.depth,
       tracked: () => watcher.size,
       pendingNonces: () => pool.signers.map((signer) => ({ signer: signer.address, pending: signer.nonces.inFlight })),
+      dailySpend: () => pool.signers.map((signer) => ({ signer: signer.address, spent: signer.spend.spent(Date.now()) })),
       unpaidGasTotals: () => store.unpaidGasTotals({}),
     });
     const leases = new LeaseKeeper(context, queue, watcher);
@@ -182,12 +207,16 @@ export async function startRelayer(
         await queue.stop();
         await watcher.stop();
         await reconciler.stop();
+        await routers.stop();
         await store.releaseSigners(config.relayerId).catch((error: unknown) => logger.warn({ err: error }, "could not release this relayer's signers; they free up after RELAYER_LEASE_SECONDS"));
         await store.close();
+        await closeBackends();
       },
     };
   } catch (error) {
+    await routers.stop();
     await store.close();
+    await closeBackends();
     throw error;
   }
 }

@@ -10,6 +10,7 @@ import { custom, formatEther } from "viem";
 import { manifestPath, type DeploymentManifest } from "../sdk/chain/manifest";
 import { startChainServer } from "./devnet/chainServer";
 import { devAccounts } from "./devnet/devAccounts";
+import { devnetRelayerSigners } from "./devnet/devnetRelayerSigners";
 import { loadDevnetConfig, type DevnetConfig } from "./devnet/devnetConfig";
 import { deployDevnet } from "./deploy/deployDevnet";
 import { loadApiConfig } from "../api/config";
@@ -103,7 +104,8 @@ const steps: Step[] = [
     name: "start relayer",
     run: async (context) => {
       const accounts = devAccounts(hre);
-      const signers = accounts.slice(16, 20);
+      // RELAYER_SIGNERS (an HSM or keystore key) replaces accounts #16-#19; its signers are funded.
+      const signers = await devnetRelayerSigners(hre);
       const feeRecipient = accounts[15]!.address;
       const token = context.config.relayerToken ?? randomBytes(24).toString("hex");
       const { host } = context.config.relayer;
@@ -113,14 +115,14 @@ const steps: Step[] = [
       const env = {
         RELAYER_PORT: String(port),
         RELAYER_INTERNAL_TOKEN: token,
-        RELAYER_PRIVATE_KEYS: signers.map((account) => account.privateKey).join(","),
+        ...signers.env,
         RPC_URL: required(context.rpcUrl, "rpcUrl"),
         CHAIN_ID: String(required(context.manifest, "manifest").chainId),
         DEPLOYMENTS_DIR: context.config.deploymentsDir,
         RELAYER_METRICS_PORT: metricsPort,
       };
       const client = await hre.viem.getPublicClient();
-      const balances = await Promise.all(signers.map(async (account) => ({ address: account.address, balance: await client.getBalance({ address: account.address }) })));
+      const balances = await Promise.all(signers.addresses.map(async (address) => ({ address, balance: await client.getBalance({ address }) })));
       const reachable = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
       const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
       if (!context.config.startRelayer) {

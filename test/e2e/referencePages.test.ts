@@ -28,7 +28,8 @@ describe("docs/reference is generated from the code that declares it", function 
     for (const name of [...Object.keys(apiEnvironmentSchema.shape), ...Object.keys(relayerEnvironmentSchema.shape)]) expect(environment, name).to.include(`| \`${name}\` |`);
     const undocumented = environment.split("\n").filter((line) => line.includes(UNDOCUMENTED));
     expect(undocumented, "a setting no doc comment of its config module names (document it there, then run npm run docs:reference)").to.deep.equal([]);
-    expect(environment).to.match(/\| `RELAYER_PRIVATE_KEYS` \| \*\*required\*\* \|/);
+    // The relayer needs RELAYER_SIGNERS or RELAYER_PRIVATE_KEYS (either alone is optional); its token is required.
+    expect(environment).to.match(/\| `RELAYER_INTERNAL_TOKEN` \| \*\*required\*\* \|/);
     expect(environment).to.match(/\| `API_PORT` \| `8080` \|/);
   });
 

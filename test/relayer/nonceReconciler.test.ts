@@ -7,6 +7,8 @@ import { ChainHead } from "../../sdk";
 import { checkSent, NonceReconciler } from "../../relayer/nonceReconciler";
 import { NonceTracker } from "../../relayer/nonceTracker";
 import { SignerPool, type Signer } from "../../relayer/signerPool";
+import { SignerSpend } from "../../relayer/signing/signerSpend";
+import { privateKeyToAccount } from "viem/accounts";
 import { inProcessTransport, relayerAccounts } from "../fixtures/gaslessStack";
 
 /** A fresh chain state for each test (mining is a setting, not state: each test turns automine off itself). */
@@ -32,7 +34,7 @@ describe("relayer nonce reconciliation against the chain", function () {
     await hre.network.provider.request({ method: "evm_setAutomine", params: [false] });
     client = createPublicClient({ transport: inProcessTransport() });
     const pending = await client.getTransactionCount({ address: account.address, blockTag: "pending" });
-    const pool = new SignerPool([{ privateKey: account.privateKey, nonces: new NonceTracker(pending, undefined) }], 4);
+    const pool = new SignerPool([{ account: privateKeyToAccount(account.privateKey), nonces: new NonceTracker(pending, undefined), spend: new SignerSpend(undefined) }], 4);
     signer = pool.signers[0]!;
     reconciler = new NonceReconciler({
       client,
