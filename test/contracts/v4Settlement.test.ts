@@ -274,7 +274,7 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     await expectRevert(f.publicClient.call({ account: f.stranger.account, to: module, data: encodeFunctionData({ abi: moduleAbi, functionName: "swapV4Run" }) }), "SwapV4CallbackRefused");
   });
 
-  it("refuses a pool key nobody initialised, a partial fill, an amount below the minimum, and SWAP_V4 in an exact-output route; nothing moves", async () => {
+  it("refuses a pool key nobody initialised, a partial fill, a ninth action in a V4 run, a cut-short SWAP_V4, an amount below the minimum, and SWAP_V4 in an exact-output route; nothing moves", async () => {
     const f = await loadFixture(v3Market);
     const [usdc, weth, wbtc] = [f.token("USDC"), f.contracts.weth, f.token("WBTC")];
     const pool = v4Pool(f, weth, usdc);
@@ -289,6 +289,14 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const route = concatHex([swapV4(pool, weth), swapV4(v4Pool(f, wbtc, weth), wbtc)]);
     await f.deployer.writeContract({ address: usdc, abi: parseAbi(["function mint(address,uint256)"]), functionName: "mint", args: [f.taker.account.address, parseUnits("500000000", 6)] });
     await expectRevert(simulate(order(f, usdc, parseUnits("400000000", 6), wbtc, 1n, route, deadline)), "SwapV4PartialFill");
+    // Each SWAP_V4 of a run counts toward the 8 actions; a cut-short one is refused by its width, named
+    // by the offset of the run it ends (the run is checked as one).
+    const back = swapV4(pool, usdc);
+    const nine = concatHex([swapV4(pool, weth), back, swapV4(pool, weth), back, swapV4(pool, weth), back, swapV4(pool, weth), back, swapV4(pool, weth)]);
+    await expectRevert(simulate(order(f, usdc, parseUnits("10", 6), weth, 1n, nine, deadline)), "SwapTooManyActions", [8n]);
+    const eight = concatHex([swapV4(pool, weth), back, swapV4(pool, weth), back, swapV4(pool, weth), back, swapV4(pool, weth), back]);
+    await simulate(order(f, usdc, parseUnits("10", 6), usdc, 1n, eight, deadline));
+    await expectRevert(simulate(order(f, usdc, parseUnits("10", 6), wbtc, 1n, concatHex([swapV4(pool, weth), swapV4(pool, weth).slice(0, 60) as Hex]), deadline)), "SwapTruncatedAction", [0n]);
     const sellAmount = parseUnits("100", 6);
     const expected = await quoteV4(f, pool, usdc, sellAmount);
     await expectRevert(simulate(order(f, usdc, sellAmount, weth, expected + 1n, swapV4(pool, weth), deadline)), "SwapInsufficientOutput", [expected, expected + 1n]);
