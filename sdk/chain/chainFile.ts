@@ -151,5 +151,6 @@ export function externalAddressesOf(file: ChainFile): { field: string; address: 
           ]
         : []),
     ]),
+    ...(file.uniswapV4PoolManager === undefined ? [] : [{ field: "uniswapV4PoolManager.address", address: file.uniswapV4PoolManager.address }]),
   ];
 }
