@@ -93,6 +93,8 @@ export { encodeSwapGaslessBatch, decodeSwapGasless, MAX_GASLESS_BATCH_ORDERS, ty
 export {
   encodeSwapGaslessWithTokenPermit,
   encodeSwapGaslessFromContract,
+  encodeTokenPermitCall,
+  erc2612PermitAbi,
   decodeGaslessCall,
   MAX_CONTRACT_SIGNATURE_BYTES,
   type GaslessCall,
