@@ -2,7 +2,7 @@ import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { encodeErrorResult, encodeFunctionData, getAddress, getContractAddress, parseEther, parseEventLogs, size, type Address, type Hex } from "viem";
-import { encodeRouteActions, encodeSwapNative, gaslessSwapRouterAbi, NATIVE_TOKEN } from "../../sdk";
+import { encodeRouteActions, encodeSwapNative, Feature, gaslessSwapRouterAbi, NATIVE_TOKEN } from "../../sdk";
 import { propAmmFixture, swapPropAmmAction, type PropAmmFixture } from "../fixtures/propAmmFixture";
 import { expectRevert } from "../helpers/expectRevert";
 
@@ -24,9 +24,9 @@ async function failingRouterFixture() {
   const f = await propAmmFixture();
   const client = { public: f.publicClient, wallet: f.deployer };
   const failing = await hre.viem.deployContract("FailingSyncRouter", [], { client });
-  await f.publicClient.waitForTransactionReceipt({ hash: await f.registry.write.stage([3n, failing.address]) });
-  await f.publicClient.waitForTransactionReceipt({ hash: await f.registry.write.activate([3n]) });
-  const [previous, current] = await f.registry.read.getFeature([3n]);
+  await f.publicClient.waitForTransactionReceipt({ hash: await f.registry.write.stage([Feature.GaslessSwap, failing.address]) });
+  await f.publicClient.waitForTransactionReceipt({ hash: await f.registry.write.activate([Feature.GaslessSwap]) });
+  const [previous, current] = await f.registry.read.getFeature([Feature.GaslessSwap]);
   expect([getAddress(previous), getAddress(current)]).to.deep.equal([getAddress(f.gaslessRouter.address), getAddress(failing.address)]);
   return { ...f, failing, failingAddress: getAddress(failing.address) };
 }
