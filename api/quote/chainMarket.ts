@@ -3,7 +3,7 @@ import { Feature, NATIVE_TOKEN_LOWERCASE, type DeploymentManifest } from "../../
 import type { ChainContext } from "../chains/chainContext";
 import { MarketTracker } from "./marketTracker";
 import { PoolStateTracker } from "./poolState";
-import { ActiveRouterVenues } from "./venues/activeRouterVenues";
+import { ActiveRouterVenues, type ActiveRouterVenuesOptions } from "./venues/activeRouterVenues";
 import { PropAmmPricing } from "./venues/propAmmPricing";
 import { V3PoolTracker } from "./venues/uniswapV3/v3PoolTracker";
 
@@ -17,6 +17,8 @@ export type MarketTrackerOptions = Readonly<{
   observeReads: (pools: readonly Address[], failed: ReadonlyMap<Address, string>, at: Date) => void;
   /** Decimals of a token (lowercase): the propAMM ladders' sizes follow them. */
   decimalsOf: (token: Address) => number;
+  /** Told of the routers' venue reads (RouterVenuesOutage): a failed one serves V2-only quotes. */
+  routerVenuesObserver?: ActiveRouterVenuesOptions["observer"];
 }>;
 
 /**
@@ -28,6 +30,7 @@ export type MarketTrackerOptions = Readonly<{
  */
 export function marketTrackerOf(chain: ChainContext): MarketTracker {
   return marketTrackerOfManifest(chain.client, chain.manifest, {
+    routerVenuesObserver: chain.routerVenuesOutage,
     isSupported: (token) => token !== NATIVE_TOKEN_LOWERCASE && chain.tokens.resolve(token) !== undefined,
     observeReads: (pools, failed, at) => chain.unreadablePools.observe(pools, failed, at),
     decimalsOf: (token) => chain.tokens.resolve(token)?.decimals ?? 18,
@@ -35,13 +38,14 @@ export function marketTrackerOf(chain: ChainContext): MarketTracker {
 }
 
 /** marketTrackerOf over a manifest and a client alone (benches and tools that serve no chain context). */
-export function marketTrackerOfManifest(client: PublicClient, manifest: DeploymentManifest, { isSupported, observeReads, decimalsOf }: MarketTrackerOptions): MarketTracker {
+export function marketTrackerOfManifest(client: PublicClient, manifest: DeploymentManifest, { isSupported, observeReads, decimalsOf, routerVenuesObserver }: MarketTrackerOptions): MarketTracker {
   const v3Venues = manifest.venues.filter((venue) => venue.type === "uniswap-v3");
   const routerVenues = new ActiveRouterVenues({
     registry: manifest.contracts.routerRegistry,
     features: [Feature.TakerSubmittedSwap, Feature.GaslessSwap],
     v3Venues,
     propAmmNames: new Map((manifest.propAmms ?? []).map((propAmm) => [propAmm.address.toLowerCase() as Address, propAmm.name])),
+    observer: routerVenuesObserver,
   });
   return new MarketTracker(
     new PoolStateTracker({ factory: { address: manifest.contracts.uniswapV2Factory, feeBps: UNISWAP_V2_FEE_BPS }, isSupported, observeReads }),
