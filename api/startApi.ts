@@ -65,7 +65,7 @@ export async function startApi(
     });
     const transport = observedTransport(transports.get(config.chainId) ?? http(config.rpcUrl, { retryCount: 1 }), observe);
     const publicClient = createPublicClient({ chain, transport });
-    const chains = await loadChains(config, { store, logger, clock: systemClock }, transports, observe);
+    const chains = await loadChains(config, { store, logger, clock: systemClock, routerVenuesMetrics: metrics.routerVenues }, transports, observe);
     const unknownFeeTokens = unknownFeeTokenSymbols(chains.registry.all().map((served) => served.manifest), config.gasless?.feeTokens);
     if (unknownFeeTokens.length > 0) {
       throw new Error(`invalid RELAYER_FEE_TOKENS: ${unknownFeeTokens.join(", ")} is not the symbol of a token in any served chain's manifest (give its address instead)`);

@@ -16,7 +16,7 @@
  */
 import { parseArgs } from "node:util";
 import { getAddress, isAddress, type Address, type PublicClient } from "viem";
-import { CLI_SIGNER_USAGE, routerRegistryAbi } from "../sdk";
+import { CLI_SIGNER_USAGE, describeFeatures, routerRegistryAbi } from "../sdk";
 import { connectToChain, loadChainTarget } from "./chainConnection";
 import { describeRevert, OPERATOR_SIGNER_ARGS, operatorSignerChoiceOf, sendOperatorWrite, type OperatorSignerChoice, type OperatorContext } from "./operatorWrites";
 import { printTable } from "./textTable";
@@ -28,7 +28,7 @@ const USAGE = [
   "  set-pauser <account> | revoke-pauser <account> | set-dwell <seconds> | propose-admin <account> | accept-admin",
   `  ${CLI_SIGNER_USAGE}`,
   "  or --from <address>: an unlocked account of the node (the devnet's; default its first)",
-  "  features: 2 taker-submitted swaps, 3 gasless swaps",
+  `  features: ${describeFeatures()}`,
 ].join("\n");
 
 export type RegistryCommandContext = OperatorContext;
@@ -122,7 +122,7 @@ function send(context: RegistryCommandContext, write: Write, signer: OperatorSig
 }
 
 function featureOf(text: string | undefined): bigint | string {
-  if (text === undefined || !/^[0-9]{1,38}$/.test(text)) return `feature must be a number (2 taker-submitted, 3 gasless), got ${text ?? "nothing"}`;
+  if (text === undefined || !/^[0-9]{1,38}$/.test(text)) return `feature must be a number (${describeFeatures()}), got ${text ?? "nothing"}`;
   return BigInt(text);
 }
 

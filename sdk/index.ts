@@ -20,7 +20,7 @@ export {
 } from "./chain/chainFile";
 export { chainFileMatchesChain, selectChainFile, type SelectChainFileParameters } from "./chain/selectChainFile";
 export { routerRegistryAbi } from "./abis/routerRegistryAbi";
-export { Feature, RegistrySelector, type FeatureId, type RegistryRead } from "./registry/features";
+export { Feature, FEATURE_NAMES, describeFeatures, RegistrySelector, type FeatureId, type RegistryRead } from "./registry/features";
 export { encodeRegistryRead, decodeRegistryAddress, decodeFeatureState, type FeatureState } from "./registry/rawRegistryCall";
 export {
   readActiveRouter,
@@ -97,6 +97,8 @@ export { encodeSwapGaslessBatch, decodeSwapGasless, MAX_GASLESS_BATCH_ORDERS, ty
 export {
   encodeSwapGaslessWithTokenPermit,
   encodeSwapGaslessFromContract,
+  encodeTokenPermitCall,
+  erc2612PermitAbi,
   decodeGaslessCall,
   MAX_CONTRACT_SIGNATURE_BYTES,
   type GaslessCall,

@@ -1,6 +1,7 @@
 import type { PublicClient } from "viem";
 import type { DeploymentManifest } from "../../sdk";
 import type { UnreadablePools } from "../quote/unreadablePools";
+import type { RouterVenuesOutage } from "../quote/venues/routerVenuesOutage";
 import type { DemandRecorder } from "../tokens/demandRecorder";
 import type { SupportedTokens } from "../tokens/supportedTokens";
 import type { TokenTaxes } from "../tokens/tokenTaxes";
@@ -19,6 +20,8 @@ export type ChainContext = Readonly<{
   demand: DemandRecorder;
   /** Pools routing had to leave out at the latest quoted block, for logs and GET /health. */
   unreadablePools: UnreadablePools;
+  /** Failed reads of the active routers' venues (quotes then route V2 only), for logs and metrics. */
+  routerVenuesOutage?: RouterVenuesOutage;
 }>;
 
 /** The chains the API serves, by id, with the default used when a request omits chain_id. */

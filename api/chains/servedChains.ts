@@ -6,6 +6,7 @@ import type { ApiConfig } from "../config";
 import { DatabaseOutage, type DatabaseOutageMessages } from "../store/databaseOutage";
 import type { Store } from "../store/store";
 import { UnreadablePools } from "../quote/unreadablePools";
+import { RouterVenuesOutage, type RouterVenuesOutageMetrics } from "../quote/venues/routerVenuesOutage";
 import { BufferedDemandRecorder } from "../tokens/bufferedDemandRecorder";
 import { ChainSupportedTokens } from "../tokens/chainSupportedTokens";
 import { SupportedTokenJobs } from "../tokens/supportedTokenJobs";
@@ -39,6 +40,8 @@ export type ServedChainsDependencies = Readonly<{
   store: Store;
   logger: Logger;
   clock: Clock;
+  /** Where each chain's RouterVenuesOutage counts (the API's metrics); none in tests that do not look. */
+  routerVenuesMetrics?: RouterVenuesOutageMetrics;
 }>;
 
 /** The registry handlers read, the background jobs that keep it current, and the concrete token sets. */
@@ -95,6 +98,7 @@ export async function createServedChains(sources: readonly ChainSource[], deps: 
     taxes: taxes.get(source.chainId)!,
     demand: recorder,
     unreadablePools: new UnreadablePools(source.chainId, logger),
+    routerVenuesOutage: new RouterVenuesOutage(source.chainId, logger, deps.routerVenuesMetrics),
   }));
   const promotable = sources.map((source) => ({ ...source, tokens: tokens.get(source.chainId)! }));
   const minLiquidityWei = parseUnits(config.promotionMinLiquidityWeth, 18);

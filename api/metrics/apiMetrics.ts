@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { dependencyMetrics } from "../../sdk/observability/serverMetrics";
 import { gaslessSubmitStageHistogram } from "./gaslessSubmitStages";
 
@@ -26,6 +26,15 @@ export function createApiMetrics() {
     rejections: new Counter({ name: "api_rejections_total", help: "Error answers by their code", labelNames: ["code"] as const, registers: [registry] }),
     rateLimited: new Counter({ name: "api_rate_limit_rejections_total", help: "Requests refused by a rate limit, by bucket", labelNames: ["bucket"] as const, registers: [registry] }),
     submitStages: gaslessSubmitStageHistogram(registry),
+    routerVenues: {
+      readFailures: new Counter({
+        name: "api_router_venue_read_failures_total",
+        help: "Failed reads of the active routers' venues (registry, V3 tables, allowlists), by chain and what quotes did: v2_only (served V2-only) or refused (nothing read yet)",
+        labelNames: ["chain_id", "fallback"] as const,
+        registers: [registry],
+      }),
+      degraded: new Gauge({ name: "api_router_venues_degraded", help: "1 while a chain's quotes route V2 only because its routers' venues cannot be read", labelNames: ["chain_id"] as const, registers: [registry] }),
+    },
     snapshots: new Counter({ name: "api_snapshot_responses_total", help: "Supported-token snapshot answers by status (200 or 304)", labelNames: ["status"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "api"),
   };

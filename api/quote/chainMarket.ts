@@ -3,7 +3,7 @@ import { Feature, NATIVE_TOKEN_LOWERCASE, v4HookAllowlistPath, type DeploymentMa
 import type { ChainContext } from "../chains/chainContext";
 import { MarketTracker } from "./marketTracker";
 import { PoolStateTracker } from "./poolState";
-import { ActiveRouterVenues, type RouterVenueSource } from "./venues/activeRouterVenues";
+import { ActiveRouterVenues, type ActiveRouterVenuesOptions, type RouterVenueSource } from "./venues/activeRouterVenues";
 import { PropAmmPricing } from "./venues/propAmmPricing";
 import { V3PoolTracker } from "./venues/uniswapV3/v3PoolTracker";
 import { FollowedV4HookAllowlist, type V4HookAllowlistSource } from "./venues/uniswapV4/followedHookAllowlist";
@@ -23,6 +23,8 @@ export type MarketTrackerOptions = Readonly<{
   v4Hooks?: V4HookAllowlistSource;
   /** Benches and tests only: what the routers' venues become (e.g. assumingV4PoolManager); the API reads them as they are. */
   routerVenues?: (active: RouterVenueSource) => RouterVenueSource;
+  /** Told of the routers' venue reads (RouterVenuesOutage): a failed one serves V2-only quotes. */
+  routerVenuesObserver?: ActiveRouterVenuesOptions["observer"];
 }>;
 
 const NO_V4_HOOKS: V4HookAllowlistSource = { hooks: () => new Set() };
@@ -39,6 +41,7 @@ const NO_V4_HOOKS: V4HookAllowlistSource = { hooks: () => new Set() };
  */
 export function marketTrackerOf(chain: ChainContext): MarketTracker {
   return marketTrackerOfManifest(chain.client, chain.manifest, {
+    routerVenuesObserver: chain.routerVenuesOutage,
     isSupported: (token) => token !== NATIVE_TOKEN_LOWERCASE && chain.tokens.resolve(token) !== undefined,
     observeReads: (pools, failed, at) => chain.unreadablePools.observe(pools, failed, at),
     decimalsOf: (token) => chain.tokens.resolve(token)?.decimals ?? 18,
@@ -47,7 +50,7 @@ export function marketTrackerOf(chain: ChainContext): MarketTracker {
 }
 
 /** marketTrackerOf over a manifest and a client alone (benches and tools that serve no chain context). */
-export function marketTrackerOfManifest(client: PublicClient, manifest: DeploymentManifest, { isSupported, observeReads, decimalsOf, v4Hooks, routerVenues: adjustVenues }: MarketTrackerOptions): MarketTracker {
+export function marketTrackerOfManifest(client: PublicClient, manifest: DeploymentManifest, { isSupported, observeReads, decimalsOf, v4Hooks, routerVenues: adjustVenues, routerVenuesObserver }: MarketTrackerOptions): MarketTracker {
   const v3Venues = manifest.venues.filter((venue) => venue.type === "uniswap-v3");
   const { uniswapV4 } = manifest;
   const routerVenues = new ActiveRouterVenues({
@@ -55,6 +58,7 @@ export function marketTrackerOfManifest(client: PublicClient, manifest: Deployme
     features: [Feature.TakerSubmittedSwap, Feature.GaslessSwap],
     v3Venues,
     propAmmNames: new Map((manifest.propAmms ?? []).map((propAmm) => [propAmm.address.toLowerCase() as Address, propAmm.name])),
+    observer: routerVenuesObserver,
   });
   return new MarketTracker(
     new PoolStateTracker({ factory: { address: manifest.contracts.uniswapV2Factory, feeBps: UNISWAP_V2_FEE_BPS }, isSupported, observeReads }),

@@ -1,5 +1,5 @@
 import { getAddress, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { decodeFeatureState, encodeRegistryRead, Feature, takerSwapRouterAbi, type FeatureId, type FeatureState } from "../../sdk";
+import { decodeFeatureState, encodeRegistryRead, FEATURE_NAMES, takerSwapRouterAbi, type FeatureId, type FeatureState } from "../../sdk";
 import { ApiError } from "../apiError";
 import type { ChainContext } from "../chains/chainContext";
 import type { QuoteEngine } from "./buildQuote";
@@ -9,12 +9,10 @@ async function readFeature(client: PublicClient, registry: Address, feature: Fea
   return decodeFeatureState(data ?? "0x");
 }
 
-const featureNames: Record<string, string> = { [String(Feature.TakerSubmittedSwap)]: "taker-submitted swaps", [String(Feature.GaslessSwap)]: "gasless swaps" };
-
 /** The feature's router, read from the registry at this block; a paused or empty feature is a 503. */
 export async function activeRouter(engine: QuoteEngine, chain: ChainContext, feature: FeatureId, blockHash: Hex, blockNumber: bigint): Promise<Address> {
   const state = await engine.blockCache.get(blockHash, `feature:${feature}`, () => readFeature(chain.client, chain.manifest.contracts.routerRegistry, feature, blockNumber));
-  const name = `${featureNames[String(feature)] ?? "swaps"} (registry feature ${feature})`;
+  const name = `${FEATURE_NAMES.get(feature) ?? "swaps"} (registry feature ${feature})`;
   if (state.paused) throw new ApiError(503, "feature_paused", `${name} are paused; retry later`);
   if (state.current === zeroAddress) {
     throw new ApiError(503, "feature_unavailable", `no router is active for ${name}`);

@@ -138,8 +138,8 @@ export class MarketTracker {
   /**
    * The addresses (lowercase) the active routers' allowlists hold as propAMM pairs at `head`, followed
    * from the allowlists' events. The routers refuse any route that names one as a token, so a quote
-   * must never ask to. A failed read throws (the caller answers 503): admitting a pair would only build
-   * a quote that reverts.
+   * must never ask to. A failed read gives the pairs of the last good read (ActiveRouterVenues.at), and
+   * throws before any (the caller answers 503): admitting a pair would only build a quote that reverts.
    */
   async propAmmPairsAt(client: PublicClient, head: BlockHead): Promise<ReadonlySet<Address>> {
     return (await this.routerVenues.at(client, head)).pairs;

@@ -27,9 +27,16 @@ interface IRegistryGatedRouter {
     /// @notice Only the registry's administrator may do this.
     error SwapOnlyRegistryAdmin(address caller);
 
-    /// @notice Re-reads this router's status from the registry and stores it.
-    /// @dev The registry calls it on every activation, pause and unpause that concerns this router, so
-    /// the on-chain brake binds in the same block. Permissionless: it only copies the registry's answer.
+    /// @notice Re-reads this router's status from the registry, and the propAMM allowlist's pair filter
+    /// (folded to 128 bits) when the router has an allowlist, and stores both in its status slot.
+    /// @dev Called by the registry on every activation, pause and unpause that concerns this router
+    /// (a sync that fails fails that transition, so the on-chain brake binds in the same block), and by
+    /// the PropAmmAllowlist after every change, best-effort (a sync that fails is logged there as
+    /// `PropAmmPairFilterSyncFailed` and the router keeps its previous filter copy, which stays safe: see
+    /// PropAmmAllowlist). Permissionless: it only copies the registry's and the allowlist's answers, so
+    /// calling it again is how a router left behind catches up. Takes the settlement lock: it reverts
+    /// with `SwapReentrantCall` inside one of this router's settlements, so one settlement reads one copy.
+    /// Emits `RouterStatusSynced`, and `PropAmmPairFilterSynced(filter)` for a router with an allowlist.
     function sync() external;
 
     /// @notice Moves tokens or ETH that reached the router by mistake. Registry administrator only.

@@ -17,6 +17,15 @@ import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 /// instead of this contract's cold account and slot): every change makes the routers of the features
 /// that call propAMMs (the registry's current and in-dwell previous router of each) re-read it through
 /// their `sync()`, in the same transaction; the registry's activation does the same for a new router.
+/// That re-read is best-effort: a router whose `sync()` fails never blocks a change (an emergency
+/// removal above all); the failure is logged (`PropAmmPairFilterSyncFailed`) and that router keeps its
+/// stale copy until its next successful `sync()` (permissionless). A stale copy keeps the pair rule
+/// sound, because the copy only narrows what the router does and every venue call still asks this
+/// contract: a bit the copy lacks (a pair added since) makes the router refuse that pair as a venue,
+/// so using it as a token there calls no venue through which it also transfers; a bit the copy keeps (a
+/// pair removed since) only costs a live `isPair` read for tokens, and the venue call is refused by the
+/// live `tokensOf`. A removal therefore binds every router in its own transaction, synced or not; an
+/// addition reaches a router only once it syncs.
 contract PropAmmAllowlist {
     /// @dev token0 and the selector share a slot, so a router's check reads two slots.
     struct PairConfig {
@@ -35,6 +44,13 @@ contract PropAmmAllowlist {
     uint128 public constant TAKER_FEATURE = 2;
     /// @notice See TAKER_FEATURE.
     uint128 public constant GASLESS_FEATURE = 3;
+    /// @notice The gas each router's `sync()` is given (it reads the registry and this contract and
+    /// writes one slot: about 40,000). A change needs this much in hand before each call
+    /// (`PropAmmAllowlistSyncGasShort`), so no gas estimate can make a sync fail for want of gas and the
+    /// change still go through; a router that burns it all costs only this.
+    uint256 public constant ROUTER_SYNC_GAS = 150_000;
+    /// @notice The most revert data of a failed router `sync()` that `PropAmmPairFilterSyncFailed` keeps.
+    uint256 public constant MAX_SYNC_REASON_BYTES = 256;
 
     mapping(address pair => PairConfig) private _configs;
     /// @notice How many allowlisted pairs use `token` as token0 or token1.
@@ -53,6 +69,10 @@ contract PropAmmAllowlist {
     event PropAmmAdded(address indexed pair, bytes4 selector, address indexed token0, address indexed token1);
     /// @notice `pair` was taken off the allowlist, with its `selector`.
     event PropAmmRemoved(address indexed pair, bytes4 selector, address indexed token0, address indexed token1);
+    /// @notice `router`'s `sync()` failed with `reason` (its revert data, cut to MAX_SYNC_REASON_BYTES;
+    /// empty: out of gas) after a change of this list:
+    /// the change stands, and the router keeps its previous copy of `pairFilter` until it syncs again.
+    event PropAmmPairFilterSyncFailed(address indexed router, bytes reason);
 
     /// @notice The caller is not the registry's administrator.
     error PropAmmAllowlistUnauthorized(address caller);
@@ -70,6 +90,9 @@ contract PropAmmAllowlist {
     error PropAmmAllowlistPairIsToken(address pair);
     /// @notice The token is an allowlisted pair.
     error PropAmmAllowlistTokenIsPair(address token);
+    /// @notice Less gas than a router's `sync()` is given was left for it (`gasLeft` < `needed`): send
+    /// the change with a higher gas limit.
+    error PropAmmAllowlistSyncGasShort(uint256 gasLeft, uint256 needed);
 
     /// @param registry_ The registry whose administrator manages the list.
     constructor(IRouterRegistry registry_) {
@@ -83,7 +106,7 @@ contract PropAmmAllowlist {
     }
 
     /// @notice Allowlists `pair`'s `swapExactIn` with its configured tokens. Registry administrator only.
-    /// @dev Refuses a pair that is one of its tokens or a token of another allowlisted pair, and a token
+    /// @dev Then the propAMM features' routers copy the new filter, best-effort (`_syncRouters`). Refuses a pair that is one of its tokens or a token of another allowlisted pair, and a token
     /// that is an allowlisted pair.
     /// @param pair The propAMM.
     /// @param token0 Its configured token0.
@@ -111,6 +134,8 @@ contract PropAmmAllowlist {
     }
 
     /// @notice Takes `pair` off the allowlist. Registry administrator only.
+    /// @dev Binds every router at once (their venue call reads `tokensOf` live); their filter copies
+    /// follow best-effort (`_syncRouters`): a router whose `sync()` fails never blocks a removal.
     /// @param pair The propAMM.
     function remove(address pair) external onlyRegistryAdmin {
         uint256 indexPlusOne = _indexOf[pair];
@@ -159,9 +184,9 @@ contract PropAmmAllowlist {
 
     /// @dev Makes the routers that may settle now (each propAMM feature's current router and its previous
     /// one inside the dwell window) copy the new filter, after every state change and event
-    /// (checks-effects-interactions). Two features, two routers each: bounded. A router whose `sync()`
-    /// reverts fails the change, as the registry's own transitions do: a filter the routers ignore
-    /// would be worse than a change that visibly fails.
+    /// (checks-effects-interactions). Two features, two routers each: bounded. Best-effort, unlike the
+    /// registry's own transitions: a router whose `sync()` fails is logged and skipped, so no router can
+    /// block a change (see the contract's notes for why a stale copy stays safe).
     function _syncRouters() private {
         _syncFeature(TAKER_FEATURE);
         _syncFeature(GASLESS_FEATURE);
@@ -169,7 +194,36 @@ contract PropAmmAllowlist {
 
     function _syncFeature(uint128 featureId) private {
         (address previous, address current,,) = registry.getFeature(featureId);
-        if (current != address(0)) IRegistryGatedRouter(current).sync();
-        if (previous != address(0)) IRegistryGatedRouter(previous).sync();
+        _syncRouter(current);
+        _syncRouter(previous);
+    }
+
+    /// @dev One router's `sync()` with ROUTER_SYNC_GAS. The gas is checked first (63/64 of what is left
+    /// must cover it): otherwise a low gas limit would make the sync fail silently while the change
+    /// went through.
+    function _syncRouter(address router) private {
+        if (router == address(0)) return;
+        uint256 needed = ROUTER_SYNC_GAS + ROUTER_SYNC_GAS / 63 + 10_000;
+        if (gasleft() < needed) revert PropAmmAllowlistSyncGasShort(gasleft(), needed);
+        bytes4 selector = IRegistryGatedRouter.sync.selector;
+        uint256 gasGiven = ROUTER_SYNC_GAS;
+        uint256 maxReason = MAX_SYNC_REASON_BYTES;
+        bool ok;
+        bytes memory reason;
+        // By hand: a `catch (bytes memory)` would copy however much revert data the router returns,
+        // which could cost this change all its gas. At most MAX_SYNC_REASON_BYTES are kept.
+        assembly ("memory-safe") {
+            mstore(0, selector)
+            ok := call(gasGiven, router, 0, 0, 4, 0, 0)
+            if iszero(ok) {
+                let length := returndatasize()
+                if gt(length, maxReason) { length := maxReason }
+                reason := mload(0x40)
+                mstore(reason, length)
+                returndatacopy(add(reason, 0x20), 0, length)
+                mstore(0x40, add(add(reason, 0x20), and(add(length, 31), not(31))))
+            }
+        }
+        if (!ok) emit PropAmmPairFilterSyncFailed(router, reason);
     }
 }

@@ -46,6 +46,13 @@ export type AttributionFacts = Readonly<{
   nonceSpent: boolean;
   /** At the parent or the mined block, the taker's sell-token balance, or its allowance to Permit2, was below what the order pulls. */
   fundsShort: boolean;
+  /**
+   * At the parent or the mined block, the taker-side transfers simulated (the token permit it carries,
+   * then Permit2's pull of what the order takes from the taker: see takerPull.ts) are refused: its
+   * balance, its allowance, its permit or its token refusing its account (false when the calldata
+   * does not decode: no fact).
+   */
+  takerPullRefused: boolean;
 }>;
 
 /** What the latest block says, for a retry: whether the gate is open, and whether the route fills now. */

@@ -14,6 +14,15 @@ export const UNPROVEN_DETAIL =
   "unproven: the route cannot be repriced (an exact-output split, a V3 swap past the ticks read) and no pool of it traded before the order within its block; no fact puts it on the taker or the operator, so it counts against the integrator's gas budget only";
 
 /**
+ * Rule 7's taker-side fault: the route cannot be repriced, nothing of it traded before the order, and
+ * the taker-side transfers simulated at the parent or the mined block are refused (takerPull.ts). The
+ * taker's, counted against its budget and its integrator's (TAKER_BUDGET_CAUSES), as any other taker
+ * failure; never sent again.
+ */
+export const TAKER_PULL_REFUSED_DETAIL =
+  "the route cannot be repriced and nothing of it traded before the order, and the taker-side transfers simulated at the parent or the mined block (its token permit, Permit2's pull of its sell amount, or an exact-output order's maximum, plus the fee) are refused: its balance, allowance, permit or token";
+
+/**
  * A failed relay whose attribution reads kept failing for `patienceBlocks` blocks after it was mined: no
  * fact was read, so it is counted against nobody (the operator has paid the gas) and never sent again.
  */
@@ -59,7 +68,11 @@ export type Attribution = Readonly<{ cause: UnpaidGasCause; detail: string; mark
  *    the ticks read; a refused hop is rule 1') nobody's fault can be proven, neither
  *    the taker's (never the taker's for want of facts) nor the operator's (its route was valid when
  *    quoted; what made it fail is not known) → the integrator: its key sent the order, and its budget
- *    bounds what such failures of all its takers can cost the operator (UNPROVEN_DETAIL);
+ *    bounds what such failures of all its takers can cost the operator (UNPROVEN_DETAIL); unless the
+ *    taker-side transfers, simulated at the parent or the mined block (its token permit, Permit2's pull
+ *    of what it signed for), are refused → the taker (TAKER_PULL_REFUSED_DETAIL): its balance,
+ *    allowance, permit or token, a fact only it or its token controls. After the market branch: a
+ *    trade could raise an exact-output order's pull, and the simulation pulls its maximum;
  * 8. anything else (a token that refuses, an unexplained revert of the taker's order) → the taker:
  *    no fact a third party controls explains it.
  * A third party can make only 3, 6 and 7 true (by trading), and those count against nobody (7 without a
@@ -92,9 +105,11 @@ export function decideCause(facts: AttributionFacts): Attribution {
     return { cause: "market", detail: `a pool moved against the order within its block: repriced output ${route.met} at the state it met, ${route.atParent} at the parent block`, market: true, retryable: true };
   }
   if (route === undefined) {
-    return facts.tradedBefore
-      ? { cause: "market", detail: "the route cannot be repriced (an exact-output split, a V3 swap past the ticks read, or a propAMM that changed within the block) and a pool of it traded before the order within its block", market: true, retryable: true }
-      : { cause: "integrator", detail: UNPROVEN_DETAIL, market: false, retryable: true };
+    if (facts.tradedBefore) {
+      return { cause: "market", detail: "the route cannot be repriced (an exact-output split, a V3 swap past the ticks read, or a propAMM that changed within the block) and a pool of it traded before the order within its block", market: true, retryable: true };
+    }
+    if (facts.takerPullRefused) return { cause: "taker", detail: TAKER_PULL_REFUSED_DETAIL, market: false, retryable: false };
+    return { cause: "integrator", detail: UNPROVEN_DETAIL, market: false, retryable: true };
   }
   return { cause: "taker", detail: "no fact outside the taker's order explains the failure (its token or its signature)", market: false, retryable: false };
 }

@@ -8,6 +8,7 @@ import { propAmmLogsInBlock, propAmmOutAt, propAmmQuoteBlocks, readRouteVenues, 
 import { isTransientRpcError } from "../transientRpcError";
 import { AttributionReadError, readOrDefer, readOrRefused } from "./readFailure";
 import { routerGateOpen } from "./routerGate";
+import { takerPullRefused } from "./takerPull";
 
 type Relay = Pick<RelayRecord, "data" | "router" | "taker" | "permit2Nonce" | "acceptedBlock" | "transactions">;
 
@@ -144,7 +145,8 @@ async function readFacts(client: PublicClient, permit2: Address, relay: Relay, p
     ]);
     return balance < need || allowance < need;
   };
-  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, atParent, synced, venuesAtBlock] = await Promise.all([
+  const pullRefused = (blockNumber: bigint) => (call === undefined ? Promise.resolve(false) : takerPullRefused(client, permit2, relay.router, relay.taker, call, blockNumber));
+  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, atParent, synced, venuesAtBlock, pullRefusedAtParent, pullRefusedAtBlock] = await Promise.all([
     routerGateOpen(client, relay.router, parent),
     routerGateOpen(client, relay.router, position.blockNumber),
     // A node without old state may not answer for that block: then it is not known (see below). A node
@@ -162,6 +164,8 @@ async function readFacts(client: PublicClient, permit2: Address, relay: Relay, p
     // The venues as the router reached them at the mined block's end: a propAMM pair the allowlist's
     // administrator removed within the block is refused there.
     route === undefined ? Promise.resolve(undefined) : readRouteVenues(client, relay.router, route.hops, position.blockNumber),
+    pullRefused(parent),
+    pullRefused(position.blockNumber),
   ]);
   let repriced: AttributionFacts["route"];
   let tradedBefore = synced.length > 0;
@@ -196,6 +200,7 @@ async function readFacts(client: PublicClient, permit2: Address, relay: Relay, p
     takerCode: { whenAccepted, whenMined },
     nonceSpent,
     fundsShort: shortAtParent || shortAtBlock,
+    takerPullRefused: pullRefusedAtParent || pullRefusedAtBlock,
   };
 }
 

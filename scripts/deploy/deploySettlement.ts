@@ -1,5 +1,6 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { getAddress, zeroAddress, type Address, type Hex } from "viem";
+import { Feature } from "../../sdk/registry/features";
 import type { DevWalletClient, HardhatClients } from "./hardhatClients";
 import { UNISWAP_V2_FEE_BPS } from "./deployLiquidity";
 import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "./uniswapArtifacts";
@@ -104,8 +105,8 @@ export async function deploySettlement(
   const allowanceHolder = getAddress(holder.address);
   const takerSwapRouter = await deployTakerSwapRouter(hre, clients, deployer, { ...dependencies, allowanceHolder });
   const gaslessSwapRouter = await deployGaslessSwapRouter(hre, clients, deployer, dependencies);
-  await migrateFeature(hre, clients, deployer, registry, 2n, takerSwapRouter);
-  await migrateFeature(hre, clients, deployer, registry, 3n, gaslessSwapRouter);
+  await migrateFeature(hre, clients, deployer, registry, Feature.TakerSubmittedSwap, takerSwapRouter);
+  await migrateFeature(hre, clients, deployer, registry, Feature.GaslessSwap, gaslessSwapRouter);
   return { allowanceHolder, takerSwapRouter, gaslessSwapRouter };
 }
 

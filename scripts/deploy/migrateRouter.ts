@@ -3,6 +3,7 @@ import { zeroAddress, type Address } from "viem";
 import type { DeploymentManifest } from "../../sdk/chain/manifest";
 import type { FeatureState } from "../../sdk/registry/rawRegistryCall";
 import { readFeatureState } from "../../sdk/registry/readRegistry";
+import { describeFeatures, Feature } from "../../sdk/registry/features";
 import { deployGaslessSwapRouter, deployTakerSwapRouter, migrateFeature, type RouterV3Venue } from "./deploySettlement";
 import type { DevWalletClient, HardhatClients } from "./hardhatClients";
 import { readBuildArtifact, runtimeCodeMismatch } from "./buildArtifact";
@@ -47,7 +48,7 @@ async function refuseEarlierDependencies(hre: HardhatRuntimeEnvironment, clients
   const needed: [string, Address | undefined, string][] = [
     [DEPLOYED_CONTRACTS.propAmmAllowlist, contracts.propAmmAllowlist, "deploy this build's PropAmmAllowlist (npm run deploy plans it), list the propAMMs again, and name it in the manifest"],
   ];
-  if (featureId === 2n) {
+  if (featureId === Feature.TakerSubmittedSwap) {
     needed.push([DEPLOYED_CONTRACTS.allowanceHolder, contracts.allowanceHolder, "deploy this build's AllowanceHolder and name it in the manifest; takers then approve the new holder (their approvals of the old one do not carry over)"]);
   }
   for (const [name, address, whatToDo] of needed) {
@@ -85,16 +86,16 @@ export async function migrateRouter(
     weth: contracts.weth,
     registry: contracts.routerRegistry,
     uniswapV2Factory: contracts.uniswapV2Factory,
-    v3Venues: v3Venues ?? (featureId === 2n || featureId === 3n ? await currentV3Venues(hre, clients, contracts.routerRegistry, featureId) : []),
+    v3Venues: v3Venues ?? (featureId === Feature.TakerSubmittedSwap || featureId === Feature.GaslessSwap ? await currentV3Venues(hre, clients, contracts.routerRegistry, featureId) : []),
     propAmmAllowlist: contracts.propAmmAllowlist,
     poolManager: poolManager ?? (featureId === 2n || featureId === 3n ? await currentPoolManager(hre, clients, contracts.routerRegistry, featureId) : zeroAddress),
   };
-  if (featureId === 2n) {
+  if (featureId === Feature.TakerSubmittedSwap) {
     router = await deployTakerSwapRouter(hre, clients, admin, { ...dependencies, allowanceHolder: contracts.allowanceHolder });
-  } else if (featureId === 3n) {
+  } else if (featureId === Feature.GaslessSwap) {
     router = await deployGaslessSwapRouter(hre, clients, admin, dependencies);
   } else {
-    throw new Error(`feature ${featureId} has no router type; use 2 (taker-submitted) or 3 (gasless)`);
+    throw new Error(`feature ${featureId} has no router type; use one of ${describeFeatures()}`);
   }
   await migrateFeature(hre, clients, admin, contracts.routerRegistry, featureId, router);
   const registry = await hre.viem.getContractAt("RouterRegistry", contracts.routerRegistry, { client: { public: clients.publicClient } });

@@ -1,4 +1,4 @@
-import { decodeFunctionData, encodeFunctionData, parseSignature, type Hex } from "viem";
+import { decodeFunctionData, encodeFunctionData, parseAbi, parseSignature, type Address, type Hex } from "viem";
 import { gaslessExactOutputRouterAbi } from "../abis/gaslessExactOutputRouterAbi";
 import { gaslessTokenPermitAbi } from "../abis/gaslessTokenPermitAbi";
 import type { ExactOutputOrder } from "./exactOutputOrder";
@@ -40,6 +40,19 @@ function decodeSwapGaslessExactOutput(data: Hex): SignedGaslessExactOutputOrder 
 function tokenPermitArgument(permit: TokenPermitSignature) {
   const { r, s, v, yParity } = parseSignature(permit.signature);
   return { value: permit.value, deadline: permit.deadline, v: Number(v ?? BigInt(yParity + 27)), r, s };
+}
+
+/** An EIP-2612 token's `permit`, as the router calls it before a `swapGaslessWithTokenPermit` order. */
+export const erc2612PermitAbi = parseAbi(["function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)"]);
+
+/**
+ * The sell token's `permit(owner, spender, …)` call a `swapGaslessWithTokenPermit` makes from the
+ * router (spender: Permit2), for simulating it.
+ * @example encodeTokenPermitCall(taker, permit2, call.tokenPermit)
+ */
+export function encodeTokenPermitCall(owner: Address, spender: Address, permit: TokenPermitSignature): Hex {
+  const { value, deadline, v, r, s } = tokenPermitArgument(permit);
+  return encodeFunctionData({ abi: erc2612PermitAbi, functionName: "permit", args: [owner, spender, value, deadline, v, r, s] });
 }
 
 /**

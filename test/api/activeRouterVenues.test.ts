@@ -12,28 +12,33 @@ import { isV2Pool } from "../../api/quote/venues/pricedPool";
 import { deployGaslessSwapRouter, deployTakerSwapRouter, migrateFeature } from "../../scripts/deploy/deploySettlement";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";
+import { createApiMetrics } from "../../api/metrics/apiMetrics";
+import { RouterVenuesOutage } from "../../api/quote/venues/routerVenuesOutage";
+import pino from "pino";
 
 const lower = (address: Address) => address.toLowerCase() as Address;
 
 /**
  * A client over the in-process chain that records the JSON-RPC methods it sends, and that answers an
- * `eth_call` to any address in `limited` as a rate-limited node would (JSON-RPC error -32005).
+ * `eth_call` to any address in `limited`, or any request `refuse.when` picks, as a rate-limited node
+ * would (JSON-RPC error -32005).
  */
 function recordingClient(f: SettlementFixture) {
   const methods: string[] = [];
   const limited = new Set<string>();
+  const refuse: { when?: (method: string, params: unknown) => boolean } = {};
   const client = createPublicClient({
     chain: f.publicClient.chain,
     transport: custom({
       request: ({ method, params }: { method: string; params?: unknown }) => {
         methods.push(method);
         const to = method === "eth_call" ? ((params as [{ to?: string }])[0]?.to ?? "").toLowerCase() : "";
-        if (limited.has(to)) return Promise.reject(Object.assign(new Error("rate limit exceeded"), { code: -32005 }));
+        if (limited.has(to) || refuse.when?.(method, params) === true) return Promise.reject(Object.assign(new Error("rate limit exceeded"), { code: -32005 }));
         return hre.network.provider.request({ method, params: params as unknown[] | undefined });
       },
     }),
   }) as unknown as PublicClient;
-  return { client, methods, limited };
+  return { client, methods, limited, refuse };
 }
 
 /** The venues as the API follows them for the fixture's chain (chainMarket.ts wires the same). */
@@ -209,5 +214,50 @@ describe("The route graph leaves out every pool that touches an allowlisted prop
     await send(f, allowlistOf(f).write.remove([link], { account: f.deployer.account }));
     const removed = await snapshot();
     expect(touching(removed).map((pool) => pool.address).sort()).to.deep.equal(touching(before).map((pool) => pool.address).sort());
+  });
+
+  it("a failed read of the routers' venues after a good one serves V2-only quotes (no V3, no propAMM; the known pairs still refused as tokens) with a warning, a counter and a gauge, and every venue again once they read", async () => {
+    const f = await loadFixture(settlementFixture);
+    const manifest = await fixtureManifest(f);
+    const lines: { level: number; msg: string }[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    const metrics = createApiMetrics();
+    const outage = new RouterVenuesOutage(manifest.chainId, logger, metrics.routerVenues);
+    const { client, refuse } = recordingClient(f);
+    const tracker = marketTrackerOfManifest(client, manifest, { isSupported: () => true, observeReads: () => undefined, decimalsOf: () => 18, routerVenuesObserver: outage });
+    const lists: MarketPools = { pools: () => manifest.pools.filter((pool): pool is ManifestPool => pool.type === "uniswap-v2"), venuePools: () => manifest.pools };
+    const heads = new ChainHead(f.publicClient);
+    // A new block each time: the set is kept per head.
+    const snapshot = async () => {
+      await f.publicClient.request({ method: "evm_mine" } as never);
+      return tracker.at(client, await heads.fresh(), lists);
+    };
+    const link = lower(f.token("LINK"));
+    const kinds = (market: Awaited<ReturnType<typeof snapshot>>) => ({
+      v3: [...market.pools.values()].some((pool) => !isV2Pool(pool)),
+      v2: [...market.pools.values()].some(isV2Pool),
+      link: [...market.pools.values()].some((pool) => pool.token0 === link || pool.token1 === link),
+    });
+    const metric = async (name: string) => (await metrics.registry.getSingleMetric(name)!.get()).values.map(({ labels, value }) => ({ labels, value }));
+
+    await send(f, allowlistOf(f).write.add([link, f.token("DAI"), f.token("USDT")], { account: f.deployer.account }));
+    expect(kinds(await snapshot())).to.deep.equal({ v3: true, v2: true, link: false });
+
+    // The node refuses the venue follower's logs (the registry's and the allowlists' events) only: the pools' own reads go on.
+    const registry = lower(manifest.contracts.routerRegistry);
+    refuse.when = (method, params) => method === "eth_getLogs" && JSON.stringify(params).toLowerCase().includes(registry);
+    const degraded = await snapshot();
+    expect(kinds(degraded), "V2 only; LINK, a pair at the last good read, still refused").to.deep.equal({ v3: false, v2: true, link: false });
+    expect(await tracker.propAmmPairsAt(client, await heads.fresh())).to.include(link);
+    expect(outage.since).to.be.instanceOf(Date);
+    expect(await metric("api_router_venues_degraded")).to.deep.equal([{ labels: { chain_id: String(manifest.chainId) }, value: 1 }]);
+    expect(await metric("api_router_venue_read_failures_total")).to.deep.equal([{ labels: { chain_id: String(manifest.chainId), fallback: "v2_only" }, value: 2 }]);
+    expect(lines.filter((line) => line.level === 40).map((line) => line.msg)).to.deep.equal(["the active routers' venues cannot be read: quotes route V2 only (no V3, no propAMM) until they can"]);
+
+    refuse.when = undefined;
+    expect(kinds(await snapshot())).to.deep.equal({ v3: true, v2: true, link: false });
+    expect(outage.since).to.equal(undefined);
+    expect(await metric("api_router_venues_degraded")).to.deep.equal([{ labels: { chain_id: String(manifest.chainId) }, value: 0 }]);
+    expect(lines.filter((line) => line.level === 30).map((line) => line.msg)).to.include("the active routers' venues read again: quotes route every venue");
   });
 });

@@ -10,6 +10,7 @@ import {
   encodeSwapGasless,
   encodeSwapGaslessFromContract,
   encodeSwapGaslessWithTokenPermit,
+  erc2612PermitAbi,
   gaslessTokenPermitAbi,
   MAX_CONTRACT_SIGNATURE_BYTES,
   NATIVE_TOKEN,
@@ -28,7 +29,6 @@ const NONCE_BASE = 21n << 64n;
 const PAYEE: Address = "0x00000000000000000000000000000000000Fee21";
 const FEE = parseUnits("1", 6);
 const quoteId = (index: number): Hex => `0x${(index + 0x21).toString(16).padStart(2, "0").repeat(32)}`;
-const permitAbi = parseAbi(["function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)"]);
 
 /** A key that holds `usdc` of USDC and not one wei of ETH, and has approved nothing. */
 async function walletWithOnlyUsdc(f: SettlementFixture, usdc = "500"): Promise<PrivateKeyAccount> {
@@ -110,7 +110,7 @@ describe("GaslessTokenPermit (feature 3: token permit with the swap, smart-walle
       const permit = await signTokenPermit(f, taker, taker.address, maxUint256);
       const { r, s, v } = parseSignature(permit.signature);
       await f.publicClient.waitForTransactionReceipt({
-        hash: await f.stranger.writeContract({ address: f.token("USDC"), abi: permitAbi, functionName: "permit", args: [taker.address, f.contracts.permit2, permit.value, permit.deadline, Number(v), r, s] }),
+        hash: await f.stranger.writeContract({ address: f.token("USDC"), abi: erc2612PermitAbi, functionName: "permit", args: [taker.address, f.contracts.permit2, permit.value, permit.deadline, Number(v), r, s] }),
       });
       const receipt = await relay(f, encodeSwapGaslessWithTokenPermit(signed, permit));
       expect(permitEvents(receipt)).to.deep.equal([{ quoteId: order.quoteId, token: f.token("USDC"), taker: taker.address, applied: false }]);

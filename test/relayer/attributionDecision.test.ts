@@ -3,7 +3,7 @@ import fc from "fast-check";
 import type { Address } from "viem";
 import { getAmountOut, getSqrtRatioAtTick, quoteConcentratedExactInput, routeHops, routeOutput, splitAmounts, type PairReserves, type RouteAction, type V3PoolState } from "../../sdk";
 import type { AttributionFacts } from "../../relayer/attribution/attributionFacts";
-import { decideCause, shouldRetry } from "../../relayer/attribution/decideCause";
+import { decideCause, shouldRetry, TAKER_PULL_REFUSED_DETAIL } from "../../relayer/attribution/decideCause";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 
 const A = "0x00000000000000000000000000000000000000a1" as Address;
@@ -12,7 +12,7 @@ const C = "0x00000000000000000000000000000000000000c3" as Address;
 const P1 = "0x0000000000000000000000000000000000000101" as Address;
 const P2 = "0x0000000000000000000000000000000000000202" as Address;
 
-const innocent: AttributionFacts = { gateClosed: false, route: { minimum: 990n, atParent: 1_000n, met: 1_000n }, takerCode: { whenAccepted: false, whenMined: false }, nonceSpent: false, fundsShort: false, tradedBefore: false, routeRefused: false, capBurnt: false };
+const innocent: AttributionFacts = { gateClosed: false, route: { minimum: 990n, atParent: 1_000n, met: 1_000n }, takerCode: { whenAccepted: false, whenMined: false }, nonceSpent: false, fundsShort: false, takerPullRefused: false, tradedBefore: false, routeRefused: false, capBurnt: false };
 
 describe("attribution: who caused a failed order, decided from facts", () => {
   it("a closed gate at the block is the operator's, whatever else holds (a wallet's forged bytes cannot close it)", () => {
@@ -57,6 +57,13 @@ describe("attribution: who caused a failed order, decided from facts", () => {
     expect(decideCause({ ...innocent, routeRefused: true, fundsShort: true, takerCode: { whenAccepted: false, whenMined: true } })).to.include({ cause: "operator" });
     expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, nonceSpent: true }).cause).to.equal("taker");
     expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, takerCode: { whenAccepted: true, whenMined: true } }).cause).to.equal("taker");
+  });
+  it("a route that cannot be repriced with nothing traded before it, whose taker-side transfers are refused when simulated, is the taker's (not sent again); the market's still when a venue traded before it", () => {
+    expect(decideCause({ ...innocent, route: undefined, tradedBefore: false, takerPullRefused: true })).to.include({ cause: "taker", detail: TAKER_PULL_REFUSED_DETAIL, retryable: false });
+    expect(decideCause({ ...innocent, route: undefined, tradedBefore: true, takerPullRefused: true })).to.include({ cause: "market" });
+    // A priceable route's refused pull is left to the other rules (a pool moved against it: the market's).
+    expect(decideCause({ ...innocent, route: { minimum: 900n, atParent: 1_000n, met: 950n }, takerPullRefused: true }).cause).to.equal("market");
+    expect(decideCause({ ...innocent, routeRefused: true, takerPullRefused: true }).cause).to.equal("operator");
   });
   it("a spent nonce or short funds are the taker's, even with a pool moved against it in the block", () => {
     const moved = { minimum: 900n, atParent: 1_000n, met: 950n };

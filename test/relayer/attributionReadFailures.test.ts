@@ -92,7 +92,7 @@ describe("a chain read that fails while attributing a failed relay defers the at
       const seenBefore = proxy.calls.length;
       const facts: AttributionFacts = await readAttributionFacts(client, permit2, record, at);
       expect(facts.route, `the route is repriced: ${json(facts)}`).to.not.equal(undefined);
-      expect(facts.fundsShort).to.equal(true);
+      expect([facts.fundsShort, facts.takerPullRefused]).to.deep.equal([true, true]);
       const reads = proxy.calls.slice(seenBefore);
       const targets = [...new Set(reads.filter((call) => call.method === "eth_call").map((call) => ((call.params[0] as { to: string }).to ?? "").toLowerCase()))];
       const methods = [...new Set(reads.map((call) => call.method).filter((method) => method !== "eth_call" && method !== "eth_chainId"))];

@@ -3,13 +3,12 @@ import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { encodeFunctionData, erc20Abi, getAddress, maxUint256, parseAbi, parseEventLogs, parseSignature, parseUnits, serializeCompactSignature, signatureToCompactSignature, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from "viem/accounts";
-import { CONTRACT_SIGNATURE_MODEL_GAS, gaslessTokenPermitAbi, readTokenPermitDomain, TOKEN_PERMIT_MODEL_GAS } from "../../sdk";
+import { CONTRACT_SIGNATURE_MODEL_GAS, erc2612PermitAbi, gaslessTokenPermitAbi, readTokenPermitDomain, TOKEN_PERMIT_MODEL_GAS } from "../../sdk";
 import { startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { balanceOf } from "../fixtures/testRoute";
 
 const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
-const permitAbi = parseAbi(["function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)"]);
 
 type Approval = { type: "permit"; eip712: { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, string> } };
 
@@ -73,7 +72,7 @@ describe("gasless beyond the anchors: a first trade with no ETH, and smart-walle
       const { r, s, v } = parseSignature(approvalSignature);
       const { owner, spender, value, deadline } = approval.eip712.message as Record<string, string>;
       await f.publicClient.waitForTransactionReceipt({
-        hash: await f.stranger.writeContract({ address: f.token("USDC"), abi: permitAbi, functionName: "permit", args: [owner as Address, spender as Address, BigInt(value!), BigInt(deadline!), Number(v), r, s] }),
+        hash: await f.stranger.writeContract({ address: f.token("USDC"), abi: erc2612PermitAbi, functionName: "permit", args: [owner as Address, spender as Address, BigInt(value!), BigInt(deadline!), Number(v), r, s] }),
       });
       const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, taker), approval_signature: approvalSignature });
       expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);

@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
-import { parseUnits, type Address, type Hex, type LocalAccount } from "viem";
+import { erc20Abi, parseUnits, type Address, type Hex, type LocalAccount } from "viem";
 import { decodeGaslessCall, decodeRouteActions, encodeRouteActions, encodeSwapGaslessExactOutput, uniswapV2PairAbi, type RelayJson } from "../../sdk";
-import { decideCause, UNPROVEN_DETAIL } from "../../relayer/attribution/decideCause";
+import { decideCause, TAKER_PULL_REFUSED_DETAIL, UNPROVEN_DETAIL } from "../../relayer/attribution/decideCause";
 import { readAttributionFacts } from "../../relayer/attribution/readAttributionFacts";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { FRONT_TIP, fundStranger, queueSandwich } from "../fixtures/sandwich";
@@ -44,6 +44,26 @@ describe("who caused a failed relay: a sandwich and a pause at the mining block 
     const hop = actions.find((action) => action.type === "swapV2");
     expect(hop, `a route with a direct V2 hop: ${JSON.stringify(actions)}`).to.not.equal(undefined);
     return { relayId, pair: (hop as { pair: Address }).pair, hash: pending.tx_hash as Hex };
+  }
+
+  /**
+   * A relay's exact-input order, as the exact-output SPLIT over the same pair that api/quote plans for
+   * gasless (maximum input: its sell amount; output: its minimum): a route that cannot be repriced.
+   */
+  async function asExactOutputSplit(relayId: string) {
+    const record = (await stack!.relayer!.context.store.getRelay(relayId))!;
+    const call = decodeGaslessCall(record.data);
+    if (call.kind === "exactOutput") throw new Error("the quote is exact-input");
+    const hop = decodeRouteActions(call.order.params.actions).find((action) => action.type === "swapV2") as { pair: Address; tokenOut: Address; feeBps: number };
+    const { params } = call.order;
+    const split = encodeRouteActions([{ type: "split", legs: [5_000, 5_000].map((shareBps) => ({ shareBps, hops: [{ type: "swapV2", pair: hop.pair, tokenOut: hop.tokenOut, feeBps: hop.feeBps }] })) }]);
+    const { data } = encodeSwapGaslessExactOutput(
+      { sellToken: params.sellToken, maxSellAmount: params.sellAmount, buyToken: params.buyToken, buyAmount: params.minBuyAmount, recipient: params.recipient, deadline: params.deadline, quoteId: params.quoteId, actions: split },
+      record.taker,
+      { relayerFee: call.order.relayerFee, relayerFeeRecipient: call.order.relayerFeeRecipient },
+      call.order.nonce,
+    );
+    return { ...record, data, relayerFee: call.order.relayerFee };
   }
 
   const charged = async (taker: LocalAccount) => stack!.relayer!.context.store.unpaidGasCharged({ taker: taker.address, integratorId: stack!.api.integratorId, since: new Date(0) });
@@ -99,20 +119,7 @@ describe("who caused a failed relay: a sandwich and a pause at the mining block 
     const [front, victimReceipt] = await Promise.all([f.publicClient.getTransactionReceipt({ hash: sandwich.front[1]! }), f.publicClient.getTransactionReceipt({ hash })]);
     expect([front.blockNumber, front.transactionIndex < victimReceipt.transactionIndex, victimReceipt.status]).to.deep.equal([victimReceipt.blockNumber, true, "reverted"]);
     await stack.waitFor(relayId);
-    // The same order, as the exact-output SPLIT over the same pair that api/quote plans for gasless: not repriceable.
-    const record = (await stack.relayer!.context.store.getRelay(relayId))!;
-    const call = decodeGaslessCall(record.data);
-    if (call.kind === "exactOutput") throw new Error("the quote is exact-input");
-    const hop = decodeRouteActions(call.order.params.actions).find((action) => action.type === "swapV2") as { pair: Address; tokenOut: Address; feeBps: number };
-    const { params } = call.order;
-    const split = encodeRouteActions([{ type: "split", legs: [5_000, 5_000].map((shareBps) => ({ shareBps, hops: [{ type: "swapV2", pair: hop.pair, tokenOut: hop.tokenOut, feeBps: hop.feeBps }] })) }]);
-    const { data } = encodeSwapGaslessExactOutput(
-      { sellToken: params.sellToken, maxSellAmount: params.sellAmount, buyToken: params.buyToken, buyAmount: params.minBuyAmount, recipient: params.recipient, deadline: params.deadline, quoteId: params.quoteId, actions: split },
-      record.taker,
-      { relayerFee: call.order.relayerFee, relayerFeeRecipient: call.order.relayerFeeRecipient },
-      call.order.nonce,
-    );
-    const exactOutput = { ...record, data };
+    const exactOutput = await asExactOutputSplit(relayId);
     const at = { blockNumber: victimReceipt.blockNumber, transactionIndex: victimReceipt.transactionIndex };
     const facts = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, at);
     expect([facts.route, facts.tradedBefore]).to.deep.equal([undefined, true]);
@@ -120,8 +127,50 @@ describe("who caused a failed relay: a sandwich and a pause at the mining block 
     // At the block's first transaction, before the front-run: no trade met, nobody's fault proven: the
     // integrator's budget alone (unproven), never the taker's.
     const first = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, { ...at, transactionIndex: 0 });
-    expect(first.tradedBefore).to.equal(false);
+    expect([first.tradedBefore, first.takerPullRefused], "the taker holds its maximum plus the fee: its pull simulated goes through").to.deep.equal([false, false]);
     expect(decideCause(first)).to.include({ cause: "integrator", detail: UNPROVEN_DETAIL });
+  });
+
+  it("a taker that moves its own sell token away within the order's block is the taker's, priceable or not: the swap reverts, the ledger says taker, its budget (one swap's gas) then refuses its next gasless quote; the same order as an unpriceable exact-output SPLIT is the taker's too (Permit2's pull of its maximum, simulated, is refused), where it met no trade and was the integrator's before", async () => {
+    stack = await startGaslessStack(f, { signers: 1, relayerEnv: { RELAYER_TAKER_GAS_BUDGET: "21000" } });
+    const [taker, bystander] = await fundedTakers(f, 2);
+    const sellAmount = parseUnits("100", 6);
+    const { relayId, hash } = await pendingRelay(taker!, sellAmount);
+    // The taker's own transfer, tipped before the relayer's swap in the same block: it keeps one unit
+    // less than the sell amount (more than any relayer fee), so the pull of sell amount plus fee fails.
+    const held = await f.publicClient.readContract({ address: f.token("USDC"), abi: erc20Abi, functionName: "balanceOf", args: [taker!.address] });
+    const wallet = await hre.viem.getWalletClient(taker!.address, { account: taker! });
+    const block = await f.publicClient.getBlock();
+    const away = await wallet.writeContract({
+      address: f.token("USDC"),
+      abi: erc20Abi,
+      functionName: "transfer",
+      args: [bystander!.address, held - (sellAmount - 1n)],
+      gas: 100_000n,
+      maxFeePerGas: (block.baseFeePerGas ?? 0n) * 3n + FRONT_TIP,
+      maxPriorityFeePerGas: FRONT_TIP,
+    });
+    await mine(1);
+    await setAutomine(true);
+    const [moved, failed] = await Promise.all([f.publicClient.getTransactionReceipt({ hash: away }), f.publicClient.getTransactionReceipt({ hash })]);
+    expect([moved.blockNumber, moved.transactionIndex < failed.transactionIndex, moved.status, failed.status]).to.deep.equal([failed.blockNumber, true, "success", "reverted"]);
+    const done: RelayJson = await stack.waitFor(relayId);
+    expect(done.status, JSON.stringify(done)).to.equal("failed");
+    expect(await ledger()).to.deep.equal([["taker", "reverted_swap", 1]]);
+    const spent = await charged(taker!);
+    expect(spent.taker, "the swap's gas, charged to the taker").to.equal(failed.gasUsed);
+    const refused = await stack.gaslessQuote(taker!.address, { sell_amount: parseUnits("1", 6) });
+    expect([refused.status, refused.body.code], JSON.stringify(refused.body)).to.deep.equal([403, "gasless_taker_gas_budget_spent"]);
+
+    // The same order, unpriceable: the old pull (the relayer fee alone) is covered, so only the
+    // simulated pull of its maximum plus the fee says it is the taker's.
+    const exactOutput = await asExactOutputSplit(relayId);
+    expect(exactOutput.relayerFee < sellAmount - 1n, "the taker still holds the fee").to.equal(true);
+    const at = { blockNumber: failed.blockNumber, transactionIndex: failed.transactionIndex };
+    const facts = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, at);
+    expect([facts.route, facts.tradedBefore, facts.fundsShort, facts.takerPullRefused]).to.deep.equal([undefined, false, false, true]);
+    expect(decideCause(facts)).to.include({ cause: "taker", detail: TAKER_PULL_REFUSED_DETAIL, retryable: false });
+    expect(decideCause({ ...facts, takerPullRefused: false }).cause, "the attribution before the simulated pull").to.equal("integrator");
   });
 
   it("a front-run with no back-run leaves the pool past the minimum: market, not sent again (repriced at the latest block it would still miss), ends failed / market_moved, charged to nobody", async () => {

@@ -60,6 +60,8 @@ export type ActiveRouterVenuesOptions = Readonly<{
   /** propAMM names by pair (the chain file's `propAmms`); others are "propamm". */
   propAmmNames: ReadonlyMap<Address, string>;
   historyDepth?: number;
+  /** Told of each failed read (`fallback`: a V2-only set was served) and of each good one: logs and metrics (RouterVenuesOutage). */
+  observer?: Readonly<{ failed(error: unknown, fallback: boolean): void; read(): void }>;
 }>;
 
 /** A router's venues: its V3 table (lowercase factory and hash per index) and its allowlist. */
@@ -84,6 +86,8 @@ export class ActiveRouterVenues implements RouterVenueSource {
   readonly #follower: BlockEventFollower<VenueEvent>;
   #state: { head: Hex; tables: readonly RouterTable[]; allowlists: Map<Address, Map<Address, Omit<PropAmmVenue, "source">>>; set: RouterVenueSet } | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  /** The V2-only set served while reads fail, kept per last good set so its identity holds. */
+  #fallback: { from: RouterVenueSet; set: RouterVenueSet } | undefined;
 
   constructor(options: ActiveRouterVenuesOptions) {
     this.#options = options;
@@ -94,12 +98,31 @@ export class ActiveRouterVenues implements RouterVenueSource {
     });
   }
 
-  /** The venues at exactly `head`; updates run one at a time, concurrent callers at one head share one. A failed read throws (nothing is assumed). */
+  /**
+   * The venues at exactly `head`; updates run one at a time, concurrent callers at one head share one.
+   * A failed read falls back to V2 only: no V3 venue, no propAMM (what needs the routers' tables),
+   * with the allowlisted pairs of the last good read still refused as tokens (a pair added since can
+   * only make a quote fail its simulation, never move funds wrongly: the routers refuse it). Before any
+   * good read it throws (nothing is assumed: not even which tokens are pairs). The next call reads again.
+   */
   at(client: PublicClient, head: BlockHead): Promise<RouterVenueSet> {
     if (this.#state?.head === head.hash) return Promise.resolve(this.#state.set);
     const run = this.#queue.then(() => (this.#state?.head === head.hash ? this.#state.set : this.#advance(client, head)));
     this.#queue = run.catch(() => undefined);
-    return run;
+    const observer = this.#options.observer;
+    return run.then(
+      (set) => {
+        observer?.read();
+        return set;
+      },
+      (error: unknown) => {
+        const last = this.#state?.set;
+        observer?.failed(error, last !== undefined);
+        if (last === undefined) throw error;
+        if (this.#fallback?.from !== last) this.#fallback = { from: last, set: { routers: last.routers, v3Index: new Map(), propAmms: [], pairs: last.pairs } };
+        return this.#fallback.set;
+      },
+    );
   }
 
   async #advance(client: PublicClient, head: BlockHead): Promise<RouterVenueSet> {
