@@ -246,7 +246,7 @@ describe("the live service's fee and issue fields (GET /quote and GET /price)", 
       const malformed = await api.get(path(endpoint, { ...params, excluded_sources: "uniswap v2" }));
       expect(malformed.status, endpoint).to.equal(400);
       expect(malformed.body!.error, endpoint).to.include("excluded_sources");
-      const all = await api.get(path(endpoint, { ...params, excluded_sources: "Uniswap-V2,uniswap-v3,FORKSWAP-V3,dev-propamm" }));
+      const all = await api.get(path(endpoint, { ...params, excluded_sources: "Uniswap-V2,uniswap-v3,FORKSWAP-V3,dev-propamm,Uniswap-V4" }));
       expect(all.status, endpoint).to.equal(400);
       expect(all.body!.code, endpoint).to.equal("no_route");
       const none = await api.get(path(endpoint, { ...params, excluded_sources: "" }));

@@ -6,7 +6,7 @@ import { closeSharedQuoteApis, quoteReady } from "../fixtures/quoteApi";
 
 after(closeSharedQuoteApis);
 
-const NOT_PROPAMM = "uniswap-v2,uniswap-v3,forkswap-v3";
+const NOT_PROPAMM = "uniswap-v2,uniswap-v3,forkswap-v3,uniswap-v4";
 
 describe("GET /quote re-quotes the chosen route's propAMM hops exactly before answering (api/quote/venues/propAmmRequote.ts)", () => {
   for (const [label, sellSymbol, buySymbol, amount] of [

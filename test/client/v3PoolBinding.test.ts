@@ -65,7 +65,7 @@ describe("The SDK binds each V3 hop of a quote to the pool the router computes f
     const taker = devnet.wallet(DEV_KEYS[7]).account.address;
     const usdc = devnet.token("USDC");
     // A native sell settles straight on the router (no permit binds tx.data), over the V3 venues only.
-    const request = { taker, sellToken: "ETH", buyToken: usdc, sellAmount: 10n ** 17n, excludedSources: ["uniswap-v2", "dev-propamm"] };
+    const request = { taker, sellToken: "ETH", buyToken: usdc, sellAmount: 10n ** 17n, excludedSources: ["uniswap-v2", "dev-propamm", "uniswap-v4"] };
     quote = await client.getQuote(request);
     expected = { taker, sellToken: "ETH", buyToken: usdc, sellAmount: request.sellAmount, chainId: 4663 };
     router = getAddress(quote.tx.to);
