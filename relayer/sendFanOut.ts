@@ -12,9 +12,11 @@ export function endpointLabel(url: string): string {
 /**
  * Wraps the relayer's transport so that `eth_sendRawTransaction` goes to every `RELAYER_SEND_URLS`
  * endpoint at once instead of the read transport (the same signed bytes, so several copies are one
- * transaction). The first endpoint that takes it answers; when none does, the first refusal is the
- * answer (classified as any node's: relayer/broadcaster.ts), or, when none could be reached, the first
- * endpoint's error (transient: sent again later). Every other method goes to the read transport.
+ * transaction). The first endpoint that takes it answers. When none does: if any could not be reached
+ * (or timed out), that error (transient: the transaction is followed and checked against the chain, never
+ * taken as refused, since the silent endpoint may have propagated it); only when every endpoint refused
+ * is a refusal the answer ("already known" before the others), classified as any node's
+ * (relayer/broadcaster.ts). Every other method goes to the read transport.
  */
 export function fanOutSends(reads: Transport, sendUrls: readonly string[], observe: (endpoint: string, outcome: SendEndpointOutcome) => void, timeoutMs = 10_000): Transport {
   const senders = sendUrls.map((url) => ({ label: endpointLabel(url), transport: http(url, { retryCount: 0, timeout: timeoutMs }) }));
@@ -39,7 +41,10 @@ export function fanOutSends(reads: Transport, sendUrls: readonly string[], obser
         return await Promise.any(answers);
       } catch {
         const errors = (await Promise.allSettled(answers)).map((settled) => (settled.status === "rejected" ? (settled.reason as unknown) : undefined));
-        throw errors.find((error) => !isTransientRpcError(error)) ?? errors[0];
+        // An endpoint that did not answer may have taken it (and propagated it): a refusal elsewhere
+        // proves nothing then, so the send stays open (transient: followed, checked against the chain).
+        // Only when every endpoint answered no is the refusal the answer; "already known" first (ours is there).
+        throw errors.find(isTransientRpcError) ?? errors.find((error) => /already known/i.test(String(error))) ?? errors[0];
       }
     }) as typeof inner.request;
     return { ...inner, request };
