@@ -28,14 +28,18 @@ export class SignerSpend {
     return total;
   }
 
-  /** Whether a transaction of `cost` at `nonce` fits; when it does, it is counted. */
-  admit(nonce: number, cost: bigint, now: number): boolean {
+  /**
+   * Whether a transaction of `cost` at `nonce` fits; when it does, it is counted. `always` counts it
+   * without the cap's say: a self-transfer at an allocated nonce (a cancel, a gap fill) must go out
+   * even past the cap, or every later transaction of the signer waits behind its nonce.
+   */
+  admit(nonce: number, cost: bigint, now: number, always = false): boolean {
     const previous = this.#entries.get(nonce);
     if (previous !== undefined && previous.at > now - SPEND_WINDOW_MS) {
       if (cost > previous.cost) this.#entries.set(nonce, { cost, at: previous.at });
       return true;
     }
-    if (this.capWei !== undefined && this.spent(now) + cost > this.capWei) {
+    if (!always && this.capWei !== undefined && this.spent(now) + cost > this.capWei) {
       this.#refusedCost = cost;
       return false;
     }

@@ -46,7 +46,7 @@ export class SigningPolicy {
       maxValue: this.limits.maxValue,
     });
     if (!verdict.allowed) this.#refuse(signer, transaction, verdict.reason, verdict.detail);
-    else if (!state.spend.admit(transaction.nonce ?? -1, worstCaseCost(transaction), this.now())) {
+    else if (!state.spend.admit(transaction.nonce ?? -1, worstCaseCost(transaction), this.now(), verdict.purpose === "self_transfer")) {
       this.#refuse(signer, transaction, "daily_spend_cap", `the signer's daily spend cap of ${state.spend.capWei} wei would be passed`);
     }
     return verdict.allowed ? verdict.purpose : "router_call";

@@ -151,7 +151,7 @@ describe("the relayer's signing policy, enforced where signatures are made", fun
       );
     });
 
-    it("the spend ledger counts each nonce once at its costliest, lets a replacement through past the cap, refuses a new nonce past it, and forgets after a day", () => {
+    it("the spend ledger counts each nonce once at its costliest, lets a replacement through past the cap, refuses a new nonce past it unless it is a self-transfer (a gap fill, never refused), and forgets after a day", () => {
       let now = 1_000_000;
       const spend = new SignerSpend(100n);
       expect(spend.admit(0, 60n, now)).to.equal(true);
@@ -161,8 +161,11 @@ describe("the relayer's signing policy, enforced where signatures are made", fun
       expect(spend.exhausted(now)).to.equal(true);
       expect(spend.admit(0, 120n, now)).to.equal(true); // finishing what it has
       expect(spend.spent(now)).to.equal(120n);
+      // A self-transfer filling nonce 1 goes out past the cap (else every later nonce waits behind it), and is counted.
+      expect(spend.admit(1, 21n, now, true)).to.equal(true);
+      expect(spend.spent(now)).to.equal(141n);
       now += SPEND_WINDOW_MS + 1;
-      expect([spend.spent(now), spend.exhausted(now), spend.admit(1, 30n, now)]).to.deep.equal([0n, false, true]);
+      expect([spend.spent(now), spend.exhausted(now), spend.admit(2, 30n, now)]).to.deep.equal([0n, false, true]);
       expect(new SignerSpend(undefined).admit(5, 10n ** 30n, now)).to.equal(true);
     });
   });
