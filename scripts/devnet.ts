@@ -280,6 +280,8 @@ async function main(): Promise<void> {
 
   for (const step of steps) {
     try {
+      // Progress on stderr (the banner is stdout's): a slow or stuck start says where it is.
+      console.error(`devnet: ${step.name}…`);
       const stop = await step.run(context);
       if (stop) stops.push(stop);
     } catch (error) {
