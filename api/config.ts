@@ -5,7 +5,8 @@ import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "vi
 import { booleanFlag } from "../sdk/config/booleanFlag";
 import { webhookLoopbackAllowed, webhookLoopbackSettings } from "../sdk/config/webhookLoopbackSetting";
 import { httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } from "../sdk/server/httpServerLimits";
-import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema, l1FeeModels, type L1FeeModel } from "../sdk";
+import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema } from "../sdk";
+import { l1FeeModels, type L1FeeModel } from "../sdk/chain/networkFeeModel";
 
 
 const positiveInt = z.coerce.number().int().positive();

@@ -1,5 +1,9 @@
 import { getAbiItem, keccak256, toFunctionSelector, type Address, type Hex } from "viem";
-import { BATCH_ORDER_GAS, batchGasLimit, batchOrderGasCap, calldataGas, decodeSwapGasless, encodeSwapGaslessBatch, gaslessSwapRouterAbi, relayGasLimitOfCalldata, type BlockHead } from "../sdk";
+import { decodeSwapGasless, encodeSwapGaslessBatch, gaslessSwapRouterAbi } from "../sdk";
+import { BATCH_ORDER_GAS, batchGasLimit, batchOrderGasCap } from "../sdk/relay/batchGasLimit";
+import { calldataGas } from "../sdk/relay/calldataGas";
+import { relayGasLimitOfCalldata } from "../sdk/relay/relayGasLimit";
+import { type BlockHead } from "../sdk/chain/chainHead";
 
 const SWAP_GASLESS_SELECTOR = toFunctionSelector(getAbiItem({ abi: gaslessSwapRouterAbi, name: "swapGasless" }));
 

@@ -1,5 +1,8 @@
 import { decodeFunctionResult, getAbiItem, type Address } from "viem";
-import { batchCalldataGasBound, batchGasLimit, calldataGas, gaslessBatchSwapRouterAbi, isRevertError, type BlockHead, type RelayReason, type RelayStatus } from "../sdk";
+import { gaslessBatchSwapRouterAbi, isRevertError, type RelayReason, type RelayStatus } from "../sdk";
+import { batchCalldataGasBound, batchGasLimit } from "../sdk/relay/batchGasLimit";
+import { calldataGas } from "../sdk/relay/calldataGas";
+import { type BlockHead } from "../sdk/chain/chainHead";
 import { batchCall, memberGasCap, signPersistSendBatch, type BatchBroadcast } from "./batchBroadcast";
 import { firstFees, type Fees } from "./feeBump";
 import { checkSent } from "./nonceReconciler";

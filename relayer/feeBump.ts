@@ -1,4 +1,6 @@
-import { cappedPriorityFee, firstBroadcastFees, type BlockHead } from "../sdk";
+import { cappedPriorityFee } from "../sdk/chain/networkFeeModel";
+import { firstBroadcastFees } from "../sdk/relay/firstBroadcastFees";
+import { type BlockHead } from "../sdk/chain/chainHead";
 import type { RelayContext } from "./relayContext";
 
 /** EIP-1559 fees of one transaction, in wei. */

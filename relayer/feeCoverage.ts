@@ -1,4 +1,4 @@
-import { relayGasLimitOfCalldata } from "../sdk";
+import { relayGasLimitOfCalldata } from "../sdk/relay/relayGasLimit";
 import type { Fees } from "./feeBump";
 import type { RelayRecord } from "./store/relayStore";
 

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { budgetRefusalOfStanding, type BudgetRefusalJson } from "../sdk";
+import { budgetRefusalOfStanding, type BudgetRefusalJson } from "../sdk/relay/budgetRefusal";
 import type { GasBudgets } from "./config";
 import { gaslessStanding } from "./gaslessStanding";
 import type { RelayStore } from "./store/relayStore";

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Address, Hex, PublicClient } from "viem";
-import type { ChainHead } from "../sdk";
+import type { ChainHead } from "../sdk/chain/chainHead";
 import { sendRaw } from "./broadcaster";
 import type { RelayerConfig } from "./config";
 import { initialFees } from "./feeBump";

@@ -1,5 +1,5 @@
 import { parseTransaction } from "viem";
-import type { BlockHead as Head } from "../sdk";
+import type { BlockHead as Head } from "../sdk/chain/chainHead";
 import { replaceBatch } from "./batchBroadcast";
 import { isRetryableSend, sendRaw, signPersistSend, type SendOutcome } from "./broadcaster";
 import { replacementFees, type Fees } from "./feeBump";

@@ -1,5 +1,6 @@
 import type { Hex, TransactionReceipt } from "viem";
-import { isFinalRelayStatus, type BlockHead as Head } from "../sdk";
+import { isFinalRelayStatus } from "../sdk";
+import { type BlockHead as Head } from "../sdk/chain/chainHead";
 import { isRetryableSend, RelayLeaseError, sendRaw } from "./broadcaster";
 import { recordMinedOutcome, type Rebroadcast } from "./minedOutcome";
 import { AttributionReadError } from "./attribution/readFailure";

@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import { z } from "zod";
-import { budgetRefusal, isFinalRelayStatus, type InternalRelayCancellationJson } from "../sdk";
+import { isFinalRelayStatus, type InternalRelayCancellationJson } from "../sdk";
+import { budgetRefusal } from "../sdk/relay/budgetRefusal";
 import { integratorGasBudget } from "./gaslessStanding";
 import { cancelRelay, type TrackRelay } from "./relayCancellation";
 import type { RelayContext } from "./relayContext";

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Address, PublicClient } from "viem";
-import type { ChainHead, NetworkFeeModel } from "../sdk";
+import type { ChainHead } from "../sdk/chain/chainHead";
+import type { NetworkFeeModel } from "../sdk/chain/networkFeeModel";
 import type { RelayerConfig } from "./config";
 import type { NonceReconciler } from "./nonceReconciler";
 import type { RelayerMetrics } from "./relayerMetrics";

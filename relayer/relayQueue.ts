@@ -1,6 +1,8 @@
 import PQueue from "p-queue";
 import type { Hex } from "viem";
-import { isFinalRelayStatus, isRevertError, relayGasLimitOfCalldata, type BlockHead, type RelayReason, type RelayStatus } from "../sdk";
+import { isFinalRelayStatus, isRevertError, type RelayReason, type RelayStatus } from "../sdk";
+import { relayGasLimitOfCalldata } from "../sdk/relay/relayGasLimit";
+import { type BlockHead } from "../sdk/chain/chainHead";
 import { fitsBatch } from "./batchBroadcast";
 import { SigningRefusedError } from "./signing/signingRefusedError";
 import { RelayLeaseError, signPersistSend } from "./broadcaster";

@@ -1,4 +1,4 @@
-import type { BlockHead as Head } from "../sdk";
+import type { BlockHead as Head } from "../sdk/chain/chainHead";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "./signerPool";
 import type { RelayRecord } from "./store/relayStore";

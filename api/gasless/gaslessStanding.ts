@@ -1,5 +1,6 @@
 import type { Address } from "viem";
-import { budgetRefusalOfStanding, type BudgetRefusalJson, type GaslessStandingJson } from "../../sdk";
+import { type GaslessStandingJson } from "../../sdk";
+import { budgetRefusalOfStanding, type BudgetRefusalJson } from "../../sdk/relay/budgetRefusal";
 import { ApiError } from "../apiError";
 import type { RelayerClient } from "./relayerClient";
 

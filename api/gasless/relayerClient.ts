@@ -1,5 +1,6 @@
 import type { Address } from "viem";
-import { parseBudgetRefusal, type GaslessStandingJson, type IntegratorGasBudgetJson, type InternalRelayCancellationJson, type InternalRelayJson, type RelayEventJson, type RelayFeedEventJson, type RelayHandoffResult, type RelayRequestJson, type WebhookDeliveryJson } from "../../sdk";
+import { type GaslessStandingJson, type IntegratorGasBudgetJson, type InternalRelayCancellationJson, type InternalRelayJson, type RelayEventJson, type RelayFeedEventJson, type RelayHandoffResult, type RelayRequestJson, type WebhookDeliveryJson } from "../../sdk";
+import { parseBudgetRefusal } from "../../sdk/relay/budgetRefusal";
 import { ApiError } from "../apiError";
 import type { GaslessConfig } from "../config";
 import { budgetRefusalError } from "./gaslessStanding";

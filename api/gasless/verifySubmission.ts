@@ -1,5 +1,8 @@
 import { BaseError, type Hex } from "viem";
-import { type ChainHead, firstBroadcastFees, isRevertError, permit2Abi, relayGasLimitOfCalldata } from "../../sdk";
+import { isRevertError, permit2Abi } from "../../sdk";
+import { type ChainHead } from "../../sdk/chain/chainHead";
+import { firstBroadcastFees } from "../../sdk/relay/firstBroadcastFees";
+import { relayGasLimitOfCalldata } from "../../sdk/relay/relayGasLimit";
 import type { ContractSignatureCheck } from "../services/onboardingSignature";
 import { checkTakerSignature } from "./takerSignature";
 import { relayCalldata } from "./relayCalldata";

@@ -1,5 +1,6 @@
 import { BlockNotFoundError, type Address, type Hex, type PublicClient } from "viem";
-import type { BlockHead, LogPosition, LogWindow } from "../../sdk";
+import type { LogPosition, LogWindow } from "../../sdk";
+import type { BlockHead } from "../../sdk/chain/chainHead";
 
 /** What an absorbed block changed: the pools its events touched. */
 type AbsorbedBlock = { number: bigint; hash: Hex; touched: Set<Address> };

@@ -1,20 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { maxUint256, type Address, type Hex } from "viem";
-import {
-  encodeRouteActions,
-  Feature,
-  NATIVE_TOKEN,
-  NATIVE_TOKEN_LOWERCASE,
-  type ExactOutputOrder,
-  type SwapOrder,
-  nativePayoutsOf,
-  relayGasLimit,
-  cappedPriorityFee,
-  l1DataFeeWei,
-  type NetworkFeeModel,
-  CONTRACT_SIGNATURE_MODEL_GAS,
-  TOKEN_PERMIT_MODEL_GAS,
-} from "../../sdk";
+import { encodeRouteActions, Feature, NATIVE_TOKEN, NATIVE_TOKEN_LOWERCASE, type ExactOutputOrder, type SwapOrder } from "../../sdk";
+import { nativePayoutsOf, relayGasLimit } from "../../sdk/relay/relayGasLimit";
+import { cappedPriorityFee, l1DataFeeWei, type NetworkFeeModel } from "../../sdk/chain/networkFeeModel";
+import { CONTRACT_SIGNATURE_MODEL_GAS, TOKEN_PERMIT_MODEL_GAS } from "../../sdk/relay/gaslessExtraGas";
 import { readTokenPermitOffer, type SignatureKind, type TokenPermitOffer } from "./tokenPermitOffer";
 import { ApiError } from "../apiError";
 import type { ChainContext } from "../chains/chainContext";
@@ -25,7 +14,7 @@ import { priceRelayerFee, type RelayerFeeQuote } from "./relayerFee";
 import type { ApiKeyPrincipal } from "../middleware/apiKeyAuth";
 import type { SupportedToken } from "../tokens/supportedTokens";
 import type { BlockCache } from "./blockCache";
-import type { ChainHead } from "../../sdk";
+import type { ChainHead } from "../../sdk/chain/chainHead";
 import { estimateGas } from "./gasEstimate";
 import type { PermitNonceAllocator } from "./permitNonces";
 import type { NonceRanges } from "./nonceRanges";

@@ -1,5 +1,6 @@
 import type { Address, PublicClient } from "viem";
-import { Feature, NATIVE_TOKEN_LOWERCASE, v4HookAllowlistPath, type DeploymentManifest } from "../../sdk";
+import { Feature, NATIVE_TOKEN_LOWERCASE, type DeploymentManifest } from "../../sdk";
+import { v4HookAllowlistPath } from "../../sdk/chain/v4HookAllowlist";
 import type { ChainContext } from "../chains/chainContext";
 import { MarketTracker } from "./marketTracker";
 import { PoolStateTracker } from "./poolState";

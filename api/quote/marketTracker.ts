@@ -1,5 +1,6 @@
 import { zeroAddress, type Address, type PublicClient } from "viem";
-import { isV4PoolRoutable, type BlockHead, type ManifestPool, type ManifestUniswapV4, type ManifestV3Pool, type ManifestVenuePool } from "../../sdk";
+import { isV4PoolRoutable, type ManifestPool, type ManifestUniswapV4, type ManifestV3Pool, type ManifestVenuePool } from "../../sdk";
+import { type BlockHead } from "../../sdk/chain/chainHead";
 import { PoolGraph } from "./poolGraph";
 import type { PoolSnapshot, PoolStateTracker } from "./poolState";
 import type { PricedPool } from "./venues/pricedPool";

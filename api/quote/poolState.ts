@@ -1,6 +1,6 @@
 import type { Address, PublicClient } from "viem";
 import type { ManifestPool } from "../../sdk";
-import type { BlockHead } from "../../sdk";
+import type { BlockHead } from "../../sdk/chain/chainHead";
 import { BlockEventFollower } from "./blockEventFollower";
 import { readPoolEvents, type PoolEvent } from "./poolEvents";
 import { PoolGraph, type PricedMarket } from "./poolGraph";

@@ -1,5 +1,5 @@
 import type { Address, PublicClient } from "viem";
-import type { BlockHead } from "../../sdk";
+import type { BlockHead } from "../../sdk/chain/chainHead";
 import { ApiError } from "../apiError";
 import type { SupportedToken } from "../tokens/supportedTokens";
 import type { MarketTracker } from "./marketTracker";

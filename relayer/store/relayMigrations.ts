@@ -1,4 +1,4 @@
-import type { Migration } from "../../sdk";
+import type { Migration } from "../../sdk/storage/sqliteMigrations";
 
 /**
  * Schema of the relayer's SQLite database. Never edit a released migration; add the next version.

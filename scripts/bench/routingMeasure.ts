@@ -6,7 +6,8 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { encodeFunctionData, toHex, type Abi, type Address, type PublicClient } from "viem";
 import type { DeploymentManifest } from "../../sdk";
-import { ChainHead, v2PoolsOf } from "../../sdk";
+import { v2PoolsOf } from "../../sdk";
+import { ChainHead } from "../../sdk/chain/chainHead";
 import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
 import { searchRoute } from "../../api/quote/prunedRouteSearch";
 import { isV2Pool } from "../../api/quote/venues/pricedPool";

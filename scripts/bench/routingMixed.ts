@@ -7,7 +7,8 @@
  * (2) What splitting buys on the devnet's split pair, through the API's MarketTracker on the real devnet.
  */
 import { getAddress, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { ChainHead, Feature, decodeFeatureState, encodeRegistryRead, getSqrtRatioAtTick, getTickAtSqrtRatio, readRouterPoolManager, v2PoolsOf, v4PoolId, type DeploymentManifest, type V3TickState } from "../../sdk";
+import { Feature, decodeFeatureState, encodeRegistryRead, getSqrtRatioAtTick, getTickAtSqrtRatio, readRouterPoolManager, v2PoolsOf, v4PoolId, type DeploymentManifest, type V3TickState } from "../../sdk";
+import { ChainHead } from "../../sdk/chain/chainHead";
 import { assumingV4PoolManager } from "../../api/quote/venues/activeRouterVenues";
 import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
 import { marketTrackerOfManifest } from "../../api/quote/chainMarket";

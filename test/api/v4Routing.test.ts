@@ -4,22 +4,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getAddress, parseUnits, zeroAddress, type Address, type Hex } from "viem";
-import {
-  ChainHead,
-  decodeRouteActions,
-  encodeRouteActions,
-  readRouterPoolManager,
-  routeOutput,
-  sortCurrencies,
-  v4HookAllowlistPath,
-  v4HookExclusion,
-  v4PoolId,
-  writeV4HookAllowlist,
-  type DeploymentManifest,
-  type ManifestPool,
-  type ManifestVenuePool,
-  type V4Hop,
-} from "../../sdk";
+import { decodeRouteActions, encodeRouteActions, readRouterPoolManager, routeOutput, sortCurrencies, v4HookExclusion, v4PoolId, type DeploymentManifest, type ManifestPool, type ManifestVenuePool, type V4Hop } from "../../sdk";
+import { v4HookAllowlistPath, writeV4HookAllowlist } from "../../sdk/chain/v4HookAllowlist";
+import { ChainHead } from "../../sdk/chain/chainHead";
 import { marketTrackerOfManifest } from "../../api/quote/chainMarket";
 import type { MarketPools } from "../../api/quote/marketTracker";
 import { marketWhere, marketWithoutSources } from "../../api/quote/marketView";

@@ -3,7 +3,7 @@ import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import pino from "pino";
 import { createPublicClient, createWalletClient, keccak256, parseGwei, type Hex, type PublicClient } from "viem";
-import { ChainHead } from "../../sdk";
+import { ChainHead } from "../../sdk/chain/chainHead";
 import { checkSent, NonceReconciler } from "../../relayer/nonceReconciler";
 import { NonceTracker } from "../../relayer/nonceTracker";
 import { SignerPool, type Signer } from "../../relayer/signerPool";

@@ -1,5 +1,6 @@
 import type { Address, BaseError, PublicClient } from "viem";
-import type { BlockHead, LogPosition, LogWindow } from "../../../sdk";
+import type { LogPosition, LogWindow } from "../../../sdk";
+import type { BlockHead } from "../../../sdk/chain/chainHead";
 import { BlockEventFollower, type FollowPlan } from "../blockEventFollower";
 import { isPoolFault } from "../poolReserves";
 

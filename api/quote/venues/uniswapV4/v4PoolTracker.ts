@@ -1,5 +1,6 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { DEFAULT_WORDS_EACH_SIDE, nearKnownTickEdge, type BlockHead, type V4PoolKey } from "../../../../sdk";
+import { DEFAULT_WORDS_EACH_SIDE, nearKnownTickEdge, type V4PoolKey } from "../../../../sdk";
+import { type BlockHead } from "../../../../sdk/chain/chainHead";
 import { FollowedPools } from "../followedPools";
 import { readV4PoolEvents, type V4PoolEvent } from "./v4PoolEvents";
 import { readV4PoolState } from "./v4PoolSnapshot";
