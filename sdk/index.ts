@@ -80,7 +80,7 @@ export {
   encodeSwapWithAllowance,
   encodeSwapGasless,
   type UnsignedCalldata,
-} from "./calldata/swapCalldata";
+} from "./calldata/settlementCalldata";
 export { encodeSwapGaslessBatch, decodeSwapGasless, MAX_GASLESS_BATCH_ORDERS, type SignedGaslessOrder } from "./calldata/gaslessBatchCalldata";
 export {
   encodeSwapGaslessWithTokenPermit,
@@ -113,14 +113,21 @@ export {
   encodeSwapExactOutputWithAllowance,
   encodeSwapGaslessExactOutput,
   exactOutputSelector,
-} from "./calldata/exactOutputCalldata";
+  encodePermitCall,
+  encodeNativeCall,
+  encodeAllowanceCall,
+  encodeGaslessCall,
+} from "./calldata/settlementCalldata";
 export {
   buildExactOutputPermitTypedData,
   buildGaslessExactOutputPermitTypedData,
   exactOutputPermitTypes,
   gaslessExactOutputPermitTypes,
+  buildPermitTypedData,
+  buildGaslessTypedData,
   type ExactOutputPermitParameters,
-} from "./typedData/exactOutputWitness";
+} from "./typedData/permit2Witness";
+export { EXACT_INPUT, EXACT_OUTPUT, type OrderKind, type OrderOf, type AnyOrderKind, type SettlementFunctions } from "./orders/orderKinds";
 export { getAmountOut, getAmountIn } from "./amm/v2Math";
 export { routeOutput, routePairs, routeHops, type PairReserves, type RouteHop, type RouteVenueStates } from "./amm/routeOutput";
 export { uniswapV3PoolAbi, uniswapV3FactoryAbi } from "./abis/uniswapV3PoolAbi";
@@ -141,7 +148,7 @@ export { afterInitialize, afterSwap, afterLiquidityChange, afterV3PoolEvent, nea
 export { readV3PoolState, DEFAULT_WORDS_EACH_SIDE, type V3PoolDescriptor } from "./amm/v3/v3PoolSnapshot";
 export { readV3PoolEvents, type V3PoolEvent } from "./amm/v3/v3PoolEvents";
 export { logPosition, chainOrder, type LogPosition, type LogWindow } from "./chain/logPosition";
-export { decodeQuoteOrder, type QuoteCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
+export { decodeQuoteOrder, decodeExactOutputQuoteOrder, decodeSettlementCall, type QuoteCall, type ExactOutputQuoteCall, type SettlementCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
 export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError, BatchSizeError, BatchGasLimitsError, GaslessCalldataError } from "./errors/calldata";
 
 // --- onboarding: payload hashes and nonce messages of the integrator onboarding API ---
