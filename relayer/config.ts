@@ -79,6 +79,14 @@ export const relayerEnvironmentSchema = z.object({
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
   // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  RPC_URLS: z
+    .string()
+    .trim()
+    .transform((list) => list.split(",").map((url) => url.trim()).filter((url) => url !== ""))
+    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1).max(8))
+    .optional(),
+  RPC_MAX_HEAD_LAG_BLOCKS: z.coerce.number().int().min(0).max(1_000).default(3),
+  RPC_PROBE_MS: positiveInt.min(50).max(60_000).default(1_000),
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   RELAYER_CONFIRMATIONS: positiveInt.default(1),
   RELAYER_RESUBMIT_SECONDS: z.coerce.number().positive().default(15),
@@ -172,8 +180,19 @@ export type RelayerConfig = Readonly<{
   dailySpendCapWei: bigint;
   /** `CHAIN_ID`, default 4663. */
   chainId: number;
-  /** `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545). */
+  /** `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545); with `RPC_URLS`, the first of them (named in start-up errors). */
   rpcUrl: string;
+  /**
+   * Where reads go: `RPC_URLS`, comma-separated, at most 8 (several nodes or providers of one chain),
+   * else RPC_URL alone. With several, each request goes to the best-ranked endpoint (latency, requests
+   * without an answer, head height) and fails over to the next when it gets no answer; a node whose head
+   * is more than RPC_MAX_HEAD_LAG_BLOCKS behind the others is set aside until it catches up. Refused together with RPC_URL.
+   */
+  rpcUrls: readonly string[];
+  /** A read endpoint more than this many blocks behind the highest head of the others is set aside. `RPC_MAX_HEAD_LAG_BLOCKS`, default 3. */
+  rpcMaxHeadLagBlocks: number;
+  /** How often each read endpoint's head is read to rank them (with several RPC_URLS). `RPC_PROBE_MS`, default 1000. */
+  rpcProbeMs: number;
   /** The chain's manifest is `<dir>/<CHAIN_ID>.json`. `DEPLOYMENTS_DIR`, default deployments. */
   deploymentsDir: string;
   /** Blocks a successful swap needs (its own included) before it is `confirmed`. `RELAYER_CONFIRMATIONS`, default 1. */
@@ -201,9 +220,9 @@ export type RelayerConfig = Readonly<{
    */
   nonceReconcileMs: number;
   /**
-   * Where signed transactions go instead of `RPC_URL`: all of them at once (a sequencer endpoint and a
-   * provider, say); accepted when any one takes it. Reads stay on `RPC_URL`. `RELAYER_SEND_URLS`,
-   * comma-separated, at most 8; default unset (`RPC_URL`).
+   * Where signed transactions go instead of the read endpoint (RPC_URL, RPC_URLS): all of them at once (a
+   * sequencer endpoint and a provider, say); accepted when any one takes it. Reads stay where they were.
+   * `RELAYER_SEND_URLS`, comma-separated, at most 8; default unset (the read endpoint).
    */
   sendUrls: readonly string[] | undefined;
   /** A signer below this balance is logged at warn and not given new work. `RELAYER_MIN_SIGNER_BALANCE_ETH`, default 0.1. */
@@ -310,6 +329,8 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
   if (production && signers.some((signer) => signer.kind === "unsafe")) {
     throw new Error(`invalid ${values.RELAYER_SIGNERS === undefined ? "RELAYER_PRIVATE_KEYS" : "RELAYER_SIGNERS"}: raw keys are refused when NODE_ENV=production; use pkcs11: or keystore: signers (docs/operators/keys.md)`);
   }
+  if (values.RPC_URL !== undefined && values.RPC_URLS !== undefined) throw new Error("invalid RPC_URLS: give RPC_URLS or RPC_URL, not both (RPC_URLS may list a single URL)");
+  const rpcUrls = values.RPC_URLS ?? [values.RPC_URL ?? devnetRpcUrl(env)];
   const priorityFeeWei = parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9);
   const maxFeeWei = parseUnits(values.RELAYER_MAX_FEE_GWEI, 9);
   if (maxFeeWei < priorityFeeWei) throw new Error("invalid RELAYER_MAX_FEE_GWEI: must be at least RELAYER_PRIORITY_FEE_GWEI");
@@ -335,7 +356,10 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     maxValuePerTxWei: parseEther(values.RELAYER_MAX_VALUE_PER_TX_ETH),
     dailySpendCapWei: parseEther(values.RELAYER_DAILY_SPEND_CAP_ETH),
     chainId: values.CHAIN_ID,
-    rpcUrl: values.RPC_URL ?? devnetRpcUrl(env),
+    rpcUrl: rpcUrls[0]!,
+    rpcUrls,
+    rpcMaxHeadLagBlocks: values.RPC_MAX_HEAD_LAG_BLOCKS,
+    rpcProbeMs: values.RPC_PROBE_MS,
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
     confirmations: values.RELAYER_CONFIRMATIONS,
     resubmitSeconds: values.RELAYER_RESUBMIT_SECONDS,

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { dependencyMetrics } from "../sdk/observability/serverMetrics";
+import { readEndpointMetrics } from "../sdk/observability/readEndpointMetrics";
 import { RelayStageTimings } from "./relayStageTimings";
 import type { UnpaidGasTotal } from "./ledger/unpaidGas";
 
@@ -56,6 +57,7 @@ export function createRelayerMetrics() {
     signingRefusals: new Counter({ name: "relayer_signing_refusals_total", help: "Transactions the signing policy refused to sign, by signer and reason", labelNames: ["signer", "reason"] as const, registers: [registry] }),
     signerBalance: new Gauge({ name: "relayer_signer_balance_wei", help: "Each signer's balance at the last check", labelNames: ["signer"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "relayer"),
+    ...readEndpointMetrics(registry, "relayer"),
   };
   new Gauge({
     name: "relayer_signer_daily_spend_wei",
