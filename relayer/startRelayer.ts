@@ -170,7 +170,9 @@ export async function startRelayer(
       pendingNonces: () => pool.signers.map((signer) => ({ signer: signer.address, pending: signer.nonces.inFlight })),
       dailySpend: () => pool.signers.map((signer) => ({ signer: signer.address, spent: signer.spend.spent(Date.now()) })),
       unpaidGasTotals: () => store.unpaidGasTotals({}),
+      webhookBacklog: () => store.webhookBacklog(),
     });
+    metrics.signerMinBalance.set(Number(config.minSignerBalanceWei));
     const leases = new LeaseKeeper(context, queue, watcher);
     await leases.recover();
     watcher.start();
