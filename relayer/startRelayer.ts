@@ -126,7 +126,8 @@ export async function startRelayer(
 
   const backends = await openKeyBackends(config.signers, { production: config.production });
   for (const backend of backends) if (backend.kind === "unsafe") logger.warn({ signer: backend.address }, "signing with a raw key (unsafe; refused when NODE_ENV=production)");
-  const routers = new RegistryRouters(client, manifest.contracts.routerRegistry, logger.child({ component: "signing-policy" }));
+  const head = new ChainHead(client, config.pollMs);
+  const routers = new RegistryRouters(client, head, manifest.contracts.routerRegistry, logger.child({ component: "signing-policy" }));
   const closeBackends = () => Promise.all(backends.map((backend) => backend.close()));
   const store = await openRelayStore(config).then((opened) => observedRelayStore(opened, metrics, logger), async (error: unknown) => {
     await closeBackends();
@@ -155,7 +156,6 @@ export async function startRelayer(
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
     routers.start(config.pollMs);
-    const head = new ChainHead(client, config.pollMs);
     const fees = new NetworkFeeModel(client, "none");
     const reconciler = new NonceReconciler({ client, pool, head, logger, config, metrics });
     const context: RelayContext = { config, client, head, store, pool, reconciler, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics, fees };
