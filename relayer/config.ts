@@ -31,6 +31,13 @@ const signerSpecs = z.string().transform((text, context) => {
   }
 });
 
+/** A comma-separated list of 1 to 8 http(s) URLs (RPC_URLS, RELAYER_SEND_URLS). */
+const httpUrlList = z
+  .string()
+  .trim()
+  .transform((list) => list.split(",").map((url) => url.trim()).filter((url) => url !== ""))
+  .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1).max(8));
+
 const ethAmount = z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/, "must be a decimal amount of ETH such as 1 or 0.5");
 
 
@@ -79,12 +86,7 @@ export const relayerEnvironmentSchema = z.object({
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
   // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  RPC_URLS: z
-    .string()
-    .trim()
-    .transform((list) => list.split(",").map((url) => url.trim()).filter((url) => url !== ""))
-    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1).max(8))
-    .optional(),
+  RPC_URLS: httpUrlList.optional(),
   RPC_MAX_HEAD_LAG_BLOCKS: z.coerce.number().int().min(0).max(1_000).default(3),
   RPC_PROBE_MS: positiveInt.min(50).max(60_000).default(1_000),
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
@@ -96,12 +98,7 @@ export const relayerEnvironmentSchema = z.object({
   RELAYER_MAX_PENDING_PER_SIGNER: positiveInt.max(256).default(32),
   RELAYER_POLL_MS: positiveInt.default(250),
   RELAYER_NONCE_RECONCILE_MS: positiveInt.max(600_000).default(2_000),
-  RELAYER_SEND_URLS: z
-    .string()
-    .trim()
-    .transform((list) => list.split(",").map((url) => url.trim()).filter((url) => url !== ""))
-    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1).max(8))
-    .optional(),
+  RELAYER_SEND_URLS: httpUrlList.optional(),
   RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
   RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
   ...gasBudgetSettings,
