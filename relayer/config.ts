@@ -3,6 +3,7 @@ import { z } from "zod";
 import { isHex, keccak256, parseEther, parseUnits, stringToHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { booleanFlag } from "../sdk/config/booleanFlag";
+import { httpUrlList, readEndpointConfigOf, readEndpointSettings } from "../sdk/config/readEndpointSettings";
 import { webhookLoopbackAllowed, webhookLoopbackSettings } from "../sdk/config/webhookLoopbackSetting";
 import { httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } from "../sdk/server/httpServerLimits";
 import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema, MAX_GASLESS_BATCH_ORDERS } from "../sdk";
@@ -30,13 +31,6 @@ const signerSpecs = z.string().transform((text, context) => {
     return z.NEVER;
   }
 });
-
-/** A comma-separated list of 1 to 8 http(s) URLs (RPC_URLS, RELAYER_SEND_URLS). */
-const httpUrlList = z
-  .string()
-  .trim()
-  .transform((list) => list.split(",").map((url) => url.trim()).filter((url) => url !== ""))
-  .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1).max(8));
 
 const ethAmount = z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/, "must be a decimal amount of ETH such as 1 or 0.5");
 
@@ -86,9 +80,8 @@ export const relayerEnvironmentSchema = z.object({
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
   // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  RPC_URLS: httpUrlList.optional(),
-  RPC_MAX_HEAD_LAG_BLOCKS: z.coerce.number().int().min(0).max(1_000).default(3),
-  RPC_PROBE_MS: positiveInt.min(50).max(60_000).default(1_000),
+  // RPC_URLS, RPC_MAX_HEAD_LAG_BLOCKS, RPC_PROBE_MS.
+  ...readEndpointSettings,
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   RELAYER_CONFIRMATIONS: positiveInt.default(1),
   RELAYER_RESUBMIT_SECONDS: z.coerce.number().positive().default(15),
@@ -326,8 +319,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
   if (production && signers.some((signer) => signer.kind === "unsafe")) {
     throw new Error(`invalid ${values.RELAYER_SIGNERS === undefined ? "RELAYER_PRIVATE_KEYS" : "RELAYER_SIGNERS"}: raw keys are refused when NODE_ENV=production; use pkcs11: or keystore: signers (docs/operators/keys.md)`);
   }
-  if (values.RPC_URL !== undefined && values.RPC_URLS !== undefined) throw new Error("invalid RPC_URLS: give RPC_URLS or RPC_URL, not both (RPC_URLS may list a single URL)");
-  const rpcUrls = values.RPC_URLS ?? [values.RPC_URL ?? devnetRpcUrl(env)];
+  const reads = readEndpointConfigOf(values, devnetRpcUrl(env));
   const priorityFeeWei = parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9);
   const maxFeeWei = parseUnits(values.RELAYER_MAX_FEE_GWEI, 9);
   if (maxFeeWei < priorityFeeWei) throw new Error("invalid RELAYER_MAX_FEE_GWEI: must be at least RELAYER_PRIORITY_FEE_GWEI");
@@ -353,10 +345,8 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     maxValuePerTxWei: parseEther(values.RELAYER_MAX_VALUE_PER_TX_ETH),
     dailySpendCapWei: parseEther(values.RELAYER_DAILY_SPEND_CAP_ETH),
     chainId: values.CHAIN_ID,
-    rpcUrl: rpcUrls[0]!,
-    rpcUrls,
-    rpcMaxHeadLagBlocks: values.RPC_MAX_HEAD_LAG_BLOCKS,
-    rpcProbeMs: values.RPC_PROBE_MS,
+    rpcUrl: reads.rpcUrls[0]!,
+    ...reads,
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
     confirmations: values.RELAYER_CONFIRMATIONS,
     resubmitSeconds: values.RELAYER_RESUBMIT_SECONDS,

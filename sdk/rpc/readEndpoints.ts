@@ -34,7 +34,7 @@ export type ReadEndpointsOptions = Readonly<{
   probeMs: number;
   /** A request with no answer after this long counts as failed (and the next endpoint is tried). */
   timeoutMs?: number;
-  /** JSON-RPC batching window of each endpoint's HTTP transport, in ms (0: no batching). */
+  /** JSON-RPC batching window of each endpoint's HTTP transport, in ms (0: batch what one tick asks; unset: no batching). */
   batchWaitMs?: number;
   observer?: ReadEndpointObserver;
   logger?: EndpointLogger;
@@ -66,7 +66,7 @@ export class ReadEndpoints {
     if (options.urls.length === 0) throw new Error("ReadEndpoints needs at least one URL");
     const labels = endpointLabels(options.urls);
     const timeout = options.timeoutMs ?? 10_000;
-    const batch = (options.batchWaitMs ?? 0) > 0 ? { wait: options.batchWaitMs! } : false;
+    const batch = options.batchWaitMs === undefined ? false : options.batchWaitMs === 0 ? true : { wait: options.batchWaitMs };
     this.#endpoints = options.urls.map((url, index) => ({
       url,
       label: labels[index]!,
