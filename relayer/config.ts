@@ -3,6 +3,7 @@ import { z } from "zod";
 import { isHex, keccak256, parseEther, parseUnits, stringToHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { booleanFlag } from "../sdk/config/booleanFlag";
+import { httpUrlList, readEndpointConfigOf, readEndpointSettings } from "../sdk/config/readEndpointSettings";
 import { webhookLoopbackAllowed, webhookLoopbackSettings } from "../sdk/config/webhookLoopbackSetting";
 import { httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } from "../sdk/server/httpServerLimits";
 import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema, MAX_GASLESS_BATCH_ORDERS } from "../sdk";
@@ -79,6 +80,8 @@ export const relayerEnvironmentSchema = z.object({
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
   // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // RPC_URLS, RPC_MAX_HEAD_LAG_BLOCKS, RPC_PROBE_MS.
+  ...readEndpointSettings,
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   RELAYER_CONFIRMATIONS: positiveInt.default(1),
   RELAYER_RESUBMIT_SECONDS: z.coerce.number().positive().default(15),
@@ -88,12 +91,7 @@ export const relayerEnvironmentSchema = z.object({
   RELAYER_MAX_PENDING_PER_SIGNER: positiveInt.max(256).default(32),
   RELAYER_POLL_MS: positiveInt.default(250),
   RELAYER_NONCE_RECONCILE_MS: positiveInt.max(600_000).default(2_000),
-  RELAYER_SEND_URLS: z
-    .string()
-    .trim()
-    .transform((list) => list.split(",").map((url) => url.trim()).filter((url) => url !== ""))
-    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1).max(8))
-    .optional(),
+  RELAYER_SEND_URLS: httpUrlList.optional(),
   RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
   RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
   ...gasBudgetSettings,
@@ -172,8 +170,19 @@ export type RelayerConfig = Readonly<{
   dailySpendCapWei: bigint;
   /** `CHAIN_ID`, default 4663. */
   chainId: number;
-  /** `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545). */
+  /** `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545); with `RPC_URLS`, the first of them (named in start-up errors). */
   rpcUrl: string;
+  /**
+   * Where reads go: `RPC_URLS`, comma-separated, at most 8 (several nodes or providers of one chain),
+   * else RPC_URL alone. With several, each request goes to the best-ranked endpoint (latency, requests
+   * without an answer, head height) and fails over to the next when it gets no answer; a node whose head
+   * is more than RPC_MAX_HEAD_LAG_BLOCKS behind the others is set aside until it catches up. Refused together with RPC_URL.
+   */
+  rpcUrls: readonly string[];
+  /** A read endpoint more than this many blocks behind the highest head of the others is set aside. `RPC_MAX_HEAD_LAG_BLOCKS`, default 3. */
+  rpcMaxHeadLagBlocks: number;
+  /** How often each read endpoint's head is read to rank them (with several RPC_URLS). `RPC_PROBE_MS`, default 1000. */
+  rpcProbeMs: number;
   /** The chain's manifest is `<dir>/<CHAIN_ID>.json`. `DEPLOYMENTS_DIR`, default deployments. */
   deploymentsDir: string;
   /** Blocks a successful swap needs (its own included) before it is `confirmed`. `RELAYER_CONFIRMATIONS`, default 1. */
@@ -201,9 +210,9 @@ export type RelayerConfig = Readonly<{
    */
   nonceReconcileMs: number;
   /**
-   * Where signed transactions go instead of `RPC_URL`: all of them at once (a sequencer endpoint and a
-   * provider, say); accepted when any one takes it. Reads stay on `RPC_URL`. `RELAYER_SEND_URLS`,
-   * comma-separated, at most 8; default unset (`RPC_URL`).
+   * Where signed transactions go instead of the read endpoint (RPC_URL, RPC_URLS): all of them at once (a
+   * sequencer endpoint and a provider, say); accepted when any one takes it. Reads stay where they were.
+   * `RELAYER_SEND_URLS`, comma-separated, at most 8; default unset (the read endpoint).
    */
   sendUrls: readonly string[] | undefined;
   /** A signer below this balance is logged at warn and not given new work. `RELAYER_MIN_SIGNER_BALANCE_ETH`, default 0.1. */
@@ -310,6 +319,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
   if (production && signers.some((signer) => signer.kind === "unsafe")) {
     throw new Error(`invalid ${values.RELAYER_SIGNERS === undefined ? "RELAYER_PRIVATE_KEYS" : "RELAYER_SIGNERS"}: raw keys are refused when NODE_ENV=production; use pkcs11: or keystore: signers (docs/operators/keys.md)`);
   }
+  const reads = readEndpointConfigOf(values, devnetRpcUrl(env));
   const priorityFeeWei = parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9);
   const maxFeeWei = parseUnits(values.RELAYER_MAX_FEE_GWEI, 9);
   if (maxFeeWei < priorityFeeWei) throw new Error("invalid RELAYER_MAX_FEE_GWEI: must be at least RELAYER_PRIORITY_FEE_GWEI");
@@ -335,7 +345,8 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     maxValuePerTxWei: parseEther(values.RELAYER_MAX_VALUE_PER_TX_ETH),
     dailySpendCapWei: parseEther(values.RELAYER_DAILY_SPEND_CAP_ETH),
     chainId: values.CHAIN_ID,
-    rpcUrl: values.RPC_URL ?? devnetRpcUrl(env),
+    rpcUrl: reads.rpcUrls[0]!,
+    ...reads,
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
     confirmations: values.RELAYER_CONFIRMATIONS,
     resubmitSeconds: values.RELAYER_RESUBMIT_SECONDS,

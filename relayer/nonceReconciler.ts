@@ -7,6 +7,7 @@ import { initialFees } from "./feeBump";
 import type { RelayerMetrics } from "./relayerMetrics";
 import type { Signer, SignerPool } from "./signerPool";
 import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
+import { PollingLoop } from "../sdk/scheduling/pollingLoop";
 
 /**
  * Where a transaction stands after an answer that does not say (a timeout, a lost answer, "nonce too
@@ -69,22 +70,21 @@ type ReconcilerDeps = {
 export class NonceReconciler {
   readonly #running = new Map<Signer, Promise<Reconciliation | undefined>>();
   readonly #again = new Set<Signer>();
-  #timer: NodeJS.Timeout | undefined;
+  readonly #loop: PollingLoop;
   #stopped = false;
 
-  constructor(private readonly deps: ReconcilerDeps) {}
+  constructor(private readonly deps: ReconcilerDeps) {
+    this.#loop = new PollingLoop(() => this.reconcileAll(), deps.config.nonceReconcileMs, (error) => deps.logger.warn({ err: error }, "nonce reconciliation pass failed; the next one tries again"));
+  }
 
   start(): void {
-    const loop = () => {
-      if (this.#stopped) return;
-      this.#timer = setTimeout(() => void this.reconcileAll().finally(loop), this.deps.config.nonceReconcileMs);
-    };
-    loop();
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    await this.#loop.stop();
+    // Reconciliations asked for outside the schedule (after an ambiguous answer) are waited for too.
     await Promise.all(this.#running.values());
   }
 

@@ -14,6 +14,7 @@ import { SignerUpkeep } from "./signerUpkeep";
 import type { Signer } from "./signerPool";
 import type { RelayRecord } from "./store/relayStore";
 import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
+import { PollingLoop } from "../sdk/scheduling/pollingLoop";
 
 type Tracked = { resend: boolean; checkedBlock: bigint; strikes: number };
 
@@ -33,10 +34,9 @@ const SIGNER_CHECK_TICKS = 8;
 export class ReceiptWatcher {
   readonly #tracked = new Map<string, Tracked>();
   readonly #signers: SignerUpkeep;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #loop: PollingLoop;
   #ticking: Promise<void> | undefined;
   #ticks = 0;
-  #stopped = false;
 
   constructor(
     private readonly context: RelayContext,
@@ -44,6 +44,7 @@ export class ReceiptWatcher {
     private readonly rebroadcast: Rebroadcast,
   ) {
     this.#signers = new SignerUpkeep(context);
+    this.#loop = new PollingLoop(() => this.tick(), context.config.pollMs, (error) => context.logger.warn({ err: error }, "receipt watcher tick failed; the next one picks up where it stood"));
   }
 
   track(relayId: string, options: { resend: boolean }): void {
@@ -56,16 +57,12 @@ export class ReceiptWatcher {
   }
 
   start(): void {
-    const loop = () => {
-      if (this.#stopped) return;
-      this.#timer = setTimeout(() => void this.tick().finally(loop), this.context.config.pollMs);
-    };
-    loop();
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    await this.#loop.stop();
+    // A tick another caller started (tick() is public) is waited for too.
     await this.#ticking;
   }
 

@@ -1,7 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { dependencyMetrics } from "../sdk/observability/serverMetrics";
+import { readEndpointMetrics } from "../sdk/observability/readEndpointMetrics";
 import { RelayStageTimings } from "./relayStageTimings";
 import type { UnpaidGasTotal } from "./ledger/unpaidGas";
+import type { WebhookBacklog } from "./store/pushedStatusStore";
 
 /**
  * What the metrics read when scraped: the queue's and the watcher's sizes, each signer's nonces in
@@ -15,6 +17,8 @@ export type RelayerGauges = {
   unpaidGasTotals?(): Promise<UnpaidGasTotal[]>;
   /** Each signer's spend counted against its daily cap (relayer/signing/signerSpend.ts). */
   dailySpend?(): { signer: string; spent: bigint }[];
+  /** The webhook outbox's pending deliveries (from the store: every relayer on the database sees the same). */
+  webhookBacklog?(): Promise<WebhookBacklog>;
 };
 
 /**
@@ -55,7 +59,10 @@ export function createRelayerMetrics() {
     /** Signatures the signing policy refused (relayer/signing/signingRules.ts names the reasons). */
     signingRefusals: new Counter({ name: "relayer_signing_refusals_total", help: "Transactions the signing policy refused to sign, by signer and reason", labelNames: ["signer", "reason"] as const, registers: [registry] }),
     signerBalance: new Gauge({ name: "relayer_signer_balance_wei", help: "Each signer's balance at the last check", labelNames: ["signer"] as const, registers: [registry] }),
+    /** RELAYER_MIN_SIGNER_BALANCE_ETH in wei, so an alert compares each balance with the floor the relayer applies. */
+    signerMinBalance: new Gauge({ name: "relayer_signer_min_balance_wei", help: "The floor below which a signer takes no new relays (RELAYER_MIN_SIGNER_BALANCE_ETH, in wei)", registers: [registry] }),
     ...dependencyMetrics(registry, "relayer"),
+    ...readEndpointMetrics(registry, "relayer"),
   };
   new Gauge({
     name: "relayer_signer_daily_spend_wei",
@@ -98,5 +105,28 @@ export function createRelayerMetrics() {
   ledgerGauge("relayer_unpaid_gas", "Gas the operator paid with no fee (the unpaid-gas ledger, all time), by who caused it and what it paid for", (total) => Number(total.gasUsed), true);
   ledgerGauge("relayer_unpaid_gas_wei", "The same in wei (gas times the effective price paid)", (total) => total.weiPaid, false);
   ledgerGauge("relayer_unpaid_gas_charges", "Ledger entries (one per transaction, relay and kind), by cause and kind", (total) => total.entries, false);
+  // One read of the outbox per scrape, shared by its two gauges.
+  let backlogRead: Promise<WebhookBacklog | undefined> | undefined;
+  const backlog = (first: boolean) => {
+    if (first || backlogRead === undefined) backlogRead = (gauges?.webhookBacklog?.() ?? Promise.resolve(undefined)).catch(() => undefined); // a database outage must not fail the whole scrape
+    return backlogRead;
+  };
+  new Gauge({
+    name: "relayer_webhook_backlog",
+    help: "Webhook deliveries pending (not delivered, not given up), of every integrator",
+    registers: [registry],
+    async collect() {
+      this.set((await backlog(true))?.pending ?? 0);
+    },
+  });
+  new Gauge({
+    name: "relayer_webhook_oldest_pending_seconds",
+    help: "Age of the oldest pending webhook delivery (0 when none)",
+    registers: [registry],
+    async collect() {
+      const oldest = (await backlog(false))?.oldestCreatedAt;
+      this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest.getTime()) / 1000));
+    },
+  });
   return metrics;
 }

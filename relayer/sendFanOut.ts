@@ -1,13 +1,10 @@
 import { http, type Transport } from "viem";
+import { endpointLabel } from "../sdk/rpc/endpointLabel";
 import { isTransientRpcError } from "./transientRpcError";
 
 /** What one send endpoint did with one raw transaction: took it, answered no, or could not be reached. */
 export type SendEndpointOutcome = "accepted" | "refused" | "unreachable";
 
-/** An endpoint's name in metrics and logs: its host only (a provider's URL often carries its API key in the path). */
-export function endpointLabel(url: string): string {
-  return new URL(url).host;
-}
 
 /**
  * Wraps the relayer's transport so that `eth_sendRawTransaction` goes to every `RELAYER_SEND_URLS`

@@ -26,6 +26,7 @@ import { WebhookDispatcher } from "./pushed/webhookDispatcher";
 import { openKeyBackends } from "./signing/openKeyBackends";
 import { policedAccount } from "./signing/policedAccount";
 import { RegistryRouters } from "./signing/registryRouters";
+import { ReadEndpoints } from "../sdk/rpc/readEndpoints";
 import { SignerSpend } from "./signing/signerSpend";
 import { SigningPolicy } from "./signing/signingPolicy";
 import { bumped } from "./feeBump";
@@ -92,21 +93,42 @@ export async function startRelayer(
     rpcUrls: { default: { http: [config.rpcUrl] } },
   });
   const metrics = createRelayerMetrics();
-  const reads = transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } });
-  // RELAYER_SEND_URLS: signed transactions go to each of them at once; reads stay on RPC_URL.
+  // RPC_URLS: several read endpoints, ranked by latency, answers and head height (sdk/rpc/readEndpoints.ts).
+  const endpoints =
+    transport === undefined && config.rpcUrls.length > 1
+      ? new ReadEndpoints({
+          urls: config.rpcUrls,
+          chainId: config.chainId,
+          maxLagBlocks: config.rpcMaxHeadLagBlocks,
+          probeMs: config.rpcProbeMs,
+          batchWaitMs: 2,
+          observer: metrics.readEndpoints,
+          logger: logger.child({ component: "rpc" }),
+        })
+      : undefined;
+  await endpoints?.probe();
+  endpoints?.start();
+  const reads = transport ?? endpoints?.transport() ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } });
+  const rpcName = endpoints === undefined ? `RPC_URL ${config.rpcUrl}` : `RPC_URLS ${config.rpcUrls.join(",")}`;
+  // RELAYER_SEND_URLS: signed transactions go to each of them at once; reads stay on the read endpoints.
   const base = config.sendUrls === undefined ? reads : fanOutSends(reads, config.sendUrls, (endpoint, outcome) => metrics.sendEndpoints.inc({ endpoint, outcome }));
   const client = createPublicClient({
     chain,
     transport: observedTransport(base, observeRpc(metrics)),
   });
-  const chainId = await client.getChainId().catch((error: unknown) => {
-    throw new Error(`the relayer cannot reach RPC_URL ${config.rpcUrl}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+  const chainId = await client.getChainId().catch(async (error: unknown) => {
+    await endpoints?.stop();
+    throw new Error(`the relayer cannot reach ${rpcName}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
   });
-  if (chainId !== config.chainId) throw new Error(`RPC_URL ${config.rpcUrl} serves chain ${chainId}, not CHAIN_ID ${config.chainId}`);
+  if (chainId !== config.chainId) {
+    await endpoints?.stop();
+    throw new Error(`${rpcName} serves chain ${chainId}, not CHAIN_ID ${config.chainId}`);
+  }
 
   const backends = await openKeyBackends(config.signers, { production: config.production });
   for (const backend of backends) if (backend.kind === "unsafe") logger.warn({ signer: backend.address }, "signing with a raw key (unsafe; refused when NODE_ENV=production)");
-  const routers = new RegistryRouters(client, manifest.contracts.routerRegistry, logger.child({ component: "signing-policy" }));
+  const head = new ChainHead(client, config.pollMs);
+  const routers = new RegistryRouters(client, head, manifest.contracts.routerRegistry, logger.child({ component: "signing-policy" }));
   const closeBackends = () => Promise.all(backends.map((backend) => backend.close()));
   const store = await openRelayStore(config).then((opened) => observedRelayStore(opened, metrics, logger), async (error: unknown) => {
     await closeBackends();
@@ -135,7 +157,6 @@ export async function startRelayer(
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
     routers.start(config.pollMs);
-    const head = new ChainHead(client, config.pollMs);
     const fees = new NetworkFeeModel(client, "none");
     const reconciler = new NonceReconciler({ client, pool, head, logger, config, metrics });
     const context: RelayContext = { config, client, head, store, pool, reconciler, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics, fees };
@@ -150,7 +171,9 @@ export async function startRelayer(
       pendingNonces: () => pool.signers.map((signer) => ({ signer: signer.address, pending: signer.nonces.inFlight })),
       dailySpend: () => pool.signers.map((signer) => ({ signer: signer.address, spent: signer.spend.spent(Date.now()) })),
       unpaidGasTotals: () => store.unpaidGasTotals({}),
+      webhookBacklog: () => store.webhookBacklog(),
     });
+    metrics.signerMinBalance.set(Number(config.minSignerBalanceWei));
     const leases = new LeaseKeeper(context, queue, watcher);
     await leases.recover();
     watcher.start();
@@ -209,6 +232,7 @@ export async function startRelayer(
         await watcher.stop();
         await reconciler.stop();
         await routers.stop();
+        await endpoints?.stop();
         await store.releaseSigners(config.relayerId).catch((error: unknown) => logger.warn({ err: error }, "could not release this relayer's signers; they free up after RELAYER_LEASE_SECONDS"));
         await store.close();
         await closeBackends();
@@ -216,6 +240,7 @@ export async function startRelayer(
     };
   } catch (error) {
     await routers.stop();
+    await endpoints?.stop();
     await store.close();
     await closeBackends();
     throw error;

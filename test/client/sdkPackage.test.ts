@@ -35,6 +35,9 @@ const SERVER_ONLY = [
   "chain/chainFile",
   "chain/selectChainFile",
   "chain/v4HookAllowlist",
+  "rpc/",
+  "scheduling/",
+  "config/readEndpointSettings",
 ];
 const isServerOnly = (file: string) => SERVER_ONLY.some((prefix) => relative(SDK, file).startsWith(prefix));
 
