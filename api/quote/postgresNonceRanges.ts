@@ -1,4 +1,5 @@
-import { openPostgresPool, type PostgresPool } from "../../sdk/storage/postgresPool";
+import { type PostgresPool } from "../../sdk/storage/postgresPool";
+import { openServicePool } from "../../sdk/storage/servicePools";
 import type { NonceRangeLeases } from "./nonceRanges";
 
 const TABLE = "permit_nonce_ranges";
@@ -12,7 +13,7 @@ const SWEEP_EVERY = 1_000;
  * the row's lock, so of two instances claiming one slice at once exactly one gets it.
  */
 export async function openPostgresNonceRanges(url: string): Promise<NonceRangeLeases> {
-  const pool: PostgresPool = openPostgresPool(url, { max: 4, applicationName: "api-permit-nonce-ranges" });
+  const pool: PostgresPool = openServicePool(url, "apiNonceRanges");
   try {
     await pool.query(
       `CREATE TABLE IF NOT EXISTS ${TABLE} (chain_id INTEGER NOT NULL, taker TEXT NOT NULL, word NUMERIC(78) NOT NULL, slice SMALLINT NOT NULL,

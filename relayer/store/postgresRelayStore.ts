@@ -1,6 +1,7 @@
 import { getAddress, type Address, type Hex } from "viem";
 import { canMoveRelay } from "../../sdk";
-import { applyPostgresMigrations, openPostgresPool, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
+import { applyPostgresMigrations, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
+import { openServicePool } from "../../sdk/storage/servicePools";
 import { postgresRelayMigrations } from "./postgresRelayMigrations";
 import {
   CANCELLED_UNSENT,
@@ -68,7 +69,7 @@ const OPEN = "status IN ('accepted', 'submitted')";
  * over by another once the lease runs out (its owner died).
  */
 export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
-  const pool = openPostgresPool(url, { max: 10, applicationName: "relayer" });
+  const pool = openServicePool(url, "relayer");
   try {
     await applyPostgresMigrations(pool, "relayer_schema_migrations", postgresRelayMigrations);
   } catch (error) {
