@@ -55,6 +55,8 @@ export function createRelayerMetrics() {
     /** Signatures the signing policy refused (relayer/signing/signingRules.ts names the reasons). */
     signingRefusals: new Counter({ name: "relayer_signing_refusals_total", help: "Transactions the signing policy refused to sign, by signer and reason", labelNames: ["signer", "reason"] as const, registers: [registry] }),
     signerBalance: new Gauge({ name: "relayer_signer_balance_wei", help: "Each signer's balance at the last check", labelNames: ["signer"] as const, registers: [registry] }),
+    signerBelowFloor: new Gauge({ name: "relayer_signer_below_min_balance", help: "1 while a signer's balance is below RELAYER_MIN_SIGNER_BALANCE_ETH (it takes no new relays), else 0", labelNames: ["signer"] as const, registers: [registry] }),
+    signerDrained: new Gauge({ name: "relayer_signer_drained", help: "1 while the operator has a signer drained (relayer-admin signers drain), else 0", labelNames: ["signer"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "relayer"),
   };
   new Gauge({
