@@ -93,6 +93,7 @@ export const relayerEnvironmentSchema = z.object({
   RELAYER_NONCE_RECONCILE_MS: positiveInt.max(600_000).default(2_000),
   RELAYER_SEND_URLS: httpUrlList.optional(),
   RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
+  RELAYER_SIGNER_STATE_POLL_MS: positiveInt.max(60_000).default(2_000),
   RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
   ...gasBudgetSettings,
   RELAYER_FEE_TOKENS: feeTokenListSchema.optional(),
@@ -215,8 +216,14 @@ export type RelayerConfig = Readonly<{
    * `RELAYER_SEND_URLS`, comma-separated, at most 8; default unset (the read endpoint).
    */
   sendUrls: readonly string[] | undefined;
-  /** A signer below this balance is logged at warn and not given new work. `RELAYER_MIN_SIGNER_BALANCE_ETH`, default 0.1. */
+  /** A signer below this balance is not given new work (it finishes what it has); logged once at warn when it drops below. `RELAYER_MIN_SIGNER_BALANCE_ETH`, default 0.1. */
   minSignerBalanceWei: bigint;
+  /**
+   * How often the relayer reads the operator's drain/resume decisions from the store (`npm run
+   * relayer-admin -- signers drain|resume`) and reports its signers (`signers list`): a drained signer
+   * gets no new relays at most this long after the command. `RELAYER_SIGNER_STATE_POLL_MS`, default 2000.
+   */
+  signerStatePollMs: number;
   /**
    * A first broadcast waits while the gas limit's cost at the current base fee plus tip exceeds the
    * signed fee's worth by more than this, in bps (sponsored relays are not checked); at the deadline
@@ -358,6 +365,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     nonceReconcileMs: values.RELAYER_NONCE_RECONCILE_MS,
     sendUrls: values.RELAYER_SEND_URLS,
     minSignerBalanceWei: parseEther(values.RELAYER_MIN_SIGNER_BALANCE_ETH),
+    signerStatePollMs: values.RELAYER_SIGNER_STATE_POLL_MS,
     maxLossBps: values.RELAYER_MAX_LOSS_BPS,
     gasBudgets: gasBudgetsOf(values),
     feeTokens: values.RELAYER_FEE_TOKENS,

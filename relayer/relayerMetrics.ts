@@ -61,6 +61,8 @@ export function createRelayerMetrics() {
     signerBalance: new Gauge({ name: "relayer_signer_balance_wei", help: "Each signer's balance at the last check", labelNames: ["signer"] as const, registers: [registry] }),
     /** RELAYER_MIN_SIGNER_BALANCE_ETH in wei, so an alert compares each balance with the floor the relayer applies. */
     signerMinBalance: new Gauge({ name: "relayer_signer_min_balance_wei", help: "The floor below which a signer takes no new relays (RELAYER_MIN_SIGNER_BALANCE_ETH, in wei)", registers: [registry] }),
+    signerBelowFloor: new Gauge({ name: "relayer_signer_below_min_balance", help: "1 while a signer's balance is below RELAYER_MIN_SIGNER_BALANCE_ETH (it takes no new relays), else 0", labelNames: ["signer"] as const, registers: [registry] }),
+    signerDrained: new Gauge({ name: "relayer_signer_drained", help: "1 while the operator has a signer drained (relayer-admin signers drain), else 0", labelNames: ["signer"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "relayer"),
     ...readEndpointMetrics(registry, "relayer"),
   };

@@ -10,24 +10,33 @@ export type Signer = {
   readonly nonces: NonceTracker;
   /** Its spending against the daily cap: exhausted, no new work is given to it. */
   readonly spend: SignerSpend;
+  /** The key backend's kind (pkcs11, keystore, unsafe), for the operator's list. */
+  readonly backend: string;
   /** False while the balance is below the floor: no new work is given to it. */
   funded: boolean;
+  /** The balance at the last check, undefined before the first. */
+  balance: bigint | undefined;
+  /** Drained by the operator (relayer-admin, read from the store): no new work; it finishes its pending ones. */
+  drained: boolean;
   /** Leased for a broadcast whose nonce is not allocated yet; counts against the signer's room. */
   reserved: number;
   /** Runs `work` alone for this signer, after every earlier call finished. */
   exclusive<T>(work: () => Promise<T>): Promise<T>;
 };
 
-export type SignerKey = { account: LocalAccount; nonces: NonceTracker; spend: SignerSpend };
+export type SignerKey = { account: LocalAccount; nonces: NonceTracker; spend: SignerSpend; backend?: string };
 
-function createSigner({ account, nonces, spend }: SignerKey): Signer {
+function createSigner({ account, nonces, spend, backend }: SignerKey): Signer {
   let tail: Promise<unknown> = Promise.resolve();
   return {
     account,
     address: account.address,
     nonces,
     spend,
+    backend: backend ?? "local",
     funded: true,
+    balance: undefined,
+    drained: false,
     reserved: 0,
     exclusive<T>(work: () => Promise<T>): Promise<T> {
       const run = tail.then(work, work);
@@ -38,7 +47,7 @@ function createSigner({ account, nonces, spend }: SignerKey): Signer {
 }
 
 /**
- * The relayer's signers. New work goes to the funded signer with the fewest transactions in flight,
+ * The relayer's signers. New work goes to the funded, undrained signer with the fewest transactions in flight,
  * so no signer idles while another has a backlog; each signer pipelines up to `maxPendingPerSigner`
  * transactions. When all are full, `lease` waits for the next release.
  */
@@ -58,12 +67,12 @@ export class SignerPool {
     return this.signers.find((signer) => signer.address.toLowerCase() === address.toLowerCase());
   }
 
-  /** The least busy funded signer with room and spend left, or undefined when none has any. */
+  /** The least busy funded, undrained signer with room and spend left, or undefined when none has any. */
   tryLease(): Signer | undefined {
     let best: Signer | undefined;
     for (const signer of this.signers) {
       const load = signer.nonces.inFlight + signer.reserved;
-      if (!signer.funded || load >= this.maxPendingPerSigner || signer.spend.exhausted(this.now())) continue;
+      if (!signer.funded || signer.drained || load >= this.maxPendingPerSigner || signer.spend.exhausted(this.now())) continue;
       if (best === undefined || load < best.nonces.inFlight + best.reserved) best = signer;
     }
     return best;

@@ -51,11 +51,17 @@ export class SignerUpkeep {
     for (const signer of pool.signers) {
       const balance = await client.getBalance({ address: signer.address });
       this.context.metrics?.signerBalance.set({ signer: signer.address }, Number(balance));
+      signer.balance = balance;
       const funded = balance >= config.minSignerBalanceWei;
-      if (!funded) logger.warn({ signer: signer.address, balance: balance.toString(), floor: config.minSignerBalanceWei.toString() }, "signer balance below the floor; no new work for it");
+      this.context.metrics?.signerBelowFloor.set({ signer: signer.address }, funded ? 0 : 1);
+      // Logged when it crosses the floor, not at every check: one warn per drop, one info per recovery.
       if (funded !== signer.funded) {
         signer.funded = funded;
-        pool.notify();
+        if (!funded) logger.warn({ signer: signer.address, balance: balance.toString(), floor: config.minSignerBalanceWei.toString(), pending: signer.nonces.inFlight }, "signer balance below the floor (RELAYER_MIN_SIGNER_BALANCE_ETH); no new relays for it, it finishes its pending ones");
+        else {
+          logger.info({ signer: signer.address, balance: balance.toString() }, "signer balance back above the floor; it takes relays again");
+          pool.notify();
+        }
       }
       const exhausted = signer.spend.exhausted(this.context.now().getTime());
       if (exhausted !== this.#exhausted.has(signer)) {

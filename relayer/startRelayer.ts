@@ -14,6 +14,7 @@ import { RelayQueue } from "./relayQueue";
 import { ReceiptWatcher } from "./receiptWatcher";
 import { fanOutSends } from "./sendFanOut";
 import { SignerPool } from "./signerPool";
+import { SignerStateSync } from "./signerStateSync";
 import type { RelayStore } from "./store/relayStore";
 import { openRelayStore } from "./store/openRelayStore";
 import { LeaseKeeper } from "./leaseKeeper";
@@ -152,7 +153,7 @@ export async function startRelayer(
         const pending = await client.getTransactionCount({ address, blockTag: "pending" });
         const nonces = new NonceTracker(pending, await store.highestNonce(address));
         const spend = new SignerSpend(config.dailySpendCapWei);
-        return { account: policedAccount(backend, policy, { nextNonce: () => nonces.next, spend }), nonces, spend };
+        return { account: policedAccount(backend, policy, { nextNonce: () => nonces.next, spend }), nonces, spend, backend: backend.kind };
       }),
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
@@ -174,11 +175,15 @@ export async function startRelayer(
       webhookBacklog: () => store.webhookBacklog(),
     });
     metrics.signerMinBalance.set(Number(config.minSignerBalanceWei));
+    const signerStates = new SignerStateSync(context);
+    // Before any relay is chosen: a signer drained while this relayer was down stays drained.
+    await signerStates.sync();
     const leases = new LeaseKeeper(context, queue, watcher);
     await leases.recover();
     watcher.start();
     reconciler.start();
     leases.start();
+    signerStates.start();
     const { pushed } = config;
     const webhooks = new WebhookDispatcher(store, {
       owner: config.relayerId,
@@ -227,6 +232,7 @@ export async function startRelayer(
         });
         await metricsServer?.close();
         await webhooks.stop();
+        await signerStates.stop();
         await leases.stop();
         await queue.stop();
         await watcher.stop();

@@ -209,4 +209,21 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
         WHERE last_error IS NOT NULL AND last_error NOT IN ('unreachable', 'timeout', 'tls', 'http_status');
     `,
   },
+  {
+    version: 8,
+    name: "signer states: the operator's drain/resume decision per signer, and its relayer's last report (the SQLite schema at its version 10)",
+    sql: `
+      CREATE TABLE relayer_signer_states (
+        signer            TEXT PRIMARY KEY,
+        state             TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'drained')),
+        state_changed_at  BIGINT,
+        relayer_id        TEXT,
+        backend           TEXT,
+        balance_wei       TEXT,
+        pending           INTEGER,
+        daily_spend_wei   TEXT,
+        reported_at       BIGINT
+      );
+    `,
+  },
 ];

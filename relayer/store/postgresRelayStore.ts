@@ -43,6 +43,8 @@ import type {
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { PostgresPushedStatus } from "./postgresPushedStatus";
+import { LIST_SIGNER_STATES_SQL, reportSignerSql, setSignerStateSql, SIGNER_REPORT_COLUMNS, signerStateFromRow, type SignerStateRow } from "./signerStateSql";
+import type { SignerReport, SignerState, SignerStateRecord } from "./relayStore";
 import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
 import {
   chargedSql,
@@ -351,6 +353,24 @@ class PostgresRelayStore implements RelayStore {
 
   async renewSigners(relayerId: string, until: Date): Promise<void> {
     await this.#pool.query("UPDATE relayer_signers SET live_until = $1 WHERE relayer_id = $2", [until.getTime(), relayerId]);
+  }
+
+  async setSignerState(signer: Address, state: SignerState, at: Date): Promise<void> {
+    await this.#pool.query(setSignerStateSql(["$1", "$2", "$3"]), [signer.toLowerCase(), state, at.getTime()]);
+  }
+
+  async signerStates(): Promise<SignerStateRecord[]> {
+    const { rows } = await this.#pool.query<SignerStateRow>(LIST_SIGNER_STATES_SQL);
+    return rows.map(signerStateFromRow);
+  }
+
+  async reportSigners(relayerId: string, reports: readonly SignerReport[], at: Date): Promise<void> {
+    const sql = reportSignerSql(SIGNER_REPORT_COLUMNS.map((_, index) => `$${index + 1}`));
+    await withTransaction(this.#pool, async (client) => {
+      for (const report of reports) {
+        await client.query(sql, [report.signer.toLowerCase(), relayerId, report.backend, report.balanceWei?.toString() ?? null, report.pending, report.dailySpendWei.toString(), at.getTime()]);
+      }
+    });
   }
 
   async releaseSigners(relayerId: string): Promise<void> {

@@ -276,4 +276,21 @@ export const relayMigrations: readonly Migration[] = [
         WHERE last_error IS NOT NULL AND last_error NOT IN ('unreachable', 'timeout', 'tls', 'http_status');
     `,
   },
+  {
+    version: 10,
+    name: "signer states: the operator's drain/resume decision per signer, and its relayer's last report",
+    sql: `
+      CREATE TABLE relayer_signer_states (
+        signer            TEXT PRIMARY KEY,
+        state             TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'drained')),
+        state_changed_at  INTEGER,
+        relayer_id        TEXT,
+        backend           TEXT,
+        balance_wei       TEXT,
+        pending           INTEGER,
+        daily_spend_wei   TEXT,
+        reported_at       INTEGER
+      ) STRICT;
+    `,
+  },
 ];

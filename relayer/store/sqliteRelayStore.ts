@@ -28,6 +28,8 @@ import type {
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { SqlitePushedStatus } from "./sqlitePushedStatus";
+import { LIST_SIGNER_STATES_SQL, reportSignerSql, setSignerStateSql, SIGNER_REPORT_COLUMNS, signerStateFromRow, type SignerStateRow } from "./signerStateSql";
+import type { SignerReport, SignerState, SignerStateRecord } from "./relayStore";
 import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
 import {
   chargedSql,
@@ -124,6 +126,9 @@ class SqliteRelayStore implements RelayStore {
         ON CONFLICT (signer) DO UPDATE SET relayer_id = excluded.relayer_id, live_until = excluded.live_until`),
       renewSigners: db.prepare("UPDATE relayer_signers SET live_until = ? WHERE relayer_id = ?"),
       releaseSigners: db.prepare("DELETE FROM relayer_signers WHERE relayer_id = ?"),
+      setSignerState: db.prepare(setSignerStateSql(["@signer", "@state", "@at"])),
+      reportSigner: db.prepare(reportSignerSql(SIGNER_REPORT_COLUMNS.map((column) => `@${column}`))),
+      signerStates: db.prepare(LIST_SIGNER_STATES_SQL),
     };
   }
 
@@ -351,6 +356,30 @@ class SqliteRelayStore implements RelayStore {
   webhookBacklog() { return this.#pushed.webhookBacklog(); }
   prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
   expireWebhookDeliveries(...args: Parameters<RelayStore["expireWebhookDeliveries"]>) { return this.#pushed.expireWebhookDeliveries(...args); }
+
+  async setSignerState(signer: Address, state: SignerState, at: Date): Promise<void> {
+    this.#statements.setSignerState.run({ signer: signer.toLowerCase(), state, at: at.getTime() });
+  }
+
+  async signerStates(): Promise<SignerStateRecord[]> {
+    return (this.#statements.signerStates.all() as SignerStateRow[]).map(signerStateFromRow);
+  }
+
+  async reportSigners(relayerId: string, reports: readonly SignerReport[], at: Date): Promise<void> {
+    this.#db.transaction(() => {
+      for (const report of reports) {
+        this.#statements.reportSigner.run({
+          signer: report.signer.toLowerCase(),
+          relayer_id: relayerId,
+          backend: report.backend,
+          balance_wei: report.balanceWei?.toString() ?? null,
+          pending: report.pending,
+          daily_spend_wei: report.dailySpendWei.toString(),
+          reported_at: at.getTime(),
+        });
+      }
+    })();
+  }
 
   async ping(): Promise<void> {
     this.#statements.chainRun.get();
