@@ -44,6 +44,7 @@ import { benchJson, breakdownTable, resultsTable, stagesTable } from "./relayerB
 import { mapLimit } from "./relayerStats";
 import { freePort } from "../devnet/freePort";
 import { runCase, type CaseResult } from "./relayerBenchCase";
+import { fundTakers } from "./fundTakers";
 import {
   BATCHING,
   BLOCK_MS,
@@ -133,19 +134,7 @@ async function benchOnChain(kind: ChainKind, directory: string, cases: readonly 
     const perTaker = BigInt(Math.ceil((Math.max(...RATES) * DURATION_SECONDS) / TAKER_COUNT) + 1);
     const mintEach = SELL_USDC * perTaker * 10n + parseUnits("1000", 6);
     await mapLimit(signerKeys.flat(), 8, (key) => rpc("hardhat_setBalance", [privateKeyToAccount(key).address, toHex(parseEther("1000"))]));
-    await mapLimit(takers, 8, (taker) => rpc("hardhat_setBalance", [taker.address, toHex(parseEther("1"))]));
-    // One at a time: the deployer's nonces are the node's to assign, and Anvil gives two concurrent sends the same one.
-    await mapLimit(takers, 1, async (taker) => {
-      const hash = (await rpc("eth_sendTransaction", [{ from: deployer, to: usdc, data: encodeFunctionData({ abi: [mintAbi], functionName: "mint", args: [taker.address, mintEach] }) }])) as Hex;
-      const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-      if (receipt.status !== "success") throw new Error(`mint to ${taker.address} reverted`);
-    });
-    await mapLimit(takers, 8, async (taker) => {
-      const wallet = createWalletClient({ account: taker, chain, transport: http(rpcUrl) });
-      const hash = await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "approve", args: [permit2, maxUint256] });
-      const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-      if (receipt.status !== "success") throw new Error(`approve of ${taker.address} reverted`);
-    });
+    await fundTakers({ chain, rpcUrl, client, rpc, deployer, usdc, permit2, takers, usdcEach: mintEach });
     const blockGasLimit = (await client.getBlock({ blockTag: "latest" })).gasLimit;
     let snapshot = (await rpc("evm_snapshot")) as string;
 
@@ -246,16 +235,6 @@ async function main(): Promise<void> {
   }
 }
 
-const mintAbi = {
-  type: "function",
-  name: "mint",
-  stateMutability: "nonpayable",
-  inputs: [
-    { name: "to", type: "address" },
-    { name: "amount", type: "uint256" },
-  ],
-  outputs: [],
-} as const;
 main().then(
   () => process.exit(0),
   (error: unknown) => {
