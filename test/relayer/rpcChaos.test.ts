@@ -6,7 +6,7 @@ import { isFinalRelayStatus, type RelayJson } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
-import { randomRpcFaults } from "../fixtures/rpcFaults";
+import { randomRpcFaults } from "../../scripts/devnet/rpcFaults";
 import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
