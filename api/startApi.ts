@@ -10,7 +10,7 @@ import type { ApiConfig } from "./config";
 import { loadChains } from "./chains/loadChains";
 import { createApp } from "./createApp";
 import { createApiMetrics } from "./metrics/apiMetrics";
-import { openPostgresNonceRanges } from "./quote/postgresNonceRanges";
+import { openPostgresNonceRanges } from "./quote/nonces/postgresNonceRanges";
 import { openPostgresRateLimiters } from "./rateLimits/postgresRateLimiters";
 import { memoryRateLimiters } from "./rateLimits/rateLimiterFactory";
 import { serveApp, type RunningServer } from "./serveApp";

@@ -51,7 +51,7 @@ export const gasBudgetSettings = {
   RELAYER_INTEGRATOR_GAS_BUDGET: z.coerce.number().int().min(21_000).max(10_000_000_000).default(5_000_000),
 };
 
-/** The budgets of the unpaid-gas ledger, in gas per BUDGET_WINDOW_HOURS (relayer/gaslessStanding.ts). */
+/** The budgets of the unpaid-gas ledger, in gas per BUDGET_WINDOW_HOURS (relayer/intake/gaslessStanding.ts). */
 export type GasBudgets = Readonly<{ taker: bigint; integrator: bigint }>;
 
 export function gasBudgetsOf(values: { RELAYER_TAKER_GAS_BUDGET: number; RELAYER_INTEGRATOR_GAS_BUDGET: number }): GasBudgets {

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { dependencyMetrics } from "../sdk/observability/serverMetrics";
 import { readEndpointMetrics } from "../sdk/observability/readEndpointMetrics";
-import { RelayStageTimings } from "./relayStageTimings";
+import { RelayStageTimings } from "./queue/relayStageTimings";
 import type { UnpaidGasTotal } from "./ledger/unpaidGas";
 import type { WebhookBacklog } from "./store/pushedStatusStore";
 
@@ -49,12 +49,12 @@ export function createRelayerMetrics() {
       buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
       registers: [registry],
     }),
-    /** Where a relay's time goes between being queued and its broadcast (relayer/relayStageTimings.ts). */
+    /** Where a relay's time goes between being queued and its broadcast (relayer/queue/relayStageTimings.ts). */
     stages: new RelayStageTimings(registry),
-    /** Nonce repairs by the reconciliation (relayer/nonceReconciler.ts): resend, fill, resync. */
+    /** Nonce repairs by the reconciliation (relayer/broadcast/nonceReconciler.ts): resend, fill, resync. */
     nonceRepairs: new Counter({ name: "relayer_nonce_repairs_total", help: "Nonce repairs made by reconciling with the chain, by action (resend, fill, resync)", labelNames: ["action"] as const, registers: [registry] }),
     nonceLag: new Gauge({ name: "relayer_signer_nonce_lag", help: "Nonces a signer handed out that the node did not count at the last reconciliation (held behind a gap when it stays above 0)", labelNames: ["signer"] as const, registers: [registry] }),
-    /** Raw transactions per RELAYER_SEND_URLS endpoint (its host), by what it did with them (relayer/sendFanOut.ts). */
+    /** Raw transactions per RELAYER_SEND_URLS endpoint (its host), by what it did with them (relayer/broadcast/sendFanOut.ts). */
     sendEndpoints: new Counter({ name: "relayer_send_endpoint_total", help: "Raw transactions sent to each RELAYER_SEND_URLS endpoint, by endpoint host and outcome (accepted, refused, unreachable)", labelNames: ["endpoint", "outcome"] as const, registers: [registry] }),
     /** Signatures the signing policy refused (relayer/signing/signingRules.ts names the reasons). */
     signingRefusals: new Counter({ name: "relayer_signing_refusals_total", help: "Transactions the signing policy refused to sign, by signer and reason", labelNames: ["signer", "reason"] as const, registers: [registry] }),

@@ -1,4 +1,4 @@
-import type { RelayContext } from "./relayContext";
+import type { RelayContext } from "./queue/relayContext";
 
 const CHECK_TIMEOUT_MS = 2_000;
 

@@ -6,18 +6,18 @@ import { acceptedFeeTokens, manifestPath, readManifest, unknownFeeTokenSymbols }
 import { ChainHead } from "../sdk/chain/chainHead";
 import { NetworkFeeModel } from "../sdk/chain/networkFeeModel";
 import type { RelayerConfig } from "./config";
-import { createInternalApp } from "./internalServer";
-import { NonceReconciler } from "./nonceReconciler";
-import { NonceTracker } from "./nonceTracker";
-import type { RelayContext } from "./relayContext";
-import { RelayQueue } from "./relayQueue";
-import { ReceiptWatcher } from "./receiptWatcher";
-import { fanOutSends } from "./sendFanOut";
-import { SignerPool } from "./signerPool";
-import { SignerStateSync } from "./signerStateSync";
+import { createInternalApp } from "./intake/internalServer";
+import { NonceReconciler } from "./broadcast/nonceReconciler";
+import { NonceTracker } from "./broadcast/nonceTracker";
+import type { RelayContext } from "./queue/relayContext";
+import { RelayQueue } from "./queue/relayQueue";
+import { ReceiptWatcher } from "./receipts/receiptWatcher";
+import { fanOutSends } from "./broadcast/sendFanOut";
+import { SignerPool } from "./broadcast/signerPool";
+import { SignerStateSync } from "./broadcast/signerStateSync";
 import type { RelayStore } from "./store/relayStore";
 import { openRelayStore } from "./store/openRelayStore";
-import { LeaseKeeper } from "./leaseKeeper";
+import { LeaseKeeper } from "./queue/leaseKeeper";
 import { createRelayerMetrics } from "./relayerMetrics";
 import { observedRelayStore } from "./store/observedRelayStore";
 import { observedTransport } from "../sdk/observability/observedTransport";
@@ -30,7 +30,7 @@ import { RegistryRouters } from "./signing/registryRouters";
 import { ReadEndpoints } from "../sdk/rpc/readEndpoints";
 import { SignerSpend } from "./signing/signerSpend";
 import { SigningPolicy } from "./signing/signingPolicy";
-import { bumped } from "./feeBump";
+import { bumped } from "./broadcast/feeBump";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new

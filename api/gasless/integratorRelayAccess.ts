@@ -4,7 +4,7 @@ import type { InternalRelayJson } from "../../sdk";
 import type { ApiDependencies } from "../apiDependencies";
 import { ApiError } from "../apiError";
 import { apiKeyAuth, principalOf, type ApiKeyPrincipal } from "../middleware/apiKeyAuth";
-import { QuoteBuckets, type QuoteBucket } from "../quote/quoteBuckets";
+import { QuoteBuckets, type QuoteBucket } from "../quote/admission/quoteBuckets";
 import { RelayerClient } from "./relayerClient";
 
 /** A relay_id in a path or query: the UUID POST /gasless/submit returned. */

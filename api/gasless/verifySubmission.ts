@@ -11,7 +11,7 @@ import type { ChainContext } from "../chains/chainContext";
 import type { GaslessConfig } from "../config";
 import type { GaslessTerms, QuoteRecord } from "../store/store";
 import { pausedFeatureOf } from "./pausedFeatureRevert";
-import { orderEncoding } from "../quote/orderEncoding";
+import { orderEncoding } from "../quote/response/orderEncoding";
 
 export type VerifiedSubmission = { data: Hex; deadline: bigint };
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { apiKeyPayloadHash, OnboardingAction } from "../../sdk";
 import { ApiError } from "../apiError";
 import { defaultApiKeyScopes } from "../apiKeyScopes";
-import { priceRateLimitPerMinute, statusRateLimitPerMinute } from "../quote/quoteBuckets";
+import { priceRateLimitPerMinute, statusRateLimitPerMinute } from "../quote/admission/quoteBuckets";
 import { parseRequest } from "../requestValidation";
 import { optionalChainId, payloadHash, positiveId, signedChallengeFields, text, walletAddress } from "../schemas/onboardingFields";
 import { generateApiKey, maskApiKey } from "../services/apiKeySecret";

@@ -9,7 +9,7 @@ import { SubmissionHeads } from "../gasless/submissionHeads";
 import { verifySubmission } from "../gasless/verifySubmission";
 import { submitStopwatch } from "../metrics/gaslessSubmitStages";
 import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth";
-import { QuoteBuckets } from "../quote/quoteBuckets";
+import { QuoteBuckets } from "../quote/admission/quoteBuckets";
 import { parseRequest } from "../requestValidation";
 import { plainText } from "../schemas/plainText";
 import type { GaslessTerms, QuoteRecord } from "../store/store";

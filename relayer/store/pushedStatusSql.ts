@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { relayJson } from "../relayView";
+import { relayJson } from "../intake/relayView";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import type { DeliveryOutcome, DeliveryState, FailingWebhook, RelayEvent, RelayEventBody, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
 import type { RelayRecord } from "./relayStore";

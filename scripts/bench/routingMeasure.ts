@@ -8,10 +8,10 @@ import { encodeFunctionData, toHex, type Abi, type Address, type PublicClient } 
 import type { DeploymentManifest } from "../../sdk";
 import { v2PoolsOf } from "../../sdk";
 import { ChainHead } from "../../sdk/chain/chainHead";
-import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
-import { searchRoute } from "../../api/quote/prunedRouteSearch";
+import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/market/poolState";
+import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
 import { isV2Pool } from "../../api/quote/venues/pricedPool";
-import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "../../api/quote/splitDecision";
+import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "../../api/quote/routing/splitDecision";
 import { uniswapArtifacts } from "../deploy/uniswapArtifacts";
 import { seededRandom } from "../market/generateMarket";
 

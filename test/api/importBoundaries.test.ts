@@ -45,4 +45,10 @@ describe("module boundaries of the API and the relayer", () => {
     const declared = callers.filter((file) => /openServicePool\(/.test(readFileSync(file, "utf8")));
     expect(declared.length, "the services open their pools through openServicePool").to.be.greaterThanOrEqual(5);
   });
+
+  it("relayer/ and api/quote/ are grouped by stage: only the relayer's entry, configuration, metrics and readiness sit at its top, nothing at api/quote's", () => {
+    const topFiles = (folder: string) => readdirSync(join(root, folder)).filter((entry) => entry.endsWith(".ts")).sort();
+    expect(topFiles("relayer")).to.deep.equal(["config.ts", "main.ts", "relayerMetrics.ts", "relayerReadiness.ts", "startRelayer.ts"]);
+    expect(topFiles(join("api", "quote"))).to.deep.equal([]);
+  });
 });

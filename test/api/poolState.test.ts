@@ -4,7 +4,7 @@ import { createPublicClient, custom, parseUnits, type Address, type EIP1193Reque
 import hre from "hardhat";
 import { v2PoolsOf } from "../../sdk";
 import { ChainHead } from "../../sdk/chain/chainHead";
-import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
+import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/market/poolState";
 import { isV2Pool, type V2Pool } from "../../api/quote/venues/pricedPool";
 import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 import { fundAccount } from "../../scripts/deploy/deployTestToken";

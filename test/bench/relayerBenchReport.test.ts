@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { Registry } from "prom-client";
-import { RelayStageTimings, STAGE_BUCKETS } from "../../relayer/relayStageTimings";
+import { RelayStageTimings, STAGE_BUCKETS } from "../../relayer/queue/relayStageTimings";
 import { gaslessSubmitStageHistogram, submitStopwatch } from "../../api/metrics/gaslessSubmitStages";
 import type { CaseResult } from "../../scripts/bench/relayerBenchCase";
 import { benchJson, gasPerRelay, goalVerdict, relaysPerTransaction, resultsTable, stagesTable } from "../../scripts/bench/relayerBenchReport";

@@ -5,7 +5,7 @@ import { encodeErrorResult, parseAbi, parseEventLogs, parseUnits, type Hex, type
 import { gaslessBatchSwapRouterAbi, type RelayJson } from "../../sdk";
 import { relayGasLimitOfCalldata } from "../../sdk/relay/relayGasLimit";
 import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
-import { memberGasCap } from "../../relayer/batchBroadcast";
+import { memberGasCap } from "../../relayer/batching/batchBroadcast";
 import { batchSkipGas } from "../../relayer/ledger/receiptCharge";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import hre from "hardhat";
 import pino from "pino";
 import { parseEther, toHex } from "viem";
-import type { Signer } from "../../relayer/signerPool";
+import type { Signer } from "../../relayer/broadcast/signerPool";
 import { gaslessSuite, RELAYER_TOKEN, startGaslessStack } from "../fixtures/gaslessStack";
 
 /** Waits (bounded) for a condition the relayer's own polling makes true. */

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import hre from "hardhat";
 import { getAddress, type Address, type Hex, type LocalAccount } from "viem";
 import { runRelayerAdminCommand } from "../../scripts/relayerAdmin";
-import type { Signer } from "../../relayer/signerPool";
+import type { Signer } from "../../relayer/broadcast/signerPool";
 import { openRelayStore } from "../../relayer/store/openRelayStore";
 import { fundedTakers, gaslessSuite, RELAYER_TOKEN, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";

@@ -8,7 +8,7 @@ import { judgeTransaction, type SigningFacts } from "../../relayer/signing/signi
 import { SignerSpend, SPEND_WINDOW_MS } from "../../relayer/signing/signerSpend";
 import { RegistryRouters } from "../../relayer/signing/registryRouters";
 import { ChainHead } from "../../sdk/chain/chainHead";
-import type { Signer } from "../../relayer/signerPool";
+import type { Signer } from "../../relayer/broadcast/signerPool";
 import { fundedTakers, gaslessSuite, RELAYER_TOKEN, startGaslessStack } from "../fixtures/gaslessStack";
 
 const CHAIN_ID = 4663;

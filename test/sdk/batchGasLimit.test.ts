@@ -5,7 +5,7 @@ import { encodeSwapGasless, encodeSwapGaslessFromContract, MAX_GASLESS_BATCH_ORD
 import { BATCH_ORDER_GAS, BATCH_ORDER_LOOP_GAS, BATCH_ORDER_SKIP_GAS, BATCH_OVERHEAD_GAS, batchGasLimit, batchOrderGasCap, batchOrderGasNeeded } from "../../sdk/relay/batchGasLimit";
 import { calldataGas, INTRINSIC_GAS } from "../../sdk/relay/calldataGas";
 import { relayGasLimitOfCalldata } from "../../sdk/relay/relayGasLimit";
-import { fitsBatch } from "../../relayer/batchBroadcast";
+import { fitsBatch } from "../../relayer/batching/batchBroadcast";
 
 const SIGNATURE: Hex = `0x${"ab".repeat(64)}1b`;
 

@@ -3,7 +3,7 @@ import { chainOrder, decodeFeatureState, encodeRegistryRead, logPosition, readRo
 import { type BlockHead } from "../../../sdk/chain/chainHead";
 import { propAmmAllowlistAbi } from "../../../sdk/abis/propAmmAllowlistAbi";
 import { routerRegistryAbi } from "../../../sdk/abis/routerRegistryAbi";
-import { BlockEventFollower } from "../blockEventFollower";
+import { BlockEventFollower } from "../market/blockEventFollower";
 import { readPropAmmVenues, type PropAmmVenue } from "./propAmmPricing";
 
 /**

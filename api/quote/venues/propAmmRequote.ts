@@ -1,8 +1,8 @@
 import type { Address } from "viem";
 import { ApiError } from "../../apiError";
-import type { RoutePlan } from "../routePlan";
-import type { RouteHop } from "../routeSearch";
-import type { SplitLeg } from "../splitRoute";
+import type { RoutePlan } from "../routing/routePlan";
+import type { RouteHop } from "../routing/routeSearch";
+import type { SplitLeg } from "../routing/splitRoute";
 import type { PropAmmQuoteRequest } from "./propAmmPricing";
 import { adapterOf } from "./venueAdapters";
 
