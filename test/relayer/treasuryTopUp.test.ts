@@ -5,7 +5,9 @@ import { createWalletClient, custom, formatEther, keccak256, parseEther, toHex }
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Signer } from "../../relayer/signerPool";
 import { runRelayerAdminCommand } from "../../scripts/relayerAdmin";
+import { openRelayStore } from "../../relayer/store/openRelayStore";
 import { gaslessSuite, startGaslessStack } from "../fixtures/gaslessStack";
+import { createTestDatabase } from "../fixtures/postgresServer";
 
 /** Waits (bounded) for a condition the relayer's own polling makes true. */
 async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
@@ -99,5 +101,28 @@ describe("the treasury key", function () {
     const paid = before - (await treasuryBalance());
     expect(paid > parseEther("2") && paid < parseEther("2.01"), `treasury paid ${formatEther(paid)}`).to.equal(true);
     expect(await relayer.context.client.getTransactionCount({ address: treasury.address })).to.equal(nonce + 1);
+  });
+});
+
+describe("the top-up ledger on PostgreSQL (migration v9)", function () {
+  this.timeout(120_000);
+
+  it("records an intent with its signed bytes, moves it to sent and mined, lists it newest first and the unfinished apart", async () => {
+    const store = await openRelayStore({ dbPath: "unused.sqlite", databaseUrl: await createTestDatabase("treasury_topups") });
+    try {
+      const signer = privateKeyToAccount(generatePrivateKey()).address;
+      const treasury = privateKeyToAccount(generatePrivateKey()).address;
+      const first = await store.recordTopUp({ signer, treasury, amountWei: parseEther("1.5"), nonce: 7, rawTx: "0x02aa", txHash: keccak256("0x02aa") }, new Date(1_000));
+      const second = await store.recordTopUp({ signer, treasury, amountWei: parseEther("2"), nonce: 8, rawTx: "0x02bb", txHash: keccak256("0x02bb") }, new Date(2_000));
+      await store.setTopUpStatus(first, "sent", new Date(1_500));
+      await store.setTopUpStatus(first, "mined", new Date(1_600));
+      const listed = await store.topUps();
+      expect(listed.map((topUp) => [topUp.id, topUp.status])).to.deep.equal([[second, "intent"], [first, "mined"]]);
+      expect(listed[1]).to.deep.include({ signer, treasury, amountWei: parseEther("1.5"), nonce: 7, rawTx: "0x02aa", updatedAt: new Date(1_600) });
+      expect((await store.unfinishedTopUps()).map((topUp) => topUp.id)).to.deep.equal([second]);
+      expect((await store.topUps({ since: new Date(1_500) })).map((topUp) => topUp.id)).to.deep.equal([second]);
+    } finally {
+      await store.close();
+    }
   });
 });
