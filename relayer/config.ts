@@ -94,6 +94,9 @@ export const relayerEnvironmentSchema = z.object({
   RELAYER_SEND_URLS: httpUrlList.optional(),
   RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
   RELAYER_SIGNER_STATE_POLL_MS: positiveInt.max(60_000).default(2_000),
+  RELAYER_TREASURY_SIGNER: signerSpecs.optional(),
+  RELAYER_TOPUP_TARGET_ETH: ethAmount.optional(),
+  RELAYER_TREASURY_DAILY_CAP_ETH: ethAmount.default("1"),
   RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
   ...gasBudgetSettings,
   RELAYER_FEE_TOKENS: feeTokenListSchema.optional(),
@@ -169,6 +172,14 @@ export type RelayerConfig = Readonly<{
    * nonce; past it the signer takes no new relays and /ready says so. `RELAYER_DAILY_SPEND_CAP_ETH`, default 10.
    */
   dailySpendCapWei: bigint;
+  /**
+   * The optional treasury key that tops signers up: `RELAYER_TREASURY_SIGNER`, one entry in
+   * RELAYER_SIGNERS' format (any backend). When a signer's balance is below RELAYER_MIN_SIGNER_BALANCE_ETH
+   * it sends it `RELAYER_TOPUP_TARGET_ETH` (required with it, above the floor) minus its balance, at most
+   * RELAYER_MAX_VALUE_PER_TX_ETH per transfer and `RELAYER_TREASURY_DAILY_CAP_ETH` (default 1) in all
+   * per rolling 24 h. Each top-up is recorded before it is sent (`relayer-admin topups list`).
+   */
+  treasury?: Readonly<{ signer: SignerSpec; targetWei: bigint; dailyCapWei: bigint }>;
   /** `CHAIN_ID`, default 4663. */
   chainId: number;
   /** `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545); with `RPC_URLS`, the first of them (named in start-up errors). */
@@ -306,6 +317,21 @@ function defaultRelayerId(first: SignerSpec): string {
   return `relayer-${keccak256(stringToHex(describeSignerSpec(first))).slice(2, 18)}`;
 }
 
+/** RELAYER_TREASURY_SIGNER with its target and cap, checked against the balance floor. */
+function treasuryOf(values: z.infer<typeof relayerEnvironmentSchema>, production: boolean): RelayerConfig["treasury"] {
+  const specs = values.RELAYER_TREASURY_SIGNER;
+  if (specs === undefined) {
+    if (values.RELAYER_TOPUP_TARGET_ETH !== undefined) throw new Error("invalid RELAYER_TOPUP_TARGET_ETH: it needs RELAYER_TREASURY_SIGNER (the key that pays the top-ups)");
+    return undefined;
+  }
+  if (specs.length !== 1) throw new Error("invalid RELAYER_TREASURY_SIGNER: give exactly one key entry (pkcs11:, keystore: or unsafe:)");
+  if (production && specs[0]!.kind === "unsafe") throw new Error("invalid RELAYER_TREASURY_SIGNER: raw keys are refused when NODE_ENV=production; use pkcs11: or keystore: (docs/operators/keys.md)");
+  if (values.RELAYER_TOPUP_TARGET_ETH === undefined) throw new Error("invalid RELAYER_TOPUP_TARGET_ETH: give the balance a treasury top-up brings a signer to (above RELAYER_MIN_SIGNER_BALANCE_ETH)");
+  const targetWei = parseEther(values.RELAYER_TOPUP_TARGET_ETH);
+  if (targetWei <= parseEther(values.RELAYER_MIN_SIGNER_BALANCE_ETH)) throw new Error("invalid RELAYER_TOPUP_TARGET_ETH: must be above RELAYER_MIN_SIGNER_BALANCE_ETH");
+  return { signer: specs[0]!, targetWei, dailyCapWei: parseEther(values.RELAYER_TREASURY_DAILY_CAP_ETH) };
+}
+
 /** Reads the relayer's settings once; an invalid value stops the start with its name. */
 export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): RelayerConfig {
   const parsed = relayerEnvironmentSchema.safeParse(env);
@@ -326,6 +352,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
   if (production && signers.some((signer) => signer.kind === "unsafe")) {
     throw new Error(`invalid ${values.RELAYER_SIGNERS === undefined ? "RELAYER_PRIVATE_KEYS" : "RELAYER_SIGNERS"}: raw keys are refused when NODE_ENV=production; use pkcs11: or keystore: signers (docs/operators/keys.md)`);
   }
+  const treasury = treasuryOf(values, production);
   const reads = readEndpointConfigOf(values, devnetRpcUrl(env));
   const priorityFeeWei = parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9);
   const maxFeeWei = parseUnits(values.RELAYER_MAX_FEE_GWEI, 9);
@@ -351,6 +378,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     production,
     maxValuePerTxWei: parseEther(values.RELAYER_MAX_VALUE_PER_TX_ETH),
     dailySpendCapWei: parseEther(values.RELAYER_DAILY_SPEND_CAP_ETH),
+    ...(treasury === undefined ? {} : { treasury }),
     chainId: values.CHAIN_ID,
     rpcUrl: reads.rpcUrls[0]!,
     ...reads,

@@ -24,7 +24,8 @@ import { observedTransport } from "../sdk/observability/observedTransport";
 import { observeRpc } from "../sdk/observability/serverMetrics";
 import { serveMetrics } from "../sdk/observability/metricsServer";
 import { WebhookDispatcher } from "./pushed/webhookDispatcher";
-import { openKeyBackends } from "./signing/openKeyBackends";
+import { openKeyBackend, openKeyBackends } from "./signing/openKeyBackends";
+import { Treasury } from "./broadcast/treasury";
 import { policedAccount } from "./signing/policedAccount";
 import { RegistryRouters } from "./signing/registryRouters";
 import { ReadEndpoints } from "../sdk/rpc/readEndpoints";
@@ -127,10 +128,22 @@ export async function startRelayer(
   }
 
   const backends = await openKeyBackends(config.signers, { production: config.production });
+  // RELAYER_TREASURY_SIGNER: opened through the same backends; never one of the signers it pays.
+  const treasuryBackend =
+    config.treasury === undefined
+      ? undefined
+      : await openKeyBackend(config.treasury.signer, { production: config.production }).catch(async (error: unknown) => {
+          await Promise.all(backends.map((backend) => backend.close()));
+          throw new Error(`RELAYER_TREASURY_SIGNER: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        });
+  if (treasuryBackend !== undefined && backends.some((backend) => backend.address === treasuryBackend.address)) {
+    await Promise.all([...backends, treasuryBackend].map((backend) => backend.close()));
+    throw new Error(`RELAYER_TREASURY_SIGNER is ${treasuryBackend.address}, also in RELAYER_SIGNERS: the treasury is a key of its own`);
+  }
   for (const backend of backends) if (backend.kind === "unsafe") logger.warn({ signer: backend.address }, "signing with a raw key (unsafe; refused when NODE_ENV=production)");
   const head = new ChainHead(client, config.pollMs);
   const routers = new RegistryRouters(client, head, manifest.contracts.routerRegistry, logger.child({ component: "signing-policy" }));
-  const closeBackends = () => Promise.all(backends.map((backend) => backend.close()));
+  const closeBackends = () => Promise.all([...backends, ...(treasuryBackend === undefined ? [] : [treasuryBackend])].map((backend) => backend.close()));
   const store = await openRelayStore(config).then((opened) => observedRelayStore(opened, metrics, logger), async (error: unknown) => {
     await closeBackends();
     throw error;
@@ -161,6 +174,15 @@ export async function startRelayer(
     const fees = new NetworkFeeModel(client, "none");
     const reconciler = new NonceReconciler({ client, pool, head, logger, config, metrics });
     const context: RelayContext = { config, client, head, store, pool, reconciler, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics, fees };
+    if (treasuryBackend !== undefined && config.treasury !== undefined) {
+      // The value is bounded by the recorded top-ups (RELAYER_TREASURY_DAILY_CAP_ETH); this count adds the gas.
+      const spend = new SignerSpend(config.treasury.dailyCapWei + config.dailySpendCapWei);
+      const account = policedAccount(treasuryBackend, policy, { nextNonce: () => 0, spend });
+      Object.assign(context, { treasury: new Treasury(context, account, config.treasury) });
+      // Before any check: top-ups a crash left unfinished are found mined, or their same bytes sent again.
+      await context.treasury!.settle();
+      logger.info({ treasury: treasuryBackend.address, backend: treasuryBackend.kind }, "treasury key opened; it tops signers up below the floor");
+    }
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
     // RELAYER_BATCH_GAS, or a quarter of the block gas limit: a batch leaves room in its block for others.

@@ -16,6 +16,7 @@ const USAGE = [
   "  signers list [--json]       every signer with a report or a decision: backend, state, balance, pending, daily spend",
   "  signers drain <address>     no new relays for it on any relayer of this database; it finishes its pending ones",
   "  signers resume <address>    it takes relays again",
+  "  topups list [--json]        the treasury's top-ups of signers, newest first: signer, amount, status, transaction",
   "  (the relayer's database: RELAYER_DATABASE_URL or DATABASE_URL for PostgreSQL, else RELAYER_DB_PATH)",
 ].join("\n");
 
@@ -33,6 +34,10 @@ export async function runRelayerAdminCommand(args: readonly string[], context: R
     return usage(context, error instanceof Error ? error.message : String(error));
   }
   const [group, command, target, ...extra] = positionals;
+  if (group === "topups") {
+    if (command === "list" && target === undefined && extra.length === 0) return withStore(context, (store) => listTopUps(store, context, json));
+    return usage(context, command === undefined ? "topups needs a command" : `unknown command topups ${command}`);
+  }
   if (group !== "signers") return usage(context, group === undefined ? undefined : `unknown command ${group}`);
   if (extra.length > 0) return usage(context, `unexpected argument ${extra[0]}`);
   if (command === "list" && target === undefined) return withStore(context, (store) => listSigners(store, context, json));
@@ -102,6 +107,30 @@ async function listSigners(store: RelayStore, context: RelayerAdminContext, json
       row.reported_at === null ? "-" : `${Math.round((context.now.getTime() - Date.parse(row.reported_at)) / 1000)} s ago`,
     ]),
   ]);
+  return 0;
+}
+
+async function listTopUps(store: RelayStore, context: RelayerAdminContext, json: boolean): Promise<number> {
+  const rows = (await store.topUps()).map((topUp) => ({
+    id: topUp.id,
+    signer: topUp.signer,
+    amount_eth: formatEther(topUp.amountWei),
+    status: topUp.status,
+    tx_hash: topUp.txHash,
+    treasury: topUp.treasury,
+    nonce: topUp.nonce,
+    created_at: topUp.createdAt.toISOString(),
+    updated_at: topUp.updatedAt.toISOString(),
+  }));
+  if (json) {
+    context.print(JSON.stringify(rows, null, 2));
+    return 0;
+  }
+  if (rows.length === 0) {
+    context.print("no top-ups on record: with RELAYER_TREASURY_SIGNER set, a signer below RELAYER_MIN_SIGNER_BALANCE_ETH is topped up and listed here");
+    return 0;
+  }
+  printTable(context.print, [["signer", "amount (ETH)", "status", "transaction", "time"], ...rows.map((row) => [row.signer, row.amount_eth, row.status, row.tx_hash, row.created_at])]);
   return 0;
 }
 

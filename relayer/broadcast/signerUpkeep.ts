@@ -47,7 +47,8 @@ export class SignerUpkeep {
 
   /** Settles mined nonces, lets go of expired handed-over ones, and flags signers low on ETH. */
   async check(head: Head, minedCount: (signer: Signer) => Promise<number>): Promise<void> {
-    const { client, config, logger, pool } = this.context;
+    const { client, config, logger, pool, treasury } = this.context;
+    await treasury?.settle();
     for (const signer of pool.signers) {
       const balance = await client.getBalance({ address: signer.address });
       this.context.metrics?.signerBalance.set({ signer: signer.address }, Number(balance));
@@ -63,6 +64,7 @@ export class SignerUpkeep {
           pool.notify();
         }
       }
+      if (!funded && treasury !== undefined) await treasury.topUp(signer.address, balance);
       const exhausted = signer.spend.exhausted(this.context.now().getTime());
       if (exhausted !== this.#exhausted.has(signer)) {
         if (exhausted) {

@@ -7,6 +7,7 @@ import type { NonceReconciler } from "../broadcast/nonceReconciler";
 import type { RelayerMetrics } from "../relayerMetrics";
 import type { SignerPool } from "../broadcast/signerPool";
 import type { RelayStore } from "../store/relayStore";
+import type { Treasury } from "../broadcast/treasury";
 
 /** What the relayer's parts share; built once at start and passed in. */
 export type RelayContext = Readonly<{
@@ -28,6 +29,8 @@ export type RelayContext = Readonly<{
    * as the API priced the fee. Absent in tests that build a context by hand (the configured tip then).
    */
   fees?: NetworkFeeModel;
+  /** The key that tops signers up (RELAYER_TREASURY_SIGNER); absent when none is configured. */
+  treasury?: Treasury;
   /** Prometheus metrics; absent in tests that build a context by hand. */
   metrics?: RelayerMetrics;
 }>;

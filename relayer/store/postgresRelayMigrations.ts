@@ -226,4 +226,25 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: "treasury top-ups: each transfer from the treasury key to a signer, recorded with its signed bytes before it is sent (the SQLite schema at its version 11)",
+    sql: `
+      CREATE TABLE relayer_topups (
+        id          BIGSERIAL PRIMARY KEY,
+        signer      TEXT NOT NULL,
+        treasury    TEXT NOT NULL,
+        amount_wei  TEXT NOT NULL,
+        nonce       BIGINT NOT NULL,
+        -- The signed transaction itself: after a crash the same bytes are sent again, never a second transfer.
+        raw_tx      TEXT NOT NULL,
+        tx_hash     TEXT NOT NULL UNIQUE,
+        status      TEXT NOT NULL CHECK (status IN ('intent', 'sent', 'mined', 'failed')),
+        created_at  BIGINT NOT NULL,
+        updated_at  BIGINT NOT NULL
+      );
+      CREATE INDEX relayer_topups_created_at ON relayer_topups (created_at);
+      CREATE INDEX relayer_topups_unfinished ON relayer_topups (status) WHERE status IN ('intent', 'sent');
+    `,
+  },
 ];

@@ -44,7 +44,8 @@ import type {
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { PostgresPushedStatus } from "./postgresPushedStatus";
 import { LIST_SIGNER_STATES_SQL, reportSignerSql, setSignerStateSql, SIGNER_REPORT_COLUMNS, signerStateFromRow, type SignerStateRow } from "./signerStateSql";
-import type { SignerReport, SignerState, SignerStateRecord } from "./relayStore";
+import type { SignerReport, SignerState, SignerStateRecord, TopUpIntent, TopUpRecord, TopUpStatus } from "./relayStore";
+import { insertTopUpSql, listTopUpsSql, setTopUpStatusSql, TOP_UP_COLUMNS, topUpFromRow, UNFINISHED_TOP_UPS_SQL, type TopUpRow } from "./topUpSql";
 import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
 import {
   chargedSql,
@@ -357,6 +358,35 @@ class PostgresRelayStore implements RelayStore {
 
   async setSignerState(signer: Address, state: SignerState, at: Date): Promise<void> {
     await this.#pool.query(setSignerStateSql(["$1", "$2", "$3"]), [signer.toLowerCase(), state, at.getTime()]);
+  }
+
+  async recordTopUp(intent: TopUpIntent, at: Date): Promise<number> {
+    const { rows } = await this.#pool.query<{ id: string }>(insertTopUpSql(TOP_UP_COLUMNS.map((_, index) => `$${index + 1}`)), [
+      intent.signer.toLowerCase(),
+      intent.treasury.toLowerCase(),
+      intent.amountWei.toString(),
+      intent.nonce,
+      intent.rawTx,
+      intent.txHash,
+      "intent",
+      at.getTime(),
+      at.getTime(),
+    ]);
+    return Number(rows[0]!.id);
+  }
+
+  async setTopUpStatus(id: number, status: TopUpStatus, at: Date): Promise<void> {
+    await this.#pool.query(setTopUpStatusSql(["$1", "$2", "$3"]), [id, status, at.getTime()]);
+  }
+
+  async topUps(query: { since?: Date; limit?: number } = {}): Promise<TopUpRecord[]> {
+    const { rows } = await this.#pool.query<TopUpRow>(listTopUpsSql(["$1", "$2"]), [query.since?.getTime() ?? 0, query.limit ?? 1000]);
+    return rows.map(topUpFromRow);
+  }
+
+  async unfinishedTopUps(): Promise<TopUpRecord[]> {
+    const { rows } = await this.#pool.query<TopUpRow>(UNFINISHED_TOP_UPS_SQL);
+    return rows.map(topUpFromRow);
   }
 
   async signerStates(): Promise<SignerStateRecord[]> {

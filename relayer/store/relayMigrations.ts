@@ -293,4 +293,25 @@ export const relayMigrations: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 11,
+    name: "treasury top-ups: each transfer from the treasury key to a signer, recorded with its signed bytes before it is sent",
+    sql: `
+      CREATE TABLE relayer_topups (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        signer      TEXT NOT NULL,
+        treasury    TEXT NOT NULL,
+        amount_wei  TEXT NOT NULL,
+        nonce       INTEGER NOT NULL,
+        -- The signed transaction itself: after a crash the same bytes are sent again, never a second transfer.
+        raw_tx      TEXT NOT NULL,
+        tx_hash     TEXT NOT NULL UNIQUE,
+        status      TEXT NOT NULL CHECK (status IN ('intent', 'sent', 'mined', 'failed')),
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX relayer_topups_created_at ON relayer_topups (created_at);
+      CREATE INDEX relayer_topups_unfinished ON relayer_topups (status) WHERE status IN ('intent', 'sent');
+    `,
+  },
 ];

@@ -29,7 +29,8 @@ import type {
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { SqlitePushedStatus } from "./sqlitePushedStatus";
 import { LIST_SIGNER_STATES_SQL, reportSignerSql, setSignerStateSql, SIGNER_REPORT_COLUMNS, signerStateFromRow, type SignerStateRow } from "./signerStateSql";
-import type { SignerReport, SignerState, SignerStateRecord } from "./relayStore";
+import type { SignerReport, SignerState, SignerStateRecord, TopUpIntent, TopUpRecord, TopUpStatus } from "./relayStore";
+import { insertTopUpSql, listTopUpsSql, setTopUpStatusSql, TOP_UP_COLUMNS, topUpFromRow, UNFINISHED_TOP_UPS_SQL, type TopUpRow } from "./topUpSql";
 import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
 import {
   chargedSql,
@@ -129,6 +130,10 @@ class SqliteRelayStore implements RelayStore {
       setSignerState: db.prepare(setSignerStateSql(["@signer", "@state", "@at"])),
       reportSigner: db.prepare(reportSignerSql(SIGNER_REPORT_COLUMNS.map((column) => `@${column}`))),
       signerStates: db.prepare(LIST_SIGNER_STATES_SQL),
+      insertTopUp: db.prepare(insertTopUpSql(TOP_UP_COLUMNS.map((column) => `@${column}`))),
+      setTopUpStatus: db.prepare(setTopUpStatusSql(["@id", "@status", "@at"])),
+      topUps: db.prepare(listTopUpsSql(["@since", "@limit"])),
+      unfinishedTopUps: db.prepare(UNFINISHED_TOP_UPS_SQL),
     };
   }
 
@@ -359,6 +364,33 @@ class SqliteRelayStore implements RelayStore {
 
   async setSignerState(signer: Address, state: SignerState, at: Date): Promise<void> {
     this.#statements.setSignerState.run({ signer: signer.toLowerCase(), state, at: at.getTime() });
+  }
+
+  async recordTopUp(intent: TopUpIntent, at: Date): Promise<number> {
+    const row = this.#statements.insertTopUp.get({
+      signer: intent.signer.toLowerCase(),
+      treasury: intent.treasury.toLowerCase(),
+      amount_wei: intent.amountWei.toString(),
+      nonce: intent.nonce,
+      raw_tx: intent.rawTx,
+      tx_hash: intent.txHash,
+      status: "intent",
+      created_at: at.getTime(),
+      updated_at: at.getTime(),
+    }) as { id: number };
+    return row.id;
+  }
+
+  async setTopUpStatus(id: number, status: TopUpStatus, at: Date): Promise<void> {
+    this.#statements.setTopUpStatus.run({ id, status, at: at.getTime() });
+  }
+
+  async topUps(query: { since?: Date; limit?: number } = {}): Promise<TopUpRecord[]> {
+    return (this.#statements.topUps.all({ since: query.since?.getTime() ?? 0, limit: query.limit ?? 1000 }) as TopUpRow[]).map(topUpFromRow);
+  }
+
+  async unfinishedTopUps(): Promise<TopUpRecord[]> {
+    return (this.#statements.unfinishedTopUps.all() as TopUpRow[]).map(topUpFromRow);
   }
 
   async signerStates(): Promise<SignerStateRecord[]> {
