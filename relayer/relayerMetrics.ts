@@ -62,7 +62,7 @@ export function createRelayerMetrics() {
     /** RELAYER_MIN_SIGNER_BALANCE_ETH in wei, so an alert compares each balance with the floor the relayer applies. */
     signerMinBalance: new Gauge({ name: "relayer_signer_min_balance_wei", help: "The floor below which a signer takes no new relays (RELAYER_MIN_SIGNER_BALANCE_ETH, in wei)", registers: [registry] }),
     signerBelowFloor: new Gauge({ name: "relayer_signer_below_min_balance", help: "1 while a signer's balance is below RELAYER_MIN_SIGNER_BALANCE_ETH (it takes no new relays), else 0", labelNames: ["signer"] as const, registers: [registry] }),
-    /** Treasury top-ups by status as they reach it (relayer/treasury.ts). */
+    /** Treasury top-ups by status as they reach it (relayer/broadcast/treasury.ts). */
     treasuryTopUps: new Counter({ name: "relayer_treasury_topups_total", help: "Treasury top-ups of signers, by status reached (sent, mined, failed, capped: stopped by RELAYER_TREASURY_DAILY_CAP_ETH)", labelNames: ["status"] as const, registers: [registry] }),
     treasuryDailySpend: new Gauge({ name: "relayer_treasury_daily_spend_wei", help: "What the treasury sent in top-ups over the last 24 h (failed ones excluded), in wei", registers: [registry] }),
     signerDrained: new Gauge({ name: "relayer_signer_drained", help: "1 while the operator has a signer drained (relayer-admin signers drain), else 0", labelNames: ["signer"] as const, registers: [registry] }),

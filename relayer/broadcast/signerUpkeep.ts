@@ -64,7 +64,8 @@ export class SignerUpkeep {
           pool.notify();
         }
       }
-      if (!funded && treasury !== undefined) await treasury.topUp(signer.address, balance);
+      // A drained signer is being retired or is suspect (a leaked key): the treasury never funds it.
+      if (!funded && !signer.drained && treasury !== undefined) await treasury.topUp(signer.address, balance);
       const exhausted = signer.spend.exhausted(this.context.now().getTime());
       if (exhausted !== this.#exhausted.has(signer)) {
         if (exhausted) {

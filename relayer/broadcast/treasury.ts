@@ -1,5 +1,5 @@
 import type { Address, Hex, LocalAccount } from "viem";
-import { keccak256 } from "viem";
+import { keccak256, TransactionReceiptNotFoundError } from "viem";
 import type { RelayContext } from "../queue/relayContext";
 import { SPEND_WINDOW_MS } from "../signing/signerSpend";
 import type { TopUpRecord } from "../store/relayStore";
@@ -13,6 +13,9 @@ import { TRANSFER_GAS } from "../signing/signingRules";
  * sends rarely, so its nonce is read from the chain (pending) at each top-up.
  */
 export class Treasury {
+  /** Signers the daily cap holds back, warned about once. */
+  readonly #capped = new Set<Address>();
+
   constructor(
     private readonly context: RelayContext,
     private readonly account: LocalAccount,
@@ -38,25 +41,38 @@ export class Treasury {
    * treasury has passed without it is marked failed (another transaction took the nonce).
    */
   async settle(): Promise<void> {
-    const { client, store, logger } = this.context;
+    const { store, logger } = this.context;
     for (const topUp of await store.unfinishedTopUps()) {
-      const receipt = await client.getTransactionReceipt({ hash: topUp.txHash }).catch(() => undefined);
-      if (receipt !== undefined) {
-        const status = receipt.status === "success" ? "mined" : "failed";
-        await store.setTopUpStatus(topUp.id, status, this.context.now());
-        this.context.metrics?.treasuryTopUps.inc({ status });
-        logger.info({ signer: topUp.signer, amount: topUp.amountWei.toString(), hash: topUp.txHash, status }, "treasury top-up final");
-        continue;
-      }
-      const mined = await client.getTransactionCount({ address: topUp.treasury, blockTag: "latest" });
-      if (mined > topUp.nonce) {
-        await store.setTopUpStatus(topUp.id, "failed", this.context.now());
-        this.context.metrics?.treasuryTopUps.inc({ status: "failed" });
-        logger.warn({ signer: topUp.signer, hash: topUp.txHash, nonce: topUp.nonce }, "treasury top-up lost its nonce to another transaction; marked failed");
-        continue;
-      }
-      await this.#send(topUp);
+      // A read that fails decides nothing: the top-up waits for the next check as it is.
+      await this.#settleOne(topUp).catch((error: unknown) =>
+        logger.warn({ signer: topUp.signer, hash: topUp.txHash, err: error instanceof Error ? error.message.split("\n")[0] : String(error) }, "treasury top-up could not be checked; it is checked again at the next upkeep"),
+      );
     }
+  }
+
+  async #settleOne(topUp: TopUpRecord): Promise<void> {
+    const { client, store, logger } = this.context;
+    // The nonce is read before the receipt: a nonce past the top-up's with no receipt after it means
+    // another transaction took the nonce, never that the receipt was not yet visible.
+    const mined = await client.getTransactionCount({ address: topUp.treasury, blockTag: "latest" });
+    const receipt = await client.getTransactionReceipt({ hash: topUp.txHash }).catch((error: unknown) => {
+      if (error instanceof TransactionReceiptNotFoundError) return undefined;
+      throw error;
+    });
+    if (receipt !== undefined) {
+      const status = receipt.status === "success" ? "mined" : "failed";
+      await store.setTopUpStatus(topUp.id, status, this.context.now());
+      this.context.metrics?.treasuryTopUps.inc({ status });
+      logger.info({ signer: topUp.signer, amount: topUp.amountWei.toString(), hash: topUp.txHash, status }, "treasury top-up final");
+      return;
+    }
+    if (mined > topUp.nonce) {
+      await store.setTopUpStatus(topUp.id, "failed", this.context.now());
+      this.context.metrics?.treasuryTopUps.inc({ status: "failed" });
+      logger.warn({ signer: topUp.signer, hash: topUp.txHash, nonce: topUp.nonce }, "treasury top-up lost its nonce to another transaction; marked failed");
+      return;
+    }
+    await this.#send(topUp);
   }
 
   /** Tops `signer` up towards the target, unless one is unfinished for it or the day's cap is spent. */
@@ -70,9 +86,12 @@ export class Treasury {
     if (left < amount) amount = left;
     if (amount <= 0n) {
       this.context.metrics?.treasuryTopUps.inc({ status: "capped" });
-      logger.warn({ signer, balance: balance.toString(), wanted: wanted.toString(), cap: this.settings.dailyCapWei.toString() }, "treasury daily cap (RELAYER_TREASURY_DAILY_CAP_ETH) reached; no top-up for this signer");
+      // One warn per signer while the cap holds it back, not one per upkeep.
+      if (!this.#capped.has(signer)) logger.warn({ signer, balance: balance.toString(), wanted: wanted.toString(), cap: this.settings.dailyCapWei.toString() }, "treasury daily cap (RELAYER_TREASURY_DAILY_CAP_ETH) reached; no top-up for this signer");
+      this.#capped.add(signer);
       return;
     }
+    this.#capped.delete(signer);
     const nonce = await client.getTransactionCount({ address: this.account.address, blockTag: "pending" });
     const fees = await client.estimateFeesPerGas();
     const maxFeePerGas = fees.maxFeePerGas < config.maxFeeWei ? fees.maxFeePerGas : config.maxFeeWei;

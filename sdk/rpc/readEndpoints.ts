@@ -204,13 +204,24 @@ export class ReadEndpoints {
   }
 }
 
-/** No answer from the node (connection, timeout, HTTP 429/5xx), or the node's own trouble (-32603 internal, -32005 limit): another node may answer. */
+/**
+ * No answer from the node (connection, timeout, HTTP 429/5xx), or the node's own trouble (-32005 limit,
+ * or -32603 internal without revert data): another node may answer. A revert is an answer, whatever
+ * its code: Hardhat answers reverts as -32603 with the revert data, and a caller's reverting call must
+ * neither go to every endpoint nor count against the node.
+ */
 function noAnswer(error: unknown): boolean {
   if (rpcConnectionFailure(error) !== undefined) return true;
   let current: unknown = error;
   for (let depth = 0; depth < 10 && typeof current === "object" && current !== null; depth++) {
-    if (current instanceof RpcRequestError) return current.code === -32603 || current.code === -32005;
+    if (current instanceof RpcRequestError) return current.code === -32005 || (current.code === -32603 && !isRevertAnswer(current));
     current = (current as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/** Whether an internal-error answer is a revert: it carries revert data, or says it reverted. */
+function isRevertAnswer(error: RpcRequestError): boolean {
+  if (error.data !== undefined && error.data !== null) return true;
+  return /revert/i.test(error.details);
 }

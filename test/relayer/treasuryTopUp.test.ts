@@ -24,7 +24,7 @@ describe("the treasury key", function () {
   this.timeout(120_000);
   const suite = gaslessSuite();
 
-  async function start(cap: string) {
+  async function start(cap: string, env: Record<string, string> = {}) {
     const key = generatePrivateKey();
     const treasury = privateKeyToAccount(key);
     await setBalance(treasury.address, parseEther("100"));
@@ -33,7 +33,7 @@ describe("the treasury key", function () {
     suite.stack = await startGaslessStack(suite.f, {
       signers: 2,
       relayerLogger: logger,
-      relayerEnv: { RELAYER_MIN_SIGNER_BALANCE_ETH: "5", RELAYER_TREASURY_SIGNER: `unsafe:${key}`, RELAYER_TOPUP_TARGET_ETH: "8", RELAYER_TREASURY_DAILY_CAP_ETH: cap, RELAYER_MAX_VALUE_PER_TX_ETH: "10" },
+      relayerEnv: { RELAYER_MIN_SIGNER_BALANCE_ETH: "5", RELAYER_TREASURY_SIGNER: `unsafe:${key}`, RELAYER_TOPUP_TARGET_ETH: "8", RELAYER_TREASURY_DAILY_CAP_ETH: cap, RELAYER_MAX_VALUE_PER_TX_ETH: "10", ...env },
     });
     const relayer = suite.stack.relayer!;
     const treasuryBalance = () => relayer.context.client.getBalance({ address: treasury.address });
@@ -64,6 +64,19 @@ describe("the treasury key", function () {
     const rows = JSON.parse(printed.join("\n")) as { signer: string; amount_eth: string; status: string; tx_hash: string }[];
     expect(rows).to.deep.equal([{ ...rows[0], signer: low.address, amount_eth: "7", status: "mined", tx_hash: topUp!.txHash }]);
     expect(await (await fetch(`${relayer.metricsUrl}/metrics`)).text()).to.include('relayer_treasury_topups_total{status="mined"} 1');
+  });
+
+  it("never funds a drained signer (retired, or its key suspect): the other signer below the floor is topped up, the drained one is not", async () => {
+    const { relayer, signers } = await start("20", { RELAYER_SIGNER_STATE_POLL_MS: "50" });
+    const [drained, other] = signers as [Signer, Signer];
+    const shared = Object.assign(Object.create(relayer.context.store) as typeof relayer.context.store, { close: async () => undefined });
+    expect(await runRelayerAdminCommand(["signers", "drain", drained.address], { open: async () => shared, print: () => undefined, now: new Date() })).to.equal(0);
+    await until(() => drained.drained, "the relayer seeing the drain");
+    await setBalance(drained.address, parseEther("1"));
+    await setBalance(other.address, parseEther("1"));
+    await until(async () => (await relayer.context.store.topUps()).some((topUp) => topUp.status === "mined"), "the other signer's top-up being mined");
+    expect((await relayer.context.store.topUps()).map((topUp) => topUp.signer)).to.deep.equal([other.address]);
+    expect(await relayer.context.client.getBalance({ address: drained.address })).to.equal(parseEther("1"));
   });
 
   it("stops at its daily cap and says so at warn", async () => {

@@ -72,6 +72,8 @@ describe("Order kinds, each declared once (sdk/orders/orderKinds.ts), drive type
           expect(decodeSettlementCall(typedKind, encodeNativeCall(typedKind, typedOrder))).to.deep.equal({ kind: "native", order });
           expect(decodeSettlementCall(typedKind, encodeAllowanceCall(typedKind, typedOrder, router))).to.deep.equal({ kind: "allowance", order, operator: router });
           expect(() => decodeSettlementCall(other as typeof EXACT_INPUT, signedPermit)).to.throw(SwapCalldataError);
+          // Both kinds' allowance calls go through the holder's one exec: the inner call tells them apart.
+          expect(() => decodeSettlementCall(other as typeof EXACT_INPUT, encodeAllowanceCall(typedKind, typedOrder, router))).to.throw(SwapCalldataError);
         }),
         { numRuns: 25 },
       );

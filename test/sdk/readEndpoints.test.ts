@@ -88,6 +88,18 @@ describe("ReadEndpoints (sdk/rpc/readEndpoints.ts)", function () {
     expect(second.seen).to.not.include("eth_sendRawTransaction");
   });
 
+  it("takes a real revert from the Hardhat node behind it (-32603 with revert data) as an answer: no failover, no second endpoint, no strike against the node", async () => {
+    const [first, second] = proxies as [RpcProxy, RpcProxy];
+    const client = open([first.url, second.url]);
+    await endpoints!.probe();
+    // Init code that reverts at once (PUSH1 0 PUSH1 0 REVERT): any caller can send such a call.
+    const reverted = await client.call({ data: "0x60006000fd" }).then(() => undefined, (error: unknown) => error);
+    expect(reverted, "the node reverted the call").to.be.instanceOf(Error);
+    expect(failovers).to.deep.equal([]);
+    expect(second.seen).to.not.include("eth_call");
+    expect(endpoints!.selected).to.equal(label(first));
+  });
+
   it("with every endpoint silent, a read fails with the last endpoint's error after trying each once", async () => {
     const client = open(proxies.map((proxy) => proxy.url));
     for (const proxy of proxies) proxy.down();

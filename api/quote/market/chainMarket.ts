@@ -1,5 +1,5 @@
-import type { Address, PublicClient } from "viem";
-import { Feature, NATIVE_TOKEN_LOWERCASE, type DeploymentManifest } from "../../../sdk";
+import { zeroAddress, type Address, type PublicClient } from "viem";
+import { Feature, isV4PoolRoutable, NATIVE_TOKEN_LOWERCASE, type DeploymentManifest } from "../../../sdk";
 import { v4HookAllowlistPath } from "../../../sdk/chain/v4HookAllowlist";
 import type { ChainContext } from "../../chains/chainContext";
 import { MarketTracker } from "./marketTracker";
@@ -69,7 +69,14 @@ export function marketTrackerOfManifest(client: PublicClient, manifest: Deployme
     uniswapV4 === undefined
       ? undefined
       : {
-          tracker: new V4PoolTracker({ poolManager: uniswapV4.poolManager, stateView: uniswapV4.stateView, isSupported, observeReads }),
+          tracker: new V4PoolTracker({
+            poolManager: uniswapV4.poolManager,
+            stateView: uniswapV4.stateView,
+            isSupported,
+            observeReads,
+            // The market routes no native-ETH pool and no hook the rule excludes: such pools are not followed either.
+            isRoutable: (key) => key.currency0 !== zeroAddress && isV4PoolRoutable(key, (v4Hooks ?? NO_V4_HOOKS).hooks()),
+          }),
           deployment: uniswapV4,
           hooks: v4Hooks ?? NO_V4_HOOKS,
           isSupported,
