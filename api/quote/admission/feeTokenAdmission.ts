@@ -1,6 +1,6 @@
 import type { Address } from "viem";
 import { acceptedFeeTokens, type DeploymentManifest } from "../../../sdk";
-import { ApiError } from "../../apiError";
+import { ApiError } from "../../../sdk/server/apiError";
 import type { GaslessConfig } from "../../config";
 import type { SupportedToken } from "../../tokens/supportedTokens";
 
@@ -27,7 +27,6 @@ export function admitFeeToken(config: GaslessConfig, manifest: DeploymentManifes
   const names = manifest.tokens.filter((token) => accepted.has(token.address.toLowerCase() as Address)).map((token) => token.symbol);
   const offered = names.length > 0 ? `; gasless quotes sell one of ${names.join(", ")}` : "";
   throw new ApiError(
-    400,
     "fee_token_not_accepted",
     `sell_token ${sellToken.symbol} (${sellToken.address}) is not a token the relayer accepts for its fee (RELAYER_FEE_TOKENS)${offered}; quote it without permit2_owner to swap it yourself`,
   );

@@ -1,6 +1,6 @@
 import type { Address, PublicClient } from "viem";
 import type { BlockHead } from "../../../sdk/chain/chainHead";
-import { ApiError } from "../../apiError";
+import { ApiError } from "../../../sdk/server/apiError";
 import type { SupportedToken } from "../../tokens/supportedTokens";
 import type { MarketTracker } from "../market/marketTracker";
 
@@ -17,7 +17,6 @@ export async function admitNonPairTokens(market: Pick<MarketTracker, "propAmmPai
   for (const [parameter, token] of [["sell_token", sellToken], ["buy_token", buyToken]] as const) {
     if (pairs.has(token.address.toLowerCase() as Address)) {
       throw new ApiError(
-        400,
         "token_is_propamm_pair",
         `${parameter} ${token.symbol} (${token.address}) is allowlisted as a propAMM pair (at block ${head.number}): the routers never move a pair as a token, so no route can sell or buy it`,
         { body: { parameter, token: token.address } },

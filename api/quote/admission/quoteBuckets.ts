@@ -1,6 +1,6 @@
 import type { Response } from "express";
 import { RateLimiterRes } from "rate-limiter-flexible";
-import { ApiError } from "../../apiError";
+import { ApiError } from "../../../sdk/server/apiError";
 import type { ApiKeyPrincipal } from "../../middleware/apiKeyAuth";
 import { memoryRateLimiters, type RateLimiter, type RateLimiterFactory } from "../../rateLimits/rateLimiterFactory";
 
@@ -89,7 +89,6 @@ export class QuoteBuckets {
       res.setHeader(header, "0");
       this.onRejected(bucket);
       throw new ApiError(
-        429,
         "rate_limited",
         `rate limit of bucket ${bucket} exhausted (${points} requests per minute for this key); retry after ${retryAfter} s`,
         { body: { bucket }, headers: { "Retry-After": String(retryAfter) } },

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { zeroAddress, type Address } from "viem";
-import { ApiError } from "../../apiError";
+import { ApiError } from "../../../sdk/server/apiError";
 import { parseRequest } from "../../requestValidation";
 import { checksummed, isHexAddress } from "../../services/checksummedAddress";
 import { chainIdQueryField } from "../../schemas/queryFields";
@@ -104,7 +104,6 @@ function resolveAliases(parsed: ParsedQuery): ParsedQuery {
     const conflicting = others.find((name) => resolved[name] !== resolved[first]);
     if (conflicting !== undefined) {
       throw new ApiError(
-        400,
         "invalid_request",
         `${first} and ${conflicting} are the same parameter (${canonical}) with different values (${String(resolved[first])} and ${String(resolved[conflicting])}); send it once`,
       );
@@ -157,11 +156,11 @@ export type QuoteQuery = Readonly<{
 function amountOf(text: string, unit: "base" | "token", parameter: "sell_amount" | "buy_amount"): AmountInput {
   if (unit === "token") return { unit, text };
   if (text.includes(".")) {
-    throw new ApiError(400, "invalid_request", `${parameter} must be a positive integer string in base units; send amount_unit=token for a decimal amount of tokens such as 1.5`);
+    throw new ApiError("invalid_request", `${parameter} must be a positive integer string in base units; send amount_unit=token for a decimal amount of tokens such as 1.5`);
   }
   const value = BigInt(text);
-  if (value === 0n) throw new ApiError(400, "invalid_request", `${parameter} must be greater than zero`);
-  if (value > MAX_UINT256) throw new ApiError(400, "invalid_request", `${parameter} must be at most 2^256-1`);
+  if (value === 0n) throw new ApiError("invalid_request", `${parameter} must be greater than zero`);
+  if (value > MAX_UINT256) throw new ApiError("invalid_request", `${parameter} must be at most 2^256-1`);
   return { unit, value };
 }
 
@@ -169,11 +168,11 @@ function amountOf(text: string, unit: "base" | "token", parameter: "sell_amount"
 function amountOfRequest(parsed: Pick<ParsedQuery, "sell_amount" | "buy_amount" | "amount_unit">): { amountSide: AmountSide; amount: AmountInput } {
   const unit = parsed.amount_unit ?? "base";
   if (parsed.sell_amount !== undefined && parsed.buy_amount !== undefined) {
-    throw new ApiError(400, "invalid_request", "sell_amount and buy_amount: send exactly one (sell_amount sells that much, buy_amount buys exactly that much), not both");
+    throw new ApiError("invalid_request", "sell_amount and buy_amount: send exactly one (sell_amount sells that much, buy_amount buys exactly that much), not both");
   }
   if (parsed.buy_amount !== undefined) return { amountSide: "buy", amount: amountOf(parsed.buy_amount, unit, "buy_amount") };
   if (parsed.sell_amount !== undefined) return { amountSide: "sell", amount: amountOf(parsed.sell_amount, unit, "sell_amount") };
-  throw new ApiError(400, "invalid_request", "sell_amount or buy_amount is required: send exactly one (sell_amount sells that much, buy_amount buys exactly that much)");
+  throw new ApiError("invalid_request", "sell_amount or buy_amount is required: send exactly one (sell_amount sells that much, buy_amount buys exactly that much)");
 }
 
 /**
@@ -203,7 +202,7 @@ function namesOf(text: string | undefined): string[] {
 export function checkExcludedSources(query: Pick<QuoteQuery, "excludedSources">, venues: ReadonlySet<string>): void {
   const unknown = (query.excludedSources ?? []).find((name) => !venues.has(name));
   if (unknown === undefined) return;
-  throw new ApiError(400, "invalid_request", `excluded_sources names ${unknown}, which is not a venue of this chain; its venues are ${[...venues].sort().join(", ")}`);
+  throw new ApiError("invalid_request", `excluded_sources names ${unknown}, which is not a venue of this chain; its venues are ${[...venues].sort().join(", ")}`);
 }
 
 /** Validates GET /quote's query; a 400 names the first parameter at fault. */
@@ -213,10 +212,10 @@ export function parseQuoteQuery(query: unknown): QuoteRequest {
   const permit2OwnerName = (["permit2_owner", ...aliasesOf.permit2_owner] as const).find((name) => sent[name] !== undefined) ?? "permit2_owner";
   if (parsed.permit2_owner !== undefined) {
     if (parsed.permit2_owner !== parsed.taker) {
-      throw new ApiError(400, "invalid_request", `${permit2OwnerName} ${parsed.permit2_owner} must equal taker ${parsed.taker}: the taker signs the gasless permit`);
+      throw new ApiError("invalid_request", `${permit2OwnerName} ${parsed.permit2_owner} must equal taker ${parsed.taker}: the taker signs the gasless permit`);
     }
     if (parsed.settlement === "allowance") {
-      throw new ApiError(400, "invalid_request", `${permit2OwnerName} asks for a gasless quote, which settles by Permit2 signature; it cannot be combined with settlement=allowance`);
+      throw new ApiError("invalid_request", `${permit2OwnerName} asks for a gasless quote, which settles by Permit2 signature; it cannot be combined with settlement=allowance`);
     }
   }
   return {

@@ -1,4 +1,4 @@
-import { ApiError } from "../../apiError";
+import { ApiError } from "../../../sdk/server/apiError";
 import type { ChainContext } from "../../chains/chainContext";
 import type { SupportedToken } from "../../tokens/supportedTokens";
 import { isTaxed, type TransferTax } from "../../tokens/transferTax";
@@ -15,7 +15,7 @@ function describe(tax: TransferTax): string {
 
 /** A 400 `token_taxed` whose body also names the parameter and the token, with its taxes. */
 function taxed(parameter: "sell_token" | "buy_token", token: SupportedToken, tax: TransferTax, message: string): ApiError {
-  return new ApiError(400, "token_taxed", message, {
+  return new ApiError("token_taxed", message, {
     body: { parameter, token: token.address, buy_tax_bps: tax.buyTaxBps, sell_tax_bps: tax.sellTaxBps, transfer_tax_bps: tax.transferTaxBps },
   });
 }

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { ApiError } from "../../apiError";
+import { ApiError } from "../../../sdk/server/apiError";
 import type { GaslessConfig } from "../../config";
 import type { PricedMarket } from "../routing/poolGraph";
 import { searchRoute } from "../routing/prunedRouteSearch";
@@ -50,7 +50,7 @@ export function priceRelayerFee(parameters: {
   if (sellToken === weth) return { ...base, amount: costWei };
   const route = searchRoute(pools, weth, sellToken, costWei);
   if (route === undefined || route.amountOut === 0n) {
-    throw new ApiError(400, "no_route", `the relayer fee cannot be priced in sell_token ${parameters.sellSymbol}: no pool route from WETH to it`);
+    throw new ApiError("no_route", `the relayer fee cannot be priced in sell_token ${parameters.sellSymbol}: no pool route from WETH to it`);
   }
   return { ...base, amount: route.amountOut + 1n };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Address } from "viem";
-import { ApiError } from "../../apiError";
+import { ApiError } from "../../../sdk/server/apiError";
 import type { ChainContext } from "../../chains/chainContext";
 import { classifyDatabaseError } from "../../store/databaseUnavailable";
 import type { QuoteEngine, QuoteKind } from "../response/buildQuote";
@@ -28,7 +28,7 @@ export async function allocateNonce(
       // read's), and log what it said for the operator. An outage is the API-wide 503.
       const classified = classifyDatabaseError(cause);
       if (classified !== cause) throw classified;
-      throw new ApiError(503, "quote_unavailable", "Permit2 nonce reservations could not be made right now (the API's database did not answer); retry shortly", { cause });
+      throw new ApiError("quote_unavailable", "Permit2 nonce reservations could not be made right now (the API's database did not answer); retry shortly", { cause });
     });
   }
   const allocateIn = async (word: bigint) => {

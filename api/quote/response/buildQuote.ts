@@ -5,7 +5,7 @@ import { nativePayoutsOf, relayGasLimit } from "../../../sdk/relay/relayGasLimit
 import { cappedPriorityFee, l1DataFeeWei, type NetworkFeeModel } from "../../../sdk/chain/networkFeeModel";
 import { CONTRACT_SIGNATURE_MODEL_GAS, TOKEN_PERMIT_MODEL_GAS } from "../../../sdk/relay/gaslessExtraGas";
 import { readTokenPermitOffer, type SignatureKind, type TokenPermitOffer } from "./tokenPermitOffer";
-import { ApiError } from "../../apiError";
+import { ApiError } from "../../../sdk/server/apiError";
 import type { ChainContext } from "../../chains/chainContext";
 import { checksummed } from "../../services/checksummedAddress";
 import type { GaslessConfig } from "../../config";
@@ -148,7 +148,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   const sellsNative = sellToken.address === NATIVE;
   const gasless = input.gasless;
   if (query.gasless && gasless === undefined) {
-    throw new ApiError(503, "gasless_unavailable", "gasless quotes (permit2_owner) are not offered by this deployment: it has no relayer configured");
+    throw new ApiError("gasless_unavailable", "gasless quotes (permit2_owner) are not offered by this deployment: it has no relayer configured");
   }
   if (query.gasless && gasless !== undefined) admitFeeToken(gasless, manifest, sellToken);
   const taxes = input.taxes ?? (await admitTaxedTokens(chain, query, sellToken, buyToken));
@@ -189,7 +189,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     // Name the parameter that was sent: without `recipient` the output goes to the taker.
     const parameter = query.recipient === query.taker ? "taker" : "recipient";
     const paid = parameter === "taker" ? " (the output is paid to the taker when no recipient is given)" : "";
-    throw new ApiError(400, "invalid_request", `${parameter} ${query.recipient} is the router or allowance holder${paid}; it would strand the output`);
+    throw new ApiError("invalid_request", `${parameter} ${query.recipient} is the router or allowance holder${paid}; it would strand the output`);
   }
 
   const feeAmount = (plan.grossOut * BigInt(query.feeBps)) / BPS;
@@ -198,7 +198,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
   // and refuses an exact output of one).
   const buyAmount = exactOutput ? query.buyAmount! : afterBuyTax(plan.grossOut, taxes.buy) - feeAmount;
   if (buyAmount <= 0n) {
-    throw new ApiError(400, "no_route", `sell_amount ${query.sellAmount} is too small to buy any ${buyToken.symbol}`);
+    throw new ApiError("no_route", `sell_amount ${query.sellAmount} is too small to buy any ${buyToken.symbol}`);
   }
   const minBuyAmount = exactOutput ? buyAmount : (buyAmount * (BPS - BigInt(query.slippageBps))) / BPS;
   const sellAmount = plan.amountIn;
@@ -375,11 +375,11 @@ function chooseSettlement(query: QuoteQuery, sellsNative: boolean, takerIsContra
   // A smart-wallet taker signs the gasless order through ERC-1271, which Permit2 checks on chain; the
   // exact-output gasless entry point takes only a 65-byte signature.
   if (query.gasless && query.buyAmount !== undefined) {
-    throw new ApiError(400, "invalid_request", `buy_amount with permit2_owner (a gasless exact-output quote) needs a 65-byte wallet signature, but taker ${query.taker} is a contract; quote with sell_amount instead`);
+    throw new ApiError("invalid_request", `buy_amount with permit2_owner (a gasless exact-output quote) needs a 65-byte wallet signature, but taker ${query.taker} is a contract; quote with sell_amount instead`);
   }
   if (query.gasless) return "permit2";
   if (query.settlement === "permit2") {
-    throw new ApiError(400, "invalid_request", `settlement permit2 needs a 65-byte wallet signature, but taker ${query.taker} is a contract; use settlement=allowance or auto`);
+    throw new ApiError("invalid_request", `settlement permit2 needs a 65-byte wallet signature, but taker ${query.taker} is a contract; use settlement=allowance or auto`);
   }
   return "allowance";
 }

@@ -1,6 +1,6 @@
 import { getAddress, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { decodeFeatureState, encodeRegistryRead, FEATURE_NAMES, takerSwapRouterAbi, type FeatureId, type FeatureState } from "../../../sdk";
-import { ApiError } from "../../apiError";
+import { ApiError } from "../../../sdk/server/apiError";
 import type { ChainContext } from "../../chains/chainContext";
 import type { QuoteEngine } from "./buildQuote";
 
@@ -13,9 +13,9 @@ async function readFeature(client: PublicClient, registry: Address, feature: Fea
 export async function activeRouter(engine: QuoteEngine, chain: ChainContext, feature: FeatureId, blockHash: Hex, blockNumber: bigint): Promise<Address> {
   const state = await engine.blockCache.get(blockHash, `feature:${feature}`, () => readFeature(chain.client, chain.manifest.contracts.routerRegistry, feature, blockNumber));
   const name = `${FEATURE_NAMES.get(feature) ?? "swaps"} (registry feature ${feature})`;
-  if (state.paused) throw new ApiError(503, "feature_paused", `${name} are paused; retry later`);
+  if (state.paused) throw new ApiError("feature_paused", `${name} are paused; retry later`);
   if (state.current === zeroAddress) {
-    throw new ApiError(503, "feature_unavailable", `no router is active for ${name}`);
+    throw new ApiError("feature_unavailable", `no router is active for ${name}`);
   }
   return state.current;
 }

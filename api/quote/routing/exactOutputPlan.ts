@@ -1,6 +1,6 @@
 import type { Address } from "viem";
 import { NATIVE_TOKEN_LOWERCASE } from "../../../sdk";
-import { ApiError } from "../../apiError";
+import { ApiError } from "../../../sdk/server/apiError";
 import type { QuoteInput } from "../response/buildQuote";
 import { asRunByRouter, bestExactOutputExecution, searchRouteForOutput } from "./exactOutputRoute";
 import { marketWhere } from "../market/marketView";
@@ -47,7 +47,6 @@ export function planExactOutputRoute(input: QuoteInput, pricedMarket: PricedMark
     const single = searchRouteForOutput(market, tokenIn, tokenOut, needed, query.maxHops, stats);
     if (single === undefined) {
       throw new ApiError(
-        400,
         "no_route",
         `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} can deliver buy_amount ${buyAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`} (the pools may not hold that much)`,
       );

@@ -1,6 +1,6 @@
 import type { Address } from "viem";
 import { NATIVE_TOKEN_LOWERCASE, type RouteAction } from "../../../sdk";
-import { ApiError } from "../../apiError";
+import { ApiError } from "../../../sdk/server/apiError";
 import { isTaxed } from "../../tokens/transferTax";
 import type { QuoteInput } from "../response/buildQuote";
 import type { PricedMarket } from "./poolGraph";
@@ -58,7 +58,7 @@ export function planRoute(input: QuoteInput, market: PricedMarket, weth: Address
     const gasCost = gasCostIn(market, tokenOut, weth, gasPriceWei);
     const route = searchRoute(market, tokenIn, tokenOut, sellAmount, query.maxHops, stats, gasCost);
     if (route === undefined) {
-      throw new ApiError(400, "no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
+      throw new ApiError("no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
     }
     const execution = bestExecution(market, tokenIn, tokenOut, sellAmount, route, gasPriceWei, weth, query.maxHops);
     legs = execution.legs;
@@ -87,7 +87,7 @@ export async function planAvoidingTaxed(input: QuoteInput, market: PricedMarket,
     if (taxed.length === 0) return plan;
     for (const token of taxed) avoided.add(token);
   }
-  throw new ApiError(400, "no_route", `no route from sell_token ${input.sellToken.symbol} to buy_token ${input.buyToken.symbol} that avoids tokens taxing transfers`);
+  throw new ApiError("no_route", `no route from sell_token ${input.sellToken.symbol} to buy_token ${input.buyToken.symbol} that avoids tokens taxing transfers`);
 }
 
 /** Rounds of planning around taxed middle tokens found on the way (each round avoids at least one more). */
