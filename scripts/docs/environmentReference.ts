@@ -1,17 +1,21 @@
 import { join } from "node:path";
 import type { z } from "zod";
-import { apiEnvironmentSchema } from "../../api/config";
+import { apiSettings } from "../../api/config";
+import type { SettingDeclarations } from "../../sdk/config/settingDeclaration";
 import { relayerEnvironmentSchema } from "../../relayer/config";
 import { devnetEnvironmentSchema } from "../devnet/devnetConfig";
 import { soakEnvironmentSchema } from "../soak/soakSettings";
 import { docCommentNaming, docCommentsOf } from "./docComments";
 import { markdownCell } from "./markdownCell";
 
-/** A component whose settings are one zod object over the environment, documented by doc comments of its config module. */
-type Component = Readonly<{ title: string; command: string; schema: z.ZodObject; source: string }>;
+/**
+ * A component's settings: declared once with their docs (`settings`, the way every component is headed),
+ * or one zod object over the environment documented by doc comments of its config module.
+ */
+type Component = Readonly<{ title: string; command: string; source: string } & ({ settings: SettingDeclarations } | { schema: z.ZodObject })>;
 
 const COMPONENTS: readonly Component[] = [
-  { title: "API", command: "`npm run api` (and inside `npm start`)", schema: apiEnvironmentSchema, source: "api/config.ts" },
+  { title: "API", command: "`npm run api` (and inside `npm start`)", settings: apiSettings, source: "api/config.ts" },
   { title: "Relayer", command: "`npm run relayer` (and inside `npm start`)", schema: relayerEnvironmentSchema, source: "relayer/config.ts" },
   { title: "Devnet", command: "`npm start`", schema: devnetEnvironmentSchema, source: "scripts/devnet/devnetConfig.ts" },
   { title: "Soak", command: "`npm run soak`", schema: soakEnvironmentSchema, source: "scripts/soak/soakSettings.ts" },
@@ -41,6 +45,9 @@ function formatDefault(value: unknown): string {
 
 /** Every setting of a component, in declaration order, with its default and the doc comment that names it. */
 export function settingsOf(component: Component, root: string): Setting[] {
+  if ("settings" in component) {
+    return Object.entries(component.settings).map(([name, declaration]) => ({ name, defaultText: defaultOf(declaration.schema), description: declaration.doc }));
+  }
   const comments = docCommentsOf(join(root, component.source));
   return Object.entries(component.schema.shape).map(([name, type]) => ({
     name,

@@ -18,6 +18,14 @@ export const readEndpointSettings = {
   RPC_PROBE_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
 };
 
+/** What each read-endpoint setting means, for every service that declares them. */
+export const readEndpointSettingDocs = {
+  RPC_URLS:
+    "Several JSON-RPC endpoints of the chain for its reads, comma-separated, at most 8, instead of RPC_URL (refused together). Each request goes to the best-ranked endpoint (latency, requests without an answer, head height) and fails over to the next when it gets no answer; one whose head is more than RPC_MAX_HEAD_LAG_BLOCKS behind the others is set aside until it catches up. Default: RPC_URL alone.",
+  RPC_MAX_HEAD_LAG_BLOCKS: "With several RPC_URLS, an endpoint more than this many blocks behind the highest head is set aside.",
+  RPC_PROBE_MS: "With several RPC_URLS, how often each endpoint's head is read to rank them.",
+} as const satisfies Record<keyof typeof readEndpointSettings, string>;
+
 export type ReadEndpointConfig = Readonly<{ rpcUrls: readonly string[]; rpcMaxHeadLagBlocks: number; rpcProbeMs: number }>;
 
 /** RPC_URLS, else RPC_URL (or the service's default) alone; both set is refused. */

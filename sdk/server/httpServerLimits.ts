@@ -19,6 +19,14 @@ export const httpServerLimitSettings = {
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
 } as const;
 
+/** What each HTTP limit means, for both services that declare them. */
+export const httpServerLimitSettingDocs = {
+  HTTP_MAX_HEADER_BYTES: "A request whose headers are larger is answered 431.",
+  HTTP_HEADERS_TIMEOUT_MS: "The whole header block must arrive within it (408 otherwise).",
+  HTTP_REQUEST_TIMEOUT_MS: "The whole request, body included, must arrive within it; at least HTTP_HEADERS_TIMEOUT_MS.",
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: "An idle keep-alive connection is closed after it.",
+} as const satisfies Record<keyof typeof httpServerLimitSettings, string>;
+
 export type HttpServerLimits = Readonly<{ maxHeaderBytes: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number }>;
 
 type HttpServerLimitValues = { [K in keyof typeof httpServerLimitSettings]: z.output<(typeof httpServerLimitSettings)[K]> };

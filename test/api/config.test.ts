@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { devnetRpcUrl } from "../../sdk";
 import { resolve } from "node:path";
-import { loadApiConfig } from "../../api/config";
+import { apiEnvironmentSchema, apiSettings, loadApiConfig } from "../../api/config";
+import { InvalidSettingsError } from "../../sdk/config/settingDeclaration";
 
 describe("api configuration", () => {
   it("has the documented defaults", () => {
@@ -51,6 +52,23 @@ describe("api configuration", () => {
       pushed: { allowLoopbackWebhooks: true, maxStreamsPerKey: 5, maxStreamsPerIntegrator: 10, maxStreams: 1000, maxLifetimeSeconds: 300, keepAliveSeconds: 15 },
       gasless: undefined,
     });
+  });
+
+  it("reports every invalid setting of a start at once, each by name, not only the first", () => {
+    let thrown: unknown;
+    try {
+      loadApiConfig({ API_PORT: "70000", MAX_FEE_BPS: "-1", RELAYER_INTERNAL_TOKEN: "short" });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).to.be.instanceOf(InvalidSettingsError);
+    expect((thrown as InvalidSettingsError).problems.map((problem) => problem.setting)).to.deep.equal(["API_PORT", "MAX_FEE_BPS", "RELAYER_INTERNAL_TOKEN"]);
+    expect((thrown as Error).message).to.match(/^invalid API_PORT: .+; invalid MAX_FEE_BPS: .+; invalid RELAYER_INTERNAL_TOKEN: must be at least 16 characters/);
+  });
+
+  it("declares each setting once with a meaning: every variable the parser reads has its doc and no other", () => {
+    for (const [name, declaration] of Object.entries(apiSettings)) expect(declaration.doc, name).to.match(/\S.{10,}/);
+    expect(Object.keys(apiEnvironmentSchema.shape)).to.deep.equal(Object.keys(apiSettings));
   });
 
   it("pushed status: loopback webhooks only on the devnet unless WEBHOOK_ALLOW_LOOPBACK_HTTP says otherwise; stream limits", () => {
