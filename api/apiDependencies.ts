@@ -5,6 +5,7 @@ import type { Clock } from "./clock";
 import type { ApiConfig } from "./config";
 import type { ApiMetrics } from "./metrics/apiMetrics";
 import type { NonceRangeLeases } from "./quote/nonces/nonceRanges";
+import type { Quoting } from "./quote/response/quoting";
 import type { RateLimiterFactory } from "./rateLimits/rateLimiterFactory";
 import type { Store } from "./store/store";
 
@@ -26,4 +27,6 @@ export type ApiDependencies = Readonly<{
   rateLimiters?: RateLimiterFactory;
   /** Permit2 nonce ranges leased from the database every instance shares (PostgreSQL); absent: this process's own reservations suffice. */
   nonceRangeLeases?: NonceRangeLeases;
+  /** The quote engines, buckets and gasless standing of GET /quote and /price; createApp wires them when absent. */
+  quoting?: Quoting;
 }>;

@@ -2,6 +2,7 @@ import express, { type Express } from "express";
 import { memoryRateLimiters } from "./rateLimits/rateLimiterFactory";
 import { sharedRateLimiters } from "./rateLimits/sharedRateLimiters";
 import type { ApiDependencies } from "./apiDependencies";
+import { createQuoting } from "./quote/response/quoting";
 import { errorHandler, notFound } from "./middleware/errorHandler";
 import { jsonBody } from "./middleware/jsonBody";
 import { createApiMetrics, metricsMiddleware } from "./metrics/apiMetrics";
@@ -53,7 +54,8 @@ export type CreateAppOptions = {
 
 /** Builds the express app around its dependencies; it does not listen, so tests run it in-process. */
 export function createApp(given: ApiDependencies, options: CreateAppOptions = {}): Express {
-  const deps: ApiDependencies = { ...given, metrics: given.metrics ?? createApiMetrics(), rateLimiters: sharedRateLimiters(given.rateLimiters ?? memoryRateLimiters) };
+  const wired = { ...given, metrics: given.metrics ?? createApiMetrics(), rateLimiters: sharedRateLimiters(given.rateLimiters ?? memoryRateLimiters) };
+  const deps: ApiDependencies = { ...wired, quoting: given.quoting ?? createQuoting(wired) };
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);

@@ -7,16 +7,7 @@ import type { ApiDependencies } from "../apiDependencies";
 import type { ChainContext } from "../chains/chainContext";
 import { requestedChain } from "../chains/chainRegistry";
 import { apiKeyAuth, principalOf, requireScope, type ApiKeyPrincipal } from "../middleware/apiKeyAuth";
-import { BlockCache } from "../quote/market/blockCache";
-import { ChainHead } from "../../sdk/chain/chainHead";
-import { NetworkFeeModel } from "../../sdk/chain/networkFeeModel";
-import { GaslessStandingCheck } from "../gasless/gaslessStanding";
-import { RelayerClient } from "../gasless/relayerClient";
-import { buildQuote, type Quote, type QuoteEngine, type QuoteKind } from "../quote/response/buildQuote";
-import { NonceRanges } from "../quote/nonces/nonceRanges";
-import { PermitNonceAllocator } from "../quote/nonces/permitNonces";
-import { marketTrackerOf } from "../quote/market/chainMarket";
-import { QuoteBuckets } from "../quote/admission/quoteBuckets";
+import { buildQuote, type Quote, type QuoteKind } from "../quote/response/buildQuote";
 import { checkExcludedSources, parseQuoteQuery, quoteQueryFor, type QuoteRequest } from "../quote/admission/quoteQuery";
 import { venueNamesOf } from "../quote/venues/chainVenues";
 import { quoteRecordOf } from "../quote/response/quoteRecord";
@@ -83,56 +74,13 @@ function checkRequest(query: Omit<QuoteRequest, "amount" | "amountSide">, princi
   }
 }
 
-/** What /quote and /price share per app: the probe and quote buckets, the engines (so a price sees the quotes' nonce reservations). */
-type Quoting = Readonly<{ buckets: QuoteBuckets; engineFor: (chain: ChainContext) => QuoteEngine; standing: GaslessStandingCheck | undefined }>;
-
-const quotings = new WeakMap<ApiDependencies, Quoting>();
-
-function quotingOf(deps: ApiDependencies): Quoting {
-  const known = quotings.get(deps);
-  if (known !== undefined) return known;
-  const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (bucket) => deps.metrics?.rateLimited.inc({ bucket }), undefined, deps.config.priceRateLimitMultiplier);
-  // With several instances, a nonce is live in at most one quote: a held bit is never reused.
-  const nonces = new PermitNonceAllocator({ onlyFree: deps.nonceRangeLeases !== undefined });
-  // One holder per app: its leased ranges serve every chain (leases are keyed by chain).
-  const nonceRanges = deps.nonceRangeLeases === undefined ? undefined : new NonceRanges(deps.nonceRangeLeases, nonces);
-  // Block caches and router→holder lookups are per chain; nonce reservations are keyed by chain already.
-  const engines = new Map<number, QuoteEngine>();
-  const standing = deps.config.gasless === undefined ? undefined : new GaslessStandingCheck(new RelayerClient(deps.config.gasless), deps.config.gasless.standingCacheMs);
-  let missingL1OracleTold = false;
-  const engineFor = (chain: ChainContext): QuoteEngine => {
-    let engine = engines.get(chain.chainId);
-    if (engine === undefined) {
-      engine = {
-        heads: new ChainHead(chain.client),
-        pools: marketTrackerOf(chain),
-        blockCache: new BlockCache(),
-        nonces,
-        nonceRanges,
-        holders: new Map(),
-        ttlSeconds: deps.config.quoteTtlSeconds,
-        fees: new NetworkFeeModel(chain.client, deps.config.l1FeeModel, () => {
-          if (missingL1OracleTold) return;
-          missingL1OracleTold = true;
-          deps.logger.warn({ chainId: chain.chainId }, "L1_FEE_MODEL=arbitrum but the chain has no ArbGasInfo precompile: the L1 data cost is counted as zero");
-        }),
-      };
-      engines.set(chain.chainId, engine);
-    }
-    return engine;
-  };
-  const quoting = { buckets, engineFor, standing };
-  quotings.set(deps, quoting);
-  return quoting;
-}
-
 /**
  * GET /quote (`firm`) and GET /price (`indicative`): the same admission, the same probe bucket, then
  * each its own bucket (quote:read or price:read) and the same building; a firm quote is recorded
  * and answered in full, a price is neither recorded nor given a tx or permit2.
  */
 function quotingHandler(deps: ApiDependencies, kind: QuoteKind): RequestHandler {
-  const { buckets, engineFor, standing } = quotingOf(deps);
+  const { buckets, engineFor, standing } = deps.quoting!;
   return async (req, res) => {
     const principal = principalOf(res);
     await buckets.consume("quote_probe", principal, res);

@@ -1,21 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { maxUint256, type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { encodeRouteActions, Feature, NATIVE_TOKEN, NATIVE_TOKEN_LOWERCASE, type ExactOutputOrder, type SwapOrder } from "../../../sdk";
-import { nativePayoutsOf, relayGasLimit } from "../../../sdk/relay/relayGasLimit";
 import { cappedPriorityFee, l1DataFeeWei, type NetworkFeeModel } from "../../../sdk/chain/networkFeeModel";
-import { CONTRACT_SIGNATURE_MODEL_GAS, TOKEN_PERMIT_MODEL_GAS } from "../../../sdk/relay/gaslessExtraGas";
-import { readTokenPermitOffer, type SignatureKind, type TokenPermitOffer } from "./tokenPermitOffer";
+import type { SignatureKind, TokenPermitOffer } from "./tokenPermitOffer";
 import { ApiError } from "../../../sdk/server/apiError";
 import type { ChainContext } from "../../chains/chainContext";
 import { checksummed } from "../../services/checksummedAddress";
 import type { GaslessConfig } from "../../config";
 import { admitFeeToken } from "../admission/feeTokenAdmission";
-import { priceRelayerFee, type RelayerFeeQuote } from "../gas/relayerFee";
+import type { RelayerFeeQuote } from "../gas/relayerFee";
 import type { ApiKeyPrincipal } from "../../middleware/apiKeyAuth";
 import type { SupportedToken } from "../../tokens/supportedTokens";
 import type { BlockCache } from "../market/blockCache";
 import type { ChainHead } from "../../../sdk/chain/chainHead";
-import { estimateGas } from "../gas/gasEstimate";
 import type { PermitNonceAllocator } from "../nonces/permitNonces";
 import type { NonceRanges } from "../nonces/nonceRanges";
 import type { MarketTracker } from "../market/marketTracker";
@@ -25,7 +22,6 @@ import type { RouteHop } from "../routing/routeSearch";
 import { ASSUMED_PRIORITY_FEE_WEI } from "../routing/splitDecision";
 import type { SplitLeg } from "../routing/splitRoute";
 import { activeRouter, allowanceHolderOf } from "./featureRouters";
-import { allocateNonce } from "../nonces/quoteNonce";
 import { blockReads } from "../market/blockReads";
 import { planAvoidingTaxed, planRoute } from "../routing/routePlan";
 import { marketWithoutSources } from "../market/marketView";
@@ -34,6 +30,7 @@ import { requotePropAmmHops } from "../venues/propAmmRequote";
 import { orderEncoding, type QuotePermitTypedData } from "./orderEncoding";
 import { admitNonPairTokens } from "../admission/propAmmPairAdmission";
 import { randomQuoteId } from "./quoteId";
+import { SETTLEMENT_MODES, settlementModeOf } from "./settlementModes";
 import { admitTaxedTokens, afterBuyTax, type QuoteTaxes } from "../admission/taxedTokenAdmission";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
@@ -234,8 +231,9 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     gasless === undefined || !query.gasless ? Promise.resolve(1n) : reads.balanceOf(sellToken.address, gasless.feeRecipient),
   ]);
 
+  const mode = settlementModeOf(query.gasless, sellsNative, settlement);
   const gasFactors = (freshNonceWord: boolean, relayerFeePaid: boolean) => ({
-    settlement: query.gasless ? ("gasless" as const) : sellsNative ? ("native" as const) : settlement,
+    settlement: mode,
     hops: plan.hops.length,
     splitLegs: plan.legs.length > 1 ? plan.legs.length : 0,
     hopsStartingOracle: 0,
@@ -250,69 +248,31 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     relayerFeeRecipientEmpty: relayerFeePaid && relayerFeeRecipientBalance === 0n,
     exactOutput,
   });
-
-  let unsigned: Omit<Quote["tx"], "estimatedGas">;
-  let permit2: Quote["permit2"];
-  let permit2Nonce: bigint | undefined;
-  let relayerFee: RelayerFeeQuote | undefined;
-  let tokenPermit: TokenPermitOffer | undefined;
-  let estimatedGas: number;
-  if (settlement === "permit2") {
-    const allocated = await allocateNonce(engine, reads, chain, query.taker, nowMs, Number(deadline) * 1000, kind);
-    permit2Nonce = allocated.nonce;
-    if (query.gasless && gasless !== undefined) {
-      // The fee is part of the calldata it pays for: price it on a draft whose fee has no zero byte (the
-      // most calldata gas a fee can add), on the gas limit the relayer will sign for it: the model's
-      // headroom plus the worst case of every native payout, whatever the recipients do on chain.
-      const draft = encoding.gasless(query.taker, { relayerFee: maxUint256, relayerFeeRecipient: gasless.feeRecipient }, allocated.nonce);
-      // A smart-wallet taker's signature is checked by its own code; a token permit runs the token's.
-      const signerGas = takerIsContract ? CONTRACT_SIGNATURE_MODEL_GAS : 0;
-      const gasLimit = relayGasLimit(estimateGas(draft.data, draft.signatureOffset, gasFactors(allocated.freshWord, !gasless.sponsorGas)), nativePayoutsOf(order));
-      const priceOn = (extraGas: number) =>
-        priceRelayerFee({
-          config: gasless,
-          gas: Number(gasLimit + BigInt(extraGas)),
-          baseFeePerGas: block.baseFeePerGas,
-          priorityFeePerGas: tip,
-          l1FeeWei: l1DataFeeWei(fees.l1, draft.data),
-          sellToken: sellToken.address,
-          weth,
-          pools,
-          sellSymbol: sellToken.symbol,
-        });
-      relayerFee = priceOn(signerGas);
-      // Permit2 not approved for the debit: offer the token's EIP-2612 permit, sent with the swap and
-      // priced into the fee. A contract taker cannot sign an EIP-2612 permit (ecrecover only). The
-      // exact-output entry point has no token-permit variant: such a taker approves Permit2 first.
-      if (!exactOutput && !takerIsContract && allowance !== undefined && allowance < maxInput + relayerFee.amount) {
-        const readable = await readTokenPermitOffer(client, chain.chainId, sellToken.address, query.taker);
-        if (readable !== undefined) {
-          relayerFee = priceOn(signerGas + TOKEN_PERMIT_MODEL_GAS);
-          tokenPermit = { ...readable, value: maxInput + relayerFee.amount, deadline };
-        }
-      }
-      const fee = { relayerFee: relayerFee.amount, relayerFeeRecipient: relayerFee.recipient };
-      const { data, signatureOffset } = encoding.gasless(query.taker, fee, allocated.nonce);
-      unsigned = { to: router, data, value: 0n, signatureOffset };
-      // A price has nothing to sign: its typed data is not built. tx is the plain swapGasless; the
-      // relayed entry point's extra gas is added to the relay's gas limit (relayGasLimitOfCalldata).
-      if (kind === "firm") permit2 = encoding.gaslessTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, nonce: allocated.nonce }, fee);
-      estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, relayerFee.amount > 0n));
-    } else {
-      const { data, signatureOffset } = encoding.permit(allocated.nonce);
-      unsigned = { to: router, data, value: 0n, signatureOffset };
-      if (kind === "firm") permit2 = encoding.permitTypedData({ chainId: chain.chainId, permit2: manifest.contracts.permit2, router, nonce: allocated.nonce });
-      estimatedGas = estimateGas(data, signatureOffset, gasFactors(allocated.freshWord, false));
-    }
-  } else if (sellsNative) {
-    // Exact output: the maximum is sent, and the router refunds what the route did not need.
-    unsigned = { to: router, data: encoding.native(), value: maxInput, signatureOffset: undefined };
-    estimatedGas = estimateGas(unsigned.data, undefined, gasFactors(false, false));
-  } else {
-    unsigned = { to: holder!, data: encoding.allowance(router), value: 0n, signatureOffset: undefined };
-    estimatedGas = estimateGas(unsigned.data, undefined, gasFactors(false, false));
-  }
-  const tx: Quote["tx"] = { ...unsigned, estimatedGas };
+  const { tx, permit2, permit2Nonce, relayerFee, tokenPermit } = await SETTLEMENT_MODES[mode]({
+    engine,
+    reads,
+    chain,
+    query,
+    kind,
+    sellToken,
+    weth,
+    router,
+    holder,
+    order,
+    encoding,
+    maxInput,
+    allowance,
+    takerIsContract,
+    exactOutput,
+    nowMs,
+    deadline,
+    baseFeePerGas: block.baseFeePerGas,
+    tip,
+    fees,
+    pools,
+    gasless,
+    gasFactors,
+  });
   const gasPrice = block.baseFeePerGas + tip;
   const l1FeeWei = l1DataFeeWei(fees.l1, tx.data);
   // The taker's debit at most: the sell amount (or maximum input), plus the relayer's fee on top for a gasless quote.
@@ -344,7 +304,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     tx,
     permit2,
     permit2Nonce,
-    networkFee: { gas: estimatedGas, gasPrice, l1FeeWei, amount: BigInt(estimatedGas) * gasPrice + l1FeeWei },
+    networkFee: { gas: tx.estimatedGas, gasPrice, l1FeeWei, amount: BigInt(tx.estimatedGas) * gasPrice + l1FeeWei },
     taxes,
     signatureKind: query.gasless ? (takerIsContract ? "eip1271" : "eoa") : undefined,
     tokenPermit,
