@@ -29,7 +29,7 @@ import {
   type Expression,
   type RawBuilder,
 } from "kysely";
-import { withTransaction, type PostgresClient, type PostgresPool } from "./postgresPool";
+import { isPostgresConstraintError, withTransaction, type PostgresClient, type PostgresPool } from "./postgresPool";
 
 export type SqlEngine = "sqlite" | "postgres";
 
@@ -85,10 +85,15 @@ export interface SqlDatabase<Schema> {
   changes(query: Compilable<unknown>): Promise<number>;
   /** Runs `body` in one write transaction: committed if it returns, rolled back if it throws. */
   transaction<T>(body: () => TransactionBody<T>): Promise<T>;
+  /** True for a unique, foreign-key or check violation, which retrying cannot fix. */
+  isConstraintError(error: unknown): boolean;
+  /** False once the connection or pool is closed (a buffered write then has nowhere to go). */
+  isOpen(): boolean;
 }
 
 /** The few methods of a better-sqlite3 database this uses, so the SDK does not depend on it. */
 export type SqliteConnection = {
+  readonly open: boolean;
   prepare(source: string): SqlitePrepared;
   transaction<T>(fn: () => T): { immediate(): T };
 };
@@ -115,7 +120,7 @@ function functions(least: string, greatest: string): EngineFunctions {
 }
 
 /** Statements seen before are prepared once (better-sqlite3 parses SQL at prepare); a bound keeps list-shaped ones in check. */
-const STATEMENT_CACHE_LIMIT = 256;
+const STATEMENT_CACHE_LIMIT = 512;
 
 /** The database on one better-sqlite3 connection; every statement runs synchronously, as the hand-written stores' do. */
 export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema> {
@@ -153,6 +158,11 @@ export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema
     first: async (query) => runNow(step.first(query)),
     changes: async (query) => runNow(step.changes(query)),
     transaction: async (body) => db.transaction(() => runNow(body())).immediate(),
+    isConstraintError: (error) => {
+      const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+      return typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT");
+    },
+    isOpen: () => db.open,
   };
 }
 
@@ -185,5 +195,7 @@ export function postgresDatabase<Schema>(pool: PostgresPool): SqlDatabase<Schema
     first: (query) => run(pool, step.first(query)),
     changes: (query) => run(pool, step.changes(query)),
     transaction: (body) => withTransaction(pool, (client) => run(client, body())),
+    isConstraintError: isPostgresConstraintError,
+    isOpen: () => !pool.ended,
   };
 }

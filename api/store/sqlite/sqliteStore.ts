@@ -4,6 +4,7 @@ import { dirname } from "node:path";
 import { applySqliteMigrations } from "../../../sdk/storage/sqliteMigrations";
 import { sqliteDatabase } from "../../../sdk/storage/sqlDatabase";
 import type { ApiSchema } from "../apiSchema";
+import { SqlQuotes } from "../sqlQuotes";
 import { SqlTokenDemand } from "../sqlTokenDemand";
 import { composeStore } from "../composeStore";
 import type { WriteErrorListener } from "../quoteWriteBuffer";
@@ -11,7 +12,6 @@ import type { Store } from "../store";
 import { migrations } from "./migrations";
 import { SqliteChallenges } from "./sqliteChallenges";
 import { SqliteIntegrators } from "./sqliteIntegrators";
-import { SqliteQuotes } from "./sqliteQuotes";
 
 export type { WriteErrorListener } from "../quoteWriteBuffer";
 
@@ -26,7 +26,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const db = openSqliteDatabase(path);
   const sql = sqliteDatabase<ApiSchema>(db);
   const challenges = new SqliteChallenges(db);
-  const quotes = new SqliteQuotes(db, options.onWriteError ?? (() => undefined));
+  const quotes = new SqlQuotes(sql, options.onWriteError ?? (() => undefined));
   return composeStore(
     { challenges, integrators: new SqliteIntegrators(db, challenges), tokens: new SqlTokenDemand(sql), quotes },
     {
