@@ -44,6 +44,8 @@ export type EngineCapabilities = {
   notifications: boolean;
   /** Session advisory locks (`pg_advisory_lock`, the migrations'). PostgreSQL only: SQLite's lock is the file's. */
   advisoryLocks: boolean;
+  /** An exact decimal type (`numeric`). PostgreSQL only: SQLite sums beyond 64 bits as floats (`TOTAL`). */
+  exactDecimals: boolean;
 };
 
 /** Scalar functions both engines have under different names. */
@@ -151,7 +153,7 @@ export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema
   };
   return {
     engine: "sqlite",
-    capabilities: { rowLocks: false, notifications: false, advisoryLocks: false },
+    capabilities: { rowLocks: false, notifications: false, advisoryLocks: false, exactDecimals: false },
     fn: functions("min", "max"),
     build: builder<Schema>("sqlite"),
     rows: async (query) => runNow(step.rows(query)),
@@ -188,7 +190,7 @@ export function postgresDatabase<Schema>(pool: PostgresPool): SqlDatabase<Schema
   };
   return {
     engine: "postgres",
-    capabilities: { rowLocks: true, notifications: true, advisoryLocks: true },
+    capabilities: { rowLocks: true, notifications: true, advisoryLocks: true, exactDecimals: true },
     fn: functions("least", "greatest"),
     build: builder<Schema>("postgres"),
     rows: (query) => run(pool, step.rows(query)),
