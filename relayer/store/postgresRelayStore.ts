@@ -1,4 +1,4 @@
-import { getAddress, type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { canMoveRelay } from "../../sdk";
 import { applyPostgresMigrations, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
 import { openServicePool } from "../../sdk/storage/servicePools";
@@ -38,12 +38,11 @@ import type {
   RelayStore,
   RelayTransaction,
   RelayUpdate,
-  SignerClaim,
-  SignerHolder,
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { postgresDatabase } from "../../sdk/storage/sqlDatabase";
 import type { RelaySchema } from "./relaySchema";
+import { SqlSignerClaims } from "./sqlSignerClaims";
 import { SqlSignerStates } from "./sqlSignerStates";
 import { SqlTopUps } from "./sqlTopUps";
 import { SqlUnpaidGas } from "./sqlUnpaidGas";
@@ -71,6 +70,7 @@ export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
 class PostgresRelayStore implements RelayStore {
   readonly #pool: PostgresPool;
   readonly #pushed: PostgresPushedStatus;
+  readonly #signerClaims: SqlSignerClaims;
   readonly #signerStates: SqlSignerStates;
   readonly #topUps: SqlTopUps;
   readonly #unpaidGas: SqlUnpaidGas;
@@ -79,6 +79,7 @@ class PostgresRelayStore implements RelayStore {
     this.#pool = pool;
     this.#pushed = new PostgresPushedStatus(pool, url);
     const sql = postgresDatabase<RelaySchema>(pool);
+    this.#signerClaims = new SqlSignerClaims(sql);
     this.#signerStates = new SqlSignerStates(sql);
     this.#topUps = new SqlTopUps(sql);
     this.#unpaidGas = new SqlUnpaidGas(sql);
@@ -282,35 +283,6 @@ class PostgresRelayStore implements RelayStore {
     return rows[0]?.nonce ?? undefined;
   }
 
-  async claimSigners(claim: SignerClaim): Promise<SignerHolder[]> {
-    return withTransaction(this.#pool, async (client) => {
-      // One relayer registers at a time: two starting together cannot both find the other absent.
-      await client.query("LOCK TABLE relayer_signers IN SHARE ROW EXCLUSIVE MODE");
-      const mine = claim.signers.map((signer) => signer.toLowerCase());
-      const { rows } = await client.query<{ signer: string; relayer_id: string; live_until: number }>(
-        "SELECT signer, relayer_id, live_until FROM relayer_signers WHERE signer = ANY($1) AND relayer_id <> $2 AND live_until > $3",
-        [mine, claim.relayerId, claim.now.getTime()],
-      );
-      if (rows.length > 0) return rows.map((row) => ({ signer: getAddress(row.signer), relayerId: row.relayer_id, until: new Date(row.live_until) }));
-      for (const signer of mine) {
-        await client.query(
-          `INSERT INTO relayer_signers (signer, relayer_id, live_until) VALUES ($1, $2, $3)
-           ON CONFLICT (signer) DO UPDATE SET relayer_id = excluded.relayer_id, live_until = excluded.live_until`,
-          [signer, claim.relayerId, claim.until.getTime()],
-        );
-      }
-      return [];
-    });
-  }
-
-  async renewSigners(relayerId: string, until: Date): Promise<void> {
-    await this.#pool.query("UPDATE relayer_signers SET live_until = $1 WHERE relayer_id = $2", [until.getTime(), relayerId]);
-  }
-
-  async releaseSigners(relayerId: string): Promise<void> {
-    await this.#pool.query("DELETE FROM relayer_signers WHERE relayer_id = $1", [relayerId]);
-  }
-
   listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
   relayEventHead() { return this.#pushed.relayEventHead(); }
   watchRelayEvents(...args: Parameters<RelayStore["watchRelayEvents"]>) { return this.#pushed.watchRelayEvents(...args); }
@@ -332,6 +304,9 @@ class PostgresRelayStore implements RelayStore {
   unpaidGasTotals(...args: Parameters<RelayStore["unpaidGasTotals"]>) { return this.#unpaidGas.unpaidGasTotals(...args); }
   listUnpaidGasTallies(...args: Parameters<RelayStore["listUnpaidGasTallies"]>) { return this.#unpaidGas.listUnpaidGasTallies(...args); }
   clearUnpaidGas(...args: Parameters<RelayStore["clearUnpaidGas"]>) { return this.#unpaidGas.clearUnpaidGas(...args); }
+  claimSigners(...args: Parameters<RelayStore["claimSigners"]>) { return this.#signerClaims.claimSigners(...args); }
+  renewSigners(...args: Parameters<RelayStore["renewSigners"]>) { return this.#signerClaims.renewSigners(...args); }
+  releaseSigners(...args: Parameters<RelayStore["releaseSigners"]>) { return this.#signerClaims.releaseSigners(...args); }
   setSignerState(...args: Parameters<RelayStore["setSignerState"]>) { return this.#signerStates.setSignerState(...args); }
   signerStates() { return this.#signerStates.signerStates(); }
   reportSigners(...args: Parameters<RelayStore["reportSigners"]>) { return this.#signerStates.reportSigners(...args); }

@@ -10,9 +10,17 @@ import type { SignerState, TopUpStatus } from "./relayStore";
  * with Kysely (sdk/storage/sqlDatabase.ts).
  */
 export interface RelaySchema {
+  relayer_signers: SignersTable;
   relayer_signer_states: SignerStatesTable;
   relayer_topups: TopUpsTable;
   unpaid_gas: UnpaidGasTable;
+}
+
+/** Which relayer uses a signer address, and until when it counts as live unless it renews. */
+export interface SignersTable {
+  signer: string;
+  relayer_id: string;
+  live_until: number;
 }
 
 export interface SignerStatesTable {

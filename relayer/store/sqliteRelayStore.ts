@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { getAddress, type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { canMoveRelay } from "../../sdk";
 import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { relayMigrations } from "./relayMigrations";
@@ -23,12 +23,11 @@ import type {
   RelayRecord,
   RelayStore,
   RelayUpdate,
-  SignerClaim,
-  SignerHolder,
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { sqliteDatabase } from "../../sdk/storage/sqlDatabase";
 import type { RelaySchema } from "./relaySchema";
+import { SqlSignerClaims } from "./sqlSignerClaims";
 import { SqlSignerStates } from "./sqlSignerStates";
 import { SqlTopUps } from "./sqlTopUps";
 import { SqlUnpaidGas } from "./sqlUnpaidGas";
@@ -61,6 +60,7 @@ class SqliteRelayStore implements RelayStore {
   readonly #db: Database.Database;
   readonly #statements;
   readonly #pushed: SqlitePushedStatus;
+  readonly #signerClaims: SqlSignerClaims;
   readonly #signerStates: SqlSignerStates;
   readonly #topUps: SqlTopUps;
   readonly #unpaidGas: SqlUnpaidGas;
@@ -69,6 +69,7 @@ class SqliteRelayStore implements RelayStore {
     this.#db = db;
     this.#pushed = new SqlitePushedStatus(db);
     const sql = sqliteDatabase<RelaySchema>(db);
+    this.#signerClaims = new SqlSignerClaims(sql);
     this.#signerStates = new SqlSignerStates(sql);
     this.#topUps = new SqlTopUps(sql);
     this.#unpaidGas = new SqlUnpaidGas(sql);
@@ -107,11 +108,6 @@ class SqliteRelayStore implements RelayStore {
       deleteTransactions: db.prepare("DELETE FROM relay_transactions"),
       deleteRelays: db.prepare("DELETE FROM relays"),
       highestNonce: db.prepare("SELECT MAX(nonce) AS nonce FROM relay_transactions WHERE signer = ? AND raw IS NOT NULL"),
-      signerHolders: db.prepare("SELECT signer, relayer_id, live_until FROM relayer_signers WHERE relayer_id <> @relayer AND live_until > @now"),
-      claimSigner: db.prepare(`INSERT INTO relayer_signers (signer, relayer_id, live_until) VALUES (@signer, @relayer, @until)
-        ON CONFLICT (signer) DO UPDATE SET relayer_id = excluded.relayer_id, live_until = excluded.live_until`),
-      renewSigners: db.prepare("UPDATE relayer_signers SET live_until = ? WHERE relayer_id = ?"),
-      releaseSigners: db.prepare("DELETE FROM relayer_signers WHERE relayer_id = ?"),
     };
   }
 
@@ -276,27 +272,6 @@ class SqliteRelayStore implements RelayStore {
     return row.nonce ?? undefined;
   }
 
-  async claimSigners(claim: SignerClaim): Promise<SignerHolder[]> {
-    return this.#db
-      .transaction((): SignerHolder[] => {
-        const mine = new Set(claim.signers.map((signer) => signer.toLowerCase()));
-        const rows = this.#statements.signerHolders.all({ relayer: claim.relayerId, now: claim.now.getTime() }) as { signer: string; relayer_id: string; live_until: number }[];
-        const holders = rows.filter((row) => mine.has(row.signer)).map((row) => ({ signer: getAddress(row.signer), relayerId: row.relayer_id, until: new Date(row.live_until) }));
-        if (holders.length > 0) return holders;
-        for (const signer of mine) this.#statements.claimSigner.run({ signer, relayer: claim.relayerId, until: claim.until.getTime() });
-        return [];
-      })
-      .immediate();
-  }
-
-  async renewSigners(relayerId: string, until: Date): Promise<void> {
-    this.#statements.renewSigners.run(until.getTime(), relayerId);
-  }
-
-  async releaseSigners(relayerId: string): Promise<void> {
-    this.#statements.releaseSigners.run(relayerId);
-  }
-
   listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
   relayEventHead() { return this.#pushed.relayEventHead(); }
   watchRelayEvents(...args: Parameters<RelayStore["watchRelayEvents"]>) { return this.#pushed.watchRelayEvents(...args); }
@@ -318,6 +293,9 @@ class SqliteRelayStore implements RelayStore {
   unpaidGasTotals(...args: Parameters<RelayStore["unpaidGasTotals"]>) { return this.#unpaidGas.unpaidGasTotals(...args); }
   listUnpaidGasTallies(...args: Parameters<RelayStore["listUnpaidGasTallies"]>) { return this.#unpaidGas.listUnpaidGasTallies(...args); }
   clearUnpaidGas(...args: Parameters<RelayStore["clearUnpaidGas"]>) { return this.#unpaidGas.clearUnpaidGas(...args); }
+  claimSigners(...args: Parameters<RelayStore["claimSigners"]>) { return this.#signerClaims.claimSigners(...args); }
+  renewSigners(...args: Parameters<RelayStore["renewSigners"]>) { return this.#signerClaims.renewSigners(...args); }
+  releaseSigners(...args: Parameters<RelayStore["releaseSigners"]>) { return this.#signerClaims.releaseSigners(...args); }
   setSignerState(...args: Parameters<RelayStore["setSignerState"]>) { return this.#signerStates.setSignerState(...args); }
   signerStates() { return this.#signerStates.signerStates(); }
   reportSigners(...args: Parameters<RelayStore["reportSigners"]>) { return this.#signerStates.reportSigners(...args); }

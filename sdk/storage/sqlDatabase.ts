@@ -36,10 +36,10 @@ export type SqlEngine = "sqlite" | "postgres";
 /** The primitives one engine has and the other lacks; a store branches on these, never on the engine's name. */
 export type EngineCapabilities = {
   /**
-   * Row locks (`FOR UPDATE`, `FOR UPDATE SKIP LOCKED` claims). PostgreSQL only: a SQLite write
-   * transaction is immediate and holds the whole database, so what a row lock orders is ordered already.
+   * Row and table locks (`FOR UPDATE`, `FOR UPDATE SKIP LOCKED` claims, `LOCK TABLE`). PostgreSQL only:
+   * a SQLite write transaction is immediate and holds the whole database, so what a lock orders is ordered already.
    */
-  rowLocks: boolean;
+  locks: boolean;
   /** `LISTEN/NOTIFY` between processes (postgresListener.ts). PostgreSQL only: SQLite has one writer process. */
   notifications: boolean;
   /** Session advisory locks (`pg_advisory_lock`, the migrations'). PostgreSQL only: SQLite's lock is the file's. */
@@ -61,17 +61,21 @@ export type Statement = { query: CompiledQuery; read: "rows" | "changes" };
 /** A transaction's body: yields its statements (through `step`) and returns its result. */
 export type TransactionBody<T> = Generator<Statement, T, unknown>;
 
+/** A built query, or raw SQL compiled for the engine (`sql\`...\`.compile(db.build)`), where one engine has a primitive the other lacks. */
+export type Query<R> = Compilable<R> | CompiledQuery<R>;
+const compiled = <R>(query: Query<R>): CompiledQuery => ("compile" in query ? query.compile() : query);
+
 /** The statements a transaction body yields: `const rows = yield* step.rows(query)`. */
 export const step = {
-  *rows<R>(query: Compilable<R>): Generator<Statement, R[], unknown> {
-    return (yield { query: query.compile(), read: "rows" }) as R[];
+  *rows<R>(query: Query<R>): Generator<Statement, R[], unknown> {
+    return (yield { query: compiled(query), read: "rows" }) as R[];
   },
-  *first<R>(query: Compilable<R>): Generator<Statement, R | undefined, unknown> {
-    return ((yield { query: query.compile(), read: "rows" }) as R[])[0];
+  *first<R>(query: Query<R>): Generator<Statement, R | undefined, unknown> {
+    return ((yield { query: compiled(query), read: "rows" }) as R[])[0];
   },
   /** Rows inserted, updated or deleted. */
-  *changes(query: Compilable<unknown>): Generator<Statement, number, unknown> {
-    return (yield { query: query.compile(), read: "changes" }) as number;
+  *changes(query: Query<unknown>): Generator<Statement, number, unknown> {
+    return (yield { query: compiled(query), read: "changes" }) as number;
   },
 };
 
@@ -81,10 +85,10 @@ export interface SqlDatabase<Schema> {
   readonly fn: EngineFunctions;
   /** Builds queries in the engine's dialect; pass them to `rows`, `first`, `changes` or a transaction's `step`. */
   readonly build: Kysely<Schema>;
-  rows<R>(query: Compilable<R>): Promise<R[]>;
-  first<R>(query: Compilable<R>): Promise<R | undefined>;
+  rows<R>(query: Query<R>): Promise<R[]>;
+  first<R>(query: Query<R>): Promise<R | undefined>;
   /** Runs a write; resolves to the rows it inserted, updated or deleted. */
-  changes(query: Compilable<unknown>): Promise<number>;
+  changes(query: Query<unknown>): Promise<number>;
   /** Runs `body` in one write transaction: committed if it returns, rolled back if it throws. */
   transaction<T>(body: () => TransactionBody<T>): Promise<T>;
   /** True for a unique, foreign-key or check violation, which retrying cannot fix. */
@@ -153,7 +157,7 @@ export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema
   };
   return {
     engine: "sqlite",
-    capabilities: { rowLocks: false, notifications: false, advisoryLocks: false, exactDecimals: false },
+    capabilities: { locks: false, notifications: false, advisoryLocks: false, exactDecimals: false },
     fn: functions("min", "max"),
     build: builder<Schema>("sqlite"),
     rows: async (query) => runNow(step.rows(query)),
@@ -190,7 +194,7 @@ export function postgresDatabase<Schema>(pool: PostgresPool): SqlDatabase<Schema
   };
   return {
     engine: "postgres",
-    capabilities: { rowLocks: true, notifications: true, advisoryLocks: true, exactDecimals: true },
+    capabilities: { locks: true, notifications: true, advisoryLocks: true, exactDecimals: true },
     fn: functions("least", "greatest"),
     build: builder<Schema>("postgres"),
     rows: (query) => run(pool, step.rows(query)),
