@@ -42,10 +42,7 @@ import type {
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { postgresDatabase } from "../../sdk/storage/sqlDatabase";
 import type { RelaySchema } from "./relaySchema";
-import { SqlSignerClaims } from "./sqlSignerClaims";
-import { SqlSignerStates } from "./sqlSignerStates";
-import { SqlTopUps } from "./sqlTopUps";
-import { SqlUnpaidGas } from "./sqlUnpaidGas";
+import { SqlRelayTables } from "./sqlRelayTables";
 import { PostgresPushedStatus } from "./postgresPushedStatus";
 
 type Queryable = Pick<PostgresClient, "query">;
@@ -67,22 +64,14 @@ export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
   return new PostgresRelayStore(pool, url);
 }
 
-class PostgresRelayStore implements RelayStore {
+class PostgresRelayStore extends SqlRelayTables implements RelayStore {
   readonly #pool: PostgresPool;
   readonly #pushed: PostgresPushedStatus;
-  readonly #signerClaims: SqlSignerClaims;
-  readonly #signerStates: SqlSignerStates;
-  readonly #topUps: SqlTopUps;
-  readonly #unpaidGas: SqlUnpaidGas;
 
   constructor(pool: PostgresPool, url: string) {
+    super(postgresDatabase<RelaySchema>(pool));
     this.#pool = pool;
     this.#pushed = new PostgresPushedStatus(pool, url);
-    const sql = postgresDatabase<RelaySchema>(pool);
-    this.#signerClaims = new SqlSignerClaims(sql);
-    this.#signerStates = new SqlSignerStates(sql);
-    this.#topUps = new SqlTopUps(sql);
-    this.#unpaidGas = new SqlUnpaidGas(sql);
   }
 
   async matchRelay(query: RelayMatchQuery): Promise<RelayCreation | undefined> {
@@ -298,22 +287,6 @@ class PostgresRelayStore implements RelayStore {
   prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
   expireWebhookDeliveries(...args: Parameters<RelayStore["expireWebhookDeliveries"]>) { return this.#pushed.expireWebhookDeliveries(...args); }
 
-  recordUnpaidGas(...args: Parameters<RelayStore["recordUnpaidGas"]>) { return this.#unpaidGas.recordUnpaidGas(...args); }
-  unpaidGasCharged(...args: Parameters<RelayStore["unpaidGasCharged"]>) { return this.#unpaidGas.unpaidGasCharged(...args); }
-  unpaidGasReleaseAt(...args: Parameters<RelayStore["unpaidGasReleaseAt"]>) { return this.#unpaidGas.unpaidGasReleaseAt(...args); }
-  unpaidGasTotals(...args: Parameters<RelayStore["unpaidGasTotals"]>) { return this.#unpaidGas.unpaidGasTotals(...args); }
-  listUnpaidGasTallies(...args: Parameters<RelayStore["listUnpaidGasTallies"]>) { return this.#unpaidGas.listUnpaidGasTallies(...args); }
-  clearUnpaidGas(...args: Parameters<RelayStore["clearUnpaidGas"]>) { return this.#unpaidGas.clearUnpaidGas(...args); }
-  claimSigners(...args: Parameters<RelayStore["claimSigners"]>) { return this.#signerClaims.claimSigners(...args); }
-  renewSigners(...args: Parameters<RelayStore["renewSigners"]>) { return this.#signerClaims.renewSigners(...args); }
-  releaseSigners(...args: Parameters<RelayStore["releaseSigners"]>) { return this.#signerClaims.releaseSigners(...args); }
-  setSignerState(...args: Parameters<RelayStore["setSignerState"]>) { return this.#signerStates.setSignerState(...args); }
-  signerStates() { return this.#signerStates.signerStates(); }
-  reportSigners(...args: Parameters<RelayStore["reportSigners"]>) { return this.#signerStates.reportSigners(...args); }
-  recordTopUp(...args: Parameters<RelayStore["recordTopUp"]>) { return this.#topUps.recordTopUp(...args); }
-  setTopUpStatus(...args: Parameters<RelayStore["setTopUpStatus"]>) { return this.#topUps.setTopUpStatus(...args); }
-  topUps(...args: Parameters<RelayStore["topUps"]>) { return this.#topUps.topUps(...args); }
-  unfinishedTopUps() { return this.#topUps.unfinishedTopUps(); }
 
   /** The relay as this transaction sees it, for the event of its change. */
   async #locked(client: Queryable, relayId: string): Promise<RelayRecord | undefined> {

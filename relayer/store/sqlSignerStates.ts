@@ -1,6 +1,7 @@
+import type { Selectable } from "kysely";
 import { getAddress, type Address } from "viem";
 import { step, type SqlDatabase } from "../../sdk/storage/sqlDatabase";
-import type { RelaySchema } from "./relaySchema";
+import type { RelaySchema, SignerStatesTable } from "./relaySchema";
 import type { SignerReport, SignerState, SignerStateRecord } from "./relayStore";
 
 /**
@@ -59,19 +60,8 @@ export class SqlSignerStates {
   }
 }
 
-type SignerStateRow = {
-  signer: string;
-  state: string;
-  state_changed_at: number | null;
-  relayer_id: string | null;
-  backend: string | null;
-  balance_wei: string | null;
-  pending: number | null;
-  daily_spend_wei: string | null;
-  reported_at: number | null;
-};
 
-function signerStateFromRow(row: SignerStateRow): SignerStateRecord {
+function signerStateFromRow(row: Selectable<SignerStatesTable>): SignerStateRecord {
   return {
     signer: getAddress(row.signer),
     state: row.state === "drained" ? "drained" : "active",

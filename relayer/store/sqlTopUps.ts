@@ -1,7 +1,7 @@
 import { getAddress, type Hex } from "viem";
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { SqlDatabase } from "../../sdk/storage/sqlDatabase";
-import type { RelaySchema } from "./relaySchema";
+import type { RelaySchema, TopUpsTable } from "./relaySchema";
 import type { TopUpIntent, TopUpRecord, TopUpStatus } from "./relayStore";
 
 const COLUMNS = ["id", "signer", "treasury", "amount_wei", "nonce", "raw_tx", "tx_hash", "status", "created_at", "updated_at"] as const;
@@ -57,9 +57,7 @@ export class SqlTopUps {
   }
 }
 
-type TopUpRow = { id: number; signer: string; treasury: string; amount_wei: string; nonce: number; raw_tx: string; tx_hash: string; status: TopUpStatus; created_at: number; updated_at: number };
-
-function topUpFromRow(row: TopUpRow): TopUpRecord {
+function topUpFromRow(row: Selectable<TopUpsTable>): TopUpRecord {
   return {
     id: Number(row.id),
     signer: getAddress(row.signer),

@@ -27,10 +27,7 @@ import type {
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { sqliteDatabase } from "../../sdk/storage/sqlDatabase";
 import type { RelaySchema } from "./relaySchema";
-import { SqlSignerClaims } from "./sqlSignerClaims";
-import { SqlSignerStates } from "./sqlSignerStates";
-import { SqlTopUps } from "./sqlTopUps";
-import { SqlUnpaidGas } from "./sqlUnpaidGas";
+import { SqlRelayTables } from "./sqlRelayTables";
 import { SqlitePushedStatus } from "./sqlitePushedStatus";
 
 const OPEN = "status IN ('accepted', 'submitted')";
@@ -56,23 +53,15 @@ export function openSqliteRelayStore(path: string): RelayStore {
   return new SqliteRelayStore(db);
 }
 
-class SqliteRelayStore implements RelayStore {
+class SqliteRelayStore extends SqlRelayTables implements RelayStore {
   readonly #db: Database.Database;
   readonly #statements;
   readonly #pushed: SqlitePushedStatus;
-  readonly #signerClaims: SqlSignerClaims;
-  readonly #signerStates: SqlSignerStates;
-  readonly #topUps: SqlTopUps;
-  readonly #unpaidGas: SqlUnpaidGas;
 
   constructor(db: Database.Database) {
+    super(sqliteDatabase<RelaySchema>(db));
     this.#db = db;
     this.#pushed = new SqlitePushedStatus(db);
-    const sql = sqliteDatabase<RelaySchema>(db);
-    this.#signerClaims = new SqlSignerClaims(sql);
-    this.#signerStates = new SqlSignerStates(sql);
-    this.#topUps = new SqlTopUps(sql);
-    this.#unpaidGas = new SqlUnpaidGas(sql);
     this.#statements = {
       byId: db.prepare("SELECT * FROM relays WHERE id = ?"),
       byQuote: db.prepare("SELECT * FROM relays WHERE chain_id = ? AND quote_id = ?"),
@@ -287,22 +276,6 @@ class SqliteRelayStore implements RelayStore {
   prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
   expireWebhookDeliveries(...args: Parameters<RelayStore["expireWebhookDeliveries"]>) { return this.#pushed.expireWebhookDeliveries(...args); }
 
-  recordUnpaidGas(...args: Parameters<RelayStore["recordUnpaidGas"]>) { return this.#unpaidGas.recordUnpaidGas(...args); }
-  unpaidGasCharged(...args: Parameters<RelayStore["unpaidGasCharged"]>) { return this.#unpaidGas.unpaidGasCharged(...args); }
-  unpaidGasReleaseAt(...args: Parameters<RelayStore["unpaidGasReleaseAt"]>) { return this.#unpaidGas.unpaidGasReleaseAt(...args); }
-  unpaidGasTotals(...args: Parameters<RelayStore["unpaidGasTotals"]>) { return this.#unpaidGas.unpaidGasTotals(...args); }
-  listUnpaidGasTallies(...args: Parameters<RelayStore["listUnpaidGasTallies"]>) { return this.#unpaidGas.listUnpaidGasTallies(...args); }
-  clearUnpaidGas(...args: Parameters<RelayStore["clearUnpaidGas"]>) { return this.#unpaidGas.clearUnpaidGas(...args); }
-  claimSigners(...args: Parameters<RelayStore["claimSigners"]>) { return this.#signerClaims.claimSigners(...args); }
-  renewSigners(...args: Parameters<RelayStore["renewSigners"]>) { return this.#signerClaims.renewSigners(...args); }
-  releaseSigners(...args: Parameters<RelayStore["releaseSigners"]>) { return this.#signerClaims.releaseSigners(...args); }
-  setSignerState(...args: Parameters<RelayStore["setSignerState"]>) { return this.#signerStates.setSignerState(...args); }
-  signerStates() { return this.#signerStates.signerStates(); }
-  reportSigners(...args: Parameters<RelayStore["reportSigners"]>) { return this.#signerStates.reportSigners(...args); }
-  recordTopUp(...args: Parameters<RelayStore["recordTopUp"]>) { return this.#topUps.recordTopUp(...args); }
-  setTopUpStatus(...args: Parameters<RelayStore["setTopUpStatus"]>) { return this.#topUps.setTopUpStatus(...args); }
-  topUps(...args: Parameters<RelayStore["topUps"]>) { return this.#topUps.topUps(...args); }
-  unfinishedTopUps() { return this.#topUps.unfinishedTopUps(); }
 
   async ping(): Promise<void> {
     this.#statements.chainRun.get();

@@ -125,6 +125,25 @@ function functions(least: string, greatest: string): EngineFunctions {
   };
 }
 
+/** A statement's result, or the error it failed with. */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+function attempt(execute: (statement: Statement) => Promise<unknown>, statement: Statement): Promise<Outcome>;
+function attempt(execute: (statement: Statement) => unknown, statement: Statement): Outcome;
+function attempt(execute: (statement: Statement) => unknown, statement: Statement): Outcome | Promise<Outcome> {
+  try {
+    const value = execute(statement);
+    return value instanceof Promise ? value.then((result: unknown) => ({ ok: true, value: result }), (error: unknown) => ({ ok: false, error })) : { ok: true, value };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** Hands a statement's result to the body, or throws its error into the body (which may catch it), and returns what the body does next. */
+function resume<T>(body: TransactionBody<T>, outcome: Outcome): IteratorResult<Statement, T> {
+  return outcome.ok ? body.next(outcome.value) : body.throw(outcome.error);
+}
+
 /** Statements seen before are prepared once (better-sqlite3 parses SQL at prepare); a bound keeps list-shaped ones in check. */
 const STATEMENT_CACHE_LIMIT = 512;
 
@@ -143,16 +162,7 @@ export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema
   };
   const runNow = <T>(body: TransactionBody<T>): T => {
     let next = body.next();
-    while (next.done !== true) {
-      let result: unknown;
-      try {
-        result = execute(next.value);
-      } catch (error) {
-        next = body.throw(error);
-        continue;
-      }
-      next = body.next(result);
-    }
+    while (next.done !== true) next = resume(body, attempt(execute, next.value));
     return next.value;
   };
   return {
@@ -180,16 +190,7 @@ export function postgresDatabase<Schema>(pool: PostgresPool): SqlDatabase<Schema
   };
   const run = async <T>(client: Pick<PostgresClient, "query">, body: TransactionBody<T>): Promise<T> => {
     let next = body.next();
-    while (next.done !== true) {
-      let result: unknown;
-      try {
-        result = await execute(client, next.value);
-      } catch (error) {
-        next = body.throw(error);
-        continue;
-      }
-      next = body.next(result);
-    }
+    while (next.done !== true) next = resume(body, await attempt((statement) => execute(client, statement), next.value));
     return next.value;
   };
   return {
