@@ -1,4 +1,4 @@
-import { getAddress, type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { canMoveRelay } from "../../sdk";
 import { applyPostgresMigrations, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
 import { openServicePool } from "../../sdk/storage/servicePools";
@@ -38,30 +38,12 @@ import type {
   RelayStore,
   RelayTransaction,
   RelayUpdate,
-  SignerClaim,
-  SignerHolder,
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
+import { postgresDatabase } from "../../sdk/storage/sqlDatabase";
+import type { RelaySchema } from "./relaySchema";
+import { SqlRelayTables } from "./sqlRelayTables";
 import { PostgresPushedStatus } from "./postgresPushedStatus";
-import { LIST_SIGNER_STATES_SQL, reportSignerSql, setSignerStateSql, SIGNER_REPORT_COLUMNS, signerStateFromRow, type SignerStateRow } from "./signerStateSql";
-import type { SignerReport, SignerState, SignerStateRecord, TopUpIntent, TopUpRecord, TopUpStatus } from "./relayStore";
-import { insertTopUpSql, listTopUpsSql, setTopUpStatusSql, TOP_UP_COLUMNS, topUpFromRow, UNFINISHED_TOP_UPS_SQL, type TopUpRow } from "./topUpSql";
-import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
-import {
-  chargedSql,
-  clearSql,
-  releaseAtSql,
-  subjectValue,
-  talliesSql,
-  totalsSql,
-  UNPAID_GAS_INSERT_COLUMNS,
-  unpaidGasInsertSql,
-  unpaidGasParams,
-  unpaidGasTallyFromRow,
-  unpaidGasTotalFromRow,
-  type UnpaidGasTallyRow,
-  type UnpaidGasTotalRow,
-} from "./unpaidGasSql";
 
 type Queryable = Pick<PostgresClient, "query">;
 const OPEN = "status IN ('accepted', 'submitted')";
@@ -82,11 +64,12 @@ export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
   return new PostgresRelayStore(pool, url);
 }
 
-class PostgresRelayStore implements RelayStore {
+class PostgresRelayStore extends SqlRelayTables implements RelayStore {
   readonly #pool: PostgresPool;
   readonly #pushed: PostgresPushedStatus;
 
   constructor(pool: PostgresPool, url: string) {
+    super(postgresDatabase<RelaySchema>(pool));
     this.#pool = pool;
     this.#pushed = new PostgresPushedStatus(pool, url);
   }
@@ -289,124 +272,6 @@ class PostgresRelayStore implements RelayStore {
     return rows[0]?.nonce ?? undefined;
   }
 
-  async recordUnpaidGas(entry: UnpaidGasEntry): Promise<boolean> {
-    const params = unpaidGasParams(entry);
-    const { rowCount } = await this.#pool.query(
-      unpaidGasInsertSql(UNPAID_GAS_INSERT_COLUMNS.map((_, index) => `$${index + 1}`)),
-      UNPAID_GAS_INSERT_COLUMNS.map((column) => { const value = params[column]; return typeof value === "bigint" ? value.toString() : value; }),
-    );
-    return rowCount === 1;
-  }
-
-  async unpaidGasCharged(query: { taker: Address; integratorId: number; since: Date }): Promise<UnpaidGasCharged> {
-    const { rows } = await this.#pool.query<{ taker: string; integrator: string }>(chargedSql("postgres", { taker: "$1", integrator: "$2", since: "$3" }), [
-      query.taker.toLowerCase(),
-      query.integratorId,
-      query.since.getTime(),
-    ]);
-    return { taker: BigInt(rows[0]?.taker ?? 0), integrator: BigInt(rows[0]?.integrator ?? 0) };
-  }
-
-  async unpaidGasReleaseAt(subject: UnpaidGasSubject, query: { since: Date; keep: bigint }): Promise<Date | undefined> {
-    const { rows } = await this.#pool.query<{ charged_at: number }>(releaseAtSql("postgres", subject.kind, { who: "$1", since: "$2", keep: "$3" }), [
-      subjectValue(subject),
-      query.since.getTime(),
-      query.keep.toString(),
-    ]);
-    return rows[0] === undefined ? undefined : new Date(Number(rows[0].charged_at));
-  }
-
-  async unpaidGasTotals(query: { since?: Date; integratorId?: number }): Promise<UnpaidGasTotal[]> {
-    const { rows } = await this.#pool.query<UnpaidGasTotalRow>(totalsSql("postgres", { since: "$1", integrator: "$2" }), [query.since?.getTime() ?? 0, query.integratorId ?? null]);
-    return rows.map(unpaidGasTotalFromRow);
-  }
-
-  async listUnpaidGasTallies(since: Date): Promise<UnpaidGasTally[]> {
-    const { rows } = await this.#pool.query<UnpaidGasTallyRow>(talliesSql("postgres", "$1"), [since.getTime()]);
-    return rows.map(unpaidGasTallyFromRow);
-  }
-
-  async clearUnpaidGas(subject: UnpaidGasSubject): Promise<number> {
-    const { rowCount } = await this.#pool.query(clearSql(subject.kind, "$1"), [subjectValue(subject)]);
-    return rowCount ?? 0;
-  }
-
-  async claimSigners(claim: SignerClaim): Promise<SignerHolder[]> {
-    return withTransaction(this.#pool, async (client) => {
-      // One relayer registers at a time: two starting together cannot both find the other absent.
-      await client.query("LOCK TABLE relayer_signers IN SHARE ROW EXCLUSIVE MODE");
-      const mine = claim.signers.map((signer) => signer.toLowerCase());
-      const { rows } = await client.query<{ signer: string; relayer_id: string; live_until: number }>(
-        "SELECT signer, relayer_id, live_until FROM relayer_signers WHERE signer = ANY($1) AND relayer_id <> $2 AND live_until > $3",
-        [mine, claim.relayerId, claim.now.getTime()],
-      );
-      if (rows.length > 0) return rows.map((row) => ({ signer: getAddress(row.signer), relayerId: row.relayer_id, until: new Date(row.live_until) }));
-      for (const signer of mine) {
-        await client.query(
-          `INSERT INTO relayer_signers (signer, relayer_id, live_until) VALUES ($1, $2, $3)
-           ON CONFLICT (signer) DO UPDATE SET relayer_id = excluded.relayer_id, live_until = excluded.live_until`,
-          [signer, claim.relayerId, claim.until.getTime()],
-        );
-      }
-      return [];
-    });
-  }
-
-  async renewSigners(relayerId: string, until: Date): Promise<void> {
-    await this.#pool.query("UPDATE relayer_signers SET live_until = $1 WHERE relayer_id = $2", [until.getTime(), relayerId]);
-  }
-
-  async setSignerState(signer: Address, state: SignerState, at: Date): Promise<void> {
-    await this.#pool.query(setSignerStateSql(["$1", "$2", "$3"]), [signer.toLowerCase(), state, at.getTime()]);
-  }
-
-  async recordTopUp(intent: TopUpIntent, at: Date): Promise<number> {
-    const { rows } = await this.#pool.query<{ id: string }>(insertTopUpSql(TOP_UP_COLUMNS.map((_, index) => `$${index + 1}`)), [
-      intent.signer.toLowerCase(),
-      intent.treasury.toLowerCase(),
-      intent.amountWei.toString(),
-      intent.nonce,
-      intent.rawTx,
-      intent.txHash,
-      "intent",
-      at.getTime(),
-      at.getTime(),
-    ]);
-    return Number(rows[0]!.id);
-  }
-
-  async setTopUpStatus(id: number, status: TopUpStatus, at: Date): Promise<void> {
-    await this.#pool.query(setTopUpStatusSql(["$1", "$2", "$3"]), [id, status, at.getTime()]);
-  }
-
-  async topUps(query: { since?: Date; limit?: number } = {}): Promise<TopUpRecord[]> {
-    const { rows } = await this.#pool.query<TopUpRow>(listTopUpsSql(["$1", "$2"]), [query.since?.getTime() ?? 0, query.limit ?? 1000]);
-    return rows.map(topUpFromRow);
-  }
-
-  async unfinishedTopUps(): Promise<TopUpRecord[]> {
-    const { rows } = await this.#pool.query<TopUpRow>(UNFINISHED_TOP_UPS_SQL);
-    return rows.map(topUpFromRow);
-  }
-
-  async signerStates(): Promise<SignerStateRecord[]> {
-    const { rows } = await this.#pool.query<SignerStateRow>(LIST_SIGNER_STATES_SQL);
-    return rows.map(signerStateFromRow);
-  }
-
-  async reportSigners(relayerId: string, reports: readonly SignerReport[], at: Date): Promise<void> {
-    const sql = reportSignerSql(SIGNER_REPORT_COLUMNS.map((_, index) => `$${index + 1}`));
-    await withTransaction(this.#pool, async (client) => {
-      for (const report of reports) {
-        await client.query(sql, [report.signer.toLowerCase(), relayerId, report.backend, report.balanceWei?.toString() ?? null, report.pending, report.dailySpendWei.toString(), at.getTime()]);
-      }
-    });
-  }
-
-  async releaseSigners(relayerId: string): Promise<void> {
-    await this.#pool.query("DELETE FROM relayer_signers WHERE relayer_id = $1", [relayerId]);
-  }
-
   listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
   relayEventHead() { return this.#pushed.relayEventHead(); }
   watchRelayEvents(...args: Parameters<RelayStore["watchRelayEvents"]>) { return this.#pushed.watchRelayEvents(...args); }
@@ -421,6 +286,7 @@ class PostgresRelayStore implements RelayStore {
   webhookBacklog() { return this.#pushed.webhookBacklog(); }
   prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
   expireWebhookDeliveries(...args: Parameters<RelayStore["expireWebhookDeliveries"]>) { return this.#pushed.expireWebhookDeliveries(...args); }
+
 
   /** The relay as this transaction sees it, for the event of its change. */
   async #locked(client: Queryable, relayId: string): Promise<RelayRecord | undefined> {

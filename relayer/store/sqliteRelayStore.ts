@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { getAddress, type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { canMoveRelay } from "../../sdk";
 import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { relayMigrations } from "./relayMigrations";
@@ -23,30 +23,12 @@ import type {
   RelayRecord,
   RelayStore,
   RelayUpdate,
-  SignerClaim,
-  SignerHolder,
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
+import { sqliteDatabase } from "../../sdk/storage/sqlDatabase";
+import type { RelaySchema } from "./relaySchema";
+import { SqlRelayTables } from "./sqlRelayTables";
 import { SqlitePushedStatus } from "./sqlitePushedStatus";
-import { LIST_SIGNER_STATES_SQL, reportSignerSql, setSignerStateSql, SIGNER_REPORT_COLUMNS, signerStateFromRow, type SignerStateRow } from "./signerStateSql";
-import type { SignerReport, SignerState, SignerStateRecord, TopUpIntent, TopUpRecord, TopUpStatus } from "./relayStore";
-import { insertTopUpSql, listTopUpsSql, setTopUpStatusSql, TOP_UP_COLUMNS, topUpFromRow, UNFINISHED_TOP_UPS_SQL, type TopUpRow } from "./topUpSql";
-import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
-import {
-  chargedSql,
-  clearSql,
-  releaseAtSql,
-  subjectValue,
-  talliesSql,
-  totalsSql,
-  UNPAID_GAS_INSERT_COLUMNS,
-  unpaidGasInsertSql,
-  unpaidGasParams,
-  unpaidGasTallyFromRow,
-  unpaidGasTotalFromRow,
-  type UnpaidGasTallyRow,
-  type UnpaidGasTotalRow,
-} from "./unpaidGasSql";
 
 const OPEN = "status IN ('accepted', 'submitted')";
 
@@ -71,12 +53,13 @@ export function openSqliteRelayStore(path: string): RelayStore {
   return new SqliteRelayStore(db);
 }
 
-class SqliteRelayStore implements RelayStore {
+class SqliteRelayStore extends SqlRelayTables implements RelayStore {
   readonly #db: Database.Database;
   readonly #statements;
   readonly #pushed: SqlitePushedStatus;
 
   constructor(db: Database.Database) {
+    super(sqliteDatabase<RelaySchema>(db));
     this.#db = db;
     this.#pushed = new SqlitePushedStatus(db);
     this.#statements = {
@@ -114,26 +97,6 @@ class SqliteRelayStore implements RelayStore {
       deleteTransactions: db.prepare("DELETE FROM relay_transactions"),
       deleteRelays: db.prepare("DELETE FROM relays"),
       highestNonce: db.prepare("SELECT MAX(nonce) AS nonce FROM relay_transactions WHERE signer = ? AND raw IS NOT NULL"),
-      recordUnpaidGas: db.prepare(unpaidGasInsertSql(UNPAID_GAS_INSERT_COLUMNS.map((column) => `@${column}`))),
-      unpaidGasCharged: db.prepare(chargedSql("sqlite", { taker: "@taker", integrator: "@integrator", since: "@since" })),
-      takerReleaseAt: db.prepare(releaseAtSql("sqlite", "taker", { who: "@who", since: "@since", keep: "@keep" })),
-      integratorReleaseAt: db.prepare(releaseAtSql("sqlite", "integrator", { who: "@who", since: "@since", keep: "@keep" })),
-      unpaidGasTotals: db.prepare(totalsSql("sqlite", { since: "@since", integrator: "@integrator" })),
-      unpaidGasTallies: db.prepare(talliesSql("sqlite", "@since")),
-      clearTaker: db.prepare(clearSql("taker", "?")),
-      clearIntegrator: db.prepare(clearSql("integrator", "?")),
-      signerHolders: db.prepare("SELECT signer, relayer_id, live_until FROM relayer_signers WHERE relayer_id <> @relayer AND live_until > @now"),
-      claimSigner: db.prepare(`INSERT INTO relayer_signers (signer, relayer_id, live_until) VALUES (@signer, @relayer, @until)
-        ON CONFLICT (signer) DO UPDATE SET relayer_id = excluded.relayer_id, live_until = excluded.live_until`),
-      renewSigners: db.prepare("UPDATE relayer_signers SET live_until = ? WHERE relayer_id = ?"),
-      releaseSigners: db.prepare("DELETE FROM relayer_signers WHERE relayer_id = ?"),
-      setSignerState: db.prepare(setSignerStateSql(["@signer", "@state", "@at"])),
-      reportSigner: db.prepare(reportSignerSql(SIGNER_REPORT_COLUMNS.map((column) => `@${column}`))),
-      signerStates: db.prepare(LIST_SIGNER_STATES_SQL),
-      insertTopUp: db.prepare(insertTopUpSql(TOP_UP_COLUMNS.map((column) => `@${column}`))),
-      setTopUpStatus: db.prepare(setTopUpStatusSql(["@id", "@status", "@at"])),
-      topUps: db.prepare(listTopUpsSql(["@since", "@limit"])),
-      unfinishedTopUps: db.prepare(UNFINISHED_TOP_UPS_SQL),
     };
   }
 
@@ -298,55 +261,6 @@ class SqliteRelayStore implements RelayStore {
     return row.nonce ?? undefined;
   }
 
-  async recordUnpaidGas(entry: UnpaidGasEntry): Promise<boolean> {
-    return this.#statements.recordUnpaidGas.run(unpaidGasParams(entry)).changes === 1;
-  }
-
-  async unpaidGasCharged(query: { taker: Address; integratorId: number; since: Date }): Promise<UnpaidGasCharged> {
-    const row = this.#statements.unpaidGasCharged.get({ taker: query.taker.toLowerCase(), integrator: query.integratorId, since: query.since.getTime() }) as { taker: string; integrator: string };
-    return { taker: BigInt(row.taker), integrator: BigInt(row.integrator) };
-  }
-
-  async unpaidGasReleaseAt(subject: UnpaidGasSubject, query: { since: Date; keep: bigint }): Promise<Date | undefined> {
-    const statement = subject.kind === "taker" ? this.#statements.takerReleaseAt : this.#statements.integratorReleaseAt;
-    const row = statement.get({ who: subjectValue(subject), since: query.since.getTime(), keep: query.keep }) as { charged_at: number } | undefined;
-    return row === undefined ? undefined : new Date(row.charged_at);
-  }
-
-  async unpaidGasTotals(query: { since?: Date; integratorId?: number }): Promise<UnpaidGasTotal[]> {
-    const rows = this.#statements.unpaidGasTotals.all({ since: query.since?.getTime() ?? 0, integrator: query.integratorId ?? null }) as UnpaidGasTotalRow[];
-    return rows.map(unpaidGasTotalFromRow);
-  }
-
-  async listUnpaidGasTallies(since: Date): Promise<UnpaidGasTally[]> {
-    return (this.#statements.unpaidGasTallies.all({ since: since.getTime() }) as UnpaidGasTallyRow[]).map(unpaidGasTallyFromRow);
-  }
-
-  async clearUnpaidGas(subject: UnpaidGasSubject): Promise<number> {
-    return (subject.kind === "taker" ? this.#statements.clearTaker : this.#statements.clearIntegrator).run(subjectValue(subject)).changes;
-  }
-
-  async claimSigners(claim: SignerClaim): Promise<SignerHolder[]> {
-    return this.#db
-      .transaction((): SignerHolder[] => {
-        const mine = new Set(claim.signers.map((signer) => signer.toLowerCase()));
-        const rows = this.#statements.signerHolders.all({ relayer: claim.relayerId, now: claim.now.getTime() }) as { signer: string; relayer_id: string; live_until: number }[];
-        const holders = rows.filter((row) => mine.has(row.signer)).map((row) => ({ signer: getAddress(row.signer), relayerId: row.relayer_id, until: new Date(row.live_until) }));
-        if (holders.length > 0) return holders;
-        for (const signer of mine) this.#statements.claimSigner.run({ signer, relayer: claim.relayerId, until: claim.until.getTime() });
-        return [];
-      })
-      .immediate();
-  }
-
-  async renewSigners(relayerId: string, until: Date): Promise<void> {
-    this.#statements.renewSigners.run(until.getTime(), relayerId);
-  }
-
-  async releaseSigners(relayerId: string): Promise<void> {
-    this.#statements.releaseSigners.run(relayerId);
-  }
-
   listRelayEvents(...args: Parameters<RelayStore["listRelayEvents"]>) { return this.#pushed.listRelayEvents(...args); }
   relayEventHead() { return this.#pushed.relayEventHead(); }
   watchRelayEvents(...args: Parameters<RelayStore["watchRelayEvents"]>) { return this.#pushed.watchRelayEvents(...args); }
@@ -362,56 +276,6 @@ class SqliteRelayStore implements RelayStore {
   prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
   expireWebhookDeliveries(...args: Parameters<RelayStore["expireWebhookDeliveries"]>) { return this.#pushed.expireWebhookDeliveries(...args); }
 
-  async setSignerState(signer: Address, state: SignerState, at: Date): Promise<void> {
-    this.#statements.setSignerState.run({ signer: signer.toLowerCase(), state, at: at.getTime() });
-  }
-
-  async recordTopUp(intent: TopUpIntent, at: Date): Promise<number> {
-    const row = this.#statements.insertTopUp.get({
-      signer: intent.signer.toLowerCase(),
-      treasury: intent.treasury.toLowerCase(),
-      amount_wei: intent.amountWei.toString(),
-      nonce: intent.nonce,
-      raw_tx: intent.rawTx,
-      tx_hash: intent.txHash,
-      status: "intent",
-      created_at: at.getTime(),
-      updated_at: at.getTime(),
-    }) as { id: number };
-    return row.id;
-  }
-
-  async setTopUpStatus(id: number, status: TopUpStatus, at: Date): Promise<void> {
-    this.#statements.setTopUpStatus.run({ id, status, at: at.getTime() });
-  }
-
-  async topUps(query: { since?: Date; limit?: number } = {}): Promise<TopUpRecord[]> {
-    return (this.#statements.topUps.all({ since: query.since?.getTime() ?? 0, limit: query.limit ?? 1000 }) as TopUpRow[]).map(topUpFromRow);
-  }
-
-  async unfinishedTopUps(): Promise<TopUpRecord[]> {
-    return (this.#statements.unfinishedTopUps.all() as TopUpRow[]).map(topUpFromRow);
-  }
-
-  async signerStates(): Promise<SignerStateRecord[]> {
-    return (this.#statements.signerStates.all() as SignerStateRow[]).map(signerStateFromRow);
-  }
-
-  async reportSigners(relayerId: string, reports: readonly SignerReport[], at: Date): Promise<void> {
-    this.#db.transaction(() => {
-      for (const report of reports) {
-        this.#statements.reportSigner.run({
-          signer: report.signer.toLowerCase(),
-          relayer_id: relayerId,
-          backend: report.backend,
-          balance_wei: report.balanceWei?.toString() ?? null,
-          pending: report.pending,
-          daily_spend_wei: report.dailySpendWei.toString(),
-          reported_at: at.getTime(),
-        });
-      }
-    })();
-  }
 
   async ping(): Promise<void> {
     this.#statements.chainRun.get();

@@ -1,13 +1,15 @@
 import { applyPostgresMigrations } from "../../../sdk/storage/postgresPool";
 import { openServicePool } from "../../../sdk/storage/servicePools";
+import { postgresDatabase } from "../../../sdk/storage/sqlDatabase";
+import type { ApiSchema } from "../apiSchema";
+import { SqlQuotes } from "../sqlQuotes";
+import { SqlTokenDemand } from "../sqlTokenDemand";
 import { composeStore } from "../composeStore";
 import type { WriteErrorListener } from "../quoteWriteBuffer";
 import type { Store } from "../store";
 import { PgChallenges } from "./pgChallenges";
 import { PgCredentialCache } from "./pgCredentialCache";
 import { PgIntegrators } from "./pgIntegrators";
-import { PgQuotes } from "./pgQuotes";
-import { PgTokenDemand } from "./pgTokenDemand";
 import { postgresMigrations } from "./postgresMigrations";
 
 /** The API's migrations are recorded apart from the relayer's, so both can share one database. */
@@ -28,10 +30,11 @@ export async function openPostgresStore(url: string, options: { onWriteError?: W
   // Credentials are cached per instance while it listens for their changes (NOTIFY api_credentials).
   const credentials = new PgCredentialCache(url);
   await credentials.start();
+  const sql = postgresDatabase<ApiSchema>(pool);
   const challenges = new PgChallenges(pool);
-  const quotes = new PgQuotes(pool, options.onWriteError ?? (() => undefined));
+  const quotes = new SqlQuotes(sql, options.onWriteError ?? (() => undefined));
   return composeStore(
-    { challenges, integrators: new PgIntegrators(pool, challenges, credentials), tokens: new PgTokenDemand(pool), quotes },
+    { challenges, integrators: new PgIntegrators(pool, challenges, credentials), tokens: new SqlTokenDemand(sql), quotes },
     {
       ping: async () => void (await pool.query("SELECT 1")),
       close: async () => {

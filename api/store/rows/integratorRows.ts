@@ -1,27 +1,12 @@
 import { checksummed } from "../../services/checksummedAddress";
 import { apiKeyScopes, type ApiKeyScope } from "../../apiKeyScopes";
 import type { ApiKeyCredential, ApiKeyRecord, IntegratorRecord, IntegratorStatus, NewApiKey, NewIntegrator } from "../store";
+import type { Selectable } from "kysely";
+import type { IntegratorsTable } from "../apiSchema";
 import { date } from "./msDate";
 
 /** `integrators` and `api_keys` rows, as both engines return them. */
-export type IntegratorRow = {
-  id: number;
-  slug: string;
-  owner_wallet: string;
-  display_name: string;
-  contact_email: string | null;
-  telegram_handle: string | null;
-  app_url: string | null;
-  fee_recipient: string;
-  max_fee_bps: number;
-  chain_id: number | null;
-  status: string;
-  created_at: number;
-  approved_at: number | null;
-  quote_rate_limit_per_minute: number | null;
-  swap_rate_limit_per_minute: number | null;
-  operator_approved_at: number | null;
-};
+export type IntegratorRow = Selectable<IntegratorsTable>;
 
 export type ApiKeyRow = {
   id: number;

@@ -1,5 +1,7 @@
+import type { Selectable } from "kysely";
 import { getAddress, type Address, type Hex } from "viem";
 import type { ExactOutputOrder, SwapOrder } from "../../../sdk";
+import type { QuotesTable } from "../apiSchema";
 import type { GaslessTerms, QuoteRecord } from "../store";
 
 /** A `quotes` row, as both engines return it: amounts as decimal text, gasless terms as JSON text. */
@@ -75,27 +77,8 @@ function gaslessFromJson(text: string): GaslessTerms {
   };
 }
 
-export type QuoteRow = {
-  quote_id: string;
-  chain_id: number;
-  onchain_id: string;
-  api_key_id: number;
-  integrator_id: number;
-  taker: string;
-  recipient: string;
-  sell_token: string;
-  buy_token: string;
-  sell_amount: string;
-  buy_amount: string;
-  min_buy_amount: string;
-  fee_amount: string;
-  settlement: "permit2" | "allowance";
-  router: string;
-  block_number: number;
-  expires_at: number;
-  created_at: number;
-  gasless: string | null;
-};
+/** What the stores select: every column but the internal `id`. */
+export type QuoteRow = Omit<Selectable<QuotesTable>, "id">;
 
 /** Token addresses stay lowercase, as the quote response writes them; wallets come back checksummed. */
 export function quoteFromRow(row: QuoteRow): QuoteRecord {

@@ -2,30 +2,14 @@ import { getAddress, type Address, type Hex } from "viem";
 import type { ManifestPool } from "../../../sdk";
 import type { NewTokenOverride, TokenDemandObservation, TokenDemandSummary, TokenOverride, TokenStatus, TokenStatusSource } from "../store";
 import type { TransferTax } from "../../tokens/transferTax";
+import type { Selectable } from "kysely";
+import type { TokenOverridesTable } from "../apiSchema";
 import { date } from "./msDate";
 
 /** `token_demand` and `token_overrides` rows, as both engines return them. */
 export type TokenDemandSummaryRow = { chain_id: number; token: string; integrators: number; first_seen: number; last_seen: number };
 
-export type TokenOverrideRow = {
-  chain_id: number;
-  token: string;
-  status: string;
-  source: string;
-  symbol: string | null;
-  decimals: number | null;
-  pool_address: string | null;
-  pool_token0: string | null;
-  pool_token1: string | null;
-  pool_fee_bps: number | null;
-  buy_tax_bps: number | null;
-  sell_tax_bps: number | null;
-  transfer_tax_bps: number | null;
-  reason: string | null;
-  chain_run: string | null;
-  created_at: number;
-  updated_at: number;
-};
+export type TokenOverrideRow = Selectable<TokenOverridesTable>;
 
 export function demandParams(observation: TokenDemandObservation) {
   return {

@@ -2,14 +2,16 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { applySqliteMigrations } from "../../../sdk/storage/sqliteMigrations";
+import { sqliteDatabase } from "../../../sdk/storage/sqlDatabase";
+import type { ApiSchema } from "../apiSchema";
+import { SqlQuotes } from "../sqlQuotes";
+import { SqlTokenDemand } from "../sqlTokenDemand";
 import { composeStore } from "../composeStore";
 import type { WriteErrorListener } from "../quoteWriteBuffer";
 import type { Store } from "../store";
 import { migrations } from "./migrations";
 import { SqliteChallenges } from "./sqliteChallenges";
 import { SqliteIntegrators } from "./sqliteIntegrators";
-import { SqliteQuotes } from "./sqliteQuotes";
-import { SqliteTokenDemand } from "./sqliteTokenDemand";
 
 export type { WriteErrorListener } from "../quoteWriteBuffer";
 
@@ -22,10 +24,11 @@ export type SqliteStoreOptions = { onWriteError?: WriteErrorListener };
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const db = openSqliteDatabase(path);
+  const sql = sqliteDatabase<ApiSchema>(db);
   const challenges = new SqliteChallenges(db);
-  const quotes = new SqliteQuotes(db, options.onWriteError ?? (() => undefined));
+  const quotes = new SqlQuotes(sql, options.onWriteError ?? (() => undefined));
   return composeStore(
-    { challenges, integrators: new SqliteIntegrators(db, challenges), tokens: new SqliteTokenDemand(db), quotes },
+    { challenges, integrators: new SqliteIntegrators(db, challenges), tokens: new SqlTokenDemand(sql), quotes },
     {
       ping: async () => void db.prepare("SELECT 1").get(),
       close: async () => {

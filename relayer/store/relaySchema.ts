@@ -1,0 +1,67 @@
+import type { ColumnType, Generated } from "kysely";
+import type { UnpaidGasCause, UnpaidGasKind } from "../ledger/unpaidGas";
+import type { SignerState, TopUpStatus } from "./relayStore";
+
+/**
+ * The relayer's tables as both engines hold them at their latest migration (relayMigrations.ts and
+ * postgresRelayMigrations.ts, which stay the source of the schema): times in milliseconds since the
+ * epoch, addresses lowercase hex, wei as decimal text. PostgreSQL's BIGINT reads back as a number
+ * (postgresPool.ts), so one row type serves both. Tables join this as their queries are written once
+ * with Kysely (sdk/storage/sqlDatabase.ts).
+ */
+export interface RelaySchema {
+  relayer_signers: SignersTable;
+  relayer_signer_states: SignerStatesTable;
+  relayer_topups: TopUpsTable;
+  unpaid_gas: UnpaidGasTable;
+}
+
+/** Which relayer uses a signer address, and until when it counts as live unless it renews. */
+export interface SignersTable {
+  signer: string;
+  relayer_id: string;
+  live_until: number;
+}
+
+export interface SignerStatesTable {
+  signer: string;
+  state: ColumnType<SignerState, SignerState | undefined, SignerState>;
+  state_changed_at: number | null;
+  /** What the relayer holding the signer last reported; null until one did. */
+  relayer_id: string | null;
+  backend: string | null;
+  balance_wei: string | null;
+  pending: number | null;
+  daily_spend_wei: string | null;
+  reported_at: number | null;
+}
+
+export interface TopUpsTable {
+  id: Generated<number>;
+  signer: string;
+  treasury: string;
+  amount_wei: string;
+  nonce: number;
+  raw_tx: string;
+  tx_hash: string;
+  status: TopUpStatus;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UnpaidGasTable {
+  seq: Generated<number>;
+  tx_hash: string;
+  relay_id: string;
+  kind: UnpaidGasKind;
+  cause: UnpaidGasCause;
+  taker: string;
+  integrator_id: number;
+  /** Written as a bigint; read back as a number. */
+  gas_used: ColumnType<number, bigint, bigint>;
+  gas_price: string;
+  charged_at: number;
+  detail: string;
+  cleared_taker: Generated<number>;
+  cleared_integrator: Generated<number>;
+}

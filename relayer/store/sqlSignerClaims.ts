@@ -1,0 +1,57 @@
+import { sql } from "kysely";
+import { getAddress } from "viem";
+import { step, type SqlDatabase } from "../../sdk/storage/sqlDatabase";
+import type { RelaySchema } from "./relaySchema";
+import type { SignerClaim, SignerHolder } from "./relayStore";
+
+/**
+ * Which relayer uses which signer addresses (relayer_signers), written once for SQLite and
+ * PostgreSQL: a relayer registers its signers at start, renews them with its heartbeat, and releases
+ * them at a clean stop, so two relayers never sign with one address at once.
+ */
+export class SqlSignerClaims {
+  readonly #db: SqlDatabase<RelaySchema>;
+
+  constructor(db: SqlDatabase<RelaySchema>) {
+    this.#db = db;
+  }
+
+  /** Registers the signers unless another live relayer holds one of them; then writes nothing and returns the holders. */
+  async claimSigners(claim: SignerClaim): Promise<SignerHolder[]> {
+    const { build, capabilities } = this.#db;
+    const mine = [...new Set(claim.signers.map((signer) => signer.toLowerCase()))];
+    if (mine.length === 0) return [];
+    // One relayer registers at a time, so two starting together cannot both find the other absent.
+    const lock = capabilities.locks ? sql`LOCK TABLE relayer_signers IN SHARE ROW EXCLUSIVE MODE`.compile(build) : undefined;
+    const holders = build
+      .selectFrom("relayer_signers")
+      .select(["signer", "relayer_id", "live_until"])
+      .where("signer", "in", mine)
+      .where("relayer_id", "<>", claim.relayerId)
+      .where("live_until", ">", claim.now.getTime())
+      .orderBy("signer");
+    const registrations = mine.map((signer) =>
+      build
+        .insertInto("relayer_signers")
+        .values({ signer, relayer_id: claim.relayerId, live_until: claim.until.getTime() })
+        .onConflict((conflict) => conflict.column("signer").doUpdateSet((eb) => ({ relayer_id: eb.ref("excluded.relayer_id"), live_until: eb.ref("excluded.live_until") }))),
+    );
+    return this.#db.transaction(function* () {
+      if (lock !== undefined) yield* step.changes(lock);
+      const held = yield* step.rows(holders);
+      if (held.length > 0) return held.map((row) => ({ signer: getAddress(row.signer), relayerId: row.relayer_id, until: new Date(Number(row.live_until)) }));
+      for (const registration of registrations) yield* step.changes(registration);
+      return [];
+    });
+  }
+
+  /** Extends this relayer's registration of its signers (its heartbeat). */
+  async renewSigners(relayerId: string, until: Date): Promise<void> {
+    await this.#db.changes(this.#db.build.updateTable("relayer_signers").set({ live_until: until.getTime() }).where("relayer_id", "=", relayerId));
+  }
+
+  /** Drops this relayer's registration of its signers (a clean stop). */
+  async releaseSigners(relayerId: string): Promise<void> {
+    await this.#db.changes(this.#db.build.deleteFrom("relayer_signers").where("relayer_id", "=", relayerId));
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * One set of queries for both engines: a store builds each query once with Kysely, and a
+ * `SqlDatabase` runs it on SQLite (better-sqlite3) or PostgreSQL (a pool from servicePools.ts).
+ *
+ * Kysely only builds and compiles here; it never executes. Its own SqliteDialect runs better-sqlite3
+ * behind promises, so a transaction there spans awaits on the one connection, and any other code that
+ * touches the same connection in between (every hand-written store does, synchronously) would run
+ * inside it. The SQLite stores' rule is that a transaction runs start to end without yielding
+ * (`transaction(...).immediate()`). So a transaction is written once as a generator of statements:
+ * on SQLite the generator is driven synchronously inside better-sqlite3's immediate transaction,
+ * exactly as before; on PostgreSQL it is driven with awaits inside BEGIN/COMMIT on one pooled client.
+ *
+ * Raw SQL stays only where one engine has a primitive the other lacks; those are named in
+ * `EngineCapabilities` (and the few scalar functions whose names differ are in `EngineFunctions`),
+ * so a query says which it relies on. Like postgresPool.ts, this is not exported from `sdk/index.ts`.
+ */
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type Compilable,
+  type CompiledQuery,
+  type Expression,
+  type RawBuilder,
+} from "kysely";
+import { isPostgresConstraintError, withTransaction, type PostgresClient, type PostgresPool } from "./postgresPool";
+
+export type SqlEngine = "sqlite" | "postgres";
+
+/** The primitives one engine has and the other lacks; a store branches on these, never on the engine's name. */
+export type EngineCapabilities = {
+  /**
+   * Row and table locks (`FOR UPDATE`, `FOR UPDATE SKIP LOCKED` claims, `LOCK TABLE`). PostgreSQL only:
+   * a SQLite write transaction is immediate and holds the whole database, so what a lock orders is ordered already.
+   */
+  locks: boolean;
+  /** `LISTEN/NOTIFY` between processes (postgresListener.ts). PostgreSQL only: SQLite has one writer process. */
+  notifications: boolean;
+  /** Session advisory locks (`pg_advisory_lock`, the migrations'). PostgreSQL only: SQLite's lock is the file's. */
+  advisoryLocks: boolean;
+  /** An exact decimal type (`numeric`). PostgreSQL only: SQLite sums beyond 64 bits as floats (`TOTAL`). */
+  exactDecimals: boolean;
+};
+
+/** Scalar functions both engines have under different names. */
+export type EngineFunctions = {
+  /** The smaller of two values (SQLite's two-argument `MIN`, PostgreSQL's `LEAST`). */
+  least<T>(a: Expression<T>, b: Expression<T>): RawBuilder<T>;
+  /** The larger of two values (SQLite's two-argument `MAX`, PostgreSQL's `GREATEST`). */
+  greatest<T>(a: Expression<T>, b: Expression<T>): RawBuilder<T>;
+};
+
+/** One statement of a transaction, and what the transaction reads back from it. */
+export type Statement = { query: CompiledQuery; read: "rows" | "changes" };
+/** A transaction's body: yields its statements (through `step`) and returns its result. */
+export type TransactionBody<T> = Generator<Statement, T, unknown>;
+
+/** A built query, or raw SQL compiled for the engine (`sql\`...\`.compile(db.build)`), where one engine has a primitive the other lacks. */
+export type Query<R> = Compilable<R> | CompiledQuery<R>;
+const compiled = <R>(query: Query<R>): CompiledQuery => ("compile" in query ? query.compile() : query);
+
+/** The statements a transaction body yields: `const rows = yield* step.rows(query)`. */
+export const step = {
+  *rows<R>(query: Query<R>): Generator<Statement, R[], unknown> {
+    return (yield { query: compiled(query), read: "rows" }) as R[];
+  },
+  *first<R>(query: Query<R>): Generator<Statement, R | undefined, unknown> {
+    return ((yield { query: compiled(query), read: "rows" }) as R[])[0];
+  },
+  /** Rows inserted, updated or deleted. */
+  *changes(query: Query<unknown>): Generator<Statement, number, unknown> {
+    return (yield { query: compiled(query), read: "changes" }) as number;
+  },
+};
+
+export interface SqlDatabase<Schema> {
+  readonly engine: SqlEngine;
+  readonly capabilities: EngineCapabilities;
+  readonly fn: EngineFunctions;
+  /** Builds queries in the engine's dialect; pass them to `rows`, `first`, `changes` or a transaction's `step`. */
+  readonly build: Kysely<Schema>;
+  rows<R>(query: Query<R>): Promise<R[]>;
+  first<R>(query: Query<R>): Promise<R | undefined>;
+  /** Runs a write; resolves to the rows it inserted, updated or deleted. */
+  changes(query: Query<unknown>): Promise<number>;
+  /** Runs `body` in one write transaction: committed if it returns, rolled back if it throws. */
+  transaction<T>(body: () => TransactionBody<T>): Promise<T>;
+  /** True for a unique, foreign-key or check violation, which retrying cannot fix. */
+  isConstraintError(error: unknown): boolean;
+  /** False once the connection or pool is closed (a buffered write then has nowhere to go). */
+  isOpen(): boolean;
+}
+
+/** The few methods of a better-sqlite3 database this uses, so the SDK does not depend on it. */
+export type SqliteConnection = {
+  readonly open: boolean;
+  prepare(source: string): SqlitePrepared;
+  transaction<T>(fn: () => T): { immediate(): T };
+};
+type SqlitePrepared = { reader: boolean; all(...params: unknown[]): unknown[]; run(...params: unknown[]): { changes: number } };
+
+/** Kysely that compiles for one dialect and cannot run anything itself. */
+function builder<Schema>(engine: SqlEngine): Kysely<Schema> {
+  const sqlite = engine === "sqlite";
+  return new Kysely<Schema>({
+    dialect: {
+      createAdapter: () => (sqlite ? new SqliteAdapter() : new PostgresAdapter()),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => (sqlite ? new SqliteIntrospector(db) : new PostgresIntrospector(db)),
+      createQueryCompiler: () => (sqlite ? new SqliteQueryCompiler() : new PostgresQueryCompiler()),
+    },
+  });
+}
+
+function functions(least: string, greatest: string): EngineFunctions {
+  return {
+    least: (a, b) => sql`${sql.raw(least)}(${a}, ${b})`,
+    greatest: (a, b) => sql`${sql.raw(greatest)}(${a}, ${b})`,
+  };
+}
+
+/** A statement's result, or the error it failed with. */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+function attempt(execute: (statement: Statement) => Promise<unknown>, statement: Statement): Promise<Outcome>;
+function attempt(execute: (statement: Statement) => unknown, statement: Statement): Outcome;
+function attempt(execute: (statement: Statement) => unknown, statement: Statement): Outcome | Promise<Outcome> {
+  try {
+    const value = execute(statement);
+    return value instanceof Promise ? value.then((result: unknown) => ({ ok: true, value: result }), (error: unknown) => ({ ok: false, error })) : { ok: true, value };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** Hands a statement's result to the body, or throws its error into the body (which may catch it), and returns what the body does next. */
+function resume<T>(body: TransactionBody<T>, outcome: Outcome): IteratorResult<Statement, T> {
+  return outcome.ok ? body.next(outcome.value) : body.throw(outcome.error);
+}
+
+/** Statements seen before are prepared once (better-sqlite3 parses SQL at prepare); a bound keeps list-shaped ones in check. */
+const STATEMENT_CACHE_LIMIT = 512;
+
+/** The database on one better-sqlite3 connection; every statement runs synchronously, as the hand-written stores' do. */
+export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema> {
+  const prepared = new Map<string, SqlitePrepared>();
+  const execute = ({ query, read }: Statement): unknown => {
+    let statement = prepared.get(query.sql);
+    if (statement === undefined) {
+      if (prepared.size >= STATEMENT_CACHE_LIMIT) prepared.clear();
+      statement = db.prepare(query.sql);
+      prepared.set(query.sql, statement);
+    }
+    if (read === "changes") return statement.run(...query.parameters).changes;
+    return statement.reader ? statement.all(...query.parameters) : (statement.run(...query.parameters), []);
+  };
+  const runNow = <T>(body: TransactionBody<T>): T => {
+    let next = body.next();
+    while (next.done !== true) next = resume(body, attempt(execute, next.value));
+    return next.value;
+  };
+  return {
+    engine: "sqlite",
+    capabilities: { locks: false, notifications: false, advisoryLocks: false, exactDecimals: false },
+    fn: functions("min", "max"),
+    build: builder<Schema>("sqlite"),
+    rows: async (query) => runNow(step.rows(query)),
+    first: async (query) => runNow(step.first(query)),
+    changes: async (query) => runNow(step.changes(query)),
+    transaction: async (body) => db.transaction(() => runNow(body())).immediate(),
+    isConstraintError: (error) => {
+      const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+      return typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT");
+    },
+    isOpen: () => db.open,
+  };
+}
+
+/** The database on a PostgreSQL pool (open it with servicePools.ts); a transaction holds one client. */
+export function postgresDatabase<Schema>(pool: PostgresPool): SqlDatabase<Schema> {
+  const execute = async (client: Pick<PostgresClient, "query">, { query, read }: Statement): Promise<unknown> => {
+    const result = await client.query(query.sql, query.parameters as unknown[]);
+    return read === "changes" ? (result.rowCount ?? 0) : result.rows;
+  };
+  const run = async <T>(client: Pick<PostgresClient, "query">, body: TransactionBody<T>): Promise<T> => {
+    let next = body.next();
+    while (next.done !== true) next = resume(body, await attempt((statement) => execute(client, statement), next.value));
+    return next.value;
+  };
+  return {
+    engine: "postgres",
+    capabilities: { locks: true, notifications: true, advisoryLocks: true, exactDecimals: true },
+    fn: functions("least", "greatest"),
+    build: builder<Schema>("postgres"),
+    rows: (query) => run(pool, step.rows(query)),
+    first: (query) => run(pool, step.first(query)),
+    changes: (query) => run(pool, step.changes(query)),
+    transaction: (body) => withTransaction(pool, (client) => run(client, body())),
+    isConstraintError: isPostgresConstraintError,
+    isOpen: () => !pool.ended,
+  };
+}

@@ -1,0 +1,148 @@
+import Database from "better-sqlite3";
+import { expect } from "chai";
+import { sql } from "kysely";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openPostgresPool, type PostgresPool } from "../../sdk/storage/postgresPool";
+import { postgresDatabase, sqliteDatabase, step, type SqlDatabase } from "../../sdk/storage/sqlDatabase";
+import { createTestDatabase } from "../fixtures/postgresServer";
+
+/** A table of the test's own: counters by name. */
+type Schema = { counters: { name: string; value: number } };
+const CREATE = "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL CHECK (value >= 0))";
+
+/**
+ * The one piece every converted store stands on: the same query and the same transaction body give
+ * the same result on both engines, a body that throws leaves nothing behind, and on SQLite a body
+ * runs start to end without other code reaching the connection in between (as the hand-written
+ * stores' better-sqlite3 transactions do).
+ */
+const engines: { name: string; open(): Promise<{ db: SqlDatabase<Schema>; close(): Promise<void> }> }[] = [
+  {
+    name: "SQLite",
+    open: async () => {
+      const directory = mkdtempSync(join(tmpdir(), "sql-database-"));
+      const connection = new Database(join(directory, "test.sqlite"));
+      connection.exec(CREATE);
+      return {
+        db: sqliteDatabase<Schema>(connection),
+        close: async () => {
+          connection.close();
+          rmSync(directory, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: "PostgreSQL",
+    open: async () => {
+      const pool: PostgresPool = openPostgresPool(await createTestDatabase("sql_database"), { max: 4 });
+      await pool.query(CREATE);
+      return { db: postgresDatabase<Schema>(pool), close: () => pool.end() };
+    },
+  },
+];
+
+for (const engine of engines) {
+  describe(`SqlDatabase on ${engine.name}`, function () {
+    this.timeout(30_000);
+    let db: SqlDatabase<Schema>;
+    let close: () => Promise<void>;
+    beforeEach(async () => {
+      ({ db, close } = await engine.open());
+    });
+    afterEach(() => close());
+
+    const add = (name: string, by: number) =>
+      db.build
+        .insertInto("counters")
+        .values({ name, value: by })
+        .onConflict((conflict) => conflict.column("name").doUpdateSet((eb) => ({ value: eb("counters.value", "+", eb.ref("excluded.value")) })));
+    const values = async () => (await db.rows(db.build.selectFrom("counters").select(["name", "value"]).orderBy("name"))).map((row) => [row.name, Number(row.value)]);
+
+    it("runs a built query and counts the rows a write changed", async () => {
+      expect(await db.changes(add("a", 2))).to.equal(1);
+      expect(await db.changes(add("a", 3))).to.equal(1);
+      expect(await db.changes(db.build.deleteFrom("counters").where("name", "=", "missing"))).to.equal(0);
+      expect(await db.first(db.build.selectFrom("counters").select("value").where("name", "=", "a"))).to.deep.equal({ value: 5 });
+      expect(await db.first(db.build.selectFrom("counters").select("value").where("name", "=", "missing"))).to.equal(undefined);
+    });
+
+    it("commits a transaction body that returns, reading its own writes, and returns its result", async () => {
+      const result = await db.transaction(function* () {
+        yield* step.changes(add("a", 1));
+        yield* step.changes(add("b", 2));
+        const row = yield* step.first(db.build.selectFrom("counters").select((eb) => eb.fn.sum<number>("value").as("total")));
+        return Number(row?.total);
+      });
+      expect(result).to.equal(3);
+      expect(await values()).to.deep.equal([["a", 1], ["b", 2]]);
+    });
+
+    it("rolls back every statement of a body that throws, or whose statement fails; the error reaches the caller", async () => {
+      await db.changes(add("a", 1));
+      const thrown = await db
+        .transaction(function* () {
+          yield* step.changes(add("a", 10));
+          yield* step.changes(add("b", 10));
+          throw new Error("declined");
+        })
+        .catch((error: Error) => error.message);
+      expect(thrown).to.equal("declined");
+      const failed = await db
+        .transaction(function* () {
+          yield* step.changes(add("b", 1));
+          yield* step.changes(add("a", -5));
+        })
+        .catch((error: unknown) => error);
+      expect(db.isConstraintError(failed)).to.equal(true);
+      expect(await values()).to.deep.equal([["a", 1]]);
+    });
+
+    it("lets a body catch a failed statement and go on (the error is thrown into the body)", async () => {
+      const outcome = await db.transaction(function* () {
+        try {
+          yield* step.changes(add("a", -1));
+          return "written";
+        } catch (error) {
+          return db.isConstraintError(error) ? "refused" : "other";
+        }
+      });
+      expect(outcome).to.equal("refused");
+    });
+
+    it("runs raw SQL compiled for the engine, for what only one engine has", async () => {
+      const raw = db.capabilities.locks ? sql`LOCK TABLE counters IN SHARE ROW EXCLUSIVE MODE` : sql`SELECT 1`;
+      await db.transaction(function* () {
+        yield* step.changes(raw.compile(db.build));
+        yield* step.changes(add("a", 1));
+      });
+      expect(await values()).to.deep.equal([["a", 1]]);
+    });
+
+    it("gives the smaller and the larger of two values under the engine's names", async () => {
+      const row = await db.first(db.build.selectNoFrom((eb) => [db.fn.least(eb.lit(3), eb.lit(7)).as("low"), db.fn.greatest(eb.lit(3), eb.lit(7)).as("high")]));
+      expect([Number(row?.low), Number(row?.high)]).to.deep.equal([3, 7]);
+    });
+  });
+}
+
+describe("SqlDatabase on SQLite: a transaction body and other code on the connection", () => {
+  it("runs the body start to end before any other callback: a write queued meanwhile lands after the commit, not inside it", async () => {
+    const connection = new Database(":memory:");
+    connection.exec(CREATE);
+    const db = sqliteDatabase<Schema>(connection);
+    const seen: string[] = [];
+    // Queued to run at the first chance other code gets; inside the transaction it would join it.
+    queueMicrotask(() => seen.push(connection.inTransaction ? "inside" : "outside"));
+    const transaction = db.transaction(function* () {
+      yield* step.changes(db.build.insertInto("counters").values({ name: "a", value: 1 }));
+      yield* step.changes(db.build.insertInto("counters").values({ name: "b", value: 1 }));
+      return connection.inTransaction;
+    });
+    expect(await transaction).to.equal(true);
+    expect(seen).to.deep.equal(["outside"]);
+    connection.close();
+  });
+});
