@@ -15,6 +15,7 @@ const USAGE = [
   "usage: npm run relayer-admin -- signers <command>",
   "  signers list [--json]       every signer with a report or a decision: backend, state, balance, pending, daily spend",
   "  signers drain <address>     no new relays for it on any relayer of this database; it finishes its pending ones",
+  "      [--force]               also for an address no relayer has reported yet (drain a key before its relayer starts)",
   "  signers resume <address>    it takes relays again",
   "  topups list [--json]        the treasury's top-ups of signers, newest first: signer, amount, status, transaction",
   "  (the relayer's database: RELAYER_DATABASE_URL or DATABASE_URL for PostgreSQL, else RELAYER_DB_PATH)",
@@ -22,30 +23,38 @@ const USAGE = [
 
 export type RelayerAdminContext = Readonly<{ open: () => Promise<RelayStore>; print: (line: string) => void; now: Date }>;
 
-/** Runs one command and returns the process exit code (0 done, 2 usage). */
+/** Runs one command and returns the process exit code (0 done, 1 refused: nothing to act on, 2 usage). */
 export async function runRelayerAdminCommand(args: readonly string[], context: RelayerAdminContext): Promise<number> {
   let positionals: string[];
   let json: boolean;
+  let force: boolean;
   try {
-    const parsed = parseArgs({ args: [...args], options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: [...args], options: { json: { type: "boolean" }, force: { type: "boolean" } }, allowPositionals: true, strict: true });
     positionals = parsed.positionals;
     json = parsed.values.json === true;
+    force = parsed.values.force === true;
   } catch (error) {
     return usage(context, error instanceof Error ? error.message : String(error));
   }
   const [group, command, target, ...extra] = positionals;
   if (group === "topups") {
-    if (command === "list" && target === undefined && extra.length === 0) return withStore(context, (store) => listTopUps(store, context, json));
-    return usage(context, command === undefined ? "topups needs a command" : `unknown command topups ${command}`);
+    if (command !== "list") return usage(context, command === undefined ? "topups needs a command" : `unknown command topups ${command}`);
+    if (target !== undefined) return usage(context, `topups list takes no argument (got ${target}); every top-up is listed, newest first`);
+    if (force) return usage(context, "--force applies to signers drain only");
+    return withStore(context, (store) => listTopUps(store, context, json));
   }
   if (group !== "signers") return usage(context, group === undefined ? undefined : `unknown command ${group}`);
   if (extra.length > 0) return usage(context, `unexpected argument ${extra[0]}`);
-  if (command === "list" && target === undefined) return withStore(context, (store) => listSigners(store, context, json));
+  if (force && command !== "drain") return usage(context, "--force applies to signers drain only");
+  if (command === "list") {
+    if (target !== undefined) return usage(context, `signers list takes no argument (got ${target}); every signer on record is listed`);
+    return withStore(context, (store) => listSigners(store, context, json));
+  }
   if (command === "drain" || command === "resume") {
     if (target === undefined) return usage(context, `signers ${command} needs a signer address (see signers list)`);
     if (!isAddress(target, { strict: false })) return usage(context, `${target} is not an address (0x and 40 hex digits)`);
     const state: SignerState = command === "drain" ? "drained" : "active";
-    return withStore(context, (store) => setState(store, context, getAddress(target), state));
+    return withStore(context, (store) => setState(store, context, getAddress(target), state, force));
   }
   return usage(context, command === undefined ? "signers needs a command" : `unknown command signers ${command}`);
 }
@@ -65,8 +74,26 @@ async function withStore(context: RelayerAdminContext, work: (store: RelayStore)
   }
 }
 
-async function setState(store: RelayStore, context: RelayerAdminContext, signer: `0x${string}`, state: SignerState): Promise<number> {
-  const known = (await store.signerStates()).find((record) => record.signer === signer);
+/**
+ * A typo'd address must not read as done: a drain of an address no relayer uses protects nothing.
+ * Only a signer on record (reported by a relayer, or with a decision) is acted on, unless a drain
+ * says `--force` (a key drained before its relayer first starts). A resume needs a drain to undo.
+ */
+async function setState(store: RelayStore, context: RelayerAdminContext, signer: `0x${string}`, state: SignerState, force: boolean): Promise<number> {
+  const records = await store.signerStates();
+  const known = records.find((record) => record.signer === signer);
+  const command = state === "drained" ? "drain" : "resume";
+  if (known === undefined && !(state === "drained" && force)) {
+    context.print(`${signer} is not a known signer of this relayer database: no relayer has reported it and it has no decision on record`);
+    context.print(records.length === 0 ? "known signers: none yet (a running relayer reports its signers within RELAYER_SIGNER_STATE_POLL_MS of its start)" : `known signers: ${records.map((record) => record.signer).join(", ")}`);
+    const next = state === "drained" ? "; to drain a key before its relayer first starts, repeat with --force" : "";
+    context.print(`check the address with \`npm run relayer-admin -- signers list\` and the database (RELAYER_DATABASE_URL, DATABASE_URL or RELAYER_DB_PATH)${next}`);
+    return 1;
+  }
+  if (known?.state === state) {
+    context.print(`${signer} is already ${state === "drained" ? "drained" : "active"}: nothing to ${command}`);
+    return 0;
+  }
   await store.setSignerState(signer, state, context.now);
   const verb = state === "drained" ? "drained: it takes no new relays and finishes its pending ones" : "resumed: it takes relays again";
   context.print(`${signer} ${verb} (running relayers pick this up within RELAYER_SIGNER_STATE_POLL_MS, default 2 s)`);

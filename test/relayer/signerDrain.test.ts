@@ -1,4 +1,7 @@
 import { expect } from "chai";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import hre from "hardhat";
 import { getAddress, type Address, type Hex, type LocalAccount } from "viem";
 import { runRelayerAdminCommand } from "../../scripts/relayerAdmin";
@@ -126,11 +129,68 @@ describe("relayer-admin signers: drain, resume and list while the relayer runs",
     expect((await admin(stack, "signers", "retire", "0x1234")).code).to.equal(2);
     expect((await admin(stack, "nodes", "list")).code).to.equal(2);
     const stranger = getAddress("0x00000000000000000000000000000000000000aa");
-    const drained = await admin(stack, "signers", "drain", stranger);
+    const refused = await admin(stack, "signers", "drain", stranger);
+    expect(refused.code).to.equal(1);
+    expect(refused.output).to.match(/not a known signer/).and.include("--force");
+    const drained = await admin(stack, "signers", "drain", stranger, "--force");
     expect(drained.code).to.equal(0);
     expect(drained.output).to.match(/no relayer on this database has reported/);
     const table = await admin(stack, "signers", "list");
     expect(table.output.split("\n")[0]).to.match(/^address\s+backend\s+state\s+balance \(ETH\)\s+pending/);
     expect(table.output).to.match(new RegExp(`${stranger}\\s+-\\s+drained`));
+  });
+});
+
+describe("relayer-admin on the relayer's database alone: an address it does not know is refused, not silently done", function () {
+  let directory: string;
+  let dbPath: string;
+  const known = getAddress("0x00000000000000000000000000000000000000b1");
+  const typo = getAddress("0x00000000000000000000000000000000000000b2");
+
+  async function adminAt(...args: string[]): Promise<{ code: number; output: string }> {
+    const lines: string[] = [];
+    const code = await runRelayerAdminCommand(args, { open: () => openRelayStore({ dbPath, databaseUrl: undefined }), print: (line) => lines.push(line), now: new Date() });
+    return { code, output: lines.join("\n") };
+  }
+
+  beforeEach(async () => {
+    directory = mkdtempSync(join(tmpdir(), "relayer-admin-"));
+    dbPath = join(directory, "relayer.sqlite");
+    const store = await openRelayStore({ dbPath, databaseUrl: undefined });
+    await store.reportSigners("relayer-a", [{ signer: known, backend: "keystore", balanceWei: 10n ** 18n, pending: 0, dailySpendWei: 0n }], new Date());
+    await store.close();
+  });
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it("drain of an unknown address exits 1, names the known signers and says how to check, and records nothing", async () => {
+    const refused = await adminAt("signers", "drain", typo);
+    expect(refused.code).to.equal(1);
+    expect(refused.output).to.include(`${typo} is not a known signer`).and.include(`known signers: ${known}`).and.include("signers list").and.include("--force");
+    const rows = JSON.parse((await adminAt("signers", "list", "--json")).output) as ListedSigner[];
+    expect(rows.map((row) => [row.address, row.state])).to.deep.equal([[known, "active"]]);
+  });
+
+  it("resume of an unknown address exits 1 (there is no drain to undo), even with --force", async () => {
+    const refused = await adminAt("signers", "resume", typo);
+    expect(refused.code).to.equal(1);
+    expect(refused.output).to.include("not a known signer").and.include(known).and.not.include("--force");
+    expect((await adminAt("signers", "resume", typo, "--force")).code).to.equal(2);
+  });
+
+  it("drain and resume of a known signer act; repeating either says it is already so and exits 0", async () => {
+    expect((await adminAt("signers", "drain", known.toLowerCase())).code).to.equal(0);
+    expect((await adminAt("signers", "drain", known)).output).to.match(/already drained/);
+    expect((await adminAt("signers", "resume", known)).output).to.match(/resumed/);
+    expect((await adminAt("signers", "resume", known)).output).to.match(/already active/);
+  });
+
+  it("list commands refuse a stray argument or flag with usage (exit 2) instead of ignoring it", async () => {
+    for (const args of [["signers", "list", known], ["topups", "list", known], ["topups", "list", "--force"], ["topups", "show"], ["topups"]]) {
+      const result = await adminAt(...args);
+      expect(result.code, args.join(" ")).to.equal(2);
+      expect(result.output, args.join(" ")).to.include("usage: npm run relayer-admin");
+    }
+    expect((await adminAt("signers", "list", known)).output).to.match(/signers list takes no argument/);
+    expect((await adminAt("topups", "list", known)).output).to.match(/topups list takes no argument/);
   });
 });
