@@ -4,6 +4,7 @@
  * relays on any relayer of that database (each reads the decision within RELAYER_SIGNER_STATE_POLL_MS)
  * and finishes the ones it has; `resume` gives it work again. The database is the relayer's:
  * RELAYER_DATABASE_URL or DATABASE_URL (PostgreSQL, shared by every relayer), else RELAYER_DB_PATH.
+ * On PostgreSQL it opens the CLIs' pool (SERVICE_POOLS.relayerCli, 2 connections), never the relayer's 10.
  */
 import { parseArgs } from "node:util";
 import { formatEther, getAddress, isAddress } from "viem";

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import hre from "hardhat";
+import { Client } from "pg";
 import { getAddress, type Address, type Hex, type LocalAccount } from "viem";
+import { relayerDatabaseFromEnv } from "../../scripts/gasBudgets";
 import { runRelayerAdminCommand } from "../../scripts/relayerAdmin";
 import type { Signer } from "../../relayer/broadcast/signerPool";
 import { openRelayStore } from "../../relayer/store/openRelayStore";
@@ -192,5 +194,42 @@ describe("relayer-admin on the relayer's database alone: an address it does not 
     }
     expect((await adminAt("signers", "list", known)).output).to.match(/signers list takes no argument/);
     expect((await adminAt("topups", "list", known)).output).to.match(/topups list takes no argument/);
+  });
+});
+
+describe("relayer-admin on PostgreSQL: a one-shot command holds the CLI's pool, not the relayer's", function () {
+  this.timeout(60_000);
+
+  it("at most 2 connections named relayer-cli while a command reads in parallel, none named relayer, and all closed after", async () => {
+    const url = await createTestDatabase("relayer_admin_pool");
+    const observer = new Client({ connectionString: url });
+    await observer.connect();
+    const connections = async () =>
+      (await observer.query<{ name: string; count: string }>("SELECT application_name AS name, count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1")).rows
+        .map((row) => [row.name, Number(row.count)] as const);
+    try {
+      const { open } = relayerDatabaseFromEnv({ DATABASE_URL: url });
+      const seen: (readonly [string, number])[][] = [];
+      const lines: string[] = [];
+      const code = await runRelayerAdminCommand(["signers", "list", "--json"], {
+        open: async () => {
+          const store = await open();
+          // Ten reads at once: a pool of ten would open ten connections for them.
+          await Promise.all(Array.from({ length: 10 }, () => store.signerStates()));
+          seen.push(await connections());
+          return store;
+        },
+        print: (line) => lines.push(line),
+        now: new Date(),
+      });
+      expect(code).to.equal(0);
+      expect(JSON.parse(lines.join("\n"))).to.deep.equal([]);
+      const during = new Map(seen[0]);
+      expect(during.get("relayer-cli"), JSON.stringify(seen)).to.be.within(1, 2);
+      expect(during.has("relayer"), JSON.stringify(seen)).to.equal(false);
+      expect((await connections()).filter(([name]) => name === "relayer-cli")).to.deep.equal([]);
+    } finally {
+      await observer.end();
+    }
   });
 });
