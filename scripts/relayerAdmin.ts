@@ -14,7 +14,7 @@ import { printTable } from "./textTable";
 
 const USAGE = [
   "usage: npm run relayer-admin -- signers <command>",
-  "  signers list [--json]       every signer with a report or a decision: backend, state, balance, pending, daily spend",
+  "  signers list [--json]       every signer with a report or a decision: backend, state, balance, pending, daily spend, top-ups",
   "  signers drain <address>     no new relays for it on any relayer of this database; it finishes its pending ones",
   "      [--force]               also for an address no relayer has reported yet (drain a key before its relayer starts)",
   "  signers resume <address>    it takes relays again",
@@ -102,7 +102,20 @@ async function setState(store: RelayStore, context: RelayerAdminContext, signer:
   return 0;
 }
 
+/** What the treasury has paid each signer, all time: mined top-ups only (an intent or a failed one paid nothing yet). */
+async function minedTopUpTotals(store: RelayStore): Promise<Map<string, { wei: bigint; count: number }>> {
+  const totals = new Map<string, { wei: bigint; count: number }>();
+  // Every row, not the list's default 1,000: a total over the newest thousand would be wrong.
+  for (const topUp of await store.topUps({ limit: Number.MAX_SAFE_INTEGER })) {
+    if (topUp.status !== "mined") continue;
+    const total = totals.get(topUp.signer) ?? { wei: 0n, count: 0 };
+    totals.set(topUp.signer, { wei: total.wei + topUp.amountWei, count: total.count + 1 });
+  }
+  return totals;
+}
+
 async function listSigners(store: RelayStore, context: RelayerAdminContext, json: boolean): Promise<number> {
+  const topUps = await minedTopUpTotals(store);
   const rows = (await store.signerStates()).map((record) => ({
     address: record.signer,
     backend: record.report?.backend ?? null,
@@ -113,6 +126,8 @@ async function listSigners(store: RelayStore, context: RelayerAdminContext, json
     pending: record.report?.pending ?? null,
     daily_spend_wei: record.report?.dailySpendWei.toString() ?? null,
     reported_at: record.report?.at.toISOString() ?? null,
+    topped_up_wei: (topUps.get(record.signer)?.wei ?? 0n).toString(),
+    topups: topUps.get(record.signer)?.count ?? 0,
   }));
   if (json) {
     context.print(JSON.stringify(rows, null, 2));
@@ -123,7 +138,7 @@ async function listSigners(store: RelayStore, context: RelayerAdminContext, json
     return 0;
   }
   printTable(context.print, [
-    ["address", "backend", "state", "balance (ETH)", "pending", "daily spend (ETH)", "relayer", "reported"],
+    ["address", "backend", "state", "balance (ETH)", "pending", "daily spend (ETH)", "topped up (ETH)", "relayer", "reported"],
     ...rows.map((row) => [
       row.address,
       row.backend ?? "-",
@@ -131,6 +146,7 @@ async function listSigners(store: RelayStore, context: RelayerAdminContext, json
       row.balance_wei === null ? "-" : formatEther(BigInt(row.balance_wei)),
       row.pending === null ? "-" : String(row.pending),
       row.daily_spend_wei === null ? "-" : formatEther(BigInt(row.daily_spend_wei)),
+      row.topups === 0 ? "-" : `${formatEther(BigInt(row.topped_up_wei))} (${row.topups})`,
       row.relayer_id ?? "-",
       row.reported_at === null ? "-" : `${Math.round((context.now.getTime() - Date.parse(row.reported_at)) / 1000)} s ago`,
     ]),

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import hre from "hardhat";
 import { Client } from "pg";
-import { getAddress, type Address, type Hex, type LocalAccount } from "viem";
+import { getAddress, keccak256, parseEther, type Address, type Hex, type LocalAccount } from "viem";
 import { relayerDatabaseFromEnv } from "../../scripts/gasBudgets";
 import { runRelayerAdminCommand } from "../../scripts/relayerAdmin";
 import type { Signer } from "../../relayer/broadcast/signerPool";
@@ -13,7 +13,17 @@ import { fundedTakers, gaslessSuite, RELAYER_TOKEN, startGaslessStack, type Gasl
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { createTestDatabase } from "../fixtures/postgresServer";
 
-type ListedSigner = { address: Address; backend: string | null; state: string; balance_wei: string | null; pending: number | null; daily_spend_wei: string | null; relayer_id: string | null };
+type ListedSigner = {
+  address: Address;
+  backend: string | null;
+  state: string;
+  balance_wei: string | null;
+  pending: number | null;
+  daily_spend_wei: string | null;
+  relayer_id: string | null;
+  topped_up_wei: string;
+  topups: number;
+};
 
 /** Runs `relayer-admin` against the stack's relayer database, as an operator would; its exit code and output. */
 async function admin(stack: GaslessStack, ...args: string[]): Promise<{ code: number; output: string }> {
@@ -186,6 +196,30 @@ describe("relayer-admin on the relayer's database alone: an address it does not 
     expect((await adminAt("signers", "resume", known)).output).to.match(/already active/);
   });
 
+  it("signers list totals each signer's mined top-ups from the ledger (column and --json); intents and failed ones paid nothing", async () => {
+    const store = await openRelayStore({ dbPath, databaseUrl: undefined });
+    const treasury = getAddress("0x00000000000000000000000000000000000000c0");
+    const record = async (signer: Address, wei: bigint, nonce: number, status: "mined" | "failed" | "intent") => {
+      const rawTx = `0x02${nonce.toString(16).padStart(4, "0")}` as Hex;
+      const id = await store.recordTopUp({ signer, treasury, amountWei: wei, nonce, rawTx, txHash: keccak256(rawTx) }, new Date());
+      if (status !== "intent") await store.setTopUpStatus(id, status, new Date());
+    };
+    await record(known, parseEther("1.5"), 1, "mined");
+    await record(known, parseEther("0.25"), 2, "mined");
+    await record(known, parseEther("9"), 3, "failed");
+    await record(known, parseEther("4"), 4, "intent");
+    await store.setSignerState(typo, "drained", new Date());
+    await store.close();
+    const rows = JSON.parse((await adminAt("signers", "list", "--json")).output) as ListedSigner[];
+    expect(rows.map((row) => [row.address, row.topped_up_wei, row.topups])).to.deep.equal([
+      [known, parseEther("1.75").toString(), 2],
+      [typo, "0", 0],
+    ]);
+    const table = (await adminAt("signers", "list")).output.split("\n");
+    expect(table[0]).to.match(/daily spend \(ETH\)\s+topped up \(ETH\)\s+relayer/);
+    expect(table.find((line) => line.startsWith(known))).to.match(/\s1\.75 \(2\)\s/);
+  });
+
   it("list commands refuse a stray argument or flag with usage (exit 2) instead of ignoring it", async () => {
     for (const args of [["signers", "list", known], ["topups", "list", known], ["topups", "list", "--force"], ["topups", "show"], ["topups"]]) {
       const result = await adminAt(...args);
@@ -209,6 +243,12 @@ describe("relayer-admin on PostgreSQL: a one-shot command holds the CLI's pool, 
         .map((row) => [row.name, Number(row.count)] as const);
     try {
       const { open } = relayerDatabaseFromEnv({ DATABASE_URL: url });
+      const setup = await open();
+      const signer = getAddress("0x00000000000000000000000000000000000000d1");
+      await setup.reportSigners("relayer-a", [{ signer, backend: "pkcs11", balanceWei: 1n, pending: 0, dailySpendWei: 0n }], new Date());
+      const topUp = await setup.recordTopUp({ signer, treasury: signer, amountWei: parseEther("0.5"), nonce: 0, rawTx: "0x02aa", txHash: keccak256("0x02aa") }, new Date());
+      await setup.setTopUpStatus(topUp, "mined", new Date());
+      await setup.close();
       const seen: (readonly [string, number])[][] = [];
       const lines: string[] = [];
       const code = await runRelayerAdminCommand(["signers", "list", "--json"], {
@@ -223,11 +263,12 @@ describe("relayer-admin on PostgreSQL: a one-shot command holds the CLI's pool, 
         now: new Date(),
       });
       expect(code).to.equal(0);
-      expect(JSON.parse(lines.join("\n"))).to.deep.equal([]);
+      expect((JSON.parse(lines.join("\n")) as ListedSigner[]).map((row) => [row.address, row.topped_up_wei, row.topups])).to.deep.equal([[signer, parseEther("0.5").toString(), 1]]);
       const during = new Map(seen[0]);
       expect(during.get("relayer-cli"), JSON.stringify(seen)).to.be.within(1, 2);
       expect(during.has("relayer"), JSON.stringify(seen)).to.equal(false);
-      expect((await connections()).filter(([name]) => name === "relayer-cli")).to.deep.equal([]);
+      // A backend leaves pg_stat_activity a moment after its client hangs up.
+      await until(async () => !(await connections()).some(([name]) => name === "relayer-cli"), "the CLI's connections closing");
     } finally {
       await observer.end();
     }
