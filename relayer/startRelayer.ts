@@ -197,6 +197,8 @@ export async function startRelayer(
       webhookBacklog: () => store.webhookBacklog(),
     });
     metrics.signerMinBalance.set(Number(config.minSignerBalanceWei));
+    metrics.signerDailySpendCap.set(Number(config.dailySpendCapWei));
+    metrics.treasuryDailyCap.set(Number(config.treasury?.dailyCapWei ?? 0n));
     const signerStates = new SignerStateSync(context);
     // Before any relay is chosen: a signer drained while this relayer was down stays drained.
     await signerStates.sync();
