@@ -36,7 +36,7 @@ export function chaosGoals(records: ChaosRecords): Goal[] {
   const planned = records.plannedRestarts ?? 1;
   return [
     {
-      name: `faults on 5-10 % of RPC calls, ${planned === 1 ? "a node restart" : `${planned} node restarts`} that lost its mempool`,
+      name: `faults on 5-10 % of RPC calls, ${planned === 1 ? "a node restart" : `${planned} node restarts`} that lost the mempool`,
       pass: share >= 0.05 && share <= 0.1 && (records.faults["node:restart"] ?? 0) >= planned && (records.faults["node:mempool-lost"] ?? 0) > 0,
       detail: `${faulted} of ${records.calls} requests (${(share * 100).toFixed(1)} %); ${Object.entries(records.faults).map(([kind, count]) => `${kind} ${count}`).join(", ")}`,
     },

@@ -36,7 +36,7 @@ describe("chaos soak report: what the chaos run judges", () => {
 
   it("judges the restarts against --restarts: fewer than asked fails, as many passes and the goal names the count", () => {
     const three = { "send:drop": 7, "node:restart": 3, "node:mempool-lost": 5 };
-    expect(goal(chaosGoals(records({ plannedRestarts: 3, faults: three })), "faults")).to.deep.include({ pass: true, name: "faults on 5-10 % of RPC calls, 3 node restarts that lost its mempool" });
+    expect(goal(chaosGoals(records({ plannedRestarts: 3, faults: three })), "faults")).to.deep.include({ pass: true, name: "faults on 5-10 % of RPC calls, 3 node restarts that lost the mempool" });
     expect(goal(chaosGoals(records({ plannedRestarts: 3, faults: { ...three, "node:restart": 2 } })), "faults").pass).to.equal(false);
     expect(goal(chaosGoals(records({ plannedRestarts: 1 })), "faults").name).to.contain("a node restart");
   });
