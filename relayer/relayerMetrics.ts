@@ -70,6 +70,7 @@ export function createRelayerMetrics() {
     treasuryBalance: new Gauge({ name: "relayer_treasury_balance_wei", help: "The treasury key's balance at the last signer check (0 without RELAYER_TREASURY_SIGNER)", registers: [registry] }),
     /** RELAYER_DAILY_SPEND_CAP_ETH in wei, the cap relayer_signer_daily_spend_wei counts against. */
     signerDailySpendCap: new Gauge({ name: "relayer_signer_daily_spend_cap_wei", help: "Each signer's spend cap per rolling 24 h (RELAYER_DAILY_SPEND_CAP_ETH, in wei): past it a signer takes no new relays", registers: [registry] }),
+    signerSigningFailing: new Gauge({ name: "relayer_signer_signing_failing", help: "1 while a signer's key backend fails to sign (its last signature or probe failed): it takes no new relays, else 0", labelNames: ["signer"] as const, registers: [registry] }),
     signerDrained: new Gauge({ name: "relayer_signer_drained", help: "1 while the operator has a signer drained (relayer-admin signers drain), else 0", labelNames: ["signer"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "relayer"),
     ...readEndpointMetrics(registry, "relayer"),

@@ -175,6 +175,7 @@ describe("monitoring: dashboard and alert rules", function () {
       "relayer_treasury_balance_wei",
       "relayer_treasury_daily_cap_wei",
       "relayer_treasury_daily_spend_wei",
+      "relayer_signer_signing_failing",
     ]) {
       expect(used.has(metric), `${metric} is watched`).to.equal(true);
     }
