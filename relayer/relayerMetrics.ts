@@ -65,6 +65,12 @@ export function createRelayerMetrics() {
     /** Treasury top-ups by status as they reach it (relayer/broadcast/treasury.ts). */
     treasuryTopUps: new Counter({ name: "relayer_treasury_topups_total", help: "Treasury top-ups of signers, by status reached (sent, mined, failed, capped: stopped by RELAYER_TREASURY_DAILY_CAP_ETH)", labelNames: ["status"] as const, registers: [registry] }),
     treasuryDailySpend: new Gauge({ name: "relayer_treasury_daily_spend_wei", help: "What the treasury sent in top-ups over the last 24 h (failed ones excluded), in wei", registers: [registry] }),
+    /** RELAYER_TREASURY_DAILY_CAP_ETH in wei (0 without a treasury), so an alert compares the day's top-ups with the cap the relayer applies. */
+    treasuryDailyCap: new Gauge({ name: "relayer_treasury_daily_cap_wei", help: "The treasury's top-up cap per rolling 24 h (RELAYER_TREASURY_DAILY_CAP_ETH, in wei; 0 without RELAYER_TREASURY_SIGNER)", registers: [registry] }),
+    treasuryBalance: new Gauge({ name: "relayer_treasury_balance_wei", help: "The treasury key's balance at the last signer check (0 without RELAYER_TREASURY_SIGNER)", registers: [registry] }),
+    /** RELAYER_DAILY_SPEND_CAP_ETH in wei, the cap relayer_signer_daily_spend_wei counts against. */
+    signerDailySpendCap: new Gauge({ name: "relayer_signer_daily_spend_cap_wei", help: "Each signer's spend cap per rolling 24 h (RELAYER_DAILY_SPEND_CAP_ETH, in wei): past it a signer takes no new relays", registers: [registry] }),
+    signerSigningFailing: new Gauge({ name: "relayer_signer_signing_failing", help: "1 while a signer's key backend fails to sign (its last signature or probe failed): it takes no new relays, else 0", labelNames: ["signer"] as const, registers: [registry] }),
     signerDrained: new Gauge({ name: "relayer_signer_drained", help: "1 while the operator has a signer drained (relayer-admin signers drain), else 0", labelNames: ["signer"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "relayer"),
     ...readEndpointMetrics(registry, "relayer"),

@@ -19,9 +19,12 @@ async function check<T>(probe: () => Promise<T>): Promise<{ ok: true; value: T }
 /**
  * Whether the relayer can work (GET /ready): its database answers, its chain answers, and at least
  * one signer holds more than `RELAYER_MIN_SIGNER_BALANCE_ETH` (a signer below the floor gets no new
- * work) and below its daily spend cap (RELAYER_DAILY_SPEND_CAP_ETH). Each signer's balance, spend and drain state are listed; `degraded` names the undrained signers
- * that get no work (below the floor, or past the cap) while others still do. A few cheap calls; the
- * floor's warn log is the upkeep's (signerUpkeep.ts), once per drop, not once per probe.
+ * work), below its daily spend cap (RELAYER_DAILY_SPEND_CAP_ETH), and whose key backend signs (its
+ * last signature or the upkeep's probe did not fail: signingHealth.ts). Each signer's balance, spend,
+ * drain state and signing are listed; `degraded` names the undrained signers that get no work (below
+ * the floor, past the cap, or failing to sign) while others still do. A few cheap calls and no
+ * signature (the upkeep probes a failing backend, not each /ready); the warn logs are the upkeep's
+ * (signerUpkeep.ts), once per episode, not once per probe.
  */
 export async function relayerReadiness(context: RelayContext): Promise<{ ready: boolean; body: Record<string, unknown> }> {
   const { store, client, pool, config } = context;
@@ -34,13 +37,24 @@ export async function relayerReadiness(context: RelayContext): Promise<{ ready: 
   const signers = balances.ok
     ? balances.value.map(({ signer, balance }, index) => {
         const funded = balance >= config.minSignerBalanceWei;
-        const { spend, drained } = pool.signers[index]!;
-        return { address: signer, balance_wei: balance.toString(), funded, drained, daily_spend_wei: spend.spent(now).toString(), spend_cap_reached: spend.exhausted(now) };
+        const { spend, drained, signing } = pool.signers[index]!;
+        const failure = signing.failure;
+        return {
+          address: signer,
+          balance_wei: balance.toString(),
+          funded,
+          drained,
+          daily_spend_wei: spend.spent(now).toString(),
+          spend_cap_reached: spend.exhausted(now),
+          signing: failure === undefined ? "ok" : `fails since ${failure.since.toISOString()}: ${failure.error}`,
+        };
       })
     : [];
   const funded = signers.some((signer) => signer.funded);
-  const usable = signers.some((signer) => signer.funded && !signer.drained && !signer.spend_cap_reached);
+  const usable = signers.some((signer) => signer.funded && !signer.drained && !signer.spend_cap_reached && signer.signing === "ok");
   const active = signers.filter((signer) => !signer.drained);
+  // Funded, undrained and under the cap, so only their backends keep them from work.
+  const unsigning = signers.filter((signer) => signer.funded && !signer.drained && !signer.spend_cap_reached);
   const checks = {
     database: database.ok ? "ok" : database.error,
     chain: chain.ok ? "ok" : chain.error,
@@ -49,12 +63,14 @@ export async function relayerReadiness(context: RelayContext): Promise<{ ready: 
         ? `no signer above the floor of ${config.minSignerBalanceWei} wei`
         : active.length === 0
           ? "every signer is drained (relayer-admin signers drain); resume one with `npm run relayer-admin -- signers resume <address>`"
+          : !usable && unsigning.length > 0
+            ? `no signer can sign: every funded, undrained signer under its cap has a key backend that fails (${unsigning.map((signer) => `${signer.address} ${signer.signing}`).join("; ")}); check the backend (for pkcs11: the module, the token and the PIN file); a probe tries again at each signer check`
           : !usable
           ? `every funded, undrained signer reached its daily spend cap of ${config.dailySpendCapWei} wei (RELAYER_DAILY_SPEND_CAP_ETH); relays resume as the day's spending rolls off`
           : "ok"
       : balances.error,
   };
-  // Degraded: still ready, but with less capacity than configured (some signer low on ETH or past its cap).
-  const degraded = signers.filter((signer) => !signer.drained && (!signer.funded || signer.spend_cap_reached)).map((signer) => signer.address);
+  // Degraded: still ready, but with less capacity than configured (some signer low on ETH, past its cap or failing to sign).
+  const degraded = signers.filter((signer) => !signer.drained && (!signer.funded || signer.spend_cap_reached || signer.signing !== "ok")).map((signer) => signer.address);
   return { ready: database.ok && chain.ok && usable, body: { checks, signers, ...(degraded.length === 0 ? {} : { degraded: { signers_without_work: degraded } }), relayer_id: config.relayerId } };
 }

@@ -26,6 +26,7 @@ import { serveMetrics } from "../sdk/observability/metricsServer";
 import { WebhookDispatcher } from "./pushed/webhookDispatcher";
 import { openKeyBackend, openKeyBackends } from "./signing/openKeyBackends";
 import { Treasury } from "./broadcast/treasury";
+import { SigningHealth } from "./signing/signingHealth";
 import { policedAccount } from "./signing/policedAccount";
 import { RegistryRouters } from "./signing/registryRouters";
 import { ReadEndpoints } from "../sdk/rpc/readEndpoints";
@@ -166,7 +167,8 @@ export async function startRelayer(
         const pending = await client.getTransactionCount({ address, blockTag: "pending" });
         const nonces = new NonceTracker(pending, await store.highestNonce(address));
         const spend = new SignerSpend(config.dailySpendCapWei);
-        return { account: policedAccount(backend, policy, { nextNonce: () => nonces.next, spend }), nonces, spend, backend: backend.kind };
+        const signing = new SigningHealth((digest) => backend.signDigest(digest));
+        return { account: policedAccount(backend, policy, { nextNonce: () => nonces.next, spend, health: signing }), nonces, spend, backend: backend.kind, signing };
       }),
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
@@ -197,6 +199,8 @@ export async function startRelayer(
       webhookBacklog: () => store.webhookBacklog(),
     });
     metrics.signerMinBalance.set(Number(config.minSignerBalanceWei));
+    metrics.signerDailySpendCap.set(Number(config.dailySpendCapWei));
+    metrics.treasuryDailyCap.set(Number(config.treasury?.dailyCapWei ?? 0n));
     const signerStates = new SignerStateSync(context);
     // Before any relay is chosen: a signer drained while this relayer was down stays drained.
     await signerStates.sync();

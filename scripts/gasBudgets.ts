@@ -36,7 +36,8 @@ export function relayerDatabaseFromEnv(values: NodeJS.ProcessEnv): { open: () =>
   // A SQLite file that is not there is not created: an operator's typo would otherwise read as "no charges".
   const open = async () => {
     if (databaseUrl === undefined && !existsSync(dbPath)) throw new Error(`no relayer database at ${dbPath} (RELAYER_DB_PATH, or DATABASE_URL / RELAYER_DATABASE_URL for PostgreSQL)`);
-    return openRelayStore({ databaseUrl, dbPath });
+    // A one-shot command: the CLI's pool of two (SERVICE_POOLS.relayerCli), not the relayer's ten.
+    return openRelayStore({ databaseUrl, dbPath }, "relayerCli");
   };
   return { open, budgets: gasBudgetsOf(v) };
 }

@@ -4,6 +4,7 @@
  * relays on any relayer of that database (each reads the decision within RELAYER_SIGNER_STATE_POLL_MS)
  * and finishes the ones it has; `resume` gives it work again. The database is the relayer's:
  * RELAYER_DATABASE_URL or DATABASE_URL (PostgreSQL, shared by every relayer), else RELAYER_DB_PATH.
+ * On PostgreSQL it opens the CLIs' pool (SERVICE_POOLS.relayerCli, 2 connections), never the relayer's 10.
  */
 import { parseArgs } from "node:util";
 import { formatEther, getAddress, isAddress } from "viem";
@@ -13,8 +14,9 @@ import { printTable } from "./textTable";
 
 const USAGE = [
   "usage: npm run relayer-admin -- signers <command>",
-  "  signers list [--json]       every signer with a report or a decision: backend, state, balance, pending, daily spend",
+  "  signers list [--json]       every signer with a report or a decision: backend, state, balance, pending, daily spend, top-ups",
   "  signers drain <address>     no new relays for it on any relayer of this database; it finishes its pending ones",
+  "      [--force]               also for an address no relayer has reported yet (drain a key before its relayer starts)",
   "  signers resume <address>    it takes relays again",
   "  topups list [--json]        the treasury's top-ups of signers, newest first: signer, amount, status, transaction",
   "  (the relayer's database: RELAYER_DATABASE_URL or DATABASE_URL for PostgreSQL, else RELAYER_DB_PATH)",
@@ -22,30 +24,38 @@ const USAGE = [
 
 export type RelayerAdminContext = Readonly<{ open: () => Promise<RelayStore>; print: (line: string) => void; now: Date }>;
 
-/** Runs one command and returns the process exit code (0 done, 2 usage). */
+/** Runs one command and returns the process exit code (0 done, 1 refused: nothing to act on, 2 usage). */
 export async function runRelayerAdminCommand(args: readonly string[], context: RelayerAdminContext): Promise<number> {
   let positionals: string[];
   let json: boolean;
+  let force: boolean;
   try {
-    const parsed = parseArgs({ args: [...args], options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: [...args], options: { json: { type: "boolean" }, force: { type: "boolean" } }, allowPositionals: true, strict: true });
     positionals = parsed.positionals;
     json = parsed.values.json === true;
+    force = parsed.values.force === true;
   } catch (error) {
     return usage(context, error instanceof Error ? error.message : String(error));
   }
   const [group, command, target, ...extra] = positionals;
   if (group === "topups") {
-    if (command === "list" && target === undefined && extra.length === 0) return withStore(context, (store) => listTopUps(store, context, json));
-    return usage(context, command === undefined ? "topups needs a command" : `unknown command topups ${command}`);
+    if (command !== "list") return usage(context, command === undefined ? "topups needs a command" : `unknown command topups ${command}`);
+    if (target !== undefined) return usage(context, `topups list takes no argument (got ${target}); every top-up is listed, newest first`);
+    if (force) return usage(context, "--force applies to signers drain only");
+    return withStore(context, (store) => listTopUps(store, context, json));
   }
   if (group !== "signers") return usage(context, group === undefined ? undefined : `unknown command ${group}`);
   if (extra.length > 0) return usage(context, `unexpected argument ${extra[0]}`);
-  if (command === "list" && target === undefined) return withStore(context, (store) => listSigners(store, context, json));
+  if (force && command !== "drain") return usage(context, "--force applies to signers drain only");
+  if (command === "list") {
+    if (target !== undefined) return usage(context, `signers list takes no argument (got ${target}); every signer on record is listed`);
+    return withStore(context, (store) => listSigners(store, context, json));
+  }
   if (command === "drain" || command === "resume") {
     if (target === undefined) return usage(context, `signers ${command} needs a signer address (see signers list)`);
     if (!isAddress(target, { strict: false })) return usage(context, `${target} is not an address (0x and 40 hex digits)`);
     const state: SignerState = command === "drain" ? "drained" : "active";
-    return withStore(context, (store) => setState(store, context, getAddress(target), state));
+    return withStore(context, (store) => setState(store, context, getAddress(target), state, force));
   }
   return usage(context, command === undefined ? "signers needs a command" : `unknown command signers ${command}`);
 }
@@ -65,8 +75,26 @@ async function withStore(context: RelayerAdminContext, work: (store: RelayStore)
   }
 }
 
-async function setState(store: RelayStore, context: RelayerAdminContext, signer: `0x${string}`, state: SignerState): Promise<number> {
-  const known = (await store.signerStates()).find((record) => record.signer === signer);
+/**
+ * A typo'd address must not read as done: a drain of an address no relayer uses protects nothing.
+ * Only a signer on record (reported by a relayer, or with a decision) is acted on, unless a drain
+ * says `--force` (a key drained before its relayer first starts). A resume needs a drain to undo.
+ */
+async function setState(store: RelayStore, context: RelayerAdminContext, signer: `0x${string}`, state: SignerState, force: boolean): Promise<number> {
+  const records = await store.signerStates();
+  const known = records.find((record) => record.signer === signer);
+  const command = state === "drained" ? "drain" : "resume";
+  if (known === undefined && !(state === "drained" && force)) {
+    context.print(`${signer} is not a known signer of this relayer database: no relayer has reported it and it has no decision on record`);
+    context.print(records.length === 0 ? "known signers: none yet (a running relayer reports its signers within RELAYER_SIGNER_STATE_POLL_MS of its start)" : `known signers: ${records.map((record) => record.signer).join(", ")}`);
+    const next = state === "drained" ? "; to drain a key before its relayer first starts, repeat with --force" : "";
+    context.print(`check the address with \`npm run relayer-admin -- signers list\` and the database (RELAYER_DATABASE_URL, DATABASE_URL or RELAYER_DB_PATH)${next}`);
+    return 1;
+  }
+  if (known?.state === state) {
+    context.print(`${signer} is already ${state === "drained" ? "drained" : "active"}: nothing to ${command}`);
+    return 0;
+  }
   await store.setSignerState(signer, state, context.now);
   const verb = state === "drained" ? "drained: it takes no new relays and finishes its pending ones" : "resumed: it takes relays again";
   context.print(`${signer} ${verb} (running relayers pick this up within RELAYER_SIGNER_STATE_POLL_MS, default 2 s)`);
@@ -74,7 +102,20 @@ async function setState(store: RelayStore, context: RelayerAdminContext, signer:
   return 0;
 }
 
+/** What the treasury has paid each signer, all time: mined top-ups only (an intent or a failed one paid nothing yet). */
+async function minedTopUpTotals(store: RelayStore): Promise<Map<string, { wei: bigint; count: number }>> {
+  const totals = new Map<string, { wei: bigint; count: number }>();
+  // Every row, not the list's default 1,000: a total over the newest thousand would be wrong.
+  for (const topUp of await store.topUps({ limit: Number.MAX_SAFE_INTEGER })) {
+    if (topUp.status !== "mined") continue;
+    const total = totals.get(topUp.signer) ?? { wei: 0n, count: 0 };
+    totals.set(topUp.signer, { wei: total.wei + topUp.amountWei, count: total.count + 1 });
+  }
+  return totals;
+}
+
 async function listSigners(store: RelayStore, context: RelayerAdminContext, json: boolean): Promise<number> {
+  const topUps = await minedTopUpTotals(store);
   const rows = (await store.signerStates()).map((record) => ({
     address: record.signer,
     backend: record.report?.backend ?? null,
@@ -85,6 +126,8 @@ async function listSigners(store: RelayStore, context: RelayerAdminContext, json
     pending: record.report?.pending ?? null,
     daily_spend_wei: record.report?.dailySpendWei.toString() ?? null,
     reported_at: record.report?.at.toISOString() ?? null,
+    topped_up_wei: (topUps.get(record.signer)?.wei ?? 0n).toString(),
+    topups: topUps.get(record.signer)?.count ?? 0,
   }));
   if (json) {
     context.print(JSON.stringify(rows, null, 2));
@@ -95,7 +138,7 @@ async function listSigners(store: RelayStore, context: RelayerAdminContext, json
     return 0;
   }
   printTable(context.print, [
-    ["address", "backend", "state", "balance (ETH)", "pending", "daily spend (ETH)", "relayer", "reported"],
+    ["address", "backend", "state", "balance (ETH)", "pending", "daily spend (ETH)", "topped up (ETH)", "relayer", "reported"],
     ...rows.map((row) => [
       row.address,
       row.backend ?? "-",
@@ -103,6 +146,7 @@ async function listSigners(store: RelayStore, context: RelayerAdminContext, json
       row.balance_wei === null ? "-" : formatEther(BigInt(row.balance_wei)),
       row.pending === null ? "-" : String(row.pending),
       row.daily_spend_wei === null ? "-" : formatEther(BigInt(row.daily_spend_wei)),
+      row.topups === 0 ? "-" : `${formatEther(BigInt(row.topped_up_wei))} (${row.topups})`,
       row.relayer_id ?? "-",
       row.reported_at === null ? "-" : `${Math.round((context.now.getTime() - Date.parse(row.reported_at)) / 1000)} s ago`,
     ]),

@@ -1,11 +1,12 @@
 import { encodeFunctionData, erc20Abi, hexToBigInt, type Address, type Hex, type PublicClient } from "viem";
+import { isNoAnswer } from "../../sdk/rpc/noAnswer";
 import { decodeGaslessCall, decodeRouteActions, routeHops, routeOutput, routePairs, type GaslessCall, type PairReserves, type RouteAction, type RouteHop, type V3PoolState } from "../../sdk";
 import { isPermit2NonceUsed } from "../intake/orderState";
 import type { RelayRecord } from "../store/relayStore";
 import type { AttributionFacts, RetryFacts } from "./attributionFacts";
 import { pairStatesAt, pairStatesMet, syncsBefore, type BlockPosition } from "./pairStates";
 import { propAmmLogsInBlock, propAmmOutAt, propAmmQuoteBlocks, readRouteVenues, v3HopKey, v3PoolStatesAt, v3PoolStatesMet, type RouteVenues } from "./routeVenues";
-import { isTransientRpcError } from "../broadcast/transientRpcError";
+
 import { AttributionReadError, readOrDefer, readOrRefused } from "./readFailure";
 import { routerGateOpen } from "./routerGate";
 import { takerPullRefused } from "./takerPull";
@@ -152,7 +153,7 @@ async function readFacts(client: PublicClient, permit2: Address, relay: Relay, p
     // A node without old state may not answer for that block: then it is not known (see below). A node
     // that cannot be reached defers the attribution.
     client.getCode({ address: relay.taker, blockNumber: relay.acceptedBlock }).catch((error: unknown): typeof UNKNOWN => {
-      if (isTransientRpcError(error)) throw new AttributionReadError("the taker's code when its relay was accepted", error);
+      if (isNoAnswer(error)) throw new AttributionReadError("the taker's code when its relay was accepted", error);
       return UNKNOWN;
     }),
     client.getCode({ address: relay.taker, blockNumber: position.blockNumber }),

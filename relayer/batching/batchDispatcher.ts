@@ -1,4 +1,5 @@
 import { decodeFunctionResult, getAbiItem, type Address } from "viem";
+import { isNoAnswer } from "../../sdk/rpc/noAnswer";
 import { gaslessBatchSwapRouterAbi, isRevertError, type RelayReason, type RelayStatus } from "../../sdk";
 import { batchCalldataGasBound, batchGasLimit } from "../../sdk/relay/batchGasLimit";
 import { calldataGas } from "../../sdk/relay/calldataGas";
@@ -10,7 +11,7 @@ import { isPermit2NonceUsed } from "../intake/orderState";
 import type { RelayContext } from "../queue/relayContext";
 import type { Signer } from "../broadcast/signerPool";
 import type { RelayRecord } from "../store/relayStore";
-import { isTransientRpcError, rpcErrorText } from "../broadcast/transientRpcError";
+import { rpcErrorText } from "../broadcast/transientRpcError";
 import { SigningRefusedError } from "../signing/signingRefusedError";
 
 const swapGaslessBatch = getAbiItem({ abi: gaslessBatchSwapRouterAbi, name: "swapGaslessBatch" });
@@ -159,7 +160,7 @@ export class BatchDispatcher {
         const result = await client.call({ account: signer.address, to: router, data, gas, ...fees, blockTag: "latest" });
         [settled] = decodeFunctionResult({ abi: [swapGaslessBatch], functionName: "swapGaslessBatch", data: result.data ?? "0x" });
       } catch (error) {
-        if (isTransientRpcError(error) || !isRevertError(error)) throw error;
+        if (isNoAnswer(error) || !isRevertError(error)) throw error;
         // The batch itself reverts (a paused router, a gas limit the node refuses): each relay is
         // simulated and sent on its own, where a revert is its own.
         logger.warn({ size: members.length, err: rpcErrorText(error).slice(0, 300) }, "a batch reverts as a whole in simulation; sending its relays one by one");

@@ -1,9 +1,10 @@
 import type { Address, Hex, PublicClient } from "viem";
+import { isNoAnswer } from "../../sdk/rpc/noAnswer";
 import { keccak256 } from "viem";
 import type { Fees } from "./feeBump";
 import type { Signer } from "./signerPool";
 import type { BroadcastRefusal, RelayStore } from "../store/relayStore";
-import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
+import { rpcErrorText } from "./transientRpcError";
 
 /**
  * What the node said to a raw transaction. `sent` includes "already known": it is in the mempool.
@@ -53,7 +54,7 @@ export async function sendRaw(client: PublicClient, raw: Hex): Promise<{ outcome
     await client.sendRawTransaction({ serializedTransaction: raw });
     return { outcome: "sent" };
   } catch (error) {
-    if (isTransientRpcError(error)) return { outcome: "transient", error: rpcErrorText(error) };
+    if (isNoAnswer(error)) return { outcome: "transient", error: rpcErrorText(error) };
     const text = rpcErrorText(error);
     const outcome = classifySendRefusal(text);
     return outcome === "sent" ? { outcome } : { outcome, error: text };

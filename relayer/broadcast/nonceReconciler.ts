@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { isNoAnswer } from "../../sdk/rpc/noAnswer";
 import type { Address, Hex, PublicClient } from "viem";
 import type { ChainHead } from "../../sdk/chain/chainHead";
 import { sendRaw } from "./broadcaster";
@@ -6,7 +7,7 @@ import type { RelayerConfig } from "../config";
 import { initialFees } from "./feeBump";
 import type { RelayerMetrics } from "../relayerMetrics";
 import type { Signer, SignerPool } from "./signerPool";
-import { isTransientRpcError, rpcErrorText } from "./transientRpcError";
+import { rpcErrorText } from "./transientRpcError";
 import { PollingLoop } from "../../sdk/scheduling/pollingLoop";
 
 /**
@@ -27,7 +28,7 @@ async function nodeKnows(client: PublicClient, hash: Hex): Promise<boolean> {
   return client.getTransaction({ hash }).then(
     () => true,
     (error: unknown) => {
-      if (isTransientRpcError(error)) throw error;
+      if (isNoAnswer(error)) throw error;
       return false;
     },
   );

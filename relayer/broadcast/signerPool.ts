@@ -1,6 +1,7 @@
 import type { Address, LocalAccount } from "viem";
 import { NonceTracker } from "./nonceTracker";
 import type { SignerSpend } from "../signing/signerSpend";
+import { SigningHealth } from "../signing/signingHealth";
 
 /** One relayer key, its exact nonces, and a lock that keeps sign-persist-send of its transactions in nonce order. */
 export type Signer = {
@@ -12,6 +13,8 @@ export type Signer = {
   readonly spend: SignerSpend;
   /** The key backend's kind (pkcs11, keystore, unsafe), for the operator's list. */
   readonly backend: string;
+  /** Whether its key backend signs: failing, no new work is given to it (relayer/signing/signingHealth.ts). */
+  readonly signing: SigningHealth;
   /** False while the balance is below the floor: no new work is given to it. */
   funded: boolean;
   /** The balance at the last check, undefined before the first. */
@@ -24,9 +27,9 @@ export type Signer = {
   exclusive<T>(work: () => Promise<T>): Promise<T>;
 };
 
-export type SignerKey = { account: LocalAccount; nonces: NonceTracker; spend: SignerSpend; backend?: string };
+export type SignerKey = { account: LocalAccount; nonces: NonceTracker; spend: SignerSpend; backend?: string; signing?: SigningHealth };
 
-function createSigner({ account, nonces, spend, backend }: SignerKey): Signer {
+function createSigner({ account, nonces, spend, backend, signing }: SignerKey): Signer {
   let tail: Promise<unknown> = Promise.resolve();
   return {
     account,
@@ -34,6 +37,8 @@ function createSigner({ account, nonces, spend, backend }: SignerKey): Signer {
     nonces,
     spend,
     backend: backend ?? "local",
+    // Without a backend's own health (a test's bare account): probing signs through the account itself.
+    signing: signing ?? new SigningHealth((digest) => account.sign!({ hash: digest })),
     funded: true,
     balance: undefined,
     drained: false,
@@ -67,12 +72,12 @@ export class SignerPool {
     return this.signers.find((signer) => signer.address.toLowerCase() === address.toLowerCase());
   }
 
-  /** The least busy funded, undrained signer with room and spend left, or undefined when none has any. */
+  /** The least busy funded, undrained, signing signer with room and spend left, or undefined when none has any. */
   tryLease(): Signer | undefined {
     let best: Signer | undefined;
     for (const signer of this.signers) {
       const load = signer.nonces.inFlight + signer.reserved;
-      if (!signer.funded || signer.drained || load >= this.maxPendingPerSigner || signer.spend.exhausted(this.now())) continue;
+      if (!signer.funded || signer.drained || signer.signing.failing || load >= this.maxPendingPerSigner || signer.spend.exhausted(this.now())) continue;
       if (best === undefined || load < best.nonces.inFlight + best.reserved) best = signer;
     }
     return best;

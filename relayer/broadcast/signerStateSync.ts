@@ -1,3 +1,4 @@
+import { PollingLoop } from "../../sdk/scheduling/pollingLoop";
 import type { RelayContext } from "../queue/relayContext";
 
 /**
@@ -7,11 +8,11 @@ import type { RelayContext } from "../queue/relayContext";
  * PostgreSQL, so one command drains a signer on whichever relayer holds it.
  */
 export class SignerStateSync {
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = false;
+  readonly #loop: PollingLoop;
 
-  constructor(private readonly context: RelayContext) {}
+  constructor(private readonly context: RelayContext) {
+    this.#loop = new PollingLoop(() => this.sync(), context.config.signerStatePollMs, (error) => context.logger.warn({ err: error }, "could not read the signers' drain states; trying again"));
+  }
 
   /** Reads the decisions and applies them; then writes this relayer's report. */
   async sync(): Promise<void> {
@@ -38,20 +39,13 @@ export class SignerStateSync {
     );
   }
 
+  /** Every RELAYER_SIGNER_STATE_POLL_MS after the first `sync`, never two at once. */
   start(): void {
-    const tick = () => {
-      this.#running = this.sync()
-        .catch((error: unknown) => this.context.logger.warn({ err: error }, "could not read the signers' drain states; trying again"))
-        .finally(() => {
-          if (!this.#stopped) this.#timer = setTimeout(tick, this.context.config.signerStatePollMs);
-        });
-    };
-    this.#timer = setTimeout(tick, this.context.config.signerStatePollMs);
+    this.#loop.start();
   }
 
+  /** Stops the polling and waits for a sync in flight (the store is closed after it). */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+    await this.#loop.stop();
   }
 }

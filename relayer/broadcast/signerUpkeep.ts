@@ -45,11 +45,34 @@ export class SignerUpkeep {
     return released;
   }
 
-  /** Settles mined nonces, lets go of expired handed-over ones, and flags signers low on ETH. */
+  /** Signers failing to sign at the last check: logged once when they start, woken when they sign again. */
+  readonly #failing = new Set<Signer>();
+
+  /**
+   * A signer whose backend failed its last signature gets no work, so no relay would find out that it
+   * signs again: it is probed here instead. Logged once per episode (warn when it starts, info when it ends).
+   */
+  async #checkSigning(signer: Signer): Promise<void> {
+    const { logger, pool, metrics } = this.context;
+    if (signer.signing.failing) await signer.signing.probe();
+    metrics?.signerSigningFailing.set({ signer: signer.address }, signer.signing.failing ? 1 : 0);
+    if (signer.signing.failing === this.#failing.has(signer)) return;
+    if (signer.signing.failing) {
+      this.#failing.add(signer);
+      logger.warn({ signer: signer.address, backend: signer.backend, err: signer.signing.failure?.error }, "signer's key backend fails to sign; no new relays for it until a probe signs (at each signer check)");
+    } else {
+      this.#failing.delete(signer);
+      logger.info({ signer: signer.address, backend: signer.backend }, "signer's key backend signs again; it takes relays again");
+      pool.notify();
+    }
+  }
+
+  /** Settles mined nonces, lets go of expired handed-over ones, and flags signers low on ETH or failing to sign. */
   async check(head: Head, minedCount: (signer: Signer) => Promise<number>): Promise<void> {
     const { client, config, logger, pool, treasury } = this.context;
     await treasury?.settle();
     for (const signer of pool.signers) {
+      await this.#checkSigning(signer);
       const balance = await client.getBalance({ address: signer.address });
       this.context.metrics?.signerBalance.set({ signer: signer.address }, Number(balance));
       signer.balance = balance;

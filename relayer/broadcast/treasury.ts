@@ -26,6 +26,13 @@ export class Treasury {
     return this.account.address;
   }
 
+  /** The treasury key's balance now; also set on relayer_treasury_balance_wei. */
+  async readBalance(): Promise<bigint> {
+    const balance = await this.context.client.getBalance({ address: this.account.address });
+    this.context.metrics?.treasuryBalance.set(Number(balance));
+    return balance;
+  }
+
   /** Sent (not failed) within the last rolling day, in wei. */
   async spentToday(): Promise<bigint> {
     const since = new Date(this.context.now().getTime() - SPEND_WINDOW_MS);
@@ -42,6 +49,11 @@ export class Treasury {
    */
   async settle(): Promise<void> {
     const { store, logger } = this.context;
+    // Read at each check for their gauges, so the treasury's alerts see a balance running down and a
+    // day's top-ups ageing out even when no top-up is due; a failed read only leaves a gauge as it was.
+    await Promise.all([this.readBalance(), this.spentToday()]).catch((error: unknown) =>
+      logger.warn({ treasury: this.address, err: error instanceof Error ? error.message.split("\n")[0] : String(error) }, "treasury balance or daily spend could not be read; read again at the next upkeep"),
+    );
     for (const topUp of await store.unfinishedTopUps()) {
       // A read that fails decides nothing: the top-up waits for the next check as it is.
       await this.#settleOne(topUp).catch((error: unknown) =>

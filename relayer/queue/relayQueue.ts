@@ -1,4 +1,5 @@
 import PQueue from "p-queue";
+import { isNoAnswer } from "../../sdk/rpc/noAnswer";
 import type { Hex } from "viem";
 import { isFinalRelayStatus, isRevertError, type RelayReason, type RelayStatus } from "../../sdk";
 import { relayGasLimitOfCalldata } from "../../sdk/relay/relayGasLimit";
@@ -14,7 +15,7 @@ import { findFill, isPermit2NonceUsed } from "../intake/orderState";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "../broadcast/signerPool";
 import type { RelayRecord } from "../store/relayStore";
-import { backoffMs, isTransientRpcError, rpcErrorText } from "../broadcast/transientRpcError";
+import { backoffMs, rpcErrorText } from "../broadcast/transientRpcError";
 import { relayOwnership } from "./relayOwnership";
 import { BatchDispatcher } from "../batching/batchDispatcher";
 
@@ -145,7 +146,7 @@ export class RelayQueue {
     if (error instanceof RelayLeaseError) return this.#refused(relayId, error);
     const attempt = (this.#attempts.get(relayId) ?? 0) + 1;
     this.#attempts.set(relayId, attempt);
-    if (isTransientRpcError(error)) this.context.logger.warn({ relayId, attempt, err: rpcErrorText(error) }, "chain unreachable before broadcast; retrying");
+    if (isNoAnswer(error)) this.context.logger.warn({ relayId, attempt, err: rpcErrorText(error) }, "chain unreachable before broadcast; retrying");
     else this.context.logger.error({ relayId, attempt, err: error }, "unexpected error before broadcast; retrying");
     this.enqueue(relayId, backoffMs(attempt, 30_000));
   }
@@ -289,7 +290,7 @@ export class RelayQueue {
         await client.call({ account: signer.address, to: relay.router, data: relay.data, gas, ...fees, blockTag: takenOver ? "pending" : "latest" });
       } catch (error) {
         // Only a revert says the order cannot fill; any other answer is the node's trouble: retry.
-        if (isTransientRpcError(error) || !isRevertError(error)) throw error;
+        if (isNoAnswer(error) || !isRevertError(error)) throw error;
         // It may have been filled between the nonce check and the simulation.
         if (await isPermit2NonceUsed(client, this.context.permit2, relay)) return await this.#settleWithoutUs(relay);
         // A dead relayer's swap may still be pending (the pending block spends the nonce): wait for it

@@ -1,4 +1,5 @@
 import type { Hex, TransactionReceipt } from "viem";
+import { isNoAnswer } from "../../sdk/rpc/noAnswer";
 import { isFinalRelayStatus } from "../../sdk";
 import { type BlockHead as Head } from "../../sdk/chain/chainHead";
 import { isRetryableSend, RelayLeaseError, sendRaw } from "../broadcast/broadcaster";
@@ -13,7 +14,7 @@ import { relayOwnership } from "../queue/relayOwnership";
 import { SignerUpkeep } from "../broadcast/signerUpkeep";
 import type { Signer } from "../broadcast/signerPool";
 import type { RelayRecord } from "../store/relayStore";
-import { isTransientRpcError, rpcErrorText } from "../broadcast/transientRpcError";
+import { rpcErrorText } from "../broadcast/transientRpcError";
 import { PollingLoop } from "../../sdk/scheduling/pollingLoop";
 
 type Tracked = { resend: boolean; checkedBlock: bigint; strikes: number };
@@ -109,7 +110,7 @@ export class ReceiptWatcher {
               else this.#handOver(relay);
             }
           } else if (error instanceof AttributionReadError) logger.warn({ relayId, err: error.message }, "failed relay's attribution deferred: a chain read failed; nothing charged, retrying next block");
-          else if (isTransientRpcError(error)) logger.warn({ relayId, err: rpcErrorText(error) }, "chain unreachable while following relay; retrying");
+          else if (isNoAnswer(error)) logger.warn({ relayId, err: rpcErrorText(error) }, "chain unreachable while following relay; retrying");
           else logger.error({ relayId, err: error }, "unexpected error while following relay; retrying next tick");
         }
       }),
@@ -236,7 +237,7 @@ export class ReceiptWatcher {
     const receipts = await Promise.all(
       hashes.map((hash) =>
         this.context.client.getTransactionReceipt({ hash }).catch((error: unknown) => {
-          if (isTransientRpcError(error)) throw error;
+          if (isNoAnswer(error)) throw error;
           return undefined;
         }),
       ),
@@ -249,6 +250,5 @@ export class ReceiptWatcher {
     this.#tracked.delete(relay.id);
     this.#signers.handOver(relay);
   }
-
 
 }

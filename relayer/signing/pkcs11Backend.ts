@@ -201,7 +201,11 @@ export function pkcs11Backend(spec: Pkcs11Spec): KeyBackend {
         if (closed) return;
         closed = true;
         await tail;
-        module.C_CloseSession(open);
+        try {
+          module.C_CloseSession(open);
+        } catch {
+          // A session the module lost, and a reopen that failed (the signer was failing to sign): nothing left to close.
+        }
         closeModule(spec.modulePath);
       },
     };

@@ -1,7 +1,7 @@
 import type { Address, Hex } from "viem";
 import { canMoveRelay } from "../../sdk";
 import { applyPostgresMigrations, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
-import { openServicePool } from "../../sdk/storage/servicePools";
+import { openServicePool, type ServicePool } from "../../sdk/storage/servicePools";
 import { postgresRelayMigrations } from "./postgresRelayMigrations";
 import {
   CANCELLED_UNSENT,
@@ -53,8 +53,8 @@ const OPEN = "status IN ('accepted', 'submitted')";
  * claimed with `FOR UPDATE SKIP LOCKED` by exactly one of them, held by a lease it renews, and taken
  * over by another once the lease runs out (its owner died).
  */
-export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
-  const pool = openServicePool(url, "relayer");
+export async function openPostgresRelayStore(url: string, use: ServicePool = "relayer"): Promise<RelayStore> {
+  const pool = openServicePool(url, use);
   try {
     await applyPostgresMigrations(pool, "relayer_schema_migrations", postgresRelayMigrations);
   } catch (error) {

@@ -7,7 +7,8 @@
  * underpriced", 429, 502, a head several blocks old) on about 7 % of its requests; the API runs in this
  * process on a clean path to the node. 500 gasless relays are quoted and signed first, then submitted
  * at 50/s; in the middle of the load the node is stopped and started again on its port from the dumped
- * state (`--load-state`), which loses its mempool. The faults stop once the load is over and every kind
+ * state (`--load-state`), which loses its mempool (`--restarts N` times, default 1, spread over the
+ * load: chaosOptions.ts). The faults stop once the load is over and every kind
  * happened; then each block the soak reads every signer's mined nonce against the nonces the relayer
  * allocated (its SQLite file). Goals (chaosReport.ts): 0 lost, 0 doubled (one SwapSettled per quote),
  * every relay final by its order's deadline, no signer behind a nonce gap for more than 3 blocks after
@@ -33,22 +34,24 @@ import { randomRpcFaults } from "../devnet/rpcFaults";
 import { startRpcProxy } from "../devnet/rpcProxy";
 import { spawnService, type SpawnedService } from "../devnet/spawnService";
 import { printTable } from "../textTable";
+import { DEFAULT_NODE_RESTARTS, restartAtMs } from "./chaosOptions";
 import { chaosGoals, type ChaosRelay } from "./chaosReport";
 import { settlementsByQuote } from "./soakRelays";
 
-/** The run of issue 34: at least 500 relays at 50/s over 4 signers, faults on 5-10 % of the relayer's requests. */
 /**
  * The run of issue 34: at least 500 relays at 50/s over 4 signers, each request of the relayer faulted
  * with probability `faultRate`. Each kind of fault also happens once by schedule (14 of them), so the
  * faults go on past the load until at least `minRequests` requests were seen: the scheduled ones then
  * add at most 3 points to the share.
  */
-export const CHAOS = { relays: 500, rate: 50, signers: 4, takers: 50, faultRate: 0.05, minRequests: 500, seed: 4663, staleBlocks: 4, holdMs: 3_000, restartAtMs: 5_000, maxFaultMs: 180_000, settleMs: 240_000 } as const;
+export const CHAOS = { relays: 500, rate: 50, signers: 4, takers: 50, faultRate: 0.05, minRequests: 500, seed: 4663, staleBlocks: 4, holdMs: 3_000, maxFaultMs: 180_000, settleMs: 240_000 } as const;
 const CHAIN_ID = devnetChain.id;
 const SELL_USDC = parseUnits("10", 6);
 const log = (line: string) => process.stderr.write(`[soak --chaos ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
-export async function chaosSoak(outDir: string): Promise<number> {
+/** `restarts`: how many times the node is stopped and started again during the load (`--restarts`, chaosOptions.ts). */
+export async function chaosSoak(outDir: string, options: Readonly<{ restarts: number }> = { restarts: DEFAULT_NODE_RESTARTS }): Promise<number> {
+  const { restarts } = options;
   const hre = (await import("hardhat")).default;
   await hre.run("compile", { quiet: true });
   const directory = mkdtempSync(join(tmpdir(), "soak-chaos-"));
@@ -152,8 +155,10 @@ export async function chaosSoak(outDir: string): Promise<number> {
       unaccepted.push(quote);
     };
     let mempoolLost = 0;
-    const restart = (async () => {
-      await sleep(CHAOS.restartAtMs);
+    let restarted = 0;
+    const loadMs = (CHAOS.relays * 1000) / CHAOS.rate;
+    const restartOnce = async (index: number) => {
+      await sleep(Math.max(0, restartAtMs(index, restarts, loadMs) - (performance.now() - t0)));
       // At a moment when the node holds transactions of ours: those are what the restart loses.
       const ours = new Set(signers.map((address) => address.toLowerCase()));
       let held: string[] = [];
@@ -161,16 +166,21 @@ export async function chaosSoak(outDir: string): Promise<number> {
         const pending = (await rpc("eth_getBlockByNumber", ["pending", true])) as unknown as { transactions: { from: string; hash: string }[] };
         held = pending.transactions.filter((transaction) => ours.has(transaction.from.toLowerCase())).map((transaction) => transaction.hash);
       }
-      log(`node restart: stopping Anvil with ${held.length} of the relayer's transactions in its mempool (it dumps its state, not its mempool)`);
-      await anvil.stop();
+      log(`node restart ${index + 1} of ${restarts}: stopping Anvil with ${held.length} of the relayer's transactions in its mempool (it dumps its state, not its mempool)`);
+      await node.stop();
       if (!existsSync(statePath)) throw new Error(`Anvil wrote no state to ${statePath} on exit`);
       node = await startAnvilNode(undefined, ["--load-state", statePath, "--dump-state", statePath, "--block-time", "1"], port);
       // Lost: neither mined before the stop nor known to the restarted node.
       for (const hash of held) if ((await rpc("eth_getTransactionByHash", [hash])) === null) mempoolLost++;
-      log("node restart: Anvil answers again, from the dumped state");
-    })();
+      restarted++;
+      log(`node restart ${index + 1} of ${restarts}: Anvil answers again, from the dumped state`);
+    };
     const submissions: Promise<void>[] = [];
     const t0 = performance.now();
+    // One after the other, spread over the load (a restart waits until the node holds transactions of ours).
+    const restart = (async () => {
+      for (let index = 0; index < restarts; index++) await restartOnce(index);
+    })();
     for (const [index, quote] of quotes.entries()) {
       const dueMs = (index * 1000) / CHAOS.rate;
       await sleep(Math.max(0, dueMs - (performance.now() - t0)));
@@ -181,7 +191,7 @@ export async function chaosSoak(outDir: string): Promise<number> {
     log(`load over: ${accepted.length} of ${quotes.length} accepted (${retried} retries of a 503); faults go on until every kind happened and ${CHAOS.minRequests} requests were seen`);
     while ((faults.kinds.some((kind) => !faults.counts.has(kind)) || requests < CHAOS.minRequests) && Date.now() < faultsFrom + CHAOS.maxFaultMs) await sleep(250);
     proxy.inject();
-    const injected = { ...Object.fromEntries(faults.counts), "node:restart": 1, "node:mempool-lost": mempoolLost };
+    const injected = { ...Object.fromEntries(faults.counts), "node:restart": restarted, "node:mempool-lost": mempoolLost };
     log(`faults stopped after ${((Date.now() - faultsFrom) / 1000).toFixed(0)} s: ${requests} requests, ${JSON.stringify(injected)}`);
 
     // --- Every block: signers behind a nonce gap; every relay until final ------------------------
@@ -225,17 +235,17 @@ export async function chaosSoak(outDir: string): Promise<number> {
       return { relayId: relay.relay_id, quoteId: quote.onchainQuoteId, status: last?.status ?? "open", deadline: quote.deadline, ...(last === undefined ? {} : { finalAtMs: Date.parse(last.updated_at) }) };
     });
     const worstStallBlocks = Math.max(0, ...[...stalls.values()].map((stall) => stall.worst));
-    const goals = chaosGoals({ offered: quotes.length, relays, unaccepted: unaccepted.map((quote) => quote.onchainQuoteId), settled, calls: requests, faults: injected, worstStallBlocks });
+    const goals = chaosGoals({ plannedRestarts: restarts, offered: quotes.length, relays, unaccepted: unaccepted.map((quote) => quote.onchainQuoteId), settled, calls: requests, faults: injected, worstStallBlocks });
     const outcomes: Record<string, number> = {};
     for (const relay of finals.values()) outcomes[`${relay.status}${relay.reason === null ? "" : ` ${relay.reason}`}`] = (outcomes[`${relay.status}${relay.reason === null ? "" : ` ${relay.reason}`}`] ?? 0) + 1;
     const errors = [...finals.values()].filter((relay) => relay.status !== "confirmed").slice(0, 5).map((relay) => `${relay.relay_id}: ${relay.error ?? ""}`);
-    const title = `npm run soak -- --chaos: ${CHAOS.relays} relays at ${CHAOS.rate}/s, ${CHAOS.signers} signers, Anvil 1-s blocks, the relayer's RPC requests faulted (random ${Math.round(CHAOS.faultRate * 100)} % plus each kind once), one node restart`;
+    const title = `npm run soak -- --chaos: ${CHAOS.relays} relays at ${CHAOS.rate}/s, ${CHAOS.signers} signers, Anvil 1-s blocks, the relayer's RPC requests faulted (random ${Math.round(CHAOS.faultRate * 100)} % plus each kind once), ${restarts} node restart${restarts === 1 ? "" : "s"}`;
     process.stdout.write(`\n${title}\n\n`);
     printTable((line) => process.stdout.write(`${line}\n`), [["result", "goal", "measured"], ...goals.map((goal) => [goal.pass ? "pass" : "FAIL", goal.name, goal.detail])]);
     process.stdout.write(`\nfinal relays: ${Object.entries(outcomes).map(([outcome, count]) => `${outcome} ${count}`).join(", ")}\n`);
     mkdirSync(outDir, { recursive: true });
     const jsonPath = join(outDir, "soak-chaos.json");
-    writeFileSync(jsonPath, `${JSON.stringify({ startedAt: new Date(faultsFrom).toISOString(), settings: CHAOS, requests, retried, unaccepted: unaccepted.length, faults: injected, outcomes, errors, stalls: Object.fromEntries(stalls), goals }, null, 2)}\n`);
+    writeFileSync(jsonPath, `${JSON.stringify({ startedAt: new Date(faultsFrom).toISOString(), settings: { ...CHAOS, restarts }, requests, retried, unaccepted: unaccepted.length, faults: injected, outcomes, errors, stalls: Object.fromEntries(stalls), goals }, null, 2)}\n`);
     process.stdout.write(`written to ${jsonPath}\n`);
     return goals.every((goal) => goal.pass) ? 0 : 1;
   } finally {

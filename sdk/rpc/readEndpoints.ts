@@ -1,5 +1,5 @@
-import { createTransport, hexToBigInt, hexToNumber, http, RpcRequestError, type EIP1193RequestFn, type Hex, type Transport } from "viem";
-import { rpcConnectionFailure } from "../chain/rpcConnectionFailure";
+import { createTransport, hexToBigInt, hexToNumber, http, type EIP1193RequestFn, type Hex, type Transport } from "viem";
+import { isNoAnswer } from "./noAnswer";
 import { PollingLoop } from "../scheduling/pollingLoop";
 import { endpointLabels } from "./endpointLabel";
 import { rankEndpoints, type EndpointHealth, type EndpointRanking } from "./endpointRanking";
@@ -148,7 +148,7 @@ export class ReadEndpoints {
             try {
               return await this.#timed(endpoint, args);
             } catch (error) {
-              if (!noAnswer(error) || position === order.length - 1) throw error;
+              if (!isNoAnswer(error) || position === order.length - 1) throw error;
               this.options.observer?.failover(endpoint.label);
             }
           }
@@ -164,7 +164,7 @@ export class ReadEndpoints {
     try {
       return await (endpoint.request as (a: unknown) => Promise<unknown>)(args);
     } catch (error) {
-      failed = noAnswer(error);
+      failed = isNoAnswer(error);
       throw error;
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -204,24 +204,3 @@ export class ReadEndpoints {
   }
 }
 
-/**
- * No answer from the node (connection, timeout, HTTP 429/5xx), or the node's own trouble (-32005 limit,
- * or -32603 internal without revert data): another node may answer. A revert is an answer, whatever
- * its code: Hardhat answers reverts as -32603 with the revert data, and a caller's reverting call must
- * neither go to every endpoint nor count against the node.
- */
-function noAnswer(error: unknown): boolean {
-  if (rpcConnectionFailure(error) !== undefined) return true;
-  let current: unknown = error;
-  for (let depth = 0; depth < 10 && typeof current === "object" && current !== null; depth++) {
-    if (current instanceof RpcRequestError) return current.code === -32005 || (current.code === -32603 && !isRevertAnswer(current));
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
-/** Whether an internal-error answer is a revert: it carries revert data, or says it reverted. */
-function isRevertAnswer(error: RpcRequestError): boolean {
-  if (error.data !== undefined && error.data !== null) return true;
-  return /revert/i.test(error.details);
-}

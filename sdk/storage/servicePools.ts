@@ -7,6 +7,8 @@ import { openPostgresPool, type PostgresPool } from "./postgresPool";
  * limited requests or quotes cannot take the connections the store's writes need. Add a pool here,
  * never with `openPostgresPool` at its call site, so the sum an operator provisions for stays in view:
  * per API instance 10 + 5 + 4, per relayer 10, plus one listening connection each (postgresListener).
+ * A one-shot operator CLI opens a pool of one or two, never a service's: the relayer's database is
+ * opened by `relayer-admin` and `integrators` as `relayerCli`.
  */
 export const SERVICE_POOLS = {
   api: { applicationName: "api", max: 10 },
@@ -14,6 +16,8 @@ export const SERVICE_POOLS = {
   apiNonceRanges: { applicationName: "api-permit-nonce-ranges", max: 4 },
   integratorsCli: { applicationName: "integrators-cli", max: 1 },
   relayer: { applicationName: "relayer", max: 10 },
+  // Two, not one: a store method may read on the pool while another holds a transaction's client.
+  relayerCli: { applicationName: "relayer-cli", max: 2 },
 } as const satisfies Record<string, { applicationName: string; max: number }>;
 
 export type ServicePool = keyof typeof SERVICE_POOLS;

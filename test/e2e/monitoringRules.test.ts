@@ -170,6 +170,12 @@ describe("monitoring: dashboard and alert rules", function () {
       "relayer_signing_refusals_total",
       "relayer_queue_depth",
       "relayer_confirmation_latency_seconds",
+      "relayer_signer_daily_spend_wei",
+      "relayer_signer_daily_spend_cap_wei",
+      "relayer_treasury_balance_wei",
+      "relayer_treasury_daily_cap_wei",
+      "relayer_treasury_daily_spend_wei",
+      "relayer_signer_signing_failing",
     ]) {
       expect(used.has(metric), `${metric} is watched`).to.equal(true);
     }
@@ -177,6 +183,10 @@ describe("monitoring: dashboard and alert rules", function () {
 
   it("the relayer declares its signer floor and webhook backlog with values, and the API and the relayer share no metric name but the process defaults", () => {
     expect(pages.relayer).to.match(/^relayer_signer_min_balance_wei 100000000000000000$/m);
+    // The daily caps the spend alerts compare with: the signers' default 10 ETH; no treasury here, so 0.
+    expect(pages.relayer).to.match(/^relayer_signer_daily_spend_cap_wei 10000000000000000000$/m);
+    expect(pages.relayer).to.match(/^relayer_treasury_daily_cap_wei 0$/m);
+    expect(pages.relayer).to.match(/^relayer_treasury_balance_wei 0$/m);
     expect(pages.relayer).to.match(/^relayer_webhook_backlog 0$/m);
     expect(pages.relayer).to.match(/^relayer_webhook_oldest_pending_seconds 0$/m);
     const apiNames = [...declaredMetrics(pages.api).keys()].filter((name) => !/^(process|nodejs)_/.test(name));

@@ -1,7 +1,7 @@
 import * as pkcs11js from "pkcs11js";
 import { expect } from "chai";
 import hre from "hardhat";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getAddress, keccak256, parseEther, recoverAddress, toHex, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -15,6 +15,15 @@ import { fundedTakers, gaslessSuite, RELAYER_TOKEN, startGaslessStack } from "..
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from "../fixtures/softHsmToken";
 
 const HALF_N = secp256k1.CURVE.n >> 1n;
+
+/** Waits (bounded) for a condition the relayer's own loops make true. */
+async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 async function fund(address: Address): Promise<void> {
   await hre.network.provider.request({ method: "hardhat_setBalance", params: [address, toHex(parseEther("100"))] });
@@ -149,6 +158,61 @@ describe("relayer signers: keys in a PKCS#11 token (SoftHSM2) and in an encrypte
       const { from, signers } = await relayOne(token.signerEntry("signer-2"));
       expect(signers).to.have.length(1);
       expect(from).to.equal(signers[0]);
+    });
+
+    it("a relayer whose only signer's PKCS#11 session cannot reopen (the PIN changed) takes no relays and /ready is 503 saying why; with the PIN back, a probe signs and the waiting relay is mined", async () => {
+      token.generateKey("signer-3", "03");
+      suite.stack = await startGaslessStack(suite.f, { relayerEnv: { RELAYER_SIGNERS: token.signerEntry("signer-3"), RELAYER_MIN_SIGNER_BALANCE_ETH: "0" } });
+      const relayer = suite.stack.relayer!;
+      const [signer] = relayer.context.pool.signers;
+      await fund(signer!.address);
+      const ready = async () => {
+        const response = await fetch(`${relayer.url}/ready`, { headers: { authorization: `Bearer ${RELAYER_TOKEN}` } });
+        return { status: response.status, body: (await response.json()) as { checks: { signers: string }; signers: { signing: string }[]; degraded?: { signers_without_work: string[] } } };
+      };
+      expect((await ready()).status).to.equal(200);
+      expect((await ready()).body.signers[0]!.signing).to.equal("ok");
+
+      // The HSM's PIN changes under the relayer, and its sessions end (an HSM restart): a reopen cannot log in.
+      const injector = new pkcs11js.PKCS11();
+      injector.load(SOFTHSM_MODULE);
+      const pin = readFileSync(token.pinFile, "utf8").trim();
+      const setPin = (from: string, to: string) => {
+        const slot = injector.C_GetSlotList(true).find((candidate) => injector.C_GetTokenInfo(candidate).label.trim() === token.label)!;
+        const session = injector.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
+        try {
+          injector.C_Login(session, pkcs11js.CKU_USER, from);
+        } catch (error) {
+          if (!String(error).includes("CKR_USER_ALREADY_LOGGED_IN")) throw error;
+        }
+        injector.C_SetPIN(session, from, to);
+        injector.C_CloseAllSessions(slot);
+      };
+      try {
+        setPin(pin, "999999");
+        const [taker] = await fundedTakers(suite.f, 1);
+        const quote = (await suite.stack.gaslessQuote(taker!.address)).body;
+        const submitted = await suite.stack.submit({ quote_id: quote.quote_id, signature: await suite.stack.sign(quote, taker!) });
+        expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
+        await until(async () => (await ready()).status === 503, "/ready turning 503");
+        const down = (await ready()).body;
+        expect(down.checks.signers).to.match(/no signer can sign/).and.include(signer!.address).and.match(/PIN file/);
+        expect(down.signers[0]!.signing).to.match(/^fails since .*PIN_INCORRECT/);
+        expect(down.degraded?.signers_without_work).to.deep.equal([signer!.address]);
+        expect(relayer.context.pool.tryLease()).to.equal(undefined);
+        // The upkeep's check (its probe fails too) sets the metric and logs once.
+        const failingMetric = `relayer_signer_signing_failing{signer="${signer!.address}"} 1`;
+        await until(async () => (await (await fetch(`${relayer.metricsUrl}/metrics`)).text()).includes(failingMetric), "the signing metric");
+
+        setPin("999999", pin);
+        await until(async () => (await ready()).status === 200, "/ready back to 200 after the upkeep's probe");
+        expect((await ready()).body.signers[0]!.signing).to.equal("ok");
+        const relay = await suite.stack.waitFor(submitted.body.relay_id);
+        expect(relay.status, JSON.stringify(relay)).to.equal("confirmed");
+        expect(getAddress((await suite.f.publicClient.getTransaction({ hash: relay.tx_hash as Hex })).from)).to.equal(signer!.address);
+      } finally {
+        injector.close();
+      }
     });
 
     it("a relay signed by a key decrypted from a Web3 Secret Storage keystore (password from a file) is mined from its address", async () => {

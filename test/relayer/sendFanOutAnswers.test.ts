@@ -1,9 +1,9 @@
 import { expect } from "chai";
+import { isNoAnswer } from "../../sdk/rpc/noAnswer";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { custom } from "viem";
 import { fanOutSends } from "../../relayer/broadcast/sendFanOut";
-import { isTransientRpcError } from "../../relayer/broadcast/transientRpcError";
 
 /** A JSON-RPC endpoint on loopback that answers every call with `error`, or never answers (`silent`). */
 async function endpoint(answer: { error: { code: number; message: string } } | "silent"): Promise<{ url: string; server: Server }> {
@@ -43,12 +43,12 @@ describe("relayer send fan-out: the answer when no endpoint took the transaction
 
   it("one endpoint refuses and another times out: the answer is transient, not the refusal", async () => {
     const answer = await send([refusal, "silent"]);
-    expect(isTransientRpcError(answer), String(answer)).to.equal(true);
+    expect(isNoAnswer(answer), String(answer)).to.equal(true);
   });
 
   it("every endpoint refuses: the refusal is the answer, and 'already known' (ours is there) before any other", async () => {
     const refused = await send([refusal, refusal]);
-    expect(isTransientRpcError(refused)).to.equal(false);
+    expect(isNoAnswer(refused)).to.equal(false);
     expect(String(refused)).to.match(/insufficient funds/);
     const known = await send([refusal, { error: { code: -32000, message: "already known" } }]);
     expect(String(known)).to.match(/already known/);

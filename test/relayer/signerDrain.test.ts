@@ -1,6 +1,11 @@
 import { expect } from "chai";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import hre from "hardhat";
-import { getAddress, type Address, type Hex, type LocalAccount } from "viem";
+import { Client } from "pg";
+import { getAddress, keccak256, parseEther, type Address, type Hex, type LocalAccount } from "viem";
+import { relayerDatabaseFromEnv } from "../../scripts/gasBudgets";
 import { runRelayerAdminCommand } from "../../scripts/relayerAdmin";
 import type { Signer } from "../../relayer/broadcast/signerPool";
 import { openRelayStore } from "../../relayer/store/openRelayStore";
@@ -8,7 +13,17 @@ import { fundedTakers, gaslessSuite, RELAYER_TOKEN, startGaslessStack, type Gasl
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { createTestDatabase } from "../fixtures/postgresServer";
 
-type ListedSigner = { address: Address; backend: string | null; state: string; balance_wei: string | null; pending: number | null; daily_spend_wei: string | null; relayer_id: string | null };
+type ListedSigner = {
+  address: Address;
+  backend: string | null;
+  state: string;
+  balance_wei: string | null;
+  pending: number | null;
+  daily_spend_wei: string | null;
+  relayer_id: string | null;
+  topped_up_wei: string;
+  topups: number;
+};
 
 /** Runs `relayer-admin` against the stack's relayer database, as an operator would; its exit code and output. */
 async function admin(stack: GaslessStack, ...args: string[]): Promise<{ code: number; output: string }> {
@@ -126,11 +141,136 @@ describe("relayer-admin signers: drain, resume and list while the relayer runs",
     expect((await admin(stack, "signers", "retire", "0x1234")).code).to.equal(2);
     expect((await admin(stack, "nodes", "list")).code).to.equal(2);
     const stranger = getAddress("0x00000000000000000000000000000000000000aa");
-    const drained = await admin(stack, "signers", "drain", stranger);
+    const refused = await admin(stack, "signers", "drain", stranger);
+    expect(refused.code).to.equal(1);
+    expect(refused.output).to.match(/not a known signer/).and.include("--force");
+    const drained = await admin(stack, "signers", "drain", stranger, "--force");
     expect(drained.code).to.equal(0);
     expect(drained.output).to.match(/no relayer on this database has reported/);
     const table = await admin(stack, "signers", "list");
     expect(table.output.split("\n")[0]).to.match(/^address\s+backend\s+state\s+balance \(ETH\)\s+pending/);
     expect(table.output).to.match(new RegExp(`${stranger}\\s+-\\s+drained`));
+  });
+});
+
+describe("relayer-admin on the relayer's database alone: an address it does not know is refused, not silently done", function () {
+  let directory: string;
+  let dbPath: string;
+  const known = getAddress("0x00000000000000000000000000000000000000b1");
+  const typo = getAddress("0x00000000000000000000000000000000000000b2");
+
+  async function adminAt(...args: string[]): Promise<{ code: number; output: string }> {
+    const lines: string[] = [];
+    const code = await runRelayerAdminCommand(args, { open: () => openRelayStore({ dbPath, databaseUrl: undefined }), print: (line) => lines.push(line), now: new Date() });
+    return { code, output: lines.join("\n") };
+  }
+
+  beforeEach(async () => {
+    directory = mkdtempSync(join(tmpdir(), "relayer-admin-"));
+    dbPath = join(directory, "relayer.sqlite");
+    const store = await openRelayStore({ dbPath, databaseUrl: undefined });
+    await store.reportSigners("relayer-a", [{ signer: known, backend: "keystore", balanceWei: 10n ** 18n, pending: 0, dailySpendWei: 0n }], new Date());
+    await store.close();
+  });
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it("drain of an unknown address exits 1, names the known signers and says how to check, and records nothing", async () => {
+    const refused = await adminAt("signers", "drain", typo);
+    expect(refused.code).to.equal(1);
+    expect(refused.output).to.include(`${typo} is not a known signer`).and.include(`known signers: ${known}`).and.include("signers list").and.include("--force");
+    const rows = JSON.parse((await adminAt("signers", "list", "--json")).output) as ListedSigner[];
+    expect(rows.map((row) => [row.address, row.state])).to.deep.equal([[known, "active"]]);
+  });
+
+  it("resume of an unknown address exits 1 (there is no drain to undo), even with --force", async () => {
+    const refused = await adminAt("signers", "resume", typo);
+    expect(refused.code).to.equal(1);
+    expect(refused.output).to.include("not a known signer").and.include(known).and.not.include("--force");
+    expect((await adminAt("signers", "resume", typo, "--force")).code).to.equal(2);
+  });
+
+  it("drain and resume of a known signer act; repeating either says it is already so and exits 0", async () => {
+    expect((await adminAt("signers", "drain", known.toLowerCase())).code).to.equal(0);
+    expect((await adminAt("signers", "drain", known)).output).to.match(/already drained/);
+    expect((await adminAt("signers", "resume", known)).output).to.match(/resumed/);
+    expect((await adminAt("signers", "resume", known)).output).to.match(/already active/);
+  });
+
+  it("signers list totals each signer's mined top-ups from the ledger (column and --json); intents and failed ones paid nothing", async () => {
+    const store = await openRelayStore({ dbPath, databaseUrl: undefined });
+    const treasury = getAddress("0x00000000000000000000000000000000000000c0");
+    const record = async (signer: Address, wei: bigint, nonce: number, status: "mined" | "failed" | "intent") => {
+      const rawTx = `0x02${nonce.toString(16).padStart(4, "0")}` as Hex;
+      const id = await store.recordTopUp({ signer, treasury, amountWei: wei, nonce, rawTx, txHash: keccak256(rawTx) }, new Date());
+      if (status !== "intent") await store.setTopUpStatus(id, status, new Date());
+    };
+    await record(known, parseEther("1.5"), 1, "mined");
+    await record(known, parseEther("0.25"), 2, "mined");
+    await record(known, parseEther("9"), 3, "failed");
+    await record(known, parseEther("4"), 4, "intent");
+    await store.setSignerState(typo, "drained", new Date());
+    await store.close();
+    const rows = JSON.parse((await adminAt("signers", "list", "--json")).output) as ListedSigner[];
+    expect(rows.map((row) => [row.address, row.topped_up_wei, row.topups])).to.deep.equal([
+      [known, parseEther("1.75").toString(), 2],
+      [typo, "0", 0],
+    ]);
+    const table = (await adminAt("signers", "list")).output.split("\n");
+    expect(table[0]).to.match(/daily spend \(ETH\)\s+topped up \(ETH\)\s+relayer/);
+    expect(table.find((line) => line.startsWith(known))).to.match(/\s1\.75 \(2\)\s/);
+  });
+
+  it("list commands refuse a stray argument or flag with usage (exit 2) instead of ignoring it", async () => {
+    for (const args of [["signers", "list", known], ["topups", "list", known], ["topups", "list", "--force"], ["topups", "show"], ["topups"]]) {
+      const result = await adminAt(...args);
+      expect(result.code, args.join(" ")).to.equal(2);
+      expect(result.output, args.join(" ")).to.include("usage: npm run relayer-admin");
+    }
+    expect((await adminAt("signers", "list", known)).output).to.match(/signers list takes no argument/);
+    expect((await adminAt("topups", "list", known)).output).to.match(/topups list takes no argument/);
+  });
+});
+
+describe("relayer-admin on PostgreSQL: a one-shot command holds the CLI's pool, not the relayer's", function () {
+  this.timeout(60_000);
+
+  it("at most 2 connections named relayer-cli while a command reads in parallel, none named relayer, and all closed after", async () => {
+    const url = await createTestDatabase("relayer_admin_pool");
+    const observer = new Client({ connectionString: url });
+    await observer.connect();
+    const connections = async () =>
+      (await observer.query<{ name: string; count: string }>("SELECT application_name AS name, count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1")).rows
+        .map((row) => [row.name, Number(row.count)] as const);
+    try {
+      const { open } = relayerDatabaseFromEnv({ DATABASE_URL: url });
+      const setup = await open();
+      const signer = getAddress("0x00000000000000000000000000000000000000d1");
+      await setup.reportSigners("relayer-a", [{ signer, backend: "pkcs11", balanceWei: 1n, pending: 0, dailySpendWei: 0n }], new Date());
+      const topUp = await setup.recordTopUp({ signer, treasury: signer, amountWei: parseEther("0.5"), nonce: 0, rawTx: "0x02aa", txHash: keccak256("0x02aa") }, new Date());
+      await setup.setTopUpStatus(topUp, "mined", new Date());
+      await setup.close();
+      const seen: (readonly [string, number])[][] = [];
+      const lines: string[] = [];
+      const code = await runRelayerAdminCommand(["signers", "list", "--json"], {
+        open: async () => {
+          const store = await open();
+          // Ten reads at once: a pool of ten would open ten connections for them.
+          await Promise.all(Array.from({ length: 10 }, () => store.signerStates()));
+          seen.push(await connections());
+          return store;
+        },
+        print: (line) => lines.push(line),
+        now: new Date(),
+      });
+      expect(code).to.equal(0);
+      expect((JSON.parse(lines.join("\n")) as ListedSigner[]).map((row) => [row.address, row.topped_up_wei, row.topups])).to.deep.equal([[signer, parseEther("0.5").toString(), 1]]);
+      const during = new Map(seen[0]);
+      expect(during.get("relayer-cli"), JSON.stringify(seen)).to.be.within(1, 2);
+      expect(during.has("relayer"), JSON.stringify(seen)).to.equal(false);
+      // A backend leaves pg_stat_activity a moment after its client hangs up.
+      await until(async () => !(await connections()).some(([name]) => name === "relayer-cli"), "the CLI's connections closing");
+    } finally {
+      await observer.end();
+    }
   });
 });

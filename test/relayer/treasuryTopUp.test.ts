@@ -63,7 +63,12 @@ describe("the treasury key", function () {
     expect(await runRelayerAdminCommand(["topups", "list", "--json"], { ...context, open: async () => shared })).to.equal(0);
     const rows = JSON.parse(printed.join("\n")) as { signer: string; amount_eth: string; status: string; tx_hash: string }[];
     expect(rows).to.deep.equal([{ ...rows[0], signer: low.address, amount_eth: "7", status: "mined", tx_hash: topUp!.txHash }]);
-    expect(await (await fetch(`${relayer.metricsUrl}/metrics`)).text()).to.include('relayer_treasury_topups_total{status="mined"} 1');
+    const page = await (await fetch(`${relayer.metricsUrl}/metrics`)).text();
+    expect(page).to.include('relayer_treasury_topups_total{status="mined"} 1');
+    // What the treasury alerts compare: its balance at the last check, the day's top-ups and the cap.
+    expect(page).to.match(/^relayer_treasury_daily_cap_wei 20000000000000000000$/m).and.match(/^relayer_treasury_daily_spend_wei 7000000000000000000$/m);
+    const gauge = Number(/^relayer_treasury_balance_wei (\S+)$/m.exec(page)?.[1]);
+    expect(gauge > 92.99e18 && gauge <= 100e18, `relayer_treasury_balance_wei ${gauge}`).to.equal(true);
   });
 
   it("never funds a drained signer (retired, or its key suspect): the other signer below the floor is topped up, the drained one is not", async () => {

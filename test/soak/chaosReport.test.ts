@@ -34,6 +34,13 @@ describe("chaos soak report: what the chaos run judges", () => {
     expect(goal(chaosGoals(records({ faults: { "send:drop": 7, "node:restart": 1, "node:mempool-lost": 0 } })), "faults").pass).to.equal(false);
   });
 
+  it("judges the restarts against --restarts: fewer than asked fails, as many passes and the goal names the count", () => {
+    const three = { "send:drop": 7, "node:restart": 3, "node:mempool-lost": 5 };
+    expect(goal(chaosGoals(records({ plannedRestarts: 3, faults: three })), "faults")).to.deep.include({ pass: true, name: "faults on 5-10 % of RPC calls, 3 node restarts that lost the mempool" });
+    expect(goal(chaosGoals(records({ plannedRestarts: 3, faults: { ...three, "node:restart": 2 } })), "faults").pass).to.equal(false);
+    expect(goal(chaosGoals(records({ plannedRestarts: 1 })), "faults").name).to.contain("a node restart");
+  });
+
   it("fails a relay left open, a quote settled twice, a relay final after its deadline, and a signer stalled past the limit", () => {
     const open = records({ relays: [...records().relays.slice(0, 1), { relayId: "r2", quoteId: "0xa2", status: "open", deadline }] });
     expect(goal(chaosGoals(open), "0 lost").pass).to.equal(false);
