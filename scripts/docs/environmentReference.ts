@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { z } from "zod";
 import { apiSettings } from "../../api/config";
 import type { SettingDeclarations } from "../../sdk/config/settingDeclaration";
-import { relayerEnvironmentSchema } from "../../relayer/config";
+import { relayerSettings } from "../../relayer/config";
 import { devnetEnvironmentSchema } from "../devnet/devnetConfig";
 import { soakEnvironmentSchema } from "../soak/soakSettings";
 import { docCommentNaming, docCommentsOf } from "./docComments";
@@ -16,7 +16,7 @@ type Component = Readonly<{ title: string; command: string; source: string } & (
 
 const COMPONENTS: readonly Component[] = [
   { title: "API", command: "`npm run api` (and inside `npm start`)", settings: apiSettings, source: "api/config.ts" },
-  { title: "Relayer", command: "`npm run relayer` (and inside `npm start`)", schema: relayerEnvironmentSchema, source: "relayer/config.ts" },
+  { title: "Relayer", command: "`npm run relayer` (and inside `npm start`)", settings: relayerSettings, source: "relayer/config.ts" },
   { title: "Devnet", command: "`npm start`", schema: devnetEnvironmentSchema, source: "scripts/devnet/devnetConfig.ts" },
   { title: "Soak", command: "`npm run soak`", schema: soakEnvironmentSchema, source: "scripts/soak/soakSettings.ts" },
 ];
