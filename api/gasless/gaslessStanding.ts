@@ -1,7 +1,8 @@
 import type { Address } from "viem";
 import { type GaslessStandingJson } from "../../sdk";
-import { budgetRefusalOfStanding, type BudgetRefusalJson } from "../../sdk/relay/budgetRefusal";
-import { ApiError } from "../../sdk/server/apiError";
+import { budgetRefusalOfStanding } from "../../sdk/relay/budgetRefusal";
+import type { ApiError } from "../../sdk/server/apiError";
+import { budgetRefusalError } from "../../sdk/server/budgetRefusalError";
 import type { RelayerClient } from "./relayerClient";
 
 /** Entries kept at most; past it the cache starts over (a flood of fresh takers cannot grow it). */
@@ -41,8 +42,3 @@ export function budgetSpentError(standing: GaslessStandingJson): ApiError {
   return budgetRefusalError(budgetRefusalOfStanding(standing));
 }
 
-/** A budget refusal (the one wire shape, the relayer's or the API's own) as the API's 403. */
-export function budgetRefusalError(refusal: BudgetRefusalJson): ApiError {
-  const { error, code, ...body } = refusal;
-  return new ApiError(code, error, { body });
-}

@@ -3,7 +3,7 @@ import { type GaslessStandingJson, type IntegratorGasBudgetJson, type InternalRe
 import { parseBudgetRefusal } from "../../sdk/relay/budgetRefusal";
 import { ApiError } from "../../sdk/server/apiError";
 import type { GaslessConfig } from "../config";
-import { budgetRefusalError } from "./gaslessStanding";
+import { budgetRefusalError } from "../../sdk/server/budgetRefusalError";
 
 /** An existing relay that a submission matches, or a conflict with one; `none` when there is none. */
 export type RelayMatch = RelayHandoffResult | { outcome: "none" };

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "pino";
-import { ApiError, errorResponse, type ApiErrorBody } from "../../sdk/server/apiError";
+import { ApiError, apiErrorResponse, errorResponse, type ApiErrorBody } from "../../sdk/server/apiError";
 import { classifyDatabaseError } from "../store/databaseUnavailable";
 
 /** What body-parser attaches to its errors. */
@@ -47,10 +47,7 @@ export const notFound: RequestHandler = (req, res) => {
 };
 
 function toResponse(error: unknown): { status: number; body: ApiErrorBody; headers?: Readonly<Record<string, string>> } {
-  if (error instanceof ApiError) {
-    // Extras first, so `error` and `code` always win.
-    return { status: error.status, body: { ...error.extras.body, error: error.message, code: error.code }, headers: error.extras.headers };
-  }
+  if (error instanceof ApiError) return apiErrorResponse(error);
   if (isDecompressionError(error)) {
     return errorResponse("invalid_request", "request body could not be decompressed: it is not valid data for its Content-Encoding");
   }

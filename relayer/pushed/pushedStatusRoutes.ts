@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { RelayEventJson, RelayFeedEventJson } from "../../sdk";
 import type { RelayEvent } from "../store/pushedStatusStore";
 import type { RelayContext } from "../queue/relayContext";
+import { parseInternal } from "../intake/internalRequest";
 import { nextRelayEvent } from "./relayEventWake";
 import { webhookDeliveriesJson } from "./webhookDeliveriesJson";
 
@@ -28,11 +29,6 @@ const feedQuery = z.strictObject({
 
 const deliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(200).default(50) });
 
-function refuse(res: Response, error: z.ZodError): void {
-  const issue = error.issues[0];
-  res.status(400).json({ error: `${issue?.path.join(".") || "request"}: ${issue?.message ?? "invalid"}`, code: "invalid_request" });
-}
-
 /**
  * The relayer's internal endpoints of pushed status, for the API only (behind the internal token):
  * an integrator's webhook (set by the API after its signed onboarding action), its recent deliveries,
@@ -44,35 +40,28 @@ export function pushedStatusRoutes(context: RelayContext): Router {
   const { store } = context;
 
   router.put("/internal/webhooks/:integrator_id", async (req, res) => {
-    const id = integratorId.safeParse(req.params.integrator_id);
-    const body = webhookBody.safeParse(req.body);
-    if (!id.success) return refuse(res, id.error);
-    if (!body.success) return refuse(res, body.error);
-    await store.setWebhook(id.data, body.data, context.now());
-    context.logger.info({ integratorId: id.data, url: body.data.url }, "webhook registered");
-    res.json({ integrator_id: id.data, url: body.data.url });
+    const id = parseInternal(integratorId, req.params.integrator_id, "request");
+    const body = parseInternal(webhookBody, req.body, "request");
+    await store.setWebhook(id, body, context.now());
+    context.logger.info({ integratorId: id, url: body.url }, "webhook registered");
+    res.json({ integrator_id: id, url: body.url });
   });
 
   router.delete("/internal/webhooks/:integrator_id", async (req, res) => {
-    const id = integratorId.safeParse(req.params.integrator_id);
-    if (!id.success) return refuse(res, id.error);
-    await store.setWebhook(id.data, undefined, context.now());
-    context.logger.info({ integratorId: id.data }, "webhook cleared");
-    res.json({ integrator_id: id.data, url: null });
+    const id = parseInternal(integratorId, req.params.integrator_id, "request");
+    await store.setWebhook(id, undefined, context.now());
+    context.logger.info({ integratorId: id }, "webhook cleared");
+    res.json({ integrator_id: id, url: null });
   });
 
   router.get("/internal/webhooks/:integrator_id/deliveries", async (req, res) => {
-    const id = integratorId.safeParse(req.params.integrator_id);
-    const query = deliveriesQuery.safeParse(req.query);
-    if (!id.success) return refuse(res, id.error);
-    if (!query.success) return refuse(res, query.error);
-    res.json(await webhookDeliveriesJson(store, id.data, query.data.limit, context.now()));
+    const id = parseInternal(integratorId, req.params.integrator_id, "request");
+    const { limit } = parseInternal(deliveriesQuery, req.query, "request");
+    res.json(await webhookDeliveriesJson(store, id, limit, context.now()));
   });
 
   router.get("/internal/relay-events", async (req, res) => {
-    const parsed = eventsQuery.safeParse(req.query);
-    if (!parsed.success) return refuse(res, parsed.error);
-    const query = parsed.data;
+    const query = parseInternal(eventsQuery, req.query, "request");
     const after = query.after === "head" ? await store.relayEventHead() : query.after;
     const events = await longPoll(res, query.integrator_id, query.wait_ms, () =>
       store.listRelayEvents({ integratorId: query.integrator_id, relayId: query.relay_id, afterSeq: after, limit: query.limit }),
@@ -83,9 +72,7 @@ export function pushedStatusRoutes(context: RelayContext): Router {
 
   /** Every integrator's events: the one feed each API instance follows for all of its streams. */
   router.get("/internal/relay-events/feed", async (req, res) => {
-    const parsed = feedQuery.safeParse(req.query);
-    if (!parsed.success) return refuse(res, parsed.error);
-    const query = parsed.data;
+    const query = parseInternal(feedQuery, req.query, "request");
     const after = query.after === "head" ? await store.relayEventHead() : query.after;
     const events = await longPoll(res, undefined, query.wait_ms, () => store.listEventFeed(after, query.limit));
     const json: RelayFeedEventJson[] = events.map((event) => ({

@@ -43,6 +43,8 @@ export const API_ERROR_STATUS = {
   api_key_missing: 401,
   api_key_invalid: 401,
   api_key_revoked: 401,
+  // the relayer's internal endpoint: the API's shared secret (RELAYER_INTERNAL_TOKEN) is missing or wrong
+  unauthorized: 401,
   // authenticated, but not allowed
   integrator_not_active: 403,
   not_integrator_owner: 403,
@@ -136,4 +138,9 @@ export type ApiErrorBody = { error: string; code: ApiErrorCode; [field: string]:
 /** The status and body of an error answered without throwing (a 404 for an unknown route, say). */
 export function errorResponse(code: ApiErrorCode, message: string): { status: number; body: ApiErrorBody } {
   return { status: API_ERROR_STATUS[code], body: { error: message, code } };
+}
+
+/** The status, body and headers an ApiError is answered with: its extras first, so `error` and `code` always win. */
+export function apiErrorResponse(error: ApiError): { status: number; body: ApiErrorBody; headers?: Readonly<Record<string, string>> } {
+  return { status: error.status, body: { ...error.extras.body, error: error.message, code: error.code }, headers: error.extras.headers };
 }
