@@ -15,7 +15,7 @@ import {V2Hops} from "./venues/V2Hops.sol";
 /// wants its input delivered, and the SPLIT legs whose hops may mix venues.
 /// @dev Each venue is one module (an abstract contract under `venues/`) and one opcode: SWAP_V2 (0x01)
 /// V2Hops, SWAP_V3 (0x06) UniswapV3Hops, SWAP_PROPAMM (0x07) PropAmmHops, SWAP_V4 (0x08) UniswapV4Hops
-/// (a run of consecutive SWAP_V4 actions is one `_hop`, in one unlock: RouteExecutor's `_v4RunEnd`). Adding a venue means: its
+/// (a run of consecutive SWAP_V4 actions is one `_hopV4`, in one unlock: RouteExecutor's `_v4RunEnd`). Adding a venue means: its
 /// opcode and width in RouteActions (`swapWidth`, and `hopTokenOut` if its tokenOut is not after a
 /// 20-byte pool), its module among this contract's bases, and one line in `_hop` (and in `_hopInput` if
 /// it takes its input before its swap call, as a V2 pair does).
@@ -43,11 +43,12 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
 
     /// @dev One swap action at `offset` through its venue's module: `amountIn` of `tokenIn`, already at
     /// `_hopInput` when `delivered` (else held by this router), the output to `to`. Returns the output.
-    /// `end` is where the hop ends: past one action, or past a run of SWAP_V4 actions.
+    /// A SWAP_V4 action here is a run of one hop (a SPLIT leg's); RouteExecutor sends a longer run of
+    /// them to `_hopV4` directly. Kept to these arguments: one more ran the instrumented (coverage) build
+    /// of the SPLIT path out of stack.
     function _hop(
         bytes calldata actions,
         uint256 offset,
-        uint256 end,
         address tokenIn,
         uint256 amountIn,
         bool delivered,
@@ -55,23 +56,40 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
         bool inLeg
     ) internal returns (uint256) {
         uint8 opcode = RouteActions.opcodeAtInBounds(actions, offset);
+        if (opcode == RouteActions.SWAP_V4) {
+            return _hopV4(actions, offset, offset + RouteActions.SWAP_V4_WIDTH, tokenIn, amountIn, delivered, to);
+        }
         if (opcode != RouteActions.SWAP_PROPAMM) {
             // A propAMM hop's tokens are its pair's configured ones, which the allowlist keeps apart from
-            // its pairs; any other venue's are checked here, before the hop moves or reads them: each
-            // hop's output (every hop of a SWAP_V4 run, whose hops end at `end`). An input handed over
-            // by the previous hop was that hop's (checked) output.
-            uint256 width = RouteActions.swapWidth(opcode);
-            for (uint256 at = offset; at < end; at += width) {
-                _refusePair(RouteActions.hopTokenOut(actions, at));
-            }
+            // its pairs; any other venue's are checked here, before the hop moves or reads them. An input
+            // handed over by the previous hop was that hop's (checked) output.
+            _refusePair(RouteActions.hopTokenOut(actions, offset));
             if (!delivered) _refusePair(tokenIn);
         }
         if (opcode == RouteActions.SWAP_V2) return _swapV2(actions, offset, tokenIn, amountIn, delivered, to, inLeg);
         if (opcode == RouteActions.SWAP_V3) return _swapV3(actions, offset, tokenIn, amountIn, to);
-        if (opcode == RouteActions.SWAP_V4) return _swapV4(actions, offset, end, tokenIn, amountIn, to);
         // The width table admits no other opcode here: the last one is SWAP_PROPAMM.
         (, uint256 amountOut) = _swapPropAmm(actions, offset, tokenIn, amountIn, to);
         return amountOut;
+    }
+
+    /// @dev The run of SWAP_V4 actions from `offset` to `end` (whole actions, checked by the caller),
+    /// in one unlock, as `_hop` runs one action: every hop's output token (and the input, unless handed
+    /// over by the previous hop) checked against the propAMM pairs first.
+    function _hopV4(
+        bytes calldata actions,
+        uint256 offset,
+        uint256 end,
+        address tokenIn,
+        uint256 amountIn,
+        bool delivered,
+        address to
+    ) internal returns (uint256) {
+        for (uint256 at = offset; at < end; at += RouteActions.SWAP_V4_WIDTH) {
+            _refusePair(RouteActions.hopTokenOut(actions, at));
+        }
+        if (!delivered) _refusePair(tokenIn);
+        return _swapV4(actions, offset, end, tokenIn, amountIn, to);
     }
 
     /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output
@@ -129,7 +147,7 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
             if (amount != 0) {
                 address to = hop + 1 == hops ? destination : _hopInput(actions, next);
                 // The first hop's input is in this router; each later one's was handed to its input.
-                amount = _hop(actions, cursor, next, token, amount, hop != 0, to, true);
+                amount = _hop(actions, cursor, token, amount, hop != 0, to, true);
             }
             (token, cursor) = (tokenOut, next);
         }
