@@ -4,7 +4,7 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { parseUnits, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { ChainHead, getSqrtRatioAtTick, uniswapV4PoolManagerAbi, v4PoolId, type ManifestV4Pool } from "../../sdk";
 import { readV4PoolState } from "../../api/quote/venues/uniswapV4/v4PoolSnapshot";
-import { V4PoolTracker } from "../../api/quote/venues/uniswapV4/v4PoolTracker";
+import { MAX_DISCOVERED_V4_POOLS, V4PoolTracker } from "../../api/quote/venues/uniswapV4/v4PoolTracker";
 import type { V4PoolState } from "../../api/quote/venues/uniswapV4/v4PoolState";
 import { writeAndWait } from "../../scripts/deploy/writeAndWait";
 import { v4MarketFixture, type V4MarketFixture } from "../fixtures/v4Market";
@@ -13,8 +13,8 @@ import { v4MarketFixture, type V4MarketFixture } from "../fixtures/v4Market";
 const priced = (pool: V4PoolState | undefined) =>
   pool === undefined ? undefined : { sqrtPriceX96: pool.sqrtPriceX96, tick: pool.tick, liquidity: pool.liquidity, fee: pool.fee, protocolFee: pool.protocolFee ?? 0, ticks: pool.ticks };
 
-function trackerOf(f: V4MarketFixture, isSupported: (currency: Address) => boolean = () => true) {
-  const tracker = new V4PoolTracker({ poolManager: f.v4.poolManager, stateView: f.v4.stateView, isSupported });
+function trackerOf(f: V4MarketFixture, isSupported: (currency: Address) => boolean = () => true, maxDiscoveredPools?: number) {
+  const tracker = new V4PoolTracker({ poolManager: f.v4.poolManager, stateView: f.v4.stateView, isSupported, maxDiscoveredPools });
   const client = f.publicClient as PublicClient;
   const heads = new ChainHead(client);
   const list = f.v4.manifest.pools;
@@ -75,6 +75,29 @@ describe("V4 pool tracker (PoolManager events over BlockEventFollower)", functio
     expect(supportedTracker.tracker.initializedPools.map((pool) => v4PoolId(pool).toLowerCase())).to.deep.equal([id]);
     expect((await refusingTracker.snapshot()).pools.has(id)).to.equal(false);
     expect(refusingTracker.tracker.initializedPools).to.deep.equal([]);
+  });
+
+  it("follows at most maxDiscoveredPools pools initialised later (the first ones, in chain order); the listed pools are always followed", async () => {
+    expect(MAX_DISCOVERED_V4_POOLS).to.be.greaterThan(0);
+    const f = await loadFixture(v4MarketFixture);
+    const [a, b] = [f.tokens[0]!.address, f.tokens[1]!.address];
+    const [currency0, currency1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
+    const capped = trackerOf(f, () => true, 2);
+    await capped.snapshot();
+    const keys = [4321, 4322, 4323].map((fee) => ({ currency0, currency1, fee, tickSpacing: 7, hooks: zeroAddress }));
+    for (const key of keys) {
+      await writeAndWait(f, f.deployer, { address: f.v4.poolManager, abi: uniswapV4PoolManagerAbi, functionName: "initialize", args: [key, getSqrtRatioAtTick(70)] });
+    }
+    const ids = keys.map((key) => v4PoolId(key).toLowerCase() as Hex);
+    const after = await capped.snapshot();
+    expect(capped.tracker.initializedPools.map((pool) => v4PoolId(pool).toLowerCase())).to.deep.equal(ids.slice(0, 2));
+    expect(after.pools.has(ids[0]!)).to.equal(true);
+    expect(after.pools.has(ids[1]!)).to.equal(true);
+    expect(after.pools.has(ids[2]!)).to.equal(false);
+    expect(after.pools.size).to.equal(f.v4.manifest.pools.length + 2);
+    // A later pool stays out on later heads too.
+    await writeAndWait(f, f.deployer, { address: f.v4.poolManager, abi: uniswapV4PoolManagerAbi, functionName: "initialize", args: [{ ...keys[0]!, fee: 4324 }, getSqrtRatioAtTick(70)] });
+    expect((await capped.snapshot()).pools.size).to.equal(f.v4.manifest.pools.length + 2);
   });
 
   it("after a reorg (evm_revert past a swap) re-reads the pools it touched: the tracked state is the chain's again", async () => {

@@ -67,7 +67,7 @@ describe("operator CLIs for venues: npm run venues, devnet-tools propamm-price (
       ["dev-propamm", "propamm", "allowlisted"],
       ["dai-propamm", "propamm", "allowlisted"],
       ["uniswap-v4", "uniswap-v4", "configured"],
-      ...(f.uniswapV4.hooks ?? []).map((hook) => [hook.name, "uniswap-v4-hook", hook.name === "observer" ? "routed" : "excluded: returns-delta"]),
+      ...(f.uniswapV4.hooks ?? []).map((hook) => [hook.name, "uniswap-v4-hook", hook.name === "observer" ? "excluded: swap-hook" : "excluded: returns-delta"]),
     ]);
   });
 
@@ -108,12 +108,12 @@ describe("operator CLIs for venues: npm run venues, devnet-tools propamm-price (
 
   it("list shows Uniswap V4's PoolManager and each hook with its flags and routing status; allow-hook / remove-hook edit the file beside the manifest, and refuse what changes nothing", async () => {
     const delta = f.uniswapV4.pools.find((pool) => v4HookExclusion(pool) === "returns-delta")!.hooks;
-    const observer = f.uniswapV4.pools.find((pool) => pool.hooks !== zeroAddress && v4HookExclusion(pool) === undefined)!.hooks;
+    const observer = f.uniswapV4.pools.find((pool) => v4HookExclusion(pool) === "swap-hook")!.hooks;
     const table = await venues("list");
     expect(table.status, table.stderr).to.equal(0);
     expect(table.stdout).to.match(new RegExp(`uniswap-v4\\s+uniswap-v4\\s+${f.uniswapV4.poolManager}\\s+${f.uniswapV4.pools.length}\\s+configured\\s+PoolManager`));
     expect(table.stdout).to.match(new RegExp(`${delta}\\s+1\\s+excluded: returns-delta\\s+flags afterSwap, afterSwapReturnsDelta`));
-    expect(table.stdout).to.match(new RegExp(`${observer}\\s+1\\s+routed\\s+flags afterSwap`));
+    expect(table.stdout).to.match(new RegExp(`${observer}\\s+1\\s+excluded: swap-hook\\s+flags afterSwap`));
 
     const allowed = await venues("allow-hook", delta, "--note", "reviewed: keeps 50 bps");
     expect(allowed.status, allowed.stdout + allowed.stderr).to.equal(0);

@@ -85,11 +85,12 @@ describe("the devnet's Uniswap V4 market", function () {
     expect(f.v4.manifest.hooks?.map((hook) => hook.name)).to.have.members(["observer", "swapFee"]);
   });
 
-  it("routes the observing hook's pool as a plain pool: its swaps return what the curve says, and the hook sees each one", async () => {
+  it("routes the observing hook's pool only once its hook is allowlisted (an afterSwap hook runs code in every swap), and then as a plain pool: its swaps return what the curve says, and the hook sees each one", async () => {
     const f = await loadFixture(v4MarketFixture);
     const pool = poolWithHook(f, "observer");
-    expect(v4HookExclusion(pool)).to.equal(undefined);
-    expect(isV4PoolRoutable(pool, new Set())).to.equal(true);
+    expect(v4HookExclusion(pool)).to.equal("swap-hook");
+    expect(isV4PoolRoutable(pool, new Set())).to.equal(false);
+    expect(isV4PoolRoutable(pool, new Set([pool.hooks.toLowerCase()]))).to.equal(true);
     const state = (await followed(f)).get(pool.id.toLowerCase() as Hex)!;
     const amount = parseUnits("2500", f.decimalsOf(pool.currency0));
     const ours = quoteConcentratedExactInput(state, true, amount)!;
@@ -119,15 +120,16 @@ describe("the devnet's Uniswap V4 market", function () {
     }
   });
 
-  it("excludes exactly the pools whose hook may return swap deltas or override a dynamic fee per swap, for any hook address", async () => {
+  it("excludes exactly the pools whose hook takes part in swaps (beforeSwap, afterSwap or a swap return-delta flag) unless allowlisted, for any hook address", async () => {
     const addressWith = (flags: number, high: bigint): Address => getAddress(`0x${((high << 14n) | BigInt(flags)).toString(16).padStart(40, "0")}`);
     fc.assert(
       fc.property(fc.integer({ min: 0, max: (1 << 14) - 1 }), fc.bigInt({ min: 1n, max: (1n << 146n) - 1n }), fc.boolean(), fc.integer({ min: 0, max: 1_000_000 }), (flags, high, dynamic, fee) => {
         const key = { fee: dynamic ? DYNAMIC_FEE_FLAG : fee, hooks: addressWith(flags, high) };
         const returnsDelta = (flags & (V4_HOOK_FLAGS.beforeSwapReturnsDelta | V4_HOOK_FLAGS.afterSwapReturnsDelta)) !== 0;
         const overridesFee = dynamic && (flags & V4_HOOK_FLAGS.beforeSwap) !== 0;
-        expect(v4HookExclusion(key)).to.equal(returnsDelta ? "returns-delta" : overridesFee ? "unreadable-fee" : undefined);
-        expect(isV4PoolRoutable(key, new Set())).to.equal(!returnsDelta && !overridesFee);
+        const swapHook = (flags & (V4_HOOK_FLAGS.beforeSwap | V4_HOOK_FLAGS.afterSwap)) !== 0;
+        expect(v4HookExclusion(key)).to.equal(returnsDelta ? "returns-delta" : overridesFee ? "unreadable-fee" : swapHook ? "swap-hook" : undefined);
+        expect(isV4PoolRoutable(key, new Set())).to.equal(!returnsDelta && !overridesFee && !swapHook);
         expect(isV4PoolRoutable(key, new Set([key.hooks.toLowerCase()]))).to.equal(true);
       }),
       fuzzRuns(200),

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { BaseError, ContractFunctionRevertedError, type Hex } from "viem";
-import { getSqrtRatioAtTick, isV4PoolRoutable, quoteConcentratedExactInput, quoteConcentratedExactOutput, uniswapV4QuoterAbi, MAX_TICK, MIN_TICK } from "../../sdk";
+import { getSqrtRatioAtTick, isV4PoolRoutable, v4HookExclusion, quoteConcentratedExactInput, quoteConcentratedExactOutput, uniswapV4QuoterAbi, MAX_TICK, MIN_TICK } from "../../sdk";
 import type { ManifestV4Pool } from "../../sdk/chain/manifest";
 import { readV4PoolEvents } from "../../api/quote/venues/uniswapV4/v4PoolEvents";
 import { applyV4PoolEvents, type V4PoolState } from "../../api/quote/venues/uniswapV4/v4PoolState";
@@ -78,8 +78,9 @@ describe("V4 swap simulator (sdk/amm/v3, parameterised) against V4Quoter on the 
         amountArbitrary,
         async (poolPick, move, zeroForOne, exactInput, size) => {
           const f = await loadFixture(v4MarketFixture);
-          // Pools whose hook may change a swap's amounts are not priced from their curve (hook rules); the rest are.
-          const routable = f.v4.manifest.pools.filter((pool) => isV4PoolRoutable(pool, new Set()));
+          // Pools whose hook may change a swap's amounts are not priced from their curve (hook rules); the rest
+          // are, an observing hook's included (it needs allowlisting to route, but its swaps follow the curve).
+          const routable = f.v4.manifest.pools.filter((pool) => isV4PoolRoutable(pool, new Set()) || v4HookExclusion(pool) === "swap-hook");
           const pool = routable[poolPick % routable.length]!;
           const [decimals0, decimals1] = [f.decimalsOf(pool.currency0), f.decimalsOf(pool.currency1)];
           if (move.spacings > 0) {

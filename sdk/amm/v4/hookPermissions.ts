@@ -38,26 +38,31 @@ export function hasHookFlag(hooks: Address, flag: V4HookFlag): boolean {
 }
 
 /**
- * Why quoting may not price a pool from its curve alone, or undefined when it may:
+ * Why quoting does not route a pool unless the operator allowlisted its hook, or undefined when it may:
  * - `returns-delta`: the hook may change what a swap pays or returns (BEFORE_SWAP_RETURNS_DELTA or
  *   AFTER_SWAP_RETURNS_DELTA), so the pool's curve is not the swap's outcome;
  * - `unreadable-fee`: the LP fee is dynamic and the hook may override it per swap from `beforeSwap`
- *   (a fee no state read or event shows before the swap).
- * A dynamic fee without `beforeSwap` is readable: it changes only through `updateDynamicLPFee`, and
+ *   (a fee no state read or event shows before the swap);
+ * - `swap-hook`: the hook runs code in every swap (`beforeSwap` or `afterSwap`): even one that only
+ *   observes can revert or burn the swap's gas, and anyone can deploy one, so it routes only once
+ *   the operator has looked at it.
+ * A dynamic fee without a swap hook is readable: it changes only through `updateDynamicLPFee`, and
  * the pool's state carries it (StateView's `lpFee`, each `Swap` event's `fee`).
  */
-export type V4HookExclusion = "returns-delta" | "unreadable-fee";
+export type V4HookExclusion = "returns-delta" | "unreadable-fee" | "swap-hook";
 
-/** The reason `key`'s hook keeps the pool out of routing by default (see V4HookExclusion); undefined for plain and observing hooks. */
+/** The reason `key`'s hook keeps the pool out of routing by default (see V4HookExclusion); undefined for a pool without swap hooks. */
 export function v4HookExclusion(key: Pick<V4PoolKey, "fee" | "hooks">): V4HookExclusion | undefined {
   if (hasHookFlag(key.hooks, "beforeSwapReturnsDelta") || hasHookFlag(key.hooks, "afterSwapReturnsDelta")) return "returns-delta";
   if (isDynamicFee(key.fee) && hasHookFlag(key.hooks, "beforeSwap")) return "unreadable-fee";
+  if (hasHookFlag(key.hooks, "beforeSwap") || hasHookFlag(key.hooks, "afterSwap")) return "swap-hook";
   return undefined;
 }
 
 /**
- * Whether quoting routes a pool with key `key`: a pool whose hook only observes (or has none) is
- * routed; one with an exclusion only when the operator allowlisted its hook (lowercase addresses).
+ * Whether quoting routes a pool with key `key`: a pool without a hook, or whose hook takes no part in
+ * swaps (liquidity or donate hooks only), is routed; one with an exclusion only when the operator
+ * allowlisted its hook (lowercase addresses).
  */
 export function isV4PoolRoutable(key: Pick<V4PoolKey, "fee" | "hooks">, allowlistedHooks: ReadonlySet<string>): boolean {
   return v4HookExclusion(key) === undefined || allowlistedHooks.has(key.hooks.toLowerCase());

@@ -20,7 +20,17 @@ export type V4PoolTrackerOptions = Readonly<{
   /** Told the outcome of each direct read (pool ids as addresses): `failed` pools are unreadable now. */
   observeReads?: (pools: readonly Address[], failed: ReadonlyMap<Address, string>, at: Date) => void;
   historyDepth?: number;
+  /** At most this many pools initialised after the list was given are followed (MAX_DISCOVERED_V4_POOLS). */
+  maxDiscoveredPools?: number;
 }>;
+
+/**
+ * Pools a later `Initialize` may add to those followed, per chain. Anyone can initialise a V4 pool of
+ * two supported currencies (with any hook, fee and tick spacing) for the price of a transaction, and
+ * each followed pool costs a direct read and memory on every quote's update: past this many, new pools
+ * are ignored (the manifest's pools are always followed) until the API restarts with them listed.
+ */
+export const MAX_DISCOVERED_V4_POOLS = 64;
 
 /** A pool as the tracker follows it: its key, and its id (the manifest lists both). */
 export type V4PoolDescriptor = V4PoolKey & Readonly<{ id: Hex }>;
@@ -41,6 +51,7 @@ export class V4PoolTracker {
 
   constructor(options: V4PoolTrackerOptions) {
     const isSupported = options.isSupported ?? (() => true);
+    const maxDiscovered = options.maxDiscoveredPools ?? MAX_DISCOVERED_V4_POOLS;
     this.#pools = new FollowedPools<Hex, V4PoolDescriptor, V4PoolState, V4PoolEvent>({
       readEvents: (client, window, known) => readV4PoolEvents(client, options.poolManager, window, new Set(known.keys())),
       keyOf: (event) => event.id,
@@ -49,6 +60,7 @@ export class V4PoolTracker {
       // An `Initialize` of a pool of two supported currencies joins the followed pools.
       discovered: (event) => {
         if (event.kind !== "initialize") return undefined;
+        if (this.#pools.discoveredPools.length >= maxDiscovered) return undefined;
         const { key } = event;
         if (!isSupported(key.currency0.toLowerCase() as Address) || !isSupported(key.currency1.toLowerCase() as Address)) return undefined;
         return { ...key, id: event.id };
@@ -66,7 +78,7 @@ export class V4PoolTracker {
     return this.#pools.unreadableCount;
   }
 
-  /** The pools initialised since the list was given (and followed since). */
+  /** The pools initialised since the list was given (and followed since), at most `maxDiscoveredPools`. */
   get initializedPools(): readonly V4PoolDescriptor[] {
     return this.#pools.discoveredPools;
   }
