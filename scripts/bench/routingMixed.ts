@@ -8,7 +8,7 @@
  */
 import { getAddress, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { ChainHead, Feature, decodeFeatureState, encodeRegistryRead, getSqrtRatioAtTick, getTickAtSqrtRatio, readRouterPoolManager, v2PoolsOf, v4PoolId, type DeploymentManifest, type V3TickState } from "../../sdk";
-import { assumingV4PoolManager } from "../../api/quote/venues/activeRouterVenues";
+import { assumingV4PoolManager } from "./assumedV4Routers";
 import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
 import { marketTrackerOfManifest } from "../../api/quote/chainMarket";
 import { pricedMarketOf, type PricedMarket } from "../../api/quote/poolGraph";
