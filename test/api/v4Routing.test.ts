@@ -91,7 +91,7 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     expect(await readRouterPoolManager(f.publicClient, f.stranger.account.address)).to.equal(undefined);
   });
 
-  it("with SWAP_V4 on every router, lists the V4 pools the hook rule admits: plain and observing hooks yes, the delta hook and native ETH pools no", async () => {
+  it("with SWAP_V4 on every router, lists the V4 pools the hook rule admits: plain pools yes; the observing hook (afterSwap), the delta hook and native ETH pools no", async () => {
     const f = await loadFixture(settlementFixture);
     const { snapshot } = await marketOf(f, {});
     const market = await snapshot();
