@@ -4,7 +4,7 @@ import type { ChainRegistry } from "./chains/chainContext";
 import type { Clock } from "./clock";
 import type { ApiConfig } from "./config";
 import type { ApiMetrics } from "./metrics/apiMetrics";
-import type { NonceRangeLeases } from "./quote/nonceRanges";
+import type { NonceRangeLeases } from "./quote/nonces/nonceRanges";
 import type { RateLimiterFactory } from "./rateLimits/rateLimiterFactory";
 import type { Store } from "./store/store";
 

@@ -5,7 +5,9 @@ import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "vi
 import { booleanFlag } from "../sdk/config/booleanFlag";
 import { webhookLoopbackAllowed, webhookLoopbackSettings } from "../sdk/config/webhookLoopbackSetting";
 import { httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } from "../sdk/server/httpServerLimits";
-import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema, l1FeeModels, type L1FeeModel } from "../sdk";
+import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema } from "../sdk";
+import { l1FeeModels, type L1FeeModel } from "../sdk/chain/networkFeeModel";
+import { readEndpointConfigOf, readEndpointSettings } from "../sdk/config/readEndpointSettings";
 
 
 const positiveInt = z.coerce.number().int().positive();
@@ -106,6 +108,8 @@ export const apiEnvironmentSchema = z.object({
   SSE_KEEPALIVE_SECONDS: positiveInt.max(30).default(15),
   // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // RPC_URLS, RPC_MAX_HEAD_LAG_BLOCKS, RPC_PROBE_MS.
+  ...readEndpointSettings,
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   API_CHAINS: additionalChains.default([]),
   SNAPSHOT_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
@@ -216,6 +220,18 @@ export type ApiConfig = Readonly<{
    * signatures. `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545).
    */
   rpcUrl: string;
+  /**
+   * Several JSON-RPC endpoints of the default chain for its reads: `RPC_URLS`, comma-separated, at most
+   * 8, instead of RPC_URL (refused together). Each request goes to the best-ranked endpoint (latency,
+   * requests without an answer, head height) and fails over to the next when it gets no answer; one
+   * whose head is more than RPC_MAX_HEAD_LAG_BLOCKS behind the others is set aside until it catches up.
+   * API_CHAINS' chains keep one URL each. Default: RPC_URL alone.
+   */
+  rpcUrls: readonly string[];
+  /** With several RPC_URLS, an endpoint more than this many blocks behind the highest head is set aside. `RPC_MAX_HEAD_LAG_BLOCKS`, default 3. */
+  rpcMaxHeadLagBlocks: number;
+  /** With several RPC_URLS, how often each endpoint's head is read to rank them. `RPC_PROBE_MS`, default 1000. */
+  rpcProbeMs: number;
   /** Folder of deployment manifests; the default chain's is `<dir>/<CHAIN_ID>.json`. `DEPLOYMENTS_DIR`, default deployments. */
   deploymentsDir: string;
   /**
@@ -345,6 +361,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const values = parsed.data;
   const siweUri = values.SIWE_URI ?? `http://${values.SIWE_DOMAIN}`;
   assertSiweSettings(values.SIWE_DOMAIN, siweUri);
+  const reads = readEndpointConfigOf(values, devnetRpcUrl(env));
   return {
     host: values.API_HOST,
     port: values.API_PORT,
@@ -365,7 +382,8 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     siweDomain: values.SIWE_DOMAIN,
     siweUri,
     chainId: values.CHAIN_ID,
-    rpcUrl: values.RPC_URL ?? devnetRpcUrl(env),
+    rpcUrl: reads.rpcUrls[0]!,
+    ...reads,
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
     additionalChains: additionalChainsOf(values.CHAIN_ID, values.API_CHAINS),
     snapshotRateLimitPerMinute: values.SNAPSHOT_RATE_LIMIT_PER_MINUTE,

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ApiError } from "./apiError";
+import { ApiError } from "../sdk/server/apiError";
 
 type Issue = z.core.$ZodRawIssue;
 
@@ -12,7 +12,7 @@ export function parseRequest<Schema extends z.ZodType>(schema: Schema, input: un
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = issue?.path.length ? issue.path.map(String).join(".") : where;
-  throw new ApiError(400, "invalid_request", issue ? `${field} ${issue.message}` : `${where} is invalid`);
+  throw new ApiError("invalid_request", issue ? `${field} ${issue.message}` : `${where} is invalid`);
 }
 
 /** Default wording of the issues our schemas do not word themselves; the field name is prefixed later. */

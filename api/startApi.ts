@@ -10,11 +10,12 @@ import type { ApiConfig } from "./config";
 import { loadChains } from "./chains/loadChains";
 import { createApp } from "./createApp";
 import { createApiMetrics } from "./metrics/apiMetrics";
-import { openPostgresNonceRanges } from "./quote/postgresNonceRanges";
+import { openPostgresNonceRanges } from "./quote/nonces/postgresNonceRanges";
 import { openPostgresRateLimiters } from "./rateLimits/postgresRateLimiters";
 import { memoryRateLimiters } from "./rateLimits/rateLimiterFactory";
 import { serveApp, type RunningServer } from "./serveApp";
 import { openStore } from "./store/openStore";
+import { ReadEndpoints } from "../sdk/rpc/readEndpoints";
 
 /**
  * Opens the database (SQLite, or PostgreSQL when `DATABASE_URL` is set, with rate limits and Permit2
@@ -32,6 +33,25 @@ export async function startApi(
 ): Promise<RunningServer> {
   const metrics = createApiMetrics();
   const observe: RpcObserver = observeRpc(metrics);
+  // RPC_URLS: the default chain's reads over several endpoints (sdk/rpc/readEndpoints.ts). The first
+  // probe is not awaited: the API starts while a node is still coming up, as with one URL.
+  const endpoints =
+    transports.has(config.chainId) || config.rpcUrls.length < 2
+      ? undefined
+      : new ReadEndpoints({
+          urls: config.rpcUrls,
+          chainId: config.chainId,
+          maxLagBlocks: config.rpcMaxHeadLagBlocks,
+          probeMs: config.rpcProbeMs,
+          batchWaitMs: 0,
+          observer: metrics.readEndpoints,
+          logger: logger.child({ component: "rpc" }),
+        });
+  if (endpoints !== undefined) {
+    transports = new Map([...transports, [config.chainId, endpoints.transport()]]);
+    void endpoints.probe();
+    endpoints.start();
+  }
   const opened = await openStore(config, {
     onWriteError: (error, state) => logger.error({ err: error, ...state }, "quote records could not be written; retrying"),
   });
@@ -46,6 +66,7 @@ export async function startApi(
     throw error;
   });
   const closeStorage = async () => {
+    await endpoints?.stop();
     try {
       try {
         await nonceRangeLeases?.close();

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { isHex, keccak256, parseEther, parseUnits, stringToHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { booleanFlag } from "../sdk/config/booleanFlag";
+import { httpUrlList, readEndpointConfigOf, readEndpointSettings } from "../sdk/config/readEndpointSettings";
 import { webhookLoopbackAllowed, webhookLoopbackSettings } from "../sdk/config/webhookLoopbackSetting";
 import { httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } from "../sdk/server/httpServerLimits";
 import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema, MAX_GASLESS_BATCH_ORDERS } from "../sdk";
@@ -50,7 +51,7 @@ export const gasBudgetSettings = {
   RELAYER_INTEGRATOR_GAS_BUDGET: z.coerce.number().int().min(21_000).max(10_000_000_000).default(5_000_000),
 };
 
-/** The budgets of the unpaid-gas ledger, in gas per BUDGET_WINDOW_HOURS (relayer/gaslessStanding.ts). */
+/** The budgets of the unpaid-gas ledger, in gas per BUDGET_WINDOW_HOURS (relayer/intake/gaslessStanding.ts). */
 export type GasBudgets = Readonly<{ taker: bigint; integrator: bigint }>;
 
 export function gasBudgetsOf(values: { RELAYER_TAKER_GAS_BUDGET: number; RELAYER_INTEGRATOR_GAS_BUDGET: number }): GasBudgets {
@@ -79,6 +80,8 @@ export const relayerEnvironmentSchema = z.object({
   CHAIN_ID: positiveInt.default(DEVNET_CHAIN_ID),
   // Absent: the devnet's own URL (DEVNET_HOST, DEVNET_PORT), as every tool of the project defaults.
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // RPC_URLS, RPC_MAX_HEAD_LAG_BLOCKS, RPC_PROBE_MS.
+  ...readEndpointSettings,
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   RELAYER_CONFIRMATIONS: positiveInt.default(1),
   RELAYER_RESUBMIT_SECONDS: z.coerce.number().positive().default(15),
@@ -88,13 +91,12 @@ export const relayerEnvironmentSchema = z.object({
   RELAYER_MAX_PENDING_PER_SIGNER: positiveInt.max(256).default(32),
   RELAYER_POLL_MS: positiveInt.default(250),
   RELAYER_NONCE_RECONCILE_MS: positiveInt.max(600_000).default(2_000),
-  RELAYER_SEND_URLS: z
-    .string()
-    .trim()
-    .transform((list) => list.split(",").map((url) => url.trim()).filter((url) => url !== ""))
-    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1).max(8))
-    .optional(),
+  RELAYER_SEND_URLS: httpUrlList.optional(),
   RELAYER_MIN_SIGNER_BALANCE_ETH: z.string().trim().regex(/^[0-9]+(\.[0-9]{1,18})?$/).default("0.1"),
+  RELAYER_SIGNER_STATE_POLL_MS: positiveInt.max(60_000).default(2_000),
+  RELAYER_TREASURY_SIGNER: signerSpecs.optional(),
+  RELAYER_TOPUP_TARGET_ETH: ethAmount.optional(),
+  RELAYER_TREASURY_DAILY_CAP_ETH: ethAmount.default("1"),
   RELAYER_MAX_LOSS_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
   ...gasBudgetSettings,
   RELAYER_FEE_TOKENS: feeTokenListSchema.optional(),
@@ -170,10 +172,29 @@ export type RelayerConfig = Readonly<{
    * nonce; past it the signer takes no new relays and /ready says so. `RELAYER_DAILY_SPEND_CAP_ETH`, default 10.
    */
   dailySpendCapWei: bigint;
+  /**
+   * The optional treasury key that tops signers up: `RELAYER_TREASURY_SIGNER`, one entry in
+   * RELAYER_SIGNERS' format (any backend). When a signer's balance is below RELAYER_MIN_SIGNER_BALANCE_ETH
+   * it sends it `RELAYER_TOPUP_TARGET_ETH` (required with it, above the floor) minus its balance, at most
+   * RELAYER_MAX_VALUE_PER_TX_ETH per transfer and `RELAYER_TREASURY_DAILY_CAP_ETH` (default 1) in all
+   * per rolling 24 h. Each top-up is recorded before it is sent (`relayer-admin topups list`).
+   */
+  treasury?: Readonly<{ signer: SignerSpec; targetWei: bigint; dailyCapWei: bigint }>;
   /** `CHAIN_ID`, default 4663. */
   chainId: number;
-  /** `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545). */
+  /** `RPC_URL`, default the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545); with `RPC_URLS`, the first of them (named in start-up errors). */
   rpcUrl: string;
+  /**
+   * Where reads go: `RPC_URLS`, comma-separated, at most 8 (several nodes or providers of one chain),
+   * else RPC_URL alone. With several, each request goes to the best-ranked endpoint (latency, requests
+   * without an answer, head height) and fails over to the next when it gets no answer; a node whose head
+   * is more than RPC_MAX_HEAD_LAG_BLOCKS behind the others is set aside until it catches up. Refused together with RPC_URL.
+   */
+  rpcUrls: readonly string[];
+  /** A read endpoint more than this many blocks behind the highest head of the others is set aside. `RPC_MAX_HEAD_LAG_BLOCKS`, default 3. */
+  rpcMaxHeadLagBlocks: number;
+  /** How often each read endpoint's head is read to rank them (with several RPC_URLS). `RPC_PROBE_MS`, default 1000. */
+  rpcProbeMs: number;
   /** The chain's manifest is `<dir>/<CHAIN_ID>.json`. `DEPLOYMENTS_DIR`, default deployments. */
   deploymentsDir: string;
   /** Blocks a successful swap needs (its own included) before it is `confirmed`. `RELAYER_CONFIRMATIONS`, default 1. */
@@ -201,13 +222,19 @@ export type RelayerConfig = Readonly<{
    */
   nonceReconcileMs: number;
   /**
-   * Where signed transactions go instead of `RPC_URL`: all of them at once (a sequencer endpoint and a
-   * provider, say); accepted when any one takes it. Reads stay on `RPC_URL`. `RELAYER_SEND_URLS`,
-   * comma-separated, at most 8; default unset (`RPC_URL`).
+   * Where signed transactions go instead of the read endpoint (RPC_URL, RPC_URLS): all of them at once (a
+   * sequencer endpoint and a provider, say); accepted when any one takes it. Reads stay where they were.
+   * `RELAYER_SEND_URLS`, comma-separated, at most 8; default unset (the read endpoint).
    */
   sendUrls: readonly string[] | undefined;
-  /** A signer below this balance is logged at warn and not given new work. `RELAYER_MIN_SIGNER_BALANCE_ETH`, default 0.1. */
+  /** A signer below this balance is not given new work (it finishes what it has); logged once at warn when it drops below. `RELAYER_MIN_SIGNER_BALANCE_ETH`, default 0.1. */
   minSignerBalanceWei: bigint;
+  /**
+   * How often the relayer reads the operator's drain/resume decisions from the store (`npm run
+   * relayer-admin -- signers drain|resume`) and reports its signers (`signers list`): a drained signer
+   * gets no new relays at most this long after the command. `RELAYER_SIGNER_STATE_POLL_MS`, default 2000.
+   */
+  signerStatePollMs: number;
   /**
    * A first broadcast waits while the gas limit's cost at the current base fee plus tip exceeds the
    * signed fee's worth by more than this, in bps (sponsored relays are not checked); at the deadline
@@ -290,6 +317,21 @@ function defaultRelayerId(first: SignerSpec): string {
   return `relayer-${keccak256(stringToHex(describeSignerSpec(first))).slice(2, 18)}`;
 }
 
+/** RELAYER_TREASURY_SIGNER with its target and cap, checked against the balance floor. */
+function treasuryOf(values: z.infer<typeof relayerEnvironmentSchema>, production: boolean): RelayerConfig["treasury"] {
+  const specs = values.RELAYER_TREASURY_SIGNER;
+  if (specs === undefined) {
+    if (values.RELAYER_TOPUP_TARGET_ETH !== undefined) throw new Error("invalid RELAYER_TOPUP_TARGET_ETH: it needs RELAYER_TREASURY_SIGNER (the key that pays the top-ups)");
+    return undefined;
+  }
+  if (specs.length !== 1) throw new Error("invalid RELAYER_TREASURY_SIGNER: give exactly one key entry (pkcs11:, keystore: or unsafe:)");
+  if (production && specs[0]!.kind === "unsafe") throw new Error("invalid RELAYER_TREASURY_SIGNER: raw keys are refused when NODE_ENV=production; use pkcs11: or keystore: (docs/operators/keys.md)");
+  if (values.RELAYER_TOPUP_TARGET_ETH === undefined) throw new Error("invalid RELAYER_TOPUP_TARGET_ETH: give the balance a treasury top-up brings a signer to (above RELAYER_MIN_SIGNER_BALANCE_ETH)");
+  const targetWei = parseEther(values.RELAYER_TOPUP_TARGET_ETH);
+  if (targetWei <= parseEther(values.RELAYER_MIN_SIGNER_BALANCE_ETH)) throw new Error("invalid RELAYER_TOPUP_TARGET_ETH: must be above RELAYER_MIN_SIGNER_BALANCE_ETH");
+  return { signer: specs[0]!, targetWei, dailyCapWei: parseEther(values.RELAYER_TREASURY_DAILY_CAP_ETH) };
+}
+
 /** Reads the relayer's settings once; an invalid value stops the start with its name. */
 export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): RelayerConfig {
   const parsed = relayerEnvironmentSchema.safeParse(env);
@@ -310,6 +352,8 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
   if (production && signers.some((signer) => signer.kind === "unsafe")) {
     throw new Error(`invalid ${values.RELAYER_SIGNERS === undefined ? "RELAYER_PRIVATE_KEYS" : "RELAYER_SIGNERS"}: raw keys are refused when NODE_ENV=production; use pkcs11: or keystore: signers (docs/operators/keys.md)`);
   }
+  const treasury = treasuryOf(values, production);
+  const reads = readEndpointConfigOf(values, devnetRpcUrl(env));
   const priorityFeeWei = parseUnits(values.RELAYER_PRIORITY_FEE_GWEI, 9);
   const maxFeeWei = parseUnits(values.RELAYER_MAX_FEE_GWEI, 9);
   if (maxFeeWei < priorityFeeWei) throw new Error("invalid RELAYER_MAX_FEE_GWEI: must be at least RELAYER_PRIORITY_FEE_GWEI");
@@ -334,8 +378,10 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     production,
     maxValuePerTxWei: parseEther(values.RELAYER_MAX_VALUE_PER_TX_ETH),
     dailySpendCapWei: parseEther(values.RELAYER_DAILY_SPEND_CAP_ETH),
+    ...(treasury === undefined ? {} : { treasury }),
     chainId: values.CHAIN_ID,
-    rpcUrl: values.RPC_URL ?? devnetRpcUrl(env),
+    rpcUrl: reads.rpcUrls[0]!,
+    ...reads,
     deploymentsDir: resolve(values.DEPLOYMENTS_DIR),
     confirmations: values.RELAYER_CONFIRMATIONS,
     resubmitSeconds: values.RELAYER_RESUBMIT_SECONDS,
@@ -347,6 +393,7 @@ export function loadRelayerConfig(env: NodeJS.ProcessEnv = process.env): Relayer
     nonceReconcileMs: values.RELAYER_NONCE_RECONCILE_MS,
     sendUrls: values.RELAYER_SEND_URLS,
     minSignerBalanceWei: parseEther(values.RELAYER_MIN_SIGNER_BALANCE_ETH),
+    signerStatePollMs: values.RELAYER_SIGNER_STATE_POLL_MS,
     maxLossBps: values.RELAYER_MAX_LOSS_BPS,
     gasBudgets: gasBudgetsOf(values),
     feeTokens: values.RELAYER_FEE_TOKENS,

@@ -1,7 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { dependencyMetrics } from "../sdk/observability/serverMetrics";
-import { RelayStageTimings } from "./relayStageTimings";
+import { readEndpointMetrics } from "../sdk/observability/readEndpointMetrics";
+import { RelayStageTimings } from "./queue/relayStageTimings";
 import type { UnpaidGasTotal } from "./ledger/unpaidGas";
+import type { WebhookBacklog } from "./store/pushedStatusStore";
 
 /**
  * What the metrics read when scraped: the queue's and the watcher's sizes, each signer's nonces in
@@ -15,6 +17,8 @@ export type RelayerGauges = {
   unpaidGasTotals?(): Promise<UnpaidGasTotal[]>;
   /** Each signer's spend counted against its daily cap (relayer/signing/signerSpend.ts). */
   dailySpend?(): { signer: string; spent: bigint }[];
+  /** The webhook outbox's pending deliveries (from the store: every relayer on the database sees the same). */
+  webhookBacklog?(): Promise<WebhookBacklog>;
 };
 
 /**
@@ -45,17 +49,25 @@ export function createRelayerMetrics() {
       buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
       registers: [registry],
     }),
-    /** Where a relay's time goes between being queued and its broadcast (relayer/relayStageTimings.ts). */
+    /** Where a relay's time goes between being queued and its broadcast (relayer/queue/relayStageTimings.ts). */
     stages: new RelayStageTimings(registry),
-    /** Nonce repairs by the reconciliation (relayer/nonceReconciler.ts): resend, fill, resync. */
+    /** Nonce repairs by the reconciliation (relayer/broadcast/nonceReconciler.ts): resend, fill, resync. */
     nonceRepairs: new Counter({ name: "relayer_nonce_repairs_total", help: "Nonce repairs made by reconciling with the chain, by action (resend, fill, resync)", labelNames: ["action"] as const, registers: [registry] }),
     nonceLag: new Gauge({ name: "relayer_signer_nonce_lag", help: "Nonces a signer handed out that the node did not count at the last reconciliation (held behind a gap when it stays above 0)", labelNames: ["signer"] as const, registers: [registry] }),
-    /** Raw transactions per RELAYER_SEND_URLS endpoint (its host), by what it did with them (relayer/sendFanOut.ts). */
+    /** Raw transactions per RELAYER_SEND_URLS endpoint (its host), by what it did with them (relayer/broadcast/sendFanOut.ts). */
     sendEndpoints: new Counter({ name: "relayer_send_endpoint_total", help: "Raw transactions sent to each RELAYER_SEND_URLS endpoint, by endpoint host and outcome (accepted, refused, unreachable)", labelNames: ["endpoint", "outcome"] as const, registers: [registry] }),
     /** Signatures the signing policy refused (relayer/signing/signingRules.ts names the reasons). */
     signingRefusals: new Counter({ name: "relayer_signing_refusals_total", help: "Transactions the signing policy refused to sign, by signer and reason", labelNames: ["signer", "reason"] as const, registers: [registry] }),
     signerBalance: new Gauge({ name: "relayer_signer_balance_wei", help: "Each signer's balance at the last check", labelNames: ["signer"] as const, registers: [registry] }),
+    /** RELAYER_MIN_SIGNER_BALANCE_ETH in wei, so an alert compares each balance with the floor the relayer applies. */
+    signerMinBalance: new Gauge({ name: "relayer_signer_min_balance_wei", help: "The floor below which a signer takes no new relays (RELAYER_MIN_SIGNER_BALANCE_ETH, in wei)", registers: [registry] }),
+    signerBelowFloor: new Gauge({ name: "relayer_signer_below_min_balance", help: "1 while a signer's balance is below RELAYER_MIN_SIGNER_BALANCE_ETH (it takes no new relays), else 0", labelNames: ["signer"] as const, registers: [registry] }),
+    /** Treasury top-ups by status as they reach it (relayer/broadcast/treasury.ts). */
+    treasuryTopUps: new Counter({ name: "relayer_treasury_topups_total", help: "Treasury top-ups of signers, by status reached (sent, mined, failed, capped: stopped by RELAYER_TREASURY_DAILY_CAP_ETH)", labelNames: ["status"] as const, registers: [registry] }),
+    treasuryDailySpend: new Gauge({ name: "relayer_treasury_daily_spend_wei", help: "What the treasury sent in top-ups over the last 24 h (failed ones excluded), in wei", registers: [registry] }),
+    signerDrained: new Gauge({ name: "relayer_signer_drained", help: "1 while the operator has a signer drained (relayer-admin signers drain), else 0", labelNames: ["signer"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "relayer"),
+    ...readEndpointMetrics(registry, "relayer"),
   };
   new Gauge({
     name: "relayer_signer_daily_spend_wei",
@@ -98,5 +110,28 @@ export function createRelayerMetrics() {
   ledgerGauge("relayer_unpaid_gas", "Gas the operator paid with no fee (the unpaid-gas ledger, all time), by who caused it and what it paid for", (total) => Number(total.gasUsed), true);
   ledgerGauge("relayer_unpaid_gas_wei", "The same in wei (gas times the effective price paid)", (total) => total.weiPaid, false);
   ledgerGauge("relayer_unpaid_gas_charges", "Ledger entries (one per transaction, relay and kind), by cause and kind", (total) => total.entries, false);
+  // One read of the outbox per scrape, shared by its two gauges.
+  let backlogRead: Promise<WebhookBacklog | undefined> | undefined;
+  const backlog = (first: boolean) => {
+    if (first || backlogRead === undefined) backlogRead = (gauges?.webhookBacklog?.() ?? Promise.resolve(undefined)).catch(() => undefined); // a database outage must not fail the whole scrape
+    return backlogRead;
+  };
+  new Gauge({
+    name: "relayer_webhook_backlog",
+    help: "Webhook deliveries pending (not delivered, not given up), of every integrator",
+    registers: [registry],
+    async collect() {
+      this.set((await backlog(true))?.pending ?? 0);
+    },
+  });
+  new Gauge({
+    name: "relayer_webhook_oldest_pending_seconds",
+    help: "Age of the oldest pending webhook delivery (0 when none)",
+    registers: [registry],
+    async collect() {
+      const oldest = (await backlog(false))?.oldestCreatedAt;
+      this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest.getTime()) / 1000));
+    },
+  });
   return metrics;
 }

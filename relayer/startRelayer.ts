@@ -3,31 +3,35 @@ import type { AddressInfo } from "node:net";
 import pino, { type Logger } from "pino";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient, type Transport } from "viem";
 import { acceptedFeeTokens, manifestPath, readManifest, unknownFeeTokenSymbols } from "../sdk";
-import { ChainHead, NetworkFeeModel } from "../sdk";
+import { ChainHead } from "../sdk/chain/chainHead";
+import { NetworkFeeModel } from "../sdk/chain/networkFeeModel";
 import type { RelayerConfig } from "./config";
-import { createInternalApp } from "./internalServer";
-import { NonceReconciler } from "./nonceReconciler";
-import { NonceTracker } from "./nonceTracker";
-import type { RelayContext } from "./relayContext";
-import { RelayQueue } from "./relayQueue";
-import { ReceiptWatcher } from "./receiptWatcher";
-import { fanOutSends } from "./sendFanOut";
-import { SignerPool } from "./signerPool";
+import { createInternalApp } from "./intake/internalServer";
+import { NonceReconciler } from "./broadcast/nonceReconciler";
+import { NonceTracker } from "./broadcast/nonceTracker";
+import type { RelayContext } from "./queue/relayContext";
+import { RelayQueue } from "./queue/relayQueue";
+import { ReceiptWatcher } from "./receipts/receiptWatcher";
+import { fanOutSends } from "./broadcast/sendFanOut";
+import { SignerPool } from "./broadcast/signerPool";
+import { SignerStateSync } from "./broadcast/signerStateSync";
 import type { RelayStore } from "./store/relayStore";
 import { openRelayStore } from "./store/openRelayStore";
-import { LeaseKeeper } from "./leaseKeeper";
+import { LeaseKeeper } from "./queue/leaseKeeper";
 import { createRelayerMetrics } from "./relayerMetrics";
 import { observedRelayStore } from "./store/observedRelayStore";
 import { observedTransport } from "../sdk/observability/observedTransport";
 import { observeRpc } from "../sdk/observability/serverMetrics";
 import { serveMetrics } from "../sdk/observability/metricsServer";
 import { WebhookDispatcher } from "./pushed/webhookDispatcher";
-import { openKeyBackends } from "./signing/openKeyBackends";
+import { openKeyBackend, openKeyBackends } from "./signing/openKeyBackends";
+import { Treasury } from "./broadcast/treasury";
 import { policedAccount } from "./signing/policedAccount";
 import { RegistryRouters } from "./signing/registryRouters";
+import { ReadEndpoints } from "../sdk/rpc/readEndpoints";
 import { SignerSpend } from "./signing/signerSpend";
 import { SigningPolicy } from "./signing/signingPolicy";
-import { bumped } from "./feeBump";
+import { bumped } from "./broadcast/feeBump";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
@@ -91,22 +95,55 @@ export async function startRelayer(
     rpcUrls: { default: { http: [config.rpcUrl] } },
   });
   const metrics = createRelayerMetrics();
-  const reads = transport ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } });
-  // RELAYER_SEND_URLS: signed transactions go to each of them at once; reads stay on RPC_URL.
+  // RPC_URLS: several read endpoints, ranked by latency, answers and head height (sdk/rpc/readEndpoints.ts).
+  const endpoints =
+    transport === undefined && config.rpcUrls.length > 1
+      ? new ReadEndpoints({
+          urls: config.rpcUrls,
+          chainId: config.chainId,
+          maxLagBlocks: config.rpcMaxHeadLagBlocks,
+          probeMs: config.rpcProbeMs,
+          batchWaitMs: 2,
+          observer: metrics.readEndpoints,
+          logger: logger.child({ component: "rpc" }),
+        })
+      : undefined;
+  await endpoints?.probe();
+  endpoints?.start();
+  const reads = transport ?? endpoints?.transport() ?? http(config.rpcUrl, { retryCount: 0, timeout: 10_000, batch: { wait: 2 } });
+  const rpcName = endpoints === undefined ? `RPC_URL ${config.rpcUrl}` : `RPC_URLS ${config.rpcUrls.join(",")}`;
+  // RELAYER_SEND_URLS: signed transactions go to each of them at once; reads stay on the read endpoints.
   const base = config.sendUrls === undefined ? reads : fanOutSends(reads, config.sendUrls, (endpoint, outcome) => metrics.sendEndpoints.inc({ endpoint, outcome }));
   const client = createPublicClient({
     chain,
     transport: observedTransport(base, observeRpc(metrics)),
   });
-  const chainId = await client.getChainId().catch((error: unknown) => {
-    throw new Error(`the relayer cannot reach RPC_URL ${config.rpcUrl}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+  const chainId = await client.getChainId().catch(async (error: unknown) => {
+    await endpoints?.stop();
+    throw new Error(`the relayer cannot reach ${rpcName}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
   });
-  if (chainId !== config.chainId) throw new Error(`RPC_URL ${config.rpcUrl} serves chain ${chainId}, not CHAIN_ID ${config.chainId}`);
+  if (chainId !== config.chainId) {
+    await endpoints?.stop();
+    throw new Error(`${rpcName} serves chain ${chainId}, not CHAIN_ID ${config.chainId}`);
+  }
 
   const backends = await openKeyBackends(config.signers, { production: config.production });
+  // RELAYER_TREASURY_SIGNER: opened through the same backends; never one of the signers it pays.
+  const treasuryBackend =
+    config.treasury === undefined
+      ? undefined
+      : await openKeyBackend(config.treasury.signer, { production: config.production }).catch(async (error: unknown) => {
+          await Promise.all(backends.map((backend) => backend.close()));
+          throw new Error(`RELAYER_TREASURY_SIGNER: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        });
+  if (treasuryBackend !== undefined && backends.some((backend) => backend.address === treasuryBackend.address)) {
+    await Promise.all([...backends, treasuryBackend].map((backend) => backend.close()));
+    throw new Error(`RELAYER_TREASURY_SIGNER is ${treasuryBackend.address}, also in RELAYER_SIGNERS: the treasury is a key of its own`);
+  }
   for (const backend of backends) if (backend.kind === "unsafe") logger.warn({ signer: backend.address }, "signing with a raw key (unsafe; refused when NODE_ENV=production)");
-  const routers = new RegistryRouters(client, manifest.contracts.routerRegistry, logger.child({ component: "signing-policy" }));
-  const closeBackends = () => Promise.all(backends.map((backend) => backend.close()));
+  const head = new ChainHead(client, config.pollMs);
+  const routers = new RegistryRouters(client, head, manifest.contracts.routerRegistry, logger.child({ component: "signing-policy" }));
+  const closeBackends = () => Promise.all([...backends, ...(treasuryBackend === undefined ? [] : [treasuryBackend])].map((backend) => backend.close()));
   const store = await openRelayStore(config).then((opened) => observedRelayStore(opened, metrics, logger), async (error: unknown) => {
     await closeBackends();
     throw error;
@@ -129,15 +166,23 @@ export async function startRelayer(
         const pending = await client.getTransactionCount({ address, blockTag: "pending" });
         const nonces = new NonceTracker(pending, await store.highestNonce(address));
         const spend = new SignerSpend(config.dailySpendCapWei);
-        return { account: policedAccount(backend, policy, { nextNonce: () => nonces.next, spend }), nonces, spend };
+        return { account: policedAccount(backend, policy, { nextNonce: () => nonces.next, spend }), nonces, spend, backend: backend.kind };
       }),
     );
     const pool = new SignerPool(keys, config.maxPendingPerSigner);
     routers.start(config.pollMs);
-    const head = new ChainHead(client, config.pollMs);
     const fees = new NetworkFeeModel(client, "none");
     const reconciler = new NonceReconciler({ client, pool, head, logger, config, metrics });
     const context: RelayContext = { config, client, head, store, pool, reconciler, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics, fees };
+    if (treasuryBackend !== undefined && config.treasury !== undefined) {
+      // The value is bounded by the recorded top-ups (RELAYER_TREASURY_DAILY_CAP_ETH); this count adds the gas.
+      const spend = new SignerSpend(config.treasury.dailyCapWei + config.dailySpendCapWei);
+      const account = policedAccount(treasuryBackend, policy, { nextNonce: () => 0, spend });
+      Object.assign(context, { treasury: new Treasury(context, account, config.treasury) });
+      // Before any check: top-ups a crash left unfinished are found mined, or their same bytes sent again.
+      await context.treasury!.settle();
+      logger.info({ treasury: treasuryBackend.address, backend: treasuryBackend.kind }, "treasury key opened; it tops signers up below the floor");
+    }
     let queue: RelayQueue | undefined;
     const watcher = new ReceiptWatcher(context, (relayId) => queue?.enqueue(relayId));
     // RELAYER_BATCH_GAS, or a quarter of the block gas limit: a batch leaves room in its block for others.
@@ -149,12 +194,18 @@ export async function startRelayer(
       pendingNonces: () => pool.signers.map((signer) => ({ signer: signer.address, pending: signer.nonces.inFlight })),
       dailySpend: () => pool.signers.map((signer) => ({ signer: signer.address, spent: signer.spend.spent(Date.now()) })),
       unpaidGasTotals: () => store.unpaidGasTotals({}),
+      webhookBacklog: () => store.webhookBacklog(),
     });
+    metrics.signerMinBalance.set(Number(config.minSignerBalanceWei));
+    const signerStates = new SignerStateSync(context);
+    // Before any relay is chosen: a signer drained while this relayer was down stays drained.
+    await signerStates.sync();
     const leases = new LeaseKeeper(context, queue, watcher);
     await leases.recover();
     watcher.start();
     reconciler.start();
     leases.start();
+    signerStates.start();
     const { pushed } = config;
     const webhooks = new WebhookDispatcher(store, {
       owner: config.relayerId,
@@ -203,11 +254,13 @@ export async function startRelayer(
         });
         await metricsServer?.close();
         await webhooks.stop();
+        await signerStates.stop();
         await leases.stop();
         await queue.stop();
         await watcher.stop();
         await reconciler.stop();
         await routers.stop();
+        await endpoints?.stop();
         await store.releaseSigners(config.relayerId).catch((error: unknown) => logger.warn({ err: error }, "could not release this relayer's signers; they free up after RELAYER_LEASE_SECONDS"));
         await store.close();
         await closeBackends();
@@ -215,6 +268,7 @@ export async function startRelayer(
     };
   } catch (error) {
     await routers.stop();
+    await endpoints?.stop();
     await store.close();
     await closeBackends();
     throw error;

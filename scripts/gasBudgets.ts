@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { formatEther, getAddress, isAddress } from "viem";
 import { z } from "zod";
 import { gasBudgetsOf, gasBudgetSettings, type GasBudgets } from "../relayer/config";
-import { budgetView, budgetWindowStart, BUDGET_WINDOW_HOURS, integratorGasBudget } from "../relayer/gaslessStanding";
+import { budgetView, budgetWindowStart, BUDGET_WINDOW_HOURS, integratorGasBudget } from "../relayer/intake/gaslessStanding";
 import { INTEGRATOR_BUDGET_CAUSES, TAKER_BUDGET_CAUSES } from "../relayer/ledger/unpaidGas";
 import { openRelayStore } from "../relayer/store/openRelayStore";
 import type { RelayStore } from "../relayer/store/relayStore";

@@ -28,7 +28,7 @@ import { openIntegratorAdministration } from "../api/store/openIntegratorAdminis
 import { openStore } from "../api/store/openStore";
 import type { ApiKeyRecord, IntegratorRecord, Store } from "../api/store/store";
 import { openApiDatabase } from "./apiDatabase";
-import { priceRateLimitPerMinute } from "../api/quote/quoteBuckets";
+import { priceRateLimitPerMinute } from "../api/quote/admission/quoteBuckets";
 import { printTable } from "./textTable";
 import type { RelayStore } from "../relayer/store/relayStore";
 import { clearBudgetCharges, integratorUsage, listBudgetCharges, printUsage, relayerDatabaseFromEnv, type IntegratorUsage } from "./gasBudgets";

@@ -1,5 +1,6 @@
 import { getAddress, isAddress, zeroAddress, type Address } from "viem";
-import { hookFlagsOf, readV4HookAllowlist, V4_HOOK_FLAGS, v4HookAllowlistPath, v4HookExclusion, writeV4HookAllowlist, type DeploymentManifest } from "../sdk";
+import { hookFlagsOf, V4_HOOK_FLAGS, v4HookExclusion, type DeploymentManifest } from "../sdk";
+import { readV4HookAllowlist, v4HookAllowlistPath, writeV4HookAllowlist } from "../sdk/chain/v4HookAllowlist";
 
 /** One V4 hook as `npm run venues -- list` shows it (the VenueRow shape of scripts/venues.ts). */
 export type V4HookRow = { name: string; type: "uniswap-v4-hook"; address: Address; detail: string; pools: number; status: string };

@@ -1,24 +1,12 @@
 /**
- * The project's shared TypeScript module: what the API, the relayer, the tests and integrators all
- * import. One entry point; modules inside are imported by name, never re-exported wholesale.
+ * The integrators' entry point, and the only one the package (`npm run pack:sdk`) builds: the client,
+ * wire schemas, calldata, typed data and AMM math. Modules inside are exported by name, never
+ * wholesale; `api-report.txt` lists every name and a test keeps it current. What the API and the
+ * relayer share but integrators never call (storage, relay gas and fee models, the chain head, chain
+ * files) is imported by its module path and stays out of the package.
  */
 export { DEVNET_CHAIN_ID, DEVNET_DEFAULT_API_PORT, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT, devnetApiUrl, devnetChain, devnetRpcUrl, type ApiEnvironment, type RpcEnvironment } from "./chain/devnet";
 export { deploymentManifestSchema, manifestPath, missingManifestAdvice, readManifest, writeManifest, type DeploymentManifest } from "./chain/manifest";
-export {
-  ChainFileError,
-  chainFilePath,
-  chainFileSchema,
-  externalAddressesOf,
-  listChainFiles,
-  readChainFile,
-  MAX_ROUTER_V3_VENUES,
-  type ChainFile,
-  type ChainFileVenue,
-  type ChainFileV2Venue,
-  type ChainFileV3Venue,
-  type SourcedAddress,
-} from "./chain/chainFile";
-export { chainFileMatchesChain, selectChainFile, type SelectChainFileParameters } from "./chain/selectChainFile";
 export { routerRegistryAbi } from "./abis/routerRegistryAbi";
 export { Feature, FEATURE_NAMES, describeFeatures, RegistrySelector, type FeatureId, type RegistryRead } from "./registry/features";
 export { encodeRegistryRead, decodeRegistryAddress, decodeFeatureState, type FeatureState } from "./registry/rawRegistryCall";
@@ -92,7 +80,7 @@ export {
   encodeSwapWithAllowance,
   encodeSwapGasless,
   type UnsignedCalldata,
-} from "./calldata/swapCalldata";
+} from "./calldata/settlementCalldata";
 export { encodeSwapGaslessBatch, decodeSwapGasless, MAX_GASLESS_BATCH_ORDERS, type SignedGaslessOrder } from "./calldata/gaslessBatchCalldata";
 export {
   encodeSwapGaslessWithTokenPermit,
@@ -125,14 +113,21 @@ export {
   encodeSwapExactOutputWithAllowance,
   encodeSwapGaslessExactOutput,
   exactOutputSelector,
-} from "./calldata/exactOutputCalldata";
+  encodePermitCall,
+  encodeNativeCall,
+  encodeAllowanceCall,
+  encodeGaslessCall,
+} from "./calldata/settlementCalldata";
 export {
   buildExactOutputPermitTypedData,
   buildGaslessExactOutputPermitTypedData,
   exactOutputPermitTypes,
   gaslessExactOutputPermitTypes,
+  buildPermitTypedData,
+  buildGaslessTypedData,
   type ExactOutputPermitParameters,
-} from "./typedData/exactOutputWitness";
+} from "./typedData/permit2Witness";
+export { EXACT_INPUT, EXACT_OUTPUT, type OrderKind, type OrderOf, type AnyOrderKind, type SettlementFunctions } from "./orders/orderKinds";
 export { getAmountOut, getAmountIn } from "./amm/v2Math";
 export { routeOutput, routePairs, routeHops, type PairReserves, type RouteHop, type RouteVenueStates } from "./amm/routeOutput";
 export { uniswapV3PoolAbi, uniswapV3FactoryAbi } from "./abis/uniswapV3PoolAbi";
@@ -153,7 +148,7 @@ export { afterInitialize, afterSwap, afterLiquidityChange, afterV3PoolEvent, nea
 export { readV3PoolState, DEFAULT_WORDS_EACH_SIDE, type V3PoolDescriptor } from "./amm/v3/v3PoolSnapshot";
 export { readV3PoolEvents, type V3PoolEvent } from "./amm/v3/v3PoolEvents";
 export { logPosition, chainOrder, type LogPosition, type LogWindow } from "./chain/logPosition";
-export { decodeQuoteOrder, type QuoteCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
+export { decodeQuoteOrder, decodeExactOutputQuoteOrder, decodeSettlementCall, type QuoteCall, type ExactOutputQuoteCall, type SettlementCall, type QuoteCallKind } from "./calldata/decodeQuoteOrder";
 export { SignatureLengthError, SignatureOffsetError, RouteActionError, SwapCalldataError, BatchSizeError, BatchGasLimitsError, GaslessCalldataError } from "./errors/calldata";
 
 // --- onboarding: payload hashes and nonce messages of the integrator onboarding API ---
@@ -183,22 +178,9 @@ export {
 export { SLUG_PATTERN, isValidSlug } from "./onboarding/slug";
 export { PayloadFieldError, OnboardingMessageError } from "./errors/onboarding";
 export { onboardIntegrator, OnboardingRequestError, type OnboardIntegratorParameters, type OnboardedIntegrator } from "./onboarding/onboardingClient";
-export { ChainClock } from "./chain/chainClock";
-export { ChainHead, type BlockHead } from "./chain/chainHead";
-export {
-  NetworkFeeModel,
-  cappedPriorityFee,
-  l1DataFeeWei,
-  l1FeeModels,
-  ARB_GAS_INFO,
-  type L1FeeModel,
-  type L1DataPrice,
-  type BlockFees,
-} from "./chain/networkFeeModel";
 export { isRevertError } from "./chain/revertError";
 export { isExecutionFailure } from "./chain/executionFailure";
 export { rpcConnectionFailure, type RpcConnectionFailure } from "./chain/rpcConnectionFailure";
-export { applySqliteMigrations, type Migration, type MigratableDatabase } from "./storage/sqliteMigrations";
 export {
   relayStatuses,
   finalRelayStatuses,
@@ -209,22 +191,8 @@ export {
   type RelayStatus,
   type RelayReason,
 } from "./relay/relayStatus";
-export {
-  RELAY_GAS_HEADROOM_PERCENT,
-  NATIVE_PAYOUT_GAS,
-  WETH_FALLBACK_GAS,
-  NATIVE_PAYOUT_WORST_CASE_GAS,
-  nativePayoutsOf,
-  relayGasLimit,
-  relayGasLimitOfCalldata,
-} from "./relay/relayGasLimit";
-export { budgetRefusal, budgetRefusalOfStanding, GASLESS_QUOTES_REFUSED, parseBudgetRefusal, type BudgetRefusalJson, type BudgetSpentCode } from "./relay/budgetRefusal";
-export { BATCH_ORDER_GAS, BATCH_ORDER_SKIP_GAS, BATCH_ORDER_LOOP_GAS, BATCH_OVERHEAD_GAS, batchOrderGasNeeded, batchOrderGasCap, batchCalldataGasBound, batchGasLimit } from "./relay/batchGasLimit";
-export { INTRINSIC_GAS, calldataGas } from "./relay/calldataGas";
-export { firstBroadcastFees } from "./relay/firstBroadcastFees";
 export { relayCancelOutcomes, type RelayCancelOutcome } from "./relay/relayCancelOutcome";
 export { encodeInvalidateNonce, permit2NonceBit, type Permit2NonceBit } from "./calldata/invalidateNonce";
-export { TOKEN_PERMIT_MODEL_GAS, CONTRACT_SIGNATURE_MODEL_GAS } from "./relay/gaslessExtraGas";
 export type {
   RelayRequestJson,
   RelayTransactionJson,
@@ -336,7 +304,6 @@ export {
 } from "./wire/onboardingJson";
 export { uniswapV4PoolManagerAbi, uniswapV4StateViewAbi, uniswapV4QuoterAbi } from "./abis/uniswapV4Abi";
 export { v4PoolId, isDynamicFee, sortCurrencies, NATIVE_CURRENCY, DYNAMIC_FEE_FLAG, type V4PoolKey } from "./amm/v4/poolKey";
-export { v4HookAllowlistSchema, v4HookAllowlistPath, readV4HookAllowlist, writeV4HookAllowlist, allowlistedHookSet, type V4HookAllowlist } from "./chain/v4HookAllowlist";
 export { V4_HOOK_FLAGS, V4_HOOK_MASK, hookFlagsOf, hasHookFlag, v4HookExclusion, isV4PoolRoutable, type V4HookFlag, type V4HookExclusion } from "./amm/v4/hookPermissions";
 export { liquidityForAmounts } from "./amm/v3/liquidityAmounts";
 export { tickBitmapWord, tickBitmapWindow, initializedTicksIn, tickRangeOf, type TickBitmapWindow } from "./amm/v3/tickBitmapWindow";

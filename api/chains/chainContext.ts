@@ -1,6 +1,6 @@
 import type { PublicClient } from "viem";
 import type { DeploymentManifest } from "../../sdk";
-import type { UnreadablePools } from "../quote/unreadablePools";
+import type { UnreadablePools } from "../quote/market/unreadablePools";
 import type { RouterVenuesOutage } from "../quote/venues/routerVenuesOutage";
 import type { DemandRecorder } from "../tokens/demandRecorder";
 import type { SupportedTokens } from "../tokens/supportedTokens";

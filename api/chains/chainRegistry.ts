@@ -1,4 +1,4 @@
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import type { ChainContext, ChainRegistry } from "./chainContext";
 
 /** A registry over these chains; `defaultChainId` answers requests that omit chain_id. */
@@ -23,7 +23,7 @@ export function requestedChain(registry: ChainRegistry, chainId: number | undefi
   const chain = registry.get(id);
   if (chain === undefined) {
     const served = registry.all().map((context) => context.chainId);
-    throw new ApiError(400, "unsupported_chain", `chain_id ${id} is not served here; served chains: ${served.length > 0 ? served.join(", ") : "none"}`);
+    throw new ApiError("unsupported_chain", `chain_id ${id} is not served here; served chains: ${served.length > 0 ? served.join(", ") : "none"}`);
   }
   return chain;
 }

@@ -5,7 +5,7 @@ import type { Clock } from "../clock";
 import type { ApiConfig } from "../config";
 import { DatabaseOutage, type DatabaseOutageMessages } from "../store/databaseOutage";
 import type { Store } from "../store/store";
-import { UnreadablePools } from "../quote/unreadablePools";
+import { UnreadablePools } from "../quote/market/unreadablePools";
 import { RouterVenuesOutage, type RouterVenuesOutageMetrics } from "../quote/venues/routerVenuesOutage";
 import { BufferedDemandRecorder } from "../tokens/bufferedDemandRecorder";
 import { ChainSupportedTokens } from "../tokens/chainSupportedTokens";

@@ -1,6 +1,7 @@
 import type { Address } from "viem";
-import { budgetRefusalOfStanding, type BudgetRefusalJson, type GaslessStandingJson } from "../../sdk";
-import { ApiError } from "../apiError";
+import { type GaslessStandingJson } from "../../sdk";
+import { budgetRefusalOfStanding, type BudgetRefusalJson } from "../../sdk/relay/budgetRefusal";
+import { ApiError } from "../../sdk/server/apiError";
 import type { RelayerClient } from "./relayerClient";
 
 /** Entries kept at most; past it the cache starts over (a flood of fresh takers cannot grow it). */
@@ -43,5 +44,5 @@ export function budgetSpentError(standing: GaslessStandingJson): ApiError {
 /** A budget refusal (the one wire shape, the relayer's or the API's own) as the API's 403. */
 export function budgetRefusalError(refusal: BudgetRefusalJson): ApiError {
   const { error, code, ...body } = refusal;
-  return new ApiError(403, code, error, { body });
+  return new ApiError(code, error, { body });
 }

@@ -2,9 +2,9 @@ import type { Request, RequestHandler, Response } from "express";
 import { z } from "zod";
 import type { InternalRelayJson } from "../../sdk";
 import type { ApiDependencies } from "../apiDependencies";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { apiKeyAuth, principalOf, type ApiKeyPrincipal } from "../middleware/apiKeyAuth";
-import { QuoteBuckets, type QuoteBucket } from "../quote/quoteBuckets";
+import { QuoteBuckets, type QuoteBucket } from "../quote/admission/quoteBuckets";
 import { RelayerClient } from "./relayerClient";
 
 /** A relay_id in a path or query: the UUID POST /gasless/submit returned. */
@@ -27,7 +27,7 @@ export type IntegratorRelayAccess = Readonly<{
  * `integratorId`: another integrator's relay does not exist for this key, so relay ids cannot be probed.
  */
 export function assertOwnRelay<Found>(found: Found | undefined, integratorOf: (found: Found) => number, relayId: string, integratorId: number): asserts found is Found {
-  if (found === undefined || integratorOf(found) !== integratorId) throw new ApiError(404, "relay_not_found", `no relay ${relayId} for this integrator`);
+  if (found === undefined || integratorOf(found) !== integratorId) throw new ApiError("relay_not_found", `no relay ${relayId} for this integrator`);
 }
 
 /**
@@ -44,7 +44,7 @@ export function integratorRelayHandlers(
   const relayer = deps.config.gasless === undefined ? undefined : new RelayerClient(deps.config.gasless);
   const buckets = new QuoteBuckets(deps.config.quoteProbeMultiplier, deps.rateLimiters, (name) => deps.metrics?.rateLimited.inc({ bucket: name }), deps.config.statusRateLimitMultiplier);
   const relayerOrUnavailable = (): RelayerClient => {
-    if (relayer === undefined) throw new ApiError(503, "gasless_unavailable", "this deployment has no relayer configured");
+    if (relayer === undefined) throw new ApiError("gasless_unavailable", "this deployment has no relayer configured");
     return relayer;
   };
   return [

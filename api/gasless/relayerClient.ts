@@ -1,6 +1,7 @@
 import type { Address } from "viem";
-import { parseBudgetRefusal, type GaslessStandingJson, type IntegratorGasBudgetJson, type InternalRelayCancellationJson, type InternalRelayJson, type RelayEventJson, type RelayFeedEventJson, type RelayHandoffResult, type RelayRequestJson, type WebhookDeliveryJson } from "../../sdk";
-import { ApiError } from "../apiError";
+import { type GaslessStandingJson, type IntegratorGasBudgetJson, type InternalRelayCancellationJson, type InternalRelayJson, type RelayEventJson, type RelayFeedEventJson, type RelayHandoffResult, type RelayRequestJson, type WebhookDeliveryJson } from "../../sdk";
+import { parseBudgetRefusal } from "../../sdk/relay/budgetRefusal";
+import { ApiError } from "../../sdk/server/apiError";
 import type { GaslessConfig } from "../config";
 import { budgetRefusalError } from "./gaslessStanding";
 
@@ -117,7 +118,7 @@ export class RelayerClient {
       );
     }
     if (response === undefined) {
-      throw new ApiError(503, "relayer_unavailable", "the relayer cannot be reached right now; retry with the same idempotency_key");
+      throw new ApiError("relayer_unavailable", "the relayer cannot be reached right now; retry with the same idempotency_key");
     }
     if (isAbsent?.(response.status) === true) return undefined as T;
     if (response.status === 400) {
@@ -125,7 +126,7 @@ export class RelayerClient {
       // the client's sell token is at fault for this relayer, and no retry changes that.
       const refusal = (await response.json().catch(() => undefined)) as { code?: unknown; error?: unknown } | undefined;
       if (refusal?.code === "fee_token_not_accepted") {
-        throw new ApiError(400, "fee_token_not_accepted", `sell_token: ${String(refusal.error)}; quote it without permit2_owner to swap it yourself`);
+        throw new ApiError("fee_token_not_accepted", `sell_token: ${String(refusal.error)}; quote it without permit2_owner to swap it yourself`);
       }
     }
     if (response.status === 403) {
@@ -135,7 +136,7 @@ export class RelayerClient {
       if (refusal !== undefined) throw budgetRefusalError(refusal);
     }
     if (!expected.includes(response.status)) {
-      throw new ApiError(503, "relayer_unavailable", `the relayer answered ${response.status}; retry with the same idempotency_key`);
+      throw new ApiError("relayer_unavailable", `the relayer answered ${response.status}; retry with the same idempotency_key`);
     }
     return (await response.json()) as T;
   }

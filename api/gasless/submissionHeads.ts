@@ -1,4 +1,4 @@
-import { ChainHead } from "../../sdk";
+import { ChainHead } from "../../sdk/chain/chainHead";
 import type { ChainContext } from "../chains/chainContext";
 
 /**

@@ -1,14 +1,17 @@
 import { BaseError, type Hex } from "viem";
-import { type ChainHead, firstBroadcastFees, isRevertError, permit2Abi, relayGasLimitOfCalldata } from "../../sdk";
+import { isRevertError, permit2Abi } from "../../sdk";
+import { type ChainHead } from "../../sdk/chain/chainHead";
+import { firstBroadcastFees } from "../../sdk/relay/firstBroadcastFees";
+import { relayGasLimitOfCalldata } from "../../sdk/relay/relayGasLimit";
 import type { ContractSignatureCheck } from "../services/onboardingSignature";
 import { checkTakerSignature } from "./takerSignature";
 import { relayCalldata } from "./relayCalldata";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import type { ChainContext } from "../chains/chainContext";
 import type { GaslessConfig } from "../config";
 import type { GaslessTerms, QuoteRecord } from "../store/store";
 import { pausedFeatureOf } from "./pausedFeatureRevert";
-import { orderEncoding } from "../quote/orderEncoding";
+import { orderEncoding } from "../quote/response/orderEncoding";
 
 export type VerifiedSubmission = { data: Hex; deadline: bigint };
 
@@ -40,7 +43,7 @@ export async function verifySubmission(
   // The router refuses any block past the deadline; the next block's earliest time is what counts (the
   // latest block may be hours old on a chain that mines on demand).
   if (head.nextTimestamp > terms.order.deadline) {
-    throw new ApiError(400, "quote_expired", `quote ${quote.quoteId} expired at ${new Date(Number(terms.order.deadline) * 1000).toISOString()}; request a fresh quote`);
+    throw new ApiError("quote_expired", `quote ${quote.quoteId} expired at ${new Date(Number(terms.order.deadline) * 1000).toISOString()}; request a fresh quote`);
   }
   // The witness type follows the order: GaslessSwapWitness, or GaslessExactOutputWitness for an exact output.
   const typedData = orderEncoding(terms.order).gaslessTypedData(
@@ -67,13 +70,13 @@ export async function verifySubmission(
     // A spent Permit2 nonce reverts the simulation too: read the bitmap only then, to say which.
     const bitmap = await client.readContract({ address: manifest.contracts.permit2, abi: permit2Abi, functionName: "nonceBitmap", args: [quote.taker, terms.permit2Nonce >> 8n], blockNumber: head.number });
     if ((bitmap & (1n << (terms.permit2Nonce & 0xffn))) !== 0n) {
-      throw new ApiError(409, "permit2_nonce_used", `the taker's Permit2 nonce ${terms.permit2Nonce} of this quote is already used; request a fresh quote`);
+      throw new ApiError("permit2_nonce_used", `the taker's Permit2 nonce ${terms.permit2Nonce} of this quote is already used; request a fresh quote`);
     }
     const paused = pausedFeatureOf(error);
     if (paused !== undefined) {
-      throw new ApiError(503, "feature_paused", `gasless swaps (feature ${paused}) are paused in the router registry, so the signed swap cannot be relayed now; retry later with the same idempotency_key while the quote is valid`);
+      throw new ApiError("feature_paused", `gasless swaps (feature ${paused}) are paused in the router registry, so the signed swap cannot be relayed now; retry later with the same idempotency_key while the quote is valid`);
     }
-    throw new ApiError(422, "simulation_failed", `the relayed swap does not simulate (${revertReason(error)}); check issues.balance and issues.allowance, or request a fresh quote`);
+    throw new ApiError("simulation_failed", `the relayed swap does not simulate (${revertReason(error)}); check issues.balance and issues.allowance, or request a fresh quote`);
   }
   return { data, deadline: terms.order.deadline };
 }

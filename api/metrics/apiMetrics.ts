@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { dependencyMetrics } from "../../sdk/observability/serverMetrics";
+import { readEndpointMetrics } from "../../sdk/observability/readEndpointMetrics";
 import { gaslessSubmitStageHistogram } from "./gaslessSubmitStages";
 
 /**
@@ -37,6 +38,7 @@ export function createApiMetrics() {
     },
     snapshots: new Counter({ name: "api_snapshot_responses_total", help: "Supported-token snapshot answers by status (200 or 304)", labelNames: ["status"] as const, registers: [registry] }),
     ...dependencyMetrics(registry, "api"),
+    ...readEndpointMetrics(registry, "api"),
   };
   return metrics;
 }

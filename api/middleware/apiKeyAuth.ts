@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from "express";
 import type { Address } from "viem";
 import type { ApiDependencies } from "../apiDependencies";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import type { ApiKeyScope } from "../apiKeyScopes";
 import { apiKeyPrefixOf, hashApiKey, secretHashesEqual } from "../services/apiKeySecret";
 
@@ -28,25 +28,25 @@ export function apiKeyAuth(deps: Pick<ApiDependencies, "store">): RequestHandler
   return async (req, res, next) => {
     const header = req.get("authorization");
     if (header === undefined || header.trim() === "") {
-      throw new ApiError(401, "api_key_missing", "Authorization header is missing; send Authorization: Bearer <api_key>");
+      throw new ApiError("api_key_missing", "Authorization header is missing; send Authorization: Bearer <api_key>");
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const presented = match?.[1];
     const prefix = presented === undefined ? undefined : apiKeyPrefixOf(presented);
     if (presented === undefined || prefix === undefined) {
-      throw new ApiError(401, "api_key_invalid", "Authorization must be Bearer <api_key> with a key issued by POST /integrators/api-keys");
+      throw new ApiError("api_key_invalid", "Authorization must be Bearer <api_key> with a key issued by POST /integrators/api-keys");
     }
     const presentedHash = hashApiKey(presented);
     const candidates = await deps.store.findCredentialsByPrefix(prefix);
     const credential = candidates.find((candidate) => secretHashesEqual(candidate.secretHash, presentedHash));
     if (credential === undefined) {
-      throw new ApiError(401, "api_key_invalid", "API key is not valid");
+      throw new ApiError("api_key_invalid", "API key is not valid");
     }
     if (credential.key.revokedAt !== undefined) {
-      throw new ApiError(401, "api_key_revoked", "API key was revoked");
+      throw new ApiError("api_key_revoked", "API key was revoked");
     }
     if (credential.integrator.status !== "active") {
-      throw new ApiError(403, "integrator_not_active", `integrator ${credential.integrator.slug} is ${credential.integrator.status}`);
+      throw new ApiError("integrator_not_active", `integrator ${credential.integrator.slug} is ${credential.integrator.status}`);
     }
     const principal: ApiKeyPrincipal = {
       keyId: credential.key.id,
@@ -75,7 +75,7 @@ export function principalOf(res: Response): ApiKeyPrincipal {
 export function requireScope(scope: ApiKeyScope): RequestHandler {
   return (_req, res, next) => {
     if (!principalOf(res).scopes.includes(scope)) {
-      throw new ApiError(403, "missing_scope", `API key lacks scope ${scope}`);
+      throw new ApiError("missing_scope", `API key lacks scope ${scope}`);
     }
     next();
   };

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "pino";
-import { ApiError, type ApiErrorBody } from "../apiError";
+import { ApiError, errorResponse, type ApiErrorBody } from "../../sdk/server/apiError";
 import { classifyDatabaseError } from "../store/databaseUnavailable";
 
 /** What body-parser attaches to its errors. */
@@ -41,9 +41,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 
 /** Unknown routes get the same JSON shape as every other error. */
 export const notFound: RequestHandler = (req, res) => {
-  const body: ApiErrorBody = { error: `no route for ${req.method} ${req.path}`, code: "not_found" };
+  const { status, body } = errorResponse("not_found", `no route for ${req.method} ${req.path}`);
   res.locals.errorCode = body.code;
-  res.status(404).json(body);
+  res.status(status).json(body);
 };
 
 function toResponse(error: unknown): { status: number; body: ApiErrorBody; headers?: Readonly<Record<string, string>> } {
@@ -52,26 +52,26 @@ function toResponse(error: unknown): { status: number; body: ApiErrorBody; heade
     return { status: error.status, body: { ...error.extras.body, error: error.message, code: error.code }, headers: error.extras.headers };
   }
   if (isDecompressionError(error)) {
-    return { status: 400, body: { error: "request body could not be decompressed: it is not valid data for its Content-Encoding", code: "invalid_request" } };
+    return errorResponse("invalid_request", "request body could not be decompressed: it is not valid data for its Content-Encoding");
   }
   // express decodes path parameters with decodeURIComponent and marks its failure 400.
   if (error instanceof URIError && (error as URIError & { status?: unknown }).status === 400) {
-    return { status: 400, body: { error: "request path has a malformed percent-encoding (such as %ZZ) in a path parameter", code: "invalid_request" } };
+    return errorResponse("invalid_request", "request path has a malformed percent-encoding (such as %ZZ) in a path parameter");
   }
   if (isBodyParserError(error)) {
     switch (error.type) {
       case "entity.parse.failed":
-        return { status: 400, body: { error: "request body is not valid JSON (top level must be an object)", code: "invalid_json" } };
+        return errorResponse("invalid_json", "request body is not valid JSON (top level must be an object)");
       case "entity.too.large":
-        return { status: 413, body: { error: `request body exceeds ${error.limit ?? "the"} bytes limit`, code: "payload_too_large" } };
+        return errorResponse("payload_too_large", `request body exceeds ${error.limit ?? "the"} bytes limit`);
       case "encoding.unsupported":
       case "charset.unsupported":
-        return { status: 415, body: { error: "request body must be UTF-8 JSON", code: "unsupported_media_type" } };
+        return errorResponse("unsupported_media_type", "request body must be UTF-8 JSON");
       default:
         if (error.status >= 400 && error.status < 500) {
-          return { status: error.status, body: { error: "request body could not be read", code: "invalid_request" } };
+          return errorResponse("invalid_request", "request body could not be read");
         }
     }
   }
-  return { status: 500, body: { error: "internal error", code: "internal_error" } };
+  return errorResponse("internal_error", "internal error");
 }

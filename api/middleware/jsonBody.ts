@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from "express";
 import { continueBody } from "../../sdk/server/httpServerLimits";
 import { refuseJsonBody } from "../../sdk/server/jsonRequestBody";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 
 /** Compressions a body may arrive in; body-parser would also try `br` and `zstd`, which no client of ours sends. */
 const ACCEPTED_ENCODINGS = new Set(["identity", "gzip", "deflate"]);
@@ -15,11 +15,11 @@ function jsonContentOnly(limit: number): RequestHandler {
   return (req, res, next) => {
     const encoding = (req.get("content-encoding") ?? "identity").trim().toLowerCase();
     if (!ACCEPTED_ENCODINGS.has(encoding)) {
-      throw new ApiError(415, "unsupported_media_type", `Content-Encoding ${encoding} is not accepted; send the body uncompressed, or as gzip or deflate`);
+      throw new ApiError("unsupported_media_type", `Content-Encoding ${encoding} is not accepted; send the body uncompressed, or as gzip or deflate`);
     }
     // A compressed body's Content-Length says nothing about its size once inflated: body-parser counts that.
     const refusal = refuseJsonBody(req, encoding === "identity" ? limit : Number.POSITIVE_INFINITY);
-    if (refusal !== undefined) throw new ApiError(refusal.status, refusal.code, refusal.message);
+    if (refusal !== undefined) throw new ApiError(refusal.code, refusal.message);
     // Only now may a client that waits for `100 Continue` send its body.
     continueBody(req, res);
     next();

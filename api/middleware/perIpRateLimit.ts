@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import { RateLimiterRes } from "rate-limiter-flexible";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { memoryRateLimiters, type RateLimiterFactory } from "../rateLimits/rateLimiterFactory";
 
 const WINDOW_SECONDS = 60;
@@ -39,7 +39,7 @@ export function perRequestKeyRateLimit(
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
       onRejected(bucket);
-      throw new ApiError(429, "rate_limited", `rate limit of bucket ${bucket} exhausted (${pointsPerMinute} requests per minute per ${per}); retry after ${retryAfter} s`, {
+      throw new ApiError("rate_limited", `rate limit of bucket ${bucket} exhausted (${pointsPerMinute} requests per minute per ${per}); retry after ${retryAfter} s`, {
         body: { bucket },
         headers: { "Retry-After": String(retryAfter) },
       });

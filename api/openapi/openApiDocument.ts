@@ -15,7 +15,7 @@ import {
   sourcesJsonSchema,
   tokenListJsonSchema,
 } from "../../sdk";
-import { quoteQuerySchema } from "../quote/quoteQuery";
+import { quoteQuerySchema } from "../quote/admission/quoteQuery";
 import { gaslessStatusParamsSchema } from "../routes/getGaslessStatus";
 import { gaslessCancelParamsSchema } from "../routes/postGaslessCancel";
 import { supportedTokensQuerySchema } from "../routes/getSupportedTokens";

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
-import { openPostgresPool, type PostgresPool } from "../../sdk/storage/postgresPool";
+import { type PostgresPool } from "../../sdk/storage/postgresPool";
+import { openServicePool } from "../../sdk/storage/servicePools";
 import { isPostgresUnavailableError } from "../../sdk/storage/postgresUnavailable";
 import { withPerInstanceFallback } from "./perInstanceFallback";
 import { createQuotaLeaseTable, postgresQuotaLeases } from "./postgresQuotaLeases";
@@ -13,7 +14,7 @@ import type { RateLimiterFactory } from "./rateLimiterFactory";
  * counts in its own memory instead (`perInstanceFallback.ts`), logged once per outage.
  */
 export async function openPostgresRateLimiters(url: string, logger: Logger): Promise<{ factory: RateLimiterFactory; close(): Promise<void> }> {
-  const pool: PostgresPool = openPostgresPool(url, { max: 5, applicationName: "api-rate-limits" });
+  const pool: PostgresPool = openServicePool(url, "apiRateLimits");
   try {
     await createQuotaLeaseTable(pool);
   } catch (error) {

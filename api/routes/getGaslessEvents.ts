@@ -1,7 +1,7 @@
 import type { Response } from "express";
 import { z } from "zod";
 import { isFinalRelayStatus, relayStatuses, type RelayFeedEventJson, type RelayStatus } from "../../sdk";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { RelayEventFeed } from "../gasless/relayEventFeed";
 import { integratorRelayHandlers, relayIdField } from "../gasless/integratorRelayAccess";
 import type { RelayerClient } from "../gasless/relayerClient";
@@ -56,15 +56,15 @@ export const getGaslessEventsRoute: Route = {
       if (query.relay_id !== undefined) await ownRelay(query.relay_id);
       const refused = slots.acquire(principal.keyId, principal.integratorId);
       if (refused === "key") {
-        throw new ApiError(429, "too_many_streams", `this key has ${maxStreamsPerKey} event streams open already (SSE_MAX_STREAMS_PER_KEY); close one first`, { headers: { "Retry-After": "5" } });
+        throw new ApiError("too_many_streams", `this key has ${maxStreamsPerKey} event streams open already (SSE_MAX_STREAMS_PER_KEY); close one first`, { headers: { "Retry-After": "5" } });
       }
       if (refused === "integrator") {
-        throw new ApiError(429, "too_many_integrator_streams", `this integrator's keys have ${maxStreamsPerIntegrator} event streams open already (SSE_MAX_STREAMS_PER_INTEGRATOR); close one first`, {
+        throw new ApiError("too_many_integrator_streams", `this integrator's keys have ${maxStreamsPerIntegrator} event streams open already (SSE_MAX_STREAMS_PER_INTEGRATOR); close one first`, {
           headers: { "Retry-After": "5" },
         });
       }
       if (refused === "total") {
-        throw new ApiError(503, "stream_capacity_reached", `this API instance serves ${maxStreams} event streams already (SSE_MAX_STREAMS); retry shortly`, { headers: { "Retry-After": "5" } });
+        throw new ApiError("stream_capacity_reached", `this API instance serves ${maxStreams} event streams already (SSE_MAX_STREAMS); retry shortly`, { headers: { "Retry-After": "5" } });
       }
       feed ??= new RelayEventFeed(relayer, keepAliveSeconds * 1000, deps.logger.child({ component: "event-feed" }));
       const closed = new AbortController();
@@ -134,7 +134,7 @@ async function stream(res: Response, closed: AbortSignal, relayer: RelayerClient
     ]);
     if (!positioned) {
       if (closed.aborted) return;
-      throw new ApiError(503, "relayer_unavailable", "the relayer's events cannot be read right now; retry shortly");
+      throw new ApiError("relayer_unavailable", "the relayer's events cannot be read right now; retry shortly");
     }
     // Catch up: everything up to the feed's position is in the relayer's store now. The first page
     // is read before the headers, so that a relayer that cannot answer is a 503, not an empty stream.

@@ -1,26 +1,27 @@
 import type { RequestHandler } from "express";
 import type { Address } from "viem";
 import { NATIVE_TOKEN_LOWERCASE } from "../../sdk";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { ApiKeyScope } from "../apiKeyScopes";
 import type { ApiDependencies } from "../apiDependencies";
 import type { ChainContext } from "../chains/chainContext";
 import { requestedChain } from "../chains/chainRegistry";
 import { apiKeyAuth, principalOf, requireScope, type ApiKeyPrincipal } from "../middleware/apiKeyAuth";
-import { BlockCache } from "../quote/blockCache";
-import { ChainHead, NetworkFeeModel } from "../../sdk";
+import { BlockCache } from "../quote/market/blockCache";
+import { ChainHead } from "../../sdk/chain/chainHead";
+import { NetworkFeeModel } from "../../sdk/chain/networkFeeModel";
 import { GaslessStandingCheck } from "../gasless/gaslessStanding";
 import { RelayerClient } from "../gasless/relayerClient";
-import { buildQuote, type Quote, type QuoteEngine, type QuoteKind } from "../quote/buildQuote";
-import { NonceRanges } from "../quote/nonceRanges";
-import { PermitNonceAllocator } from "../quote/permitNonces";
-import { marketTrackerOf } from "../quote/chainMarket";
-import { QuoteBuckets } from "../quote/quoteBuckets";
-import { checkExcludedSources, parseQuoteQuery, quoteQueryFor, type QuoteRequest } from "../quote/quoteQuery";
+import { buildQuote, type Quote, type QuoteEngine, type QuoteKind } from "../quote/response/buildQuote";
+import { NonceRanges } from "../quote/nonces/nonceRanges";
+import { PermitNonceAllocator } from "../quote/nonces/permitNonces";
+import { marketTrackerOf } from "../quote/market/chainMarket";
+import { QuoteBuckets } from "../quote/admission/quoteBuckets";
+import { checkExcludedSources, parseQuoteQuery, quoteQueryFor, type QuoteRequest } from "../quote/admission/quoteQuery";
 import { venueNamesOf } from "../quote/venues/chainVenues";
-import { quoteRecordOf } from "../quote/quoteRecord";
-import { priceResponse, quoteResponse } from "../quote/quoteResponse";
-import { admitTaxedTokens } from "../quote/taxedTokenAdmission";
+import { quoteRecordOf } from "../quote/response/quoteRecord";
+import { priceResponse, quoteResponse } from "../quote/response/quoteResponse";
+import { admitTaxedTokens } from "../quote/admission/taxedTokenAdmission";
 import type { SupportedToken } from "../tokens/supportedTokens";
 import { isHexAddress } from "../services/checksummedAddress";
 import { classifyDatabaseError } from "../store/databaseUnavailable";
@@ -44,7 +45,7 @@ function admit(chain: ChainContext, query: QuoteRequest, integratorId: number, a
   const [first] = misses;
   if (first !== undefined || sellToken === undefined || buyToken === undefined) {
     const [parameter, value] = first ?? ["sell_token", query.sellToken];
-    throw new ApiError(400, "unsupported_token", `${parameter} ${value} is not supported on chain ${chain.chainId}; see GET /tokens/supported-tokens?chain_id=${chain.chainId}`);
+    throw new ApiError("unsupported_token", `${parameter} ${value} is not supported on chain ${chain.chainId}; see GET /tokens/supported-tokens?chain_id=${chain.chainId}`);
   }
   return { sellToken, buyToken };
 }
@@ -56,30 +57,29 @@ const PLATFORM_OWN_FEE_BPS = 0;
 function checkFeeScope(query: QuoteRequest, principal: ApiKeyPrincipal): void {
   const [parameter] = query.feeParameters;
   if (parameter !== undefined && !principal.scopes.includes(ApiKeyScope.SwapIntegrator)) {
-    throw new ApiError(403, "missing_scope", `${parameter} needs an API key with scope ${ApiKeyScope.SwapIntegrator}; this key lacks it`);
+    throw new ApiError("missing_scope", `${parameter} needs an API key with scope ${ApiKeyScope.SwapIntegrator}; this key lacks it`);
   }
 }
 
 /** Checks that need the key and the resolved tokens but no chain state; they run before quote:read. */
 function checkRequest(query: Omit<QuoteRequest, "amount" | "amountSide">, principal: ApiKeyPrincipal, sellToken: SupportedToken, buyToken: SupportedToken, maxCombinedFeeBps: number): void {
   if (sellToken.address === buyToken.address) {
-    throw new ApiError(400, "same_token", `sell_token and buy_token are the same token (${sellToken.symbol})`);
+    throw new ApiError("same_token", `sell_token and buy_token are the same token (${sellToken.symbol})`);
   }
   if (query.feeBps > principal.integratorMaxFeeBps) {
-    throw new ApiError(400, "invalid_request", `${query.feeBpsName} ${query.feeBps} exceeds this key's integrator_max_fee_bps of ${principal.integratorMaxFeeBps}`);
+    throw new ApiError("invalid_request", `${query.feeBpsName} ${query.feeBps} exceeds this key's integrator_max_fee_bps of ${principal.integratorMaxFeeBps}`);
   }
   if (PLATFORM_OWN_FEE_BPS + query.feeBps > maxCombinedFeeBps) {
     throw new ApiError(
-      400,
       "fee_bps_out_of_range",
       `${query.feeBpsName} ${query.feeBps} plus the platform fee (${PLATFORM_OWN_FEE_BPS} bps) exceeds the combined fee cap of ${maxCombinedFeeBps} bps`,
     );
   }
   if (sellToken.address === NATIVE_TOKEN_LOWERCASE && query.gasless) {
-    throw new ApiError(400, "invalid_request", "permit2_owner (a gasless quote) cannot sell native ETH (sell_token): only ERC20s can be pulled by signature");
+    throw new ApiError("invalid_request", "permit2_owner (a gasless quote) cannot sell native ETH (sell_token): only ERC20s can be pulled by signature");
   }
   if (sellToken.address === NATIVE_TOKEN_LOWERCASE && query.settlement === "permit2") {
-    throw new ApiError(400, "invalid_request", "settlement permit2 cannot sell native ETH (sell_token); native sells use allowance settlement");
+    throw new ApiError("invalid_request", "settlement permit2 cannot sell native ETH (sell_token); native sells use allowance settlement");
   }
 }
 
@@ -155,7 +155,7 @@ function quotingHandler(deps: ApiDependencies, kind: QuoteKind): RequestHandler 
       if (error instanceof ApiError) throw error;
       // Everything else on this path is a chain read that failed: the node, not the request.
       deps.logger.error({ err: error, chainId: chain.chainId }, "quote failed on a chain read");
-      throw new ApiError(503, "chain_unavailable", `chain ${chain.chainId} could not be read right now; retry shortly`);
+      throw new ApiError("chain_unavailable", `chain ${chain.chainId} could not be read right now; retry shortly`);
     }
     if (kind === "indicative") {
       res.json(priceResponse(quote));
@@ -165,7 +165,7 @@ function quotingHandler(deps: ApiDependencies, kind: QuoteKind): RequestHandler 
     await deps.store.saveQuote(quoteRecordOf(quote, principal, deps.clock.now())).catch((cause: unknown) => {
       const classified = classifyDatabaseError(cause);
       if (classified !== cause) throw classified;
-      throw new ApiError(503, "quote_unavailable", "the quote could not be recorded right now (the API's database did not answer); retry shortly", { cause });
+      throw new ApiError("quote_unavailable", "the quote could not be recorded right now (the API's database did not answer); retry shortly", { cause });
     });
     deps.metrics?.quotes.inc({ settlement: quote.settlement, outcome: "served" });
     res.json(quoteResponse(quote));

@@ -1,5 +1,6 @@
 import { getBlockNumber } from "viem/actions";
 import { RelayerClient } from "../gasless/relayerClient";
+import { API_ERROR_STATUS } from "../../sdk/server/apiError";
 import type { Route } from "./route";
 
 /** Each dependency check is given this long; a slower one counts as down. */
@@ -48,7 +49,7 @@ export const getReadyRoute: Route = {
           return;
         }
         res.locals.errorCode = "not_ready";
-        res.status(503).json({ status: "not_ready", error: "a dependency of this instance is unreachable", code: "not_ready", ...gaslessState, checks });
+        res.status(API_ERROR_STATUS.not_ready).json({ status: "not_ready", error: "a dependency of this instance is unreachable", code: "not_ready", ...gaslessState, checks });
       },
     ];
   },

@@ -1,9 +1,9 @@
 import { isAddressEqual } from "viem";
 import { z } from "zod";
 import { apiKeyPayloadHash, OnboardingAction } from "../../sdk";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { defaultApiKeyScopes } from "../apiKeyScopes";
-import { priceRateLimitPerMinute, statusRateLimitPerMinute } from "../quote/quoteBuckets";
+import { priceRateLimitPerMinute, statusRateLimitPerMinute } from "../quote/admission/quoteBuckets";
 import { parseRequest } from "../requestValidation";
 import { optionalChainId, payloadHash, positiveId, signedChallengeFields, text, walletAddress } from "../schemas/onboardingFields";
 import { generateApiKey, maskApiKey } from "../services/apiKeySecret";
@@ -45,10 +45,10 @@ export const postApiKey: Route = {
 
       const integrator = await deps.store.findIntegrator(body.integrator_id);
       if (integrator === undefined) {
-        throw new ApiError(404, "integrator_not_found", `integrator_id ${body.integrator_id} does not exist`);
+        throw new ApiError("integrator_not_found", `integrator_id ${body.integrator_id} does not exist`);
       }
       if (!isAddressEqual(integrator.ownerWallet, body.owner_wallet)) {
-        throw new ApiError(403, "not_integrator_owner", `owner_wallet does not own integrator_id ${body.integrator_id}`);
+        throw new ApiError("not_integrator_owner", `owner_wallet does not own integrator_id ${body.integrator_id}`);
       }
 
       const secret = generateApiKey();
@@ -70,12 +70,11 @@ export const postApiKey: Route = {
       );
       switch (result.outcome) {
         case "integrator_not_found":
-          throw new ApiError(404, "integrator_not_found", `integrator_id ${body.integrator_id} does not exist`);
+          throw new ApiError("integrator_not_found", `integrator_id ${body.integrator_id} does not exist`);
         case "integrator_not_active":
-          throw new ApiError(403, "integrator_not_active", `integrator ${integrator.slug} is ${integrator.status}; keys are issued only for active profiles`);
+          throw new ApiError("integrator_not_active", `integrator ${integrator.slug} is ${integrator.status}; keys are issued only for active profiles`);
         case "key_limit_reached":
           throw new ApiError(
-            409,
             "api_key_limit_reached",
             `integrator ${integrator.slug} has ${result.active} active API keys, the most MAX_API_KEYS_PER_INTEGRATOR (${deps.config.maxApiKeysPerIntegrator}) allows; revoke one first (revoked keys do not count)`,
             { body: { limit: deps.config.maxApiKeysPerIntegrator } },

@@ -1,7 +1,7 @@
 import { isAddressEqual } from "viem";
 import { z } from "zod";
 import { applicationPayloadHash, OnboardingAction } from "../../sdk";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { parseRequest } from "../requestValidation";
 import {
   appUrl,
@@ -42,10 +42,10 @@ export const postApplication: Route = {
       const body = parseRequest(bodySchema, req.body);
       assertServedChain(deps.config, body.chain_id);
       if (!isAddressEqual(body.fee_recipient, body.owner_wallet)) {
-        throw new ApiError(400, "fee_recipient_not_owner", "fee_recipient must equal owner_wallet");
+        throw new ApiError("fee_recipient_not_owner", "fee_recipient must equal owner_wallet");
       }
       if (body.requested_max_fee_bps > deps.config.maxFeeBps) {
-        throw new ApiError(400, "fee_bps_out_of_range", `requested_max_fee_bps must be at most ${deps.config.maxFeeBps}`);
+        throw new ApiError("fee_bps_out_of_range", `requested_max_fee_bps must be at most ${deps.config.maxFeeBps}`);
       }
 
       await verifySignedRequest(deps, {
@@ -75,7 +75,7 @@ export const postApplication: Route = {
       );
       switch (result.outcome) {
         case "slug_taken":
-          throw new ApiError(409, "slug_taken", `slug ${body.slug} is already taken`);
+          throw new ApiError("slug_taken", `slug ${body.slug} is already taken`);
         case "nonce_used":
         case "nonce_expired":
           throw nonceRejectedError(result.outcome);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { encodeInvalidateNonce, PERMIT2_ADDRESS, type InvalidateNonceJson, type RelayCancellationJson } from "../../sdk";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { assertOwnRelay, integratorRelayHandlers, relayIdField } from "../gasless/integratorRelayAccess";
 import { parseRequest } from "../requestValidation";
 import { publicRelay } from "./postGaslessSubmit";
@@ -28,7 +28,7 @@ export const postGaslessCancelRoute: Route = {
       assertOwnRelay(cancellation, (found) => found.relay.integrator_id, relayId, principal.integratorId);
       const { outcome, relay } = cancellation;
       if (outcome === "final") {
-        throw new ApiError(409, "relay_final", `relay ${relayId} is already ${relay.status}; there is nothing to cancel`, { body: { status: relay.status, relay_id: relayId } });
+        throw new ApiError("relay_final", `relay ${relayId} is already ${relay.status}; there is nothing to cancel`, { body: { status: relay.status, relay_id: relayId } });
       }
       const permit2 = deps.chains.get(relay.chain_id)?.manifest.contracts.permit2 ?? PERMIT2_ADDRESS;
       const invalidation: InvalidateNonceJson = {

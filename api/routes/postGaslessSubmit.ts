@@ -2,14 +2,14 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import type { Hex } from "viem";
 import { MAX_CONTRACT_SIGNATURE_BYTES, SIGNATURE_BYTES, type InternalRelayJson, type RelayJson } from "../../sdk";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import type { ApiDependencies } from "../apiDependencies";
 import { RelayerClient, type RelayMatch } from "../gasless/relayerClient";
 import { SubmissionHeads } from "../gasless/submissionHeads";
 import { verifySubmission } from "../gasless/verifySubmission";
 import { submitStopwatch } from "../metrics/gaslessSubmitStages";
 import { apiKeyAuth, principalOf, requireScope } from "../middleware/apiKeyAuth";
-import { QuoteBuckets } from "../quote/quoteBuckets";
+import { QuoteBuckets } from "../quote/admission/quoteBuckets";
 import { parseRequest } from "../requestValidation";
 import { plainText } from "../schemas/plainText";
 import type { GaslessTerms, QuoteRecord } from "../store/store";
@@ -48,9 +48,9 @@ function conflictOrExisting(match: RelayMatch): InternalRelayJson | undefined {
     case "existing":
       return match.relay;
     case "idempotency_conflict":
-      throw new ApiError(409, "idempotency_key_conflict", `idempotency_key was already used for quote ${match.relay.quote_id}; use a new key for a new quote`);
+      throw new ApiError("idempotency_key_conflict", `idempotency_key was already used for quote ${match.relay.quote_id}; use a new key for a new quote`);
     case "quote_conflict":
-      throw new ApiError(409, "quote_already_submitted", `quote ${match.relay.quote_id} was already submitted with another signature (relay ${match.relay.relay_id})`);
+      throw new ApiError("quote_already_submitted", `quote ${match.relay.quote_id} was already submitted with another signature (relay ${match.relay.relay_id})`);
     default:
       return undefined;
   }
@@ -70,21 +70,21 @@ function submitHandler(deps: ApiDependencies) {
     const principal = principalOf(res);
     await buckets.consume("swap:create", principal, res);
     const body = parseRequest(bodySchema, req.body);
-    if (relayer === undefined) throw new ApiError(503, "gasless_unavailable", "this deployment has no relayer configured");
+    if (relayer === undefined) throw new ApiError("gasless_unavailable", "this deployment has no relayer configured");
     // A gasless quote is committed before it is answered (saveQuote), so any instance finds it at once.
     const quote = await deps.store.findQuote(body.quote_id);
     if (quote === undefined || quote.apiKeyId !== principal.keyId) {
-      throw new ApiError(404, "quote_not_found", `quote_id ${body.quote_id} is not a quote made with this API key`);
+      throw new ApiError("quote_not_found", `quote_id ${body.quote_id} is not a quote made with this API key`);
     }
     if (quote.gasless === undefined) {
-      throw new ApiError(400, "quote_not_gasless", `quote ${body.quote_id} is not gasless; request one with permit2_owner, or send its tx yourself`);
+      throw new ApiError("quote_not_gasless", `quote ${body.quote_id} is not gasless; request one with permit2_owner, or send its tx yourself`);
     }
     const chain = deps.chains.get(quote.chainId);
-    if (chain === undefined) throw new ApiError(400, "unsupported_chain", `quote ${body.quote_id} is on chain ${quote.chainId}, which this API no longer serves`);
+    if (chain === undefined) throw new ApiError("unsupported_chain", `quote ${body.quote_id} is on chain ${quote.chainId}, which this API no longer serves`);
     const idempotencyKey = body.idempotency_key ?? null;
     const signatureBytes = (body.signature.length - 2) / 2;
     if (quote.gasless.signatureKind !== "eip1271" && signatureBytes !== SIGNATURE_BYTES) {
-      throw new ApiError(400, "invalid_request", `signature must be exactly 65 bytes (130 hex characters after 0x); got ${signatureBytes} bytes`);
+      throw new ApiError("invalid_request", `signature must be exactly 65 bytes (130 hex characters after 0x); got ${signatureBytes} bytes`);
     }
     stages.lap("lookup");
 
@@ -112,7 +112,7 @@ function submitHandler(deps: ApiDependencies) {
       }
       if (error instanceof ApiError) throw error;
       deps.logger.warn({ err: error, chainId: quote.chainId }, "gasless submission could not be checked on chain");
-      throw new ApiError(503, "chain_unavailable", `chain ${quote.chainId} could not be read right now; retry with the same idempotency_key`);
+      throw new ApiError("chain_unavailable", `chain ${quote.chainId} could not be read right now; retry with the same idempotency_key`);
     }
     stages.lap("verify");
     const handoff = await relayer.handOff({

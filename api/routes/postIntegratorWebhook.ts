@@ -1,7 +1,7 @@
 import { isAddressEqual } from "viem";
 import { z } from "zod";
 import { newWebhookSecret, OnboardingAction, webhookPayloadHash, type WebhookRegistrationJson } from "../../sdk";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { RelayerClient } from "../gasless/relayerClient";
 import { parseRequest } from "../requestValidation";
 import { optionalChainId, payloadHash, positiveId, signedChallengeFields, walletAddress } from "../schemas/onboardingFields";
@@ -47,16 +47,16 @@ export const postIntegratorWebhook: Route = {
           ...signedFieldsOf(body),
         });
         const integrator = await deps.store.findIntegrator(body.integrator_id);
-        if (integrator === undefined) throw new ApiError(404, "integrator_not_found", `integrator_id ${body.integrator_id} does not exist`);
+        if (integrator === undefined) throw new ApiError("integrator_not_found", `integrator_id ${body.integrator_id} does not exist`);
         if (!isAddressEqual(integrator.ownerWallet, body.owner_wallet)) {
-          throw new ApiError(403, "not_integrator_owner", `owner_wallet does not own integrator_id ${body.integrator_id}`);
+          throw new ApiError("not_integrator_owner", `owner_wallet does not own integrator_id ${body.integrator_id}`);
         }
-        if (relayer === undefined) throw new ApiError(503, "gasless_unavailable", "this deployment has no relayer configured");
+        if (relayer === undefined) throw new ApiError("gasless_unavailable", "this deployment has no relayer configured");
         const spent = await deps.store.consumeChallenge({ nonce: body.nonce, at: deps.clock.now() });
         if (spent !== "consumed") throw nonceRejectedError(spent === "used" ? "nonce_used" : "nonce_expired");
         const secret = url === undefined ? undefined : newWebhookSecret();
         await relayer.setWebhook(integrator.id, url === undefined || secret === undefined ? undefined : { url, secret }).catch(() => {
-          throw new ApiError(503, "relayer_unavailable", "the relayer cannot be reached right now; the nonce is spent: request a new one and sign again");
+          throw new ApiError("relayer_unavailable", "the relayer cannot be reached right now; the nonce is spent: request a new one and sign again");
         });
         deps.logger.info({ integratorId: integrator.id, url: url ?? null }, url === undefined ? "webhook cleared" : "webhook set");
         const answer: WebhookRegistrationJson = { integrator_id: integrator.id, url: url ?? null, secret: secret ?? null, signature_scheme: "standard-webhooks-v1" };

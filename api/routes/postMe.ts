@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { OnboardingAction } from "../../sdk";
-import { priceRateLimitPerMinute, statusRateLimitPerMinute } from "../quote/quoteBuckets";
+import { priceRateLimitPerMinute, statusRateLimitPerMinute } from "../quote/admission/quoteBuckets";
 import { parseRequest } from "../requestValidation";
 import { optionalChainId, signedChallengeFields, walletAddress } from "../schemas/onboardingFields";
 import { maskApiKey } from "../services/apiKeySecret";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { actionRequiresPayloadHash, createOnboardingMessage, onboardingActions } from "../../sdk";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { parseRequest } from "../requestValidation";
 import { optionalChainId, payloadHash, walletAddress } from "../schemas/onboardingFields";
 import { assertServedChain } from "../services/servedChain";
@@ -27,7 +27,7 @@ export const postNonce: Route = {
       assertServedChain(deps.config, body.chain_id);
       const needsHash = actionRequiresPayloadHash(body.action);
       if (needsHash && body.payload_hash === undefined) {
-        throw new ApiError(400, "invalid_request", `payload_hash is required for action ${body.action}`);
+        throw new ApiError("invalid_request", `payload_hash is required for action ${body.action}`);
       }
       // A view binds to no payload; a hash sent with it is ignored rather than half-honoured.
       const boundHash = needsHash ? body.payload_hash : undefined;

@@ -1,7 +1,7 @@
 import { isAddressEqual } from "viem";
 import { z } from "zod";
 import { OnboardingAction, revokeApiKeyPayloadHash } from "../../sdk";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { parseRequest } from "../requestValidation";
 import { optionalChainId, payloadHash, positiveId, signedChallengeFields, walletAddress } from "../schemas/onboardingFields";
 import { assertServedChain } from "../services/servedChain";
@@ -38,7 +38,7 @@ export const postRevokeApiKey: Route = {
       const body = parseRequest(bodySchema, req.body);
       assertServedChain(deps.config, body.chain_id);
       if (body.key_id !== undefined && body.key_id !== keyId) {
-        throw new ApiError(400, "invalid_request", `key_id in the body (${body.key_id}) differs from the path (${keyId})`);
+        throw new ApiError("invalid_request", `key_id in the body (${body.key_id}) differs from the path (${keyId})`);
       }
 
       await verifySignedRequest(deps, {
@@ -51,22 +51,22 @@ export const postRevokeApiKey: Route = {
 
       const [key, integrator] = await Promise.all([deps.store.findApiKey(keyId), deps.store.findIntegrator(body.integrator_id)]);
       if (integrator === undefined) {
-        throw new ApiError(404, "integrator_not_found", `integrator_id ${body.integrator_id} does not exist`);
+        throw new ApiError("integrator_not_found", `integrator_id ${body.integrator_id} does not exist`);
       }
       if (!isAddressEqual(integrator.ownerWallet, body.owner_wallet)) {
-        throw new ApiError(403, "not_integrator_owner", `owner_wallet does not own integrator_id ${body.integrator_id}`);
+        throw new ApiError("not_integrator_owner", `owner_wallet does not own integrator_id ${body.integrator_id}`);
       }
       if (key === undefined || key.integratorId !== integrator.id) {
-        throw new ApiError(404, "api_key_not_found", `key_id ${keyId} is not a key of integrator_id ${integrator.id}`);
+        throw new ApiError("api_key_not_found", `key_id ${keyId} is not a key of integrator_id ${integrator.id}`);
       }
 
       const now = deps.clock.now();
       const result = await deps.store.revokeApiKey(keyId, now, { nonce: body.nonce, at: now });
       switch (result.outcome) {
         case "not_found":
-          throw new ApiError(404, "api_key_not_found", `key_id ${keyId} does not exist`);
+          throw new ApiError("api_key_not_found", `key_id ${keyId} does not exist`);
         case "already_revoked":
-          throw new ApiError(409, "api_key_already_revoked", `key_id ${keyId} was already revoked at ${result.key.revokedAt?.toISOString()}`);
+          throw new ApiError("api_key_already_revoked", `key_id ${keyId} was already revoked at ${result.key.revokedAt?.toISOString()}`);
         case "nonce_used":
         case "nonce_expired":
           throw nonceRejectedError(result.outcome);

@@ -2,7 +2,7 @@ import { isAddressEqual, type Address, type Hex } from "viem";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import type { OnboardingAction } from "../../sdk";
 import type { ApiDependencies } from "../apiDependencies";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import type { ChallengeRecord } from "../store/store";
 import { ContractSignatureTimeout, isContractSignature, isKeySignature, isTransportFailure, isWrappedSignature } from "./onboardingSignature";
 
@@ -45,45 +45,45 @@ export function signedFieldsOf(body: SignedChallengeBody): Pick<SignedRequest, "
  */
 export async function verifySignedRequest(deps: ApiDependencies, request: SignedRequest): Promise<ChallengeRecord> {
   if (request.sentPayloadHash !== undefined && request.sentPayloadHash !== request.payloadHash) {
-    throw new ApiError(400, "payload_hash_mismatch", `payload_hash does not match the request's fields (they hash to ${request.payloadHash})`);
+    throw new ApiError("payload_hash_mismatch", `payload_hash does not match the request's fields (they hash to ${request.payloadHash})`);
   }
   const challenge = await deps.store.findChallenge(request.nonce);
   if (challenge === undefined) {
-    throw new ApiError(401, "nonce_unknown", "nonce is unknown; request one from POST /integrators/nonce");
+    throw new ApiError("nonce_unknown", "nonce is unknown; request one from POST /integrators/nonce");
   }
   if (challenge.action !== request.action) {
-    throw new ApiError(401, "nonce_action_mismatch", `nonce was issued for ${challenge.action}, not ${request.action}`);
+    throw new ApiError("nonce_action_mismatch", `nonce was issued for ${challenge.action}, not ${request.action}`);
   }
   if (!isAddressEqual(challenge.wallet, request.wallet)) {
-    throw new ApiError(401, "nonce_wallet_mismatch", "owner_wallet is not the wallet the nonce was issued to");
+    throw new ApiError("nonce_wallet_mismatch", "owner_wallet is not the wallet the nonce was issued to");
   }
   if (request.issuedAt !== challenge.issuedAt.toISOString()) {
-    throw new ApiError(401, "nonce_field_mismatch", "issued_at does not match the nonce response");
+    throw new ApiError("nonce_field_mismatch", "issued_at does not match the nonce response");
   }
   if (request.expirationTime !== challenge.expiresAt.toISOString()) {
-    throw new ApiError(401, "nonce_field_mismatch", "expiration_time does not match the nonce response");
+    throw new ApiError("nonce_field_mismatch", "expiration_time does not match the nonce response");
   }
   if (request.message !== undefined && request.message !== challenge.message) {
-    throw new ApiError(401, "nonce_field_mismatch", "message differs from the message returned with this nonce");
+    throw new ApiError("nonce_field_mismatch", "message differs from the message returned with this nonce");
   }
   if (challenge.payloadHash !== request.payloadHash) {
-    throw new ApiError(401, "nonce_payload_mismatch", "the request's fields do not match the payload_hash the nonce was issued for");
+    throw new ApiError("nonce_payload_mismatch", "the request's fields do not match the payload_hash the nonce was issued for");
   }
   if (challenge.usedAt !== undefined) {
-    throw challenge.failedVerifications >= MAX_FAILED_VERIFICATIONS ? usedUpError() : new ApiError(409, "nonce_used", "nonce was already used; request a new one");
+    throw challenge.failedVerifications >= MAX_FAILED_VERIFICATIONS ? usedUpError() : new ApiError("nonce_used", "nonce was already used; request a new one");
   }
   const now = deps.clock.now();
   if (now.getTime() >= challenge.expiresAt.getTime()) {
-    throw new ApiError(401, "nonce_expired", `nonce expired at ${challenge.expiresAt.toISOString()}; request a new one`);
+    throw new ApiError("nonce_expired", `nonce expired at ${challenge.expiresAt.toISOString()}; request a new one`);
   }
 
   if (isWrappedSignature(request.signature)) {
-    throw new ApiError(400, "signature_unsupported", "signature is wrapped (ERC-6492 or ERC-8010); sign with a plain key or a contract wallet that is already deployed (ERC-1271)");
+    throw new ApiError("signature_unsupported", "signature is wrapped (ERC-6492 or ERC-8010); sign with a plain key or a contract wallet that is already deployed (ERC-1271)");
   }
   // The stored message is ours, but its own terms (domain, nonce, address, times) are checked too.
   const terms = parseSiweMessage(challenge.message);
   if (!validateSiweMessage({ message: terms, address: challenge.wallet, domain: deps.config.siweDomain, nonce: challenge.nonce, time: now })) {
-    throw new ApiError(401, "invalid_signature", "the nonce's message does not name owner_wallet, this domain and a valid time");
+    throw new ApiError("invalid_signature", "the nonce's message does not name owner_wallet, this domain and a valid time");
   }
   // A plain key's signature is recovered here: no call to the chain at all.
   if (await isKeySignature(challenge.wallet, challenge.message, request.signature)) return challenge;
@@ -113,19 +113,19 @@ async function verifyOnChain(deps: ApiDependencies, challenge: ChallengeRecord, 
     // report, not counted against the nonce. Every answer the wallet's own call got, a revert or any
     // other JSON-RPC error, came back as `false` already and counts.
     deps.logger.warn({ err: error, nonce: challenge.nonce, timeout: error instanceof ContractSignatureTimeout, transport: isTransportFailure(error) }, "signature verification failed to run");
-    throw new ApiError(503, "signature_verification_unavailable", "signature could not be verified right now (chain RPC unavailable); retry shortly");
+    throw new ApiError("signature_verification_unavailable", "signature could not be verified right now (chain RPC unavailable); retry shortly");
   }
   await deps.store.settleVerification(use, valid ? "valid" : "invalid", MAX_FAILED_VERIFICATIONS);
-  if (!valid) throw new ApiError(401, "invalid_signature", "signature is not owner_wallet's signature over the nonce's message");
+  if (!valid) throw new ApiError("invalid_signature", "signature is not owner_wallet's signature over the nonce's message");
 }
 
 function usedUpError(): ApiError {
-  return new ApiError(409, "nonce_used", `nonce is used up: ${MAX_FAILED_VERIFICATIONS} signature verifications failed; request a new one`);
+  return new ApiError("nonce_used", `nonce is used up: ${MAX_FAILED_VERIFICATIONS} signature verifications failed; request a new one`);
 }
 
 /** Maps a nonce the store refused to spend (a concurrent request won, or it expired meanwhile) to its error. */
 export function nonceRejectedError(outcome: "nonce_used" | "nonce_expired"): ApiError {
   return outcome === "nonce_used"
-    ? new ApiError(409, "nonce_used", "nonce was already used; request a new one")
-    : new ApiError(401, "nonce_expired", "nonce expired before the request completed; request a new one");
+    ? new ApiError("nonce_used", "nonce was already used; request a new one")
+    : new ApiError("nonce_expired", "nonce expired before the request completed; request a new one");
 }

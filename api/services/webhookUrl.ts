@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { bareHost, classifyAddress, isLoopbackName } from "../../sdk/network/webhookAddress";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 
 /**
  * A webhook URL the relayer may POST to: https to a public host; with `allowLoopback` (the devnet,
@@ -15,19 +15,19 @@ export function checkWebhookUrl(text: string, allowLoopback: boolean): string {
   try {
     url = new URL(text);
   } catch {
-    throw new ApiError(400, "invalid_request", "url: must be an absolute https URL");
+    throw new ApiError("invalid_request", "url: must be an absolute https URL");
   }
-  if (url.username !== "" || url.password !== "") throw new ApiError(400, "invalid_request", "url: must not carry credentials");
-  if (url.hash !== "") throw new ApiError(400, "invalid_request", "url: must not have a fragment");
+  if (url.username !== "" || url.password !== "") throw new ApiError("invalid_request", "url: must not carry credentials");
+  if (url.hash !== "") throw new ApiError("invalid_request", "url: must not have a fragment");
   const host = bareHost(url.hostname);
   const verdict = isIP(host) !== 0 ? classifyAddress(host) : isLoopbackName(host) ? "loopback" : "global";
   const loopback = verdict === "loopback";
   if (url.protocol === "http:" && !(allowLoopback && loopback)) {
-    throw new ApiError(400, "webhook_url_not_https", allowLoopback ? "url: must be https (plain http only to a loopback host)" : "url: must be https");
+    throw new ApiError("webhook_url_not_https", allowLoopback ? "url: must be https (plain http only to a loopback host)" : "url: must be https");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ApiError(400, "webhook_url_not_https", "url: must be https");
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ApiError("webhook_url_not_https", "url: must be https");
   if (verdict === "internal" || (loopback && !allowLoopback)) {
-    throw new ApiError(400, "webhook_url_internal", "url: must reach a public (global unicast) address, not a private, loopback, link-local, multicast or reserved one");
+    throw new ApiError("webhook_url_internal", "url: must reach a public (global unicast) address, not a private, loopback, link-local, multicast or reserved one");
   }
   return url.toString();
 }

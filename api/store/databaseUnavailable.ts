@@ -1,5 +1,5 @@
 import { isPostgresUnavailableError } from "../../sdk/storage/postgresUnavailable";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 
 /** What a client waits before retrying while the database is out: long enough for a restart, short enough not to give up. */
 export const DATABASE_RETRY_AFTER_SECONDS = 3;
@@ -10,7 +10,7 @@ export const DATABASE_RETRY_AFTER_SECONDS = 3;
  * the cause, for the operator's log only.
  */
 export function databaseUnavailableError(cause: unknown): ApiError {
-  return new ApiError(503, "database_unavailable", "the API's database cannot be reached right now; retry shortly", {
+  return new ApiError("database_unavailable", "the API's database cannot be reached right now; retry shortly", {
     headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
     cause,
   });

@@ -1,4 +1,4 @@
-import type { TokenPermitOffer } from "../quote/tokenPermitOffer";
+import type { TokenPermitOffer } from "../quote/response/tokenPermitOffer";
 import type { Address, Hex } from "viem";
 import type { ExactOutputOrder, ManifestPool, OnboardingAction, SwapOrder } from "../../sdk";
 import type { ApiKeyScope } from "../apiKeyScopes";

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Address, PublicClient } from "viem";
 import { NATIVE_TOKEN_LOWERCASE } from "../../sdk";
-import { ApiError } from "../apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import type { ChainSupportedTokens } from "./chainSupportedTokens";
 import { isTaxed, measureTransferTax, NO_TRANSFER_TAX, type TransferTax } from "./transferTax";
 
@@ -97,7 +97,7 @@ export class TokenTaxes {
       if (measured.absent === true) continue;
       if (measured.unreadable) {
         this.#logger.warn({ token, pool: pool.address, reason: measured.reason }, "transfer tax could not be measured: the chain did not answer");
-        throw new ApiError(503, "chain_unavailable", `the transfer tax of token ${token} could not be measured right now (the chain did not answer); retry shortly`);
+        throw new ApiError("chain_unavailable", `the transfer tax of token ${token} could not be measured right now (the chain did not answer); retry shortly`);
       }
       reasons.push(measured.reason);
     }

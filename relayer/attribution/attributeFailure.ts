@@ -1,4 +1,4 @@
-import type { RelayContext } from "../relayContext";
+import type { RelayContext } from "../queue/relayContext";
 import type { RelayRecord } from "../store/relayStore";
 import { decideCause, shouldRetry, type Attribution } from "./decideCause";
 import type { BlockPosition } from "./pairStates";

@@ -1,11 +1,11 @@
 import { encodeFunctionData, erc20Abi, hexToBigInt, type Address, type Hex, type PublicClient } from "viem";
 import { decodeGaslessCall, decodeRouteActions, routeHops, routeOutput, routePairs, type GaslessCall, type PairReserves, type RouteAction, type RouteHop, type V3PoolState } from "../../sdk";
-import { isPermit2NonceUsed } from "../orderState";
+import { isPermit2NonceUsed } from "../intake/orderState";
 import type { RelayRecord } from "../store/relayStore";
 import type { AttributionFacts, RetryFacts } from "./attributionFacts";
 import { pairStatesAt, pairStatesMet, syncsBefore, type BlockPosition } from "./pairStates";
 import { propAmmLogsInBlock, propAmmOutAt, propAmmQuoteBlocks, readRouteVenues, v3HopKey, v3PoolStatesAt, v3PoolStatesMet, type RouteVenues } from "./routeVenues";
-import { isTransientRpcError } from "../transientRpcError";
+import { isTransientRpcError } from "../broadcast/transientRpcError";
 import { AttributionReadError, readOrDefer, readOrRefused } from "./readFailure";
 import { routerGateOpen } from "./routerGate";
 import { takerPullRefused } from "./takerPull";

@@ -1,5 +1,5 @@
 import type { TransactionReceipt } from "viem";
-import { memberGasCap } from "../batchBroadcast";
+import { memberGasCap } from "../batching/batchBroadcast";
 import type { RelayRecord, RelayTransaction } from "../store/relayStore";
 import type { UnpaidGasEntry } from "./unpaidGas";
 

@@ -2,7 +2,7 @@ import { Router, type Response } from "express";
 import { z } from "zod";
 import type { RelayEventJson, RelayFeedEventJson } from "../../sdk";
 import type { RelayEvent } from "../store/pushedStatusStore";
-import type { RelayContext } from "../relayContext";
+import type { RelayContext } from "../queue/relayContext";
 import { nextRelayEvent } from "./relayEventWake";
 import { webhookDeliveriesJson } from "./webhookDeliveriesJson";
 

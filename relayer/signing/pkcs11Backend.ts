@@ -43,6 +43,9 @@ function closeModule(path: string): void {
   loaded.module.close();
 }
 
+/** Answers that mean the session is gone, not the key or the request: a new session may sign. */
+const LOST_SESSION = new Set(["CKR_SESSION_HANDLE_INVALID", "CKR_SESSION_CLOSED", "CKR_DEVICE_REMOVED", "CKR_TOKEN_NOT_PRESENT", "CKR_USER_NOT_LOGGED_IN", "CKR_OBJECT_HANDLE_INVALID", "CKR_KEY_HANDLE_INVALID", "CKR_DEVICE_ERROR"]);
+
 function pkcs11Code(error: unknown): string | undefined {
   return error instanceof Error && /^CKR_/.test(error.message) ? error.message : undefined;
 }
@@ -136,20 +139,59 @@ export function pkcs11Backend(spec: Pkcs11Spec): KeyBackend {
     const address: Address = publicKeyToAddress(uncompressedPoint(attribute(module, session, publicKeys[0]!, pkcs11js.CKA_EC_POINT)));
     let tail: Promise<unknown> = Promise.resolve();
     let closed = false;
-    const open = session;
+    let open = session;
+    let key = privateKey;
     const signOnce = (digest: Hex) =>
       new Promise<Buffer>((resolve, reject) => {
         if (closed) return reject(new Error(`the PKCS#11 signer ${address} is closed`));
-        module.C_SignInit(open, { mechanism: pkcs11js.CKM_ECDSA }, privateKey);
+        try {
+          module.C_SignInit(open, { mechanism: pkcs11js.CKM_ECDSA }, key);
+        } catch (error) {
+          return reject(error);
+        }
         module.C_Sign(open, Buffer.from(digest.slice(2), "hex"), Buffer.alloc(72), (error, signature) => (error ? reject(error) : resolve(signature)));
       });
+    /**
+     * A session the module lost (the HSM restarted, a network HSM's connection dropped, the token was
+     * re-inserted) never comes back by itself: open a new one, log in, find the key again (its handle
+     * belongs to the old session), once per failed signature.
+     */
+    const reopen = () => {
+      try {
+        module.C_CloseSession(open);
+      } catch {
+        // Already gone: that is why we are here.
+      }
+      const slot = findSlot(module, spec);
+      const fresh = module.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
+      try {
+        module.C_Login(fresh, pkcs11js.CKU_USER, pin);
+      } catch (error) {
+        if (pkcs11Code(error) !== "CKR_USER_ALREADY_LOGGED_IN") {
+          module.C_CloseSession(fresh);
+          throw error;
+        }
+      }
+      const keys = findObjects(module, fresh, pkcs11js.CKO_PRIVATE_KEY, spec);
+      if (keys.length !== 1) {
+        module.C_CloseSession(fresh);
+        throw new Error(`after reopening the PKCS#11 session, key ${name} is ${keys.length === 0 ? "missing" : "ambiguous"} in the token`);
+      }
+      open = fresh;
+      key = keys[0]!;
+    };
     return {
       kind: "pkcs11",
       address,
       description: `pkcs11 token ${spec.token ?? spec.serial ?? `slot ${spec.slotId}`} key ${name}`,
       signDigest(digest) {
         const run = tail.then(async () => {
-          const { r, s } = rsOfRaw(await signOnce(digest));
+          const raw = await signOnce(digest).catch((error: unknown) => {
+            if (!LOST_SESSION.has(pkcs11Code(error) ?? "")) throw error;
+            reopen();
+            return signOnce(digest);
+          });
+          const { r, s } = rsOfRaw(raw);
           return recoverableSignature(digest, r, s, address);
         });
         tail = run.catch(() => undefined);

@@ -1,6 +1,8 @@
 import type { Logger } from "pino";
 import type { Address, PublicClient } from "viem";
 import { acceptedRouters, Feature } from "../../sdk";
+import { type ChainHead } from "../../sdk/chain/chainHead";
+import { PollingLoop } from "../../sdk/scheduling/pollingLoop";
 
 /** Re-read even without an event: the previous router's dwell window closes by time, with no log. */
 const REREAD_MS = 60_000;
@@ -15,11 +17,12 @@ export class RegistryRouters {
   #routers: ReadonlySet<string> = new Set();
   #scanned: bigint | undefined;
   #readAt = 0;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
+  #loop: PollingLoop | undefined;
 
   constructor(
     private readonly client: PublicClient,
+    /** The relayer's shared head (its queue and watcher read the same one): no block number read of its own. */
+    private readonly head: ChainHead,
     private readonly registry: Address,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
@@ -32,7 +35,7 @@ export class RegistryRouters {
 
   /** The first read; throws if the registry cannot be read (the relayer does not start blind). */
   async load(): Promise<void> {
-    this.#scanned = await this.client.getBlockNumber({ cacheTime: 0 });
+    this.#scanned = (await this.head.fresh()).number;
     await this.#read();
   }
 
@@ -47,7 +50,7 @@ export class RegistryRouters {
 
   /** One step: reads the registry's logs since the last block seen, and the routers when any appeared. */
   async follow(): Promise<void> {
-    const head = await this.client.getBlockNumber({ cacheTime: 0 });
+    const head = (await this.head.read()).number;
     const from = this.#scanned === undefined ? head : this.#scanned + 1n;
     // A head below the last scan is a reorg or a reset chain: read again, whatever the logs say.
     const logs = from <= head ? await this.client.getLogs({ address: this.registry, fromBlock: from, toBlock: head }) : [];
@@ -56,19 +59,12 @@ export class RegistryRouters {
   }
 
   start(pollMs: number): void {
-    if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => {
-      if (this.#running !== undefined) return;
-      this.#running = this.follow()
-        .catch((error: unknown) => this.logger.warn({ err: error }, "signing policy: could not re-read the registry's routers; keeping the last known ones"))
-        .finally(() => (this.#running = undefined));
-    }, pollMs);
-    this.#timer.unref();
+    if (this.#loop !== undefined) return;
+    this.#loop = new PollingLoop(() => this.follow(), pollMs, (error) => this.logger.warn({ err: error }, "signing policy: could not re-read the registry's routers; keeping the last known ones"));
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
+    await this.#loop?.stop();
   }
 }

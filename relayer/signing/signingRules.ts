@@ -37,8 +37,8 @@ export type SigningFacts = Readonly<{
   maxValue: bigint;
 }>;
 
-/** A plain transfer's gas: enough for nothing but moving ETH, so its cost is known before it is signed. */
-const TRANSFER_GAS = 21_000n;
+/** A plain transfer's gas: enough for nothing but moving ETH, so its cost is known before it is signed (self-transfers and top-ups carry exactly this). */
+export const TRANSFER_GAS = 21_000n;
 
 const refuse = (reason: SigningRefusalReason, detail: string): SigningVerdict => ({ allowed: false, reason, detail });
 

@@ -17,7 +17,8 @@ import {
   type FailingRow,
   type WebhookRow,
 } from "./pushedStatusSql";
-import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventNotice, RelayEventQuery, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
+import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventNotice, RelayEventQuery, WebhookBacklog, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
+import { webhookBacklogFromRow } from "./pushedStatusStore";
 import type { RelayRecord } from "./relayStore";
 
 type Queryable = Pick<PostgresClient, "query">;
@@ -164,6 +165,10 @@ export class PostgresPushedStatus implements PushedStatusStore {
 
   async listWebhookDeliveries(integratorId: number, limit: number): Promise<WebhookDeliveryRecord[]> {
     return (await run<DeliveryRow>(this.pool, PUSHED_SQL.deliveries, { integrator_id: integratorId, limit })).rows.map(deliveryFromRow);
+  }
+
+  async webhookBacklog(): Promise<WebhookBacklog> {
+    return webhookBacklogFromRow((await run<{ pending: string; oldest_at: string | null }>(this.pool, PUSHED_SQL.backlog, {})).rows[0]!);
   }
 
   async listFailingWebhooks(since: Date): Promise<FailingWebhook[]> {

@@ -209,4 +209,42 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
         WHERE last_error IS NOT NULL AND last_error NOT IN ('unreachable', 'timeout', 'tls', 'http_status');
     `,
   },
+  {
+    version: 8,
+    name: "signer states: the operator's drain/resume decision per signer, and its relayer's last report (the SQLite schema at its version 10)",
+    sql: `
+      CREATE TABLE relayer_signer_states (
+        signer            TEXT PRIMARY KEY,
+        state             TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'drained')),
+        state_changed_at  BIGINT,
+        relayer_id        TEXT,
+        backend           TEXT,
+        balance_wei       TEXT,
+        pending           INTEGER,
+        daily_spend_wei   TEXT,
+        reported_at       BIGINT
+      );
+    `,
+  },
+  {
+    version: 9,
+    name: "treasury top-ups: each transfer from the treasury key to a signer, recorded with its signed bytes before it is sent (the SQLite schema at its version 11)",
+    sql: `
+      CREATE TABLE relayer_topups (
+        id          BIGSERIAL PRIMARY KEY,
+        signer      TEXT NOT NULL,
+        treasury    TEXT NOT NULL,
+        amount_wei  TEXT NOT NULL,
+        nonce       BIGINT NOT NULL,
+        -- The signed transaction itself: after a crash the same bytes are sent again, never a second transfer.
+        raw_tx      TEXT NOT NULL,
+        tx_hash     TEXT NOT NULL UNIQUE,
+        status      TEXT NOT NULL CHECK (status IN ('intent', 'sent', 'mined', 'failed')),
+        created_at  BIGINT NOT NULL,
+        updated_at  BIGINT NOT NULL
+      );
+      CREATE INDEX relayer_topups_created_at ON relayer_topups (created_at);
+      CREATE INDEX relayer_topups_unfinished ON relayer_topups (status) WHERE status IN ('intent', 'sent');
+    `,
+  },
 ];

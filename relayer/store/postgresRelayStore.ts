@@ -1,6 +1,7 @@
 import { getAddress, type Address, type Hex } from "viem";
 import { canMoveRelay } from "../../sdk";
-import { applyPostgresMigrations, openPostgresPool, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
+import { applyPostgresMigrations, withTransaction, type PostgresClient, type PostgresPool } from "../../sdk/storage/postgresPool";
+import { openServicePool } from "../../sdk/storage/servicePools";
 import { postgresRelayMigrations } from "./postgresRelayMigrations";
 import {
   CANCELLED_UNSENT,
@@ -42,6 +43,9 @@ import type {
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { PostgresPushedStatus } from "./postgresPushedStatus";
+import { LIST_SIGNER_STATES_SQL, reportSignerSql, setSignerStateSql, SIGNER_REPORT_COLUMNS, signerStateFromRow, type SignerStateRow } from "./signerStateSql";
+import type { SignerReport, SignerState, SignerStateRecord, TopUpIntent, TopUpRecord, TopUpStatus } from "./relayStore";
+import { insertTopUpSql, listTopUpsSql, setTopUpStatusSql, TOP_UP_COLUMNS, topUpFromRow, UNFINISHED_TOP_UPS_SQL, type TopUpRow } from "./topUpSql";
 import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
 import {
   chargedSql,
@@ -68,7 +72,7 @@ const OPEN = "status IN ('accepted', 'submitted')";
  * over by another once the lease runs out (its owner died).
  */
 export async function openPostgresRelayStore(url: string): Promise<RelayStore> {
-  const pool = openPostgresPool(url, { max: 10, applicationName: "relayer" });
+  const pool = openServicePool(url, "relayer");
   try {
     await applyPostgresMigrations(pool, "relayer_schema_migrations", postgresRelayMigrations);
   } catch (error) {
@@ -352,6 +356,53 @@ class PostgresRelayStore implements RelayStore {
     await this.#pool.query("UPDATE relayer_signers SET live_until = $1 WHERE relayer_id = $2", [until.getTime(), relayerId]);
   }
 
+  async setSignerState(signer: Address, state: SignerState, at: Date): Promise<void> {
+    await this.#pool.query(setSignerStateSql(["$1", "$2", "$3"]), [signer.toLowerCase(), state, at.getTime()]);
+  }
+
+  async recordTopUp(intent: TopUpIntent, at: Date): Promise<number> {
+    const { rows } = await this.#pool.query<{ id: string }>(insertTopUpSql(TOP_UP_COLUMNS.map((_, index) => `$${index + 1}`)), [
+      intent.signer.toLowerCase(),
+      intent.treasury.toLowerCase(),
+      intent.amountWei.toString(),
+      intent.nonce,
+      intent.rawTx,
+      intent.txHash,
+      "intent",
+      at.getTime(),
+      at.getTime(),
+    ]);
+    return Number(rows[0]!.id);
+  }
+
+  async setTopUpStatus(id: number, status: TopUpStatus, at: Date): Promise<void> {
+    await this.#pool.query(setTopUpStatusSql(["$1", "$2", "$3"]), [id, status, at.getTime()]);
+  }
+
+  async topUps(query: { since?: Date; limit?: number } = {}): Promise<TopUpRecord[]> {
+    const { rows } = await this.#pool.query<TopUpRow>(listTopUpsSql(["$1", "$2"]), [query.since?.getTime() ?? 0, query.limit ?? 1000]);
+    return rows.map(topUpFromRow);
+  }
+
+  async unfinishedTopUps(): Promise<TopUpRecord[]> {
+    const { rows } = await this.#pool.query<TopUpRow>(UNFINISHED_TOP_UPS_SQL);
+    return rows.map(topUpFromRow);
+  }
+
+  async signerStates(): Promise<SignerStateRecord[]> {
+    const { rows } = await this.#pool.query<SignerStateRow>(LIST_SIGNER_STATES_SQL);
+    return rows.map(signerStateFromRow);
+  }
+
+  async reportSigners(relayerId: string, reports: readonly SignerReport[], at: Date): Promise<void> {
+    const sql = reportSignerSql(SIGNER_REPORT_COLUMNS.map((_, index) => `$${index + 1}`));
+    await withTransaction(this.#pool, async (client) => {
+      for (const report of reports) {
+        await client.query(sql, [report.signer.toLowerCase(), relayerId, report.backend, report.balanceWei?.toString() ?? null, report.pending, report.dailySpendWei.toString(), at.getTime()]);
+      }
+    });
+  }
+
   async releaseSigners(relayerId: string): Promise<void> {
     await this.#pool.query("DELETE FROM relayer_signers WHERE relayer_id = $1", [relayerId]);
   }
@@ -367,6 +418,7 @@ class PostgresRelayStore implements RelayStore {
   releaseWebhookClaims(...args: Parameters<RelayStore["releaseWebhookClaims"]>) { return this.#pushed.releaseWebhookClaims(...args); }
   listWebhookDeliveries(...args: Parameters<RelayStore["listWebhookDeliveries"]>) { return this.#pushed.listWebhookDeliveries(...args); }
   listFailingWebhooks(...args: Parameters<RelayStore["listFailingWebhooks"]>) { return this.#pushed.listFailingWebhooks(...args); }
+  webhookBacklog() { return this.#pushed.webhookBacklog(); }
   prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
   expireWebhookDeliveries(...args: Parameters<RelayStore["expireWebhookDeliveries"]>) { return this.#pushed.expireWebhookDeliveries(...args); }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { relayJson } from "../relayView";
+import { relayJson } from "../intake/relayView";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import type { DeliveryOutcome, DeliveryState, FailingWebhook, RelayEvent, RelayEventBody, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
 import type { RelayRecord } from "./relayStore";
@@ -67,6 +67,7 @@ export const PUSHED_SQL = {
   release: "UPDATE relay_webhook_deliveries SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = @owner AND state = 'pending'",
   deliveries: `SELECT d.*, e.event_id, e.status FROM relay_webhook_deliveries d JOIN relay_events e ON e.seq = d.event_seq
     WHERE d.integrator_id = @integrator_id ORDER BY d.event_seq DESC LIMIT @limit`,
+  backlog: "SELECT COUNT(*) AS pending, MIN(created_at) AS oldest_at FROM relay_webhook_deliveries WHERE state = 'pending'",
   failing: `SELECT d.integrator_id, w.url, w.consecutive_failures, w.circuit_open_until,
       SUM(CASE WHEN d.state = 'pending' THEN 1 ELSE 0 END) AS pending,
       SUM(CASE WHEN d.state = 'failed' THEN 1 ELSE 0 END) AS failed,

@@ -46,6 +46,8 @@ export interface PushedStatusStore {
   listWebhookDeliveries(integratorId: number, limit: number): Promise<WebhookDeliveryRecord[]>;
   /** Endpoints with pending deliveries that failed at least once, or deliveries given up since `since`: the operator's view. */
   listFailingWebhooks(since: Date): Promise<FailingWebhook[]>;
+  /** Webhook deliveries not yet delivered nor given up, of every integrator, and when the oldest was created (the backlog an operator watches). */
+  webhookBacklog(): Promise<WebhookBacklog>;
   /** Gives up pending deliveries created before `before` that no attempt holds now (an open circuit kept them from being tried); returns how many. */
   expireWebhookDeliveries(before: Date, now: Date): Promise<number>;
   /** Deletes events and settled deliveries older than `before` (pending ones are kept); returns how many events. */
@@ -121,3 +123,11 @@ export type FailingWebhook = {
   lastStatus: number | undefined;
   lastError: string | undefined;
 };
+
+/** Pending webhook deliveries: how many, and when the oldest of them was created (undefined: none). */
+export type WebhookBacklog = Readonly<{ pending: number; oldestCreatedAt: Date | undefined }>;
+
+/** A backlog from its row (`COUNT(*)` is a string on PostgreSQL, the time a BIGINT of milliseconds). */
+export function webhookBacklogFromRow(row: { pending: number | string; oldest_at: number | string | null }): WebhookBacklog {
+  return { pending: Number(row.pending), oldestCreatedAt: row.oldest_at === null ? undefined : new Date(Number(row.oldest_at)) };
+}

@@ -1,4 +1,4 @@
-import type { Migration } from "../../sdk";
+import type { Migration } from "../../sdk/storage/sqliteMigrations";
 
 /**
  * Schema of the relayer's SQLite database. Never edit a released migration; add the next version.
@@ -274,6 +274,44 @@ export const relayMigrations: readonly Migration[] = [
           WHEN last_error LIKE '%CERT%' OR last_error LIKE '%TLS%' OR last_error LIKE '%SSL%' THEN 'tls'
           ELSE 'unreachable' END
         WHERE last_error IS NOT NULL AND last_error NOT IN ('unreachable', 'timeout', 'tls', 'http_status');
+    `,
+  },
+  {
+    version: 10,
+    name: "signer states: the operator's drain/resume decision per signer, and its relayer's last report",
+    sql: `
+      CREATE TABLE relayer_signer_states (
+        signer            TEXT PRIMARY KEY,
+        state             TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'drained')),
+        state_changed_at  INTEGER,
+        relayer_id        TEXT,
+        backend           TEXT,
+        balance_wei       TEXT,
+        pending           INTEGER,
+        daily_spend_wei   TEXT,
+        reported_at       INTEGER
+      ) STRICT;
+    `,
+  },
+  {
+    version: 11,
+    name: "treasury top-ups: each transfer from the treasury key to a signer, recorded with its signed bytes before it is sent",
+    sql: `
+      CREATE TABLE relayer_topups (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        signer      TEXT NOT NULL,
+        treasury    TEXT NOT NULL,
+        amount_wei  TEXT NOT NULL,
+        nonce       INTEGER NOT NULL,
+        -- The signed transaction itself: after a crash the same bytes are sent again, never a second transfer.
+        raw_tx      TEXT NOT NULL,
+        tx_hash     TEXT NOT NULL UNIQUE,
+        status      TEXT NOT NULL CHECK (status IN ('intent', 'sent', 'mined', 'failed')),
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX relayer_topups_created_at ON relayer_topups (created_at);
+      CREATE INDEX relayer_topups_unfinished ON relayer_topups (status) WHERE status IN ('intent', 'sent');
     `,
   },
 ];

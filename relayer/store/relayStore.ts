@@ -106,6 +106,23 @@ export interface RelayStore extends PushedStatusStore {
   renewSigners(relayerId: string, until: Date): Promise<void>;
   /** Drops this relayer's registration of its signers (a clean stop). */
   releaseSigners(relayerId: string): Promise<void>;
+  /**
+   * The operator's decision on a signer address (`relayer-admin signers drain|resume`): a drained
+   * signer takes no new relays on any relayer of this database until resumed. Any address may be
+   * set, so a signer can be drained before its relayer starts.
+   */
+  setSignerState(signer: Address, state: SignerState, at: Date): Promise<void>;
+  /** Every signer with a decision or a report on record, by address. */
+  signerStates(): Promise<SignerStateRecord[]>;
+  /** What this relayer sees of its signers now (`signers list`); leaves the operator's decision alone. */
+  reportSigners(relayerId: string, reports: readonly SignerReport[], at: Date): Promise<void>;
+  /** Records a treasury top-up as an intent, with its signed bytes, before it is sent; returns its id. */
+  recordTopUp(intent: TopUpIntent, at: Date): Promise<number>;
+  setTopUpStatus(id: number, status: TopUpStatus, at: Date): Promise<void>;
+  /** Top-ups created at or after `since` (all without it), newest first, at most `limit` (default 1000). */
+  topUps(query?: { since?: Date; limit?: number }): Promise<TopUpRecord[]>;
+  /** Top-ups still `intent` or `sent`, oldest first: the treasury's reconciliation reads them. */
+  unfinishedTopUps(): Promise<TopUpRecord[]>;
   /** A cheap round trip, for readiness. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -118,6 +135,22 @@ export type CancellationDecision = "final" | "cancelled" | "cancelling";
 /** Which signer addresses a relayer uses, and until when it counts as live unless it renews. */
 export type SignerClaim = { relayerId: string; signers: readonly Address[]; until: Date; now: Date };
 export type SignerHolder = { signer: Address; relayerId: string; until: Date };
+
+/** A treasury top-up: `intent` signed and recorded, not known sent; `sent`; `mined`; `failed` (reverted or replaced). */
+export type TopUpStatus = "intent" | "sent" | "mined" | "failed";
+export type TopUpIntent = { signer: Address; treasury: Address; amountWei: bigint; nonce: number; rawTx: Hex; txHash: Hex };
+export type TopUpRecord = TopUpIntent & { id: number; status: TopUpStatus; createdAt: Date; updatedAt: Date };
+
+/** `drained`: no new relays (it finishes its pending ones); `active`: the default. */
+export type SignerState = "active" | "drained";
+export type SignerReport = { signer: Address; backend: string; balanceWei: bigint | undefined; pending: number; dailySpendWei: bigint };
+export type SignerStateRecord = {
+  signer: Address;
+  state: SignerState;
+  stateChangedAt: Date | undefined;
+  /** The last report of the relayer holding it, if one did. */
+  report: (Omit<SignerReport, "signer"> & { relayerId: string; at: Date }) | undefined;
+};
 
 /** A relayer's hold on relays: its id (`RELAYER_ID`) and when the hold ends unless renewed. */
 export type Lease = { owner: string; until: Date };

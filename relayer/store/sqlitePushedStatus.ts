@@ -15,7 +15,8 @@ import {
   type FailingRow,
   type WebhookRow,
 } from "./pushedStatusSql";
-import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventNotice, RelayEventQuery, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
+import type { ClaimedDelivery, DeliveryOutcome, FailingWebhook, PushedStatusStore, RelayEvent, RelayEventNotice, RelayEventQuery, WebhookBacklog, WebhookDeliveryRecord, WebhookEndpoint } from "./pushedStatusStore";
+import { webhookBacklogFromRow } from "./pushedStatusStore";
 import type { RelayRecord } from "./relayStore";
 
 /**
@@ -125,6 +126,10 @@ export class SqlitePushedStatus implements PushedStatusStore {
 
   async listWebhookDeliveries(integratorId: number, limit: number): Promise<WebhookDeliveryRecord[]> {
     return (this.#statements.deliveries.all({ integrator_id: integratorId, limit }) as DeliveryRow[]).map(deliveryFromRow);
+  }
+
+  async webhookBacklog(): Promise<WebhookBacklog> {
+    return webhookBacklogFromRow(this.#statements.backlog.get() as { pending: number; oldest_at: number | null });
   }
 
   async listFailingWebhooks(since: Date): Promise<FailingWebhook[]> {

@@ -2,7 +2,8 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { getAddress, type Address, type Hex } from "viem";
-import { applySqliteMigrations, canMoveRelay } from "../../sdk";
+import { canMoveRelay } from "../../sdk";
+import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { relayMigrations } from "./relayMigrations";
 import { CANCELLED_UNSENT, cancellationDecision, endedRefusal, batchMemberRefusal, foreignFill, leaseRefusal, matchOutcome, RELAY_INSERT_COLUMNS, relayFromRow, relayParams, transactionFromRow, transactionParams, type RelayRow, type TransactionRow } from "./relayRows";
 import type {
@@ -27,6 +28,9 @@ import type {
 } from "./relayStore";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import { SqlitePushedStatus } from "./sqlitePushedStatus";
+import { LIST_SIGNER_STATES_SQL, reportSignerSql, setSignerStateSql, SIGNER_REPORT_COLUMNS, signerStateFromRow, type SignerStateRow } from "./signerStateSql";
+import type { SignerReport, SignerState, SignerStateRecord, TopUpIntent, TopUpRecord, TopUpStatus } from "./relayStore";
+import { insertTopUpSql, listTopUpsSql, setTopUpStatusSql, TOP_UP_COLUMNS, topUpFromRow, UNFINISHED_TOP_UPS_SQL, type TopUpRow } from "./topUpSql";
 import type { UnpaidGasCharged, UnpaidGasEntry, UnpaidGasSubject, UnpaidGasTally, UnpaidGasTotal } from "../ledger/unpaidGas";
 import {
   chargedSql,
@@ -123,6 +127,13 @@ class SqliteRelayStore implements RelayStore {
         ON CONFLICT (signer) DO UPDATE SET relayer_id = excluded.relayer_id, live_until = excluded.live_until`),
       renewSigners: db.prepare("UPDATE relayer_signers SET live_until = ? WHERE relayer_id = ?"),
       releaseSigners: db.prepare("DELETE FROM relayer_signers WHERE relayer_id = ?"),
+      setSignerState: db.prepare(setSignerStateSql(["@signer", "@state", "@at"])),
+      reportSigner: db.prepare(reportSignerSql(SIGNER_REPORT_COLUMNS.map((column) => `@${column}`))),
+      signerStates: db.prepare(LIST_SIGNER_STATES_SQL),
+      insertTopUp: db.prepare(insertTopUpSql(TOP_UP_COLUMNS.map((column) => `@${column}`))),
+      setTopUpStatus: db.prepare(setTopUpStatusSql(["@id", "@status", "@at"])),
+      topUps: db.prepare(listTopUpsSql(["@since", "@limit"])),
+      unfinishedTopUps: db.prepare(UNFINISHED_TOP_UPS_SQL),
     };
   }
 
@@ -347,8 +358,60 @@ class SqliteRelayStore implements RelayStore {
   releaseWebhookClaims(...args: Parameters<RelayStore["releaseWebhookClaims"]>) { return this.#pushed.releaseWebhookClaims(...args); }
   listWebhookDeliveries(...args: Parameters<RelayStore["listWebhookDeliveries"]>) { return this.#pushed.listWebhookDeliveries(...args); }
   listFailingWebhooks(...args: Parameters<RelayStore["listFailingWebhooks"]>) { return this.#pushed.listFailingWebhooks(...args); }
+  webhookBacklog() { return this.#pushed.webhookBacklog(); }
   prunePushedStatus(...args: Parameters<RelayStore["prunePushedStatus"]>) { return this.#pushed.prunePushedStatus(...args); }
   expireWebhookDeliveries(...args: Parameters<RelayStore["expireWebhookDeliveries"]>) { return this.#pushed.expireWebhookDeliveries(...args); }
+
+  async setSignerState(signer: Address, state: SignerState, at: Date): Promise<void> {
+    this.#statements.setSignerState.run({ signer: signer.toLowerCase(), state, at: at.getTime() });
+  }
+
+  async recordTopUp(intent: TopUpIntent, at: Date): Promise<number> {
+    const row = this.#statements.insertTopUp.get({
+      signer: intent.signer.toLowerCase(),
+      treasury: intent.treasury.toLowerCase(),
+      amount_wei: intent.amountWei.toString(),
+      nonce: intent.nonce,
+      raw_tx: intent.rawTx,
+      tx_hash: intent.txHash,
+      status: "intent",
+      created_at: at.getTime(),
+      updated_at: at.getTime(),
+    }) as { id: number };
+    return row.id;
+  }
+
+  async setTopUpStatus(id: number, status: TopUpStatus, at: Date): Promise<void> {
+    this.#statements.setTopUpStatus.run({ id, status, at: at.getTime() });
+  }
+
+  async topUps(query: { since?: Date; limit?: number } = {}): Promise<TopUpRecord[]> {
+    return (this.#statements.topUps.all({ since: query.since?.getTime() ?? 0, limit: query.limit ?? 1000 }) as TopUpRow[]).map(topUpFromRow);
+  }
+
+  async unfinishedTopUps(): Promise<TopUpRecord[]> {
+    return (this.#statements.unfinishedTopUps.all() as TopUpRow[]).map(topUpFromRow);
+  }
+
+  async signerStates(): Promise<SignerStateRecord[]> {
+    return (this.#statements.signerStates.all() as SignerStateRow[]).map(signerStateFromRow);
+  }
+
+  async reportSigners(relayerId: string, reports: readonly SignerReport[], at: Date): Promise<void> {
+    this.#db.transaction(() => {
+      for (const report of reports) {
+        this.#statements.reportSigner.run({
+          signer: report.signer.toLowerCase(),
+          relayer_id: relayerId,
+          backend: report.backend,
+          balance_wei: report.balanceWei?.toString() ?? null,
+          pending: report.pending,
+          daily_spend_wei: report.dailySpendWei.toString(),
+          reported_at: at.getTime(),
+        });
+      }
+    })();
+  }
 
   async ping(): Promise<void> {
     this.#statements.chainRun.get();

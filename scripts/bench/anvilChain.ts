@@ -59,11 +59,12 @@ export type AnvilNode = {
 };
 
 /**
- * Starts Anvil on a free port with `accounts` development accounts (the devnet's 20 by default) and
- * `extra` arguments, and waits for its JSON-RPC.
+ * Starts Anvil with `accounts` development accounts (the devnet's 20 by default) and `extra`
+ * arguments, on `port` (a free one by default; a node restarted on its old port keeps its URL), and
+ * waits for its JSON-RPC.
  */
-export async function startAnvilNode(accounts = DEVNET_ACCOUNT_COUNT, extra: readonly string[] = []): Promise<AnvilNode> {
-  const port = await freePort();
+export async function startAnvilNode(accounts = DEVNET_ACCOUNT_COUNT, extra: readonly string[] = [], port?: number): Promise<AnvilNode> {
+  port ??= await freePort();
   const child = spawn(anvilBinary(), anvilArguments(port, accounts, extra), { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-16_384)));
@@ -81,9 +82,9 @@ export async function startAnvilNode(accounts = DEVNET_ACCOUNT_COUNT, extra: rea
   }
 }
 
-/** Starts Anvil on a free port, deploys the devnet's contracts on it and writes the manifest to `deploymentsDir`. */
-export async function startAnvilChain(hre: HardhatRuntimeEnvironment, deploymentsDir: string): Promise<AnvilChain> {
-  const node = await startAnvilNode();
+/** Starts Anvil on a free port (with `extra` arguments), deploys the devnet's contracts on it and writes the manifest to `deploymentsDir`. */
+export async function startAnvilChain(hre: HardhatRuntimeEnvironment, deploymentsDir: string, extra: readonly string[] = []): Promise<AnvilChain> {
+  const node = await startAnvilNode(DEVNET_ACCOUNT_COUNT, extra);
   try {
     const manifest = (await deployDevnet(hre, manifestPath(deploymentsDir, devnetChain.id), node.provider)).manifest;
     const [deployer] = (await node.provider.request({ method: "eth_accounts" })) as Address[];

@@ -1,18 +1,8 @@
 import hre from "hardhat";
 import { createWalletClient, custom, erc20Abi, getAddress, keccak256, maxUint256, parseUnits, stringToHex, type Address } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import {
-  buildGaslessPermitTypedData,
-  encodeRouteActions,
-  encodeSwapGasless,
-  encodeSwapGaslessBatch,
-  BATCH_ORDER_GAS,
-  getAmountOut,
-  patchSignature,
-  uniswapV2PairAbi,
-  type SignedGaslessOrder,
-  type SwapOrder,
-} from "../../sdk";
+import { buildGaslessPermitTypedData, encodeRouteActions, encodeSwapGasless, encodeSwapGaslessBatch, getAmountOut, patchSignature, uniswapV2PairAbi, type SignedGaslessOrder, type SwapOrder } from "../../sdk";
+import { BATCH_ORDER_GAS } from "../../sdk/relay/batchGasLimit";
 import { devnetChain } from "../../sdk/chain/devnet";
 import type { GasBench } from "./gasVenues";
 

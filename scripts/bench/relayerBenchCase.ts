@@ -1,6 +1,6 @@
 /** One case of `npm run bench:relayer`: a fresh relayer process under an open-loop load at one rate, on one chain, batching on or off. */
 import { join } from "node:path";
-import { createPublicClient, type Hex, type TypedDataDefinition } from "viem";
+import { createPublicClient, type Hex } from "viem";
 import { type PrivateKeyAccount } from "viem/accounts";
 import { isFinalRelayStatus, type RelayJson } from "../../sdk";
 import { spawnService, type SpawnedService } from "../devnet/spawnService";
@@ -10,14 +10,8 @@ import { parseStageHistograms, subtractHistograms, summariseStages, type StageHi
 import { relaysPerTransaction, gasPerRelay } from "./relayerBenchReport";
 import { mapLimit, mean, percentile, sleep, summary } from "./relayerStats";
 import { BlockWatcher } from "./blockWatcher";
+import { signedGaslessQuotes } from "./signedGaslessQuotes";
 import { BLOCK_MS, CHAIN_ID, DRAIN_SECONDS, DURATION_SECONDS, QUOTE_CONCURRENCY, RELAYER_ENTRY, SELL_USDC, SLIPPAGE_BPS, env, log, type Batching, type ChainKind } from "./relayerBenchSettings";
-
-type QuoteJson = {
-  quote_id: string;
-  permit2: TypedDataDefinition & { types: Record<string, unknown> };
-  relayer_fee?: { amount: string };
-  issues: { allowance: unknown; balance: unknown };
-};
 
 /** One scheduled submission and what became of it. */
 type Submission = {
@@ -137,31 +131,20 @@ export async function runCase(input: CaseInput): Promise<CaseResult> {
 
     // Quotes and signatures before the timed window: quoting is not what this measures.
     const quoteStart = Date.now();
-    let quoted = 0;
-    const submissions: Submission[] = await mapLimit(
-      Array.from({ length: count }, (_, index) => index),
-      QUOTE_CONCURRENCY,
-      async (index) => {
-        const taker = takers[index % takers.length]!;
-        const query = new URLSearchParams({
-          chain_id: String(CHAIN_ID),
-          sell_token: "USDC",
-          buy_token: "WETH",
-          sell_amount: SELL_USDC.toString(),
-          taker: taker.address,
-          permit2_owner: taker.address,
-          slippage_bps: String(SLIPPAGE_BPS),
-        });
-        const response = await fetch(`${apiUrl}/quote?${query}`, { headers: auth });
-        if (response.status !== 200) throw new Error(`gasless quote: ${response.status} ${await response.text()}`);
-        const quote = (await response.json()) as QuoteJson;
-        if (quote.issues.allowance !== null || quote.issues.balance !== null) throw new Error(`taker ${taker.address} is not ready: ${JSON.stringify(quote.issues)}`);
-        const { EIP712Domain: _domain, ...types } = quote.permit2.types;
-        const signature = await taker.signTypedData({ ...quote.permit2, types } as TypedDataDefinition);
-        if (++quoted % 500 === 0) log(`${label}: ${quoted}/${count} quotes signed`);
-        return { quoteId: quote.quote_id, signature, dueMs: (index * 1000) / rate };
+    const signed = await signedGaslessQuotes({
+      apiUrl,
+      auth,
+      chainId: CHAIN_ID,
+      takers,
+      count,
+      sellUsdc: SELL_USDC,
+      slippageBps: SLIPPAGE_BPS,
+      concurrency: QUOTE_CONCURRENCY,
+      progress: (quoted) => {
+        if (quoted % 500 === 0) log(`${label}: ${quoted}/${count} quotes signed`);
       },
-    );
+    });
+    const submissions: Submission[] = signed.map(({ quoteId, signature }, index) => ({ quoteId, signature, dueMs: (index * 1000) / rate }));
     const quoteSeconds = (Date.now() - quoteStart) / 1000;
     log(`${label}: ${count} gasless quotes fetched and signed in ${quoteSeconds.toFixed(1)} s; submitting at ${rate}/s for ${DURATION_SECONDS} s`);
 

@@ -6,11 +6,12 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { encodeFunctionData, toHex, type Abi, type Address, type PublicClient } from "viem";
 import type { DeploymentManifest } from "../../sdk";
-import { ChainHead, v2PoolsOf } from "../../sdk";
-import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/poolState";
-import { searchRoute } from "../../api/quote/prunedRouteSearch";
+import { v2PoolsOf } from "../../sdk";
+import { ChainHead } from "../../sdk/chain/chainHead";
+import { PoolStateTracker, type PoolSnapshot } from "../../api/quote/market/poolState";
+import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
 import { isV2Pool } from "../../api/quote/venues/pricedPool";
-import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "../../api/quote/splitDecision";
+import { ASSUMED_PRIORITY_FEE_WEI, bestExecution } from "../../api/quote/routing/splitDecision";
 import { uniswapArtifacts } from "../deploy/uniswapArtifacts";
 import { seededRandom } from "../market/generateMarket";
 

@@ -7,14 +7,15 @@
  * (2) What splitting buys on the devnet's split pair, through the API's MarketTracker on the real devnet.
  */
 import { getAddress, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { ChainHead, Feature, decodeFeatureState, encodeRegistryRead, getSqrtRatioAtTick, getTickAtSqrtRatio, readRouterPoolManager, v2PoolsOf, v4PoolId, type DeploymentManifest, type V3TickState } from "../../sdk";
+import { Feature, decodeFeatureState, encodeRegistryRead, getSqrtRatioAtTick, getTickAtSqrtRatio, readRouterPoolManager, v2PoolsOf, v4PoolId, type DeploymentManifest, type V3TickState } from "../../sdk";
+import { ChainHead } from "../../sdk/chain/chainHead";
 import { assumingV4PoolManager } from "./assumedV4Routers";
 import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
-import { marketTrackerOfManifest } from "../../api/quote/chainMarket";
-import { pricedMarketOf, type PricedMarket } from "../../api/quote/poolGraph";
-import { searchRoute } from "../../api/quote/prunedRouteSearch";
-import { actionsOfLegs } from "../../api/quote/routePlan";
-import { ASSUMED_PRIORITY_FEE_WEI, bestExecution, gasCostIn } from "../../api/quote/splitDecision";
+import { marketTrackerOfManifest } from "../../api/quote/market/chainMarket";
+import { pricedMarketOf, type PricedMarket } from "../../api/quote/routing/poolGraph";
+import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
+import { actionsOfLegs } from "../../api/quote/routing/routePlan";
+import { ASSUMED_PRIORITY_FEE_WEI, bestExecution, gasCostIn } from "../../api/quote/routing/splitDecision";
 import type { PricedPool, V2Pool } from "../../api/quote/venues/pricedPool";
 import type { V3RoutedPool } from "../../api/quote/venues/uniswapV3/v3Adapter";
 import { amountThroughPool, legName } from "../../api/quote/venues/venueAdapters";

@@ -2,7 +2,7 @@ import { erc20Abi, getAbiItem, getAddress, type Address, type PublicClient } fro
 import { uniswapV3FactoryAbi } from "../../sdk";
 import type { ChainFile } from "../../sdk/chain/chainFile";
 import type { ManifestToken, ManifestVenuePool } from "../../sdk/chain/manifest";
-import { pairCreatedEvent } from "../../api/quote/poolEvents";
+import { pairCreatedEvent } from "../../api/quote/market/poolEvents";
 
 const poolCreatedEvent = getAbiItem({ abi: uniswapV3FactoryAbi, name: "PoolCreated" });
 

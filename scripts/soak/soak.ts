@@ -24,6 +24,7 @@ import { devnetChain, onboardIntegrator, readManifest } from "../../sdk";
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "../devnet/embeddedPostgres";
 import { freePort } from "../devnet/freePort";
 import { spawnService, type SpawnedService } from "../devnet/spawnService";
+import { chaosSoak } from "./chaosSoak";
 import { planFaults, runFaults, type FaultRecord } from "./faultSchedule";
 import { startRpcGate, type RpcGate } from "./rpcGate";
 import { soakChart } from "./soakChart";
@@ -54,6 +55,8 @@ async function mapLimit<T>(items: readonly T[], limit: number, run: (item: T) =>
 
 async function main(): Promise<number> {
   const settings = loadSoakSettings();
+  // `--chaos`: the relayer under a faulty RPC and a node restart instead (chaosSoak.ts).
+  if (process.argv.includes("--chaos")) return chaosSoak(settings.outDir);
   const plan = planFaults(settings);
   log(`${settings.minutes} min at SOAK_RATE=${settings.rate}, ${settings.blockMs}-ms blocks, windows of ${settings.windowMs / 1000} s, faults: ${plan.map((fault) => `${fault.label} at ${(fault.atMs / 1000).toFixed(0)} s`).join("; ")}`);
   const directory = mkdtempSync(join(tmpdir(), "soak-"));

@@ -100,14 +100,18 @@ export function windowBounds(durationMs: number, windowMs: number): { fromMs: nu
 }
 
 /**
- * Memory per process instance after its warm-up (the first `warmupMs` of its life, counted from the
- * load's start for those started before it): the median RSS of its last window against that of its
- * first warm window. A restarted process is a new instance with a warm-up of its own.
+ * Memory per process instance after its warm-up: the median RSS of its last window against that of its
+ * first warm window. Those started before the load warm up during its first `warmupMs`; by then they
+ * are `warmupMs` plus their head start old. A process restarted mid-run is a new instance, judged as
+ * the others are: from the same age, the oldest age at which a first instance was first judged (a
+ * restarted API's first two minutes are its warm-up, as the others' were). One that does not live
+ * through two windows after that is not judged.
  */
 export function memoryTrends(samples: readonly MemorySample[], lives: readonly ProcessLife[], bounds: readonly { fromMs: number; toMs: number }[], warmupMs: number): MemoryTrend[] {
   const trends: MemoryTrend[] = [];
+  const headStart = Math.max(0, ...lives.filter((life) => life.product && life.startedMs <= 0).map((life) => -life.startedMs));
   for (const life of lives) {
-    const warmFrom = Math.max(0, life.startedMs) + warmupMs;
+    const warmFrom = life.startedMs <= 0 ? warmupMs : life.startedMs + warmupMs + headStart;
     const mine = samples.filter((sample) => sample.pid === life.pid && sample.process === life.process && sample.atMs >= warmFrom);
     const perWindow = bounds.map((bound) => mine.filter((sample) => sample.atMs >= bound.fromMs && sample.atMs < bound.toMs).map((sample) => sample.rssKiB)).filter((values) => values.length > 0);
     if (perWindow.length < 2) continue;

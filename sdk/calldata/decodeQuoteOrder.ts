@@ -1,83 +1,92 @@
-import { decodeFunctionData, encodeFunctionData, getAbiItem, toFunctionSelector, type Address, type Hex } from "viem";
-import { allowanceHolderAbi } from "../abis/allowanceHolderAbi";
-import { gaslessSwapRouterAbi } from "../abis/gaslessSwapRouterAbi";
-import { takerSwapRouterAbi } from "../abis/takerSwapRouterAbi";
+import { decodeFunctionData, encodeFunctionData, toFunctionSelector, type AbiFunction, type Address, type Hex } from "viem";
 import { SwapCalldataError } from "../errors/calldata";
+import { ALLOWANCE_HOLDER_EXEC, EXACT_INPUT, EXACT_OUTPUT, type OrderKind } from "../orders/orderKinds";
+import type { ExactOutputOrder } from "./exactOutputOrder";
 import { bytesArgumentOffset } from "./signaturePlaceholder";
 import type { SwapOrder } from "./swapOrder";
 
-/** The router calls a quote's `tx.data` can be, one per settlement mode. */
-export type QuoteCall =
-  /** Feature 2, permit settlement: `swapWithPermit(order, nonce, signature)`; Permit2's owner is the sender. */
-  | { kind: "permit"; order: SwapOrder; nonce: bigint; signature: Hex; signatureOffset: number }
-  /** Feature 3: `swapGasless(order, taker, relayerFee, relayerFeeRecipient, nonce, signature)`. */
-  | { kind: "gasless"; order: SwapOrder; taker: Address; relayerFee: bigint; relayerFeeRecipient: Address; nonce: bigint; signature: Hex; signatureOffset: number }
-  /** Feature 2, native sell: `swapNative(order)` with the sell amount as value. */
-  | { kind: "native"; order: SwapOrder }
-  /** Allowance settlement: the holder's `exec(operator, swapWithAllowance(order))`. */
-  | { kind: "allowance"; order: SwapOrder; operator: Address };
+/** The router calls a quote's `tx.data` can be, one per settlement mode, for an order kind's `Order`. */
+export type SettlementCall<Order> =
+  /** Feature 2, permit settlement: the kind's permit entry `(order, nonce, signature)`; Permit2's owner is the sender. */
+  | { kind: "permit"; order: Order; nonce: bigint; signature: Hex; signatureOffset: number }
+  /** Feature 3: the kind's gasless entry `(order, taker, relayerFee, relayerFeeRecipient, nonce, signature)`. */
+  | { kind: "gasless"; order: Order; taker: Address; relayerFee: bigint; relayerFeeRecipient: Address; nonce: bigint; signature: Hex; signatureOffset: number }
+  /** Feature 2, native sell: the kind's native entry `(order)`, its permitted amount as value. */
+  | { kind: "native"; order: Order }
+  /** Allowance settlement: the holder's `exec(operator, <the kind's allowance entry>(order))`. */
+  | { kind: "allowance"; order: Order; operator: Address };
 
+export type QuoteCall = SettlementCall<SwapOrder>;
+export type ExactOutputQuoteCall = SettlementCall<ExactOutputOrder>;
 export type QuoteCallKind = QuoteCall["kind"];
 
-/** What each kind's function is called, for errors. */
-export const quoteCallFunction: Record<QuoteCallKind, string> = {
-  permit: "swapWithPermit",
-  gasless: "swapGasless",
-  native: "swapNative",
-  allowance: "exec(operator, swapWithAllowance)",
-};
+type Kind<Order> = OrderKind<Order, unknown, unknown, unknown>;
 
-const outerAbi = [
-  getAbiItem({ abi: takerSwapRouterAbi, name: "swapWithPermit" }),
-  getAbiItem({ abi: takerSwapRouterAbi, name: "swapNative" }),
-  getAbiItem({ abi: gaslessSwapRouterAbi, name: "swapGasless" }),
-  getAbiItem({ abi: allowanceHolderAbi, name: "exec" }),
-] as const;
-const innerAbi = [getAbiItem({ abi: takerSwapRouterAbi, name: "swapWithAllowance" })] as const;
+/** What each settlement mode's function of `kind` is called, for errors. */
+export function settlementFunctionNames(kind: Pick<Kind<never>, "functions">): Record<QuoteCallKind, string> {
+  const { permit, gasless, native, allowance } = kind.functions;
+  return { permit: permit.name, gasless: gasless.name, native: native.name, allowance: `exec(operator, ${allowance.name})` };
+}
+export const quoteCallFunction = settlementFunctionNames(EXACT_INPUT);
+export const exactOutputCallFunction = settlementFunctionNames(EXACT_OUTPUT);
 
-function decode<const Abi extends typeof outerAbi | typeof innerAbi>(abi: Abi, data: Hex, what: string) {
+function decode(abi: readonly AbiFunction[], data: Hex, what: string): { functionName: string; args: readonly unknown[] } {
   let decoded;
   try {
     decoded = decodeFunctionData({ abi, data });
   } catch (cause) {
-    const selector = data.slice(0, 10);
     const known = abi.map((item) => `${item.name} (${toFunctionSelector(item)})`).join(", ");
-    throw new SwapCalldataError(`${what} does not decode as ${known}: its selector is ${selector}`, cause);
+    throw new SwapCalldataError(`${what} does not decode as ${known}: its selector is ${data.slice(0, 10)}`, cause);
   }
   // Solidity's decoder follows offsets, so other bytes could carry other values than the ones read
   // here; only the encoding viem would produce is accepted.
   const canonical = encodeFunctionData({ abi, functionName: decoded.functionName, args: decoded.args } as Parameters<typeof encodeFunctionData>[0]);
   if (canonical.toLowerCase() !== data.toLowerCase()) throw new SwapCalldataError(`${what} (${decoded.functionName}) is not in canonical ABI encoding`);
-  return decoded;
+  return { functionName: decoded.functionName, args: decoded.args ?? [] };
 }
 
-function orderOf(params: SwapOrder): SwapOrder {
-  return { ...params, actions: params.actions.toLowerCase() as Hex, quoteId: params.quoteId.toLowerCase() as Hex };
+function orderOf<Order>(params: unknown): Order {
+  const order = params as { actions: Hex; quoteId: Hex };
+  return { ...order, actions: order.actions.toLowerCase() as Hex, quoteId: order.quoteId.toLowerCase() as Hex } as Order;
 }
 
 /**
- * Decodes a quote's `tx.data` into the router call it makes and the order it carries, refusing
- * (SwapCalldataError) any other function and any calldata that is not in canonical ABI encoding.
- *
- * @example const call = decodeQuoteOrder(quote.tx.data); if (call.kind === "permit") call.order.recipient;
+ * Decodes a quote's `tx.data` into the router call of `kind` it makes and the order it carries, refusing
+ * (SwapCalldataError) any other function, another kind's, and any calldata not in canonical ABI encoding.
  */
-export function decodeQuoteOrder(data: Hex): QuoteCall {
-  const outer = decode(outerAbi, data, "tx.data");
+export function decodeSettlementCall<Order>(kind: Kind<Order>, data: Hex): SettlementCall<Order> {
+  const { permit, gasless, native, allowance } = kind.functions;
+  const outer = decode([permit, native, gasless, ALLOWANCE_HOLDER_EXEC], data, "tx.data");
+  const args = outer.args;
   switch (outer.functionName) {
-    case "swapWithPermit": {
-      const [order, nonce, signature] = outer.args;
-      return { kind: "permit", order: orderOf(order), nonce, signature, signatureOffset: bytesArgumentOffset(data, 2) };
-    }
-    case "swapGasless": {
-      const [order, taker, relayerFee, relayerFeeRecipient, nonce, signature] = outer.args;
-      return { kind: "gasless", order: orderOf(order), taker, relayerFee, relayerFeeRecipient, nonce, signature, signatureOffset: bytesArgumentOffset(data, 5) };
-    }
-    case "swapNative":
-      return { kind: "native", order: orderOf(outer.args[0]) };
-    case "exec": {
-      const [operator, inner] = outer.args;
-      const call = decode(innerAbi, inner, "the router call inside tx.data's exec");
-      return { kind: "allowance", order: orderOf(call.args[0]), operator };
+    case permit.name:
+      return { kind: "permit", order: orderOf(args[0]), nonce: args[1] as bigint, signature: args[2] as Hex, signatureOffset: bytesArgumentOffset(data, 2) };
+    case gasless.name:
+      return {
+        kind: "gasless",
+        order: orderOf(args[0]),
+        taker: args[1] as Address,
+        relayerFee: args[2] as bigint,
+        relayerFeeRecipient: args[3] as Address,
+        nonce: args[4] as bigint,
+        signature: args[5] as Hex,
+        signatureOffset: bytesArgumentOffset(data, 5),
+      };
+    case native.name:
+      return { kind: "native", order: orderOf(args[0]) };
+    default: {
+      const inner = decode([allowance], args[1] as Hex, "the router call inside tx.data's exec");
+      return { kind: "allowance", order: orderOf(inner.args[0]), operator: args[0] as Address };
     }
   }
 }
+
+/**
+ * decodeSettlementCall(EXACT_INPUT, data): the exact-input router call in a quote's `tx.data`.
+ *
+ * @example const call = decodeQuoteOrder(quote.tx.data); if (call.kind === "permit") call.order.recipient;
+ */
+export const decodeQuoteOrder = (data: Hex): QuoteCall => decodeSettlementCall(EXACT_INPUT, data);
+
+/** decodeSettlementCall(EXACT_OUTPUT, data): the exact-output router call in a quote's `tx.data`. */
+export const decodeExactOutputQuoteOrder = (data: Hex): ExactOutputQuoteCall => decodeSettlementCall(EXACT_OUTPUT, data);

@@ -2,7 +2,7 @@ import { decodeFunctionData, encodeFunctionData, parseAbi, parseSignature, type 
 import { gaslessExactOutputRouterAbi } from "../abis/gaslessExactOutputRouterAbi";
 import { gaslessTokenPermitAbi } from "../abis/gaslessTokenPermitAbi";
 import type { ExactOutputOrder } from "./exactOutputOrder";
-import { exactOutputSelector } from "./exactOutputCalldata";
+import { exactOutputSelector } from "./settlementCalldata";
 import { normaliseSignature } from "./patchSignature";
 import { GaslessCalldataError } from "../errors/calldata";
 import { decodeSwapGasless, type SignedGaslessOrder } from "./gaslessBatchCalldata";

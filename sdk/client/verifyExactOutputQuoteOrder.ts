@@ -1,4 +1,4 @@
-import type { ExactOutputQuoteCall } from "../calldata/decodeExactOutputQuoteOrder";
+import type { ExactOutputQuoteCall } from "../calldata/decodeQuoteOrder";
 import type { QuoteJson } from "../wire/quoteJson";
 import type { QuoteExpectation } from "./quoteExpectation";
 import type { QuoteFieldCheck } from "./quoteFieldCheck";

@@ -5,7 +5,7 @@ import type { QuoteJson } from "../wire/quoteJson";
 import type { QuoteExpectation } from "./quoteExpectation";
 import { amountOf, QuoteFieldCheck } from "./quoteFieldCheck";
 import { isExactOutputQuote, readQuoteCall } from "./readQuoteCall";
-import type { ExactOutputQuoteCall } from "../calldata/decodeExactOutputQuoteOrder";
+import type { ExactOutputQuoteCall } from "../calldata/decodeQuoteOrder";
 import { verifyExactOutputQuoteOrder } from "./verifyExactOutputQuoteOrder";
 import type { RouterV3Venues } from "./routerV3Venues";
 import { verifyQuoteActions } from "./verifyQuoteActions";

@@ -1,9 +1,9 @@
 import { hashRouteActions } from "../calldata/routeActions";
 import type { QuoteCall } from "../calldata/decodeQuoteOrder";
-import type { ExactOutputQuoteCall } from "../calldata/decodeExactOutputQuoteOrder";
-import { exactOutputPermitTypes, gaslessExactOutputPermitTypes } from "../typedData/exactOutputWitness";
+import type { ExactOutputQuoteCall } from "../calldata/decodeQuoteOrder";
+
 import { PERMIT2_ADDRESS } from "../chain/permit2";
-import { gaslessPermitTypes, swapPermitTypes, withDomainType } from "../typedData/permit2Witness";
+import { exactOutputPermitTypes, gaslessExactOutputPermitTypes, gaslessPermitTypes, swapPermitTypes, withDomainType } from "../typedData/permit2Witness";
 import type { Address } from "viem";
 import type { QuoteJson } from "../wire/quoteJson";
 import type { QuoteFieldCheck } from "./quoteFieldCheck";

@@ -1,21 +1,7 @@
-import { hashRouteActions } from "../calldata/routeActions";
-import type { SwapOrder } from "../calldata/swapOrder";
 import type { Address, Hex } from "viem";
-
-/** EIP-712 fields of the witness types, in the order the routers hash them. */
-const witnessFields = [
-  { name: "recipient", type: "address" },
-  { name: "buyToken", type: "address" },
-  { name: "minBuyAmount", type: "uint256" },
-  { name: "deadline", type: "uint256" },
-  { name: "quoteId", type: "bytes32" },
-  { name: "actionsHash", type: "bytes32" },
-] as const;
-
-const tokenPermissions = [
-  { name: "token", type: "address" },
-  { name: "amount", type: "uint256" },
-] as const;
+import type { ExactOutputOrder } from "../calldata/exactOutputOrder";
+import type { SwapOrder } from "../calldata/swapOrder";
+import { EXACT_INPUT, EXACT_OUTPUT, type OrderKind } from "../orders/orderKinds";
 
 /** Permit2's domain has no version field. */
 const eip712Domain = [
@@ -24,32 +10,9 @@ const eip712Domain = [
   { name: "verifyingContract", type: "address" },
 ] as const;
 
-export const swapPermitTypes = {
-  PermitWitnessTransferFrom: [
-    { name: "permitted", type: "TokenPermissions" },
-    { name: "spender", type: "address" },
-    { name: "nonce", type: "uint256" },
-    { name: "deadline", type: "uint256" },
-    { name: "witness", type: "SwapWitness" },
-  ],
-  SwapWitness: witnessFields,
-  TokenPermissions: tokenPermissions,
-} as const;
-
-export const gaslessPermitTypes = {
-  PermitWitnessTransferFrom: [
-    { name: "permitted", type: "TokenPermissions" },
-    { name: "spender", type: "address" },
-    { name: "nonce", type: "uint256" },
-    { name: "deadline", type: "uint256" },
-    { name: "witness", type: "GaslessSwapWitness" },
-  ],
-  GaslessSwapWitness: [...witnessFields, { name: "relayerFee", type: "uint256" }, { name: "relayerFeeRecipient", type: "address" }],
-  TokenPermissions: tokenPermissions,
-} as const;
-
 export type Permit2Domain = { name: "Permit2"; chainId: number; verifyingContract: Address };
 
+/** The exact-input witness (EXACT_INPUT's fields), as the routers hash it. */
 export type SwapWitness = {
   recipient: Address;
   buyToken: Address;
@@ -59,32 +22,22 @@ export type SwapWitness = {
   actionsHash: Hex;
 };
 
-export type PermitTypedDataParameters = {
+export type PermitTypedDataParameters<Order = SwapOrder> = {
   chainId: number;
   permit2: Address;
   /** The router that will call Permit2 (the permit's spender). */
   router: Address;
-  order: SwapOrder;
+  order: Order;
   nonce: bigint;
 };
+export type ExactOutputPermitParameters = PermitTypedDataParameters<ExactOutputOrder>;
 
-function witnessOf(order: SwapOrder): SwapWitness {
-  return {
-    recipient: order.recipient,
-    buyToken: order.buyToken,
-    minBuyAmount: order.minBuyAmount,
-    deadline: order.deadline,
-    quoteId: order.quoteId,
-    actionsHash: hashRouteActions(order.actions),
-  };
-}
+/** What a gasless taker pays its relayer, in the sell token, and to whom: both are signed. */
+export type RelayerFee = { relayerFee: bigint; relayerFeeRecipient: Address };
 
-/**
- * A PermitWitnessTransferFrom of `amount` of the sell token to `router`, with `witness`: the shape
- * both routers' typed data share. The deadline is the order's.
- */
-function permitWitnessTransfer<const Types, const Witness>(
-  { chainId, permit2, router, order, nonce }: PermitTypedDataParameters,
+/** A PermitWitnessTransferFrom of `amount` of the sell token to `router`, with `witness`; the deadline is the order's. */
+function permitWitnessTransfer<const Types, Witness>(
+  { chainId, permit2, router, order, nonce }: PermitTypedDataParameters<{ sellToken: Address; deadline: bigint }>,
   types: Types,
   amount: bigint,
   witness: Witness,
@@ -98,27 +51,45 @@ function permitWitnessTransfer<const Types, const Witness>(
 }
 
 /**
- * The Permit2 typed data the taker signs for a feature-2 permit swap. Ready for viem's
- * `signTypedData`; `withDomainType` adds `EIP712Domain` to `types` for wallets that want it.
+ * The Permit2 typed data the taker signs for a feature-2 permit swap of any order kind: the kind's
+ * witness, and the amount the kind permits (the sell amount, or the most an exact-output order may spend).
+ * Ready for viem's `signTypedData`; `withDomainType` adds `EIP712Domain` for wallets that want it.
  */
-export function buildSwapPermitTypedData(parameters: PermitTypedDataParameters) {
-  return permitWitnessTransfer(parameters, swapPermitTypes, parameters.order.sellAmount, witnessOf(parameters.order));
+export function buildPermitTypedData<Order extends SwapOrder | ExactOutputOrder, const Types, GaslessTypes, Witness>(
+  kind: OrderKind<Order, Types, GaslessTypes, Witness>,
+  parameters: PermitTypedDataParameters<Order>,
+) {
+  return permitWitnessTransfer(parameters, kind.permitTypes, kind.permitted(parameters.order), kind.witnessOf(parameters.order));
 }
 
-/** What a gasless taker pays its relayer, in the sell token, and to whom: both are signed. */
-export type RelayerFee = { relayerFee: bigint; relayerFeeRecipient: Address };
-
 /**
- * The Permit2 typed data the taker signs for a gasless (feature-3) swap: the permit covers the sell
+ * The Permit2 typed data of a gasless (feature-3) swap of any order kind: the permit covers the kind's
  * amount plus the relayer fee, and the witness binds that fee and the address it is paid to.
  */
-export function buildGaslessPermitTypedData({ relayerFee, relayerFeeRecipient, ...parameters }: PermitTypedDataParameters & RelayerFee) {
-  return permitWitnessTransfer(parameters, gaslessPermitTypes, parameters.order.sellAmount + relayerFee, {
-    ...witnessOf(parameters.order),
+export function buildGaslessTypedData<Order extends SwapOrder | ExactOutputOrder, Types, const GaslessTypes, Witness>(
+  kind: OrderKind<Order, Types, GaslessTypes, Witness>,
+  { relayerFee, relayerFeeRecipient, ...parameters }: PermitTypedDataParameters<Order> & RelayerFee,
+) {
+  return permitWitnessTransfer(parameters, kind.gaslessPermitTypes, kind.permitted(parameters.order) + relayerFee, {
+    ...kind.witnessOf(parameters.order),
     relayerFee,
     relayerFeeRecipient,
   });
 }
+
+// The names integrators know, one per kind and mode.
+export const swapPermitTypes = EXACT_INPUT.permitTypes;
+export const gaslessPermitTypes = EXACT_INPUT.gaslessPermitTypes;
+export const exactOutputPermitTypes = EXACT_OUTPUT.permitTypes;
+export const gaslessExactOutputPermitTypes = EXACT_OUTPUT.gaslessPermitTypes;
+/** buildPermitTypedData(EXACT_INPUT, …). */
+export const buildSwapPermitTypedData = (parameters: PermitTypedDataParameters) => buildPermitTypedData(EXACT_INPUT, parameters);
+/** buildGaslessTypedData(EXACT_INPUT, …). */
+export const buildGaslessPermitTypedData = (parameters: PermitTypedDataParameters & RelayerFee) => buildGaslessTypedData(EXACT_INPUT, parameters);
+/** buildPermitTypedData(EXACT_OUTPUT, …): the permitted amount is `maxSellAmount`. */
+export const buildExactOutputPermitTypedData = (parameters: ExactOutputPermitParameters) => buildPermitTypedData(EXACT_OUTPUT, parameters);
+/** buildGaslessTypedData(EXACT_OUTPUT, …): `maxSellAmount` plus the relayer fee, both bound. */
+export const buildGaslessExactOutputPermitTypedData = (parameters: ExactOutputPermitParameters & RelayerFee) => buildGaslessTypedData(EXACT_OUTPUT, parameters);
 
 /** `types` with `EIP712Domain` included, as the quote response carries it. */
 export function withDomainType<T extends Record<string, readonly { name: string; type: string }[]>>(types: T) {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ApiError } from "../../api/apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import type { Route } from "../../api/routes/route";
 import { startOnboardingApi } from "../fixtures/onboardingApi";
 
@@ -8,7 +8,7 @@ const throwing: Route = {
   path: "/test/limited",
   handlers: () => [
     () => {
-      throw new ApiError(429, "rate_limited", "bucket quote_probe is empty", {
+      throw new ApiError("rate_limited", "bucket quote_probe is empty", {
         body: { bucket: "quote_probe", code: "overridden?", error: "overridden?" },
         headers: { "Retry-After": "7" },
       });

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import express from "express";
 import pino from "pino";
 import { Writable } from "node:stream";
-import { ApiError } from "../../api/apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { errorHandler } from "../../api/middleware/errorHandler";
 import { serveApp, type RunningServer } from "../../api/serveApp";
 
@@ -16,7 +16,7 @@ async function appLoggingTo(lines: Record<string, unknown>[]): Promise<RunningSe
   });
   const app = express();
   app.get("/paused", () => {
-    throw new ApiError(503, "feature_paused", "taker-submitted swaps (registry feature 2) are paused; retry later");
+    throw new ApiError("feature_paused", "taker-submitted swaps (registry feature 2) are paused; retry later");
   });
   app.get("/bug", () => {
     throw new Error("undefined is not a function");

@@ -37,4 +37,18 @@ describe("module boundaries of the API and the relayer", () => {
       expect(offending, relative(root, file)).to.deep.equal([]);
     }
   });
+
+  it("every PostgreSQL pool of the API, the relayer and their CLIs is opened through SERVICE_POOLS (sdk/storage/servicePools.ts), so their sum is declared in one place", () => {
+    const callers = ["api", "relayer", "scripts", "sdk"].flatMap((folder) => sourceFiles(join(root, folder)));
+    const direct = callers.filter((file) => !file.endsWith(join("storage", "postgresPool.ts")) && !file.endsWith(join("storage", "servicePools.ts")) && /openPostgresPool\s*\(|new pg\.Pool\s*\(/.test(readFileSync(file, "utf8")));
+    expect(direct.map((file) => relative(root, file))).to.deep.equal([]);
+    const declared = callers.filter((file) => /openServicePool\(/.test(readFileSync(file, "utf8")));
+    expect(declared.length, "the services open their pools through openServicePool").to.be.greaterThanOrEqual(5);
+  });
+
+  it("relayer/ and api/quote/ are grouped by stage: only the relayer's entry, configuration, metrics and readiness sit at its top, nothing at api/quote's", () => {
+    const topFiles = (folder: string) => readdirSync(join(root, folder)).filter((entry) => entry.endsWith(".ts")).sort();
+    expect(topFiles("relayer")).to.deep.equal(["config.ts", "main.ts", "relayerMetrics.ts", "relayerReadiness.ts", "startRelayer.ts"]);
+    expect(topFiles(join("api", "quote"))).to.deep.equal([]);
+  });
 });

@@ -2,9 +2,9 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { getAddress, type Address } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
-import { NonceRanges, RANGE_LEASE_MS, type NonceRangeLeases } from "../../api/quote/nonceRanges";
-import { PermitNonceAllocator } from "../../api/quote/permitNonces";
-import { openPostgresNonceRanges } from "../../api/quote/postgresNonceRanges";
+import { NonceRanges, RANGE_LEASE_MS, type NonceRangeLeases } from "../../api/quote/nonces/nonceRanges";
+import { PermitNonceAllocator } from "../../api/quote/nonces/permitNonces";
+import { openPostgresNonceRanges } from "../../api/quote/nonces/postgresNonceRanges";
 import { createTestDatabase } from "../fixtures/postgresServer";
 
 const CHAIN = 4663;

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { PermitNonceAllocator } from "../../api/quote/permitNonces";
+import { PermitNonceAllocator } from "../../api/quote/nonces/permitNonces";
 
 const TAKER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 

@@ -2,11 +2,12 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import type { Address } from "viem";
-import { ChainHead, v2PoolsOf } from "../../sdk";
-import { HUB_COUNT, pricedMarketOf } from "../../api/quote/poolGraph";
-import { PoolStateTracker } from "../../api/quote/poolState";
-import { searchRoute } from "../../api/quote/prunedRouteSearch";
-import { findBestRoute, type PricedPool, type V2Pool } from "../../api/quote/routeSearch";
+import { v2PoolsOf } from "../../sdk";
+import { ChainHead } from "../../sdk/chain/chainHead";
+import { HUB_COUNT, pricedMarketOf } from "../../api/quote/routing/poolGraph";
+import { PoolStateTracker } from "../../api/quote/market/poolState";
+import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
+import { findBestRoute, type PricedPool, type V2Pool } from "../../api/quote/routing/routeSearch";
 import { isV2Pool } from "../../api/quote/venues/pricedPool";
 import { settlementFixture } from "../fixtures/settlementFixture";
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { randomQuoteId } from "../../api/quote/quoteId";
+import { randomQuoteId } from "../../api/quote/response/quoteId";
 
-describe("quote ids (api/quote/quoteId.ts)", () => {
+describe("quote ids (api/quote/response/quoteId.ts)", () => {
   it("draws distinct bytes32 ids across many pool refills: 16 zero bytes, then 16 random bytes none of which is zero", () => {
     const ids = Array.from({ length: 2_000 }, () => randomQuoteId());
     expect(new Set(ids).size).to.equal(ids.length);

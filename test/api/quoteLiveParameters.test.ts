@@ -3,9 +3,9 @@ import Database from "better-sqlite3";
 import fc from "fast-check";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { formatUnits, parseUnits } from "viem";
-import { tokenAmountToBaseUnits } from "../../api/quote/tokenAmount";
-import { ApiError } from "../../api/apiError";
-import { parseQuoteQuery } from "../../api/quote/quoteQuery";
+import { tokenAmountToBaseUnits } from "../../api/quote/admission/tokenAmount";
+import { ApiError } from "../../sdk/server/apiError";
+import { parseQuoteQuery } from "../../api/quote/admission/quoteQuery";
 import { createTradingClient } from "../../sdk";
 import { closeSharedQuoteApis, quoteReady, startQuoteApi, type QuoteApi } from "../fixtures/quoteApi";
 

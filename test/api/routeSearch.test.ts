@@ -2,10 +2,10 @@ import { expect } from "chai";
 import fc from "fast-check";
 import type { Address } from "viem";
 import { getAmountOut } from "../../sdk";
-import { findBestRoute, type V2Pool } from "../../api/quote/routeSearch";
-import { pricedMarketOf } from "../../api/quote/poolGraph";
-import { searchRoute } from "../../api/quote/prunedRouteSearch";
-import { priceImpactLoss, splitRoute } from "../../api/quote/splitRoute";
+import { findBestRoute, type V2Pool } from "../../api/quote/routing/routeSearch";
+import { pricedMarketOf } from "../../api/quote/routing/poolGraph";
+import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
+import { priceImpactLoss, splitRoute } from "../../api/quote/routing/splitRoute";
 
 const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
 const pool = (n: number, a: number, b: number, reserveA: bigint, reserveB: bigint): V2Pool => {

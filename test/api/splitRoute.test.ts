@@ -1,12 +1,12 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import type { Address } from "viem";
-import { pricedMarketOf } from "../../api/quote/poolGraph";
-import { pathOutput, priceImpactLoss, splitRoute } from "../../api/quote/splitRoute";
+import { pricedMarketOf } from "../../api/quote/routing/poolGraph";
+import { pathOutput, priceImpactLoss, splitRoute } from "../../api/quote/routing/splitRoute";
 import { splitAmounts } from "../../sdk";
-import { bestExecution } from "../../api/quote/splitDecision";
-import type { V2Pool, RouteHop } from "../../api/quote/routeSearch";
-import { searchRoute } from "../../api/quote/prunedRouteSearch";
+import { bestExecution } from "../../api/quote/routing/splitDecision";
+import type { V2Pool, RouteHop } from "../../api/quote/routing/routeSearch";
+import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
 
 const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
 const pool = (n: number, a: number, b: number, reserveA: bigint, reserveB: bigint): V2Pool => {

@@ -1,8 +1,9 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { parseUnits, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { ChainHead, getSqrtRatioAtTick, uniswapV4PoolManagerAbi, v4PoolId, type ManifestV4Pool } from "../../sdk";
+import { getAddress, parseUnits, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { getSqrtRatioAtTick, isV4PoolRoutable, uniswapV4PoolManagerAbi, v4PoolId, type ManifestV4Pool, type V4PoolKey } from "../../sdk";
+import { ChainHead } from "../../sdk/chain/chainHead";
 import { readV4PoolState } from "../../api/quote/venues/uniswapV4/v4PoolSnapshot";
 import { MAX_DISCOVERED_V4_POOLS, V4PoolTracker } from "../../api/quote/venues/uniswapV4/v4PoolTracker";
 import type { V4PoolState } from "../../api/quote/venues/uniswapV4/v4PoolState";
@@ -13,8 +14,8 @@ import { v4MarketFixture, type V4MarketFixture } from "../fixtures/v4Market";
 const priced = (pool: V4PoolState | undefined) =>
   pool === undefined ? undefined : { sqrtPriceX96: pool.sqrtPriceX96, tick: pool.tick, liquidity: pool.liquidity, fee: pool.fee, protocolFee: pool.protocolFee ?? 0, ticks: pool.ticks };
 
-function trackerOf(f: V4MarketFixture, isSupported: (currency: Address) => boolean = () => true, maxDiscoveredPools?: number) {
-  const tracker = new V4PoolTracker({ poolManager: f.v4.poolManager, stateView: f.v4.stateView, isSupported, maxDiscoveredPools });
+function trackerOf(f: V4MarketFixture, isSupported: (currency: Address) => boolean = () => true, maxDiscoveredPools?: number, isRoutable?: (key: V4PoolKey) => boolean) {
+  const tracker = new V4PoolTracker({ poolManager: f.v4.poolManager, stateView: f.v4.stateView, isSupported, maxDiscoveredPools, isRoutable });
   const client = f.publicClient as PublicClient;
   const heads = new ChainHead(client);
   const list = f.v4.manifest.pools;
@@ -98,6 +99,24 @@ describe("V4 pool tracker (PoolManager events over BlockEventFollower)", functio
     // A later pool stays out on later heads too.
     await writeAndWait(f, f.deployer, { address: f.v4.poolManager, abi: uniswapV4PoolManagerAbi, functionName: "initialize", args: [{ ...keys[0]!, fee: 4324 }, getSqrtRatioAtTick(70)] });
     expect((await capped.snapshot()).pools.size).to.equal(f.v4.manifest.pools.length + 2);
+  });
+
+  it("never follows a later pool the hook rule keeps out of routing, so pools initialised with unlisted swap hooks cannot use up the cap", async () => {
+    const f = await loadFixture(v4MarketFixture);
+    const [a, b] = [f.tokens[0]!.address, f.tokens[1]!.address];
+    const [currency0, currency1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
+    const tracked = trackerOf(f, () => true, 1, (key) => isV4PoolRoutable(key, new Set()));
+    await tracked.snapshot();
+    // An address whose low bits carry afterSwap (1 << 6) only: anyone may initialise pools naming it.
+    const swapHook = getAddress(`0x${"00".repeat(19)}40`);
+    const hooked = [5321, 5322].map((fee) => ({ currency0, currency1, fee, tickSpacing: 7, hooks: swapHook }));
+    const plain = { currency0, currency1, fee: 5323, tickSpacing: 7, hooks: zeroAddress };
+    for (const key of [...hooked, plain]) {
+      await writeAndWait(f, f.deployer, { address: f.v4.poolManager, abi: uniswapV4PoolManagerAbi, functionName: "initialize", args: [key, getSqrtRatioAtTick(70)] });
+    }
+    const after = await tracked.snapshot();
+    expect(tracked.tracker.initializedPools.map((pool) => v4PoolId(pool).toLowerCase())).to.deep.equal([v4PoolId(plain).toLowerCase()]);
+    for (const key of hooked) expect(after.pools.has(v4PoolId(key).toLowerCase() as Hex)).to.equal(false);
   });
 
   it("after a reorg (evm_revert past a swap) re-reads the pools it touched: the tracked state is the chain's again", async () => {

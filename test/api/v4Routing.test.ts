@@ -4,29 +4,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getAddress, parseUnits, zeroAddress, type Address, type Hex } from "viem";
-import {
-  ChainHead,
-  decodeRouteActions,
-  encodeRouteActions,
-  readRouterPoolManager,
-  routeOutput,
-  sortCurrencies,
-  v4HookAllowlistPath,
-  v4HookExclusion,
-  v4PoolId,
-  writeV4HookAllowlist,
-  type DeploymentManifest,
-  type ManifestPool,
-  type ManifestVenuePool,
-  type V4Hop,
-} from "../../sdk";
-import { marketTrackerOfManifest } from "../../api/quote/chainMarket";
-import type { MarketPools } from "../../api/quote/marketTracker";
-import { marketWhere, marketWithoutSources } from "../../api/quote/marketView";
-import type { PoolSnapshot } from "../../api/quote/poolState";
-import { searchRoute } from "../../api/quote/prunedRouteSearch";
-import { actionsOfLegs } from "../../api/quote/routePlan";
-import { bestExecution } from "../../api/quote/splitDecision";
+import { decodeRouteActions, encodeRouteActions, readRouterPoolManager, routeOutput, sortCurrencies, v4HookExclusion, v4PoolId, type DeploymentManifest, type ManifestPool, type ManifestVenuePool, type V4Hop } from "../../sdk";
+import { v4HookAllowlistPath, writeV4HookAllowlist } from "../../sdk/chain/v4HookAllowlist";
+import { ChainHead } from "../../sdk/chain/chainHead";
+import { marketTrackerOfManifest } from "../../api/quote/market/chainMarket";
+import type { MarketPools } from "../../api/quote/market/marketTracker";
+import { marketWhere, marketWithoutSources } from "../../api/quote/market/marketView";
+import type { PoolSnapshot } from "../../api/quote/market/poolState";
+import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
+import { actionsOfLegs } from "../../api/quote/routing/routePlan";
+import { bestExecution } from "../../api/quote/routing/splitDecision";
 import { FollowedV4HookAllowlist } from "../../api/quote/venues/uniswapV4/followedHookAllowlist";
 import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
 import { adapterOf, legName } from "../../api/quote/venues/venueAdapters";

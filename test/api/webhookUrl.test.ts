@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { ApiError } from "../../api/apiError";
+import { ApiError } from "../../sdk/server/apiError";
 import { checkWebhookUrl } from "../../api/services/webhookUrl";
 
 function refusal(url: string, allowLoopback: boolean): string | undefined {

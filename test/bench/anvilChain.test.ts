@@ -14,7 +14,7 @@ import { startRelayer } from "../../relayer/startRelayer";
 import { freePort } from "../../scripts/devnet/freePort";
 import { startAnvilChain, type AnvilChain } from "../../scripts/bench/anvilChain";
 import { parseStageHistograms } from "../../scripts/bench/stageHistogram";
-import { RELAY_STAGES } from "../../relayer/relayStageTimings";
+import { RELAY_STAGES } from "../../relayer/queue/relayStageTimings";
 import { SUBMIT_STAGES } from "../../api/metrics/gaslessSubmitStages";
 
 const TOKEN = "anvil-bench-relayer-secret-0123456789";

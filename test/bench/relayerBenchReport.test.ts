@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { Registry } from "prom-client";
-import { RelayStageTimings, STAGE_BUCKETS } from "../../relayer/relayStageTimings";
+import { RelayStageTimings, STAGE_BUCKETS } from "../../relayer/queue/relayStageTimings";
 import { gaslessSubmitStageHistogram, submitStopwatch } from "../../api/metrics/gaslessSubmitStages";
 import type { CaseResult } from "../../scripts/bench/relayerBenchCase";
 import { benchJson, gasPerRelay, goalVerdict, relaysPerTransaction, resultsTable, stagesTable } from "../../scripts/bench/relayerBenchReport";
@@ -73,6 +73,10 @@ describe("bench:relayer's report", () => {
     expect(goalVerdict({ rate: 100, signers: 4, withinTwoBlocks: 0.949, landedRatio: 1 })).to.equal("MISSED");
     expect(goalVerdict({ rate: 100, signers: 4, withinTwoBlocks: 1, landedRatio: 0.94 })).to.equal("MISSED");
     expect(goalVerdict({ rate: 200, signers: 4, withinTwoBlocks: 1, landedRatio: 1 })).to.equal(undefined);
+    // Issue 34's 200/s goal speaks of Anvil only.
+    expect(goalVerdict({ rate: 200, signers: 4, withinTwoBlocks: 1, landedRatio: 1, chain: "hardhat" })).to.equal(undefined);
+    expect(goalVerdict({ rate: 200, signers: 4, withinTwoBlocks: 0.95, landedRatio: 0.95, chain: "anvil" })).to.equal("met");
+    expect(goalVerdict({ rate: 200, signers: 4, withinTwoBlocks: 0.138, landedRatio: 0.823, chain: "anvil" })).to.equal("MISSED");
     expect(goalVerdict({ rate: 50, signers: 1, withinTwoBlocks: 1, landedRatio: 1 })).to.equal(undefined);
   });
 
@@ -87,7 +91,8 @@ describe("bench:relayer's report", () => {
     expect(first).to.match(/^hardhat\s+on\s+50\/s × 4/);
     expect(first).to.include("12.5").and.include("97.0 %").and.include("met");
     expect(second).to.match(/^anvil\s+off\s+200\/s × 4/);
-    expect(second).to.include("0.900").and.include("50.0 %").and.not.include("MISSED");
+    // 200/s on Anvil has its goal now (issue 34): missed at 50 % within 2 blocks.
+    expect(second).to.include("0.900").and.include("50.0 %").and.include("MISSED");
   });
 
   it("prints where the time goes at the chosen rates only, stages in the order a relay passes them, a stage it does not know last", () => {

@@ -1,10 +1,11 @@
 import { expect } from "chai";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { buildSdk } from "../../scripts/sdk/buildSdk";
+import { SDK_API_REPORT, sdkApiReport, sdkEntryExports } from "../../scripts/sdk/sdkApiReport";
 import { INTEGRATOR_INSTALL_LINE, SDK_TARBALL_PLACEHOLDER } from "../../scripts/sdk/integratorInstall";
 import { documentedLines } from "../fixtures/integratorDocs";
 import { fundedTaker } from "../fixtures/fundedTaker";
@@ -15,10 +16,49 @@ const run = promisify(execFile);
 const ROOT = join(__dirname, "..", "..");
 const SDK = join(ROOT, "sdk");
 /**
- * Shared by the API and the relayer only (PostgreSQL, Prometheus, the webhook address policy): left out of the package build
- * (sdk/tsconfig.build.json), and no module of the package may import them.
+ * Shared by the API and the relayer only (storage, relay gas and fee models, the chain head, chain files,
+ * the V4 hook allowlist file, HTTP limits, metrics, the webhook address policy): imported by their module
+ * path, never exported by sdk/index.ts, and not reachable from it, so the package build leaves them out.
  */
-const SERVER_ONLY = ["storage/postgresPool", "storage/postgresListener", "observability/", "network/"];
+const SERVER_ONLY = [
+  "storage/",
+  "observability/",
+  "network/",
+  "server/",
+  "relay/relayGasLimit",
+  "relay/budgetRefusal",
+  "relay/firstBroadcastFees",
+  "relay/gaslessExtraGas",
+  "chain/networkFeeModel",
+  "chain/chainHead",
+  "chain/chainClock",
+  "chain/chainFile",
+  "chain/selectChainFile",
+  "chain/v4HookAllowlist",
+  "rpc/",
+  "scheduling/",
+  "config/readEndpointSettings",
+];
+const isServerOnly = (file: string) => SERVER_ONLY.some((prefix) => relative(SDK, file).startsWith(prefix));
+
+/** The relative module specifiers a source file imports. */
+const importsOf = (file: string) => [...readFileSync(file, "utf8").matchAll(/(?:from|import|require)\s*\(?\s*["']([^"']+)["']/g)].map((match) => match[1]!);
+
+/** The sdk/ source files reachable from the entry by relative imports: what the package build compiles. */
+function reachableFromEntry(): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const specifier of importsOf(file).filter((spec) => spec.startsWith("."))) {
+      const base = join(file, "..", specifier);
+      const target = [`${base}.ts`, join(base, "index.ts")].find((candidate) => existsSync(candidate));
+      if (target !== undefined) visit(target);
+    }
+  };
+  visit(join(SDK, "index.ts"));
+  return seen;
+}
 
 /** The version of a package this checkout installed, so the consumer's install is served from npm's cache. */
 const installedVersion = (name: string) => (JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
@@ -62,18 +102,28 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
   });
   after(() => rmSync(project, { recursive: true, force: true }));
 
-  it("imports nothing but its own files, viem, zod and node built-ins (not ethers: the adapter describes the signer it takes itself) (server-only modules apart, which nothing in the package reaches)", () => {
+  it("imports nothing but its own files, viem, zod and node built-ins (not ethers: the adapter describes the signer it takes itself), and the entry reaches no module the API and the relayer share", () => {
     const declared = ["viem", "zod"];
-    const serverOnly = (file: string) => SERVER_ONLY.some((prefix) => relative(SDK, file).startsWith(prefix));
+    const reachable = reachableFromEntry();
+    expect(reachable.size, "the entry's module graph").to.be.greaterThan(50);
     for (const file of sourceFiles(SDK)) {
-      const imports = [...readFileSync(file, "utf8").matchAll(/(?:from|import|require)\s*\(?\s*["']([^"']+)["']/g)].map((match) => match[1]!);
+      const imports = importsOf(file);
       expect(imports.filter((specifier) => specifier.startsWith("..") && !join(file, "..", specifier).startsWith(SDK)), relative(ROOT, file)).to.deep.equal([]);
-      if (serverOnly(file)) continue;
+      if (!reachable.has(file)) continue;
+      expect(isServerOnly(file), `${relative(ROOT, file)} is server-only but the entry reaches it`).to.equal(false);
       const foreign = imports.filter((specifier) => !specifier.startsWith(".") && !specifier.startsWith("node:") && !declared.includes(specifier.split("/")[0]!));
       expect(foreign, relative(ROOT, file)).to.deep.equal([]);
-      const reachingServerCode = imports.filter((specifier) => specifier.startsWith(".") && serverOnly(join(file, "..", specifier)));
-      expect(reachingServerCode, `${relative(ROOT, file)} imports a server-only module`).to.deep.equal([]);
     }
+    // The list names real files, so a rename cannot silently empty it.
+    for (const prefix of SERVER_ONLY) expect(sourceFiles(SDK).some((file) => relative(SDK, file).startsWith(prefix)), prefix).to.equal(true);
+  });
+
+  it("lists its public surface in sdk/api-report.txt: the entry exports exactly the names the report lists (npm run sdk:api-report rewrites it)", () => {
+    expect(readFileSync(SDK_API_REPORT, "utf8"), "sdk/api-report.txt is stale: run npm run sdk:api-report and review the change").to.equal(sdkApiReport());
+    const names = sdkEntryExports().map((entry) => entry.name);
+    expect(new Set(names).size, "a name exported twice").to.equal(names.length);
+    for (const server of ["applySqliteMigrations", "relayGasLimit", "NetworkFeeModel", "ChainHead", "readChainFile", "budgetRefusal", "firstBroadcastFees"]) expect(names).to.not.include(server);
+    expect(() => sdkEntryExports('export { a } from "./a";\nexport * from "./b";\n')).to.throw(/cannot read/);
   });
 
   it("packs (with its README, ethers an optional peer), installs into a fresh project, and runs a quote and a swap from .mjs and from .cjs", async () => {
@@ -82,6 +132,10 @@ describe("sdk/ as an installable package (npm pack, installed outside the checko
     const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
     expect(packed!.files.map((file) => file.path)).to.include.members(["package.json", "README.md", "dist/cjs/index.js", "dist/cjs/index.d.ts", "dist/esm/index.mjs"]);
     expect(packed!.files.some((file) => file.path.endsWith(".ts") && !file.path.endsWith(".d.ts"))).to.equal(false);
+    // The build compiles only what the entry reaches: no server-only module ships, and the runtime names are the report's.
+    expect(packed!.files.filter((file) => file.path.startsWith("dist/cjs/") && isServerOnly(join(SDK, file.path.slice("dist/cjs/".length))))).to.deep.equal([]);
+    const runtimeNames = Object.keys(require(join(staged, "dist", "cjs", "index.js")) as Record<string, unknown>).filter((name) => name !== "__esModule");
+    expect(runtimeNames.sort()).to.deep.equal(sdkEntryExports().filter((entry) => !entry.typeOnly).map((entry) => entry.name).sort());
     const published = JSON.parse(readFileSync(join(staged, "package.json"), "utf8")) as {
       peerDependencies: Record<string, string>;
       peerDependenciesMeta: Record<string, { optional?: boolean }>;

@@ -2,23 +2,9 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { encodeFunctionData, erc20Abi, maxUint256, parseUnits, type Address, type Hex } from "viem";
-import {
-  BATCH_ORDER_GAS,
-  BATCH_ORDER_LOOP_GAS,
-  BATCH_OVERHEAD_GAS,
-  batchGasLimit,
-  batchOrderGasCap,
-  batchOrderGasNeeded,
-  calldataGas,
-  encodeSwapGasless,
-  encodeSwapGaslessBatch,
-  gaslessBatchSwapRouterAbi,
-  INTRINSIC_GAS,
-  MAX_GASLESS_BATCH_ORDERS,
-  patchSignature,
-  type SignedGaslessOrder,
-  type SwapOrder,
-} from "../../sdk";
+import { encodeSwapGasless, encodeSwapGaslessBatch, gaslessBatchSwapRouterAbi, MAX_GASLESS_BATCH_ORDERS, patchSignature, type SignedGaslessOrder, type SwapOrder } from "../../sdk";
+import { BATCH_ORDER_GAS, BATCH_ORDER_LOOP_GAS, BATCH_OVERHEAD_GAS, batchGasLimit, batchOrderGasCap, batchOrderGasNeeded } from "../../sdk/relay/batchGasLimit";
+import { calldataGas, INTRINSIC_GAS } from "../../sdk/relay/calldataGas";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { batchOutcome, nonceUsed, oddTokenMarket } from "../fixtures/gaslessBatch";
 import { signedGaslessOrder } from "../fixtures/signedGasless";

@@ -2,18 +2,8 @@ import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, getAddress, maxUint256, parseEventLogs, parseUnits, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
-import {
-  encodeRouteActions,
-  encodeSwapGaslessBatch,
-  BATCH_ORDER_GAS,
-  encodeSwapNative,
-  gaslessBatchSwapRouterAbi,
-  encodeSwapWithAllowance,
-  gaslessSwapRouterAbi,
-  NATIVE_TOKEN,
-  takerSwapRouterAbi,
-  type SwapOrder,
-} from "../../sdk";
+import { encodeRouteActions, encodeSwapGaslessBatch, encodeSwapNative, gaslessBatchSwapRouterAbi, encodeSwapWithAllowance, gaslessSwapRouterAbi, NATIVE_TOKEN, takerSwapRouterAbi, type SwapOrder } from "../../sdk";
+import { BATCH_ORDER_GAS } from "../../sdk/relay/batchGasLimit";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
 import { nonceUsed } from "../fixtures/gaslessBatch";

@@ -3,21 +3,8 @@ import fc from "fast-check";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { concatHex, decodeAbiParameters, encodeAbiParameters, encodeFunctionData, erc20Abi, getAddress, maxUint256, numberToHex, padHex, parseEventLogs, parseUnits, sliceHex, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
-import {
-  encodeRouteActions,
-  encodeSwapGasless,
-  encodeSwapGaslessBatch,
-  BATCH_ORDER_GAS,
-  encodeSwapNative,
-  gaslessBatchSwapRouterAbi,
-  NATIVE_TOKEN,
-  patchSignature,
-  takerSwapRouterAbi,
-  type RouteAction,
-  type RouteHopAction,
-  type SignedGaslessOrder,
-  type SwapOrder,
-} from "../../sdk";
+import { encodeRouteActions, encodeSwapGasless, encodeSwapGaslessBatch, encodeSwapNative, gaslessBatchSwapRouterAbi, NATIVE_TOKEN, patchSignature, takerSwapRouterAbi, type RouteAction, type RouteHopAction, type SignedGaslessOrder, type SwapOrder } from "../../sdk";
+import { BATCH_ORDER_GAS } from "../../sdk/relay/batchGasLimit";
 import { harnessFixture, type HarnessFixture } from "../fixtures/harnessFixture";
 import { signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf, orderFor, testRoute } from "../fixtures/testRoute";

@@ -24,7 +24,7 @@ describe("what the code declares is documented", () => {
   it("explains every API error code on a page a person reads (not only in the generated reference)", () => {
     const text = explained();
     const missing = declaredErrorCodes(ROOT).filter(({ code }) => !text.includes(`\`${code}\``)).map(({ code }) => code);
-    expect(missing, "error codes of api/apiError.ts that no page of README.md, SECURITY.md or docs/ names in backticks").to.deep.equal([]);
+    expect(missing, "error codes of sdk/server/apiError.ts that no page of README.md, SECURITY.md or docs/ names in backticks").to.deep.equal([]);
   });
 
   it("explains every variable of the API, the relayer and the devnet on a page a person reads", () => {

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { apiRoutes } from "../../api/createApp";
 import { buildOpenApiDocument } from "../../api/openapi/openApiDocument";
-import { quoteQuerySchema } from "../../api/quote/quoteQuery";
+import { quoteQuerySchema } from "../../api/quote/admission/quoteQuery";
 import { gaslessSubmitBodySchema } from "../../api/routes/postGaslessSubmit";
 import { createTradingClient, type FetchFunction } from "../../sdk";
 import { DEV_KEYS, sharedDevnet, type SharedDevnet } from "../fixtures/sharedDevnet";

@@ -4,7 +4,7 @@ import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helper
 import { decodeFunctionData, parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
 import { gaslessBatchSwapRouterAbi, permit2Abi, type RelayJson } from "../../sdk";
 import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
-import { memberGasCap } from "../../relayer/batchBroadcast";
+import { memberGasCap } from "../../relayer/batching/batchBroadcast";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { relayerSeesBaseFee, setBaseFee } from "../fixtures/baseFee";
 import type { SettlementFixture } from "../fixtures/settlementFixture";

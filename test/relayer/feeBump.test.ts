@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { initialFees, isValidReplacement, replacementFees } from "../../relayer/feeBump";
+import { initialFees, isValidReplacement, replacementFees } from "../../relayer/broadcast/feeBump";
 
 const wei = fc.bigInt({ min: 1n, max: 10n ** 13n });
 

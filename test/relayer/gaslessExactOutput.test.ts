@@ -79,7 +79,7 @@ describe("gasless exact-output swaps (buy_amount with permit2_owner), API + rela
   });
 
   it("the relayer sends an exact-output order alone, never in a batch (swapGaslessBatch takes exact-input orders only)", async () => {
-    const { isBatchable } = await import("../../relayer/batchBroadcast");
+    const { isBatchable } = await import("../../relayer/batching/batchBroadcast");
     const [taker] = await fundedTakers(f, 1, parseUnits("1000", 6));
     const { body: quote } = await exactOutputQuote(taker!.address, { buy_amount: parseEther("0.01") });
     expect(isBatchable(quote.tx.data)).to.equal(false);

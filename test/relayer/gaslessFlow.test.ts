@@ -1,7 +1,9 @@
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { erc20Abi, maxUint256, parseEventLogs, parseUnits, type Hex } from "viem";
-import { gaslessSwapRouterAbi, NATIVE_PAYOUT_WORST_CASE_GAS, relayGasLimit, TOKEN_PERMIT_MODEL_GAS } from "../../sdk";
+import { gaslessSwapRouterAbi } from "../../sdk";
+import { NATIVE_PAYOUT_WORST_CASE_GAS, relayGasLimit } from "../../sdk/relay/relayGasLimit";
+import { TOKEN_PERMIT_MODEL_GAS } from "../../sdk/relay/gaslessExtraGas";
 import { fundedTakers, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { startQuoteApi } from "../fixtures/quoteApi";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";

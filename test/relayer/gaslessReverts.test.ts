@@ -4,7 +4,7 @@ import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { decodeFunctionData, erc20Abi, http, parseUnits, type Hex, type LocalAccount } from "viem";
 import { gaslessSwapRouterAbi, type RelayJson, type SwapOrder } from "../../sdk";
-import { findFill } from "../../relayer/orderState";
+import { findFill } from "../../relayer/intake/orderState";
 import { signedGaslessCalldata } from "../fixtures/signedGasless";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { openStore } from "../../api/store/openStore";

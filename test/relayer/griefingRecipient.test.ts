@@ -2,15 +2,8 @@ import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { parseEventLogs, type Address, type Hex } from "viem";
-import {
-  gaslessSwapRouterAbi,
-  NATIVE_PAYOUT_GAS,
-  NATIVE_PAYOUT_WORST_CASE_GAS,
-  patchSignature,
-  relayGasLimitOfCalldata,
-  WETH_FALLBACK_GAS,
-  type RelayJson,
-} from "../../sdk";
+import { gaslessSwapRouterAbi, patchSignature, type RelayJson } from "../../sdk";
+import { NATIVE_PAYOUT_GAS, NATIVE_PAYOUT_WORST_CASE_GAS, relayGasLimitOfCalldata, WETH_FALLBACK_GAS } from "../../sdk/relay/relayGasLimit";
 import { join } from "node:path";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { freePort } from "../../scripts/devnet/freePort";

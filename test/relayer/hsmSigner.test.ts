@@ -1,3 +1,4 @@
+import * as pkcs11js from "pkcs11js";
 import { expect } from "chai";
 import hre from "hardhat";
 import { writeFileSync } from "node:fs";
@@ -46,6 +47,29 @@ describe("relayer signers: keys in a PKCS#11 token (SoftHSM2) and in an encrypte
       await backend.close();
     }
     expect(await backend.signDigest(keccak256("0x01")).then(() => "signed", (error: Error) => error.message)).to.match(/closed/);
+  });
+
+  it("a session the module lost (all the token's sessions closed, as an HSM restart does) is reopened and logged into again: the next signature succeeds", async () => {
+    const [spec] = parseSignerSpecs(token.signerEntry("signer-1"));
+    const backend = pkcs11Backend(spec as Extract<typeof spec, { kind: "pkcs11" }>);
+    // A second handle on the same loaded library (one module state per process), as a fault injector.
+    const injector = new pkcs11js.PKCS11();
+    injector.load(SOFTHSM_MODULE);
+    try {
+      const before = await backend.signDigest(keccak256(toHex("before")));
+      expect(await recoverAddress({ hash: keccak256(toHex("before")), signature: before })).to.equal(backend.address);
+      const slot = injector.C_GetSlotList(true).find((candidate) => injector.C_GetTokenInfo(candidate).label.trim() === token.label)!;
+      injector.C_CloseAllSessions(slot);
+      const digest = keccak256(toHex("after the loss"));
+      const after = await backend.signDigest(digest);
+      expect(await recoverAddress({ hash: digest, signature: after })).to.equal(backend.address);
+      // A second loss is survived as well: the reopen is per failure, not once per process.
+      injector.C_CloseAllSessions(slot);
+      expect(await recoverAddress({ hash: digest, signature: await backend.signDigest(digest) })).to.equal(backend.address);
+    } finally {
+      await backend.close();
+      injector.close();
+    }
   });
 
   it("two keys of one token open side by side (one login), each its own address; a wrong PIN, an unknown key or token are refused by what is wrong", async () => {

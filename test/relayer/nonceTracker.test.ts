@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { NonceTracker } from "../../relayer/nonceTracker";
+import { NonceTracker } from "../../relayer/broadcast/nonceTracker";
 
 describe("relayer nonce tracking", () => {
   it("starts above both the chain's pending count and the highest nonce we ever signed", () => {

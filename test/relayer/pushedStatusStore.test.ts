@@ -128,6 +128,23 @@ for (const engine of engines) {
       expect(failing.map((row) => [row.integratorId, row.url, row.pending, row.failed, row.lastError])).to.deep.equal([[1, "https://hooks.example.com/a", 0, 1, "unreachable"]]);
     });
 
+    it("the webhook backlog counts pending deliveries of every integrator and dates the oldest; delivered and given-up ones leave it (what relayer_webhook_backlog reads)", async () => {
+      expect(await store.webhookBacklog()).to.deep.equal({ pending: 0, oldestCreatedAt: undefined });
+      await store.setWebhook(1, { url: "https://hooks.example.com/a", secret: SECRET }, new Date(500));
+      await store.setWebhook(2, { url: "https://hooks.example.com/b", secret: SECRET }, new Date(500));
+      const relays = [newRelay(), { ...newRelay(2), createdAt: new Date(1_500) }];
+      for (const relay of relays) await store.createRelay(relay);
+      expect(await other.webhookBacklog()).to.deep.equal({ pending: 2, oldestCreatedAt: new Date(1_000) });
+      const [claimed] = await store.claimWebhookDeliveries(lease("r1", 10_000), new Date(5_000), 1, ANY_SHARE);
+      // Claimed but not settled: still pending.
+      expect((await store.webhookBacklog()).pending).to.equal(2);
+      await store.settleWebhookDelivery(claimed!.eventSeq, "r1", outcome({ at: new Date(5_001), delivered: true, status: 204, error: undefined, retryAt: undefined }, claimed!.integratorId));
+      const left = await store.webhookBacklog();
+      expect(left.pending).to.equal(1);
+      expect(await store.expireWebhookDeliveries(new Date(10_000), new Date(10_000))).to.equal(1);
+      expect(await store.webhookBacklog()).to.deep.equal({ pending: 0, oldestCreatedAt: undefined });
+    });
+
     it("concurrent claims of many relays' deliveries by two relayers never take the same delivery", async () => {
       await store.setWebhook(1, { url: "https://hooks.example.com/a", secret: SECRET }, new Date(500));
       for (let index = 0; index < 20; index++) await store.createRelay(newRelay());

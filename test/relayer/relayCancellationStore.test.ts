@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { keccak256, type Hex } from "viem";
-import { applySqliteMigrations } from "../../sdk";
+import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { relayMigrations } from "../../relayer/store/relayMigrations";
 import type { NewRelay, NewRelayTransaction, RelayStore } from "../../relayer/store/relayStore";
 import { openPostgresRelayStore } from "../../relayer/store/postgresRelayStore";

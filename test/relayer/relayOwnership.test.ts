@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { relayOwnership } from "../../relayer/relayOwnership";
+import { relayOwnership } from "../../relayer/queue/relayOwnership";
 
 const config = { relayerId: "relayer-a", leaseSeconds: 30 };
 const now = new Date("2026-11-21T12:00:00Z");

@@ -6,7 +6,7 @@ import { isFinalRelayStatus, type RelayJson } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
-import { randomRpcFaults } from "../fixtures/rpcFaults";
+import { randomRpcFaults } from "../../scripts/devnet/rpcFaults";
 import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
@@ -25,7 +25,7 @@ const MAX_STALL_BLOCKS = 3;
  * loses its mempool (our pending transactions dropped). 60 relays from 20
  * takers over 4 signers, handed off in quick waves: none lost, none doubled (one SwapSettled per
  * quote), each final, and once the faults stop no signer stays behind a nonce hole for more than 3
- * blocks: the nonce reconciliation (relayer/nonceReconciler.ts) heals what the answers hid.
+ * blocks: the nonce reconciliation (relayer/broadcast/nonceReconciler.ts) heals what the answers hid.
  */
 describe("relayer under a faulty RPC: nonces heal (chaos run)", function () {
   this.timeout(300_000);

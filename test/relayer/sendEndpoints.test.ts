@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { http, parseUnits } from "viem";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
-import { endpointLabel } from "../../relayer/sendFanOut";
+import { endpointLabel } from "../../sdk/rpc/endpointLabel";
 import { settlementsByQuote, submitTogether } from "../fixtures/batchRelays";
 import { fundedTakers, gaslessReadyFixture, startGaslessStack, testRelayerConfig, type GaslessStack } from "../fixtures/gaslessStack";
 import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";

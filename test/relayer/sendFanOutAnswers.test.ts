@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { custom } from "viem";
-import { fanOutSends } from "../../relayer/sendFanOut";
-import { isTransientRpcError } from "../../relayer/transientRpcError";
+import { fanOutSends } from "../../relayer/broadcast/sendFanOut";
+import { isTransientRpcError } from "../../relayer/broadcast/transientRpcError";
 
 /** A JSON-RPC endpoint on loopback that answers every call with `error`, or never answers (`silent`). */
 async function endpoint(answer: { error: { code: number; message: string } } | "silent"): Promise<{ url: string; server: Server }> {

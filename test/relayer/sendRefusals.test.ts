@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { classifySendRefusal, isRetryableSend } from "../../relayer/broadcaster";
+import { classifySendRefusal, isRetryableSend } from "../../relayer/broadcast/broadcaster";
 
 /** Refusals of eth_sendRawTransaction as nodes word them (lowercased, as rpcErrorText gives them). */
 const cases: [string, ReturnType<typeof classifySendRefusal>][] = [

@@ -7,7 +7,8 @@ import { SigningRefusedError } from "../../relayer/signing/signingRefusedError";
 import { judgeTransaction, type SigningFacts } from "../../relayer/signing/signingRules";
 import { SignerSpend, SPEND_WINDOW_MS } from "../../relayer/signing/signerSpend";
 import { RegistryRouters } from "../../relayer/signing/registryRouters";
-import type { Signer } from "../../relayer/signerPool";
+import { ChainHead } from "../../sdk/chain/chainHead";
+import type { Signer } from "../../relayer/broadcast/signerPool";
 import { fundedTakers, gaslessSuite, RELAYER_TOKEN, startGaslessStack } from "../fixtures/gaslessStack";
 
 const CHAIN_ID = 4663;
@@ -73,7 +74,7 @@ describe("the relayer's signing policy, enforced where signatures are made", fun
 
     it("follows the registry: a paused gasless feature takes its router out of the allowed calls, an unpause brings it back", async () => {
       const { f } = suite;
-      const routers = new RegistryRouters(f.publicClient, f.contracts.routerRegistry, pino({ level: "silent" }));
+      const routers = new RegistryRouters(f.publicClient, new ChainHead(f.publicClient), f.contracts.routerRegistry, pino({ level: "silent" }));
       await routers.load();
       const router = f.contracts.gaslessSwapRouter.toLowerCase();
       expect([...routers.routers]).to.include(router);

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak256, toHex, type Address, type Hex } from "viem";
-import { applySqliteMigrations } from "../../sdk";
+import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { applyPostgresMigrations, openPostgresPool } from "../../sdk/storage/postgresPool";
 import type { UnpaidGasEntry } from "../../relayer/ledger/unpaidGas";
 import { openPostgresRelayStore } from "../../relayer/store/postgresRelayStore";

@@ -1,24 +1,11 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { getAddress, type Hex } from "viem";
-import {
-  BATCH_ORDER_GAS,
-  BATCH_ORDER_LOOP_GAS,
-  BATCH_ORDER_SKIP_GAS,
-  BATCH_OVERHEAD_GAS,
-  batchGasLimit,
-  batchOrderGasCap,
-  batchOrderGasNeeded,
-  calldataGas,
-  encodeSwapGasless,
-  encodeSwapGaslessFromContract,
-  INTRINSIC_GAS,
-  MAX_GASLESS_BATCH_ORDERS,
-  relayGasLimitOfCalldata,
-  decodeSwapGasless,
-  patchSignature,
-} from "../../sdk";
-import { fitsBatch } from "../../relayer/batchBroadcast";
+import { encodeSwapGasless, encodeSwapGaslessFromContract, MAX_GASLESS_BATCH_ORDERS, decodeSwapGasless, patchSignature } from "../../sdk";
+import { BATCH_ORDER_GAS, BATCH_ORDER_LOOP_GAS, BATCH_ORDER_SKIP_GAS, BATCH_OVERHEAD_GAS, batchGasLimit, batchOrderGasCap, batchOrderGasNeeded } from "../../sdk/relay/batchGasLimit";
+import { calldataGas, INTRINSIC_GAS } from "../../sdk/relay/calldataGas";
+import { relayGasLimitOfCalldata } from "../../sdk/relay/relayGasLimit";
+import { fitsBatch } from "../../relayer/batching/batchBroadcast";
 
 const SIGNATURE: Hex = `0x${"ab".repeat(64)}1b`;
 

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { budgetRefusal, budgetRefusalOfStanding, parseBudgetRefusal, type GaslessStandingJson } from "../../sdk";
+import { type GaslessStandingJson } from "../../sdk";
+import { budgetRefusal, budgetRefusalOfStanding, parseBudgetRefusal } from "../../sdk/relay/budgetRefusal";
 
 const view = { budget_gas: 100, charged_gas: 120, remaining_gas: 0, spent: true, frees_at: "2026-03-02T12:00:00.000Z" };
 const open = { budget_gas: 1000, charged_gas: 0, remaining_gas: 1000, spent: false, frees_at: null };

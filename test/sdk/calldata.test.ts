@@ -2,43 +2,9 @@ import { expect } from "chai";
 import hre from "hardhat";
 import fc from "fast-check";
 import { decodeFunctionData, encodeFunctionData, getAddress, keccak256, toFunctionSelector, type Address, type Hex } from "viem";
-import {
-  allowanceHolderAbi,
-  BatchSizeError,
-  decodeSwapGasless,
-  encodeSwapGaslessBatch,
-  GaslessCalldataError,
-  MAX_GASLESS_BATCH_ORDERS,
-  BATCH_ORDER_GAS,
-  BatchGasLimitsError,
-  batchCalldataGasBound,
-  calldataGas,
-  buildSwapPermitTypedData,
-  decodeQuoteOrder,
-  decodeRouteActions,
-  encodeRouteActions,
-  encodeSwapGasless,
-  encodeSwapNative,
-  encodeSwapWithAllowance,
-  encodeSwapWithPermit,
-  gaslessBatchSwapRouterAbi,
-  gaslessExactOutputRouterAbi,
-  takerExactOutputRouterAbi,
-  gaslessSwapRouterAbi,
-  hashRouteActions,
-  patchSignature,
-  RouteActionError,
-  SIGNATURE_PLACEHOLDER,
-  SignatureLengthError,
-  SignatureOffsetError,
-  SwapCalldataError,
-  splitAmounts,
-  takerSwapRouterAbi,
-  withDomainType,
-  type RouteAction,
-  type RouteHopAction,
-  type SwapOrder,
-} from "../../sdk";
+import { allowanceHolderAbi, BatchSizeError, decodeSwapGasless, encodeSwapGaslessBatch, GaslessCalldataError, MAX_GASLESS_BATCH_ORDERS, BatchGasLimitsError, buildSwapPermitTypedData, decodeQuoteOrder, decodeRouteActions, encodeRouteActions, encodeSwapGasless, encodeSwapNative, encodeSwapWithAllowance, encodeSwapWithPermit, gaslessBatchSwapRouterAbi, gaslessExactOutputRouterAbi, takerExactOutputRouterAbi, gaslessSwapRouterAbi, hashRouteActions, patchSignature, RouteActionError, SIGNATURE_PLACEHOLDER, SignatureLengthError, SignatureOffsetError, SwapCalldataError, splitAmounts, takerSwapRouterAbi, withDomainType, type RouteAction, type RouteHopAction, type SwapOrder } from "../../sdk";
+import { BATCH_ORDER_GAS, batchCalldataGasBound } from "../../sdk/relay/batchGasLimit";
+import { calldataGas } from "../../sdk/relay/calldataGas";
 
 const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => getAddress(`0x${Buffer.from(bytes).toString("hex")}`));
 const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `0x${Buffer.from(bytes).toString("hex")}` as Hex);

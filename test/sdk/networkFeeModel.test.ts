@@ -3,7 +3,8 @@ import hre from "hardhat";
 import { mine } from "@nomicfoundation/hardhat-network-helpers";
 import { createPublicClient, custom, parseGwei, type EIP1193RequestFn, type PublicClient } from "viem";
 import fc from "fast-check";
-import { ARB_GAS_INFO, cappedPriorityFee, ChainHead, l1DataFeeWei, NetworkFeeModel } from "../../sdk";
+import { ARB_GAS_INFO, cappedPriorityFee, l1DataFeeWei, NetworkFeeModel } from "../../sdk/chain/networkFeeModel";
+import { ChainHead } from "../../sdk/chain/chainHead";
 
 /**
  * The Hardhat node through a client that counts the JSON-RPC methods it is asked, and can make the

@@ -166,6 +166,19 @@ describe("soak report: what the soak counts and judges", () => {
     // pid 1 lived only one window after its warm-up: not judged.
     expect(byPid.has(1)).to.equal(false);
     expect(byPid.get(3)!.growth).to.be.greaterThan(0.1);
+    // Restarted at 160 s, it is judged from the age the first instances were first judged at (100 s of
+    // load after a head start of 30 s): its climb until 290 s is warm-up; a climb after it is not.
+    const restarted = (grows: (atMs: number) => number) => {
+      const samples: MemorySample[] = [];
+      for (let atMs = 0; atMs < 600_000; atMs += 5_000) {
+        samples.push({ atMs, process: "api-2", pid: 2, rssKiB: 200_000 });
+        if (atMs >= 160_000) samples.push({ atMs, process: "api-1", pid: 11, rssKiB: 150_000 + grows(atMs) });
+      }
+      return memoryTrends(samples, lives, bounds, 100_000).find((trend) => trend.pid === 11)!;
+    };
+    expect(restarted((atMs) => Math.min(atMs, 285_000) - 160_000).growth).to.equal(0);
+    expect(restarted((atMs) => Math.min(atMs, 295_000) - 160_000).growth).to.be.greaterThan(0);
+    expect(restarted((atMs) => atMs - 160_000).growth).to.be.greaterThan(0.1);
     const figures = soakFigures(records({ memory, lives }));
     const goal = figures.goals.find((entry) => entry.name.startsWith("memory flat"))!;
     expect(goal.pass).to.equal(false);

@@ -6,7 +6,7 @@ const root = join(__dirname, "..", "..");
 
 /** The only 20-byte hex literals api/, relayer/ and sdk/ may hold, each with why no chain file gives it. */
 const allowed: Readonly<Record<string, { file: string; reason: string }>> = {
-  "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee": { file: "sdk/tokens/native.ts|api/quote/quoteQuery.ts|api/openapi/openApiDocument.ts", reason: "the API's sentinel for the native asset (a convention of the wire format, no contract on any chain)" },
+  "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee": { file: "sdk/tokens/native.ts|api/quote/admission/quoteQuery.ts|api/openapi/openApiDocument.ts", reason: "the API's sentinel for the native asset (a convention of the wire format, no contract on any chain)" },
   "0x000000000022d473030f116ddee9f6b43ac78ba3": { file: "sdk/chain/permit2.ts", reason: "PERMIT2_ADDRESS: the documented default of TrustedContracts.permit2 / QuoteExpectation.permit2; every chain file names its own `permit2`, the API and relayer read the manifest's" },
   "0x000000000000000000000000000000000000006c": { file: "sdk/chain/networkFeeModel.ts", reason: "ArbGasInfo, an ArbOS precompile at a fixed address on every Arbitrum chain; the chain file's feeModel.l1 = arbitrum selects it" },
   "0x1111111111111111111111111111111111111111": { file: "api/openapi/openApiDocument.ts", reason: "an example value in the OpenAPI document (documentation, never called)" },

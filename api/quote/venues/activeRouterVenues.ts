@@ -1,8 +1,9 @@
 import { getAbiItem, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { chainOrder, decodeFeatureState, encodeRegistryRead, logPosition, readRouterPoolManager, readRouterPropAmmAllowlist, readRouterV3Venues, type BlockHead, type FeatureId, type LogPosition, type LogWindow } from "../../../sdk";
+import { chainOrder, decodeFeatureState, encodeRegistryRead, logPosition, readRouterPoolManager, readRouterPropAmmAllowlist, readRouterV3Venues, type FeatureId, type LogPosition, type LogWindow } from "../../../sdk";
+import { type BlockHead } from "../../../sdk/chain/chainHead";
 import { propAmmAllowlistAbi } from "../../../sdk/abis/propAmmAllowlistAbi";
 import { routerRegistryAbi } from "../../../sdk/abis/routerRegistryAbi";
-import { BlockEventFollower } from "../blockEventFollower";
+import { BlockEventFollower } from "../market/blockEventFollower";
 import { readPropAmmVenues, type PropAmmVenue } from "./propAmmPricing";
 
 /**

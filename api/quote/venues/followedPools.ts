@@ -1,7 +1,8 @@
 import type { Address, BaseError, PublicClient } from "viem";
-import type { BlockHead, LogPosition, LogWindow } from "../../../sdk";
-import { BlockEventFollower, type FollowPlan } from "../blockEventFollower";
-import { isPoolFault } from "../poolReserves";
+import type { LogPosition, LogWindow } from "../../../sdk";
+import type { BlockHead } from "../../../sdk/chain/chainHead";
+import { BlockEventFollower, type FollowPlan } from "../market/blockEventFollower";
+import { isPoolFault } from "../market/poolReserves";
 
 /** Every followed pool's state at one block, by lowercase key (a V3 pool's address, a V4 pool's id). */
 export type FollowedPoolsSnapshot<K extends string, S> = Readonly<{ block: BlockHead; pools: ReadonlyMap<K, S> }>;

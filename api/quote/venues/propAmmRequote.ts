@@ -1,8 +1,8 @@
 import type { Address } from "viem";
-import { ApiError } from "../../apiError";
-import type { RoutePlan } from "../routePlan";
-import type { RouteHop } from "../routeSearch";
-import type { SplitLeg } from "../splitRoute";
+import { ApiError } from "../../../sdk/server/apiError";
+import type { RoutePlan } from "../routing/routePlan";
+import type { RouteHop } from "../routing/routeSearch";
+import type { SplitLeg } from "../routing/splitRoute";
 import type { PropAmmQuoteRequest } from "./propAmmPricing";
 import { adapterOf } from "./venueAdapters";
 
@@ -28,7 +28,7 @@ async function requoteLeg(leg: SplitLeg, exact: ExactPropAmmQuotes): Promise<Spl
   let amountIn = leg.amountIn;
   for (const hop of leg.hops) {
     const amountOut = hop.pool.kind === "propamm" ? (await exact([{ pair: hop.pool.address, zeroForOne: sameToken(hop.tokenIn, hop.pool.token0), amountIn }]))[0]! : adapterOf(hop.pool).amountOut(hop.pool, hop.tokenIn, amountIn);
-    if (amountOut === 0n) throw new ApiError(400, "no_route", `the route's ${hop.pool.source} hop ${hop.pool.address} no longer fills ${amountIn} at the quoted block; retry the quote`);
+    if (amountOut === 0n) throw new ApiError("no_route", `the route's ${hop.pool.source} hop ${hop.pool.address} no longer fills ${amountIn} at the quoted block; retry the quote`);
     hops.push({ ...hop, amountIn, amountOut });
     amountIn = amountOut;
   }

@@ -1,6 +1,6 @@
 import type { Address } from "viem";
 import { getAmountIn, getAmountOut } from "../../../sdk";
-import { V2_HOP_GAS } from "../gasEstimate";
+import { V2_HOP_GAS } from "../gas/gasEstimate";
 import type { V2Pool } from "./pricedPool";
 import type { VenueAdapter } from "./venueAdapter";
 

@@ -1,4 +1,5 @@
-import { applyPostgresMigrations, openPostgresPool, withTransaction, type PostgresClient, type PostgresPool } from "../../../sdk/storage/postgresPool";
+import { applyPostgresMigrations, withTransaction, type PostgresClient, type PostgresPool } from "../../../sdk/storage/postgresPool";
+import { openServicePool } from "../../../sdk/storage/servicePools";
 import { integratorMoves, vouchesForProfile, type IntegratorMove } from "../integratorLifecycle";
 import type {
   AuditEntry,
@@ -29,7 +30,7 @@ const MAX_INTEGER = 2_147_483_647;
 /** Opens the operator's writes on the API's PostgreSQL database (`DATABASE_URL`), migrated like the store's. */
 export async function openPgIntegratorAdministration(url: string): Promise<IntegratorAdministration> {
   // One command at a time: a second connection would never be used.
-  const pool = openPostgresPool(url, { max: 1, applicationName: "integrators-cli" });
+  const pool = openServicePool(url, "integratorsCli");
   try {
     await applyPostgresMigrations(pool, API_MIGRATIONS_TABLE, postgresMigrations);
   } catch (error) {

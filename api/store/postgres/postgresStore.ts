@@ -1,4 +1,5 @@
-import { applyPostgresMigrations, openPostgresPool } from "../../../sdk/storage/postgresPool";
+import { applyPostgresMigrations } from "../../../sdk/storage/postgresPool";
+import { openServicePool } from "../../../sdk/storage/servicePools";
 import { composeStore } from "../composeStore";
 import type { WriteErrorListener } from "../quoteWriteBuffer";
 import type { Store } from "../store";
@@ -17,7 +18,7 @@ export const API_MIGRATIONS_TABLE = "api_schema_migrations";
  * API instances can share the database: every write that must be atomic is one transaction there.
  */
 export async function openPostgresStore(url: string, options: { onWriteError?: WriteErrorListener; poolSize?: number } = {}): Promise<Store> {
-  const pool = openPostgresPool(url, { max: options.poolSize ?? 10, applicationName: "api" });
+  const pool = openServicePool(url, "api", options.poolSize);
   try {
     await applyPostgresMigrations(pool, API_MIGRATIONS_TABLE, postgresMigrations);
   } catch (error) {

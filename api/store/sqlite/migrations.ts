@@ -4,7 +4,7 @@
  *
  * Times are milliseconds since the epoch; addresses are lowercase hex.
  */
-import type { Migration } from "../../../sdk";
+import type { Migration } from "../../../sdk/storage/sqliteMigrations";
 
 export const migrations: readonly Migration[] = [
   {

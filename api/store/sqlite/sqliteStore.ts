@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { applySqliteMigrations } from "../../../sdk";
+import { applySqliteMigrations } from "../../../sdk/storage/sqliteMigrations";
 import { composeStore } from "../composeStore";
 import type { WriteErrorListener } from "../quoteWriteBuffer";
 import type { Store } from "../store";

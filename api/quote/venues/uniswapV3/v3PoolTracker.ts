@@ -1,5 +1,6 @@
 import type { Address, PublicClient } from "viem";
-import { type BlockHead, afterV3PoolEvent, DEFAULT_WORDS_EACH_SIDE, nearKnownTickEdge, readV3PoolEvents, readV3PoolState, type V3PoolDescriptor, type V3PoolEvent, type V3PoolState } from "../../../../sdk";
+import { afterV3PoolEvent, DEFAULT_WORDS_EACH_SIDE, nearKnownTickEdge, readV3PoolEvents, readV3PoolState, type V3PoolDescriptor, type V3PoolEvent, type V3PoolState } from "../../../../sdk";
+import { type BlockHead } from "../../../../sdk/chain/chainHead";
 import { FollowedPools } from "../followedPools";
 
 /** Every followed V3 pool's state at one block: what a quote is priced at. Keys are lowercase addresses. */

@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { allowlistedHookSet, readV4HookAllowlist } from "../../../../sdk";
+import { allowlistedHookSet, readV4HookAllowlist } from "../../../../sdk/chain/v4HookAllowlist";
 
 /** What the market asks for the operator's allowlisted V4 hooks (lowercase addresses). */
 export type V4HookAllowlistSource = Readonly<{ hooks(): ReadonlySet<string> }>;

@@ -1,5 +1,6 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { DEFAULT_WORDS_EACH_SIDE, nearKnownTickEdge, type BlockHead, type V4PoolKey } from "../../../../sdk";
+import { DEFAULT_WORDS_EACH_SIDE, nearKnownTickEdge, type V4PoolKey } from "../../../../sdk";
+import { type BlockHead } from "../../../../sdk/chain/chainHead";
 import { FollowedPools } from "../followedPools";
 import { readV4PoolEvents, type V4PoolEvent } from "./v4PoolEvents";
 import { readV4PoolState } from "./v4PoolSnapshot";
@@ -22,6 +23,11 @@ export type V4PoolTrackerOptions = Readonly<{
   historyDepth?: number;
   /** At most this many pools initialised after the list was given are followed (MAX_DISCOVERED_V4_POOLS). */
   maxDiscoveredPools?: number;
+  /**
+   * Whether a pool initialised later could route at all (the hook rule): one that could not is never
+   * followed, so pools anyone initialises with unlisted hooks cannot use up `maxDiscoveredPools`.
+   */
+  isRoutable?: (key: V4PoolKey) => boolean;
 }>;
 
 /**
@@ -63,6 +69,7 @@ export class V4PoolTracker {
         if (this.#pools.discoveredPools.length >= maxDiscovered) return undefined;
         const { key } = event;
         if (!isSupported(key.currency0.toLowerCase() as Address) || !isSupported(key.currency1.toLowerCase() as Address)) return undefined;
+        if (options.isRoutable !== undefined && !options.isRoutable(key)) return undefined;
         return { ...key, id: event.id };
       },
       apply: afterV4PoolEvent,

@@ -1,0 +1,60 @@
+import type { Address } from "viem";
+import { NATIVE_TOKEN_LOWERCASE } from "../../../sdk";
+import { ApiError } from "../../../sdk/server/apiError";
+import type { QuoteInput } from "../response/buildQuote";
+import { asRunByRouter, bestExactOutputExecution, searchRouteForOutput } from "./exactOutputRoute";
+import { marketWhere } from "../market/marketView";
+import type { PricedMarket } from "./poolGraph";
+import type { RouteSearchStats } from "./prunedRouteSearch";
+import { actionsOfLegs, type RoutePlan } from "./routePlan";
+import type { SplitLeg } from "./splitRoute";
+import { adapterOf } from "../venues/venueAdapters";
+
+const NATIVE = NATIVE_TOKEN_LOWERCASE;
+const BPS = 10_000n;
+
+/**
+ * The gross output a FEE action of `bps` must receive to leave at least `net`, rounded up exactly as
+ * the routers' backward pass rounds it (ExactOutputExecutor: the forward FEE takes floor(gross·bps/BPS)).
+ */
+export function grossBeforeFee(net: bigint, bps: number): bigint {
+  const keep = BPS - BigInt(bps);
+  return (net * BPS + keep - 1n) / keep;
+}
+
+/**
+ * The route of an exact-output quote: the cheapest input for `query.buyAmount` (grossed up for the
+ * integrator fee), over the same paths and splits as an exact-input quote. `amountIn` is what the
+ * router's backward pass will compute at these reserves; `grossOut` what the route then pays before
+ * the fee (at least what was asked; on a V2 route run forwards rounding may add a few units; a route
+ * the router runs backwards, with a split or a V3 hop, pays exactly what was asked).
+ */
+export function planExactOutputRoute(input: QuoteInput, pricedMarket: PricedMarket, weth: Address, gasPriceWei: bigint): RoutePlan {
+  const { sellToken, buyToken, query } = input;
+  const buyAmount = query.buyAmount!;
+  const sellsNative = sellToken.address === NATIVE;
+  const buysNative = buyToken.address === NATIVE;
+  const tokenIn = sellsNative ? weth : sellToken.address;
+  const tokenOut = buysNative ? weth : buyToken.address;
+  const needed = grossBeforeFee(buyAmount, query.feeBps);
+  let legs: readonly SplitLeg[] = [];
+  let amountIn = needed;
+  let grossOut = needed;
+  const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0, bySource: {} };
+  if (tokenIn !== tokenOut) {
+    // Exact-input-only venues (propAMMs) cannot price a leg backwards: the whole search leaves them out.
+    const market = marketWhere(pricedMarket, (pool) => adapterOf(pool).exactOutput);
+    const single = searchRouteForOutput(market, tokenIn, tokenOut, needed, query.maxHops, stats);
+    if (single === undefined) {
+      throw new ApiError(
+        "no_route",
+        `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} can deliver buy_amount ${buyAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`} (the pools may not hold that much)`,
+      );
+    }
+    const execution = asRunByRouter(bestExactOutputExecution(market, tokenIn, tokenOut, needed, single, gasPriceWei, weth, query.maxHops), needed);
+    legs = execution.legs;
+    amountIn = execution.amountIn;
+    grossOut = execution.amountOut;
+  }
+  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, amountIn, actions: actionsOfLegs(legs, sellsNative, buysNative), sellsNative, buysNative, stats };
+}

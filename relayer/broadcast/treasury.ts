@@ -1,0 +1,120 @@
+import type { Address, Hex, LocalAccount } from "viem";
+import { keccak256, TransactionReceiptNotFoundError } from "viem";
+import type { RelayContext } from "../queue/relayContext";
+import { SPEND_WINDOW_MS } from "../signing/signerSpend";
+import type { TopUpRecord } from "../store/relayStore";
+import { TRANSFER_GAS } from "../signing/signingRules";
+
+/**
+ * The treasury key (RELAYER_TREASURY_SIGNER) topping signers up to RELAYER_TOPUP_TARGET_ETH within
+ * RELAYER_TREASURY_DAILY_CAP_ETH. Each top-up is signed, then recorded as an intent WITH its signed
+ * bytes, then sent: after a crash the same bytes are sent again (same nonce, same hash), never a second
+ * transfer, so a crash cannot pay twice. One top-up per signer is unfinished at a time. The treasury
+ * sends rarely, so its nonce is read from the chain (pending) at each top-up.
+ */
+export class Treasury {
+  /** Signers the daily cap holds back, warned about once. */
+  readonly #capped = new Set<Address>();
+
+  constructor(
+    private readonly context: RelayContext,
+    private readonly account: LocalAccount,
+    private readonly settings: Readonly<{ targetWei: bigint; dailyCapWei: bigint }>,
+  ) {}
+
+  get address(): Address {
+    return this.account.address;
+  }
+
+  /** Sent (not failed) within the last rolling day, in wei. */
+  async spentToday(): Promise<bigint> {
+    const since = new Date(this.context.now().getTime() - SPEND_WINDOW_MS);
+    const recent = await this.context.store.topUps({ since, limit: 100_000 });
+    const spent = recent.filter((topUp) => topUp.status !== "failed").reduce((total, topUp) => total + topUp.amountWei, 0n);
+    this.context.metrics?.treasuryDailySpend.set(Number(spent));
+    return spent;
+  }
+
+  /**
+   * Finishes what a previous check or run left: a top-up whose transaction is mined is marked so (or
+   * failed if it reverted); one not mined has its same signed bytes sent again; one whose nonce the
+   * treasury has passed without it is marked failed (another transaction took the nonce).
+   */
+  async settle(): Promise<void> {
+    const { store, logger } = this.context;
+    for (const topUp of await store.unfinishedTopUps()) {
+      // A read that fails decides nothing: the top-up waits for the next check as it is.
+      await this.#settleOne(topUp).catch((error: unknown) =>
+        logger.warn({ signer: topUp.signer, hash: topUp.txHash, err: error instanceof Error ? error.message.split("\n")[0] : String(error) }, "treasury top-up could not be checked; it is checked again at the next upkeep"),
+      );
+    }
+  }
+
+  async #settleOne(topUp: TopUpRecord): Promise<void> {
+    const { client, store, logger } = this.context;
+    // The nonce is read before the receipt: a nonce past the top-up's with no receipt after it means
+    // another transaction took the nonce, never that the receipt was not yet visible.
+    const mined = await client.getTransactionCount({ address: topUp.treasury, blockTag: "latest" });
+    const receipt = await client.getTransactionReceipt({ hash: topUp.txHash }).catch((error: unknown) => {
+      if (error instanceof TransactionReceiptNotFoundError) return undefined;
+      throw error;
+    });
+    if (receipt !== undefined) {
+      const status = receipt.status === "success" ? "mined" : "failed";
+      await store.setTopUpStatus(topUp.id, status, this.context.now());
+      this.context.metrics?.treasuryTopUps.inc({ status });
+      logger.info({ signer: topUp.signer, amount: topUp.amountWei.toString(), hash: topUp.txHash, status }, "treasury top-up final");
+      return;
+    }
+    if (mined > topUp.nonce) {
+      await store.setTopUpStatus(topUp.id, "failed", this.context.now());
+      this.context.metrics?.treasuryTopUps.inc({ status: "failed" });
+      logger.warn({ signer: topUp.signer, hash: topUp.txHash, nonce: topUp.nonce }, "treasury top-up lost its nonce to another transaction; marked failed");
+      return;
+    }
+    await this.#send(topUp);
+  }
+
+  /** Tops `signer` up towards the target, unless one is unfinished for it or the day's cap is spent. */
+  async topUp(signer: Address, balance: bigint): Promise<void> {
+    const { client, config, store, logger } = this.context;
+    if ((await store.unfinishedTopUps()).some((topUp) => topUp.signer === signer)) return;
+    const wanted = this.settings.targetWei - balance;
+    if (wanted <= 0n) return;
+    const left = this.settings.dailyCapWei - (await this.spentToday());
+    let amount = wanted < config.maxValuePerTxWei ? wanted : config.maxValuePerTxWei;
+    if (left < amount) amount = left;
+    if (amount <= 0n) {
+      this.context.metrics?.treasuryTopUps.inc({ status: "capped" });
+      // One warn per signer while the cap holds it back, not one per upkeep.
+      if (!this.#capped.has(signer)) logger.warn({ signer, balance: balance.toString(), wanted: wanted.toString(), cap: this.settings.dailyCapWei.toString() }, "treasury daily cap (RELAYER_TREASURY_DAILY_CAP_ETH) reached; no top-up for this signer");
+      this.#capped.add(signer);
+      return;
+    }
+    this.#capped.delete(signer);
+    const nonce = await client.getTransactionCount({ address: this.account.address, blockTag: "pending" });
+    const fees = await client.estimateFeesPerGas();
+    const maxFeePerGas = fees.maxFeePerGas < config.maxFeeWei ? fees.maxFeePerGas : config.maxFeeWei;
+    const tip = fees.maxPriorityFeePerGas < maxFeePerGas ? fees.maxPriorityFeePerGas : maxFeePerGas;
+    const rawTx: Hex = await this.account.signTransaction({ chainId: config.chainId, type: "eip1559", to: signer, value: amount, gas: TRANSFER_GAS, nonce, maxFeePerGas, maxPriorityFeePerGas: tip });
+    const intent = { signer, treasury: this.account.address, amountWei: amount, nonce, rawTx, txHash: keccak256(rawTx) };
+    const id = await store.recordTopUp(intent, this.context.now());
+    logger.info({ signer, amount: amount.toString(), nonce, hash: intent.txHash }, "treasury top-up recorded; sending it");
+    await this.#send({ ...intent, id, status: "intent", createdAt: this.context.now(), updatedAt: this.context.now() });
+  }
+
+  /** Sends a recorded top-up's signed bytes; an answer lost or refused leaves it for the next settle. */
+  async #send(topUp: TopUpRecord): Promise<void> {
+    try {
+      await this.context.client.sendRawTransaction({ serializedTransaction: topUp.rawTx });
+    } catch (error) {
+      // "already known" and the like: the bytes are with the node; anything else is retried at the next check.
+      this.context.logger.warn({ signer: topUp.signer, hash: topUp.txHash, err: error instanceof Error ? error.message.split("\n")[0] : String(error) }, "treasury top-up send failed; retried with the same bytes at the next check");
+      return;
+    }
+    if (topUp.status === "intent") {
+      await this.context.store.setTopUpStatus(topUp.id, "sent", this.context.now());
+      this.context.metrics?.treasuryTopUps.inc({ status: "sent" });
+    }
+  }
+}

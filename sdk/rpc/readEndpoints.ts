@@ -1,0 +1,227 @@
+import { createTransport, hexToBigInt, hexToNumber, http, RpcRequestError, type EIP1193RequestFn, type Hex, type Transport } from "viem";
+import { rpcConnectionFailure } from "../chain/rpcConnectionFailure";
+import { PollingLoop } from "../scheduling/pollingLoop";
+import { endpointLabels } from "./endpointLabel";
+import { rankEndpoints, type EndpointHealth, type EndpointRanking } from "./endpointRanking";
+
+/** Told of each endpoint's requests, of each new ranking, and of each failover (the servers' metrics). */
+export type ReadEndpointObserver = {
+  request(endpoint: string, seconds: number, failed: boolean): void;
+  ranked(endpoints: readonly ReadEndpointState[]): void;
+  failover(from: string): void;
+};
+
+/** One endpoint as the last ranking saw it. */
+export type ReadEndpointState = Readonly<{
+  endpoint: string;
+  head: bigint | undefined;
+  lag: bigint | undefined;
+  usable: boolean;
+  selected: boolean;
+  latencyMs: number;
+  errorRate: number;
+}>;
+
+type EndpointLogger = { warn(fields: object, message: string): void; info(fields: object, message: string): void };
+
+export type ReadEndpointsOptions = Readonly<{
+  urls: readonly string[];
+  /** The chain every endpoint must serve; one that serves another is never used. */
+  chainId: number;
+  /** A node whose head is more than this many blocks behind the highest is set aside. */
+  maxLagBlocks: number;
+  /** How often every endpoint's head is read. */
+  probeMs: number;
+  /** A request with no answer after this long counts as failed (and the next endpoint is tried). */
+  timeoutMs?: number;
+  /** JSON-RPC batching window of each endpoint's HTTP transport, in ms (0: batch what one tick asks; unset: no batching). */
+  batchWaitMs?: number;
+  observer?: ReadEndpointObserver;
+  logger?: EndpointLogger;
+}>;
+
+/** Weight of the newest request in the latency and error averages. */
+const SMOOTHING = 0.2;
+
+type Endpoint = { url: string; label: string; request: EIP1193RequestFn; health: EndpointHealth; chainChecked: boolean };
+
+/**
+ * Several JSON-RPC endpoints for reads (RPC_URLS), behind one viem transport. Every `probeMs` each
+ * endpoint's head is read (its chain id once); the endpoints are ranked by latency, unanswered requests
+ * and head height (endpointRanking.ts): one more than `maxLagBlocks` behind the others, or silent, is set
+ * aside until it catches up. Each request goes to the selected endpoint; a request that gets no answer
+ * (connection refused or cut, a timeout, HTTP 429 or 5xx, a node's internal error) is tried on the next
+ * usable one, except `eth_sendRawTransaction`, which is never sent twice from here (its caller follows a
+ * send that got no answer against the chain). An answer, a revert included, is returned as is.
+ *
+ * Unlike viem's `fallback` transport with `rank`, which orders by latency and stability only, this one
+ * also compares heads: a fast node that stopped following the chain answers quickly and wrongly.
+ */
+export class ReadEndpoints {
+  readonly #endpoints: Endpoint[];
+  readonly #loop: PollingLoop;
+  #ranking: EndpointRanking;
+
+  constructor(private readonly options: ReadEndpointsOptions) {
+    if (options.urls.length === 0) throw new Error("ReadEndpoints needs at least one URL");
+    const labels = endpointLabels(options.urls);
+    const timeout = options.timeoutMs ?? 10_000;
+    const batch = options.batchWaitMs === undefined ? false : options.batchWaitMs === 0 ? true : { wait: options.batchWaitMs };
+    this.#endpoints = options.urls.map((url, index) => ({
+      url,
+      label: labels[index]!,
+      request: http(url, { retryCount: 0, timeout, batch })({ retryCount: 0 }).request,
+      health: { head: undefined, answering: true, latencyMs: 0, errorRate: 0, wrongChain: false },
+      chainChecked: false,
+    }));
+    this.#ranking = rankEndpoints(this.#endpoints.map((endpoint) => endpoint.health), options.maxLagBlocks, undefined);
+    this.#loop = new PollingLoop(() => this.probe(), options.probeMs);
+  }
+
+  /** The endpoints' labels (their hosts), in configured order. */
+  get labels(): string[] {
+    return this.#endpoints.map((endpoint) => endpoint.label);
+  }
+
+  /** The label of the endpoint reads go to now; undefined when none serves the chain. */
+  get selected(): string | undefined {
+    return this.#ranking.selected === undefined ? undefined : this.#endpoints[this.#ranking.selected]!.label;
+  }
+
+  /** Every endpoint as the last ranking saw it. */
+  get states(): ReadEndpointState[] {
+    return this.#endpoints.map((endpoint, index) => ({
+      endpoint: endpoint.label,
+      head: endpoint.health.head,
+      lag: this.#ranking.lag[index],
+      usable: this.#ranking.usable[index]!,
+      selected: this.#ranking.selected === index,
+      latencyMs: endpoint.health.latencyMs,
+      errorRate: endpoint.health.errorRate,
+    }));
+  }
+
+  start(): void {
+    this.#loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.#loop.stop();
+  }
+
+  /** Reads every endpoint's head (and, the first time it answers, its chain id), then ranks them again. */
+  async probe(): Promise<void> {
+    await Promise.all(
+      this.#endpoints.map(async (endpoint) => {
+        try {
+          if (!endpoint.chainChecked) {
+            const chainId = hexToNumber((await this.#timed(endpoint, { method: "eth_chainId" })) as Hex);
+            endpoint.chainChecked = true;
+            if (chainId !== this.options.chainId) {
+              endpoint.health = { ...endpoint.health, wrongChain: true };
+              this.options.logger?.warn({ endpoint: endpoint.label, chainId, expected: this.options.chainId }, "read endpoint serves another chain; it is never used");
+            }
+          }
+          const head = hexToBigInt((await this.#timed(endpoint, { method: "eth_blockNumber" })) as Hex);
+          endpoint.health = { ...endpoint.health, head, answering: true };
+        } catch {
+          endpoint.health = { ...endpoint.health, answering: false };
+        }
+      }),
+    );
+    this.#rank();
+  }
+
+  /** A viem transport over the endpoints: each request to the selected one, failing over as the class says. */
+  transport(): Transport {
+    return (() =>
+      createTransport({
+        key: "readEndpoints",
+        name: "Ranked read endpoints",
+        type: "readEndpoints",
+        retryCount: 0,
+        request: (async (args: { method: string; params?: unknown }) => {
+          const order = args.method === "eth_sendRawTransaction" ? this.#ranking.order.slice(0, 1) : this.#ranking.order;
+          if (order.length === 0) throw new Error(`no RPC endpoint serves chain ${this.options.chainId} (${this.labels.join(", ")})`);
+          for (const [position, index] of order.entries()) {
+            const endpoint = this.#endpoints[index]!;
+            try {
+              return await this.#timed(endpoint, args);
+            } catch (error) {
+              if (!noAnswer(error) || position === order.length - 1) throw error;
+              this.options.observer?.failover(endpoint.label);
+            }
+          }
+          throw new Error("unreachable");
+        }) as EIP1193RequestFn,
+      })) as Transport;
+  }
+
+  /** One request to one endpoint, its latency and whether it got an answer folded into the endpoint's health. */
+  async #timed(endpoint: Endpoint, args: { method: string; params?: unknown }): Promise<unknown> {
+    const started = process.hrtime.bigint();
+    let failed = false;
+    try {
+      return await (endpoint.request as (a: unknown) => Promise<unknown>)(args);
+    } catch (error) {
+      failed = noAnswer(error);
+      throw error;
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const { health } = endpoint;
+      const first = health.latencyMs === 0 && health.errorRate === 0;
+      endpoint.health = {
+        ...health,
+        latencyMs: first ? seconds * 1000 : health.latencyMs * (1 - SMOOTHING) + seconds * 1000 * SMOOTHING,
+        errorRate: health.errorRate * (1 - SMOOTHING) + (failed ? SMOOTHING : 0),
+      };
+      this.options.observer?.request(endpoint.label, seconds, failed);
+      // A failure can change the selection now rather than at the next probe.
+      if (failed) this.#rank();
+    }
+  }
+
+  #rank(): void {
+    const before = this.#ranking;
+    this.#ranking = rankEndpoints(this.#endpoints.map((endpoint) => endpoint.health), this.options.maxLagBlocks, before.selected);
+    const logger = this.options.logger;
+    this.#endpoints.forEach((endpoint, index) => {
+      const usable = this.#ranking.usable[index]!;
+      if (usable === before.usable[index]) return;
+      const lag = this.#ranking.lag[index];
+      if (usable) logger?.info({ endpoint: endpoint.label, lag: lag?.toString() }, "read endpoint back in rotation");
+      else if (!endpoint.health.wrongChain) {
+        logger?.warn(
+          { endpoint: endpoint.label, lag: lag?.toString(), answering: endpoint.health.answering, maxLagBlocks: this.options.maxLagBlocks },
+          endpoint.health.answering ? "read endpoint set aside: its head lags the others" : "read endpoint set aside: it does not answer",
+        );
+      }
+    });
+    if (before.selected !== this.#ranking.selected && this.#ranking.selected !== undefined) {
+      logger?.info({ endpoint: this.#endpoints[this.#ranking.selected]!.label, previous: before.selected === undefined ? undefined : this.#endpoints[before.selected]!.label }, "reads go to another endpoint");
+    }
+    this.options.observer?.ranked(this.states);
+  }
+}
+
+/**
+ * No answer from the node (connection, timeout, HTTP 429/5xx), or the node's own trouble (-32005 limit,
+ * or -32603 internal without revert data): another node may answer. A revert is an answer, whatever
+ * its code: Hardhat answers reverts as -32603 with the revert data, and a caller's reverting call must
+ * neither go to every endpoint nor count against the node.
+ */
+function noAnswer(error: unknown): boolean {
+  if (rpcConnectionFailure(error) !== undefined) return true;
+  let current: unknown = error;
+  for (let depth = 0; depth < 10 && typeof current === "object" && current !== null; depth++) {
+    if (current instanceof RpcRequestError) return current.code === -32005 || (current.code === -32603 && !isRevertAnswer(current));
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** Whether an internal-error answer is a revert: it carries revert data, or says it reverted. */
+function isRevertAnswer(error: RpcRequestError): boolean {
+  if (error.data !== undefined && error.data !== null) return true;
+  return /revert/i.test(error.details);
+}

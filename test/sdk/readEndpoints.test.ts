@@ -1,0 +1,112 @@
+import { expect } from "chai";
+import hre from "hardhat";
+import { createPublicClient, type PublicClient } from "viem";
+import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
+import { endpointLabel } from "../../sdk/rpc/endpointLabel";
+import { ReadEndpoints, type ReadEndpointState } from "../../sdk/rpc/readEndpoints";
+import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
+
+/**
+ * The read endpoints behind one viem transport, over real HTTP: proxies in front of one Hardhat chain
+ * play a node on another chain, a node that cuts connections, and healthy ones.
+ */
+describe("ReadEndpoints (sdk/rpc/readEndpoints.ts)", function () {
+  this.timeout(60_000);
+  let chain: ChainServer;
+  let proxies: RpcProxy[];
+  let endpoints: ReadEndpoints | undefined;
+  const failovers: string[] = [];
+  let ranked: readonly ReadEndpointState[] = [];
+  beforeEach(async () => {
+    chain = await startChainServer(hre, "127.0.0.1", 0);
+    proxies = await Promise.all([startRpcProxy(chain.url), startRpcProxy(chain.url), startRpcProxy(chain.url)]);
+    failovers.length = 0;
+  });
+  afterEach(async () => {
+    await endpoints?.stop();
+    endpoints = undefined;
+    for (const proxy of proxies) await proxy.close();
+    await chain.close();
+  });
+  const open = (urls: string[]): PublicClient => {
+    endpoints = new ReadEndpoints({
+      urls,
+      chainId: 4663,
+      maxLagBlocks: 3,
+      probeMs: 60_000,
+      timeoutMs: 5_000,
+      observer: { request: () => undefined, ranked: (states) => (ranked = states), failover: (endpoint) => failovers.push(endpoint) },
+    });
+    return createPublicClient({ transport: endpoints.transport() });
+  };
+  const label = (proxy: RpcProxy) => endpointLabel(proxy.url);
+
+  it("never reads from an endpoint that serves another chain, even when it is listed first", async () => {
+    const [otherChain, healthy] = proxies as [RpcProxy, RpcProxy];
+    otherChain.answer("eth_chainId", "0x1");
+    const client = open([otherChain.url, healthy.url]);
+    await endpoints!.probe();
+    expect(ranked.map((state) => [state.endpoint, state.usable, state.selected])).to.deep.equal([
+      [label(otherChain), false, false],
+      [label(healthy), true, true],
+    ]);
+    const from = otherChain.calls.length;
+    expect(await client.getChainId()).to.equal(4663);
+    await client.getBlockNumber({ cacheTime: 0 });
+    expect(otherChain.calls.length).to.equal(from);
+  });
+
+  it("tries the next endpoint when the selected one cuts the connection, counts the failover, and moves reads at once", async () => {
+    const [first, second] = proxies as [RpcProxy, RpcProxy];
+    const client = open([first.url, second.url]);
+    await endpoints!.probe();
+    expect(endpoints!.selected).to.equal(label(first));
+    first.down();
+    const balance = await client.getBalance({ address: "0x0000000000000000000000000000000000000001" });
+    expect(typeof balance).to.equal("bigint");
+    expect(failovers).to.deep.equal([label(first)]);
+    // The failure re-ranked: the next read goes to the second without trying the first again.
+    expect(endpoints!.selected).to.equal(label(second));
+    const seen = first.seen.length;
+    await client.getBlockNumber({ cacheTime: 0 });
+    expect(first.seen.length).to.equal(seen);
+  });
+
+  it("returns a node's answer as is (a revert is an answer), and never sends eth_sendRawTransaction to a second endpoint", async () => {
+    const [first, second] = proxies as [RpcProxy, RpcProxy];
+    const client = open([first.url, second.url]);
+    await endpoints!.probe();
+    first.fail("eth_call", "execution reverted");
+    const reverted = await client.call({ to: "0x0000000000000000000000000000000000000001", data: "0x" }).then(() => undefined, (error: unknown) => error);
+    expect(String(reverted)).to.match(/execution reverted/);
+    expect(failovers).to.deep.equal([]);
+    expect(second.seen).to.not.include("eth_call");
+
+    first.refuse("eth_sendRawTransaction");
+    const refused = await client.request({ method: "eth_sendRawTransaction", params: ["0x02"] }).then(() => undefined, (error: unknown) => error);
+    expect(refused).to.be.instanceOf(Error);
+    expect(second.seen).to.not.include("eth_sendRawTransaction");
+  });
+
+  it("takes a real revert from the Hardhat node behind it (-32603 with revert data) as an answer: no failover, no second endpoint, no strike against the node", async () => {
+    const [first, second] = proxies as [RpcProxy, RpcProxy];
+    const client = open([first.url, second.url]);
+    await endpoints!.probe();
+    // Init code that reverts at once (PUSH1 0 PUSH1 0 REVERT): any caller can send such a call.
+    const reverted = await client.call({ data: "0x60006000fd" }).then(() => undefined, (error: unknown) => error);
+    expect(reverted, "the node reverted the call").to.be.instanceOf(Error);
+    expect(failovers).to.deep.equal([]);
+    expect(second.seen).to.not.include("eth_call");
+    expect(endpoints!.selected).to.equal(label(first));
+  });
+
+  it("with every endpoint silent, a read fails with the last endpoint's error after trying each once", async () => {
+    const client = open(proxies.map((proxy) => proxy.url));
+    for (const proxy of proxies) proxy.down();
+    await endpoints!.probe();
+    expect(ranked.every((state) => !state.usable)).to.equal(true);
+    const failed = await client.getBlockNumber({ cacheTime: 0 }).then(() => undefined, (error: unknown) => error);
+    expect(failed).to.be.instanceOf(Error);
+    expect(failovers).to.have.length(proxies.length - 1);
+  });
+});
