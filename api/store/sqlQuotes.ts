@@ -22,7 +22,11 @@ export class SqlQuotes implements QuoteStore {
     this.#db = db;
     this.#buffer = new QuoteWriteBuffer(
       {
-        writeBatch: (batch) => this.#insert(batch),
+        // After close there is nowhere to write buffered quotes (the store's close flushed them first);
+        // a durable one must fail instead, so its caller never answers a quote that was not recorded.
+        writeBatch: async (batch) => {
+          if (this.#db.isOpen()) await this.#insert(batch);
+        },
         writeOne: (quote) => this.#insert([quote]),
         isConstraintError: (error) => db.isConstraintError(error),
       },
@@ -56,8 +60,6 @@ export class SqlQuotes implements QuoteStore {
   }
 
   async #insert(batch: readonly QuoteRecord[]): Promise<void> {
-    // After close there is nowhere to write; the store's close flushed what was buffered first.
-    if (!this.#db.isOpen()) return;
     await this.#db.changes(this.#db.build.insertInto("quotes").values(batch.map(quoteRow)));
   }
 }

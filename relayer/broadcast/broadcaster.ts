@@ -1,5 +1,5 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { isNoAnswer } from "../../sdk/rpc/noAnswer";
+import { isNoAnswerWithoutExecution } from "../../sdk/rpc/noAnswer";
 import { keccak256 } from "viem";
 import type { Fees } from "./feeBump";
 import type { Signer } from "./signerPool";
@@ -54,7 +54,7 @@ export async function sendRaw(client: PublicClient, raw: Hex): Promise<{ outcome
     await client.sendRawTransaction({ serializedTransaction: raw });
     return { outcome: "sent" };
   } catch (error) {
-    if (isNoAnswer(error)) return { outcome: "transient", error: rpcErrorText(error) };
+    if (isNoAnswerWithoutExecution(error)) return { outcome: "transient", error: rpcErrorText(error) };
     const text = rpcErrorText(error);
     const outcome = classifySendRefusal(text);
     return outcome === "sent" ? { outcome } : { outcome, error: text };

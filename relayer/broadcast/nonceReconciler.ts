@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { isNoAnswer } from "../../sdk/rpc/noAnswer";
+import { isNoAnswerWithoutExecution } from "../../sdk/rpc/noAnswer";
 import type { Address, Hex, PublicClient } from "viem";
 import type { ChainHead } from "../../sdk/chain/chainHead";
 import { sendRaw } from "./broadcaster";
@@ -28,7 +28,7 @@ async function nodeKnows(client: PublicClient, hash: Hex): Promise<boolean> {
   return client.getTransaction({ hash }).then(
     () => true,
     (error: unknown) => {
-      if (isNoAnswer(error)) throw error;
+      if (isNoAnswerWithoutExecution(error)) throw error;
       return false;
     },
   );

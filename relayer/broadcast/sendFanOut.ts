@@ -1,5 +1,5 @@
 import { http, type Transport } from "viem";
-import { isNoAnswer } from "../../sdk/rpc/noAnswer";
+import { isNoAnswerWithoutExecution } from "../../sdk/rpc/noAnswer";
 import { endpointLabel } from "../../sdk/rpc/endpointLabel";
 
 /** What one send endpoint did with one raw transaction: took it, answered no, or could not be reached. */
@@ -28,7 +28,7 @@ export function fanOutSends(reads: Transport, sendUrls: readonly string[], obser
             return result;
           },
           (error: unknown) => {
-            observe(target.label, isNoAnswer(error) ? "unreachable" : "refused");
+            observe(target.label, isNoAnswerWithoutExecution(error) ? "unreachable" : "refused");
             throw error;
           },
         ),
@@ -40,7 +40,7 @@ export function fanOutSends(reads: Transport, sendUrls: readonly string[], obser
         // An endpoint that did not answer may have taken it (and propagated it): a refusal elsewhere
         // proves nothing then, so the send stays open (transient: followed, checked against the chain).
         // Only when every endpoint answered no is the refusal the answer; "already known" first (ours is there).
-        throw errors.find(isNoAnswer) ?? errors.find((error) => /already known/i.test(String(error))) ?? errors[0];
+        throw errors.find(isNoAnswerWithoutExecution) ?? errors.find((error) => /already known/i.test(String(error))) ?? errors[0];
       }
     }) as typeof inner.request;
     return { ...inner, request };

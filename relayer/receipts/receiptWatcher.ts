@@ -1,5 +1,5 @@
 import type { Hex, TransactionReceipt } from "viem";
-import { isNoAnswer } from "../../sdk/rpc/noAnswer";
+import { isNoAnswer, isNoAnswerWithoutExecution } from "../../sdk/rpc/noAnswer";
 import { isFinalRelayStatus } from "../../sdk";
 import { type BlockHead as Head } from "../../sdk/chain/chainHead";
 import { isRetryableSend, RelayLeaseError, sendRaw } from "../broadcast/broadcaster";
@@ -237,7 +237,7 @@ export class ReceiptWatcher {
     const receipts = await Promise.all(
       hashes.map((hash) =>
         this.context.client.getTransactionReceipt({ hash }).catch((error: unknown) => {
-          if (isNoAnswer(error)) throw error;
+          if (isNoAnswerWithoutExecution(error)) throw error;
           return undefined;
         }),
       ),

@@ -28,6 +28,26 @@ export function isNoAnswer(error: unknown): boolean {
   return NO_ANSWER_TEXT.test(text);
 }
 
+/**
+ * isNoAnswer for requests that run no contract code (a send, a transaction or receipt lookup): they
+ * cannot revert, so a -32603 internal error is the node's trouble whatever data it carries, never a
+ * "no" to act on (freeing a nonce a mempool may still hold, or filling one that is in use).
+ */
+export function isNoAnswerWithoutExecution(error: unknown): boolean {
+  return isNoAnswer(error) || rpcCodeOf(error) === -32603;
+}
+
+/** The JSON-RPC error code viem reports for a request, found through the error's causes. */
+function rpcCodeOf(error: unknown): unknown {
+  let current: unknown = error;
+  for (let depth = 0; depth < 10 && typeof current === "object" && current !== null; depth++) {
+    const fields = current as { name?: unknown; code?: unknown; cause?: unknown };
+    if (fields.name === "RpcRequestError") return fields.code;
+    current = fields.cause;
+  }
+  return undefined;
+}
+
 /** Whether an internal-error answer is a revert: it carries revert data, or says it reverted. */
 function isRevertAnswer(error: { data?: unknown; details?: unknown }): boolean {
   if (error.data !== undefined && error.data !== null) return true;

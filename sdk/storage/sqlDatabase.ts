@@ -89,7 +89,10 @@ export interface SqlDatabase<Schema> {
   first<R>(query: Query<R>): Promise<R | undefined>;
   /** Runs a write; resolves to the rows it inserted, updated or deleted. */
   changes(query: Query<unknown>): Promise<number>;
-  /** Runs `body` in one write transaction: committed if it returns, rolled back if it throws. */
+  /**
+   * Runs `body` in one write transaction: committed if it returns, rolled back if it throws. A body must
+   * not catch a failed step and go on: SQLite would, but PostgreSQL has aborted the transaction by then.
+   */
   transaction<T>(body: () => TransactionBody<T>): Promise<T>;
   /** True for a unique, foreign-key or check violation, which retrying cannot fix. */
   isConstraintError(error: unknown): boolean;

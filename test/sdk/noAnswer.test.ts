@@ -2,7 +2,8 @@ import { expect } from "chai";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createPublicClient, http } from "viem";
-import { isNoAnswer } from "../../sdk/rpc/noAnswer";
+import { isNoAnswer, isNoAnswerWithoutExecution } from "../../sdk/rpc/noAnswer";
+import { sendRaw } from "../../relayer/broadcast/broadcaster";
 
 type Answer = { status?: number; error?: { code: number; message: string; data?: string } } | "silent";
 
@@ -66,5 +67,19 @@ describe("isNoAnswer: the one classifier of 'the node gave no answer' (read fail
     expect(isNoAnswer(new Error("socket hang up"))).to.equal(true);
     expect(isNoAnswer(new Error("nonce too low"))).to.equal(false);
     expect(isNoAnswer(undefined)).to.equal(false);
+  });
+
+  it("a send or a lookup runs no code, so any internal error (-32603, revert data or not) is the node's trouble: sendRaw keeps the transaction open, never refused", async () => {
+    const internal = { error: { code: -32603, message: "internal error", data: "0x08c379a0" } };
+    expect(isNoAnswerWithoutExecution(await failureOf(internal)), "-32603 with data").to.equal(true);
+    expect(isNoAnswerWithoutExecution(await failureOf({ error: { code: -32000, message: "nonce too low" } })), "a refusal").to.equal(false);
+    const { url, server } = await endpoint(internal);
+    try {
+      const client = createPublicClient({ transport: http(url, { retryCount: 0, timeout: 300 }) });
+      expect((await sendRaw(client, "0x02f86c")).outcome).to.equal("transient");
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
