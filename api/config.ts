@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { httpUrl } from "../sdk/config/httpUrl";
 import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "viem";
 import { booleanFlag } from "../sdk/config/booleanFlag";
 import { environmentSchemaOf, readSettings, setting, settingsFrom, type SettingValues } from "../sdk/config/settingDeclaration";
@@ -9,9 +10,11 @@ import { httpServerLimitSettingDocs, httpServerLimitSettings, httpServerLimitsOf
 import { createOnboardingMessage, DEVNET_CHAIN_ID, devnetRpcUrl, OnboardingAction, feeTokenListSchema } from "../sdk";
 import { l1FeeModels, type L1FeeModel } from "../sdk/chain/networkFeeModel";
 import { readEndpointConfigOf, readEndpointSettingDocs, readEndpointSettings } from "../sdk/config/readEndpointSettings";
-
-
-const positiveInt = z.coerce.number().int().positive();
+import { positiveInt } from "../sdk/config/positiveInt";
+import { logLevel } from "../sdk/config/logLevel";
+import { postgresUrl } from "../sdk/config/postgresUrl";
+import { portNumber } from "../sdk/config/portNumber";
+import { gweiAmount } from "../sdk/config/gweiAmount";
 
 /** A non-negative decimal amount of whole tokens, such as `1` or `0.5`; kept as text for parseUnits. */
 const decimalAmount = z.string().trim().regex(/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/, "must be a non-negative decimal number such as 1 or 0.5");
@@ -57,7 +60,7 @@ const trustProxy = z
 /** One more chain of `API_CHAINS`: its id, JSON-RPC URL, and deployment manifest file. */
 const additionalChain = z.strictObject({
   chainId: z.number().int().positive(),
-  rpcUrl: z.url({ protocol: /^https?$/ }),
+  rpcUrl: httpUrl,
   manifest: z.string().min(1),
 });
 
@@ -83,19 +86,19 @@ const additionalChains = z
  */
 export const apiSettings = {
   API_HOST: setting(z.string().min(1).default("127.0.0.1"), "Interface the HTTP server binds to."),
-  API_PORT: setting(z.coerce.number().int().min(0).max(65535).default(8080), "HTTP port; 0 picks a free one."),
+  API_PORT: setting(portNumber.default(8080), "HTTP port; 0 picks a free one."),
   API_TRUST_PROXY: setting(
     trustProxy.default(false),
     "express's `trust proxy`: which hops in front of the API may name the client in X-Forwarded-For, for the per-IP limits: `false` (the socket's address), a hop count, or a comma-separated list of addresses / CIDR blocks / `loopback`, `linklocal`, `uniquelocal`. `true` is refused (any client could choose its address).",
   ),
   METRICS_HOST: setting(z.string().min(1).default("127.0.0.1"), "Interface GET /metrics is served on, when METRICS_PORT is set."),
-  METRICS_PORT: setting(z.coerce.number().int().min(0).max(65535).optional(), "GET /metrics is served only on this port, apart from the public API (0 picks a free one); unset: not served."),
+  METRICS_PORT: setting(portNumber.optional(), "GET /metrics is served only on this port, apart from the public API (0 picks a free one); unset: not served."),
   API_DB_PATH: setting(z.string().min(1).default("data/api.sqlite"), "SQLite database file (created with its folder)."),
   DATABASE_URL: setting(
-    z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
+    postgresUrl.optional(),
     "PostgreSQL instead of the SQLite file (`postgres://…`): every API instance on this URL shares profiles, keys, quotes, token decisions and rate limits.",
   ),
-  API_LOG_LEVEL: setting(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"), "pino level."),
+  API_LOG_LEVEL: setting(logLevel.default("info"), "pino level."),
   API_MAX_BODY_BYTES: setting(positiveInt.default(16_384), "Largest accepted request body; larger ones get 413."),
   ...settingsFrom(httpServerLimitSettings, httpServerLimitSettingDocs),
   NONCE_TTL_SECONDS: setting(positiveInt.default(600), "Lifetime of an onboarding nonce."),
@@ -131,7 +134,7 @@ export const apiSettings = {
   // At most 30: the relayer holds an event read open that long at most (its wait_ms bound).
   SSE_KEEPALIVE_SECONDS: setting(positiveInt.max(30).default(15), "A comment line is sent on an idle stream this often, so proxies keep it open."),
   RPC_URL: setting(
-    z.url({ protocol: /^https?$/ }).optional(),
+    httpUrl.optional(),
     "JSON-RPC endpoint of the default chain: quote-time reads, and verification of contract-wallet signatures. Unset: the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545), as every tool of the project defaults.",
   ),
   ...settingsFrom(readEndpointSettings, readEndpointSettingDocs),
@@ -178,7 +181,7 @@ export const apiSettings = {
       .string()
       .default("http://127.0.0.1:8090")
       .transform((text) => text.split(",").map((url) => url.trim().replace(/\/+$/, "")))
-      .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1)),
+      .pipe(z.array(httpUrl).min(1)),
     "The relayers' internal endpoints, comma-separated, tried in turn (round-robin; an unreachable one is skipped): with PostgreSQL every relayer sees every relay.",
   ),
   RELAYER_INTERNAL_TOKEN: setting(
@@ -200,7 +203,7 @@ export const apiSettings = {
     "Tokens the relayer takes its fee in, so the only tokens a gasless quote may sell: addresses or manifest symbols, comma-separated; unset: every token of the chain's manifest.",
   ),
   RELAYER_PRIORITY_FEE_GWEI: setting(
-    z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5").default("1"),
+    gweiAmount.default("1"),
     "Tip the relayer pays above the base fee, in gwei (the fee prices it).",
   ),
   RELAYER_STANDING_CACHE_MS: setting(

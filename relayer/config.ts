@@ -1,17 +1,20 @@
 import { resolve } from "node:path";
 import { z } from "zod";
+import { httpUrl } from "../sdk/config/httpUrl";
 import { isHex, keccak256, parseEther, parseUnits, stringToHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { environmentSchemaOf, readSettings, setting, settingsFrom, type SettingValues } from "../sdk/config/settingDeclaration";
 import { httpUrlList, readEndpointConfigOf, readEndpointSettingDocs, readEndpointSettings } from "../sdk/config/readEndpointSettings";
 import { webhookLoopbackAllowed, webhookLoopbackSettingDocs, webhookLoopbackSettings } from "../sdk/config/webhookLoopbackSetting";
 import { httpServerLimitSettingDocs, httpServerLimitSettings, httpServerLimitsOf, type HttpServerLimits } from "../sdk/server/httpServerLimits";
+import { positiveInt } from "../sdk/config/positiveInt";
+import { logLevel } from "../sdk/config/logLevel";
+import { postgresUrl } from "../sdk/config/postgresUrl";
+import { portNumber } from "../sdk/config/portNumber";
+import { gweiAmount } from "../sdk/config/gweiAmount";
 import { DEVNET_CHAIN_ID, devnetRpcUrl, feeTokenListSchema, MAX_GASLESS_BATCH_ORDERS } from "../sdk";
 import { describeSignerSpec, parseSignerSpecs, SignerSpecError, type SignerSpec } from "./signing/signerSpecs";
 
-const positiveInt = z.coerce.number().int().positive();
-
-const gwei = z.string().trim().regex(/^[0-9]{1,9}(\.[0-9]{1,9})?$/, "must be a decimal amount of gwei such as 1 or 0.5");
 
 const privateKeys = z
   .string()
@@ -66,21 +69,21 @@ export function gasBudgetsOf(values: { RELAYER_TAKER_GAS_BUDGET: number; RELAYER
  */
 export const relayerSettings = {
   RELAYER_HOST: setting(z.string().min(1).default("127.0.0.1"), "Interface of the internal endpoint the API hands relays to."),
-  RELAYER_PORT: setting(z.coerce.number().int().min(0).max(65535).default(8090), "Its port; 0 picks a free one."),
+  RELAYER_PORT: setting(portNumber.default(8090), "Its port; 0 picks a free one."),
   ...settingsFrom(httpServerLimitSettings, httpServerLimitSettingDocs),
   RELAYER_METRICS_HOST: setting(z.string().min(1).default("127.0.0.1"), "Interface GET /metrics is served on, when RELAYER_METRICS_PORT is set."),
   RELAYER_METRICS_PORT: setting(
-    z.coerce.number().int().min(0).max(65535).optional(),
+    portNumber.optional(),
     "GET /metrics (relays, signer balances, nonces) is served only on this port, apart from the internal endpoint every API instance reaches (0 picks a free one); unset: not served.",
   ),
   RELAYER_DB_PATH: setting(z.string().min(1).default("data/relayer.sqlite"), "SQLite file of relays and their transactions."),
   DATABASE_URL: setting(
-    z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
+    postgresUrl.optional(),
     "PostgreSQL instead of the SQLite file (`postgres://…`): relayers on one URL share the relay queue, each claiming relays with a lease; unset: SQLite, one relayer.",
   ),
   RELAYER_ID: setting(z.string().trim().min(1).max(100).optional(), "This relayer's name on the relays it claims; unset: `relayer-<first signer address>` (stable across restarts)."),
   RELAYER_LEASE_SECONDS: setting(z.coerce.number().positive().default(30), "A claim lasts this long unless renewed; a dead relayer's relays are taken over after it."),
-  RELAYER_LOG_LEVEL: setting(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"), "pino level."),
+  RELAYER_LOG_LEVEL: setting(logLevel.default("info"), "pino level."),
   RELAYER_INTERNAL_TOKEN: setting(z.string().min(16, "must be at least 16 characters (a shared secret with the API)"), "Bearer secret the API must present."),
   RELAYER_PRIVATE_KEYS: setting(
     privateKeys.optional(),
@@ -98,7 +101,7 @@ export const relayerSettings = {
   NODE_ENV: setting(z.string().optional(), "`production`: raw keys (`unsafe:` entries, RELAYER_PRIVATE_KEYS) are refused."),
   CHAIN_ID: setting(positiveInt.default(DEVNET_CHAIN_ID), "The chain the relayer sends to."),
   RPC_URL: setting(
-    z.url({ protocol: /^https?$/ }).optional(),
+    httpUrl.optional(),
     "JSON-RPC endpoint of the chain; unset: the devnet's `http://<DEVNET_HOST>:<DEVNET_PORT>` (http://127.0.0.1:8545), as every tool of the project defaults.",
   ),
   ...settingsFrom(readEndpointSettings, readEndpointSettingDocs),
@@ -109,8 +112,8 @@ export const relayerSettings = {
     positiveInt.default(256),
     "A failed relay whose attribution reads keep failing this many blocks after the block it was mined in is settled as unattributable: counted against nobody (the operator's cost), ended `failed`. A node that prunes state can never answer the parent-block reads after that.",
   ),
-  RELAYER_PRIORITY_FEE_GWEI: setting(gwei.default("1"), "Priority fee of a first broadcast, in gwei."),
-  RELAYER_MAX_FEE_GWEI: setting(gwei.default("500"), "No bump goes above this maxFeePerGas, in gwei; at least RELAYER_PRIORITY_FEE_GWEI."),
+  RELAYER_PRIORITY_FEE_GWEI: setting(gweiAmount.default("1"), "Priority fee of a first broadcast, in gwei."),
+  RELAYER_MAX_FEE_GWEI: setting(gweiAmount.default("500"), "No bump goes above this maxFeePerGas, in gwei; at least RELAYER_PRIORITY_FEE_GWEI."),
   RELAYER_MAX_PENDING_PER_SIGNER: setting(positiveInt.max(256).default(32), "Unmined transactions one signer may have in flight (pipelining)."),
   RELAYER_POLL_MS: setting(positiveInt.default(250), "How often receipts, deadlines and stuck transactions are checked."),
   RELAYER_NONCE_RECONCILE_MS: setting(

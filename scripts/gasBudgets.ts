@@ -17,11 +17,12 @@ import { openRelayStore } from "../relayer/store/openRelayStore";
 import type { RelayStore } from "../relayer/store/relayStore";
 import type { IntegratorRecord, Store } from "../api/store/store";
 import { printTable } from "./textTable";
+import { postgresUrl } from "../sdk/config/postgresUrl";
 
 const env = z.object({
-  RELAYER_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
+  RELAYER_DATABASE_URL: postgresUrl.optional(),
   RELAYER_DB_PATH: z.string().min(1).optional(),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// URL" }).optional(),
+  DATABASE_URL: postgresUrl.optional(),
   ...gasBudgetSettings,
 });
 

@@ -1,20 +1,20 @@
 import { resolve } from "node:path";
 import { z } from "zod";
+import { portNumber } from "../../sdk/config/portNumber";
 import { DEVNET_DEFAULT_API_PORT, DEVNET_DEFAULT_HOST, DEVNET_DEFAULT_RPC_PORT } from "../../sdk/chain/devnet";
 
-const port = z.coerce.number().int().min(0).max(65535);
 
 /** `npm start`'s environment (npm run docs:reference lists it with the DevnetConfig doc comments). */
 export const devnetEnvironmentSchema = z.object({
   DEVNET_HOST: z.string().min(1).default(DEVNET_DEFAULT_HOST),
-  DEVNET_PORT: port.default(DEVNET_DEFAULT_RPC_PORT),
+  DEVNET_PORT: portNumber.default(DEVNET_DEFAULT_RPC_PORT),
   DEPLOYMENTS_DIR: z.string().min(1).default("deployments"),
   // The API's and the relayer's own variables (api/config.ts, relayer/config.ts), read here only to
   // check every port before anything is deployed.
   API_HOST: z.string().min(1).default(DEVNET_DEFAULT_HOST),
-  API_PORT: port.default(DEVNET_DEFAULT_API_PORT),
+  API_PORT: portNumber.default(DEVNET_DEFAULT_API_PORT),
   RELAYER_HOST: z.string().min(1).default(DEVNET_DEFAULT_HOST),
-  RELAYER_PORT: port.default(8090),
+  RELAYER_PORT: portNumber.default(8090),
   DEVNET_RELAYER: z.enum(["on", "off"], { error: 'must be "on" or "off"' }).default("on"),
   RELAYER_INTERNAL_TOKEN: z.string().trim().min(16, "must be at least 16 characters (a shared secret with the API)").optional(),
   FORK_URL: z.string().trim().url("must be the JSON-RPC URL of the chain to fork (http://…)").optional(),

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { httpUrl } from "./httpUrl";
 
 /** A comma-separated list of 1 to 8 http(s) URLs (RPC_URLS, RELAYER_SEND_URLS). */
 export const httpUrlList = z
   .string()
   .trim()
   .transform((list) => list.split(",").map((url) => url.trim()).filter((url) => url !== ""))
-  .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1).max(8));
+  .pipe(z.array(httpUrl).min(1).max(8));
 
 /**
  * The read endpoints' settings, shared by the API and the relayer (each documents them on its config
