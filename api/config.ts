@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { httpUrl } from "../sdk/config/httpUrl";
-import { getAddress, isAddress, parseUnits, zeroAddress, type Address } from "viem";
+import { parseUnits, zeroAddress, type Address } from "viem";
 import { booleanFlag } from "../sdk/config/booleanFlag";
 import { environmentSchemaOf, readSettings, setting, settingsFrom, type SettingValues } from "../sdk/config/settingDeclaration";
 import { webhookLoopbackAllowed, webhookLoopbackSettingDocs, webhookLoopbackSettings } from "../sdk/config/webhookLoopbackSetting";
@@ -15,6 +15,7 @@ import { logLevel } from "../sdk/config/logLevel";
 import { postgresUrl } from "../sdk/config/postgresUrl";
 import { portNumber } from "../sdk/config/portNumber";
 import { gweiAmount } from "../sdk/config/gweiAmount";
+import { addressField } from "../sdk/wire/addressField";
 
 /** A non-negative decimal amount of whole tokens, such as `1` or `0.5`; kept as text for parseUnits. */
 const decimalAmount = z.string().trim().regex(/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/, "must be a non-negative decimal number such as 1 or 0.5");
@@ -189,11 +190,7 @@ export const apiSettings = {
     "Shared secret presented to the relayer. Gasless trading is off (its requests get 503) unless it and RELAYER_FEE_RECIPIENT are set.",
   ),
   RELAYER_FEE_RECIPIENT: setting(
-    z
-      .string()
-      .refine((value) => isAddress(value, { strict: false }), "must be an address")
-      .transform((value) => getAddress(value.toLowerCase()))
-      .optional(),
+    addressField.optional(),
     "The relayer operator's address that receives the fee, signed by the taker.",
   ),
   RELAYER_FEE_MARGIN_BPS: setting(z.coerce.number().int().min(0).max(100_000).default(2000), "Added to the fee's gas cost, in bps (2000: 20 %)."),

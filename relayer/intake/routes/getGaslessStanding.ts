@@ -1,11 +1,12 @@
-import { getAddress, isAddress, type Address } from "viem";
 import { z } from "zod";
+import { positiveInt } from "../../../sdk/config/positiveInt";
+import { addressField } from "../../../sdk/wire/addressField";
 import { gaslessStanding, integratorGasBudget } from "../gaslessStanding";
 import { parseInternal, type InternalRoute } from "../internalRequest";
 
 const standingQuery = z.strictObject({
-  taker: z.string().refine((value) => isAddress(value, { strict: false }), "must be an address").transform((value) => getAddress(value.toLowerCase()) as Address),
-  integrator_id: z.coerce.number().int().positive(),
+  taker: addressField,
+  integrator_id: positiveInt,
 });
 const budgetQuery = standingQuery.pick({ integrator_id: true });
 

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { getAddress, isAddress, isHex, type Address, type Hex } from "viem";
+import { isHex, type Address, type Hex } from "viem";
 import { z } from "zod";
 import { decodeGaslessCall, decodeRouteActions, MAX_CONTRACT_SIGNATURE_BYTES, type RelayHandoffResult, type SignedGaslessExactOutputOrder, type SignedGaslessOrder } from "../../../sdk";
 import { ApiError } from "../../../sdk/server/apiError";
 import { budgetRefusalError } from "../../../sdk/server/budgetRefusalError";
+import { addressField } from "../../../sdk/wire/addressField";
 import { CONTROL_CHARACTER_MESSAGE, hasControlCharacter } from "../../../sdk/wire/controlCharacters";
 import { serialTurns } from "../../queue/serialTurns";
 import type { RelayCreation } from "../../store/relayStore";
@@ -11,7 +12,6 @@ import { handoffBudgetRefusal } from "../handoffBudget";
 import { parseInternal, type InternalRoute } from "../internalRequest";
 import { internalRelayJson } from "../relayView";
 
-const address = z.string().refine((value) => isAddress(value, { strict: false }), "must be an address").transform((value) => getAddress(value.toLowerCase()) as Address);
 const hex = z.string().refine((value) => isHex(value), "must be 0x-prefixed hex").transform((value) => value as Hex);
 const uintText = z.string().regex(/^[0-9]{1,78}$/).transform((value) => BigInt(value));
 
@@ -24,8 +24,8 @@ export const relayRequest = z.strictObject({
   api_key_id: z.number().int().positive(),
   // PostgreSQL cannot store NUL: refused here too, so a relayer never answers the API a 500 it would retry.
   idempotency_key: z.string().min(1).max(128).refine((value) => !hasControlCharacter(value), CONTROL_CHARACTER_MESSAGE).nullable(),
-  taker: address,
-  router: address,
+  taker: addressField,
+  router: addressField,
   data: hex,
   // 65 bytes from a plain key; a smart wallet's ERC-1271 signature (which the API checked) up to the router's cap.
   signature: hex.refine((value) => value.length >= 4 && value.length % 2 === 0 && value.length <= 2 + MAX_CONTRACT_SIGNATURE_BYTES * 2, `must be 1 to ${MAX_CONTRACT_SIGNATURE_BYTES} bytes`),
