@@ -11,7 +11,7 @@ import { isPermit2NonceUsed } from "../intake/orderState";
 import type { RelayContext } from "../queue/relayContext";
 import type { Signer } from "../broadcast/signerPool";
 import type { RelayRecord } from "../store/relayStore";
-import { rpcErrorText } from "../broadcast/transientRpcError";
+import { rpcErrorText } from "../broadcast/rpcErrorText";
 import { SigningRefusedError } from "../signing/signingRefusedError";
 
 const swapGaslessBatch = getAbiItem({ abi: gaslessBatchSwapRouterAbi, name: "swapGaslessBatch" });

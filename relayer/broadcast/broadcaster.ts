@@ -4,7 +4,7 @@ import { keccak256 } from "viem";
 import type { Fees } from "./feeBump";
 import type { Signer } from "./signerPool";
 import type { BroadcastRefusal, RelayStore } from "../store/relayStore";
-import { rpcErrorText } from "./transientRpcError";
+import { rpcErrorText } from "./rpcErrorText";
 
 /**
  * What the node said to a raw transaction. `sent` includes "already known": it is in the mempool.

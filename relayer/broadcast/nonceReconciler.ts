@@ -7,7 +7,7 @@ import type { RelayerConfig } from "../config";
 import { initialFees } from "./feeBump";
 import type { RelayerMetrics } from "../relayerMetrics";
 import type { Signer, SignerPool } from "./signerPool";
-import { rpcErrorText } from "./transientRpcError";
+import { rpcErrorText } from "./rpcErrorText";
 import { PollingLoop } from "../../sdk/scheduling/pollingLoop";
 
 /**

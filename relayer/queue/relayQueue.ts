@@ -15,7 +15,8 @@ import { findFill, isPermit2NonceUsed } from "../intake/orderState";
 import type { RelayContext } from "./relayContext";
 import type { Signer } from "../broadcast/signerPool";
 import type { RelayRecord } from "../store/relayStore";
-import { backoffMs, rpcErrorText } from "../broadcast/transientRpcError";
+import { rpcErrorText } from "../broadcast/rpcErrorText";
+import { backoffMs } from "./retryBackoff";
 import { relayOwnership } from "./relayOwnership";
 import { BatchDispatcher } from "../batching/batchDispatcher";
 

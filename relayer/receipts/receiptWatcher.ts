@@ -14,7 +14,7 @@ import { relayOwnership } from "../queue/relayOwnership";
 import { SignerUpkeep } from "../broadcast/signerUpkeep";
 import type { Signer } from "../broadcast/signerPool";
 import type { RelayRecord } from "../store/relayStore";
-import { rpcErrorText } from "../broadcast/transientRpcError";
+import { rpcErrorText } from "../broadcast/rpcErrorText";
 import { PollingLoop } from "../../sdk/scheduling/pollingLoop";
 
 type Tracked = { resend: boolean; checkedBlock: bigint; strikes: number };
