@@ -30,7 +30,7 @@ export function explainingPages(root: string): string[] {
 export function referencePages(root: string): Record<string, string> {
   return {
     [join(REFERENCE, "endpoints.md")]: renderEndpointReference(root),
-    [join(REFERENCE, "environment.md")]: renderEnvironmentReference(root),
+    [join(REFERENCE, "environment.md")]: renderEnvironmentReference(),
     [join(REFERENCE, "error-codes.md")]: renderErrorCodeReference(root, explainingPages(root)),
   };
 }

@@ -1,34 +1,42 @@
 /** Settings of `npm run soak`, read once from the environment (docs/benchmarks.md, "Soak"). */
 import { resolve } from "node:path";
 import { z } from "zod";
+import { environmentSchemaOf, readSettings, setting } from "../../sdk/config/settingDeclaration";
 
 const positive = z.coerce.number().positive();
 
-/** `npm run soak`'s environment (npm run docs:reference lists it with the SoakSettings doc comments). */
-export const soakEnvironmentSchema = z.object({
-  SOAK_MINUTES: positive.max(24 * 60).default(60),
-  SOAK_RATE: positive.max(100).default(1),
-  SOAK_BLOCK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
-  SOAK_OUT_DIR: z.string().min(1).default("bench-results"),
-  SOAK_DRAIN_SECONDS: positive.max(3600).default(360),
-  SOAK_TAKERS: z.coerce.number().int().min(1).max(1000).default(20),
-  SOAK_INTEGRATORS: z.coerce.number().int().min(1).max(100).default(4),
-});
+/**
+ * `npm run soak`'s environment, declared once: each variable's parser (with its default) and its meaning.
+ * `loadSoakSettings` parses them, `npm run docs:reference` lists them (docs/reference/environment.md).
+ */
+export const soakSettings = {
+  SOAK_MINUTES: setting(positive.max(24 * 60).default(60), "Length of the loaded run, before the drain, in minutes (fractions allowed); every period of the hour-long plan is scaled by it."),
+  SOAK_RATE: setting(positive.max(100).default(1), "Multiplies every request rate of the normal load."),
+  SOAK_BLOCK_MS: setting(z.coerce.number().int().min(100).max(60_000).default(1000), "The chain's interval mining, in milliseconds."),
+  SOAK_OUT_DIR: setting(z.string().min(1).default("bench-results"), "Where soak.json, soak.svg and the services' logs go."),
+  SOAK_DRAIN_SECONDS: setting(positive.max(3600).default(360), "How long, after the load, accepted relays may take to become final before they count as lost."),
+  SOAK_TAKERS: setting(z.coerce.number().int().min(1).max(1000).default(20), "Takers signing gasless relays (funded with USDC, Permit2 approved)."),
+  SOAK_INTEGRATORS: setting(z.coerce.number().int().min(1).max(100).default(4), "Integrators onboarded before the load (more join during the run)."),
+};
 
+/** `npm run soak`'s environment as one zod object (the settings' parsers). */
+export const soakEnvironmentSchema = environmentSchemaOf(soakSettings);
+
+/** The soak's settings as the run takes them; what each variable means: `soakSettings`. */
 export type SoakSettings = {
-  /** Length of the loaded run, before the drain. `SOAK_MINUTES`, default 60 (fractions allowed). */
+  /** SOAK_MINUTES. */
   minutes: number;
-  /** Multiplies every request rate of the normal load. `SOAK_RATE`, default 1. */
+  /** SOAK_RATE. */
   rate: number;
-  /** The chain's interval mining. `SOAK_BLOCK_MS`, default 1000. */
+  /** SOAK_BLOCK_MS. */
   blockMs: number;
-  /** Where soak.json, soak.svg and the services' logs go. `SOAK_OUT_DIR`, default bench-results. */
+  /** SOAK_OUT_DIR, resolved. */
   outDir: string;
-  /** How long, after the load, accepted relays may take to become final before they count as lost. `SOAK_DRAIN_SECONDS`, default 360. */
+  /** SOAK_DRAIN_SECONDS. */
   drainSeconds: number;
-  /** Takers signing gasless relays (funded with USDC, Permit2 approved). `SOAK_TAKERS`, default 20. */
+  /** SOAK_TAKERS. */
   takers: number;
-  /** Integrators onboarded before the load (more join during the run). `SOAK_INTEGRATORS`, default 4. */
+  /** SOAK_INTEGRATORS. */
   integrators: number;
   /** minutes / 60: every period of the hour-long plan is multiplied by it. */
   scale: number;
@@ -41,13 +49,9 @@ export type SoakSettings = {
   sampleMs: number;
 };
 
+/** Reads the soak's settings from the environment once; every invalid value is reported at once, each named. */
 export function loadSoakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings {
-  const parsed = soakEnvironmentSchema.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`invalid ${issue?.path.join(".") ?? "environment"}: ${issue?.message ?? ""}`);
-  }
-  const data = parsed.data;
+  const data = readSettings(soakSettings, env);
   const scale = data.SOAK_MINUTES / 60;
   const windowMs = Math.max(10_000, Math.round(300_000 * scale));
   return {

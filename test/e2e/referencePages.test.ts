@@ -6,7 +6,9 @@ import { join } from "node:path";
 import { relayerEnvironmentSchema } from "../../relayer/config";
 import { apiEnvironmentSchema } from "../../api/config";
 import { declaredErrorCodes, declaredExitCodes } from "../../scripts/docs/errorCodeReference";
-import { UNDOCUMENTED } from "../../scripts/docs/environmentReference";
+import { markdownCell } from "../../scripts/docs/markdownCell";
+import { devnetSettings } from "../../scripts/devnet/devnetConfig";
+import { soakSettings } from "../../scripts/soak/soakSettings";
 import { referencePages } from "../../scripts/docs/referencePages";
 
 const ROOT = join(__dirname, "..", "..");
@@ -26,11 +28,18 @@ describe("docs/reference is generated from the code that declares it", function 
   it("lists every variable of the API's and the relayer's schemas, each with its meaning", () => {
     const environment = pages[join("docs", "reference", "environment.md")]!;
     for (const name of [...Object.keys(apiEnvironmentSchema.shape), ...Object.keys(relayerEnvironmentSchema.shape)]) expect(environment, name).to.include(`| \`${name}\` |`);
-    const undocumented = environment.split("\n").filter((line) => line.includes(UNDOCUMENTED));
-    expect(undocumented, "a setting no doc comment of its config module names (document it there, then run npm run docs:reference)").to.deep.equal([]);
     // The relayer needs RELAYER_SIGNERS or RELAYER_PRIVATE_KEYS (either alone is optional); its token is required.
     expect(environment).to.match(/\| `RELAYER_INTERNAL_TOKEN` \| \*\*required\*\* \|/);
     expect(environment).to.match(/\| `API_PORT` \| `8080` \|/);
+  });
+
+  it("lists every variable of the devnet's and the soak's declarations with the meaning declared beside its parser", () => {
+    const environment = pages[join("docs", "reference", "environment.md")]!;
+    for (const settings of [devnetSettings, soakSettings]) {
+      for (const [name, declaration] of Object.entries(settings)) expect(environment, name).to.match(new RegExp(`\\| \`${name}\` \\| [^|]+ \\| ${escapeRegExp(markdownCell(declaration.doc))} \\|`));
+    }
+    expect(environment).to.match(/\| `DEVNET_PORT` \| `8545` \| JSON-RPC port; 0 picks a free one\. \|/);
+    expect(environment).to.match(/\| `SOAK_TAKERS` \| `20` \| Takers signing gasless relays/);
   });
 
   it("lists every error code of API_ERROR_STATUS with the one status it is answered with", () => {
@@ -57,3 +66,7 @@ describe("docs/reference is generated from the code that declares it", function 
     for (const endpoint of ["GET /quote", "POST /gasless/submit", "POST /gasless/cancel/{relay_id}", "GET /tokens/supported-tokens", "POST /internal/relays"]) expect(endpoints).to.include(`\`${endpoint}\``);
   });
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
