@@ -8,10 +8,54 @@ import type { ColumnType, Generated } from "kysely";
  * written once with Kysely (sdk/storage/sqlDatabase.ts).
  */
 export interface ApiSchema {
+  challenges: ChallengesTable;
   integrators: IntegratorsTable;
+  api_keys: ApiKeysTable;
+  integrator_audit: IntegratorAuditTable;
   token_demand: TokenDemandTable;
   token_overrides: TokenOverridesTable;
   quotes: QuotesTable;
+}
+
+export interface ChallengesTable {
+  nonce: string;
+  wallet: string;
+  action: string;
+  chain_id: number;
+  payload_hash: string | null;
+  message: string;
+  issued_at: number;
+  expires_at: number;
+  used_at: number | null;
+  /** Contract-wallet verifications that failed or are running (SQLite version 7, PostgreSQL version 2). */
+  failed_verifications: Generated<number>;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  integrator_id: number;
+  label: string;
+  prefix: string;
+  last_four: string;
+  secret_hash: string;
+  /** JSON array of scope names. */
+  scopes: string;
+  quote_rate_limit_per_minute: number;
+  swap_rate_limit_per_minute: number;
+  created_at: number;
+  revoked_at: number | null;
+  max_fee_bps: number | null;
+}
+
+export interface IntegratorAuditTable {
+  id: Generated<number>;
+  integrator_id: number;
+  key_id: number | null;
+  action: string;
+  /** JSON object. */
+  detail: string;
+  actor: string;
+  at: number;
 }
 
 export interface IntegratorsTable {

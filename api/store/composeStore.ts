@@ -1,37 +1,43 @@
-import type { ChallengeStore, IntegratorStore, QuoteStore, Store, TokenDemandStore } from "./store";
+import type { SqlDatabase } from "../../sdk/storage/sqlDatabase";
+import type { ApiSchema } from "./apiSchema";
+import type { WriteErrorListener } from "./quoteWriteBuffer";
+import { SqlChallenges } from "./sqlChallenges";
+import { SqlIntegrators, type CredentialCache } from "./sqlIntegrators";
+import { SqlQuotes } from "./sqlQuotes";
+import { SqlTokenDemand } from "./sqlTokenDemand";
+import type { Store } from "./store";
 
-/** One engine's concerns joined into the `Store` the handlers use; `engine` pings and closes its connection(s). */
-export function composeStore(
-  parts: { challenges: ChallengeStore; integrators: IntegratorStore; tokens: TokenDemandStore; quotes: QuoteStore },
-  engine: { ping(): Promise<void>; close(): Promise<void> },
-): Store {
-  const { challenges, integrators, tokens, quotes } = parts;
+/** What an engine's store brings besides its `SqlDatabase`: its credential cache, and how it pings and closes its connection(s). */
+export type StoreEngine = {
+  credentials?: CredentialCache;
+  onWriteError?: WriteErrorListener;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** The `Store` the handlers use, every concern written once on `db`; closing flushes buffered quotes first. */
+export function composeStore(db: SqlDatabase<ApiSchema>, engine: StoreEngine): Store {
+  const challenges = new SqlChallenges(db);
+  const quotes = new SqlQuotes(db, engine.onWriteError ?? (() => undefined));
   return {
-    saveChallenge: (challenge) => challenges.saveChallenge(challenge),
-    findChallenge: (nonce) => challenges.findChallenge(nonce),
-    consumeChallenge: (use) => challenges.consumeChallenge(use),
-    beginVerification: (use, limit) => challenges.beginVerification(use, limit),
-    settleVerification: (use, outcome, limit) => challenges.settleVerification(use, outcome, limit),
-    createIntegrator: (integrator, use) => integrators.createIntegrator(integrator, use),
-    findIntegrator: (id) => integrators.findIntegrator(id),
-    listIntegrators: (filter) => integrators.listIntegrators(filter),
-    approveIntegrator: (slug, approvedAt) => integrators.approveIntegrator(slug, approvedAt),
-    createApiKey: (key, use, maxActiveKeys) => integrators.createApiKey(key, use, maxActiveKeys),
-    findApiKey: (id) => integrators.findApiKey(id),
-    listApiKeys: (integratorIds) => integrators.listApiKeys(integratorIds),
-    revokeApiKey: (keyId, revokedAt, use) => integrators.revokeApiKey(keyId, revokedAt, use),
-    findCredentialsByPrefix: (prefix) => integrators.findCredentialsByPrefix(prefix),
-    recordTokenDemand: (observations) => tokens.recordTokenDemand(observations),
-    pruneTokenDemand: (before) => tokens.pruneTokenDemand(before),
-    listTokenDemand: (query) => tokens.listTokenDemand(query),
-    listTokenOverrides: (chainId) => tokens.listTokenOverrides(chainId),
-    saveTokenOverride: (override, mode) => tokens.saveTokenOverride(override, mode),
-    removeTokenOverride: (chainId, token) => tokens.removeTokenOverride(chainId, token),
-    demoteToken: (demotion) => tokens.demoteToken(demotion),
-    saveQuote: (quote) => quotes.saveQuote(quote),
-    findQuoteByOnchainId: (chainId, onchainId) => quotes.findQuoteByOnchainId(chainId, onchainId),
-    findQuote: (quoteId) => quotes.findQuote(quoteId),
+    ...methodsOf(challenges),
+    ...methodsOf(new SqlIntegrators(db, challenges, engine.credentials)),
+    ...methodsOf(new SqlTokenDemand(db)),
+    ...methodsOf(quotes),
     ping: () => engine.ping(),
-    close: () => engine.close(),
+    close: async () => {
+      await quotes.flush();
+      await engine.close();
+    },
   };
+}
+
+/** A concern's methods bound to it, so that the concerns can be joined into one object. */
+function methodsOf<Concern extends object>(concern: Concern): { [Name in keyof Concern]: Concern[Name] } {
+  const methods: Record<string, unknown> = {};
+  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(concern))) {
+    const method: unknown = (concern as Record<string, unknown>)[name];
+    if (name !== "constructor" && typeof method === "function") methods[name] = method.bind(concern);
+  }
+  return methods as { [Name in keyof Concern]: Concern[Name] };
 }

@@ -12,8 +12,8 @@ import type { TransferTax } from "../tokens/transferTax";
  * of two requests with one nonce exactly one succeeds, and a failed write leaves the nonce unspent.
  * Addresses come back checksummed; times are Dates.
  *
- * It is the sum of one interface per concern; each engine (SQLite in `sqlite/`, PostgreSQL in
- * `postgres/`) implements each concern in its own file, and `composeStore` joins them.
+ * It is the sum of one interface per concern, each written once for both engines on a `SqlDatabase`
+ * (`sql*.ts`); `composeStore` joins them, and each engine's store (`sqlite/`, `postgres/`) opens it.
  */
 export interface Store extends ChallengeStore, IntegratorStore, TokenDemandStore, QuoteStore {
   /** A trivial round trip to the database, for readiness. */

@@ -4,7 +4,7 @@ import { loadApiConfig } from "../../api/config";
 import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
 import { runIntegratorsCommand } from "../../scripts/integrators";
 import { runScript } from "../fixtures/runScript";
-import { openSqliteIntegratorAdministration } from "../../api/store/sqlite/sqliteIntegratorAdministration";
+import { openSqliteIntegratorAdministration } from "../../api/store/sqlite/sqliteStore";
 import {
   applied,
   apply,

@@ -10,7 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { loadApiConfig } from "../../api/config";
 import { startApi } from "../../api/startApi";
 import type { RunningServer } from "../../api/serveApp";
-import { openPgIntegratorAdministration } from "../../api/store/postgres/pgIntegratorAdministration";
+import { openPgIntegratorAdministration } from "../../api/store/postgres/postgresStore";
 import type { IntegratorAdministration } from "../../api/store/integratorAdministration";
 import { manifestPath, onboardIntegrator, writeManifest } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";

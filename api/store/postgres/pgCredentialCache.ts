@@ -1,4 +1,5 @@
 import { PostgresListener } from "../../../sdk/storage/postgresListener";
+import type { CredentialCache } from "../sqlIntegrators";
 import type { ApiKeyCredential } from "../store";
 
 /** The channel the `api_credentials_changed` trigger (migration 4) notifies on every write to api_keys and every UPDATE or DELETE of integrators. */
@@ -20,7 +21,7 @@ const MAX_ENTRY_AGE_MS = 60_000;
  * listener's heartbeat (sdk/storage/postgresListener) finds a dead connection within 10 s, and no
  * entry outlives a minute.
  */
-export class PgCredentialCache {
+export class PgCredentialCache implements CredentialCache {
   readonly #entries = new Map<string, { credentials: ApiKeyCredential[]; at: number }>();
   readonly #listener: PostgresListener;
   #generation = 0;

@@ -1,15 +1,13 @@
-import { applyPostgresMigrations } from "../../../sdk/storage/postgresPool";
-import { openServicePool } from "../../../sdk/storage/servicePools";
+import { applyPostgresMigrations, type PostgresPool } from "../../../sdk/storage/postgresPool";
+import { openServicePool, type ServicePool } from "../../../sdk/storage/servicePools";
 import { postgresDatabase } from "../../../sdk/storage/sqlDatabase";
 import type { ApiSchema } from "../apiSchema";
-import { SqlQuotes } from "../sqlQuotes";
-import { SqlTokenDemand } from "../sqlTokenDemand";
 import { composeStore } from "../composeStore";
+import type { IntegratorAdministration } from "../integratorAdministration";
 import type { WriteErrorListener } from "../quoteWriteBuffer";
+import { SqlIntegratorAdministration } from "../sqlIntegratorAdministration";
 import type { Store } from "../store";
-import { PgChallenges } from "./pgChallenges";
 import { PgCredentialCache } from "./pgCredentialCache";
-import { PgIntegrators } from "./pgIntegrators";
 import { postgresMigrations } from "./postgresMigrations";
 
 /** The API's migrations are recorded apart from the relayer's, so both can share one database. */
@@ -20,28 +18,35 @@ export const API_MIGRATIONS_TABLE = "api_schema_migrations";
  * API instances can share the database: every write that must be atomic is one transaction there.
  */
 export async function openPostgresStore(url: string, options: { onWriteError?: WriteErrorListener; poolSize?: number } = {}): Promise<Store> {
-  const pool = openServicePool(url, "api", options.poolSize);
+  const pool = await openMigratedPool(url, "api", options.poolSize);
+  // Credentials are cached per instance while it listens for their changes (NOTIFY api_credentials).
+  const credentials = new PgCredentialCache(url);
+  await credentials.start();
+  return composeStore(postgresDatabase<ApiSchema>(pool), {
+    credentials,
+    onWriteError: options.onWriteError,
+    ping: async () => void (await pool.query("SELECT 1")),
+    close: async () => {
+      await credentials.close();
+      await pool.end();
+    },
+  });
+}
+
+/** Opens the operator's writes on the API's PostgreSQL database (`DATABASE_URL`), migrated like the store's. */
+export async function openPgIntegratorAdministration(url: string): Promise<IntegratorAdministration> {
+  // One command at a time: a second connection would never be used.
+  const pool = await openMigratedPool(url, "integratorsCli");
+  return new SqlIntegratorAdministration(postgresDatabase<ApiSchema>(pool), () => pool.end());
+}
+
+async function openMigratedPool(url: string, name: ServicePool, size?: number): Promise<PostgresPool> {
+  const pool = openServicePool(url, name, size);
   try {
     await applyPostgresMigrations(pool, API_MIGRATIONS_TABLE, postgresMigrations);
   } catch (error) {
     await pool.end();
     throw error;
   }
-  // Credentials are cached per instance while it listens for their changes (NOTIFY api_credentials).
-  const credentials = new PgCredentialCache(url);
-  await credentials.start();
-  const sql = postgresDatabase<ApiSchema>(pool);
-  const challenges = new PgChallenges(pool);
-  const quotes = new SqlQuotes(sql, options.onWriteError ?? (() => undefined));
-  return composeStore(
-    { challenges, integrators: new PgIntegrators(pool, challenges, credentials), tokens: new SqlTokenDemand(sql), quotes },
-    {
-      ping: async () => void (await pool.query("SELECT 1")),
-      close: async () => {
-        await quotes.flush();
-        await credentials.close();
-        await pool.end();
-      },
-    },
-  );
+  return pool;
 }

@@ -4,7 +4,7 @@ import { date } from "./msDate";
 /** An `integrator_audit` row, as both engines return it (`detail` is JSON text). */
 export type AuditRow = { id: number; integrator_id: number; key_id: number | null; action: string; detail: string; actor: string; at: number };
 
-export const AUDIT_COLUMNS = "id, integrator_id, key_id, action, detail, actor, at";
+export const AUDIT_COLUMNS = ["id", "integrator_id", "key_id", "action", "detail", "actor", "at"] as const satisfies readonly (keyof AuditRow)[];
 
 /** The row's values for an insert; the operator's reason, if any, goes into `detail`. */
 export function auditParams(integratorId: number, keyId: number | undefined, action: string, detail: Record<string, unknown>, by: OperatorAction) {

@@ -1,22 +1,12 @@
 import { getAddress, type Hex } from "viem";
 import { onboardingActions, type OnboardingAction } from "../../../sdk";
+import type { Selectable } from "kysely";
+import type { ChallengesTable } from "../apiSchema";
 import type { ChallengeRecord, NewChallenge } from "../store";
 import { date } from "./msDate";
 
 /** A `challenges` row, as both engines return it (times in milliseconds, wallet lowercase). */
-export type ChallengeRow = {
-  nonce: string;
-  wallet: string;
-  action: string;
-  chain_id: number;
-  payload_hash: string | null;
-  message: string;
-  issued_at: number;
-  expires_at: number;
-  used_at: number | null;
-  /** Contract-wallet verifications that failed or are running (SQLite version 7, PostgreSQL version 2). */
-  failed_verifications: number;
-};
+export type ChallengeRow = Selectable<ChallengesTable>;
 
 /** The row's values for an insert. */
 export function challengeParams(challenge: NewChallenge) {

@@ -2,32 +2,23 @@ import { checksummed } from "../../services/checksummedAddress";
 import { apiKeyScopes, type ApiKeyScope } from "../../apiKeyScopes";
 import type { ApiKeyCredential, ApiKeyRecord, IntegratorRecord, IntegratorStatus, NewApiKey, NewIntegrator } from "../store";
 import type { Selectable } from "kysely";
-import type { IntegratorsTable } from "../apiSchema";
+import type { ApiKeysTable, IntegratorsTable } from "../apiSchema";
 import { date } from "./msDate";
 
 /** `integrators` and `api_keys` rows, as both engines return them. */
 export type IntegratorRow = Selectable<IntegratorsTable>;
 
-export type ApiKeyRow = {
-  id: number;
-  integrator_id: number;
-  label: string;
-  prefix: string;
-  last_four: string;
-  scopes: string;
-  quote_rate_limit_per_minute: number;
-  swap_rate_limit_per_minute: number;
-  created_at: number;
-  revoked_at: number | null;
-  max_fee_bps: number | null;
-};
+export type ApiKeyRow = Omit<Selectable<ApiKeysTable>, "secret_hash">;
 
-export const INTEGRATOR_COLUMNS = `id, slug, owner_wallet, display_name, contact_email, telegram_handle, app_url, fee_recipient,
-  max_fee_bps, chain_id, status, created_at, approved_at, quote_rate_limit_per_minute, swap_rate_limit_per_minute, operator_approved_at`;
-export const API_KEY_COLUMNS = `id, integrator_id, label, prefix, last_four, scopes, quote_rate_limit_per_minute,
-  swap_rate_limit_per_minute, created_at, revoked_at, max_fee_bps`;
-
-const columnsOf = (list: string) => list.split(",").map((column) => column.trim());
+export const INTEGRATOR_COLUMNS = [
+  "id", "slug", "owner_wallet", "display_name", "contact_email", "telegram_handle", "app_url", "fee_recipient", "max_fee_bps",
+  "chain_id", "status", "created_at", "approved_at", "quote_rate_limit_per_minute", "swap_rate_limit_per_minute", "operator_approved_at",
+] as const satisfies readonly (keyof IntegratorRow)[];
+/** Every column of `api_keys` but the secret's hash, which only authentication reads. */
+export const API_KEY_COLUMNS = [
+  "id", "integrator_id", "label", "prefix", "last_four", "scopes", "quote_rate_limit_per_minute",
+  "swap_rate_limit_per_minute", "created_at", "revoked_at", "max_fee_bps",
+] as const satisfies readonly (keyof ApiKeyRow)[];
 
 /**
  * An API key joined with its profile (`api_keys k JOIN integrators i`), the profile's columns
@@ -35,9 +26,9 @@ const columnsOf = (list: string) => list.split(",").map((column) => column.trim(
  */
 export const CREDENTIAL_COLUMNS = [
   "k.secret_hash",
-  ...columnsOf(API_KEY_COLUMNS).map((column) => `k.${column}`),
-  ...columnsOf(INTEGRATOR_COLUMNS).map((column) => `i.${column} AS i_${column}`),
-].join(", ");
+  ...API_KEY_COLUMNS.map((column) => `k.${column}` as const),
+  ...INTEGRATOR_COLUMNS.map((column) => `i.${column} as i_${column}` as const),
+] as const;
 
 export type CredentialRow = ApiKeyRow & { secret_hash: string } & { [Column in keyof IntegratorRow as `i_${Column}`]: IntegratorRow[Column] };
 

@@ -11,8 +11,8 @@ export type ProfileLimitsRow = {
 };
 export type KeyLimitsRow = { id: number; integrator_id: number; revoked_at: number | null; quote_rate_limit_per_minute: number; swap_rate_limit_per_minute: number; max_fee_bps: number | null };
 
-export const PROFILE_LIMITS_COLUMNS = "id, status, max_fee_bps, quote_rate_limit_per_minute, swap_rate_limit_per_minute, operator_approved_at";
-export const KEY_LIMITS_COLUMNS = "id, integrator_id, revoked_at, quote_rate_limit_per_minute, swap_rate_limit_per_minute, max_fee_bps";
+export const PROFILE_LIMITS_COLUMNS = ["id", "status", "max_fee_bps", "quote_rate_limit_per_minute", "swap_rate_limit_per_minute", "operator_approved_at"] as const satisfies readonly (keyof ProfileLimitsRow)[];
+export const KEY_LIMITS_COLUMNS = ["id", "integrator_id", "revoked_at", "quote_rate_limit_per_minute", "swap_rate_limit_per_minute", "max_fee_bps"] as const satisfies readonly (keyof KeyLimitsRow)[];
 
 type LimitColumns = Pick<ProfileLimitsRow | KeyLimitsRow, "max_fee_bps" | "quote_rate_limit_per_minute" | "swap_rate_limit_per_minute">;
 

@@ -4,14 +4,13 @@ import { dirname } from "node:path";
 import { applySqliteMigrations } from "../../../sdk/storage/sqliteMigrations";
 import { sqliteDatabase } from "../../../sdk/storage/sqlDatabase";
 import type { ApiSchema } from "../apiSchema";
-import { SqlQuotes } from "../sqlQuotes";
-import { SqlTokenDemand } from "../sqlTokenDemand";
 import { composeStore } from "../composeStore";
+import type { IntegratorAdministration } from "../integratorAdministration";
 import type { WriteErrorListener } from "../quoteWriteBuffer";
+import { SqlIntegratorAdministration } from "../sqlIntegratorAdministration";
 import type { Store } from "../store";
 import { migrations } from "./migrations";
-import { SqliteChallenges } from "./sqliteChallenges";
-import { SqliteIntegrators } from "./sqliteIntegrators";
+import { SqliteCredentialMemo } from "./sqliteCredentialMemo";
 
 export type { WriteErrorListener } from "../quoteWriteBuffer";
 
@@ -24,19 +23,22 @@ export type SqliteStoreOptions = { onWriteError?: WriteErrorListener };
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const db = openSqliteDatabase(path);
-  const sql = sqliteDatabase<ApiSchema>(db);
-  const challenges = new SqliteChallenges(db);
-  const quotes = new SqlQuotes(sql, options.onWriteError ?? (() => undefined));
-  return composeStore(
-    { challenges, integrators: new SqliteIntegrators(db, challenges), tokens: new SqlTokenDemand(sql), quotes },
-    {
-      ping: async () => void db.prepare("SELECT 1").get(),
-      close: async () => {
-        await quotes.flush();
-        if (db.open) db.close();
-      },
+  return composeStore(sqliteDatabase<ApiSchema>(db), {
+    credentials: new SqliteCredentialMemo(db),
+    onWriteError: options.onWriteError,
+    ping: async () => void db.prepare("SELECT 1").get(),
+    close: async () => {
+      if (db.open) db.close();
     },
-  );
+  });
+}
+
+/** Opens the operator's writes on the API's database (its own connection, migrated like the store's). */
+export function openSqliteIntegratorAdministration(path: string): IntegratorAdministration {
+  const db = openSqliteDatabase(path);
+  return new SqlIntegratorAdministration(sqliteDatabase<ApiSchema>(db), async () => {
+    if (db.open) db.close();
+  });
 }
 
 /** One connection to the store's database, migrated; the store and the operator's writes each open one. */
