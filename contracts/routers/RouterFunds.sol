@@ -7,6 +7,7 @@ import {IRegistryGatedRouter} from "../interfaces/IRegistryGatedRouter.sol";
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {ISwapSettlement} from "../interfaces/ISwapSettlement.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
+import {RouteActions} from "../libraries/RouteActions.sol";
 import {RegistryGate} from "./RegistryGate.sol";
 
 /// @title RouterFunds
@@ -24,7 +25,7 @@ abstract contract RouterFunds is ISwapSettlement, RegistryGate {
     uint256 public constant NATIVE_PAYOUT_GAS = 40_000;
 
     /// @notice The native-asset placeholder used for sell and buy tokens.
-    address public constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
+    address public constant NATIVE = RouteActions.NATIVE;
 
     /// @notice Wrapped ether.
     IWETH9 public immutable weth;
@@ -37,9 +38,15 @@ abstract contract RouterFunds is ISwapSettlement, RegistryGate {
         weth = weth_;
     }
 
-    /// @notice Accepts ether only from WETH, when unwrapping.
+    /// @notice Accepts ether only from WETH, when unwrapping (and from a venue paying native ETH out:
+    /// `_acceptsNative`).
     receive() external payable {
-        if (msg.sender != address(weth)) revert SwapNativeValueMismatch(0, msg.value);
+        if (!_acceptsNative(msg.sender)) revert SwapNativeValueMismatch(0, msg.value);
+    }
+
+    /// @dev Whether `sender` may pay this router ether: WETH, and any venue a module adds.
+    function _acceptsNative(address sender) internal view virtual returns (bool) {
+        return sender == address(weth);
     }
 
     /// @inheritdoc IRegistryGatedRouter
