@@ -13,7 +13,7 @@ module.exports = {
     yul: true,
     yulDetails: {
       stackAllocation: true,
-      optimizerSteps: "dhfoDgvulfnTUtnIf[xa[r]EscLMVcul[j]Tpeulxa[rul]xa[r]cLgvfCTUca[r]LSsTFOtfDnca[r]Iulc]jmul[jul]VcTOculjmul:fDnTOcmu",
+      optimizerSteps: "dhfoDgvulfnTUtnIf[xa[r]EscLMVcul[j]Tpeulxa[rul]xa[r]cLgvfCTUca[r]LSsTFOtfDnca[r]Iulc]jmul[jul]VcTOculjmul",
     },
   },
 };

@@ -28,11 +28,6 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
         return PropAmmHops._syncPairFilter();
     }
 
-    /// @dev WETH and the V4 PoolManager pay this router ether (UniswapV4Hops adds the latter).
-    function _acceptsNative(address sender) internal view override(RouterFunds, UniswapV4Hops) returns (bool) {
-        return UniswapV4Hops._acceptsNative(sender);
-    }
-
     /// @dev Where the swap action at `offset` wants its input, so the previous hop hands its output
     /// straight there: a V2 pair takes it before its swap call; every other venue is paid by this router
     /// (V3 in its callback).

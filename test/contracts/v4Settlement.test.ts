@@ -8,6 +8,7 @@ import {
   encodeSwapGaslessBatch,
   encodeSwapNative,
   encodeSwapWithAllowance,
+  encodeRouteActions,
   encodeSwapWithPermit,
   getAmountOut,
   NATIVE_TOKEN,
@@ -169,6 +170,23 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     await send(f, f.routerAddress, await permitCalldata(f, order(f, usdc, usdcIn, NATIVE_TOKEN, ethOut, swapV4(pool, NATIVE_TOKEN), (await now(f)) + 600n), 1n));
     expect(await ethBalance(f, f.recipient.account.address)).to.equal(ethBefore + ethOut);
     await expectRoutersEmpty(f);
+  });
+
+  it("hands a V3 hop's output to a V4 hop in one route (USDC→WETH on V3, WETH→WBTC on V4), paying both quoters' amounts; a V4 hop that pays nothing is refused with SwapV4ZeroOutput", async () => {
+    const f = await loadFixture(v3Market);
+    const [usdc, weth, wbtc] = [f.token("USDC"), f.contracts.weth, f.token("WBTC")];
+    const sellAmount = parseUnits("2000", 6);
+    const pool = v4Pool(f, wbtc, weth);
+    const expected = await quoteV4(f, pool, weth, await quoteV3(f, usdc, weth, 3000, sellAmount));
+    const actions = concatHex([encodeRouteActions([{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }]), swapV4(pool, wbtc)]);
+    const before = await balanceOf(f, wbtc, f.recipient.account.address);
+    await send(f, f.contracts.allowanceHolder, encodeSwapWithAllowance(order(f, usdc, sellAmount, wbtc, expected, actions, (await now(f)) + 600n), f.routerAddress));
+    expect(await balanceOf(f, wbtc, f.recipient.account.address)).to.equal(before + expected);
+    await expectRoutersEmpty(f);
+
+    // One wei of ETH buys less than a unit of USDC: the pool keeps it as its fee and pays nothing out.
+    const dust = order(f, NATIVE_TOKEN, 1n, usdc, 0n, swapV4(v4Pool(f, NATIVE_TOKEN, usdc), usdc), (await now(f)) + 600n);
+    await expectRevert(f.publicClient.call({ account: f.taker.account, to: f.routerAddress, data: encodeSwapNative(dust), value: 1n }), "SwapV4ZeroOutput", [usdc, 1n]);
   });
 
   it("splits USDC→WETH across a V4 leg, a V3 leg and a V2 leg; a V4 leg may end in a V2 hop", async () => {

@@ -78,7 +78,7 @@ abstract contract UniswapV4Hops is IUniswapV4Venue, RouterFunds {
     }
 
     /// @dev The PoolManager pays native ETH out of a run that ends in it.
-    function _acceptsNative(address sender) internal view virtual override returns (bool) {
-        return sender == _v4PoolManager || super._acceptsNative(sender);
+    function _nativePayer() internal view override returns (address) {
+        return _v4PoolManager;
     }
 }

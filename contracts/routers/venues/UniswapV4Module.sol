@@ -69,8 +69,9 @@ contract UniswapV4Module {
         assembly ("memory-safe") {
             unlocking := tload(UNLOCKING_SLOT)
         }
-        // A stranger, the PoolManager unlocked by anyone else, or a direct call to this module.
-        if (msg.sender != address(_poolManager) || !unlocking || address(this) == _self) {
+        // A stranger, or the PoolManager unlocked by anyone else. Called on this module itself, the flag
+        // is this module's own, which nothing sets: `swapV4Run` refuses to run here.
+        if (msg.sender != address(_poolManager) || !unlocking) {
             revert IUniswapV4Venue.SwapV4CallbackRefused(msg.sender);
         }
         address tokenIn = address(bytes20(data[0:20]));
