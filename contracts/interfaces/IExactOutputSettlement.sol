@@ -15,8 +15,9 @@ import {ISwapSettlement} from "./ISwapSettlement.sol";
 /// than the maximum in all; the unused input goes back to the taker (SwapInputRefunded). Its swaps (or
 /// its SPLIT) are one run, with at most a WRAP before them and only FEE and UNWRAP after. A SPLIT's
 /// shares divide the output, not the input: each leg must produce its share of what the split must
-/// yield. An exact-output route has at most one SPLIT and no other swap beside it. SWAP_PROPAMM is
-/// refused anywhere in an exact-output route (SwapExactOutputRoute): propAMMs are exact-input only.
+/// yield. An exact-output route has at most one SPLIT and no other swap beside it. SWAP_PROPAMM and
+/// SWAP_V4 are refused anywhere in an exact-output route (SwapExactOutputRoute): propAMMs are
+/// exact-input only, and the routers run V4 hops exact-input only.
 /// The struct has the same ABI layout as `SwapParams` (with `maxSellAmount` and `buyAmount` in the
 /// places of `sellAmount` and `minBuyAmount`), so the allowance holder reads both the same way.
 interface IExactOutputSettlement is ISwapSettlement {
@@ -42,6 +43,6 @@ interface IExactOutputSettlement is ISwapSettlement {
     error SwapExcessiveInput(uint256 needed, uint256 maximum);
     /// @notice The action at byte `offset` (of the route, or of a split leg) cannot run in an exact-output
     /// route: a second SPLIT, a SPLIT beside other swaps, swaps of a route run backwards that are not one
-    /// run after at most a WRAP, or a SWAP_PROPAMM (exact-input only).
+    /// run after at most a WRAP, or a SWAP_PROPAMM or SWAP_V4 (exact-input only).
     error SwapExactOutputRoute(uint256 offset);
 }

@@ -19,8 +19,8 @@ pragma solidity ^0.8.28;
 ///   amount to the fee recipient and keeps the rest running. The running token must be the buy token,
 ///   so the fee in `SwapSettled` is always in buy-token units.
 /// - `0x05` SPLIT: leg count (1 byte, 2 or 3), then per leg: share in bps (2 bytes), hop count (1 byte,
-///   1 to 3) and that many hops, each a whole swap action with its opcode (SWAP_V2, SWAP_V3 or
-///   SWAP_PROPAMM), so a leg may mix venues. Sells
+///   1 to 3) and that many hops, each a whole swap action with its opcode (SWAP_V2, SWAP_V3,
+///   SWAP_PROPAMM or SWAP_V4), so a leg may mix venues. Sells
 ///   the running amount along parallel paths: every leg but the last takes `amount * share / 10000`,
 ///   the last takes the rest, so nothing is left over. The shares must be non-zero and add up to
 ///   10,000, and every leg must end in the same token, which becomes the running token with the legs'
@@ -33,6 +33,14 @@ pragma solidity ^0.8.28;
 ///   IUniswapV3Venue); the pool must take all of it. Exact input only: exact-output routes refuse it.
 /// - `0x07` SWAP_PROPAMM: pair (20 bytes), tokenOut (20 bytes). Reserved for the propAMM venue module;
 ///   refused as an unknown action by routers without it.
+/// - `0x08` SWAP_V4: tokenOut (20 bytes), fee (uint24, 3 bytes), tickSpacing (int24, two's complement, 3
+///   bytes), hooks (20 bytes). Swaps the whole running amount through the Uniswap V4 pool (sorted running
+///   token and tokenOut, fee, tickSpacing, hooks) of the router's PoolManager (IUniswapV4Venue); the pool
+///   must take all of it. A tokenOut of address zero is native ETH (V4's currency zero): the running token
+///   becomes the native asset, as after UNWRAP, and a native running token is paid to the PoolManager as
+///   value (no WRAP). Consecutive SWAP_V4 actions run in one unlock, settling the input and taking the
+///   output once each. Exact input only: exact-output routes refuse it. Routers without a PoolManager
+///   refuse it as an unknown action.
 /// The native asset is written as 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE.
 interface ISwapSettlement {
     /// @notice The order. With permit settlement every field is bound by the taker's signature.

@@ -14,6 +14,11 @@ library RouteActions {
     uint8 internal constant SPLIT = 0x05;
     uint8 internal constant SWAP_V3 = 0x06;
     uint8 internal constant SWAP_PROPAMM = 0x07;
+    uint8 internal constant SWAP_V4 = 0x08;
+
+    /// @notice The native-asset placeholder routes use for sell and buy tokens (a V4 hop's tokenOut of
+    /// address zero, V4's native currency, leaves the running token this).
+    address internal constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
 
     /// @dev Opcode plus operands, in bytes; zero for an unknown opcode.
     uint256 internal constant SWAP_V2_WIDTH = 43;
@@ -24,9 +29,11 @@ library RouteActions {
     uint256 internal constant SWAP_V3_WIDTH = 25;
     /// @dev SWAP_PROPAMM: pair (20), tokenOut (20).
     uint256 internal constant SWAP_PROPAMM_WIDTH = 41;
+    /// @dev SWAP_V4: tokenOut (20), fee (uint24, 3), tickSpacing (int24, 3), hooks (20).
+    uint256 internal constant SWAP_V4_WIDTH = 47;
 
     /// @dev SPLIT layout: opcode, leg count, then per leg a 2-byte share in bps, a 1-byte hop count and
-    /// that many hops, each a whole swap action with its opcode (SWAP_V2, SWAP_V3 or SWAP_PROPAMM).
+    /// that many hops, each a whole swap action with its opcode (SWAP_V2, SWAP_V3, SWAP_PROPAMM or SWAP_V4).
     uint256 internal constant SPLIT_HEADER_WIDTH = 2;
     uint256 internal constant LEG_HEADER_WIDTH = 3;
     /// @notice Bounds of a SPLIT: at most 3 legs of at most 3 hops, so one action runs at most 9 swaps.
@@ -34,31 +41,36 @@ library RouteActions {
     uint256 internal constant MAX_SPLIT_LEGS = 3;
     uint256 internal constant MAX_LEG_HOPS = 3;
 
+    /// @dev Byte `opcode` of each word is that opcode's width (zero: unknown, or SPLIT): one `byte`
+    /// instruction instead of a chain of comparisons inlined at every call site.
+    uint256 private constant WIDTHS = 0x002b0101170019292f0000000000000000000000000000000000000000000000;
+    uint256 private constant SWAP_WIDTHS = 0x002b0000000019292f0000000000000000000000000000000000000000000000;
+
     /// @notice The encoded width of a fixed-width action with `opcode`, or zero when the opcode is
     /// unknown or SPLIT (whose width depends on its legs: `splitWidth`, kept off the common path).
-    function width(uint8 opcode) internal pure returns (uint256) {
-        if (opcode == SWAP_V2) return SWAP_V2_WIDTH;
-        if (opcode == WRAP) return WRAP_WIDTH;
-        if (opcode == UNWRAP) return UNWRAP_WIDTH;
-        if (opcode == FEE) return FEE_WIDTH;
-        return swapWidth(opcode);
+    function width(uint8 opcode) internal pure returns (uint256 result) {
+        assembly ("memory-safe") {
+            result := byte(opcode, WIDTHS)
+        }
     }
 
     /// @notice The encoded width of a swap action (one hop on one venue) with `opcode`; zero for any
     /// other opcode. A new venue adds its opcode here and in RouteExecutor's hop dispatch.
-    function swapWidth(uint8 opcode) internal pure returns (uint256) {
-        if (opcode == SWAP_V2) return SWAP_V2_WIDTH;
-        if (opcode == SWAP_V3) return SWAP_V3_WIDTH;
-        if (opcode == SWAP_PROPAMM) return SWAP_PROPAMM_WIDTH;
-        return 0;
+    function swapWidth(uint8 opcode) internal pure returns (uint256 result) {
+        assembly ("memory-safe") {
+            result := byte(opcode, SWAP_WIDTHS)
+        }
     }
 
-    /// @notice The output token of the swap action at `offset` (SWAP_V3 names it first, the others
-    /// after their pool).
+    /// @notice The output token of the swap action at `offset` (SWAP_V3 and SWAP_V4 name it first, the
+    /// others after their pool). Address zero (V4's native currency) yields NATIVE: only a V4 pool
+    /// pays it out, and any other venue's hop into NATIVE is refused.
     function hopTokenOut(bytes calldata actions, uint256 offset) internal pure returns (address tokenOut) {
-        uint256 at = opcodeAtInBounds(actions, offset) == SWAP_V3 ? offset + 1 : offset + 21;
+        uint8 opcode = opcodeAtInBounds(actions, offset);
+        uint256 at = opcode == SWAP_V2 || opcode == SWAP_PROPAMM ? offset + 21 : offset + 1;
         assembly ("memory-safe") {
             tokenOut := shr(96, calldataload(add(actions.offset, at)))
+            tokenOut := or(tokenOut, mul(iszero(tokenOut), NATIVE))
         }
     }
 

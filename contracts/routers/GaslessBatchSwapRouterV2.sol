@@ -8,11 +8,12 @@ import {GaslessBatchSettlement} from "./GaslessBatchSettlement.sol";
 import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
 import {PropAmmHops} from "./PropAmmHops.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
+import {UniswapV4Hops} from "./venues/UniswapV4Hops.sol";
 
 /// @title GaslessBatchSwapRouterV2
 /// @notice Feature-3 router, third version: GaslessBatchSwapRouter's entry points (single, batch,
 /// token permit, smart wallet, exact output), routed over the V2 venue and up to four Uniswap-V3-style
-/// venues (SWAP_V3, and SPLIT legs mixing them).
+/// venues (SWAP_V3), Uniswap V4 (SWAP_V4) and the propAMMs, and SPLIT legs mixing them.
 contract GaslessBatchSwapRouterV2 is GaslessBatchSettlement {
     /// @param permit2_ Permit2.
     /// @param weth_ Wrapped ether.
@@ -20,12 +21,14 @@ contract GaslessBatchSwapRouterV2 is GaslessBatchSettlement {
     /// @param venue The V2 factory whose pairs routes may use, and its pool fee.
     /// @param v3Venues The V3 venues (factory, pool init-code hash), indexed as SWAP_V3 names them.
     /// @param propAmms The allowlist of the propAMMs SWAP_PROPAMM may call.
+    /// @param poolManager_ Uniswap V4's PoolManager, which SWAP_V4 swaps in (zero: no V4 venue).
     constructor(
         ISignatureTransfer permit2_,
         IWETH9 weth_,
         IRouterRegistry registry_,
         V2Venue memory venue,
         V3Venue[] memory v3Venues,
-        PropAmmAllowlist propAmms
-    ) GaslessBatchSettlement(permit2_, weth_, registry_, venue) UniswapV3Hops(v3Venues) PropAmmHops(propAmms) {}
+        PropAmmAllowlist propAmms,
+        address poolManager_
+    ) GaslessBatchSettlement(permit2_, weth_, registry_, venue) UniswapV3Hops(v3Venues) PropAmmHops(propAmms) UniswapV4Hops(poolManager_) {}
 }

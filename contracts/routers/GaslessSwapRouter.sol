@@ -8,6 +8,7 @@ import {GaslessSwapSettlement} from "./GaslessSwapSettlement.sol";
 import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
 import {PropAmmHops} from "./PropAmmHops.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
+import {UniswapV4Hops} from "./venues/UniswapV4Hops.sol";
 
 /// @title GaslessSwapRouter
 /// @notice Feature-3 router, first version: `swapGasless` on the V2 venue only (no V3 venues), kept so
@@ -19,6 +20,6 @@ contract GaslessSwapRouter is GaslessSwapSettlement {
     /// @param venue The V2 factory whose pairs routes may use, and its pool fee.
     constructor(ISignatureTransfer permit2_, IWETH9 weth_, IRouterRegistry registry_, V2Venue memory venue)
         GaslessSwapSettlement(permit2_, weth_, registry_, venue)
-        UniswapV3Hops(new V3Venue[](0)) PropAmmHops(PropAmmAllowlist(address(0)))
+        UniswapV3Hops(new V3Venue[](0)) PropAmmHops(PropAmmAllowlist(address(0))) UniswapV4Hops(address(0))
     {}
 }

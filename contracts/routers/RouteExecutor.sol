@@ -181,11 +181,11 @@ abstract contract RouteExecutor is VenueHops {
             }
             // Neither sum can wrap: count is at most MAX_ACTIONS + 1, offset at most the calldata size.
             unchecked {
-                if (++count > MAX_ACTIONS) revert SwapTooManyActions(MAX_ACTIONS);
                 nextOffset = offset + width;
+                if (opcode == RouteActions.SWAP_V4) (nextOffset, count) = _v4RunEnd(actions, nextOffset, count);
+                if (++count > MAX_ACTIONS) revert SwapTooManyActions(MAX_ACTIONS);
             }
             if (nextOffset > actions.length) revert SwapTruncatedAction(offset);
-
             if (RouteActions.swapWidth(opcode) != 0) {
                 (token, amount, inPair, paidOut) =
                     _swap(actions, buyToken, recipient, token, amount, inPair, offset, nextOffset);
@@ -214,6 +214,21 @@ abstract contract RouteExecutor is VenueHops {
         return (token, amount, paidOut, feeTotal);
     }
 
+    /// @dev Consecutive SWAP_V4 actions run in one unlock, and each still counts as an action.
+    /// The end of the run of SWAP_V4 actions whose first action ends at `end`, and `count` plus the
+    /// actions after the first (the caller counts the first). It stops at MAX_ACTIONS, so the caller's
+    /// count check refuses a longer route. The end may pass the calldata: the caller checks it.
+    function _v4RunEnd(bytes calldata actions, uint256 end, uint256 count) private pure returns (uint256, uint256) {
+        // Both stay small: count is below MAX_ACTIONS, end at most the calldata size plus one width.
+        unchecked {
+            while (count < MAX_ACTIONS && RouteActions.opcodeAt(actions, end) == RouteActions.SWAP_V4) {
+                end += RouteActions.SWAP_V4_WIDTH;
+                ++count;
+            }
+        }
+        return (end, count);
+    }
+
     /// @dev One swap action, on whichever venue its opcode names (VenueHops' `_hop`). The output goes
     /// straight to the next hop's input when the next action is a swap, to the recipient when this is
     /// the last action and yields the (ERC20) buy token, and to this router otherwise.
@@ -227,21 +242,41 @@ abstract contract RouteExecutor is VenueHops {
         uint256 offset,
         uint256 nextOffset
     ) private returns (address tokenOut, uint256 amountOut, bool outInPair, bool paidOut) {
-        tokenOut = RouteActions.hopTokenOut(actions, offset);
-        // No pool pays out the native asset itself; refused before the recipient's balance is read.
-        if (tokenOut == NATIVE) revert SwapUnexpectedToken(address(weth), NATIVE);
+        uint8 opcode = RouteActions.opcodeAtInBounds(actions, offset);
+        // A run of SWAP_V4 actions ends in its last hop's output.
+        tokenOut = RouteActions.hopTokenOut(actions, nextOffset - RouteActions.swapWidth(opcode));
+        // Only a V4 pool pays out the native asset itself (V4's currency zero); any other swap into it
+        // is refused before the recipient's balance is read.
+        if (tokenOut == NATIVE && opcode != RouteActions.SWAP_V4) revert SwapUnexpectedToken(address(weth), NATIVE);
         if (RouteActions.swapWidth(RouteActions.opcodeAt(actions, nextOffset)) != 0) {
-            amountOut = _hop(actions, offset, tokenIn, amountIn, inPair, _hopInput(actions, nextOffset), false);
+            amountOut = _hopOrRun(actions, offset, nextOffset, tokenIn, amountIn, inPair, _hopInput(actions, nextOffset));
             outInPair = true;
-        } else if (nextOffset == actions.length && tokenOut == buyToken) {
+        } else if (nextOffset == actions.length && tokenOut == buyToken && tokenOut != NATIVE) {
             // Measure what the recipient actually received (a fee-on-transfer token delivers less than
-            // the formula says) rather than trusting the formula.
+            // the formula says) rather than trusting the formula. Native ETH is paid by settlement.
             uint256 before = _balanceOf(tokenOut, recipient);
-            _hop(actions, offset, tokenIn, amountIn, inPair, recipient, false);
+            _hopOrRun(actions, offset, nextOffset, tokenIn, amountIn, inPair, recipient);
             amountOut = _balanceOf(tokenOut, recipient) - before;
             paidOut = true;
         } else {
-            amountOut = _hop(actions, offset, tokenIn, amountIn, inPair, address(this), false);
+            amountOut = _hopOrRun(actions, offset, nextOffset, tokenIn, amountIn, inPair, address(this));
         }
+    }
+
+    /// @dev The swap action at `offset` (VenueHops' `_hop`), or the run of SWAP_V4 actions up to
+    /// `nextOffset` in one unlock (`_hopV4`).
+    function _hopOrRun(
+        bytes calldata actions,
+        uint256 offset,
+        uint256 nextOffset,
+        address tokenIn,
+        uint256 amountIn,
+        bool delivered,
+        address to
+    ) private returns (uint256) {
+        if (RouteActions.opcodeAtInBounds(actions, offset) == RouteActions.SWAP_V4) {
+            return _hopV4(actions, offset, nextOffset, tokenIn, amountIn, delivered, to);
+        }
+        return _hop(actions, offset, tokenIn, amountIn, delivered, to, false);
     }
 }

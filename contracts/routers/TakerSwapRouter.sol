@@ -9,6 +9,7 @@ import {TakerSwapSettlement} from "./TakerSwapSettlement.sol";
 import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
 import {PropAmmHops} from "./PropAmmHops.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
+import {UniswapV4Hops} from "./venues/UniswapV4Hops.sol";
 
 /// @title TakerSwapRouter
 /// @notice Feature-2 router, first version: exact-input swaps on the V2 venue only (no V3 venues),
@@ -25,5 +26,5 @@ contract TakerSwapRouter is TakerSwapSettlement {
         IWETH9 weth_,
         IRouterRegistry registry_,
         V2Venue memory venue
-    ) TakerSwapSettlement(permit2_, allowanceHolder_, weth_, registry_, venue) UniswapV3Hops(new V3Venue[](0)) PropAmmHops(PropAmmAllowlist(address(0))) {}
+    ) TakerSwapSettlement(permit2_, allowanceHolder_, weth_, registry_, venue) UniswapV3Hops(new V3Venue[](0)) PropAmmHops(PropAmmAllowlist(address(0))) UniswapV4Hops(address(0)) {}
 }

@@ -9,6 +9,7 @@ import {TakerExactOutputSettlement} from "./TakerExactOutputSettlement.sol";
 import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
 import {PropAmmHops} from "./PropAmmHops.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
+import {UniswapV4Hops} from "./venues/UniswapV4Hops.sol";
 
 /// @title TakerSwapRouterV2
 /// @notice Feature-2 router, second version: exact-input and exact-output swaps on the V2 venue only
@@ -25,5 +26,5 @@ contract TakerSwapRouterV2 is TakerExactOutputSettlement {
         IWETH9 weth_,
         IRouterRegistry registry_,
         V2Venue memory venue
-    ) TakerExactOutputSettlement(permit2_, allowanceHolder_, weth_, registry_, venue) UniswapV3Hops(new V3Venue[](0)) PropAmmHops(PropAmmAllowlist(address(0))) {}
+    ) TakerExactOutputSettlement(permit2_, allowanceHolder_, weth_, registry_, venue) UniswapV3Hops(new V3Venue[](0)) PropAmmHops(PropAmmAllowlist(address(0))) UniswapV4Hops(address(0)) {}
 }

@@ -9,10 +9,11 @@ import {TakerExactOutputSettlement} from "./TakerExactOutputSettlement.sol";
 import {PropAmmAllowlist} from "../registry/PropAmmAllowlist.sol";
 import {PropAmmHops} from "./PropAmmHops.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
+import {UniswapV4Hops} from "./venues/UniswapV4Hops.sol";
 
 /// @title TakerSwapRouterV3
 /// @notice Feature-2 router, third version: TakerSwapRouterV2's exact-input and exact-output swaps,
-/// routed over the V2 venue and up to four Uniswap-V3-style venues (SWAP_V3, and SPLIT legs mixing them).
+/// routed over the V2 venue and up to four Uniswap-V3-style venues (SWAP_V3), Uniswap V4 (SWAP_V4) and the propAMMs, and SPLIT legs mixing them.
 contract TakerSwapRouterV3 is TakerExactOutputSettlement {
     /// @param permit2_ Permit2.
     /// @param allowanceHolder_ The allowance holder takers approve for allowance settlement.
@@ -21,6 +22,7 @@ contract TakerSwapRouterV3 is TakerExactOutputSettlement {
     /// @param venue The V2 factory whose pairs routes may use, and its pool fee.
     /// @param v3Venues The V3 venues (factory, pool init-code hash), indexed as SWAP_V3 names them.
     /// @param propAmms The allowlist of the propAMMs SWAP_PROPAMM may call.
+    /// @param poolManager_ Uniswap V4's PoolManager, which SWAP_V4 swaps in (zero: no V4 venue).
     constructor(
         ISignatureTransfer permit2_,
         IAllowanceHolder allowanceHolder_,
@@ -28,6 +30,7 @@ contract TakerSwapRouterV3 is TakerExactOutputSettlement {
         IRouterRegistry registry_,
         V2Venue memory venue,
         V3Venue[] memory v3Venues,
-        PropAmmAllowlist propAmms
-    ) TakerExactOutputSettlement(permit2_, allowanceHolder_, weth_, registry_, venue) UniswapV3Hops(v3Venues) PropAmmHops(propAmms) {}
+        PropAmmAllowlist propAmms,
+        address poolManager_
+    ) TakerExactOutputSettlement(permit2_, allowanceHolder_, weth_, registry_, venue) UniswapV3Hops(v3Venues) PropAmmHops(propAmms) UniswapV4Hops(poolManager_) {}
 }

@@ -5,20 +5,23 @@ import {RouteActions} from "../libraries/RouteActions.sol";
 import {V2SwapMath} from "../libraries/V2SwapMath.sol";
 import {PropAmmHops} from "./PropAmmHops.sol";
 import {RegistryGate} from "./RegistryGate.sol";
+import {RouterFunds} from "./RouterFunds.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
+import {UniswapV4Hops} from "./venues/UniswapV4Hops.sol";
 import {V2Hops} from "./venues/V2Hops.sol";
 
 /// @title VenueHops
 /// @notice The router's venue table: which module runs a swap action of each opcode, where each venue
 /// wants its input delivered, and the SPLIT legs whose hops may mix venues.
 /// @dev Each venue is one module (an abstract contract under `venues/`) and one opcode: SWAP_V2 (0x01)
-/// V2Hops, SWAP_V3 (0x06) UniswapV3Hops, SWAP_PROPAMM (0x07) PropAmmHops. Adding a venue means: its
+/// V2Hops, SWAP_V3 (0x06) UniswapV3Hops, SWAP_PROPAMM (0x07) PropAmmHops, SWAP_V4 (0x08) UniswapV4Hops
+/// (a run of consecutive SWAP_V4 actions is one `_hopV4`, in one unlock: RouteExecutor's `_v4RunEnd`). Adding a venue means: its
 /// opcode and width in RouteActions (`swapWidth`, and `hopTokenOut` if its tokenOut is not after a
 /// 20-byte pool), its module among this contract's bases, and one line in `_hop` (and in `_hopInput` if
 /// it takes its input before its swap call, as a V2 pair does).
 /// `_split` sits here rather than in RouteExecutor because solidity-coverage's via-IR build lost one
 /// of its branches there.
-abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops {
+abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops {
     /// @dev The propAMM module's filter (the other modules share RegistryGate's base, so the compiler
     /// wants the choice named here).
     function _syncPairFilter() internal override(RegistryGate, PropAmmHops) returns (uint128) {
@@ -35,6 +38,9 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops {
 
     /// @dev One swap action at `offset` through its venue's module: `amountIn` of `tokenIn`, already at
     /// `_hopInput` when `delivered` (else held by this router), the output to `to`. Returns the output.
+    /// A SWAP_V4 action here is a run of one hop (a SPLIT leg's); RouteExecutor sends a longer run of
+    /// them to `_hopV4` directly. Kept to these arguments: one more ran the instrumented (coverage) build
+    /// of the SPLIT path out of stack.
     function _hop(
         bytes calldata actions,
         uint256 offset,
@@ -45,6 +51,9 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops {
         bool inLeg
     ) internal returns (uint256) {
         uint8 opcode = RouteActions.opcodeAtInBounds(actions, offset);
+        if (opcode == RouteActions.SWAP_V4) {
+            return _hopV4(actions, offset, offset + RouteActions.SWAP_V4_WIDTH, tokenIn, amountIn, delivered, to);
+        }
         if (opcode != RouteActions.SWAP_PROPAMM) {
             // A propAMM hop's tokens are its pair's configured ones, which the allowlist keeps apart from
             // its pairs; any other venue's are checked here, before the hop moves or reads them. An input
@@ -57,6 +66,25 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops {
         // The width table admits no other opcode here: the last one is SWAP_PROPAMM.
         (, uint256 amountOut) = _swapPropAmm(actions, offset, tokenIn, amountIn, to);
         return amountOut;
+    }
+
+    /// @dev The run of SWAP_V4 actions from `offset` to `end` (whole actions, checked by the caller),
+    /// in one unlock, as `_hop` runs one action: every hop's output token (and the input, unless handed
+    /// over by the previous hop) checked against the propAMM pairs first.
+    function _hopV4(
+        bytes calldata actions,
+        uint256 offset,
+        uint256 end,
+        address tokenIn,
+        uint256 amountIn,
+        bool delivered,
+        address to
+    ) internal returns (uint256) {
+        for (uint256 at = offset; at < end; at += RouteActions.SWAP_V4_WIDTH) {
+            _refusePair(RouteActions.hopTokenOut(actions, at));
+        }
+        if (!delivered) _refusePair(tokenIn);
+        return _swapV4(actions, offset, end, tokenIn, amountIn, to);
     }
 
     /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output
@@ -78,7 +106,8 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops {
         // The first leg's last hop names the token every leg must end in.
         tokenOut = RouteActions.splitTokenOut(actions, offset);
         inPair = false;
-        paidOut = nextOffset == actions.length && tokenOut == buyToken;
+        // Native ETH is paid out by settlement (gas-capped, WETH as the fallback), never by a venue.
+        paidOut = nextOffset == actions.length && tokenOut == buyToken && tokenOut != NATIVE;
         address destination = paidOut ? recipient : address(this);
         uint256 before = paidOut ? _balanceOf(tokenOut, recipient) : 0;
         uint256 remaining = amountIn;
@@ -105,6 +134,8 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops {
     {
         uint256 hops = RouteActions.byteAt(actions, cursor + 2);
         cursor += RouteActions.LEG_HEADER_WIDTH;
+        // Each hop runs alone, SWAP_V4 included (one unlock per V4 hop of a leg): grouping a leg's V4
+        // hops would cost the gasless routers code size they do not have (EIP-170).
         for (uint256 hop; hop < hops; ++hop) {
             uint256 next = cursor + RouteActions.swapWidth(RouteActions.opcodeAtInBounds(actions, cursor));
             address tokenOut = RouteActions.hopTokenOut(actions, cursor);

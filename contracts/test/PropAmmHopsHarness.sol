@@ -51,4 +51,9 @@ contract PropAmmHopsHarness is PropAmmHops {
                 _swapPropAmm(actions, offset, tokenOut, amountOut, hop + 1 == hops ? to : address(this));
         }
     }
+
+    /// @dev No venue here pays native ETH out.
+    function _nativePayer() internal pure override returns (address) {
+        return address(0);
+    }
 }

@@ -36,4 +36,9 @@ contract UniswapV3HopsHarness is UniswapV3Hops {
     function _syncPairFilter() internal pure override returns (uint128) {
         return 0;
     }
+
+    /// @dev No venue here pays native ETH out.
+    function _nativePayer() internal pure override returns (address) {
+        return address(0);
+    }
 }

@@ -4,7 +4,8 @@
  * same chain state (an EVM snapshot is restored before every measurement) in one run; then gasless
  * single-hop swaps one per transaction against batches of 1, 10 and 50 through the feature-3 router;
  * then single-hop exact-output swaps (ours in each settlement against UniversalRouter's V2_SWAP_EXACT_OUT);
- * then V3 and propAMM swaps (gasV3Rows.ts: against V3_SWAP_EXACT_IN / V3_SWAP_EXACT_OUT, SwapRouter02, a direct propAMM call).
+ * then V3 and propAMM swaps (gasV3Rows.ts: against V3_SWAP_EXACT_IN / V3_SWAP_EXACT_OUT, SwapRouter02, a direct propAMM call),
+ * then Uniswap V4 swaps (gasV4Rows.ts: against UniversalRouter's V4_SWAP).
  */
 import hre from "hardhat";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -14,6 +15,7 @@ import { formatTable } from "./printTable";
 import { measureGaslessBatches } from "./gaslessBatchGas";
 import { measureExactOutputRows, type ExactOutputGasRow } from "./exactOutputGas";
 import { measureV3Rows, type V3GasRow } from "./gasV3Rows";
+import { measureV4Rows, type V4GasRow } from "./gasV4Rows";
 import {
   gasBenchSetup,
   grantPermit2Allowance,
@@ -173,6 +175,14 @@ async function main(): Promise<void> {
   process.stdout.write("V3 exact output: ours runs the route backwards (the maximum into the router, the pool paid exactly what it asks in its callback, the rest refunded to the taker); UniversalRouter: PERMIT2_PERMIT of the maximum, V3_SWAP_EXACT_OUT paid from the taker in the callback; SwapRouter02: approve-based exactOutputSingle.\n");
   process.stdout.write("V3 allowance row: ours spends an AllowanceHolder allowance; SwapRouter02's approve-based 1-hop figure is in the row above.\n");
 
+  const v4Rows = await measureV4Rows(bench, isolate);
+  const v4Table = formatTable(
+    ["Uniswap V4 swap", "ours", "UR V4_SWAP", "ours/UR"],
+    v4Rows.map((row: V4GasRow) => [row.name, cell(row.ours), cell(row.universalRouter), ratio(row.ours, row.universalRouter)]),
+  );
+  process.stdout.write(`\nUniswap V4 swaps (the devnet's V4 market; each column from the same state)\n\n${v4Table}\n\n`);
+  process.stdout.write("UniversalRouter: PERMIT2_PERMIT (none for ETH, sent as value), then V4_SWAP of SWAP_EXACT_IN(_SINGLE), SETTLE_ALL, TAKE_ALL per V4 leg and V3_SWAP_EXACT_IN for the V3 leg; ours: SWAP_V4 actions (consecutive ones in one unlock), the split's V4 leg its own unlock.\n");
+
   const gasless = await measureGaslessBatches(bench, BATCH_SIZES, isolate);
   const batchTable = formatTable(
     ["gasless USDC→WETH, 1 hop", "gasUsed", "per swap", "per swap / single"],
@@ -188,7 +198,7 @@ async function main(): Promise<void> {
 
   const directory = join(hre.config.paths.root, "bench-results");
   mkdirSync(directory, { recursive: true });
-  writeFileSync(join(directory, "gas.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), results, exactOutput, venues: venueRows, gasless }, null, 2)}\n`);
+  writeFileSync(join(directory, "gas.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), results, exactOutput, venues: venueRows, v4: v4Rows, gasless }, null, 2)}\n`);
   process.stdout.write(`written to bench-results/gas.json\n`);
 }
 

@@ -56,7 +56,7 @@ export async function gasBenchSetup() {
       v3Factory: deployed.v3Venues[0]!.factory,
       pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH,
       poolInitCodeHash: deployed.v3Venues[0]!.poolInitCodeHash,
-      v4PoolManager: ZERO,
+      v4PoolManager: deployed.uniswapV4.poolManager,
       v3NFTPositionManager: ZERO,
       v4PositionManager: ZERO,
       spokePool: ZERO,
@@ -94,8 +94,9 @@ export type BenchSwap = {
   nativeOut: boolean;
   settlement: "permit" | "allowance";
   split?: { path: Address[]; shareBps: number }[];
-  /** Our router's actions when they are not V2 hops along `path` (V3, propAMM), with the minimum they must pay. */
-  actions?: { actions: RouteAction[]; minOut: bigint };
+  /** Our router's actions when they are not V2 hops along `path` (V3, propAMM), with the minimum they must pay;
+   * `encoded`: the whole route's bytes as they are (actions the SDK cannot encode yet: SWAP_V4). */
+  actions?: { actions: RouteAction[]; minOut: bigint; encoded?: Hex };
 };
 
 /** The swap's paths and the amount each sells: one, or a split's legs. */
@@ -146,7 +147,7 @@ export async function measureOurs(bench: GasBench, swap: BenchSwap): Promise<Mea
     deadline: now + 600n,
     // Like the API's: 128 random bits, right-aligned in the bytes32.
     quoteId: `0x${"00".repeat(16)}${randomBytes(16).toString("hex")}`,
-    actions: encodeRouteActions(actions),
+    actions: swap.actions?.encoded ?? encodeRouteActions(actions),
   };
   let hash: Hex;
   if (swap.nativeIn) {

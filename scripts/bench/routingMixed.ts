@@ -9,7 +9,7 @@
 import { getAddress, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { Feature, decodeFeatureState, encodeRegistryRead, getSqrtRatioAtTick, getTickAtSqrtRatio, readRouterPoolManager, v2PoolsOf, v4PoolId, type DeploymentManifest, type V3TickState } from "../../sdk";
 import { ChainHead } from "../../sdk/chain/chainHead";
-import { assumingV4PoolManager } from "../../api/quote/venues/activeRouterVenues";
+import { assumingV4PoolManager } from "./assumedV4Routers";
 import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
 import { marketTrackerOfManifest } from "../../api/quote/market/chainMarket";
 import { pricedMarketOf, type PricedMarket } from "../../api/quote/routing/poolGraph";

@@ -155,11 +155,14 @@ export async function planDeploy(client: PublicClient, chain: ChainFile, options
   // The venue byte of SWAP_V3 is the index in this list: the chain file's order of its V3 venues.
   const v3Venues = chain.venues.flatMap((venue) => (venue.type === "uniswap-v3" ? [{ factory: known(venue.factory.address, `${venue.name} factory`), poolInitCodeHash: venue.poolInitCodeHash }] : []));
 
+  // SWAP_V4's PoolManager, when the chain file names one (zero: routers without the V4 venue).
+  const poolManager = chain.uniswapV4PoolManager === undefined ? zeroAddress : known(chain.uniswapV4PoolManager.address, "uniswapV4PoolManager.address");
+
   const registry = place("routerRegistry", [deployer], `administrator ${deployer} (the deployer)${admin ? `, proposed to hand over to ${admin}` : ""}`);
   const allowanceHolder = place("allowanceHolder", [], "none (stateless between calls)");
   const propAmmAllowlist = place("propAmmAllowlist", [registry], "managed by the registry's administrator; empty");
-  const takerSwapRouter = place("takerSwapRouter", [permit2, allowanceHolder, weth, registry, v2Venue, v3Venues, propAmmAllowlist], "feature 2 router (taker-submitted swaps)");
-  const gaslessSwapRouter = place("gaslessSwapRouter", [permit2, weth, registry, v2Venue, v3Venues, propAmmAllowlist], "feature 3 router (gasless swaps)");
+  const takerSwapRouter = place("takerSwapRouter", [permit2, allowanceHolder, weth, registry, v2Venue, v3Venues, propAmmAllowlist, poolManager], "feature 2 router (taker-submitted swaps)");
+  const gaslessSwapRouter = place("gaslessSwapRouter", [permit2, weth, registry, v2Venue, v3Venues, propAmmAllowlist, poolManager], "feature 3 router (gasless swaps)");
 
   const registryWrite = (label: string, roles: string, data: Hex, gasWithoutState: bigint, done: DoneCheck): DeployStep => ({
     label,

@@ -56,14 +56,14 @@ export async function deployContracts(
   const routerV3Venues = v3Venues.map(({ factory, poolInitCodeHash }) => ({ factory, poolInitCodeHash }));
   // The propAMM allowlist is an immutable of the routers, which only call the pairs it lists.
   const propAmmAllowlist = await deployPropAmmAllowlist(hre, clients, deployer, registry);
-  const settlement = await deploySettlement(hre, clients, deployer, { registry, permit2, weth, uniswapV2Factory, v3Venues: routerV3Venues, propAmmAllowlist });
+  // Uniswap V4 before the routers: its PoolManager is their immutable (SWAP_V4 swaps in it).
+  const { manifest: uniswapV4 } = await deployV4Market(hre, clients, deployer, tokens, weth);
+  const settlement = await deploySettlement(hre, clients, deployer, { registry, permit2, weth, uniswapV2Factory, v3Venues: routerV3Venues, propAmmAllowlist, poolManager: uniswapV4.poolManager });
   // The V3 pools come after every contract the deployer creates, so none of those addresses moves
   // (pool addresses depend on their factory and tokens only).
   const v3Pools = await deployV3Market(hre, clients, deployer, tokens, weth, v3Venues);
   const contracts = { routerRegistry: registry, permit2, weth, uniswapV2Factory, ...settlement, propAmmAllowlist };
   const propAmms = await deployPropAmms(hre, clients, deployer, { contracts, tokens }, propAmmAllowlist);
-  // Uniswap V4 last: it is not routed yet (the routers have no V4 action), and every address above stays put.
-  const { manifest: uniswapV4 } = await deployV4Market(hre, clients, deployer, tokens, weth);
   return {
     contracts,
     propAmms,

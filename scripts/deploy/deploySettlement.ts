@@ -11,7 +11,7 @@ export type RouterV3Venue = { factory: Address; poolInitCodeHash: Hex };
 /**
  * What a router is wired to: Permit2, WETH, the registry that gates it, the V2 factory whose pairs it
  * trades, its V3 venues (index = the venue byte of SWAP_V3; at most 4) and the allowlist of the
- * propAMMs SWAP_PROPAMM may call. Only the current versions take the last two; earlier ones have none
+ * propAMMs SWAP_PROPAMM may call, and Uniswap V4's PoolManager. Only the current versions take the last three; earlier ones have none
  * (and a current version built without an allowlist calls no propAMM).
  */
 export type RouterDependencies = {
@@ -21,6 +21,8 @@ export type RouterDependencies = {
   uniswapV2Factory: Address;
   v3Venues?: readonly RouterV3Venue[];
   propAmmAllowlist?: Address;
+  /** Uniswap V4's PoolManager, which SWAP_V4 swaps in (current versions only; none: no V4 venue). */
+  poolManager?: Address;
 };
 
 const v3VenueArgs = (venues: readonly RouterV3Venue[] | undefined) => (venues ?? []).map(({ factory, poolInitCodeHash }) => ({ factory, poolInitCodeHash }));
@@ -47,7 +49,7 @@ export async function deployTakerSwapRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-  { permit2, allowanceHolder, weth, registry, uniswapV2Factory, v3Venues, propAmmAllowlist }: RouterDependencies & { allowanceHolder: Address },
+  { permit2, allowanceHolder, weth, registry, uniswapV2Factory, v3Venues, propAmmAllowlist, poolManager }: RouterDependencies & { allowanceHolder: Address },
   version: TakerRouterVersion = "TakerSwapRouterV3",
 ): Promise<Address> {
   const args = [permit2, allowanceHolder, weth, registry, v2Venue(uniswapV2Factory)] as const;
@@ -57,7 +59,7 @@ export async function deployTakerSwapRouter(
       ? await hre.viem.deployContract("TakerSwapRouter", [...args], config)
       : version === "TakerSwapRouterV2"
         ? await hre.viem.deployContract("TakerSwapRouterV2", [...args], config)
-        : await hre.viem.deployContract("TakerSwapRouterV3", [...args, v3VenueArgs(v3Venues), propAmmAllowlist ?? zeroAddress], config);
+        : await hre.viem.deployContract("TakerSwapRouterV3", [...args, v3VenueArgs(v3Venues), propAmmAllowlist ?? zeroAddress, poolManager ?? zeroAddress], config);
   return getAddress(router.address);
 }
 
@@ -73,7 +75,7 @@ export async function deployGaslessSwapRouter(
   hre: HardhatRuntimeEnvironment,
   clients: HardhatClients,
   deployer: DevWalletClient,
-  { permit2, weth, registry, uniswapV2Factory, v3Venues, propAmmAllowlist }: RouterDependencies,
+  { permit2, weth, registry, uniswapV2Factory, v3Venues, propAmmAllowlist, poolManager }: RouterDependencies,
   version: GaslessRouterVersion = "GaslessBatchSwapRouterV2",
 ): Promise<Address> {
   const args = [permit2, weth, registry, v2Venue(uniswapV2Factory)] as const;
@@ -83,7 +85,7 @@ export async function deployGaslessSwapRouter(
       ? await hre.viem.deployContract("GaslessSwapRouter", [...args], config)
       : version === "GaslessBatchSwapRouter"
         ? await hre.viem.deployContract("GaslessBatchSwapRouter", [...args], config)
-        : await hre.viem.deployContract("GaslessBatchSwapRouterV2", [...args, v3VenueArgs(v3Venues), propAmmAllowlist ?? zeroAddress], config);
+        : await hre.viem.deployContract("GaslessBatchSwapRouterV2", [...args, v3VenueArgs(v3Venues), propAmmAllowlist ?? zeroAddress, poolManager ?? zeroAddress], config);
   return getAddress(router.address);
 }
 

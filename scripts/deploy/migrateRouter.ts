@@ -1,5 +1,5 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
-import type { Address } from "viem";
+import { zeroAddress, type Address } from "viem";
 import type { DeploymentManifest } from "../../sdk/chain/manifest";
 import type { FeatureState } from "../../sdk/registry/rawRegistryCall";
 import { readFeatureState } from "../../sdk/registry/readRegistry";
@@ -26,6 +26,16 @@ async function currentV3Venues(hre: HardhatRuntimeEnvironment, clients: HardhatC
     venues.push({ factory, poolInitCodeHash });
   }
   return venues;
+}
+
+/**
+ * The Uniswap V4 PoolManager of the feature's current router (`poolManager()`), so a fresh router keeps
+ * the V4 venue the running one has; zero for a router of an earlier version or an empty feature.
+ */
+async function currentPoolManager(hre: HardhatRuntimeEnvironment, clients: HardhatClients, registry: Address, featureId: bigint): Promise<Address> {
+  const { current } = await readFeatureState(clients.publicClient, { registry, featureId });
+  const router = await hre.viem.getContractAt("TakerSwapRouterV3", current, { client: { public: clients.publicClient } });
+  return router.read.poolManager().catch(() => zeroAddress);
 }
 
 /**
@@ -56,7 +66,8 @@ async function refuseEarlierDependencies(hre: HardhatRuntimeEnvironment, clients
  * dependencies and migrates the feature to it: stage, then activate. The outgoing router stays `prev`
  * until `dwellUntil`. Its V3 venues are `v3Venues` when given, else the current router's (none when
  * that router predates V3: pass the chain's venues to add them). Its propAMM allowlist is the
- * manifest's (none on a chain deployed before propAMMs: the router then calls no propAMM).
+ * manifest's (none on a chain deployed before propAMMs: the router then calls no propAMM). Its V4
+ * PoolManager is `poolManager` when given, else the current router's (none when it predates V4).
  */
 export async function migrateRouter(
   hre: HardhatRuntimeEnvironment,
@@ -65,6 +76,7 @@ export async function migrateRouter(
   manifest: Pick<DeploymentManifest, "contracts">,
   featureId: bigint,
   v3Venues?: readonly RouterV3Venue[],
+  poolManager?: Address,
 ): Promise<MigrationResult> {
   const { contracts } = manifest;
   await refuseEarlierDependencies(hre, clients, contracts, featureId);
@@ -76,6 +88,7 @@ export async function migrateRouter(
     uniswapV2Factory: contracts.uniswapV2Factory,
     v3Venues: v3Venues ?? (featureId === Feature.TakerSubmittedSwap || featureId === Feature.GaslessSwap ? await currentV3Venues(hre, clients, contracts.routerRegistry, featureId) : []),
     propAmmAllowlist: contracts.propAmmAllowlist,
+    poolManager: poolManager ?? (featureId === 2n || featureId === 3n ? await currentPoolManager(hre, clients, contracts.routerRegistry, featureId) : zeroAddress),
   };
   if (featureId === Feature.TakerSubmittedSwap) {
     router = await deployTakerSwapRouter(hre, clients, admin, { ...dependencies, allowanceHolder: contracts.allowanceHolder });

@@ -65,6 +65,8 @@ export const chainFileSchema = z
     permit2: sourcedAddress,
     wrappedNative: sourcedAddress.extend({ symbol: z.string().min(1) }),
     venues: z.array(z.discriminatedUnion("type", [v2VenueSchema, v3VenueSchema])).min(1),
+    /** Optional: Uniswap V4's PoolManager, the routers' SWAP_V4 venue (absent: routers without V4). */
+    uniswapV4PoolManager: sourcedAddress.optional(),
     /**
      * Optional, for forks (`FORK_URL`): an account holding each token whose balances the fork cannot
      * write in the token's storage (no balances mapping found by probing: rebasing, share-based or
@@ -149,5 +151,6 @@ export function externalAddressesOf(file: ChainFile): { field: string; address: 
           ]
         : []),
     ]),
+    ...(file.uniswapV4PoolManager === undefined ? [] : [{ field: "uniswapV4PoolManager.address", address: file.uniswapV4PoolManager.address }]),
   ];
 }

@@ -61,7 +61,7 @@ async function settle(f: SettlementFixture, body: QuoteBody, buyToken: Address |
   return (await balance()) - before;
 }
 
-describe("GET /quote over V2, V3 and propAMM venues, settled on chain", () => {
+describe("GET /quote over V2, V3, V4 and propAMM venues, settled on chain", () => {
   it("a V3 route (permit2): hops name their V3 venue and leg, and the taker receives exactly buy_amount", async () => {
     const { f, api } = await loadFixture(quoteReady);
     const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("1000", 6), taker: f.taker.account.address, excluded_sources: `${PROPAMM},${V4}` });
@@ -77,6 +77,18 @@ describe("GET /quote over V2, V3 and propAMM venues, settled on chain", () => {
     const again = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WETH"), sell_amount: parseUnits("1000", 6), taker: f.taker.account.address, excluded_sources: `${PROPAMM},${V4}` });
     expect(hopsOf(again.body!).map((hop) => hop.pool)).to.deep.equal(hopsOf(body!).map((hop) => hop.pool));
     expect(await settle(f, again.body!, f.token("WETH"), "V3 1 hop, warm pool")).to.equal(BigInt(again.body!.buy_amount));
+  });
+
+  it("a Uniswap V4 route (permit2): every hop is a V4 pool named by its pool id, and the routers' SWAP_V4 settles exactly buy_amount", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("USDT"), sell_amount: parseUnits("5000", 6), taker: f.taker.account.address, excluded_sources: `uniswap-v2,${V3_SOURCES.join(",")},${PROPAMM}` });
+    expect(status, JSON.stringify(body)).to.equal(200);
+    const hops = hopsOf(body!);
+    expect(hops.length).to.be.greaterThan(0);
+    expect(hops.every((hop) => hop.source === V4 && /^0x[0-9a-f]{64}$/i.test(hop.pool))).to.equal(true);
+    expectNamedHops(body!);
+    const received = await settle(f, body!, f.token("USDT"), "V4 route, permit2");
+    expect(received).to.equal(BigInt(body!.buy_amount));
   });
 
   it("a large V3 hop crossing ticks settles for buy_amount and its estimate counts the crossings", async () => {

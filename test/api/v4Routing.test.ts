@@ -14,7 +14,6 @@ import type { PoolSnapshot } from "../../api/quote/market/poolState";
 import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
 import { actionsOfLegs } from "../../api/quote/routing/routePlan";
 import { bestExecution } from "../../api/quote/routing/splitDecision";
-import { assumingV4PoolManager } from "../../api/quote/venues/activeRouterVenues";
 import { FollowedV4HookAllowlist } from "../../api/quote/venues/uniswapV4/followedHookAllowlist";
 import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
 import { adapterOf, legName } from "../../api/quote/venues/venueAdapters";
@@ -27,18 +26,18 @@ const lower = (address: Address) => address.toLowerCase() as Address;
 
 /**
  * The devnet's market (V2, V3, propAMM and the V4 market deployDevnet put in the PoolManager) as the
- * API builds it (chainMarket.ts), over the fixture's manifest with its `uniswapV4` part. The devnet's
- * routers have no SWAP_V4 yet (helper v4chain adds it): `assumeV4` takes them to execute it through
- * the manifest's PoolManager (assumingV4PoolManager), as they will once `poolManager()` answers it.
+ * API builds it (chainMarket.ts), over the fixture's manifest with its `uniswapV4` part; the fixture's
+ * routers execute SWAP_V4 (`poolManager()` names the manifest's PoolManager). `withoutV4` reads them as
+ * routers built before the V4 action read (no PoolManager in their venue set).
  */
-async function marketOf(f: SettlementFixture, options: { assumeV4: boolean; hooks?: FollowedV4HookAllowlist }) {
+async function marketOf(f: SettlementFixture, options: { withoutV4?: boolean; hooks?: FollowedV4HookAllowlist }) {
   const manifest: DeploymentManifest = { ...(await fixtureManifest(f)), uniswapV4: f.uniswapV4 };
   const tracker = marketTrackerOfManifest(f.publicClient, manifest, {
     isSupported: () => true,
     observeReads: () => undefined,
     decimalsOf: (token) => manifest.tokens.find((candidate) => lower(candidate.address) === token)?.decimals ?? 18,
     v4Hooks: options.hooks,
-    routerVenues: options.assumeV4 ? (active) => assumingV4PoolManager(active, f.uniswapV4.poolManager) : undefined,
+    routerVenues: options.withoutV4 ? (active) => ({ at: async (client, head) => ({ ...(await active.at(client, head)), v4PoolManager: undefined }) }) : undefined,
   });
   const v2Pools: ManifestPool[] = manifest.pools.filter((pool): pool is ManifestPool => pool.type === "uniswap-v2");
   const venuePools: ManifestVenuePool[] = manifest.pools;
@@ -60,26 +59,28 @@ function plan(market: PoolSnapshot, f: SettlementFixture, tokenIn: Address, toke
 describe("Uniswap V4 as a routed venue (quotes)", function () {
   this.timeout(300_000);
 
-  it("routes no V4 pool while the active routers have no V4 action (their poolManager() reverts): V4 needs every router", async () => {
+  it("routes no V4 pool while the active routers name no PoolManager (built before the V4 action): V4 needs every router", async () => {
     const f = await loadFixture(settlementFixture);
-    const { snapshot } = await marketOf(f, { assumeV4: false });
+    const { snapshot } = await marketOf(f, { withoutV4: true });
     const market = await snapshot();
     expect(v4PoolsOf(market)).to.deep.equal([]);
     expect([...market.pools.values()].some((pool) => pool.kind === "v3")).to.equal(true);
   });
 
-  it("reads a contract's poolManager() as the V4 PoolManager it names (V4Quoter's immutable, as the routers' will be) and a router without the view as none", async () => {
+  it("reads a contract's poolManager() as the V4 PoolManager it names (the routers', V4Quoter's immutable) and a contract without the view as none", async () => {
     const f = await loadFixture(settlementFixture);
     expect(await readRouterPoolManager(f.publicClient, f.uniswapV4.v4Quoter)).to.equal(getAddress(f.uniswapV4.poolManager));
-    expect(await readRouterPoolManager(f.publicClient, f.contracts.takerSwapRouter)).to.equal(undefined);
-    expect(await readRouterPoolManager(f.publicClient, f.contracts.gaslessSwapRouter)).to.equal(undefined);
+    expect(await readRouterPoolManager(f.publicClient, f.contracts.takerSwapRouter)).to.equal(getAddress(f.uniswapV4.poolManager));
+    expect(await readRouterPoolManager(f.publicClient, f.contracts.gaslessSwapRouter)).to.equal(getAddress(f.uniswapV4.poolManager));
+    // The registry has no such view: it reverts, which reads as none.
+    expect(await readRouterPoolManager(f.publicClient, f.contracts.routerRegistry)).to.equal(undefined);
     // An account without code answers nothing: none, not an error.
     expect(await readRouterPoolManager(f.publicClient, f.stranger.account.address)).to.equal(undefined);
   });
 
-  it("with SWAP_V4 on every router, lists the V4 pools the hook rule admits: plain and observing hooks yes, the delta hook and native ETH pools no", async () => {
+  it("with SWAP_V4 on every router, lists the V4 pools the hook rule admits: plain pools yes; the observing hook (afterSwap), the delta hook and native ETH pools no", async () => {
     const f = await loadFixture(settlementFixture);
-    const { snapshot } = await marketOf(f, { assumeV4: true });
+    const { snapshot } = await marketOf(f, {});
     const market = await snapshot();
     const routed = new Map(v4PoolsOf(market).map((pool) => [pool.address, pool]));
     const hooks = new Map((f.uniswapV4.hooks ?? []).map((hook) => [lower(hook.address), hook.name]));
@@ -106,7 +107,7 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
 
   it("a V4 pool with a better fee wins the hop (USDC → USDT), its actions are SWAP_V4 with the pool's key, the SDK prices them to the wei; excluded_sources and exact-output quotes leave V4 out", async () => {
     const f = await loadFixture(settlementFixture);
-    const { snapshot } = await marketOf(f, { assumeV4: true });
+    const { snapshot } = await marketOf(f, {});
     const market = await snapshot();
     const [usdc, usdt] = [f.token("USDC"), f.token("USDT")];
     const amountIn = parseUnits("5000", 6);
@@ -138,7 +139,7 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
 
   it("splits a large order (800k USDC → USDT) across V4 and the other venues when that pays more net of gas, every leg's V4 hop a SWAP_V4 inside the SPLIT", async () => {
     const f = await loadFixture(settlementFixture);
-    const { snapshot } = await marketOf(f, { assumeV4: true });
+    const { snapshot } = await marketOf(f, {});
     const market = await snapshot();
     const [usdc, usdt] = [f.token("USDC"), f.token("USDT")];
     const amountIn = parseUnits("800000", 6);
@@ -166,7 +167,7 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
       expect(path).to.equal(join(folder, "4663.v4-hooks.json"));
       const errors: unknown[] = [];
       const hooks = new FollowedV4HookAllowlist(path, 4663, (error) => errors.push(error));
-      const { snapshot } = await marketOf(f, { assumeV4: true, hooks });
+      const { snapshot } = await marketOf(f, { hooks });
       const delta = f.uniswapV4.pools.find((pool) => v4HookExclusion(pool) === "returns-delta")!;
       const id = delta.id.toLowerCase() as Address;
       expect((await snapshot()).pools.has(id)).to.equal(false);

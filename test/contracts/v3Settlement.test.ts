@@ -219,11 +219,11 @@ describe("Uniswap V3 hops (SWAP_V3) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const v2 = { factory: uniswapV2Factory, feeBps: 30, pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH };
     const venues = [f.uniswap, f.fork, f.uniswap, f.fork].map(({ factory, poolInitCodeHash }, index) => ({ factory, poolInitCodeHash: index < 2 ? poolInitCodeHash : keccak256(numberToHex(index)) }));
     const client = { client: { public: f.publicClient, wallet: f.deployer } };
-    const router = await hre.viem.deployContract("TakerSwapRouterV3", [permit2, allowanceHolder, weth, routerRegistry, v2, venues, zeroAddress], client);
+    const router = await hre.viem.deployContract("TakerSwapRouterV3", [permit2, allowanceHolder, weth, routerRegistry, v2, venues, zeroAddress, zeroAddress], client);
     expect(await router.read.v3VenueCount()).to.equal(4n);
     for (const [index, venue] of venues.entries()) expect(await router.read.v3Venue([BigInt(index)])).to.deep.equal([venue.factory, venue.poolInitCodeHash]);
-    await expectRevert(hre.viem.deployContract("TakerSwapRouterV3", [permit2, allowanceHolder, weth, routerRegistry, v2, [...venues, venues[0]!], zeroAddress], client), "SwapV3VenueCount", [5n, 4n]);
-    await expectRevert(hre.viem.deployContract("GaslessBatchSwapRouterV2", [permit2, weth, routerRegistry, v2, [{ factory: zeroAddress, poolInitCodeHash: f.uniswap.poolInitCodeHash }], zeroAddress], client), "SwapZeroAddress");
+    await expectRevert(hre.viem.deployContract("TakerSwapRouterV3", [permit2, allowanceHolder, weth, routerRegistry, v2, [...venues, venues[0]!], zeroAddress, zeroAddress], client), "SwapV3VenueCount", [5n, 4n]);
+    await expectRevert(hre.viem.deployContract("GaslessBatchSwapRouterV2", [permit2, weth, routerRegistry, v2, [{ factory: zeroAddress, poolInitCodeHash: f.uniswap.poolInitCodeHash }], zeroAddress, zeroAddress], client), "SwapZeroAddress");
   });
 
   it("moves a registry running the previous versions to TakerSwapRouterV3 and GaslessBatchSwapRouterV2 through migrateRouter, which keeps the current router's venues when none are given", async () => {

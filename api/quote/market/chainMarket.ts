@@ -22,7 +22,7 @@ export type MarketTrackerOptions = Readonly<{
   decimalsOf: (token: Address) => number;
   /** The operator's allowlisted V4 hooks (default: none; the API follows the file beside the manifest). */
   v4Hooks?: V4HookAllowlistSource;
-  /** Benches and tests only: what the routers' venues become (e.g. assumingV4PoolManager); the API reads them as they are. */
+  /** Benches and tests only: what the routers' venues become (e.g. scripts/bench's assumingV4PoolManager); the API reads them as they are. */
   routerVenues?: (active: RouterVenueSource) => RouterVenueSource;
   /** Told of the routers' venue reads (RouterVenuesOutage): a failed one serves V2-only quotes. */
   routerVenuesObserver?: ActiveRouterVenuesOptions["observer"];

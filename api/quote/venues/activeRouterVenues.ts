@@ -32,24 +32,6 @@ export type RouterVenueSet = Readonly<{
 /** Something that tells the routers' venues at a block (ActiveRouterVenues; tests may hand a fixed set). */
 export type RouterVenueSource = Readonly<{ at(client: PublicClient, head: BlockHead): Promise<RouterVenueSet> }>;
 
-/**
- * `source` with every active router taken to execute SWAP_V4 through `poolManager`: for benches and
- * tests of V4 routing on routers built before the V4 action (their `poolManager()` reverts, which
- * reads as "no V4"). Quotes built over it do not settle on such routers; the API never uses it.
- */
-export function assumingV4PoolManager(source: RouterVenueSource, poolManager: Address): RouterVenueSource {
-  const v4PoolManager = lower(poolManager);
-  const known = new WeakMap<RouterVenueSet, RouterVenueSet>();
-  return {
-    async at(client, head) {
-      const set = await source.at(client, head);
-      let withV4 = known.get(set);
-      if (withV4 === undefined) known.set(set, (withV4 = { ...set, v4PoolManager }));
-      return withV4;
-    },
-  };
-}
-
 /** A V3 venue the chain file names: routing can follow its pools, so the routers' table may offer it. */
 export type NamedV3Venue = Readonly<{ name: string; factory: Address; poolInitCodeHash: Hex }>;
 
