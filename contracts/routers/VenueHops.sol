@@ -5,7 +5,6 @@ import {RouteActions} from "../libraries/RouteActions.sol";
 import {V2SwapMath} from "../libraries/V2SwapMath.sol";
 import {PropAmmHops} from "./PropAmmHops.sol";
 import {RegistryGate} from "./RegistryGate.sol";
-import {RouterFunds} from "./RouterFunds.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
 import {UniswapV4Hops} from "./venues/UniswapV4Hops.sol";
 import {V2Hops} from "./venues/V2Hops.sol";
