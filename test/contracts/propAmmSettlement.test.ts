@@ -10,20 +10,18 @@ import {
   encodeSwapNative,
   encodeSwapWithAllowance,
   encodeSwapWithPermit,
-  getAmountOut,
   NATIVE_TOKEN,
   patchSignature,
-  uniswapV2PairAbi,
   type RouteAction,
   type RouteHopAction,
   type SwapOrder,
 } from "../../sdk";
 import { propAmmAllowlistAbi } from "../../sdk/abis/propAmmAllowlistAbi";
 import { migrateFeature } from "../../scripts/deploy/deploySettlement";
-import { uniswapV3Artifacts } from "../../scripts/deploy/uniswapV3";
 import { settlementFixture } from "../fixtures/settlementFixture";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf } from "../fixtures/testRoute";
+import { quoteV2, quoteV3 } from "../fixtures/venueQuotes";
 import { expectRevert } from "../helpers/expectRevert";
 
 const QUOTE_ID: Hex = `0x${"7a".repeat(32)}`;
@@ -71,22 +69,6 @@ async function quoteProp(f: PropAmmMarket, tokenIn: Address, amountIn: bigint): 
   const out = await f.amm.read.getAmountOut([tokenIn === f.propAmm.token0, amountIn]);
   expect(out > 0n).to.equal(true);
   return out;
-}
-
-async function quoteV2(f: PropAmmMarket, pair: Address, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<bigint> {
-  const [reserve0, reserve1] = await f.publicClient.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "getReserves" });
-  const zeroForOne = tokenIn.toLowerCase() < tokenOut.toLowerCase();
-  return getAmountOut(amountIn, zeroForOne ? reserve0 : reserve1, zeroForOne ? reserve1 : reserve0, 30);
-}
-
-async function quoteV3(f: PropAmmMarket, tokenIn: Address, tokenOut: Address, fee: number, amountIn: bigint): Promise<bigint> {
-  const { result } = await f.publicClient.simulateContract({
-    address: f.venue.quoterV2,
-    abi: uniswapV3Artifacts.quoterV2().abi,
-    functionName: "quoteExactInputSingle",
-    args: [{ tokenIn, tokenOut, amountIn, fee, sqrtPriceLimitX96: 0n }],
-  });
-  return (result as readonly [bigint, bigint, number, bigint])[0];
 }
 
 function order(f: PropAmmMarket, sellToken: Address, sellAmount: bigint, buyToken: Address, minBuyAmount: bigint, actions: RouteAction[], deadline: bigint): SwapOrder {
@@ -215,7 +197,7 @@ describe("propAMM hops (SWAP_PROPAMM) settle through TakerSwapRouterV3 and Gasle
     const [legV2, legV3] = [(sellAmount * 3000n) / 10_000n, (sellAmount * 3000n) / 10_000n];
     const legProp = sellAmount - legV2 - legV3;
     const pair = f.pool("USDC", "WETH");
-    const expected = (await quoteV2(f, pair, usdc, weth, legV2)) + (await quoteV3(f, usdc, weth, 3000, legV3)) + (await quoteProp(f, usdc, legProp));
+    const expected = (await quoteV2(f, pair, usdc, weth, legV2)) + (await quoteV3(f, f.venue.quoterV2, usdc, weth, 3000, legV3)) + (await quoteProp(f, usdc, legProp));
     const actions: RouteAction[] = [
       {
         type: "split",

@@ -4,26 +4,24 @@ import { loadFixture, impersonateAccount, setBalance } from "@nomicfoundation/ha
 import { concatHex, encodeFunctionData, erc20Abi, getAddress, getContractAddress, parseAbi, parseEventLogs, parseEther, parseUnits, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
 import {
   buildSwapPermitTypedData,
+  encodeRouteActions,
   encodeSwapExactOutputWithAllowance,
   encodeSwapGaslessBatch,
   encodeSwapNative,
   encodeSwapWithAllowance,
-  encodeRouteActions,
   encodeSwapWithPermit,
-  getAmountOut,
   NATIVE_TOKEN,
   patchSignature,
-  uniswapV2PairAbi,
   uniswapV4QuoterAbi,
   type SwapOrder,
 } from "../../sdk";
 import type { ManifestV4Pool } from "../../sdk/chain/manifest";
 import { migrateFeature } from "../../scripts/deploy/deploySettlement";
-import { uniswapV3Artifacts } from "../../scripts/deploy/uniswapV3";
 import { v3Market, type V3Market } from "../fixtures/v3Market";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf } from "../fixtures/testRoute";
 import { splitV4, swapV4 } from "../fixtures/v4Route";
+import { quoteV2, quoteV3 } from "../fixtures/venueQuotes";
 import { expectRevert, revertDataOf } from "../helpers/expectRevert";
 
 const QUOTE_ID: Hex = `0x${"4f".repeat(32)}`;
@@ -58,23 +56,6 @@ async function quoteV4(f: V3Market, pool: ManifestV4Pool, tokenIn: Address, amou
     args: [{ poolKey: { currency0: pool.currency0, currency1: pool.currency1, fee: pool.fee, tickSpacing: pool.tickSpacing, hooks: pool.hooks }, zeroForOne: pool.currency0 === currencyIn, exactAmount: amountIn, hookData: "0x" }],
   });
   return result[0];
-}
-
-async function quoteV3(f: V3Market, tokenIn: Address, tokenOut: Address, fee: number, amountIn: bigint): Promise<bigint> {
-  const { result } = await f.publicClient.simulateContract({
-    address: f.uniswap.quoterV2,
-    abi: uniswapV3Artifacts.quoterV2().abi,
-    functionName: "quoteExactInputSingle",
-    args: [{ tokenIn, tokenOut, amountIn, fee, sqrtPriceLimitX96: 0n }],
-  });
-  return (result as readonly [bigint, bigint, number, bigint])[0];
-}
-
-/** The V2 pair's output for `amountIn`, from its reserves now. */
-async function quoteV2(f: V3Market, pair: Address, tokenIn: Address, tokenOut: Address, amountIn: bigint): Promise<bigint> {
-  const [reserve0, reserve1] = await f.publicClient.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "getReserves" });
-  const zeroForOne = tokenIn.toLowerCase() < tokenOut.toLowerCase();
-  return getAmountOut(amountIn, zeroForOne ? reserve0 : reserve1, zeroForOne ? reserve1 : reserve0, 30);
 }
 
 function order(f: V3Market, sellToken: Address, sellAmount: bigint, buyToken: Address, minBuyAmount: bigint, actions: Hex, deadline: bigint): SwapOrder {
@@ -177,7 +158,7 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const [usdc, weth, wbtc] = [f.token("USDC"), f.contracts.weth, f.token("WBTC")];
     const sellAmount = parseUnits("2000", 6);
     const pool = v4Pool(f, wbtc, weth);
-    const expected = await quoteV4(f, pool, weth, await quoteV3(f, usdc, weth, 3000, sellAmount));
+    const expected = await quoteV4(f, pool, weth, await quoteV3(f, f.uniswap.quoterV2, usdc, weth, 3000, sellAmount));
     const actions = concatHex([encodeRouteActions([{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }]), swapV4(pool, wbtc)]);
     const before = await balanceOf(f, wbtc, f.recipient.account.address);
     await send(f, f.contracts.allowanceHolder, encodeSwapWithAllowance(order(f, usdc, sellAmount, wbtc, expected, actions, (await now(f)) + 600n), f.routerAddress));
@@ -196,7 +177,7 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const sellAmount = parseUnits("9000", 6);
     const legs = [(sellAmount * 5000n) / 10_000n, (sellAmount * 3000n) / 10_000n];
     const outV4 = await quoteV4(f, pool, usdc, legs[0]!);
-    const outV3 = await quoteV3(f, usdc, weth, 3000, legs[1]!);
+    const outV3 = await quoteV3(f, f.uniswap.quoterV2, usdc, weth, 3000, legs[1]!);
     const v2Pair = f.pool("USDC", "WETH");
     const actions = splitV4([
       { shareBps: 5000, hops: [swapV4(pool, weth)] },
