@@ -3,16 +3,17 @@ import { z } from "zod";
 import type { RelayEventJson, RelayFeedEventJson } from "../../sdk";
 import type { RelayEvent } from "../store/pushedStatusStore";
 import type { RelayContext } from "../queue/relayContext";
+import { httpUrl } from "../../sdk/config/httpUrl";
+import { positiveInt } from "../../sdk/config/positiveInt";
 import { parseInternal } from "../intake/internalRequest";
 import { nextRelayEvent } from "./relayEventWake";
 import { webhookDeliveriesJson } from "./webhookDeliveriesJson";
 
-const integratorId = z.coerce.number().int().positive();
 
-const webhookBody = z.strictObject({ url: z.url({ protocol: /^https?$/ }).max(2048), secret: z.string().regex(/^whsec_[A-Za-z0-9+/=]{20,200}$/) });
+const webhookBody = z.strictObject({ url: httpUrl.max(2048), secret: z.string().regex(/^whsec_[A-Za-z0-9+/=]{20,200}$/) });
 
 const eventsQuery = z.strictObject({
-  integrator_id: integratorId,
+  integrator_id: positiveInt,
   relay_id: z.uuid().optional(),
   /** Events after this sequence number; `head` starts at the newest (only new events). */
   after: z.union([z.literal("head"), z.coerce.number().int().min(0)]),
@@ -40,7 +41,7 @@ export function pushedStatusRoutes(context: RelayContext): Router {
   const { store } = context;
 
   router.put("/internal/webhooks/:integrator_id", async (req, res) => {
-    const id = parseInternal(integratorId, req.params.integrator_id, "request");
+    const id = parseInternal(positiveInt, req.params.integrator_id, "request");
     const body = parseInternal(webhookBody, req.body, "request");
     await store.setWebhook(id, body, context.now());
     context.logger.info({ integratorId: id, url: body.url }, "webhook registered");
@@ -48,14 +49,14 @@ export function pushedStatusRoutes(context: RelayContext): Router {
   });
 
   router.delete("/internal/webhooks/:integrator_id", async (req, res) => {
-    const id = parseInternal(integratorId, req.params.integrator_id, "request");
+    const id = parseInternal(positiveInt, req.params.integrator_id, "request");
     await store.setWebhook(id, undefined, context.now());
     context.logger.info({ integratorId: id }, "webhook cleared");
     res.json({ integrator_id: id, url: null });
   });
 
   router.get("/internal/webhooks/:integrator_id/deliveries", async (req, res) => {
-    const id = parseInternal(integratorId, req.params.integrator_id, "request");
+    const id = parseInternal(positiveInt, req.params.integrator_id, "request");
     const { limit } = parseInternal(deliveriesQuery, req.query, "request");
     res.json(await webhookDeliveriesJson(store, id, limit, context.now()));
   });

@@ -95,7 +95,7 @@ export type BenchSwap = {
   settlement: "permit" | "allowance";
   split?: { path: Address[]; shareBps: number }[];
   /** Our router's actions when they are not V2 hops along `path` (V3, propAMM), with the minimum they must pay;
-   * `encoded`: the whole route's bytes as they are (actions the SDK cannot encode yet: SWAP_V4). */
+   * `encoded`: the whole route's bytes as they are (SWAP_V4 hops the bench encodes from the manifest's pool keys). */
   actions?: { actions: RouteAction[]; minOut: bigint; encoded?: Hex };
 };
 
