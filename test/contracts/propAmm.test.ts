@@ -263,7 +263,7 @@ describe("propAMM venue", () => {
 
       await greedy.write.setMode([GreedyMode.ShortPay, zeroAddress, "0x"]);
       await expectRevert(swap(), "SwapPropAmmShortPaid", [pair, 1_000_000n, 500_000n]);
-      // Also as a mined transaction: solidity-coverage counts branches from transactions, not calls.
+      // Also in a mined transaction, not only a call: the refusal reverts the whole swap on chain.
       const data = encodeFunctionData({ abi: f.harness.abi, functionName: "swap", args: [swapPropAmmAction(pair, dai), usdc, 1_000_000n, to] });
       await expectRevert(f.taker.sendTransaction({ to: f.harnessAddress, data, gas: 1_000_000n }), "SwapPropAmmShortPaid", [pair, 1_000_000n, 500_000n]);
       await greedy.write.setMode([GreedyMode.PayNothing, zeroAddress, "0x"]);
