@@ -130,13 +130,13 @@ export class SqlIntegratorAdministration implements IntegratorAdministration {
 
 function* profileBySlug(db: SqlDatabase<ApiSchema>, slug: string): TransactionBody<ProfileLimitsRow | undefined> {
   const select = db.build.selectFrom("integrators").select(PROFILE_LIMITS_COLUMNS).where("slug", "=", slug);
-  return yield* step.first(db.capabilities.locks ? select.forUpdate() : select);
+  return yield* step.first(db.lockRows(select));
 }
 
 function* keyById(db: SqlDatabase<ApiSchema>, keyId: number): TransactionBody<KeyLimitsRow | undefined> {
   if (!Number.isSafeInteger(keyId) || keyId > MAX_INTEGER) return undefined;
   const select = db.build.selectFrom("api_keys").select(KEY_LIMITS_COLUMNS).where("id", "=", keyId);
-  return yield* step.first(db.capabilities.locks ? select.forUpdate() : select);
+  return yield* step.first(db.lockRows(select));
 }
 
 function* audit(db: SqlDatabase<ApiSchema>, integratorId: number, keyId: number | undefined, action: string, detail: Record<string, unknown>, by: OperatorAction): TransactionBody<void> {

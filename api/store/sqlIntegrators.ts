@@ -94,14 +94,14 @@ export class SqlIntegrators implements IntegratorStore {
   }
 
   async createApiKey(key: NewApiKey, use: ChallengeUse, maxActiveKeys: number): Promise<CreateApiKeyResult> {
-    const { build, capabilities } = this.#db;
+    const { build, lockRows } = this.#db;
     const find = (id: number) => this.#findApiKey(id);
     return this.#challenges.spendAndWrite(use, function* (): TransactionBody<Written<CreateApiKeyResult>> {
       // FOR UPDATE, not FOR SHARE: creations for one profile queue here, so the count below holds until
       // this one commits and two instances cannot both take the last place (SQLite's immediate
       // transaction already holds the database).
       const profileQuery = build.selectFrom("integrators").select("status").where("id", "=", key.integratorId);
-      const profile = yield* step.first(capabilities.locks ? profileQuery.forUpdate() : profileQuery);
+      const profile = yield* step.first(lockRows(profileQuery));
       if (profile === undefined) return { commit: false, result: { outcome: "integrator_not_found" } };
       if (profile.status !== "active") return { commit: false, result: { outcome: "integrator_not_active" } };
       const counted = yield* step.first(
@@ -130,12 +130,12 @@ export class SqlIntegrators implements IntegratorStore {
   }
 
   async revokeApiKey(keyId: number, revokedAt: Date, use: ChallengeUse): Promise<RevokeApiKeyResult> {
-    const { build, capabilities } = this.#db;
+    const { build, lockRows } = this.#db;
     const find = (id: number) => this.#findApiKey(id);
     return this.#challenges
       .spendAndWrite(use, function* (): TransactionBody<Written<RevokeApiKeyResult>> {
         const query = find(keyId);
-        const row = yield* step.first(capabilities.locks ? query.forUpdate() : query);
+        const row = yield* step.first(lockRows(query));
         if (row === undefined) return { commit: false, result: { outcome: "not_found" } };
         if (row.revoked_at !== null) return { commit: false, result: { outcome: "already_revoked", key: apiKeyFromRow(row) } };
         yield* step.changes(build.updateTable("api_keys").set({ revoked_at: revokedAt.getTime() }).where("id", "=", keyId).where("revoked_at", "is", null));

@@ -94,6 +94,11 @@ export interface SqlDatabase<Schema> {
    * not catch a failed step and go on: SQLite would, but PostgreSQL has aborted the transaction by then.
    */
   transaction<T>(body: () => TransactionBody<T>): Promise<T>;
+  /**
+   * `query` locking the rows it reads until the transaction ends (`FOR UPDATE`) where the engine has row
+   * locks (`capabilities.locks`); unchanged on SQLite, whose immediate transaction already holds the database.
+   */
+  lockRows<Q extends { forUpdate(): Q }>(query: Q): Q;
   /** True for a unique, foreign-key or check violation, which retrying cannot fix. */
   isConstraintError(error: unknown): boolean;
   /** False once the connection or pool is closed (a buffered write then has nowhere to go). */
@@ -147,7 +152,10 @@ function resume<T>(body: TransactionBody<T>, outcome: Outcome): IteratorResult<S
   return outcome.ok ? body.next(outcome.value) : body.throw(outcome.error);
 }
 
-/** Statements seen before are prepared once (better-sqlite3 parses SQL at prepare); a bound keeps list-shaped ones in check. */
+/**
+ * Statements seen before are prepared once (better-sqlite3 parses SQL at prepare); a bound keeps
+ * list-shaped ones in check, evicting the least recently used so the hot statements stay prepared.
+ */
 const STATEMENT_CACHE_LIMIT = 512;
 
 /** The database on one better-sqlite3 connection; every statement runs synchronously, as the hand-written stores' do. */
@@ -156,10 +164,13 @@ export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema
   const execute = ({ query, read }: Statement): unknown => {
     let statement = prepared.get(query.sql);
     if (statement === undefined) {
-      if (prepared.size >= STATEMENT_CACHE_LIMIT) prepared.clear();
+      if (prepared.size >= STATEMENT_CACHE_LIMIT) prepared.delete(prepared.keys().next().value!);
       statement = db.prepare(query.sql);
-      prepared.set(query.sql, statement);
+    } else {
+      // A Map iterates in insertion order: re-inserting a hit keeps the first key the least recently used.
+      prepared.delete(query.sql);
     }
+    prepared.set(query.sql, statement);
     if (read === "changes") return statement.run(...query.parameters).changes;
     return statement.reader ? statement.all(...query.parameters) : (statement.run(...query.parameters), []);
   };
@@ -177,6 +188,7 @@ export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema
     first: async (query) => runNow(step.first(query)),
     changes: async (query) => runNow(step.changes(query)),
     transaction: async (body) => db.transaction(() => runNow(body())).immediate(),
+    lockRows: (query) => query,
     isConstraintError: (error) => {
       const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
       return typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT");
@@ -205,6 +217,7 @@ export function postgresDatabase<Schema>(pool: PostgresPool): SqlDatabase<Schema
     first: (query) => run(pool, step.first(query)),
     changes: (query) => run(pool, step.changes(query)),
     transaction: (body) => withTransaction(pool, (client) => run(client, body())),
+    lockRows: (query) => query.forUpdate(),
     isConstraintError: isPostgresConstraintError,
     isOpen: () => !pool.ended,
   };

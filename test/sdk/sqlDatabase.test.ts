@@ -121,12 +121,49 @@ for (const engine of engines) {
       expect(await values()).to.deep.equal([["a", 1]]);
     });
 
+    it("loses no update when concurrent read-then-write transactions read their row with lockRows", async () => {
+      await db.changes(add("a", 0));
+      const read = db.lockRows(db.build.selectFrom("counters").select("value").where("name", "=", "a"));
+      expect(read.compile().sql.toLowerCase().includes("for update")).to.equal(db.capabilities.locks);
+      const increment = () =>
+        db.transaction(function* () {
+          const row = yield* step.first(read);
+          yield* step.changes(db.build.updateTable("counters").set({ value: Number(row!.value) + 1 }).where("name", "=", "a"));
+        });
+      await Promise.all(Array.from({ length: 12 }, increment));
+      expect(await values()).to.deep.equal([["a", 12]]);
+    });
+
     it("gives the smaller and the larger of two values under the engine's names", async () => {
       const row = await db.first(db.build.selectNoFrom((eb) => [db.fn.least(eb.lit(3), eb.lit(7)).as("low"), db.fn.greatest(eb.lit(3), eb.lit(7)).as("high")]));
       expect([Number(row?.low), Number(row?.high)]).to.deep.equal([3, 7]);
     });
   });
 }
+
+describe("SqlDatabase on SQLite: prepared statements", () => {
+  it("keeps a statement in use prepared while hundreds of one-off statements pass through the bounded cache", async () => {
+    const connection = new Database(":memory:");
+    connection.exec(CREATE);
+    const prepared: string[] = [];
+    const db = sqliteDatabase<Schema>({
+      get open() {
+        return connection.open;
+      },
+      prepare: (source) => (prepared.push(source), connection.prepare(source)),
+      transaction: (fn) => connection.transaction(fn),
+    });
+    const hot = db.build.selectFrom("counters").select("value").where("name", "=", "hot");
+    // More distinct statements than the cache holds (512), the hot one used between each.
+    for (let i = 0; i < 700; i++) {
+      await db.rows(db.build.selectFrom("counters").select("value").where("name", "in", Array.from({ length: i + 1 }, (_, k) => `n${k}`)));
+      await db.rows(hot);
+    }
+    expect(prepared.filter((source) => source === hot.compile().sql)).to.have.length(1);
+    expect(prepared).to.have.length(701);
+    connection.close();
+  });
+});
 
 describe("SqlDatabase on SQLite: a transaction body and other code on the connection", () => {
   it("runs the body start to end before any other callback: a write queued meanwhile lands after the commit, not inside it", async () => {
