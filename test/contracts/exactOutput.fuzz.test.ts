@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { concatHex, erc20Abi, getAddress, maxUint256, padHex, parseEventLogs, sliceHex, type Address, type Hex, type TransactionReceipt } from "viem";
+import { concatHex, erc20Abi, getAddress, maxUint256, padHex, parseEther, parseEventLogs, sliceHex, zeroAddress, type Address, type Hex, type TransactionReceipt } from "viem";
 import {
   buildExactOutputPermitTypedData,
   buildGaslessExactOutputPermitTypedData,
@@ -9,8 +9,10 @@ import {
   encodeSwapExactOutputWithAllowance,
   encodeSwapExactOutputWithPermit,
   encodeSwapGaslessExactOutput,
+  encodeRouteActions,
   gaslessExactOutputRouterAbi,
   getAmountOut,
+  NATIVE_TOKEN,
   patchSignature,
   takerExactOutputRouterAbi,
   uniswapV2PairAbi,
@@ -263,6 +265,53 @@ describe("exact-output fuzzing", function () {
         expect(await balances(), "nothing moved").to.deep.equal(before);
       }),
       fuzzRuns(10),
+    );
+  });
+
+  it("an exact-output route holding a SWAP_V4 hop anywhere (alone, a run of them, beside V2, V3 and propAMM hops, in any SPLIT leg, through the native-ETH pool) is refused with SwapExactOutputRoute and moves nothing, no ETH and no token left in the router or the PoolManager", async () => {
+    const f = await loadFixture(settlementFixture);
+    const market = mixedVenueMarket(f);
+    await fundTakerForMixedRoutes(f, market);
+    const usdc = f.token("USDC");
+    const nativePool = f.uniswapV4.pools.find((pool) => pool.currency0 === zeroAddress && pool.currency1 === usdc)!;
+    const nativeHop = { type: "swapV4" as const, tokenOut: usdc, fee: nativePool.fee, tickSpacing: nativePool.tickSpacing, hooks: nativePool.hooks };
+    type Drawn = { sellToken: Address; maxSellAmount: bigint; buyToken: Address; actions: Hex; settlement: Settlement; plan: string };
+    const throughV4 = mixedRoutePlan()
+      .map((plan) => ({ plan, route: mixedRoute(market, plan, f.feeRecipient.account.address) }))
+      .filter(({ route }) => route.venues.has("v4"));
+    const drawn: fc.Arbitrary<Drawn> = fc.oneof(
+      fc.tuple(throughV4, fc.constantFrom<Settlement>("permit", "allowance", "gasless")).map(([{ plan, route }, settlement]) => ({
+        sellToken: route.sellToken, maxSellAmount: route.sellAmount, buyToken: route.buyToken, actions: route.encoded, settlement, plan: JSON.stringify(plan),
+      })),
+      // Native ETH sold straight into the ETH/USDC pool, alone or before a V2 hop.
+      fc.tuple(fc.bigInt({ min: 1n, max: parseEther("20") }), fc.boolean()).map(([maxSellAmount, thenV2]) => ({
+        sellToken: NATIVE_TOKEN, maxSellAmount, buyToken: thenV2 ? f.contracts.weth : usdc, settlement: "native" as const, plan: `native ETH → USDC${thenV2 ? " → WETH" : ""}`,
+        actions: encodeRouteActions(thenV2 ? [nativeHop, { type: "swapV2", pair: f.pool("WETH", "USDC"), tokenOut: f.contracts.weth, feeBps: 30 }] : [nativeHop]),
+      })),
+    );
+    const holders = [f.routerAddress, f.contracts.gaslessSwapRouter];
+    await fc.assert(
+      fc.asyncProperty(drawn, async ({ sellToken, maxSellAmount, buyToken, actions, settlement, plan }) => {
+        const order: ExactOutputOrder = { sellToken, maxSellAmount, buyToken, buyAmount: 1_000n, recipient: f.recipient.account.address, deadline: (await now(f)) + 600n, quoteId: QUOTE_ID, actions };
+        const balances = () =>
+          Promise.all([
+            balanceOf(f, sellToken, f.taker.account.address),
+            balanceOf(f, buyToken, f.recipient.account.address),
+            ...[sellToken, buyToken].map((token) => balanceOf(f, token, f.uniswapV4.poolManager)),
+            ...holders.flatMap((holder) => [sellToken, buyToken, NATIVE_TOKEN].map((token) => balanceOf(f, token, holder))),
+          ]);
+        const [before, block] = await Promise.all([balances(), f.publicClient.getBlockNumber()]);
+        const { from, to, data, value } = await submission(f, settlement, order);
+        let reverted: unknown;
+        await from.sendTransaction({ to, data, value }).catch((error: unknown) => (reverted = error));
+        expect(reverted, `an exact-output route through V4 settled: ${plan}`).to.not.equal(undefined);
+        expect((await revertOf(reverted)).errorName).to.equal("SwapExactOutputRoute");
+        const after = await balances();
+        // The refused transaction is mined: a taker selling ETH pays its gas and nothing else.
+        if (sellToken === NATIVE_TOKEN) after[0]! += await gasSpentSince(f, f.taker.account.address, block);
+        expect(after, "nothing moved").to.deep.equal(before);
+      }),
+      fuzzRuns(12),
     );
   });
 });

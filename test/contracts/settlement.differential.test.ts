@@ -18,13 +18,16 @@ import { uniswapArtifacts } from "../../scripts/deploy/uniswapArtifacts";
 import { harnessFixture, type HarnessFixture } from "../fixtures/harnessFixture";
 import { balanceOf, orderFor, testRoute } from "../fixtures/testRoute";
 import { fundTakerForMixedRoutes, mixedRoute, mixedRoutePlan, mixedVenueMarket } from "../fixtures/mixedVenueRoutes";
-import { sdkRouteOutputAt, ticksCrossed } from "../fixtures/sdkRoutePricing";
+import { sdkRouteOutputAt, ticksCrossed, v4KeyOf } from "../fixtures/sdkRoutePricing";
+import { quoteV4 } from "../fixtures/venueQuotes";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 
 /**
  * Differential tests: each compares our implementation with an independent one on the same inputs.
  * - V2 output math against Uniswap's own UniswapV2Router02 (`getAmountOut`, and `getAmountsOut` over
  *   the devnet's real pools against what our router actually settles);
+ * - mixed-venue routes (V2, V3, propAMM and Uniswap V4 hops) against the SDK's off-chain pricing, and
+ *   routes of V4 hops alone against Uniswap's own V4Quoter;
  * - witness struct hashes and Permit2 digests against ethers' TypedDataEncoder, plus one swap signed
  *   by an ethers wallet and accepted by Permit2 on chain.
  */
@@ -73,7 +76,7 @@ function forEthers(typedData: { domain: object; types: Record<string, readonly {
   return { domain: typedData.domain, types: types as Record<string, { name: string; type: string }[]>, message: typedData.message as Record<string, unknown> };
 }
 
-/** The devnet's whole market (V2, both V3 venues, the propAMM) with a taker holding and approving every token. */
+/** The devnet's whole market (V2, both V3 venues, the propAMM, V4) with a taker holding and approving every token. */
 async function mixedMarketFixture() {
   const f = await harnessFixture();
   const market = mixedVenueMarket(f);
@@ -142,9 +145,9 @@ describe("settlement differential tests", function () {
   });
 
   describe("mixed-venue routes against the SDK's off-chain pricing", () => {
-    it("random routes of SWAP_V2, SWAP_V3 (both venues, every fee tier) and SWAP_PROPAMM hops, alone, chained or in SPLIT legs, settle exactly the SDK's price at the block, and the router refuses exactly those the SDK cannot price", async () => {
+    it("random routes of SWAP_V2, SWAP_V3 (both venues, every fee tier), SWAP_PROPAMM and SWAP_V4 hops, alone, chained (V4 runs in one unlock) or in SPLIT legs, settle exactly the SDK's price at the block, a path of V4 hops exactly V4Quoter's, and the router refuses exactly those the SDK cannot price", async () => {
       const f = await loadFixture(mixedMarketFixture);
-      const seen = { v2: 0, v3: 0, propAmm: 0, split: 0, mixedSplit: 0, priced: 0, refused: 0, crossedTicks: 0, venues: new Set<number>(), fees: new Set<number>() };
+      const seen = { v2: 0, v3: 0, propAmm: 0, v4: 0, v4Run: 0, v4Quoted: 0, v4InSplit: 0, split: 0, mixedSplit: 0, priced: 0, refused: 0, crossedTicks: 0, venues: new Set<number>(), fees: new Set<number>() };
       await fc.assert(
         fc.asyncProperty(mixedRoutePlan(), async (plan) => {
           const route = mixedRoute(f.market, plan, f.feeRecipient.account.address);
@@ -161,6 +164,19 @@ describe("settlement differential tests", function () {
             expect(refused, `the router settled a route the SDK does not price: ${JSON.stringify(plan)}`).to.equal(true);
             seen.refused++;
             return;
+          }
+          // A path of V4 hops only (each pool once): V4Quoter's quotes hop after hop, before the FEE, are the router's gross.
+          const swaps = route.actions.filter((action) => action.type !== "fee");
+          if (swaps.every((action) => action.type === "swapV4")) {
+            let quoted = route.sellAmount;
+            let tokenIn = route.sellToken;
+            for (const hop of swaps) {
+              quoted = await quoteV4(f, f.uniswapV4.v4Quoter, v4KeyOf(hop, tokenIn), tokenIn, quoted);
+              tokenIn = hop.tokenOut;
+            }
+            expect(quoted - (quoted * BigInt(route.feeBps)) / 10_000n, `V4Quoter vs SDK for ${JSON.stringify(plan)}`).to.equal(output);
+            seen.v4Quoted++;
+            if (swaps.length > 1) seen.v4Run++;
           }
           // Settled for real (minBuyAmount = the SDK's price, to the wei), so later runs meet moved pools.
           const before = await balanceOf(f, route.buyToken, f.recipient.account.address);
@@ -179,17 +195,19 @@ describe("settlement differential tests", function () {
             seen.split++;
             const legVenues = split.legs.map((leg) => leg.hops.map((hop) => hop.type).join("+"));
             if (new Set(legVenues).size > 1) seen.mixedSplit++;
+            if (legVenues.some((venues) => venues.includes("swapV4"))) seen.v4InSplit++;
           }
           for (const action of route.actions) {
             const hops = action.type === "split" ? action.legs.flatMap((leg) => leg.hops) : [action];
             for (const hop of hops) if (hop.type === "swapV3") (seen.venues.add(hop.venue), seen.fees.add(hop.fee));
           }
         }),
-        fuzzRuns(20),
+        fuzzRuns(30),
       );
-      console.log(`      mixed routes: ${seen.priced} settled (V2 ${seen.v2}, V3 ${seen.v3}, propAMM ${seen.propAmm}, SPLIT ${seen.split} of which ${seen.mixedSplit} mix venues; ${seen.crossedTicks} V3 swaps crossed initialized ticks; V3 venues [${[...seen.venues]}], fee tiers [${[...seen.fees]}]), ${seen.refused} refused`);
+      console.log(`      mixed routes: ${seen.priced} settled (V2 ${seen.v2}, V3 ${seen.v3}, propAMM ${seen.propAmm}, V4 ${seen.v4}: ${seen.v4Quoted} V4-only paths equal to V4Quoter, ${seen.v4Run} of them runs of V4 hops, ${seen.v4InSplit} SPLITs with a V4 leg; SPLIT ${seen.split} of which ${seen.mixedSplit} mix venues; ${seen.crossedTicks} V3 swaps crossed initialized ticks; V3 venues [${[...seen.venues]}], fee tiers [${[...seen.fees]}]), ${seen.refused} refused`);
       expect(seen.priced, "routes settled").to.be.greaterThan(0);
       expect(seen.v3 + seen.propAmm, "routes through the new venues").to.be.greaterThan(0);
+      expect(seen.v4, "routes through V4 pools").to.be.greaterThan(0);
     });
   });
 

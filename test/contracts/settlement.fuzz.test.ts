@@ -2,14 +2,15 @@ import { expect } from "chai";
 import fc from "fast-check";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { concatHex, decodeAbiParameters, encodeAbiParameters, encodeFunctionData, erc20Abi, getAddress, maxUint256, numberToHex, padHex, parseEventLogs, parseUnits, sliceHex, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
-import { encodeRouteActions, encodeSwapGasless, encodeSwapGaslessBatch, encodeSwapNative, gaslessBatchSwapRouterAbi, NATIVE_TOKEN, patchSignature, takerSwapRouterAbi, type RouteAction, type RouteHopAction, type SignedGaslessOrder, type SwapOrder } from "../../sdk";
+import { concatHex, decodeAbiParameters, decodeErrorResult, encodeAbiParameters, encodeFunctionData, erc20Abi, getAddress, maxUint256, numberToHex, padHex, parseAbi, parseEventLogs, parseUnits, sliceHex, toFunctionSelector, zeroAddress, type Abi, type Address, type Hex } from "viem";
+import { decodeRouteActions, encodeRouteActions, encodeSwapGasless, encodeSwapGaslessBatch, encodeSwapNative, gaslessBatchSwapRouterAbi, NATIVE_TOKEN, patchSignature, takerSwapRouterAbi, type RouteAction, type RouteHopAction, type SignedGaslessOrder, type SwapOrder } from "../../sdk";
 import { BATCH_ORDER_GAS } from "../../sdk/relay/batchGasLimit";
 import { harnessFixture, type HarnessFixture } from "../fixtures/harnessFixture";
 import { signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf, orderFor, testRoute } from "../fixtures/testRoute";
 import { fuzzRuns } from "../helpers/fuzzRuns";
-import { revertOf } from "../helpers/expectRevert";
+import { revertDataOf, revertOf } from "../helpers/expectRevert";
+import { uniswapV4Artifacts } from "../../scripts/deploy/uniswapV4";
 
 /**
  * Fuzzing with fast-check (random seed printed; replay with FUZZ_SEED): the route-actions decoder on
@@ -93,6 +94,31 @@ async function routerErrors(): Promise<Set<string>> {
  */
 const V2_PAIR_REFUSALS = ["UniswapV2: INSUFFICIENT_OUTPUT_AMOUNT", "UniswapV2: INVALID_TO", "UniswapV2: INSUFFICIENT_INPUT_AMOUNT"];
 const V3_POOL_REFUSALS = ["AS", "SPL", "LOK", "IIA"];
+/**
+ * Uniswap V4's own refusals, which the routers pass up unchanged: the PoolManager's errors (a key
+ * nobody initialised, an amount of zero) and those of the libraries it reverts through (the swap's
+ * price limit, a hook's revert wrapped with its address).
+ */
+const V4_ERRORS: Abi = [
+  ...uniswapV4Artifacts.poolManager().abi.filter((item) => item.type === "error"),
+  ...parseAbi([
+    "error PriceLimitAlreadyExceeded(uint160 sqrtPriceCurrentX96, uint160 sqrtPriceLimitX96)",
+    "error PriceLimitOutOfBounds(uint160 sqrtPriceLimitX96)",
+    "error WrappedError(address target, bytes4 selector, bytes reason, bytes details)",
+    "error SafeCastOverflow()",
+  ]),
+];
+
+/** The V4 error a revert carries, if it is one of V4_ERRORS. */
+function v4Refusal(error: unknown): string | undefined {
+  const data = revertDataOf(error);
+  if (data === undefined) return undefined;
+  try {
+    return decodeErrorResult({ abi: V4_ERRORS, data }).errorName;
+  } catch {
+    return undefined;
+  }
+}
 
 describe("settlement fuzzing", function () {
   this.timeout(600_000);
@@ -155,7 +181,14 @@ describe("settlement fuzzing", function () {
       const v3Hop = fc.record({ type: fc.constant("swapV3" as const), tokenOut, fee: fc.constantFrom(100, 500, 2500, 3000, 10_000, 1234), venue: fc.constantFrom(0, 1, 0, 1, 2, 3) });
       // The allowlisted propAMM, a V2 pair and a token that are not on the allowlist.
       const propAmmHop = fc.record({ type: fc.constant("swapPropAmm" as const), pair: fc.constantFrom(f.propAmms[0]!.address, f.propAmms[0]!.address, f.pool("USDC", "DAI"), f.contracts.weth), tokenOut });
-      const hop: fc.Arbitrary<RouteHopAction> = fc.oneof(v2Hop, v3Hop, propAmmHop);
+      // The devnet's V4 pools (native ETH's, the hooked ones) and keys nobody initialised; address(0) is V4's native ETH.
+      const v4Keys = f.uniswapV4.pools.map(({ fee, tickSpacing, hooks }) => ({ fee, tickSpacing, hooks }));
+      const v4Hop = fc.record({
+        type: fc.constant("swapV4" as const),
+        tokenOut: fc.constantFrom(f.token("USDC"), f.contracts.weth, f.token("DAI"), f.token("WBTC"), zeroAddress),
+        key: fc.oneof(fc.constantFrom(...v4Keys), fc.record({ fee: fc.constantFrom(500, 1234, 3000), tickSpacing: fc.constantFrom(1, 10, 60, 7), hooks: fc.constantFrom(zeroAddress, f.stranger.account.address) })),
+      }).map(({ type, tokenOut, key }): RouteHopAction => ({ type, tokenOut, ...key }));
+      const hop: fc.Arbitrary<RouteHopAction> = fc.oneof(v2Hop, v3Hop, propAmmHop, v4Hop);
       // Legs of 1-3 random hops ending in one token (the SDK insists), shares adding up to 10,000.
       const split = fc
         .tuple(fc.array(fc.array(hop, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 3 }), fc.constantFrom(f.token("USDC"), f.contracts.weth, f.token("DAI")), fc.integer({ min: 1, max: 4_999 }))
@@ -174,14 +207,54 @@ describe("settlement fuzzing", function () {
         fc.record({ type: fc.constant("fee" as const), bps: fc.constantFrom(0, 25, 10_000), recipient: fc.constant(f.stranger.account.address) }),
       );
     };
+    /**
+     * A run of consecutive SWAP_V4 hops (one unlock) through the devnet's real V4 pools, walking from
+     * `from` (address(0): native ETH, which the ETH/USDC pool takes without a WRAP) from pool to pool.
+     */
+    const v4Walk = (f: HarnessFixture, from: Address): fc.Arbitrary<RouteHopAction[]> =>
+      fc.array(fc.nat(), { minLength: 1, maxLength: 4 }).map((picks) => {
+        let token = from;
+        const hops: RouteHopAction[] = [];
+        for (const pick of picks) {
+          const pools = f.uniswapV4.pools.filter((pool) => pool.currency0 === token || pool.currency1 === token);
+          const pool = pools[pick % pools.length]!;
+          token = pool.currency0 === token ? pool.currency1 : pool.currency0;
+          hops.push({ type: "swapV4", tokenOut: token, fee: pool.fee, tickSpacing: pool.tickSpacing, hooks: pool.hooks });
+        }
+        return hops;
+      });
+    /** SPLIT legs from WETH to USDC, V4 hops beside V2 and V3 ones: what a WRAP then a SPLIT of 2-3 of them can mix. */
+    const wethToUsdcLegs = (f: HarnessFixture): RouteHopAction[][] => {
+      const [usdc, weth, wbtc] = [f.token("USDC"), f.contracts.weth, f.token("WBTC")];
+      const v4 = (a: Address, b: Address, tokenOut: Address): RouteHopAction => {
+        const pool = f.uniswapV4.pools.find((candidate) => candidate.hooks === zeroAddress && [candidate.currency0, candidate.currency1].every((currency) => currency === a || currency === b))!;
+        return { type: "swapV4", tokenOut, fee: pool.fee, tickSpacing: pool.tickSpacing, hooks: pool.hooks };
+      };
+      return [
+        [v4(weth, usdc, usdc)],
+        [v4(weth, wbtc, wbtc), v4(wbtc, weth, weth), v4(weth, usdc, usdc)],
+        [v4(weth, wbtc, wbtc), { type: "swapV2", pair: f.pool("WBTC", "USDC"), tokenOut: usdc, feeBps: 30 }],
+        [{ type: "swapV2", pair: f.pool("WETH", "USDC"), tokenOut: usdc, feeBps: 30 }],
+        [{ type: "swapV3", tokenOut: usdc, fee: 500, venue: 0 }],
+      ];
+    };
+    /** Whether a route's bytes decode to one holding a SWAP_V4 hop (random bytes may not decode at all). */
+    const throughV4 = (actions: Hex): boolean => {
+      try {
+        return decodeRouteActions(actions).some((action) => action.type === "swapV4" || (action.type === "split" && action.legs.some((leg) => leg.hops.some((hop) => hop.type === "swapV4"))));
+      } catch {
+        return false;
+      }
+    };
     /** The SDK refuses fees above 100 %; the router must too, so they are encoded by hand here. */
     const rawFee = (bps: number, recipient: Address): Hex => concatHex(["0x04", padHex(numberToHex(bps), { size: 2 }), recipient]);
 
-    it("swapNative with random action sequences or random bytes (V2, V3 on any venue index and fee, propAMM hops allowlisted or not, SPLIT legs mixing them) either settles or reverts with one of the routers' own errors or a venue's refusal, never a panic", async () => {
+    it("swapNative with random action sequences or random bytes (V2, V3 on any venue index and fee, propAMM hops allowlisted or not, V4 hops on real and uninitialised keys, runs of V4 hops from native ETH, SPLIT legs mixing them) either settles or reverts with one of the routers' own errors or a venue's refusal, never a panic", async () => {
       const f = await loadFixture(harnessFixture);
       const known = await routerErrors();
       const refusals = new Set<string>();
       let settled = 0;
+      let settledThroughV4 = 0;
       await fc.assert(
         fc.asyncProperty(
           fc.oneof(
@@ -191,6 +264,12 @@ describe("settlement fuzzing", function () {
               concatHex([encodeRouteActions(actions), rawFee(bps, f.stranger.account.address)]),
             ),
             fc.uint8Array({ maxLength: 200 }).map(hex),
+            // A run of V4 hops from native ETH, then a few random actions.
+            fc.tuple(v4Walk(f, zeroAddress), fc.array(actionArbitrary(f), { maxLength: 2 })).map(([walk, tail]) => concatHex([...walk, ...tail].map((action) => encodeRouteActions([action])))),
+            // WRAP, then a SPLIT whose legs mix V4 hops (alone, as a run) with V2 and V3 ones.
+            fc.tuple(fc.shuffledSubarray(wethToUsdcLegs(f), { minLength: 2, maxLength: 3 }), fc.integer({ min: 1, max: 4_999 })).map(([legs, share]) =>
+              encodeRouteActions([{ type: "wrap" }, { type: "split", legs: legs.map((hops, index) => ({ shareBps: index === 0 ? 10_000 - share * (legs.length - 1) : share, hops })) }]),
+            ),
             fc.tuple(fc.array(actionArbitrary(f), { minLength: 1, maxLength: 4 }), fc.nat({ max: 42 })).map(([actions, cut]) => {
               const encoded = encodeRouteActions(actions);
               return sliceHex(encoded, 0, Math.max(1, (encoded.length - 2) / 2 - cut));
@@ -206,7 +285,13 @@ describe("settlement fuzzing", function () {
             try {
               await f.publicClient.call({ account: f.taker.account.address, to: f.routerAddress, data: encodeSwapNative(order), value });
               settled++;
+              if (throughV4(actions)) settledThroughV4++;
             } catch (error) {
+              const fromV4 = v4Refusal(error);
+              if (fromV4 !== undefined) {
+                refusals.add(`V4 ${fromV4}`);
+                return;
+              }
               const { errorName, args } = await revertOf(error);
               // The pair's own refusals come before the router's next check can speak: a SWAP_V2 whose input
               // buys nothing (a split leg names it instead), or a next "pair" that is one of this pair's
@@ -220,7 +305,7 @@ describe("settlement fuzzing", function () {
         fuzzRuns(120),
       );
       expect(settled).to.be.greaterThan(0);
-      console.log(`      ${settled} settled; refusals seen: ${[...refusals].sort().join(", ")}`);
+      console.log(`      ${settled} settled (${settledThroughV4} through V4 pools); refusals seen: ${[...refusals].sort().join(", ")}`);
     });
   });
 

@@ -17,7 +17,7 @@ import { fuzzRuns } from "../helpers/fuzzRuns";
 /**
  * Stateful invariant tests: fast-check drives random sequences of swaps (allowance, native, gasless,
  * exact-output ones by permit, allowance, ETH and gasless: see exactOutputCommands.ts, and random
- * routes over V2, both V3 venues and the propAMM, SPLIT legs mixing them: see mixedRouteCommands.ts),
+ * routes over V2, both V3 venues, the propAMM and V4 pools, SPLIT legs mixing them: see mixedRouteCommands.ts),
  * migrations, pauses, unpauses, time, and adversarial actors (a stranger trying administrator calls
  * and a sweep through a look-alike pair, a copier front-running a relayer, gasless batches holding
  * duplicated, forged and expired orders) against the real devnet.
@@ -400,7 +400,7 @@ describe("settlement invariants under random sequences of swaps, migrations, pau
     );
     expect(steps).to.be.greaterThan(8);
     const mixed = mixedRouteOutcomes;
-    console.log(`      mixed-venue steps: ${mixed.settled} settled (V3 ${mixed.v3}, propAMM ${mixed.propAmm}, SPLIT ${mixed.split}), ${mixed.unpriced} unpriced and refused, ${mixed.refusedByRegistry} refused by the registry`);
+    console.log(`      mixed-venue steps: ${mixed.settled} settled (V3 ${mixed.v3}, propAMM ${mixed.propAmm}, V4 ${mixed.v4}, SPLIT ${mixed.split}), ${mixed.unpriced} unpriced and refused, ${mixed.refusedByRegistry} refused by the registry${mixed.outOfGasUnderCoverage > 0 ? `, ${mixed.outOfGasUnderCoverage} batch orders out of gas under coverage` : ""}`);
     expect(mixed.settled, "mixed-venue routes settled").to.be.greaterThan(0);
   });
 });

@@ -12,7 +12,6 @@ import {
   encodeSwapWithPermit,
   NATIVE_TOKEN,
   patchSignature,
-  uniswapV4QuoterAbi,
   type SwapOrder,
 } from "../../sdk";
 import type { ManifestV4Pool } from "../../sdk/chain/manifest";
@@ -21,7 +20,7 @@ import { v3Market, type V3Market } from "../fixtures/v3Market";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf } from "../fixtures/testRoute";
 import { splitV4, swapV4 } from "../fixtures/v4Route";
-import { quoteV2, quoteV3 } from "../fixtures/venueQuotes";
+import { quoteV2, quoteV3, quoteV4 as quoteVenueV4 } from "../fixtures/venueQuotes";
 import { expectRevert, revertDataOf } from "../helpers/expectRevert";
 
 const QUOTE_ID: Hex = `0x${"4f".repeat(32)}`;
@@ -47,16 +46,7 @@ function hookAddress(f: V3Market, name: string): Address {
 }
 
 /** V4Quoter's exact-input quote through `pool` from `tokenIn`, at the current state. */
-async function quoteV4(f: V3Market, pool: ManifestV4Pool, tokenIn: Address, amountIn: bigint): Promise<bigint> {
-  const currencyIn = tokenIn === NATIVE_TOKEN ? zeroAddress : tokenIn;
-  const { result } = await f.publicClient.simulateContract({
-    address: f.uniswapV4.v4Quoter,
-    abi: uniswapV4QuoterAbi,
-    functionName: "quoteExactInputSingle",
-    args: [{ poolKey: { currency0: pool.currency0, currency1: pool.currency1, fee: pool.fee, tickSpacing: pool.tickSpacing, hooks: pool.hooks }, zeroForOne: pool.currency0 === currencyIn, exactAmount: amountIn, hookData: "0x" }],
-  });
-  return result[0];
-}
+const quoteV4 = (f: V3Market, pool: ManifestV4Pool, tokenIn: Address, amountIn: bigint) => quoteVenueV4(f, f.uniswapV4.v4Quoter, pool, tokenIn, amountIn);
 
 function order(f: V3Market, sellToken: Address, sellAmount: bigint, buyToken: Address, minBuyAmount: bigint, actions: Hex, deadline: bigint): SwapOrder {
   return { sellToken, sellAmount, buyToken, minBuyAmount, recipient: f.recipient.account.address, deadline, quoteId: QUOTE_ID, actions };
