@@ -19,7 +19,9 @@ interface ITakerSwapRouter is ISwapSettlement, IRegistryGatedRouter {
     /// @notice Sells an ERC20 with a Permit2 witness signature by `msg.sender`.
     /// @dev Witness: SwapWitness(address recipient,address buyToken,uint256 minBuyAmount,uint256 deadline,
     /// bytes32 quoteId,bytes32 actionsHash), with actionsHash = keccak256(actions). The permit's
-    /// deadline is the order's deadline and its spender is this router.
+    /// deadline is the order's deadline and its spender is this router. Permit2 pays the sell amount to
+    /// `inputDestination`, except that a route starting with SWAP_V4 has it paid straight into the
+    /// PoolManager, synced to the sell token just before.
     /// @param params The order.
     /// @param nonce The Permit2 unordered nonce the taker signed.
     /// @param signature The taker's 65-byte signature over the Permit2 typed data.

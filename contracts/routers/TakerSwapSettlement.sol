@@ -58,6 +58,7 @@ abstract contract TakerSwapSettlement is ITakerSwapRouter, RouteExecutor {
         _checkSignatureLength(signature);
         if (sellToken == NATIVE) revert SwapNativeSellNeedsValue();
         address destination = _inputDestination(actions);
+        if (destination == address(this)) destination = _signedSellDestination(actions, sellToken);
         permit2.permitWitnessTransferFrom(
             ISignatureTransfer.PermitTransferFrom({
                 permitted: ISignatureTransfer.TokenPermissions({token: sellToken, amount: sellAmount}),

@@ -83,7 +83,9 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
             _refusePair(RouteActions.hopTokenOut(actions, at));
         }
         if (!delivered) _refusePair(tokenIn);
-        return _swapV4(actions, offset, end, tokenIn, amountIn, to);
+        // `_hopInput` is this router for a SWAP_V4 hop: an input delivered to the route's first action,
+        // and to no other, was paid into the synced PoolManager (`_signedSellDestination`).
+        return _swapV4(actions, offset, end, tokenIn, amountIn, delivered && offset == 0, to);
     }
 
     /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output

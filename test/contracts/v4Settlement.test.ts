@@ -93,7 +93,7 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     await expectRevert(f.publicClient.call({ account: f.taker.account, to: f.contracts.allowanceHolder, data: encodeSwapWithAllowance(swap, earlier.address) }), "SwapUnknownAction", [8, 0n]);
   });
 
-  it("sells USDC for WETH in one V4 hop by permit, paying exactly V4Quoter's quote, one transfer in and one out", async () => {
+  it("sells USDC for WETH in one V4 hop by permit, paying exactly V4Quoter's quote: Permit2 pays the taker's USDC straight into the synced PoolManager (one transfer in, none through the router) and one out", async () => {
     const f = await loadFixture(v3Market);
     const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
     const pool = v4Pool(f, weth, usdc);
@@ -102,7 +102,9 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const before = await balanceOf(f, weth, f.recipient.account.address);
     const receipt = await send(f, f.routerAddress, await permitCalldata(f, order(f, usdc, sellAmount, weth, expected, swapV4(pool, weth), (await now(f)) + 600n), 0n));
     expect(await balanceOf(f, weth, f.recipient.account.address)).to.equal(before + expected);
-    expect(transfers(receipt, usdc, f.routerAddress, f.uniswapV4.poolManager)).to.have.length(1);
+    expect(transfers(receipt, usdc, f.taker.account.address, f.uniswapV4.poolManager)).to.have.length(1);
+    const usdcMoves = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).filter((log) => getAddress(log.address) === usdc);
+    expect(usdcMoves).to.have.length(1);
     expect(transfers(receipt, weth, f.uniswapV4.poolManager, f.recipient.account.address)).to.have.length(1);
     await expectRoutersEmpty(f);
   });
@@ -117,6 +119,8 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const swap = order(f, usdc, sellAmount, wbtc, expected, concatHex([swapV4(first, weth), swapV4(second, wbtc)]), (await now(f)) + 600n);
     const receipt = await send(f, f.contracts.allowanceHolder, encodeSwapWithAllowance(swap, f.routerAddress));
     expect(await balanceOf(f, wbtc, f.recipient.account.address)).to.equal(before + expected);
+    // The holder delivers to the router (`inputDestination` is a view: it cannot sync the PoolManager), which pays it in.
+    expect(transfers(receipt, usdc, f.routerAddress, f.uniswapV4.poolManager)).to.have.length(1);
     const wethMoves = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).filter((log) => getAddress(log.address) === weth);
     expect(wethMoves).to.deep.equal([]);
     await expectRoutersEmpty(f);

@@ -49,13 +49,31 @@ abstract contract UniswapV4Hops is IUniswapV4Venue, RouterFunds {
         }
     }
 
+    /// @dev Where a taker's signed sell goes when the route's first action takes its input from this
+    /// router: the PoolManager, synced to `sellToken` first, when that action is SWAP_V4 (Permit2 then
+    /// pays the singleton directly, saving the router's own transfer); this router otherwise. Only an
+    /// entry point that delivers the sell itself right after this call may use it: the PoolManager
+    /// counts what arrives between `sync` and the run's `settle` as this router's payment.
+    function _signedSellDestination(bytes calldata actions, address sellToken) internal returns (address) {
+        address manager = _v4PoolManager;
+        if (manager == address(0) || RouteActions.opcodeAt(actions, 0) != RouteActions.SWAP_V4) return address(this);
+        IUniswapV4PoolManagerMinimal(manager).sync(sellToken);
+        return manager;
+    }
+
     /// @dev The run of SWAP_V4 actions from `offset` to `end` (whole actions, checked by the caller):
-    /// `amountIn` of `tokenIn`, held by this router, swapped hop by hop in one unlock; the output,
-    /// returned, taken to `to`.
-    function _swapV4(bytes calldata actions, uint256 offset, uint256 end, address tokenIn, uint256 amountIn, address to)
-        internal
-        returns (uint256 amountOut)
-    {
+    /// `amountIn` of `tokenIn`, held by this router (or, when `atManager`, already paid into the synced
+    /// PoolManager: `_signedSellDestination`), swapped hop by hop in one unlock; the output, returned,
+    /// taken to `to`.
+    function _swapV4(
+        bytes calldata actions,
+        uint256 offset,
+        uint256 end,
+        address tokenIn,
+        uint256 amountIn,
+        bool atManager,
+        address to
+    ) internal returns (uint256 amountOut) {
         address module = _v4Module;
         if (module == address(0)) revert SwapUnknownAction(RouteActions.SWAP_V4, offset);
         bytes4 selector = SWAP_V4_RUN_SELECTOR;
@@ -67,9 +85,10 @@ abstract contract UniswapV4Hops is IUniswapV4Venue, RouterFunds {
             mstore(add(ptr, 4), shl(96, tokenIn))
             mstore(add(ptr, 24), amountIn)
             mstore(add(ptr, 56), shl(96, to))
+            mstore8(add(ptr, 76), atManager)
             let length := sub(end, offset)
-            calldatacopy(add(ptr, 76), add(actions.offset, offset), length)
-            if iszero(delegatecall(gas(), module, ptr, add(76, length), 0, 0x20)) {
+            calldatacopy(add(ptr, 77), add(actions.offset, offset), length)
+            if iszero(delegatecall(gas(), module, ptr, add(77, length), 0, 0x20)) {
                 returndatacopy(ptr, 0, returndatasize())
                 revert(ptr, returndatasize())
             }

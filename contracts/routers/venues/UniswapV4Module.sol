@@ -25,9 +25,10 @@ contract UniswapV4Module {
     uint160 private constant MAX_SQRT_PRICE_LIMIT = 1461446703485210103287273052203988822378723970342 - 1;
 
     /// @dev Layout of the data the router hands over (after `swapV4Run`'s selector) and this module
-    /// hands to `unlock`: input token (20), input amount (32), output receiver (20), then the hops as
-    /// the route encodes them (SWAP_V4_WIDTH bytes each, opcode included).
-    uint256 private constant HOPS_OFFSET = 72;
+    /// hands to `unlock`: input token (20), input amount (32), output receiver (20), whether the input
+    /// is already paid into the synced PoolManager (1: nonzero), then the hops as the route encodes them
+    /// (SWAP_V4_WIDTH bytes each, opcode included).
+    uint256 private constant HOPS_OFFSET = 73;
 
     /// @dev keccak256("UniswapV4Hops.unlocking") - 1, in the router's transient storage: set for the
     /// length of a run's `unlock`, so the callback is accepted only inside the router's own unlock.
@@ -77,6 +78,7 @@ contract UniswapV4Module {
         address tokenIn = address(bytes20(data[0:20]));
         uint256 amountIn = uint256(bytes32(data[20:52]));
         address to = address(bytes20(data[52:72]));
+        bool atManager = data[72] != 0;
         address token = tokenIn;
         uint256 amount = amountIn;
         // The router passes whole SWAP_V4 actions (its width checks bound them), at most a route's.
@@ -85,11 +87,16 @@ contract UniswapV4Module {
         }
         // Intermediate currencies net to zero inside the PoolManager: only the run's ends move.
         IUniswapV4PoolManagerMinimal manager = _poolManager;
+        // An input already paid in (a signed sell delivered after the router's `sync`) is settled as it
+        // stands: the PoolManager counts what arrived since the sync, so a short delivery leaves the run
+        // unsettled and reverts the unlock.
         if (tokenIn == RouteActions.NATIVE) {
             manager.settle{value: amountIn}();
         } else {
-            manager.sync(tokenIn);
-            IERC20(tokenIn).safeTransfer(address(manager), amountIn);
+            if (!atManager) {
+                manager.sync(tokenIn);
+                IERC20(tokenIn).safeTransfer(address(manager), amountIn);
+            }
             manager.settle();
         }
         manager.take(_currency(token), to, amount);
