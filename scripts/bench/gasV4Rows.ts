@@ -5,10 +5,9 @@
  * measurement starts from the same state (the caller's `isolate` restores a snapshot after it).
  */
 import { concatHex, encodeAbiParameters, numberToHex, parseAbiParameters, parseEther, parseUnits, zeroAddress, type Address, type Hex } from "viem";
-import { NATIVE_TOKEN, uniswapV4QuoterAbi } from "../../sdk";
+import { encodeRouteActions, NATIVE_TOKEN, swapV4Hop, uniswapV4QuoterAbi, type RouteHopAction } from "../../sdk";
 import type { ManifestV4Pool } from "../../sdk/chain/manifest";
 import { uniswapV3Artifacts } from "../deploy/uniswapV3";
-import { splitV4, swapV4 } from "../../test/fixtures/v4Route";
 import { encodeUniversalExecute, measureOurs, universalRouterPermitInput, type GasBench } from "./gasVenues";
 
 const PERMIT2_PERMIT = 0x0a;
@@ -55,15 +54,15 @@ async function legOut(bench: GasBench, leg: Leg): Promise<bigint> {
   return amount;
 }
 
-const v4Hops = (leg: Leg): Hex[] => leg.pools.map((pool, hop) => swapV4(pool, leg.tokens[hop + 1]!));
+const v4Hops = (leg: Leg): RouteHopAction[] => leg.pools.map((pool, hop) => swapV4Hop(pool, leg.tokens[hop + 1]!));
 
 /** Ours: the legs' SWAP_V4 hops (a SPLIT when there are several legs), minimum = the legs' sum quoted now. */
 async function measureOursLegs(bench: GasBench, legs: Leg[], sharesBps: number[]): Promise<number> {
   const minOut = (await Promise.all(legs.map((leg) => legOut(bench, leg)))).reduce((a, b) => a + b, 0n);
   const encoded =
     legs.length === 1
-      ? concatHex(v4Hops(legs[0]!))
-      : splitV4(legs.map((leg, index) => ({ shareBps: sharesBps[index]!, hops: leg.v3Fee === undefined ? v4Hops(leg) : [{ type: "swapV3" as const, tokenOut: leg.tokens[1]!, fee: leg.v3Fee, venue: 0 }] })));
+      ? encodeRouteActions(v4Hops(legs[0]!))
+      : encodeRouteActions([{ type: "split", legs: legs.map((leg, index) => ({ shareBps: sharesBps[index]!, hops: leg.v3Fee === undefined ? v4Hops(leg) : [{ type: "swapV3" as const, tokenOut: leg.tokens[1]!, fee: leg.v3Fee, venue: 0 }] })) }]);
   const first = legs[0]!.tokens;
   const nativeIn = first[0] === NATIVE_TOKEN;
   const amountIn = legs.reduce((sum, leg) => sum + leg.amountIn, 0n);

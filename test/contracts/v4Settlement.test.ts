@@ -12,6 +12,7 @@ import {
   encodeSwapWithPermit,
   NATIVE_TOKEN,
   patchSignature,
+  swapV4Hop,
   type SwapOrder,
 } from "../../sdk";
 import type { ManifestV4Pool } from "../../sdk/chain/manifest";
@@ -19,7 +20,7 @@ import { migrateFeature } from "../../scripts/deploy/deploySettlement";
 import { v3Market, type V3Market } from "../fixtures/v3Market";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf } from "../fixtures/testRoute";
-import { splitV4, swapV4 } from "../fixtures/v4Route";
+import { swapV4 } from "../fixtures/v4Route";
 import { quoteV2, quoteV3, quoteV4 as quoteVenueV4 } from "../fixtures/venueQuotes";
 import { expectRevert, revertDataOf } from "../helpers/expectRevert";
 
@@ -173,11 +174,11 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const outV4 = await quoteV4(f, pool, usdc, legs[0]!);
     const outV3 = await quoteV3(f, f.uniswap.quoterV2, usdc, weth, 3000, legs[1]!);
     const v2Pair = f.pool("USDC", "WETH");
-    const actions = splitV4([
-      { shareBps: 5000, hops: [swapV4(pool, weth)] },
+    const actions = encodeRouteActions([{ type: "split", legs: [
+      { shareBps: 5000, hops: [swapV4Hop(pool, weth)] },
       { shareBps: 3000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }] },
       { shareBps: 2000, hops: [{ type: "swapV2", pair: v2Pair, tokenOut: weth, feeBps: 30 }] },
-    ]);
+    ] }]);
     const before = await balanceOf(f, weth, f.recipient.account.address);
     const outV2 = await quoteV2(f, v2Pair, usdc, weth, sellAmount - legs[0]! - legs[1]!);
     await send(f, f.routerAddress, await permitCalldata(f, order(f, usdc, sellAmount, weth, outV4 + outV3 + outV2, actions, (await now(f)) + 600n), 2n));
@@ -190,10 +191,10 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const half = parseUnits("400", 6);
     const viaWeth = await quoteV4(f, pool, usdc, half);
     const expected = (await quoteV2(f, f.pool("WETH", "DAI"), weth, dai, viaWeth)) + (await quoteV4(f, observed, usdc, half));
-    const mixed = splitV4([
-      { shareBps: 5000, hops: [swapV4(pool, weth), { type: "swapV2", pair: f.pool("WETH", "DAI"), tokenOut: dai, feeBps: 30 }] },
-      { shareBps: 5000, hops: [swapV4(observed, dai)] },
-    ]);
+    const mixed = encodeRouteActions([{ type: "split", legs: [
+      { shareBps: 5000, hops: [swapV4Hop(pool, weth), { type: "swapV2", pair: f.pool("WETH", "DAI"), tokenOut: dai, feeBps: 30 }] },
+      { shareBps: 5000, hops: [swapV4Hop(observed, dai)] },
+    ] }]);
     const daiBefore = await balanceOf(f, dai, f.recipient.account.address);
     await send(f, f.contracts.allowanceHolder, encodeSwapWithAllowance(order(f, usdc, half * 2n, dai, expected, mixed, (await now(f)) + 600n), f.routerAddress));
     expect(await balanceOf(f, dai, f.recipient.account.address)).to.equal(daiBefore + expected);
@@ -213,7 +214,7 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     expect(afterSingle - before).to.equal(single.minBuyAmount);
 
     const first = await quoteV4(f, pool, usdc, sellAmount);
-    const split = splitV4([{ shareBps: 5000, hops: [swapV4(pool, weth)] }, { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }] }]);
+    const split = encodeRouteActions([{ type: "split", legs: [{ shareBps: 5000, hops: [swapV4Hop(pool, weth)] }, { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }] }] }]);
     const orders = [
       await signedGaslessOrder(f, { order: order(f, usdc, sellAmount, weth, first, swapV4(pool, weth), (await now(f)) + 600n), nonce: NONCE_BASE + 11n, relayerFee, relayerFeeRecipient: f.relayer.account.address }),
       await signedGaslessOrder(f, { order: order(f, usdc, sellAmount, weth, 1n, split, (await now(f)) + 600n), nonce: NONCE_BASE + 12n, relayerFee, relayerFeeRecipient: f.relayer.account.address }),
@@ -295,7 +296,7 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     await expectRevert(simulate(order(f, usdc, sellAmount, weth, expected + 1n, swapV4(pool, weth), deadline)), "SwapInsufficientOutput", [expected, expected + 1n]);
     const exactOutput = { sellToken: usdc, maxSellAmount: sellAmount, buyToken: weth, buyAmount: 1000n, recipient: f.recipient.account.address, deadline, quoteId: QUOTE_ID, actions: swapV4(pool, weth) };
     await expectRevert(f.publicClient.call({ account: f.taker.account, to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance(exactOutput, f.routerAddress) }), "SwapExactOutputRoute", [0n]);
-    const splitExact = { ...exactOutput, actions: splitV4([{ shareBps: 5000, hops: [swapV4(pool, weth)] }, { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }] }]) };
+    const splitExact = { ...exactOutput, actions: encodeRouteActions([{ type: "split", legs: [{ shareBps: 5000, hops: [swapV4Hop(pool, weth)] }, { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }] }] }]) };
     await expectRevert(f.publicClient.call({ account: f.taker.account, to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance(splitExact, f.routerAddress) }), "SwapExactOutputRoute");
     await expectRoutersEmpty(f);
   });

@@ -1,4 +1,6 @@
-import { encodeAbiParameters, keccak256, zeroAddress, type Address, type Hex } from "viem";
+import { encodeAbiParameters, getAddress, keccak256, zeroAddress, type Address, type Hex } from "viem";
+import type { RouteHopAction } from "../../calldata/routeActions";
+import { NATIVE_TOKEN } from "../../tokens/native";
 
 /** A Uniswap V4 pool's key: its identity (the PoolManager holds every pool; `v4PoolId` names it). */
 export type V4PoolKey = Readonly<{
@@ -34,6 +36,16 @@ const POOL_KEY_COMPONENTS = [
 /** The pool's id, as PoolIdLibrary.toId: keccak256 of the ABI-encoded key (five words). */
 export function v4PoolId(key: V4PoolKey): Hex {
   return keccak256(encodeAbiParameters(POOL_KEY_COMPONENTS, [key]));
+}
+
+/**
+ * The SWAP_V4 hop through the pool of `key` to `tokenOut` (NATIVE_TOKEN or address(0) for native ETH,
+ * written as V4's currency zero). The router rebuilds the key from the running token, `tokenOut` and
+ * the pool's fee, tick spacing and hooks, so only those travel.
+ */
+export function swapV4Hop(key: Pick<V4PoolKey, "fee" | "tickSpacing" | "hooks">, tokenOut: Address): Extract<RouteHopAction, { type: "swapV4" }> {
+  const out = getAddress(tokenOut) === NATIVE_TOKEN ? NATIVE_CURRENCY : getAddress(tokenOut);
+  return { type: "swapV4", tokenOut: out, fee: key.fee, tickSpacing: key.tickSpacing, hooks: key.hooks };
 }
 
 /** Whether the pool's LP fee is set by its hook rather than fixed in its key. */
