@@ -386,11 +386,13 @@ describe("settlement invariants under random sequences of swaps, migrations, pau
     ];
     let steps = 0;
     await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 14 }), async (sequence) => {
+      // Every run opens with a mixed-venue swap on the fresh devnet, so the mixed-venue check below does not
+      // hang on the draw: some seeds drew no mixed step in any of the runs' random sequences.
+      fc.asyncProperty(mixedSwap, fc.commands(commands, { maxCommands: 14 }), async (opening, sequence) => {
         const { market, ...f } = await loadFixture(setup);
         const world: World = { f, market, routers: { "2": [f.routerAddress], "3": [f.contracts.gaslessSwapRouter] }, admin: f.deployer.account.address, steps: 0 };
         await checkInvariants(world);
-        for (const command of sequence) {
+        for (const command of [opening, ...sequence]) {
           await command.run({}, world);
           await checkInvariants(world);
         }
