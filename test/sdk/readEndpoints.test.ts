@@ -92,12 +92,16 @@ describe("ReadEndpoints (sdk/rpc/readEndpoints.ts)", function () {
     const [first, second] = proxies as [RpcProxy, RpcProxy];
     const client = open([first.url, second.url]);
     await endpoints!.probe();
+    // The probe ranks by measured latency, so on a loaded machine either proxy may come out selected:
+    // what matters is that the call stays on that one.
+    const selected = endpoints!.selected;
+    const other = selected === label(first) ? second : first;
     // Init code that reverts at once (PUSH1 0 PUSH1 0 REVERT): any caller can send such a call.
     const reverted = await client.call({ data: "0x60006000fd" }).then(() => undefined, (error: unknown) => error);
     expect(reverted, "the node reverted the call").to.be.instanceOf(Error);
     expect(failovers).to.deep.equal([]);
-    expect(second.seen).to.not.include("eth_call");
-    expect(endpoints!.selected).to.equal(label(first));
+    expect(other.seen).to.not.include("eth_call");
+    expect(endpoints!.selected).to.equal(selected);
   });
 
   it("with every endpoint silent, a read fails with the last endpoint's error after trying each once", async () => {
