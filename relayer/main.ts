@@ -4,12 +4,12 @@
  * too, since every signed transaction is stored before it is broadcast.
  */
 import { loadRelayerConfig } from "./config";
+import { relayerReadyLines } from "./readyLines";
 import { startRelayer } from "./startRelayer";
 
 async function main(): Promise<void> {
   const relayer = await startRelayer(loadRelayerConfig());
-  process.stdout.write(`Relayer on ${relayer.url}\n`);
-  if (relayer.metricsUrl !== undefined) process.stdout.write(`Relayer metrics on ${relayer.metricsUrl}/metrics\n`);
+  process.stdout.write(relayerReadyLines(relayer.url, relayer.metricsUrl));
   for (const signer of relayer.signers) process.stdout.write(`  signer ${signer.address}  ${signer.balance} wei\n`);
   let stopping = false;
   const stop = () => {

@@ -25,6 +25,10 @@ import { freePort } from "./devnet/freePort";
 import { forkHardhatNetwork, ForkError, type ForkTarget } from "./fork/forkChain";
 import { ChainFileError } from "../sdk/chain/chainFile";
 import { deployForkDevnet, type ForkDevnet } from "./fork/forkDevnet";
+import { RELAYER_READY_WITH_METRICS } from "../relayer/readyLines";
+
+/** A relayer starts in seconds here; two minutes leaves room for a loaded machine. */
+const RELAYER_READY_WITHIN_MS = 120_000;
 
 type Stop = () => Promise<void>;
 
@@ -132,7 +136,8 @@ const steps: Step[] = [
       const relayer = await superviseService({
         name: "relayer",
         // In the devnet's process group: whoever stops the devnet's group stops its relayer too.
-        start: () => spawnService("relayer/main.ts", env, /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m, { ownGroup: false }),
+        // Bounded: a relayer stuck before serving names itself and prints its output instead of hanging the devnet.
+        start: () => spawnService("relayer/main.ts", env, RELAYER_READY_WITH_METRICS, { ownGroup: false, readyWithinMs: RELAYER_READY_WITHIN_MS }),
         log: (line) => console.error(`devnet: ${line}`),
       }).catch((error: unknown) => {
         // The relayer names a busy port itself; say it the way the other ports are said.

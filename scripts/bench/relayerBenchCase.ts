@@ -12,6 +12,7 @@ import { mapLimit, mean, percentile, sleep, summary } from "./relayerStats";
 import { BlockWatcher } from "./blockWatcher";
 import { signedGaslessQuotes } from "./signedGaslessQuotes";
 import { BLOCK_MS, CHAIN_ID, DRAIN_SECONDS, DURATION_SECONDS, QUOTE_CONCURRENCY, RELAYER_ENTRY, SELL_USDC, SLIPPAGE_BPS, env, log, type Batching, type ChainKind } from "./relayerBenchSettings";
+import { RELAYER_READY_WITH_METRICS } from "../../relayer/readyLines";
 
 /** One scheduled submission and what became of it. */
 type Submission = {
@@ -126,7 +127,7 @@ export async function runCase(input: CaseInput): Promise<CaseResult> {
         // Off: one order a transaction. On: the relayer's default (or RELAYER_BATCH_MAX from the environment).
         ...(input.batching === "off" ? { RELAYER_BATCH_MAX: "1" } : {}),
       },
-      /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m,
+      RELAYER_READY_WITH_METRICS,
     );
 
     // Quotes and signatures before the timed window: quoting is not what this measures.

@@ -15,6 +15,7 @@ import { freePort } from "../../scripts/devnet/freePort";
 import { createTestDatabase } from "../fixtures/postgresServer";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";
+import { RELAYER_READY_WITH_METRICS } from "../../relayer/readyLines";
 
 const RELAYS = 200;
 const TAKERS = 20;
@@ -75,7 +76,7 @@ describe("scale-out: two APIs and two relayers on one PostgreSQL", function () {
             RELAYER_LEASE_SECONDS: "2",
             RELAYER_LOG_LEVEL: "warn",
           },
-          /^Relayer on (\S+)\nRelayer metrics on (\S+)\/metrics$/m,
+          RELAYER_READY_WITH_METRICS,
         ),
       );
     }
