@@ -139,7 +139,7 @@ function buildState(chainId: number, manifest: DeploymentManifest, overrides: re
     const address = token.address.toLowerCase() as Address;
     byAddress.set(address, { address, symbol: token.symbol, name: token.name, decimals: token.decimals, origin: "manifest" });
   }
-  // Every native route wraps or unwraps through WETH, so like the placeholder it cannot be disabled.
+  // A native route wraps or unwraps through WETH unless a native V4 pool pays more, so like the placeholder it cannot be disabled.
   const undisablable = new Set<string>([NATIVE_PLACEHOLDER, manifest.contracts.weth.toLowerCase()]);
   const extraPools: ManifestPool[] = [];
   const disabled: Address[] = [];

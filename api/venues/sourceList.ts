@@ -15,14 +15,15 @@ function feeTiersOf(venue: ManifestVenue): SourceListBody["venues"][number]["fee
 export type V4SourceInput = Readonly<{ deployment: ManifestUniswapV4 | undefined; isSupported: (token: Address) => boolean }>;
 
 /**
- * Uniswap V4's entry: its pools of two supported tokens (native ETH pools are not routed yet), and
+ * Uniswap V4's entry: its pools of two supported currencies (native ETH, address(0), always is), and
  * their (fee, tick spacing) pairs. Routing also asks the routers (SWAP_V4) and the hook rule, so a
  * listed pool may still be skipped by a quote.
  */
 function v4Source(v4: V4SourceInput): SourceListBody["venues"] {
   const { deployment, isSupported } = v4;
   if (deployment === undefined) return [];
-  const pools = deployment.pools.filter((pool) => pool.currency0 !== zeroAddress && isSupported(pool.currency0.toLowerCase() as Address) && isSupported(pool.currency1.toLowerCase() as Address));
+  const supported = (currency: Address) => currency === zeroAddress || isSupported(currency.toLowerCase() as Address);
+  const pools = deployment.pools.filter((pool) => supported(pool.currency0) && supported(pool.currency1));
   const tiers = new Map(deployment.pools.map((pool) => [`${pool.fee}:${pool.tickSpacing}`, { fee: pool.fee, tick_spacing: pool.tickSpacing }]));
   const fee_tiers = [...tiers.values()].sort((a, b) => a.fee - b.fee || a.tick_spacing - b.tick_spacing);
   return [{ name: deployment.name, type: "uniswap-v4" as const, pools: pools.length, fee_tiers }];

@@ -104,11 +104,16 @@ function actionsText(actions: readonly RouteAction[], binding: V3Binding): strin
   });
 }
 
-/** The steps the quote's `route` (and its native ends and fee) says the order takes, as actionsText writes them. */
+/**
+ * The steps the quote's `route` (and its native ends and fee) says the order takes, as actionsText writes
+ * them. A native end goes through WETH (WRAP first, UNWRAP last) unless the route's hops start (end) at
+ * native ETH itself, a V4 pool's address(0), which SWAP_V4 pays (takes) without either.
+ */
 function routeSteps(quote: QuoteJson, actions: readonly RouteAction[], binding: V3Binding): string[] {
   const steps: string[] = [];
-  if (isNativeToken(quote.sell_token)) steps.push("wrap");
-  const { legs } = quote.route;
+  const { hops, legs } = quote.route;
+  const isV4Native = (token: string | undefined) => token !== undefined && token.toLowerCase() === zeroAddress;
+  if (isNativeToken(quote.sell_token) && !isV4Native(hops[0]?.token_in)) steps.push("wrap");
   // The actions' swaps in order, each JSON hop paired with the one in its place.
   const split = actions.find((action): action is Extract<RouteAction, { type: "split" }> => action.type === "split");
   const singles = actions.filter(isHopAction);
@@ -121,7 +126,7 @@ function routeSteps(quote: QuoteJson, actions: readonly RouteAction[], binding: 
       steps.push(`${swapType(action?.type)} ${jsonHopText(binding, hop, action)}`);
     });
   }
-  if (isNativeToken(quote.buy_token)) steps.push("unwrap");
+  if (isNativeToken(quote.buy_token) && !isV4Native(hops.at(-1)?.token_out)) steps.push("unwrap");
   if (quote.platform_fee.bps > 0) steps.push("fee");
   return steps;
 }

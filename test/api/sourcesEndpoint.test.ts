@@ -59,8 +59,8 @@ describe("GET /sources: the chain's liquidity venues", () => {
       {
         name: "uniswap-v4",
         type: "uniswap-v4",
-        // Its pools of two supported tokens, the native-ETH pool aside (not routed yet); every (fee, tick spacing) its pools use.
-        pools: DEV_V4_POOLS.filter((pool) => pool.a !== "ETH" && pool.b !== "ETH").length,
+        // Its pools of two supported currencies, the native-ETH pool too (native ETH is always supported); every (fee, tick spacing) its pools use.
+        pools: DEV_V4_POOLS.length,
         fee_tiers: [...new Map(DEV_V4_POOLS.map((pool) => [`${pool.fee}:${pool.tickSpacing}`, { fee: pool.fee, tick_spacing: pool.tickSpacing }])).values()].sort((a, b) => a.fee - b.fee || a.tick_spacing - b.tick_spacing),
       },
     ]);

@@ -3,8 +3,32 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getAddress, parseUnits, zeroAddress, type Address, type Hex } from "viem";
-import { decodeRouteActions, encodeRouteActions, readRouterPoolManager, routeOutput, sortCurrencies, v4HookExclusion, v4PoolId, type DeploymentManifest, type ManifestPool, type ManifestVenuePool, type V4Hop } from "../../sdk";
+import { erc20Abi, getAddress, maxUint256, parseEther, parseUnits, zeroAddress, type Address, type Hex } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
+import {
+  decodeQuoteOrder,
+  decodeRouteActions,
+  encodeRouteActions,
+  encodeSwapNative,
+  encodeSwapWithAllowance,
+  NATIVE_TOKEN,
+  patchSignature,
+  QuoteMismatchError,
+  readRouterPoolManager,
+  routeOutput,
+  sortCurrencies,
+  swapV4Hop,
+  v4HookExclusion,
+  v4PoolId,
+  type DeploymentManifest,
+  type ManifestPool,
+  type ManifestV4Pool,
+  type ManifestVenuePool,
+  type QuoteJson,
+  type SwapOrder,
+  type V4Hop,
+} from "../../sdk";
+import { verifyQuote } from "../../sdk/client/verifyQuote";
 import { v4HookAllowlistPath, writeV4HookAllowlist } from "../../sdk/chain/v4HookAllowlist";
 import { ChainHead } from "../../sdk/chain/chainHead";
 import { marketTrackerOfManifest } from "../../api/quote/market/chainMarket";
@@ -19,6 +43,10 @@ import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
 import { adapterOf, legName } from "../../api/quote/venues/venueAdapters";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";
+import { closeSharedQuoteApis, quoteReady, type QuoteApi } from "../fixtures/quoteApi";
+import { gaslessReadyFixture, startGaslessStack } from "../fixtures/gaslessStack";
+import { withCall } from "../fixtures/quoteTampering";
+import { balanceOf } from "../fixtures/testRoute";
 
 const V4 = "uniswap-v4";
 const GAS_PRICE = 1_000_000_000n;
@@ -78,7 +106,7 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     expect(await readRouterPoolManager(f.publicClient, f.stranger.account.address)).to.equal(undefined);
   });
 
-  it("with SWAP_V4 on every router, lists the V4 pools the hook rule admits: plain pools yes; the observing hook (afterSwap), the delta hook and native ETH pools no", async () => {
+  it("with SWAP_V4 on every router, lists the V4 pools the hook rule admits: plain pools and the native ETH pool yes (native ETH never a hub); the observing hook (afterSwap) and the delta hook no", async () => {
     const f = await loadFixture(settlementFixture);
     const { snapshot } = await marketOf(f, {});
     const market = await snapshot();
@@ -87,8 +115,7 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     for (const pool of f.uniswapV4.pools) {
       const id = pool.id.toLowerCase() as Address;
       const exclusion = v4HookExclusion(pool);
-      const native = pool.currency0 === zeroAddress;
-      expect(routed.has(id), `${id} (hook ${hooks.get(lower(pool.hooks)) ?? "none"}, native ${native})`).to.equal(exclusion === undefined && !native);
+      expect(routed.has(id), `${id} (hook ${hooks.get(lower(pool.hooks)) ?? "none"})`).to.equal(exclusion === undefined);
       if (routed.has(id)) {
         const routedPool = routed.get(id)!;
         expect(routedPool.source).to.equal(V4);
@@ -96,6 +123,11 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
         expect(legName(routedPool, 4663)).to.equal(`uniswap-v4:chain-4663:${pool.id.toLowerCase()}:${pool.fee}`);
       }
     }
+    // The ETH/USDC pool holds native ETH as address(0): a route may start or end there, never pass through it.
+    const native = f.uniswapV4.pools.find((pool) => pool.currency0 === zeroAddress);
+    expect(native, "the devnet has a native ETH pool").to.not.equal(undefined);
+    expect(routed.get(native!.id.toLowerCase() as Address)?.token0).to.equal(zeroAddress);
+    expect(market.graph.hubs).to.not.include(zeroAddress);
     // An observing hook (afterSwap only) still runs code in every swap: not routed until allowlisted.
     const observer = f.uniswapV4.pools.find((pool) => v4HookExclusion(pool) === "swap-hook");
     expect(observer, "the devnet has an observing-hook pool").to.not.equal(undefined);
@@ -194,6 +226,179 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
       expect(String(errors.at(-1))).to.match(/of chain 1, not of chain 4663/);
     } finally {
       rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+type NativeQuote = QuoteJson & { route: { hops: { source: string; pool: string; token_in: string; token_out: string }[] } };
+
+/** The devnet's native ETH/USDC V4 pool (currency0 address(0)). */
+function nativePool(f: SettlementFixture): ManifestV4Pool {
+  const pool = f.uniswapV4.pools.find((candidate) => candidate.currency0 === zeroAddress && candidate.currency1 === f.token("USDC"));
+  if (pool === undefined) throw new Error("the devnet has no native ETH/USDC V4 pool");
+  return pool;
+}
+
+/**
+ * Moves the native pool's price with a real swap through the taker router, sent by the stranger (not a
+ * quote): `sellEth` sells native ETH into it (ETH gets cheaper there), else it buys ETH there with USDC
+ * through the allowance holder (ETH gets dearer there).
+ */
+async function moveNativePool(f: SettlementFixture, sellEth: boolean, amount: bigint): Promise<void> {
+  const usdc = f.token("USDC");
+  const pool = nativePool(f);
+  const { timestamp } = await f.publicClient.getBlock();
+  const order: SwapOrder = {
+    sellToken: sellEth ? NATIVE_TOKEN : usdc,
+    sellAmount: amount,
+    buyToken: sellEth ? usdc : NATIVE_TOKEN,
+    minBuyAmount: 1n,
+    recipient: f.stranger.account.address,
+    deadline: timestamp + 600n,
+    quoteId: `0x${"5e".repeat(32)}`,
+    actions: encodeRouteActions([swapV4Hop(pool, sellEth ? usdc : NATIVE_TOKEN)]),
+  };
+  if (!sellEth) {
+    await f.publicClient.waitForTransactionReceipt({ hash: await f.stranger.writeContract({ address: usdc, abi: erc20Abi, functionName: "approve", args: [f.contracts.allowanceHolder, maxUint256] }) });
+  }
+  const hash = sellEth
+    ? await f.stranger.sendTransaction({ to: f.routerAddress, data: encodeSwapNative(order), value: amount })
+    : await f.stranger.sendTransaction({ to: f.contracts.allowanceHolder, data: encodeSwapWithAllowance(order, f.routerAddress) });
+  expect((await f.publicClient.waitForTransactionReceipt({ hash })).status).to.equal("success");
+}
+
+/** Sends the quote's transaction from the taker (signing its permit when it has one) and returns what the recipient received of `buyToken`, and the gas used. */
+async function settleQuote(f: SettlementFixture, quote: QuoteJson, buyToken: Address): Promise<{ received: bigint; gasUsed: bigint }> {
+  const recipient = f.recipient.account.address;
+  const before = await balanceOf(f, buyToken, recipient);
+  if (quote.issues.allowance !== null) {
+    await f.publicClient.waitForTransactionReceipt({ hash: await f.taker.writeContract({ address: quote.sell_token, abi: erc20Abi, functionName: "approve", args: [quote.issues.allowance.spender, maxUint256] }) });
+  }
+  let data = quote.tx.data;
+  if (quote.permit2 !== undefined && quote.permit2 !== null) {
+    data = patchSignature(data, quote.tx.signature_offset!, await f.signerOf(f.taker.account.address).signTypedData(quote.permit2 as unknown as Parameters<PrivateKeyAccount["signTypedData"]>[0]));
+  }
+  const hash = await f.taker.sendTransaction({ to: quote.tx.to, data, value: BigInt(quote.tx.value) });
+  const receipt = await f.publicClient.waitForTransactionReceipt({ hash });
+  expect(receipt.status).to.equal("success");
+  return { received: (await balanceOf(f, buyToken, recipient)) - before, gasUsed: receipt.gasUsed };
+}
+
+/** The quote's gas estimate is within 15 % of what its transaction used, as for every other route shape (mixedVenueQuote.test.ts). */
+function expectGasClose(quote: QuoteJson, used: bigint) {
+  expect(quote.tx.estimated_gas / Number(used), `estimated_gas ${quote.tx.estimated_gas} vs gasUsed ${used}`).to.be.within(0.85, 1.15);
+}
+
+const actionTypes = (quote: QuoteJson) => decodeRouteActions(decodeQuoteOrder(quote.tx.data).order.actions).map((action) => action.type);
+
+describe("Native ETH through a V4 pool (quotes settled on chain)", function () {
+  this.timeout(300_000);
+  after(closeSharedQuoteApis);
+
+  const quoteOf = async (api: QuoteApi, params: Record<string, string | bigint>): Promise<NativeQuote> => {
+    const { status, body } = await api.quote(params);
+    expect(status, JSON.stringify(body)).to.equal(200);
+    return body as NativeQuote;
+  };
+  const trusted = (f: SettlementFixture) => ({ routerRegistry: f.contracts.routerRegistry, allowanceHolder: f.contracts.allowanceHolder, permit2: f.contracts.permit2 });
+
+  it("sells ETH for USDC through WETH pools (WRAP first) while the native pool pays less, and straight into the native pool (no WRAP, ETH paid as value) once it pays more; each settles for exactly buy_amount", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const [usdc, weth] = [f.token("USDC"), lower(f.contracts.weth)];
+    const pool = nativePool(f);
+    const request = { sell_token: "ETH", buy_token: usdc, sell_amount: parseEther("2"), taker: f.taker.account.address, recipient: f.recipient.account.address };
+
+    // The native pool's 0.30 % loses to the WETH/USDC pools' fees: the route wraps first.
+    const wrapped = await quoteOf(api, request);
+    expect(actionTypes(wrapped)[0]).to.equal("wrap");
+    expect(wrapped.route.hops[0]!.token_in).to.equal(weth);
+    expect(wrapped.route.hops.some((hop) => hop.pool === pool.id.toLowerCase())).to.equal(false);
+
+    // Someone buys ETH in the native pool: it now pays more for ETH than the WETH pools, net of gas.
+    await moveNativePool(f, false, parseUnits("100000", 6));
+    const native = await quoteOf(api, request);
+    expect(native.route.hops.map((hop) => [hop.source, hop.pool, hop.token_in, hop.token_out])).to.deep.equal([[V4, pool.id.toLowerCase(), zeroAddress, lower(usdc)]]);
+    expect(native.route.hops[0]!.leg).to.equal(`uniswap-v4:chain-4663:${pool.id.toLowerCase()}:${pool.fee}`);
+    expect(actionTypes(native)).to.deep.equal(["swapV4"]);
+    expect(decodeQuoteOrder(native.tx.data).kind).to.equal("native");
+    expect(native.tx.value).to.equal(parseEther("2").toString());
+    // The SDK's check accepts the native route, and refuses it with a WRAP slipped in front (the JSON says none).
+    const expectation = { taker: f.taker.account.address, recipient: f.recipient.account.address, sellToken: "ETH", buyToken: usdc, sellAmount: parseEther("2"), chainId: 4663 } as const;
+    await verifyQuote(f.publicClient, trusted(f), native, expectation);
+    const wrappedIn = withCall(native, (call) => ({ ...call, order: { ...call.order, actions: encodeRouteActions([{ type: "wrap" }, ...decodeRouteActions(call.order.actions)]) } }) as typeof call);
+    const refused = await verifyQuote(f.publicClient, trusted(f), wrappedIn, expectation).then(() => undefined, (error: unknown) => error);
+    expect(refused).to.be.instanceOf(QuoteMismatchError);
+    expect((refused as QuoteMismatchError).field).to.equal("tx.data.order.actions");
+
+    const { received, gasUsed } = await settleQuote(f, native, usdc);
+    expect(received).to.equal(BigInt(native.buy_amount));
+    expectGasClose(native, gasUsed);
+
+    // excluded_sources=uniswap-v4 leaves the native pool out: back through WETH, WRAP first, settled to the wei.
+    const without = await quoteOf(api, { ...request, excluded_sources: V4 });
+    expect(actionTypes(without)[0]).to.equal("wrap");
+    expect(without.route.hops.every((hop) => hop.source !== V4 && hop.token_in !== zeroAddress)).to.equal(true);
+    expect((await settleQuote(f, without, usdc)).received).to.equal(BigInt(without.buy_amount));
+  });
+
+  it("buys ETH with USDC through WETH pools (UNWRAP last) while the native pool pays less, and straight out of the native pool (no UNWRAP, ETH paid by settlement) once it pays more; each settles for exactly buy_amount", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const [usdc, weth] = [f.token("USDC"), lower(f.contracts.weth)];
+    const pool = nativePool(f);
+    const request = { sell_token: usdc, buy_token: "ETH", sell_amount: parseUnits("5000", 6), taker: f.taker.account.address, recipient: f.recipient.account.address };
+
+    const unwrapped = await quoteOf(api, request);
+    expect(actionTypes(unwrapped).at(-1)).to.equal("unwrap");
+    expect(unwrapped.route.hops.at(-1)!.token_out).to.equal(weth);
+
+    // Someone sells ETH into the native pool: it now sells ETH for less USDC than the WETH pools.
+    await moveNativePool(f, true, parseEther("40"));
+    const native = await quoteOf(api, request);
+    expect(native.route.hops.map((hop) => [hop.source, hop.pool, hop.token_in, hop.token_out])).to.deep.equal([[V4, pool.id.toLowerCase(), lower(usdc), zeroAddress]]);
+    expect(actionTypes(native)).to.deep.equal(["swapV4"]);
+    expect(native.settlement).to.equal("permit2");
+    const expectation = { taker: f.taker.account.address, recipient: f.recipient.account.address, sellToken: usdc, buyToken: "ETH", sellAmount: parseUnits("5000", 6), chainId: 4663 } as const;
+    await verifyQuote(f.publicClient, trusted(f), native, expectation);
+    const unwrapAdded = withCall(native, (call) => ({ ...call, order: { ...call.order, actions: encodeRouteActions([...decodeRouteActions(call.order.actions), { type: "unwrap" }]) } }) as typeof call);
+    const refused = await verifyQuote(f.publicClient, trusted(f), unwrapAdded, expectation).then(() => undefined, (error: unknown) => error);
+    expect(refused).to.be.instanceOf(QuoteMismatchError);
+
+    const { received, gasUsed } = await settleQuote(f, native, NATIVE_TOKEN);
+    expect(received).to.equal(BigInt(native.buy_amount));
+    expectGasClose(native, gasUsed);
+
+    const without = await quoteOf(api, { ...request, excluded_sources: V4 });
+    expect(actionTypes(without).at(-1)).to.equal("unwrap");
+    expect(without.route.hops.every((hop) => hop.source !== V4 && hop.token_out !== zeroAddress)).to.equal(true);
+    expect((await settleQuote(f, without, NATIVE_TOKEN)).received).to.equal(BigInt(without.buy_amount));
+  });
+
+  it("gasless (feature 3): a quote buying ETH may end in the native pool too (no UNWRAP, the router pays the ETH), relayed and settled for exactly buy_amount; a gasless quote still cannot sell native ETH", async () => {
+    const f = await loadFixture(gaslessReadyFixture);
+    const stack = await startGaslessStack(f);
+    try {
+      const taker = f.signerOf(f.taker.account.address);
+      const pool = nativePool(f);
+      await moveNativePool(f, true, parseEther("40"));
+      // Every venue (the stack's quotes default to Uniswap V2 alone).
+      const { status, body } = await stack.gaslessQuote(taker.address, { sell_token: f.token("USDC"), buy_token: "ETH", sell_amount: parseUnits("5000", 6), recipient: f.recipient.account.address, excluded_sources: "" });
+      expect(status, JSON.stringify(body)).to.equal(200);
+      const quote = body as NativeQuote;
+      expect(quote.route.hops.map((hop) => [hop.source, hop.pool, hop.token_out])).to.deep.equal([[V4, pool.id.toLowerCase(), zeroAddress]]);
+      expect(actionTypes(quote)).to.deep.equal(["swapV4"]);
+      const before = await balanceOf(f, NATIVE_TOKEN, f.recipient.account.address);
+      const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(body as { permit2: Parameters<typeof stack.sign>[0]["permit2"] }, taker) });
+      expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
+      const relay = await stack.waitFor(submitted.body!.relay_id);
+      expect(relay.status, JSON.stringify(relay)).to.equal("confirmed");
+      expect((await balanceOf(f, NATIVE_TOKEN, f.recipient.account.address)) - before).to.equal(BigInt(quote.buy_amount));
+
+      // Permit2 moves ERC-20s only: selling ETH gaslessly is refused as before, native pool or not.
+      const sell = await stack.gaslessQuote(taker.address, { sell_token: "ETH", buy_token: f.token("USDC"), sell_amount: parseEther("1"), excluded_sources: "" });
+      expect(sell.status, JSON.stringify(sell.body)).to.equal(400);
+      expect(JSON.stringify(sell.body)).to.include("permit2_owner");
+    } finally {
+      await stack.close();
     }
   });
 });

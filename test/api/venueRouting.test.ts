@@ -239,7 +239,7 @@ describe("venue adapters: route search and splits over several venues", () => {
           amountIn: E18,
           amountOut: E18 / 2n,
         }));
-        const factors = { settlement: "permit2" as const, hops: hops.length, wrap, unwrap: false, fee: false, freshNonceWord: false, recipientEmpty: false, feeRecipientEmpty: false };
+        const factors = { settlement: "permit2" as const, hops: hops.length, wrap, unwrap: false, buysNative: false, fee: false, freshNonceWord: false, recipientEmpty: false, feeRecipientEmpty: false };
         const legacy = estimateGas("0x00ff", undefined, { ...factors, hopsStartingOracle: oracleStarted.filter((started) => !started).length });
         expect(estimateGas("0x00ff", undefined, { ...factors, hopsStartingOracle: 0, hopGas: hopsGas(hops) })).to.equal(legacy);
       }),

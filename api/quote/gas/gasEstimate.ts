@@ -16,8 +16,11 @@ export type GasFactors = Readonly<{
    * when left out, every hop is a V2 hop (PER_HOP, plus ORACLE_START for those starting the oracle).
    */
   hopGas?: number;
+  /** The route's WRAP and UNWRAP actions (a native V4 pool at a route's end needs neither). */
   wrap: boolean;
   unwrap: boolean;
+  /** The recipient is paid native ETH (after an UNWRAP, or from a native V4 pool): an empty recipient is a new account. */
+  buysNative: boolean;
   fee: boolean;
   /** The permit nonce lies in a bitmap word that is still zero (a fresh storage slot). */
   freshNonceWord: boolean;
@@ -53,6 +56,8 @@ const SPLIT_PER_LEG = 5_000;
 export const SPLIT_GAS = { base: SPLIT_BASE, perLeg: SPLIT_PER_LEG, perHop: PER_HOP } as const;
 const WRAP = 9_000;
 const UNWRAP = 14_000;
+/** What a WRAP and an UNWRAP cost: routing weighs a WETH route with them against a native V4 pool's without (routePlan.ts). */
+export const WRAP_GAS = { wrap: WRAP, unwrap: UNWRAP } as const;
 const FEE = 12_000;
 const FRESH_SLOT = 20_000;
 const NEW_ACCOUNT = 25_000;
@@ -98,8 +103,8 @@ export function estimateGas(data: Hex, signatureOffset: number | undefined, fact
   if (factors.freshNonceWord) gas += FRESH_SLOT;
   const swapless = factors.hops === 0;
   if (swapless) gas -= SWAPLESS_SAVING;
-  if (factors.recipientEmpty) gas += factors.unwrap ? NEW_ACCOUNT : swapless ? FRESH_SLOT_SWAPLESS : FRESH_SLOT;
-  if (factors.fee && factors.feeRecipientEmpty) gas += factors.unwrap ? NEW_ACCOUNT : FRESH_SLOT;
+  if (factors.recipientEmpty) gas += factors.buysNative ? NEW_ACCOUNT : swapless ? FRESH_SLOT_SWAPLESS : FRESH_SLOT;
+  if (factors.fee && factors.feeRecipientEmpty) gas += factors.buysNative ? NEW_ACCOUNT : FRESH_SLOT;
   if (factors.relayerFeeRecipientEmpty === true) gas += FRESH_SLOT;
   if (factors.exactOutput === true) {
     gas += EXACT_OUTPUT_BASE + EXACT_OUTPUT_PER_HOP * factors.hops;

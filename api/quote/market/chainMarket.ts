@@ -54,6 +54,8 @@ export function marketTrackerOf(chain: ChainContext): MarketTracker {
 export function marketTrackerOfManifest(client: PublicClient, manifest: DeploymentManifest, { isSupported, observeReads, decimalsOf, v4Hooks, routerVenues: adjustVenues, routerVenuesObserver }: MarketTrackerOptions): MarketTracker {
   const v3Venues = manifest.venues.filter((venue) => venue.type === "uniswap-v3");
   const { uniswapV4 } = manifest;
+  // V4's native ETH (address(0)) is always supported, as the native placeholder is (it cannot be disabled).
+  const v4Supported = (currency: Address) => currency === zeroAddress || isSupported(currency);
   const routerVenues = new ActiveRouterVenues({
     registry: manifest.contracts.routerRegistry,
     features: [Feature.TakerSubmittedSwap, Feature.GaslessSwap],
@@ -72,14 +74,14 @@ export function marketTrackerOfManifest(client: PublicClient, manifest: Deployme
           tracker: new V4PoolTracker({
             poolManager: uniswapV4.poolManager,
             stateView: uniswapV4.stateView,
-            isSupported,
+            isSupported: v4Supported,
             observeReads,
-            // The market routes no native-ETH pool and no hook the rule excludes: such pools are not followed either.
-            isRoutable: (key) => key.currency0 !== zeroAddress && isV4PoolRoutable(key, (v4Hooks ?? NO_V4_HOOKS).hooks()),
+            // The market routes no pool whose hook the rule excludes: such pools are not followed either.
+            isRoutable: (key) => isV4PoolRoutable(key, (v4Hooks ?? NO_V4_HOOKS).hooks()),
           }),
           deployment: uniswapV4,
           hooks: v4Hooks ?? NO_V4_HOOKS,
-          isSupported,
+          isSupported: v4Supported,
         },
   );
 }

@@ -1,4 +1,4 @@
-import { zeroAddress, type Address, type PublicClient } from "viem";
+import type { Address, PublicClient } from "viem";
 import { isV4PoolRoutable, type ManifestPool, type ManifestUniswapV4, type ManifestV3Pool, type ManifestVenuePool } from "../../../sdk";
 import { type BlockHead } from "../../../sdk/chain/chainHead";
 import { PoolGraph } from "../routing/poolGraph";
@@ -40,7 +40,7 @@ export type V4Market = Readonly<{
   /** The manifest's V4 deployment: its PoolManager, venue name (`source`) and pools. */
   deployment: ManifestUniswapV4;
   hooks: V4HookAllowlistSource;
-  /** Whether a currency (lowercase) is supported: a pool routes only if both of its currencies are. */
+  /** Whether a currency (lowercase; address(0), native ETH, is) is supported: a pool routes only if both of its currencies are. */
   isSupported: (token: Address) => boolean;
 }>;
 
@@ -182,8 +182,8 @@ export class MarketTracker {
     const v4Routed: Address[] = [];
     const v4Market = this.v4;
     for (const [id, state] of v4?.pools ?? []) {
-      // Native ETH pools (address(0)) are not routed yet: routes carry native ETH as WETH with WRAP/UNWRAP (see docs/contracts/uniswap-v4.md).
-      if (v4Market === undefined || state.token0 === zeroAddress || !v4Market.isSupported(state.token0) || !v4Market.isSupported(state.token1)) continue;
+      // A native ETH pool (currency0 address(0)) routes too: a route may start or end at native ETH through it (routePlan.ts).
+      if (v4Market === undefined || !v4Market.isSupported(state.token0) || !v4Market.isSupported(state.token1)) continue;
       if (!isV4PoolRoutable(state.key, hooks) || !routable(state)) continue;
       const address = id as string as Address;
       pools.set(address, this.#routedV4Pool(address, state, v4Market.deployment.name));

@@ -239,8 +239,9 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     hopsStartingOracle: 0,
     // Each hop's gas by its venue's model (V2: constant plus the oracle's first write).
     hopGas: hopsGas(plan.hops),
-    wrap: sellsNative,
-    unwrap: plan.buysNative,
+    wrap: plan.wraps,
+    unwrap: plan.unwraps,
+    buysNative: plan.buysNative,
     fee: query.feeBps > 0,
     freshNonceWord,
     recipientEmpty: recipientBalance === 0n,

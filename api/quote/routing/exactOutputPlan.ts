@@ -56,5 +56,6 @@ export function planExactOutputRoute(input: QuoteInput, pricedMarket: PricedMark
     amountIn = execution.amountIn;
     grossOut = execution.amountOut;
   }
-  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, amountIn, actions: actionsOfLegs(legs, sellsNative, buysNative), sellsNative, buysNative, stats };
+  // Native ETH goes through WETH (WRAP / UNWRAP): the only pools holding it natively are V4's, which exact output leaves out.
+  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, amountIn, actions: actionsOfLegs(legs, sellsNative, buysNative), sellsNative, buysNative, wraps: sellsNative, unwraps: buysNative, stats };
 }

@@ -1,4 +1,4 @@
-import type { Address } from "viem";
+import { zeroAddress, type Address } from "viem";
 import type { PricedPool } from "./routeSearch";
 
 /** What the graph needs of a pool: its address and tokens, lowercase. */
@@ -17,7 +17,10 @@ const NONE: readonly Address[] = [];
 export class PoolGraph {
   /** token → other token → pools joining them, both ways round: a lookup builds no key string (it runs ~80 times a quote). */
   readonly #between = new Map<Address, Map<Address, Address[]>>();
-  /** The `HUB_COUNT` tokens with the most pools, ties broken by address (deterministic). */
+  /**
+   * The `HUB_COUNT` tokens with the most pools, ties broken by address (deterministic). Native ETH (a V4
+   * pool's address(0)) is never one: a route takes it only at its ends (routePlan.ts), never in the middle.
+   */
   readonly hubs: readonly Address[];
   readonly size: number;
 
@@ -33,6 +36,7 @@ export class PoolGraph {
     }
     this.size = size;
     this.hubs = [...degree]
+      .filter(([token]) => token !== zeroAddress)
       .sort(([a, da], [b, db]) => db - da || (a < b ? -1 : 1))
       .slice(0, HUB_COUNT)
       .map(([token]) => token);

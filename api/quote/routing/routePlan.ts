@@ -1,10 +1,11 @@
 import type { Address } from "viem";
-import { NATIVE_TOKEN_LOWERCASE, type RouteAction } from "../../../sdk";
+import { NATIVE_CURRENCY, NATIVE_TOKEN_LOWERCASE, type RouteAction } from "../../../sdk";
 import { ApiError } from "../../../sdk/server/apiError";
 import { isTaxed } from "../../tokens/transferTax";
 import type { QuoteInput } from "../response/buildQuote";
 import type { PricedMarket } from "./poolGraph";
-import { searchRoute, type RouteSearchStats } from "./prunedRouteSearch";
+import { SPLIT_GAS, WRAP_GAS } from "../gas/gasEstimate";
+import { hopsGas, searchRoute, type RouteSearchStats } from "./prunedRouteSearch";
 import type { RouteHop } from "./routeSearch";
 import { bestExecution, gasCostIn } from "./splitDecision";
 import type { SplitLeg } from "./splitRoute";
@@ -23,6 +24,9 @@ export type RoutePlan = Readonly<{
   actions: RouteAction[];
   sellsNative: boolean;
   buysNative: boolean;
+  /** The route starts with WRAP (it sells native ETH through WETH pools) and ends with UNWRAP (it buys native ETH through them). */
+  wraps: boolean;
+  unwraps: boolean;
   stats: RouteSearchStats;
 }>;
 
@@ -30,41 +34,70 @@ export type RoutePlan = Readonly<{
 export type RoutePlanner = (input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint) => RoutePlan;
 
 /** The actions of a route over `legs`: WRAP, one path's swaps or one SPLIT, UNWRAP (the fee is added by the caller). */
-export function actionsOfLegs(legs: readonly SplitLeg[], sellsNative: boolean, buysNative: boolean): RouteAction[] {
+export function actionsOfLegs(legs: readonly SplitLeg[], wraps: boolean, unwraps: boolean): RouteAction[] {
   // Each hop's action is its venue's (venues/venueAdapter.ts `action`); SPLIT legs carry the same
   // opcode-tagged hops. encodeRouteActions validates and packs the addresses; checksumming them here would be wasted.
   const swapsOf = (hops: readonly RouteHop[]) => hops.map((hop) => adapterOf(hop.pool).action(hop.pool, hop.tokenOut));
   const actions: RouteAction[] = [];
-  if (sellsNative) actions.push({ type: "wrap" });
+  if (wraps) actions.push({ type: "wrap" });
   if (legs.length > 1) actions.push({ type: "split", legs: legs.map((leg) => ({ shareBps: leg.shareBps, hops: swapsOf(leg.hops) })) });
   else actions.push(...swapsOf(legs[0]?.hops ?? []));
-  if (buysNative) actions.push({ type: "unwrap" });
+  if (unwraps) actions.push({ type: "unwrap" });
   return actions;
 }
 
-/** The route's actions and its gross output (before the platform fee), for an exact-input quote. */
+/**
+ * Where a route may start (or end) for a quote's sell (or buy) token in the market: at the token; for
+ * native ETH at WETH (with WRAP / UNWRAP) or at native ETH itself, address(0), which only V4 pools hold
+ * (a SWAP_V4 hop pays native input as value and can leave the output native: no WRAP or UNWRAP).
+ */
+function routeEnds(token: Address, weth: Address): readonly Address[] {
+  return token === NATIVE ? [weth, NATIVE_CURRENCY] : [token];
+}
+
+/** The execution gas of a route's legs as the gas model counts it: their hops, and a split's own cost. */
+function legsGas(legs: readonly SplitLeg[]): number {
+  const hops = legs.reduce((gas, leg) => gas + hopsGas(leg.hops), 0);
+  return legs.length > 1 ? hops + SPLIT_GAS.base + SPLIT_GAS.perLeg * legs.length : hops;
+}
+
+/**
+ * The route's actions and its gross output (before the platform fee), for an exact-input quote. A native
+ * end is searched both ways, through WETH pools (WRAP first, UNWRAP last) and through native V4 pools
+ * (neither), and the better output net of gas wins, WRAP's and UNWRAP's gas counted on the WETH side.
+ * The two never mix in one SPLIT: every leg starts at the route's running token (ISwapSettlement.sol),
+ * which is WETH after a WRAP and native ETH without one, so a split's legs all start (and end) at the same node.
+ */
 export function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint): RoutePlan {
   const { sellToken, buyToken, query } = input;
   const sellsNative = sellToken.address === NATIVE;
   const buysNative = buyToken.address === NATIVE;
-  const tokenIn = sellsNative ? weth : sellToken.address;
-  const tokenOut = buysNative ? weth : buyToken.address;
-  let legs: readonly SplitLeg[] = [];
   const sellAmount = query.sellAmount!;
-  let grossOut = sellAmount;
   const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0, bySource: {} };
-  if (tokenIn !== tokenOut) {
-    // Candidates are ranked by output net of their gas in the buy token, when the market prices it.
-    const gasCost = gasCostIn(market, tokenOut, weth, gasPriceWei);
-    const route = searchRoute(market, tokenIn, tokenOut, sellAmount, query.maxHops, stats, gasCost);
-    if (route === undefined) {
-      throw new ApiError("no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
-    }
-    const execution = bestExecution(market, tokenIn, tokenOut, sellAmount, route, gasPriceWei, weth, query.maxHops);
-    legs = execution.legs;
-    grossOut = execution.amountOut;
+  // ETH → WETH or WETH → ETH: a bare WRAP or UNWRAP, no swap.
+  if ((sellsNative ? weth : sellToken.address) === (buysNative ? weth : buyToken.address)) {
+    return { legs: [], hops: [], grossOut: sellAmount, amountIn: sellAmount, actions: actionsOfLegs([], sellsNative, buysNative), sellsNative, buysNative, wraps: sellsNative, unwraps: buysNative, stats };
   }
-  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, amountIn: sellAmount, actions: actionsOfLegs(legs, sellsNative, buysNative), sellsNative, buysNative, stats };
+  // Candidates are ranked by output net of their gas in the buy token (native ETH and WETH alike are wei), when the market prices it.
+  const gasCost = gasCostIn(market, buysNative ? weth : buyToken.address, weth, gasPriceWei);
+  let best: { legs: readonly SplitLeg[]; amountOut: bigint; wraps: boolean; unwraps: boolean; net: bigint } | undefined;
+  for (const tokenIn of routeEnds(sellToken.address, weth)) {
+    for (const tokenOut of routeEnds(buyToken.address, weth)) {
+      const route = searchRoute(market, tokenIn, tokenOut, sellAmount, query.maxHops, stats, gasCost);
+      if (route === undefined) continue;
+      const execution = bestExecution(market, tokenIn, tokenOut, sellAmount, route, gasPriceWei, weth, query.maxHops);
+      const wraps = sellsNative && tokenIn === weth;
+      const unwraps = buysNative && tokenOut === weth;
+      const gas = legsGas(execution.legs) + (wraps ? WRAP_GAS.wrap : 0) + (unwraps ? WRAP_GAS.unwrap : 0);
+      const net = gasCost === undefined ? execution.amountOut : execution.amountOut - gasCost(gas);
+      if (best === undefined || net > best.net) best = { legs: execution.legs, amountOut: execution.amountOut, wraps, unwraps, net };
+    }
+  }
+  if (best === undefined) {
+    throw new ApiError("no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
+  }
+  const { legs, wraps, unwraps } = best;
+  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut: best.amountOut, amountIn: sellAmount, actions: actionsOfLegs(legs, wraps, unwraps), sellsNative, buysNative, wraps, unwraps, stats };
 }
 
 /**
@@ -81,7 +114,8 @@ export async function planAvoidingTaxed(input: QuoteInput, market: PricedMarket,
   const avoided = new Set(chain.taxes.knownTaxed());
   for (let round = 0; round < MAX_TAXED_ROUNDS; round++) {
     const plan = planner(input, marketAvoidingTaxed(market, avoided, tokenIn, tokenOut), weth, gasPriceWei);
-    const middles = intermediateTokens(plan.hops, tokenIn, tokenOut);
+    // Native ETH (address(0)) is only ever a native route's end, never a middle token (PoolGraph.hubs).
+    const middles = intermediateTokens(plan.hops, tokenIn, tokenOut).filter((token) => token !== NATIVE_CURRENCY);
     const passed = await Promise.all(middles.map((token) => chain.taxes.of(token)));
     const taxed = middles.filter((_, index) => isTaxed(passed[index]!));
     if (taxed.length === 0) return plan;

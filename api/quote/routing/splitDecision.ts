@@ -1,4 +1,4 @@
-import type { Address } from "viem";
+import { zeroAddress, type Address } from "viem";
 import { SPLIT_GAS } from "../gas/gasEstimate";
 import type { PricedMarket } from "./poolGraph";
 import { hopsGas, searchRoute, type GasCost } from "./prunedRouteSearch";
@@ -65,7 +65,8 @@ export function gasCostIn(market: PricedMarket, token: Address, weth: Address, g
 
 /** Converts wei into `token` at the market's price, or undefined when no pool route prices it. */
 function gasPricer(market: PricedMarket, token: Address, weth: Address): ((wei: bigint) => bigint) | undefined {
-  if (token === weth) return (wei) => wei;
+  // WETH, and native ETH (a V4 pool's address(0), where a route buying ETH may end), are wei.
+  if (token === weth || token === zeroAddress) return (wei) => wei;
   let known = probes.get(market);
   if (known === undefined) probes.set(market, (known = new Map()));
   let probe = known.get(token);
