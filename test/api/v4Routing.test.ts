@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getAddress, parseUnits, zeroAddress, type Address, type Hex } from "viem";
-import { decodeRouteActions, encodeRouteActions, readRouterPoolManager, routeOutput, sortCurrencies, v4HookExclusion, v4PoolId, type DeploymentManifest, type ManifestPool, type ManifestVenuePool, type V4Hop } from "../../sdk";
+import { decodeRouteActions, encodeRouteActions, readRouterPoolManager, routeOutput, v4HookExclusion, v4HopPoolKey, v4PoolId, type DeploymentManifest, type ManifestPool, type ManifestVenuePool, type V4Hop } from "../../sdk";
 import { v4HookAllowlistPath, writeV4HookAllowlist } from "../../sdk/chain/v4HookAllowlist";
 import { ChainHead } from "../../sdk/chain/chainHead";
 import { marketTrackerOfManifest } from "../../api/quote/market/chainMarket";
@@ -120,10 +120,7 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     // The bytes a router executes decode back, and the SDK's own pricing (routeOutput over the pool its key names) pays what the route says.
     const decoded = decodeRouteActions(encodeRouteActions(actions));
     const byId = new Map(v4PoolsOf(market).map((candidate) => [candidate.state.id, candidate.state]));
-    const v4Pool = (hop: V4Hop, tokenIn: Address) => {
-      const [currency0, currency1] = sortCurrencies(tokenIn, hop.tokenOut);
-      return byId.get(v4PoolId({ currency0, currency1, fee: hop.fee, tickSpacing: hop.tickSpacing, hooks: hop.hooks }).toLowerCase() as Hex);
-    };
+    const v4Pool = (hop: V4Hop, tokenIn: Address) => byId.get(v4PoolId(v4HopPoolKey(tokenIn, hop)).toLowerCase() as Hex);
     expect(await routeOutput(decoded, usdc, amountIn, { v2Pair: () => undefined, v4Pool })).to.equal(execution.amountOut);
 
     // excluded_sources=uniswap-v4 takes the V4 pools out of the same market: the route goes elsewhere and pays less.

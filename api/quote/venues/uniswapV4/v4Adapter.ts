@@ -1,8 +1,8 @@
 import { getAddress, type Address } from "viem";
+import type { V4PoolState } from "../../../../sdk";
 import type { VenuePool } from "../pricedPool";
 import type { VenueAdapter } from "../venueAdapter";
 import { v3Curve, v3ExactInput, v3ExactOutput, v3SpotPrice } from "../uniswapV3/v3Pricing";
-import type { V4PoolState } from "./v4PoolState";
 
 /** A V4 pool as routing holds it: `address` is its pool id (leg names carry it), `state` its followed state. */
 export type V4RoutedPool = VenuePool & Readonly<{ kind: "v4"; state: V4PoolState }>;
