@@ -175,7 +175,9 @@ export async function startRelayer(
     routers.start(config.pollMs);
     const fees = new NetworkFeeModel(client, "none");
     const reconciler = new NonceReconciler({ client, pool, head, logger, config, metrics });
-    const context: RelayContext = { config, client, head, store, pool, reconciler, logger, permit2: manifest.contracts.permit2, feeTokens, now: () => new Date(), metrics, fees };
+    // V4's contracts from the manifest, as Permit2's: StateView is periphery, which no router names.
+    const uniswapV4 = manifest.uniswapV4 === undefined ? undefined : { poolManager: manifest.uniswapV4.poolManager, stateView: manifest.uniswapV4.stateView };
+    const context: RelayContext = { config, client, head, store, pool, reconciler, logger, permit2: manifest.contracts.permit2, ...(uniswapV4 === undefined ? {} : { uniswapV4 }), feeTokens, now: () => new Date(), metrics, fees };
     if (treasuryBackend !== undefined && config.treasury !== undefined) {
       // The value is bounded by the recorded top-ups (RELAYER_TREASURY_DAILY_CAP_ETH); this count adds the gas.
       const spend = new SignerSpend(config.treasury.dailyCapWei + config.dailySpendCapWei);

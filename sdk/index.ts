@@ -303,7 +303,10 @@ export {
   healthJsonSchema,
 } from "./wire/onboardingJson";
 export { uniswapV4PoolManagerAbi, uniswapV4StateViewAbi, uniswapV4QuoterAbi } from "./abis/uniswapV4Abi";
-export { v4PoolId, swapV4Hop, isDynamicFee, sortCurrencies, NATIVE_CURRENCY, DYNAMIC_FEE_FLAG, type V4PoolKey } from "./amm/v4/poolKey";
+export { v4PoolId, swapV4Hop, v4HopPoolKey, isDynamicFee, sortCurrencies, NATIVE_CURRENCY, DYNAMIC_FEE_FLAG, type V4PoolKey } from "./amm/v4/poolKey";
+export { readV4PoolState } from "./amm/v4/v4PoolSnapshot";
+export { readV4PoolEvents, type V4PoolEvent } from "./amm/v4/v4PoolEvents";
+export { initializedV4Pool, afterV4PoolEvent, applyV4PoolEvents, type V4PoolState } from "./amm/v4/v4PoolState";
 export { V4_HOOK_FLAGS, V4_HOOK_MASK, hookFlagsOf, hasHookFlag, v4HookExclusion, isV4PoolRoutable, type V4HookFlag, type V4HookExclusion } from "./amm/v4/hookPermissions";
 export { liquidityForAmounts } from "./amm/v3/liquidityAmounts";
 export { tickBitmapWord, tickBitmapWindow, initializedTicksIn, tickRangeOf, type TickBitmapWindow } from "./amm/v3/tickBitmapWindow";

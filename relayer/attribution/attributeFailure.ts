@@ -11,10 +11,10 @@ export type FailureAttribution = Attribution & { retry: boolean };
  * whether it is worth one more send, from the chain's own state only (see decideCause.ts). `gas`: a
  * relay mined alone's receipt gas and transaction limit.
  */
-export async function attributeFailure(context: Pick<RelayContext, "client" | "permit2" | "logger">, relay: RelayRecord, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<FailureAttribution> {
-  const facts = await readAttributionFacts(context.client, context.permit2, relay, position, gas);
+export async function attributeFailure(context: Pick<RelayContext, "client" | "permit2" | "uniswapV4" | "logger">, relay: RelayRecord, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<FailureAttribution> {
+  const facts = await readAttributionFacts(context.client, context, relay, position, gas);
   const attribution = decideCause(facts);
-  const retry = attribution.cause === "taker" ? false : shouldRetry(attribution, await readRetryFacts(context.client, relay));
+  const retry = attribution.cause === "taker" ? false : shouldRetry(attribution, await readRetryFacts(context.client, relay, context.uniswapV4));
   context.logger.info(
     {
       relayId: relay.id,

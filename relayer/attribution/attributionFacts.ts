@@ -15,22 +15,25 @@ export type AttributionFacts = Readonly<{
    * The order's route repriced from its venues' own state (no token taxes): at the parent block, and
    * at the state the order met. V2 pairs: reserves, with each pair's last `Sync` before the order in its
    * block; V3 pools: the pool's price, liquidity and ticks, with its `Swap`, `Mint` and `Burn` events
-   * before the order applied; propAMMs: `getAmountOut` at the parent block, and for the state met the
+   * before the order applied; V4 pools: the same read through StateView, with the PoolManager's `Swap`,
+   * `ModifyLiquidity` and `ProtocolFeeUpdated` events of that pool id before the order applied; propAMMs: `getAmountOut` at the parent block, and for the state met the
    * lower of the parent's and the mined block's end (the parent's alone when the propAMM logged in the
    * block only after the order). Absent when the route cannot be priced that way
-   * (an exact-output order with a SPLIT, a hop the router would refuse, a V3 swap past the ticks read,
+   * (an exact-output order with a SPLIT, a hop the router would refuse, a V3 or V4 swap past the ticks read,
+   * a V4 pool in a PoolManager the relayer has no StateView for,
    * a propAMM that would not quote or that logged anything in the block before the order).
    */
-  route?: Readonly<{ minimum: bigint; atParent: bigint; met: bigint }> | undefined;
+  route?:
+    Readonly<{ minimum: bigint; atParent: bigint; met: bigint }> | undefined;
   /**
    * Some venue of the order's route traded or changed in its block before it (a V2 pair's `Sync`, a V3
-   * pool's `Swap`/`Mint`/`Burn`, any log of a propAMM; an earlier transaction, or an earlier batch
+   * pool's `Swap`/`Mint`/`Burn`, a V4 pool's `Swap`/`ModifyLiquidity`/`ProtocolFeeUpdated`, any log of a propAMM; an earlier transaction, or an earlier batch
    * member): what the market did, read when the route cannot be repriced.
    */
   tradedBefore: boolean;
   /**
    * The route names a hop its router does not reach at the parent block or the mined block's end (a V3 venue index it lacks, a
-   * pool its factory does not have, a propAMM its allowlist does not hold for those tokens), or the
+   * pool its factory does not have, a V4 pool not initialised in its PoolManager or no PoolManager at all, a propAMM its allowlist does not hold for those tokens), or the
    * order's calldata or actions no longer decode: what the API quoted, or the hand-off accepted, or the
    * operator's administrators changed since. The operator's side, whoever else could be suspected.
    */

@@ -1,11 +1,11 @@
 import { encodeFunctionData, erc20Abi, hexToBigInt, type Address, type Hex, type PublicClient } from "viem";
 import { isNoAnswer } from "../../sdk/rpc/noAnswer";
-import { decodeGaslessCall, decodeRouteActions, routeHops, routeOutput, routePairs, type GaslessCall, type PairReserves, type RouteAction, type RouteHop, type V3PoolState } from "../../sdk";
+import { decodeGaslessCall, decodeRouteActions, routeHops, routeOutput, routePairs, type GaslessCall, type PairReserves, type RouteAction, type RouteHop, type V3PoolState, type V4PoolState } from "../../sdk";
 import { isPermit2NonceUsed } from "../intake/orderState";
 import type { RelayRecord } from "../store/relayStore";
 import type { AttributionFacts, RetryFacts } from "./attributionFacts";
 import { pairStatesAt, pairStatesMet, syncsBefore, type BlockPosition } from "./pairStates";
-import { propAmmLogsInBlock, propAmmOutAt, propAmmQuoteBlocks, readRouteVenues, v3HopKey, v3PoolStatesAt, v3PoolStatesMet, type RouteVenues } from "./routeVenues";
+import { propAmmLogsInBlock, propAmmOutAt, propAmmQuoteBlocks, readRouteVenues, v3HopKey, v3PoolStatesAt, v3PoolStatesMet, v4HopId, v4PoolStatesAt, v4PoolStatesMet, type RouteVenues, type V4Contracts } from "./routeVenues";
 
 import { AttributionReadError, readOrDefer, readOrRefused } from "./readFailure";
 import { routerGateOpen } from "./routerGate";
@@ -61,10 +61,16 @@ function actionsDecode(call: GaslessCall): boolean {
 /** At least this share (in percent) of the gas an order was given, used: its code burnt it. */
 const CAP_BURNT_PERCENT = 90n;
 
-/** The route's venues at one point of the chain: V2 reserves, V3 pool states, and the blocks whose end its propAMMs quote at (the lowest quote counts). */
-type StatesAt = Readonly<{ pairs: ReadonlyMap<string, PairReserves>; pools: ReadonlyMap<string, V3PoolState>; propAmmBlocks: readonly bigint[] }>;
+/**
+ * The contracts attribution reads besides the relay's router: Permit2, and Uniswap V4's PoolManager and
+ * StateView from the manifest (the relayer's context carries both; absent on a chain without V4).
+ */
+export type AttributionContracts = Readonly<{ permit2: Address; uniswapV4?: V4Contracts | undefined }>;
 
-/** The route's output at `states`; undefined when a hop cannot be priced there (a V3 swap past the ticks read or not filled, a propAMM that will not quote). */
+/** The route's venues at one point of the chain: V2 reserves, V3 and V4 pool states (V4 by pool id), and the blocks whose end its propAMMs quote at (the lowest quote counts). */
+type StatesAt = Readonly<{ pairs: ReadonlyMap<string, PairReserves>; pools: ReadonlyMap<string, V3PoolState>; v4Pools: ReadonlyMap<string, V4PoolState>; propAmmBlocks: readonly bigint[] }>;
+
+/** The route's output at `states`; undefined when a hop cannot be priced there (a V3 or V4 swap past the ticks read or not filled, a V4 pool not read, a propAMM that will not quote). */
 function outputAt(client: PublicClient, route: PricedRoute, venues: RouteVenues, states: StatesAt): Promise<bigint | undefined> {
   return routeOutput(route.actions, route.sellToken, route.amountIn, {
     v2Pair: (pair) => states.pairs.get(pair.toLowerCase()),
@@ -72,20 +78,36 @@ function outputAt(client: PublicClient, route: PricedRoute, venues: RouteVenues,
       const pool = venues.v3Pools.get(v3HopKey(hop, tokenIn));
       return pool === undefined ? undefined : states.pools.get(pool);
     },
+    v4Pool: (hop, tokenIn) => states.v4Pools.get(v4HopId(hop, tokenIn)),
     propAmmOut: (hop, tokenIn, amountIn) => propAmmOutAt(client, venues, hop, tokenIn, amountIn, states.propAmmBlocks),
   });
 }
 
 /** The route's venues and their states at the end of `blockNumber`. */
-async function routeStatesAt(client: PublicClient, router: Address, route: PricedRoute, blockNumber: bigint): Promise<{ venues: RouteVenues; states: StatesAt }> {
-  const venues = await readRouteVenues(client, router, route.hops, blockNumber);
-  const [pairs, pools] = await Promise.all([pairStatesAt(client, route.pairs, blockNumber), v3PoolStatesAt(client, venues, blockNumber)]);
-  return { venues, states: { pairs, pools, propAmmBlocks: [blockNumber] } };
+async function routeStatesAt(client: PublicClient, router: Address, route: PricedRoute, blockNumber: bigint, v4: V4Contracts | undefined): Promise<{ venues: RouteVenues; states: StatesAt }> {
+  const venues = await readRouteVenues(client, router, route.hops, blockNumber, v4);
+  const [pairs, pools, v4Pools] = await Promise.all([pairStatesAt(client, route.pairs, blockNumber), v3PoolStatesAt(client, venues, blockNumber), v4PoolStatesAt(client, venues, blockNumber)]);
+  return { venues, states: { pairs, pools, v4Pools, propAmmBlocks: [blockNumber] } };
 }
 
-/** Whether every V3 hop and propAMM hop of the route names a pool or pair the router reaches (else the route is not priced). */
+/**
+ * Whether every V3, V4 and propAMM hop of the route names a pool or pair the router reaches (else the
+ * route is refused and not priced). V4 hops the relayer cannot read (`v4Unread`) count as reached: no
+ * fact says otherwise; they are simply not priced.
+ */
 function venuesComplete(route: PricedRoute, venues: RouteVenues): boolean {
-  return route.hops.every(({ hop, tokenIn }) => (hop.type === "swapV3" ? venues.v3Pools.has(v3HopKey(hop, tokenIn)) : hop.type === "swapPropAmm" ? venues.propAmms.has(hop.pair.toLowerCase()) : true));
+  return route.hops.every(({ hop, tokenIn }) => {
+    switch (hop.type) {
+      case "swapV3":
+        return venues.v3Pools.has(v3HopKey(hop, tokenIn));
+      case "swapV4":
+        return venues.v4Unread || venues.v4Pools.has(v4HopId(hop, tokenIn));
+      case "swapPropAmm":
+        return venues.propAmms.has(hop.pair.toLowerCase());
+      default:
+        return true;
+    }
+  });
 }
 
 /** Gas for each read of the sell token's balance or allowance: its code is not ours. */
@@ -111,16 +133,16 @@ function pulled(call: GaslessCall): bigint {
  * when mined, its Permit2 nonce, and its balance and allowance; `gas`, for a relay mined alone, is
  * its receipt's gas and its transaction's limit (a batch member's own gas is not known).
  */
-export function readAttributionFacts(client: PublicClient, permit2: Address, relay: Relay, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<AttributionFacts> {
+export function readAttributionFacts(client: PublicClient, contracts: AttributionContracts, relay: Relay, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<AttributionFacts> {
   // Any read that fails (the node, not the code it ran) defers the whole attribution: no cause is
   // decided on part of the facts.
-  return readOrDefer(readFacts(client, permit2, relay, position, gas), `the chain's state at block ${position.blockNumber}`);
+  return readOrDefer(readFacts(client, contracts, relay, position, gas), `the chain's state at block ${position.blockNumber}`);
 }
 
 /** The code-when-accepted read the node could not answer (old state it does not keep). */
 const UNKNOWN: unique symbol = Symbol("unknown");
 
-async function readFacts(client: PublicClient, permit2: Address, relay: Relay, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<AttributionFacts> {
+async function readFacts(client: PublicClient, { permit2, uniswapV4 }: AttributionContracts, relay: Relay, position: BlockPosition, gas?: Readonly<{ used: bigint; limit: bigint }>): Promise<AttributionFacts> {
   // The hand-off decoded the calldata and its route actions; should it not decode now, the facts that need it are left out
   // (no repricing, funds not short) rather than the outcome stalled.
   const call = decodeOrUndefined(relay.data);
@@ -160,11 +182,11 @@ async function readFacts(client: PublicClient, permit2: Address, relay: Relay, p
     isPermit2NonceUsed(client, permit2, relay),
     balanceAndAllowance(parent),
     balanceAndAllowance(position.blockNumber),
-    route === undefined ? Promise.resolve(undefined) : routeStatesAt(client, relay.router, route, parent),
+    route === undefined ? Promise.resolve(undefined) : routeStatesAt(client, relay.router, route, parent, uniswapV4),
     syncsBefore(client, route?.pairs ?? pairsOf(call), position),
     // The venues as the router reached them at the mined block's end: a propAMM pair the allowlist's
     // administrator removed within the block is refused there.
-    route === undefined ? Promise.resolve(undefined) : readRouteVenues(client, relay.router, route.hops, position.blockNumber),
+    route === undefined ? Promise.resolve(undefined) : readRouteVenues(client, relay.router, route.hops, position.blockNumber, uniswapV4),
     pullRefused(parent),
     pullRefused(position.blockNumber),
   ]);
@@ -176,13 +198,18 @@ async function readFacts(client: PublicClient, permit2: Address, relay: Relay, p
     call === undefined || !actionsDecode(call) || (route !== undefined && ((atParent !== undefined && !venuesComplete(route, atParent.venues)) || (venuesAtBlock !== undefined && !venuesComplete(route, venuesAtBlock))));
   if (route !== undefined && atParent !== undefined) {
     const { venues, states } = atParent;
-    const [pairsMet, pools, propAmmLogs] = await Promise.all([pairStatesMet(client, states.pairs, position), v3PoolStatesMet(client, states.pools, position), propAmmLogsInBlock(client, venues, position)]);
-    tradedBefore ||= pools.tradedBefore || propAmmLogs.before;
+    const [pairsMet, pools, v4Pools, propAmmLogs] = await Promise.all([
+      pairStatesMet(client, states.pairs, position),
+      v3PoolStatesMet(client, states.pools, position),
+      v4PoolStatesMet(client, venues, states.v4Pools, position),
+      propAmmLogsInBlock(client, venues, position),
+    ]);
+    tradedBefore ||= pools.tradedBefore || v4Pools.tradedBefore || propAmmLogs.before;
     // A propAMM changed within the block before the order: no block's end says what it quoted then.
     if (venuesComplete(route, venues) && !propAmmLogs.before) {
       // A propAMM's quote the order met: see propAmmQuoteBlocks (the lower of the parent's and the
       // block's end, or the parent's alone when the propAMM changed only after the order).
-      const met = { pairs: pairsMet, pools: pools.met, propAmmBlocks: propAmmQuoteBlocks(propAmmLogs, position) };
+      const met = { pairs: pairsMet, pools: pools.met, v4Pools: v4Pools.met, propAmmBlocks: propAmmQuoteBlocks(propAmmLogs, position) };
       const [atParentOut, metOut] = await Promise.all([outputAt(client, route, venues, states), outputAt(client, route, venues, met)]);
       if (atParentOut !== undefined && metOut !== undefined) repriced = { minimum: route.minimum, atParent: atParentOut, met: metOut };
     }
@@ -211,17 +238,17 @@ export function resentBefore(relay: Pick<RelayRecord, "transactions">): boolean 
 }
 
 /** What the latest block says about sending the relay again (see `shouldRetry`); a failed read defers the attribution as in readAttributionFacts. */
-export function readRetryFacts(client: PublicClient, relay: Relay): Promise<RetryFacts> {
-  return readOrDefer(readLatest(client, relay), "the chain's latest state");
+export function readRetryFacts(client: PublicClient, relay: Relay, uniswapV4?: V4Contracts): Promise<RetryFacts> {
+  return readOrDefer(readLatest(client, relay, uniswapV4), "the chain's latest state");
 }
 
-async function readLatest(client: PublicClient, relay: Relay): Promise<RetryFacts> {
+async function readLatest(client: PublicClient, relay: Relay, uniswapV4: V4Contracts | undefined): Promise<RetryFacts> {
   // The block itself, not getBlockNumber: viem caches that for seconds, and a stale number would
   // reprice before the very move that failed the order.
   const latest = (await client.getBlock({ blockTag: "latest" })).number;
   const call = decodeOrUndefined(relay.data);
   const route = call === undefined ? undefined : pricedRoute(call);
-  const [gateOpen, now] = await Promise.all([routerGateOpen(client, relay.router, latest), route === undefined ? Promise.resolve(undefined) : routeStatesAt(client, relay.router, route, latest)]);
+  const [gateOpen, now] = await Promise.all([routerGateOpen(client, relay.router, latest), route === undefined ? Promise.resolve(undefined) : routeStatesAt(client, relay.router, route, latest, uniswapV4)]);
   const output = route === undefined || now === undefined || !venuesComplete(route, now.venues) ? undefined : await outputAt(client, route, now.venues, now.states);
   return {
     gateOpen,

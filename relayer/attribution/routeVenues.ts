@@ -1,17 +1,27 @@
-import { encodeFunctionData, hexToBigInt, zeroAddress, type Address, type PublicClient } from "viem";
+import { encodeFunctionData, hexToBigInt, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import {
   afterV3PoolEvent,
+  afterV4PoolEvent,
   propAmmAbi,
   propAmmAllowlistAbi,
+  readRouterPoolManager,
   readRouterPropAmmAllowlist,
   readV3PoolEvents,
   readV3PoolState,
+  readV4PoolEvents,
+  readV4PoolState,
   uniswapV3FactoryAbi,
   uniswapV3VenueAbi,
+  uniswapV4StateViewAbi,
+  v4HopPoolKey,
+  v4PoolId,
   type PropAmmHop,
   type RouteHop,
   type V3Hop,
   type V3PoolState,
+  type V4Hop,
+  type V4PoolKey,
+  type V4PoolState,
 } from "../../sdk";
 import { isBefore, logIndexesBefore, type BlockPosition } from "./pairStates";
 import { readOrDefer, readOrRefused } from "./readFailure";
@@ -20,10 +30,29 @@ import { readOrDefer, readOrRefused } from "./readFailure";
 /** Gas for one propAMM `getAmountOut`: allowlisted code, but not ours; a quote that needs more is no quote. */
 export const PROPAMM_QUOTE_GAS = 1_000_000n;
 
-/** The V3 pools and propAMMs an order's route swaps through, as its router names them at a block. Keys lowercase. */
+/**
+ * The Uniswap V4 contracts the relayer reads V4 pools through: the manifest's PoolManager and the
+ * StateView bound to it (periphery: routers do not name it). Absent on a chain without V4.
+ */
+export type V4Contracts = Readonly<{ poolManager: Address; stateView: Address }>;
+
+/** The V3 pools, V4 pools and propAMMs an order's route swaps through, as its router names them at a block. Keys lowercase. */
 export type RouteVenues = Readonly<{
   /** Each V3 hop's pool (`v3HopKey`), read from the router's venue table and the venue's factory. */
   v3Pools: ReadonlyMap<string, Address>;
+  /** Each V4 hop's pool (`v4HopId`) initialised in the router's PoolManager, with its key. */
+  v4Pools: ReadonlyMap<string, V4PoolKey>;
+  /**
+   * The contracts the V4 pools were read through, when the route has V4 hops and its router swaps in
+   * the relayer's PoolManager. A router with no PoolManager leaves `v4Pools` empty (its V4 hops are
+   * refused); one with another PoolManager than the relayer's sets `v4Unread`.
+   */
+  v4?: V4Contracts | undefined;
+  /**
+   * The route's V4 hops could not be read: its router swaps in a PoolManager the relayer has no
+   * StateView for (or the relayer has none). Neither refused nor priced: no fact either way.
+   */
+  v4Unread: boolean;
   /** Each propAMM's tokens, as the router's allowlist gives them (token order is configuration). */
   propAmms: ReadonlyMap<string, readonly [Address, Address]>;
 }>;
@@ -33,18 +62,27 @@ export function v3HopKey(hop: V3Hop, tokenIn: Address): string {
   return `${hop.venue}:${tokenIn.toLowerCase()}:${hop.tokenOut.toLowerCase()}:${hop.fee}`;
 }
 
+/** The lowercase id of the V4 pool a V4 hop from `tokenIn` swaps in (its key: the running token and the hop's output sorted, address(0) native). */
+export function v4HopId(hop: V4Hop, tokenIn: Address): string {
+  return v4PoolId(v4HopPoolKey(tokenIn, hop)).toLowerCase();
+}
+
 /**
  * The pools and propAMMs of `hops` as `router` reaches them at `blockNumber`: a V3 hop's pool is the one
  * its venue's factory (the router's own table, fixed at deployment) holds for the hop's tokens and fee,
- * the pool the router computes; a propAMM's tokens come from the allowlist the router calls. A hop the
- * router would refuse (an unknown venue, no pool, a pair not allowlisted) is left out, so its route is
- * not priced. Nothing here is read from the order's bytes but the hops themselves.
+ * the pool the router computes; a V4 hop's pool is the one its key names in the router's PoolManager
+ * (`poolManager()`), when initialised there (read through `v4`'s StateView); a propAMM's tokens come
+ * from the allowlist the router calls. A hop the router would refuse (an unknown venue, no pool, no
+ * PoolManager, a pair not allowlisted) is left out, so its route is not priced. Nothing here is read
+ * from the order's bytes but the hops themselves.
  */
-export async function readRouteVenues(client: PublicClient, router: Address, hops: readonly RouteHop[], blockNumber: bigint): Promise<RouteVenues> {
+export async function readRouteVenues(client: PublicClient, router: Address, hops: readonly RouteHop[], blockNumber: bigint, v4?: V4Contracts): Promise<RouteVenues> {
   const v3Hops = new Map<string, { hop: V3Hop; tokenIn: Address }>();
+  const v4Keys = new Map<string, V4PoolKey>();
   const propAmmPairs = new Set<Address>();
   for (const { hop, tokenIn } of hops) {
     if (hop.type === "swapV3") v3Hops.set(v3HopKey(hop, tokenIn), { hop, tokenIn });
+    if (hop.type === "swapV4") v4Keys.set(v4HopId(hop, tokenIn), v4HopPoolKey(tokenIn, hop));
     if (hop.type === "swapPropAmm") propAmmPairs.add(hop.pair.toLowerCase() as Address);
   }
   const v3Pools = new Map<string, Address>();
@@ -70,7 +108,29 @@ export async function readRouteVenues(client: PublicClient, router: Address, hop
       }),
     );
   }
-  return { v3Pools, propAmms };
+  return { v3Pools, ...(await readV4Pools(client, router, v4Keys, blockNumber, v4)), propAmms };
+}
+
+/**
+ * The V4 pools of `keys` (by id) initialised at `blockNumber` in the PoolManager `router` swaps in. A
+ * router without one (`poolManager()` reverts or is zero: built before SWAP_V4) refuses every V4 hop;
+ * a PoolManager other than `v4`'s cannot be read through its StateView (`v4Unread`).
+ */
+async function readV4Pools(client: PublicClient, router: Address, keys: ReadonlyMap<string, V4PoolKey>, blockNumber: bigint, v4: V4Contracts | undefined): Promise<Pick<RouteVenues, "v4Pools" | "v4" | "v4Unread">> {
+  const v4Pools = new Map<string, V4PoolKey>();
+  if (keys.size === 0) return { v4Pools, v4Unread: false };
+  // readRouterPoolManager throws only for a node failure: it defers the attribution.
+  const poolManager = await readOrDefer(readRouterPoolManager(client, router, blockNumber), "the router's V4 PoolManager");
+  if (poolManager === undefined) return { v4Pools, v4Unread: false };
+  if (v4 === undefined || poolManager.toLowerCase() !== v4.poolManager.toLowerCase()) return { v4Pools, v4Unread: true };
+  await Promise.all(
+    [...keys].map(async ([id, key]) => {
+      // An uninitialised pool's slot0 is all zeros: the PoolManager refuses a swap in it (PoolNotInitialized).
+      const [sqrtPriceX96] = await client.readContract({ address: v4.stateView, abi: uniswapV4StateViewAbi, functionName: "getSlot0", args: [id as Hex], blockNumber });
+      if (sqrtPriceX96 !== 0n) v4Pools.set(id, key);
+    }),
+  );
+  return { v4Pools, v4, v4Unread: false };
 }
 
 /** The tokens of the V3 pool of `key` (token0 first), from the hop's own tokens. */
@@ -85,6 +145,31 @@ export async function v3PoolStatesAt(client: PublicClient, venues: RouteVenues, 
   for (const [key, pool] of venues.v3Pools) pools.set(pool, poolTokens(key));
   const read = await Promise.all([...pools].map(async ([address, [token0, token1]]) => [address, await readV3PoolState(client, { address: address as Address, token0, token1 }, blockNumber)] as const));
   return new Map(read);
+}
+
+/** Each V4 pool's swap state at the end of `blockNumber`, read through StateView as the API reads a pool first seen late, by lowercase pool id. */
+export async function v4PoolStatesAt(client: PublicClient, venues: RouteVenues, blockNumber: bigint): Promise<Map<string, V4PoolState>> {
+  const { v4 } = venues;
+  if (v4 === undefined) return new Map();
+  const read = await Promise.all([...venues.v4Pools].map(async ([id, key]) => [id, await readV4PoolState(client, v4.stateView, key, blockNumber)] as const));
+  return new Map(read);
+}
+
+/**
+ * The V4 pools' states as the order at `position` met them, as `v3PoolStatesMet` does for V3: the
+ * parent block's, then the PoolManager's `Swap`, `ModifyLiquidity` and `ProtocolFeeUpdated` events of
+ * these pools (by id) in the order's block before it, applied as the API follows them. Also says
+ * whether any such event came before it. The PoolManager's own events: nothing the taker's code writes.
+ */
+export async function v4PoolStatesMet(client: PublicClient, venues: RouteVenues, atParent: ReadonlyMap<string, V4PoolState>, position: BlockPosition): Promise<{ met: Map<string, V4PoolState>; tradedBefore: boolean }> {
+  const met = new Map(atParent);
+  if (atParent.size === 0 || venues.v4 === undefined) return { met, tradedBefore: false };
+  const { poolManager } = venues.v4;
+  const before = await logIndexesBefore(client, [poolManager], position);
+  const ids = new Set(atParent.keys());
+  const events = before.size === 0 ? [] : (await readV4PoolEvents(client, poolManager, { fromBlock: position.blockNumber, toBlock: position.blockNumber }, ids)).filter((event) => ids.has(event.id) && before.has(event.logIndex));
+  for (const event of events) met.set(event.id, afterV4PoolEvent(met.get(event.id)!, event));
+  return { met, tradedBefore: events.length > 0 };
 }
 
 /**

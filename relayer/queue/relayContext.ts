@@ -8,6 +8,7 @@ import type { RelayerMetrics } from "../relayerMetrics";
 import type { SignerPool } from "../broadcast/signerPool";
 import type { RelayStore } from "../store/relayStore";
 import type { Treasury } from "../broadcast/treasury";
+import type { V4Contracts } from "../attribution/routeVenues";
 
 /** What the relayer's parts share; built once at start and passed in. */
 export type RelayContext = Readonly<{
@@ -21,6 +22,8 @@ export type RelayContext = Readonly<{
   reconciler: NonceReconciler;
   logger: Logger;
   permit2: Address;
+  /** The manifest's Uniswap V4 PoolManager and StateView (attribution reprices V4 hops through them); absent on a chain without V4. */
+  uniswapV4?: V4Contracts;
   /** Lowercase addresses of the tokens relay fees may be paid in (`RELAYER_FEE_TOKENS` resolved against the manifest). */
   feeTokens: ReadonlySet<Address>;
   now: () => Date;

@@ -1,6 +1,6 @@
 import { isAddress, zeroAddress, type Address } from "viem";
 import { v3PoolAddress } from "../amm/v3/poolAddress";
-import { sortCurrencies, v4PoolId } from "../amm/v4/poolKey";
+import { v4HopPoolKey, v4PoolId } from "../amm/v4/poolKey";
 import { decodeRouteActions, isHopAction, type RouteAction, type RouteHopAction } from "../calldata/routeActions";
 import type { SwapOrder } from "../calldata/swapOrder";
 import { QuoteCalldataError } from "../errors/quoteCheck";
@@ -47,8 +47,7 @@ function v3HopPool(table: RouterV3Venues, tokenIn: Address | undefined, hop: Ext
  */
 function v4HopPool(tokenIn: Address | undefined, hop: Extract<RouteHopAction, { type: "swapV4" }>): string {
   if (tokenIn === undefined || isNativeToken(tokenIn) || !isAddress(tokenIn, { strict: false })) return `no V4 pool (input ${tokenIn ?? "unknown"})`;
-  const [currency0, currency1] = sortCurrencies(tokenIn, hop.tokenOut);
-  return v4PoolId({ currency0, currency1, fee: hop.fee, tickSpacing: hop.tickSpacing, hooks: hop.hooks });
+  return v4PoolId(v4HopPoolKey(tokenIn, hop));
 }
 
 /**

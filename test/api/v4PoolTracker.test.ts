@@ -2,11 +2,9 @@ import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { getAddress, parseUnits, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { getSqrtRatioAtTick, isV4PoolRoutable, uniswapV4PoolManagerAbi, v4PoolId, type ManifestV4Pool, type V4PoolKey } from "../../sdk";
+import { getSqrtRatioAtTick, isV4PoolRoutable, uniswapV4PoolManagerAbi, v4PoolId, readV4PoolState, type ManifestV4Pool, type V4PoolKey, type V4PoolState } from "../../sdk";
 import { ChainHead } from "../../sdk/chain/chainHead";
-import { readV4PoolState } from "../../api/quote/venues/uniswapV4/v4PoolSnapshot";
 import { MAX_DISCOVERED_V4_POOLS, V4PoolTracker } from "../../api/quote/venues/uniswapV4/v4PoolTracker";
-import type { V4PoolState } from "../../api/quote/venues/uniswapV4/v4PoolState";
 import { writeAndWait } from "../../scripts/deploy/writeAndWait";
 import { v4MarketFixture, type V4MarketFixture } from "../fixtures/v4Market";
 

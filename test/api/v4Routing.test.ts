@@ -19,6 +19,7 @@ import {
   sortCurrencies,
   swapV4Hop,
   v4HookExclusion,
+  v4HopPoolKey,
   v4PoolId,
   type DeploymentManifest,
   type ManifestPool,
@@ -152,10 +153,7 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     // The bytes a router executes decode back, and the SDK's own pricing (routeOutput over the pool its key names) pays what the route says.
     const decoded = decodeRouteActions(encodeRouteActions(actions));
     const byId = new Map(v4PoolsOf(market).map((candidate) => [candidate.state.id, candidate.state]));
-    const v4Pool = (hop: V4Hop, tokenIn: Address) => {
-      const [currency0, currency1] = sortCurrencies(tokenIn, hop.tokenOut);
-      return byId.get(v4PoolId({ currency0, currency1, fee: hop.fee, tickSpacing: hop.tickSpacing, hooks: hop.hooks }).toLowerCase() as Hex);
-    };
+    const v4Pool = (hop: V4Hop, tokenIn: Address) => byId.get(v4PoolId(v4HopPoolKey(tokenIn, hop)).toLowerCase() as Hex);
     expect(await routeOutput(decoded, usdc, amountIn, { v2Pair: () => undefined, v4Pool })).to.equal(execution.amountOut);
 
     // excluded_sources=uniswap-v4 takes the V4 pools out of the same market: the route goes elsewhere and pays less.

@@ -6,9 +6,11 @@ import hre from "hardhat";
 import {
   DYNAMIC_FEE_FLAG,
   V4_HOOK_FLAGS,
+  applyV4PoolEvents,
   hookFlagsOf,
   isV4PoolRoutable,
   quoteConcentratedExactInput,
+  readV4PoolEvents,
   uniswapV4QuoterAbi,
   uniswapV4StateViewAbi,
   v4HookExclusion,
@@ -17,8 +19,6 @@ import {
 import type { ManifestV4Pool } from "../../sdk/chain/manifest";
 import { DEV_V4_POOLS } from "../../scripts/deploy/devnetV4Market";
 import { UNISWAP_V4_VENUE } from "../../scripts/deploy/deployV4Market";
-import { readV4PoolEvents } from "../../api/quote/venues/uniswapV4/v4PoolEvents";
-import { applyV4PoolEvents } from "../../api/quote/venues/uniswapV4/v4PoolState";
 import { legName } from "../../api/quote/venues/venueAdapters";
 import { v4MarketFixture, type V4MarketFixture } from "../fixtures/v4Market";
 import { fuzzRuns } from "../helpers/fuzzRuns";

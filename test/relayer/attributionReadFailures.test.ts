@@ -90,7 +90,7 @@ describe("a chain read that fails while attributing a failed relay defers the at
       const record = (await stack.relayer!.context.store.getRelay(relayId))!;
       const permit2 = stack.relayer!.context.permit2;
       const seenBefore = proxy.calls.length;
-      const facts: AttributionFacts = await readAttributionFacts(client, permit2, record, at);
+      const facts: AttributionFacts = await readAttributionFacts(client, { permit2 }, record, at);
       expect(facts.route, `the route is repriced: ${json(facts)}`).to.not.equal(undefined);
       expect([facts.fundsShort, facts.takerPullRefused]).to.deep.equal([true, true]);
       const reads = proxy.calls.slice(seenBefore);
@@ -108,7 +108,7 @@ describe("a chain read that fails while attributing a failed relay defers the at
         const cutBefore = proxy.cutCount();
         // A client of its own per cut: nothing of an earlier cut's read (viem's in-flight dedupe) carries over.
         const fresh = createPublicClient({ transport: http(proxy.url, { retryCount: 0, timeout: 10_000 }) }) as PublicClient;
-        const outcome = await readAttributionFacts(fresh, permit2, record, at).then(
+        const outcome = await readAttributionFacts(fresh, { permit2 }, record, at).then(
           (read) => ({ read }),
           (error: unknown) => ({ error }),
         );
@@ -118,7 +118,7 @@ describe("a chain read that fails while attributing a failed relay defers the at
         expect("error" in outcome && outcome.error instanceof AttributionReadError, `${label} cut: ${"read" in outcome ? json(outcome.read) : String(outcome.error)}`).to.equal(true);
       }
       // Once the node answers again, the same facts.
-      expect(json(await readAttributionFacts(client, permit2, record, at))).to.equal(json(facts));
+      expect(json(await readAttributionFacts(client, { permit2 }, record, at))).to.equal(json(facts));
     }
   });
 

@@ -110,7 +110,7 @@ describe("gasless quotes over V3 pools and propAMMs: relayed, batched, and a fai
     const call = decodeGaslessCall(record.data);
     expect(routeHops(decodeRouteActions(call.order.params.actions), call.order.params.sellToken).every(({ hop }) => hop.type === "swapV3")).to.equal(true);
     const at = { blockNumber: victimReceipt.blockNumber, transactionIndex: victimReceipt.transactionIndex };
-    const facts = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context.permit2, record, at);
+    const facts = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context, record, at);
     expect(facts.route, "a V3 route is repriced").to.not.equal(undefined);
     expect(facts.route!.met < facts.route!.minimum && facts.route!.atParent >= facts.route!.minimum, JSON.stringify(facts, (_, value) => (typeof value === "bigint" ? value.toString() : value))).to.equal(true);
     expect(facts.tradedBefore).to.equal(true);
@@ -118,10 +118,10 @@ describe("gasless quotes over V3 pools and propAMMs: relayed, batched, and a fai
     // The state met, followed through the front-run's events, is the chain's own: the pools as the block
     // ended (the victim reverted; nothing after it in the block touched them) price the route the same.
     await mine(1);
-    const after = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context.permit2, record, { blockNumber: victimReceipt.blockNumber + 1n, transactionIndex: 0 });
+    const after = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context, record, { blockNumber: victimReceipt.blockNumber + 1n, transactionIndex: 0 });
     expect(after.route!.atParent).to.equal(facts.route!.met);
     // At the block's first transaction, before the front-run: the pool as at the parent, the route fills: nothing puts a miss on the market.
-    const first = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context.permit2, record, { ...at, transactionIndex: 0 });
+    const first = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context, record, { ...at, transactionIndex: 0 });
     expect([first.route!.met, first.tradedBefore]).to.deep.equal([first.route!.atParent, false]);
   });
 
@@ -146,7 +146,7 @@ describe("gasless quotes over V3 pools and propAMMs: relayed, batched, and a fai
     const done: RelayJson = await suite.stack.waitFor(relayId);
     expect(done.status, JSON.stringify(done)).to.equal("failed");
     const record = (await suite.stack.relayer!.context.store.getRelay(relayId))!;
-    const facts = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context.permit2, record, { blockNumber: receipt.blockNumber, transactionIndex: receipt.transactionIndex });
+    const facts = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context, record, { blockNumber: receipt.blockNumber, transactionIndex: receipt.transactionIndex });
     expect(facts.route, "a propAMM route is repriced").to.not.equal(undefined);
     expect(facts.route!.met >= facts.route!.minimum && facts.route!.met === facts.route!.atParent).to.equal(true);
     expect([facts.fundsShort, facts.tradedBefore, decideCause(facts).cause]).to.deep.equal([true, false, "taker"]);
@@ -166,7 +166,7 @@ describe("gasless quotes over V3 pools and propAMMs: relayed, batched, and a fai
     const [setReceipt, victimReceipt] = await Promise.all([suite.f.publicClient.getTransactionReceipt({ hash: setHash }), suite.f.publicClient.getTransactionReceipt({ hash: pending.hash })]);
     expect([setReceipt.blockNumber, setReceipt.transactionIndex < victimReceipt.transactionIndex, victimReceipt.status]).to.deep.equal([victimReceipt.blockNumber, true, "reverted"]);
     await suite.stack.waitFor(pending.relayId);
-    const moveFacts = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context.permit2, (await suite.stack.relayer!.context.store.getRelay(pending.relayId))!, {
+    const moveFacts = await readAttributionFacts(suite.f.publicClient, suite.stack.relayer!.context, (await suite.stack.relayer!.context.store.getRelay(pending.relayId))!, {
       blockNumber: victimReceipt.blockNumber,
       transactionIndex: victimReceipt.transactionIndex,
     });

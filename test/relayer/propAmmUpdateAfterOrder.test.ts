@@ -68,12 +68,12 @@ describe("a propAMM whose price changes after a failed relay in the same block: 
     // 5 % lower, would have missed the minimum and read as the market's.
     const record = (await stack.relayer!.context.store.getRelay(relayId))!;
     const at = { blockNumber: relayReceipt!.blockNumber, transactionIndex: relayReceipt!.transactionIndex };
-    const facts = await readAttributionFacts(suite.f.publicClient, stack.relayer!.context.permit2, record, at);
+    const facts = await readAttributionFacts(suite.f.publicClient, stack.relayer!.context, record, at);
     expect(facts.route, json(facts)).to.not.equal(undefined);
     expect([facts.route!.met === facts.route!.atParent, facts.route!.met >= facts.route!.minimum, facts.tradedBefore, facts.fundsShort], json(facts)).to.deep.equal([true, true, false, true]);
     expect(decideCause(facts).cause).to.equal("taker");
     await mine(1);
-    const atEnd = await readAttributionFacts(suite.f.publicClient, stack.relayer!.context.permit2, record, { blockNumber: relayReceipt!.blockNumber + 1n, transactionIndex: 0 });
+    const atEnd = await readAttributionFacts(suite.f.publicClient, stack.relayer!.context, record, { blockNumber: relayReceipt!.blockNumber + 1n, transactionIndex: 0 });
     expect(atEnd.route!.atParent < facts.route!.minimum, `the block's end quotes ${atEnd.route!.atParent} against a minimum of ${facts.route!.minimum}`).to.equal(true);
   });
 });

@@ -121,12 +121,12 @@ describe("who caused a failed relay: a sandwich and a pause at the mining block 
     await stack.waitFor(relayId);
     const exactOutput = await asExactOutputSplit(relayId);
     const at = { blockNumber: victimReceipt.blockNumber, transactionIndex: victimReceipt.transactionIndex };
-    const facts = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, at);
+    const facts = await readAttributionFacts(f.publicClient, stack.relayer!.context, exactOutput, at);
     expect([facts.route, facts.tradedBefore]).to.deep.equal([undefined, true]);
     expect(decideCause(facts).cause).to.equal("market");
     // At the block's first transaction, before the front-run: no trade met, nobody's fault proven: the
     // integrator's budget alone (unproven), never the taker's.
-    const first = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, { ...at, transactionIndex: 0 });
+    const first = await readAttributionFacts(f.publicClient, stack.relayer!.context, exactOutput, { ...at, transactionIndex: 0 });
     expect([first.tradedBefore, first.takerPullRefused], "the taker holds its maximum plus the fee: its pull simulated goes through").to.deep.equal([false, false]);
     expect(decideCause(first)).to.include({ cause: "integrator", detail: UNPROVEN_DETAIL });
   });
@@ -167,7 +167,7 @@ describe("who caused a failed relay: a sandwich and a pause at the mining block 
     const exactOutput = await asExactOutputSplit(relayId);
     expect(exactOutput.relayerFee < sellAmount - 1n, "the taker still holds the fee").to.equal(true);
     const at = { blockNumber: failed.blockNumber, transactionIndex: failed.transactionIndex };
-    const facts = await readAttributionFacts(f.publicClient, stack.relayer!.context.permit2, exactOutput, at);
+    const facts = await readAttributionFacts(f.publicClient, stack.relayer!.context, exactOutput, at);
     expect([facts.route, facts.tradedBefore, facts.fundsShort, facts.takerPullRefused]).to.deep.equal([undefined, false, false, true]);
     expect(decideCause(facts)).to.include({ cause: "taker", detail: TAKER_PULL_REFUSED_DETAIL, retryable: false });
     expect(decideCause({ ...facts, takerPullRefused: false }).cause, "the attribution before the simulated pull").to.equal("integrator");

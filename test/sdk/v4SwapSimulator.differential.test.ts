@@ -4,9 +4,7 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { BaseError, ContractFunctionRevertedError, type Hex } from "viem";
 import { getSqrtRatioAtTick, isV4PoolRoutable, v4HookExclusion, quoteConcentratedExactInput, quoteConcentratedExactOutput, uniswapV4QuoterAbi, MAX_TICK, MIN_TICK } from "../../sdk";
 import type { ManifestV4Pool } from "../../sdk/chain/manifest";
-import { readV4PoolEvents } from "../../api/quote/venues/uniswapV4/v4PoolEvents";
-import { applyV4PoolEvents, type V4PoolState } from "../../api/quote/venues/uniswapV4/v4PoolState";
-import { readV4PoolState } from "../../api/quote/venues/uniswapV4/v4PoolSnapshot";
+import { applyV4PoolEvents, readV4PoolEvents, readV4PoolState, type V4PoolState } from "../../sdk";
 import { v4MarketFixture, type V4MarketFixture } from "../fixtures/v4Market";
 
 // Deterministic unless FUZZ_SEED is set (test:fuzz replays a failure with it); FUZZ_SCALE multiplies the runs.

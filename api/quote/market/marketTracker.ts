@@ -8,12 +8,11 @@ import type { PropAmmRoutedPool } from "../venues/propAmmAdapter";
 import type { RouterVenueSet, RouterVenueSource } from "../venues/activeRouterVenues";
 import type { PropAmmPricing, PropAmmQuoteRequest, PropAmmQuotes } from "../venues/propAmmPricing";
 import type { V3RoutedPool } from "../venues/uniswapV3/v3Adapter";
-import type { V3PoolState } from "../../../sdk";
+import type { V3PoolState, V4PoolState } from "../../../sdk";
 import type { V3PoolSnapshot, V3PoolTracker } from "../venues/uniswapV3/v3PoolTracker";
 import type { V4RoutedPool } from "../venues/uniswapV4/v4Adapter";
 import type { V4HookAllowlistSource } from "../venues/uniswapV4/followedHookAllowlist";
 import type { V4PoolSnapshot, V4PoolTracker } from "../venues/uniswapV4/v4PoolTracker";
-import type { V4PoolState } from "../venues/uniswapV4/v4PoolState";
 
 /** What the market needs of a chain's supported set: its V2 pools and every venue's. */
 export type MarketPools = Readonly<{ pools(): readonly ManifestPool[]; venuePools(): readonly ManifestVenuePool[] }>;

@@ -57,3 +57,12 @@ export function isDynamicFee(fee: number): boolean {
 export function sortCurrencies(a: Address, b: Address): readonly [currency0: Address, currency1: Address] {
   return BigInt(a) < BigInt(b) ? [a, b] : [b, a];
 }
+
+/**
+ * The key of the pool a SWAP_V4 hop from `tokenIn` swaps in, as the routers build it: the running
+ * token and the hop's output sorted (address(0) is native ETH), with the hop's fee, tick spacing and hooks.
+ */
+export function v4HopPoolKey(tokenIn: Address, hop: Readonly<{ tokenOut: Address; fee: number; tickSpacing: number; hooks: Address }>): V4PoolKey {
+  const [currency0, currency1] = sortCurrencies(tokenIn, hop.tokenOut);
+  return { currency0, currency1, fee: hop.fee, tickSpacing: hop.tickSpacing, hooks: hop.hooks };
+}

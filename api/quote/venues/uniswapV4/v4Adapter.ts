@@ -1,8 +1,8 @@
-import { getAddress, zeroAddress, type Address } from "viem";
+import { zeroAddress, type Address } from "viem";
+import { swapV4Hop, type V4PoolState } from "../../../../sdk";
 import type { VenuePool } from "../pricedPool";
 import type { VenueAdapter } from "../venueAdapter";
 import { v3Curve, v3ExactInput, v3ExactOutput, v3SpotPrice } from "../uniswapV3/v3Pricing";
-import type { V4PoolState } from "./v4PoolState";
 
 /** A V4 pool as routing holds it: `address` is its pool id (leg names carry it), `state` its followed state. */
 export type V4RoutedPool = VenuePool & Readonly<{ kind: "v4"; state: V4PoolState }>;
@@ -51,8 +51,7 @@ export const v4Adapter: VenueAdapter<V4RoutedPool> = {
   },
   action(pool, tokenOut: Address) {
     // The pool key is (sorted(running token, tokenOut), fee, tickSpacing, hooks): the router rebuilds it from these.
-    const { fee, tickSpacing, hooks } = pool.state.key;
-    return { type: "swapV4", tokenOut: getAddress(tokenOut), fee, tickSpacing, hooks };
+    return swapV4Hop(pool.state.key, tokenOut);
   },
   feePips(pool) {
     return pool.state.fee;

@@ -1,10 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { DEFAULT_WORDS_EACH_SIDE, nearKnownTickEdge, type V4PoolKey } from "../../../../sdk";
+import { DEFAULT_WORDS_EACH_SIDE, afterV4PoolEvent, nearKnownTickEdge, readV4PoolEvents, readV4PoolState, type V4PoolEvent, type V4PoolKey, type V4PoolState } from "../../../../sdk";
 import { type BlockHead } from "../../../../sdk/chain/chainHead";
 import { FollowedPools } from "../followedPools";
-import { readV4PoolEvents, type V4PoolEvent } from "./v4PoolEvents";
-import { readV4PoolState } from "./v4PoolSnapshot";
-import { afterV4PoolEvent, type V4PoolState } from "./v4PoolState";
 
 /** Every followed V4 pool's state at one block, by lowercase pool id: what a quote is priced at. */
 export type V4PoolSnapshot = Readonly<{ block: BlockHead; pools: ReadonlyMap<Hex, V4PoolState> }>;

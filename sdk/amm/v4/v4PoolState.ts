@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
-import { isDynamicFee, type V4PoolKey } from "../../../../sdk";
-import { afterInitialize, afterLiquidityChange, afterSwap, type V3PoolState } from "../../../../sdk";
+import { afterInitialize, afterLiquidityChange, afterSwap, type V3PoolState } from "../v3/v3PoolState";
+import { isDynamicFee, type V4PoolKey } from "./poolKey";
 import type { V4PoolEvent } from "./v4PoolEvents";
 
 /**

@@ -1,6 +1,7 @@
 import { getAbiItem, getAddress, type Address, type Hex, type PublicClient } from "viem";
-import { uniswapV4PoolManagerAbi, type V4PoolKey } from "../../../../sdk";
-import { chainOrder, logPosition, type LogPosition, type LogWindow } from "../../../../sdk";
+import { uniswapV4PoolManagerAbi } from "../../abis/uniswapV4Abi";
+import { chainOrder, logPosition, type LogPosition, type LogWindow } from "../../chain/logPosition";
+import type { V4PoolKey } from "./poolKey";
 
 const v4Events = [
   getAbiItem({ abi: uniswapV4PoolManagerAbi, name: "Initialize" }),

@@ -1,6 +1,8 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { initializedTicksIn, isDynamicFee, tickBitmapWindow, tickRangeOf, uniswapV4StateViewAbi, v4PoolId, type V4PoolKey } from "../../../../sdk";
-import { DEFAULT_WORDS_EACH_SIDE } from "../../../../sdk";
+import { uniswapV4StateViewAbi } from "../../abis/uniswapV4Abi";
+import { initializedTicksIn, tickBitmapWindow, tickRangeOf } from "../v3/tickBitmapWindow";
+import { DEFAULT_WORDS_EACH_SIDE } from "../v3/v3PoolSnapshot";
+import { isDynamicFee, v4PoolId, type V4PoolKey } from "./poolKey";
 import type { V4PoolState } from "./v4PoolState";
 
 /**
