@@ -6,10 +6,11 @@ import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { closeSharedQuoteApis, quoteReady } from "../fixtures/quoteApi";
 import { balanceOf } from "../fixtures/testRoute";
 import { gaslessReadyFixture, startGaslessStack } from "../fixtures/gaslessStack";
+import { V4_HOP_GAS } from "../../api/quote/venues/uniswapV4/v4Adapter";
 
 after(closeSharedQuoteApis);
 
-type Hop = { pool: string; source: string; leg: string; amount_in: string; amount_out: string; gas: number };
+type Hop = { pool: string; source: string; leg: string; token_out: string; amount_in: string; amount_out: string; gas: number };
 type QuoteBody = Record<string, any>;
 
 const V3_SOURCES = ["uniswap-v3", "forkswap-v3"];
@@ -88,6 +89,21 @@ describe("GET /quote over V2, V3, V4 and propAMM venues, settled on chain", () =
     expect(hops.every((hop) => hop.source === V4 && /^0x[0-9a-f]{64}$/i.test(hop.pool))).to.equal(true);
     expectNamedHops(body!);
     const received = await settle(f, body!, f.token("USDT"), "V4 route, permit2");
+    expect(received).to.equal(BigInt(body!.buy_amount));
+  });
+
+  it("a run of V4 hops (USDC → WETH → WBTC) settles in one unlock: its second hop is modelled V4_HOP_GAS.runSaving cheaper, and the estimate stays within 15 % of gasUsed", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const { status, body } = await api.quote({ sell_token: f.token("USDC"), buy_token: f.token("WBTC"), sell_amount: parseUnits("10000", 6), taker: f.taker.account.address, excluded_sources: `uniswap-v2,${V3_SOURCES.join(",")},${PROPAMM}` });
+    expect(status, JSON.stringify(body)).to.equal(200);
+    const hops = hopsOf(body!);
+    expect(hops.map((hop) => [hop.source, hop.token_out.toLowerCase()])).to.deep.equal([
+      [V4, f.token("WETH").toLowerCase()],
+      [V4, f.token("WBTC").toLowerCase()],
+    ]);
+    // Neither hop crosses a tick at this size: the first pays a whole V4 hop, the second only what a hop inside the unlock adds.
+    expect(hops.map((hop) => hop.gas)).to.deep.equal([V4_HOP_GAS.base, V4_HOP_GAS.base - V4_HOP_GAS.runSaving]);
+    const received = await settle(f, body!, f.token("WBTC"), "V4 run of 2 hops, permit2");
     expect(received).to.equal(BigInt(body!.buy_amount));
   });
 

@@ -18,6 +18,7 @@ import {
   uniswapV2PairAbi,
   type ExactOutputOrder,
   type RelayerFee,
+  swapV4Hop,
 } from "../../sdk";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { exactOutputOrderFor, exactOutputTestRoute } from "../fixtures/exactOutputRoute";
@@ -274,7 +275,7 @@ describe("exact-output fuzzing", function () {
     await fundTakerForMixedRoutes(f, market);
     const usdc = f.token("USDC");
     const nativePool = f.uniswapV4.pools.find((pool) => pool.currency0 === zeroAddress && pool.currency1 === usdc)!;
-    const nativeHop = { type: "swapV4" as const, tokenOut: usdc, fee: nativePool.fee, tickSpacing: nativePool.tickSpacing, hooks: nativePool.hooks };
+    const nativeHop = swapV4Hop(nativePool, usdc);
     type Drawn = { sellToken: Address; maxSellAmount: bigint; buyToken: Address; actions: Hex; settlement: Settlement; plan: string };
     const throughV4 = mixedRoutePlan()
       .map((plan) => ({ plan, route: mixedRoute(market, plan, f.feeRecipient.account.address) }))

@@ -16,7 +16,7 @@ import type { ChainHead } from "../../../sdk/chain/chainHead";
 import type { PermitNonceAllocator } from "../nonces/permitNonces";
 import type { NonceRanges } from "../nonces/nonceRanges";
 import type { MarketTracker } from "../market/marketTracker";
-import { hopsGas, type RouteSearchStats } from "../routing/prunedRouteSearch";
+import { legsHopGas, type RouteSearchStats } from "../routing/prunedRouteSearch";
 import type { QuoteQuery } from "../admission/quoteQuery";
 import type { RouteHop } from "../routing/routeSearch";
 import { ASSUMED_PRIORITY_FEE_WEI } from "../routing/splitDecision";
@@ -238,7 +238,7 @@ export async function buildQuote(engine: QuoteEngine, input: QuoteInput, kind: Q
     splitLegs: plan.legs.length > 1 ? plan.legs.length : 0,
     hopsStartingOracle: 0,
     // Each hop's gas by its venue's model (V2: constant plus the oracle's first write).
-    hopGas: hopsGas(plan.hops),
+    hopGas: legsHopGas(plan.legs),
     wrap: plan.wraps,
     unwrap: plan.unwraps,
     buysNative: plan.buysNative,

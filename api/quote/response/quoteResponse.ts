@@ -2,9 +2,9 @@ import { formatEther, formatUnits } from "viem";
 import { exactOutputPermitTypes, gaslessExactOutputPermitTypes, gaslessPermitTypes, NATIVE_TOKEN, swapPermitTypes, withDomainType } from "../../../sdk";
 import type { Quote } from "./buildQuote";
 import { approvalJson } from "./tokenPermitOffer";
-import { hopsGas } from "../routing/prunedRouteSearch";
+import { hopGasAt, hopsGas } from "../routing/prunedRouteSearch";
 import type { RouteHop } from "../routing/routeSearch";
-import { adapterOf, legName } from "../venues/venueAdapters";
+import { legName } from "../venues/venueAdapters";
 import type { TransferTax } from "../../tokens/transferTax";
 
 /** The same for every quote of a kind: built once. EIP712Domain is included, as the spec's clients expect. */
@@ -41,7 +41,8 @@ function taxJson(tax: TransferTax) {
 }
 
 /** A hop as `route` shows it: its venue (`source`), its pool in the live service's form (`leg`), its amounts and gas. */
-function hopJson(hop: RouteHop, chainId: number) {
+function hopJson(hops: readonly RouteHop[], index: number, sharedRuns: boolean, chainId: number) {
+  const hop = hops[index]!;
   return {
     pool: hop.pool.address,
     source: hop.pool.source,
@@ -50,7 +51,7 @@ function hopJson(hop: RouteHop, chainId: number) {
     token_out: hop.tokenOut,
     amount_in: hop.amountIn.toString(),
     amount_out: hop.amountOut.toString(),
-    gas: adapterOf(hop.pool).hopGas(hop.pool, hop.tokenIn, hop.amountIn),
+    gas: hopGasAt(hops, index, sharedRuns),
   };
 }
 
@@ -102,6 +103,8 @@ export function priceResponse(quote: Quote) {
     successful_routes: quote.routeStats.successfulRoutes,
     failed_routes: quote.routeStats.candidatePaths - quote.routeStats.successfulRoutes,
   };
+  // A route of one path runs a venue's consecutive hops together (V4: one unlock); a SPLIT leg does not.
+  const shared = quote.legs.length === 1;
   return {
     chain_id: quote.chainId,
     block_number: quote.blockNumber.toString(),
@@ -114,13 +117,13 @@ export function priceResponse(quote: Quote) {
     min_buy_amount: quote.minBuyAmount.toString(),
     token_metadata: { sell_token: taxJson(quote.taxes.sell), buy_token: taxJson(quote.taxes.buy) },
     route: {
-      hops: quote.hops.map((hop) => hopJson(hop, quote.chainId)),
+      hops: quote.legs.flatMap((leg) => leg.hops.map((_, index) => hopJson(leg.hops, index, shared, quote.chainId))),
       legs: quote.legs.map((leg) => ({
         share_bps: leg.shareBps,
         sell_amount: leg.amountIn.toString(),
         buy_amount: leg.amountOut.toString(),
-        gas: hopsGas(leg.hops),
-        hops: leg.hops.map((hop) => hopJson(hop, quote.chainId)),
+        gas: hopsGas(leg.hops, shared),
+        hops: leg.hops.map((_, index) => hopJson(leg.hops, index, shared, quote.chainId)),
       })),
     },
     platform_fee: platformFeeJson(quote.platformFee),

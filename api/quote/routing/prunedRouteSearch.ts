@@ -40,11 +40,30 @@ function bestHop(
 /** Converts execution gas into the buy token (the gas price and the token's price of ETH), for ranking net of gas. */
 export type GasCost = (gas: number) => bigint;
 
-/** The execution gas of a path's hops, as their venues' adapters model it. */
-export function hopsGas(hops: readonly RouteHop[]): number {
+/**
+ * The execution gas of hop `index` of a path, as its venue's adapter models it. When `sharedRuns` (the
+ * path is the route's only one, not a SPLIT leg), a hop right after one of the same venue saves that
+ * venue's `runHopSaving`: the routers run such a run together (V4: one unlock, one settle).
+ */
+export function hopGasAt(hops: readonly RouteHop[], index: number, sharedRuns: boolean): number {
+  const hop = hops[index]!;
+  const adapter = adapterOf(hop.pool);
+  const gas = adapter.hopGas(hop.pool, hop.tokenIn, hop.amountIn);
+  const previous = index > 0 ? hops[index - 1]! : undefined;
+  const inRun = sharedRuns && adapter.runHopSaving !== undefined && previous !== undefined && adapterOf(previous.pool) === adapter;
+  return inRun ? gas - adapter.runHopSaving! : gas;
+}
+
+/** The execution gas of a path's hops (`sharedRuns`: see hopGasAt; true for a route of one path). */
+export function hopsGas(hops: readonly RouteHop[], sharedRuns = true): number {
   let gas = 0;
-  for (const hop of hops) gas += adapterOf(hop.pool).hopGas(hop.pool, hop.tokenIn, hop.amountIn);
+  for (let index = 0; index < hops.length; index++) gas += hopGasAt(hops, index, sharedRuns);
   return gas;
+}
+
+/** The hop gas of a route's legs: runs are shared only in a route of one leg (a SPLIT leg's V4 hops unlock one by one). */
+export function legsHopGas(legs: readonly { readonly hops: readonly RouteHop[] }[]): number {
+  return legs.reduce((gas, leg) => gas + hopsGas(leg.hops, legs.length === 1), 0);
 }
 
 /**

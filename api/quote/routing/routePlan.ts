@@ -5,7 +5,7 @@ import { isTaxed } from "../../tokens/transferTax";
 import type { QuoteInput } from "../response/buildQuote";
 import type { PricedMarket } from "./poolGraph";
 import { SPLIT_GAS, WRAP_GAS } from "../gas/gasEstimate";
-import { hopsGas, searchRoute, type RouteSearchStats } from "./prunedRouteSearch";
+import { legsHopGas, searchRoute, type RouteSearchStats } from "./prunedRouteSearch";
 import type { RouteHop } from "./routeSearch";
 import { bestExecution, gasCostIn } from "./splitDecision";
 import type { SplitLeg } from "./splitRoute";
@@ -57,7 +57,7 @@ function routeEnds(token: Address, weth: Address): readonly Address[] {
 
 /** The execution gas of a route's legs as the gas model counts it: their hops, and a split's own cost. */
 function legsGas(legs: readonly SplitLeg[]): number {
-  const hops = legs.reduce((gas, leg) => gas + hopsGas(leg.hops), 0);
+  const hops = legsHopGas(legs);
   return legs.length > 1 ? hops + SPLIT_GAS.base + SPLIT_GAS.perLeg * legs.length : hops;
 }
 

@@ -39,7 +39,8 @@ export function bestExecution(
   if (inBuyToken === undefined) return singleExecution;
   const gasCost: GasCost = (gas) => inBuyToken(BigInt(gas) * gasPriceWei);
   // Each leg's hops cost what their venues' adapters say (a V3 hop's ticks, a propAMM's measured gas).
-  const legCost = (hops: readonly RouteHop[]) => gasCost(SPLIT_GAS.perLeg + hopsGas(hops));
+  // A leg's V4 hops unlock one by one (no shared runs).
+  const legCost = (hops: readonly RouteHop[]) => gasCost(SPLIT_GAS.perLeg + hopsGas(hops, false));
   const splitCost = gasCost(SPLIT_GAS.base + SPLIT_GAS.perLeg);
   // The cheapest split there is: its base and one more leg, no extra hops.
   if (priceImpactLoss(single) <= splitCost + legCost([])) return singleExecution;

@@ -41,6 +41,11 @@ export interface VenueAdapter<P extends PricedPool = PricedPool> {
    * output net of this, priced in the buy token.
    */
   hopGas(pool: P, tokenIn: Address, amountIn: bigint): number;
+  /**
+   * What a hop saves of `hopGas` when it directly follows a hop of this venue in a route's only path,
+   * where the routers run the two together (V4: inside one unlock). Undefined: nothing shared.
+   */
+  readonly runHopSaving?: number;
   /** The route action of a hop through `pool` into `tokenOut`. */
   action(pool: P, tokenOut: Address): HopAction;
   /** The pool's fee in hundredths of a bip (V2's 30 bps: 3000; a propAMM: 0), as leg names state it. */

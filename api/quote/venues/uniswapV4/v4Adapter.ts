@@ -8,17 +8,18 @@ import { v3Curve, v3ExactInput, v3ExactOutput, v3SpotPrice } from "../uniswapV3/
 export type V4RoutedPool = VenuePool & Readonly<{ kind: "v4"; state: V4PoolState }>;
 
 /**
- * A V4 hop's execution gas, measured on the routers' V4 action: a whole 1-hop V4 swap used 191,924 gas
- * in `bench:gas` (USDC → WETH, Permit2) and 174,446 in mixedVenueQuote.test.ts (USDC → USDT), against
- * 138,327 for a 1-hop V3 swap of the same settlement (V3_HOP_GAS.base 78,000): a V4 hop, with the
- * unlock, the module's DELEGATECALL, the settle and the take, is about 100,000. A second hop inside the
- * same unlock costs only ~31,600 more, but a SPLIT leg's V4 hops unlock one by one: the per-hop figure
- * takes the dearer case. Each initialized tick crossed adds as for V3. A hop paid in native ETH (a
- * native sell's first hop, no WRAP) settles with value: no token transfer into the PoolManager and no
- * `sync`, 37,000 less (a 2 ETH sale into the devnet's ETH/USDC pool used 118,627 gas in all,
- * v4Routing.test.ts, where the ERC20 figure estimated 156,004).
+ * A V4 hop's execution gas, from `bench:gas` (2026-11-28): a whole 1-hop V4 swap by Permit2 used 152,549
+ * gas (USDC → WETH) against 138,695 for the same V3 swap (V3_HOP_GAS.base 78,000), and that V4 row is the
+ * cheap case: its sell is paid straight into the PoolManager. Every other V4 hop (allowance holder,
+ * gasless, after another venue's hop, in a SPLIT leg) is paid through the router, about 5,000 more: base
+ * 97,000, the unlock, the module's DELEGATECALL, the settle and the take included. A hop right after a V4
+ * hop in a route's only path runs inside the same unlock: the 2-hop row cost 48,692 more than the 1-hop
+ * one, so it saves `runSaving` 48,000 (hopGasAt, prunedRouteSearch.ts). A SPLIT leg's V4 hops unlock one by
+ * one and save nothing. Each initialized tick crossed adds as for V3. A hop paid in native ETH (a native
+ * sell's first hop, no WRAP) settles with value: no token transfer into the PoolManager and no `sync`,
+ * 37,000 less (a 2 ETH sale into the devnet's ETH/USDC pool used 118,627 gas in all, v4Routing.test.ts).
  */
-export const V4_HOP_GAS = { base: 100_000, perTickCrossed: 21_000, nativeInputSaving: 37_000 } as const;
+export const V4_HOP_GAS = { base: 97_000, perTickCrossed: 21_000, nativeInputSaving: 37_000, runSaving: 48_000 } as const;
 
 /**
  * Uniswap V4 pools, priced by the same concentrated-liquidity simulator as V3 (sdk/amm/v3, over
@@ -31,6 +32,7 @@ export const v4Adapter: VenueAdapter<V4RoutedPool> = {
   // The routers' exact-output (backward) pass refuses SWAP_V4 (SwapExactOutputRoute): never in exact-output quotes.
   exactOutput: false,
   exactCurve: false,
+  runHopSaving: V4_HOP_GAS.runSaving,
   amountOut(pool, tokenIn, amountIn) {
     if (amountIn <= 0n) return 0n;
     return v3ExactInput(pool.state, tokenIn, amountIn)?.amountOut ?? 0n;
