@@ -384,15 +384,20 @@ describe("settlement invariants under random sequences of swaps, migrations, pau
       feature.map((id) => new StrangerAdministers(id)),
       fc.nat().map((pick) => new StraySweep(pick)),
     ];
+    // The opening swap: small (a large route can legitimately run a narrow pool dry and be refused) and
+    // not batched (a batch may skip an order it cannot fit), so it settles whatever the draw.
+    const opening = fc
+      .tuple(fc.nat(), fc.constantFrom<MixedSettlement>("allowance", "permit", "gasless"), mixedRoutePlan(10_000))
+      .map(([pick, settlement, plan]) => new MixedRouteSwap(pick, settlement, plan));
     let steps = 0;
     await fc.assert(
       // Every run opens with a mixed-venue swap on the fresh devnet, so the mixed-venue check below does not
       // hang on the draw: some seeds drew no mixed step in any of the runs' random sequences.
-      fc.asyncProperty(mixedSwap, fc.commands(commands, { maxCommands: 14 }), async (opening, sequence) => {
+      fc.asyncProperty(opening, fc.commands(commands, { maxCommands: 14 }), async (first, sequence) => {
         const { market, ...f } = await loadFixture(setup);
         const world: World = { f, market, routers: { "2": [f.routerAddress], "3": [f.contracts.gaslessSwapRouter] }, admin: f.deployer.account.address, steps: 0 };
         await checkInvariants(world);
-        for (const command of [opening, ...sequence]) {
+        for (const command of [first, ...sequence]) {
           await command.run({}, world);
           await checkInvariants(world);
         }
