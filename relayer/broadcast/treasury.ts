@@ -33,11 +33,11 @@ export class Treasury {
     return balance;
   }
 
-  /** Sent (not failed) within the last rolling day, in wei. */
+  /** What this treasury key's top-ups not failed add up to over the last rolling day, in wei. */
   async spentToday(): Promise<bigint> {
     const since = new Date(this.context.now().getTime() - SPEND_WINDOW_MS);
     const recent = await this.context.store.topUps({ since, limit: 100_000 });
-    const spent = recent.filter((topUp) => topUp.status !== "failed").reduce((total, topUp) => total + topUp.amountWei, 0n);
+    const spent = recent.filter((topUp) => topUp.treasury === this.account.address && topUp.status !== "failed").reduce((total, topUp) => total + topUp.amountWei, 0n);
     this.context.metrics?.treasuryDailySpend.set(Number(spent));
     return spent;
   }
@@ -110,7 +110,16 @@ export class Treasury {
     const tip = fees.maxPriorityFeePerGas < maxFeePerGas ? fees.maxPriorityFeePerGas : maxFeePerGas;
     const rawTx: Hex = await this.account.signTransaction({ chainId: config.chainId, type: "eip1559", to: signer, value: amount, gas: TRANSFER_GAS, nonce, maxFeePerGas, maxPriorityFeePerGas: tip });
     const intent = { signer, treasury: this.account.address, amountWei: amount, nonce, rawTx, txHash: keccak256(rawTx) };
-    const id = await store.recordTopUp(intent, this.context.now());
+    // Checked again where it is written, atomically: another relayer sharing this treasury may have topped
+    // this signer up, taken this nonce or spent the cap since the reads above. Then the bytes are dropped unsent.
+    const since = new Date(this.context.now().getTime() - SPEND_WINDOW_MS);
+    const recorded = await store.recordTopUp(intent, this.context.now(), { capWei: this.settings.dailyCapWei, since });
+    if ("refused" in recorded) {
+      if (recorded.refused === "cap") this.context.metrics?.treasuryTopUps.inc({ status: "capped" });
+      logger.info({ signer, amount: amount.toString(), nonce, refused: recorded.refused }, "treasury top-up not recorded: another relayer's top-up came first; checked again at the next upkeep");
+      return;
+    }
+    const { id } = recorded;
     logger.info({ signer, amount: amount.toString(), nonce, hash: intent.txHash }, "treasury top-up recorded; sending it");
     await this.#send({ ...intent, id, status: "intent", createdAt: this.context.now(), updatedAt: this.context.now() });
   }

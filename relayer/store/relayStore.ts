@@ -116,8 +116,12 @@ export interface RelayStore extends PushedStatusStore {
   signerStates(): Promise<SignerStateRecord[]>;
   /** What this relayer sees of its signers now (`signers list`); leaves the operator's decision alone. */
   reportSigners(relayerId: string, reports: readonly SignerReport[], at: Date): Promise<void>;
-  /** Records a treasury top-up as an intent, with its signed bytes, before it is sent; returns its id. */
-  recordTopUp(intent: TopUpIntent, at: Date): Promise<number>;
+  /**
+   * Records a treasury top-up as an intent, with its signed bytes, before it is sent, and returns its id;
+   * unless, as seen by every relayer of this database at once, the signer already has one unfinished,
+   * the treasury's nonce is taken by an unfinished one, or it would pass the cap: then nothing is written.
+   */
+  recordTopUp(intent: TopUpIntent, at: Date, cap: TopUpCap): Promise<TopUpRecorded>;
   setTopUpStatus(id: number, status: TopUpStatus, at: Date): Promise<void>;
   /** Top-ups created at or after `since` (all without it), newest first, at most `limit` (default 1000). */
   topUps(query?: { since?: Date; limit?: number }): Promise<TopUpRecord[]>;
@@ -140,6 +144,10 @@ export type SignerHolder = { signer: Address; relayerId: string; until: Date };
 export type TopUpStatus = "intent" | "sent" | "mined" | "failed";
 export type TopUpIntent = { signer: Address; treasury: Address; amountWei: bigint; nonce: number; rawTx: Hex; txHash: Hex };
 export type TopUpRecord = TopUpIntent & { id: number; status: TopUpStatus; createdAt: Date; updatedAt: Date };
+/** The treasury's daily cap: what its top-ups not failed since `since` may add up to, this one included. */
+export type TopUpCap = { capWei: bigint; since: Date };
+/** A top-up written, or why not: `unfinished` (the signer has one), `nonce` (another holds the treasury's nonce), `cap` (with what the window already holds). */
+export type TopUpRecorded = { id: number } | { refused: "unfinished" | "nonce" } | { refused: "cap"; spentWei: bigint };
 
 /** `drained`: no new relays (it finishes its pending ones); `active`: the default. */
 export type SignerState = "active" | "drained";

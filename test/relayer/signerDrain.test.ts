@@ -12,6 +12,7 @@ import { openRelayStore } from "../../relayer/store/openRelayStore";
 import { fundedTakers, gaslessSuite, RELAYER_TOKEN, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { createTestDatabase } from "../fixtures/postgresServer";
+import { recordTopUpId } from "../fixtures/recordTopUp";
 
 type ListedSigner = {
   address: Address;
@@ -201,7 +202,7 @@ describe("relayer-admin on the relayer's database alone: an address it does not 
     const treasury = getAddress("0x00000000000000000000000000000000000000c0");
     const record = async (signer: Address, wei: bigint, nonce: number, status: "mined" | "failed" | "intent") => {
       const rawTx = `0x02${nonce.toString(16).padStart(4, "0")}` as Hex;
-      const id = await store.recordTopUp({ signer, treasury, amountWei: wei, nonce, rawTx, txHash: keccak256(rawTx) }, new Date());
+      const id = await recordTopUpId(store, { signer, treasury, amountWei: wei, nonce, rawTx, txHash: keccak256(rawTx) }, new Date());
       if (status !== "intent") await store.setTopUpStatus(id, status, new Date());
     };
     await record(known, parseEther("1.5"), 1, "mined");
@@ -246,7 +247,7 @@ describe("relayer-admin on PostgreSQL: a one-shot command holds the CLI's pool, 
       const setup = await open();
       const signer = getAddress("0x00000000000000000000000000000000000000d1");
       await setup.reportSigners("relayer-a", [{ signer, backend: "pkcs11", balanceWei: 1n, pending: 0, dailySpendWei: 0n }], new Date());
-      const topUp = await setup.recordTopUp({ signer, treasury: signer, amountWei: parseEther("0.5"), nonce: 0, rawTx: "0x02aa", txHash: keccak256("0x02aa") }, new Date());
+      const topUp = await recordTopUpId(setup, { signer, treasury: signer, amountWei: parseEther("0.5"), nonce: 0, rawTx: "0x02aa", txHash: keccak256("0x02aa") }, new Date());
       await setup.setTopUpStatus(topUp, "mined", new Date());
       await setup.close();
       const seen: (readonly [string, number])[][] = [];

@@ -1,13 +1,17 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import pino from "pino";
-import { createWalletClient, custom, formatEther, keccak256, parseEther, toHex } from "viem";
+import { createWalletClient, custom, formatEther, keccak256, parseEther, toHex, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Signer } from "../../relayer/broadcast/signerPool";
 import { runRelayerAdminCommand } from "../../scripts/relayerAdmin";
 import { openRelayStore } from "../../relayer/store/openRelayStore";
 import { gaslessSuite, startGaslessStack } from "../fixtures/gaslessStack";
 import { createTestDatabase } from "../fixtures/postgresServer";
+import { recordTopUpId } from "../fixtures/recordTopUp";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** Waits (bounded) for a condition the relayer's own polling makes true. */
 async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
@@ -105,7 +109,7 @@ describe("the treasury key", function () {
     const nonce = await relayer.context.client.getTransactionCount({ address: treasury.address, blockTag: "pending" });
     const fees = await relayer.context.client.estimateFeesPerGas();
     const rawTx = await wallet.account.signTransaction({ chainId: relayer.context.config.chainId, type: "eip1559", to: target, value: parseEther("2"), gas: 21_000n, nonce, ...fees });
-    await relayer.context.store.recordTopUp({ signer: target, treasury: treasury.address, amountWei: parseEther("2"), nonce, rawTx, txHash: keccak256(rawTx) }, new Date());
+    await recordTopUpId(relayer.context.store, { signer: target, treasury: treasury.address, amountWei: parseEther("2"), nonce, rawTx, txHash: keccak256(rawTx) }, new Date());
     const before = await treasuryBalance();
     const signerBefore = await relayer.context.client.getBalance({ address: target });
 
@@ -122,16 +126,20 @@ describe("the treasury key", function () {
   });
 });
 
-describe("the top-up ledger on PostgreSQL (migration v9)", function () {
+describe("the top-up ledger (migration v9), shared by every relayer of a database", function () {
   this.timeout(120_000);
+  const address = () => privateKeyToAccount(generatePrivateKey()).address;
+  const intent = (signer: Address, treasury: Address, amountWei: bigint, nonce: number) => {
+    const rawTx = `0x02${nonce.toString(16).padStart(4, "0")}${signer.slice(2, 10)}` as Hex;
+    return { signer, treasury, amountWei, nonce, rawTx, txHash: keccak256(rawTx) };
+  };
 
   it("records an intent with its signed bytes, moves it to sent and mined, lists it newest first and the unfinished apart", async () => {
     const store = await openRelayStore({ dbPath: "unused.sqlite", databaseUrl: await createTestDatabase("treasury_topups") });
     try {
-      const signer = privateKeyToAccount(generatePrivateKey()).address;
-      const treasury = privateKeyToAccount(generatePrivateKey()).address;
-      const first = await store.recordTopUp({ signer, treasury, amountWei: parseEther("1.5"), nonce: 7, rawTx: "0x02aa", txHash: keccak256("0x02aa") }, new Date(1_000));
-      const second = await store.recordTopUp({ signer, treasury, amountWei: parseEther("2"), nonce: 8, rawTx: "0x02bb", txHash: keccak256("0x02bb") }, new Date(2_000));
+      const [signer, other, treasury] = [address(), address(), address()];
+      const first = await recordTopUpId(store, { ...intent(signer, treasury, parseEther("1.5"), 7), rawTx: "0x02aa", txHash: keccak256("0x02aa") }, new Date(1_000));
+      const second = await recordTopUpId(store, intent(other, treasury, parseEther("2"), 8), new Date(2_000));
       await store.setTopUpStatus(first, "sent", new Date(1_500));
       await store.setTopUpStatus(first, "mined", new Date(1_600));
       const listed = await store.topUps();
@@ -141,6 +149,48 @@ describe("the top-up ledger on PostgreSQL (migration v9)", function () {
       expect((await store.topUps({ since: new Date(1_500) })).map((topUp) => topUp.id)).to.deep.equal([second]);
     } finally {
       await store.close();
+    }
+  });
+
+  for (const engine of ["SQLite", "PostgreSQL"] as const)
+  it(`writes nothing for a signer with a top-up unfinished, a treasury nonce an unfinished one holds, or an amount past the cap over the window (failed ones and another treasury's not counted), on ${engine}`, async () => {
+    const directory = mkdtempSync(join(tmpdir(), "topups-"));
+    const store = await openRelayStore(engine === "SQLite" ? { dbPath: join(directory, "relayer.sqlite"), databaseUrl: undefined } : { dbPath: "unused.sqlite", databaseUrl: await createTestDatabase("treasury_topup_refusals") });
+    try {
+      const [signer, other, third, treasury, elsewhere] = [address(), address(), address(), address(), address()];
+      const cap = { capWei: parseEther("5"), since: new Date(10_000) };
+      await recordTopUpId(store, intent(signer, treasury, parseEther("9"), 1), new Date(5_000)).then((id) => store.setTopUpStatus(id, "mined", new Date(5_000)));
+      const failed = await store.recordTopUp(intent(other, treasury, parseEther("4"), 2), new Date(11_000), cap);
+      await store.setTopUpStatus((failed as { id: number }).id, "failed", new Date(11_000));
+      await recordTopUpId(store, intent(third, elsewhere, parseEther("4"), 2), new Date(11_000));
+      const open = await store.recordTopUp(intent(signer, treasury, parseEther("3"), 3), new Date(12_000), cap);
+      expect(open).to.have.property("id");
+      expect(await store.recordTopUp(intent(signer, treasury, parseEther("1"), 4), new Date(13_000), cap)).to.deep.equal({ refused: "unfinished" });
+      expect(await store.recordTopUp(intent(other, treasury, parseEther("1"), 3), new Date(13_000), cap)).to.deep.equal({ refused: "nonce" });
+      expect(await store.recordTopUp(intent(other, treasury, parseEther("2.5"), 4), new Date(13_000), cap)).to.deep.equal({ refused: "cap", spentWei: parseEther("3") });
+      expect(await store.recordTopUp(intent(other, treasury, parseEther("2"), 4), new Date(13_000), cap)).to.have.property("id");
+      expect(await store.topUps({ since: new Date(12_500) })).to.have.length(1);
+    } finally {
+      await store.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it("two relayers sharing one treasury, racing on one database, record top-ups that together stay within the cap", async () => {
+    const url = await createTestDatabase("treasury_topup_race");
+    const stores = await Promise.all([openRelayStore({ dbPath: "unused.sqlite", databaseUrl: url }), openRelayStore({ dbPath: "unused.sqlite", databaseUrl: url })]);
+    try {
+      const treasury = address();
+      const cap = { capWei: parseEther("10"), since: new Date(0) };
+      // Twelve signers at 3 ETH each, six asked by each relayer at once, the nonces each relayer read apart: three fit.
+      const signers = Array.from({ length: 12 }, address);
+      const outcomes = await Promise.all(signers.map((signer, index) => stores[index % 2]!.recordTopUp(intent(signer, treasury, parseEther("3"), 100 + index), new Date(1_000), cap)));
+      expect(outcomes.filter((outcome) => "id" in outcome)).to.have.length(3);
+      expect(outcomes.filter((outcome) => "refused" in outcome && outcome.refused === "cap")).to.have.length(9);
+      const total = (await stores[0]!.topUps()).reduce((sum, topUp) => sum + topUp.amountWei, 0n);
+      expect(total).to.equal(parseEther("9"));
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
     }
   });
 });
