@@ -2,8 +2,9 @@
  * A step run every `intervalMs`, the next wait starting when the step ends, so two steps never overlap
  * however slow one is (a node that takes longer than the interval to answer). `stop` stops scheduling
  * and waits for the step in flight, so a caller that closes a database after it never races the step.
- * The timer does not keep the process alive. A step that throws is handed to `onError` (a step that
- * handles its own errors needs none) and the loop goes on.
+ * The timer does not keep the process alive. A step that throws or rejects is handed to `onError` (a
+ * step that handles its own errors needs none) and the loop goes on, even when `onError` throws (that
+ * becomes a process warning).
  */
 export class PollingLoop {
   #timer: NodeJS.Timeout | undefined;
@@ -35,10 +36,13 @@ export class PollingLoop {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#step = this.step()
+      // Started inside a promise, so a step that throws before returning one is an error like any other;
+      // an onError that throws must neither stop the loop nor become an unhandled rejection (which ends the process).
+      this.#step = Promise.resolve()
+        .then(() => this.step())
         .then(
           () => undefined,
-          (error: unknown) => this.onError(error),
+          (error: unknown) => this.#report(error),
         )
         .finally(() => {
           this.#step = undefined;
@@ -46,5 +50,13 @@ export class PollingLoop {
         });
     }, this.intervalMs);
     this.#timer.unref();
+  }
+
+  #report(error: unknown): void {
+    try {
+      this.onError(error);
+    } catch (failure) {
+      process.emitWarning(`PollingLoop: onError threw while handling a failed step: ${failure instanceof Error ? failure.message : String(failure)}`);
+    }
   }
 }

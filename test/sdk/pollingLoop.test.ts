@@ -72,6 +72,42 @@ describe("PollingLoop", () => {
     expect(errors.map((error) => (error as Error).message)).to.deep.equal(["node down"]);
   });
 
+  it("goes on after a step that throws before returning a promise, and after an onError that throws (a process warning, never an unhandled rejection)", async () => {
+    const unhandled: unknown[] = [];
+    const warnings: string[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    const onWarning = (warning: Error) => void warnings.push(warning.message);
+    process.on("unhandledRejection", onUnhandled);
+    process.on("warning", onWarning);
+    try {
+      let calls = 0;
+      const seen: string[] = [];
+      const loop = new PollingLoop(
+        () => {
+          calls++;
+          if (calls === 1) throw new Error("thrown synchronously");
+          if (calls === 2) return Promise.reject(new Error("rejected"));
+          return Promise.resolve();
+        },
+        1,
+        (error) => {
+          seen.push((error as Error).message);
+          if (seen.length === 2) throw new Error("the logger failed");
+        },
+      );
+      loop.start();
+      await until(() => calls >= 4);
+      await loop.stop();
+      await until(() => warnings.length > 0);
+      expect(seen).to.deep.equal(["thrown synchronously", "rejected"]);
+      expect(warnings).to.deep.equal(["PollingLoop: onError threw while handling a failed step: the logger failed"]);
+      expect(unhandled).to.deep.equal([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+      process.off("warning", onWarning);
+    }
+  });
+
   it("a loop stopped before it started never runs", async () => {
     let calls = 0;
     const loop = new PollingLoop(async () => void calls++, 1);
