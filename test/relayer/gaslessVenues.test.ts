@@ -6,7 +6,7 @@ import { decodeGaslessCall, decodeRouteActions, patchSignature, routeHops, type 
 import { decideCause } from "../../relayer/attribution/decideCause";
 import { readAttributionFacts } from "../../relayer/attribution/readAttributionFacts";
 import { fundedTakers, gaslessSuite, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
-import { FRONT_TIP, fundStranger } from "../fixtures/sandwich";
+import { FRONT_TIP, frontRunInVictimBlock, fundStranger } from "../fixtures/sandwich";
 import { balanceOf } from "../fixtures/testRoute";
 import { onlySources } from "../fixtures/onlySources";
 
@@ -95,12 +95,8 @@ describe("gasless quotes over V3 pools and propAMMs: relayed, batched, and a fai
     const victimPools = new Set((body.route.hops as Hop[]).map((hop) => hop.pool.toLowerCase()));
     expect((front.body!.route.hops as Hop[]).some((hop) => victimPools.has(hop.pool.toLowerCase()))).to.equal(true);
     const { relayId, hash } = await pendingRelay(victim!, body);
-    const block = await suite.f.publicClient.getBlock();
     const data = patchSignature(front.body!.tx.data as Hex, front.body!.tx.signature_offset, await stranger.signTypedData(front.body!.permit2));
-    const frontHash = await suite.f.stranger.sendTransaction({ to: front.body!.tx.to as Address, data, gas: 2_000_000n, maxFeePerGas: (block.baseFeePerGas ?? 0n) * 3n + FRONT_TIP, maxPriorityFeePerGas: FRONT_TIP });
-    await mine(1);
-    await setAutomine(true);
-    const [frontReceipt, victimReceipt] = await Promise.all([suite.f.publicClient.getTransactionReceipt({ hash: frontHash }), suite.f.publicClient.getTransactionReceipt({ hash })]);
+    const [frontReceipt, victimReceipt] = await frontRunInVictimBlock(suite.f, { to: front.body!.tx.to as Address, data }, hash);
     expect([frontReceipt.status, victimReceipt.status, frontReceipt.blockNumber, frontReceipt.transactionIndex < victimReceipt.transactionIndex]).to.deep.equal(["success", "reverted", victimReceipt.blockNumber, true]);
     const done: RelayJson = await suite.stack.waitFor(relayId);
     expect(done.status, JSON.stringify(done)).to.be.oneOf(["failed", "confirmed"]);

@@ -7,7 +7,7 @@ import { decideCause } from "../../relayer/attribution/decideCause";
 import { readAttributionFacts } from "../../relayer/attribution/readAttributionFacts";
 import type { RelayRecord } from "../../relayer/store/relayStore";
 import { fundedTakers, gaslessSuite, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
-import { FRONT_TIP, fundStranger } from "../fixtures/sandwich";
+import { FRONT_TIP, frontRunInVictimBlock, fundStranger } from "../fixtures/sandwich";
 import { onlySources } from "../fixtures/onlySources";
 
 const setAutomine = (on: boolean) => hre.network.provider.request({ method: "evm_setAutomine", params: [on] });
@@ -72,11 +72,7 @@ describe("a failed relay over Uniswap V4 pools attributed from the PoolManager's
   it("a third party's V4 swap mined in the relay's block before it is the market's: repriced through the PoolManager's Swap event (met below the minimum, the parent above it), never the taker's", async () => {
     suite.stack = await startGaslessStack(suite.f, { signers: 1 });
     const { relayId, hash, front } = await v4RelayAndFrontRun();
-    const block = await suite.f.publicClient.getBlock();
-    const frontHash = await suite.f.stranger.sendTransaction({ ...front, gas: 2_000_000n, maxFeePerGas: (block.baseFeePerGas ?? 0n) * 3n + FRONT_TIP, maxPriorityFeePerGas: FRONT_TIP });
-    await mine(1);
-    await setAutomine(true);
-    const [frontReceipt, victimReceipt] = await Promise.all([suite.f.publicClient.getTransactionReceipt({ hash: frontHash }), suite.f.publicClient.getTransactionReceipt({ hash })]);
+    const [frontReceipt, victimReceipt] = await frontRunInVictimBlock(suite.f, front, hash);
     expect([frontReceipt.status, victimReceipt.status, frontReceipt.blockNumber, frontReceipt.transactionIndex < victimReceipt.transactionIndex]).to.deep.equal(["success", "reverted", victimReceipt.blockNumber, true]);
     const done: RelayJson = await suite.stack.waitFor(relayId);
     expect(done.status, JSON.stringify(done)).to.be.oneOf(["failed", "confirmed"]);
