@@ -43,7 +43,8 @@ export type ReadEndpointsOptions = Readonly<{
 /** Weight of the newest request in the latency and error averages. */
 const SMOOTHING = 0.2;
 
-type Endpoint = { url: string; label: string; request: EIP1193RequestFn; health: EndpointHealth; chainChecked: boolean };
+/** `chainCheck`: the endpoint's chain id question, asked once it answers (shared by concurrent askers). */
+type Endpoint = { url: string; label: string; request: EIP1193RequestFn; health: EndpointHealth; chainCheck: Promise<void> | undefined; chainChecked: boolean };
 
 /**
  * Several JSON-RPC endpoints for reads (RPC_URLS), behind one viem transport. Every `probeMs` each
@@ -72,6 +73,7 @@ export class ReadEndpoints {
       label: labels[index]!,
       request: http(url, { retryCount: 0, timeout, batch })({ retryCount: 0 }).request,
       health: { head: undefined, answering: true, latencyMs: 0, errorRate: 0, wrongChain: false },
+      chainCheck: undefined,
       chainChecked: false,
     }));
     this.#ranking = rankEndpoints(this.#endpoints.map((endpoint) => endpoint.health), options.maxLagBlocks, undefined);
@@ -114,14 +116,7 @@ export class ReadEndpoints {
     await Promise.all(
       this.#endpoints.map(async (endpoint) => {
         try {
-          if (!endpoint.chainChecked) {
-            const chainId = hexToNumber((await this.#timed(endpoint, { method: "eth_chainId" })) as Hex);
-            endpoint.chainChecked = true;
-            if (chainId !== this.options.chainId) {
-              endpoint.health = { ...endpoint.health, wrongChain: true };
-              this.options.logger?.warn({ endpoint: endpoint.label, chainId, expected: this.options.chainId }, "read endpoint serves another chain; it is never used");
-            }
-          }
+          await this.#checkChain(endpoint);
           const head = hexToBigInt((await this.#timed(endpoint, { method: "eth_blockNumber" })) as Hex);
           endpoint.health = { ...endpoint.health, head, answering: true };
         } catch {
@@ -130,6 +125,26 @@ export class ReadEndpoints {
       }),
     );
     this.#rank();
+  }
+
+  /**
+   * Asks the endpoint its chain id the first time it answers; one serving another chain is marked and
+   * never used. Reads call it too, so a read before the first probe completes (the API does not wait
+   * for it) or in the all-down fallback never reaches a node of another chain.
+   */
+  #checkChain(endpoint: Endpoint): Promise<void> {
+    if (endpoint.chainChecked) return Promise.resolve();
+    endpoint.chainCheck ??= this.#timed(endpoint, { method: "eth_chainId" })
+      .then((answer) => {
+        const chainId = hexToNumber(answer as Hex);
+        endpoint.chainChecked = true;
+        if (chainId === this.options.chainId) return;
+        endpoint.health = { ...endpoint.health, wrongChain: true };
+        this.options.logger?.warn({ endpoint: endpoint.label, chainId, expected: this.options.chainId }, "read endpoint serves another chain; it is never used");
+        this.#rank();
+      })
+      .finally(() => (endpoint.chainCheck = undefined));
+    return endpoint.chainCheck;
   }
 
   /** A viem transport over the endpoints: each request to the selected one, failing over as the class says. */
@@ -146,6 +161,11 @@ export class ReadEndpoints {
           for (const [position, index] of order.entries()) {
             const endpoint = this.#endpoints[index]!;
             try {
+              await this.#checkChain(endpoint);
+              if (endpoint.health.wrongChain) {
+                if (position === order.length - 1) throw new Error(`no RPC endpoint serves chain ${this.options.chainId} (${this.labels.join(", ")})`);
+                continue;
+              }
               return await this.#timed(endpoint, args);
             } catch (error) {
               if (!isNoAnswer(error) || position === order.length - 1) throw error;

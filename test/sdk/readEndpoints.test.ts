@@ -56,6 +56,27 @@ describe("ReadEndpoints (sdk/rpc/readEndpoints.ts)", function () {
     expect(otherChain.calls.length).to.equal(from);
   });
 
+  it("before any probe, asks an endpoint its chain first: a read never reaches a node of another chain listed first, and goes to the next", async () => {
+    const [otherChain, healthy] = proxies as [RpcProxy, RpcProxy];
+    otherChain.answer("eth_chainId", "0x1");
+    const client = open([otherChain.url, healthy.url]);
+    // No probe has run (the API starts without awaiting one): reads in parallel share one chain id question per node.
+    const blocks = await Promise.all([client.getBlockNumber({ cacheTime: 0 }), client.getBlockNumber({ cacheTime: 0 })]);
+    expect(blocks[0]).to.equal(await hre.viem.getPublicClient().then((direct) => direct.getBlockNumber()));
+    expect(otherChain.calls.map((call) => call.method)).to.deep.equal(["eth_chainId"]);
+    expect(healthy.calls.filter((call) => call.method === "eth_chainId")).to.have.length(1);
+    expect(endpoints!.selected).to.equal(label(healthy));
+  });
+
+  it("with only nodes of another chain, a read fails saying no endpoint serves the chain, naming them", async () => {
+    const [first, second] = proxies as [RpcProxy, RpcProxy];
+    for (const proxy of [first, second]) proxy.answer("eth_chainId", "0x1");
+    const client = open([first.url, second.url]);
+    const failure = await client.getBlockNumber({ cacheTime: 0 }).then(() => undefined, (error: unknown) => error as Error);
+    expect(failure?.message).to.include(`no RPC endpoint serves chain 4663 (${label(first)}, ${label(second)})`);
+    expect([...first.calls, ...second.calls].map((call) => call.method)).to.deep.equal(["eth_chainId", "eth_chainId"]);
+  });
+
   it("tries the next endpoint when the selected one cuts the connection, counts the failover, and moves reads at once", async () => {
     const [first, second] = proxies as [RpcProxy, RpcProxy];
     const client = open([first.url, second.url]);
