@@ -270,6 +270,8 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
             uint256 minBuyAmount = _field(order, 3);
             if (buyAmount < minBuyAmount) revert SwapInsufficientOutput(buyAmount, minBuyAmount);
         } else {
+            // The exact-output part left its output in this router (`to`): nothing is pre-delivered, so
+            // the tail's first hop, a SWAP_V2 or SWAP_V4 included, must move it itself (`inPair` false).
             (buyAmount, fee) = _runAndPay(order, actions[plan.swapEnd:], tokenOut, plan.swapOut, false);
         }
         assembly ("memory-safe") {

@@ -81,7 +81,7 @@ abstract contract RouteExecutor is VenueHops {
 
     /// @dev Where the sell token should be delivered: straight into the first pair when the route
     /// starts with a SWAP_V2 (saving a transfer; AllowanceHolder applies the same rule), otherwise to
-    /// this router.
+    /// this router. A signed sell may also be paid into the PoolManager (UniswapV4Hops._signedSellDestination).
     function _inputDestination(bytes calldata actions) internal view returns (address) {
         if (actions.length >= RouteActions.SWAP_V2_WIDTH) return _hopInput(actions, 0);
         return address(this);
@@ -112,7 +112,8 @@ abstract contract RouteExecutor is VenueHops {
         );
     }
 
-    /// @dev Runs the actions on `amountIn` of `tokenIn` (already in the first pair when `inPair`) and
+    /// @dev Runs the actions on `amountIn` of `tokenIn` (already where the first hop takes it when
+    /// `inPair`: its V2 pair, or the PoolManager synced for a V4 first hop of a signed sell) and
     /// pays the order's recipient: the route must end in the buy token, at least the minimum of it.
     /// The one caller of `_runActions`, so that the optimizer can inline it.
     function _runAndPay(SwapParams calldata params, bytes calldata actions, address tokenIn, uint256 amountIn, bool inPair)
