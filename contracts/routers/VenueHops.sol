@@ -35,8 +35,9 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
         return address(this);
     }
 
-    /// @dev One swap action at `offset` through its venue's module: `amountIn` of `tokenIn`, already at
-    /// `_hopInput` when `delivered` (else held by this router), the output to `to`. Returns the output.
+    /// @dev One swap action at `offset` through its venue's module: `amountIn` of `tokenIn`, already
+    /// where the hop takes it when `delivered` (the V2 pair `_hopInput` names, or, for a signed sell's
+    /// first SWAP_V4, the synced PoolManager), else held by this router; the output to `to`. Returns it.
     /// A SWAP_V4 action here is a run of one hop (a SPLIT leg's); RouteExecutor sends a longer run of
     /// them to `_hopV4` directly. Kept to these arguments: one more ran the instrumented (coverage) build
     /// of the SPLIT path out of stack.

@@ -82,7 +82,7 @@ function transfers(receipt: { logs: readonly { address: Address; topics: readonl
 }
 
 describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRouterV2", () => {
-  it("deploys the current routers with the devnet's PoolManager (poolManager()); earlier versions have none and refuse SWAP_V4 as an unknown action", async () => {
+  it("deploys the current routers with the devnet's PoolManager (poolManager()); earlier versions, and the current one deployed without it, have none and refuse SWAP_V4 as an unknown action, a signed V4-first sell too", async () => {
     const f = await loadFixture(v3Market);
     expect(await f.takerRouter.read.poolManager()).to.equal(f.uniswapV4.poolManager);
     expect(await f.gaslessRouter.read.poolManager()).to.equal(f.uniswapV4.poolManager);
@@ -92,6 +92,16 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, 2n, earlier.address);
     const swap = order(f, usdc, parseUnits("10", 6), weth, 1n, swapV4(v4Pool(f, weth, usdc), weth), (await now(f)) + 600n);
     await expectRevert(f.publicClient.call({ account: f.taker.account, to: f.contracts.allowanceHolder, data: encodeSwapWithAllowance(swap, earlier.address) }), "SwapUnknownAction", [8, 0n]);
+
+    // The current version deployed without a PoolManager: a signed V4-first sell syncs no PoolManager
+    // (its destination stays the router), and SWAP_V4 is refused.
+    const withoutV4 = await hre.viem.getContractAt("TakerSwapRouterV3", await f.newTakerRouter(undefined, ["poolManager"]));
+    expect(await withoutV4.read.poolManager()).to.equal(zeroAddress);
+    await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, 2n, withoutV4.address);
+    const typedData = buildSwapPermitTypedData({ chainId: 4663, permit2: f.contracts.permit2, router: withoutV4.address, order: swap, nonce: NONCE_BASE + 9n });
+    const { data, signatureOffset } = encodeSwapWithPermit(swap, NONCE_BASE + 9n);
+    const signed = patchSignature(data, signatureOffset, await f.signerOf(f.taker.account.address).signTypedData(typedData));
+    await expectRevert(f.publicClient.call({ account: f.taker.account, to: withoutV4.address, data: signed }), "SwapUnknownAction", [8, 0n]);
   });
 
   it("sells USDC for WETH in one V4 hop by permit, paying exactly V4Quoter's quote: Permit2 pays the taker's USDC straight into the synced PoolManager (one transfer in, none through the router) and one out", async () => {

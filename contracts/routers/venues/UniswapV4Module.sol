@@ -78,7 +78,13 @@ contract UniswapV4Module {
         address tokenIn = address(bytes20(data[0:20]));
         uint256 amountIn = uint256(bytes32(data[20:52]));
         address to = address(bytes20(data[52:72]));
+        IUniswapV4PoolManagerMinimal manager = _poolManager;
+        // An input already paid in (a signed sell delivered after the router's `sync`) is settled first,
+        // before any swap runs a hook: the PoolManager credits what arrived since the sync to whoever
+        // settles, so no hook can sync or settle that currency in between. A short delivery leaves the
+        // run unsettled and reverts the unlock.
         bool atManager = data[72] != 0;
+        if (atManager) manager.settle();
         address token = tokenIn;
         uint256 amount = amountIn;
         // The router passes whole SWAP_V4 actions (its width checks bound them), at most a route's.
@@ -86,17 +92,11 @@ contract UniswapV4Module {
             (token, amount) = _swap(data, at, token, amount);
         }
         // Intermediate currencies net to zero inside the PoolManager: only the run's ends move.
-        IUniswapV4PoolManagerMinimal manager = _poolManager;
-        // An input already paid in (a signed sell delivered after the router's `sync`) is settled as it
-        // stands: the PoolManager counts what arrived since the sync, so a short delivery leaves the run
-        // unsettled and reverts the unlock.
         if (tokenIn == RouteActions.NATIVE) {
             manager.settle{value: amountIn}();
-        } else {
-            if (!atManager) {
-                manager.sync(tokenIn);
-                IERC20(tokenIn).safeTransfer(address(manager), amountIn);
-            }
+        } else if (!atManager) {
+            manager.sync(tokenIn);
+            IERC20(tokenIn).safeTransfer(address(manager), amountIn);
             manager.settle();
         }
         manager.take(_currency(token), to, amount);
