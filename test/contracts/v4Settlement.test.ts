@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { loadFixture, impersonateAccount, setBalance } from "@nomicfoundation/hardhat-network-helpers";
-import { concatHex, encodeFunctionData, erc20Abi, getAddress, getContractAddress, parseAbi, parseEventLogs, parseEther, parseUnits, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
+import { concatHex, encodeFunctionData, erc20Abi, getAddress, getContractAddress, maxUint256, parseAbi, parseEventLogs, parseEther, parseUnits, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
 import {
   buildSwapPermitTypedData,
   encodeRouteActions,
@@ -11,12 +11,21 @@ import {
   encodeSwapWithAllowance,
   encodeSwapWithPermit,
   NATIVE_TOKEN,
+  getSqrtRatioAtTick,
+  liquidityForAmounts,
   patchSignature,
+  sortCurrencies,
   swapV4Hop,
+  uniswapV4PoolManagerAbi,
+  uniswapV4StateViewAbi,
+  V4_HOOK_FLAGS,
+  v4PoolId,
   type SwapOrder,
 } from "../../sdk";
 import type { ManifestV4Pool } from "../../sdk/chain/manifest";
 import { migrateFeature } from "../../scripts/deploy/deploySettlement";
+import { initCodeOf, mineHookSalt, uniswapV4Artifacts } from "../../scripts/deploy/uniswapV4";
+import { deployBytecode, writeAndWait } from "../../scripts/deploy/writeAndWait";
 import { v3Market, type V3Market } from "../fixtures/v3Market";
 import { signedGaslessCalldata, signedGaslessOrder } from "../fixtures/signedGasless";
 import { balanceOf } from "../fixtures/testRoute";
@@ -117,6 +126,49 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const usdcMoves = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).filter((log) => getAddress(log.address) === usdc);
     expect(usdcMoves).to.have.length(1);
     expect(transfers(receipt, weth, f.uniswapV4.poolManager, f.recipient.account.address)).to.have.length(1);
+    await expectRoutersEmpty(f);
+  });
+
+  it("settles a signed V4-first sell through a pool whose hook syncs the sell currency during the swap: the payment is settled before any swap runs (after it, the hook's sync would leave nothing to settle)", async () => {
+    const f = await loadFixture(v3Market);
+    const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
+    const clients = f;
+    // The hook at a mined CREATE2 address carrying AFTER_SWAP only, as the devnet deploys its own.
+    const create2 = await hre.viem.deployContract("DevCreate2Deployer", [], { client: { public: f.publicClient, wallet: f.deployer } });
+    const hookArtifact = await hre.artifacts.readArtifact("V4SyncingHook");
+    const { initCode, initCodeHash } = initCodeOf({ abi: hookArtifact.abi, bytecode: hookArtifact.bytecode as Hex }, [f.uniswapV4.poolManager]);
+    const { salt, address: hook } = mineHookSalt(create2.address, initCodeHash, V4_HOOK_FLAGS.afterSwap);
+    await writeAndWait(clients, f.deployer, { address: create2.address, abi: create2.abi, functionName: "deploy", args: [salt, initCode] });
+    // Its USDC/WETH pool at the plain pool's price, with full-range liquidity.
+    const [currency0, currency1] = sortCurrencies(usdc, weth);
+    const key = { currency0, currency1, fee: 3000, tickSpacing: 60, hooks: hook };
+    const [sqrtPriceX96] = await f.publicClient.readContract({ address: f.uniswapV4.stateView, abi: uniswapV4StateViewAbi, functionName: "getSlot0", args: [v4PoolId(v4Pool(f, weth, usdc))] });
+    await writeAndWait(clients, f.deployer, { address: f.uniswapV4.poolManager, abi: uniswapV4PoolManagerAbi, functionName: "initialize", args: [key, sqrtPriceX96] });
+    const liquidityRouter = await deployBytecode(clients, f.deployer, uniswapV4Artifacts.modifyLiquidityRouter(), [f.uniswapV4.poolManager]);
+    const [amountUsdc, amountWeth] = [parseUnits("2000000", 6), parseEther("1000")];
+    const usdcToken = await hre.viem.getContractAt("DevToken", usdc, { client: { public: f.publicClient, wallet: f.deployer } });
+    await f.publicClient.waitForTransactionReceipt({ hash: await usdcToken.write.mint([f.deployer.account.address, amountUsdc]) });
+    await writeAndWait(clients, f.deployer, { address: weth, abi: parseAbi(["function deposit() payable"]), functionName: "deposit", value: amountWeth });
+    for (const token of [usdc, weth]) await writeAndWait(clients, f.deployer, { address: token, abi: erc20Abi, functionName: "approve", args: [liquidityRouter, maxUint256] });
+    const [tickLower, tickUpper] = [-887220, 887220];
+    const [amount0, amount1] = currency0 === usdc ? [amountUsdc, amountWeth] : [amountWeth, amountUsdc];
+    const liquidity = liquidityForAmounts(sqrtPriceX96, getSqrtRatioAtTick(tickLower), getSqrtRatioAtTick(tickUpper), amount0, amount1);
+    await writeAndWait(clients, f.deployer, {
+      address: liquidityRouter,
+      abi: uniswapV4Artifacts.modifyLiquidityRouter().abi,
+      functionName: "modifyLiquidity",
+      args: [key, { tickLower, tickUpper, liquidityDelta: liquidity, salt: `0x${"0".repeat(64)}` }, "0x"],
+    } as unknown as Parameters<typeof writeAndWait>[2]);
+
+    const sellAmount = parseUnits("3000", 6);
+    const pool = { ...key, id: v4PoolId(key), source: "uniswap-v4" } as ManifestV4Pool;
+    const expected = await quoteV4(f, pool, usdc, sellAmount);
+    const before = await balanceOf(f, weth, f.recipient.account.address);
+    const receipt = await send(f, f.routerAddress, await permitCalldata(f, order(f, usdc, sellAmount, weth, expected, swapV4(pool, weth), (await now(f)) + 600n), 11n));
+    expect(await balanceOf(f, weth, f.recipient.account.address)).to.equal(before + expected);
+    expect(transfers(receipt, usdc, f.taker.account.address, f.uniswapV4.poolManager)).to.have.length(1);
+    const synced = parseEventLogs({ abi: hookArtifact.abi, eventName: "V4SyncingHookSynced", logs: receipt.logs });
+    expect(synced.map((log) => getAddress((log.args as { currency: Address }).currency))).to.deep.equal([usdc]);
     await expectRoutersEmpty(f);
   });
 
