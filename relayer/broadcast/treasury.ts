@@ -37,7 +37,7 @@ export class Treasury {
   async spentToday(): Promise<bigint> {
     const since = new Date(this.context.now().getTime() - SPEND_WINDOW_MS);
     const recent = await this.context.store.topUps({ since, limit: 100_000 });
-    const spent = recent.filter((topUp) => topUp.treasury === this.account.address && topUp.status !== "failed").reduce((total, topUp) => total + topUp.amountWei, 0n);
+    const spent = recent.filter((topUp) => topUp.treasury.toLowerCase() === this.account.address.toLowerCase() && topUp.status !== "failed").reduce((total, topUp) => total + topUp.amountWei, 0n);
     this.context.metrics?.treasuryDailySpend.set(Number(spent));
     return spent;
   }

@@ -161,7 +161,17 @@ export class ReadEndpoints {
           for (const [position, index] of order.entries()) {
             const endpoint = this.#endpoints[index]!;
             try {
-              await this.#checkChain(endpoint);
+              // A chain check that fails in any way (no answer, a method refused, a malformed id) only
+              // skips this endpoint: it is asked again at its next use or probe.
+              const checked = await this.#checkChain(endpoint).then(
+                () => true,
+                (error: unknown) => {
+                  if (position === order.length - 1) throw error;
+                  this.options.observer?.failover(endpoint.label);
+                  return false;
+                },
+              );
+              if (!checked) continue;
               if (endpoint.health.wrongChain) {
                 if (position === order.length - 1) throw new Error(`no RPC endpoint serves chain ${this.options.chainId} (${this.labels.join(", ")})`);
                 continue;
