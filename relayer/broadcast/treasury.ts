@@ -2,8 +2,15 @@ import type { Address, Hex, LocalAccount } from "viem";
 import { keccak256, TransactionReceiptNotFoundError } from "viem";
 import type { RelayContext } from "../queue/relayContext";
 import { SPEND_WINDOW_MS } from "../signing/signerSpend";
-import type { TopUpRecord } from "../store/relayStore";
+import type { TopUpRecord, TopUpRecorded } from "../store/relayStore";
 import { TRANSFER_GAS } from "../signing/signingRules";
+
+/** Why the store's atomic check refused a top-up this treasury had just decided on, for its log line. */
+const REFUSAL_REASONS: Record<Extract<TopUpRecorded, { refused: string }>["refused"], string> = {
+  unfinished: "the signer has an unfinished top-up (another relayer's, written since this one looked)",
+  nonce: "another top-up holds the treasury's nonce",
+  cap: "the daily cap (RELAYER_TREASURY_DAILY_CAP_ETH) was spent since this one looked",
+};
 
 /**
  * The treasury key (RELAYER_TREASURY_SIGNER) topping signers up to RELAYER_TOPUP_TARGET_ETH within
@@ -35,8 +42,7 @@ export class Treasury {
 
   /** What this treasury key's top-ups not failed add up to over the last rolling day, in wei. */
   async spentToday(): Promise<bigint> {
-    const since = new Date(this.context.now().getTime() - SPEND_WINDOW_MS);
-    const recent = await this.context.store.topUps({ since, limit: 100_000 });
+    const recent = await this.context.store.topUps({ since: this.#windowStart(), limit: 100_000 });
     const spent = recent.filter((topUp) => topUp.treasury.toLowerCase() === this.account.address.toLowerCase() && topUp.status !== "failed").reduce((total, topUp) => total + topUp.amountWei, 0n);
     this.context.metrics?.treasuryDailySpend.set(Number(spent));
     return spent;
@@ -112,16 +118,20 @@ export class Treasury {
     const intent = { signer, treasury: this.account.address, amountWei: amount, nonce, rawTx, txHash: keccak256(rawTx) };
     // Checked again where it is written, atomically: another relayer sharing this treasury may have topped
     // this signer up, taken this nonce or spent the cap since the reads above. Then the bytes are dropped unsent.
-    const since = new Date(this.context.now().getTime() - SPEND_WINDOW_MS);
-    const recorded = await store.recordTopUp(intent, this.context.now(), { capWei: this.settings.dailyCapWei, since });
+    const recorded = await store.recordTopUp(intent, this.context.now(), { capWei: this.settings.dailyCapWei, since: this.#windowStart() });
     if ("refused" in recorded) {
       if (recorded.refused === "cap") this.context.metrics?.treasuryTopUps.inc({ status: "capped" });
-      logger.info({ signer, amount: amount.toString(), nonce, refused: recorded.refused }, "treasury top-up not recorded: another relayer's top-up came first; checked again at the next upkeep");
+      logger.info({ signer, amount: amount.toString(), nonce, refused: recorded.refused }, `treasury top-up not recorded: ${REFUSAL_REASONS[recorded.refused]}; checked again at the next upkeep`);
       return;
     }
     const { id } = recorded;
     logger.info({ signer, amount: amount.toString(), nonce, hash: intent.txHash }, "treasury top-up recorded; sending it");
     await this.#send({ ...intent, id, status: "intent", createdAt: this.context.now(), updatedAt: this.context.now() });
+  }
+
+  /** The start of the rolling day the cap counts over. */
+  #windowStart(): Date {
+    return new Date(this.context.now().getTime() - SPEND_WINDOW_MS);
   }
 
   /** Sends a recorded top-up's signed bytes; an answer lost or refused leaves it for the next settle. */

@@ -43,8 +43,13 @@ export type ReadEndpointsOptions = Readonly<{
 /** Weight of the newest request in the latency and error averages. */
 const SMOOTHING = 0.2;
 
-/** `chainCheck`: the endpoint's chain id question, asked once it answers (shared by concurrent askers). */
-type Endpoint = { url: string; label: string; request: EIP1193RequestFn; health: EndpointHealth; chainCheck: Promise<void> | undefined; chainChecked: boolean };
+/**
+ * `chain`: whether the endpoint's chain id is known ("checked"; `health.wrongChain` says which), being
+ * asked (the question, shared by concurrent askers) or still to ask.
+ */
+type Endpoint = { url: string; label: string; request: EIP1193RequestFn; health: EndpointHealth; chain: "checked" | Promise<void> | undefined };
+
+const firstLine = (error: unknown): string => (error instanceof Error ? error.message.split("\n")[0]! : String(error));
 
 /**
  * Several JSON-RPC endpoints for reads (RPC_URLS), behind one viem transport. Every `probeMs` each
@@ -73,8 +78,7 @@ export class ReadEndpoints {
       label: labels[index]!,
       request: http(url, { retryCount: 0, timeout, batch })({ retryCount: 0 }).request,
       health: { head: undefined, answering: true, latencyMs: 0, errorRate: 0, wrongChain: false },
-      chainCheck: undefined,
-      chainChecked: false,
+      chain: undefined,
     }));
     this.#ranking = rankEndpoints(this.#endpoints.map((endpoint) => endpoint.health), options.maxLagBlocks, undefined);
     this.#loop = new PollingLoop(() => this.probe(), options.probeMs);
@@ -133,18 +137,23 @@ export class ReadEndpoints {
    * for it) or in the all-down fallback never reaches a node of another chain.
    */
   #checkChain(endpoint: Endpoint): Promise<void> {
-    if (endpoint.chainChecked) return Promise.resolve();
-    endpoint.chainCheck ??= this.#timed(endpoint, { method: "eth_chainId" })
+    if (endpoint.chain === "checked") return Promise.resolve();
+    if (endpoint.chain !== undefined) return endpoint.chain;
+    const asking = this.#timed(endpoint, { method: "eth_chainId" })
       .then((answer) => {
         const chainId = hexToNumber(answer as Hex);
-        endpoint.chainChecked = true;
+        endpoint.chain = "checked";
         if (chainId === this.options.chainId) return;
         endpoint.health = { ...endpoint.health, wrongChain: true };
         this.options.logger?.warn({ endpoint: endpoint.label, chainId, expected: this.options.chainId }, "read endpoint serves another chain; it is never used");
         this.#rank();
       })
-      .finally(() => (endpoint.chainCheck = undefined));
-    return endpoint.chainCheck;
+      .catch((error: unknown) => {
+        endpoint.chain = undefined;
+        throw error;
+      });
+    endpoint.chain = asking;
+    return asking;
   }
 
   /** A viem transport over the endpoints: each request to the selected one, failing over as the class says. */
@@ -157,32 +166,34 @@ export class ReadEndpoints {
         retryCount: 0,
         request: (async (args: { method: string; params?: unknown }) => {
           const order = args.method === "eth_sendRawTransaction" ? this.#ranking.order.slice(0, 1) : this.#ranking.order;
-          if (order.length === 0) throw new Error(`no RPC endpoint serves chain ${this.options.chainId} (${this.labels.join(", ")})`);
+          // What each endpoint tried did, for the error when none serves the read.
+          const skipped: string[] = [];
           for (const [position, index] of order.entries()) {
             const endpoint = this.#endpoints[index]!;
+            const last = position === order.length - 1;
             try {
+              await this.#checkChain(endpoint);
+            } catch (error) {
               // A chain check that fails in any way (no answer, a method refused, a malformed id) only
               // skips this endpoint: it is asked again at its next use or probe.
-              const checked = await this.#checkChain(endpoint).then(
-                () => true,
-                (error: unknown) => {
-                  if (position === order.length - 1) throw error;
-                  this.options.observer?.failover(endpoint.label);
-                  return false;
-                },
-              );
-              if (!checked) continue;
-              if (endpoint.health.wrongChain) {
-                if (position === order.length - 1) throw new Error(`no RPC endpoint serves chain ${this.options.chainId} (${this.labels.join(", ")})`);
-                continue;
-              }
+              if (last) throw error;
+              skipped.push(`${endpoint.label}: chain id not read (${firstLine(error)})`);
+              this.options.observer?.failover(endpoint.label);
+              continue;
+            }
+            if (endpoint.health.wrongChain) {
+              skipped.push(`${endpoint.label}: serves another chain`);
+              continue;
+            }
+            try {
               return await this.#timed(endpoint, args);
             } catch (error) {
-              if (!isNoAnswer(error) || position === order.length - 1) throw error;
+              if (!isNoAnswer(error) || last) throw error;
+              skipped.push(`${endpoint.label}: no answer (${firstLine(error)})`);
               this.options.observer?.failover(endpoint.label);
             }
           }
-          throw new Error("unreachable");
+          throw new Error(`no RPC endpoint serves chain ${this.options.chainId} (${skipped.length === 0 ? this.labels.join(", ") : skipped.join("; ")})`);
         }) as EIP1193RequestFn,
       })) as Transport;
   }

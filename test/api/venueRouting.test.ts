@@ -73,6 +73,9 @@ function constantProductAdapter(kind: string, exactOutput: boolean): VenueAdapte
 
 registerVenueAdapter(constantProductAdapter("test-cp", true));
 registerVenueAdapter(constantProductAdapter("test-cp-exact-in", false));
+/** A venue whose consecutive hops run together, as V4's do in one unlock: the second saves RUN_SAVING gas. */
+const RUN_SAVING = 100_000;
+registerVenueAdapter({ ...constantProductAdapter("test-cp-run", true), runHopSaving: RUN_SAVING });
 
 const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
 const [SELL, BUY, HUB] = [token(1), token(2), token(3)];
@@ -152,6 +155,22 @@ describe("venue adapters: route search and splits over several venues", () => {
     expect(cheap.hops[0]!.pool.source).to.equal("test-cp-venue");
   });
 
+  it("prices a run of one venue's hops as shared only for a route's only path: as a SPLIT leg the same run pays every hop and loses to a direct hop", () => {
+    const direct = v2(1, 1, 2, 1000n * E18, 1000n * E18);
+    const market = pricedMarketOf([direct, opaque(2, 1, 3, 1000n * E18, 1000n * E18, "test-cp-run", 1), opaque(3, 3, 2, 1000n * E18, 1000n * E18, "test-cp-run", 1)]);
+    const gross = searchRoute(market, SELL, BUY, E18)!;
+    expect(gross.hops.map((hop) => hop.pool.source)).to.deep.equal(["test-cp-run-venue", "test-cp-run-venue"]);
+    expect(hopsGas(gross.hops, true)).to.equal(2 * OPAQUE_HOP_GAS - RUN_SAVING);
+    expect(hopsGas(gross.hops, false)).to.equal(2 * OPAQUE_HOP_GAS);
+    // Gas priced so the run's gain covers its shared cost over the direct hop's, not its full one.
+    const gain = gross.amountOut - getAmountOut(E18, 1000n * E18, 1000n * E18, 30);
+    const extraShared = BigInt(2 * OPAQUE_HOP_GAS - RUN_SAVING - hopsGas([{ ...gross.hops[0]!, pool: direct }], true));
+    const extraFull = extraShared + BigInt(RUN_SAVING);
+    const gasCost = (gas: number) => (BigInt(gas) * 2n * gain) / (extraShared + extraFull);
+    expect(searchRoute(market, SELL, BUY, E18, 3, undefined, gasCost, true)!.hops).to.have.length(2);
+    expect(searchRoute(market, SELL, BUY, E18, 3, undefined, gasCost, false)!.hops.map((hop) => hop.pool.address)).to.deep.equal([direct.address]);
+  });
+
   it("ranks a two-hop path below a direct one when its extra hop's gas costs more than it gains", () => {
     const direct = v2(1, 1, 2, 1000n * E18, 1000n * E18);
     const market = pricedMarketOf([direct, v2(2, 1, 3, 1000n * E18, 1000n * E18, "forkswap-v2", 1), v2(3, 3, 2, 1000n * E18, 1000n * E18, "forkswap-v2", 1)]);
@@ -206,7 +225,7 @@ describe("venue adapters: route search and splits over several venues", () => {
     expect(split.legs.length).to.equal(2);
     const mixed = split.legs.find((leg) => leg.hops.length === 2)!;
     expect(mixed.hops.map((hop) => hop.pool.source)).to.deep.equal(["test-cp-venue", "forkswap-v2"]);
-    expect(hopsGas(mixed.hops)).to.equal(OPAQUE_HOP_GAS + 44_000);
+    expect(hopsGas(mixed.hops, true)).to.equal(OPAQUE_HOP_GAS + 44_000);
     const actions = actionsOfLegs(split.legs, false, false);
     const decoded = decodeRouteActions(encodeRouteActions(actions));
     expect(decoded).to.have.length(1);
@@ -241,7 +260,7 @@ describe("venue adapters: route search and splits over several venues", () => {
         }));
         const factors = { settlement: "permit2" as const, hops: hops.length, wrap, unwrap: false, buysNative: false, fee: false, freshNonceWord: false, recipientEmpty: false, feeRecipientEmpty: false };
         const legacy = estimateGas("0x00ff", undefined, { ...factors, hopsStartingOracle: oracleStarted.filter((started) => !started).length });
-        expect(estimateGas("0x00ff", undefined, { ...factors, hopsStartingOracle: 0, hopGas: hopsGas(hops) })).to.equal(legacy);
+        expect(estimateGas("0x00ff", undefined, { ...factors, hopsStartingOracle: 0, hopGas: hopsGas(hops, true) })).to.equal(legacy);
       }),
     );
   });

@@ -78,8 +78,34 @@ describe("ReadEndpoints (sdk/rpc/readEndpoints.ts)", function () {
     for (const proxy of [first, second]) proxy.answer("eth_chainId", "0x1");
     const client = open([first.url, second.url]);
     const failure = await client.getBlockNumber({ cacheTime: 0 }).then(() => undefined, (error: unknown) => error as Error);
-    expect(failure?.message).to.include(`no RPC endpoint serves chain 4663 (${label(first)}, ${label(second)})`);
+    expect(failure?.message).to.include(`no RPC endpoint serves chain 4663 (${label(first)}: serves another chain; ${label(second)}: serves another chain)`);
     expect([...first.calls, ...second.calls].map((call) => call.method)).to.deep.equal(["eth_chainId", "eth_chainId"]);
+  });
+
+  it("when the last endpoint serves another chain, the error still says why each earlier one was passed over (a silent node is not hidden)", async () => {
+    const [silent, otherChain] = proxies as [RpcProxy, RpcProxy];
+    silent.down();
+    otherChain.answer("eth_chainId", "0x1");
+    const client = open([silent.url, otherChain.url]);
+    const failure = await client.getBlockNumber({ cacheTime: 0 }).then(() => undefined, (error: unknown) => error as Error);
+    expect(failure?.message).to.match(new RegExp(`no RPC endpoint serves chain 4663 \\(${label(silent)}: chain id not read \\(.+\\); ${label(otherChain)}: serves another chain\\)`));
+    expect(failovers).to.deep.equal([label(silent)]);
+  });
+
+  it("passes over an endpoint whose chain check fails in any way (a refused eth_chainId, a malformed id) and asks it again at its next use", async () => {
+    const [refusing, healthy] = proxies as [RpcProxy, RpcProxy];
+    refusing.fail("eth_chainId", "method not available");
+    const client = open([refusing.url, healthy.url]);
+    expect(await client.getBlockNumber({ cacheTime: 0 })).to.be.a("bigint");
+    refusing.allow();
+    refusing.answer("eth_chainId", "not a number");
+    expect(await client.getBlockNumber({ cacheTime: 0 })).to.be.a("bigint");
+    expect(failovers).to.deep.equal([label(refusing), label(refusing)]);
+    // Once it answers its chain id properly, it is checked for good and never asked again.
+    refusing.allow();
+    await endpoints!.probe();
+    await endpoints!.probe();
+    expect(refusing.calls.filter((call) => call.method === "eth_chainId")).to.have.length(3);
   });
 
   it("tries the next endpoint when the selected one cuts the connection, counts the failover, and moves reads at once", async () => {

@@ -55,7 +55,7 @@ export function hopGasAt(hops: readonly RouteHop[], index: number, sharedRuns: b
 }
 
 /** The execution gas of a path's hops (`sharedRuns`: see hopGasAt; true for a route of one path). */
-export function hopsGas(hops: readonly RouteHop[], sharedRuns = true): number {
+export function hopsGas(hops: readonly RouteHop[], sharedRuns: boolean): number {
   let gas = 0;
   for (let index = 0; index < hops.length; index++) gas += hopGasAt(hops, index, sharedRuns);
   return gas;
@@ -89,7 +89,9 @@ export type RouteSearchStats = { candidatePaths: number; successfulRoutes: numbe
  * checks this on the devnet market). With `gasCost` (gas priced in the buy token), candidates are
  * ranked by output net of their hops' gas, and the last hop's pool is chosen net of its gas; a middle
  * hop's pool is chosen by output (its gas cannot be priced in a middle token without a search per
- * token), and its gas then counts in its path's rank. Amounts are the exact on-chain outputs.
+ * token), and its gas then counts in its path's rank. `sharedRuns` says whether the path would be the
+ * route's only one (a run of V4 hops then shares one unlock, hopGasAt) or a SPLIT leg (each hop pays in
+ * full). Amounts are the exact on-chain outputs.
  */
 export function searchRoute(
   market: PricedMarket,
@@ -99,13 +101,14 @@ export function searchRoute(
   maxHops: number = MAX_HOPS,
   stats?: RouteSearchStats,
   gasCost?: GasCost,
+  sharedRuns = true,
 ): FoundRoute | undefined {
   if (amountIn <= 0n || tokenIn === tokenOut) return undefined;
   let best: FoundRoute | undefined;
   let bestScore = 0n;
   const consider = (hops: RouteHop[]): void => {
     const amountOut = hops[hops.length - 1]!.amountOut;
-    const score = gasCost === undefined ? amountOut : amountOut - gasCost(hopsGas(hops));
+    const score = gasCost === undefined ? amountOut : amountOut - gasCost(hopsGas(hops, sharedRuns));
     if (best === undefined || score > bestScore) {
       best = { hops, amountOut };
       bestScore = score;
