@@ -41,8 +41,9 @@ interface IExactOutputSettlement is ISwapSettlement {
     /// @notice The route needs `needed` of the sell token for the signed output; the order allows at
     /// most `maximum`.
     error SwapExcessiveInput(uint256 needed, uint256 maximum);
-    /// @notice The action at byte `offset` (of the route, or of a split leg) cannot run in an exact-output
-    /// route: a second SPLIT, a SPLIT beside other swaps, swaps of a route run backwards that are not one
-    /// run after at most a WRAP, or a SWAP_PROPAMM or SWAP_V4 (exact-input only).
+    /// @notice The action at byte `offset` (of the route, or of a split leg or the route's run of swaps)
+    /// cannot run in an exact-output route: a second SPLIT, a SPLIT beside other swaps, swaps of a route
+    /// run backwards that are not one run after at most a WRAP, a SWAP_PROPAMM (exact-input only), or
+    /// another venue's hop before a SWAP_V4 in its run or leg (V4 hops run backwards only first).
     error SwapExactOutputRoute(uint256 offset);
 }

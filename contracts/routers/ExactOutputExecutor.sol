@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {IExactOutputSettlement} from "../interfaces/IExactOutputSettlement.sol";
+import {ExactOutputInput} from "../libraries/ExactOutputInput.sol";
 import {RouteActions} from "../libraries/RouteActions.sol";
 import {V2SwapMath} from "../libraries/V2SwapMath.sol";
 import {RouteExecutor} from "./RouteExecutor.sol";
@@ -29,13 +30,6 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         uint256 swapEnd;
         uint256 swapOut;
     }
-
-    /// @dev Transient, for a route run backwards: keccak256("ExactOutputExecutor.inputUsed") - 1, the
-    /// input paid so far; "…inputMax", the order's maximum; "…inputWrapped", whether the input is ETH
-    /// to wrap as it is paid (a route starting with WRAP).
-    uint256 private constant INPUT_USED_SLOT = 0x20a3a604b09659a91ab7749847608d41dc5a78fc99597489a5a3514ed459351e;
-    uint256 private constant INPUT_MAX_SLOT = 0xc55928b8519d60d47f0a249ac7b4bfd9b0fe31d11a9eb6e9600aaecad07ee248;
-    uint256 private constant INPUT_WRAPPED_SLOT = 0x132cb65ff5553926a3c2449553cfa9557fdfd4de0fa0fa1df8c3dbcdb53542f3;
 
     /// @dev `params` read as the SwapParams it is laid out like (IExactOutputSettlement), so the
     /// exact-input checks and field reads apply unchanged.
@@ -125,13 +119,13 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
             if (nextOffset > actions.length) revert SwapTruncatedAction(offset);
             (offsets[count], tokensIn[count]) = (offset, token);
             ++count;
-            if (opcode == RouteActions.SWAP_V2 || opcode == RouteActions.SWAP_V3) {
+            if (opcode == RouteActions.SWAP_PROPAMM) {
+                // Exact output runs over V2, V3 and V4; propAMMs are exact-input only.
+                revert SwapExactOutputRoute(offset);
+            } else if (RouteActions.swapWidth(opcode) != 0) {
                 token = RouteActions.hopTokenOut(actions, offset);
                 swaps = true;
-                if (opcode == RouteActions.SWAP_V3) plan.backwards = true;
-            } else if (RouteActions.swapWidth(opcode) != 0) {
-                // Exact output runs over V2 and V3; propAMMs are exact-input only.
-                revert SwapExactOutputRoute(offset);
+                if (opcode != RouteActions.SWAP_V2) plan.backwards = true;
             } else if (opcode == RouteActions.SPLIT) {
                 if (plan.splitEnd != 0) revert SwapExactOutputRoute(offset);
                 (plan.splitOffset, plan.splitEnd) = (offset, nextOffset);
@@ -155,8 +149,7 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
     }
 
     /// @dev The shape of a route run backwards: its swaps (or its SPLIT, with no other swap beside it)
-    /// are one run, before them at most a WRAP of the native sell token, and a SPLIT's legs hold only
-    /// SWAP_V2 and SWAP_V3 hops; `gapAt` is a swap found after other actions that follow a swap.
+    /// are one run, before them at most a WRAP of the native sell token, and a SPLIT is the only swap; `gapAt` is a swap found after other actions that follow a swap.
     function _checkBackwardsShape(
         bytes calldata actions,
         address sellToken,
@@ -171,20 +164,8 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
             // Checked here, before the entry point takes any input.
             if (sellToken != NATIVE) revert SwapUnexpectedToken(NATIVE, sellToken);
         }
-        if (plan.splitEnd == 0) return;
-        if (swaps) revert SwapExactOutputRoute(plan.splitOffset);
-        // The legs' hops: propAMMs are exact-input only.
-        uint256 legs = RouteActions.byteAt(actions, plan.splitOffset + 1);
-        uint256 cursor = plan.splitOffset + RouteActions.SPLIT_HEADER_WIDTH;
-        for (uint256 leg; leg < legs; ++leg) {
-            (uint256 end,) = RouteActions.legEnd(actions, cursor);
-            for (uint256 at = cursor + RouteActions.LEG_HEADER_WIDTH; at < end;) {
-                uint8 opcode = RouteActions.opcodeAtInBounds(actions, at);
-                if (opcode != RouteActions.SWAP_V2 && opcode != RouteActions.SWAP_V3) revert SwapExactOutputRoute(at);
-                at += RouteActions.swapWidth(opcode);
-            }
-            cursor = end;
-        }
+        // A SPLIT is the route's only swap. Its legs' hops are checked as they run: a propAMM's is refused.
+        if (plan.splitEnd != 0 && swaps) revert SwapExactOutputRoute(plan.splitOffset);
     }
 
     /// @dev The input one hop needs to pay out `amountOut`, checked as the forward pass checks it.
@@ -244,12 +225,7 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         // `_routeShape` allows only a WRAP of the native sell token before the swaps.
         bool wrapped = plan.swapStart != 0;
         address token = wrapped ? address(weth) : tokenIn;
-        uint256 maxIn = plan.amountIn;
-        assembly ("memory-safe") {
-            tstore(INPUT_USED_SLOT, 0)
-            tstore(INPUT_MAX_SLOT, maxIn)
-            tstore(INPUT_WRAPPED_SLOT, wrapped)
-        }
+        ExactOutputInput.begin(plan.amountIn, wrapped);
         // The swaps' output token: the SPLIT's, or the last swap's.
         bytes calldata swaps = actions[plan.swapStart:plan.swapEnd];
         address tokenOut = plan.splitEnd == 0
@@ -257,7 +233,8 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
             : RouteActions.splitTokenOut(actions, plan.splitOffset);
         address buyToken = address(uint160(_field(order, 2)));
         address recipient = address(uint160(_field(order, 4)));
-        bool direct = plan.swapEnd == actions.length && tokenOut == buyToken;
+        // Native ETH out of a V4 pool is taken here and paid on as the tail pays it (no balance to measure).
+        bool direct = plan.swapEnd == actions.length && tokenOut == buyToken && tokenOut != NATIVE;
         address to = direct ? recipient : address(this);
         uint256 before = direct ? _balanceOf(tokenOut, recipient) : 0;
         if (plan.splitEnd == 0) {
@@ -274,12 +251,7 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
             // the tail's first hop, a SWAP_V2 or SWAP_V4 included, must move it itself (`inPair` false).
             (buyAmount, fee) = _runAndPay(order, actions[plan.swapEnd:], tokenOut, plan.swapOut, false);
         }
-        assembly ("memory-safe") {
-            sellAmount := tload(INPUT_USED_SLOT)
-            tstore(INPUT_USED_SLOT, 0)
-            tstore(INPUT_MAX_SLOT, 0)
-            tstore(INPUT_WRAPPED_SLOT, 0)
-        }
+        sellAmount = ExactOutputInput.end();
     }
 
     /// @dev The SPLIT at `offset` run backwards: each leg yields its share of `amountOut` (the last leg
@@ -314,14 +286,18 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
     function _previousHop(bytes calldata hops, uint256 offset) private pure returns (uint256 previous) {
         for (uint256 at; at < offset;) {
             previous = at;
-            at += RouteActions.swapWidth(RouteActions.opcodeAtInBounds(hops, at));
+            uint8 opcode = RouteActions.opcodeAtInBounds(hops, at);
+            // Every run backwards is walked here first (a SPLIT leg's whole): propAMMs are exact-input
+            // only (`_routeShape` refuses one outside a SPLIT before anything runs).
+            if (opcode == RouteActions.SWAP_PROPAMM) revert SwapExactOutputRoute(at);
+            at += RouteActions.swapWidth(opcode);
         }
     }
 
-    /// @dev The swap at `offset` of `hops` (a run of SWAP_V2 and SWAP_V3 actions starting from
+    /// @dev The swap at `offset` of `hops` (a run of SWAP_V2, SWAP_V3 and SWAP_V4 actions starting from
     /// `tokenStart`, checked as the forward pass checks them) run backwards: exactly `amountOut` to
     /// `to`, its input paid by the swaps before it (`_payExactOut`), a V2 pair's before its swap, a V3
-    /// pool's in its callback. A V3 pool gets the run back in its callback data, since the callback
+    /// pool's in its callback; a V4 hop and the V4 hops before it in one unlock (UniswapV4Module). A V3 pool gets the run back in its callback data, since the callback
     /// cannot read this call's calldata.
     function _exactOut(bytes calldata hops, uint256 offset, address tokenStart, uint256 amountOut, address to)
         private
@@ -330,11 +306,18 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         // Run backwards, the swaps bypass `_hop`: no allowlisted propAMM pair is a token here either.
         _refusePair(tokenIn);
         _refusePair(RouteActions.hopTokenOut(hops, offset));
-        if (RouteActions.opcodeAtInBounds(hops, offset) == RouteActions.SWAP_V3) {
+        uint8 opcode = RouteActions.opcodeAtInBounds(hops, offset);
+        if (opcode == RouteActions.SWAP_V4) {
+            // With the V4 hops before it, in one unlock paid from the order's input: only V4 hops may
+            // lead up to a V4 hop run backwards (the module refuses any other). Their currencies between
+            // the run's ends are never transferred: they net to zero inside the PoolManager.
+            _refusePair(tokenStart);
+            _swapV4(hops, 0, offset + RouteActions.SWAP_V4_WIDTH, tokenStart, amountOut, V4_EXACT_OUTPUT, to);
+        } else if (opcode == RouteActions.SWAP_V3) {
             (address pool, bool zeroForOne) = _v3HopPool(hops, offset, tokenIn);
             _v3ExactOutputSwap(pool, zeroForOne, amountOut, to, abi.encodePacked(uint256(uint160(tokenStart)), offset, hops));
         } else {
-            // SWAP_V2: `_routeShape` admits no other venue here.
+            // SWAP_V2: `_routeShape` and `_previousHop` admit no other venue here.
             (address pair, address tokenOut) = _checkHop(hops, offset, tokenIn);
             (uint256 reserve0, uint256 reserve1) = _reserves(pair);
             bool zeroForOne = tokenIn < tokenOut;
@@ -354,20 +337,7 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         private
     {
         if (offset != 0) return _exactOut(hops, _previousHop(hops, offset), tokenStart, amount, to);
-        uint256 used;
-        uint256 maxIn;
-        bool wrapped;
-        assembly ("memory-safe") {
-            used := tload(INPUT_USED_SLOT)
-            maxIn := tload(INPUT_MAX_SLOT)
-            wrapped := tload(INPUT_WRAPPED_SLOT)
-        }
-        used += amount;
-        if (used > maxIn) revert SwapExcessiveInput(used, maxIn);
-        assembly ("memory-safe") {
-            tstore(INPUT_USED_SLOT, used)
-        }
-        if (wrapped) _wethCall(0xd0e30db0, amount, 0); // deposit()
+        if (ExactOutputInput.spend(amount)) _wethCall(0xd0e30db0, amount, 0); // deposit()
         _pay(tokenStart, to, amount);
     }
 

@@ -86,7 +86,7 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
         if (!delivered) _refusePair(tokenIn);
         // `_hopInput` is this router for a SWAP_V4 hop: an input delivered to the route's first action,
         // and to no other, was paid into the synced PoolManager (`_signedSellDestination`).
-        return _swapV4(actions, offset, end, tokenIn, amountIn, delivered && offset == 0, to);
+        return _swapV4(actions, offset, end, tokenIn, amountIn, delivered && offset == 0 ? V4_AT_MANAGER : V4_IN_ROUTER, to);
     }
 
     /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output

@@ -261,8 +261,8 @@ describe("Exact output over Uniswap V3 (SWAP_V3 hops run backwards) in TakerSwap
       await expectRevert(f.taker.sendTransaction({ to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance(alone, f.routerAddress) }), "SwapExactOutputRoute", [0n]);
       const split: RouteAction[] = [{ type: "split", legs: [{ shareBps: 5000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }] }, { shareBps: 5000, hops: [propAmm] }] }];
       const inLeg = exactOrder(f, usdc, parseUnits("1000", 6), weth, parseEther("0.1"), split, (await now(f)) + 600n);
-      // The split header (2 bytes), the V3 leg (3 + 25), the propAMM leg's header (3).
-      await expectRevert(f.taker.sendTransaction({ to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance(inLeg, f.routerAddress) }), "SwapExactOutputRoute", [2n + 28n + 3n]);
+      // In a split leg, the offset is the hop's within its leg (the V3 leg runs first; the revert undoes it).
+      await expectRevert(f.taker.sendTransaction({ to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance(inLeg, f.routerAddress) }), "SwapExactOutputRoute", [0n]);
     });
 
     it("swaps of a route run backwards must be one run after at most a WRAP: a V3 hop after an UNWRAP–WRAP detour is refused", async () => {

@@ -5,6 +5,7 @@ import { concatHex, encodeFunctionData, erc20Abi, getAddress, getContractAddress
 import {
   buildSwapPermitTypedData,
   encodeRouteActions,
+  encodeSwapExactOutputNative,
   encodeSwapExactOutputWithAllowance,
   encodeSwapGaslessBatch,
   encodeSwapNative,
@@ -16,6 +17,7 @@ import {
   patchSignature,
   sortCurrencies,
   swapV4Hop,
+  takerExactOutputRouterAbi,
   uniswapV4PoolManagerAbi,
   uniswapV4StateViewAbi,
   V4_HOOK_FLAGS,
@@ -356,10 +358,62 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const sellAmount = parseUnits("100", 6);
     const expected = await quoteV4(f, pool, usdc, sellAmount);
     await expectRevert(simulate(order(f, usdc, sellAmount, weth, expected + 1n, swapV4(pool, weth), deadline)), "SwapInsufficientOutput", [expected, expected + 1n]);
-    const exactOutput = { sellToken: usdc, maxSellAmount: sellAmount, buyToken: weth, buyAmount: 1000n, recipient: f.recipient.account.address, deadline, quoteId: QUOTE_ID, actions: swapV4(pool, weth) };
+    // Exact output runs a V4 hop backwards only with V4 hops before it: a V3 hop first is named (offset 0).
+    const v3ThenV4 = encodeRouteActions([{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }, swapV4Hop(v4Pool(f, wbtc, weth), wbtc)]);
+    const exactOutput = { sellToken: usdc, maxSellAmount: sellAmount, buyToken: wbtc, buyAmount: 1000n, recipient: f.recipient.account.address, deadline, quoteId: QUOTE_ID, actions: v3ThenV4 };
     await expectRevert(f.publicClient.call({ account: f.taker.account, to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance(exactOutput, f.routerAddress) }), "SwapExactOutputRoute", [0n]);
-    const splitExact = { ...exactOutput, actions: encodeRouteActions([{ type: "split", legs: [{ shareBps: 5000, hops: [swapV4Hop(pool, weth)] }, { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }] }] }]) };
-    await expectRevert(f.publicClient.call({ account: f.taker.account, to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance(splitExact, f.routerAddress) }), "SwapExactOutputRoute");
+    await expectRoutersEmpty(f);
+  });
+
+  it("settles exact output over V4 backwards: one hop for exactly V4Quoter's input, a run of two in one unlock, native ETH in (the rest refunded) and out, ETH wrapped first, and a V4 leg beside a V3 one; refuses a pool that cannot pay the output; nothing stays in the routers", async () => {
+    const f = await loadFixture(v3Market);
+    const [usdc, weth, wbtc] = [f.token("USDC"), f.contracts.weth, f.token("WBTC")];
+    const deadline = (await now(f)) + 600n;
+    const pool = v4Pool(f, weth, usdc);
+    const exact = (sellToken: Address, maxSellAmount: bigint, buyToken: Address, buyAmount: bigint, actions: Hex) => ({ sellToken, maxSellAmount, buyToken, buyAmount, recipient: f.recipient.account.address, deadline, quoteId: QUOTE_ID, actions });
+    const viaHolder = (order: ReturnType<typeof exact>) => send(f, f.contracts.allowanceHolder, encodeSwapExactOutputWithAllowance(order, f.routerAddress));
+    const settled = (receipt: Awaited<ReturnType<typeof send>>) => parseEventLogs({ abi: takerExactOutputRouterAbi, eventName: "SwapSettled", logs: receipt.logs })[0]!.args;
+    await f.taker.writeContract({ address: usdc, abi: erc20Abi, functionName: "approve", args: [f.contracts.allowanceHolder, maxUint256] });
+
+    // One hop: the taker pays exactly what V4Quoter says the output needs, the recipient gets exactly the output.
+    const buyAmount = parseEther("0.01");
+    const needed = await quoteVenueV4(f, f.uniswapV4.v4Quoter, pool, usdc, buyAmount, "exactOutput");
+    const [usdcBefore, wethBefore] = await Promise.all([balanceOf(f, usdc, f.taker.account.address), balanceOf(f, weth, f.recipient.account.address)]);
+    const one = settled(await viaHolder(exact(usdc, needed * 2n, weth, buyAmount, swapV4(pool, weth))));
+    expect([one.sellAmount, one.buyAmount]).to.deep.equal([needed, buyAmount]);
+    expect(usdcBefore - (await balanceOf(f, usdc, f.taker.account.address))).to.equal(needed);
+    expect((await balanceOf(f, weth, f.recipient.account.address)) - wethBefore).to.equal(buyAmount);
+
+    // Two V4 hops, USDC → WETH → WBTC, in one unlock: two pool swaps, exactly the WBTC out.
+    const wbtcOut = 10_000n;
+    const run = await viaHolder(exact(usdc, parseUnits("1000", 6), wbtc, wbtcOut, concatHex([swapV4(pool, weth), swapV4(v4Pool(f, wbtc, weth), wbtc)])));
+    expect(settled(run).buyAmount).to.equal(wbtcOut);
+    expect(parseEventLogs({ abi: uniswapV4PoolManagerAbi, eventName: "Swap", logs: run.logs })).to.have.length(2);
+
+    // Native ETH into the ETH/USDC pool: exactly the USDC out, the unused ETH back to the taker.
+    const nativePool = v4Pool(f, NATIVE_TOKEN, usdc);
+    const usdcOut = parseUnits("25", 6);
+    const ethNeeded = await quoteVenueV4(f, f.uniswapV4.v4Quoter, nativePool, NATIVE_TOKEN, usdcOut, "exactOutput");
+    const ethBefore = await ethBalance(f, f.taker.account.address);
+    const nativeOrder = exact(NATIVE_TOKEN, parseEther("1"), usdc, usdcOut, swapV4(nativePool, usdc));
+    const native = await send(f, f.routerAddress, encodeSwapExactOutputNative(nativeOrder), parseEther("1"));
+    expect(settled(native).sellAmount).to.equal(ethNeeded);
+    expect(ethBefore - (await ethBalance(f, f.taker.account.address))).to.equal(ethNeeded + native.gasUsed * native.effectiveGasPrice);
+
+    // ETH wrapped first, into the WETH/USDC pool: the WETH is deposited as the run pays it.
+    const wrapped = await send(f, f.routerAddress, encodeSwapExactOutputNative(exact(NATIVE_TOKEN, parseEther("1"), usdc, usdcOut, encodeRouteActions([{ type: "wrap" }, swapV4Hop(pool, usdc)]))), parseEther("1"));
+    expect(settled(wrapped).buyAmount).to.equal(usdcOut);
+    // USDC for exactly 0.01 native ETH out of the ETH pool: taken into the router and paid on, no balance measured.
+    const recipientEth = await ethBalance(f, f.recipient.account.address);
+    await viaHolder(exact(usdc, parseUnits("1000", 6), NATIVE_TOKEN, buyAmount, swapV4(nativePool, NATIVE_TOKEN)));
+    expect((await ethBalance(f, f.recipient.account.address)) - recipientEth).to.equal(buyAmount);
+    // More WBTC than the narrow pool holds: the pool pays less than asked, and the run is refused.
+    const tooMuch = exact(usdc, parseUnits("1000", 6), wbtc, parseUnits("1000000", 8), concatHex([swapV4(pool, weth), swapV4(v4Pool(f, wbtc, weth), wbtc)]));
+    await expectRevert(f.publicClient.call({ account: f.taker.account, to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance(tooMuch, f.routerAddress) }), "SwapV4PartialFill");
+
+    // A SPLIT whose V4 leg runs beside a V3 leg: the recipient gets the whole output.
+    const split = encodeRouteActions([{ type: "split", legs: [{ shareBps: 6000, hops: [swapV4Hop(pool, weth)] }, { shareBps: 4000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }] }] }]);
+    expect(settled(await viaHolder(exact(usdc, parseUnits("1000", 6), weth, buyAmount, split))).buyAmount).to.equal(buyAmount);
     await expectRoutersEmpty(f);
   });
 });

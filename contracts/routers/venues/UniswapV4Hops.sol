@@ -14,6 +14,13 @@ import {UniswapV4Module} from "./UniswapV4Module.sol";
 /// by DELEGATECALL (EIP-170 leaves the routers no room for them): the module accepts the callback only
 /// from the PoolManager while a transient flag says this router's own run is unlocking it.
 abstract contract UniswapV4Hops is IUniswapV4Venue, RouterFunds {
+    /// @dev How a run's input is paid (UniswapV4Module's modes): held by this router; already paid into
+    /// the synced PoolManager (`_signedSellDestination`); or, for a run priced backwards from its
+    /// output (exact output), from the order's input as ExactOutputInput accounts it.
+    uint256 internal constant V4_IN_ROUTER = 0;
+    uint256 internal constant V4_AT_MANAGER = 1;
+    uint256 internal constant V4_EXACT_OUTPUT = 2;
+
     /// @dev The module's `swapV4Run()`.
     bytes4 private constant SWAP_V4_RUN_SELECTOR = UniswapV4Module.swapV4Run.selector;
 
@@ -62,18 +69,18 @@ abstract contract UniswapV4Hops is IUniswapV4Venue, RouterFunds {
     }
 
     /// @dev The run of SWAP_V4 actions from `offset` to `end` (whole actions, checked by the caller):
-    /// `amountIn` of `tokenIn`, held by this router (or, when `atManager`, already paid into the synced
-    /// PoolManager: `_signedSellDestination`), swapped hop by hop in one unlock; the output, returned,
-    /// taken to `to`.
+    /// `amount` of `tokenIn` paid as `mode` says (V4_IN_ROUTER, V4_AT_MANAGER), swapped hop by hop in
+    /// one unlock, the output (returned) taken to `to`; or, in V4_EXACT_OUTPUT, exactly `amount` out to
+    /// `to`, the input (returned) paid from the order's.
     function _swapV4(
         bytes calldata actions,
         uint256 offset,
         uint256 end,
         address tokenIn,
-        uint256 amountIn,
-        bool atManager,
+        uint256 amount,
+        uint256 mode,
         address to
-    ) internal returns (uint256 amountOut) {
+    ) internal returns (uint256 result) {
         address module = _v4Module;
         if (module == address(0)) revert SwapUnknownAction(RouteActions.SWAP_V4, offset);
         bytes4 selector = SWAP_V4_RUN_SELECTOR;
@@ -83,16 +90,16 @@ abstract contract UniswapV4Hops is IUniswapV4Venue, RouterFunds {
             let ptr := mload(0x40)
             mstore(ptr, selector)
             mstore(add(ptr, 4), shl(96, tokenIn))
-            mstore(add(ptr, 24), amountIn)
+            mstore(add(ptr, 24), amount)
             mstore(add(ptr, 56), shl(96, to))
-            mstore8(add(ptr, 76), atManager)
+            mstore8(add(ptr, 76), mode)
             let length := sub(end, offset)
             calldatacopy(add(ptr, 77), add(actions.offset, offset), length)
             if iszero(delegatecall(gas(), module, ptr, add(77, length), 0, 0x20)) {
                 returndatacopy(ptr, 0, returndatasize())
                 revert(ptr, returndatasize())
             }
-            amountOut := mload(0)
+            result := mload(0)
         }
     }
 
