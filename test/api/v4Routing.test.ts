@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { erc20Abi, getAddress, maxUint256, parseEther, parseUnits, zeroAddress, type Address, type Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import {
+  decodeExactOutputQuoteOrder,
   decodeQuoteOrder,
   decodeRouteActions,
   encodeRouteActions,
@@ -37,6 +38,7 @@ import type { MarketPools } from "../../api/quote/market/marketTracker";
 import { marketWhere, marketWithoutSources } from "../../api/quote/market/marketView";
 import type { PoolSnapshot } from "../../api/quote/market/poolState";
 import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
+import { searchRouteForOutput } from "../../api/quote/routing/exactOutputRoute";
 import { actionsOfLegs } from "../../api/quote/routing/routePlan";
 import { bestExecution } from "../../api/quote/routing/splitDecision";
 import { FollowedV4HookAllowlist } from "../../api/quote/venues/uniswapV4/followedHookAllowlist";
@@ -48,6 +50,7 @@ import { closeSharedQuoteApis, quoteReady, type QuoteApi } from "../fixtures/quo
 import { gaslessReadyFixture, startGaslessStack } from "../fixtures/gaslessStack";
 import { withCall } from "../fixtures/quoteTampering";
 import { balanceOf } from "../fixtures/testRoute";
+import { quoteV4 } from "../fixtures/venueQuotes";
 
 const V4 = "uniswap-v4";
 const GAS_PRICE = 1_000_000_000n;
@@ -138,7 +141,7 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     expect(routed.has(delta!.id.toLowerCase() as Address)).to.equal(false);
   });
 
-  it("a V4 pool with a better fee wins the hop (USDC → USDT), its actions are SWAP_V4 with the pool's key, the SDK prices them to the wei; excluded_sources and exact-output quotes leave V4 out", async () => {
+  it("a V4 pool with a better fee wins the hop (USDC → USDT), its actions are SWAP_V4 with the pool's key, the SDK prices them to the wei, excluded_sources leaves V4 out, and exact output prices it backwards as V4Quoter does", async () => {
     const f = await loadFixture(settlementFixture);
     const { snapshot } = await marketOf(f, {});
     const market = await snapshot();
@@ -161,10 +164,12 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     expect(without.legs.flatMap((leg) => leg.hops).some((hop) => hop.pool.source === V4)).to.equal(false);
     expect(without.amountOut < execution.amountOut).to.equal(true);
 
-    // Exact-output quotes plan over the pools whose adapter prices backwards (exactOutputPlan.ts): no V4 pool until the routers' backward pass takes SWAP_V4.
+    // Exact output prices the same V4 pool backwards: the input it needs is V4Quoter's exact-output quote, to the wei.
     const exactOutputMarket = marketWhere(market, (candidate) => adapterOf(candidate).exactOutput);
-    expect(v4PoolsOf(exactOutputMarket)).to.deep.equal([]);
-    expect([...exactOutputMarket.pools.values()].some((candidate) => candidate.kind === "v3")).to.equal(true);
+    const wanted = parseUnits("5000", 6);
+    const backwards = searchRouteForOutput(exactOutputMarket, lower(usdc), lower(usdt), wanted)!;
+    expect(backwards.pools.map((candidate) => candidate.address)).to.deep.equal([pool.address]);
+    expect(backwards.amountIn).to.equal(await quoteV4(f, f.uniswapV4.v4Quoter, pool.state.key, usdc, wanted, "exactOutput"));
   });
 
   it("splits a large order (800k USDC → USDT) across V4 and the other venues when that pays more net of gas, every leg's V4 hop a SWAP_V4 inside the SPLIT", async () => {
@@ -398,5 +403,21 @@ describe("Native ETH through a V4 pool (quotes settled on chain)", function () {
     } finally {
       await stack.close();
     }
+  });
+
+  it("buys exactly buy_amount of USDT through the V4 pool that wins the hop (SWAP_V4 run backwards), within the quoted sell_amount; its route never puts a V4 hop after another venue's", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const [usdc, usdt] = [f.token("USDC"), f.token("USDT")];
+    const buyAmount = parseUnits("5000", 6);
+    const { status, body } = await api.quote({ sell_token: usdc, buy_token: usdt, buy_amount: buyAmount, taker: f.taker.account.address, recipient: f.recipient.account.address, settlement: "allowance" });
+    expect(status, JSON.stringify(body)).to.equal(200);
+    const quote = body as NativeQuote;
+    expect(quote.route.hops.map((hop) => hop.source)).to.deep.equal([V4]);
+    expect(decodeRouteActions(decodeExactOutputQuoteOrder(quote.tx.data).order.actions).map((action) => action.type)).to.deep.equal(["swapV4"]);
+    const sellBefore = await balanceOf(f, usdc, f.taker.account.address);
+    const { received, gasUsed } = await settleQuote(f, quote, usdt);
+    expect(received).to.equal(buyAmount);
+    expect(sellBefore - (await balanceOf(f, usdc, f.taker.account.address)) <= BigInt(quote.sell_amount)).to.equal(true);
+    expectGasClose(quote, gasUsed);
   });
 });

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import type { Address } from "viem";
 import { decodeRouteActions, encodeRouteActions, getAmountIn, getAmountOut } from "../../sdk";
-import { searchRouteForOutput } from "../../api/quote/routing/exactOutputRoute";
+import { pathAmountIn, searchRouteForOutput } from "../../api/quote/routing/exactOutputRoute";
 import { estimateGas } from "../../api/quote/gas/gasEstimate";
 import { marketWithoutSources } from "../../api/quote/market/marketView";
 import { pricedMarketOf } from "../../api/quote/routing/poolGraph";
@@ -76,6 +76,8 @@ registerVenueAdapter(constantProductAdapter("test-cp-exact-in", false));
 /** A venue whose consecutive hops run together, as V4's do in one unlock: the second saves RUN_SAVING gas. */
 const RUN_SAVING = 100_000;
 registerVenueAdapter({ ...constantProductAdapter("test-cp-run", true), runHopSaving: RUN_SAVING });
+/** A venue whose hops may only lead an exact-output path, as V4's (the routers run them backwards first, in one unlock). */
+registerVenueAdapter({ ...constantProductAdapter("test-cp-first", true), exactOutputFirst: true });
 
 const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
 const [SELL, BUY, HUB] = [token(1), token(2), token(3)];
@@ -169,6 +171,32 @@ describe("venue adapters: route search and splits over several venues", () => {
     const gasCost = (gas: number) => (BigInt(gas) * 2n * gain) / (extraShared + extraFull);
     expect(searchRoute(market, SELL, BUY, E18, 3, undefined, gasCost, true)!.hops).to.have.length(2);
     expect(searchRoute(market, SELL, BUY, E18, 3, undefined, gasCost, false)!.hops.map((hop) => hop.pool.address)).to.deep.equal([direct.address]);
+  });
+
+  it("an exact-output search never puts a leading-only venue's hop (V4's rule) after another venue's, and needs no more input than the best path the rule allows (brute force over random markets)", () => {
+    const reserve = fc.bigInt({ min: 10n ** 19n, max: 10n ** 23n });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(reserve, reserve), { minLength: 6, maxLength: 6 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }), (reserves, leading) => {
+        // Two pools per step (SELL→HUB, HUB→BUY) and two direct ones, each of the leading-only venue or V2.
+        const ends: [number, number][] = [[1, 3], [1, 3], [3, 2], [3, 2], [1, 2], [1, 2]];
+        const pools: PricedPool[] = ends.map(([a, b], index) => (leading[index] ? opaque(index, a, b, reserves[index]![0], reserves[index]![1], "test-cp-first") : v2(index, a, b, reserves[index]![0], reserves[index]![1])));
+        const market = pricedMarketOf(pools);
+        const amountOut = 10n ** 18n;
+        const found = searchRouteForOutput(market, SELL, BUY, amountOut, 2);
+        const isLeading = (pool: PricedPool) => pool.source === "test-cp-first-venue";
+        const needs = (path: PricedPool[], tokens: Address[]) => pathAmountIn(path, tokens, amountOut);
+        let best: bigint | undefined;
+        const candidates: [PricedPool[], Address[]][] = [...pools.slice(4).map((pool): [PricedPool[], Address[]] => [[pool], [SELL, BUY]])];
+        for (const first of pools.slice(0, 2)) for (const second of pools.slice(2, 4)) if (!isLeading(second) || isLeading(first)) candidates.push([[first, second], [SELL, HUB, BUY]]);
+        for (const [path, tokens] of candidates) {
+          const amountIn = needs(path, tokens);
+          if (amountIn !== undefined && (best === undefined || amountIn < best)) best = amountIn;
+        }
+        expect(found?.amountIn).to.equal(best);
+        if (found !== undefined) expect(found.pools.some((pool, index) => index > 0 && isLeading(pool) && !isLeading(found.pools[index - 1]!))).to.equal(false);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("ranks a two-hop path below a direct one when its extra hop's gas costs more than it gains", () => {

@@ -56,6 +56,6 @@ export function planExactOutputRoute(input: QuoteInput, pricedMarket: PricedMark
     amountIn = execution.amountIn;
     grossOut = execution.amountOut;
   }
-  // Native ETH goes through WETH (WRAP / UNWRAP): the only pools holding it natively are V4's, which exact output leaves out.
+  // Native ETH goes through WETH (WRAP / UNWRAP): exact output does not search V4's native-ETH pools yet.
   return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, amountIn, actions: actionsOfLegs(legs, sellsNative, buysNative), sellsNative, buysNative, wraps: sellsNative, unwraps: buysNative, stats };
 }

@@ -20,12 +20,33 @@ export function amountInThrough(pool: PricedPool, tokenIn: Address, amountOut: b
 /** A token path's pools, backwards: what each step needs, from the output to the input. */
 type BackwardStep = Readonly<{ pool: PricedPool; tokenIn: Address; tokenOut: Address; amountIn: bigint }>;
 
-/** The pool between `tokenIn` and `tokenOut`, among every venue that prices backwards, that needs the least input for `amountOut`. */
-function cheapestHop(market: PricedMarket, tokenIn: Address, tokenOut: Address, amountOut: bigint, stats: RouteSearchStats | undefined): BackwardStep | undefined {
+/** Whether `pool`'s venue may only lead an exact-output path (VenueAdapter.exactOutputFirst: V4). */
+const leadsOnly = (pool: PricedPool): boolean => adapterOf(pool).exactOutputFirst === true;
+
+/** The pools a hop may use before `next` in an exact-output path: only leading venues' before one of theirs, any otherwise. */
+const allowedBefore = (next: BackwardStep): ((pool: PricedPool) => boolean) | undefined => (leadsOnly(next.pool) ? leadsOnly : undefined);
+
+/** Whether every path of `legs` runs its leading-only venues' hops first, as the routers require. */
+export function leadsFirst(legs: readonly { readonly hops: readonly RouteHop[] }[]): boolean {
+  return legs.every(({ hops }) => hops.every((hop, index) => index === 0 || !leadsOnly(hop.pool) || leadsOnly(hops[index - 1]!.pool)));
+}
+
+/**
+ * The pool between `tokenIn` and `tokenOut`, among every venue that prices backwards (and `only`
+ * admits), that needs the least input for `amountOut`.
+ */
+function cheapestHop(
+  market: PricedMarket,
+  tokenIn: Address,
+  tokenOut: Address,
+  amountOut: bigint,
+  stats: RouteSearchStats | undefined,
+  only?: (pool: PricedPool) => boolean,
+): BackwardStep | undefined {
   let best: BackwardStep | undefined;
   for (const address of market.graph.between(tokenIn, tokenOut)) {
     const pool = market.pools.get(address);
-    if (pool === undefined) continue;
+    if (pool === undefined || (only !== undefined && !only(pool))) continue;
     const amountIn = amountInThrough(pool, tokenIn, amountOut);
     if (amountIn !== undefined && stats?.bySource !== undefined) stats.bySource[pool.source] = (stats.bySource[pool.source] ?? 0) + 1;
     if (amountIn !== undefined && (best === undefined || amountIn < best.amountIn)) best = { pool, tokenIn, tokenOut, amountIn };
@@ -43,6 +64,9 @@ export type ExactOutputPath = Readonly<{ pools: readonly PricedPool[]; tokens: r
  * falls as the output asked grows, so for a fixed token sequence the cheapest path takes the
  * cheapest pool at each step, and the cheapest three-hop path through X needs the least input at
  * X. Ties go to the shorter path. Amounts are the routers' backward pass (`getAmountIn` per hop).
+ * A venue that may only lead (`exactOutputFirst`, V4) is kept first: a hop before one of its hops is
+ * chosen among its pools alone, and the last hop from each hub is also tried among the other venues,
+ * so a path the rule forbids never hides the best one it allows.
  */
 export function searchRouteForOutput(
   market: PricedMarket,
@@ -71,15 +95,17 @@ export function searchRouteForOutput(
   if (maxHops < 2) return best;
 
   const hubs = market.graph.hubs.filter((token) => token !== tokenIn && token !== tokenOut);
-  // The last hop from each hub, then the first hop into it.
+  // The last hop from each hub (and, when it may only lead, the best of the other venues), then the first hop into it.
   const last: BackwardStep[] = [];
   for (const hub of hubs) {
     const step = cheapestHop(market, hub, tokenOut, amountOut, stats);
     if (step !== undefined) last.push(step);
     else tried(false);
+    const other = step !== undefined && leadsOnly(step.pool) ? cheapestHop(market, hub, tokenOut, amountOut, stats, (pool) => !leadsOnly(pool)) : undefined;
+    if (other !== undefined) last.push(other);
   }
   for (const step of last) {
-    const first = cheapestHop(market, tokenIn, step.tokenIn, step.amountIn, stats);
+    const first = cheapestHop(market, tokenIn, step.tokenIn, step.amountIn, stats, allowedBefore(step));
     tried(first !== undefined);
     if (first !== undefined) consider([first, step]);
   }
@@ -88,19 +114,25 @@ export function searchRouteForOutput(
 
   // tokenIn → hub → hub' → tokenOut: for each first hub, the cheapest way on to the output.
   for (const hub of hubs) {
-    let reach: [BackwardStep, BackwardStep] | undefined;
+    // The cheapest reach with a leading-only middle hop and the cheapest without: the first hop before
+    // the former is chosen among leading-only pools, which may have none.
+    const reaches = new Map<boolean, [BackwardStep, BackwardStep]>();
     for (const step of last) {
       if (step.tokenIn === hub) continue;
-      const middle = cheapestHop(market, hub, step.tokenIn, step.amountIn, stats);
-      if (middle !== undefined && (reach === undefined || middle.amountIn < reach[0].amountIn)) reach = [middle, step];
+      const middle = cheapestHop(market, hub, step.tokenIn, step.amountIn, stats, allowedBefore(step));
+      if (middle === undefined) continue;
+      const reach = reaches.get(leadsOnly(middle.pool));
+      if (reach === undefined || middle.amountIn < reach[0].amountIn) reaches.set(leadsOnly(middle.pool), [middle, step]);
     }
-    if (reach === undefined) {
+    if (reaches.size === 0) {
       tried(false);
       continue;
     }
-    const first = cheapestHop(market, tokenIn, hub, reach[0].amountIn, stats);
-    tried(first !== undefined);
-    if (first !== undefined) consider([first, ...reach]);
+    for (const reach of reaches.values()) {
+      const first = cheapestHop(market, tokenIn, hub, reach[0].amountIn, stats, allowedBefore(reach[0]));
+      tried(first !== undefined);
+      if (first !== undefined) consider([first, ...reach]);
+    }
   }
   return best;
 }
@@ -167,7 +199,8 @@ export function bestExactOutputExecution(
   const forward = searchRoute(market, tokenIn, tokenOut, single.amountIn, maxHops);
   if (forward === undefined) return singleExecution;
   const split = bestExecution(market, tokenIn, tokenOut, single.amountIn, forward, gasPriceWei, weth, maxHops);
-  if (split.legs.length < 2) return singleExecution;
+  // The exact-input split's legs may put a V4 hop after another venue's, which no router runs backwards.
+  if (split.legs.length < 2 || !leadsFirst(split.legs)) return singleExecution;
   const shares = outputShares(split.legs.map((leg) => leg.amountOut));
   if (shares === undefined) return singleExecution;
   const legOuts = splitAmounts(amountOut, shares);

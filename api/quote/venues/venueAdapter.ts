@@ -25,6 +25,12 @@ export interface VenueAdapter<P extends PricedPool = PricedPool> {
   readonly kind: string;
   /** Whether its pools can be priced backwards (exact output): propAMMs are exact-in only. */
   readonly exactOutput: boolean;
+  /**
+   * Whether, in an exact-output path (or SPLIT leg), its hops may only come before any other venue's:
+   * the routers run such a venue's hops backwards together, paid from the order's input (V4: the
+   * leading V4 hops in one unlock), so another venue's hop cannot pay one of them. Undefined: anywhere.
+   */
+  readonly exactOutputFirst?: boolean;
   /** Whether `curve(pool, tokenIn, 0n)` is the pool's output curve for every input (V2): a split over such pools needs no refinement. */
   readonly exactCurve: boolean;
   /** What `amountIn` of `tokenIn` buys through `pool`; 0n when the pool cannot take it (no hop). */

@@ -1,5 +1,5 @@
 import { zeroAddress, type Address } from "viem";
-import { swapV4Hop, type V4PoolState } from "../../../../sdk";
+import { swapV4Hop, v4HookExclusion, type V4PoolState } from "../../../../sdk";
 import type { VenuePool } from "../pricedPool";
 import type { VenueAdapter } from "../venueAdapter";
 import { v3Curve, v3ExactInput, v3ExactOutput, v3SpotPrice } from "../uniswapV3/v3Pricing";
@@ -29,8 +29,10 @@ export const V4_HOP_GAS = { base: 97_000, perTickCrossed: 21_000, nativeInputSav
  */
 export const v4Adapter: VenueAdapter<V4RoutedPool> = {
   kind: "v4",
-  // The routers' exact-output (backward) pass refuses SWAP_V4 (SwapExactOutputRoute): never in exact-output quotes.
-  exactOutput: false,
+  // The routers run a path's leading SWAP_V4 hops backwards in one unlock (ExactOutputExecutor); a V4
+  // hop after another venue's is refused on chain (SwapExactOutputRoute).
+  exactOutput: true,
+  exactOutputFirst: true,
   exactCurve: false,
   runHopSaving: V4_HOP_GAS.runSaving,
   amountOut(pool, tokenIn, amountIn) {
@@ -38,7 +40,9 @@ export const v4Adapter: VenueAdapter<V4RoutedPool> = {
     return v3ExactInput(pool.state, tokenIn, amountIn)?.amountOut ?? 0n;
   },
   amountIn(pool, tokenIn, amountOut) {
-    if (amountOut <= 0n) return undefined;
+    // A hook that takes part in swaps (allowlisted by the operator) may change what the pool pays: the
+    // router's exact-output run must receive exactly what it asked, so such a pool is not priced backwards.
+    if (amountOut <= 0n || v4HookExclusion(pool.state.key) !== undefined) return undefined;
     return v3ExactOutput(pool.state, tokenIn, amountOut)?.amountIn;
   },
   spotPrice(pool, tokenIn) {
