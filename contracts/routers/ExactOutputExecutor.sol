@@ -282,7 +282,9 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
     }
 
     /// @dev The offset of the swap action before the one at `offset` in `hops` (a run of swap actions,
-    /// each with its opcode); `hops.length` gives the last one's. Zero for the first.
+    /// each with its opcode); `hops.length` gives the last one's. Zero for the first. It refuses a
+    /// propAMM hop: a SPLIT leg is walked whole before its hops run, though earlier legs may have run
+    /// (the revert undoes them; the check lives here for the routers' size).
     function _previousHop(bytes calldata hops, uint256 offset) private pure returns (uint256 previous) {
         for (uint256 at; at < offset;) {
             previous = at;

@@ -21,7 +21,9 @@ import {RouterFunds} from "./RouterFunds.sol";
 /// 4. The output is measured as the receiver's balance change, never taken from the venue's word, and
 ///    must be at least what the venue said it paid (the hop's minimum, see `_swapPropAmm`).
 /// 5. An allowlisted pair is never a routable token, in any route on any venue (`_refusePair`), and a
-///    pair is called only when the router's filter copy has its bit.
+///    pair is called only when the router's filter copy has its bit. One exception, by design: the
+///    currencies between the ends of an exact-output V4 run are not checked, since nothing transfers
+///    them (they net to zero inside the PoolManager) and no propAMM runs in exact output.
 /// Exact input only: exact-output routes never contain this action.
 abstract contract PropAmmHops is RouterFunds {
     using SafeERC20 for IERC20;

@@ -173,29 +173,39 @@ describe("venue adapters: route search and splits over several venues", () => {
     expect(searchRoute(market, SELL, BUY, E18, 3, undefined, gasCost, false)!.hops.map((hop) => hop.pool.address)).to.deep.equal([direct.address]);
   });
 
-  it("an exact-output search never puts a leading-only venue's hop (V4's rule) after another venue's, and needs no more input than the best path the rule allows (brute force over random markets)", () => {
+  it("an exact-output search never puts a leading-only venue's hop (V4's rule) after another venue's, and needs no more input than the best path the rule allows, up to three hops (brute force over random markets)", () => {
+    const HUB2 = token(4);
+    const edges: [number, number][] = [[1, 2], [1, 3], [1, 4], [3, 4], [3, 2], [4, 2]];
     const reserve = fc.bigInt({ min: 10n ** 19n, max: 10n ** 23n });
+    // Two pool slots per edge, each empty, a V2 pair or a pool of the leading-only venue.
+    const slot = fc.option(fc.tuple(reserve, reserve, fc.boolean()), { nil: undefined, freq: 3 });
     fc.assert(
-      fc.property(fc.array(fc.tuple(reserve, reserve), { minLength: 6, maxLength: 6 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }), (reserves, leading) => {
-        // Two pools per step (SELL→HUB, HUB→BUY) and two direct ones, each of the leading-only venue or V2.
-        const ends: [number, number][] = [[1, 3], [1, 3], [3, 2], [3, 2], [1, 2], [1, 2]];
-        const pools: PricedPool[] = ends.map(([a, b], index) => (leading[index] ? opaque(index, a, b, reserves[index]![0], reserves[index]![1], "test-cp-first") : v2(index, a, b, reserves[index]![0], reserves[index]![1])));
-        const market = pricedMarketOf(pools);
+      fc.property(fc.array(slot, { minLength: edges.length * 2, maxLength: edges.length * 2 }), (slots) => {
+        const pools: PricedPool[] = [];
+        slots.forEach((drawn, index) => {
+          if (drawn === undefined) return;
+          const [a, b] = edges[Math.floor(index / 2)]!;
+          const [reserveA, reserveB, leading] = drawn;
+          pools.push(leading ? opaque(index, a, b, reserveA, reserveB, "test-cp-first") : v2(index, a, b, reserveA, reserveB));
+        });
         const amountOut = 10n ** 18n;
-        const found = searchRouteForOutput(market, SELL, BUY, amountOut, 2);
+        const found = searchRouteForOutput(pricedMarketOf(pools), SELL, BUY, amountOut, 3);
         const isLeading = (pool: PricedPool) => pool.source === "test-cp-first-venue";
-        const needs = (path: PricedPool[], tokens: Address[]) => pathAmountIn(path, tokens, amountOut);
+        const between = (x: Address, y: Address) => pools.filter((pool) => (pool.token0 === x && pool.token1 === y) || (pool.token0 === y && pool.token1 === x));
+        // Every path of pools along every token path of up to three hops, kept if the routers would run it backwards.
         let best: bigint | undefined;
-        const candidates: [PricedPool[], Address[]][] = [...pools.slice(4).map((pool): [PricedPool[], Address[]] => [[pool], [SELL, BUY]])];
-        for (const first of pools.slice(0, 2)) for (const second of pools.slice(2, 4)) if (!isLeading(second) || isLeading(first)) candidates.push([[first, second], [SELL, HUB, BUY]]);
-        for (const [path, tokens] of candidates) {
-          const amountIn = needs(path, tokens);
-          if (amountIn !== undefined && (best === undefined || amountIn < best)) best = amountIn;
+        for (const tokens of [[SELL, BUY], [SELL, HUB, BUY], [SELL, HUB2, BUY], [SELL, HUB, HUB2, BUY], [SELL, HUB2, HUB, BUY]]) {
+          const paths = tokens.slice(1).reduce<PricedPool[][]>((partial, next, step) => partial.flatMap((path) => between(tokens[step]!, next).map((pool) => [...path, pool])), [[]]);
+          for (const path of paths) {
+            if (path.some((pool, index) => index > 0 && isLeading(pool) && !isLeading(path[index - 1]!))) continue;
+            const amountIn = pathAmountIn(path, tokens, amountOut);
+            if (amountIn !== undefined && (best === undefined || amountIn < best)) best = amountIn;
+          }
         }
         expect(found?.amountIn).to.equal(best);
         if (found !== undefined) expect(found.pools.some((pool, index) => index > 0 && isLeading(pool) && !isLeading(found.pools[index - 1]!))).to.equal(false);
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 

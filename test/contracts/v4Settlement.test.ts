@@ -362,6 +362,11 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const v3ThenV4 = encodeRouteActions([{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }, swapV4Hop(v4Pool(f, wbtc, weth), wbtc)]);
     const exactOutput = { sellToken: usdc, maxSellAmount: sellAmount, buyToken: wbtc, buyAmount: 1000n, recipient: f.recipient.account.address, deadline, quoteId: QUOTE_ID, actions: v3ThenV4 };
     await expectRevert(f.publicClient.call({ account: f.taker.account, to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance(exactOutput, f.routerAddress) }), "SwapExactOutputRoute", [0n]);
+    // A V2 hop first, and a V3 hop between two V4 hops (the module meets it at offset 47, after one SWAP_V4).
+    const v2ThenV4 = encodeRouteActions([{ type: "swapV2", pair: f.pool("WETH", "USDC"), tokenOut: weth, feeBps: 30 }, swapV4Hop(v4Pool(f, wbtc, weth), wbtc)]);
+    await expectRevert(f.publicClient.call({ account: f.taker.account, to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance({ ...exactOutput, actions: v2ThenV4 }, f.routerAddress) }), "SwapExactOutputRoute", [0n]);
+    const v4v3v4 = encodeRouteActions([swapV4Hop(pool, weth), { type: "swapV3", tokenOut: usdc, fee: 3000, venue: 0 }, swapV4Hop(pool, weth)]);
+    await expectRevert(f.publicClient.call({ account: f.taker.account, to: f.contracts.allowanceHolder, data: encodeSwapExactOutputWithAllowance({ ...exactOutput, buyToken: weth, actions: v4v3v4 }, f.routerAddress) }), "SwapExactOutputRoute", [47n]);
     await expectRoutersEmpty(f);
   });
 
@@ -401,8 +406,11 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     expect(ethBefore - (await ethBalance(f, f.taker.account.address))).to.equal(ethNeeded + native.gasUsed * native.effectiveGasPrice);
 
     // ETH wrapped first, into the WETH/USDC pool: the WETH is deposited as the run pays it.
+    const wethNeeded = await quoteVenueV4(f, f.uniswapV4.v4Quoter, pool, weth, usdcOut, "exactOutput");
+    const ethBeforeWrap = await ethBalance(f, f.taker.account.address);
     const wrapped = await send(f, f.routerAddress, encodeSwapExactOutputNative(exact(NATIVE_TOKEN, parseEther("1"), usdc, usdcOut, encodeRouteActions([{ type: "wrap" }, swapV4Hop(pool, usdc)]))), parseEther("1"));
-    expect(settled(wrapped).buyAmount).to.equal(usdcOut);
+    expect([settled(wrapped).sellAmount, settled(wrapped).buyAmount]).to.deep.equal([wethNeeded, usdcOut]);
+    expect(ethBeforeWrap - (await ethBalance(f, f.taker.account.address))).to.equal(wethNeeded + wrapped.gasUsed * wrapped.effectiveGasPrice);
     // USDC for exactly 0.01 native ETH out of the ETH pool: taken into the router and paid on, no balance measured.
     const recipientEth = await ethBalance(f, f.recipient.account.address);
     await viaHolder(exact(usdc, parseUnits("1000", 6), NATIVE_TOKEN, buyAmount, swapV4(nativePool, NATIVE_TOKEN)));

@@ -120,9 +120,13 @@ export function searchRouteForOutput(
     for (const step of last) {
       if (step.tokenIn === hub) continue;
       const middle = cheapestHop(market, hub, step.tokenIn, step.amountIn, stats, allowedBefore(step));
-      if (middle === undefined) continue;
-      const reach = reaches.get(leadsOnly(middle.pool));
-      if (reach === undefined || middle.amountIn < reach[0].amountIn) reaches.set(leadsOnly(middle.pool), [middle, step]);
+      // A leading-only middle constrains the first hop: the cheapest middle of the other venues is tried too.
+      const other = middle !== undefined && leadsOnly(middle.pool) && !leadsOnly(step.pool) ? cheapestHop(market, hub, step.tokenIn, step.amountIn, stats, (pool) => !leadsOnly(pool)) : undefined;
+      for (const candidate of [middle, other]) {
+        if (candidate === undefined) continue;
+        const reach = reaches.get(leadsOnly(candidate.pool));
+        if (reach === undefined || candidate.amountIn < reach[0].amountIn) reaches.set(leadsOnly(candidate.pool), [candidate, step]);
+      }
     }
     if (reaches.size === 0) {
       tried(false);
