@@ -347,6 +347,11 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const route = concatHex([swapV4(pool, weth), swapV4(v4Pool(f, wbtc, weth), wbtc)]);
     await f.deployer.writeContract({ address: usdc, abi: parseAbi(["function mint(address,uint256)"]), functionName: "mint", args: [f.taker.account.address, parseUnits("500000000", 6)] });
     await expectRevert(simulate(order(f, usdc, parseUnits("400000000", 6), wbtc, 1n, route, deadline)), "SwapV4PartialFill");
+    // A pool initialised with no liquidity at all takes nothing and pays nothing: a partial fill of zero.
+    const [currency0, currency1] = sortCurrencies(usdc, weth);
+    const empty = { currency0, currency1, fee: 2500, tickSpacing: 50, hooks: zeroAddress } as const;
+    await writeAndWait(f, f.deployer, { address: f.uniswapV4.poolManager, abi: uniswapV4PoolManagerAbi, functionName: "initialize", args: [empty, getSqrtRatioAtTick(0)] });
+    await expectRevert(simulate(order(f, usdc, parseUnits("10", 6), weth, 1n, swapV4(pool, weth, { fee: 2500, tickSpacing: 50 }), deadline)), "SwapV4PartialFill", [parseUnits("10", 6), 0n]);
     // Each SWAP_V4 of a run counts toward the 8 actions; a cut-short one is refused by its width, named
     // by the offset of the run it ends (the run is checked as one).
     const back = swapV4(pool, usdc);
