@@ -22,6 +22,7 @@ type BackwardStep = Readonly<{ pool: PricedPool; tokenIn: Address; tokenOut: Add
 
 /** Whether `pool`'s venue may only lead an exact-output path (VenueAdapter.exactOutputFirst: V4). */
 const leadsOnly = (pool: PricedPool): boolean => adapterOf(pool).exactOutputFirst === true;
+const otherVenues = (pool: PricedPool): boolean => !leadsOnly(pool);
 
 /** The pools a hop may use before `next` in an exact-output path: only leading venues' before one of theirs, any otherwise. */
 const allowedBefore = (next: BackwardStep): ((pool: PricedPool) => boolean) | undefined => (leadsOnly(next.pool) ? leadsOnly : undefined);
@@ -65,8 +66,8 @@ export type ExactOutputPath = Readonly<{ pools: readonly PricedPool[]; tokens: r
  * cheapest pool at each step, and the cheapest three-hop path through X needs the least input at
  * X. Ties go to the shorter path. Amounts are the routers' backward pass (`getAmountIn` per hop).
  * A venue that may only lead (`exactOutputFirst`, V4) is kept first: a hop before one of its hops is
- * chosen among its pools alone, and the last hop from each hub is also tried among the other venues,
- * so a path the rule forbids never hides the best one it allows.
+ * chosen among its pools alone, and a last or middle hop whose cheapest pool is one of its is also
+ * tried among the other venues, so a path the rule forbids never hides the best one it allows.
  */
 export function searchRouteForOutput(
   market: PricedMarket,
@@ -101,7 +102,7 @@ export function searchRouteForOutput(
     const step = cheapestHop(market, hub, tokenOut, amountOut, stats);
     if (step !== undefined) last.push(step);
     else tried(false);
-    const other = step !== undefined && leadsOnly(step.pool) ? cheapestHop(market, hub, tokenOut, amountOut, stats, (pool) => !leadsOnly(pool)) : undefined;
+    const other = step !== undefined && leadsOnly(step.pool) ? cheapestHop(market, hub, tokenOut, amountOut, stats, otherVenues) : undefined;
     if (other !== undefined) last.push(other);
   }
   for (const step of last) {
@@ -121,7 +122,7 @@ export function searchRouteForOutput(
       if (step.tokenIn === hub) continue;
       const middle = cheapestHop(market, hub, step.tokenIn, step.amountIn, stats, allowedBefore(step));
       // A leading-only middle constrains the first hop: the cheapest middle of the other venues is tried too.
-      const other = middle !== undefined && leadsOnly(middle.pool) && !leadsOnly(step.pool) ? cheapestHop(market, hub, step.tokenIn, step.amountIn, stats, (pool) => !leadsOnly(pool)) : undefined;
+      const other = middle !== undefined && leadsOnly(middle.pool) && !leadsOnly(step.pool) ? cheapestHop(market, hub, step.tokenIn, step.amountIn, stats, otherVenues) : undefined;
       for (const candidate of [middle, other]) {
         if (candidate === undefined) continue;
         const reach = reaches.get(leadsOnly(candidate.pool));
