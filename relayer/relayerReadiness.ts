@@ -1,4 +1,5 @@
 import type { RelayContext } from "./queue/relayContext";
+import { errorSummary } from "../sdk/errors/errorSummary";
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -10,7 +11,7 @@ async function check<T>(probe: () => Promise<T>): Promise<{ ok: true; value: T }
   try {
     return { ok: true, value: await Promise.race([probe(), timeout]) };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message.split("\n")[0]! : String(error) };
+    return { ok: false, error: errorSummary(error) };
   } finally {
     clearTimeout(timer);
   }

@@ -33,6 +33,7 @@ import { ReadEndpoints } from "../sdk/rpc/readEndpoints";
 import { SignerSpend } from "./signing/signerSpend";
 import { SigningPolicy } from "./signing/signingPolicy";
 import { bumped } from "./broadcast/feeBump";
+import { errorSummary } from "../sdk/errors/errorSummary";
 
 /**
  * Relays belong to the chain run of the manifest (its deploy block hash). A devnet restart is a new
@@ -121,7 +122,7 @@ export async function startRelayer(
   });
   const chainId = await client.getChainId().catch(async (error: unknown) => {
     await endpoints?.stop();
-    throw new Error(`the relayer cannot reach ${rpcName}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+    throw new Error(`the relayer cannot reach ${rpcName}: ${errorSummary(error)}`);
   });
   if (chainId !== config.chainId) {
     await endpoints?.stop();

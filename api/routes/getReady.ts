@@ -2,6 +2,7 @@ import { getBlockNumber } from "viem/actions";
 import { RelayerClient } from "../gasless/relayerClient";
 import { API_ERROR_STATUS } from "../../sdk/server/apiError";
 import type { Route } from "./route";
+import { errorSummary } from "../../sdk/errors/errorSummary";
 
 /** Each dependency check is given this long; a slower one counts as down. */
 const CHECK_TIMEOUT_MS = 2_000;
@@ -15,7 +16,7 @@ async function check(probe: () => Promise<unknown>): Promise<"ok" | string> {
     await Promise.race([probe(), timeout]);
     return "ok";
   } catch (error) {
-    return error instanceof Error ? error.message.split("\n")[0]! : String(error);
+    return errorSummary(error);
   } finally {
     clearTimeout(timer);
   }

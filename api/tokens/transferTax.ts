@@ -1,6 +1,7 @@
 import { BaseError, ContractFunctionZeroDataError, decodeErrorResult, encodeFunctionData, isAddressEqual, keccak256, stringToBytes, type Address, type Hex, type PublicClient } from "viem";
 import { uniswapV2PairAbi } from "../../sdk";
 import { transferTaxProbe } from "./transferTaxProbeCode";
+import { errorSummary } from "../../sdk/errors/errorSummary";
 
 /** What a token takes from its own transfers, in bps of the amount sent (rounded up). */
 export type TransferTax = Readonly<{
@@ -103,5 +104,5 @@ function revertDataOf(error: unknown): Hex | undefined {
 
 function shortMessage(error: unknown): string {
   if (error instanceof BaseError) return error.shortMessage.split("\n")[0]!;
-  return error instanceof Error ? error.message.split("\n")[0]! : String(error);
+  return errorSummary(error);
 }

@@ -4,6 +4,7 @@ import type { RelayContext } from "../queue/relayContext";
 import { SPEND_WINDOW_MS } from "../signing/signerSpend";
 import type { TopUpRecord, TopUpRecorded } from "../store/relayStore";
 import { TRANSFER_GAS } from "../signing/signingRules";
+import { errorSummary } from "../../sdk/errors/errorSummary";
 
 /** Why the store's atomic check refused a top-up this treasury had just decided on, for its log line. */
 const REFUSAL_REASONS: Record<Extract<TopUpRecorded, { refused: string }>["refused"], string> = {
@@ -58,12 +59,12 @@ export class Treasury {
     // Read at each check for their gauges, so the treasury's alerts see a balance running down and a
     // day's top-ups ageing out even when no top-up is due; a failed read only leaves a gauge as it was.
     await Promise.all([this.readBalance(), this.spentToday()]).catch((error: unknown) =>
-      logger.warn({ treasury: this.address, err: error instanceof Error ? error.message.split("\n")[0] : String(error) }, "treasury balance or daily spend could not be read; read again at the next upkeep"),
+      logger.warn({ treasury: this.address, err: errorSummary(error) }, "treasury balance or daily spend could not be read; read again at the next upkeep"),
     );
     for (const topUp of await store.unfinishedTopUps()) {
       // A read that fails decides nothing: the top-up waits for the next check as it is.
       await this.#settleOne(topUp).catch((error: unknown) =>
-        logger.warn({ signer: topUp.signer, hash: topUp.txHash, err: error instanceof Error ? error.message.split("\n")[0] : String(error) }, "treasury top-up could not be checked; it is checked again at the next upkeep"),
+        logger.warn({ signer: topUp.signer, hash: topUp.txHash, err: errorSummary(error) }, "treasury top-up could not be checked; it is checked again at the next upkeep"),
       );
     }
   }
@@ -140,7 +141,7 @@ export class Treasury {
       await this.context.client.sendRawTransaction({ serializedTransaction: topUp.rawTx });
     } catch (error) {
       // "already known" and the like: the bytes are with the node; anything else is retried at the next check.
-      this.context.logger.warn({ signer: topUp.signer, hash: topUp.txHash, err: error instanceof Error ? error.message.split("\n")[0] : String(error) }, "treasury top-up send failed; retried with the same bytes at the next check");
+      this.context.logger.warn({ signer: topUp.signer, hash: topUp.txHash, err: errorSummary(error) }, "treasury top-up send failed; retried with the same bytes at the next check");
       return;
     }
     if (topUp.status === "intent") {

@@ -7,6 +7,7 @@ import type { RelayContext } from "../queue/relayContext";
 import { relayOwnership } from "../queue/relayOwnership";
 import type { Signer } from "../broadcast/signerPool";
 import type { RelayRecord, RelayTransaction } from "../store/relayStore";
+import { errorSummary } from "../../sdk/errors/errorSummary";
 
 /** Told when a relay's latest transaction must be followed (and, with `resend`, sent again). */
 export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
@@ -52,7 +53,7 @@ export async function cancelRelay(context: RelayContext, relayId: string, track:
     // swap on record: answered with what the chain says now; still open, the queue waits for it.
     // A chain that cannot be read now changes nothing: the mark is on record, and the answer is `cancelling`.
     await resolveInFlightCancellation(context, relay).catch((error: unknown) =>
-      context.logger.warn({ relayId, err: error instanceof Error ? error.message.split("\n")[0] : String(error) }, "cannot read the chain for a cancelled relay's recorded swap; its queue job decides"),
+      context.logger.warn({ relayId, err: errorSummary(error) }, "cannot read the chain for a cancelled relay's recorded swap; its queue job decides"),
     );
   }
   const now = (await context.store.getRelay(relay.id)) ?? relay;

@@ -3,6 +3,7 @@ import type { RelayContext } from "../queue/relayContext";
 import type { RelayQueue } from "../queue/relayQueue";
 import type { ReceiptWatcher } from "../receipts/receiptWatcher";
 import type { RelayRecord } from "../store/relayStore";
+import { errorSummary } from "../../sdk/errors/errorSummary";
 
 /**
  * Picks up a relay this relayer just claimed: its own after a restart, or another relayer's whose
@@ -28,7 +29,7 @@ export async function adoptRelay(context: RelayContext, relay: RelayRecord, queu
     try {
       fill = await findFill(client, context.permit2, relay);
     } catch (error) {
-      logger.warn({ relayId: relay.id, err: error instanceof Error ? error.message.split("\n")[0] : String(error) }, "cannot read the chain to take over relay; retrying");
+      logger.warn({ relayId: relay.id, err: errorSummary(error) }, "cannot read the chain to take over relay; retrying");
       return false;
     }
     if (fill !== undefined) {

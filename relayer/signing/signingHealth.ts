@@ -1,4 +1,5 @@
 import { keccak256, stringToHex, type Hex } from "viem";
+import { errorSummary } from "../../sdk/errors/errorSummary";
 
 /**
  * The digest a failing signer is asked to sign to find out whether its key backend works again. A
@@ -38,7 +39,7 @@ export class SigningHealth {
       this.#error = undefined;
       this.#since = undefined;
     } else {
-      this.#error = outcome.error instanceof Error ? outcome.error.message.split("\n")[0]! : String(outcome.error);
+      this.#error = errorSummary(outcome.error);
       this.#since ??= at;
     }
     return wasFailing !== this.failing;

@@ -9,6 +9,7 @@ import { uniswapV3Artifacts } from "../deploy/uniswapV3";
 import { encodeUniversalExecute, measureOurs, quote, universalRouterPermitInput, type GasBench } from "./gasVenues";
 import { measureOursExactOutput } from "./exactOutputGas";
 import type { RouteAction } from "../../sdk";
+import { errorSummary } from "../../sdk/errors/errorSummary";
 
 const MSG_SENDER: Address = "0x0000000000000000000000000000000000000001";
 /** UniversalRouter commands used here. */
@@ -164,7 +165,7 @@ export async function measureV3Rows(bench: GasBench, isolate: <T>(measure: () =>
     try {
       return await isolate(measure);
     } catch (error) {
-      process.stderr.write(`measurement failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}\n`);
+      process.stderr.write(`measurement failed: ${errorSummary(error)}\n`);
       return undefined;
     }
   };

@@ -4,6 +4,7 @@ import { erc20Abi, type PublicClient } from "viem";
 import { manifestPath, writeManifest, type DeploymentManifest, type ManifestVenue } from "../../sdk/chain/manifest";
 import { plannedAddress, type DeployPlan } from "./create2Plan";
 import { firstBlockWithCode } from "./runDeployPlan";
+import { errorSummary } from "../../sdk/errors/errorSummary";
 
 /** The chain file's venues as the manifest lists them (every address is known once the checks passed). */
 function manifestVenues(plan: DeployPlan): ManifestVenue[] {
@@ -37,7 +38,7 @@ export async function deployedManifest(client: PublicClient, plan: DeployPlan, p
     // A node without historical state cannot say when the registry appeared: keep what an earlier
     // run recorded for this registry, else start at the head (events before it are not followed).
     deployBlockNumber = previous?.contracts.routerRegistry === registry ? BigInt(previous.deployBlock) : await client.getBlockNumber();
-    warn(`the node cannot read historical code (${error instanceof Error ? error.message.split("\n")[0] : String(error)}): the manifest's deploy block is ${deployBlockNumber}`);
+    warn(`the node cannot read historical code (${errorSummary(error)}): the manifest's deploy block is ${deployBlockNumber}`);
   }
   const deployBlock = await client.getBlock({ blockNumber: deployBlockNumber });
   const weth = plan.chain.wrappedNative.address!;

@@ -36,6 +36,7 @@ import { drainRelays, settlementsByQuote, soakRelays, type Integrator } from "./
 import { percentile, soakFigures, type RequestSample } from "./soakReport";
 import { soakReportText } from "./soakReportText";
 import { loadSoakSettings } from "./soakSettings";
+import { errorSummary } from "../../sdk/errors/errorSummary";
 
 const ROOT = join(__dirname, "..", "..");
 const CHAIN_ID = devnetChain.id;
@@ -207,7 +208,7 @@ async function main(): Promise<number> {
           return;
         } catch (error) {
           if (attempt >= 5) throw error;
-          log(`${name} failed to start (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); again in 2 s`);
+          log(`${name} failed to start (${errorSummary(error)}); again in 2 s`);
           await sleep(2000);
         }
       }

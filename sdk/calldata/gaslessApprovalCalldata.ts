@@ -6,6 +6,7 @@ import { exactOutputSelector } from "./settlementCalldata";
 import { normaliseSignature } from "./patchSignature";
 import { GaslessCalldataError } from "../errors/calldata";
 import { decodeSwapGasless, type SignedGaslessOrder } from "./gaslessBatchCalldata";
+import { errorSummary } from "../errors/errorSummary";
 
 /** The router's MAX_CONTRACT_SIGNATURE_BYTES: the longest signature a smart-wallet taker may give. */
 export const MAX_CONTRACT_SIGNATURE_BYTES = 2048;
@@ -30,7 +31,7 @@ function decodeSwapGaslessExactOutput(data: Hex): SignedGaslessExactOutputOrder 
   try {
     decoded = decodeFunctionData({ abi: gaslessExactOutputRouterAbi, data });
   } catch (error) {
-    throw new GaslessCalldataError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+    throw new GaslessCalldataError(errorSummary(error));
   }
   if (decoded.functionName !== "swapGaslessExactOutput") throw new GaslessCalldataError(`it calls ${decoded.functionName}`);
   const [params, taker, relayerFee, relayerFeeRecipient, nonce, signature] = decoded.args;
@@ -81,7 +82,7 @@ export function decodeGaslessCall(data: Hex): GaslessCall {
   try {
     decoded = decodeFunctionData({ abi: gaslessTokenPermitAbi, data });
   } catch (error) {
-    throw new GaslessCalldataError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+    throw new GaslessCalldataError(errorSummary(error));
   }
   switch (decoded.functionName) {
     case "swapGasless":

@@ -5,6 +5,7 @@ import { BatchGasLimitsError, BatchSizeError, GaslessCalldataError } from "../er
 import { BATCH_ORDER_GAS } from "../relay/batchGasLimit";
 import { normaliseSignature } from "./patchSignature";
 import type { SwapOrder } from "./swapOrder";
+import { errorSummary } from "../errors/errorSummary";
 
 /** The router's MAX_BATCH_ORDERS: a longer batch is refused on chain with SwapBatchSize. */
 export const MAX_GASLESS_BATCH_ORDERS = 64;
@@ -49,7 +50,7 @@ export function decodeSwapGasless(data: Hex): SignedGaslessOrder {
   try {
     decoded = decodeFunctionData({ abi: gaslessSwapRouterAbi, data });
   } catch (error) {
-    throw new GaslessCalldataError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+    throw new GaslessCalldataError(errorSummary(error));
   }
   if (decoded.functionName !== "swapGasless") throw new GaslessCalldataError(`it calls ${decoded.functionName}`);
   const [params, taker, relayerFee, relayerFeeRecipient, nonce, signature] = decoded.args;

@@ -3,6 +3,8 @@ import { isNoAnswer } from "./noAnswer";
 import { PollingLoop } from "../scheduling/pollingLoop";
 import { endpointLabels } from "./endpointLabel";
 import { rankEndpoints, type EndpointHealth, type EndpointRanking } from "./endpointRanking";
+import { errorSummary } from "../errors/errorSummary";
+import { NoEndpointServedError } from "../errors/rpc";
 
 /** Told of each endpoint's requests, of each new ranking, and of each failover (the servers' metrics). */
 export type ReadEndpointObserver = {
@@ -48,8 +50,6 @@ const SMOOTHING = 0.2;
  * asked (the question, shared by concurrent askers) or still to ask.
  */
 type Endpoint = { url: string; label: string; request: EIP1193RequestFn; health: EndpointHealth; chain: "checked" | Promise<void> | undefined };
-
-const firstLine = (error: unknown): string => (error instanceof Error ? error.message.split("\n")[0]! : String(error));
 
 /**
  * Several JSON-RPC endpoints for reads (RPC_URLS), behind one viem transport. Every `probeMs` each
@@ -166,8 +166,10 @@ export class ReadEndpoints {
         retryCount: 0,
         request: (async (args: { method: string; params?: unknown }) => {
           const order = args.method === "eth_sendRawTransaction" ? this.#ranking.order.slice(0, 1) : this.#ranking.order;
-          // What each endpoint tried did, for the error when none serves the read.
+          // What each endpoint tried did, and why the ranking left the others out (a send goes to the
+          // selected endpoint alone, by design), for the error when none serves the request.
           const skipped: string[] = [];
+          const aside = () => (args.method === "eth_sendRawTransaction" ? [] : this.#setAside(order));
           for (const [position, index] of order.entries()) {
             const endpoint = this.#endpoints[index]!;
             const last = position === order.length - 1;
@@ -176,8 +178,8 @@ export class ReadEndpoints {
             } catch (error) {
               // A chain check that fails in any way (no answer, a method refused, a malformed id) only
               // skips this endpoint: it is asked again at its next use or probe.
-              if (last) throw error;
-              skipped.push(`${endpoint.label}: chain id not read (${firstLine(error)})`);
+              skipped.push(`${endpoint.label}: chain id not read (${errorSummary(error)})`);
+              if (last) throw this.#noneServed(skipped, aside(), error);
               this.options.observer?.failover(endpoint.label);
               continue;
             }
@@ -188,14 +190,36 @@ export class ReadEndpoints {
             try {
               return await this.#timed(endpoint, args);
             } catch (error) {
-              if (!isNoAnswer(error) || last) throw error;
-              skipped.push(`${endpoint.label}: no answer (${firstLine(error)})`);
+              if (!isNoAnswer(error)) throw error;
+              skipped.push(`${endpoint.label}: no answer (${errorSummary(error)})`);
+              if (last) throw this.#noneServed(skipped, aside(), error);
               this.options.observer?.failover(endpoint.label);
             }
           }
-          throw new Error(`no RPC endpoint serves chain ${this.options.chainId} (${skipped.length === 0 ? this.labels.join(", ") : skipped.join("; ")})`);
+          throw this.#noneServed(skipped, aside());
         }) as EIP1193RequestFn,
       })) as Transport;
+  }
+
+  /**
+   * The error when no endpoint served a request: each endpoint's reason, in the order tried. A lone
+   * endpoint's own failure is thrown as it is; otherwise it is the cause, so a caller that classifies
+   * failures through causes (isNoAnswer) still reads it as no answer.
+   */
+  #noneServed(skipped: readonly string[], aside: readonly string[], lastError?: unknown): unknown {
+    if (lastError !== undefined && skipped.length === 1 && aside.length === 0) return lastError;
+    const reasons = [...skipped, ...aside];
+    return new NoEndpointServedError(this.options.chainId, reasons.length === 0 ? this.labels : reasons, lastError);
+  }
+
+  /** Why each endpoint outside `tried` was left out by the last ranking. */
+  #setAside(tried: readonly number[]): string[] {
+    return this.#endpoints.flatMap((endpoint, index) => {
+      if (tried.includes(index)) return [];
+      const lag = this.#ranking.lag[index];
+      const why = endpoint.health.wrongChain ? "serves another chain" : !endpoint.health.answering ? "does not answer" : lag !== undefined ? `${lag} blocks behind` : "head not read yet";
+      return [`${endpoint.label}: set aside (${why})`];
+    });
   }
 
   /** One request to one endpoint, its latency and whether it got an answer folded into the endpoint's health. */

@@ -3,6 +3,7 @@ import hre from "hardhat";
 import { createPublicClient, type PublicClient } from "viem";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { endpointLabel } from "../../sdk/rpc/endpointLabel";
+import { isNoAnswer } from "../../sdk/rpc/noAnswer";
 import { ReadEndpoints, type ReadEndpointState } from "../../sdk/rpc/readEndpoints";
 import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";
 
@@ -92,6 +93,21 @@ describe("ReadEndpoints (sdk/rpc/readEndpoints.ts)", function () {
     expect(failovers).to.deep.equal([label(silent)]);
   });
 
+  it("when the last endpoint gives no answer, the error still names why each earlier one was passed over, and still reads as no answer", async () => {
+    const [otherChain, silent] = proxies as [RpcProxy, RpcProxy];
+    otherChain.answer("eth_chainId", "0x1");
+    const client = open([otherChain.url, silent.url]);
+    // The silent node's chain id is read while it is up; then it stops answering.
+    expect(await client.getChainId()).to.equal(4663);
+    silent.down();
+    const failure = await client.getBlockNumber({ cacheTime: 0 }).then(() => undefined, (error: unknown) => error as Error);
+    expect(failure?.message).to.match(/^no RPC endpoint serves chain 4663 \(/);
+    // Passed over in this request, or already left out by the ranking: either way, named with its reason.
+    expect(failure?.message).to.match(new RegExp(`${label(otherChain)}: (set aside \\()?serves another chain`));
+    expect(failure?.message).to.match(new RegExp(`${label(silent)}: no answer \\(.+\\)`));
+    expect(isNoAnswer(failure)).to.equal(true);
+  });
+
   it("passes over an endpoint whose chain check fails in any way (a refused eth_chainId, a malformed id) and asks it again at its next use", async () => {
     const [refusing, healthy] = proxies as [RpcProxy, RpcProxy];
     refusing.fail("eth_chainId", "method not available");
@@ -153,13 +169,24 @@ describe("ReadEndpoints (sdk/rpc/readEndpoints.ts)", function () {
     expect(endpoints!.selected).to.equal(selected);
   });
 
-  it("with every endpoint silent, a read fails with the last endpoint's error after trying each once", async () => {
+  it("with every endpoint silent, a read fails after trying each once, naming each one's failure, the last one's error its cause (still no answer)", async () => {
     const client = open(proxies.map((proxy) => proxy.url));
     for (const proxy of proxies) proxy.down();
     await endpoints!.probe();
     expect(ranked.every((state) => !state.usable)).to.equal(true);
-    const failed = await client.getBlockNumber({ cacheTime: 0 }).then(() => undefined, (error: unknown) => error);
+    const failed = await client.getBlockNumber({ cacheTime: 0 }).then(() => undefined, (error: unknown) => error as Error);
     expect(failed).to.be.instanceOf(Error);
+    for (const proxy of proxies) expect(failed?.message).to.match(new RegExp(`${label(proxy)}: (chain id not read|no answer) \\(`));
+    expect(failed?.cause).to.be.instanceOf(Error);
+    expect(isNoAnswer(failed)).to.equal(true);
     expect(failovers).to.have.length(proxies.length - 1);
+  });
+
+  it("with one endpoint, its own error is thrown as it is", async () => {
+    const [only] = proxies as [RpcProxy];
+    const client = open([only.url]);
+    only.down();
+    const failed = await client.getBlockNumber({ cacheTime: 0 }).then(() => undefined, (error: unknown) => error as Error);
+    expect(failed?.name).to.equal("HttpRequestError");
   });
 });

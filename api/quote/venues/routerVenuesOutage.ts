@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Counter, Gauge } from "prom-client";
+import { errorSummary } from "../../../sdk/errors/errorSummary";
 
 /** The metrics a RouterVenuesOutage keeps (created with the API's others, see apiMetrics.ts). */
 export type RouterVenuesOutageMetrics = Readonly<{
@@ -37,7 +38,7 @@ export class RouterVenuesOutage {
     this.metrics?.degraded.set({ chain_id }, 1);
     if (this.#since !== undefined) return;
     this.#since = at;
-    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    const reason = errorSummary(error);
     this.logger.warn({ chainId: this.chainId, reason }, "the active routers' venues cannot be read: quotes route V2 only (no V3, no propAMM) until they can");
   }
 
