@@ -271,7 +271,7 @@ async function moveNativePool(f: SettlementFixture, sellEth: boolean, amount: bi
 }
 
 /** Sends the quote's transaction from the taker (signing its permit when it has one) and returns what the recipient received of `buyToken`, and the gas used. */
-async function settleQuote(f: SettlementFixture, quote: QuoteJson, buyToken: Address): Promise<{ received: bigint; gasUsed: bigint }> {
+async function settleQuote(f: SettlementFixture, quote: QuoteJson, buyToken: Address): Promise<{ received: bigint; gasUsed: bigint; fee: bigint }> {
   const recipient = f.recipient.account.address;
   const before = await balanceOf(f, buyToken, recipient);
   if (quote.issues.allowance !== null) {
@@ -284,7 +284,7 @@ async function settleQuote(f: SettlementFixture, quote: QuoteJson, buyToken: Add
   const hash = await f.taker.sendTransaction({ to: quote.tx.to, data, value: BigInt(quote.tx.value) });
   const receipt = await f.publicClient.waitForTransactionReceipt({ hash });
   expect(receipt.status).to.equal("success");
-  return { received: (await balanceOf(f, buyToken, recipient)) - before, gasUsed: receipt.gasUsed };
+  return { received: (await balanceOf(f, buyToken, recipient)) - before, gasUsed: receipt.gasUsed, fee: receipt.gasUsed * receipt.effectiveGasPrice };
 }
 
 /** The quote's gas estimate is within 15 % of what its transaction used, as for every other route shape (mixedVenueQuote.test.ts). */
@@ -403,6 +403,60 @@ describe("Native ETH through a V4 pool (quotes settled on chain)", function () {
     } finally {
       await stack.close();
     }
+  });
+
+  it("exact output: buys exactly buy_amount of USDC with ETH through WETH pools (WRAP first) while the native pool asks more, and straight from the native pool (no WRAP, the unspent ETH refunded) once it asks less; each for exactly the quoted sell_amount", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const usdc = f.token("USDC");
+    const pool = nativePool(f);
+    const buyAmount = parseUnits("2000", 6);
+    const request = { sell_token: "ETH", buy_token: usdc, buy_amount: buyAmount, taker: f.taker.account.address, recipient: f.recipient.account.address };
+    const exactActions = (quote: QuoteJson) => decodeRouteActions(decodeExactOutputQuoteOrder(quote.tx.data).order.actions).map((action) => action.type);
+
+    const wrapped = await quoteOf(api, request);
+    expect(exactActions(wrapped)[0]).to.equal("wrap");
+    expect(wrapped.route.hops.some((hop) => hop.pool === pool.id.toLowerCase())).to.equal(false);
+
+    await moveNativePool(f, false, parseUnits("100000", 6));
+    const native = await quoteOf(api, request);
+    expect(native.route.hops.map((hop) => [hop.source, hop.pool, hop.token_in, hop.token_out])).to.deep.equal([[V4, pool.id.toLowerCase(), zeroAddress, lower(usdc)]]);
+    expect(exactActions(native)).to.deep.equal(["swapV4"]);
+    expect(decodeExactOutputQuoteOrder(native.tx.data).kind).to.equal("native");
+    expect(native.tx.value).to.equal(native.max_sell_amount);
+    expect(BigInt(native.max_sell_amount!) > BigInt(native.sell_amount)).to.equal(true);
+    // The native route asks less ETH than the wrapped one did before the pool moved.
+    expect(BigInt(native.sell_amount) < BigInt(wrapped.sell_amount)).to.equal(true);
+    await verifyQuote(f.publicClient, trusted(f), native, { taker: f.taker.account.address, recipient: f.recipient.account.address, sellToken: "ETH", buyToken: usdc, buyAmount, chainId: 4663 });
+
+    const ethBefore = await balanceOf(f, NATIVE_TOKEN, f.taker.account.address);
+    const { received, gasUsed, fee } = await settleQuote(f, native, usdc);
+    expect(received).to.equal(buyAmount);
+    // The pool took exactly the quoted sell_amount; the rest of tx.value came back in the same transaction.
+    expect(ethBefore - (await balanceOf(f, NATIVE_TOKEN, f.taker.account.address))).to.equal(BigInt(native.sell_amount) + fee);
+    expectGasClose(native, gasUsed);
+  });
+
+  it("exact output: buys exactly buy_amount of ETH with USDC straight out of the native pool (no UNWRAP) once it asks less USDC than the WETH pools, for exactly the quoted sell_amount", async () => {
+    const { f, api } = await loadFixture(quoteReady);
+    const usdc = f.token("USDC");
+    const pool = nativePool(f);
+    const buyAmount = parseEther("1");
+    const request = { sell_token: usdc, buy_token: "ETH", buy_amount: buyAmount, taker: f.taker.account.address, recipient: f.recipient.account.address, settlement: "allowance" };
+    const exactActions = (quote: QuoteJson) => decodeRouteActions(decodeExactOutputQuoteOrder(quote.tx.data).order.actions).map((action) => action.type);
+
+    const unwrapped = await quoteOf(api, request);
+    expect(exactActions(unwrapped).at(-1)).to.equal("unwrap");
+
+    await moveNativePool(f, true, parseEther("40"));
+    const native = await quoteOf(api, request);
+    expect(native.route.hops.map((hop) => [hop.source, hop.pool, hop.token_in, hop.token_out])).to.deep.equal([[V4, pool.id.toLowerCase(), lower(usdc), zeroAddress]]);
+    expect(exactActions(native)).to.deep.equal(["swapV4"]);
+
+    const sellBefore = await balanceOf(f, usdc, f.taker.account.address);
+    const { received, gasUsed } = await settleQuote(f, native, NATIVE_TOKEN);
+    expect(received).to.equal(buyAmount);
+    expect(sellBefore - (await balanceOf(f, usdc, f.taker.account.address))).to.equal(BigInt(native.sell_amount));
+    expectGasClose(native, gasUsed);
   });
 
   it("buys exactly buy_amount of USDT through the V4 pool that wins the hop (SWAP_V4 run backwards), for exactly the quoted sell_amount", async () => {

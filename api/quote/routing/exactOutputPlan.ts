@@ -6,8 +6,8 @@ import { asRunByRouter, bestExactOutputExecution, searchRouteForOutput } from ".
 import { marketWhere } from "../market/marketView";
 import type { PricedMarket } from "./poolGraph";
 import type { RouteSearchStats } from "./prunedRouteSearch";
-import { actionsOfLegs, type RoutePlan } from "./routePlan";
-import type { SplitLeg } from "./splitRoute";
+import { actionsOfLegs, bareWrapPlan, endCandidates, isBareWrap, type EndsCandidate, type RoutePlan } from "./routePlan";
+import { gasCostIn } from "./splitDecision";
 import { adapterOf } from "../venues/venueAdapters";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
@@ -27,35 +27,30 @@ export function grossBeforeFee(net: bigint, bps: number): bigint {
  * integrator fee), over the same paths and splits as an exact-input quote. `amountIn` is what the
  * router's backward pass will compute at these reserves; `grossOut` what the route then pays before
  * the fee (at least what was asked; on a V2 route run forwards rounding may add a few units; a route
- * the router runs backwards, with a split or a V3 hop, pays exactly what was asked).
+ * the router runs backwards, with a split or a V3 or V4 hop, pays exactly what was asked). A native end
+ * is searched both ways, as planRoute searches it, and the smaller input plus its gas in the sell token wins.
  */
 export function planExactOutputRoute(input: QuoteInput, pricedMarket: PricedMarket, weth: Address, gasPriceWei: bigint): RoutePlan {
   const { sellToken, buyToken, query } = input;
   const buyAmount = query.buyAmount!;
-  const sellsNative = sellToken.address === NATIVE;
-  const buysNative = buyToken.address === NATIVE;
-  const tokenIn = sellsNative ? weth : sellToken.address;
-  const tokenOut = buysNative ? weth : buyToken.address;
   const needed = grossBeforeFee(buyAmount, query.feeBps);
-  let legs: readonly SplitLeg[] = [];
-  let amountIn = needed;
-  let grossOut = needed;
   const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0, bySource: {} };
-  if (tokenIn !== tokenOut) {
-    // Exact-input-only venues (propAMMs) cannot price a leg backwards: the whole search leaves them out.
-    const market = marketWhere(pricedMarket, (pool) => adapterOf(pool).exactOutput);
+  if (isBareWrap(sellToken.address, buyToken.address, weth)) return bareWrapPlan(sellToken.address, buyToken.address, needed, stats);
+  // Exact-input-only venues (propAMMs) cannot price a leg backwards: the whole search leaves them out.
+  const market = marketWhere(pricedMarket, (pool) => adapterOf(pool).exactOutput);
+  const gasCost = gasCostIn(market, sellToken.address === NATIVE ? weth : sellToken.address, weth, gasPriceWei);
+  const candidates = endCandidates(sellToken.address, buyToken.address, weth, (tokenIn, tokenOut) => {
     const single = searchRouteForOutput(market, tokenIn, tokenOut, needed, query.maxHops, stats);
-    if (single === undefined) {
-      throw new ApiError(
-        "no_route",
-        `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} can deliver buy_amount ${buyAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`} (the pools may not hold that much)`,
-      );
-    }
-    const execution = asRunByRouter(bestExactOutputExecution(market, tokenIn, tokenOut, needed, single, gasPriceWei, weth, query.maxHops), needed);
-    legs = execution.legs;
-    amountIn = execution.amountIn;
-    grossOut = execution.amountOut;
+    return single === undefined ? undefined : asRunByRouter(bestExactOutputExecution(market, tokenIn, tokenOut, needed, single, gasPriceWei, weth, query.maxHops), needed);
+  });
+  const cost = (candidate: EndsCandidate<{ amountIn: bigint }>) => (gasCost === undefined ? candidate.amountIn : candidate.amountIn + gasCost(candidate.gas));
+  const best = candidates.reduce<(typeof candidates)[number] | undefined>((kept, candidate) => (kept === undefined || cost(candidate) < cost(kept) ? candidate : kept), undefined);
+  if (best === undefined) {
+    throw new ApiError(
+      "no_route",
+      `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} can deliver buy_amount ${buyAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`} (the pools may not hold that much)`,
+    );
   }
-  // Native ETH goes through WETH (WRAP / UNWRAP): exact output does not search V4's native-ETH pools yet.
-  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut, amountIn, actions: actionsOfLegs(legs, sellsNative, buysNative), sellsNative, buysNative, wraps: sellsNative, unwraps: buysNative, stats };
+  const { legs, wraps, unwraps } = best;
+  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut: best.amountOut, amountIn: best.amountIn, actions: actionsOfLegs(legs, wraps, unwraps), sellsNative: sellToken.address === NATIVE, buysNative: buyToken.address === NATIVE, wraps, unwraps, stats };
 }

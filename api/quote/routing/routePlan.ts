@@ -61,43 +61,64 @@ function legsGas(legs: readonly SplitLeg[]): number {
   return legs.length > 1 ? hops + SPLIT_GAS.base + SPLIT_GAS.perLeg * legs.length : hops;
 }
 
+/** A route between one pair of ends (routeEnds): whether it wraps first and unwraps last, and the gas its legs and those cost. */
+export type EndsCandidate<T> = T & { wraps: boolean; unwraps: boolean; gas: number };
+
+/**
+ * Each pair of route ends for a quote's tokens (routeEnds) that `search` finds a route between, with its
+ * gas, WRAP's and UNWRAP's counted on the WETH side: the candidates a planner ranks. The two kinds of
+ * end never mix in one SPLIT: every leg starts at the route's running token (ISwapSettlement.sol), which
+ * is WETH after a WRAP and native ETH without one, so a split's legs all start (and end) at the same node.
+ */
+export function endCandidates<T extends { legs: readonly SplitLeg[] }>(sellToken: Address, buyToken: Address, weth: Address, search: (tokenIn: Address, tokenOut: Address) => T | undefined): EndsCandidate<T>[] {
+  const candidates: EndsCandidate<T>[] = [];
+  for (const tokenIn of routeEnds(sellToken, weth)) {
+    for (const tokenOut of routeEnds(buyToken, weth)) {
+      const found = search(tokenIn, tokenOut);
+      if (found === undefined) continue;
+      const wraps = sellToken === NATIVE && tokenIn === weth;
+      const unwraps = buyToken === NATIVE && tokenOut === weth;
+      candidates.push({ ...found, wraps, unwraps, gas: legsGas(found.legs) + (wraps ? WRAP_GAS.wrap : 0) + (unwraps ? WRAP_GAS.unwrap : 0) });
+    }
+  }
+  return candidates;
+}
+
+/** ETH → WETH or WETH → ETH: a bare WRAP or UNWRAP of `amount`, no swap. */
+export function isBareWrap(sellToken: Address, buyToken: Address, weth: Address): boolean {
+  return (sellToken === NATIVE ? weth : sellToken) === (buyToken === NATIVE ? weth : buyToken);
+}
+
+/** The plan of a bare WRAP or UNWRAP (isBareWrap): what goes in comes out. */
+export function bareWrapPlan(sellToken: Address, buyToken: Address, amount: bigint, stats: RouteSearchStats): RoutePlan {
+  const sellsNative = sellToken === NATIVE;
+  const buysNative = buyToken === NATIVE;
+  return { legs: [], hops: [], grossOut: amount, amountIn: amount, actions: actionsOfLegs([], sellsNative, buysNative), sellsNative, buysNative, wraps: sellsNative, unwraps: buysNative, stats };
+}
+
 /**
  * The route's actions and its gross output (before the platform fee), for an exact-input quote. A native
  * end is searched both ways, through WETH pools (WRAP first, UNWRAP last) and through native V4 pools
- * (neither), and the better output net of gas wins, WRAP's and UNWRAP's gas counted on the WETH side.
- * The two never mix in one SPLIT: every leg starts at the route's running token (ISwapSettlement.sol),
- * which is WETH after a WRAP and native ETH without one, so a split's legs all start (and end) at the same node.
+ * (neither), and the better output net of gas wins (endCandidates).
  */
 export function planRoute(input: QuoteInput, market: PricedMarket, weth: Address, gasPriceWei: bigint): RoutePlan {
   const { sellToken, buyToken, query } = input;
-  const sellsNative = sellToken.address === NATIVE;
-  const buysNative = buyToken.address === NATIVE;
   const sellAmount = query.sellAmount!;
   const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0, bySource: {} };
-  // ETH → WETH or WETH → ETH: a bare WRAP or UNWRAP, no swap.
-  if ((sellsNative ? weth : sellToken.address) === (buysNative ? weth : buyToken.address)) {
-    return { legs: [], hops: [], grossOut: sellAmount, amountIn: sellAmount, actions: actionsOfLegs([], sellsNative, buysNative), sellsNative, buysNative, wraps: sellsNative, unwraps: buysNative, stats };
-  }
+  if (isBareWrap(sellToken.address, buyToken.address, weth)) return bareWrapPlan(sellToken.address, buyToken.address, sellAmount, stats);
   // Candidates are ranked by output net of their gas in the buy token (native ETH and WETH alike are wei), when the market prices it.
-  const gasCost = gasCostIn(market, buysNative ? weth : buyToken.address, weth, gasPriceWei);
-  let best: { legs: readonly SplitLeg[]; amountOut: bigint; wraps: boolean; unwraps: boolean; net: bigint } | undefined;
-  for (const tokenIn of routeEnds(sellToken.address, weth)) {
-    for (const tokenOut of routeEnds(buyToken.address, weth)) {
-      const route = searchRoute(market, tokenIn, tokenOut, sellAmount, query.maxHops, stats, gasCost);
-      if (route === undefined) continue;
-      const execution = bestExecution(market, tokenIn, tokenOut, sellAmount, route, gasPriceWei, weth, query.maxHops);
-      const wraps = sellsNative && tokenIn === weth;
-      const unwraps = buysNative && tokenOut === weth;
-      const gas = legsGas(execution.legs) + (wraps ? WRAP_GAS.wrap : 0) + (unwraps ? WRAP_GAS.unwrap : 0);
-      const net = gasCost === undefined ? execution.amountOut : execution.amountOut - gasCost(gas);
-      if (best === undefined || net > best.net) best = { legs: execution.legs, amountOut: execution.amountOut, wraps, unwraps, net };
-    }
-  }
+  const gasCost = gasCostIn(market, buyToken.address === NATIVE ? weth : buyToken.address, weth, gasPriceWei);
+  const candidates = endCandidates(sellToken.address, buyToken.address, weth, (tokenIn, tokenOut) => {
+    const route = searchRoute(market, tokenIn, tokenOut, sellAmount, query.maxHops, stats, gasCost);
+    return route === undefined ? undefined : bestExecution(market, tokenIn, tokenOut, sellAmount, route, gasPriceWei, weth, query.maxHops);
+  });
+  const net = (candidate: EndsCandidate<{ amountOut: bigint }>) => (gasCost === undefined ? candidate.amountOut : candidate.amountOut - gasCost(candidate.gas));
+  const best = candidates.reduce<(typeof candidates)[number] | undefined>((kept, candidate) => (kept === undefined || net(candidate) > net(kept) ? candidate : kept), undefined);
   if (best === undefined) {
     throw new ApiError("no_route", `no route from sell_token ${sellToken.symbol} to buy_token ${buyToken.symbol} for sell_amount ${query.sellAmount}${query.maxHops === undefined ? "" : ` within max_hops ${query.maxHops}`}`);
   }
   const { legs, wraps, unwraps } = best;
-  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut: best.amountOut, amountIn: sellAmount, actions: actionsOfLegs(legs, wraps, unwraps), sellsNative, buysNative, wraps, unwraps, stats };
+  return { legs, hops: legs.flatMap((leg) => leg.hops), grossOut: best.amountOut, amountIn: sellAmount, actions: actionsOfLegs(legs, wraps, unwraps), sellsNative: sellToken.address === NATIVE, buysNative: buyToken.address === NATIVE, wraps, unwraps, stats };
 }
 
 /**
