@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {IExactOutputSettlement} from "../interfaces/IExactOutputSettlement.sol";
 import {ExactOutputInput} from "../libraries/ExactOutputInput.sol";
 import {RouteActions} from "../libraries/RouteActions.sol";
+import {UniswapV4RunMode} from "../libraries/UniswapV4RunMode.sol";
 import {V2SwapMath} from "../libraries/V2SwapMath.sol";
 import {RouteExecutor} from "./RouteExecutor.sol";
 
@@ -314,7 +315,7 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
             // lead up to a V4 hop run backwards (the module refuses any other). Their currencies between
             // the run's ends are never transferred: they net to zero inside the PoolManager.
             _refusePair(tokenStart);
-            _swapV4(hops, 0, offset + RouteActions.SWAP_V4_WIDTH, tokenStart, amountOut, V4_EXACT_OUTPUT, to);
+            _swapV4(hops, 0, offset + RouteActions.SWAP_V4_WIDTH, tokenStart, amountOut, UniswapV4RunMode.EXACT_OUTPUT, to);
         } else if (opcode == RouteActions.SWAP_V3) {
             (address pool, bool zeroForOne) = _v3HopPool(hops, offset, tokenIn);
             _v3ExactOutputSwap(pool, zeroForOne, amountOut, to, abi.encodePacked(uint256(uint160(tokenStart)), offset, hops));

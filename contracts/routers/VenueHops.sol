@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {RouteActions} from "../libraries/RouteActions.sol";
+import {UniswapV4RunMode} from "../libraries/UniswapV4RunMode.sol";
 import {V2SwapMath} from "../libraries/V2SwapMath.sol";
 import {PropAmmHops} from "./PropAmmHops.sol";
 import {RegistryGate} from "./RegistryGate.sol";
@@ -86,7 +87,7 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
         if (!delivered) _refusePair(tokenIn);
         // `_hopInput` is this router for a SWAP_V4 hop: an input delivered to the route's first action,
         // and to no other, was paid into the synced PoolManager (`_signedSellDestination`).
-        return _swapV4(actions, offset, end, tokenIn, amountIn, delivered && offset == 0 ? V4_AT_MANAGER : V4_IN_ROUTER, to);
+        return _swapV4(actions, offset, end, tokenIn, amountIn, delivered && offset == 0 ? UniswapV4RunMode.AT_MANAGER : UniswapV4RunMode.IN_ROUTER, to);
     }
 
     /// @dev A SPLIT (layout in ISwapSettlement; `RouteActions.splitWidth` already checked it). Its output

@@ -14,13 +14,6 @@ import {UniswapV4Module} from "./UniswapV4Module.sol";
 /// by DELEGATECALL (EIP-170 leaves the routers no room for them): the module accepts the callback only
 /// from the PoolManager while a transient flag says this router's own run is unlocking it.
 abstract contract UniswapV4Hops is IUniswapV4Venue, RouterFunds {
-    /// @dev How a run's input is paid (UniswapV4Module's modes): held by this router; already paid into
-    /// the synced PoolManager (`_signedSellDestination`); or, for a run priced backwards from its
-    /// output (exact output), from the order's input as ExactOutputInput accounts it.
-    uint256 internal constant V4_IN_ROUTER = 0;
-    uint256 internal constant V4_AT_MANAGER = 1;
-    uint256 internal constant V4_EXACT_OUTPUT = 2;
-
     /// @dev The module's `swapV4Run()`.
     bytes4 private constant SWAP_V4_RUN_SELECTOR = UniswapV4Module.swapV4Run.selector;
 
@@ -69,8 +62,8 @@ abstract contract UniswapV4Hops is IUniswapV4Venue, RouterFunds {
     }
 
     /// @dev The run of SWAP_V4 actions from `offset` to `end` (whole actions, checked by the caller):
-    /// `amount` of `tokenIn` paid as `mode` says (V4_IN_ROUTER, V4_AT_MANAGER), swapped hop by hop in
-    /// one unlock, the output (returned) taken to `to`; or, in V4_EXACT_OUTPUT, exactly `amount` out to
+    /// `amount` of `tokenIn` paid as `mode` says (UniswapV4RunMode), swapped hop by hop in
+    /// one unlock, the output (returned) taken to `to`; or, in EXACT_OUTPUT, exactly `amount` out to
     /// `to`, the input (returned) paid from the order's.
     function _swapV4(
         bytes calldata actions,

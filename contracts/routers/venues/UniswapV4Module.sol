@@ -10,6 +10,7 @@ import {IUniswapV4Venue} from "../../interfaces/IUniswapV4Venue.sol";
 import {IWETH9} from "../../interfaces/IWETH9.sol";
 import {ExactOutputInput} from "../../libraries/ExactOutputInput.sol";
 import {RouteActions} from "../../libraries/RouteActions.sol";
+import {UniswapV4RunMode} from "../../libraries/UniswapV4RunMode.sol";
 
 /// @title UniswapV4Module
 /// @notice The body of a router's SWAP_V4 hops, run by DELEGATECALL from the router (UniswapV4Hops), so
@@ -29,14 +30,10 @@ contract UniswapV4Module {
 
     /// @dev Layout of the data the router hands over (after `swapV4Run`'s selector) and this module
     /// hands to `unlock`: input token (20), amount (32: the input; the output in EXACT_OUTPUT mode),
-    /// output receiver (20), how the input is paid (1: UniswapV4Hops' modes), then the hops as the route
+    /// output receiver (20), how the input is paid (1: UniswapV4RunMode; any other value than
+    /// AT_MANAGER and EXACT_OUTPUT reads as IN_ROUTER), then the hops as the route
     /// encodes them (SWAP_V4_WIDTH bytes each, opcode included).
     uint256 private constant HOPS_OFFSET = 73;
-
-    /// @dev UniswapV4Hops' modes: the input already paid into the synced PoolManager; the run priced
-    /// backwards from its output (any other value: the input held by the router).
-    uint8 private constant AT_MANAGER = 1;
-    uint8 private constant EXACT_OUTPUT = 2;
 
     /// @dev keccak256("UniswapV4Hops.unlocking") - 1, in the router's transient storage: set for the
     /// length of a run's `unlock`, so the callback is accepted only inside the router's own unlock.
@@ -87,13 +84,13 @@ contract UniswapV4Module {
         uint256 amountIn = uint256(bytes32(data[20:52]));
         address to = address(bytes20(data[52:72]));
         uint8 mode = uint8(data[72]);
-        if (mode == EXACT_OUTPUT) return _exactOutputRun(data, tokenIn, amountIn, to);
+        if (mode == UniswapV4RunMode.EXACT_OUTPUT) return _exactOutputRun(data, tokenIn, amountIn, to);
         IUniswapV4PoolManagerMinimal manager = _poolManager;
         // An input already paid in (a signed sell delivered after the router's `sync`) is settled first,
         // before any swap runs a hook: the PoolManager credits what arrived since the sync to whoever
         // settles, so no hook can sync or settle that currency in between. A short delivery leaves the
         // run unsettled and reverts the unlock.
-        bool atManager = mode == AT_MANAGER;
+        bool atManager = mode == UniswapV4RunMode.AT_MANAGER;
         if (atManager) manager.settle();
         address token = tokenIn;
         uint256 amount = amountIn;
@@ -116,7 +113,7 @@ contract UniswapV4Module {
         return abi.encode(amount);
     }
 
-    /// @dev An exact-output run (EXACT_OUTPUT): its hops swapped from the last to the first, each for
+    /// @dev An exact-output run (UniswapV4RunMode.EXACT_OUTPUT): its hops swapped from the last to the first, each for
     /// exactly the input the next one needs, the last for `amountOut`; the first hop's input is then paid
     /// from the order's input held by the router, counted against its maximum (ExactOutputInput: ETH
     /// wrapped first when the route starts with WRAP), and `amountOut` taken to `to`. Only V4 hops may
