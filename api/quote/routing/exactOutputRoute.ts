@@ -115,9 +115,10 @@ export function searchRouteForOutput(
 
   // tokenIn → hub → hub' → tokenOut: for each first hub, the cheapest way on to the output.
   for (const hub of hubs) {
-    // The cheapest reach with a leading-only middle hop and the cheapest without: the first hop before
-    // the former is chosen among leading-only pools, which may have none.
-    const reaches = new Map<boolean, [BackwardStep, BackwardStep]>();
+    // The cheapest reach (middle hop, last hop) whose middle hop may only lead, and the cheapest whose
+    // middle hop may follow any venue: the first hop before the former is chosen among leading-only
+    // pools, which may have none.
+    const reaches: { leading?: [BackwardStep, BackwardStep]; following?: [BackwardStep, BackwardStep] } = {};
     for (const step of last) {
       if (step.tokenIn === hub) continue;
       const middle = cheapestHop(market, hub, step.tokenIn, step.amountIn, stats, allowedBefore(step));
@@ -125,15 +126,17 @@ export function searchRouteForOutput(
       const other = middle !== undefined && leadsOnly(middle.pool) && !leadsOnly(step.pool) ? cheapestHop(market, hub, step.tokenIn, step.amountIn, stats, otherVenues) : undefined;
       for (const candidate of [middle, other]) {
         if (candidate === undefined) continue;
-        const reach = reaches.get(leadsOnly(candidate.pool));
-        if (reach === undefined || candidate.amountIn < reach[0].amountIn) reaches.set(leadsOnly(candidate.pool), [candidate, step]);
+        const kind = leadsOnly(candidate.pool) ? "leading" : "following";
+        const reach = reaches[kind];
+        if (reach === undefined || candidate.amountIn < reach[0].amountIn) reaches[kind] = [candidate, step];
       }
     }
-    if (reaches.size === 0) {
+    const found = [reaches.leading, reaches.following].filter((reach) => reach !== undefined);
+    if (found.length === 0) {
       tried(false);
       continue;
     }
-    for (const reach of reaches.values()) {
+    for (const reach of found) {
       const first = cheapestHop(market, tokenIn, hub, reach[0].amountIn, stats, allowedBefore(reach[0]));
       tried(first !== undefined);
       if (first !== undefined) consider([first, ...reach]);
