@@ -1,4 +1,4 @@
-import { decodeErrorResult, parseAbi, parseEventLogs, type Hex, type TransactionReceipt } from "viem";
+import { decodeErrorResult, getAbiItem, parseAbi, parseEventLogs, toEventSelector, type Hex, type Log, type TransactionReceipt } from "viem";
 import { gaslessBatchSwapRouterAbi } from "../../sdk";
 import type { RelayRecord } from "../store/relayStore";
 
@@ -13,6 +13,11 @@ const permit2Errors = parseAbi([
   "error InsufficientAllowance(uint256 amount)",
 ]);
 const skipErrors = [...gaslessBatchSwapRouterAbi.filter((item) => item.type === "error"), ...permit2Errors];
+
+const swapSettled = getAbiItem({ abi: gaslessBatchSwapRouterAbi, name: "SwapSettled" });
+const orderSkipped = getAbiItem({ abi: gaslessBatchSwapRouterAbi, name: "GaslessOrderSkipped" });
+const SWAP_SETTLED = toEventSelector(swapSettled);
+const ORDER_SKIPPED = toEventSelector(orderSkipped);
 
 export type BatchOrderOutcome =
   | { kind: "settled" }
@@ -41,15 +46,14 @@ export function describeSkipReason(reason: Hex): { name: string; text: string } 
  * naming its taker, or GaslessOrderSkipped at its position, read from the router's own logs.
  */
 export function batchOrderOutcome(receipt: TransactionReceipt, relay: Pick<RelayRecord, "router" | "onchainQuoteId" | "taker">, position: number): BatchOrderOutcome {
-  const logs = receipt.logs.filter((log) => log.address.toLowerCase() === relay.router.toLowerCase());
+  const router = relay.router.toLowerCase();
   const quoteId = relay.onchainQuoteId.toLowerCase();
-  const settled = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs, eventName: "SwapSettled" }).some(
-    (log) => log.args.quoteId.toLowerCase() === quoteId && log.args.taker.toLowerCase() === relay.taker.toLowerCase(),
-  );
+  // Both events index the quote id first: only this relay's own logs are decoded (a batch's receipt
+  // holds every member's, and each member's outcome is read from it).
+  const own = (event: Hex) => (log: Log) => log.address.toLowerCase() === router && log.topics[0] === event && log.topics[1]?.toLowerCase() === quoteId;
+  const settled = parseEventLogs({ abi: [swapSettled], logs: receipt.logs.filter(own(SWAP_SETTLED)) }).some((log) => log.args.taker.toLowerCase() === relay.taker.toLowerCase());
   if (settled) return { kind: "settled" };
-  const skip = parseEventLogs({ abi: gaslessBatchSwapRouterAbi, logs, eventName: "GaslessOrderSkipped" }).find(
-    (log) => log.args.quoteId.toLowerCase() === quoteId && log.args.index === BigInt(position),
-  );
+  const skip = parseEventLogs({ abi: [orderSkipped], logs: receipt.logs.filter(own(ORDER_SKIPPED)) }).find((log) => log.args.index === BigInt(position));
   if (skip === undefined) return { kind: "absent" };
   const { name, text } = describeSkipReason(skip.args.reason);
   return { kind: "skipped", reason: skip.args.reason, name, text, logIndex: skip.logIndex };

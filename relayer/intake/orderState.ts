@@ -1,4 +1,4 @@
-import { parseEventLogs, type Address, type Hex, type PublicClient } from "viem";
+import { getAbiItem, parseEventLogs, type Address, type Hex, type PublicClient } from "viem";
 import { gaslessSwapRouterAbi, permit2Abi } from "../../sdk";
 import type { RelayRecord } from "../store/relayStore";
 
@@ -9,6 +9,8 @@ export async function isPermit2NonceUsed(client: PublicClient, permit2: Address,
   const bitmap = await client.readContract({ address: permit2, abi: permit2Abi, functionName: "nonceBitmap", args: [relay.taker, word] });
   return (bitmap & bit) !== 0n;
 }
+
+const swapSettled = getAbiItem({ abi: gaslessSwapRouterAbi, name: "SwapSettled" });
 
 export type Fill = { hash: Hex; from: Address; nonce: number; blockNumber: bigint };
 
@@ -26,15 +28,12 @@ export async function findFill(
 ): Promise<Fill | undefined> {
   const logs = await client.getLogs({
     address: relay.router,
-    event: gaslessSwapRouterAbi.find((item) => item.type === "event" && item.name === "SwapSettled") as Extract<
-      (typeof gaslessSwapRouterAbi)[number],
-      { type: "event"; name: "SwapSettled" }
-    >,
+    event: swapSettled,
     args: { quoteId: relay.onchainQuoteId, taker: relay.taker },
     fromBlock: relay.acceptedBlock,
     toBlock: "latest",
   });
-  const settled = parseEventLogs({ abi: gaslessSwapRouterAbi, logs, eventName: "SwapSettled" }).find(
+  const settled = parseEventLogs({ abi: [swapSettled], logs }).find(
     (log) => log.args.taker.toLowerCase() === relay.taker.toLowerCase() && log.args.quoteId.toLowerCase() === relay.onchainQuoteId.toLowerCase(),
   );
   if (settled === undefined || !(await isPermit2NonceUsed(client, permit2, relay))) return undefined;

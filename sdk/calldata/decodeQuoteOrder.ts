@@ -1,8 +1,9 @@
-import { decodeFunctionData, encodeFunctionData, toFunctionSelector, type AbiFunction, type Address, type Hex } from "viem";
+import { encodeFunctionData, toFunctionSelector, type AbiFunction, type Address, type Hex } from "viem";
 import { SwapCalldataError } from "../errors/calldata";
 import { ALLOWANCE_HOLDER_EXEC, EXACT_INPUT, EXACT_OUTPUT, type OrderKind } from "../orders/orderKinds";
 import type { ExactOutputOrder } from "./exactOutputOrder";
 import { bytesArgumentOffset } from "./signaturePlaceholder";
+import { functionDataDecoder } from "./functionDataDecoder";
 import type { SwapOrder } from "./swapOrder";
 
 /** The router calls a quote's `tx.data` can be, one per settlement mode, for an order kind's `Order`. */
@@ -30,10 +31,29 @@ export function settlementFunctionNames(kind: Pick<Kind<never>, "functions">): R
 export const quoteCallFunction = settlementFunctionNames(EXACT_INPUT);
 export const exactOutputCallFunction = settlementFunctionNames(EXACT_OUTPUT);
 
-function decode(abi: readonly AbiFunction[], data: Hex, what: string): { functionName: string; args: readonly unknown[] } {
+/** Functions a calldata may call, with their decoder (selectors hashed once, per order kind). */
+type CallDecoder = { abi: readonly AbiFunction[]; decode: (data: Hex) => { functionName: string; args?: readonly unknown[] } };
+const callDecoders = new WeakMap<object, { outer: CallDecoder; inner: CallDecoder }>();
+
+function callDecoder(abi: readonly AbiFunction[]): CallDecoder {
+  return { abi, decode: functionDataDecoder(abi) };
+}
+
+/** The decoders of `kind`'s settlement calls: the router's entries (and the holder's exec), and the call inside exec. */
+function decodersOf(kind: Kind<unknown>): { outer: CallDecoder; inner: CallDecoder } {
+  let decoders = callDecoders.get(kind);
+  if (decoders === undefined) {
+    const { permit, gasless, native, allowance } = kind.functions;
+    decoders = { outer: callDecoder([permit, native, gasless, ALLOWANCE_HOLDER_EXEC]), inner: callDecoder([allowance]) };
+    callDecoders.set(kind, decoders);
+  }
+  return decoders;
+}
+
+function decode({ abi, decode: decodeCall }: CallDecoder, data: Hex, what: string): { functionName: string; args: readonly unknown[] } {
   let decoded;
   try {
-    decoded = decodeFunctionData({ abi, data });
+    decoded = decodeCall(data);
   } catch (cause) {
     const known = abi.map((item) => `${item.name} (${toFunctionSelector(item)})`).join(", ");
     throw new SwapCalldataError(`${what} does not decode as ${known}: its selector is ${data.slice(0, 10)}`, cause);
@@ -55,8 +75,9 @@ function orderOf<Order>(params: unknown): Order {
  * (SwapCalldataError) any other function, another kind's, and any calldata not in canonical ABI encoding.
  */
 export function decodeSettlementCall<Order>(kind: Kind<Order>, data: Hex): SettlementCall<Order> {
-  const { permit, gasless, native, allowance } = kind.functions;
-  const outer = decode([permit, native, gasless, ALLOWANCE_HOLDER_EXEC], data, "tx.data");
+  const { permit, gasless, native } = kind.functions;
+  const decoders = decodersOf(kind as Kind<unknown>);
+  const outer = decode(decoders.outer, data, "tx.data");
   const args = outer.args;
   switch (outer.functionName) {
     case permit.name:
@@ -75,7 +96,7 @@ export function decodeSettlementCall<Order>(kind: Kind<Order>, data: Hex): Settl
     case native.name:
       return { kind: "native", order: orderOf(args[0]) };
     default: {
-      const inner = decode([allowance], args[1] as Hex, "the router call inside tx.data's exec");
+      const inner = decode(decoders.inner, args[1] as Hex, "the router call inside tx.data's exec");
       return { kind: "allowance", order: orderOf(inner.args[0]), operator: args[0] as Address };
     }
   }

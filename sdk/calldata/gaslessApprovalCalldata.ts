@@ -1,4 +1,4 @@
-import { decodeFunctionData, encodeFunctionData, parseAbi, parseSignature, type Address, type Hex } from "viem";
+import { encodeFunctionData, parseAbi, parseSignature, type Address, type Hex } from "viem";
 import { gaslessExactOutputRouterAbi } from "../abis/gaslessExactOutputRouterAbi";
 import { gaslessTokenPermitAbi } from "../abis/gaslessTokenPermitAbi";
 import type { ExactOutputOrder } from "./exactOutputOrder";
@@ -7,6 +7,10 @@ import { normaliseSignature } from "./patchSignature";
 import { GaslessCalldataError } from "../errors/calldata";
 import { decodeSwapGasless, type SignedGaslessOrder } from "./gaslessBatchCalldata";
 import { errorSummary } from "../errors/errorSummary";
+import { functionDataDecoder } from "./functionDataDecoder";
+
+const decodeExactOutputRouterCall = functionDataDecoder(gaslessExactOutputRouterAbi);
+const decodeTokenPermitRouterCall = functionDataDecoder(gaslessTokenPermitAbi);
 
 /** The router's MAX_CONTRACT_SIGNATURE_BYTES: the longest signature a smart-wallet taker may give. */
 export const MAX_CONTRACT_SIGNATURE_BYTES = 2048;
@@ -29,7 +33,7 @@ export type GaslessCall =
 function decodeSwapGaslessExactOutput(data: Hex): SignedGaslessExactOutputOrder {
   let decoded;
   try {
-    decoded = decodeFunctionData({ abi: gaslessExactOutputRouterAbi, data });
+    decoded = decodeExactOutputRouterCall(data);
   } catch (error) {
     throw new GaslessCalldataError(errorSummary(error));
   }
@@ -80,7 +84,7 @@ export function decodeGaslessCall(data: Hex): GaslessCall {
   if (data.slice(0, 10).toLowerCase() === exactOutputSelector.swapGaslessExactOutput) return { kind: "exactOutput", order: decodeSwapGaslessExactOutput(data) };
   let decoded;
   try {
-    decoded = decodeFunctionData({ abi: gaslessTokenPermitAbi, data });
+    decoded = decodeTokenPermitRouterCall(data);
   } catch (error) {
     throw new GaslessCalldataError(errorSummary(error));
   }

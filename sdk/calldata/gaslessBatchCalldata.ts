@@ -1,4 +1,4 @@
-import { concatHex, decodeFunctionData, encodeAbiParameters, getAbiItem, toFunctionSelector, type Address, type Hex } from "viem";
+import { concatHex, encodeAbiParameters, getAbiItem, toFunctionSelector, type Address, type Hex } from "viem";
 import { gaslessBatchSwapRouterAbi } from "../abis/gaslessBatchSwapRouterAbi";
 import { gaslessSwapRouterAbi } from "../abis/gaslessSwapRouterAbi";
 import { BatchGasLimitsError, BatchSizeError, GaslessCalldataError } from "../errors/calldata";
@@ -6,6 +6,7 @@ import { BATCH_ORDER_GAS } from "../relay/batchGasLimit";
 import { normaliseSignature } from "./patchSignature";
 import type { SwapOrder } from "./swapOrder";
 import { errorSummary } from "../errors/errorSummary";
+import { functionDataDecoder } from "./functionDataDecoder";
 
 /** The router's MAX_BATCH_ORDERS: a longer batch is refused on chain with SwapBatchSize. */
 export const MAX_GASLESS_BATCH_ORDERS = 64;
@@ -24,6 +25,7 @@ export type SignedGaslessOrder = {
 
 const swapGaslessBatch = getAbiItem({ abi: gaslessBatchSwapRouterAbi, name: "swapGaslessBatch" });
 const batchSelector = toFunctionSelector(swapGaslessBatch);
+const decodeSwapRouterCall = functionDataDecoder(gaslessSwapRouterAbi);
 
 /**
  * `swapGaslessBatch(orders, gasLimits)` for a feature-3 router of the batch version: it settles every
@@ -48,7 +50,7 @@ export function encodeSwapGaslessBatch(orders: readonly SignedGaslessOrder[], ga
 export function decodeSwapGasless(data: Hex): SignedGaslessOrder {
   let decoded;
   try {
-    decoded = decodeFunctionData({ abi: gaslessSwapRouterAbi, data });
+    decoded = decodeSwapRouterCall(data);
   } catch (error) {
     throw new GaslessCalldataError(errorSummary(error));
   }

@@ -1,0 +1,72 @@
+import { expect } from "chai";
+import fc from "fast-check";
+import { decodeFunctionData, encodeFunctionData, getAddress, type Hex } from "viem";
+import { gaslessTokenPermitAbi } from "../../sdk/abis/gaslessTokenPermitAbi";
+import { functionDataDecoder } from "../../sdk/calldata/functionDataDecoder";
+
+const decodeRouterCall = functionDataDecoder(gaslessTokenPermitAbi);
+const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => getAddress(`0x${Buffer.from(bytes).toString("hex")}`));
+const bytesOf = (min: number, max: number) => fc.uint8Array({ minLength: min, maxLength: max }).map((bytes) => `0x${Buffer.from(bytes).toString("hex")}` as Hex);
+const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });
+const order = fc.record({
+  params: fc.record({
+    sellToken: address,
+    sellAmount: uint256,
+    buyToken: address,
+    minBuyAmount: uint256,
+    recipient: address,
+    deadline: uint256,
+    quoteId: bytesOf(32, 32),
+    actions: bytesOf(0, 200),
+  }),
+  taker: address,
+  relayerFee: uint256,
+  relayerFeeRecipient: address,
+  nonce: uint256,
+  signature: bytesOf(65, 65),
+});
+
+/** The decoder with selectors hashed once must read every calldata exactly as viem's decodeFunctionData does. */
+describe("functionDataDecoder (sdk/calldata/functionDataDecoder.ts)", () => {
+  it("decodes any call of the ABI as viem's decodeFunctionData does (fast-check)", () => {
+    fc.assert(
+      fc.property(order, fc.boolean(), (signed, fromContract) => {
+        const { params, taker, relayerFee, relayerFeeRecipient, nonce, signature } = signed;
+        const data = fromContract
+          ? encodeFunctionData({ abi: gaslessTokenPermitAbi, functionName: "swapGaslessFromContract", args: [signed] })
+          : encodeFunctionData({ abi: gaslessTokenPermitAbi, functionName: "swapGasless", args: [params, taker, relayerFee, relayerFeeRecipient, nonce, signature] });
+        expect(decodeRouterCall(data)).to.deep.equal(decodeFunctionData({ abi: gaslessTokenPermitAbi, data }));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("refuses an unknown selector and malformed arguments with viem's own errors", () => {
+    const unknown = "0xdeadbeef" + "00".repeat(32);
+    const ours = (data: string) => {
+      try {
+        decodeRouterCall(data as Hex);
+      } catch (error) {
+        return (error as Error).name;
+      }
+      return "decoded";
+    };
+    const viems = (data: string) => {
+      try {
+        decodeFunctionData({ abi: gaslessTokenPermitAbi, data: data as Hex });
+      } catch (error) {
+        return (error as Error).name;
+      }
+      return "decoded";
+    };
+    expect(ours(unknown)).to.equal("AbiFunctionSignatureNotFoundError");
+    expect(ours(unknown)).to.equal(viems(unknown));
+    expect(ours("0x12")).to.equal(viems("0x12"));
+    // A function without arguments, and a known selector followed by too few bytes.
+    const status = encodeFunctionData({ abi: gaslessTokenPermitAbi, functionName: "status" });
+    expect(decodeRouterCall(status)).to.deep.equal(decodeFunctionData({ abi: gaslessTokenPermitAbi, data: status }));
+    const truncated = encodeFunctionData({ abi: gaslessTokenPermitAbi, functionName: "swapGaslessFromContract", args: [fc.sample(order, 1)[0]!] }).slice(0, 100);
+    expect(ours(truncated)).to.not.equal("decoded");
+    expect(ours(truncated)).to.equal(viems(truncated));
+  });
+});
