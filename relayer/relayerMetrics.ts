@@ -67,6 +67,8 @@ export function createRelayerMetrics() {
     treasuryDailySpend: new Gauge({ name: "relayer_treasury_daily_spend_wei", help: "What the treasury sent in top-ups over the last 24 h (failed ones excluded), in wei", registers: [registry] }),
     /** RELAYER_TREASURY_DAILY_CAP_ETH in wei (0 without a treasury), so an alert compares the day's top-ups with the cap the relayer applies. */
     treasuryDailyCap: new Gauge({ name: "relayer_treasury_daily_cap_wei", help: "The treasury's top-up cap per rolling 24 h (RELAYER_TREASURY_DAILY_CAP_ETH, in wei; 0 without RELAYER_TREASURY_SIGNER)", registers: [registry] }),
+    /** 1 while the treasury key's backend fails to sign (it tries no top-up until a probe signs). */
+    treasurySigningFailing: new Gauge({ name: "relayer_treasury_signing_failing", help: "1 while the treasury key's backend fails to sign (no top-ups until a probe at a signer check signs); 0 otherwise or without RELAYER_TREASURY_SIGNER", registers: [registry] }),
     treasuryBalance: new Gauge({ name: "relayer_treasury_balance_wei", help: "The treasury key's balance at the last signer check (0 without RELAYER_TREASURY_SIGNER)", registers: [registry] }),
     /** RELAYER_DAILY_SPEND_CAP_ETH in wei, the cap relayer_signer_daily_spend_wei counts against. */
     signerDailySpendCap: new Gauge({ name: "relayer_signer_daily_spend_cap_wei", help: "Each signer's spend cap per rolling 24 h (RELAYER_DAILY_SPEND_CAP_ETH, in wei): past it a signer takes no new relays", registers: [registry] }),

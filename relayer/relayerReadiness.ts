@@ -25,7 +25,8 @@ async function check<T>(probe: () => Promise<T>): Promise<{ ok: true; value: T }
  * drain state and signing are listed; `degraded` names the undrained signers that get no work (below
  * the floor, past the cap, or failing to sign) while others still do. A few cheap calls and no
  * signature (the upkeep probes a failing backend, not each /ready); the warn logs are the upkeep's
- * (signerUpkeep.ts), once per episode, not once per probe.
+ * (signerUpkeep.ts, treasury.ts), once per episode, not once per probe. A treasury key (optional) is
+ * listed with its signing; one that fails degrades the relayer without making it unready.
  */
 export async function relayerReadiness(context: RelayContext): Promise<{ ready: boolean; body: Record<string, unknown> }> {
   const { store, client, pool, config } = context;
@@ -71,7 +72,17 @@ export async function relayerReadiness(context: RelayContext): Promise<{ ready: 
           : "ok"
       : balances.error,
   };
-  // Degraded: still ready, but with less capacity than configured (some signer low on ETH, past its cap or failing to sign).
+  // Degraded: still ready, but with less capacity than configured (some signer low on ETH, past its cap
+  // or failing to sign), or a treasury key that cannot sign its top-ups (relaying goes on without them).
   const degraded = signers.filter((signer) => !signer.drained && (!signer.funded || signer.spend_cap_reached || signer.signing !== "ok")).map((signer) => signer.address);
-  return { ready: database.ok && chain.ok && usable, body: { checks, signers, ...(degraded.length === 0 ? {} : { degraded: { signers_without_work: degraded } }), relayer_id: config.relayerId } };
+  const treasuryFailure = context.treasury?.signing.failure;
+  const treasury = context.treasury && { address: context.treasury.address, signing: treasuryFailure === undefined ? "ok" : `fails since ${treasuryFailure.since.toISOString()}: ${treasuryFailure.error}` };
+  const degradation = {
+    ...(degraded.length === 0 ? {} : { signers_without_work: degraded }),
+    ...(treasuryFailure === undefined ? {} : { treasury_signing: "the treasury key's backend fails to sign: no top-ups until a probe signs (at each signer check); check its backend" }),
+  };
+  return {
+    ready: database.ok && chain.ok && usable,
+    body: { checks, signers, ...(treasury === undefined ? {} : { treasury }), ...(Object.keys(degradation).length === 0 ? {} : { degraded: degradation }), relayer_id: config.relayerId },
+  };
 }

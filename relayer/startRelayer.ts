@@ -182,8 +182,9 @@ export async function startRelayer(
     if (treasuryBackend !== undefined && config.treasury !== undefined) {
       // The value is bounded by the recorded top-ups (RELAYER_TREASURY_DAILY_CAP_ETH); this count adds the gas.
       const spend = new SignerSpend(config.treasury.dailyCapWei + config.dailySpendCapWei);
-      const account = policedAccount(treasuryBackend, policy, { nextNonce: () => 0, spend });
-      Object.assign(context, { treasury: new Treasury(context, account, config.treasury) });
+      const signing = new SigningHealth((digest) => treasuryBackend.signDigest(digest));
+      const account = policedAccount(treasuryBackend, policy, { nextNonce: () => 0, spend, health: signing });
+      Object.assign(context, { treasury: new Treasury(context, account, config.treasury, signing) });
       // Before any check: top-ups a crash left unfinished are found mined, or their same bytes sent again.
       await context.treasury!.settle();
       logger.info({ treasury: treasuryBackend.address, backend: treasuryBackend.kind }, "treasury key opened; it tops signers up below the floor");

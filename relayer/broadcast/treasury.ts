@@ -5,6 +5,7 @@ import { SPEND_WINDOW_MS } from "../signing/signerSpend";
 import type { TopUpRecord, TopUpRecorded } from "../store/relayStore";
 import { TRANSFER_GAS } from "../signing/signingRules";
 import { errorSummary } from "../../sdk/errors/errorSummary";
+import type { SigningHealth } from "../signing/signingHealth";
 
 /** Why the store's atomic check refused a top-up this treasury had just decided on, for its log line. */
 const REFUSAL_REASONS: Record<Extract<TopUpRecorded, { refused: string }>["refused"], string> = {
@@ -18,16 +19,22 @@ const REFUSAL_REASONS: Record<Extract<TopUpRecorded, { refused: string }>["refus
  * RELAYER_TREASURY_DAILY_CAP_ETH. Each top-up is signed, then recorded as an intent WITH its signed
  * bytes, then sent: after a crash the same bytes are sent again (same nonce, same hash), never a second
  * transfer, so a crash cannot pay twice. One top-up per signer is unfinished at a time. The treasury
- * sends rarely, so its nonce is read from the chain (pending) at each top-up.
+ * sends rarely, so its nonce is read from the chain (pending) at each top-up. Its key backend's health
+ * is followed as a signer's is (signingHealth.ts): failing, it tries no top-up, a probe at each check
+ * finds out when it signs again, and `/ready` and `relayer_treasury_signing_failing` say so.
  */
 export class Treasury {
   /** Signers the daily cap holds back, warned about once. */
   readonly #capped = new Set<Address>();
+  /** Whether the last check logged the backend as failing. */
+  #reportedFailing = false;
 
   constructor(
     private readonly context: RelayContext,
     private readonly account: LocalAccount,
     private readonly settings: Readonly<{ targetWei: bigint; dailyCapWei: bigint }>,
+    /** The outcome of the treasury key's last signature; `account` records into it. */
+    readonly signing: SigningHealth,
   ) {}
 
   get address(): Address {
@@ -56,6 +63,7 @@ export class Treasury {
    */
   async settle(): Promise<void> {
     const { store, logger } = this.context;
+    await this.#checkSigning();
     // Read at each check for their gauges, so the treasury's alerts see a balance running down and a
     // day's top-ups ageing out even when no top-up is due; a failed read only leaves a gauge as it was.
     await Promise.all([this.readBalance(), this.spentToday()]).catch((error: unknown) =>
@@ -67,6 +75,18 @@ export class Treasury {
         logger.warn({ signer: topUp.signer, hash: topUp.txHash, err: errorSummary(error) }, "treasury top-up could not be checked; it is checked again at the next upkeep"),
       );
     }
+  }
+
+  /** A backend that failed its last signature is probed; a change is logged once (warn when it starts, info when it ends). */
+  async #checkSigning(): Promise<void> {
+    const { logger, metrics } = this.context;
+    const wasFailing = this.signing.failing;
+    if (wasFailing) await this.signing.probe();
+    metrics?.treasurySigningFailing.set(this.signing.failing ? 1 : 0);
+    if (this.signing.failing === this.#reportedFailing) return;
+    this.#reportedFailing = this.signing.failing;
+    if (this.signing.failing) logger.warn({ treasury: this.address, err: this.signing.failure?.error }, "treasury key's backend fails to sign; no top-ups until a probe signs (at each signer check)");
+    else logger.info({ treasury: this.address }, "treasury key's backend signs again; top-ups resume");
   }
 
   async #settleOne(topUp: TopUpRecord): Promise<void> {
@@ -97,6 +117,8 @@ export class Treasury {
   /** Tops `signer` up towards the target, unless one is unfinished for it or the day's cap is spent. */
   async topUp(signer: Address, balance: bigint): Promise<void> {
     const { client, config, store, logger } = this.context;
+    // Its failure is logged once by the check; the probe there finds out when it signs again.
+    if (this.signing.failing) return;
     if ((await store.unfinishedTopUps()).some((topUp) => topUp.signer === signer)) return;
     const wanted = this.settings.targetWei - balance;
     if (wanted <= 0n) return;
@@ -115,7 +137,16 @@ export class Treasury {
     const fees = await client.estimateFeesPerGas();
     const maxFeePerGas = fees.maxFeePerGas < config.maxFeeWei ? fees.maxFeePerGas : config.maxFeeWei;
     const tip = fees.maxPriorityFeePerGas < maxFeePerGas ? fees.maxPriorityFeePerGas : maxFeePerGas;
-    const rawTx: Hex = await this.account.signTransaction({ chainId: config.chainId, type: "eip1559", to: signer, value: amount, gas: TRANSFER_GAS, nonce, maxFeePerGas, maxPriorityFeePerGas: tip });
+    let rawTx: Hex;
+    try {
+      rawTx = await this.account.signTransaction({ chainId: config.chainId, type: "eip1559", to: signer, value: amount, gas: TRANSFER_GAS, nonce, maxFeePerGas, maxPriorityFeePerGas: tip });
+    } catch (error) {
+      // Nothing was recorded or sent. A backend failure is now in `signing` (the next check reports it);
+      // a policy refusal is logged and counted where it was made.
+      logger.warn({ signer, treasury: this.address, err: errorSummary(error) }, "treasury top-up not signed; tried again at the next check");
+      await this.#checkSigning();
+      return;
+    }
     const intent = { signer, treasury: this.account.address, amountWei: amount, nonce, rawTx, txHash: keccak256(rawTx) };
     // Checked again where it is written, atomically: another relayer sharing this treasury may have topped
     // this signer up, taken this nonce or spent the cap since the reads above. Then the bytes are dropped unsent.

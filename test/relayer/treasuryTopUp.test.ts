@@ -6,7 +6,14 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Signer } from "../../relayer/broadcast/signerPool";
 import { runRelayerAdminCommand } from "../../scripts/relayerAdmin";
 import { openRelayStore } from "../../relayer/store/openRelayStore";
-import { gaslessSuite, startGaslessStack } from "../fixtures/gaslessStack";
+import { gaslessSuite, RELAYER_TOKEN, startGaslessStack } from "../fixtures/gaslessStack";
+import { Treasury } from "../../relayer/broadcast/treasury";
+import type { KeyBackend } from "../../relayer/signing/keyBackend";
+import { localKeyBackend } from "../../relayer/signing/localKeyBackend";
+import { policedAccount } from "../../relayer/signing/policedAccount";
+import { SignerSpend } from "../../relayer/signing/signerSpend";
+import { SigningHealth } from "../../relayer/signing/signingHealth";
+import { SigningPolicy } from "../../relayer/signing/signingPolicy";
 import { createTestDatabase } from "../fixtures/postgresServer";
 import { recordTopUpId } from "../fixtures/recordTopUp";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -99,6 +106,53 @@ describe("the treasury key", function () {
     expect(lines.find((line) => line.msg.startsWith("treasury daily cap"))!.level).to.equal(40);
     expect(await relayer.context.client.getBalance({ address: signers[1]!.address })).to.equal(parseEther("1"));
     expect(await relayer.context.store.topUps()).to.have.length(1);
+  });
+
+  it("a treasury key whose backend fails to sign tries no top-up, says so once at warn, degrades /ready (still 200) and its gauge; once it signs again a probe clears it and the top-up goes", async () => {
+    const { relayer, signers, lines } = await start("20");
+    const { context } = relayer;
+    // The treasury key behind a backend that can be switched off, as an HSM that went away.
+    const inner = localKeyBackend(generatePrivateKey(), "unsafe", "test treasury");
+    let failure: string | undefined;
+    const backend: KeyBackend = { ...inner, signDigest: async (digest) => (failure === undefined ? inner.signDigest(digest) : Promise.reject(new Error(failure))) };
+    await setBalance(backend.address, parseEther("100"));
+    const { config } = context;
+    const policy = new SigningPolicy({ chainId: config.chainId, maxFeePerGas: config.maxFeeWei, maxValue: config.maxValuePerTxWei }, () => new Set(), signers.map((signer) => signer.address), pino({ level: "silent" }));
+    const signing = new SigningHealth((digest) => backend.signDigest(digest));
+    const account = policedAccount(backend, policy, { nextNonce: () => 0, spend: new SignerSpend(undefined), health: signing });
+    Object.assign(context, { treasury: new Treasury(context, account, { targetWei: parseEther("8"), dailyCapWei: parseEther("20") }, signing) });
+    const ready = async () => {
+      const response = await fetch(`${relayer.url}/ready`, { headers: { authorization: `Bearer ${RELAYER_TOKEN}` } });
+      return { status: response.status, body: (await response.json()) as { treasury?: { address: string; signing: string }; degraded?: { treasury_signing?: string } } };
+    };
+    const gauge = async () => Number(/^relayer_treasury_signing_failing (\S+)$/m.exec(await (await fetch(`${relayer.metricsUrl}/metrics`)).text())?.[1]);
+    expect((await ready()).body.treasury).to.deep.equal({ address: backend.address, signing: "ok" });
+
+    failure = "CKR_DEVICE_REMOVED";
+    await setBalance(signers[0]!.address, parseEther("1"));
+    const failing = (line: { msg: string }) => line.msg.startsWith("treasury key's backend fails to sign");
+    await until(() => lines.some(failing), "the treasury's signing failure being logged");
+    expect(lines.find(failing)!.level).to.equal(40);
+    const down = await ready();
+    expect(down.status).to.equal(200);
+    expect(down.body.treasury!.signing).to.match(/^fails since \S+: CKR_DEVICE_REMOVED$/);
+    expect(down.body.degraded?.treasury_signing).to.include("treasury key");
+    expect(await gauge()).to.equal(1);
+    // More checks while it fails: probes, no top-up written, no second warn.
+    const checks = lines.filter((line) => line.msg.startsWith("treasury top-up not signed")).length;
+    await context.treasury!.settle();
+    await context.treasury!.settle();
+    expect(await context.store.topUps()).to.have.length(0);
+    expect(lines.filter(failing)).to.have.length(1);
+    expect(lines.filter((line) => line.msg.startsWith("treasury top-up not signed"))).to.have.length(checks);
+
+    failure = undefined;
+    await until(async () => (await context.store.topUps()).some((topUp) => topUp.status === "mined"), "the top-up being mined once the key signs");
+    expect(lines.some((line) => line.msg.startsWith("treasury key's backend signs again"))).to.equal(true);
+    expect((await ready()).body.treasury!.signing).to.equal("ok");
+    expect((await ready()).body.degraded).to.equal(undefined);
+    expect(await gauge()).to.equal(0);
+    expect(await context.client.getBalance({ address: signers[0]!.address })).to.equal(parseEther("8"));
   });
 
   it("after a crash between recording and sending, sends the same signed transfer once: the treasury pays once", async () => {
