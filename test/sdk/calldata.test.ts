@@ -5,10 +5,8 @@ import { decodeFunctionData, encodeFunctionData, getAddress, keccak256, toFuncti
 import { allowanceHolderAbi, BatchSizeError, decodeSwapGasless, encodeSwapGaslessBatch, GaslessCalldataError, MAX_GASLESS_BATCH_ORDERS, BatchGasLimitsError, buildSwapPermitTypedData, decodeQuoteOrder, decodeRouteActions, encodeRouteActions, encodeSwapGasless, encodeSwapNative, encodeSwapWithAllowance, encodeSwapWithPermit, gaslessBatchSwapRouterAbi, gaslessExactOutputRouterAbi, takerExactOutputRouterAbi, gaslessSwapRouterAbi, hashRouteActions, patchSignature, RouteActionError, SIGNATURE_PLACEHOLDER, SignatureLengthError, SignatureOffsetError, SwapCalldataError, splitAmounts, takerSwapRouterAbi, withDomainType, type RouteAction, type RouteHopAction, type SwapOrder } from "../../sdk";
 import { BATCH_ORDER_GAS, batchCalldataGasBound } from "../../sdk/relay/batchGasLimit";
 import { calldataGas } from "../../sdk/relay/calldataGas";
+import { address, bytes32, swapOrderWith, uint256 } from "../fixtures/abiArbitraries";
 
-const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => getAddress(`0x${Buffer.from(bytes).toString("hex")}`));
-const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `0x${Buffer.from(bytes).toString("hex")}` as Hex);
-const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });
 const hop = fc.record({ pair: address, tokenOut: address, feeBps: fc.integer({ min: 0, max: 9999 }) });
 const v3Hop = fc.record({ tokenOut: address, fee: fc.integer({ min: 0, max: 999_999 }), venue: fc.integer({ min: 0, max: 3 }) });
 const propAmmHop = fc.record({ pair: address, tokenOut: address });
@@ -39,16 +37,7 @@ const action: fc.Arbitrary<RouteAction> = fc.oneof(
   fc.record({ type: fc.constant("fee" as const), bps: fc.integer({ min: 0, max: 10_000 }), recipient: address }),
 );
 const actions = fc.array(action, { maxLength: 8 });
-const order: fc.Arbitrary<SwapOrder> = fc.record({
-  sellToken: address,
-  sellAmount: uint256,
-  buyToken: address,
-  minBuyAmount: uint256,
-  recipient: address,
-  deadline: uint256,
-  quoteId: bytes32,
-  actions: actions.map(encodeRouteActions),
-});
+const order: fc.Arbitrary<SwapOrder> = swapOrderWith(actions.map(encodeRouteActions));
 const signature = fc.uint8Array({ minLength: 65, maxLength: 65 }).map((bytes) => `0x${Buffer.from(bytes).toString("hex")}` as Hex);
 
 describe("sdk calldata", () => {

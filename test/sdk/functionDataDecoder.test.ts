@@ -1,24 +1,13 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { decodeFunctionData, encodeFunctionData, getAddress, type Hex } from "viem";
+import { decodeFunctionData, encodeFunctionData, type Hex } from "viem";
 import { gaslessTokenPermitAbi } from "../../sdk/abis/gaslessTokenPermitAbi";
 import { functionDataDecoder } from "../../sdk/calldata/functionDataDecoder";
+import { address, bytesOf, swapOrderWith, uint256 } from "../fixtures/abiArbitraries";
 
 const decodeRouterCall = functionDataDecoder(gaslessTokenPermitAbi);
-const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => getAddress(`0x${Buffer.from(bytes).toString("hex")}`));
-const bytesOf = (min: number, max: number) => fc.uint8Array({ minLength: min, maxLength: max }).map((bytes) => `0x${Buffer.from(bytes).toString("hex")}` as Hex);
-const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });
 const order = fc.record({
-  params: fc.record({
-    sellToken: address,
-    sellAmount: uint256,
-    buyToken: address,
-    minBuyAmount: uint256,
-    recipient: address,
-    deadline: uint256,
-    quoteId: bytesOf(32, 32),
-    actions: bytesOf(0, 200),
-  }),
+  params: swapOrderWith(bytesOf(0, 200)),
   taker: address,
   relayerFee: uint256,
   relayerFeeRecipient: address,
