@@ -16,24 +16,35 @@ import { SigningRefusedError } from "../signing/signingRefusedError";
 
 const swapGaslessBatch = getAbiItem({ abi: gaslessBatchSwapRouterAbi, name: "swapGaslessBatch" });
 
-/** What the dispatcher asks of the queue that owns the relays. */
+/**
+ * What becomes of a relay the dispatcher took and did not see through: the queue that owns the relays
+ * acts on each (relayQueue.ts `#follow`), in order, once the batch's attempt is over.
+ */
+export type BatchFollowUp =
+  /** Broadcast (or possibly broadcast): the receipt watcher follows it, sending it again when `resend`. */
+  | { then: "track"; relayId: string; resend: boolean }
+  /** Goes out on its own from now on (its batch would revert as a whole, or left it out), queued now. */
+  | { then: "alone"; relayId: string }
+  /** Waits, with the queue's growing pauses, and is tried again (a lapsed lease, a refused tip). */
+  | { then: "wait"; relayId: string; details: Record<string, unknown>; message: string }
+  /** Queued again after `delayMs` (its signer was given back). */
+  | { then: "requeue"; relayId: string; delayMs: number }
+  /** Its attempt failed (the node, the database): tried again later, with backoff. */
+  | { then: "retry"; relayId: string; error: unknown }
+  /** Its Permit2 nonce is spent: someone else's fill is recorded, or it ends. */
+  | { then: "settledWithoutUs"; relay: RelayRecord };
+
+/** What the dispatcher asks of the queue: its single path and that path's bound, and to act on follow-ups. */
 export type BatchHooks = {
   /** Sends one relay as plain `swapGasless` on `signer`, whose place is reserved (the queue's single path). */
   sendAlone(relay: RelayRecord, signer: Signer, options: { nonceChecked: boolean }): Promise<void>;
-  settleWithoutUs(relay: RelayRecord): Promise<void>;
-  end(relay: RelayRecord, status: RelayStatus, reason: RelayReason, error: string): Promise<void>;
-  /** The relay's attempt failed (the node, the database): try it again later, with backoff. */
-  retryLater(relayId: string, error: unknown): void;
-  waitAndRetry(relayId: string, details: Record<string, unknown>, message: string): void;
   /**
    * The single path's bound, at `head` with `fees`: true when the relay went back to wait (the base fee
    * at the ceiling, or its gas at these fees above what its fee covers), as a relay of its own would.
    */
   heldBack(relay: RelayRecord, head: BlockHead, fees: Fees): boolean;
-  /** Send this relay alone from now on (its batch would revert as a whole), and queue it. */
-  sendAloneLater(relayId: string): void;
-  enqueue(relayId: string, delayMs?: number): void;
-  track(relayId: string, options: { resend: boolean }): void;
+  /** Acts on what became of the relays of one batch attempt. */
+  follow(followUps: readonly BatchFollowUp[]): Promise<void>;
 };
 
 /**
@@ -98,14 +109,17 @@ export class BatchDispatcher {
         return;
       }
       for (const relay of picked) this.#sending.add(relay.id);
+      const followUps: BatchFollowUp[] = [];
       try {
         if (picked.length === 1) await this.hooks.sendAlone(picked[0]!, signer, { nonceChecked: false });
-        else await this.#sendBatch(picked, signer);
+        else await this.#sendBatch(picked, signer, followUps);
       } catch (error) {
-        for (const relay of picked) this.hooks.retryLater(relay.id, error);
+        // What was decided before the failure stands; every relay of the attempt is tried again too.
+        for (const relay of picked) followUps.push({ then: "retry", relayId: relay.id, error });
       } finally {
         for (const relay of picked) this.#sending.delete(relay.id);
       }
+      await this.hooks.follow(followUps);
     }
   }
 
@@ -130,7 +144,8 @@ export class BatchDispatcher {
     return picked;
   }
 
-  async #sendBatch(relays: RelayRecord[], signer: Signer): Promise<void> {
+  /** Simulates, signs, records and sends one batch of `relays` on `signer`; what becomes of each relay it does not send goes to `next`. */
+  async #sendBatch(relays: RelayRecord[], signer: Signer, next: BatchFollowUp[]): Promise<void> {
     const { client, pool, logger, permit2 } = this.context;
     let reservationHeld = true;
     const dropReservation = () => {
@@ -164,7 +179,7 @@ export class BatchDispatcher {
         // The batch itself reverts (a paused router, a gas limit the node refuses): each relay is
         // simulated and sent on its own, where a revert is its own.
         logger.warn({ size: members.length, err: rpcErrorText(error).slice(0, 300) }, "a batch reverts as a whole in simulation; sending its relays one by one");
-        for (const relay of members) this.hooks.sendAloneLater(relay.id);
+        for (const relay of members) next.push({ then: "alone", relayId: relay.id });
         return;
       }
       const skipped = members.filter((_, index) => ((settled >> BigInt(index)) & 1n) === 0n);
@@ -174,8 +189,7 @@ export class BatchDispatcher {
         // Otherwise its own simulation decides (alone): a skip in a batch may come from the orders before
         // it (a pool they moved) or a deadline that passed while it waited, neither a reason to reject.
         for (const [index, relay] of skipped.entries()) {
-          if (spentNow[index]) await this.hooks.settleWithoutUs(relay);
-          else this.hooks.sendAloneLater(relay.id);
+          next.push(spentNow[index] ? { then: "settledWithoutUs", relay } : { then: "alone", relayId: relay.id });
         }
         members = members.filter((_, index) => ((settled >> BigInt(index)) & 1n) === 1n);
       }
@@ -201,7 +215,7 @@ export class BatchDispatcher {
             // A refusal of the signing policy signed and recorded nothing: the nonce is the next one again.
             const stored = error instanceof SigningRefusedError ? undefined : await this.context.store.getRelay(members[0]!.id).catch(() => undefined);
             if (error instanceof SigningRefusedError) signer.nonces.giveBack(nonce);
-            else if (stored?.signerNonce === nonce && stored.signer === signer.address) for (const relay of members) this.hooks.track(relay.id, { resend: true });
+            else if (stored?.signerNonce === nonce && stored.signer === signer.address) for (const relay of members) next.push({ then: "track", relayId: relay.id, resend: true });
             else signer.nonces.release(nonce);
             pool.notify();
             throw error;
@@ -212,11 +226,11 @@ export class BatchDispatcher {
             const refused = new Set<string>();
             for (const { relayId, refusal } of sent.refused) {
               refused.add(relayId);
-              if (refusal === "lapsed") this.hooks.waitAndRetry(relayId, {}, "lease on the relay lapsed before its batch was recorded; waiting for a renewal");
+              if (refusal === "lapsed") next.push({ then: "wait", relayId, details: {}, message: "lease on the relay lapsed before its batch was recorded; waiting for a renewal" });
               else {
                 // Its own attempt reads it again: sent by another relayer (left), ended, or cancelled (ends it).
                 logger.warn({ relayId, refusal }, "relay changed or was taken over before its batch was recorded; left out of the batch");
-                this.hooks.sendAloneLater(relayId);
+                next.push({ then: "alone", relayId });
               }
             }
             members = members.filter((relay) => !refused.has(relay.id));
@@ -225,7 +239,7 @@ export class BatchDispatcher {
           // A batch's sign_persist is timed with its broadcast (one lap for both).
           for (const relay of members) this.context.metrics?.stages.lap(relay.id, "broadcast");
           logger.info({ hash: sent.hash, signer: signer.address, nonce, size: members.length, relayIds: members.map((relay) => relay.id), outcome: sent.outcome }, "batch submitted");
-          await this.#afterSend(members, signer, nonce, sent);
+          next.push(...(await this.#afterSend(members, signer, nonce, sent)));
           return;
         }
       });
@@ -234,7 +248,8 @@ export class BatchDispatcher {
     }
   }
 
-  async #afterSend(members: RelayRecord[], signer: Signer, nonce: number, sent: Extract<BatchBroadcast, { recorded: true }>): Promise<void> {
+  /** What becomes of a recorded batch's members after the node's answer to its broadcast. */
+  async #afterSend(members: RelayRecord[], signer: Signer, nonce: number, sent: Extract<BatchBroadcast, { recorded: true }>): Promise<BatchFollowUp[]> {
     const { store, pool, logger, now, client } = this.context;
     switch (sent.outcome) {
       case "sent":
@@ -242,8 +257,7 @@ export class BatchDispatcher {
       case "busy":
       case "nonce_gap":
         if (sent.outcome === "transient" || sent.outcome === "nonce_gap") this.context.reconciler.request(signer, sent.outcome);
-        for (const relay of members) this.hooks.track(relay.id, { resend: sent.outcome !== "sent" });
-        return;
+        return members.map((relay) => ({ then: "track", relayId: relay.id, resend: sent.outcome !== "sent" }));
       case "nonce_too_low":
       case "underpriced":
       case "insufficient_funds": {
@@ -252,8 +266,7 @@ export class BatchDispatcher {
         if (found === "known" || found === undefined || (found === "absent" && sent.outcome === "nonce_too_low")) {
           logger.warn({ signer: signer.address, nonce, outcome: sent.outcome, error: sent.error, found: found ?? "unreadable" }, "the node refused the batch but the chain does not show its nonce taken; following it");
           this.context.reconciler.request(signer, sent.outcome);
-          for (const relay of members) this.hooks.track(relay.id, { resend: found !== "known" });
-          return;
+          return members.map((relay) => ({ then: "track", relayId: relay.id, resend: found !== "known" }));
         }
         logger.warn({ signer: signer.address, nonce, outcome: sent.outcome, error: sent.error }, "the node refused the batch; its relays go back to the queue");
         signer.nonces.release(nonce);
@@ -261,24 +274,23 @@ export class BatchDispatcher {
         else signer.nonces.resync(Math.max(nonce + 1, await client.getTransactionCount({ address: signer.address, blockTag: "pending" }).catch(() => 0)));
         for (const relay of members) await store.updateRelay(relay.id, { releaseSigner: true, at: now() });
         pool.notify();
-        for (const relay of members) {
-          if (sent.outcome === "underpriced") this.hooks.waitAndRetry(relay.id, { error: sent.error }, "the node refused the tip; retrying later");
-          else this.hooks.enqueue(relay.id, sent.outcome === "insufficient_funds" ? 1_000 : 0);
-        }
-        return;
+        return members.map((relay): BatchFollowUp =>
+          sent.outcome === "underpriced"
+            ? { then: "wait", relayId: relay.id, details: { error: sent.error }, message: "the node refused the tip; retrying later" }
+            : { then: "requeue", relayId: relay.id, delayMs: sent.outcome === "insufficient_funds" ? 1_000 : 0 },
+        );
       }
       default: {
         // Mined and reverted on a chain that mines on send: the watcher reads the receipt.
         const receipt = await client.getTransactionReceipt({ hash: sent.hash }).catch(() => undefined);
         if (receipt !== undefined) {
-          for (const relay of members) this.hooks.track(relay.id, { resend: false });
-          return;
+          return members.map((relay) => ({ then: "track", relayId: relay.id, resend: false }));
         }
         logger.warn({ hash: sent.hash, error: sent.error }, "the node refused the batch transaction; its relays are sent one by one");
         signer.nonces.release(nonce);
         for (const relay of members) await store.updateRelay(relay.id, { releaseSigner: true, at: now() });
         pool.notify();
-        for (const relay of members) this.hooks.sendAloneLater(relay.id);
+        return members.map((relay) => ({ then: "alone", relayId: relay.id }));
       }
     }
   }

@@ -18,7 +18,7 @@ import type { RelayRecord } from "../store/relayStore";
 import { rpcErrorText } from "../broadcast/rpcErrorText";
 import { backoffMs } from "./retryBackoff";
 import { relayOwnership } from "./relayOwnership";
-import { BatchDispatcher } from "../batching/batchDispatcher";
+import { BatchDispatcher, type BatchFollowUp } from "../batching/batchDispatcher";
 
 /** The longest pause between two looks at a cancelled relay whose recorded swap may still mine. */
 const IN_FLIGHT_RECHECK_MS = 5_000;
@@ -63,17 +63,8 @@ export class RelayQueue {
         context,
         {
           sendAlone: (relay, signer, sendOptions) => this.#sendAlone(relay, signer, sendOptions),
-          settleWithoutUs: (relay) => this.#settleWithoutUs(relay),
-          end: (relay, status, reason, error) => this.#end(relay, status, reason, error),
-          retryLater: (relayId, error) => this.#retryLater(relayId, error),
-          waitAndRetry: (relayId, details, message) => this.#waitAndRetry(relayId, details, message),
           heldBack: (relay, head, fees) => this.#heldBack(relay, head, fees),
-          sendAloneLater: (relayId) => {
-            this.#alone.add(relayId);
-            this.enqueue(relayId);
-          },
-          enqueue: (relayId, delayMs) => this.enqueue(relayId, delayMs),
-          track: (relayId, trackOptions) => this.track(relayId, trackOptions),
+          follow: (followUps) => this.#follow(followUps),
         },
         config.batch.gas ?? options.maxBatchGas ?? 7_500_000n,
       );
@@ -399,6 +390,33 @@ export class RelayQueue {
         signer.nonces.release(nonce);
         pool.notify();
         await this.#end(relay, "failed", "simulation_failed", `the node refused the transaction: ${error ?? "no reason given"}`);
+      }
+    }
+  }
+
+  /** Acts, in order, on what became of the relays of one batch attempt (batchDispatcher.ts). */
+  async #follow(followUps: readonly BatchFollowUp[]): Promise<void> {
+    for (const followUp of followUps) {
+      switch (followUp.then) {
+        case "track":
+          this.track(followUp.relayId, { resend: followUp.resend });
+          break;
+        case "alone":
+          this.#alone.add(followUp.relayId);
+          this.enqueue(followUp.relayId);
+          break;
+        case "wait":
+          this.#waitAndRetry(followUp.relayId, followUp.details, followUp.message);
+          break;
+        case "requeue":
+          this.enqueue(followUp.relayId, followUp.delayMs);
+          break;
+        case "retry":
+          this.#retryLater(followUp.relayId, followUp.error);
+          break;
+        case "settledWithoutUs":
+          await this.#settleWithoutUs(followUp.relay).catch((error: unknown) => this.#retryLater(followUp.relay.id, error));
+          break;
       }
     }
   }
