@@ -11,6 +11,7 @@ import { isPermit2NonceUsed } from "../intake/orderState";
 import type { RelayContext } from "../queue/relayContext";
 import type { Signer } from "../broadcast/signerPool";
 import type { RelayRecord } from "../store/relayStore";
+import type { RelayHold } from "../queue/relayHold";
 import { rpcErrorText } from "../broadcast/rpcErrorText";
 import { SigningRefusedError } from "../signing/signingRefusedError";
 
@@ -25,6 +26,8 @@ export type BatchFollowUp =
   | { then: "track"; relayId: string; resend: boolean }
   /** Goes out on its own from now on (its batch would revert as a whole, or left it out), queued now. */
   | { then: "alone"; relayId: string }
+  /** Left out of the batch: waits for `hold` to pass (the single path's bound), as a relay of its own would. */
+  | { then: "hold"; relayId: string; hold: RelayHold }
   /** Waits, with the queue's growing pauses, and is tried again (a lapsed lease, a refused tip). */
   | { then: "wait"; relayId: string; details: Record<string, unknown>; message: string }
   /** Queued again after `delayMs` (its signer was given back). */
@@ -39,10 +42,10 @@ export type BatchHooks = {
   /** Sends one relay as plain `swapGasless` on `signer`, whose place is reserved (the queue's single path). */
   sendAlone(relay: RelayRecord, signer: Signer, options: { nonceChecked: boolean }): Promise<void>;
   /**
-   * The single path's bound, at `head` with `fees`: true when the relay went back to wait (the base fee
-   * at the ceiling, or its gas at these fees above what its fee covers), as a relay of its own would.
+   * The single path's bound, at `head` with `fees`: why the relay must wait (the base fee at the
+   * ceiling, or its gas at these fees above what its fee covers), as a relay of its own would, if it must.
    */
-  heldBack(relay: RelayRecord, head: BlockHead, fees: Fees): boolean;
+  holdReason(relay: RelayRecord, head: BlockHead, fees: Fees): RelayHold | undefined;
   /** Acts on what became of the relays of one batch attempt. */
   follow(followUps: readonly BatchFollowUp[]): Promise<void>;
 };
@@ -160,7 +163,12 @@ export class BatchDispatcher {
       const fees = await firstFees(this.context, head);
       // Each member still pays for its share at the fees signed now (it may have waited blocks for a
       // signer since its own check): one that does not is left out and waits as a relay of its own.
-      let members = relays.filter((relay) => !this.hooks.heldBack(relay, head, fees));
+      let members: RelayRecord[] = [];
+      for (const relay of relays) {
+        const hold = this.hooks.holdReason(relay, head, fees);
+        if (hold === undefined) members.push(relay);
+        else next.push({ then: "hold", relayId: relay.id, hold });
+      }
       if (members.length === 0) return;
       if (members.length === 1) {
         reservationHeld = false;

@@ -28,6 +28,8 @@ export class Treasury {
   readonly #capped = new Set<Address>();
   /** Whether the last check logged the backend as failing. */
   #reportedFailing = false;
+  /** Signers whose top-up the signing policy refused, warned about once while it lasts. */
+  readonly #unsigned = new Set<Address>();
 
   constructor(
     private readonly context: RelayContext,
@@ -77,11 +79,15 @@ export class Treasury {
     }
   }
 
-  /** A backend that failed its last signature is probed; a change is logged once (warn when it starts, info when it ends). */
+  /** A backend that failed its last signature is probed, then its state reported (#reportSigning). */
   async #checkSigning(): Promise<void> {
+    if (this.signing.failing) await this.signing.probe();
+    this.#reportSigning();
+  }
+
+  /** The backend's state on its gauge; a change logged once (warn when it starts failing, info when it signs again). */
+  #reportSigning(): void {
     const { logger, metrics } = this.context;
-    const wasFailing = this.signing.failing;
-    if (wasFailing) await this.signing.probe();
     metrics?.treasurySigningFailing.set(this.signing.failing ? 1 : 0);
     if (this.signing.failing === this.#reportedFailing) return;
     this.#reportedFailing = this.signing.failing;
@@ -141,12 +147,15 @@ export class Treasury {
     try {
       rawTx = await this.account.signTransaction({ chainId: config.chainId, type: "eip1559", to: signer, value: amount, gas: TRANSFER_GAS, nonce, maxFeePerGas, maxPriorityFeePerGas: tip });
     } catch (error) {
-      // Nothing was recorded or sent. A backend failure is now in `signing` (the next check reports it);
-      // a policy refusal is logged and counted where it was made.
-      logger.warn({ signer, treasury: this.address, err: errorSummary(error) }, "treasury top-up not signed; tried again at the next check");
-      await this.#checkSigning();
+      // Nothing was recorded or sent. A backend failure is now in `signing`: reported once, and probed
+      // from the next check on. A policy refusal (logged and counted where it was made) is logged here
+      // once per signer while it lasts.
+      if (this.signing.failing) this.#reportSigning();
+      else if (!this.#unsigned.has(signer)) logger.warn({ signer, treasury: this.address, err: errorSummary(error) }, "treasury top-up not signed; tried again at each check");
+      if (!this.signing.failing) this.#unsigned.add(signer);
       return;
     }
+    this.#unsigned.delete(signer);
     const intent = { signer, treasury: this.account.address, amountWei: amount, nonce, rawTx, txHash: keccak256(rawTx) };
     // Checked again where it is written, atomically: another relayer sharing this treasury may have topped
     // this signer up, taken this nonce or spent the cap since the reads above. Then the bytes are dropped unsent.

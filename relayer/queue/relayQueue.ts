@@ -19,6 +19,7 @@ import { rpcErrorText } from "../broadcast/rpcErrorText";
 import { backoffMs } from "./retryBackoff";
 import { relayOwnership } from "./relayOwnership";
 import { BatchDispatcher, type BatchFollowUp } from "../batching/batchDispatcher";
+import type { RelayHold } from "./relayHold";
 
 /** The longest pause between two looks at a cancelled relay whose recorded swap may still mine. */
 const IN_FLIGHT_RECHECK_MS = 5_000;
@@ -26,8 +27,6 @@ const IN_FLIGHT_RECHECK_MS = 5_000;
 /** Told when a relay has a broadcast transaction to follow. */
 export type TrackRelay = (relayId: string, options: { resend: boolean }) => void;
 
-/** Why a relay waits instead of going out now: the fee ceiling, or a fee below its gas cost. */
-type Hold = { belowCost: boolean; details: Record<string, unknown>; message: string };
 
 /**
  * Schedules the first broadcast of each accepted relay (p-queue, one job per relay at a time). A job
@@ -63,7 +62,7 @@ export class RelayQueue {
         context,
         {
           sendAlone: (relay, signer, sendOptions) => this.#sendAlone(relay, signer, sendOptions),
-          heldBack: (relay, head, fees) => this.#heldBack(relay, head, fees),
+          holdReason: (relay, head, fees) => this.#holdReason(relay, head, fees),
           follow: (followUps) => this.#follow(followUps),
         },
         config.batch.gas ?? options.maxBatchGas ?? 7_500_000n,
@@ -225,7 +224,7 @@ export class RelayQueue {
    * is queued, and again when it is sent: alone, or per member when its batch is built (the wait for a
    * signer may outlast the block it was checked at).
    */
-  #holdReason(relay: RelayRecord, head: BlockHead, fees: Fees): Hold | undefined {
+  #holdReason(relay: RelayRecord, head: BlockHead, fees: Fees): RelayHold | undefined {
     const { config } = this.context;
     if (head.baseFeePerGas >= config.maxFeeWei) {
       return { belowCost: false, details: { baseFeePerGas: head.baseFeePerGas.toString(), maxFeeWei: config.maxFeeWei.toString() }, message: "base fee at or above RELAYER_MAX_FEE_GWEI; waiting for it to fall" };
@@ -240,7 +239,7 @@ export class RelayQueue {
   }
 
   /** Sends the relay back to wait for `hold` to pass (a relay below cost at its deadline ends `fee_below_cost`). */
-  #hold(relayId: string, hold: Hold): void {
+  #hold(relayId: string, hold: RelayHold): void {
     if (hold.belowCost) this.#belowCost.add(relayId);
     this.#waitAndRetry(relayId, hold.details, hold.message);
   }
@@ -394,10 +393,17 @@ export class RelayQueue {
     }
   }
 
-  /** Acts, in order, on what became of the relays of one batch attempt (batchDispatcher.ts). */
+  /**
+   * Acts on what became of the relays of one batch attempt (batchDispatcher.ts), in order; the fills by
+   * someone else last, as they read the chain: a sent batch's members are followed without waiting on that.
+   */
   async #follow(followUps: readonly BatchFollowUp[]): Promise<void> {
-    for (const followUp of followUps) {
+    const settledLast = [...followUps.filter((followUp) => followUp.then !== "settledWithoutUs"), ...followUps.filter((followUp) => followUp.then === "settledWithoutUs")];
+    for (const followUp of settledLast) {
       switch (followUp.then) {
+        case "hold":
+          this.#hold(followUp.relayId, followUp.hold);
+          break;
         case "track":
           this.track(followUp.relayId, { resend: followUp.resend });
           break;

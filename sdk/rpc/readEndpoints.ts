@@ -169,6 +169,8 @@ export class ReadEndpoints {
           // What each endpoint tried did, and why the ranking left the others out (a send goes to the
           // selected endpoint alone, by design), for the error when none serves the request.
           const skipped: string[] = [];
+          // The last failure seen, the error's cause: a read that found no answer still reads as one (isNoAnswer).
+          let failure: unknown;
           const aside = () => (args.method === "eth_sendRawTransaction" ? [] : this.#setAside(order));
           for (const [position, index] of order.entries()) {
             const endpoint = this.#endpoints[index]!;
@@ -179,7 +181,8 @@ export class ReadEndpoints {
               // A chain check that fails in any way (no answer, a method refused, a malformed id) only
               // skips this endpoint: it is asked again at its next use or probe.
               skipped.push(`${endpoint.label}: chain id not read (${errorSummary(error)})`);
-              if (last) throw this.#noneServed(skipped, aside(), error);
+              failure = error;
+              if (last) throw this.#noneServed(skipped, aside(), failure);
               this.options.observer?.failover(endpoint.label);
               continue;
             }
@@ -192,22 +195,23 @@ export class ReadEndpoints {
             } catch (error) {
               if (!isNoAnswer(error)) throw error;
               skipped.push(`${endpoint.label}: no answer (${errorSummary(error)})`);
-              if (last) throw this.#noneServed(skipped, aside(), error);
+              failure = error;
+              if (last) throw this.#noneServed(skipped, aside(), failure);
               this.options.observer?.failover(endpoint.label);
             }
           }
-          throw this.#noneServed(skipped, aside());
+          throw this.#noneServed(skipped, aside(), failure, false);
         }) as EIP1193RequestFn,
       })) as Transport;
   }
 
   /**
    * The error when no endpoint served a request: each endpoint's reason, in the order tried. A lone
-   * endpoint's own failure is thrown as it is; otherwise it is the cause, so a caller that classifies
-   * failures through causes (isNoAnswer) still reads it as no answer.
+   * endpoint's own failure is thrown as it is; otherwise the last failure seen is the cause, so a caller
+   * that classifies failures through causes (isNoAnswer) still reads it as no answer.
    */
-  #noneServed(skipped: readonly string[], aside: readonly string[], lastError?: unknown): unknown {
-    if (lastError !== undefined && skipped.length === 1 && aside.length === 0) return lastError;
+  #noneServed(skipped: readonly string[], aside: readonly string[], lastError?: unknown, lastFailed = true): unknown {
+    if (lastFailed && lastError !== undefined && skipped.length === 1 && aside.length === 0) return lastError;
     const reasons = [...skipped, ...aside];
     return new NoEndpointServedError(this.options.chainId, reasons.length === 0 ? this.labels : reasons, lastError);
   }

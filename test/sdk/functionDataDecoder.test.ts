@@ -57,5 +57,10 @@ describe("functionDataDecoder (sdk/calldata/functionDataDecoder.ts)", () => {
     const truncated = encodeFunctionData({ abi: gaslessTokenPermitAbi, functionName: "swapGaslessFromContract", args: [fc.sample(order, 1)[0]!] }).slice(0, 100);
     expect(ours(truncated)).to.not.equal("decoded");
     expect(ours(truncated)).to.equal(viems(truncated));
+    // The selector alone, and an upper-case selector (viem compares it as given).
+    const selectorOnly = truncated.slice(0, 10);
+    expect(ours(selectorOnly)).to.equal(viems(selectorOnly));
+    const upper = `0x${status.slice(2).toUpperCase()}`;
+    expect(ours(upper)).to.equal(viems(upper));
   });
 });
