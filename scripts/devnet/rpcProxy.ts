@@ -18,8 +18,8 @@ export async function startRpcProxy(target: string) {
   const swallowed = new Set<string>();
   const failed = new Map<string, string>();
   const answered = new Map<string, unknown>();
-  /** Steps run before forwarding a method; each stays armed until it returns true. */
-  const steps = new Map<string, () => boolean | Promise<boolean>>();
+  /** Steps run before forwarding a method (given the call's params); each stays armed until it returns true. */
+  const steps = new Map<string, (params: unknown[]) => boolean | Promise<boolean>>();
   const cuts: ((call: RpcCall) => boolean)[] = [];
   let cutCount = 0;
   const sockets = new Set<Socket>();
@@ -56,9 +56,10 @@ export async function startRpcProxy(target: string) {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(JSON.parse(body)) ? results : results[0]));
       return;
     }
-    for (const method of methods) {
+    for (const call of callsOf(body)) {
+      const method = call.method ?? "";
       const step = steps.get(method);
-      if (step !== undefined && (await step())) steps.delete(method);
+      if (step !== undefined && (await step(call.params ?? []))) steps.delete(method);
     }
     const answer = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body }).then(
       (response) => response.text(),
@@ -150,8 +151,8 @@ export async function startRpcProxy(target: string) {
     answer(method: string, result: unknown): void {
       answered.set(method, result);
     },
-    /** Runs `step` before each `method` request is forwarded, until it returns true. */
-    before(method: string, step: () => boolean | Promise<boolean>): void {
+    /** Runs `step` before each `method` request is forwarded (with that call's params), until it returns true. */
+    before(method: string, step: (params: unknown[]) => boolean | Promise<boolean>): void {
       steps.set(method, step);
     },
     /** Cuts the connection of every request with a call that `match` accepts, until `allow`. */

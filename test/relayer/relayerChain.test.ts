@@ -4,7 +4,7 @@ import { expect } from "chai";
 import pino from "pino";
 import hre from "hardhat";
 import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
-import { erc20Abi, http, maxUint256, parseEventLogs, parseUnits, type Hex, type LocalAccount } from "viem";
+import { erc20Abi, getAbiItem, http, maxUint256, parseEventLogs, parseUnits, toFunctionSelector, type Hex, type LocalAccount } from "viem";
 import { gaslessSwapRouterAbi, type RelayJson } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { fundedTakers, relayerAccounts, startGaslessStack, type GaslessStack, gaslessReadyFixture } from "../fixtures/gaslessStack";
@@ -147,7 +147,11 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
       const relayerDb = join(stack.directory, "relayer.sqlite");
       // The relayer's first chain read after it decided the relay is its own (the Permit2 nonce check,
       // then the simulation): another relayer claims the relay right then.
-      proxy.before("eth_call", () => {
+      // At the swap's own simulation, past the ownership check: no other eth_call (the registry's poll,
+      // the Permit2 nonce read) may run the lease out before that check instead.
+      const swapGasless = toFunctionSelector(getAbiItem({ abi: gaslessSwapRouterAbi, name: "swapGasless" }));
+      proxy.before("eth_call", (params) => {
+        if (!((params[0] as { data?: string } | undefined)?.data ?? "").startsWith(swapGasless)) return false;
         const db = new Database(relayerDb);
         try {
           return db.prepare("UPDATE relays SET claimed_by = 'relayer-other', lease_until = ? WHERE status = 'accepted'").run(Date.now() + 3_600_000).changes > 0;
@@ -180,7 +184,11 @@ describe("the relayer against a real chain: stuck, copied, expired, unreachable,
       // Leases of 1.5 s, renewed every half second: a lapse is soon mended.
       stack = await startGaslessStack(f, { relayerLogger, relayerTransport: http(proxy.url, { retryCount: 0, timeout: 5_000 }), relayerEnv: { RELAYER_LEASE_SECONDS: "1.5" } });
       const relayerDb = join(stack.directory, "relayer.sqlite");
-      proxy.before("eth_call", () => {
+      // At the swap's own simulation, past the ownership check: no other eth_call (the registry's poll,
+      // the Permit2 nonce read) may run the lease out before that check instead.
+      const swapGasless = toFunctionSelector(getAbiItem({ abi: gaslessSwapRouterAbi, name: "swapGasless" }));
+      proxy.before("eth_call", (params) => {
+        if (!((params[0] as { data?: string } | undefined)?.data ?? "").startsWith(swapGasless)) return false;
         const db = new Database(relayerDb);
         try {
           // Still this relayer's claim, but run out (as after renewals failed during a database outage).

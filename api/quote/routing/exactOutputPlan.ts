@@ -38,7 +38,8 @@ export function planExactOutputRoute(input: QuoteInput, pricedMarket: PricedMark
   if (isBareWrap(sellToken.address, buyToken.address, weth)) return bareWrapPlan(sellToken.address, buyToken.address, needed, stats);
   // Exact-input-only venues (propAMMs) cannot price a leg backwards: the whole search leaves them out.
   const market = marketWhere(pricedMarket, (pool) => adapterOf(pool).exactOutput);
-  const gasCost = gasCostIn(market, sellToken.address === NATIVE ? weth : sellToken.address, weth, gasPriceWei);
+  // Gas is priced over the whole market: a propAMM may be what prices the sell token in ETH.
+  const gasCost = gasCostIn(pricedMarket, sellToken.address === NATIVE ? weth : sellToken.address, weth, gasPriceWei);
   const candidates = endCandidates(sellToken.address, buyToken.address, weth, (tokenIn, tokenOut) => {
     const single = searchRouteForOutput(market, tokenIn, tokenOut, needed, query.maxHops, stats);
     return single === undefined ? undefined : asRunByRouter(bestExactOutputExecution(market, tokenIn, tokenOut, needed, single, gasPriceWei, weth, query.maxHops), needed);
