@@ -1,6 +1,6 @@
 import { decodeFunctionResult, getAbiItem, type Address } from "viem";
 import { isNoAnswer } from "../../sdk/rpc/noAnswer";
-import { gaslessBatchSwapRouterAbi, isRevertError, type RelayReason, type RelayStatus } from "../../sdk";
+import { gaslessBatchSwapRouterAbi, isRevertError } from "../../sdk";
 import { batchCalldataGasBound, batchGasLimit } from "../../sdk/relay/batchGasLimit";
 import { calldataGas } from "../../sdk/relay/calldataGas";
 import { type BlockHead } from "../../sdk/chain/chainHead";

@@ -5,7 +5,7 @@ import { decodeFunctionData, encodeFunctionData, getAddress, keccak256, toFuncti
 import { allowanceHolderAbi, BatchSizeError, decodeSwapGasless, encodeSwapGaslessBatch, GaslessCalldataError, MAX_GASLESS_BATCH_ORDERS, BatchGasLimitsError, buildSwapPermitTypedData, decodeQuoteOrder, decodeRouteActions, encodeRouteActions, encodeSwapGasless, encodeSwapNative, encodeSwapWithAllowance, encodeSwapWithPermit, gaslessBatchSwapRouterAbi, gaslessExactOutputRouterAbi, takerExactOutputRouterAbi, gaslessSwapRouterAbi, hashRouteActions, patchSignature, RouteActionError, SIGNATURE_PLACEHOLDER, SignatureLengthError, SignatureOffsetError, SwapCalldataError, splitAmounts, takerSwapRouterAbi, withDomainType, type RouteAction, type RouteHopAction, type SwapOrder } from "../../sdk";
 import { BATCH_ORDER_GAS, batchCalldataGasBound } from "../../sdk/relay/batchGasLimit";
 import { calldataGas } from "../../sdk/relay/calldataGas";
-import { address, bytes32, swapOrderWith, uint256 } from "../fixtures/abiArbitraries";
+import { address, swapOrderWith, uint256 } from "../fixtures/abiArbitraries";
 
 const hop = fc.record({ pair: address, tokenOut: address, feeBps: fc.integer({ min: 0, max: 9999 }) });
 const v3Hop = fc.record({ tokenOut: address, fee: fc.integer({ min: 0, max: 999_999 }), venue: fc.integer({ min: 0, max: 3 }) });
