@@ -3,15 +3,14 @@ import { isNoAnswer } from "../../sdk/rpc/noAnswer";
 import { gaslessBatchSwapRouterAbi, isRevertError } from "../../sdk";
 import { batchCalldataGasBound, batchGasLimit } from "../../sdk/relay/batchGasLimit";
 import { calldataGas } from "../../sdk/relay/calldataGas";
-import { type BlockHead } from "../../sdk/chain/chainHead";
 import { batchCall, memberGasCap, signPersistSendBatch, type BatchBroadcast } from "./batchBroadcast";
-import { firstFees, type Fees } from "../broadcast/feeBump";
+import { firstFees } from "../broadcast/feeBump";
 import { checkSent } from "../broadcast/nonceReconciler";
 import { isPermit2NonceUsed } from "../intake/orderState";
 import type { RelayContext } from "../queue/relayContext";
 import type { Signer } from "../broadcast/signerPool";
 import type { RelayRecord } from "../store/relayStore";
-import type { RelayHold } from "../queue/relayHold";
+import { relayHoldReason, type RelayHold } from "../queue/relayHold";
 import { rpcErrorText } from "../broadcast/rpcErrorText";
 import { SigningRefusedError } from "../signing/signingRefusedError";
 
@@ -37,15 +36,10 @@ export type BatchFollowUp =
   /** Its Permit2 nonce is spent: someone else's fill is recorded, or it ends. */
   | { then: "settledWithoutUs"; relay: RelayRecord };
 
-/** What the dispatcher asks of the queue: its single path and that path's bound, and to act on follow-ups. */
+/** What the dispatcher asks of the queue: its single path, and to act on follow-ups. */
 export type BatchHooks = {
   /** Sends one relay as plain `swapGasless` on `signer`, whose place is reserved (the queue's single path). */
   sendAlone(relay: RelayRecord, signer: Signer, options: { nonceChecked: boolean }): Promise<void>;
-  /**
-   * The single path's bound, at `head` with `fees`: why the relay must wait (the base fee at the
-   * ceiling, or its gas at these fees above what its fee covers), as a relay of its own would, if it must.
-   */
-  holdReason(relay: RelayRecord, head: BlockHead, fees: Fees): RelayHold | undefined;
   /** Acts on what became of the relays of one batch attempt. */
   follow(followUps: readonly BatchFollowUp[]): Promise<void>;
 };
@@ -165,7 +159,7 @@ export class BatchDispatcher {
       // signer since its own check): one that does not is left out and waits as a relay of its own.
       let members: RelayRecord[] = [];
       for (const relay of relays) {
-        const hold = this.hooks.holdReason(relay, head, fees);
+        const hold = relayHoldReason(this.context.config, relay, head, fees);
         if (hold === undefined) members.push(relay);
         else next.push({ then: "hold", relayId: relay.id, hold });
       }

@@ -9,7 +9,6 @@ import { SigningRefusedError } from "../signing/signingRefusedError";
 import { RelayLeaseError, signPersistSend } from "../broadcast/broadcaster";
 import { checkSent } from "../broadcast/nonceReconciler";
 import { firstFees, type Fees } from "../broadcast/feeBump";
-import { effectiveGasPrice, feeShortfall } from "../intake/feeCoverage";
 import { resolveInFlightCancellation } from "../cancellation/inFlightCancellation";
 import { findFill, isPermit2NonceUsed } from "../intake/orderState";
 import type { RelayContext } from "./relayContext";
@@ -19,7 +18,7 @@ import { rpcErrorText } from "../broadcast/rpcErrorText";
 import { backoffMs } from "./retryBackoff";
 import { relayOwnership } from "./relayOwnership";
 import { BatchDispatcher, type BatchFollowUp } from "../batching/batchDispatcher";
-import type { RelayHold } from "./relayHold";
+import { relayHoldReason, type RelayHold } from "./relayHold";
 
 /** The longest pause between two looks at a cancelled relay whose recorded swap may still mine. */
 const IN_FLIGHT_RECHECK_MS = 5_000;
@@ -62,7 +61,6 @@ export class RelayQueue {
         context,
         {
           sendAlone: (relay, signer, sendOptions) => this.#sendAlone(relay, signer, sendOptions),
-          holdReason: (relay, head, fees) => this.#holdReason(relay, head, fees),
           follow: (followUps) => this.#follow(followUps),
         },
         config.batch.gas ?? options.maxBatchGas ?? 7_500_000n,
@@ -200,7 +198,7 @@ export class RelayQueue {
       await this.#settleWithoutUs(relay);
       return true;
     };
-    const hold = this.#holdReason(relay, head, await firstFees(this.context, head));
+    const hold = relayHoldReason(this.context.config, relay, head, await firstFees(this.context, head));
     if (hold !== undefined) {
       if (await spentBeforeWaiting()) return;
       this.#hold(relay.id, hold);
@@ -216,37 +214,15 @@ export class RelayQueue {
     await this.#sendAlone(relay, signer, { nonceChecked: true });
   }
 
-  /**
-   * Why the relay must not go out now at `head` with `fees`, if it must not: a base fee at or above
-   * RELAYER_MAX_FEE_GWEI would get the swap refused (or stuck); a gas cost above what its signed fee
-   * covers (beyond RELAYER_MAX_LOSS_BPS) would cost the operator money. Either way it waits for the base
-   * fee to fall, up to its deadline, rather than failing a relay that can still fill. Checked when it
-   * is queued, and again when it is sent: alone, or per member when its batch is built (the wait for a
-   * signer may outlast the block it was checked at).
-   */
-  #holdReason(relay: RelayRecord, head: BlockHead, fees: Fees): RelayHold | undefined {
-    const { config } = this.context;
-    if (head.baseFeePerGas >= config.maxFeeWei) {
-      return { belowCost: false, details: { baseFeePerGas: head.baseFeePerGas.toString(), maxFeeWei: config.maxFeeWei.toString() }, message: "base fee at or above RELAYER_MAX_FEE_GWEI; waiting for it to fall" };
-    }
-    const shortfall = feeShortfall(relay, effectiveGasPrice(fees, head.baseFeePerGas), config.maxLossBps);
-    if (shortfall === undefined) return undefined;
-    return {
-      belowCost: true,
-      details: { costWei: shortfall.costWei.toString(), feeWei: shortfall.feeWei.toString(), maxLossBps: config.maxLossBps },
-      message: "the gas limit costs more than the signed fee covers; waiting for the base fee to fall",
-    };
-  }
-
   /** Sends the relay back to wait for `hold` to pass (a relay below cost at its deadline ends `fee_below_cost`). */
   #hold(relayId: string, hold: RelayHold): void {
     if (hold.belowCost) this.#belowCost.add(relayId);
     this.#waitAndRetry(relayId, hold.details, hold.message);
   }
 
-  /** Whether the relay went back to wait instead of going out now (see #holdReason). */
+  /** Whether the relay went back to wait instead of going out now (see relayHoldReason). */
   #heldBack(relay: RelayRecord, head: BlockHead, fees: Fees): boolean {
-    const hold = this.#holdReason(relay, head, fees);
+    const hold = relayHoldReason(this.context.config, relay, head, fees);
     if (hold === undefined) return false;
     this.#hold(relay.id, hold);
     return true;
