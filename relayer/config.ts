@@ -130,7 +130,7 @@ export const relayerSettings = {
   ),
   RELAYER_SIGNER_STATE_POLL_MS: setting(
     positiveInt.max(60_000).default(2_000),
-    "How often the relayer reads the operator's drain/resume decisions from the store (`npm run relayer-admin -- signers drain|resume`) and reports its signers (`signers list`): a drained signer gets no new relays at most this long after the command.",
+    "How often the relayer reads the operator's decisions from the store (`npm run relayer-admin -- signers add|drain|retire|resume`), opens added or resumed keys, lets idle retired ones go, and reports its signers (`signers list`): a drained signer gets no new relays at most this long after the command.",
   ),
   RELAYER_TREASURY_SIGNER: setting(
     signerSpecs.optional(),

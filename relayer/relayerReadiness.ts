@@ -30,16 +30,18 @@ async function check<T>(probe: () => Promise<T>): Promise<{ ok: true; value: T }
  */
 export async function relayerReadiness(context: RelayContext): Promise<{ ready: boolean; body: Record<string, unknown> }> {
   const { store, client, pool, config } = context;
+  // One list throughout: an operator may add or retire a signer while the balances are read.
+  const pooled = pool.signers;
   const [database, chain, balances] = await Promise.all([
     check(() => store.ping()),
     check(() => client.getBlockNumber({ cacheTime: 0 })),
-    check(() => Promise.all(pool.signers.map(async (signer) => ({ signer: signer.address, balance: await client.getBalance({ address: signer.address }) })))),
+    check(() => Promise.all(pooled.map(async (signer) => ({ signer: signer.address, balance: await client.getBalance({ address: signer.address }) })))),
   ]);
   const now = context.now().getTime();
   const signers = balances.ok
     ? balances.value.map(({ signer, balance }, index) => {
         const funded = balance >= config.minSignerBalanceWei;
-        const { spend, drained, signing } = pool.signers[index]!;
+        const { spend, drained, signing } = pooled[index]!;
         const failure = signing.failure;
         return {
           address: signer,

@@ -8,12 +8,12 @@ import { NetworkFeeModel } from "../sdk/chain/networkFeeModel";
 import type { RelayerConfig } from "./config";
 import { createInternalApp } from "./intake/internalServer";
 import { NonceReconciler } from "./broadcast/nonceReconciler";
-import { NonceTracker } from "./broadcast/nonceTracker";
 import type { RelayContext } from "./queue/relayContext";
 import { RelayQueue } from "./queue/relayQueue";
 import { ReceiptWatcher } from "./receipts/receiptWatcher";
 import { fanOutSends } from "./broadcast/sendFanOut";
 import { SignerPool } from "./broadcast/signerPool";
+import { SignerRoster } from "./broadcast/signerRoster";
 import { SignerStateSync } from "./broadcast/signerStateSync";
 import type { RelayStore } from "./store/relayStore";
 import { openRelayStore } from "./store/openRelayStore";
@@ -24,6 +24,7 @@ import { observedTransport } from "../sdk/observability/observedTransport";
 import { observeRpc } from "../sdk/observability/serverMetrics";
 import { serveMetrics } from "../sdk/observability/metricsServer";
 import { WebhookDispatcher } from "./pushed/webhookDispatcher";
+import type { KeyBackend } from "./signing/keyBackend";
 import { openKeyBackend, openKeyBackends } from "./signing/openKeyBackends";
 import { Treasury } from "./broadcast/treasury";
 import { SigningHealth } from "./signing/signingHealth";
@@ -145,7 +146,12 @@ export async function startRelayer(
   for (const backend of backends) if (backend.kind === "unsafe") logger.warn({ signer: backend.address }, "signing with a raw key (unsafe; refused when NODE_ENV=production)");
   const head = new ChainHead(client, config.pollMs);
   const routers = new RegistryRouters(client, head, manifest.contracts.routerRegistry, logger.child({ component: "signing-policy" }));
-  const closeBackends = () => Promise.all([...backends, ...(treasuryBackend === undefined ? [] : [treasuryBackend])].map((backend) => backend.close()));
+  let ownedBackends: readonly KeyBackend[] = backends;
+  let closeRoster = async (): Promise<void> => undefined;
+  const closeBackends = async () => {
+    await closeRoster();
+    await Promise.all([...ownedBackends, ...(treasuryBackend === undefined ? [] : [treasuryBackend])].map((backend) => backend.close()));
+  };
   const store = await openRelayStore(config).then((opened) => observedRelayStore(opened, metrics, logger), async (error: unknown) => {
     await closeBackends();
     throw error;
@@ -162,17 +168,12 @@ export async function startRelayer(
       logger.child({ component: "signing-policy" }),
       metrics.signingRefusals,
     );
-    const keys = await Promise.all(
-      backends.map(async (backend) => {
-        const { address } = backend;
-        const pending = await client.getTransactionCount({ address, blockTag: "pending" });
-        const nonces = new NonceTracker(pending, await store.highestNonce(address));
-        const spend = new SignerSpend(config.dailySpendCapWei);
-        const signing = new SigningHealth((digest) => backend.signDigest(digest));
-        return { account: policedAccount(backend, policy, { nextNonce: () => nonces.next, spend, health: signing }), nonces, spend, backend: backend.kind, signing };
-      }),
-    );
-    const pool = new SignerPool(keys, config.maxPendingPerSigner);
+    const pool = new SignerPool([], config.maxPendingPerSigner);
+    const roster = new SignerRoster({ client, store, config, logger, pool, policy, treasury: treasuryBackend?.address, metrics, now: () => new Date() });
+    // From here the roster owns the signer keys: it closes them when they retire or the relayer stops.
+    ownedBackends = [];
+    closeRoster = () => roster.close();
+    for (const [index, backend] of backends.entries()) await roster.enrol(backend, config.signers[index]!);
     routers.start(config.pollMs);
     const fees = new NetworkFeeModel(client, "none");
     const reconciler = new NonceReconciler({ client, pool, head, logger, config, metrics });
@@ -205,7 +206,7 @@ export async function startRelayer(
     metrics.signerMinBalance.set(Number(config.minSignerBalanceWei));
     metrics.signerDailySpendCap.set(Number(config.dailySpendCapWei));
     metrics.treasuryDailyCap.set(Number(config.treasury?.dailyCapWei ?? 0n));
-    const signerStates = new SignerStateSync(context);
+    const signerStates = new SignerStateSync(context, roster);
     // Before any relay is chosen: a signer drained while this relayer was down stays drained.
     await signerStates.sync();
     const leases = new LeaseKeeper(context, queue, watcher);

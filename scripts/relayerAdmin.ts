@@ -1,13 +1,16 @@
 /**
- * `npm run relayer-admin -- signers list [--json] | drain <address> | resume <address>`: the relayer's
- * signers as its database knows them, and the operator's drain switch. A drained signer takes no new
- * relays on any relayer of that database (each reads the decision within RELAYER_SIGNER_STATE_POLL_MS)
- * and finishes the ones it has; `resume` gives it work again. The database is the relayer's:
+ * `npm run relayer-admin -- signers list [--json] | add <entry> | drain | retire | resume <address>`:
+ * the relayer's signers as its database knows them, and the operator's switches. An added key is
+ * opened by a running relayer; a drained signer takes no new relays on any relayer of that database
+ * (each reads the decision within RELAYER_SIGNER_STATE_POLL_MS) and finishes the ones it has; a
+ * retired one also has its key closed once idle; `resume` gives it work again. The database is the relayer's:
  * RELAYER_DATABASE_URL or DATABASE_URL (PostgreSQL, shared by every relayer), else RELAYER_DB_PATH.
  * On PostgreSQL it opens the CLIs' pool (SERVICE_POOLS.relayerCli, 2 connections), never the relayer's 10.
  */
 import { parseArgs } from "node:util";
 import { formatEther, getAddress, isAddress } from "viem";
+import { openKeyBackend } from "../relayer/signing/openKeyBackends";
+import { describeSignerSpec, parseSignerSpecs, SignerSpecError, type SignerSpec } from "../relayer/signing/signerSpecs";
 import type { RelayStore, SignerState } from "../relayer/store/relayStore";
 import { relayerDatabaseFromEnv } from "./gasBudgets";
 import { printTable } from "./textTable";
@@ -15,9 +18,12 @@ import { printTable } from "./textTable";
 const USAGE = [
   "usage: npm run relayer-admin -- signers <command>",
   "  signers list [--json]       every signer with a report or a decision: backend, state, balance, pending, daily spend, top-ups",
+  "  signers add <entry>         a key running relayers open and sign with (a pkcs11: or keystore: entry of RELAYER_SIGNERS' form)",
+  "      [--relayer <id>]        only the relayer with this RELAYER_ID opens it (default: the first relayer to poll)",
   "  signers drain <address>     no new relays for it on any relayer of this database; it finishes its pending ones",
   "      [--force]               also for an address no relayer has reported yet (drain a key before its relayer starts)",
-  "  signers resume <address>    it takes relays again",
+  "  signers retire <address>    drained, and once its pending ones are final its relayer closes its key",
+  "  signers resume <address>    it takes relays again (a retired key is opened again)",
   "  topups list [--json]        the treasury's top-ups of signers, newest first: signer, amount, status, transaction",
   "  (the relayer's database: RELAYER_DATABASE_URL or DATABASE_URL for PostgreSQL, else RELAYER_DB_PATH)",
 ].join("\n");
@@ -29,11 +35,13 @@ export async function runRelayerAdminCommand(args: readonly string[], context: R
   let positionals: string[];
   let json: boolean;
   let force: boolean;
+  let relayer: string | undefined;
   try {
-    const parsed = parseArgs({ args: [...args], options: { json: { type: "boolean" }, force: { type: "boolean" } }, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: [...args], options: { json: { type: "boolean" }, force: { type: "boolean" }, relayer: { type: "string" } }, allowPositionals: true, strict: true });
     positionals = parsed.positionals;
     json = parsed.values.json === true;
     force = parsed.values.force === true;
+    relayer = parsed.values.relayer;
   } catch (error) {
     return usage(context, error instanceof Error ? error.message : String(error));
   }
@@ -47,14 +55,20 @@ export async function runRelayerAdminCommand(args: readonly string[], context: R
   if (group !== "signers") return usage(context, group === undefined ? undefined : `unknown command ${group}`);
   if (extra.length > 0) return usage(context, `unexpected argument ${extra[0]}`);
   if (force && command !== "drain") return usage(context, "--force applies to signers drain only");
+  if (relayer !== undefined && command !== "add") return usage(context, "--relayer applies to signers add only");
+  if (command === "add") {
+    if (target === undefined) return usage(context, "signers add needs a key entry: pkcs11:…?module-path=…&pin-source=file:… or keystore:<file|name>?password-file=<file>");
+    if (relayer !== undefined && relayer.trim() === "") return usage(context, "--relayer needs a RELAYER_ID");
+    return withStore(context, (store) => addSigner(store, context, target, relayer));
+  }
   if (command === "list") {
     if (target !== undefined) return usage(context, `signers list takes no argument (got ${target}); every signer on record is listed`);
     return withStore(context, (store) => listSigners(store, context, json));
   }
-  if (command === "drain" || command === "resume") {
+  if (command === "drain" || command === "resume" || command === "retire") {
     if (target === undefined) return usage(context, `signers ${command} needs a signer address (see signers list)`);
     if (!isAddress(target, { strict: false })) return usage(context, `${target} is not an address (0x and 40 hex digits)`);
-    const state: SignerState = command === "drain" ? "drained" : "active";
+    const state: SignerState = command === "drain" ? "drained" : command === "retire" ? "retired" : "active";
     return withStore(context, (store) => setState(store, context, getAddress(target), state, force));
   }
   return usage(context, command === undefined ? "signers needs a command" : `unknown command signers ${command}`);
@@ -83,7 +97,7 @@ async function withStore(context: RelayerAdminContext, work: (store: RelayStore)
 async function setState(store: RelayStore, context: RelayerAdminContext, signer: `0x${string}`, state: SignerState, force: boolean): Promise<number> {
   const records = await store.signerStates();
   const known = records.find((record) => record.signer === signer);
-  const command = state === "drained" ? "drain" : "resume";
+  const command = COMMAND_OF_STATE[state];
   if (known === undefined && !(state === "drained" && force)) {
     context.print(`${signer} is not a known signer of this relayer database: no relayer has reported it and it has no decision on record`);
     context.print(records.length === 0 ? "known signers: none yet (a running relayer reports its signers within RELAYER_SIGNER_STATE_POLL_MS of its start)" : `known signers: ${records.map((record) => record.signer).join(", ")}`);
@@ -92,13 +106,71 @@ async function setState(store: RelayStore, context: RelayerAdminContext, signer:
     return 1;
   }
   if (known?.state === state) {
-    context.print(`${signer} is already ${state === "drained" ? "drained" : "active"}: nothing to ${command}`);
+    context.print(`${signer} is already ${state}: nothing to ${command}`);
     return 0;
   }
   await store.setSignerState(signer, state, context.now);
-  const verb = state === "drained" ? "drained: it takes no new relays and finishes its pending ones" : "resumed: it takes relays again";
+  const verb = {
+    drained: "drained: it takes no new relays and finishes its pending ones",
+    retired: "retired: it takes no new relays; once its pending ones are final its relayer closes its key (signers list: pending 0); `signers resume` opens it again",
+    active: "resumed: it takes relays again",
+  }[state];
   context.print(`${signer} ${verb} (running relayers pick this up within RELAYER_SIGNER_STATE_POLL_MS, default 2 s)`);
   if (known?.report === undefined) context.print(`note: no relayer on this database has reported ${signer} yet; the decision applies once one signs with it`);
+  return 0;
+}
+
+const COMMAND_OF_STATE: Readonly<Record<SignerState, string>> = { drained: "drain", retired: "retire", active: "resume" };
+
+/**
+ * Records a key for running relayers to open. The entry is opened here first (its PIN or password
+ * file read, the key found), so a typo fails now, at the operator's prompt, and the address is known;
+ * then it is closed and only the entry (paths, never a secret) is stored. A raw key is refused: it
+ * would sit in the database in clear. An address a relayer already signs with from its own
+ * RELAYER_SIGNERS, or one drained or retired, is refused with what to do instead.
+ */
+async function addSigner(store: RelayStore, context: RelayerAdminContext, entry: string, relayerId: string | undefined): Promise<number> {
+  let spec: SignerSpec;
+  try {
+    const specs = parseSignerSpecs(entry);
+    if (specs.length > 1) throw new SignerSpecError("gives several signers: add one at a time");
+    spec = specs[0]!;
+  } catch (error) {
+    context.print(`the entry is not a signer: ${error instanceof Error ? error.message : String(error)}`);
+    return 2;
+  }
+  if (spec.kind === "unsafe") {
+    context.print("a raw key (unsafe:) is never added to running relayers: it would be stored in the database in clear");
+    context.print("encrypt it first (`npm run keystore -- import <name>`), then add keystore:<name>?password-file=<file>");
+    return 2;
+  }
+  let address: `0x${string}`;
+  try {
+    // A raw key was refused above, so the environment's production flag changes nothing here.
+    const backend = await openKeyBackend(spec, { production: true });
+    address = backend.address;
+    await backend.close();
+  } catch (error) {
+    context.print(`cannot open ${describeSignerSpec(spec)}: ${error instanceof Error ? error.message : String(error)}`);
+    context.print("the relayers open the entry as written, so it must work here too: check the module, token and key label, or the keystore and its password file");
+    return 1;
+  }
+  const known = (await store.signerStates()).find((record) => record.signer === address);
+  if (known !== undefined && known.added === undefined && known.report !== undefined) {
+    context.print(`${address} is already a signer of relayer ${known.report.relayerId} (from its RELAYER_SIGNERS): nothing to add`);
+    return 1;
+  }
+  if (known !== undefined && known.state !== "active") {
+    context.print(`${address} is ${known.state}: \`npm run relayer-admin -- signers resume ${address}\` gives it work again${known.added === undefined ? "" : " (its key is opened again)"}`);
+    return 1;
+  }
+  if (known?.added !== undefined && known.added.entry === entry && known.added.relayerId === relayerId) {
+    context.print(`${address} is already added: nothing to add`);
+    return 0;
+  }
+  await store.addSignerKey(address, { entry, relayerId }, context.now);
+  const where = relayerId === undefined ? "the first running relayer to poll opens it" : `relayer ${relayerId} opens it`;
+  context.print(`${address} added (${describeSignerSpec(spec)}): ${where} within RELAYER_SIGNER_STATE_POLL_MS (default 2 s) and gives it relays; \`signers list\` shows it once it has`);
   return 0;
 }
 
@@ -120,6 +192,8 @@ async function listSigners(store: RelayStore, context: RelayerAdminContext, json
     address: record.signer,
     backend: record.report?.backend ?? null,
     state: record.state,
+    added_entry: record.added?.entry ?? null,
+    added_for_relayer: record.added?.relayerId ?? null,
     state_changed_at: record.stateChangedAt?.toISOString() ?? null,
     relayer_id: record.report?.relayerId ?? null,
     balance_wei: record.report?.balanceWei?.toString() ?? null,
@@ -141,7 +215,7 @@ async function listSigners(store: RelayStore, context: RelayerAdminContext, json
     ["address", "backend", "state", "balance (ETH)", "pending", "daily spend (ETH)", "topped up (ETH)", "relayer", "reported"],
     ...rows.map((row) => [
       row.address,
-      row.backend ?? "-",
+      row.backend ?? (row.added_entry === null ? "-" : `${row.added_entry.slice(0, row.added_entry.indexOf(":"))} (added, not opened yet)`),
       row.state,
       row.balance_wei === null ? "-" : formatEther(BigInt(row.balance_wei)),
       row.pending === null ? "-" : String(row.pending),

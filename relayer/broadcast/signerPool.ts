@@ -57,7 +57,8 @@ function createSigner({ account, nonces, spend, backend, signing }: SignerKey): 
  * transactions. When all are full, `lease` waits for the next release.
  */
 export class SignerPool {
-  readonly signers: readonly Signer[];
+  // Replaced, never changed in place: a loop over `signers` across awaits sees one list throughout.
+  #signers: readonly Signer[];
   readonly #waiters: (() => void)[] = [];
 
   constructor(
@@ -65,7 +66,30 @@ export class SignerPool {
     private readonly maxPendingPerSigner: number,
     private readonly now: () => number = Date.now,
   ) {
-    this.signers = keys.map(createSigner);
+    this.#signers = keys.map(createSigner);
+  }
+
+  /** The signers now: those named at start, plus those an operator added, minus those retired since. */
+  get signers(): readonly Signer[] {
+    return this.#signers;
+  }
+
+  /** How many transactions the signers may have in flight together. */
+  get capacity(): number {
+    return this.#signers.length * this.maxPendingPerSigner;
+  }
+
+  /** A key opened while the relayer runs (relayer-admin signers add) joins, and the waiters look again. */
+  add(key: SignerKey): Signer {
+    const signer = createSigner(key);
+    this.#signers = [...this.#signers, signer];
+    this.notify();
+    return signer;
+  }
+
+  /** A retired signer with nothing in flight leaves the pool. */
+  remove(signer: Signer): void {
+    this.#signers = this.#signers.filter((other) => other !== signer);
   }
 
   bySigner(address: Address): Signer | undefined {

@@ -1,46 +1,61 @@
 import { PollingLoop } from "../../sdk/scheduling/pollingLoop";
 import type { RelayContext } from "../queue/relayContext";
+import type { Signer } from "./signerPool";
+import type { SignerRoster } from "./signerRoster";
 
 /**
  * Keeps the pool's signers in step with the operator's decisions in the store (`relayer-admin
- * signers drain|resume`), and reports what this relayer sees of them (`signers list`): once at start,
- * before any work is chosen, then every `RELAYER_SIGNER_STATE_POLL_MS`. The store is shared on
- * PostgreSQL, so one command drains a signer on whichever relayer holds it.
+ * signers add|drain|resume|retire`), and reports what this relayer sees of them (`signers list`):
+ * once at start, before any work is chosen, then every `RELAYER_SIGNER_STATE_POLL_MS`. The store is
+ * shared on PostgreSQL, so one command reaches whichever relayer holds the signer.
  */
 export class SignerStateSync {
   readonly #loop: PollingLoop;
+  /** Retired signers are let go only once recovery has held their nonces: not at the first sync. */
+  #recovered = false;
 
-  constructor(private readonly context: RelayContext) {
+  constructor(
+    private readonly context: RelayContext,
+    private readonly roster: SignerRoster,
+  ) {
     this.#loop = new PollingLoop(() => this.sync(), context.config.signerStatePollMs, (error) => context.logger.warn({ err: error }, "could not read the signers' drain states; trying again"));
   }
 
-  /** Reads the decisions and applies them; then writes this relayer's report. */
+  /** Reads the decisions and applies them (opening added or resumed keys, letting idle retired ones go); then writes this relayer's report. */
   async sync(): Promise<void> {
     const { store, pool, logger, config } = this.context;
-    const states = new Map((await store.signerStates()).map((record) => [record.signer.toLowerCase(), record.state]));
-    let resumed = false;
+    const records = await store.signerStates();
+    const opened = await this.roster.admit(records);
+    const states = new Map(records.map((record) => [record.signer.toLowerCase(), record.state]));
+    let resumed = opened.length > 0;
+    const letGo: Signer[] = [];
     for (const signer of pool.signers) {
-      const drained = states.get(signer.address.toLowerCase()) === "drained";
+      const state = states.get(signer.address.toLowerCase()) ?? "active";
+      const drained = state !== "active";
       this.context.metrics?.signerDrained.set({ signer: signer.address }, drained ? 1 : 0);
-      if (drained === signer.drained) continue;
-      signer.drained = drained;
-      if (drained) logger.info({ signer: signer.address, pending: signer.nonces.inFlight }, "signer drained by the operator: no new relays for it; it finishes its pending ones");
-      else {
-        logger.info({ signer: signer.address }, "signer resumed by the operator");
-        resumed = true;
+      if (drained !== signer.drained) {
+        signer.drained = drained;
+        if (!drained) {
+          logger.info({ signer: signer.address }, "signer resumed by the operator");
+          resumed = true;
+        } else if (state === "retired") logger.info({ signer: signer.address, pending: signer.nonces.inFlight }, "signer retired by the operator: no new relays for it; its key is closed once its pending ones are final");
+        else logger.info({ signer: signer.address, pending: signer.nonces.inFlight }, "signer drained by the operator: no new relays for it; it finishes its pending ones");
       }
+      if (state === "retired" && this.#recovered && (await this.roster.retire(signer))) letGo.push(signer);
     }
     if (resumed) pool.notify();
     const now = this.context.now();
     await store.reportSigners(
       config.relayerId,
-      pool.signers.map((signer) => ({ signer: signer.address, backend: signer.backend, balanceWei: signer.balance, pending: signer.nonces.inFlight, dailySpendWei: signer.spend.spent(now.getTime()) })),
+      // A signer let go now is reported once more, with nothing pending: `signers list` shows it idle.
+      [...pool.signers, ...letGo].map((signer) => ({ signer: signer.address, backend: signer.backend, balanceWei: signer.balance, pending: signer.nonces.inFlight, dailySpendWei: signer.spend.spent(now.getTime()) })),
       now,
     );
   }
 
-  /** Every RELAYER_SIGNER_STATE_POLL_MS after the first `sync`, never two at once. */
+  /** Every RELAYER_SIGNER_STATE_POLL_MS after the first `sync` (called once recovery is done), never two at once. */
   start(): void {
+    this.#recovered = true;
     this.#loop.start();
   }
 

@@ -55,7 +55,7 @@ export class RelayQueue {
     options: { maxBatchGas?: bigint } = {},
   ) {
     const { pool, config } = context;
-    this.#queue = new PQueue({ concurrency: Math.max(4, pool.signers.length * config.maxPendingPerSigner) });
+    this.#queue = new PQueue({ concurrency: Math.max(4, pool.capacity) });
     if (config.batch.max > 1) {
       this.#batches = new BatchDispatcher(
         context,
@@ -73,6 +73,9 @@ export class RelayQueue {
     if (this.#stopped || this.#queued.has(relayId)) return;
     this.#queued.add(relayId);
     const run = () => {
+      // Signers added or retired while running (relayer-admin) change how many relays may run at once.
+      const concurrency = Math.max(4, this.context.pool.capacity);
+      if (this.#queue.concurrency !== concurrency) this.#queue.concurrency = concurrency;
       this.context.metrics?.stages.start(relayId);
       this.#queue
         .add(async () => {

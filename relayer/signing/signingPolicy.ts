@@ -34,6 +34,16 @@ export class SigningPolicy {
     this.#ownSigners = new Set(ownSigners.map((signer) => signer.toLowerCase()));
   }
 
+  /** A signer opened while the relayer runs: its self-transfers and top-ups to it are allowed. */
+  addSigner(signer: Address): void {
+    this.#ownSigners.add(signer.toLowerCase());
+  }
+
+  /** A signer retired and let go: nothing more is signed for it or sent to it. */
+  removeSigner(signer: Address): void {
+    this.#ownSigners.delete(signer.toLowerCase());
+  }
+
   /** Allows the transaction (and counts its cost against the signer's day) or throws SigningRefusedError. */
   authorize(signer: Address, transaction: TransactionSerializable, state: { nextNonce: number; spend: SignerSpend }): SigningPurpose {
     const verdict = judgeTransaction(transaction, {

@@ -247,4 +247,15 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
       CREATE INDEX relayer_topups_unfinished ON relayer_topups (status) WHERE status IN ('intent', 'sent');
     `,
   },
+  {
+    version: 10,
+    name: "signers added and retired while relayers run: the 'retired' state, the key entry an operator added, and the relayer meant to open it (the SQLite schema at its version 12)",
+    sql: `
+      ALTER TABLE relayer_signer_states DROP CONSTRAINT relayer_signer_states_state_check;
+      ALTER TABLE relayer_signer_states ADD CONSTRAINT relayer_signer_states_state_check CHECK (state IN ('active', 'drained', 'retired'));
+      -- A RELAYER_SIGNERS entry (pkcs11: or keystore:, never a raw key) a running relayer opens.
+      ALTER TABLE relayer_signer_states ADD COLUMN key_entry TEXT;
+      ALTER TABLE relayer_signer_states ADD COLUMN key_relayer_id TEXT;
+    `,
+  },
 ];

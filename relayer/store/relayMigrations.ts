@@ -314,4 +314,29 @@ export const relayMigrations: readonly Migration[] = [
       CREATE INDEX relayer_topups_unfinished ON relayer_topups (status) WHERE status IN ('intent', 'sent');
     `,
   },
+  {
+    version: 12,
+    name: "signers added and retired while relayers run: the 'retired' state, the key entry an operator added, and the relayer meant to open it",
+    // SQLite cannot alter a CHECK constraint: the table is rebuilt with its rows.
+    sql: `
+      CREATE TABLE relayer_signer_states_v12 (
+        signer            TEXT PRIMARY KEY,
+        state             TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'drained', 'retired')),
+        state_changed_at  INTEGER,
+        relayer_id        TEXT,
+        backend           TEXT,
+        balance_wei       TEXT,
+        pending           INTEGER,
+        daily_spend_wei   TEXT,
+        reported_at       INTEGER,
+        -- A RELAYER_SIGNERS entry (pkcs11: or keystore:, never a raw key) a running relayer opens.
+        key_entry         TEXT,
+        key_relayer_id    TEXT
+      ) STRICT;
+      INSERT INTO relayer_signer_states_v12 (signer, state, state_changed_at, relayer_id, backend, balance_wei, pending, daily_spend_wei, reported_at)
+        SELECT signer, state, state_changed_at, relayer_id, backend, balance_wei, pending, daily_spend_wei, reported_at FROM relayer_signer_states;
+      DROP TABLE relayer_signer_states;
+      ALTER TABLE relayer_signer_states_v12 RENAME TO relayer_signer_states;
+    `,
+  },
 ];

@@ -34,6 +34,9 @@ export interface SignerStatesTable {
   pending: number | null;
   daily_spend_wei: string | null;
   reported_at: number | null;
+  /** The key entry an operator added (`relayer-admin signers add`), and the relayer meant to open it (null: any). */
+  key_entry: string | null;
+  key_relayer_id: string | null;
 }
 
 export interface TopUpsTable {

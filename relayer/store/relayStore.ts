@@ -104,14 +104,19 @@ export interface RelayStore extends PushedStatusStore {
   claimSigners(claim: SignerClaim): Promise<SignerHolder[]>;
   /** Extends this relayer's registration of its signers (its heartbeat). */
   renewSigners(relayerId: string, until: Date): Promise<void>;
-  /** Drops this relayer's registration of its signers (a clean stop). */
-  releaseSigners(relayerId: string): Promise<void>;
+  /** Drops this relayer's registration of its signers (a clean stop), or of those given (a signer retired). */
+  releaseSigners(relayerId: string, signers?: readonly Address[]): Promise<void>;
   /**
    * The operator's decision on a signer address (`relayer-admin signers drain|resume`): a drained
    * signer takes no new relays on any relayer of this database until resumed. Any address may be
    * set, so a signer can be drained before its relayer starts.
    */
   setSignerState(signer: Address, state: SignerState, at: Date): Promise<void>;
+  /**
+   * Records a key for running relayers to open (`relayer-admin signers add`), active: the relayer
+   * named, or any that has not the address yet, opens it at its next signer-state poll.
+   */
+  addSignerKey(signer: Address, key: AddedSignerKey, at: Date): Promise<void>;
   /** Every signer with a decision or a report on record, by address. */
   signerStates(): Promise<SignerStateRecord[]>;
   /** What this relayer sees of its signers now (`signers list`); leaves the operator's decision alone. */
@@ -149,13 +154,20 @@ export type TopUpCap = { capWei: bigint; since: Date };
 /** A top-up written, or why not: `unfinished` (the signer has one), `nonce` (another holds the treasury's nonce), `cap` (with what the window already holds). */
 export type TopUpRecorded = { id: number } | { refused: "unfinished" | "nonce" } | { refused: "cap"; spentWei: bigint };
 
-/** `drained`: no new relays (it finishes its pending ones); `active`: the default. */
-export type SignerState = "active" | "drained";
+/**
+ * `drained`: no new relays (it finishes its pending ones); `retired`: drained, and once it has nothing
+ * in flight its relayer closes its key and lets it go; `active`: the default.
+ */
+export type SignerState = "active" | "drained" | "retired";
+/** A key an operator added to running relayers: its RELAYER_SIGNERS entry, and the relayer meant to open it (undefined: any). */
+export type AddedSignerKey = { entry: string; relayerId: string | undefined };
 export type SignerReport = { signer: Address; backend: string; balanceWei: bigint | undefined; pending: number; dailySpendWei: bigint };
 export type SignerStateRecord = {
   signer: Address;
   state: SignerState;
   stateChangedAt: Date | undefined;
+  /** Set when an operator added the key (`signers add`): relayers open it while they run. */
+  added: AddedSignerKey | undefined;
   /** The last report of the relayer holding it, if one did. */
   report: (Omit<SignerReport, "signer"> & { relayerId: string; at: Date }) | undefined;
 };

@@ -8,7 +8,7 @@ import { SqlUnpaidGas } from "./sqlUnpaidGas";
 
 /** The part of the relay store written once for both engines (docs/storage.md). */
 type WrittenOnce =
-  | "claimSigners" | "renewSigners" | "releaseSigners" | "setSignerState" | "signerStates" | "reportSigners"
+  | "claimSigners" | "renewSigners" | "releaseSigners" | "setSignerState" | "addSignerKey" | "signerStates" | "reportSigners"
   | "recordTopUp" | "setTopUpStatus" | "topUps" | "unfinishedTopUps"
   | "recordUnpaidGas" | "unpaidGasCharged" | "unpaidGasReleaseAt" | "unpaidGasTotals" | "listUnpaidGasTallies" | "clearUnpaidGas";
 
@@ -33,6 +33,7 @@ export class SqlRelayTables implements Pick<RelayStore, WrittenOnce> {
   renewSigners(...args: Parameters<RelayStore["renewSigners"]>) { return this.#signerClaims.renewSigners(...args); }
   releaseSigners(...args: Parameters<RelayStore["releaseSigners"]>) { return this.#signerClaims.releaseSigners(...args); }
   setSignerState(...args: Parameters<RelayStore["setSignerState"]>) { return this.#signerStates.setSignerState(...args); }
+  addSignerKey(...args: Parameters<RelayStore["addSignerKey"]>) { return this.#signerStates.addSignerKey(...args); }
   signerStates() { return this.#signerStates.signerStates(); }
   reportSigners(...args: Parameters<RelayStore["reportSigners"]>) { return this.#signerStates.reportSigners(...args); }
   recordTopUp(...args: Parameters<RelayStore["recordTopUp"]>) { return this.#topUps.recordTopUp(...args); }

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { getAddress } from "viem";
+import { getAddress, type Address } from "viem";
 import { step, type SqlDatabase } from "../../sdk/storage/sqlDatabase";
 import type { RelaySchema } from "./relaySchema";
 import type { SignerClaim, SignerHolder } from "./relayStore";
@@ -50,8 +50,13 @@ export class SqlSignerClaims {
     await this.#db.changes(this.#db.build.updateTable("relayer_signers").set({ live_until: until.getTime() }).where("relayer_id", "=", relayerId));
   }
 
-  /** Drops this relayer's registration of its signers (a clean stop). */
-  async releaseSigners(relayerId: string): Promise<void> {
-    await this.#db.changes(this.#db.build.deleteFrom("relayer_signers").where("relayer_id", "=", relayerId));
+  /** Drops this relayer's registration of its signers (a clean stop), or of those given (a signer retired). */
+  async releaseSigners(relayerId: string, signers?: readonly Address[]): Promise<void> {
+    let release = this.#db.build.deleteFrom("relayer_signers").where("relayer_id", "=", relayerId);
+    if (signers !== undefined) {
+      if (signers.length === 0) return;
+      release = release.where("signer", "in", signers.map((signer) => signer.toLowerCase()));
+    }
+    await this.#db.changes(release);
   }
 }

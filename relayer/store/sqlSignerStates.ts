@@ -2,12 +2,12 @@ import type { Selectable } from "kysely";
 import { getAddress, type Address } from "viem";
 import { step, type SqlDatabase } from "../../sdk/storage/sqlDatabase";
 import type { RelaySchema, SignerStatesTable } from "./relaySchema";
-import type { SignerReport, SignerState, SignerStateRecord } from "./relayStore";
+import type { AddedSignerKey, SignerReport, SignerState, SignerStateRecord } from "./relayStore";
 
 /**
  * The signer registry (relayer_signer_states), written once for SQLite and PostgreSQL: the
- * operator's drain/resume decision per signer address, and what the relayer holding it last
- * reported (backend, balance, pending nonces, daily spend).
+ * operator's drain/resume/retire decision per signer address, the keys an operator added to running
+ * relayers, and what the relayer holding each last reported (backend, balance, pending nonces, daily spend).
  */
 export class SqlSignerStates {
   readonly #db: SqlDatabase<RelaySchema>;
@@ -22,6 +22,22 @@ export class SqlSignerStates {
         .insertInto("relayer_signer_states")
         .values({ signer: signer.toLowerCase(), state, state_changed_at: at.getTime() })
         .onConflict((conflict) => conflict.column("signer").doUpdateSet((eb) => ({ state: eb.ref("excluded.state"), state_changed_at: eb.ref("excluded.state_changed_at") }))),
+    );
+  }
+
+  async addSignerKey(signer: Address, key: AddedSignerKey, at: Date): Promise<void> {
+    await this.#db.changes(
+      this.#db.build
+        .insertInto("relayer_signer_states")
+        .values({ signer: signer.toLowerCase(), state: "active", state_changed_at: at.getTime(), key_entry: key.entry, key_relayer_id: key.relayerId ?? null })
+        .onConflict((conflict) =>
+          conflict.column("signer").doUpdateSet((eb) => ({
+            state: eb.ref("excluded.state"),
+            state_changed_at: eb.ref("excluded.state_changed_at"),
+            key_entry: eb.ref("excluded.key_entry"),
+            key_relayer_id: eb.ref("excluded.key_relayer_id"),
+          })),
+        ),
     );
   }
 
@@ -64,8 +80,9 @@ export class SqlSignerStates {
 function signerStateFromRow(row: Selectable<SignerStatesTable>): SignerStateRecord {
   return {
     signer: getAddress(row.signer),
-    state: row.state === "drained" ? "drained" : "active",
+    state: row.state === "drained" || row.state === "retired" ? row.state : "active",
     stateChangedAt: row.state_changed_at === null ? undefined : new Date(Number(row.state_changed_at)),
+    added: row.key_entry === null ? undefined : { entry: row.key_entry, relayerId: row.key_relayer_id ?? undefined },
     report:
       row.reported_at === null || row.relayer_id === null
         ? undefined

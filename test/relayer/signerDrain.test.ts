@@ -4,64 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import hre from "hardhat";
 import { Client } from "pg";
-import { getAddress, keccak256, parseEther, type Address, type Hex, type LocalAccount } from "viem";
+import { getAddress, keccak256, parseEther, type Address, type Hex } from "viem";
 import { relayerDatabaseFromEnv } from "../../scripts/gasBudgets";
 import { runRelayerAdminCommand } from "../../scripts/relayerAdmin";
+import { admin, listed, relayOnce, sender, until, type ListedSigner } from "../fixtures/signerAdmin";
 import type { Signer } from "../../relayer/broadcast/signerPool";
 import { openRelayStore } from "../../relayer/store/openRelayStore";
-import { fundedTakers, gaslessSuite, RELAYER_TOKEN, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
-import type { SettlementFixture } from "../fixtures/settlementFixture";
+import { fundedTakers, gaslessSuite, RELAYER_TOKEN, startGaslessStack } from "../fixtures/gaslessStack";
 import { createTestDatabase } from "../fixtures/postgresServer";
 import { recordTopUpId } from "../fixtures/recordTopUp";
-
-type ListedSigner = {
-  address: Address;
-  backend: string | null;
-  state: string;
-  balance_wei: string | null;
-  pending: number | null;
-  daily_spend_wei: string | null;
-  relayer_id: string | null;
-  topped_up_wei: string;
-  topups: number;
-};
-
-/** Runs `relayer-admin` against the stack's relayer database, as an operator would; its exit code and output. */
-async function admin(stack: GaslessStack, ...args: string[]): Promise<{ code: number; output: string }> {
-  const lines: string[] = [];
-  const { dbPath, databaseUrl } = stack.relayer!.context.config;
-  const code = await runRelayerAdminCommand(args, { open: () => openRelayStore({ dbPath, databaseUrl }), print: (line) => lines.push(line), now: new Date() });
-  return { code, output: lines.join("\n") };
-}
-
-async function listed(stack: GaslessStack): Promise<ListedSigner[]> {
-  const { code, output } = await admin(stack, "signers", "list", "--json");
-  expect(code).to.equal(0);
-  return JSON.parse(output) as ListedSigner[];
-}
-
-/** Waits (bounded) until the running relayer has read the operator's decision on `signer`. */
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-async function relayOnce(stack: GaslessStack, suite: { f: SettlementFixture }, funded?: LocalAccount): Promise<{ relayId: string }> {
-  const taker = funded ?? (await fundedTakers(suite.f, 1))[0];
-  const quote = (await stack.gaslessQuote(taker!.address)).body;
-  const submitted = await stack.submit({ quote_id: quote.quote_id, signature: await stack.sign(quote, taker!) });
-  expect(submitted.status, JSON.stringify(submitted.body)).to.equal(202);
-  return { relayId: submitted.body.relay_id as string };
-}
-
-async function sender(stack: GaslessStack, suite: { f: SettlementFixture }, relayId: string): Promise<Address> {
-  const relay = await stack.waitFor(relayId);
-  expect(relay.status, JSON.stringify(relay)).to.equal("confirmed");
-  return getAddress((await suite.f.publicClient.getTransaction({ hash: relay.tx_hash as Hex })).from);
-}
 
 describe("relayer-admin signers: drain, resume and list while the relayer runs", function () {
   this.timeout(180_000);
