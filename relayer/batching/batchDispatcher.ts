@@ -10,38 +10,19 @@ import { isPermit2NonceUsed } from "../intake/orderState";
 import type { RelayContext } from "../queue/relayContext";
 import type { Signer } from "../broadcast/signerPool";
 import type { RelayRecord } from "../store/relayStore";
-import { relayHoldReason, type RelayHold } from "../queue/relayHold";
+import { relayHoldReason } from "../queue/relayHold";
+import type { RelayFollowUp } from "../queue/relayFollowUp";
 import { rpcErrorText } from "../broadcast/rpcErrorText";
 import { SigningRefusedError } from "../signing/signingRefusedError";
 
 const swapGaslessBatch = getAbiItem({ abi: gaslessBatchSwapRouterAbi, name: "swapGaslessBatch" });
-
-/**
- * What becomes of a relay the dispatcher took and did not see through: the queue that owns the relays
- * acts on each (relayQueue.ts `#follow`), in order, once the batch's attempt is over.
- */
-export type BatchFollowUp =
-  /** Broadcast (or possibly broadcast): the receipt watcher follows it, sending it again when `resend`. */
-  | { then: "track"; relayId: string; resend: boolean }
-  /** Goes out on its own from now on (its batch would revert as a whole, or left it out), queued now. */
-  | { then: "alone"; relayId: string }
-  /** Left out of the batch: waits for `hold` to pass (the single path's bound), as a relay of its own would. */
-  | { then: "hold"; relayId: string; hold: RelayHold }
-  /** Waits, with the queue's growing pauses, and is tried again (a lapsed lease, a refused tip). */
-  | { then: "wait"; relayId: string; details: Record<string, unknown>; message: string }
-  /** Queued again after `delayMs` (its signer was given back). */
-  | { then: "requeue"; relayId: string; delayMs: number }
-  /** Its attempt failed (the node, the database): tried again later, with backoff. */
-  | { then: "retry"; relayId: string; error: unknown }
-  /** Its Permit2 nonce is spent: someone else's fill is recorded, or it ends. */
-  | { then: "settledWithoutUs"; relay: RelayRecord };
 
 /** What the dispatcher asks of the queue: its single path, and to act on follow-ups. */
 export type BatchHooks = {
   /** Sends one relay as plain `swapGasless` on `signer`, whose place is reserved (the queue's single path). */
   sendAlone(relay: RelayRecord, signer: Signer, options: { nonceChecked: boolean }): Promise<void>;
   /** Acts on what became of the relays of one batch attempt. */
-  follow(followUps: readonly BatchFollowUp[]): Promise<void>;
+  follow(followUps: readonly RelayFollowUp[]): Promise<void>;
 };
 
 /**
@@ -106,7 +87,7 @@ export class BatchDispatcher {
         return;
       }
       for (const relay of picked) this.#sending.add(relay.id);
-      const followUps: BatchFollowUp[] = [];
+      const followUps: RelayFollowUp[] = [];
       try {
         if (picked.length === 1) await this.hooks.sendAlone(picked[0]!, signer, { nonceChecked: false });
         else await this.#sendBatch(picked, signer, followUps);
@@ -142,7 +123,7 @@ export class BatchDispatcher {
   }
 
   /** Simulates, signs, records and sends one batch of `relays` on `signer`; what becomes of each relay it does not send goes to `next`. */
-  async #sendBatch(relays: RelayRecord[], signer: Signer, next: BatchFollowUp[]): Promise<void> {
+  async #sendBatch(relays: RelayRecord[], signer: Signer, next: RelayFollowUp[]): Promise<void> {
     const { client, pool, logger, permit2 } = this.context;
     let reservationHeld = true;
     const dropReservation = () => {
@@ -251,7 +232,7 @@ export class BatchDispatcher {
   }
 
   /** What becomes of a recorded batch's members after the node's answer to its broadcast. */
-  async #afterSend(members: RelayRecord[], signer: Signer, nonce: number, sent: Extract<BatchBroadcast, { recorded: true }>): Promise<BatchFollowUp[]> {
+  async #afterSend(members: RelayRecord[], signer: Signer, nonce: number, sent: Extract<BatchBroadcast, { recorded: true }>): Promise<RelayFollowUp[]> {
     const { store, pool, logger, now, client } = this.context;
     switch (sent.outcome) {
       case "sent":
@@ -276,7 +257,7 @@ export class BatchDispatcher {
         else signer.nonces.resync(Math.max(nonce + 1, await client.getTransactionCount({ address: signer.address, blockTag: "pending" }).catch(() => 0)));
         for (const relay of members) await store.updateRelay(relay.id, { releaseSigner: true, at: now() });
         pool.notify();
-        return members.map((relay): BatchFollowUp =>
+        return members.map((relay): RelayFollowUp =>
           sent.outcome === "underpriced"
             ? { then: "wait", relayId: relay.id, details: { error: sent.error }, message: "the node refused the tip; retrying later" }
             : { then: "requeue", relayId: relay.id, delayMs: sent.outcome === "insufficient_funds" ? 1_000 : 0 },

@@ -1,13 +1,11 @@
 import PQueue from "p-queue";
 import { isNoAnswer } from "../../sdk/rpc/noAnswer";
-import type { Hex } from "viem";
 import { isFinalRelayStatus, isRevertError, type RelayReason, type RelayStatus } from "../../sdk";
 import { relayGasLimitOfCalldata } from "../../sdk/relay/relayGasLimit";
 import { type BlockHead } from "../../sdk/chain/chainHead";
 import { fitsBatch } from "../batching/batchBroadcast";
 import { SigningRefusedError } from "../signing/signingRefusedError";
 import { RelayLeaseError, signPersistSend } from "../broadcast/broadcaster";
-import { checkSent } from "../broadcast/nonceReconciler";
 import { firstFees, type Fees } from "../broadcast/feeBump";
 import { resolveInFlightCancellation } from "../cancellation/inFlightCancellation";
 import { findFill, isPermit2NonceUsed } from "../intake/orderState";
@@ -17,7 +15,9 @@ import type { RelayRecord } from "../store/relayStore";
 import { rpcErrorText } from "../broadcast/rpcErrorText";
 import { backoffMs } from "./retryBackoff";
 import { relayOwnership } from "./relayOwnership";
-import { BatchDispatcher, type BatchFollowUp } from "../batching/batchDispatcher";
+import { BatchDispatcher } from "../batching/batchDispatcher";
+import type { RelayFollowUp } from "./relayFollowUp";
+import { sentSwapFollowUp } from "../broadcast/sentSwapFollowUp";
 import { relayHoldReason, type RelayHold } from "./relayHold";
 
 /** The longest pause between two looks at a cancelled relay whose recorded swap may still mine. */
@@ -299,84 +299,19 @@ export class RelayQueue {
         }
         this.context.metrics?.stages.lap(relay.id, "broadcast");
         logger.info({ relayId: relay.id, hash: sent.hash, signer: signer.address, nonce, outcome: sent.outcome }, "relay submitted");
-        await this.#afterSend(relay, signer, nonce, sent);
+        await this.#follow([await sentSwapFollowUp(this.context, relay, signer, nonce, sent)]);
       });
     } finally {
       dropReservation();
     }
   }
 
-  async #afterSend(relay: RelayRecord, signer: Signer, nonce: number, sent: { hash: Hex; outcome: string; error?: string }): Promise<void> {
-    const { store, pool, logger, now, client } = this.context;
-    const { outcome, error } = sent;
-    switch (outcome) {
-      case "sent":
-      case "transient":
-      case "busy":
-      case "nonce_gap":
-        // Persisted either way: the watcher finds its receipt, or sends it again (a busy node, full or
-        // below the base fee, may take it later; a nonce gap closes once the earlier transaction goes
-        // in, or the gap is filled; if not, the stuck and deadline rules replace it). Ending it here
-        // would release its nonce and open a hole every later swap of the signer falls into.
-        if (outcome !== "sent" && outcome !== "transient") logger.warn({ relayId: relay.id, signer: signer.address, nonce, error }, "the node cannot take the swap now; sending it again later");
-        // No answer, or an earlier nonce missing at the node: the signer's nonces are checked against the chain now.
-        if (outcome === "transient" || outcome === "nonce_gap") this.context.reconciler.request(signer, outcome);
-        this.track(relay.id, { resend: outcome !== "sent" });
-        return;
-      case "nonce_too_low":
-      case "underpriced": {
-        // The answer may be wrong (a retry of ours that went in, a lagging node, a proxy): the chain
-        // decides. Ours at the node, or the nonce still free after "nonce too low": it is followed (and
-        // sent again), never re-signed at a new nonce that would leave this one a hole.
-        const found = await checkSent(client, signer.address, sent.hash, nonce).catch(() => undefined);
-        if (found === "known" || found === undefined || (found === "absent" && outcome === "nonce_too_low")) {
-          logger.warn({ relayId: relay.id, signer: signer.address, nonce, error, found: found ?? "unreadable" }, "the node refused the swap but the chain does not show its nonce taken; following it");
-          this.context.reconciler.request(signer, outcome);
-          this.track(relay.id, { resend: found !== "known" });
-          return;
-        }
-        // Something else holds this nonce: sign again with a fresh one.
-        logger.warn({ relayId: relay.id, signer: signer.address, nonce, error }, "nonce taken outside this relayer; re-signing");
-        signer.nonces.release(nonce);
-        signer.nonces.resync(Math.max(nonce + 1, await client.getTransactionCount({ address: signer.address, blockTag: "pending" }).catch(() => 0)));
-        await store.updateRelay(relay.id, { releaseSigner: true, at: now() });
-        pool.notify();
-        // "Underpriced" may also mean our tip is below the node's minimum: do not spin on it.
-        if (outcome === "underpriced") this.#waitAndRetry(relay.id, { error }, "the node refused the tip; retrying later");
-        else this.enqueue(relay.id);
-        return;
-      }
-
-      case "insufficient_funds":
-        logger.error({ relayId: relay.id, signer: signer.address, error }, "signer cannot pay for gas; it gets no new work until funded");
-        signer.funded = false;
-        signer.nonces.release(nonce);
-        await store.updateRelay(relay.id, { releaseSigner: true, at: now() });
-        pool.notify();
-        this.enqueue(relay.id, 1_000);
-        return;
-      default: {
-        // A chain that mines on send (Hardhat's automine, an in-process chain) answers a swap that was
-        // mined and reverted with an error: it is on chain, so the watcher ends it `failed` / `reverted`
-        // and counts it against its taker, as for any other mined revert.
-        const receipt = await client.getTransactionReceipt({ hash: sent.hash }).catch(() => undefined);
-        if (receipt !== undefined) {
-          logger.warn({ relayId: relay.id, hash: sent.hash, status: receipt.status, error }, "the node answered the swap with an error, but it was mined; following its receipt");
-          this.track(relay.id, { resend: false });
-          return;
-        }
-        signer.nonces.release(nonce);
-        pool.notify();
-        await this.#end(relay, "failed", "simulation_failed", `the node refused the transaction: ${error ?? "no reason given"}`);
-      }
-    }
-  }
-
   /**
-   * Acts on what became of the relays of one batch attempt (batchDispatcher.ts), in order; the fills by
-   * someone else last, as they read the chain: a sent batch's members are followed without waiting on that.
+   * Acts on what became of the relays of one attempt (a batch's, batchDispatcher.ts, or a single send's,
+   * sentSwapFollowUp.ts), in order; the fills by someone else last, as they read the chain: a sent
+   * batch's members are followed without waiting on that.
    */
-  async #follow(followUps: readonly BatchFollowUp[]): Promise<void> {
+  async #follow(followUps: readonly RelayFollowUp[]): Promise<void> {
     const settledLast = [...followUps.filter((followUp) => followUp.then !== "settledWithoutUs"), ...followUps.filter((followUp) => followUp.then === "settledWithoutUs")];
     for (const followUp of settledLast) {
       switch (followUp.then) {
@@ -401,6 +336,9 @@ export class RelayQueue {
           break;
         case "settledWithoutUs":
           await this.#settleWithoutUs(followUp.relay).catch((error: unknown) => this.#retryLater(followUp.relay.id, error));
+          break;
+        case "end":
+          await this.#end(followUp.relay, followUp.status, followUp.reason, followUp.error);
           break;
       }
     }
