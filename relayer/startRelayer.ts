@@ -171,6 +171,7 @@ export async function startRelayer(
     const pool = new SignerPool([], config.maxPendingPerSigner);
     const roster = new SignerRoster({ client, store, config, logger, pool, policy, treasury: treasuryBackend?.address, metrics, now: () => new Date() });
     // From here the roster owns the signer keys: it closes them when they retire or the relayer stops.
+    for (const [index, backend] of backends.entries()) roster.hold(backend, config.signers[index]!);
     ownedBackends = [];
     closeRoster = () => roster.close();
     for (const [index, backend] of backends.entries()) await roster.enrol(backend, config.signers[index]!);

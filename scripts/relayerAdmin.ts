@@ -156,12 +156,12 @@ async function addSigner(store: RelayStore, context: RelayerAdminContext, entry:
     return 1;
   }
   const known = (await store.signerStates()).find((record) => record.signer === address);
-  if (known !== undefined && known.added === undefined && known.report !== undefined) {
-    context.print(`${address} is already a signer of relayer ${known.report.relayerId} (from its RELAYER_SIGNERS): nothing to add`);
+  if (known !== undefined && known.state !== "active") {
+    context.print(`${address} is ${known.state}: \`npm run relayer-admin -- signers resume ${address}\` gives it work again (its key is opened again by the relayer that held it)`);
     return 1;
   }
-  if (known !== undefined && known.state !== "active") {
-    context.print(`${address} is ${known.state}: \`npm run relayer-admin -- signers resume ${address}\` gives it work again${known.added === undefined ? "" : " (its key is opened again)"}`);
+  if (known !== undefined && known.added === undefined && known.report !== undefined) {
+    context.print(`${address} is already a signer of relayer ${known.report.relayerId} (from its RELAYER_SIGNERS): nothing to add`);
     return 1;
   }
   if (known?.added !== undefined && known.added.entry === entry && known.added.relayerId === relayerId) {
@@ -169,6 +169,12 @@ async function addSigner(store: RelayStore, context: RelayerAdminContext, entry:
     return 0;
   }
   await store.addSignerKey(address, { entry, relayerId }, context.now);
+  const holder = known?.report?.relayerId;
+  if (known?.added !== undefined && holder !== undefined) {
+    // Re-added (a new entry, another relayer named): the relayer holding the key keeps it until it lets it go.
+    context.print(`${address}: its entry is updated (${describeSignerSpec(spec)}); relayer ${holder} holds the key and keeps it: to move it, retire it, wait for pending 0 in \`signers list\`, then resume it`);
+    return 0;
+  }
   const where = relayerId === undefined ? "the first running relayer to poll opens it" : `relayer ${relayerId} opens it`;
   context.print(`${address} added (${describeSignerSpec(spec)}): ${where} within RELAYER_SIGNER_STATE_POLL_MS (default 2 s) and gives it relays; \`signers list\` shows it once it has`);
   return 0;

@@ -27,9 +27,9 @@ export type Signer = {
   exclusive<T>(work: () => Promise<T>): Promise<T>;
 };
 
-export type SignerKey = { account: LocalAccount; nonces: NonceTracker; spend: SignerSpend; backend?: string; signing?: SigningHealth };
+export type SignerKey = { account: LocalAccount; nonces: NonceTracker; spend: SignerSpend; backend?: string; signing?: SigningHealth; drained?: boolean };
 
-function createSigner({ account, nonces, spend, backend, signing }: SignerKey): Signer {
+function createSigner({ account, nonces, spend, backend, signing, drained }: SignerKey): Signer {
   let tail: Promise<unknown> = Promise.resolve();
   return {
     account,
@@ -41,7 +41,7 @@ function createSigner({ account, nonces, spend, backend, signing }: SignerKey): 
     signing: signing ?? new SigningHealth((digest) => account.sign!({ hash: digest })),
     funded: true,
     balance: undefined,
-    drained: false,
+    drained: drained === true,
     reserved: 0,
     exclusive<T>(work: () => Promise<T>): Promise<T> {
       const run = tail.then(work, work);

@@ -42,42 +42,51 @@ export class SignerRoster {
 
   constructor(private readonly deps: SignerRosterDeps) {}
 
+  /** Takes an opened key into the roster's keeping (it closes it), before any await can fail its start. */
+  hold(backend: KeyBackend, spec: SignerSpec): void {
+    this.#backends.set(backend.address.toLowerCase(), backend);
+    this.#specs.set(backend.address.toLowerCase(), spec);
+  }
+
   /**
    * Puts an opened key to work: its nonces read from the chain and from our records (a transaction we
    * signed may not have reached the node before a crash), the signing policy in front of it. The key's
-   * entry is remembered, so a retired signer that is resumed opens again.
+   * entry is remembered, so a retired signer that is resumed opens again. `drained`: it joins drained
+   * (a key opened only to finish its relays).
    */
-  async enrol(backend: KeyBackend, spec: SignerSpec): Promise<Signer> {
+  async enrol(backend: KeyBackend, spec: SignerSpec, options: { drained?: boolean } = {}): Promise<Signer> {
     const { client, store, config, policy, pool } = this.deps;
+    this.hold(backend, spec);
     const { address } = backend;
     const pending = await client.getTransactionCount({ address, blockTag: "pending" });
     const nonces = new NonceTracker(pending, await store.highestNonce(address));
     const spend = new SignerSpend(config.dailySpendCapWei);
     const signing = new SigningHealth((digest) => backend.signDigest(digest));
     policy.addSigner(address);
-    this.#backends.set(address.toLowerCase(), backend);
-    this.#specs.set(address.toLowerCase(), spec);
-    return pool.add({ account: policedAccount(backend, policy, { nextNonce: () => nonces.next, spend, health: signing }), nonces, spend, backend: backend.kind, signing });
+    const account = policedAccount(backend, policy, { nextNonce: () => nonces.next, spend, health: signing });
+    return pool.add({ account, nonces, spend, backend: backend.kind, signing, drained: options.drained === true });
   }
 
   /**
    * Opens the keys the operator's records ask of this relayer that it does not hold: an added key meant
-   * for it (named, or any relayer), and one of its own retired earlier and resumed since. Retired ones
-   * stay shut. Returns the signers opened.
+   * for it (named, or any relayer), and one of its own retired earlier and resumed since. A drained or
+   * retired key is opened only at start (`initial`), and only while an open relay is on it: it joins
+   * drained, finishes them, and a retired one is let go again. Returns the signers opened.
    */
-  async admit(records: readonly SignerStateRecord[]): Promise<Signer[]> {
-    const { config, pool } = this.deps;
+  async admit(records: readonly SignerStateRecord[], initial: boolean): Promise<Signer[]> {
+    const { config, pool, store } = this.deps;
     const now = this.deps.now().getTime();
     const opened: Signer[] = [];
     for (const record of records) {
-      if (record.state === "retired" || pool.bySigner(record.signer) !== undefined) continue;
-      // Another relayer reported it within a lease: it holds the key, and a claim would only take a lock to learn so.
-      const report = record.report;
-      if (report !== undefined && report.relayerId !== config.relayerId && now - report.at.getTime() < config.leaseSeconds * 1000) continue;
+      if (pool.bySigner(record.signer) !== undefined) continue;
       const added = record.added !== undefined && (record.added.relayerId === undefined || record.added.relayerId === config.relayerId) ? record.added.entry : undefined;
       const known = this.#specs.get(record.signer.toLowerCase());
       if (added === undefined && known === undefined) continue;
-      const signer = await this.#open(record.signer, () => (added === undefined ? known! : parseSignerSpecs(added)[0]!));
+      if (record.state !== "active" && !(initial && (await store.signerHasOpenRelays(record.signer)))) continue;
+      // Another relayer reported it within a lease: it holds the key, and a claim would only take a lock to learn so.
+      const report = record.report;
+      if (report !== undefined && report.relayerId !== config.relayerId && now - report.at.getTime() < config.leaseSeconds * 1000) continue;
+      const signer = await this.#open(record.signer, () => (added === undefined ? known! : parseSignerSpecs(added)[0]!), record.state !== "active");
       if (signer !== undefined) opened.push(signer);
     }
     return opened;
@@ -88,7 +97,7 @@ export class SignerRoster {
    * never both sign with it. A key that cannot be opened is logged at warn (once per cause), its claim
    * let go, and tried again at the next poll.
    */
-  async #open(address: Address, spec: () => SignerSpec): Promise<Signer | undefined> {
+  async #open(address: Address, spec: () => SignerSpec, drained: boolean): Promise<Signer | undefined> {
     const { store, config, logger, treasury } = this.deps;
     if (treasury !== undefined && treasury.toLowerCase() === address.toLowerCase()) {
       this.#failed(address, "it is this relayer's treasury key (RELAYER_TREASURY_SIGNER): the treasury is a key of its own");
@@ -102,12 +111,16 @@ export class SignerRoster {
       const entry = spec();
       backend = await openKeyBackend(entry, { production: config.production });
       if (backend.address.toLowerCase() !== address.toLowerCase()) throw new Error(`the entry opens ${backend.address}, not ${address}`);
-      const signer = await this.enrol(backend, entry);
+      const signer = await this.enrol(backend, entry, { drained });
       this.#failures.delete(address.toLowerCase());
-      logger.info({ signer: address, backend: backend.kind, key: backend.description }, "signer opened at the operator's word (signers add or resume): it takes relays now");
+      if (drained) logger.info({ signer: address, backend: backend.kind }, "signer opened drained to finish its open relays; it takes no new ones");
+      else logger.info({ signer: address, backend: backend.kind, key: backend.description }, "signer opened at the operator's word (signers add or resume): it takes relays now");
       return signer;
     } catch (error) {
-      if (backend !== undefined && this.#backends.get(address.toLowerCase()) !== backend) await backend.close();
+      if (backend !== undefined) {
+        if (this.#backends.get(address.toLowerCase()) === backend) this.#backends.delete(address.toLowerCase());
+        await backend.close().catch(() => undefined);
+      }
       await store.releaseSigners(config.relayerId, [address]).catch(() => undefined);
       this.#failed(address, errorSummary(error));
       return undefined;
@@ -121,22 +134,33 @@ export class SignerRoster {
   }
 
   /**
-   * Lets a retired signer go once nothing of it is in flight (no nonce held, none reserved): out of the
-   * pool and the signing policy, its address released to other relayers, its key closed. Returns
-   * whether it went. The check and the removal run in one tick, so no relay can lease it in between.
+   * Lets a signer go (retired by the operator, or its address taken by another relayer: `release`
+   * false) once nothing of it is in flight: no nonce held or reserved, and no open relay on it (a swap
+   * mined but not yet confirmed is still followed through its signer). Out of the pool and the signing
+   * policy, its address released, its key closed. Returns whether it went. The last check and the
+   * removal run under the signer's lock, so no send or gap fill of it runs in between or after.
    */
-  async retire(signer: Signer): Promise<boolean> {
+  async retire(signer: Signer, options: { release: boolean } = { release: true }): Promise<boolean> {
     const { store, config, logger, pool, policy, metrics } = this.deps;
     if (signer.nonces.inFlight > 0 || signer.reserved > 0) return false;
-    pool.remove(signer);
-    policy.removeSigner(signer.address);
-    const key = signer.address.toLowerCase();
-    const backend = this.#backends.get(key);
-    this.#backends.delete(key);
+    const address = signer.address.toLowerCase();
+    if (await store.signerHasOpenRelays(signer.address)) return false;
+    const letGo = await signer.exclusive(async () => {
+      if (signer.nonces.inFlight > 0 || signer.reserved > 0 || pool.bySigner(signer.address) !== signer) return false;
+      pool.remove(signer);
+      policy.removeSigner(signer.address);
+      return true;
+    });
+    if (!letGo) return false;
+    const backend = this.#backends.get(address);
+    this.#backends.delete(address);
     for (const gauge of [metrics?.signerBalance, metrics?.signerBelowFloor, metrics?.signerSigningFailing, metrics?.signerDrained, metrics?.nonceLag]) gauge?.remove({ signer: signer.address });
-    await store.releaseSigners(config.relayerId, [signer.address]).catch((error: unknown) => logger.warn({ signer: signer.address, err: errorSummary(error) }, "could not release a retired signer's address; it frees up after RELAYER_LEASE_SECONDS"));
-    await backend?.close();
-    logger.info({ signer: signer.address }, "signer retired: nothing of it is in flight; its key is closed and it takes no relays until resumed");
+    await backend?.close().catch((error: unknown) => logger.warn({ signer: signer.address, err: errorSummary(error) }, "could not close a retired signer's key"));
+    if (options.release) {
+      // Not renewed from now on either: a failed release lapses after RELAYER_LEASE_SECONDS.
+      await store.releaseSigners(config.relayerId, [signer.address]).catch((error: unknown) => logger.warn({ signer: signer.address, err: errorSummary(error) }, "could not release a retired signer's address; it frees up after RELAYER_LEASE_SECONDS"));
+    }
+    logger.info({ signer: signer.address }, options.release ? "signer retired: nothing of it is in flight; its key is closed and it takes no relays until resumed" : "signer let go: another relayer holds its address now; its key is closed");
     return true;
   }
 

@@ -13,6 +13,8 @@ export class SignerStateSync {
   readonly #loop: PollingLoop;
   /** Retired signers are let go only once recovery has held their nonces: not at the first sync. */
   #recovered = false;
+  /** Signers whose address another relayer took (logged once each). */
+  readonly #lost = new Set<Signer>();
 
   constructor(
     private readonly context: RelayContext,
@@ -25,11 +27,24 @@ export class SignerStateSync {
   async sync(): Promise<void> {
     const { store, pool, logger, config } = this.context;
     const records = await store.signerStates();
-    const opened = await this.roster.admit(records);
+    const opened = await this.roster.admit(records, !this.#recovered);
     const states = new Map(records.map((record) => [record.signer.toLowerCase(), record.state]));
+    // An address whose registration lapsed (a database outage, a stall longer than RELAYER_LEASE_SECONDS)
+    // and that another relayer claimed since: that relayer signs with it now, so this one must not.
+    const held = new Set((await store.heldSigners(config.relayerId)).map((address) => address.toLowerCase()));
     let resumed = opened.length > 0;
     const letGo: Signer[] = [];
     for (const signer of pool.signers) {
+      const lost = !held.has(signer.address.toLowerCase());
+      if (lost && !this.#lost.has(signer)) {
+        this.#lost.add(signer);
+        logger.error({ signer: signer.address, pending: signer.nonces.inFlight }, "another relayer holds this signer's address now (this relayer's registration lapsed): no new relays for it here; it is let go once nothing of it is in flight");
+      }
+      if (lost) {
+        signer.drained = true;
+        if (this.#recovered && (await this.roster.retire(signer, { release: false }))) this.#lost.delete(signer);
+        continue;
+      }
       const state = states.get(signer.address.toLowerCase()) ?? "active";
       const drained = state !== "active";
       this.context.metrics?.signerDrained.set({ signer: signer.address }, drained ? 1 : 0);
@@ -48,7 +63,8 @@ export class SignerStateSync {
     await store.reportSigners(
       config.relayerId,
       // A signer let go now is reported once more, with nothing pending: `signers list` shows it idle.
-      [...pool.signers, ...letGo].map((signer) => ({ signer: signer.address, backend: signer.backend, balanceWei: signer.balance, pending: signer.nonces.inFlight, dailySpendWei: signer.spend.spent(now.getTime()) })),
+      // One whose address another relayer holds is that relayer's to report.
+      [...pool.signers.filter((signer) => !this.#lost.has(signer)), ...letGo].map((signer) => ({ signer: signer.address, backend: signer.backend, balanceWei: signer.balance, pending: signer.nonces.inFlight, dailySpendWei: signer.spend.spent(now.getTime()) })),
       now,
     );
   }

@@ -67,7 +67,7 @@ export class LeaseKeeper {
       const lease = this.#lease();
       await store.renewLeases(lease);
       // The registration of our signer addresses lives as long as our leases (see startRelayer).
-      await store.renewSigners(lease.owner, lease.until);
+      await store.renewSigners(lease.owner, lease.until, this.context.pool.signers.map((signer) => signer.address));
       for (const relay of [...this.#unadopted.values()]) await this.#adopt(relay);
       const pass = await this.#claim(false);
       if (pass.takenOver > 0) logger.warn(pass, "took over relays of a relayer whose lease ran out");

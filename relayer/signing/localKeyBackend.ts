@@ -9,14 +9,19 @@ import type { KeyBackend } from "./keyBackend";
  */
 export function localKeyBackend(privateKey: Hex, kind: "keystore" | "unsafe", description: string): KeyBackend {
   const { address } = privateKeyToAccount(privateKey);
+  let open = true;
   return {
     kind,
     address,
     description,
     async signDigest(digest) {
+      // Closed (the signer retired, the relayer stopping): the key signs no more, as a module's closed session would not.
+      if (!open) throw new Error(`the ${kind} key ${address} is closed`);
       const { r, s, yParity } = await sign({ hash: digest, privateKey, to: "object" });
       return { r, s, yParity: yParity === 1 ? 1 : 0 };
     },
-    async close() {},
+    async close() {
+      open = false;
+    },
   };
 }

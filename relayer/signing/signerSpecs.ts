@@ -50,7 +50,8 @@ function attributes(text: string, separator: string, known: readonly string[], w
   if (text === "") return map;
   for (const part of text.split(separator)) {
     const equals = part.indexOf("=");
-    if (equals <= 0) throw new SignerSpecError(`${where}: "${part}" is not name=value`);
+    // The text itself is not repeated: a mistyped entry may hold a secret.
+    if (equals <= 0) throw new SignerSpecError(`${where}: an attribute is not name=value (known names: ${known.join(", ")})`);
     const name = part.slice(0, equals);
     if (!known.includes(name)) throw new SignerSpecError(`${where}: unknown attribute "${name}" (known: ${known.join(", ")})`);
     if (map.has(name)) throw new SignerSpecError(`${where}: "${name}" is given twice`);
@@ -128,7 +129,9 @@ export function parseSignerSpecs(text: string): SignerSpec[] {
         if (!isHex(body) || body.length !== 66) throw new SignerSpecError(`signer ${position} (unsafe): must be unsafe:0x followed by 64 hex digits`);
         return { kind: "unsafe", privateKey: body as Hex };
       default:
-        throw new SignerSpecError(`signer ${position}: unknown backend "${scheme.slice(0, 20)}" (pkcs11:, keystore: or unsafe:)`);
+        // Named only when it looks like a scheme: an entry without one may be a pasted key.
+        if (colon < 0 || !/^[a-z][a-z0-9+.-]{0,19}$/.test(scheme)) throw new SignerSpecError(`signer ${position}: names no backend (it is not shown: it may be a key); an entry starts with pkcs11:, keystore: or unsafe:`);
+        throw new SignerSpecError(`signer ${position}: unknown backend "${scheme}" (pkcs11:, keystore: or unsafe:)`);
     }
   });
 }

@@ -22,6 +22,8 @@ export type SigningPolicyLimits = Readonly<{
  */
 export class SigningPolicy {
   readonly #ownSigners: Set<string>;
+  /** Signers retired and let go: they sign nothing until opened again. */
+  readonly #letGo = new Set<string>();
 
   constructor(
     private readonly limits: SigningPolicyLimits,
@@ -37,15 +39,19 @@ export class SigningPolicy {
   /** A signer opened while the relayer runs: its self-transfers and top-ups to it are allowed. */
   addSigner(signer: Address): void {
     this.#ownSigners.add(signer.toLowerCase());
+    this.#letGo.delete(signer.toLowerCase());
   }
 
-  /** A signer retired and let go: nothing more is signed for it or sent to it. */
+  /** A signer retired and let go: nothing more is signed by it (signer_let_go) or sent to it as a top-up. */
   removeSigner(signer: Address): void {
     this.#ownSigners.delete(signer.toLowerCase());
+    this.#letGo.add(signer.toLowerCase());
   }
 
   /** Allows the transaction (and counts its cost against the signer's day) or throws SigningRefusedError. */
   authorize(signer: Address, transaction: TransactionSerializable, state: { nextNonce: number; spend: SignerSpend }): SigningPurpose {
+    // A key let go may still be reached by work that began before (a reconciliation, a bump): it signs nothing more.
+    if (this.#letGo.has(signer.toLowerCase())) this.#refuse(signer, transaction, "signer_let_go", "the signer was retired and let go by this relayer (relayer-admin signers retire); `signers resume` opens it again");
     const verdict = judgeTransaction(transaction, {
       signer,
       chainId: this.limits.chainId,

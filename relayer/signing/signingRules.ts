@@ -17,7 +17,8 @@ export type SigningRefusalReason =
   | "self_transfer_not_cancel"
   | "self_transfer_foreign_nonce"
   | "top_up_not_plain"
-  | "daily_spend_cap";
+  | "daily_spend_cap"
+  | "signer_let_go";
 
 export type SigningVerdict = { allowed: true; purpose: SigningPurpose } | { allowed: false; reason: SigningRefusalReason; detail: string };
 

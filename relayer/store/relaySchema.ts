@@ -10,10 +10,18 @@ import type { SignerState, TopUpStatus } from "./relayStore";
  * with Kysely (sdk/storage/sqlDatabase.ts).
  */
 export interface RelaySchema {
+  relays: RelaysTable;
   relayer_signers: SignersTable;
   relayer_signer_states: SignerStatesTable;
   relayer_topups: TopUpsTable;
   unpaid_gas: UnpaidGasTable;
+}
+
+/** The relays, as far as the queries written once read them (the engines' relay stores read the rest raw). */
+export interface RelaysTable {
+  id: string;
+  status: string;
+  signer: string | null;
 }
 
 /** Which relayer uses a signer address, and until when it counts as live unless it renews. */

@@ -102,8 +102,12 @@ export interface RelayStore extends PushedStatusStore {
    * the holders are returned. A relayer's own earlier registration (a restart) is taken over.
    */
   claimSigners(claim: SignerClaim): Promise<SignerHolder[]>;
-  /** Extends this relayer's registration of its signers (its heartbeat). */
-  renewSigners(relayerId: string, until: Date): Promise<void>;
+  /** Extends this relayer's registration of `signers` (its heartbeat); an address it let go is not renewed and lapses. */
+  renewSigners(relayerId: string, until: Date, signers: readonly Address[]): Promise<void>;
+  /** The addresses registered to this relayer now: one missing was taken by another relayer after its registration lapsed. */
+  heldSigners(relayerId: string): Promise<Address[]>;
+  /** Whether a relay not yet final has its transactions on `signer` (its receipt may still be awaited). */
+  signerHasOpenRelays(signer: Address): Promise<boolean>;
   /** Drops this relayer's registration of its signers (a clean stop), or of those given (a signer retired). */
   releaseSigners(relayerId: string, signers?: readonly Address[]): Promise<void>;
   /**

@@ -8,7 +8,7 @@ import { SqlUnpaidGas } from "./sqlUnpaidGas";
 
 /** The part of the relay store written once for both engines (docs/storage.md). */
 type WrittenOnce =
-  | "claimSigners" | "renewSigners" | "releaseSigners" | "setSignerState" | "addSignerKey" | "signerStates" | "reportSigners"
+  | "claimSigners" | "renewSigners" | "heldSigners" | "signerHasOpenRelays" | "releaseSigners" | "setSignerState" | "addSignerKey" | "signerStates" | "reportSigners"
   | "recordTopUp" | "setTopUpStatus" | "topUps" | "unfinishedTopUps"
   | "recordUnpaidGas" | "unpaidGasCharged" | "unpaidGasReleaseAt" | "unpaidGasTotals" | "listUnpaidGasTallies" | "clearUnpaidGas";
 
@@ -31,6 +31,8 @@ export class SqlRelayTables implements Pick<RelayStore, WrittenOnce> {
 
   claimSigners(...args: Parameters<RelayStore["claimSigners"]>) { return this.#signerClaims.claimSigners(...args); }
   renewSigners(...args: Parameters<RelayStore["renewSigners"]>) { return this.#signerClaims.renewSigners(...args); }
+  heldSigners(...args: Parameters<RelayStore["heldSigners"]>) { return this.#signerClaims.heldSigners(...args); }
+  signerHasOpenRelays(...args: Parameters<RelayStore["signerHasOpenRelays"]>) { return this.#signerClaims.signerHasOpenRelays(...args); }
   releaseSigners(...args: Parameters<RelayStore["releaseSigners"]>) { return this.#signerClaims.releaseSigners(...args); }
   setSignerState(...args: Parameters<RelayStore["setSignerState"]>) { return this.#signerStates.setSignerState(...args); }
   addSignerKey(...args: Parameters<RelayStore["addSignerKey"]>) { return this.#signerStates.addSignerKey(...args); }

@@ -45,9 +45,27 @@ export class SqlSignerClaims {
     });
   }
 
-  /** Extends this relayer's registration of its signers (its heartbeat). */
-  async renewSigners(relayerId: string, until: Date): Promise<void> {
-    await this.#db.changes(this.#db.build.updateTable("relayer_signers").set({ live_until: until.getTime() }).where("relayer_id", "=", relayerId));
+  /** Extends this relayer's registration of `signers` (its heartbeat); an address it let go is not renewed and lapses. */
+  async renewSigners(relayerId: string, until: Date, signers: readonly Address[]): Promise<void> {
+    if (signers.length === 0) return;
+    await this.#db.changes(
+      this.#db.build
+        .updateTable("relayer_signers")
+        .set({ live_until: until.getTime() })
+        .where("relayer_id", "=", relayerId)
+        .where("signer", "in", signers.map((signer) => signer.toLowerCase())),
+    );
+  }
+
+  /** Whether a relay not yet final has its transactions on `signer` (its receipt may still be awaited). */
+  async signerHasOpenRelays(signer: Address): Promise<boolean> {
+    const open = this.#db.build.selectFrom("relays").select("id").where("status", "in", ["accepted", "submitted"]).where("signer", "=", signer.toLowerCase()).limit(1);
+    return (await this.#db.rows(open)).length > 0;
+  }
+
+  /** The addresses registered to this relayer now: one missing was taken by another relayer after its registration lapsed. */
+  async heldSigners(relayerId: string): Promise<Address[]> {
+    return (await this.#db.rows(this.#db.build.selectFrom("relayer_signers").select("signer").where("relayer_id", "=", relayerId))).map((row) => getAddress(row.signer));
   }
 
   /** Drops this relayer's registration of its signers (a clean stop), or of those given (a signer retired). */

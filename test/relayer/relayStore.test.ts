@@ -395,10 +395,14 @@ for (const engine of engines) {
         const refused = await peer.claimSigners({ relayerId: "relayer-b", signers: [SIGNER], until, now });
         expect(refused).to.deep.equal([{ signer: SIGNER, relayerId: "relayer-a", until }]);
         expect(await peer.claimSigners({ relayerId: "relayer-a", signers: [SIGNER], until, now })).to.deep.equal([]);
-        // Renewed, it stays live; past its registration it is dead and the signer is free.
-        await store.renewSigners("relayer-a", new Date(now.getTime() + 60_000));
+        // Renewed, it stays live; past its registration it is dead and the signer is free. An address
+        // it no longer renews (TAKER: let go) lapses on its own, and one taken over leaves its held list.
+        await store.renewSigners("relayer-a", new Date(now.getTime() + 60_000), [SIGNER]);
         expect(await peer.claimSigners({ relayerId: "relayer-b", signers: [SIGNER], until, now: new Date(now.getTime() + 45_000) })).to.have.length(1);
+        expect(await peer.claimSigners({ relayerId: "relayer-b", signers: [TAKER], until, now: new Date(now.getTime() + 45_000) })).to.deep.equal([]);
+        expect(await store.heldSigners("relayer-a")).to.deep.equal([SIGNER]);
         expect(await peer.claimSigners({ relayerId: "relayer-b", signers: [SIGNER], until: new Date(now.getTime() + 120_000), now: new Date(now.getTime() + 61_000) })).to.deep.equal([]);
+        expect(await store.heldSigners("relayer-a")).to.deep.equal([]);
         await peer.releaseSigners("relayer-b");
         expect(await store.claimSigners({ relayerId: "relayer-c", signers: [SIGNER], until, now })).to.deep.equal([]);
       } finally {

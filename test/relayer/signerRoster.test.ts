@@ -159,6 +159,50 @@ describe("relayer-admin signers add and retire: keys opened and let go while the
     expect(pool.signers).to.have.length(2);
   });
 
+  it("a retired signer whose swap is mined but not yet confirmed keeps its key until the relay is final; once let go its key signs nothing more (signer_let_go)", async () => {
+    suite.stack = await startGaslessStack(suite.f, { signers: 2, relayerEnv: { RELAYER_SIGNER_STATE_POLL_MS: "50", RELAYER_CONFIRMATIONS: "3" } });
+    const stack = suite.stack;
+    const pool = stack.relayer!.context.pool;
+    const { relayId } = await relayOnce(stack, suite);
+    // Mined at once (automine), so no nonce is in flight; the relay waits for two more blocks.
+    const submitted = await stack.waitFor(relayId, (relay) => relay.status === "submitted" && relay.tx_hash !== null);
+    const { from } = await suite.f.publicClient.getTransaction({ hash: submitted.tx_hash as `0x${string}` });
+    const busy = pool.bySigner(from)!;
+    await until(() => busy.nonces.inFlight === 0, "the mined nonce settled");
+    expect((await admin(stack, "signers", "retire", busy.address)).code).to.equal(0);
+    await until(() => busy.drained, "the retirement reaching the relayer");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(pool.bySigner(busy.address), "kept while its relay is open").to.equal(busy);
+    await hre.network.provider.request({ method: "hardhat_mine", params: ["0x3"] });
+    expect((await stack.waitFor(relayId)).status).to.equal("confirmed");
+    await until(() => pool.bySigner(busy.address) === undefined, "the retired signer let go once its relay was final");
+    let refusal: unknown;
+    await busy.account.signTransaction({ type: "eip1559", chainId: 4663, nonce: busy.nonces.next, to: busy.address, value: 0n, gas: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }).catch((error: unknown) => (refusal = error));
+    expect(String(refusal)).to.match(/signer_let_go|retired and let go/);
+  });
+
+  it("a signer whose address another relayer claimed after this one's registration lapsed gets no new relays here and is let go", async () => {
+    const lines: string[] = [];
+    suite.stack = await startGaslessStack(suite.f, { signers: 2, relayerEnv: { RELAYER_SIGNER_STATE_POLL_MS: "50" }, relayerLogger: pino({ level: "error" }, { write: (line: string) => void lines.push(line) }) });
+    const stack = suite.stack;
+    const pool = stack.relayer!.context.pool;
+    const [taken, kept] = pool.signers;
+    const { dbPath, databaseUrl, relayerId } = stack.relayer!.context.config;
+    const store = await openRelayStore({ dbPath, databaseUrl });
+    try {
+      // As after an outage longer than the lease: the registration is gone and another relayer claims the address.
+      await store.releaseSigners(relayerId, [taken!.address]);
+      const now = new Date();
+      expect(await store.claimSigners({ relayerId: "relayer-elsewhere", signers: [taken!.address], until: new Date(now.getTime() + 60_000), now })).to.deep.equal([]);
+    } finally {
+      await store.close();
+    }
+    await until(() => pool.bySigner(taken!.address) === undefined, "the lost signer let go");
+    expect(lines.join("\n")).to.include("another relayer holds this signer's address now");
+    expect(await sender(stack, suite, (await relayOnce(stack, suite)).relayId)).to.equal(kept!.address);
+    expect((await listed(stack)).find((row) => row.address === taken!.address)?.relayer_id, "the other relayer's to report").to.not.equal(undefined);
+  });
+
   it("a restarted relayer opens the keys added for it at start; one meant for another relayer it leaves alone", async () => {
     suite.stack = await startGaslessStack(suite.f, { signers: 1, relayerEnv: { RELAYER_SIGNER_STATE_POLL_MS: "50" } });
     const stack = suite.stack;
