@@ -63,7 +63,9 @@ export async function relayerReadiness(context: RelayContext): Promise<{ ready: 
     database: database.ok ? "ok" : database.error,
     chain: chain.ok ? "ok" : chain.error,
     signers: balances.ok
-      ? !funded
+      ? signers.length === 0
+        ? "no signer: every one was retired (relayer-admin signers retire); resume one with `npm run relayer-admin -- signers resume <address>`, or add one with `signers add`"
+        : !funded
         ? `no signer above the floor of ${config.minSignerBalanceWei} wei`
         : active.length === 0
           ? "every signer is drained (relayer-admin signers drain); resume one with `npm run relayer-admin -- signers resume <address>`"
