@@ -167,7 +167,7 @@ export async function measureOurs(bench: GasBench, swap: BenchSwap): Promise<Mea
 
 /** Uniswap's UniversalRouter: PERMIT2_PERMIT (signed rows) or a standing Permit2 allowance, then V2_SWAP_EXACT_IN. */
 export async function measureUniversalRouter(bench: GasBench, swap: BenchSwap): Promise<Measurement> {
-  const { taker, contracts, wait, universalRouter } = bench;
+  const { taker, wait, universalRouter } = bench;
   const expected = await expectedOut(bench, swap);
   const now = (await bench.clients.publicClient.getBlock()).timestamp;
   const commands: number[] = [];

@@ -31,7 +31,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, http, maxUint256, parseEther, parseUnits, toHex, type Address, type Hex } from "viem";
+import { createPublicClient, http, parseEther, parseUnits, toHex, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { devnetChain, onboardIntegrator } from "../../sdk";
 import { readManifest } from "../../sdk/chain/manifest";

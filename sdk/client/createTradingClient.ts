@@ -1,6 +1,6 @@
-import { isAddress, publicActions, type Address, type Hex } from "viem";
+import { isAddress, publicActions, type Hex } from "viem";
 import { DEVNET_CHAIN_ID } from "../chain/devnet";
-import { ClientConfigError, QuoteKindError, TokenNotSupportedError } from "../errors/client";
+import { ClientConfigError, TokenNotSupportedError } from "../errors/client";
 import { readFeatureState } from "../registry/readRegistry";
 import type { FeatureState } from "../registry/rawRegistryCall";
 import type { WebhookDeliveriesJson, WebhookRegistrationJson } from "../relay/pushedStatusWire";

@@ -125,7 +125,7 @@ describe("GET /price: an indicative quote", () => {
   });
 
   it("refuses what /quote refuses with the same 400s, and both take from the one quote_probe bucket", async () => {
-    const { f, api } = await loadFixture(quoteReady);
+    const { api } = await loadFixture(quoteReady);
     const taker = freshTaker();
     const refused: Record<string, string | number | bigint>[] = [
       { sell_token: "0x00000000000000000000000000000000000b0b0b", buy_token: "WETH", sell_amount: 1000, taker },
@@ -204,7 +204,7 @@ describe("the live service's fee and issue fields (GET /quote and GET /price)", 
   });
 
   it("issues.simulationIncomplete is false when every pool was read, and issues.invalidSourcesPassed is an empty list", async () => {
-    const { f, api } = await loadFixture(quoteReady);
+    const { api } = await loadFixture(quoteReady);
     const params = { sell_token: "USDC", buy_token: "WETH", sell_amount: parseUnits("10", 6), taker: freshTaker() };
     for (const endpoint of ["/quote", "/price"] as const) {
       const { body } = await api.get(path(endpoint, params));

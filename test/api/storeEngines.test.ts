@@ -10,7 +10,6 @@ import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
 import type {
   NewApiKey,
   NewIntegrator,
-  QuoteRecord,
   Store,
 } from "../../api/store/store";
 import { createTestDatabase } from "../fixtures/postgresServer";

@@ -17,7 +17,6 @@ import {
   QuoteMismatchError,
   readRouterPoolManager,
   routeOutput,
-  sortCurrencies,
   swapV4Hop,
   v4HookExclusion,
   v4HopPoolKey,

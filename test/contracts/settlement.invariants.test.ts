@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
-import { erc20Abi, maxUint256, parseEventLogs, parseUnits, zeroAddress, type Address, type Hex, type TransactionReceipt } from "viem";
+import { erc20Abi, maxUint256, parseEventLogs, parseUnits, zeroAddress, type Address, type TransactionReceipt } from "viem";
 import { encodeRouteActions, encodeSwapGaslessBatch, encodeSwapNative, gaslessBatchSwapRouterAbi, encodeSwapWithAllowance, gaslessSwapRouterAbi, NATIVE_TOKEN, routerRegistryAbi, takerSwapRouterAbi, type SignedGaslessOrder, type SwapOrder } from "../../sdk";
 import { BATCH_ORDER_GAS } from "../../sdk/relay/batchGasLimit";
 import { settlementFixture } from "../fixtures/settlementFixture";

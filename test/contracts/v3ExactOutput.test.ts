@@ -248,7 +248,7 @@ describe("Exact output over Uniswap V3 (SWAP_V3 hops run backwards) in TakerSwap
 
     it("an output the pool cannot fill completely is refused (SwapV3PartialFill): the shallow pool runs dry", async () => {
       const f = await loadFixture(v3Market);
-      const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
+      const usdc = f.token("USDC");
       const order = exactOrder(f, NATIVE_TOKEN, parseEther("100"), usdc, parseUnits("50000", 6), [{ type: "wrap" }, { type: "swapV3", tokenOut: usdc, fee: 10_000, venue: 1 }], (await now(f)) + 600n);
       await expectRevert(f.taker.sendTransaction({ to: f.routerAddress, data: encodeSwapExactOutputNative(order), value: order.maxSellAmount }), "SwapV3PartialFill");
     });

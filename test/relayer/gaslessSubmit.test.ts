@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import Database from "better-sqlite3";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
-import { erc20Abi, maxUint256 } from "viem";
+import { erc20Abi } from "viem";
 import { permit2Abi } from "../../sdk";
 import { startGaslessStack, type GaslessStack, gaslessReadyFixture, otherIntegratorKey } from "../fixtures/gaslessStack";
 import type { SettlementFixture } from "../fixtures/settlementFixture";

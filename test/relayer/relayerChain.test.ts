@@ -4,7 +4,7 @@ import { expect } from "chai";
 import pino from "pino";
 import hre from "hardhat";
 import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
-import { erc20Abi, getAbiItem, http, maxUint256, parseEventLogs, parseUnits, toFunctionSelector, type Hex, type LocalAccount } from "viem";
+import { getAbiItem, http, parseEventLogs, parseUnits, toFunctionSelector, type Hex, type LocalAccount } from "viem";
 import { gaslessSwapRouterAbi, type RelayJson } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { fundedTakers, relayerAccounts, startGaslessStack, type GaslessStack, gaslessReadyFixture } from "../fixtures/gaslessStack";

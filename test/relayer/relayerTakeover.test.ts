@@ -3,7 +3,7 @@ import hre from "hardhat";
 import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
 import { postgresRelayOwner, type RelayOwnerRow } from "../fixtures/relayOwnerRow";
 import { parseEventLogs, type Hex } from "viem";
-import { gaslessSwapRouterAbi, type RelayJson } from "../../sdk";
+import { gaslessSwapRouterAbi } from "../../sdk";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import type { SpawnedService } from "../../scripts/devnet/spawnService";
 import { spawnChildRelayer } from "../fixtures/childRelayer";
