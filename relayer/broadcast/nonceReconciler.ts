@@ -158,8 +158,8 @@ export class NonceReconciler {
   async #fill(signer: Signer, nonce: number, reason: string): Promise<boolean> {
     const { client, config, head, logger, metrics } = this.deps;
     return signer.exclusive(async () => {
-      // A signer retired and let go meanwhile (signerRoster.ts) sends nothing more.
-      if (this.deps.pool.bySigner(signer.address) !== signer) return false;
+      // A signer retired and let go meanwhile (signerRoster.ts), or whose address another relayer took, sends nothing more.
+      if (this.deps.pool.bySigner(signer.address) !== signer || signer.lost) return false;
       if (nonce >= signer.nonces.next || signer.nonces.holds(nonce)) return false;
       const { baseFeePerGas } = await head.read();
       const raw = await signer.account.signTransaction({

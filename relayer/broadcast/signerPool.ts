@@ -21,6 +21,8 @@ export type Signer = {
   balance: bigint | undefined;
   /** Drained by the operator (relayer-admin, read from the store): no new work; it finishes its pending ones. */
   drained: boolean;
+  /** Its address was taken by another relayer (this one's registration lapsed): drained, and no nonce repair of it here. */
+  lost: boolean;
   /** Leased for a broadcast whose nonce is not allocated yet; counts against the signer's room. */
   reserved: number;
   /** Runs `work` alone for this signer, after every earlier call finished. */
@@ -42,6 +44,7 @@ function createSigner({ account, nonces, spend, backend, signing, drained }: Sig
     funded: true,
     balance: undefined,
     drained: drained === true,
+    lost: false,
     reserved: 0,
     exclusive<T>(work: () => Promise<T>): Promise<T> {
       const run = tail.then(work, work);

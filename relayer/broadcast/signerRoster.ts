@@ -37,6 +37,8 @@ export class SignerRoster {
   readonly #backends = new Map<string, KeyBackend>();
   /** Every key entry this relayer opened, by address, kept after a retirement for a resume. */
   readonly #specs = new Map<string, SignerSpec>();
+  /** Drained or retired keys with relays open on them at start that are not open yet: tried again at each poll. */
+  readonly #finishing = new Set<string>();
   /** The last failure logged per added key, so a key that cannot open is logged once per cause, not every poll. */
   readonly #failures = new Map<string, string>();
 
@@ -70,8 +72,9 @@ export class SignerRoster {
   /**
    * Opens the keys the operator's records ask of this relayer that it does not hold: an added key meant
    * for it (named, or any relayer), and one of its own retired earlier and resumed since. A drained or
-   * retired key is opened only at start (`initial`), and only while an open relay is on it: it joins
-   * drained, finishes them, and a retired one is let go again. Returns the signers opened.
+   * retired key is opened only when found at start (`initial`) with relays of this relayer open on it
+   * (tried again at each poll until it opens or they end): it joins drained, finishes them, and a
+   * retired one is let go again. Returns the signers opened.
    */
   async admit(records: readonly SignerStateRecord[], initial: boolean): Promise<Signer[]> {
     const { config, pool, store } = this.deps;
@@ -82,12 +85,23 @@ export class SignerRoster {
       const added = record.added !== undefined && (record.added.relayerId === undefined || record.added.relayerId === config.relayerId) ? record.added.entry : undefined;
       const known = this.#specs.get(record.signer.toLowerCase());
       if (added === undefined && known === undefined) continue;
-      if (record.state !== "active" && !(initial && (await store.signerHasOpenRelays(record.signer)))) continue;
+      if (record.state !== "active") {
+        // Found at start with relays open on it (or tried then and failed): opened until it succeeds or they end.
+        const retrying = this.#finishing.has(record.signer.toLowerCase());
+        if (!initial && !retrying) continue;
+        if (!(await store.signerHasOpenRelays(record.signer, config.relayerId))) {
+          this.#finishing.delete(record.signer.toLowerCase());
+          continue;
+        }
+        this.#finishing.add(record.signer.toLowerCase());
+      }
       // Another relayer reported it within a lease: it holds the key, and a claim would only take a lock to learn so.
       const report = record.report;
       if (report !== undefined && report.relayerId !== config.relayerId && now - report.at.getTime() < config.leaseSeconds * 1000) continue;
       const signer = await this.#open(record.signer, () => (added === undefined ? known! : parseSignerSpecs(added)[0]!), record.state !== "active");
-      if (signer !== undefined) opened.push(signer);
+      if (signer === undefined) continue;
+      this.#finishing.delete(record.signer.toLowerCase());
+      opened.push(signer);
     }
     return opened;
   }
@@ -107,6 +121,7 @@ export class SignerRoster {
     const holders = await store.claimSigners({ relayerId: config.relayerId, signers: [address], until: new Date(now.getTime() + config.leaseSeconds * 1000), now });
     if (holders.length > 0) return undefined;
     let backend: KeyBackend | undefined;
+    const knownBefore = this.#specs.has(address.toLowerCase());
     try {
       const entry = spec();
       backend = await openKeyBackend(entry, { production: config.production });
@@ -121,6 +136,8 @@ export class SignerRoster {
         if (this.#backends.get(address.toLowerCase()) === backend) this.#backends.delete(address.toLowerCase());
         await backend.close().catch(() => undefined);
       }
+      // An added entry that failed is not this relayer's to remember: the operator may give it to another.
+      if (!knownBefore) this.#specs.delete(address.toLowerCase());
       await store.releaseSigners(config.relayerId, [address]).catch(() => undefined);
       this.#failed(address, errorSummary(error));
       return undefined;
@@ -144,7 +161,7 @@ export class SignerRoster {
     const { store, config, logger, pool, policy, metrics } = this.deps;
     if (signer.nonces.inFlight > 0 || signer.reserved > 0) return false;
     const address = signer.address.toLowerCase();
-    if (await store.signerHasOpenRelays(signer.address)) return false;
+    if (await store.signerHasOpenRelays(signer.address, config.relayerId)) return false;
     const letGo = await signer.exclusive(async () => {
       if (signer.nonces.inFlight > 0 || signer.reserved > 0 || pool.bySigner(signer.address) !== signer) return false;
       pool.remove(signer);

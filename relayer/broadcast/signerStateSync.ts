@@ -42,6 +42,7 @@ export class SignerStateSync {
       }
       if (lost) {
         signer.drained = true;
+        signer.lost = true;
         if (this.#recovered && (await this.roster.retire(signer, { release: false }))) this.#lost.delete(signer);
         continue;
       }

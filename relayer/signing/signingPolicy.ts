@@ -51,7 +51,7 @@ export class SigningPolicy {
   /** Allows the transaction (and counts its cost against the signer's day) or throws SigningRefusedError. */
   authorize(signer: Address, transaction: TransactionSerializable, state: { nextNonce: number; spend: SignerSpend }): SigningPurpose {
     // A key let go may still be reached by work that began before (a reconciliation, a bump): it signs nothing more.
-    if (this.#letGo.has(signer.toLowerCase())) this.#refuse(signer, transaction, "signer_let_go", "the signer was retired and let go by this relayer (relayer-admin signers retire); `signers resume` opens it again");
+    if (this.#letGo.has(signer.toLowerCase())) this.#refuse(signer, transaction, "signer_let_go", "this relayer let the signer go (retired by the operator, or its address taken by another relayer)");
     const verdict = judgeTransaction(transaction, {
       signer,
       chainId: this.limits.chainId,

@@ -22,6 +22,7 @@ export interface RelaysTable {
   id: string;
   status: string;
   signer: string | null;
+  claimed_by: string | null;
 }
 
 /** Which relayer uses a signer address, and until when it counts as live unless it renews. */

@@ -106,8 +106,8 @@ export interface RelayStore extends PushedStatusStore {
   renewSigners(relayerId: string, until: Date, signers: readonly Address[]): Promise<void>;
   /** The addresses registered to this relayer now: one missing was taken by another relayer after its registration lapsed. */
   heldSigners(relayerId: string): Promise<Address[]>;
-  /** Whether a relay not yet final has its transactions on `signer` (its receipt may still be awaited). */
-  signerHasOpenRelays(signer: Address): Promise<boolean>;
+  /** Whether a relay `relayerId` holds, not yet final, has its transactions on `signer` (its receipt may still be awaited). */
+  signerHasOpenRelays(signer: Address, relayerId: string): Promise<boolean>;
   /** Drops this relayer's registration of its signers (a clean stop), or of those given (a signer retired). */
   releaseSigners(relayerId: string, signers?: readonly Address[]): Promise<void>;
   /**

@@ -57,9 +57,16 @@ export class SqlSignerClaims {
     );
   }
 
-  /** Whether a relay not yet final has its transactions on `signer` (its receipt may still be awaited). */
-  async signerHasOpenRelays(signer: Address): Promise<boolean> {
-    const open = this.#db.build.selectFrom("relays").select("id").where("status", "in", ["accepted", "submitted"]).where("signer", "=", signer.toLowerCase()).limit(1);
+  /** Whether a relay `relayerId` holds, not yet final, has its transactions on `signer` (its receipt may still be awaited). */
+  async signerHasOpenRelays(signer: Address, relayerId: string): Promise<boolean> {
+    // The statuses as literals: SQLite uses its partial index of open relays only for the predicate it was built with.
+    const open = this.#db.build
+      .selectFrom("relays")
+      .select("id")
+      .where(sql<boolean>`status IN ('accepted', 'submitted')`)
+      .where("signer", "=", signer.toLowerCase())
+      .where("claimed_by", "=", relayerId)
+      .limit(1);
     return (await this.#db.rows(open)).length > 0;
   }
 

@@ -13,17 +13,11 @@ import { parseSignerSpecs } from "../../relayer/signing/signerSpecs";
 import { openKeyBackends } from "../../relayer/signing/openKeyBackends";
 import { fundedTakers, gaslessSuite, RELAYER_TOKEN, startGaslessStack } from "../fixtures/gaslessStack";
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from "../fixtures/softHsmToken";
+import { admin, relayOnce, sender } from "../fixtures/signerAdmin";
+import { until } from "../fixtures/waitUntil";
 
 const HALF_N = secp256k1.CURVE.n >> 1n;
 
-/** Waits (bounded) for a condition the relayer's own loops make true. */
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function fund(address: Address): Promise<void> {
   await hre.network.provider.request({ method: "hardhat_setBalance", params: [address, toHex(parseEther("100"))] });
@@ -213,6 +207,28 @@ describe("relayer signers: keys in a PKCS#11 token (SoftHSM2) and in an encrypte
       } finally {
         injector.close();
       }
+    });
+
+    it("a PKCS#11 key added to a running relayer (relayer-admin signers add) is opened from the token and signs its relays; retired, it is let go", async () => {
+      token.generateKey("signer-4", "04");
+      suite.stack = await startGaslessStack(suite.f, { signers: 1, relayerEnv: { RELAYER_SIGNER_STATE_POLL_MS: "50" } });
+      const stack = suite.stack;
+      const [original] = stack.relayer!.context.pool.signers;
+      const added = await admin(stack, "signers", "add", token.signerEntry("signer-4"));
+      expect(added.code, added.output).to.equal(0);
+      expect(added.output).to.match(/ added \(pkcs11 token relayer key signer-4 /);
+      const address = getAddress(/^(0x[0-9a-fA-F]{40}) added/.exec(added.output)![1]!);
+      await fund(address);
+      await until(() => stack.relayer!.context.pool.bySigner(address) !== undefined, "the relayer opening the token's key");
+      expect(stack.relayer!.context.pool.bySigner(address)!.backend).to.equal("pkcs11");
+      expect((await admin(stack, "signers", "drain", original!.address)).code).to.equal(0);
+      await until(() => original!.drained, "the drain");
+      expect(await sender(stack, suite, (await relayOnce(stack, suite)).relayId)).to.equal(address);
+
+      expect((await admin(stack, "signers", "resume", original!.address)).code).to.equal(0);
+      expect((await admin(stack, "signers", "retire", address)).code).to.equal(0);
+      await until(() => stack.relayer!.context.pool.bySigner(address) === undefined, "the retired token key let go");
+      expect(await sender(stack, suite, (await relayOnce(stack, suite)).relayId)).to.equal(original!.address);
     });
 
     it("a relay signed by a key decrypted from a Web3 Secret Storage keystore (password from a file) is mined from its address", async () => {

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import type { NewRelay, RelayStore } from "../../relayer/store/relayStore";
 import { openPostgresRelayStore } from "../../relayer/store/postgresRelayStore";
 import { openSqliteRelayStore } from "../../relayer/store/sqliteRelayStore";
@@ -236,15 +236,23 @@ for (const engine of engines) {
         let stored = (await store.getRelay(relay.id))!;
         expect([stored.status, stored.signer, stored.transactions.length]).to.deep.equal(["accepted", undefined, 0]);
 
+        expect(await store.signerHasOpenRelays(SIGNER as Address, "a")).to.equal(false);
         expect(await store.recordBroadcast(relay.id, transaction("03"), { owner: "a", now: new Date(4_999) })).to.equal("recorded");
         stored = (await store.getRelay(relay.id))!;
         expect([stored.status, stored.signer, stored.transactions.map((t) => t.hash)]).to.deep.equal(["submitted", SIGNER, [`0x${"03".repeat(32)}`]]);
+        // Its signer has a relay open for "a" (any case of the address), none for "b".
+        expect(await store.signerHasOpenRelays(SIGNER.toLowerCase() as Address, "a")).to.equal(true);
+        expect(await other.signerHasOpenRelays(SIGNER as Address, "b")).to.equal(false);
         // A renewal gives "a" its relay back; once "b" takes a lapsed relay over, "a" can no longer add a replacement.
         expect(await store.renewLeases({ owner: "a", until: new Date(5_500) })).to.equal(1);
         expect(await store.recordBroadcast(relay.id, transaction("05"), { owner: "a", now: new Date(5_200) })).to.equal("recorded");
         expect((await other.claimOpenRelays({ owner: "b", until: new Date(20_000) }, new Date(6_000), 10, { own: false })).map(({ relay: claimed }) => claimed.id)).to.deep.equal([relay.id]);
         expect(await store.recordBroadcast(relay.id, transaction("04"), { owner: "a", now: new Date(4_000) })).to.equal("not_ours");
         expect((await other.getRelay(relay.id))!.transactions.map((t) => t.hash)).to.deep.equal([`0x${"03".repeat(32)}`, `0x${"05".repeat(32)}`]);
+        // Taken over: the relay is "b"'s now; once final, it is open for nobody.
+        expect([await store.signerHasOpenRelays(SIGNER as Address, "a"), await other.signerHasOpenRelays(SIGNER as Address, "b")]).to.deep.equal([false, true]);
+        await other.updateRelay(relay.id, { status: "confirmed", mined: { hash: `0x${"05".repeat(32)}` }, at: new Date(7_000) });
+        expect(await other.signerHasOpenRelays(SIGNER as Address, "b")).to.equal(false);
       } finally {
         await other.close();
       }

@@ -4,15 +4,8 @@ import pino from "pino";
 import { parseEther, toHex } from "viem";
 import type { Signer } from "../../relayer/broadcast/signerPool";
 import { gaslessSuite, RELAYER_TOKEN, startGaslessStack } from "../fixtures/gaslessStack";
+import { until } from "../fixtures/waitUntil";
 
-/** Waits (bounded) for a condition the relayer's own polling makes true. */
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("a signer below the minimum balance", function () {
   this.timeout(120_000);

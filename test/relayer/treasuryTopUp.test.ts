@@ -19,15 +19,8 @@ import { recordTopUpId } from "../fixtures/recordTopUp";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { until } from "../fixtures/waitUntil";
 
-/** Waits (bounded) for a condition the relayer's own polling makes true. */
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const setBalance = (address: string, wei: bigint) => hre.network.provider.request({ method: "hardhat_setBalance", params: [address, toHex(wei)] });
 
