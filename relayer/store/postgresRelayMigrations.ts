@@ -249,10 +249,10 @@ export const postgresRelayMigrations: readonly PostgresMigration[] = [
   },
   {
     version: 10,
-    name: "signers added and retired while relayers run: the 'retired' state, the key entry an operator added, and the relayer meant to open it (the SQLite schema at its version 12)",
+    name: "signers added and retired while relayers run: whether a drained signer is retired, the key entry an operator added, and the relayer meant to open it (the SQLite schema at its version 12)",
+    // A retired signer is stored drained (a relayer from before this version reads it so) and marked retired.
     sql: `
-      ALTER TABLE relayer_signer_states DROP CONSTRAINT relayer_signer_states_state_check;
-      ALTER TABLE relayer_signer_states ADD CONSTRAINT relayer_signer_states_state_check CHECK (state IN ('active', 'drained', 'retired'));
+      ALTER TABLE relayer_signer_states ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;
       -- A RELAYER_SIGNERS entry (pkcs11: or keystore:, never a raw key) a running relayer opens.
       ALTER TABLE relayer_signer_states ADD COLUMN key_entry TEXT;
       ALTER TABLE relayer_signer_states ADD COLUMN key_relayer_id TEXT;

@@ -316,27 +316,13 @@ export const relayMigrations: readonly Migration[] = [
   },
   {
     version: 12,
-    name: "signers added and retired while relayers run: the 'retired' state, the key entry an operator added, and the relayer meant to open it",
-    // SQLite cannot alter a CHECK constraint: the table is rebuilt with its rows.
+    name: "signers added and retired while relayers run: whether a drained signer is retired, the key entry an operator added, and the relayer meant to open it",
+    // A retired signer is stored drained (a relayer from before this version reads it so) and marked retired.
     sql: `
-      CREATE TABLE relayer_signer_states_v12 (
-        signer            TEXT PRIMARY KEY,
-        state             TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'drained', 'retired')),
-        state_changed_at  INTEGER,
-        relayer_id        TEXT,
-        backend           TEXT,
-        balance_wei       TEXT,
-        pending           INTEGER,
-        daily_spend_wei   TEXT,
-        reported_at       INTEGER,
-        -- A RELAYER_SIGNERS entry (pkcs11: or keystore:, never a raw key) a running relayer opens.
-        key_entry         TEXT,
-        key_relayer_id    TEXT
-      ) STRICT;
-      INSERT INTO relayer_signer_states_v12 (signer, state, state_changed_at, relayer_id, backend, balance_wei, pending, daily_spend_wei, reported_at)
-        SELECT signer, state, state_changed_at, relayer_id, backend, balance_wei, pending, daily_spend_wei, reported_at FROM relayer_signer_states;
-      DROP TABLE relayer_signer_states;
-      ALTER TABLE relayer_signer_states_v12 RENAME TO relayer_signer_states;
+      ALTER TABLE relayer_signer_states ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;
+      -- A RELAYER_SIGNERS entry (pkcs11: or keystore:, never a raw key) a running relayer opens.
+      ALTER TABLE relayer_signer_states ADD COLUMN key_entry TEXT;
+      ALTER TABLE relayer_signer_states ADD COLUMN key_relayer_id TEXT;
     `,
   },
 ];

@@ -2,6 +2,9 @@ import type { ColumnType, Generated } from "kysely";
 import type { UnpaidGasCause, UnpaidGasKind } from "../ledger/unpaidGas";
 import type { SignerState, TopUpStatus } from "./relayStore";
 
+/** The states the column holds (its CHECK since migration 10): `retired` is `drained` plus the `retired` flag. */
+export type StoredSignerState = Exclude<SignerState, "retired">;
+
 /**
  * The relayer's tables as both engines hold them at their latest migration (relayMigrations.ts and
  * postgresRelayMigrations.ts, which stay the source of the schema): times in milliseconds since the
@@ -34,7 +37,9 @@ export interface SignersTable {
 
 export interface SignerStatesTable {
   signer: string;
-  state: ColumnType<SignerState, SignerState | undefined, SignerState>;
+  /** A retired signer is stored `drained` with `retired` 1, as relayers from before retirement read it. */
+  state: ColumnType<StoredSignerState, StoredSignerState | undefined, StoredSignerState>;
+  retired: ColumnType<number, number | undefined, number>;
   state_changed_at: number | null;
   /** What the relayer holding the signer last reported; null until one did. */
   relayer_id: string | null;

@@ -20,8 +20,10 @@ export class SqlSignerStates {
     await this.#db.changes(
       this.#db.build
         .insertInto("relayer_signer_states")
-        .values({ signer: signer.toLowerCase(), state, state_changed_at: at.getTime() })
-        .onConflict((conflict) => conflict.column("signer").doUpdateSet((eb) => ({ state: eb.ref("excluded.state"), state_changed_at: eb.ref("excluded.state_changed_at") }))),
+        .values({ signer: signer.toLowerCase(), state: state === "retired" ? "drained" : state, retired: state === "retired" ? 1 : 0, state_changed_at: at.getTime() })
+        .onConflict((conflict) =>
+          conflict.column("signer").doUpdateSet((eb) => ({ state: eb.ref("excluded.state"), retired: eb.ref("excluded.retired"), state_changed_at: eb.ref("excluded.state_changed_at") })),
+        ),
     );
   }
 
@@ -29,10 +31,11 @@ export class SqlSignerStates {
     await this.#db.changes(
       this.#db.build
         .insertInto("relayer_signer_states")
-        .values({ signer: signer.toLowerCase(), state: "active", state_changed_at: at.getTime(), key_entry: key.entry, key_relayer_id: key.relayerId ?? null })
+        .values({ signer: signer.toLowerCase(), state: "active", retired: 0, state_changed_at: at.getTime(), key_entry: key.entry, key_relayer_id: key.relayerId ?? null })
         .onConflict((conflict) =>
           conflict.column("signer").doUpdateSet((eb) => ({
             state: eb.ref("excluded.state"),
+            retired: eb.ref("excluded.retired"),
             state_changed_at: eb.ref("excluded.state_changed_at"),
             key_entry: eb.ref("excluded.key_entry"),
             key_relayer_id: eb.ref("excluded.key_relayer_id"),
@@ -80,7 +83,7 @@ export class SqlSignerStates {
 function signerStateFromRow(row: Selectable<SignerStatesTable>): SignerStateRecord {
   return {
     signer: getAddress(row.signer),
-    state: row.state === "drained" || row.state === "retired" ? row.state : "active",
+    state: row.state !== "drained" ? "active" : Number(row.retired) === 1 ? "retired" : "drained",
     stateChangedAt: row.state_changed_at === null ? undefined : new Date(Number(row.state_changed_at)),
     added: row.key_entry === null ? undefined : { entry: row.key_entry, relayerId: row.key_relayer_id ?? undefined },
     report:

@@ -2,15 +2,14 @@ import { expect } from "chai";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import hre from "hardhat";
 import { Client } from "pg";
 import { getAddress, keccak256, parseEther, type Address, type Hex } from "viem";
 import { relayerDatabaseFromEnv } from "../../scripts/gasBudgets";
 import { runRelayerAdminCommand } from "../../scripts/relayerAdmin";
-import { admin, listed, relayOnce, sender, until, type ListedSigner } from "../fixtures/signerAdmin";
+import { admin, listed, pendingRelay, relayOnce, sender, until, type ListedSigner } from "../fixtures/signerAdmin";
 import type { Signer } from "../../relayer/broadcast/signerPool";
 import { openRelayStore } from "../../relayer/store/openRelayStore";
-import { fundedTakers, gaslessSuite, RELAYER_TOKEN, startGaslessStack } from "../fixtures/gaslessStack";
+import { gaslessSuite, RELAYER_TOKEN, startGaslessStack } from "../fixtures/gaslessStack";
 import { createTestDatabase } from "../fixtures/postgresServer";
 import { recordTopUpId } from "../fixtures/recordTopUp";
 
@@ -67,17 +66,11 @@ describe("relayer-admin signers: drain, resume and list while the relayer runs",
     suite.stack = await startGaslessStack(suite.f, { signers: 2, relayerEnv: { RELAYER_SIGNER_STATE_POLL_MS: "50" } });
     const stack = suite.stack;
     const pool = stack.relayer!.context.pool;
-    // Funded before automine goes off: the taker's own set-up transactions must be mined.
-    const [taker] = await fundedTakers(suite.f, 1);
-    await hre.network.provider.request({ method: "evm_setAutomine", params: [false] });
-    const { relayId } = await relayOnce(stack, suite, taker);
-    const pending = await stack.waitFor(relayId, (relay) => relay.status === "submitted" && relay.tx_hash !== null);
-    const busy = (pool.signers as Signer[]).find((signer) => signer.nonces.inFlight > 0)!;
+    const { relayId, pending, busy, mineAndAutomine } = await pendingRelay(stack, suite);
     const other = (pool.signers as Signer[]).find((signer) => signer !== busy)!;
     expect((await admin(stack, "signers", "drain", busy.address)).code).to.equal(0);
     await until(() => busy.drained, "the drain reaching the relayer");
-    await hre.network.provider.request({ method: "evm_mine", params: [] });
-    await hre.network.provider.request({ method: "evm_setAutomine", params: [true] });
+    await mineAndAutomine();
     expect(await sender(stack, suite, relayId)).to.equal(busy.address);
     expect(pending.tx_hash).to.be.a("string");
     const next = await relayOnce(stack, suite);

@@ -18,9 +18,9 @@ import { openSqliteRelayStore } from "../../relayer/store/sqliteRelayStore";
 import { applyPostgresMigrations, openPostgresPool } from "../../sdk/storage/postgresPool";
 import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { encryptKeystore, writeKeystoreFile } from "../../sdk";
-import { fundedTakers, gaslessSuite, inProcessTransport, relayerAccounts, startGaslessStack, testRelayerConfig, type GaslessStack } from "../fixtures/gaslessStack";
+import { gaslessSuite, inProcessTransport, relayerAccounts, startGaslessStack, testRelayerConfig, type GaslessStack } from "../fixtures/gaslessStack";
 import { createTestDatabase } from "../fixtures/postgresServer";
-import { admin, listed, relayOnce, sender, until } from "../fixtures/signerAdmin";
+import { admin, listed, pendingRelay, relayOnce, sender, until } from "../fixtures/signerAdmin";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 
 /** A fresh key in an encrypted keystore (cheap scrypt: a throwaway), funded with 10 ETH; its RELAYER_SIGNERS entry. */
@@ -138,18 +138,13 @@ describe("relayer-admin signers add and retire: keys opened and let go while the
     suite.stack = await startGaslessStack(suite.f, { signers: 2, relayerEnv: { RELAYER_SIGNER_STATE_POLL_MS: "50" } });
     const stack = suite.stack;
     const pool = stack.relayer!.context.pool;
-    const [taker] = await fundedTakers(suite.f, 1);
-    await hre.network.provider.request({ method: "evm_setAutomine", params: [false] });
-    const { relayId } = await relayOnce(stack, suite, taker);
-    await stack.waitFor(relayId, (relay) => relay.status === "submitted" && relay.tx_hash !== null);
-    const busy = pool.signers.find((signer) => signer.nonces.inFlight > 0)!;
+    const { relayId, busy, mineAndAutomine } = await pendingRelay(stack, suite);
     expect((await admin(stack, "signers", "retire", busy.address)).code).to.equal(0);
     await until(() => busy.drained, "the retirement reaching the relayer");
     // Several polls later it is still there: its nonce is in flight.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(pool.bySigner(busy.address)).to.equal(busy);
-    await hre.network.provider.request({ method: "evm_mine", params: [] });
-    await hre.network.provider.request({ method: "evm_setAutomine", params: [true] });
+    await mineAndAutomine();
     expect(await sender(stack, suite, relayId)).to.equal(busy.address);
     await until(() => pool.bySigner(busy.address) === undefined, "the retired signer let go once its swap was mined");
     expect(pool.signers).to.have.length(1);
@@ -294,7 +289,7 @@ describe("the signer-states migration (SQLite 12, PostgreSQL 10) of an existing 
     ]);
   }
 
-  it("SQLite: a version-11 database keeps its drain decisions and reports, and takes retired states and added keys", async () => {
+  it("SQLite: a version-11 database keeps its drain decisions and reports, and takes retired states (stored drained, flagged) and added keys", async () => {
     const dir = mkdtempSync(join(tmpdir(), "signer-states-migrate-"));
     try {
       const path = join(dir, "relayer.sqlite");
@@ -302,7 +297,6 @@ describe("the signer-states migration (SQLite 12, PostgreSQL 10) of an existing 
       applySqliteMigrations(old, relayMigrations.filter((migration) => migration.version <= 11));
       const insert = old.prepare(`INSERT INTO relayer_signer_states (${COLUMNS}) VALUES (${Array(9).fill("?").join(", ")})`);
       for (const row of OLD_ROWS) insert.run(...row);
-      expect(() => old.prepare("UPDATE relayer_signer_states SET state = 'retired'").run()).to.throw(/CHECK constraint/);
       old.close();
       const store = openSqliteRelayStore(path);
       try {
@@ -310,12 +304,19 @@ describe("the signer-states migration (SQLite 12, PostgreSQL 10) of an existing 
       } finally {
         await store.close();
       }
+      // Stored as a relayer from before retirement reads it: drained (the column's CHECK is unchanged), flagged retired.
+      const check = new Database(path, { readonly: true });
+      try {
+        expect(check.prepare("SELECT state, retired FROM relayer_signer_states WHERE signer = ?").get(reported.toLowerCase())).to.deep.equal({ state: "drained", retired: 1 });
+      } finally {
+        check.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it("PostgreSQL: a version-9 schema keeps its drain decisions and reports, and takes retired states and added keys", async () => {
+  it("PostgreSQL: a version-9 schema keeps its drain decisions and reports, and takes retired states (stored drained, flagged) and added keys", async () => {
     const databaseUrl = await createTestDatabase("signer_states_migrate");
     const pool = openPostgresPool(databaseUrl, { max: 1, applicationName: "migration-test" });
     try {
@@ -327,11 +328,12 @@ describe("the signer-states migration (SQLite 12, PostgreSQL 10) of an existing 
     const store = await openPostgresRelayStore(databaseUrl);
     try {
       await expectCarriedOver(store);
-      // The state's CHECK still refuses what is not a state.
+      // Stored drained and flagged, as on SQLite; the column's CHECK is unchanged.
       const raw = openPostgresPool(databaseUrl, { max: 1, applicationName: "migration-test" });
       try {
         let refusal: unknown;
-        await raw.query("UPDATE relayer_signer_states SET state = 'gone'").catch((error: unknown) => (refusal = error));
+        expect((await raw.query("SELECT state, retired FROM relayer_signer_states WHERE signer = $1", [reported.toLowerCase()])).rows).to.deep.equal([{ state: "drained", retired: 1 }]);
+        await raw.query("UPDATE relayer_signer_states SET state = 'retired'").catch((error: unknown) => (refusal = error));
         expect(String(refusal)).to.match(/relayer_signer_states_state_check/);
       } finally {
         await raw.end();
