@@ -13,8 +13,6 @@ export class SignerStateSync {
   readonly #loop: PollingLoop;
   /** Retired signers are let go only once recovery has held their nonces: not at the first sync. */
   #recovered = false;
-  /** Signers whose address another relayer took (logged once each). */
-  readonly #lost = new Set<Signer>();
 
   constructor(
     private readonly context: RelayContext,
@@ -36,14 +34,13 @@ export class SignerStateSync {
     const letGo: Signer[] = [];
     for (const signer of pool.signers) {
       const lost = !held.has(signer.address.toLowerCase());
-      if (lost && !this.#lost.has(signer)) {
-        this.#lost.add(signer);
+      if (lost && !signer.lost) {
         logger.error({ signer: signer.address, pending: signer.nonces.inFlight }, "another relayer holds this signer's address now (this relayer's registration lapsed): no new relays for it here; it is let go once nothing of it is in flight");
       }
       if (lost) {
         signer.drained = true;
         signer.lost = true;
-        if (this.#recovered && (await this.roster.retire(signer, { release: false }))) this.#lost.delete(signer);
+        if (this.#recovered) await this.roster.retire(signer, { release: false });
         continue;
       }
       const state = states.get(signer.address.toLowerCase()) ?? "active";
@@ -65,7 +62,7 @@ export class SignerStateSync {
       config.relayerId,
       // A signer let go now is reported once more, with nothing pending: `signers list` shows it idle.
       // One whose address another relayer holds is that relayer's to report.
-      [...pool.signers.filter((signer) => !this.#lost.has(signer)), ...letGo].map((signer) => ({ signer: signer.address, backend: signer.backend, balanceWei: signer.balance, pending: signer.nonces.inFlight, dailySpendWei: signer.spend.spent(now.getTime()) })),
+      [...pool.signers.filter((signer) => !signer.lost), ...letGo].map((signer) => ({ signer: signer.address, backend: signer.backend, balanceWei: signer.balance, pending: signer.nonces.inFlight, dailySpendWei: signer.spend.spent(now.getTime()) })),
       now,
     );
   }
