@@ -1,3 +1,4 @@
+import { methodsOf } from "../../sdk/storage/concernMethods";
 import type { SqlDatabase } from "../../sdk/storage/sqlDatabase";
 import type { ApiSchema } from "./apiSchema";
 import type { WriteErrorListener } from "./quoteWriteBuffer";
@@ -30,14 +31,4 @@ export function composeStore(db: SqlDatabase<ApiSchema>, engine: StoreEngine): S
       await engine.close();
     },
   };
-}
-
-/** A concern's methods bound to it, so that the concerns can be joined into one object. */
-function methodsOf<Concern extends object>(concern: Concern): { [Name in keyof Concern]: Concern[Name] } {
-  const methods: Record<string, unknown> = {};
-  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(concern))) {
-    const method: unknown = (concern as Record<string, unknown>)[name];
-    if (name !== "constructor" && typeof method === "function") methods[name] = method.bind(concern);
-  }
-  return methods as { [Name in keyof Concern]: Concern[Name] };
 }

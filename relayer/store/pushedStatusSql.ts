@@ -5,8 +5,8 @@ import type { DeliveryOutcome, DeliveryState, FailingWebhook, RelayEvent, RelayE
 import type { RelayRecord } from "./relayStore";
 
 /**
- * The pushed-status queries, written once with `@name` parameters: SQLite binds them as they are,
- * PostgreSQL through `positional`. Times are milliseconds since the epoch, as in the relay tables.
+ * The pushed-status queries, written once as text with `@name` parameters (`SqlDatabase.named` binds
+ * them for the engine). Times are milliseconds since the epoch, as in the relay tables.
  */
 export const PUSHED_SQL = {
   insertEvent: `INSERT INTO relay_events (event_id, relay_id, integrator_id, status, body, created_at)
@@ -88,17 +88,6 @@ export const PUSHED_SQL = {
   forgetDeliveries: "DELETE FROM relay_webhook_deliveries",
   forgetEvents: "DELETE FROM relay_events",
 } as const;
-
-/** `@name` parameters as PostgreSQL's `$n`, with the values in that order. */
-export function positional(sql: string, params: Record<string, unknown>): { text: string; values: unknown[] } {
-  const names: string[] = [];
-  const text = sql.replace(/@([a-z_]+)/g, (_match, name: string) => {
-    let index = names.indexOf(name);
-    if (index < 0) index = names.push(name) - 1;
-    return `$${index + 1}`;
-  });
-  return { text, values: names.map((name) => params[name] ?? null) };
-}
 
 /** The row `insertEvent` writes for a relay that just reached its current status. */
 export function eventParams(relay: RelayRecord, at: Date) {

@@ -325,4 +325,17 @@ export const relayMigrations: readonly Migration[] = [
       ALTER TABLE relayer_signer_states ADD COLUMN key_relayer_id TEXT;
     `,
   },
+  {
+    version: 13,
+    name: "a relay's transactions in the order they were recorded, as a column both engines have (seq: PostgreSQL's identity, here the rowid)",
+    // SQLite cannot add an AUTOINCREMENT column; a trigger copies each new row's rowid, so one query orders both engines.
+    sql: `
+      ALTER TABLE relay_transactions ADD COLUMN seq INTEGER;
+      UPDATE relay_transactions SET seq = rowid;
+      CREATE TRIGGER relay_transactions_seq AFTER INSERT ON relay_transactions WHEN NEW.seq IS NULL
+      BEGIN
+        UPDATE relay_transactions SET seq = NEW.rowid WHERE rowid = NEW.rowid;
+      END;
+    `,
+  },
 ];

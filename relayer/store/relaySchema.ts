@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from "kysely";
 import type { UnpaidGasCause, UnpaidGasKind } from "../ledger/unpaidGas";
+import type { RelayStatus } from "../../sdk";
 import type { SignerState, TopUpStatus } from "./relayStore";
 
 /** The states the column holds (its CHECK since migration 10): `retired` is `drained` plus the `retired` flag. */
@@ -14,18 +15,68 @@ export type StoredSignerState = Exclude<SignerState, "retired">;
  */
 export interface RelaySchema {
   relays: RelaysTable;
+  relay_transactions: RelayTransactionsTable;
+  relayer_meta: RelayerMetaTable;
   relayer_signers: SignersTable;
   relayer_signer_states: SignerStatesTable;
   relayer_topups: TopUpsTable;
   unpaid_gas: UnpaidGasTable;
 }
 
-/** The relays, as far as the queries written once read them (the engines' relay stores read the rest raw). */
+/** A relay: what the taker signed, where it stands, and which relayer holds it until when (relayRows.ts maps it). */
 export interface RelaysTable {
   id: string;
-  status: string;
+  chain_id: number;
+  quote_id: string;
+  onchain_quote_id: string;
+  integrator_id: number;
+  api_key_id: number;
+  idempotency_key: string | null;
+  taker: string;
+  router: string;
+  data: string;
+  signature: string;
+  permit2_nonce: string;
+  deadline: number;
+  estimated_gas: number;
+  fee_wei: string | null;
+  accepted_block: number;
+  status: RelayStatus;
+  reason: string | null;
+  error: string | null;
   signer: string | null;
+  signer_nonce: number | null;
+  cancelling: ColumnType<number, number | undefined, number>;
+  cancel_requested_at: number | null;
   claimed_by: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Every transaction broadcast for a relay; a batch's one transaction has a row on each relay it carries. */
+export interface RelayTransactionsTable {
+  /** Insertion order (PostgreSQL: an identity; SQLite: the rowid, copied by a trigger since migration 13). */
+  seq: Generated<number>;
+  hash: string;
+  relay_id: string;
+  kind: "swap" | "cancel";
+  signer: string;
+  nonce: number;
+  /** The signed bytes; null for a fill by a transaction we did not sign. */
+  raw: string | null;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  sent_at: number;
+  mined: number;
+  batch_position: number | null;
+  batch_size: number | null;
+}
+
+/** Facts about the chain the relays belong to (`chain_run`: the deployment's block hash). */
+export interface RelayerMetaTable {
+  key: string;
+  value: string;
 }
 
 /** Which relayer uses a signer address, and until when it counts as live unless it renews. */

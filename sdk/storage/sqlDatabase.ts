@@ -24,8 +24,8 @@ import {
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
+  CompiledQuery,
   type Compilable,
-  type CompiledQuery,
   type Expression,
   type RawBuilder,
 } from "kysely";
@@ -47,6 +47,17 @@ export type EngineCapabilities = {
   /** An exact decimal type (`numeric`). PostgreSQL only: SQLite sums beyond 64 bits as floats (`TOTAL`). */
   exactDecimals: boolean;
 };
+
+/** `@name` parameters in the order they occur, as `placeholder(index)` (0-based, per distinct name where `reuse`). */
+function namedQuery<R>(text: string, params: Record<string, unknown>, placeholder: (index: number) => string, reuse: boolean): CompiledQuery<R> {
+  const names: string[] = [];
+  const bound = text.replace(/@([a-z_]+)/g, (_match, name: string) => {
+    let index = reuse ? names.indexOf(name) : -1;
+    if (index < 0) index = names.push(name) - 1;
+    return placeholder(index);
+  });
+  return CompiledQuery.raw(bound, names.map((name) => params[name] ?? null)) as CompiledQuery<R>;
+}
 
 /** Scalar functions both engines have under different names. */
 export type EngineFunctions = {
@@ -95,10 +106,21 @@ export interface SqlDatabase<Schema> {
    */
   transaction<T>(body: () => TransactionBody<T>): Promise<T>;
   /**
+   * Runs `body`'s statements one after another outside a transaction: for reads that need not see one
+   * moment (a relay and then its transactions, say). On SQLite they still run without yielding.
+   */
+  read<T>(body: () => TransactionBody<T>): Promise<T>;
+  /**
    * `query` locking the rows it reads until the transaction ends (`FOR UPDATE`) where the engine has row
    * locks (`capabilities.locks`); unchanged on SQLite, whose immediate transaction already holds the database.
+   * `skipLocked` makes it a claim: rows another transaction holds are passed over (`SKIP LOCKED`).
    */
-  lockRows<Q extends { forUpdate(): Q }>(query: Q): Q;
+  lockRows<Q extends { forUpdate(): Q; skipLocked(): Q }>(query: Q, options?: { skipLocked: boolean }): Q;
+  /**
+   * A statement written once as text with `@name` parameters, in SQL both engines read alike,
+   * bound in the engine's style (`?` on SQLite, `$n` on PostgreSQL); a name absent from `params` binds null.
+   */
+  named<R = unknown>(text: string, params: Record<string, unknown>): CompiledQuery<R>;
   /** True for a unique, foreign-key or check violation, which retrying cannot fix. */
   isConstraintError(error: unknown): boolean;
   /** False once the connection or pool is closed (a buffered write then has nowhere to go). */
@@ -188,7 +210,9 @@ export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema
     first: async (query) => runNow(step.first(query)),
     changes: async (query) => runNow(step.changes(query)),
     transaction: async (body) => db.transaction(() => runNow(body())).immediate(),
+    read: async (body) => runNow(body()),
     lockRows: (query) => query,
+    named: (text, params) => namedQuery(text, params, () => "?", false),
     isConstraintError: (error) => {
       const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
       return typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT");
@@ -217,7 +241,9 @@ export function postgresDatabase<Schema>(pool: PostgresPool): SqlDatabase<Schema
     first: (query) => run(pool, step.first(query)),
     changes: (query) => run(pool, step.changes(query)),
     transaction: (body) => withTransaction(pool, (client) => run(client, body())),
-    lockRows: (query) => query.forUpdate(),
+    read: (body) => run(pool, body()),
+    lockRows: (query, options) => (options?.skipLocked === true ? query.forUpdate().skipLocked() : query.forUpdate()),
+    named: (text, params) => namedQuery(text, params, (index) => `$${index + 1}`, true),
     isConstraintError: isPostgresConstraintError,
     isOpen: () => !pool.ended,
   };

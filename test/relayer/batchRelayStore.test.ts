@@ -5,8 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hex } from "viem";
 import type { NewRelay, NewRelayTransaction, RelayStore } from "../../relayer/store/relayStore";
-import { openPostgresRelayStore } from "../../relayer/store/postgresRelayStore";
-import { openSqliteRelayStore } from "../../relayer/store/sqliteRelayStore";
+import { openPostgresRelayStore, openSqliteRelayStore } from "../../relayer/store/openRelayStore";
 import { createTestDatabase } from "../fixtures/postgresServer";
 
 const TAKER: Address = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";

@@ -9,7 +9,7 @@ import { signedGaslessCalldata } from "../fixtures/signedGasless";
 import { startChainServer, type ChainServer } from "../../scripts/devnet/chainServer";
 import { openStore } from "../../api/store/openStore";
 import { openIntegratorAdministration } from "../../api/store/openIntegratorAdministration";
-import { openSqliteRelayStore } from "../../relayer/store/sqliteRelayStore";
+import { openSqliteRelayStore } from "../../relayer/store/openRelayStore";
 import { runIntegratorsCommand } from "../../scripts/integrators";
 import { fundedTakers, gaslessReadyFixture, relayerAccounts, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { startRpcProxy, type RpcProxy } from "../fixtures/rpcProxy";

@@ -8,8 +8,7 @@ import { keccak256, type Hex } from "viem";
 import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { relayMigrations } from "../../relayer/store/relayMigrations";
 import type { NewRelay, NewRelayTransaction, RelayStore } from "../../relayer/store/relayStore";
-import { openPostgresRelayStore } from "../../relayer/store/postgresRelayStore";
-import { openSqliteRelayStore } from "../../relayer/store/sqliteRelayStore";
+import { openPostgresRelayStore, openSqliteRelayStore } from "../../relayer/store/openRelayStore";
 import { createTestDatabase } from "../fixtures/postgresServer";
 
 const TAKER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";

@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -5,8 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hex } from "viem";
 import type { NewRelay, RelayStore } from "../../relayer/store/relayStore";
-import { openPostgresRelayStore } from "../../relayer/store/postgresRelayStore";
-import { openSqliteRelayStore } from "../../relayer/store/sqliteRelayStore";
+import { openPostgresRelayStore, openSqliteRelayStore } from "../../relayer/store/openRelayStore";
+import { relayMigrations } from "../../relayer/store/relayMigrations";
+import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { createTestDatabase } from "../fixtures/postgresServer";
 
 const TAKER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
@@ -208,6 +210,25 @@ for (const engine of engines) {
         raw: undefined,
       });
       expect(await store.highestNonce(TAKER)).to.equal(undefined);
+    });
+
+    it("keeps a relay's transactions in the order they were recorded, also within one millisecond, and names the last one recorded at a nonce as its newest", async () => {
+      const relay = newRelay();
+      await store.createRelay(relay);
+      // Hashes whose text sorts against the recording order: only the recording order can give this back.
+      const hashes = ["f0", "0f", "80"].map((byte) => `0x${byte.repeat(32)}` as Hex);
+      for (const hash of hashes) {
+        const sent = { hash, kind: "swap" as const, signer: SIGNER as Address, nonce: 7, raw: "0xaa" as Hex, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, sentAt: new Date(2_000) };
+        expect(await store.recordBroadcast(relay.id, sent, { owner: "a", now: new Date(2_000) })).to.equal("recorded");
+      }
+      expect((await store.getRelay(relay.id))!.transactions.map((transaction) => transaction.hash)).to.deep.equal(hashes);
+      expect(await store.latestAtNonce(SIGNER as Address, 7)).to.equal(hashes[2]);
+      const reopened = await engine.reopen();
+      try {
+        expect((await reopened.listOpenRelays())[0]!.transactions.map((transaction) => transaction.hash)).to.deep.equal(hashes);
+      } finally {
+        await reopened.close();
+      }
     });
 
     it("forgets the relays of a chain run that is gone, and keeps them otherwise", async () => {
@@ -434,3 +455,37 @@ for (const engine of engines) {
     });
   });
 }
+
+describe("the relayer's SQLite migration 13 (a relay's transactions ordered by seq)", () => {
+  it("numbers a version-12 database's transactions in their recorded order, and a transaction recorded after the migration comes after them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relay-seq-migrate-"));
+    try {
+      const path = join(dir, "relayer.sqlite");
+      const old = new Database(path);
+      applySqliteMigrations(old, relayMigrations.filter((migration) => migration.version <= 12));
+      const relay = newRelay();
+      old.prepare(`INSERT INTO relays (id, chain_id, quote_id, onchain_quote_id, integrator_id, api_key_id, taker, router, data, signature, permit2_nonce,
+        deadline, estimated_gas, accepted_block, status, signer, signer_nonce, created_at, updated_at)
+        VALUES (?, 4663, ?, ?, 1, 1, ?, ?, '0x1234', ?, '5', 1900000000, 200000, 10, 'submitted', ?, 7, 1000, 2000)`)
+        .run(relay.id, relay.quoteId, relay.onchainQuoteId.toLowerCase(), TAKER.toLowerCase(), SIGNER.toLowerCase(), relay.signature, SIGNER.toLowerCase());
+      const hashes = ["f0", "0f", "80"].map((byte) => `0x${byte.repeat(32)}` as Hex);
+      const insert = old.prepare(`INSERT INTO relay_transactions (hash, relay_id, kind, signer, nonce, raw, max_fee_per_gas, max_priority_fee_per_gas, sent_at, mined)
+        VALUES (?, ?, 'swap', ?, 7, '0xaa', '1', '1', 2000, 0)`);
+      for (const hash of hashes) insert.run(hash, relay.id, SIGNER.toLowerCase());
+      old.close();
+
+      const store = openSqliteRelayStore(path);
+      try {
+        const later = `0x${"01".repeat(32)}` as Hex;
+        const sent = { hash: later, kind: "swap" as const, signer: SIGNER as Address, nonce: 7, raw: "0xbb" as Hex, maxFeePerGas: 2n, maxPriorityFeePerGas: 2n, sentAt: new Date(2_000) };
+        expect(await store.recordBroadcast(relay.id, sent, { owner: "a", now: new Date(2_000) })).to.equal("recorded");
+        expect((await store.getRelay(relay.id))!.transactions.map((transaction) => transaction.hash)).to.deep.equal([...hashes, later]);
+        expect(await store.latestAtNonce(SIGNER as Address, 7)).to.equal(later);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

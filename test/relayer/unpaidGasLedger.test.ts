@@ -8,11 +8,10 @@ import { keccak256, toHex, type Address, type Hex } from "viem";
 import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { applyPostgresMigrations, openPostgresPool } from "../../sdk/storage/postgresPool";
 import type { UnpaidGasEntry } from "../../relayer/ledger/unpaidGas";
-import { openPostgresRelayStore } from "../../relayer/store/postgresRelayStore";
+import { openPostgresRelayStore, openSqliteRelayStore } from "../../relayer/store/openRelayStore";
 import { postgresRelayMigrations } from "../../relayer/store/postgresRelayMigrations";
 import { relayMigrations } from "../../relayer/store/relayMigrations";
 import type { RelayStore } from "../../relayer/store/relayStore";
-import { openSqliteRelayStore } from "../../relayer/store/sqliteRelayStore";
 import { createTestDatabase } from "../fixtures/postgresServer";
 
 const TAKER: Address = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
