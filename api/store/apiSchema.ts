@@ -1,9 +1,9 @@
 import type { ColumnType, Generated } from "kysely";
 
 /**
- * The API's tables as both engines hold them at their latest migration (sqlite/migrations.ts and
- * postgres/postgresMigrations.ts, which stay the source of the schema): times in milliseconds since
- * the epoch, addresses lowercase hex, amounts decimal text. PostgreSQL's BIGINT reads back as a
+ * The API's tables as both engines hold them at their latest migration (apiMigrations.ts, which
+ * stays the source of the schema): times in milliseconds since the epoch, addresses lowercase hex,
+ * amounts decimal text. PostgreSQL's BIGINT reads back as a
  * number (postgresPool.ts), so one row type serves both. Tables join this as their queries are
  * written once with Kysely (sdk/storage/sqlDatabase.ts).
  */

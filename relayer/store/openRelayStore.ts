@@ -6,7 +6,6 @@ import { openServicePool, type ServicePool } from "../../sdk/storage/servicePool
 import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { postgresDatabase, sqliteDatabase } from "../../sdk/storage/sqlDatabase";
 import type { RelayerConfig } from "../config";
-import { postgresRelayMigrations } from "./postgresRelayMigrations";
 import { relayMigrations } from "./relayMigrations";
 import type { RelaySchema } from "./relaySchema";
 import type { RelayStore } from "./relayStore";
@@ -51,7 +50,7 @@ export function openSqliteRelayStore(path: string): RelayStore {
 export async function openPostgresRelayStore(url: string, use: ServicePool = "relayer"): Promise<RelayStore> {
   const pool = openServicePool(url, use);
   try {
-    await applyPostgresMigrations(pool, "relayer_schema_migrations", postgresRelayMigrations);
+    await applyPostgresMigrations(pool, "relayer_schema_migrations", relayMigrations);
   } catch (error) {
     await pool.end();
     throw error;

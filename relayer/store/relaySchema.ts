@@ -7,8 +7,8 @@ import type { SignerState, TopUpStatus } from "./relayStore";
 export type StoredSignerState = Exclude<SignerState, "retired">;
 
 /**
- * The relayer's tables as both engines hold them at their latest migration (relayMigrations.ts and
- * postgresRelayMigrations.ts, which stay the source of the schema): times in milliseconds since the
+ * The relayer's tables as both engines hold them at their latest migration (relayMigrations.ts,
+ * which stays the source of the schema): times in milliseconds since the
  * epoch, addresses lowercase hex, wei as decimal text. PostgreSQL's BIGINT reads back as a number
  * (postgresPool.ts), so one row type serves both. Tables join this as their queries are written once
  * with Kysely (sdk/storage/sqlDatabase.ts).

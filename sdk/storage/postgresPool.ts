@@ -7,11 +7,10 @@
  * row read from PostgreSQL looks like the same row read from SQLite and one mapper serves both.
  */
 import pg from "pg";
-import type { Migration } from "./sqliteMigrations";
+import { engineMigrations, type SchemaMigration } from "./schemaMigrations";
 
 export type PostgresPool = pg.Pool;
 export type PostgresClient = pg.PoolClient;
-export type PostgresMigration = Pick<Migration, "version" | "name" | "sql">;
 
 const INT8_OID = 20;
 const types = {
@@ -60,11 +59,12 @@ export async function withTransaction<T>(pool: PostgresPool, work: (client: Post
 }
 
 /**
- * Applies each migration once, in order, in its own transaction, recorded in `schema_migrations`
- * (named by `table` so the API and the relayer can share one database). An advisory lock makes
+ * Applies each PostgreSQL step of a service's list (schemaMigrations.ts) once, in order, in its own
+ * transaction, recorded in `table` (one per service, so the API and the relayer can share one database). An advisory lock makes
  * instances starting together apply them one at a time; a database newer than the build is refused.
  */
-export async function applyPostgresMigrations(pool: PostgresPool, table: string, migrations: readonly PostgresMigration[]): Promise<void> {
+export async function applyPostgresMigrations(pool: PostgresPool, table: string, list: readonly SchemaMigration[]): Promise<void> {
+  const migrations = engineMigrations(list, "postgres");
   const client = await pool.connect();
   try {
     await client.query("SELECT pg_advisory_lock(hashtext($1))", [table]);

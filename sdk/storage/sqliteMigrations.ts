@@ -1,20 +1,11 @@
 /**
- * Versioned schema migrations for a SQLite database, shared by the API's and the relayer's stores.
- * Each migration is applied once, in order, in its own immediate transaction, and recorded in
+ * Versioned schema migrations for a SQLite database, shared by the API's and the relayer's stores:
+ * the SQLite steps of a service's list (schemaMigrations.ts). Each is applied once, in order, in its own immediate transaction, and recorded in
  * `schema_migrations`; a database newer than the build is refused rather than misread.
  *
  * It takes the few methods it needs of a better-sqlite3 database, so the SDK does not depend on it.
  */
-export type Migration = {
-  version: number;
-  name: string;
-  sql: string;
-  /**
-   * Rebuilds a table others reference: foreign keys are switched off around its transaction (the
-   * procedure SQLite documents for ALTER TABLE), and checked before it commits.
-   */
-  rebuildsReferencedTable?: boolean;
-};
+import { engineMigrations, type SchemaMigration } from "./schemaMigrations";
 
 type Statement = { get(...params: unknown[]): unknown; run(...params: unknown[]): unknown };
 export type MigratableDatabase = {
@@ -24,7 +15,8 @@ export type MigratableDatabase = {
   transaction(fn: () => void): { immediate(): void };
 };
 
-export function applySqliteMigrations(db: MigratableDatabase, migrations: readonly Migration[]): void {
+export function applySqliteMigrations(db: MigratableDatabase, list: readonly SchemaMigration[]): void {
+  const migrations = engineMigrations(list, "sqlite");
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`);
   const applied = db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as { version: number | null };

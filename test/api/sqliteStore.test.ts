@@ -5,7 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { zeroAddress } from "viem";
 import { openSqliteStore } from "../../api/store/sqlite/sqliteStore";
-import { migrations } from "../../api/store/sqlite/migrations";
+import { apiMigrations } from "../../api/store/apiMigrations";
+import { engineMigrations } from "../../sdk/storage/schemaMigrations";
+
+const migrations = engineMigrations(apiMigrations, "sqlite");
 
 describe("sqlite store", () => {
   let directory: string;

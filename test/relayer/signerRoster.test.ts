@@ -10,7 +10,6 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Signer } from "../../relayer/broadcast/signerPool";
 import { startRelayer } from "../../relayer/startRelayer";
 import { openPostgresRelayStore, openRelayStore, openSqliteRelayStore } from "../../relayer/store/openRelayStore";
-import { postgresRelayMigrations } from "../../relayer/store/postgresRelayMigrations";
 import { relayMigrations } from "../../relayer/store/relayMigrations";
 import type { RelayStore } from "../../relayer/store/relayStore";
 import { applyPostgresMigrations, openPostgresPool } from "../../sdk/storage/postgresPool";
@@ -314,11 +313,11 @@ describe("the signer-states migration (SQLite 12, PostgreSQL 10) of an existing 
     }
   });
 
-  it("PostgreSQL: a version-9 schema keeps its drain decisions and reports, and takes retired states (stored drained, flagged) and added keys", async () => {
+  it("PostgreSQL: a schema at step 11 (its version 9) keeps its drain decisions and reports, and takes retired states (stored drained, flagged) and added keys", async () => {
     const databaseUrl = await createTestDatabase("signer_states_migrate");
     const pool = openPostgresPool(databaseUrl, { max: 1, applicationName: "migration-test" });
     try {
-      await applyPostgresMigrations(pool, "relayer_schema_migrations", postgresRelayMigrations.filter((migration) => migration.version <= 9));
+      await applyPostgresMigrations(pool, "relayer_schema_migrations", relayMigrations.filter((migration) => migration.version <= 11));
       for (const row of OLD_ROWS) await pool.query(`INSERT INTO relayer_signer_states (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [...row]);
     } finally {
       await pool.end();

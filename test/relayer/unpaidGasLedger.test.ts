@@ -9,7 +9,6 @@ import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { applyPostgresMigrations, openPostgresPool } from "../../sdk/storage/postgresPool";
 import type { UnpaidGasEntry } from "../../relayer/ledger/unpaidGas";
 import { openPostgresRelayStore, openSqliteRelayStore } from "../../relayer/store/openRelayStore";
-import { postgresRelayMigrations } from "../../relayer/store/postgresRelayMigrations";
 import { relayMigrations } from "../../relayer/store/relayMigrations";
 import type { RelayStore } from "../../relayer/store/relayStore";
 import { createTestDatabase } from "../fixtures/postgresServer";
@@ -212,7 +211,7 @@ describe("the unpaid-gas ledger's migration of an existing database", () => {
     const databaseUrl = await createTestDatabase("unpaid_gas_migrate");
     const pool = openPostgresPool(databaseUrl, { max: 1, applicationName: "migration-test" });
     try {
-      await applyPostgresMigrations(pool, "relayer_schema_migrations", postgresRelayMigrations.filter((migration) => migration.version <= 5));
+      await applyPostgresMigrations(pool, "relayer_schema_migrations", relayMigrations.filter((migration) => migration.version <= 7));
       const placeholders = Array.from({ length: 17 }, (_, index) => `$${index + 1}`).join(", ");
       await pool.query(`INSERT INTO relays (${RELAY_COLUMNS}) VALUES (${placeholders})`, OLD_ROWS.relay);
       await pool.query(`INSERT INTO relays (${RELAY_COLUMNS}) VALUES (${placeholders})`, OLD_ROWS.batchRelay);

@@ -134,6 +134,42 @@ for (const engine of engines) {
       expect(await values()).to.deep.equal([["a", 12]]);
     });
 
+    it("claims with lockRows' skipLocked: concurrent claimers each take a different row, none waits for another's", async () => {
+      for (const name of ["c0", "c1", "c2", "c3", "c4", "c5"]) await db.changes(add(name, 0));
+      const next = db.lockRows(db.build.selectFrom("counters").select("name").where("value", "=", 0).orderBy("name").limit(1), { skipLocked: true });
+      expect(next.compile().sql.toLowerCase().includes("skip locked")).to.equal(db.capabilities.locks);
+      const claim = () =>
+        db.transaction(function* () {
+          const row = yield* step.first(next);
+          if (row !== undefined) yield* step.changes(db.build.updateTable("counters").set({ value: 1 }).where("name", "=", row.name));
+          return row?.name;
+        });
+      const claimed = await Promise.all(Array.from({ length: 6 }, claim));
+      // Without SKIP LOCKED a claimer would wait for the first, find its row taken, and come back empty.
+      expect(claimed.filter((name) => name !== undefined).sort()).to.deep.equal(["c0", "c1", "c2", "c3", "c4", "c5"]);
+      expect((await values()).every(([, value]) => value === 1)).to.equal(true);
+    });
+
+    it("binds SQL text's @name parameters for the engine: a name used twice, and one not given (null)", async () => {
+      await db.changes(add("a", 4));
+      const text = "SELECT name, value FROM counters WHERE (value = @value OR value = @value + 1) AND (CAST(@missing AS TEXT) IS NULL)";
+      expect(await db.rows(db.named(text, { value: 3 }))).to.deep.equal([{ name: "a", value: 4 }]);
+      expect(await db.changes(db.named("UPDATE counters SET value = @value WHERE name = @name", { name: "a", value: 9 }))).to.equal(1);
+      expect(await values()).to.deep.equal([["a", 9]]);
+    });
+
+    it("reads with a body outside a transaction, the same statements as inside one", async () => {
+      await db.changes(add("a", 1));
+      await db.changes(add("b", 2));
+      const names = await db.read(function* () {
+        const rows = yield* step.rows(db.build.selectFrom("counters").select("name").orderBy("name"));
+        const values: number[] = [];
+        for (const row of rows) values.push(Number((yield* step.first(db.build.selectFrom("counters").select("value").where("name", "=", row.name)))!.value));
+        return values;
+      });
+      expect(names).to.deep.equal([1, 2]);
+    });
+
     it("gives the smaller and the larger of two values under the engine's names", async () => {
       const row = await db.first(db.build.selectNoFrom((eb) => [db.fn.least(eb.lit(3), eb.lit(7)).as("low"), db.fn.greatest(eb.lit(3), eb.lit(7)).as("high")]));
       expect([Number(row?.low), Number(row?.high)]).to.deep.equal([3, 7]);

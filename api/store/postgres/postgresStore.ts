@@ -8,7 +8,7 @@ import type { WriteErrorListener } from "../quoteWriteBuffer";
 import { SqlIntegratorAdministration } from "../sqlIntegratorAdministration";
 import type { Store } from "../store";
 import { PgCredentialCache } from "./pgCredentialCache";
-import { postgresMigrations } from "./postgresMigrations";
+import { apiMigrations } from "../apiMigrations";
 
 /** The API's migrations are recorded apart from the relayer's, so both can share one database. */
 export const API_MIGRATIONS_TABLE = "api_schema_migrations";
@@ -43,7 +43,7 @@ export async function openPgIntegratorAdministration(url: string): Promise<Integ
 async function openMigratedPool(url: string, name: ServicePool, size?: number): Promise<PostgresPool> {
   const pool = openServicePool(url, name, size);
   try {
-    await applyPostgresMigrations(pool, API_MIGRATIONS_TABLE, postgresMigrations);
+    await applyPostgresMigrations(pool, API_MIGRATIONS_TABLE, apiMigrations);
   } catch (error) {
     await pool.end();
     throw error;

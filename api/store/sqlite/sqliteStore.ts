@@ -9,7 +9,7 @@ import type { IntegratorAdministration } from "../integratorAdministration";
 import type { WriteErrorListener } from "../quoteWriteBuffer";
 import { SqlIntegratorAdministration } from "../sqlIntegratorAdministration";
 import type { Store } from "../store";
-import { migrations } from "./migrations";
+import { apiMigrations } from "../apiMigrations";
 import { SqliteCredentialMemo } from "./sqliteCredentialMemo";
 
 export type { WriteErrorListener } from "../quoteWriteBuffer";
@@ -50,7 +50,7 @@ export function openSqliteDatabase(path: string): Database.Database {
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
-    applySqliteMigrations(db, migrations);
+    applySqliteMigrations(db, apiMigrations);
   } catch (error) {
     db.close();
     throw error;
