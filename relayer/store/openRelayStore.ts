@@ -1,9 +1,6 @@
-import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { applyPostgresMigrations } from "../../sdk/storage/postgresPool";
 import { openServicePool, type ServicePool } from "../../sdk/storage/servicePools";
-import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
+import { openSqliteFile } from "../../sdk/storage/sqliteFile";
 import { postgresDatabase, sqliteDatabase } from "../../sdk/storage/sqlDatabase";
 import type { RelayerConfig } from "../config";
 import { relayMigrations } from "./relayMigrations";
@@ -20,25 +17,13 @@ export async function openRelayStore(config: Pick<RelayerConfig, "dbPath" | "dat
 }
 
 /**
- * Opens (creating if needed) the relayer's SQLite database. `synchronous = FULL`: a broadcast follows
- * every write of a signed transaction, so the write must survive a power cut, not only a crash.
+ * Opens (creating if needed) the relayer's SQLite database, durable against a power cut (`FULL`): a
+ * broadcast follows every write of a signed transaction.
  * One relayer process per file; several relayers share a PostgreSQL database instead.
  */
 export function openSqliteRelayStore(path: string): RelayStore {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
-    db.pragma("foreign_keys = ON");
-    db.pragma("busy_timeout = 5000");
-    applySqliteMigrations(db, relayMigrations);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  const sql = sqliteDatabase<RelaySchema>(db);
-  return composeRelayStore(sql, {
+  const db = openSqliteFile(path, relayMigrations, "FULL");
+  return composeRelayStore(sqliteDatabase<RelaySchema>(db), {
     ping: async () => void db.prepare("SELECT 1").get(),
     close: async () => {
       if (db.open) db.close();

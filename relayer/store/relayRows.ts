@@ -1,57 +1,13 @@
+import type { Selectable } from "kysely";
 import { getAddress, type Hex } from "viem";
-import { isFinalRelayStatus, type RelayReason, type RelayStatus } from "../../sdk";
+import { isFinalRelayStatus, type RelayReason } from "../../sdk";
+import type { RelaysTable, RelayTransactionsTable } from "./relaySchema";
 import type { BatchExpectation, BatchRefusal, BroadcastFence, CancellationDecision, LeaseRefusal, NewRelay, RelayRecord, RelayTransaction } from "./relayStore";
 
 /** A `relays` row as both engines return it: times in milliseconds, addresses lowercase, amounts as text. */
-export type RelayRow = {
-  id: string;
-  chain_id: number;
-  quote_id: string;
-  onchain_quote_id: string;
-  integrator_id: number;
-  api_key_id: number;
-  idempotency_key: string | null;
-  taker: string;
-  router: string;
-  data: string;
-  signature: string;
-  permit2_nonce: string;
-  deadline: number;
-  estimated_gas: number;
-  fee_wei: string | null;
-  accepted_block: number;
-  status: RelayStatus;
-  reason: string | null;
-  error: string | null;
-  signer: string | null;
-  signer_nonce: number | null;
-  cancelling: number | boolean;
-  cancel_requested_at: number | null;
-  claimed_by: string | null;
-  lease_until: number | null;
-  created_at: number;
-  updated_at: number;
-};
+export type RelayRow = Selectable<RelaysTable>;
 
-export type TransactionRow = {
-  hash: string;
-  relay_id: string;
-  kind: "swap" | "cancel";
-  signer: string;
-  nonce: number;
-  raw: string | null;
-  max_fee_per_gas: string;
-  max_priority_fee_per_gas: string;
-  sent_at: number;
-  mined: number | boolean;
-  batch_position?: number | null;
-  batch_size?: number | null;
-};
-
-export const RELAY_INSERT_COLUMNS = [
-  "id", "chain_id", "quote_id", "onchain_quote_id", "integrator_id", "api_key_id", "idempotency_key", "taker", "router", "data",
-  "signature", "permit2_nonce", "deadline", "estimated_gas", "fee_wei", "accepted_block", "claimed_by", "lease_until", "created_at",
-] as const;
+export type TransactionRow = Selectable<RelayTransactionsTable>;
 
 export function relayParams(relay: NewRelay, claim: { owner: string; until: Date } | undefined) {
   return {
@@ -76,10 +32,6 @@ export function relayParams(relay: NewRelay, claim: { owner: string; until: Date
     created_at: relay.createdAt.getTime(),
   };
 }
-
-export const TRANSACTION_COLUMNS = [
-  "hash", "relay_id", "kind", "signer", "nonce", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "sent_at", "mined", "batch_position", "batch_size",
-] as const;
 
 export function transactionParams(relayId: string, transaction: RelayTransaction) {
   return {
@@ -113,7 +65,7 @@ export function transactionFromRow(row: TransactionRow): RelayTransaction {
     maxFeePerGas: BigInt(row.max_fee_per_gas),
     maxPriorityFeePerGas: BigInt(row.max_priority_fee_per_gas),
     sentAt: new Date(row.sent_at),
-    mined: row.mined === 1 || row.mined === true,
+    mined: row.mined === 1,
     batch: row.batch_position === null || row.batch_position === undefined || row.batch_size === null || row.batch_size === undefined ? undefined : { position: row.batch_position, size: row.batch_size },
   };
 }
@@ -142,7 +94,7 @@ export function relayFromRow(row: RelayRow, transactions: RelayTransaction[]): R
     error: row.error ?? undefined,
     signer: row.signer === null ? undefined : getAddress(row.signer),
     signerNonce: row.signer_nonce ?? undefined,
-    cancelling: row.cancelling === 1 || row.cancelling === true,
+    cancelling: row.cancelling === 1,
     cancelRequestedAt: row.cancel_requested_at === null || row.cancel_requested_at === undefined ? undefined : new Date(Number(row.cancel_requested_at)),
     claimedBy: row.claimed_by ?? undefined,
     leaseUntil: row.lease_until === null ? undefined : new Date(row.lease_until),

@@ -3,13 +3,11 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { keccak256, type Hex } from "viem";
-import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
-import { relayMigrations } from "../../relayer/store/relayMigrations";
 import type { NewRelay, NewRelayTransaction, RelayStore } from "../../relayer/store/relayStore";
 import { openPostgresRelayStore, openSqliteRelayStore } from "../../relayer/store/openRelayStore";
 import { createTestDatabase } from "../fixtures/postgresServer";
+import { withOldRelayDatabase } from "../fixtures/oldRelayDatabase";
 
 const TAKER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const SIGNER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
@@ -160,21 +158,16 @@ for (const engine of engines) {
 
 describe("the relayer's SQLite migration to cancellable relays", () => {
   it("rebuilds the relays table of a version-4 database keeping its relays and their transactions, and the cancelled status is then accepted", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "relay-migrate-"));
-    try {
-      const path = join(dir, "relayer.sqlite");
-      const old = new Database(path);
-      applySqliteMigrations(old, relayMigrations.filter((migration) => migration.version <= 4));
-      const relay = newRelay();
+    const relay = newRelay();
+    const sent = transaction("swap", "0a");
+    await withOldRelayDatabase(4, (old) => {
       old.prepare(`INSERT INTO relays (id, chain_id, quote_id, onchain_quote_id, integrator_id, api_key_id, taker, router, data, signature, permit2_nonce,
         deadline, estimated_gas, accepted_block, status, signer, signer_nonce, created_at, updated_at, fee_wei)
         VALUES (?, 4663, ?, ?, 1, 1, ?, ?, '0x1234', ?, '5', 1900000000, 200000, 10, 'submitted', ?, 7, 1000, 2000, '42')`)
         .run(relay.id, relay.quoteId, relay.onchainQuoteId, TAKER.toLowerCase(), SIGNER.toLowerCase(), relay.signature, SIGNER.toLowerCase());
-      const sent = transaction("swap", "0a");
       old.prepare(`INSERT INTO relay_transactions (hash, relay_id, kind, signer, nonce, raw, max_fee_per_gas, max_priority_fee_per_gas, sent_at)
         VALUES (?, ?, 'swap', ?, 7, ?, '10', '1', 2000)`).run(sent.hash, relay.id, SIGNER.toLowerCase(), sent.raw);
-      old.close();
-
+    }, async (path) => {
       const store = openSqliteRelayStore(path);
       try {
         const migrated = (await store.getRelay(relay.id))!;
@@ -185,8 +178,6 @@ describe("the relayer's SQLite migration to cancellable relays", () => {
       } finally {
         await store.close();
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

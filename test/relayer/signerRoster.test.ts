@@ -13,12 +13,12 @@ import { openPostgresRelayStore, openRelayStore, openSqliteRelayStore } from "..
 import { relayMigrations } from "../../relayer/store/relayMigrations";
 import type { RelayStore } from "../../relayer/store/relayStore";
 import { applyPostgresMigrations, openPostgresPool } from "../../sdk/storage/postgresPool";
-import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { encryptKeystore, writeKeystoreFile } from "../../sdk";
 import { gaslessSuite, inProcessTransport, relayerAccounts, startGaslessStack, testRelayerConfig, type GaslessStack } from "../fixtures/gaslessStack";
 import { createTestDatabase } from "../fixtures/postgresServer";
 import { admin, listed, pendingRelay, relayOnce, sender, until } from "../fixtures/signerAdmin";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
+import { withOldRelayDatabase } from "../fixtures/oldRelayDatabase";
 
 /** A fresh key in an encrypted keystore (cheap scrypt: a throwaway), funded with 10 ETH; its RELAYER_SIGNERS entry. */
 async function fundedKeystore(f: SettlementFixture, directory: string, name: string): Promise<{ address: Address; entry: string }> {
@@ -287,14 +287,10 @@ describe("the signer-states migration (SQLite 12, PostgreSQL 10) of an existing 
   }
 
   it("SQLite: a version-11 database keeps its drain decisions and reports, and takes retired states (stored drained, flagged) and added keys", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "signer-states-migrate-"));
-    try {
-      const path = join(dir, "relayer.sqlite");
-      const old = new Database(path);
-      applySqliteMigrations(old, relayMigrations.filter((migration) => migration.version <= 11));
+    await withOldRelayDatabase(11, (old) => {
       const insert = old.prepare(`INSERT INTO relayer_signer_states (${COLUMNS}) VALUES (${Array(9).fill("?").join(", ")})`);
       for (const row of OLD_ROWS) insert.run(...row);
-      old.close();
+    }, async (path) => {
       const store = openSqliteRelayStore(path);
       try {
         await expectCarriedOver(store);
@@ -308,9 +304,7 @@ describe("the signer-states migration (SQLite 12, PostgreSQL 10) of an existing 
       } finally {
         check.close();
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("PostgreSQL: a schema at step 11 (its version 9) keeps its drain decisions and reports, and takes retired states (stored drained, flagged) and added keys", async () => {

@@ -5,13 +5,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak256, toHex, type Address, type Hex } from "viem";
-import { applySqliteMigrations } from "../../sdk/storage/sqliteMigrations";
 import { applyPostgresMigrations, openPostgresPool } from "../../sdk/storage/postgresPool";
 import type { UnpaidGasEntry } from "../../relayer/ledger/unpaidGas";
 import { openPostgresRelayStore, openSqliteRelayStore } from "../../relayer/store/openRelayStore";
 import { relayMigrations } from "../../relayer/store/relayMigrations";
 import type { RelayStore } from "../../relayer/store/relayStore";
 import { createTestDatabase } from "../fixtures/postgresServer";
+import { withOldRelayDatabase } from "../fixtures/oldRelayDatabase";
 
 const TAKER: Address = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const OTHER: Address = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
@@ -171,11 +171,7 @@ async function expectCarriedOver(store: RelayStore): Promise<void> {
 
 describe("the unpaid-gas ledger's migration of an existing database", () => {
   it("SQLite: a version-7 database's revert counts become ledger entries charged to their takers, in place", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "unpaid-gas-migrate-"));
-    try {
-      const path = join(dir, "relayer.sqlite");
-      const old = new Database(path);
-      applySqliteMigrations(old, relayMigrations.filter((migration) => migration.version <= 7));
+    await withOldRelayDatabase(7, (old) => {
       const insertRelay = old.prepare(`INSERT INTO relays (${RELAY_COLUMNS}) VALUES (${Array(17).fill("?").join(", ")})`);
       insertRelay.run(...OLD_ROWS.relay);
       insertRelay.run(...OLD_ROWS.batchRelay);
@@ -187,8 +183,7 @@ describe("the unpaid-gas ledger's migration of an existing database", () => {
       revert.run("r-solo", TAKER.toLowerCase(), 0);
       revert.run("r-batch", TAKER.toLowerCase(), 1);
       revert.run("r-gone", TAKER.toLowerCase(), 0);
-      old.close();
-
+    }, async (path) => {
       const store = openSqliteRelayStore(path);
       try {
         await expectCarriedOver(store);
@@ -202,9 +197,7 @@ describe("the unpaid-gas ledger's migration of an existing database", () => {
       } finally {
         check.close();
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("PostgreSQL: a version-5 schema's revert counts become ledger entries charged to their takers, in place", async () => {

@@ -1,7 +1,5 @@
-import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { applySqliteMigrations } from "../../../sdk/storage/sqliteMigrations";
+import type Database from "better-sqlite3";
+import { openSqliteFile } from "../../../sdk/storage/sqliteFile";
 import { sqliteDatabase } from "../../../sdk/storage/sqlDatabase";
 import type { ApiSchema } from "../apiSchema";
 import { composeStore } from "../composeStore";
@@ -43,17 +41,5 @@ export function openSqliteIntegratorAdministration(path: string): IntegratorAdmi
 
 /** One connection to the store's database, migrated; the store and the operator's writes each open one. */
 export function openSqliteDatabase(path: string): Database.Database {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    db.pragma("foreign_keys = ON");
-    db.pragma("busy_timeout = 5000");
-    applySqliteMigrations(db, apiMigrations);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  return db;
+  return openSqliteFile(path, apiMigrations, "NORMAL");
 }
