@@ -56,7 +56,7 @@ export interface RelaysTable {
 
 /** Every transaction broadcast for a relay; a batch's one transaction has a row on each relay it carries. */
 export interface RelayTransactionsTable {
-  /** Insertion order (PostgreSQL: an identity; SQLite: the rowid, copied by a trigger since migration 13). */
+  /** Insertion order (PostgreSQL: an identity; SQLite: numbered by a trigger since migration 13). */
   seq: Generated<number>;
   hash: string;
   relay_id: string;

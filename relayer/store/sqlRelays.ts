@@ -100,15 +100,18 @@ export class SqlRelays implements Pick<RelayStore, WrittenHere> {
         .limit(limit),
       { skipLocked: true },
     );
-    const self = this;
-    return this.#db.transaction(function* (): TransactionBody<ClaimedRelay[]> {
+    // The claim commits before the relays are read, so their row locks are held for two statements only.
+    const claimed = await this.#db.transaction(function* () {
       const rows = yield* step.rows(candidates);
-      if (rows.length === 0) return [];
-      const ids = rows.map((row) => row.id);
-      yield* step.changes(build.updateTable("relays").set({ claimed_by: lease.owner, lease_until: lease.until.getTime() }).where("id", "in", ids));
-      const claimed: ClaimedRelay[] = [];
-      for (const row of rows) claimed.push({ relay: (yield* self.#current(row.id))!, previousOwner: row.claimed_by ?? undefined });
-      return claimed;
+      if (rows.length > 0) yield* step.changes(build.updateTable("relays").set({ claimed_by: lease.owner, lease_until: lease.until.getTime() }).where("id", "in", rows.map((row) => row.id)));
+      return rows;
+    });
+    if (claimed.length === 0) return [];
+    const self = this;
+    return this.#db.read(function* () {
+      const relays: ClaimedRelay[] = [];
+      for (const row of claimed) relays.push({ relay: (yield* self.#current(row.id))!, previousOwner: row.claimed_by ?? undefined });
+      return relays;
     });
   }
 
@@ -163,6 +166,8 @@ export class SqlRelays implements Pick<RelayStore, WrittenHere> {
   }
 
   async recordBatchBroadcast(batch: BatchRecordingRequest, fence: BroadcastFence): Promise<BatchRecording> {
+    // Nothing to record (and `IN ()` is no SQL on PostgreSQL).
+    if (batch.members.length === 0) return { outcome: "recorded" };
     const ids = batch.members.map((member) => member.relayId);
     // Row locks, in one order for every relayer, against a claim or a cancellation of any member.
     const locked = this.#db.lockRows(this.#db.build.selectFrom("relays").selectAll().where("id", "in", ids).orderBy("id"));

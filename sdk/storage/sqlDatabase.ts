@@ -51,7 +51,7 @@ export type EngineCapabilities = {
 /** `@name` parameters in the order they occur, as `placeholder(index)` (0-based, per distinct name where `reuse`). */
 function namedQuery<R>(text: string, params: Record<string, unknown>, placeholder: (index: number) => string, reuse: boolean): CompiledQuery<R> {
   const names: string[] = [];
-  const bound = text.replace(/@([a-z_]+)/g, (_match, name: string) => {
+  const bound = text.replace(/@([A-Za-z_][A-Za-z0-9_]*)/g, (_match, name: string) => {
     let index = reuse ? names.indexOf(name) : -1;
     if (index < 0) index = names.push(name) - 1;
     return placeholder(index);

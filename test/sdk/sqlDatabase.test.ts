@@ -152,8 +152,8 @@ for (const engine of engines) {
 
     it("binds SQL text's @name parameters for the engine: a name used twice, and one not given (null)", async () => {
       await db.changes(add("a", 4));
-      const text = "SELECT name, value FROM counters WHERE (value = @value OR value = @value + 1) AND (CAST(@missing AS TEXT) IS NULL)";
-      expect(await db.rows(db.named(text, { value: 3 }))).to.deep.equal([{ name: "a", value: 4 }]);
+      const text = "SELECT name, value FROM counters WHERE (value = @value OR value = @value + 1) AND value >= @minValue AND (CAST(@missing AS TEXT) IS NULL)";
+      expect(await db.rows(db.named(text, { value: 3, minValue: 2 }))).to.deep.equal([{ name: "a", value: 4 }]);
       expect(await db.changes(db.named("UPDATE counters SET value = @value WHERE name = @name", { name: "a", value: 9 }))).to.equal(1);
       expect(await values()).to.deep.equal([["a", 9]]);
     });
