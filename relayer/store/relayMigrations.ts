@@ -545,19 +545,4 @@ export const relayMigrations: readonly SchemaMigration[] = [
       ALTER TABLE relayer_signer_states ADD COLUMN key_relayer_id TEXT;
     `,
   },
-  {
-    version: 13,
-    name: "a relay's transactions in the order they were recorded, as a column both engines have (seq: PostgreSQL's identity)",
-    // SQLite cannot add an AUTOINCREMENT column: existing rows take their rowid (their order so far), and a
-    // trigger numbers each new row after the highest (not from its rowid, which a VACUUM may renumber).
-    sqlite: `
-      ALTER TABLE relay_transactions ADD COLUMN seq INTEGER;
-      UPDATE relay_transactions SET seq = rowid;
-      CREATE INDEX relay_transactions_seq ON relay_transactions (seq);
-      CREATE TRIGGER relay_transactions_seq AFTER INSERT ON relay_transactions WHEN NEW.seq IS NULL
-      BEGIN
-        UPDATE relay_transactions SET seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM relay_transactions) WHERE rowid = NEW.rowid;
-      END;
-    `,
-  },
 ];

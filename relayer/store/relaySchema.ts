@@ -56,8 +56,8 @@ export interface RelaysTable {
 
 /** Every transaction broadcast for a relay; a batch's one transaction has a row on each relay it carries. */
 export interface RelayTransactionsTable {
-  /** Insertion order (PostgreSQL: an identity; SQLite: numbered by a trigger since migration 13). */
-  seq: Generated<number>;
+  /** PostgreSQL's identity, the order rows were recorded in; SQLite has none (its rowid serves: `fn.insertionOrder`). */
+  seq: ColumnType<number | undefined, never, never>;
   hash: string;
   relay_id: string;
   kind: "swap" | "cancel";

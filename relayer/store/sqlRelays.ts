@@ -1,7 +1,7 @@
 import { sql, type Updateable } from "kysely";
 import type { Address, Hex } from "viem";
 import { canMoveRelay, type RelayStatus } from "../../sdk";
-import { step, type Query, type SqlDatabase, type TransactionBody } from "../../sdk/storage/sqlDatabase";
+import { step, template, type Query, type SqlDatabase, type Template, type TransactionBody } from "../../sdk/storage/sqlDatabase";
 import { storableMessage } from "../../sdk/wire/controlCharacters";
 import {
   batchMemberRefusal,
@@ -16,6 +16,7 @@ import {
   transactionFromRow,
   transactionParams,
   type RelayRow,
+  type TransactionRow,
 } from "./relayRows";
 import type { RelaySchema, RelaysTable } from "./relaySchema";
 import type {
@@ -59,10 +60,12 @@ type WrittenHere =
 export class SqlRelays implements Pick<RelayStore, WrittenHere> {
   readonly #db: SqlDatabase<RelaySchema>;
   readonly #pushed: SqlPushedStatus;
+  readonly #q: RelayStatements;
 
   constructor(db: SqlDatabase<RelaySchema>, pushed: SqlPushedStatus) {
     this.#db = db;
     this.#pushed = pushed;
+    this.#q = relayStatements(db);
   }
 
   async matchRelay(query: RelayMatchQuery): Promise<RelayCreation | undefined> {
@@ -120,11 +123,10 @@ export class SqlRelays implements Pick<RelayStore, WrittenHere> {
   }
 
   async recordBroadcast(relayId: string, transaction: NewRelayTransaction, fence: BroadcastFence): Promise<BroadcastRecording> {
-    // The row lock orders this against another relayer's claim of the same relay.
-    const locked = this.#db.lockRows(this.#db.build.selectFrom("relays").select(["claimed_by", "lease_until", "status", "cancel_requested_at"]).where("id", "=", relayId));
     const self = this;
     return this.#db.transaction(function* (): TransactionBody<BroadcastRecording> {
-      const row = yield* step.first(locked);
+      // The row lock orders this against another relayer's claim of the same relay.
+      const row = yield* step.first(self.#q.lockedRelay({ id: relayId }));
       if (row === undefined) throw new Error(`relay ${relayId} does not exist`);
       const refusal = leaseRefusal(row, fence) ?? endedRefusal(row, transaction.kind);
       if (refusal !== undefined) return refusal;
@@ -209,33 +211,30 @@ export class SqlRelays implements Pick<RelayStore, WrittenHere> {
       .where("nonce", "=", nonce)
       .where("raw", "is not", null)
       .orderBy("sent_at", "desc")
-      .orderBy("seq", "desc")
+      .orderBy(this.#db.fn.insertionOrder("seq"), "desc")
       .limit(1);
     return (await this.#db.first(latest))?.hash as Hex | undefined;
   }
 
   async updateRelay(relayId: string, update: RelayUpdate): Promise<void> {
-    const { build } = this.#db;
-    const locked = this.#db.lockRows(build.selectFrom("relays").select("status").where("id", "=", relayId));
     const { mined } = update;
-    const markMined = mined && build.updateTable("relay_transactions").set({ mined: 1 }).where("hash", "=", mined.hash.toLowerCase()).where("relay_id", "=", relayId);
     const change: Updateable<RelaysTable> = { updated_at: update.at.getTime() };
     if (update.status !== undefined) change.status = update.status;
     if (update.reason !== undefined) change.reason = update.reason;
     if (update.error !== undefined) change.error = storableMessage(update.error);
     if (update.cancelling !== undefined) change.cancelling = Number(update.cancelling);
     if (update.releaseSigner === true) Object.assign(change, { signer: null, signer_nonce: null });
-    const write = build.updateTable("relays").set(change).where("id", "=", relayId);
+    const write = this.#db.build.updateTable("relays").set(change).where("id", "=", relayId);
     const self = this;
     await this.#db.transaction(function* () {
-      const current = yield* step.first(locked);
+      const current = yield* step.first(self.#q.lockedRelay({ id: relayId }));
       if (current === undefined) throw new Error(`relay ${relayId} does not exist`);
       if (update.status !== undefined && update.status !== current.status && !canMoveRelay(current.status, update.status)) {
         throw new Error(`relay ${relayId} cannot move from ${current.status} to ${update.status}`);
       }
       if (mined?.foreign !== undefined) yield* self.#insertTransaction(relayId, foreignFill(mined.hash, mined.foreign, update.at));
       // A fill by a transaction already on record (another relayer's, taken over) is marked mined too.
-      if (markMined !== undefined) yield* step.changes(markMined);
+      if (mined !== undefined) yield* step.changes(self.#q.markMined({ hash: mined.hash.toLowerCase(), relayId }));
       yield* step.changes(write);
       if (update.status !== undefined && update.status !== current.status) yield* self.#pushed.recordEvent((yield* self.#current(relayId))!, update.at);
     });
@@ -278,12 +277,7 @@ export class SqlRelays implements Pick<RelayStore, WrittenHere> {
     const existing = yield* this.#match(relay);
     if (existing !== undefined) return existing;
     const params = relayParams(relay, claim);
-    const insert = this.#db.build
-      .insertInto("relays")
-      .values({ ...params, status: "accepted", updated_at: params.created_at })
-      .onConflict((conflict) => conflict.doNothing())
-      .returningAll();
-    const row = yield* step.first(insert);
+    const row = yield* step.first(this.#q.insertRelay({ ...params, status: "accepted", updated_at: params.created_at }));
     if (row === undefined) return undefined;
     const created = yield* this.#record(row);
     yield* this.#pushed.recordEvent(created, relay.createdAt);
@@ -291,16 +285,15 @@ export class SqlRelays implements Pick<RelayStore, WrittenHere> {
   }
 
   *#match(query: RelayMatchQuery): TransactionBody<RelayCreation | undefined> {
-    const relays = this.#db.build.selectFrom("relays").selectAll();
-    const byKey = query.idempotencyKey === undefined ? undefined : yield* step.first(relays.where("integrator_id", "=", query.integratorId).where("idempotency_key", "=", query.idempotencyKey));
-    const byQuote = byKey !== undefined ? undefined : yield* step.first(relays.where("chain_id", "=", query.chainId).where("quote_id", "=", query.quoteId));
+    const byKey = query.idempotencyKey === undefined ? undefined : yield* step.first(this.#q.byIdempotencyKey({ integratorId: query.integratorId, key: query.idempotencyKey }));
+    const byQuote = byKey !== undefined ? undefined : yield* step.first(this.#q.byQuote({ chainId: query.chainId, quoteId: query.quoteId }));
     const match = matchOutcome(query, byKey, byQuote);
     return match && { outcome: match.outcome, relay: yield* this.#record(match.row) };
   }
 
   /** The relay as this transaction (or read) sees it now. */
   *#current(id: string): TransactionBody<RelayRecord | undefined> {
-    const row = yield* step.first(this.#db.build.selectFrom("relays").selectAll().where("id", "=", id));
+    const row = yield* step.first(this.#q.relay({ id }));
     return row === undefined ? undefined : yield* this.#record(row);
   }
 
@@ -312,22 +305,64 @@ export class SqlRelays implements Pick<RelayStore, WrittenHere> {
 
   /** A relay with its transactions, in the order they were recorded. */
   *#record(row: RelayRow): TransactionBody<RelayRecord> {
-    const transactions = this.#db.build.selectFrom("relay_transactions").selectAll().where("relay_id", "=", row.id).orderBy("sent_at").orderBy("seq");
-    return relayFromRow(row, (yield* step.rows(transactions)).map(transactionFromRow));
+    return relayFromRow(row, (yield* step.rows(this.#q.transactions({ relayId: row.id }))).map(transactionFromRow));
   }
 
   /** Written once per (hash, relay): recording the same transaction again is a no-op. */
   *#insertTransaction(relayId: string, transaction: RelayTransaction): TransactionBody<void> {
-    yield* step.changes(
-      this.#db.build
-        .insertInto("relay_transactions")
-        .values(transactionParams(relayId, transaction))
-        .onConflict((conflict) => conflict.columns(["hash", "relay_id"]).doNothing()),
-    );
+    yield* step.changes(this.#q.insertTransaction(transactionParams(relayId, transaction)));
   }
 
   *#submitted(ids: readonly string[], transaction: NewRelayTransaction): TransactionBody<void> {
-    const change = { status: SUBMITTED, signer: transaction.signer.toLowerCase(), signer_nonce: transaction.nonce, updated_at: transaction.sentAt.getTime() };
-    yield* step.changes(this.#db.build.updateTable("relays").set(change).where("id", "in", ids));
+    const change = { signer: transaction.signer.toLowerCase(), nonce: transaction.nonce, at: transaction.sentAt.getTime() };
+    if (ids.length === 1) {
+      yield* step.changes(this.#q.submitted({ id: ids[0]!, ...change }));
+    } else {
+      yield* step.changes(this.#db.build.updateTable("relays").set({ status: SUBMITTED, signer: change.signer, signer_nonce: change.nonce, updated_at: change.at }).where("id", "in", ids));
+    }
   }
+}
+
+type RelayValues = ReturnType<typeof relayParams> & { status: RelayStatus; updated_at: number };
+type TransactionValues = ReturnType<typeof transactionParams>;
+const RELAY_COLUMNS = [
+  "id", "chain_id", "quote_id", "onchain_quote_id", "integrator_id", "api_key_id", "idempotency_key", "taker", "router", "data", "signature",
+  "permit2_nonce", "deadline", "estimated_gas", "fee_wei", "accepted_block", "claimed_by", "lease_until", "created_at", "status", "updated_at",
+] as const satisfies readonly (keyof RelayValues)[];
+const TRANSACTION_COLUMNS = [
+  "hash", "relay_id", "kind", "signer", "nonce", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "sent_at", "mined", "batch_position", "batch_size",
+] as const satisfies readonly (keyof TransactionValues)[];
+
+/** Every column named, each a parameter of the template. */
+function columns<Values extends Record<string, unknown>>(param: (name: keyof Values & string) => unknown, names: readonly (keyof Values & string)[]): Values {
+  return Object.fromEntries(names.map((name) => [name, param(name)])) as Values;
+}
+
+type RelayStatements = ReturnType<typeof relayStatements>;
+
+/** The statements of a relay's hot path (hand-off, broadcast, receipt, status reads), each built and compiled once for the engine. */
+function relayStatements(db: SqlDatabase<RelaySchema>) {
+  const { build } = db;
+  const relays = () => build.selectFrom("relays").selectAll();
+  return {
+    relay: template<{ id: string }, RelayRow>((p) => relays().where("id", "=", p("id"))),
+    /** Locked until the transaction ends (PostgreSQL): what a write that decides on the relay's state reads first. */
+    lockedRelay: template<{ id: string }, RelayRow>((p) => db.lockRows(relays().where("id", "=", p("id")))),
+    byIdempotencyKey: template<{ integratorId: number; key: string }, RelayRow>((p) => relays().where("integrator_id", "=", p("integratorId")).where("idempotency_key", "=", p("key"))),
+    byQuote: template<{ chainId: number; quoteId: string }, RelayRow>((p) => relays().where("chain_id", "=", p("chainId")).where("quote_id", "=", p("quoteId"))),
+    /** A conflicting insert (a concurrent hand-off of the same quote on PostgreSQL) is skipped and returns no row. */
+    insertRelay: template<RelayValues, RelayRow>((p) => build.insertInto("relays").values(columns<RelayValues>(p, RELAY_COLUMNS)).onConflict((conflict) => conflict.doNothing()).returningAll()),
+    /** In the order they were recorded. */
+    transactions: template<{ relayId: string }, TransactionRow>((p) =>
+      build.selectFrom("relay_transactions").selectAll().where("relay_id", "=", p("relayId")).orderBy("sent_at").orderBy(db.fn.insertionOrder("seq")),
+    ),
+    /** Written once per (hash, relay): recording the same transaction again is a no-op. */
+    insertTransaction: template<TransactionValues, never>((p) =>
+      build.insertInto("relay_transactions").values(columns<TransactionValues>(p, TRANSACTION_COLUMNS)).onConflict((conflict) => conflict.columns(["hash", "relay_id"]).doNothing()),
+    ),
+    markMined: template<{ hash: string; relayId: string }, never>((p) => build.updateTable("relay_transactions").set({ mined: 1 }).where("hash", "=", p("hash")).where("relay_id", "=", p("relayId"))),
+    submitted: template<{ id: string; signer: string; nonce: number; at: number }, never>((p) =>
+      build.updateTable("relays").set({ status: SUBMITTED, signer: p("signer"), signer_nonce: p("nonce"), updated_at: p("at") }).where("id", "=", p("id")),
+    ),
+  } satisfies Record<string, Template<never, unknown>>;
 }

@@ -48,15 +48,51 @@ export type EngineCapabilities = {
   exactDecimals: boolean;
 };
 
-/** `@name` parameters in the order they occur, as `placeholder(index)` (0-based, per distinct name where `reuse`). */
-function namedQuery<R>(text: string, params: Record<string, unknown>, placeholder: (index: number) => string, reuse: boolean): CompiledQuery<R> {
+/** A statement's SQL, and where each of its parameters comes from: a value by name, or a constant of the query. */
+type ParameterSlots = { sql: string; slots: readonly (string | { constant: unknown })[] };
+
+/** The statement with `values` in its named slots (an absent name binds null). */
+function bindSlots<R>({ sql, slots }: ParameterSlots, values: Record<string, unknown>): CompiledQuery<R> {
+  return CompiledQuery.raw(sql, slots.map((slot) => (typeof slot === "string" ? (values[slot] ?? null) : slot.constant))) as CompiledQuery<R>;
+}
+
+/** SQL text's `@name` parameters as `placeholder(index)`: one slot per occurrence (SQLite's `?`), or per distinct name where `reuse` (`$n`). */
+function namedSlots(text: string, placeholder: (index: number) => string, reuse: boolean): ParameterSlots {
   const names: string[] = [];
-  const bound = text.replace(/@([A-Za-z_][A-Za-z0-9_]*)/g, (_match, name: string) => {
+  const sql = text.replace(/@([A-Za-z_][A-Za-z0-9_]*)/g, (_match, name: string) => {
     let index = reuse ? names.indexOf(name) : -1;
     if (index < 0) index = names.push(name) - 1;
     return placeholder(index);
   });
-  return CompiledQuery.raw(bound, names.map((name) => params[name] ?? null)) as CompiledQuery<R>;
+  return { sql, slots: names };
+}
+
+/** `named()` on one engine: each text is parsed once. */
+function namedStatements(placeholder: (index: number) => string, reuse: boolean) {
+  const parsed = new Map<string, ParameterSlots>();
+  return <R>(text: string, params: Record<string, unknown>): CompiledQuery<R> => {
+    let slots = parsed.get(text);
+    if (slots === undefined) parsed.set(text, (slots = namedSlots(text, placeholder, reuse)));
+    return bindSlots<R>(slots, params);
+  };
+}
+
+/** What a template's builder puts where a parameter goes: a string no caller's value starts with. */
+const PARAMETER = "\u0000template-parameter:";
+
+/** A built query compiled once, bound to new values on each call (`template`). */
+export type Template<Values, R> = (values: Values) => CompiledQuery<R>;
+
+/**
+ * A query of fixed shape built and compiled once (`build` with `param(name)` wherever a value goes),
+ * then bound to each call's values: for statements on hot paths, where Kysely's build and compile
+ * would otherwise run on every call. Build it with the engine's `SqlDatabase.build`, so it compiles in
+ * that dialect. Not for shapes that vary with the values (an `IN` list, optional filters).
+ */
+export function template<Values extends Record<string, unknown>, R>(build: (param: <Name extends keyof Values & string>(name: Name) => Values[Name]) => Query<R>): Template<Values, R> {
+  const query = compiled(build((name) => `${PARAMETER}${name}` as never));
+  const slots = query.parameters.map((value) => (typeof value === "string" && value.startsWith(PARAMETER) ? value.slice(PARAMETER.length) : { constant: value }));
+  return (values) => bindSlots<R>({ sql: query.sql, slots }, values);
 }
 
 /** Scalar functions both engines have under different names. */
@@ -65,10 +101,16 @@ export type EngineFunctions = {
   least<T>(a: Expression<T>, b: Expression<T>): RawBuilder<T>;
   /** The larger of two values (SQLite's two-argument `MAX`, PostgreSQL's `GREATEST`). */
   greatest<T>(a: Expression<T>, b: Expression<T>): RawBuilder<T>;
+  /**
+   * The order a table's rows were inserted in: SQLite's `rowid` (a VACUUM renumbers it in the same
+   * order), or on PostgreSQL the table's identity column, named by `identity`.
+   */
+  insertionOrder(identity: string): RawBuilder<number>;
 };
 
 /** One statement of a transaction, and what the transaction reads back from it. */
-export type Statement = { query: CompiledQuery; read: "rows" | "changes" };
+/** `first` reads one row (undefined when none): SQLite then steps the statement once instead of collecting every row. */
+export type Statement = { query: CompiledQuery; read: "rows" | "first" | "changes" };
 /** A transaction's body: yields its statements (through `step`) and returns its result. */
 export type TransactionBody<T> = Generator<Statement, T, unknown>;
 
@@ -82,7 +124,7 @@ export const step = {
     return (yield { query: compiled(query), read: "rows" }) as R[];
   },
   *first<R>(query: Query<R>): Generator<Statement, R | undefined, unknown> {
-    return ((yield { query: compiled(query), read: "rows" }) as R[])[0];
+    return (yield { query: compiled(query), read: "first" }) as R | undefined;
   },
   /** Rows inserted, updated or deleted. */
   *changes(query: Query<unknown>): Generator<Statement, number, unknown> {
@@ -133,7 +175,7 @@ export type SqliteConnection = {
   prepare(source: string): SqlitePrepared;
   transaction<T>(fn: () => T): { immediate(): T };
 };
-type SqlitePrepared = { reader: boolean; all(...params: unknown[]): unknown[]; run(...params: unknown[]): { changes: number } };
+type SqlitePrepared = { reader: boolean; all(...params: unknown[]): unknown[]; get(...params: unknown[]): unknown; run(...params: unknown[]): { changes: number } };
 
 /** Kysely that compiles for one dialect and cannot run anything itself. */
 function builder<Schema>(engine: SqlEngine): Kysely<Schema> {
@@ -148,10 +190,11 @@ function builder<Schema>(engine: SqlEngine): Kysely<Schema> {
   });
 }
 
-function functions(least: string, greatest: string): EngineFunctions {
+function functions(least: string, greatest: string, rowOrder: (identity: string) => string): EngineFunctions {
   return {
     least: (a, b) => sql`${sql.raw(least)}(${a}, ${b})`,
     greatest: (a, b) => sql`${sql.raw(greatest)}(${a}, ${b})`,
+    insertionOrder: (identity) => sql.ref(rowOrder(identity)),
   };
 }
 
@@ -194,7 +237,8 @@ export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema
     }
     prepared.set(query.sql, statement);
     if (read === "changes") return statement.run(...query.parameters).changes;
-    return statement.reader ? statement.all(...query.parameters) : (statement.run(...query.parameters), []);
+    if (!statement.reader) return (statement.run(...query.parameters), read === "first" ? undefined : []);
+    return read === "first" ? statement.get(...query.parameters) : statement.all(...query.parameters);
   };
   const runNow = <T>(body: TransactionBody<T>): T => {
     let next = body.next();
@@ -204,7 +248,7 @@ export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema
   return {
     engine: "sqlite",
     capabilities: { locks: false, notifications: false, advisoryLocks: false, exactDecimals: false },
-    fn: functions("min", "max"),
+    fn: functions("min", "max", () => "rowid"),
     build: builder<Schema>("sqlite"),
     rows: async (query) => runNow(step.rows(query)),
     first: async (query) => runNow(step.first(query)),
@@ -212,7 +256,7 @@ export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema
     transaction: async (body) => db.transaction(() => runNow(body())).immediate(),
     read: async (body) => runNow(body()),
     lockRows: (query) => query,
-    named: (text, params) => namedQuery(text, params, () => "?", false),
+    named: namedStatements(() => "?", false),
     isConstraintError: (error) => {
       const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
       return typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT");
@@ -225,7 +269,8 @@ export function sqliteDatabase<Schema>(db: SqliteConnection): SqlDatabase<Schema
 export function postgresDatabase<Schema>(pool: PostgresPool): SqlDatabase<Schema> {
   const execute = async (client: Pick<PostgresClient, "query">, { query, read }: Statement): Promise<unknown> => {
     const result = await client.query(query.sql, query.parameters as unknown[]);
-    return read === "changes" ? (result.rowCount ?? 0) : result.rows;
+    if (read === "changes") return result.rowCount ?? 0;
+    return read === "first" ? result.rows[0] : result.rows;
   };
   const run = async <T>(client: Pick<PostgresClient, "query">, body: TransactionBody<T>): Promise<T> => {
     let next = body.next();
@@ -235,7 +280,7 @@ export function postgresDatabase<Schema>(pool: PostgresPool): SqlDatabase<Schema
   return {
     engine: "postgres",
     capabilities: { locks: true, notifications: true, advisoryLocks: true, exactDecimals: true },
-    fn: functions("least", "greatest"),
+    fn: functions("least", "greatest", (identity) => identity),
     build: builder<Schema>("postgres"),
     rows: (query) => run(pool, step.rows(query)),
     first: (query) => run(pool, step.first(query)),
@@ -243,7 +288,7 @@ export function postgresDatabase<Schema>(pool: PostgresPool): SqlDatabase<Schema
     transaction: (body) => withTransaction(pool, (client) => run(client, body())),
     read: (body) => run(pool, body()),
     lockRows: (query, options) => (options?.skipLocked === true ? query.forUpdate().skipLocked() : query.forUpdate()),
-    named: (text, params) => namedQuery(text, params, (index) => `$${index + 1}`, true),
+    named: namedStatements((index) => `$${index + 1}`, true),
     isConstraintError: isPostgresConstraintError,
     isOpen: () => !pool.ended,
   };

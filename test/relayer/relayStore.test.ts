@@ -7,7 +7,6 @@ import type { Address, Hex } from "viem";
 import type { NewRelay, RelayStore } from "../../relayer/store/relayStore";
 import { openPostgresRelayStore, openSqliteRelayStore } from "../../relayer/store/openRelayStore";
 import { createTestDatabase } from "../fixtures/postgresServer";
-import { withOldRelayDatabase } from "../fixtures/oldRelayDatabase";
 
 const TAKER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const SIGNER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
@@ -453,30 +452,3 @@ for (const engine of engines) {
     });
   });
 }
-
-describe("the relayer's SQLite migration 13 (a relay's transactions ordered by seq)", () => {
-  it("numbers a version-12 database's transactions in their recorded order, and a transaction recorded after the migration comes after them", async () => {
-    const relay = newRelay();
-    const hashes = ["f0", "0f", "80"].map((byte) => `0x${byte.repeat(32)}` as Hex);
-    await withOldRelayDatabase(12, (old) => {
-      old.prepare(`INSERT INTO relays (id, chain_id, quote_id, onchain_quote_id, integrator_id, api_key_id, taker, router, data, signature, permit2_nonce,
-        deadline, estimated_gas, accepted_block, status, signer, signer_nonce, created_at, updated_at)
-        VALUES (?, 4663, ?, ?, 1, 1, ?, ?, '0x1234', ?, '5', 1900000000, 200000, 10, 'submitted', ?, 7, 1000, 2000)`)
-        .run(relay.id, relay.quoteId, relay.onchainQuoteId.toLowerCase(), TAKER.toLowerCase(), SIGNER.toLowerCase(), relay.signature, SIGNER.toLowerCase());
-      const insert = old.prepare(`INSERT INTO relay_transactions (hash, relay_id, kind, signer, nonce, raw, max_fee_per_gas, max_priority_fee_per_gas, sent_at, mined)
-        VALUES (?, ?, 'swap', ?, 7, '0xaa', '1', '1', 2000, 0)`);
-      for (const hash of hashes) insert.run(hash, relay.id, SIGNER.toLowerCase());
-    }, async (path) => {
-      const store = openSqliteRelayStore(path);
-      try {
-        const later = `0x${"01".repeat(32)}` as Hex;
-        const sent = { hash: later, kind: "swap" as const, signer: SIGNER as Address, nonce: 7, raw: "0xbb" as Hex, maxFeePerGas: 2n, maxPriorityFeePerGas: 2n, sentAt: new Date(2_000) };
-        expect(await store.recordBroadcast(relay.id, sent, { owner: "a", now: new Date(2_000) })).to.equal("recorded");
-        expect((await store.getRelay(relay.id))!.transactions.map((transaction) => transaction.hash)).to.deep.equal([...hashes, later]);
-        expect(await store.latestAtNonce(SIGNER as Address, 7)).to.equal(later);
-      } finally {
-        await store.close();
-      }
-    });
-  });
-});

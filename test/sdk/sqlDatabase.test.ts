@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPostgresPool, type PostgresPool } from "../../sdk/storage/postgresPool";
-import { postgresDatabase, sqliteDatabase, step, type SqlDatabase } from "../../sdk/storage/sqlDatabase";
+import { postgresDatabase, sqliteDatabase, step, template, type SqlDatabase } from "../../sdk/storage/sqlDatabase";
 import { createTestDatabase } from "../fixtures/postgresServer";
 
 /** A table of the test's own: counters by name. */
@@ -156,6 +156,20 @@ for (const engine of engines) {
       expect(await db.rows(db.named(text, { value: 3, minValue: 2 }))).to.deep.equal([{ name: "a", value: 4 }]);
       expect(await db.changes(db.named("UPDATE counters SET value = @value WHERE name = @name", { name: "a", value: 9 }))).to.equal(1);
       expect(await values()).to.deep.equal([["a", 9]]);
+    });
+
+    it("binds a template compiled once to each call's values, keeping the query's own constants", async () => {
+      const upsert = template<{ name: string; by: number }, never>((param) => add(param("name"), param("by")));
+      const above = template<{ floor: number }, { name: string }>((param) => db.build.selectFrom("counters").select("name").where("value", ">", param("floor")).where("name", "<>", "skip").orderBy("name"));
+      await db.transaction(function* () {
+        for (const [name, by] of [["a", 1], ["b", 5], ["skip", 9], ["a", 2]] as const) yield* step.changes(upsert({ name, by }));
+      });
+      expect(await values()).to.deep.equal([["a", 3], ["b", 5], ["skip", 9]]);
+      expect((await db.rows(above({ floor: 2 }))).map((row) => row.name)).to.deep.equal(["a", "b"]);
+      expect((await db.rows(above({ floor: 4 }))).map((row) => row.name)).to.deep.equal(["b"]);
+      // One compiled text for every call: only the parameters change.
+      expect(above({ floor: 1 }).sql).to.equal(above({ floor: 7 }).sql);
+      expect(above({ floor: 7 }).parameters).to.deep.equal([7, "skip"]);
     });
 
     it("reads with a body outside a transaction, the same statements as inside one", async () => {
