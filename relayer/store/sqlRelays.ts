@@ -61,6 +61,8 @@ export class SqlRelays implements Pick<RelayStore, WrittenHere> {
   readonly #db: SqlDatabase<RelaySchema>;
   readonly #pushed: SqlPushedStatus;
   readonly #q: RelayStatements;
+  /** `updateRelay`'s writes, a template for each set of columns it changes (a few dozen at most). */
+  readonly #writes = new Map<string, Template<Record<string, unknown>, never>>();
 
   constructor(db: SqlDatabase<RelaySchema>, pushed: SqlPushedStatus) {
     this.#db = db;
@@ -224,7 +226,7 @@ export class SqlRelays implements Pick<RelayStore, WrittenHere> {
     if (update.error !== undefined) change.error = storableMessage(update.error);
     if (update.cancelling !== undefined) change.cancelling = Number(update.cancelling);
     if (update.releaseSigner === true) Object.assign(change, { signer: null, signer_nonce: null });
-    const write = this.#db.build.updateTable("relays").set(change).where("id", "=", relayId);
+    const write = this.#write(change, relayId);
     const self = this;
     await this.#db.transaction(function* () {
       const current = yield* step.first(self.#q.lockedRelay({ id: relayId }));
@@ -271,6 +273,19 @@ export class SqlRelays implements Pick<RelayStore, WrittenHere> {
       .where("raw", "is not", null);
     const nonce = (await this.#db.first(highest))?.nonce;
     return nonce === null || nonce === undefined ? undefined : Number(nonce);
+  }
+
+  /** The update of `change`'s columns of one relay. */
+  #write(change: Updateable<RelaysTable>, relayId: string) {
+    const names = Object.keys(change) as (keyof RelaysTable & string)[];
+    const key = names.join(",");
+    let write = this.#writes.get(key);
+    if (write === undefined) {
+      const { build } = this.#db;
+      write = template<Record<string, unknown>, never>((p) => build.updateTable("relays").set(columns<Updateable<RelaysTable>>(p, names)).where("id", "=", p("relayId") as string));
+      this.#writes.set(key, write);
+    }
+    return write({ ...change, relayId });
   }
 
   *#create(relay: NewRelay, claim: Lease | undefined): TransactionBody<RelayCreation | undefined> {

@@ -24,7 +24,6 @@ import {
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
-  CompiledQuery,
   type Compilable,
   type Expression,
   type RawBuilder,
@@ -52,8 +51,8 @@ export type EngineCapabilities = {
 type ParameterSlots = { sql: string; slots: readonly (string | { constant: unknown })[] };
 
 /** The statement with `values` in its named slots (an absent name binds null). */
-function bindSlots<R>({ sql, slots }: ParameterSlots, values: Record<string, unknown>): CompiledQuery<R> {
-  return CompiledQuery.raw(sql, slots.map((slot) => (typeof slot === "string" ? (values[slot] ?? null) : slot.constant))) as CompiledQuery<R>;
+function bindSlots<R>({ sql, slots }: ParameterSlots, values: Record<string, unknown>): BoundQuery<R> {
+  return { sql, parameters: slots.map((slot) => (typeof slot === "string" ? (values[slot] ?? null) : slot.constant)) };
 }
 
 /** SQL text's `@name` parameters as `placeholder(index)`: one slot per occurrence (SQLite's `?`), or per distinct name where `reuse` (`$n`). */
@@ -70,7 +69,7 @@ function namedSlots(text: string, placeholder: (index: number) => string, reuse:
 /** `named()` on one engine: each text is parsed once. */
 function namedStatements(placeholder: (index: number) => string, reuse: boolean) {
   const parsed = new Map<string, ParameterSlots>();
-  return <R>(text: string, params: Record<string, unknown>): CompiledQuery<R> => {
+  return <R>(text: string, params: Record<string, unknown>): BoundQuery<R> => {
     let slots = parsed.get(text);
     if (slots === undefined) parsed.set(text, (slots = namedSlots(text, placeholder, reuse)));
     return bindSlots<R>(slots, params);
@@ -81,7 +80,7 @@ function namedStatements(placeholder: (index: number) => string, reuse: boolean)
 const PARAMETER = "\u0000template-parameter:";
 
 /** A built query compiled once, bound to new values on each call (`template`). */
-export type Template<Values, R> = (values: Values) => CompiledQuery<R>;
+export type Template<Values, R> = (values: Values) => BoundQuery<R>;
 
 /**
  * A query of fixed shape built and compiled once (`build` with `param(name)` wherever a value goes),
@@ -110,13 +109,19 @@ export type EngineFunctions = {
 
 /** One statement of a transaction, and what the transaction reads back from it. */
 /** `first` reads one row (undefined when none): SQLite then steps the statement once instead of collecting every row. */
-export type Statement = { query: CompiledQuery; read: "rows" | "first" | "changes" };
+export type Statement = { query: BoundQuery<unknown>; read: "rows" | "first" | "changes" };
 /** A transaction's body: yields its statements (through `step`) and returns its result. */
 export type TransactionBody<T> = Generator<Statement, T, unknown>;
 
 /** A built query, or raw SQL compiled for the engine (`sql\`...\`.compile(db.build)`), where one engine has a primitive the other lacks. */
-export type Query<R> = Compilable<R> | CompiledQuery<R>;
-const compiled = <R>(query: Query<R>): CompiledQuery => ("compile" in query ? query.compile() : query);
+export type Query<R> = Compilable<R> | BoundQuery<R>;
+const compiled = <R>(query: Query<R>): BoundQuery<R> => ("compile" in query ? query.compile() : query);
+
+/**
+ * What a statement runs: its SQL in the engine's dialect and its parameters in order (a Kysely
+ * `CompiledQuery` is one; a template's or `named()`'s binding builds only this). `R` is the row type.
+ */
+export type BoundQuery<R> = { readonly sql: string; readonly parameters: readonly unknown[]; readonly row?: R };
 
 /** The statements a transaction body yields: `const rows = yield* step.rows(query)`. */
 export const step = {
@@ -162,7 +167,7 @@ export interface SqlDatabase<Schema> {
    * A statement written once as text with `@name` parameters, in SQL both engines read alike,
    * bound in the engine's style (`?` on SQLite, `$n` on PostgreSQL); a name absent from `params` binds null.
    */
-  named<R = unknown>(text: string, params: Record<string, unknown>): CompiledQuery<R>;
+  named<R = unknown>(text: string, params: Record<string, unknown>): BoundQuery<R>;
   /** True for a unique, foreign-key or check violation, which retrying cannot fix. */
   isConstraintError(error: unknown): boolean;
   /** False once the connection or pool is closed (a buffered write then has nowhere to go). */
