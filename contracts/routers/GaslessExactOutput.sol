@@ -5,7 +5,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfaces/ISignatureTransfer.sol";
 import {IGaslessExactOutputRouter} from "../interfaces/IGaslessExactOutputRouter.sol";
-import {ExactOutputWitnessHash} from "../libraries/ExactOutputWitnessHash.sol";
+import {OrderWitnessHash} from "../libraries/OrderWitnessHash.sol";
 import {ExactOutputExecutor} from "./ExactOutputExecutor.sol";
 import {GaslessSwapSettlement} from "./GaslessSwapSettlement.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
@@ -53,8 +53,8 @@ abstract contract GaslessExactOutput is IGaslessExactOutputRouter, GaslessSwapSe
             }),
             ISignatureTransfer.SignatureTransferDetails({to: address(this), requestedAmount: sellAmount + relayerFee}),
             taker,
-            ExactOutputWitnessHash.hashGaslessExactOutputWitness(params, relayerFee, relayerFeeRecipient),
-            ExactOutputWitnessHash.GASLESS_EXACT_OUTPUT_WITNESS_TYPE_STRING,
+            OrderWitnessHash.hashGasless(OrderWitnessHash.gaslessExactOutput(), _asSwapParams(params), relayerFee, relayerFeeRecipient),
+            OrderWitnessHash.GASLESS_EXACT_OUTPUT_WITNESS_TYPE_STRING,
             signature
         );
         if (relayerFee != 0) {

@@ -7,7 +7,7 @@ import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfac
 import {IGaslessSwapRouter} from "../interfaces/IGaslessSwapRouter.sol";
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
-import {SwapWitnessHash} from "../libraries/SwapWitnessHash.sol";
+import {OrderWitnessHash} from "../libraries/OrderWitnessHash.sol";
 import {RouteExecutor} from "./RouteExecutor.sol";
 
 /// @title GaslessSwapSettlement
@@ -73,8 +73,8 @@ abstract contract GaslessSwapSettlement is IGaslessSwapRouter, RouteExecutor {
             }),
             ISignatureTransfer.SignatureTransferDetails({to: address(this), requestedAmount: sellAmount + relayerFee}),
             taker,
-            SwapWitnessHash.hashGaslessWitness(params, relayerFee, relayerFeeRecipient),
-            SwapWitnessHash.GASLESS_WITNESS_TYPE_STRING,
+            OrderWitnessHash.hashGasless(OrderWitnessHash.gaslessExactInput(), params, relayerFee, relayerFeeRecipient),
+            OrderWitnessHash.GASLESS_WITNESS_TYPE_STRING,
             signature
         );
         if (relayerFee != 0) {

@@ -6,7 +6,7 @@ import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC2
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ISignatureTransfer} from "@uniswap/v4-periphery/lib/permit2/src/interfaces/ISignatureTransfer.sol";
 import {IGaslessTokenPermit} from "../interfaces/IGaslessTokenPermit.sol";
-import {SwapWitnessHash} from "../libraries/SwapWitnessHash.sol";
+import {OrderWitnessHash} from "../libraries/OrderWitnessHash.sol";
 import {GaslessSwapSettlement} from "./GaslessSwapSettlement.sol";
 
 /// @title GaslessTokenPermit
@@ -77,8 +77,8 @@ abstract contract GaslessTokenPermit is IGaslessTokenPermit, GaslessSwapSettleme
             }),
             ISignatureTransfer.SignatureTransferDetails({to: address(this), requestedAmount: sellAmount + relayerFee}),
             order.taker,
-            SwapWitnessHash.hashGaslessWitness(order.params, relayerFee, relayerFeeRecipient),
-            SwapWitnessHash.GASLESS_WITNESS_TYPE_STRING,
+            OrderWitnessHash.hashGasless(OrderWitnessHash.gaslessExactInput(), order.params, relayerFee, relayerFeeRecipient),
+            OrderWitnessHash.GASLESS_WITNESS_TYPE_STRING,
             signature
         );
         if (relayerFee != 0) {

@@ -6,7 +6,7 @@ import {IAllowanceHolder} from "../interfaces/IAllowanceHolder.sol";
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {ITakerExactOutputRouter} from "../interfaces/ITakerExactOutputRouter.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
-import {ExactOutputWitnessHash} from "../libraries/ExactOutputWitnessHash.sol";
+import {OrderWitnessHash} from "../libraries/OrderWitnessHash.sol";
 import {ExactOutputExecutor} from "./ExactOutputExecutor.sol";
 import {TakerSwapSettlement} from "./TakerSwapSettlement.sol";
 import {UniswapV3Hops} from "./venues/UniswapV3Hops.sol";
@@ -58,8 +58,8 @@ abstract contract TakerExactOutputSettlement is ITakerExactOutputRouter, TakerSw
             }),
             ISignatureTransfer.SignatureTransferDetails({to: destination, requestedAmount: sellAmount}),
             msg.sender,
-            ExactOutputWitnessHash.hashExactOutputWitness(params),
-            ExactOutputWitnessHash.EXACT_OUTPUT_WITNESS_TYPE_STRING,
+            OrderWitnessHash.hash(OrderWitnessHash.exactOutput(), _asSwapParams(params)),
+            OrderWitnessHash.EXACT_OUTPUT_WITNESS_TYPE_STRING,
             signature
         );
         (sellAmount, buyAmount) = _settleExactOutput(params, actions, plan, msg.sender, sellToken, destination);

@@ -6,7 +6,7 @@ import {IAllowanceHolder} from "../interfaces/IAllowanceHolder.sol";
 import {IRouterRegistry} from "../interfaces/IRouterRegistry.sol";
 import {ITakerSwapRouter} from "../interfaces/ITakerSwapRouter.sol";
 import {IWETH9} from "../interfaces/IWETH9.sol";
-import {SwapWitnessHash} from "../libraries/SwapWitnessHash.sol";
+import {OrderWitnessHash} from "../libraries/OrderWitnessHash.sol";
 import {RouteExecutor} from "./RouteExecutor.sol";
 
 /// @title TakerSwapSettlement
@@ -67,8 +67,8 @@ abstract contract TakerSwapSettlement is ITakerSwapRouter, RouteExecutor {
             }),
             ISignatureTransfer.SignatureTransferDetails({to: destination, requestedAmount: sellAmount}),
             msg.sender,
-            SwapWitnessHash.hashSwapWitness(params),
-            SwapWitnessHash.SWAP_WITNESS_TYPE_STRING,
+            OrderWitnessHash.hash(OrderWitnessHash.exactInput(), params),
+            OrderWitnessHash.SWAP_WITNESS_TYPE_STRING,
             signature
         );
         buyAmount = _executeAndSettle(params, actions, msg.sender, sellToken, sellAmount, destination);

@@ -2,10 +2,9 @@
 pragma solidity ^0.8.28;
 
 import {IExactOutputSettlement} from "../interfaces/IExactOutputSettlement.sol";
-import {ExactOutputWitnessHash} from "../libraries/ExactOutputWitnessHash.sol";
 import {ISwapSettlement} from "../interfaces/ISwapSettlement.sol";
+import {OrderWitnessHash} from "../libraries/OrderWitnessHash.sol";
 import {RouteActions} from "../libraries/RouteActions.sol";
-import {SwapWitnessHash} from "../libraries/SwapWitnessHash.sol";
 import {V2PairAddress} from "../libraries/V2PairAddress.sol";
 import {V2SwapMath} from "../libraries/V2SwapMath.sol";
 
@@ -31,18 +30,18 @@ contract SettlementHarness {
         return V2SwapMath.getAmountIn(amountOut, reserveIn, reserveOut, feeBps);
     }
 
-    /// @notice ExactOutputWitnessHash.hashExactOutputWitness, for the SDK's typed data to be checked against.
+    /// @notice The ExactOutputWitness struct hash, for the SDK's typed data to be checked against.
     function hashExactOutputWitness(IExactOutputSettlement.ExactOutputParams calldata params) external pure returns (bytes32) {
-        return ExactOutputWitnessHash.hashExactOutputWitness(params);
+        return OrderWitnessHash.hash(OrderWitnessHash.exactOutput(), _asSwapParams(params));
     }
 
-    /// @notice ExactOutputWitnessHash.hashGaslessExactOutputWitness, for differential tests against ethers.
+    /// @notice The GaslessExactOutputWitness struct hash, for differential tests against ethers.
     function hashGaslessExactOutputWitness(
         IExactOutputSettlement.ExactOutputParams calldata params,
         uint256 relayerFee,
         address relayerFeeRecipient
     ) external pure returns (bytes32) {
-        return ExactOutputWitnessHash.hashGaslessExactOutputWitness(params, relayerFee, relayerFeeRecipient);
+        return OrderWitnessHash.hashGasless(OrderWitnessHash.gaslessExactOutput(), _asSwapParams(params), relayerFee, relayerFeeRecipient);
     }
 
     /// @notice V2PairAddress.pairFor as the routers run it.
@@ -56,7 +55,7 @@ contract SettlementHarness {
 
     /// @notice The SwapWitness struct hash the taker router signs over.
     function hashSwapWitness(ISwapSettlement.SwapParams calldata params) external pure returns (bytes32) {
-        return SwapWitnessHash.hashSwapWitness(params);
+        return OrderWitnessHash.hash(OrderWitnessHash.exactInput(), params);
     }
 
     /// @notice The GaslessSwapWitness struct hash the gasless router signs over.
@@ -65,7 +64,7 @@ contract SettlementHarness {
         pure
         returns (bytes32)
     {
-        return SwapWitnessHash.hashGaslessWitness(params, relayerFee, feeRecipient);
+        return OrderWitnessHash.hashGasless(OrderWitnessHash.gaslessExactInput(), params, relayerFee, feeRecipient);
     }
 
     /// @notice Decodes a `swapWithAllowance(SwapParams)` call exactly as the router's ABI decoder does
@@ -97,6 +96,17 @@ contract SettlementHarness {
                 && RouteActions.opcodeAtInBounds(actions, 0) == RouteActions.SWAP_V2
         ) {
             destination = RouteActions.pairAt(actions, 0);
+        }
+    }
+
+    /// @dev An exact-output order read as the SwapParams it is laid out like, as the routers read it.
+    function _asSwapParams(IExactOutputSettlement.ExactOutputParams calldata params)
+        private
+        pure
+        returns (ISwapSettlement.SwapParams calldata swapParams)
+    {
+        assembly ("memory-safe") {
+            swapParams := params
         }
     }
 }

@@ -76,7 +76,7 @@ function defineOrderKind<Order, Witness, const W extends string, const GW extend
   } satisfies OrderKind<Order, unknown, unknown, Witness>;
 }
 
-/** Sell exactly `sellAmount`, receive at least `minBuyAmount` (ISwapSettlement, SwapWitnessHash.sol). */
+/** Sell exactly `sellAmount`, receive at least `minBuyAmount` (ISwapSettlement; its witness in OrderWitnessHash.sol). */
 export const EXACT_INPUT = defineOrderKind({
   name: "exactInput",
   witnessType: "SwapWitness",
@@ -106,7 +106,7 @@ export const EXACT_INPUT = defineOrderKind({
   },
 });
 
-/** Receive exactly `buyAmount`, spend at most `maxSellAmount` (IExactOutputSettlement, ExactOutputWitnessHash.sol). */
+/** Receive exactly `buyAmount`, spend at most `maxSellAmount` (IExactOutputSettlement; its witness in OrderWitnessHash.sol). */
 export const EXACT_OUTPUT = defineOrderKind({
   name: "exactOutput",
   witnessType: "ExactOutputWitness",

@@ -119,6 +119,26 @@ describe("settlement refusals and corner cases", () => {
       await expectRevert(f.taker.sendTransaction({ to: f.routerAddress, data: encodeSwapNative(o), value: o.sellAmount }), "SwapUnexpectedToken", [NATIVE_TOKEN, f.contracts.weth]);
     });
 
+    it("a signed permit swap whose recipient word carries dirty upper bits is refused and moves nothing; the clean calldata then settles", async () => {
+      const f = await loadFixture(ready);
+      const o = await order(f, {});
+      const signature = await f.signerOf(f.taker.account.address).signTypedData(buildSwapPermitTypedData({ chainId: 4663, permit2: f.contracts.permit2, router: f.routerAddress, order: o, nonce: NONCE_BASE + 3n }));
+      const { data, signatureOffset } = encodeSwapWithPermit(o, NONCE_BASE + 3n);
+      const signed = patchSignature(data, signatureOffset, signature);
+      const recipientWord = `${"0".repeat(24)}${o.recipient.slice(2).toLowerCase()}`;
+      expect(signed.split(recipientWord)).to.have.length(2);
+      const dirty = signed.replace(recipientWord, `ff${recipientWord.slice(2)}`) as Hex;
+      const wethBefore = await balanceOf(f, f.contracts.weth, f.taker.account.address);
+      const ethBefore = await f.publicClient.getBalance({ address: o.recipient });
+      const refused = await f.taker.sendTransaction({ to: f.routerAddress, data: dirty }).then(() => false, () => true);
+      expect(refused, "dirty calldata refused").to.equal(true);
+      expect(await balanceOf(f, f.contracts.weth, f.taker.account.address)).to.equal(wethBefore);
+      expect(await f.publicClient.getBalance({ address: o.recipient })).to.equal(ethBefore);
+      const receipt = await f.publicClient.waitForTransactionReceipt({ hash: await f.taker.sendTransaction({ to: f.routerAddress, data: signed }) });
+      expect(receipt.status).to.equal("success");
+      expect(await f.publicClient.getBalance({ address: o.recipient })).to.equal(ethBefore + o.sellAmount);
+    });
+
     it("a rescue of ETH to a payee that refuses it reverts with SwapNativeTransferFailed", async () => {
       const f = await loadFixture(ready);
       const refuser = await hre.viem.deployContract("GriefingRecipient", [], { client: { public: f.publicClient, wallet: f.deployer } });

@@ -43,13 +43,12 @@ const swapOrder: fc.Arbitrary<SwapOrder> = fc.record({ sellToken: address, sellA
 const exactOutputOrder: fc.Arbitrary<ExactOutputOrder> = fc.record({ sellToken: address, maxSellAmount: word, buyToken: address, buyAmount: word, recipient: address, deadline: word, quoteId: bytes32, actions });
 
 describe("Order kinds, each declared once (sdk/orders/orderKinds.ts), drive typed data, calldata and decoding", () => {
-  it("declares for each kind exactly the witness type strings its Solidity WitnessHash library hands Permit2, feature 2 and gasless", () => {
-    const swap = solidityStrings("SwapWitnessHash.sol");
-    expect(witnessTypeString(EXACT_INPUT.permitTypes)).to.equal(swap.get("SWAP_WITNESS_TYPE_STRING"));
-    expect(witnessTypeString(EXACT_INPUT.gaslessPermitTypes)).to.equal(swap.get("GASLESS_WITNESS_TYPE_STRING"));
-    const exactOutput = solidityStrings("ExactOutputWitnessHash.sol");
-    expect(witnessTypeString(EXACT_OUTPUT.permitTypes)).to.equal(exactOutput.get("EXACT_OUTPUT_WITNESS_TYPE_STRING"));
-    expect(witnessTypeString(EXACT_OUTPUT.gaslessPermitTypes)).to.equal(exactOutput.get("GASLESS_EXACT_OUTPUT_WITNESS_TYPE_STRING"));
+  it("declares for each kind exactly the witness type strings the Solidity OrderWitnessHash library hands Permit2, feature 2 and gasless", () => {
+    const solidity = solidityStrings("OrderWitnessHash.sol");
+    expect(witnessTypeString(EXACT_INPUT.permitTypes)).to.equal(solidity.get("SWAP_WITNESS_TYPE_STRING"));
+    expect(witnessTypeString(EXACT_INPUT.gaslessPermitTypes)).to.equal(solidity.get("GASLESS_WITNESS_TYPE_STRING"));
+    expect(witnessTypeString(EXACT_OUTPUT.permitTypes)).to.equal(solidity.get("EXACT_OUTPUT_WITNESS_TYPE_STRING"));
+    expect(witnessTypeString(EXACT_OUTPUT.gaslessPermitTypes)).to.equal(solidity.get("GASLESS_EXACT_OUTPUT_WITNESS_TYPE_STRING"));
   });
 
   it("decodes what it encodes in every settlement mode of either kind, and refuses another kind's calldata", () => {
