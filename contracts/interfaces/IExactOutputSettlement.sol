@@ -9,15 +9,17 @@ import {ISwapSettlement} from "./ISwapSettlement.sol";
 /// @dev A route of SWAP_V2 hops is priced backwards from `buyAmount` at the pools' current reserves
 /// (the Uniswap V2 `getAmountIn` of each hop, from the last to the first; a FEE action adds its share
 /// on top): the router takes exactly that input and runs the route forwards. A route with a SWAP_V3
-/// hop or a SPLIT is run backwards instead: the router takes the order's whole `maxSellAmount`, each
-/// swap is an exact-output swap (a V3 pool's callback pays exactly what the pool asks, a V2 pair is
-/// paid its `getAmountIn`), paid for by the swaps before it and the first from that input, never more
+/// or SWAP_V4 hop or a SPLIT is run backwards instead: the router takes the order's whole
+/// `maxSellAmount`, each swap is an exact-output swap (a V3 pool's callback pays exactly what the pool
+/// asks, a V2 pair is paid its `getAmountIn`, a path's leading V4 hops run backwards in one unlock),
+/// paid for by the swaps before it and the first from that input, never more
 /// than the maximum in all; the unused input goes back to the taker (SwapInputRefunded). Its swaps (or
 /// its SPLIT) are one run, with at most a WRAP before them and only FEE and UNWRAP after. A SPLIT's
 /// shares divide the output, not the input: each leg must produce its share of what the split must
-/// yield. An exact-output route has at most one SPLIT and no other swap beside it. SWAP_PROPAMM and
-/// SWAP_V4 are refused anywhere in an exact-output route (SwapExactOutputRoute): propAMMs are
-/// exact-input only, and the routers run V4 hops exact-input only.
+/// yield. An exact-output route has at most one SPLIT and no other swap beside it. SWAP_PROPAMM is
+/// refused anywhere in an exact-output route (SwapExactOutputRoute): propAMMs are exact-input only. A
+/// SWAP_V4 hop must lead its path or SPLIT leg (only V4 hops before it), and needs a router with a
+/// PoolManager (`v4ExactOutput`).
 /// The struct has the same ABI layout as `SwapParams` (with `maxSellAmount` and `buyAmount` in the
 /// places of `sellAmount` and `minBuyAmount`), so the allowance holder reads both the same way.
 interface IExactOutputSettlement is ISwapSettlement {
@@ -46,4 +48,10 @@ interface IExactOutputSettlement is ISwapSettlement {
     /// run backwards that are not one run after at most a WRAP, a SWAP_PROPAMM (exact-input only), or
     /// another venue's hop before a SWAP_V4 in its run or leg (V4 hops run backwards only first).
     error SwapExactOutputRoute(uint256 offset);
+
+    /// @notice Whether exact-output orders may route SWAP_V4 hops through this router (run backwards,
+    /// leading their path or leg): true when it has a V4 PoolManager. Routers built before exact output
+    /// over V4 name a PoolManager but refuse those hops, and lack this view: read a revert as false.
+    /// @return Whether SWAP_V4 hops run in exact-output routes.
+    function v4ExactOutput() external view returns (bool);
 }

@@ -30,7 +30,7 @@ pragma solidity ^0.8.28;
 ///   legs in one transaction keeps one minimum check over their total.
 /// - `0x06` SWAP_V3: tokenOut (20 bytes), pool fee tier (uint24, 3 bytes), venue index (1 byte). Swaps the
 ///   whole running amount through the pool the router computes from its V3 venue `venue` (see
-///   IUniswapV3Venue); the pool must take all of it. Exact input only: exact-output routes refuse it.
+///   IUniswapV3Venue); the pool must take all of it. Exact-output routes run it backwards (IExactOutputSettlement).
 /// - `0x07` SWAP_PROPAMM: pair (20 bytes), tokenOut (20 bytes). Reserved for the propAMM venue module;
 ///   refused as an unknown action by routers without it.
 /// - `0x08` SWAP_V4: tokenOut (20 bytes), fee (uint24, 3 bytes), tickSpacing (int24, two's complement, 3
@@ -39,8 +39,8 @@ pragma solidity ^0.8.28;
 ///   must take all of it. A tokenOut of address zero is native ETH (V4's currency zero): the running token
 ///   becomes the native asset, as after UNWRAP, and a native running token is paid to the PoolManager as
 ///   value (no WRAP). Consecutive SWAP_V4 actions run in one unlock, settling the input and taking the
-///   output once each. Exact input only: exact-output routes refuse it. Routers without a PoolManager
-///   refuse it as an unknown action.
+///   output once each. Exact-output routes run a path's leading SWAP_V4 hops backwards
+///   (IExactOutputSettlement). Routers without a PoolManager refuse it as an unknown action.
 /// The native asset is written as 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE.
 interface ISwapSettlement {
     /// @notice The order. With permit settlement every field is bound by the taker's signature.

@@ -65,8 +65,8 @@ abstract contract RouteExecutor is VenueHops {
     /// @dev Word `index` of the order's head (0 sellToken, 1 sellAmount, 2 buyToken, 3 minBuyAmount,
     /// 4 recipient, 5 deadline, 6 quoteId), without the ABI decoder's per-access checks: the hot path
     /// reads each field once. An address is its low 160 bits, as the EVM itself reads call targets; in
-    /// permit and gasless settlement the witness hash reads the same fields through the ABI decoder,
-    /// which refuses dirty addresses.
+    /// permit and gasless settlement the witness hash (OrderWitnessHash) signs the whole words, so a
+    /// dirty address gives a digest no taker signed and Permit2 refuses it.
     function _field(SwapParams calldata params, uint256 index) internal pure returns (uint256 word) {
         assembly ("memory-safe") {
             word := calldataload(add(params, shl(5, index)))

@@ -2,7 +2,7 @@ import type { Address } from "viem";
 import type { RouterVenueSet, RouterVenueSource } from "../../api/quote/venues/activeRouterVenues";
 
 /**
- * `source` with every active router taken to execute SWAP_V4 through `poolManager`: for the routing
+ * `source` with every active router taken to execute SWAP_V4 through `poolManager`, exact output too: for the routing
  * bench on routers built before the V4 action (their `poolManager()` reverts, which
  * reads as "no V4"). Quotes built over it do not settle on such routers; the API never uses it.
  */
@@ -13,7 +13,7 @@ export function assumingV4PoolManager(source: RouterVenueSource, poolManager: Ad
     async at(client, head) {
       const set = await source.at(client, head);
       let withV4 = known.get(set);
-      if (withV4 === undefined) known.set(set, (withV4 = { ...set, v4PoolManager }));
+      if (withV4 === undefined) known.set(set, (withV4 = { ...set, v4PoolManager, v4ExactOutput: true }));
       return withV4;
     },
   };

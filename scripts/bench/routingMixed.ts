@@ -130,7 +130,8 @@ export function mixedMarket(count: number, seed: number): { market: PricedMarket
       const poolKey = { currency0: getAddress(pool.token0), currency1: getAddress(pool.token1), fee, tickSpacing, hooks: zeroAddress };
       const id = v4PoolId(poolKey).toLowerCase() as Hex;
       const state: V4RoutedPool["state"] = { ...pool, address: id as string as Address, id, key: poolKey, protocolFee: 0 };
-      pools.push({ kind: "v4", address: state.address, token0: state.token0, token1: state.token1, source: "uniswap-v4", state } satisfies V4RoutedPool);
+      const routed: V4RoutedPool = { kind: "v4", address: state.address, token0: state.token0, token1: state.token1, source: "uniswap-v4", state, backwards: true };
+      pools.push(routed);
       v4Pools++;
     } else if (isV3) {
       const [source, venueIndex, fee, spacing] = tier;

@@ -1,7 +1,7 @@
 import { decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from "viem";
 import { propAmmAllowlistAbi } from "../abis/propAmmAllowlistAbi";
 import { decodeRouteActions, isHopAction, type RouteAction } from "../calldata/routeActions";
-import { readRouterAddressView } from "./routerAddressView";
+import { readRouterAddressView } from "./routerViews";
 import { rpcConnectionFailure } from "../chain/rpcConnectionFailure";
 import { ChainConnectionError } from "../errors/client";
 import { QuoteCalldataError } from "../errors/quoteCheck";

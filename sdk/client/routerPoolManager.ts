@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { readRouterAddressView } from "./routerAddressView";
+import { readRouterAddressView, readRouterFlagView } from "./routerViews";
 import type { ChainReader } from "./tradingWallet";
 
 /**
@@ -9,4 +9,12 @@ import type { ChainReader } from "./tradingWallet";
  */
 export function readRouterPoolManager(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<Address | undefined> {
   return readRouterAddressView(reader, router, "poolManager", "V4 PoolManager", blockNumber);
+}
+
+/**
+ * Whether `router` runs SWAP_V4 hops in exact-output routes (`v4ExactOutput()`); false for a router
+ * built before exact output over V4, which names a PoolManager but refuses them. Node failures throw.
+ */
+export function readRouterV4ExactOutput(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<boolean> {
+  return readRouterFlagView(reader, router, "v4ExactOutput", "V4 exact-output support", blockNumber);
 }

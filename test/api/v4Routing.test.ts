@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import hre from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +17,7 @@ import {
   patchSignature,
   QuoteMismatchError,
   readRouterPoolManager,
+  readRouterV4ExactOutput,
   routeOutput,
   swapV4Hop,
   v4HookExclusion,
@@ -37,12 +39,13 @@ import type { MarketPools } from "../../api/quote/market/marketTracker";
 import { marketWhere, marketWithoutSources } from "../../api/quote/market/marketView";
 import type { PoolSnapshot } from "../../api/quote/market/poolState";
 import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
-import { searchRouteForOutput } from "../../api/quote/routing/exactOutputRoute";
+import { amountInThrough, pricesBackwards, searchRouteForOutput } from "../../api/quote/routing/exactOutputRoute";
+import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../scripts/deploy/uniswapArtifacts";
 import { actionsOfLegs } from "../../api/quote/routing/routePlan";
 import { bestExecution } from "../../api/quote/routing/splitDecision";
 import { FollowedV4HookAllowlist } from "../../api/quote/venues/uniswapV4/followedHookAllowlist";
 import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
-import { adapterOf, legName } from "../../api/quote/venues/venueAdapters";
+import { legName } from "../../api/quote/venues/venueAdapters";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";
 import { closeSharedQuoteApis, quoteReady, type QuoteApi } from "../fixtures/quoteApi";
@@ -59,16 +62,18 @@ const lower = (address: Address) => address.toLowerCase() as Address;
  * The devnet's market (V2, V3, propAMM and the V4 market deployDevnet put in the PoolManager) as the
  * API builds it (chainMarket.ts), over the fixture's manifest with its `uniswapV4` part; the fixture's
  * routers execute SWAP_V4 (`poolManager()` names the manifest's PoolManager). `withoutV4` reads them as
- * routers built before the V4 action read (no PoolManager in their venue set).
+ * routers built before the V4 action read (no PoolManager in their venue set); `withoutV4ExactOutput`
+ * as routers built before exact output over V4 read (a PoolManager, no `v4ExactOutput()`).
  */
-async function marketOf(f: SettlementFixture, options: { withoutV4?: boolean; hooks?: FollowedV4HookAllowlist }) {
+async function marketOf(f: SettlementFixture, options: { withoutV4?: boolean; withoutV4ExactOutput?: boolean; hooks?: FollowedV4HookAllowlist }) {
+  const overriding = options.withoutV4 ? { v4PoolManager: undefined } : options.withoutV4ExactOutput ? { v4ExactOutput: false } : undefined;
   const manifest: DeploymentManifest = { ...(await fixtureManifest(f)), uniswapV4: f.uniswapV4 };
   const tracker = marketTrackerOfManifest(f.publicClient, manifest, {
     isSupported: () => true,
     observeReads: () => undefined,
     decimalsOf: (token) => manifest.tokens.find((candidate) => lower(candidate.address) === token)?.decimals ?? 18,
     v4Hooks: options.hooks,
-    routerVenues: options.withoutV4 ? (active) => ({ at: async (client, head) => ({ ...(await active.at(client, head)), v4PoolManager: undefined }) }) : undefined,
+    routerVenues: overriding === undefined ? undefined : (active) => ({ at: async (client, head) => ({ ...(await active.at(client, head)), ...overriding }) }),
   });
   const v2Pools: ManifestPool[] = manifest.pools.filter((pool): pool is ManifestPool => pool.type === "uniswap-v2");
   const venuePools: ManifestVenuePool[] = manifest.pools;
@@ -164,11 +169,44 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     expect(without.amountOut < execution.amountOut).to.equal(true);
 
     // Exact output prices the same V4 pool backwards: the input it needs is V4Quoter's exact-output quote, to the wei.
-    const exactOutputMarket = marketWhere(market, (candidate) => adapterOf(candidate).exactOutput);
+    const exactOutputMarket = marketWhere(market, pricesBackwards);
     const wanted = parseUnits("5000", 6);
     const backwards = searchRouteForOutput(exactOutputMarket, lower(usdc), lower(usdt), wanted)!;
     expect(backwards.pools.map((candidate) => candidate.address)).to.deep.equal([pool.address]);
     expect(backwards.amountIn).to.equal(await quoteV4(f, f.uniswapV4.v4Quoter, pool.state.key, usdc, wanted, "exactOutput"));
+  });
+
+  it("reads each router's v4ExactOutput(): the V4 routers answer true, a router without exact output (or any contract without the view) false, and the venue set needs every active router's yes", async () => {
+    const f = await loadFixture(settlementFixture);
+    expect(await readRouterV4ExactOutput(f.publicClient, f.contracts.takerSwapRouter)).to.equal(true);
+    expect(await readRouterV4ExactOutput(f.publicClient, f.contracts.gaslessSwapRouter)).to.equal(true);
+    // GaslessSwapRouter has no exact-output entry points (nor the view): it reverts, which reads as no.
+    const exactInputOnly = await hre.viem.deployContract("GaslessSwapRouter", [f.contracts.permit2, f.contracts.weth, f.contracts.routerRegistry, { factory: f.contracts.uniswapV2Factory, feeBps: 30, pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH }], { client: { public: f.publicClient, wallet: f.deployer } });
+    expect(await readRouterV4ExactOutput(f.publicClient, exactInputOnly.address)).to.equal(false);
+    expect(await readRouterV4ExactOutput(f.publicClient, f.contracts.routerRegistry)).to.equal(false);
+    expect(await readRouterV4ExactOutput(f.publicClient, f.stranger.account.address)).to.equal(false);
+    const { snapshot } = await marketOf(f, {});
+    expect(v4PoolsOf(await snapshot()).every((pool) => pool.backwards)).to.equal(true);
+  });
+
+  it("routers built before exact output over V4 (a PoolManager, no v4ExactOutput): V4 pools still route exact input, but no exact-output path or split prices them backwards", async () => {
+    const f = await loadFixture(settlementFixture);
+    const { snapshot } = await marketOf(f, { withoutV4ExactOutput: true });
+    const market = await snapshot();
+    const [usdc, usdt] = [f.token("USDC"), f.token("USDT")];
+    expect(v4PoolsOf(market).length).to.be.greaterThan(0);
+    expect(v4PoolsOf(market).some((pool) => pool.backwards)).to.equal(false);
+    // Exact input still takes the V4 pool that wins the hop.
+    const execution = plan(market, f, usdc, usdt, parseUnits("5000", 6));
+    expect(execution.legs.flatMap((leg) => leg.hops).map((hop) => hop.pool.source)).to.deep.equal([V4]);
+    // Exact output finds its paths and splits elsewhere: the market it searches (planExactOutputRoute's) holds no V4 pool.
+    const exactOutputMarket = marketWhere(market, pricesBackwards);
+    expect([...exactOutputMarket.pools.values()].filter((pool) => pool.kind === "v4")).to.deep.equal([]);
+    expect([...exactOutputMarket.pools.values()].some((pool) => pool.kind === "v3")).to.equal(true);
+    for (const pool of v4PoolsOf(market)) expect(amountInThrough(pool, pool.token0, 1_000n), pool.address).to.equal(undefined);
+    const backwards = searchRouteForOutput(exactOutputMarket, lower(usdc), lower(usdt), parseUnits("5000", 6));
+    expect(backwards, "an exact-output path over the other venues").to.not.equal(undefined);
+    expect(backwards!.pools.some((pool) => pool.kind === "v4")).to.equal(false);
   });
 
   it("splits a large order (800k USDC → USDT) across V4 and the other venues when that pays more net of gas, every leg's V4 hop a SWAP_V4 inside the SPLIT", async () => {

@@ -93,12 +93,15 @@ function transfers(receipt: { logs: readonly { address: Address; topics: readonl
 }
 
 describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRouterV2", () => {
-  it("deploys the current routers with the devnet's PoolManager (poolManager()); earlier versions, and the current one deployed without it, have none and refuse SWAP_V4 as an unknown action, a signed V4-first sell too", async () => {
+  it("deploys the current routers with the devnet's PoolManager (poolManager(), and v4ExactOutput() true); earlier versions, and the current one deployed without it, have none (v4ExactOutput() false) and refuse SWAP_V4 as an unknown action, a signed V4-first sell too", async () => {
     const f = await loadFixture(v3Market);
     expect(await f.takerRouter.read.poolManager()).to.equal(f.uniswapV4.poolManager);
     expect(await f.gaslessRouter.read.poolManager()).to.equal(f.uniswapV4.poolManager);
+    expect(await f.takerRouter.read.v4ExactOutput()).to.equal(true);
+    expect(await f.gaslessRouter.read.v4ExactOutput()).to.equal(true);
     const earlier = await hre.viem.getContractAt("TakerSwapRouterV3", await f.newTakerRouter("TakerSwapRouterV2"));
     expect(await earlier.read.poolManager()).to.equal(zeroAddress);
+    expect(await earlier.read.v4ExactOutput()).to.equal(false);
     const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
     await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, 2n, earlier.address);
     const swap = order(f, usdc, parseUnits("10", 6), weth, 1n, swapV4(v4Pool(f, weth, usdc), weth), (await now(f)) + 600n);
@@ -108,6 +111,7 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     // (its destination stays the router), and SWAP_V4 is refused.
     const withoutV4 = await hre.viem.getContractAt("TakerSwapRouterV3", await f.newTakerRouter(undefined, ["poolManager"]));
     expect(await withoutV4.read.poolManager()).to.equal(zeroAddress);
+    expect(await withoutV4.read.v4ExactOutput()).to.equal(false);
     await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, 2n, withoutV4.address);
     const typedData = buildSwapPermitTypedData({ chainId: 4663, permit2: f.contracts.permit2, router: withoutV4.address, order: swap, nonce: NONCE_BASE + 9n });
     const { data, signatureOffset } = encodeSwapWithPermit(swap, NONCE_BASE + 9n);

@@ -2,13 +2,12 @@ import type { Address } from "viem";
 import { NATIVE_TOKEN_LOWERCASE } from "../../../sdk";
 import { ApiError } from "../../../sdk/server/apiError";
 import type { QuoteInput } from "../response/buildQuote";
-import { asRunByRouter, bestExactOutputExecution, searchRouteForOutput } from "./exactOutputRoute";
+import { asRunByRouter, bestExactOutputExecution, pricesBackwards, searchRouteForOutput } from "./exactOutputRoute";
 import { marketWhere } from "../market/marketView";
 import type { PricedMarket } from "./poolGraph";
 import type { RouteSearchStats } from "./prunedRouteSearch";
 import { actionsOfLegs, bareWrapPlan, endCandidates, isBareWrap, type EndsCandidate, type RoutePlan } from "./routePlan";
 import { gasCostIn } from "./splitDecision";
-import { adapterOf } from "../venues/venueAdapters";
 
 const NATIVE = NATIVE_TOKEN_LOWERCASE;
 const BPS = 10_000n;
@@ -36,8 +35,8 @@ export function planExactOutputRoute(input: QuoteInput, pricedMarket: PricedMark
   const needed = grossBeforeFee(buyAmount, query.feeBps);
   const stats: RouteSearchStats = { candidatePaths: 0, successfulRoutes: 0, bySource: {} };
   if (isBareWrap(sellToken.address, buyToken.address, weth)) return bareWrapPlan(sellToken.address, buyToken.address, needed, stats);
-  // Exact-input-only venues (propAMMs) cannot price a leg backwards: the whole search leaves them out.
-  const market = marketWhere(pricedMarket, (pool) => adapterOf(pool).exactOutput);
+  // Pools that cannot be priced backwards (propAMMs; V4 on routers that refuse it) would only break splits: the whole search leaves them out.
+  const market = marketWhere(pricedMarket, pricesBackwards);
   // Gas is priced over the whole market: a propAMM may be what prices the sell token in ETH.
   const gasCost = gasCostIn(pricedMarket, sellToken.address === NATIVE ? weth : sellToken.address, weth, gasPriceWei);
   const candidates = endCandidates(sellToken.address, buyToken.address, weth, (tokenIn, tokenOut) => {

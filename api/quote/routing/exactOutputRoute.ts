@@ -10,11 +10,16 @@ import type { SplitLeg } from "./splitRoute";
 /**
  * The least input `pool` needs to pay out `amountOut` of the other token, exactly as the routers'
  * backward pass computes it (its venue's adapter; V2: V2SwapMath.getAmountIn); undefined when the
- * pool cannot pay that much, or its venue is exact-input only (propAMMs).
+ * pool cannot pay that much, or may not be priced backwards (pricesBackwards).
  */
 export function amountInThrough(pool: PricedPool, tokenIn: Address, amountOut: bigint): bigint | undefined {
+  return pricesBackwards(pool) ? adapterOf(pool).amountIn(pool, tokenIn, amountOut) : undefined;
+}
+
+/** Whether `pool` may be priced backwards: its venue can (propAMMs cannot) and the pool is not held back (VenueAdapter.backwards: V4 on routers built before exact output over V4). */
+export function pricesBackwards(pool: PricedPool): boolean {
   const adapter = adapterOf(pool);
-  return adapter.exactOutput ? adapter.amountIn(pool, tokenIn, amountOut) : undefined;
+  return adapter.exactOutput && adapter.backwards?.(pool) !== false;
 }
 
 /** A token path's pools, backwards: what each step needs, from the output to the input. */

@@ -1,5 +1,5 @@
 import { getAbiItem, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { chainOrder, decodeFeatureState, encodeRegistryRead, logPosition, readRouterPoolManager, readRouterPropAmmAllowlist, readRouterV3Venues, type FeatureId, type LogPosition, type LogWindow } from "../../../sdk";
+import { chainOrder, decodeFeatureState, encodeRegistryRead, logPosition, readRouterPoolManager, readRouterPropAmmAllowlist, readRouterV3Venues, readRouterV4ExactOutput, type FeatureId, type LogPosition, type LogWindow } from "../../../sdk";
 import { type BlockHead } from "../../../sdk/chain/chainHead";
 import { propAmmAllowlistAbi } from "../../../sdk/abis/propAmmAllowlistAbi";
 import { routerRegistryAbi } from "../../../sdk/abis/routerRegistryAbi";
@@ -27,6 +27,12 @@ export type RouterVenueSet = Readonly<{
    * undefined when any router has none (it reverts or answers zero) or they name different ones: no V4.
    */
   v4PoolManager?: Address | undefined;
+  /**
+   * Whether every active router also runs SWAP_V4 hops in exact-output routes (`v4ExactOutput()`);
+   * false or undefined: V4 pools are priced for exact input only (routers built before exact output
+   * over V4 name a PoolManager but refuse those hops).
+   */
+  v4ExactOutput?: boolean | undefined;
 }>;
 
 /** Something that tells the routers' venues at a block (ActiveRouterVenues; tests may hand a fixed set). */
@@ -48,7 +54,7 @@ export type ActiveRouterVenuesOptions = Readonly<{
 }>;
 
 /** A router's venues: its V3 table (lowercase factory and hash per index) and its allowlist. */
-type RouterTable = Readonly<{ router: Address; v3: readonly (string | undefined)[]; allowlist: Address | undefined; poolManager: Address | undefined }>;
+type RouterTable = Readonly<{ router: Address; v3: readonly (string | undefined)[]; allowlist: Address | undefined; poolManager: Address | undefined; v4ExactOutput: boolean }>;
 
 type VenueEvent = LogPosition &
   ({ kind: "routers"; emitter: Address } | { kind: "added"; emitter: Address; venue: Omit<PropAmmVenue, "source"> } | { kind: "removed"; emitter: Address; pair: Address });
@@ -165,12 +171,18 @@ export class ActiveRouterVenues implements RouterVenueSource {
     const active = [...new Set(routers.filter((router) => router !== zeroAddress).map(lower))];
     const tables = await Promise.all(
       active.map(async (router): Promise<RouterTable> => {
-        const [v3, allowlist, poolManager] = await Promise.all([readRouterV3Venues(client, router, head.number), readRouterPropAmmAllowlist(client, router, head.number), readRouterPoolManager(client, router, head.number)]);
+        const [v3, allowlist, poolManager, v4ExactOutput] = await Promise.all([
+          readRouterV3Venues(client, router, head.number),
+          readRouterPropAmmAllowlist(client, router, head.number),
+          readRouterPoolManager(client, router, head.number),
+          readRouterV4ExactOutput(client, router, head.number),
+        ]);
         return {
           router,
           v3: v3.venues.map((venue) => (venue === undefined ? undefined : `${lower(venue.factory)}:${venue.poolInitCodeHash.toLowerCase()}`)),
           allowlist: allowlist === undefined ? undefined : lower(allowlist),
           poolManager: poolManager === undefined ? undefined : lower(poolManager),
+          v4ExactOutput,
         };
       }),
     );
@@ -211,7 +223,8 @@ export class ActiveRouterVenues implements RouterVenueSource {
     // V4 routes only through the one PoolManager every active router names (a router without the V4 action names none).
     const poolManager = tables[0]?.poolManager;
     const v4PoolManager = poolManager !== undefined && tables.every((table) => table.poolManager === poolManager) ? poolManager : undefined;
-    const set: RouterVenueSet = { routers: tables.map((table) => table.router), v3Index, propAmms, pairs, v4PoolManager };
+    const v4ExactOutput = v4PoolManager !== undefined && tables.every((table) => table.v4ExactOutput);
+    const set: RouterVenueSet = { routers: tables.map((table) => table.router), v3Index, propAmms, pairs, v4PoolManager, v4ExactOutput };
     return previous !== undefined && sameSet(previous, set) ? previous : set;
   }
 }
@@ -221,6 +234,7 @@ function sameSet(a: RouterVenueSet, b: RouterVenueSet): boolean {
   return (
     a.routers.join() === b.routers.join() &&
     a.v4PoolManager === b.v4PoolManager &&
+    a.v4ExactOutput === b.v4ExactOutput &&
     [...a.v3Index].join() === [...b.v3Index].join() &&
     venueKey(a) === venueKey(b) &&
     a.pairs.size === b.pairs.size &&

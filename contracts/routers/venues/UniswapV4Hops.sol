@@ -17,7 +17,7 @@ abstract contract UniswapV4Hops is IUniswapV4Venue, RouterFunds {
     /// @dev The module's `swapV4Run()`.
     bytes4 private constant SWAP_V4_RUN_SELECTOR = UniswapV4Module.swapV4Run.selector;
 
-    address private immutable _v4PoolManager;
+    address internal immutable _v4PoolManager;
     address private immutable _v4Module;
 
     /// @param poolManager_ Uniswap V4's PoolManager, or zero for a router without the V4 venue.

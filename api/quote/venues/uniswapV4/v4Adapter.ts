@@ -5,7 +5,8 @@ import type { VenueAdapter } from "../venueAdapter";
 import { v3Curve, v3ExactInput, v3ExactOutput, v3SpotPrice } from "../uniswapV3/v3Pricing";
 
 /** A V4 pool as routing holds it: `address` is its pool id (leg names carry it), `state` its followed state. */
-export type V4RoutedPool = VenuePool & Readonly<{ kind: "v4"; state: V4PoolState }>;
+/** `backwards`: whether the active routers run this pool's hops in exact-output routes (RouterVenueSet.v4ExactOutput). */
+export type V4RoutedPool = VenuePool & Readonly<{ kind: "v4"; state: V4PoolState; backwards: boolean }>;
 
 /**
  * A V4 hop's execution gas, from `bench:gas` (2026-11-28): a whole 1-hop V4 swap by Permit2 used 152,549
@@ -33,6 +34,8 @@ export const v4Adapter: VenueAdapter<V4RoutedPool> = {
   // hop after another venue's is refused on chain (SwapExactOutputRoute).
   exactOutput: true,
   exactOutputFirst: true,
+  // Routers built before exact output over V4 refuse its hops backwards (RouterVenueSet.v4ExactOutput).
+  backwards: (pool) => pool.backwards,
   exactCurve: false,
   runHopSaving: V4_HOP_GAS.runSaving,
   amountOut(pool, tokenIn, amountIn) {
