@@ -18,8 +18,8 @@ import {ISwapSettlement} from "./ISwapSettlement.sol";
 /// shares divide the output, not the input: each leg must produce its share of what the split must
 /// yield. An exact-output route has at most one SPLIT and no other swap beside it. SWAP_PROPAMM is
 /// refused anywhere in an exact-output route (SwapExactOutputRoute): propAMMs are exact-input only. A
-/// SWAP_V4 hop must lead its path or SPLIT leg (only V4 hops before it), and needs a router with a
-/// PoolManager (`v4ExactOutput`).
+/// SWAP_V4 hop must lead its path or SPLIT leg (only V4 hops before it), and needs a router whose V4
+/// venue is revision 2 or later (IUniswapV4Venue's `v4Revision`).
 /// The struct has the same ABI layout as `SwapParams` (with `maxSellAmount` and `buyAmount` in the
 /// places of `sellAmount` and `minBuyAmount`), so the allowance holder reads both the same way.
 interface IExactOutputSettlement is ISwapSettlement {
@@ -48,10 +48,4 @@ interface IExactOutputSettlement is ISwapSettlement {
     /// run backwards that are not one run after at most a WRAP, a SWAP_PROPAMM (exact-input only), or
     /// another venue's hop before a SWAP_V4 in its run or leg (V4 hops run backwards only first).
     error SwapExactOutputRoute(uint256 offset);
-
-    /// @notice Whether exact-output orders may route SWAP_V4 hops through this router (run backwards,
-    /// leading their path or leg): true when it has a V4 PoolManager. Routers built before exact output
-    /// over V4 name a PoolManager but refuse those hops, and lack this view: read a revert as false.
-    /// @return Whether SWAP_V4 hops run in exact-output routes.
-    function v4ExactOutput() external view returns (bool);
 }

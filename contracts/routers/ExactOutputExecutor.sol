@@ -32,11 +32,6 @@ abstract contract ExactOutputExecutor is IExactOutputSettlement, RouteExecutor {
         uint256 swapOut;
     }
 
-    /// @inheritdoc IExactOutputSettlement
-    function v4ExactOutput() external view returns (bool) {
-        return _v4PoolManager != address(0);
-    }
-
     /// @dev `params` read as the SwapParams it is laid out like (IExactOutputSettlement), so the
     /// exact-input checks and field reads apply unchanged.
     function _asSwapParams(ExactOutputParams calldata params) internal pure returns (SwapParams calldata swapParams) {

@@ -1,4 +1,5 @@
 import type { Address } from "viem";
+import { V4_REVISION_EXACT_OUTPUT } from "../../sdk";
 import type { RouterVenueSet, RouterVenueSource } from "../../api/quote/venues/activeRouterVenues";
 
 /**
@@ -13,7 +14,7 @@ export function assumingV4PoolManager(source: RouterVenueSource, poolManager: Ad
     async at(client, head) {
       const set = await source.at(client, head);
       let withV4 = known.get(set);
-      if (withV4 === undefined) known.set(set, (withV4 = { ...set, v4PoolManager, v4ExactOutput: true }));
+      if (withV4 === undefined) known.set(set, (withV4 = { ...set, v4PoolManager, v4Revision: V4_REVISION_EXACT_OUTPUT }));
       return withV4;
     },
   };

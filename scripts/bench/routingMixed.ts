@@ -7,7 +7,7 @@
  * (2) What splitting buys on the devnet's split pair, through the API's MarketTracker on the real devnet.
  */
 import { getAddress, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { Feature, decodeFeatureState, encodeRegistryRead, getSqrtRatioAtTick, getTickAtSqrtRatio, readRouterPoolManager, v2PoolsOf, v4PoolId, type DeploymentManifest, type V3TickState } from "../../sdk";
+import { Feature, decodeFeatureState, encodeRegistryRead, getSqrtRatioAtTick, getTickAtSqrtRatio, readRouterPoolManager, V4_REVISION_EXACT_OUTPUT, v2PoolsOf, v4PoolId, type DeploymentManifest, type V3TickState } from "../../sdk";
 import { ChainHead } from "../../sdk/chain/chainHead";
 import { assumingV4PoolManager } from "./assumedV4Routers";
 import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
@@ -130,7 +130,7 @@ export function mixedMarket(count: number, seed: number): { market: PricedMarket
       const poolKey = { currency0: getAddress(pool.token0), currency1: getAddress(pool.token1), fee, tickSpacing, hooks: zeroAddress };
       const id = v4PoolId(poolKey).toLowerCase() as Hex;
       const state: V4RoutedPool["state"] = { ...pool, address: id as string as Address, id, key: poolKey, protocolFee: 0 };
-      const routed: V4RoutedPool = { kind: "v4", address: state.address, token0: state.token0, token1: state.token1, source: "uniswap-v4", state, backwards: true };
+      const routed: V4RoutedPool = { kind: "v4", address: state.address, token0: state.token0, token1: state.token1, source: "uniswap-v4", state, revision: V4_REVISION_EXACT_OUTPUT };
       pools.push(routed);
       v4Pools++;
     } else if (isV3) {

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { readRouterAddressView, readRouterFlagView } from "./routerViews";
+import { readRouterAddressView, readRouterNumberView } from "./routerViews";
 import type { ChainReader } from "./tradingWallet";
 
 /**
@@ -11,10 +11,18 @@ export function readRouterPoolManager(reader: ChainReader, router: Address, bloc
   return readRouterAddressView(reader, router, "poolManager", "V4 PoolManager", blockNumber);
 }
 
+/** The first revision of the V4 venue whose routers run exact-output V4 hops and a SPLIT leg's V4 hops in one unlock. */
+export const V4_REVISION_EXACT_OUTPUT = 2;
+
 /**
- * Whether `router` runs SWAP_V4 hops in exact-output routes (`v4ExactOutput()`); false for a router
- * built before exact output over V4, which names a PoolManager but refuses them. Node failures throw.
+ * What `router`'s V4 venue does (IUniswapV4Venue's `v4Revision()`): 0 without a PoolManager; 1 for a
+ * router built before the view (it names a PoolManager but runs V4 hops for exact input only, a SPLIT
+ * leg's one unlock each); from V4_REVISION_EXACT_OUTPUT, exact output and a leg's runs too. Node
+ * failures throw.
  */
-export function readRouterV4ExactOutput(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<boolean> {
-  return readRouterFlagView(reader, router, "v4ExactOutput", "V4 exact-output support", blockNumber);
+export async function readRouterV4Revision(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<number> {
+  const revision = await readRouterNumberView(reader, router, "v4Revision", "V4 venue revision", blockNumber);
+  // An answer past 2^32 is no revision of ours: read as a router without the view.
+  if (revision !== undefined && revision < 2n ** 32n) return Number(revision);
+  return (await readRouterPoolManager(reader, router, blockNumber)) === undefined ? 0 : 1;
 }

@@ -36,12 +36,12 @@ export async function readRouterAddressView(reader: ChainReader, router: Address
   return address === undefined || address === zeroAddress ? undefined : address;
 }
 
-/** A router's yes-or-no view `functionName()` (a capability); false for a router that lacks it (callRouterView). */
-export async function readRouterFlagView(reader: ChainReader, router: Address, functionName: string, what: string, blockNumber?: bigint): Promise<boolean> {
+/** A router's numeric view `functionName()` (a revision, a count); undefined for a router that lacks it (callRouterView). */
+export async function readRouterNumberView(reader: ChainReader, router: Address, functionName: string, what: string, blockNumber?: bigint): Promise<bigint | undefined> {
   const data = await callRouterView(reader, router, functionName, what, blockNumber);
-  if (data === undefined) return false;
-  const abi = [{ type: "function", name: functionName, stateMutability: "view", inputs: [], outputs: [{ type: "bool" }] }] as const;
-  return decoded(() => decodeFunctionResult({ abi, functionName, data }) as boolean) === true;
+  if (data === undefined) return undefined;
+  const abi = [{ type: "function", name: functionName, stateMutability: "view", inputs: [], outputs: [{ type: "uint256" }] }] as const;
+  return decoded(() => decodeFunctionResult({ abi, functionName, data }) as bigint);
 }
 
 /** An answer that does not decode as the view's type is another function's, not this view's: read as none. */

@@ -17,7 +17,8 @@ import {
   patchSignature,
   QuoteMismatchError,
   readRouterPoolManager,
-  readRouterV4ExactOutput,
+  readRouterV4Revision,
+  V4_REVISION_EXACT_OUTPUT,
   routeOutput,
   swapV4Hop,
   v4HookExclusion,
@@ -38,13 +39,14 @@ import { marketTrackerOfManifest } from "../../api/quote/market/chainMarket";
 import type { MarketPools } from "../../api/quote/market/marketTracker";
 import { marketWhere, marketWithoutSources } from "../../api/quote/market/marketView";
 import type { PoolSnapshot } from "../../api/quote/market/poolState";
-import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
+import { hopsGas, searchRoute } from "../../api/quote/routing/prunedRouteSearch";
+import type { RouteHop } from "../../api/quote/routing/routeSearch";
 import { amountInThrough, pricesBackwards, searchRouteForOutput } from "../../api/quote/routing/exactOutputRoute";
 import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../scripts/deploy/uniswapArtifacts";
 import { actionsOfLegs } from "../../api/quote/routing/routePlan";
 import { bestExecution } from "../../api/quote/routing/splitDecision";
 import { FollowedV4HookAllowlist } from "../../api/quote/venues/uniswapV4/followedHookAllowlist";
-import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
+import { V4_HOP_GAS, type V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
 import { legName } from "../../api/quote/venues/venueAdapters";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";
@@ -63,10 +65,10 @@ const lower = (address: Address) => address.toLowerCase() as Address;
  * API builds it (chainMarket.ts), over the fixture's manifest with its `uniswapV4` part; the fixture's
  * routers execute SWAP_V4 (`poolManager()` names the manifest's PoolManager). `withoutV4` reads them as
  * routers built before the V4 action read (no PoolManager in their venue set); `withoutV4ExactOutput`
- * as routers built before exact output over V4 read (a PoolManager, no `v4ExactOutput()`).
+ * as routers built before exact output over V4 read (a PoolManager, no `v4Revision()`: revision 1).
  */
 async function marketOf(f: SettlementFixture, options: { withoutV4?: boolean; withoutV4ExactOutput?: boolean; hooks?: FollowedV4HookAllowlist }) {
-  const overriding = options.withoutV4 ? { v4PoolManager: undefined } : options.withoutV4ExactOutput ? { v4ExactOutput: false } : undefined;
+  const overriding = options.withoutV4 ? { v4PoolManager: undefined } : options.withoutV4ExactOutput ? { v4Revision: 1 } : undefined;
   const manifest: DeploymentManifest = { ...(await fixtureManifest(f)), uniswapV4: f.uniswapV4 };
   const tracker = marketTrackerOfManifest(f.publicClient, manifest, {
     isSupported: () => true,
@@ -176,26 +178,27 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     expect(backwards.amountIn).to.equal(await quoteV4(f, f.uniswapV4.v4Quoter, pool.state.key, usdc, wanted, "exactOutput"));
   });
 
-  it("reads each router's v4ExactOutput(): the V4 routers answer true, a router without exact output (or any contract without the view) false, and the venue set needs every active router's yes", async () => {
+  it("reads each router's V4 venue revision: the devnet's routers answer v4Revision() 2, one without a PoolManager 0, and a contract without the view 1 beside a PoolManager (V4Quoter names one), else 0; the venue set takes the lowest", async () => {
     const f = await loadFixture(settlementFixture);
-    expect(await readRouterV4ExactOutput(f.publicClient, f.contracts.takerSwapRouter)).to.equal(true);
-    expect(await readRouterV4ExactOutput(f.publicClient, f.contracts.gaslessSwapRouter)).to.equal(true);
-    // GaslessSwapRouter has no exact-output entry points (nor the view): it reverts, which reads as no.
-    const exactInputOnly = await hre.viem.deployContract("GaslessSwapRouter", [f.contracts.permit2, f.contracts.weth, f.contracts.routerRegistry, { factory: f.contracts.uniswapV2Factory, feeBps: 30, pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH }], { client: { public: f.publicClient, wallet: f.deployer } });
-    expect(await readRouterV4ExactOutput(f.publicClient, exactInputOnly.address)).to.equal(false);
-    expect(await readRouterV4ExactOutput(f.publicClient, f.contracts.routerRegistry)).to.equal(false);
-    expect(await readRouterV4ExactOutput(f.publicClient, f.stranger.account.address)).to.equal(false);
+    expect(await readRouterV4Revision(f.publicClient, f.contracts.takerSwapRouter)).to.equal(V4_REVISION_EXACT_OUTPUT);
+    expect(await readRouterV4Revision(f.publicClient, f.contracts.gaslessSwapRouter)).to.equal(V4_REVISION_EXACT_OUTPUT);
+    const withoutPoolManager = await hre.viem.deployContract("GaslessSwapRouter", [f.contracts.permit2, f.contracts.weth, f.contracts.routerRegistry, { factory: f.contracts.uniswapV2Factory, feeBps: 30, pairInitCodeHash: UNISWAP_V2_PAIR_INIT_CODE_HASH }], { client: { public: f.publicClient, wallet: f.deployer } });
+    expect(await readRouterV4Revision(f.publicClient, withoutPoolManager.address)).to.equal(0);
+    // V4Quoter answers poolManager() but has no v4Revision(): read as a router built before the view.
+    expect(await readRouterV4Revision(f.publicClient, f.uniswapV4.v4Quoter)).to.equal(1);
+    expect(await readRouterV4Revision(f.publicClient, f.contracts.routerRegistry)).to.equal(0);
+    expect(await readRouterV4Revision(f.publicClient, f.stranger.account.address)).to.equal(0);
     const { snapshot } = await marketOf(f, {});
-    expect(v4PoolsOf(await snapshot()).every((pool) => pool.backwards)).to.equal(true);
+    expect(v4PoolsOf(await snapshot()).every((pool) => pool.revision === V4_REVISION_EXACT_OUTPUT)).to.equal(true);
   });
 
-  it("routers built before exact output over V4 (a PoolManager, no v4ExactOutput): V4 pools still route exact input, but no exact-output path or split prices them backwards", async () => {
+  it("routers built before exact output over V4 (a PoolManager, no v4Revision: revision 1): V4 pools still route exact input, but no exact-output path or split prices them backwards, and a SPLIT leg's V4 hops are costed one unlock each", async () => {
     const f = await loadFixture(settlementFixture);
     const { snapshot } = await marketOf(f, { withoutV4ExactOutput: true });
     const market = await snapshot();
     const [usdc, usdt] = [f.token("USDC"), f.token("USDT")];
     expect(v4PoolsOf(market).length).to.be.greaterThan(0);
-    expect(v4PoolsOf(market).some((pool) => pool.backwards)).to.equal(false);
+    expect(v4PoolsOf(market).every((pool) => pool.revision === 1)).to.equal(true);
     // Exact input still takes the V4 pool that wins the hop.
     const execution = plan(market, f, usdc, usdt, parseUnits("5000", 6));
     expect(execution.legs.flatMap((leg) => leg.hops).map((hop) => hop.pool.source)).to.deep.equal([V4]);
@@ -207,6 +210,16 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     const backwards = searchRouteForOutput(exactOutputMarket, lower(usdc), lower(usdt), parseUnits("5000", 6));
     expect(backwards, "an exact-output path over the other venues").to.not.equal(undefined);
     expect(backwards!.pools.some((pool) => pool.kind === "v4")).to.equal(false);
+
+    // Two V4 hops in a row: a route's only path saves the run's share of gas on either revision; a SPLIT
+    // leg's only from revision 2, whose routers run a leg's V4 hops in one unlock.
+    const [first, second] = v4PoolsOf(market);
+    const run = (revision: number): RouteHop[] => [first!, second!].map((pool) => ({ pool: { ...pool, revision }, tokenIn: pool.token0, tokenOut: pool.token1, amountIn: 1_000_000n, amountOut: 1_000n }));
+    const single = (revision: number) => hopsGas(run(revision), true);
+    const leg = (revision: number) => hopsGas(run(revision), false);
+    expect(single(1)).to.equal(single(V4_REVISION_EXACT_OUTPUT));
+    expect(leg(1) - leg(V4_REVISION_EXACT_OUTPUT)).to.equal(V4_HOP_GAS.runSaving);
+    expect(leg(V4_REVISION_EXACT_OUTPUT)).to.equal(single(V4_REVISION_EXACT_OUTPUT));
   });
 
   it("splits a large order (800k USDC → USDT) across V4 and the other venues when that pays more net of gas, every leg's V4 hop a SWAP_V4 inside the SPLIT", async () => {

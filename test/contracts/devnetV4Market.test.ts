@@ -140,7 +140,7 @@ describe("the devnet's Uniswap V4 market", function () {
     const f = await loadFixture(v4MarketFixture);
     const pool = f.v4.manifest.pools[0]!;
     const state = (await followed(f)).get(pool.id.toLowerCase() as Hex)!;
-    const routed = { kind: "v4", address: state.address, token0: state.token0, token1: state.token1, source: pool.source, state, backwards: true };
+    const routed = { kind: "v4", address: state.address, token0: state.token0, token1: state.token1, source: pool.source, state, revision: 2 };
     expect(legName(routed, 4663)).to.equal(`uniswap-v4:chain-4663:${pool.id.toLowerCase()}:${pool.fee}`);
   });
 });

@@ -93,15 +93,15 @@ function transfers(receipt: { logs: readonly { address: Address; topics: readonl
 }
 
 describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRouterV2", () => {
-  it("deploys the current routers with the devnet's PoolManager (poolManager(), and v4ExactOutput() true); earlier versions, and the current one deployed without it, have none (v4ExactOutput() false) and refuse SWAP_V4 as an unknown action, a signed V4-first sell too", async () => {
+  it("deploys the current routers with the devnet's PoolManager (poolManager(), v4Revision() 2); earlier versions, and the current one deployed without it, have none (v4Revision() 0) and refuse SWAP_V4 as an unknown action, a signed V4-first sell too", async () => {
     const f = await loadFixture(v3Market);
     expect(await f.takerRouter.read.poolManager()).to.equal(f.uniswapV4.poolManager);
     expect(await f.gaslessRouter.read.poolManager()).to.equal(f.uniswapV4.poolManager);
-    expect(await f.takerRouter.read.v4ExactOutput()).to.equal(true);
-    expect(await f.gaslessRouter.read.v4ExactOutput()).to.equal(true);
+    expect(await f.takerRouter.read.v4Revision()).to.equal(2n);
+    expect(await f.gaslessRouter.read.v4Revision()).to.equal(2n);
     const earlier = await hre.viem.getContractAt("TakerSwapRouterV3", await f.newTakerRouter("TakerSwapRouterV2"));
     expect(await earlier.read.poolManager()).to.equal(zeroAddress);
-    expect(await earlier.read.v4ExactOutput()).to.equal(false);
+    expect(await earlier.read.v4Revision()).to.equal(0n);
     const [usdc, weth] = [f.token("USDC"), f.contracts.weth];
     await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, 2n, earlier.address);
     const swap = order(f, usdc, parseUnits("10", 6), weth, 1n, swapV4(v4Pool(f, weth, usdc), weth), (await now(f)) + 600n);
@@ -111,7 +111,7 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     // (its destination stays the router), and SWAP_V4 is refused.
     const withoutV4 = await hre.viem.getContractAt("TakerSwapRouterV3", await f.newTakerRouter(undefined, ["poolManager"]));
     expect(await withoutV4.read.poolManager()).to.equal(zeroAddress);
-    expect(await withoutV4.read.v4ExactOutput()).to.equal(false);
+    expect(await withoutV4.read.v4Revision()).to.equal(0n);
     await migrateFeature(hre, f, f.deployer, f.contracts.routerRegistry, 2n, withoutV4.address);
     const typedData = buildSwapPermitTypedData({ chainId: 4663, permit2: f.contracts.permit2, router: withoutV4.address, order: swap, nonce: NONCE_BASE + 9n });
     const { data, signatureOffset } = encodeSwapWithPermit(swap, NONCE_BASE + 9n);
@@ -266,6 +266,42 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     const daiBefore = await balanceOf(f, dai, f.recipient.account.address);
     await send(f, f.contracts.allowanceHolder, encodeSwapWithAllowance(order(f, usdc, half * 2n, dai, expected, mixed, (await now(f)) + 600n), f.routerAddress));
     expect(await balanceOf(f, dai, f.recipient.account.address)).to.equal(daiBefore + expected);
+    await expectRoutersEmpty(f);
+  });
+
+  it("runs a SPLIT leg's consecutive V4 hops (USDC→WETH→WBTC) in one unlock, beside a V3 leg, and a leg's V4 run handing on to a V2 hop: the WETH between the V4 hops never leaves the PoolManager", async () => {
+    const f = await loadFixture(v3Market);
+    const [usdc, weth, wbtc] = [f.token("USDC"), f.contracts.weth, f.token("WBTC")];
+    const [first, second] = [v4Pool(f, weth, usdc), v4Pool(f, wbtc, weth)];
+    const sellAmount = parseUnits("6000", 6);
+    const half = sellAmount / 2n;
+    const outV4 = await quoteV4(f, second, weth, await quoteV4(f, first, usdc, half));
+    const outV3 = await quoteV3(f, f.uniswap.quoterV2, usdc, weth, 3000, sellAmount - half).then((wethOut) => quoteV3(f, f.uniswap.quoterV2, weth, wbtc, 3000, wethOut));
+    const actions = encodeRouteActions([{ type: "split", legs: [
+      { shareBps: 5000, hops: [swapV4Hop(first, weth), swapV4Hop(second, wbtc)] },
+      { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }, { type: "swapV3", tokenOut: wbtc, fee: 3000, venue: 0 }] },
+    ] }]);
+    const before = await balanceOf(f, wbtc, f.recipient.account.address);
+    const receipt = await send(f, f.routerAddress, await permitCalldata(f, order(f, usdc, sellAmount, wbtc, outV4 + outV3, actions, (await now(f)) + 600n), 12n));
+    expect(await balanceOf(f, wbtc, f.recipient.account.address)).to.equal(before + outV4 + outV3);
+    const wethMoves = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).filter((log) => getAddress(log.address) === weth);
+    // Only the V3 leg's WETH moves (its pools' hand-off); none to or from the PoolManager.
+    const manager = getAddress(f.uniswapV4.poolManager);
+    expect(wethMoves.filter((log) => getAddress(log.args.from) === manager || getAddress(log.args.to) === manager)).to.deep.equal([]);
+    expect(wethMoves.length).to.be.greaterThan(0);
+
+    // A leg whose V4 run (USDC→WETH→WBTC) hands its WBTC to a V2 hop (WBTC→WETH), beside a V3 leg.
+    const wbtcWeth = f.pool("WBTC", "WETH");
+    const quarter = parseUnits("800", 6);
+    const viaRun = await quoteV2(f, wbtcWeth, wbtc, weth, await quoteV4(f, second, weth, await quoteV4(f, first, usdc, quarter)));
+    const viaV3 = await quoteV3(f, f.uniswap.quoterV2, usdc, weth, 3000, quarter);
+    const mixed = encodeRouteActions([{ type: "split", legs: [
+      { shareBps: 5000, hops: [swapV4Hop(first, weth), swapV4Hop(second, wbtc), { type: "swapV2", pair: wbtcWeth, tokenOut: weth, feeBps: 30 }] },
+      { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }] },
+    ] }]);
+    const wethBefore = await balanceOf(f, weth, f.recipient.account.address);
+    await send(f, f.contracts.allowanceHolder, encodeSwapWithAllowance(order(f, usdc, quarter * 2n, weth, viaRun + viaV3, mixed, (await now(f)) + 600n), f.routerAddress));
+    expect(await balanceOf(f, weth, f.recipient.account.address)).to.equal(wethBefore + viaRun + viaV3);
     await expectRoutersEmpty(f);
   });
 

@@ -185,7 +185,7 @@ export class MarketTracker {
       if (v4Market === undefined || !v4Market.isSupported(state.token0) || !v4Market.isSupported(state.token1)) continue;
       if (!isV4PoolRoutable(state.key, hooks) || !routable(state)) continue;
       const address = id as string as Address;
-      pools.set(address, this.#routedV4Pool(address, state, v4Market.deployment.name, venues.v4ExactOutput === true));
+      pools.set(address, this.#routedV4Pool(address, state, v4Market.deployment.name, venues.v4Revision ?? 0));
       v4Routed.push(address);
     }
     const v4Shape = v4Routed.join();
@@ -209,10 +209,10 @@ export class MarketTracker {
     return sources;
   }
 
-  #routedV4Pool(address: Address, state: V4PoolState, source: string, backwards: boolean): V4RoutedPool {
+  #routedV4Pool(address: Address, state: V4PoolState, source: string, revision: number): V4RoutedPool {
     const known = this.#routedV4.get(state);
-    if (known !== undefined && known.source === source && known.backwards === backwards) return known;
-    const pool: V4RoutedPool = { kind: "v4", address, token0: state.token0, token1: state.token1, source, state, backwards };
+    if (known !== undefined && known.source === source && known.revision === revision) return known;
+    const pool: V4RoutedPool = { kind: "v4", address, token0: state.token0, token1: state.token1, source, state, revision };
     this.#routedV4.set(state, pool);
     return pool;
   }

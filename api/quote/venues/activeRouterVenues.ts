@@ -1,5 +1,5 @@
 import { getAbiItem, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { chainOrder, decodeFeatureState, encodeRegistryRead, logPosition, readRouterPoolManager, readRouterPropAmmAllowlist, readRouterV3Venues, readRouterV4ExactOutput, type FeatureId, type LogPosition, type LogWindow } from "../../../sdk";
+import { chainOrder, decodeFeatureState, encodeRegistryRead, logPosition, readRouterPoolManager, readRouterPropAmmAllowlist, readRouterV3Venues, readRouterV4Revision, type FeatureId, type LogPosition, type LogWindow } from "../../../sdk";
 import { type BlockHead } from "../../../sdk/chain/chainHead";
 import { propAmmAllowlistAbi } from "../../../sdk/abis/propAmmAllowlistAbi";
 import { routerRegistryAbi } from "../../../sdk/abis/routerRegistryAbi";
@@ -28,11 +28,11 @@ export type RouterVenueSet = Readonly<{
    */
   v4PoolManager?: Address | undefined;
   /**
-   * Whether every active router also runs SWAP_V4 hops in exact-output routes (`v4ExactOutput()`);
-   * false or undefined: V4 pools are priced for exact input only (routers built before exact output
-   * over V4 name a PoolManager but refuse those hops).
+   * The lowest V4 venue revision among the active routers (`v4Revision()`, sdk readRouterV4Revision),
+   * when they share `v4PoolManager`. Below V4_REVISION_EXACT_OUTPUT (or undefined), V4 pools are priced
+   * for exact input only and a SPLIT leg's V4 hops are costed one unlock each.
    */
-  v4ExactOutput?: boolean | undefined;
+  v4Revision?: number | undefined;
 }>;
 
 /** Something that tells the routers' venues at a block (ActiveRouterVenues; tests may hand a fixed set). */
@@ -54,7 +54,7 @@ export type ActiveRouterVenuesOptions = Readonly<{
 }>;
 
 /** A router's venues: its V3 table (lowercase factory and hash per index) and its allowlist. */
-type RouterTable = Readonly<{ router: Address; v3: readonly (string | undefined)[]; allowlist: Address | undefined; poolManager: Address | undefined; v4ExactOutput: boolean }>;
+type RouterTable = Readonly<{ router: Address; v3: readonly (string | undefined)[]; allowlist: Address | undefined; poolManager: Address | undefined; v4Revision: number }>;
 
 type VenueEvent = LogPosition &
   ({ kind: "routers"; emitter: Address } | { kind: "added"; emitter: Address; venue: Omit<PropAmmVenue, "source"> } | { kind: "removed"; emitter: Address; pair: Address });
@@ -171,18 +171,18 @@ export class ActiveRouterVenues implements RouterVenueSource {
     const active = [...new Set(routers.filter((router) => router !== zeroAddress).map(lower))];
     const tables = await Promise.all(
       active.map(async (router): Promise<RouterTable> => {
-        const [v3, allowlist, poolManager, v4ExactOutput] = await Promise.all([
+        const [v3, allowlist, poolManager, v4Revision] = await Promise.all([
           readRouterV3Venues(client, router, head.number),
           readRouterPropAmmAllowlist(client, router, head.number),
           readRouterPoolManager(client, router, head.number),
-          readRouterV4ExactOutput(client, router, head.number),
+          readRouterV4Revision(client, router, head.number),
         ]);
         return {
           router,
           v3: v3.venues.map((venue) => (venue === undefined ? undefined : `${lower(venue.factory)}:${venue.poolInitCodeHash.toLowerCase()}`)),
           allowlist: allowlist === undefined ? undefined : lower(allowlist),
           poolManager: poolManager === undefined ? undefined : lower(poolManager),
-          v4ExactOutput,
+          v4Revision,
         };
       }),
     );
@@ -223,8 +223,8 @@ export class ActiveRouterVenues implements RouterVenueSource {
     // V4 routes only through the one PoolManager every active router names (a router without the V4 action names none).
     const poolManager = tables[0]?.poolManager;
     const v4PoolManager = poolManager !== undefined && tables.every((table) => table.poolManager === poolManager) ? poolManager : undefined;
-    const v4ExactOutput = v4PoolManager !== undefined && tables.every((table) => table.v4ExactOutput);
-    const set: RouterVenueSet = { routers: tables.map((table) => table.router), v3Index, propAmms, pairs, v4PoolManager, v4ExactOutput };
+    const v4Revision = v4PoolManager === undefined ? undefined : Math.min(...tables.map((table) => table.v4Revision));
+    const set: RouterVenueSet = { routers: tables.map((table) => table.router), v3Index, propAmms, pairs, v4PoolManager, v4Revision };
     return previous !== undefined && sameSet(previous, set) ? previous : set;
   }
 }
@@ -234,7 +234,7 @@ function sameSet(a: RouterVenueSet, b: RouterVenueSet): boolean {
   return (
     a.routers.join() === b.routers.join() &&
     a.v4PoolManager === b.v4PoolManager &&
-    a.v4ExactOutput === b.v4ExactOutput &&
+    a.v4Revision === b.v4Revision &&
     [...a.v3Index].join() === [...b.v3Index].join() &&
     venueKey(a) === venueKey(b) &&
     a.pairs.size === b.pairs.size &&

@@ -17,7 +17,10 @@ abstract contract UniswapV4Hops is IUniswapV4Venue, RouterFunds {
     /// @dev The module's `swapV4Run()`.
     bytes4 private constant SWAP_V4_RUN_SELECTOR = UniswapV4Module.swapV4Run.selector;
 
-    address internal immutable _v4PoolManager;
+    /// @dev What this build's V4 venue does (IUniswapV4Venue.v4Revision).
+    uint256 private constant V4_REVISION = 2;
+
+    address private immutable _v4PoolManager;
     address private immutable _v4Module;
 
     /// @param poolManager_ Uniswap V4's PoolManager, or zero for a router without the V4 venue.
@@ -31,6 +34,11 @@ abstract contract UniswapV4Hops is IUniswapV4Venue, RouterFunds {
     /// @inheritdoc IUniswapV4Venue
     function poolManager() external view returns (address) {
         return _v4PoolManager;
+    }
+
+    /// @inheritdoc IUniswapV4Venue
+    function v4Revision() external view returns (uint256) {
+        return _v4PoolManager == address(0) ? 0 : V4_REVISION;
     }
 
     /// @inheritdoc IUniswapV4Venue

@@ -1,12 +1,15 @@
 import { zeroAddress, type Address } from "viem";
-import { swapV4Hop, v4HookExclusion, type V4PoolState } from "../../../../sdk";
+import { swapV4Hop, V4_REVISION_EXACT_OUTPUT, v4HookExclusion, type V4PoolState } from "../../../../sdk";
 import type { VenuePool } from "../pricedPool";
 import type { VenueAdapter } from "../venueAdapter";
 import { v3Curve, v3ExactInput, v3ExactOutput, v3SpotPrice } from "../uniswapV3/v3Pricing";
 
-/** A V4 pool as routing holds it: `address` is its pool id (leg names carry it), `state` its followed state. */
-/** `backwards`: whether the active routers run this pool's hops in exact-output routes (RouterVenueSet.v4ExactOutput). */
-export type V4RoutedPool = VenuePool & Readonly<{ kind: "v4"; state: V4PoolState; backwards: boolean }>;
+/**
+ * A V4 pool as routing holds it: `address` is its pool id (leg names carry it), `state` its followed
+ * state, `revision` the active routers' V4 venue revision (RouterVenueSet.v4Revision), which says what
+ * they run.
+ */
+export type V4RoutedPool = VenuePool & Readonly<{ kind: "v4"; state: V4PoolState; revision: number }>;
 
 /**
  * A V4 hop's execution gas, from `bench:gas` (2026-11-28): a whole 1-hop V4 swap by Permit2 used 152,549
@@ -15,8 +18,8 @@ export type V4RoutedPool = VenuePool & Readonly<{ kind: "v4"; state: V4PoolState
  * gasless, after another venue's hop, in a SPLIT leg) is paid through the router, about 5,000 more: base
  * 97,000, the unlock, the module's DELEGATECALL, the settle and the take included. A hop right after a V4
  * hop in a route's only path runs inside the same unlock: the 2-hop row cost 48,692 more than the 1-hop
- * one, so it saves `runSaving` 48,000 (hopGasAt, prunedRouteSearch.ts). A SPLIT leg's V4 hops unlock one by
- * one and save nothing. Each initialized tick crossed adds as for V3. A hop paid in native ETH (a native
+ * one, so it saves `runSaving` 48,000 (hopGasAt, prunedRouteSearch.ts). A SPLIT leg's V4 run saves the same
+ * on routers of revision 2 (one unlock per run), nothing on earlier ones (one unlock per hop). Each initialized tick crossed adds as for V3. A hop paid in native ETH (a native
  * sell's first hop, no WRAP) settles with value: no token transfer into the PoolManager and no `sync`,
  * 37,000 less (a 2 ETH sale into the devnet's ETH/USDC pool used 118,627 gas in all, v4Routing.test.ts).
  */
@@ -34,8 +37,9 @@ export const v4Adapter: VenueAdapter<V4RoutedPool> = {
   // hop after another venue's is refused on chain (SwapExactOutputRoute).
   exactOutput: true,
   exactOutputFirst: true,
-  // Routers built before exact output over V4 refuse its hops backwards (RouterVenueSet.v4ExactOutput).
-  backwards: (pool) => pool.backwards,
+  // Routers of an earlier revision refuse V4 hops backwards, and unlock a SPLIT leg's V4 hops one by one.
+  backwards: (pool) => pool.revision >= V4_REVISION_EXACT_OUTPUT,
+  runsInLegs: (pool) => pool.revision >= V4_REVISION_EXACT_OUTPUT,
   exactCurve: false,
   runHopSaving: V4_HOP_GAS.runSaving,
   amountOut(pool, tokenIn, amountIn) {
