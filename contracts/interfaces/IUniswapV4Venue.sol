@@ -6,8 +6,8 @@ pragma solidity ^0.8.28;
 /// the PoolManager runs them in.
 /// @dev A SWAP_V4 action (`0x08`: tokenOut 20 bytes, fee uint24 3 bytes, tickSpacing int24 3 bytes,
 /// hooks 20 bytes) names the pool by its key: (sorted running token and tokenOut, fee, tickSpacing,
-/// hooks). A currency of address zero is native ETH. Consecutive SWAP_V4 actions (of a route, or of a
-/// SPLIT leg) run in one `unlock`, settling the run's input and taking its output once each.
+/// hooks). A currency of address zero is native ETH. Consecutive SWAP_V4 actions run in one `unlock`,
+/// settling the run's input and taking its output once each; a SPLIT leg's SWAP_V4 hop unlocks alone.
 interface IUniswapV4Venue {
     /// @notice `caller` called `unlockCallback` but is not this router's PoolManager unlocked by this
     /// router's own SWAP_V4 hop (a stranger, or the PoolManager outside our unlock).
@@ -25,9 +25,9 @@ interface IUniswapV4Venue {
     function poolManager() external view returns (address);
 
     /// @notice What this router's V4 venue does, for clients choosing routes: 0 without a PoolManager;
-    /// 2 when exact-output routes run a path's or leg's leading SWAP_V4 hops backwards and a SPLIT
-    /// leg's consecutive SWAP_V4 hops share one unlock. Routers built before revision 2 lack this view:
-    /// a revert beside a PoolManager is revision 1 (exact input only, a leg's V4 hops unlocked one by one).
+    /// 2 when exact-output routes run a path's or SPLIT leg's leading SWAP_V4 hops backwards. Routers
+    /// built before revision 2 lack this view: a revert beside a PoolManager is revision 1 (SWAP_V4 in
+    /// exact-input routes only). A later revision adds to what the earlier ones do.
     /// @return The revision.
     function v4Revision() external view returns (uint256);
 

@@ -250,17 +250,34 @@ abstract contract RouteExecutor is VenueHops {
         // is refused before the recipient's balance is read.
         if (tokenOut == NATIVE && opcode != RouteActions.SWAP_V4) revert SwapUnexpectedToken(address(weth), NATIVE);
         if (RouteActions.swapWidth(RouteActions.opcodeAt(actions, nextOffset)) != 0) {
-            amountOut = _hopOrRun(actions, offset, nextOffset, tokenIn, amountIn, inPair, _hopInput(actions, nextOffset), false);
+            amountOut = _hopOrRun(actions, offset, nextOffset, tokenIn, amountIn, inPair, _hopInput(actions, nextOffset));
             outInPair = true;
         } else if (nextOffset == actions.length && tokenOut == buyToken && tokenOut != NATIVE) {
             // Measure what the recipient actually received (a fee-on-transfer token delivers less than
             // the formula says) rather than trusting the formula. Native ETH is paid by settlement.
             uint256 before = _balanceOf(tokenOut, recipient);
-            _hopOrRun(actions, offset, nextOffset, tokenIn, amountIn, inPair, recipient, false);
+            _hopOrRun(actions, offset, nextOffset, tokenIn, amountIn, inPair, recipient);
             amountOut = _balanceOf(tokenOut, recipient) - before;
             paidOut = true;
         } else {
-            amountOut = _hopOrRun(actions, offset, nextOffset, tokenIn, amountIn, inPair, address(this), false);
+            amountOut = _hopOrRun(actions, offset, nextOffset, tokenIn, amountIn, inPair, address(this));
         }
+    }
+
+    /// @dev The swap action at `offset` (VenueHops' `_hop`), or the run of SWAP_V4 actions up to
+    /// `nextOffset` in one unlock (`_hopV4`).
+    function _hopOrRun(
+        bytes calldata actions,
+        uint256 offset,
+        uint256 nextOffset,
+        address tokenIn,
+        uint256 amountIn,
+        bool delivered,
+        address to
+    ) private returns (uint256) {
+        if (RouteActions.opcodeAtInBounds(actions, offset) == RouteActions.SWAP_V4) {
+            return _hopV4(actions, offset, nextOffset, tokenIn, amountIn, delivered, to);
+        }
+        return _hop(actions, offset, tokenIn, amountIn, delivered, to, false);
     }
 }

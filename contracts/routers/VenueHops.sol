@@ -39,8 +39,9 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
     /// @dev One swap action at `offset` through its venue's module: `amountIn` of `tokenIn`, already
     /// where the hop takes it when `delivered` (the V2 pair `_hopInput` names, or, for a signed sell's
     /// first SWAP_V4, the synced PoolManager), else held by this router; the output to `to`. Returns it.
-    /// Never a SWAP_V4: a run of them, however short, goes to `_hopV4` (RouteExecutor, `_runLeg`). Kept to
-    /// these arguments: one more ran the instrumented (coverage) build of the SPLIT path out of stack.
+    /// A SWAP_V4 action here is a run of one hop (a SPLIT leg's); RouteExecutor sends a longer run of
+    /// them to `_hopV4` directly. Kept to these arguments: one more ran the instrumented (coverage) build
+    /// of the SPLIT path out of stack.
     function _hop(
         bytes calldata actions,
         uint256 offset,
@@ -51,6 +52,9 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
         bool inLeg
     ) internal returns (uint256) {
         uint8 opcode = RouteActions.opcodeAtInBounds(actions, offset);
+        if (opcode == RouteActions.SWAP_V4) {
+            return _hopV4(actions, offset, offset + RouteActions.SWAP_V4_WIDTH, tokenIn, amountIn, delivered, to);
+        }
         if (opcode != RouteActions.SWAP_PROPAMM) {
             // A propAMM hop's tokens are its pair's configured ones, which the allowlist keeps apart from
             // its pairs; any other venue's are checked here, before the hop moves or reads them. An input
@@ -63,24 +67,6 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
         // The width table admits no other opcode here: the last one is SWAP_PROPAMM.
         (, uint256 amountOut) = _swapPropAmm(actions, offset, tokenIn, amountIn, to);
         return amountOut;
-    }
-
-    /// @dev The swap action at `offset` (`_hop`), or the run of SWAP_V4 actions up to `end` in one
-    /// unlock (`_hopV4`).
-    function _hopOrRun(
-        bytes calldata actions,
-        uint256 offset,
-        uint256 end,
-        address tokenIn,
-        uint256 amountIn,
-        bool delivered,
-        address to,
-        bool inLeg
-    ) internal returns (uint256) {
-        if (RouteActions.opcodeAtInBounds(actions, offset) == RouteActions.SWAP_V4) {
-            return _hopV4(actions, offset, end, tokenIn, amountIn, delivered, to);
-        }
-        return _hop(actions, offset, tokenIn, amountIn, delivered, to, inLeg);
     }
 
     /// @dev The run of SWAP_V4 actions from `offset` to `end` (whole actions, checked by the caller),
@@ -142,31 +128,24 @@ abstract contract VenueHops is V2Hops, UniswapV3Hops, PropAmmHops, UniswapV4Hops
     }
 
     /// @dev One leg of a split, its header at byte `cursor`: its swap actions, each handing its output
-    /// straight to the next hop's input (`_hopInput`), the last one to `destination`; consecutive
-    /// SWAP_V4 hops run in one unlock (`_hopV4`), as a route's do. A leg whose share rounds to nothing is
-    /// not traded (a pool refuses a zero swap); its tokens are still followed. Returns the leg's output
-    /// token and amount, and the offset just past the leg.
+    /// straight to the next hop's input (`_hopInput`), the last one to `destination`. A leg whose share
+    /// rounds to nothing is not traded (a pool refuses a zero swap); its tokens are still followed.
+    /// Returns the leg's output token and amount, and the offset just past the leg.
     function _runLeg(bytes calldata actions, uint256 cursor, address token, uint256 amount, address destination)
         internal
         returns (address, uint256, uint256)
     {
         uint256 hops = RouteActions.byteAt(actions, cursor + 2);
         cursor += RouteActions.LEG_HEADER_WIDTH;
+        // Each hop runs alone, SWAP_V4 included (one unlock per V4 hop of a leg): grouping a leg's V4
+        // hops would cost the gasless routers code size they do not have (EIP-170).
         for (uint256 hop; hop < hops; ++hop) {
-            (uint256 start, bool delivered) = (cursor, hop != 0);
-            uint8 opcode = RouteActions.opcodeAtInBounds(actions, cursor);
-            uint256 next = cursor + RouteActions.swapWidth(opcode);
-            if (opcode == RouteActions.SWAP_V4) {
-                while (hop + 1 < hops && RouteActions.opcodeAtInBounds(actions, next) == RouteActions.SWAP_V4) {
-                    (cursor, next) = (next, next + RouteActions.SWAP_V4_WIDTH);
-                    ++hop;
-                }
-            }
+            uint256 next = cursor + RouteActions.swapWidth(RouteActions.opcodeAtInBounds(actions, cursor));
             address tokenOut = RouteActions.hopTokenOut(actions, cursor);
             if (amount != 0) {
                 address to = hop + 1 == hops ? destination : _hopInput(actions, next);
                 // The first hop's input is in this router; each later one's was handed to its input.
-                amount = _hopOrRun(actions, start, next, token, amount, delivered, to, true);
+                amount = _hop(actions, cursor, token, amount, hop != 0, to, true);
             }
             (token, cursor) = (tokenOut, next);
         }

@@ -11,14 +11,13 @@ export function readRouterPoolManager(reader: ChainReader, router: Address, bloc
   return readRouterAddressView(reader, router, "poolManager", "V4 PoolManager", blockNumber);
 }
 
-/** The first revision of the V4 venue whose routers run exact-output V4 hops and a SPLIT leg's V4 hops in one unlock. */
+/** The first revision of the V4 venue whose routers run SWAP_V4 hops in exact-output routes. */
 export const V4_REVISION_EXACT_OUTPUT = 2;
 
 /**
  * What `router`'s V4 venue does (IUniswapV4Venue's `v4Revision()`): 0 without a PoolManager; 1 for a
- * router built before the view (it names a PoolManager but runs V4 hops for exact input only, a SPLIT
- * leg's one unlock each); from V4_REVISION_EXACT_OUTPUT, exact output and a leg's runs too. Node
- * failures throw.
+ * router built before the view (it names a PoolManager but runs V4 hops for exact input only); from
+ * V4_REVISION_EXACT_OUTPUT, in exact-output routes too. Node failures throw.
  */
 export async function readRouterV4Revision(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<number> {
   const revision = await readRouterNumberView(reader, router, "v4Revision", "V4 venue revision", blockNumber);

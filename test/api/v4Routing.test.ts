@@ -39,14 +39,13 @@ import { marketTrackerOfManifest } from "../../api/quote/market/chainMarket";
 import type { MarketPools } from "../../api/quote/market/marketTracker";
 import { marketWhere, marketWithoutSources } from "../../api/quote/market/marketView";
 import type { PoolSnapshot } from "../../api/quote/market/poolState";
-import { hopsGas, searchRoute } from "../../api/quote/routing/prunedRouteSearch";
-import type { RouteHop } from "../../api/quote/routing/routeSearch";
+import { searchRoute } from "../../api/quote/routing/prunedRouteSearch";
 import { amountInThrough, pricesBackwards, searchRouteForOutput } from "../../api/quote/routing/exactOutputRoute";
 import { UNISWAP_V2_PAIR_INIT_CODE_HASH } from "../../scripts/deploy/uniswapArtifacts";
 import { actionsOfLegs } from "../../api/quote/routing/routePlan";
 import { bestExecution } from "../../api/quote/routing/splitDecision";
 import { FollowedV4HookAllowlist } from "../../api/quote/venues/uniswapV4/followedHookAllowlist";
-import { V4_HOP_GAS, type V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
+import type { V4RoutedPool } from "../../api/quote/venues/uniswapV4/v4Adapter";
 import { legName } from "../../api/quote/venues/venueAdapters";
 import { settlementFixture, type SettlementFixture } from "../fixtures/settlementFixture";
 import { fixtureManifest } from "../fixtures/tradingApi";
@@ -192,7 +191,7 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     expect(v4PoolsOf(await snapshot()).every((pool) => pool.revision === V4_REVISION_EXACT_OUTPUT)).to.equal(true);
   });
 
-  it("routers built before exact output over V4 (a PoolManager, no v4Revision: revision 1): V4 pools still route exact input, but no exact-output path or split prices them backwards, and a SPLIT leg's V4 hops are costed one unlock each", async () => {
+  it("routers built before exact output over V4 (a PoolManager, no v4Revision: revision 1): V4 pools still route exact input, but no exact-output path or split prices them backwards", async () => {
     const f = await loadFixture(settlementFixture);
     const { snapshot } = await marketOf(f, { withoutV4ExactOutput: true });
     const market = await snapshot();
@@ -211,15 +210,6 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     expect(backwards, "an exact-output path over the other venues").to.not.equal(undefined);
     expect(backwards!.pools.some((pool) => pool.kind === "v4")).to.equal(false);
 
-    // Two V4 hops in a row: a route's only path saves the run's share of gas on either revision; a SPLIT
-    // leg's only from revision 2, whose routers run a leg's V4 hops in one unlock.
-    const [first, second] = v4PoolsOf(market);
-    const run = (revision: number): RouteHop[] => [first!, second!].map((pool) => ({ pool: { ...pool, revision }, tokenIn: pool.token0, tokenOut: pool.token1, amountIn: 1_000_000n, amountOut: 1_000n }));
-    const single = (revision: number) => hopsGas(run(revision), true);
-    const leg = (revision: number) => hopsGas(run(revision), false);
-    expect(single(1)).to.equal(single(V4_REVISION_EXACT_OUTPUT));
-    expect(leg(1) - leg(V4_REVISION_EXACT_OUTPUT)).to.equal(V4_HOP_GAS.runSaving);
-    expect(leg(V4_REVISION_EXACT_OUTPUT)).to.equal(single(V4_REVISION_EXACT_OUTPUT));
   });
 
   it("splits a large order (800k USDC → USDT) across V4 and the other venues when that pays more net of gas, every leg's V4 hop a SWAP_V4 inside the SPLIT", async () => {

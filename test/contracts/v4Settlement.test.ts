@@ -269,42 +269,6 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     await expectRoutersEmpty(f);
   });
 
-  it("runs a SPLIT leg's consecutive V4 hops (USDC→WETH→WBTC) in one unlock, beside a V3 leg, and a leg's V4 run handing on to a V2 hop: the WETH between the V4 hops never leaves the PoolManager", async () => {
-    const f = await loadFixture(v3Market);
-    const [usdc, weth, wbtc] = [f.token("USDC"), f.contracts.weth, f.token("WBTC")];
-    const [first, second] = [v4Pool(f, weth, usdc), v4Pool(f, wbtc, weth)];
-    const sellAmount = parseUnits("6000", 6);
-    const half = sellAmount / 2n;
-    const outV4 = await quoteV4(f, second, weth, await quoteV4(f, first, usdc, half));
-    const outV3 = await quoteV3(f, f.uniswap.quoterV2, usdc, weth, 3000, sellAmount - half).then((wethOut) => quoteV3(f, f.uniswap.quoterV2, weth, wbtc, 3000, wethOut));
-    const actions = encodeRouteActions([{ type: "split", legs: [
-      { shareBps: 5000, hops: [swapV4Hop(first, weth), swapV4Hop(second, wbtc)] },
-      { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }, { type: "swapV3", tokenOut: wbtc, fee: 3000, venue: 0 }] },
-    ] }]);
-    const before = await balanceOf(f, wbtc, f.recipient.account.address);
-    const receipt = await send(f, f.routerAddress, await permitCalldata(f, order(f, usdc, sellAmount, wbtc, outV4 + outV3, actions, (await now(f)) + 600n), 12n));
-    expect(await balanceOf(f, wbtc, f.recipient.account.address)).to.equal(before + outV4 + outV3);
-    const wethMoves = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).filter((log) => getAddress(log.address) === weth);
-    // Only the V3 leg's WETH moves (its pools' hand-off); none to or from the PoolManager.
-    const manager = getAddress(f.uniswapV4.poolManager);
-    expect(wethMoves.filter((log) => getAddress(log.args.from) === manager || getAddress(log.args.to) === manager)).to.deep.equal([]);
-    expect(wethMoves.length).to.be.greaterThan(0);
-
-    // A leg whose V4 run (USDC→WETH→WBTC) hands its WBTC to a V2 hop (WBTC→WETH), beside a V3 leg.
-    const wbtcWeth = f.pool("WBTC", "WETH");
-    const quarter = parseUnits("800", 6);
-    const viaRun = await quoteV2(f, wbtcWeth, wbtc, weth, await quoteV4(f, second, weth, await quoteV4(f, first, usdc, quarter)));
-    const viaV3 = await quoteV3(f, f.uniswap.quoterV2, usdc, weth, 3000, quarter);
-    const mixed = encodeRouteActions([{ type: "split", legs: [
-      { shareBps: 5000, hops: [swapV4Hop(first, weth), swapV4Hop(second, wbtc), { type: "swapV2", pair: wbtcWeth, tokenOut: weth, feeBps: 30 }] },
-      { shareBps: 5000, hops: [{ type: "swapV3", tokenOut: weth, fee: 3000, venue: 0 }] },
-    ] }]);
-    const wethBefore = await balanceOf(f, weth, f.recipient.account.address);
-    await send(f, f.contracts.allowanceHolder, encodeSwapWithAllowance(order(f, usdc, quarter * 2n, weth, viaRun + viaV3, mixed, (await now(f)) + 600n), f.routerAddress));
-    expect(await balanceOf(f, weth, f.recipient.account.address)).to.equal(wethBefore + viaRun + viaV3);
-    await expectRoutersEmpty(f);
-  });
-
   it("settles gasless V4 orders one by one and in a batch (a V4 order and a V4 + V3 split) on GaslessBatchSwapRouterV2", async () => {
     const f = await loadFixture(v3Market);
     const [usdc, weth] = [f.token("USDC"), f.contracts.weth];

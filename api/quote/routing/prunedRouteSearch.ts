@@ -41,17 +41,16 @@ function bestHop(
 export type GasCost = (gas: number) => bigint;
 
 /**
- * The execution gas of hop `index` of a path, as its venue's adapter models it. A hop right after one of
- * the same venue saves that venue's `runHopSaving` (the routers run such a run together; V4: one unlock,
- * one settle) when `sharedRuns` (the path is the route's only one), or in a SPLIT leg when the venue's
- * routers run a leg's hops together too (`runsInLegs`).
+ * The execution gas of hop `index` of a path, as its venue's adapter models it. When `sharedRuns` (the
+ * path is the route's only one, not a SPLIT leg), a hop right after one of the same venue saves that
+ * venue's `runHopSaving`: the routers run such a run together (V4: one unlock, one settle).
  */
 export function hopGasAt(hops: readonly RouteHop[], index: number, sharedRuns: boolean): number {
   const hop = hops[index]!;
   const adapter = adapterOf(hop.pool);
   const gas = adapter.hopGas(hop.pool, hop.tokenIn, hop.amountIn);
   const previous = index > 0 ? hops[index - 1]! : undefined;
-  const inRun = adapter.runHopSaving !== undefined && previous !== undefined && adapterOf(previous.pool) === adapter && (sharedRuns || adapter.runsInLegs?.(hop.pool) === true);
+  const inRun = sharedRuns && adapter.runHopSaving !== undefined && previous !== undefined && adapterOf(previous.pool) === adapter;
   return inRun ? gas - adapter.runHopSaving! : gas;
 }
 
@@ -62,7 +61,7 @@ export function hopsGas(hops: readonly RouteHop[], sharedRuns: boolean): number 
   return gas;
 }
 
-/** The hop gas of a route's legs: runs are shared in a route of one leg, and in a SPLIT leg where the venue's routers run them together (hopGasAt). */
+/** The hop gas of a route's legs: runs are shared only in a route of one leg (a SPLIT leg's V4 hops unlock one by one). */
 export function legsHopGas(legs: readonly { readonly hops: readonly RouteHop[] }[]): number {
   return legs.reduce((gas, leg) => gas + hopsGas(leg.hops, legs.length === 1), 0);
 }

@@ -39,7 +39,7 @@ export function bestExecution(
   if (inBuyToken === undefined) return singleExecution;
   const gasCost: GasCost = (gas) => inBuyToken(BigInt(gas) * gasPriceWei);
   // Each leg's hops cost what their venues' adapters say (a V3 hop's ticks, a propAMM's measured gas).
-  // A leg's V4 run saves its share only on routers that run it in one unlock (VenueAdapter.runsInLegs).
+  // A leg's V4 hops unlock one by one (no shared runs).
   const legCost = (hops: readonly RouteHop[]) => gasCost(SPLIT_GAS.perLeg + hopsGas(hops, false));
   const splitCost = gasCost(SPLIT_GAS.base + SPLIT_GAS.perLeg);
   // The cheapest split there is: its base and one more leg, no extra hops.

@@ -157,7 +157,7 @@ export function splitRoute(market: PricedMarket, tokenIn: Address, tokenOut: Add
       options.maxHops,
       undefined,
       options.gasCost,
-      false, // a further path is only ever a SPLIT leg, whose runs share gas only where the routers run them together (runsInLegs)
+      false, // a further path is only ever a SPLIT leg, whose V4 hops unlock one by one
     );
     if (next === undefined) break;
     paths.push(next);

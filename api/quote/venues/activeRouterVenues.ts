@@ -30,7 +30,7 @@ export type RouterVenueSet = Readonly<{
   /**
    * The lowest V4 venue revision among the active routers (`v4Revision()`, sdk readRouterV4Revision),
    * when they share `v4PoolManager`. Below V4_REVISION_EXACT_OUTPUT (or undefined), V4 pools are priced
-   * for exact input only and a SPLIT leg's V4 hops are costed one unlock each.
+   * for exact input only.
    */
   v4Revision?: number | undefined;
 }>;

@@ -27,8 +27,6 @@ export interface VenueAdapter<P extends PricedPool = PricedPool> {
   readonly exactOutput: boolean;
   /** Whether this pool of a venue that prices backwards may be priced so today (V4: whether its routers run its hops backwards); undefined: yes. */
   backwards?(pool: P): boolean;
-  /** Whether a SPLIT leg's consecutive hops of this pool's venue share `runHopSaving` as a route's do (V4 from revision 2); undefined: no. */
-  runsInLegs?(pool: P): boolean;
   /**
    * Whether, in an exact-output path (or SPLIT leg), its hops may only come before any other venue's:
    * the routers run such a venue's hops backwards together, paid from the order's input (V4: the

@@ -18,8 +18,8 @@ export type V4RoutedPool = VenuePool & Readonly<{ kind: "v4"; state: V4PoolState
  * gasless, after another venue's hop, in a SPLIT leg) is paid through the router, about 5,000 more: base
  * 97,000, the unlock, the module's DELEGATECALL, the settle and the take included. A hop right after a V4
  * hop in a route's only path runs inside the same unlock: the 2-hop row cost 48,692 more than the 1-hop
- * one, so it saves `runSaving` 48,000 (hopGasAt, prunedRouteSearch.ts). A SPLIT leg's V4 run saves the same
- * on routers of revision 2 (one unlock per run), nothing on earlier ones (one unlock per hop). Each initialized tick crossed adds as for V3. A hop paid in native ETH (a native
+ * one, so it saves `runSaving` 48,000 (hopGasAt, prunedRouteSearch.ts). A SPLIT leg's V4 hops unlock one by
+ * one and save nothing. Each initialized tick crossed adds as for V3. A hop paid in native ETH (a native
  * sell's first hop, no WRAP) settles with value: no token transfer into the PoolManager and no `sync`,
  * 37,000 less (a 2 ETH sale into the devnet's ETH/USDC pool used 118,627 gas in all, v4Routing.test.ts).
  */
@@ -37,9 +37,8 @@ export const v4Adapter: VenueAdapter<V4RoutedPool> = {
   // hop after another venue's is refused on chain (SwapExactOutputRoute).
   exactOutput: true,
   exactOutputFirst: true,
-  // Routers of an earlier revision refuse V4 hops backwards, and unlock a SPLIT leg's V4 hops one by one.
+  // Routers of an earlier revision refuse V4 hops backwards.
   backwards: (pool) => pool.revision >= V4_REVISION_EXACT_OUTPUT,
-  runsInLegs: (pool) => pool.revision >= V4_REVISION_EXACT_OUTPUT,
   exactCurve: false,
   runHopSaving: V4_HOP_GAS.runSaving,
   amountOut(pool, tokenIn, amountIn) {
