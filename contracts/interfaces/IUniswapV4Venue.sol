@@ -7,7 +7,8 @@ pragma solidity ^0.8.28;
 /// @dev A SWAP_V4 action (`0x08`: tokenOut 20 bytes, fee uint24 3 bytes, tickSpacing int24 3 bytes,
 /// hooks 20 bytes) names the pool by its key: (sorted running token and tokenOut, fee, tickSpacing,
 /// hooks). A currency of address zero is native ETH. Consecutive SWAP_V4 actions run in one `unlock`,
-/// settling the run's input and taking its output once each; a SPLIT leg's SWAP_V4 hop unlocks alone.
+/// settling the run's input and taking its output once each; in exact input, a SPLIT leg's SWAP_V4 hop
+/// unlocks alone.
 interface IUniswapV4Venue {
     /// @notice `caller` called `unlockCallback` but is not this router's PoolManager unlocked by this
     /// router's own SWAP_V4 hop (a stranger, or the PoolManager outside our unlock).

@@ -209,7 +209,6 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     const backwards = searchRouteForOutput(exactOutputMarket, lower(usdc), lower(usdt), parseUnits("5000", 6));
     expect(backwards, "an exact-output path over the other venues").to.not.equal(undefined);
     expect(backwards!.pools.some((pool) => pool.kind === "v4")).to.equal(false);
-
   });
 
   it("splits a large order (800k USDC → USDT) across V4 and the other venues when that pays more net of gas, every leg's V4 hop a SWAP_V4 inside the SPLIT", async () => {

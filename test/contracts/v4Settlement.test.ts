@@ -336,7 +336,7 @@ describe("Uniswap V4 hops (SWAP_V4) in TakerSwapRouterV3 and GaslessBatchSwapRou
     await expectRevert(f.publicClient.call({ account: f.stranger.account, to: module, data: encodeFunctionData({ abi: moduleAbi, functionName: "swapV4Run" }) }), "SwapV4CallbackRefused");
   });
 
-  it("refuses a pool key nobody initialised, a partial fill, a ninth action in a V4 run, a cut-short SWAP_V4, an amount below the minimum, and SWAP_V4 in an exact-output route; nothing moves", async () => {
+  it("refuses a pool key nobody initialised, a partial fill, a ninth action in a V4 run, a cut-short SWAP_V4, an amount below the minimum, and a SWAP_V4 after another venue's hop in an exact-output route; nothing moves", async () => {
     const f = await loadFixture(v3Market);
     const [usdc, weth, wbtc] = [f.token("USDC"), f.contracts.weth, f.token("WBTC")];
     const pool = v4Pool(f, weth, usdc);
