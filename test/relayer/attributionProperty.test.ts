@@ -9,8 +9,13 @@ import { FRONT_TIP, fundStranger, queueSandwich } from "../fixtures/sandwich";
 import type { SettlementFixture } from "../fixtures/settlementFixture";
 import { fuzzRuns } from "../helpers/fuzzRuns";
 
-/** Below one forged skip's cap (about 318,000 gas): the forger's budget is spent by its first charge. */
-const TAKER_BUDGET = 250_000n;
+/**
+ * Below any forged skip's cap, so the forger's budget is spent by its first charge. The cap follows the
+ * forger's quoted route: about 318,000 gas on the usual route, 236,352 on the cheaper one a sandwich
+ * before it left (FUZZ_SEED=573991267). A single gasless swap already costs about 143,000, so no cap
+ * falls below this; innocent takers, charged nothing, are never near it.
+ */
+const TAKER_BUDGET = 100_000n;
 /**
  * Above one forged skip's cap whatever route the forger's quote takes (about 318,000 gas on one V2 hop;
  * about 435,000 once a front-run has moved the pool and the route splits): the integrator keeps serving
