@@ -246,7 +246,7 @@ export { verifyQuoteOrder } from "./client/verifyQuoteOrder";
 export { readRouterV3Venues, type RouterV3Venues, type RouterV3Venue } from "./client/routerV3Venues";
 export { refuseAllowlistedPairTokens, routeTokens } from "./client/routePairTokens";
 export { readRouterPropAmmAllowlist } from "./client/routePairTokens";
-export { readRouterPoolManager, readRouterV4Revision, V4_REVISION_EXACT_OUTPUT } from "./client/routerPoolManager";
+export { readRouterPoolManager, readRouterV4Revision, readRouterV4Venue, V4_REVISION_EXACT_OUTPUT, type RouterV4Venue } from "./client/routerPoolManager";
 export { quoteCallKind } from "./client/readQuoteCall";
 export { type QuoteExpectation } from "./client/quoteExpectation";
 export { QuoteMismatchError, QuoteFeeError, QuoteCalldataError } from "./errors/quoteCheck";

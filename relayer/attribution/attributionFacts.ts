@@ -33,7 +33,7 @@ export type AttributionFacts = Readonly<{
   tradedBefore: boolean;
   /**
    * The route names a hop its router does not reach at the parent block or the mined block's end (a V3 venue index it lacks, a
-   * pool its factory does not have, a V4 pool not initialised in its PoolManager or no PoolManager at all, a propAMM its allowlist does not hold for those tokens), or the
+   * pool its factory does not have, a V4 pool not initialised in its PoolManager or no PoolManager at all, V4 hops of an exact-output order on a router built before exact output over V4, a propAMM its allowlist does not hold for those tokens), or the
    * order's calldata or actions no longer decode: what the API quoted, or the hand-off accepted, or the
    * operator's administrators changed since. The operator's side, whoever else could be suspected.
    */

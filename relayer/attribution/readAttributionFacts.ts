@@ -19,7 +19,7 @@ type Relay = Pick<RelayRecord, "data" | "router" | "taker" | "permit2Nonce" | "a
  * input run forwards must yield its output (the same test as the router's backward pass, to a unit of
  * rounding); one with a SPLIT (shares of the output, not the input) is not repriced.
  */
-type PricedRoute = { actions: RouteAction[]; sellToken: Address; hops: RouteHop[]; pairs: Address[]; amountIn: bigint; minimum: bigint };
+type PricedRoute = { actions: RouteAction[]; sellToken: Address; hops: RouteHop[]; pairs: Address[]; amountIn: bigint; minimum: bigint; exactOutput: boolean };
 
 function pricedRoute(call: GaslessCall): PricedRoute | undefined {
   try {
@@ -29,10 +29,10 @@ function pricedRoute(call: GaslessCall): PricedRoute | undefined {
     if (call.kind === "exactOutput") {
       const { params } = call.order;
       if (actions.some((action) => action.type === "split")) return undefined;
-      return { ...route, amountIn: params.maxSellAmount, minimum: params.buyAmount };
+      return { ...route, amountIn: params.maxSellAmount, minimum: params.buyAmount, exactOutput: true };
     }
     const { params } = call.order;
-    return { ...route, amountIn: params.sellAmount, minimum: params.minBuyAmount };
+    return { ...route, amountIn: params.sellAmount, minimum: params.minBuyAmount, exactOutput: false };
   } catch {
     return undefined;
   }
@@ -85,7 +85,7 @@ function outputAt(client: PublicClient, route: PricedRoute, venues: RouteVenues,
 
 /** The route's venues and their states at the end of `blockNumber`. */
 async function routeStatesAt(client: PublicClient, router: Address, route: PricedRoute, blockNumber: bigint, v4: V4Contracts | undefined): Promise<{ venues: RouteVenues; states: StatesAt }> {
-  const venues = await readRouteVenues(client, router, route.hops, blockNumber, v4);
+  const venues = await readRouteVenues(client, router, route.hops, blockNumber, route.exactOutput, v4);
   const [pairs, pools, v4Pools] = await Promise.all([pairStatesAt(client, route.pairs, blockNumber), v3PoolStatesAt(client, venues, blockNumber), v4PoolStatesAt(client, venues, blockNumber)]);
   return { venues, states: { pairs, pools, v4Pools, propAmmBlocks: [blockNumber] } };
 }
@@ -186,7 +186,7 @@ async function readFacts(client: PublicClient, { permit2, uniswapV4 }: Attributi
     syncsBefore(client, route?.pairs ?? pairsOf(call), position),
     // The venues as the router reached them at the mined block's end: a propAMM pair the allowlist's
     // administrator removed within the block is refused there.
-    route === undefined ? Promise.resolve(undefined) : readRouteVenues(client, relay.router, route.hops, position.blockNumber, uniswapV4),
+    route === undefined ? Promise.resolve(undefined) : readRouteVenues(client, relay.router, route.hops, position.blockNumber, route.exactOutput, uniswapV4),
     pullRefused(parent),
     pullRefused(position.blockNumber),
   ]);

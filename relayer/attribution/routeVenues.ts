@@ -4,8 +4,8 @@ import {
   afterV4PoolEvent,
   propAmmAbi,
   propAmmAllowlistAbi,
-  readRouterPoolManager,
   readRouterPropAmmAllowlist,
+  readRouterV4Venue,
   readV3PoolEvents,
   readV3PoolState,
   readV4PoolEvents,
@@ -15,6 +15,7 @@ import {
   uniswapV4StateViewAbi,
   v4HopPoolKey,
   v4PoolId,
+  V4_REVISION_EXACT_OUTPUT,
   type PropAmmHop,
   type RouteHop,
   type V3Hop,
@@ -44,8 +45,9 @@ export type RouteVenues = Readonly<{
   v4Pools: ReadonlyMap<string, V4PoolKey>;
   /**
    * The contracts the V4 pools were read through, when the route has V4 hops and its router swaps in
-   * the relayer's PoolManager. A router with no PoolManager leaves `v4Pools` empty (its V4 hops are
-   * refused); one with another PoolManager than the relayer's sets `v4Unread`.
+   * the relayer's PoolManager. A router with no PoolManager, or one whose V4 venue predates exact output
+   * (`v4Revision()` below 2) for an exact-output order, leaves `v4Pools` empty (its V4 hops are refused);
+   * one with another PoolManager than the relayer's sets `v4Unread`.
    */
   v4?: V4Contracts | undefined;
   /**
@@ -71,12 +73,13 @@ export function v4HopId(hop: V4Hop, tokenIn: Address): string {
  * The pools and propAMMs of `hops` as `router` reaches them at `blockNumber`: a V3 hop's pool is the one
  * its venue's factory (the router's own table, fixed at deployment) holds for the hop's tokens and fee,
  * the pool the router computes; a V4 hop's pool is the one its key names in the router's PoolManager
- * (`poolManager()`), when initialised there (read through `v4`'s StateView); a propAMM's tokens come
+ * (`poolManager()`), when initialised there (read through `v4`'s StateView) and, for an `exactOutput`
+ * order, when the router runs V4 hops backwards (`v4Revision()`); a propAMM's tokens come
  * from the allowlist the router calls. A hop the router would refuse (an unknown venue, no pool, no
  * PoolManager, a pair not allowlisted) is left out, so its route is not priced. Nothing here is read
  * from the order's bytes but the hops themselves.
  */
-export async function readRouteVenues(client: PublicClient, router: Address, hops: readonly RouteHop[], blockNumber: bigint, v4?: V4Contracts): Promise<RouteVenues> {
+export async function readRouteVenues(client: PublicClient, router: Address, hops: readonly RouteHop[], blockNumber: bigint, exactOutput: boolean, v4?: V4Contracts): Promise<RouteVenues> {
   const v3Hops = new Map<string, { hop: V3Hop; tokenIn: Address }>();
   const v4Keys = new Map<string, V4PoolKey>();
   const propAmmPairs = new Set<Address>();
@@ -108,20 +111,21 @@ export async function readRouteVenues(client: PublicClient, router: Address, hop
       }),
     );
   }
-  return { v3Pools, ...(await readV4Pools(client, router, v4Keys, blockNumber, v4)), propAmms };
+  return { v3Pools, ...(await readV4Pools(client, router, v4Keys, blockNumber, exactOutput, v4)), propAmms };
 }
 
 /**
  * The V4 pools of `keys` (by id) initialised at `blockNumber` in the PoolManager `router` swaps in. A
- * router without one (`poolManager()` reverts or is zero: built before SWAP_V4) refuses every V4 hop;
- * a PoolManager other than `v4`'s cannot be read through its StateView (`v4Unread`).
+ * router without one (`poolManager()` reverts or is zero: built before SWAP_V4) refuses every V4 hop,
+ * and so does one built before exact output over V4 (`v4Revision()` below 2) in an `exactOutput`
+ * order; a PoolManager other than `v4`'s cannot be read through its StateView (`v4Unread`).
  */
-async function readV4Pools(client: PublicClient, router: Address, keys: ReadonlyMap<string, V4PoolKey>, blockNumber: bigint, v4: V4Contracts | undefined): Promise<Pick<RouteVenues, "v4Pools" | "v4" | "v4Unread">> {
+async function readV4Pools(client: PublicClient, router: Address, keys: ReadonlyMap<string, V4PoolKey>, blockNumber: bigint, exactOutput: boolean, v4: V4Contracts | undefined): Promise<Pick<RouteVenues, "v4Pools" | "v4" | "v4Unread">> {
   const v4Pools = new Map<string, V4PoolKey>();
   if (keys.size === 0) return { v4Pools, v4Unread: false };
-  // readRouterPoolManager throws only for a node failure: it defers the attribution.
-  const poolManager = await readOrDefer(readRouterPoolManager(client, router, blockNumber), "the router's V4 PoolManager");
-  if (poolManager === undefined) return { v4Pools, v4Unread: false };
+  // readRouterV4Venue throws only for a node failure: it defers the attribution.
+  const { poolManager, revision } = await readOrDefer(readRouterV4Venue(client, router, blockNumber), "the router's V4 venue");
+  if (poolManager === undefined || (exactOutput && revision < V4_REVISION_EXACT_OUTPUT)) return { v4Pools, v4Unread: false };
   if (v4 === undefined || poolManager.toLowerCase() !== v4.poolManager.toLowerCase()) return { v4Pools, v4Unread: true };
   await Promise.all(
     [...keys].map(async ([id, key]) => {

@@ -14,14 +14,28 @@ export function readRouterPoolManager(reader: ChainReader, router: Address, bloc
 /** The first revision of the V4 venue whose routers run SWAP_V4 hops in exact-output routes. */
 export const V4_REVISION_EXACT_OUTPUT = 2;
 
+/** A router's V4 venue: the PoolManager it swaps in (undefined: none) and what its SWAP_V4 hops do (see readRouterV4Revision). */
+export type RouterV4Venue = Readonly<{ poolManager: Address | undefined; revision: number }>;
+
+/**
+ * `router`'s V4 venue, both views read at once: the revision comes from `v4Revision()`, or for a router
+ * built before that view, from whether it names a PoolManager (1) or not (0). Node failures throw.
+ */
+export async function readRouterV4Venue(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<RouterV4Venue> {
+  const [poolManager, view] = await Promise.all([
+    readRouterPoolManager(reader, router, blockNumber),
+    readRouterNumberView(reader, router, "v4Revision", "V4 venue revision", blockNumber),
+  ]);
+  // An answer past 2^32 is no revision of ours: read as a router without the view.
+  const revision = view !== undefined && view < 2n ** 32n ? Number(view) : poolManager === undefined ? 0 : 1;
+  return { poolManager, revision };
+}
+
 /**
  * What `router`'s V4 venue does (IUniswapV4Venue's `v4Revision()`): 0 without a PoolManager; 1 for a
  * router built before the view (it names a PoolManager but runs V4 hops for exact input only); from
  * V4_REVISION_EXACT_OUTPUT, in exact-output routes too. Node failures throw.
  */
 export async function readRouterV4Revision(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<number> {
-  const revision = await readRouterNumberView(reader, router, "v4Revision", "V4 venue revision", blockNumber);
-  // An answer past 2^32 is no revision of ours: read as a router without the view.
-  if (revision !== undefined && revision < 2n ** 32n) return Number(revision);
-  return (await readRouterPoolManager(reader, router, blockNumber)) === undefined ? 0 : 1;
+  return (await readRouterV4Venue(reader, router, blockNumber)).revision;
 }

@@ -18,6 +18,7 @@ import {
   QuoteMismatchError,
   readRouterPoolManager,
   readRouterV4Revision,
+  readRouterV4Venue,
   V4_REVISION_EXACT_OUTPUT,
   routeOutput,
   swapV4Hop,
@@ -185,6 +186,10 @@ describe("Uniswap V4 as a routed venue (quotes)", function () {
     expect(await readRouterV4Revision(f.publicClient, withoutPoolManager.address)).to.equal(0);
     // V4Quoter answers poolManager() but has no v4Revision(): read as a router built before the view.
     expect(await readRouterV4Revision(f.publicClient, f.uniswapV4.v4Quoter)).to.equal(1);
+    // Both views in one read, as the API's venue set reads a router: the revision follows the PoolManager read beside it.
+    expect(await readRouterV4Venue(f.publicClient, f.uniswapV4.v4Quoter)).to.deep.equal({ poolManager: getAddress(f.uniswapV4.poolManager), revision: 1 });
+    expect(await readRouterV4Venue(f.publicClient, withoutPoolManager.address)).to.deep.equal({ poolManager: undefined, revision: 0 });
+    expect(await readRouterV4Venue(f.publicClient, f.contracts.takerSwapRouter)).to.deep.equal({ poolManager: getAddress(f.uniswapV4.poolManager), revision: V4_REVISION_EXACT_OUTPUT });
     expect(await readRouterV4Revision(f.publicClient, f.contracts.routerRegistry)).to.equal(0);
     expect(await readRouterV4Revision(f.publicClient, f.stranger.account.address)).to.equal(0);
     const { snapshot } = await marketOf(f, {});

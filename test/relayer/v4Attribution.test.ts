@@ -5,6 +5,7 @@ import { erc20Abi, maxUint256, parseUnits, type Address, type Hex, type LocalAcc
 import { decodeGaslessCall, decodeRouteActions, encodeRouteActions, encodeSwapGaslessFromContract, patchSignature, routeHops, type RelayJson } from "../../sdk";
 import { decideCause } from "../../relayer/attribution/decideCause";
 import { readAttributionFacts } from "../../relayer/attribution/readAttributionFacts";
+import { readRouteVenues } from "../../relayer/attribution/routeVenues";
 import type { RelayRecord } from "../../relayer/store/relayStore";
 import { fundedTakers, gaslessSuite, startGaslessStack, type GaslessStack } from "../fixtures/gaslessStack";
 import { FRONT_TIP, frontRunInVictimBlock, fundStranger } from "../fixtures/sandwich";
@@ -123,7 +124,7 @@ describe("a failed relay over Uniswap V4 pools attributed from the PoolManager's
     expect((await suite.stack.relayer!.context.store.unpaidGasCharged({ taker: record.taker, integratorId: suite.stack.api.integratorId, since: new Date(0) })).taker).to.equal(0n);
   });
 
-  it("a V4 hop naming a pool nobody initialised is refused (the operator's side); without the manifest's StateView the relayer neither prices nor refuses a V4 hop", async () => {
+  it("a V4 hop naming a pool nobody initialised is refused (the operator's side), and so are an exact-output order's V4 hops on a router built before exact output over V4; without the manifest's StateView the relayer neither prices nor refuses a V4 hop", async () => {
     suite.stack = await startGaslessStack(suite.f, { signers: 1 });
     const { relayId, hash, front } = await v4RelayAndFrontRun();
     const block = await suite.f.publicClient.getBlock();
@@ -143,6 +144,13 @@ describe("a failed relay over Uniswap V4 pools attributed from the PoolManager's
     const unknownPool = { ...record, data: encodeSwapGaslessFromContract({ ...order, params: { ...order.params, actions: encodeRouteActions(actions) } } as Parameters<typeof encodeSwapGaslessFromContract>[0]) };
     const refused = await readAttributionFacts(suite.f.publicClient, context, unknownPool, at);
     expect([refused.routeRefused, refused.route, decideCause(refused).cause]).to.deep.equal([true, undefined, "operator"]);
+
+    // A router that names the PoolManager but predates v4Revision() (V4Quoter answers poolManager() alone:
+    // revision 1) reaches the pool for an exact-input order and refuses it for an exact-output one, as the
+    // router would (its V4 hops run forwards only); this build's router reaches it for both.
+    const hops = routeHops(decodeRouteActions(order.params.actions), order.params.sellToken);
+    const reached = async (router: Address, exactOutput: boolean) => (await readRouteVenues(suite.f.publicClient, router, hops, receipt.blockNumber, exactOutput, context.uniswapV4)).v4Pools.size;
+    expect(await Promise.all([reached(suite.f.uniswapV4.v4Quoter, false), reached(suite.f.uniswapV4.v4Quoter, true), reached(record.router, true)])).to.deep.equal([1, 0, 1]);
 
     // No V4 contracts known (a manifest without uniswapV4): no fact either way about the V4 hop.
     const unread = await readAttributionFacts(suite.f.publicClient, { permit2: context.permit2 }, record, at);

@@ -1,5 +1,5 @@
 import { getAbiItem, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import { chainOrder, decodeFeatureState, encodeRegistryRead, logPosition, readRouterPoolManager, readRouterPropAmmAllowlist, readRouterV3Venues, readRouterV4Revision, type FeatureId, type LogPosition, type LogWindow } from "../../../sdk";
+import { chainOrder, decodeFeatureState, encodeRegistryRead, logPosition, readRouterPropAmmAllowlist, readRouterV3Venues, readRouterV4Venue, type FeatureId, type LogPosition, type LogWindow } from "../../../sdk";
 import { type BlockHead } from "../../../sdk/chain/chainHead";
 import { propAmmAllowlistAbi } from "../../../sdk/abis/propAmmAllowlistAbi";
 import { routerRegistryAbi } from "../../../sdk/abis/routerRegistryAbi";
@@ -28,7 +28,7 @@ export type RouterVenueSet = Readonly<{
    */
   v4PoolManager?: Address | undefined;
   /**
-   * The lowest V4 venue revision among the active routers (`v4Revision()`, sdk readRouterV4Revision),
+   * The lowest V4 venue revision among the active routers (`v4Revision()`, sdk readRouterV4Venue),
    * when they share `v4PoolManager`. Below V4_REVISION_EXACT_OUTPUT (or undefined), V4 pools are priced
    * for exact input only.
    */
@@ -171,11 +171,10 @@ export class ActiveRouterVenues implements RouterVenueSource {
     const active = [...new Set(routers.filter((router) => router !== zeroAddress).map(lower))];
     const tables = await Promise.all(
       active.map(async (router): Promise<RouterTable> => {
-        const [v3, allowlist, poolManager, v4Revision] = await Promise.all([
+        const [v3, allowlist, { poolManager, revision: v4Revision }] = await Promise.all([
           readRouterV3Venues(client, router, head.number),
           readRouterPropAmmAllowlist(client, router, head.number),
-          readRouterPoolManager(client, router, head.number),
-          readRouterV4Revision(client, router, head.number),
+          readRouterV4Venue(client, router, head.number),
         ]);
         return {
           router,
