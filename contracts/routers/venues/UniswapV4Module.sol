@@ -39,6 +39,14 @@ contract UniswapV4Module {
     /// length of a run's `unlock`, so the callback is accepted only inside the router's own unlock.
     uint256 private constant UNLOCKING_SLOT = 0x9722affc808bce42240172b6f6bf94125abbab68e56245a2e72b25ebaa1a9b40;
 
+    /// @dev The PoolManager's selectors (IUniswapV4PoolManagerMinimal), left-aligned in a word: its calls
+    /// are encoded by hand, which costs less gas per hop than the ABI coder's encoding and code-size checks.
+    uint256 private constant UNLOCK_SELECTOR = 0x48c89491 << 224;
+    uint256 private constant SWAP_SELECTOR = 0xf3cd914c << 224;
+    uint256 private constant SYNC_SELECTOR = 0xa5841194 << 224;
+    uint256 private constant SETTLE_SELECTOR = 0x11da60b4 << 224;
+    uint256 private constant TAKE_SELECTOR = 0x0b0d9c09 << 224;
+
     IUniswapV4PoolManagerMinimal private immutable _poolManager;
     address private immutable _self;
 
@@ -55,21 +63,36 @@ contract UniswapV4Module {
     /// the ether is the router's, and only a native run's input is paid from it.
     function swapV4Run() external payable returns (uint256 amountOut) {
         if (address(this) == _self) revert IUniswapV4Venue.SwapV4CallbackRefused(msg.sender);
+        IUniswapV4PoolManagerMinimal manager = _poolManager;
+        // `unlock(msg.data[4:])`, encoded past the free memory pointer; a revert is passed on as it is.
+        // The callback returns `abi.encode(amount)`, which `unlock` returns as `bytes`: offset, length,
+        // then the amount. Shorter return data reverts as the ABI decoder would, with no data.
         assembly ("memory-safe") {
             tstore(UNLOCKING_SLOT, 1)
-        }
-        bytes memory result = _poolManager.unlock(msg.data[4:]);
-        assembly ("memory-safe") {
+            let ptr := mload(0x40)
+            let length := sub(calldatasize(), 4)
+            mstore(ptr, UNLOCK_SELECTOR)
+            mstore(add(ptr, 4), 0x20)
+            mstore(add(ptr, 36), length)
+            calldatacopy(add(ptr, 68), 4, length)
+            mstore(add(add(ptr, 68), length), 0)
+            if iszero(call(gas(), manager, 0, ptr, add(68, and(add(length, 31), not(31))), 0, 0)) {
+                returndatacopy(ptr, 0, returndatasize())
+                revert(ptr, returndatasize())
+            }
             tstore(UNLOCKING_SLOT, 0)
+            if lt(returndatasize(), 0x60) { revert(0, 0) }
+            returndatacopy(0, 0x40, 0x20)
+            amountOut := mload(0)
         }
-        amountOut = abi.decode(result, (uint256));
     }
 
     /// @notice The router's `unlockCallback` (IUniswapV4Venue), handed here unchanged: accepted only
     /// from the PoolManager during the router's own unlock. Swaps hop by hop, then pays the run's input
     /// and takes its output, once each.
     /// @param data The router's encoding (see HOPS_OFFSET).
-    /// @return The run's output amount, ABI-encoded.
+    /// @return The run's output amount (the input, in EXACT_OUTPUT mode), ABI-encoded: returned by
+    /// `_returnAmount`, which ends the call.
     function unlockCallback(bytes calldata data) external returns (bytes memory) {
         bool unlocking;
         assembly ("memory-safe") {
@@ -80,37 +103,58 @@ contract UniswapV4Module {
         if (msg.sender != address(_poolManager) || !unlocking) {
             revert IUniswapV4Venue.SwapV4CallbackRefused(msg.sender);
         }
-        address tokenIn = address(bytes20(data[0:20]));
-        uint256 amountIn = uint256(bytes32(data[20:52]));
-        address to = address(bytes20(data[52:72]));
-        uint8 mode = uint8(data[72]);
-        if (mode == UniswapV4RunMode.EXACT_OUTPUT) return _exactOutputRun(data, tokenIn, amountIn, to);
-        IUniswapV4PoolManagerMinimal manager = _poolManager;
+        (address tokenIn, uint256 amountIn, address to, uint256 mode) = _header(data);
+        if (mode == UniswapV4RunMode.EXACT_OUTPUT) _returnAmount(_exactOutputRun(data, tokenIn, amountIn, to));
+        address manager = address(_poolManager);
         // An input already paid in (a signed sell delivered after the router's `sync`) is settled first,
         // before any swap runs a hook: the PoolManager credits what arrived since the sync to whoever
         // settles, so no hook can sync or settle that currency in between. A short delivery leaves the
         // run unsettled and reverts the unlock.
         bool atManager = mode == UniswapV4RunMode.AT_MANAGER;
-        if (atManager) manager.settle();
+        if (atManager) _settle(manager, 0);
         address token = tokenIn;
         uint256 amount = amountIn;
         // The router passes whole SWAP_V4 actions (its width checks bound them), at most a route's.
-        for (uint256 at = HOPS_OFFSET; at < data.length; at += RouteActions.SWAP_V4_WIDTH) {
+        for (uint256 at = HOPS_OFFSET; at < data.length;) {
             uint256 hopIn = amount;
             uint256 paid;
-            (token, paid, amount) = _swap(data, at, token, -SafeCast.toInt256(hopIn));
+            int256 amountSpecified;
+            // SafeCast leaves it at most type(int256).max, whose negation fits.
+            unchecked {
+                amountSpecified = -SafeCast.toInt256(hopIn);
+            }
+            (token, paid, amount) = _swap(data, at, token, amountSpecified);
             // The price limit never binds: short of liquidity, the pool takes less than offered.
             if (paid != hopIn) revert IUniswapV4Venue.SwapV4PartialFill(hopIn, paid);
             if (amount == 0) revert IUniswapV4Venue.SwapV4ZeroOutput(token, hopIn);
+            // Bounded by the calldata's length.
+            unchecked {
+                at += RouteActions.SWAP_V4_WIDTH;
+            }
         }
         // Intermediate currencies net to zero inside the PoolManager: only the run's ends move.
         if (tokenIn == RouteActions.NATIVE) {
-            manager.settle{value: amountIn}();
+            _settle(manager, amountIn);
         } else if (!atManager) {
             _settleFromRouter(manager, tokenIn, amountIn);
         }
-        manager.take(_currency(token), to, amount);
-        return abi.encode(amount);
+        _take(manager, _currency(token), to, amount);
+        _returnAmount(amount);
+    }
+
+    /// @dev The run's header (see HOPS_OFFSET), read without the slices' bounds checks: past the
+    /// callback's checks, `data` is this router's own run, which `swapV4Run` handed to `unlock` whole.
+    function _header(bytes calldata data)
+        private
+        pure
+        returns (address tokenIn, uint256 amountIn, address to, uint256 mode)
+    {
+        assembly ("memory-safe") {
+            tokenIn := shr(96, calldataload(data.offset))
+            amountIn := calldataload(add(data.offset, 20))
+            to := shr(96, calldataload(add(data.offset, 52)))
+            mode := byte(0, calldataload(add(data.offset, 72)))
+        }
     }
 
     /// @dev An exact-output run (UniswapV4RunMode.EXACT_OUTPUT): its hops swapped from the last to the first, each for
@@ -119,9 +163,10 @@ contract UniswapV4Module {
     /// wrapped first when the route starts with WRAP), and `amountOut` taken to `to`. Only V4 hops may
     /// lead up to a V4 hop run backwards: the router passes the route's hops up to this one, and any
     /// other venue among them is refused here.
+    /// Returns the run's input.
     function _exactOutputRun(bytes calldata data, address tokenIn, uint256 amountOut, address to)
         private
-        returns (bytes memory)
+        returns (uint256)
     {
         // Each hop's input token, found forwards: [0] is the run's input; a route has at most 8 actions.
         address[9] memory tokens;
@@ -141,23 +186,72 @@ contract UniswapV4Module {
             // Short of liquidity, the pool pays less than asked.
             if (received != wanted) revert IUniswapV4Venue.SwapV4PartialFill(wanted, received);
         }
-        IUniswapV4PoolManagerMinimal manager = _poolManager;
+        address manager = address(_poolManager);
         bool wrapped = ExactOutputInput.spend(amount);
         if (tokenIn == RouteActions.NATIVE) {
-            manager.settle{value: amount}();
+            _settle(manager, amount);
         } else {
             if (wrapped) IWETH9(tokenIn).deposit{value: amount}();
             _settleFromRouter(manager, tokenIn, amount);
         }
-        manager.take(_currency(tokens[count]), to, amountOut);
-        return abi.encode(amount);
+        _take(manager, _currency(tokens[count]), to, amountOut);
+        return amount;
     }
 
     /// @dev Pays `amount` of `token`, held by the router, into the PoolManager for this run.
-    function _settleFromRouter(IUniswapV4PoolManagerMinimal manager, address token, uint256 amount) private {
-        manager.sync(token);
-        IERC20(token).safeTransfer(address(manager), amount);
-        manager.settle();
+    function _settleFromRouter(address manager, address token, uint256 amount) private {
+        // `sync(token)`, in scratch space.
+        assembly ("memory-safe") {
+            mstore(0, SYNC_SELECTOR)
+            mstore(4, token)
+            if iszero(call(gas(), manager, 0, 0, 0x24, 0, 0)) {
+                let ptr := mload(0x40)
+                returndatacopy(ptr, 0, returndatasize())
+                revert(ptr, returndatasize())
+            }
+        }
+        IERC20(token).safeTransfer(manager, amount);
+        _settle(manager, 0);
+    }
+
+    /// @dev `settle{value: value}()`: credits this run with what arrived since the `sync`, or with the
+    /// native ETH sent. Its return value (the amount credited) is not needed.
+    function _settle(address manager, uint256 value) private {
+        assembly ("memory-safe") {
+            mstore(0, SETTLE_SELECTOR)
+            if iszero(call(gas(), manager, value, 0, 4, 0, 0)) {
+                let ptr := mload(0x40)
+                returndatacopy(ptr, 0, returndatasize())
+                revert(ptr, returndatasize())
+            }
+        }
+    }
+
+    /// @dev `take(currency, to, amount)`, encoded past the free memory pointer.
+    function _take(address manager, address currency, address to, uint256 amount) private {
+        assembly ("memory-safe") {
+            let ptr := mload(0x40)
+            mstore(ptr, TAKE_SELECTOR)
+            mstore(add(ptr, 4), currency)
+            mstore(add(ptr, 36), to)
+            mstore(add(ptr, 68), amount)
+            if iszero(call(gas(), manager, 0, ptr, 100, 0, 0)) {
+                returndatacopy(ptr, 0, returndatasize())
+                revert(ptr, returndatasize())
+            }
+        }
+    }
+
+    /// @dev Ends the callback, returning `abi.encode(amount)` as `bytes` (offset, length, amount)
+    /// without building it in memory first.
+    function _returnAmount(uint256 amount) private pure {
+        assembly ("memory-safe") {
+            let ptr := mload(0x40)
+            mstore(ptr, 0x20)
+            mstore(add(ptr, 0x20), 0x20)
+            mstore(add(ptr, 0x40), amount)
+            return(ptr, 0x60)
+        }
     }
 
     /// @dev One swap of the hop at `at` (its opcode byte): `tokenIn` into the pool (sorted tokenIn and
@@ -168,37 +262,53 @@ contract UniswapV4Module {
         private
         returns (address tokenOut, uint256 paid, uint256 received)
     {
-        IUniswapV4PoolManagerMinimal.PoolKey memory key;
-        address currencyOut;
+        address manager = address(_poolManager);
+        address native = RouteActions.NATIVE;
+        // `swap(key, params, "")` encoded by hand past the free memory pointer: the key's five words
+        // (currency0, currency1, fee, tickSpacing, hooks), the params' three (zeroForOne, amountSpecified,
+        // sqrtPriceLimitX96), then the offset (0x120) and zero length of the empty hook data. A revert is
+        // passed on as it is; return data shorter than the delta reverts as the ABI decoder would.
         assembly ("memory-safe") {
             let word := calldataload(add(add(data.offset, at), 1))
-            currencyOut := shr(96, word)
-            mstore(add(key, 0x40), and(shr(72, word), 0xffffff))
-            mstore(add(key, 0x60), signextend(2, and(shr(48, word), 0xffffff)))
-            mstore(add(key, 0x80), shr(96, calldataload(add(add(data.offset, at), 27))))
+            // The action may write native ETH as zero (the V4 currency) or as the route's NATIVE.
+            let currencyOut := shr(96, word)
+            currencyOut := mul(currencyOut, iszero(eq(currencyOut, native)))
+            let currencyIn := mul(tokenIn, iszero(eq(tokenIn, native)))
+            let zeroForOne := lt(currencyIn, currencyOut)
+            // Sorted: (currencyIn, currencyOut) when zeroForOne, else swapped.
+            let flip := mul(zeroForOne, xor(currencyIn, currencyOut))
+            let ptr := mload(0x40)
+            mstore(ptr, SWAP_SELECTOR)
+            mstore(add(ptr, 4), xor(currencyOut, flip))
+            mstore(add(ptr, 36), xor(currencyIn, flip))
+            mstore(add(ptr, 68), and(shr(72, word), 0xffffff))
+            mstore(add(ptr, 100), signextend(2, shr(48, word)))
+            mstore(add(ptr, 132), shr(96, calldataload(add(add(data.offset, at), 27))))
+            mstore(add(ptr, 164), zeroForOne)
+            mstore(add(ptr, 196), amountSpecified)
+            // MIN_SQRT_PRICE_LIMIT when zeroForOne, else MAX_SQRT_PRICE_LIMIT.
+            mstore(add(ptr, 228), add(MAX_SQRT_PRICE_LIMIT, mul(zeroForOne, sub(MIN_SQRT_PRICE_LIMIT, MAX_SQRT_PRICE_LIMIT))))
+            mstore(add(ptr, 260), 0x120)
+            mstore(add(ptr, 292), 0)
+            if iszero(call(gas(), manager, 0, ptr, 324, 0, 0x20)) {
+                returndatacopy(ptr, 0, returndatasize())
+                revert(ptr, returndatasize())
+            }
+            if lt(returndatasize(), 0x20) { revert(0, 0) }
+            // A BalanceDelta: amount0 in the upper 128 bits, amount1 in the lower 128.
+            let delta := mload(0)
+            let amount0 := sar(128, delta)
+            let amount1 := signextend(15, delta)
+            // (input, output): (amount0, amount1) when zeroForOne, else swapped.
+            let swapped := mul(zeroForOne, xor(amount0, amount1))
+            let input := xor(amount1, swapped)
+            let output := xor(amount0, swapped)
+            tokenOut := or(currencyOut, mul(iszero(currencyOut), native))
+            // The swapper owes the input (negative) and is owed the output (positive); a hook's delta may
+            // turn either sign, which reads as nothing paid or received.
+            paid := mul(slt(input, 0), sub(0, input))
+            received := mul(sgt(output, 0), output)
         }
-        // The action may write native ETH as zero (the V4 currency) or as the route's NATIVE.
-        currencyOut = _currency(currencyOut);
-        address currencyIn = _currency(tokenIn);
-        bool zeroForOne = currencyIn < currencyOut;
-        (key.currency0, key.currency1) = zeroForOne ? (currencyIn, currencyOut) : (currencyOut, currencyIn);
-        int256 delta = _poolManager.swap(
-            key,
-            IUniswapV4PoolManagerMinimal.SwapParams({
-                zeroForOne: zeroForOne,
-                amountSpecified: amountSpecified,
-                sqrtPriceLimitX96: zeroForOne ? MIN_SQRT_PRICE_LIMIT : MAX_SQRT_PRICE_LIMIT
-            }),
-            ""
-        );
-        int256 amount0 = delta >> 128;
-        int256 amount1 = int256(int128(delta));
-        (int256 input, int256 output) = zeroForOne ? (amount0, amount1) : (amount1, amount0);
-        tokenOut = currencyOut == address(0) ? RouteActions.NATIVE : currencyOut;
-        // The swapper owes the input (negative) and is owed the output (positive); a hook's delta may
-        // turn either sign, which reads as nothing paid or received.
-        paid = input < 0 ? uint256(-input) : 0;
-        received = output > 0 ? uint256(output) : 0;
     }
 
     /// @dev The V4 currency of a route token: NATIVE (or zero) is native ETH, address zero.
