@@ -39,13 +39,14 @@ contract UniswapV4Module {
     /// length of a run's `unlock`, so the callback is accepted only inside the router's own unlock.
     uint256 private constant UNLOCKING_SLOT = 0x9722affc808bce42240172b6f6bf94125abbab68e56245a2e72b25ebaa1a9b40;
 
-    /// @dev The PoolManager's selectors (IUniswapV4PoolManagerMinimal), left-aligned in a word: its calls
-    /// are encoded by hand, which costs less gas per hop than the ABI coder's encoding and code-size checks.
-    uint256 private constant UNLOCK_SELECTOR = 0x48c89491 << 224;
-    uint256 private constant SWAP_SELECTOR = 0xf3cd914c << 224;
-    uint256 private constant SYNC_SELECTOR = 0xa5841194 << 224;
-    uint256 private constant SETTLE_SELECTOR = 0x11da60b4 << 224;
-    uint256 private constant TAKE_SELECTOR = 0x0b0d9c09 << 224;
+    /// @dev The PoolManager's selectors: its calls are encoded by hand, which costs less gas per hop than
+    /// the ABI coder's encoding and code-size checks. Each function copies the one it needs to a local,
+    /// which its assembly stores left-aligned.
+    bytes4 private constant UNLOCK_SELECTOR = IUniswapV4PoolManagerMinimal.unlock.selector;
+    bytes4 private constant SWAP_SELECTOR = IUniswapV4PoolManagerMinimal.swap.selector;
+    bytes4 private constant SYNC_SELECTOR = IUniswapV4PoolManagerMinimal.sync.selector;
+    bytes4 private constant SETTLE_SELECTOR = IUniswapV4PoolManagerMinimal.settle.selector;
+    bytes4 private constant TAKE_SELECTOR = IUniswapV4PoolManagerMinimal.take.selector;
 
     IUniswapV4PoolManagerMinimal private immutable _poolManager;
     address private immutable _self;
@@ -64,6 +65,7 @@ contract UniswapV4Module {
     function swapV4Run() external payable returns (uint256 amountOut) {
         if (address(this) == _self) revert IUniswapV4Venue.SwapV4CallbackRefused(msg.sender);
         IUniswapV4PoolManagerMinimal manager = _poolManager;
+        bytes4 selector = UNLOCK_SELECTOR;
         // `unlock(msg.data[4:])`, encoded past the free memory pointer; a revert is passed on as it is.
         // The callback returns `abi.encode(amount)`, which `unlock` returns as `bytes`: offset, length,
         // then the amount. Shorter return data reverts as the ABI decoder would, with no data.
@@ -71,7 +73,7 @@ contract UniswapV4Module {
             tstore(UNLOCKING_SLOT, 1)
             let ptr := mload(0x40)
             let length := sub(calldatasize(), 4)
-            mstore(ptr, UNLOCK_SELECTOR)
+            mstore(ptr, selector)
             mstore(add(ptr, 4), 0x20)
             mstore(add(ptr, 36), length)
             calldatacopy(add(ptr, 68), 4, length)
@@ -200,9 +202,10 @@ contract UniswapV4Module {
 
     /// @dev Pays `amount` of `token`, held by the router, into the PoolManager for this run.
     function _settleFromRouter(address manager, address token, uint256 amount) private {
+        bytes4 selector = SYNC_SELECTOR;
         // `sync(token)`, in scratch space.
         assembly ("memory-safe") {
-            mstore(0, SYNC_SELECTOR)
+            mstore(0, selector)
             mstore(4, token)
             if iszero(call(gas(), manager, 0, 0, 0x24, 0, 0)) {
                 let ptr := mload(0x40)
@@ -217,8 +220,9 @@ contract UniswapV4Module {
     /// @dev `settle{value: value}()`: credits this run with what arrived since the `sync`, or with the
     /// native ETH sent. Its return value (the amount credited) is not needed.
     function _settle(address manager, uint256 value) private {
+        bytes4 selector = SETTLE_SELECTOR;
         assembly ("memory-safe") {
-            mstore(0, SETTLE_SELECTOR)
+            mstore(0, selector)
             if iszero(call(gas(), manager, value, 0, 4, 0, 0)) {
                 let ptr := mload(0x40)
                 returndatacopy(ptr, 0, returndatasize())
@@ -229,9 +233,10 @@ contract UniswapV4Module {
 
     /// @dev `take(currency, to, amount)`, encoded past the free memory pointer.
     function _take(address manager, address currency, address to, uint256 amount) private {
+        bytes4 selector = TAKE_SELECTOR;
         assembly ("memory-safe") {
             let ptr := mload(0x40)
-            mstore(ptr, TAKE_SELECTOR)
+            mstore(ptr, selector)
             mstore(add(ptr, 4), currency)
             mstore(add(ptr, 36), to)
             mstore(add(ptr, 68), amount)
@@ -264,6 +269,7 @@ contract UniswapV4Module {
     {
         address manager = address(_poolManager);
         address native = RouteActions.NATIVE;
+        bytes4 selector = SWAP_SELECTOR;
         // `swap(key, params, "")` encoded by hand past the free memory pointer: the key's five words
         // (currency0, currency1, fee, tickSpacing, hooks), the params' three (zeroForOne, amountSpecified,
         // sqrtPriceLimitX96), then the offset (0x120) and zero length of the empty hook data. A revert is
@@ -278,7 +284,7 @@ contract UniswapV4Module {
             // Sorted: (currencyIn, currencyOut) when zeroForOne, else swapped.
             let flip := mul(zeroForOne, xor(currencyIn, currencyOut))
             let ptr := mload(0x40)
-            mstore(ptr, SWAP_SELECTOR)
+            mstore(ptr, selector)
             mstore(add(ptr, 4), xor(currencyOut, flip))
             mstore(add(ptr, 36), xor(currencyIn, flip))
             mstore(add(ptr, 68), and(shr(72, word), 0xffffff))
@@ -295,11 +301,10 @@ contract UniswapV4Module {
                 revert(ptr, returndatasize())
             }
             if lt(returndatasize(), 0x20) { revert(0, 0) }
-            // A BalanceDelta: amount0 in the upper 128 bits, amount1 in the lower 128.
+            // A BalanceDelta (amount0 in the upper 128 bits); (input, output) is (amount0, amount1) when zeroForOne.
             let delta := mload(0)
             let amount0 := sar(128, delta)
             let amount1 := signextend(15, delta)
-            // (input, output): (amount0, amount1) when zeroForOne, else swapped.
             let swapped := mul(zeroForOne, xor(amount0, amount1))
             let input := xor(amount1, swapped)
             let output := xor(amount0, swapped)
