@@ -14,28 +14,37 @@ import { takerPullRefused } from "./takerPull";
 type Relay = Pick<RelayRecord, "data" | "router" | "taker" | "permit2Nonce" | "acceptedBlock" | "transactions">;
 
 /**
+ * An order's route as its router reaches it, for any order whose actions decode: its hops and pairs, and
+ * whether it is an exact-output order (whose V4 hops need a router that runs them backwards).
+ */
+type RouteShape = { actions: RouteAction[]; sellToken: Address; hops: RouteHop[]; pairs: Address[]; exactOutput: boolean };
+
+/**
  * An order's route as repricing sees it: what goes in and the least that must come out. An
  * exact-input order: its sell amount and minimum. An exact-output order without a SPLIT: its maximum
  * input run forwards must yield its output (the same test as the router's backward pass, to a unit of
  * rounding); one with a SPLIT (shares of the output, not the input) is not repriced.
  */
-type PricedRoute = { actions: RouteAction[]; sellToken: Address; hops: RouteHop[]; pairs: Address[]; amountIn: bigint; minimum: bigint; exactOutput: boolean };
+type PricedRoute = RouteShape & { amountIn: bigint; minimum: bigint };
 
-function pricedRoute(call: GaslessCall): PricedRoute | undefined {
+function routeShape(call: GaslessCall): RouteShape | undefined {
   try {
     const actions = decodeRouteActions(call.order.params.actions);
     const sellToken = call.order.params.sellToken;
-    const route = { actions, sellToken, hops: routeHops(actions, sellToken), pairs: routePairs(actions) };
-    if (call.kind === "exactOutput") {
-      const { params } = call.order;
-      if (actions.some((action) => action.type === "split")) return undefined;
-      return { ...route, amountIn: params.maxSellAmount, minimum: params.buyAmount, exactOutput: true };
-    }
-    const { params } = call.order;
-    return { ...route, amountIn: params.sellAmount, minimum: params.minBuyAmount, exactOutput: false };
+    return { actions, sellToken, hops: routeHops(actions, sellToken), pairs: routePairs(actions), exactOutput: call.kind === "exactOutput" };
   } catch {
     return undefined;
   }
+}
+
+function pricedRoute(call: GaslessCall | undefined): PricedRoute | undefined {
+  const shape = call === undefined ? undefined : routeShape(call);
+  if (call === undefined || shape === undefined) return undefined;
+  if (call.kind === "exactOutput") {
+    if (shape.actions.some((action) => action.type === "split")) return undefined;
+    return { ...shape, amountIn: call.order.params.maxSellAmount, minimum: call.order.params.buyAmount };
+  }
+  return { ...shape, amountIn: call.order.params.sellAmount, minimum: call.order.params.minBuyAmount };
 }
 
 /** The V2 pairs an order's route trades on, priceable or not (none when its actions do not decode). */
@@ -95,7 +104,7 @@ async function routeStatesAt(client: PublicClient, router: Address, route: Price
  * route is refused and not priced). V4 hops the relayer cannot read (`v4Unread`) count as reached: no
  * fact says otherwise; they are simply not priced.
  */
-function venuesComplete(route: PricedRoute, venues: RouteVenues): boolean {
+function venuesComplete(route: Pick<RouteShape, "hops">, venues: RouteVenues): boolean {
   return route.hops.every(({ hop, tokenIn }) => {
     switch (hop.type) {
       case "swapV3":
@@ -146,7 +155,8 @@ async function readFacts(client: PublicClient, { permit2, uniswapV4 }: Attributi
   // The hand-off decoded the calldata and its route actions; should it not decode now, the facts that need it are left out
   // (no repricing, funds not short) rather than the outcome stalled.
   const call = decodeOrUndefined(relay.data);
-  const route = call === undefined ? undefined : pricedRoute(call);
+  const shape = call === undefined ? undefined : routeShape(call);
+  const route = pricedRoute(call);
   const parent = position.blockNumber - 1n;
   const balanceAndAllowance = async (blockNumber: bigint) => {
     if (call === undefined) return false;
@@ -169,7 +179,7 @@ async function readFacts(client: PublicClient, { permit2, uniswapV4 }: Attributi
     return balance < need || allowance < need;
   };
   const pullRefused = (blockNumber: bigint) => (call === undefined ? Promise.resolve(false) : takerPullRefused(client, permit2, relay.router, relay.taker, call, blockNumber));
-  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, atParent, synced, venuesAtBlock, pullRefusedAtParent, pullRefusedAtBlock] = await Promise.all([
+  const [gateAtParent, gateAtBlock, codeWhenAccepted, codeWhenMined, nonceSpent, shortAtParent, shortAtBlock, atParent, unpricedAtParent, synced, venuesAtBlock, pullRefusedAtParent, pullRefusedAtBlock] = await Promise.all([
     routerGateOpen(client, relay.router, parent),
     routerGateOpen(client, relay.router, position.blockNumber),
     // A node without old state may not answer for that block: then it is not known (see below). A node
@@ -183,10 +193,12 @@ async function readFacts(client: PublicClient, { permit2, uniswapV4 }: Attributi
     balanceAndAllowance(parent),
     balanceAndAllowance(position.blockNumber),
     route === undefined ? Promise.resolve(undefined) : routeStatesAt(client, relay.router, route, parent, uniswapV4),
+    // A route not repriced (an exact-output SPLIT) is still checked for hops its router refuses.
+    route !== undefined || shape === undefined ? Promise.resolve(undefined) : readRouteVenues(client, relay.router, shape.hops, parent, shape.exactOutput, uniswapV4),
     syncsBefore(client, route?.pairs ?? pairsOf(call), position),
     // The venues as the router reached them at the mined block's end: a propAMM pair the allowlist's
     // administrator removed within the block is refused there.
-    route === undefined ? Promise.resolve(undefined) : readRouteVenues(client, relay.router, route.hops, position.blockNumber, route.exactOutput, uniswapV4),
+    shape === undefined ? Promise.resolve(undefined) : readRouteVenues(client, relay.router, shape.hops, position.blockNumber, shape.exactOutput, uniswapV4),
     pullRefused(parent),
     pullRefused(position.blockNumber),
   ]);
@@ -194,8 +206,11 @@ async function readFacts(client: PublicClient, { permit2, uniswapV4 }: Attributi
   let tradedBefore = synced.length > 0;
   // The API quoted only hops its routers reach, and the hand-off decoded the calldata and its actions: a hop refused at
   // the parent block, or bytes that no longer decode, are the operator's side.
+  const venuesAtParent = atParent?.venues ?? unpricedAtParent;
   const routeRefused =
-    call === undefined || !actionsDecode(call) || (route !== undefined && ((atParent !== undefined && !venuesComplete(route, atParent.venues)) || (venuesAtBlock !== undefined && !venuesComplete(route, venuesAtBlock))));
+    call === undefined ||
+    !actionsDecode(call) ||
+    (shape !== undefined && ((venuesAtParent !== undefined && !venuesComplete(shape, venuesAtParent)) || (venuesAtBlock !== undefined && !venuesComplete(shape, venuesAtBlock))));
   if (route !== undefined && atParent !== undefined) {
     const { venues, states } = atParent;
     const [pairsMet, pools, v4Pools, propAmmLogs] = await Promise.all([
@@ -247,7 +262,7 @@ async function readLatest(client: PublicClient, relay: Relay, uniswapV4: V4Contr
   // reprice before the very move that failed the order.
   const latest = (await client.getBlock({ blockTag: "latest" })).number;
   const call = decodeOrUndefined(relay.data);
-  const route = call === undefined ? undefined : pricedRoute(call);
+  const route = pricedRoute(call);
   const [gateOpen, now] = await Promise.all([routerGateOpen(client, relay.router, latest), route === undefined ? Promise.resolve(undefined) : routeStatesAt(client, relay.router, route, latest, uniswapV4)]);
   const output = route === undefined || now === undefined || !venuesComplete(route, now.venues) ? undefined : await outputAt(client, route, now.venues, now.states);
   return {

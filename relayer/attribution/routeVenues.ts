@@ -52,7 +52,8 @@ export type RouteVenues = Readonly<{
   v4?: V4Contracts | undefined;
   /**
    * The route's V4 hops could not be read: its router swaps in a PoolManager the relayer has no
-   * StateView for (or the relayer has none). Neither refused nor priced: no fact either way.
+   * StateView for (or the relayer has none). Neither refused nor priced: no fact either way (unless
+   * refused whatever the pools: no PoolManager, or an exact-output order on a router below revision 2).
    */
   v4Unread: boolean;
   /** Each propAMM's tokens, as the router's allowlist gives them (token order is configuration). */

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import hre from "hardhat";
 import { mine } from "@nomicfoundation/hardhat-network-helpers";
-import { erc20Abi, maxUint256, parseUnits, type Address, type Hex, type LocalAccount } from "viem";
-import { decodeGaslessCall, decodeRouteActions, encodeRouteActions, encodeSwapGaslessFromContract, patchSignature, routeHops, type RelayJson } from "../../sdk";
+import { encodeFunctionData, erc20Abi, maxUint256, parseUnits, type Address, type Hex, type LocalAccount } from "viem";
+import { decodeGaslessCall, decodeRouteActions, encodeRouteActions, encodeSwapGaslessFromContract, gaslessExactOutputRouterAbi, patchSignature, routeHops, type RelayJson } from "../../sdk";
 import { decideCause } from "../../relayer/attribution/decideCause";
 import { readAttributionFacts } from "../../relayer/attribution/readAttributionFacts";
 import { readRouteVenues } from "../../relayer/attribution/routeVenues";
@@ -124,7 +124,7 @@ describe("a failed relay over Uniswap V4 pools attributed from the PoolManager's
     expect((await suite.stack.relayer!.context.store.unpaidGasCharged({ taker: record.taker, integratorId: suite.stack.api.integratorId, since: new Date(0) })).taker).to.equal(0n);
   });
 
-  it("a V4 hop naming a pool nobody initialised is refused (the operator's side), and so are an exact-output order's V4 hops on a router built before exact output over V4; without the manifest's StateView the relayer neither prices nor refuses a V4 hop", async () => {
+  it("a V4 hop naming a pool nobody initialised is refused (the operator's side), in an exact-output SPLIT too (not repriced, still checked), and so are an exact-output order's V4 hops on a router built before exact output over V4; without the manifest's StateView the relayer neither prices nor refuses a V4 hop it could run", async () => {
     suite.stack = await startGaslessStack(suite.f, { signers: 1 });
     const { relayId, hash, front } = await v4RelayAndFrontRun();
     const block = await suite.f.publicClient.getBlock();
@@ -144,6 +144,19 @@ describe("a failed relay over Uniswap V4 pools attributed from the PoolManager's
     const unknownPool = { ...record, data: encodeSwapGaslessFromContract({ ...order, params: { ...order.params, actions: encodeRouteActions(actions) } } as Parameters<typeof encodeSwapGaslessFromContract>[0]) };
     const refused = await readAttributionFacts(suite.f.publicClient, context, unknownPool, at);
     expect([refused.routeRefused, refused.route, decideCause(refused).cause]).to.deep.equal([true, undefined, "operator"]);
+
+    // The same hop as an exact-output order's SPLIT (shares of the output: never repriced), through the
+    // pool the router reaches and then one fee unit off.
+    const exactOutputSplit = (fee: number) => {
+      const hops = decodeRouteActions(order.params.actions).flatMap((action) => (action.type === "swapV4" ? [{ ...action, fee }] : []));
+      const actions = encodeRouteActions([{ type: "split", legs: [{ shareBps: 5_000, hops }, { shareBps: 5_000, hops }] }]);
+      const { sellAmount, minBuyAmount, ...rest } = order.params as Extract<typeof order.params, { sellAmount: bigint }>;
+      const params = { ...rest, maxSellAmount: sellAmount, buyAmount: minBuyAmount, actions };
+      return { ...record, data: encodeFunctionData({ abi: gaslessExactOutputRouterAbi, functionName: "swapGaslessExactOutput", args: [params, order.taker, order.relayerFee, order.relayerFeeRecipient, order.nonce, order.signature] }) };
+    };
+    const v4Fee = decodeRouteActions(order.params.actions).find((action) => action.type === "swapV4")!.fee;
+    const [reachedSplit, refusedSplit] = await Promise.all([readAttributionFacts(suite.f.publicClient, context, exactOutputSplit(v4Fee), at), readAttributionFacts(suite.f.publicClient, context, exactOutputSplit(v4Fee + 1), at)]);
+    expect([reachedSplit.routeRefused, reachedSplit.route, refusedSplit.routeRefused, refusedSplit.route, decideCause(refusedSplit).cause]).to.deep.equal([false, undefined, true, undefined, "operator"]);
 
     // A router that names the PoolManager but predates v4Revision() (V4Quoter answers poolManager() alone:
     // revision 1) reaches the pool for an exact-input order and refuses it for an exact-output one, as the
