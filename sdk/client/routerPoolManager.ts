@@ -17,25 +17,32 @@ export const V4_REVISION_EXACT_OUTPUT = 2;
 /** A router's V4 venue: the PoolManager it swaps in (undefined: none) and what its SWAP_V4 hops do (see readRouterV4Revision). */
 export type RouterV4Venue = Readonly<{ poolManager: Address | undefined; revision: number }>;
 
+/** `v4Revision()`, undefined for a router without the view (an answer past 2^32 is no revision of ours). */
+async function readRevisionView(reader: ChainReader, router: Address, blockNumber: bigint | undefined): Promise<number | undefined> {
+  const view = await readRouterNumberView(reader, router, "v4Revision", "V4 venue revision", blockNumber);
+  return view !== undefined && view < 2n ** 32n ? Number(view) : undefined;
+}
+
+/** The revision of a router built before `v4Revision()`: 1 when it names a PoolManager, else 0. */
+function revisionWithoutView(poolManager: Address | undefined): number {
+  return poolManager === undefined ? 0 : 1;
+}
+
 /**
- * `router`'s V4 venue, both views read at once: the revision comes from `v4Revision()`, or for a router
- * built before that view, from whether it names a PoolManager (1) or not (0). Node failures throw.
+ * `router`'s V4 venue, both views read at once (as the API's venue set reads each router): the revision
+ * is `v4Revision()`'s, or revisionWithoutView's for a router built before that view. Node failures throw.
  */
 export async function readRouterV4Venue(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<RouterV4Venue> {
-  const [poolManager, view] = await Promise.all([
-    readRouterPoolManager(reader, router, blockNumber),
-    readRouterNumberView(reader, router, "v4Revision", "V4 venue revision", blockNumber),
-  ]);
-  // An answer past 2^32 is no revision of ours: read as a router without the view.
-  const revision = view !== undefined && view < 2n ** 32n ? Number(view) : poolManager === undefined ? 0 : 1;
-  return { poolManager, revision };
+  const [poolManager, view] = await Promise.all([readRouterPoolManager(reader, router, blockNumber), readRevisionView(reader, router, blockNumber)]);
+  return { poolManager, revision: view ?? revisionWithoutView(poolManager) };
 }
 
 /**
  * What `router`'s V4 venue does (IUniswapV4Venue's `v4Revision()`): 0 without a PoolManager; 1 for a
  * router built before the view (it names a PoolManager but runs V4 hops for exact input only); from
- * V4_REVISION_EXACT_OUTPUT, in exact-output routes too. Node failures throw.
+ * V4_REVISION_EXACT_OUTPUT, in exact-output routes too. Reads `poolManager()` only for a router without
+ * the view. Node failures throw.
  */
 export async function readRouterV4Revision(reader: ChainReader, router: Address, blockNumber?: bigint): Promise<number> {
-  return (await readRouterV4Venue(reader, router, blockNumber)).revision;
+  return (await readRevisionView(reader, router, blockNumber)) ?? revisionWithoutView(await readRouterPoolManager(reader, router, blockNumber));
 }

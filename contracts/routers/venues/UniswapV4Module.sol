@@ -41,7 +41,8 @@ contract UniswapV4Module {
 
     /// @dev The PoolManager's selectors: its calls are encoded by hand, which costs less gas per hop than
     /// the ABI coder's encoding and code-size checks. Each function copies the one it needs to a local,
-    /// which its assembly stores left-aligned.
+    /// which its assembly stores left-aligned. The addresses those calls carry are never masked there:
+    /// every one is read clean (`shr(96, …)` of a calldata word, RouteActions' readers, `_currency`).
     bytes4 private constant UNLOCK_SELECTOR = IUniswapV4PoolManagerMinimal.unlock.selector;
     bytes4 private constant SWAP_SELECTOR = IUniswapV4PoolManagerMinimal.swap.selector;
     bytes4 private constant SYNC_SELECTOR = IUniswapV4PoolManagerMinimal.sync.selector;
@@ -59,7 +60,7 @@ contract UniswapV4Module {
 
     /// @notice Runs a run of SWAP_V4 hops in one unlock, in the router's context. Its calldata after
     /// the selector is the router's packed encoding (see HOPS_OFFSET), not ABI.
-    /// @return amountOut The run's output, taken to the receiver.
+    /// @return amountOut The run's output, taken to the receiver (the input, in EXACT_OUTPUT mode).
     /// @dev Payable because DELEGATECALL keeps the router entry point's `msg.value` (a native sell);
     /// the ether is the router's, and only a native run's input is paid from it.
     function swapV4Run() external payable returns (uint256 amountOut) {
@@ -68,7 +69,7 @@ contract UniswapV4Module {
         bytes4 selector = UNLOCK_SELECTOR;
         // `unlock(msg.data[4:])`, encoded past the free memory pointer; a revert is passed on as it is.
         // The callback returns `abi.encode(amount)`, which `unlock` returns as `bytes`: offset, length,
-        // then the amount. Shorter return data reverts as the ABI decoder would, with no data.
+        // then the amount. Shorter return data reverts with no data.
         assembly ("memory-safe") {
             tstore(UNLOCKING_SLOT, 1)
             let ptr := mload(0x40)
@@ -273,7 +274,7 @@ contract UniswapV4Module {
         // `swap(key, params, "")` encoded by hand past the free memory pointer: the key's five words
         // (currency0, currency1, fee, tickSpacing, hooks), the params' three (zeroForOne, amountSpecified,
         // sqrtPriceLimitX96), then the offset (0x120) and zero length of the empty hook data. A revert is
-        // passed on as it is; return data shorter than the delta reverts as the ABI decoder would.
+        // passed on as it is; return data shorter than the delta reverts with no data.
         assembly ("memory-safe") {
             let word := calldataload(add(add(data.offset, at), 1))
             // The action may write native ETH as zero (the V4 currency) or as the route's NATIVE.
