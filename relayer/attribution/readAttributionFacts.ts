@@ -37,8 +37,8 @@ function routeShape(call: GaslessCall): RouteShape | undefined {
   }
 }
 
-function pricedRoute(call: GaslessCall | undefined): PricedRoute | undefined {
-  const shape = call === undefined ? undefined : routeShape(call);
+/** `call`'s route as repricing sees it; `shape` is its routeShape, when the caller has it already. */
+function pricedRoute(call: GaslessCall | undefined, shape: RouteShape | undefined = call === undefined ? undefined : routeShape(call)): PricedRoute | undefined {
   if (call === undefined || shape === undefined) return undefined;
   if (call.kind === "exactOutput") {
     if (shape.actions.some((action) => action.type === "split")) return undefined;
@@ -156,7 +156,7 @@ async function readFacts(client: PublicClient, { permit2, uniswapV4 }: Attributi
   // (no repricing, funds not short) rather than the outcome stalled.
   const call = decodeOrUndefined(relay.data);
   const shape = call === undefined ? undefined : routeShape(call);
-  const route = pricedRoute(call);
+  const route = pricedRoute(call, shape);
   const parent = position.blockNumber - 1n;
   const balanceAndAllowance = async (blockNumber: bigint) => {
     if (call === undefined) return false;
